@@ -1,0 +1,87 @@
+# minidir — see README.md.  `make`, `make run`, `make test`, `make bench`.
+# SAN=1 builds into build-san/ with AddressSanitizer and UBSan.
+
+CC      ?= cc
+PKGS    := ldap lber lmdb inih libcrypto
+ifeq ($(SAN),1)
+B       := build-san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+OPT     := -O1 -g
+else
+B       := build
+SANFLAGS :=
+OPT     := -O2 -g
+endif
+CFLAGS  ?= $(OPT)
+CFLAGS  += -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -I. $(SANFLAGS) -MMD -MP
+LDFLAGS += $(SANFLAGS)
+LDLIBS  := -pthread $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lldap -llber -llmdb -linih -lcrypto) -lcrypt
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt)
+
+CONF     ?= conf/minidir.conf
+EXAMPLE  := examples/example.ldif
+
+LIB_SRC  := $(wildcard protocol/*.c storage/*.c conf/*.c) $(filter-out server/main.c,$(wildcard server/*.c))
+LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
+LIB      := $(B)/libminidir.a
+BINS     := $(B)/minidir $(B)/minidir-import $(B)/minidir-export
+UNIT_SRC := $(wildcard tests/*/test_*.c)
+UNIT_BIN := $(UNIT_SRC:%.c=$(B)/%)
+ITEST_BIN := $(B)/tests/integration/ldapclient
+
+.PHONY: all deps run test unit integration bench format format-check clean
+all: $(BINS) $(UNIT_BIN) $(ITEST_BIN)
+
+deps:
+	@./scripts/deps.sh
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(LIB): $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/minidir: $(B)/server/main.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(B)/minidir-import: $(B)/tools/minidir_import.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(B)/minidir-export: $(B)/tools/minidir_export.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(UNIT_BIN) $(ITEST_BIN): %: %.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(CHECK_LIBS)
+
+run: deps
+	@$(MAKE) --no-print-directory $(B)/minidir $(B)/minidir-import
+	@mkdir -p var
+	./$(B)/minidir-import -f $(CONF) $(EXAMPLE)
+	@echo
+	@echo "Try:  ldapsearch -x -H ldap://127.0.0.1:3389 -b dc=example,dc=com '(uid=alice)'"
+	@echo "Stop: Ctrl-C"
+	@echo
+	./$(B)/minidir -f $(CONF) -d
+
+test: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory unit integration
+
+unit: $(UNIT_BIN)
+	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; CK_DEFAULT_TIMEOUT=30 ./$$t; done
+
+integration: $(BINS) $(ITEST_BIN)
+	@BUILD=$(B) ./tests/integration/run.sh
+
+bench: deps all
+	@./bench/run.sh
+
+format:
+	clang-format -i $(shell git ls-files '*.c' '*.h')
+format-check:
+	clang-format --dry-run -Werror $(shell git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf build build-san
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

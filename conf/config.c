@@ -1,0 +1,240 @@
+#include "conf/config.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "protocol/dn.h"
+
+static const char *const policy_names[] = {
+    [SEND_CORK_TOGGLE] = "cork-toggle",
+    [SEND_NODELAY_ONCE] = "nodelay-once",
+    [SEND_MSG_MORE] = "msg-more",
+    [SEND_BATCH] = "batch",
+};
+
+static const char *const default_index[] = {"objectClass", "uid", "cn", "mail", "member"};
+
+struct parse_state {
+	struct config *cfg;
+	char *why; /* reason of the first error */
+	size_t whylen;
+	bool have_index; /* the file names indexes: defaults dropped */
+};
+
+const char *config_policy_name(enum send_policy_id id)
+{
+	return policy_names[id];
+}
+
+static int bad(struct parse_state *st, const char *fmt, const char *a, const char *b)
+{
+	if (st->why[0] == '\0')
+		snprintf(st->why, st->whylen, fmt, a, b);
+	return 0; /* inih then reports this line number */
+}
+
+static int copy_str(struct parse_state *st, char *dst, size_t cap, const char *key,
+                    const char *value)
+{
+	if (strlen(value) >= cap)
+		return bad(st, "%s: value too long", key, NULL);
+	strcpy(dst, value);
+	return 1;
+}
+
+static int parse_size(struct parse_state *st, size_t *dst, const char *key, const char *value,
+                      size_t min, size_t max)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(value, &end, 10);
+	if (*end == 'k' || *end == 'K')
+		v *= 1024, end++;
+	else if (*end == 'm' || *end == 'M')
+		v *= 1024 * 1024, end++;
+	if (errno || end == value || *end || value[0] == '-' || v < min || v > max) {
+		char range[64];
+		snprintf(range, sizeof(range), "%zu..%zu", min, max);
+		return bad(st, "%s: expected a number of bytes in %s", key, range);
+	}
+	*dst = (size_t)v;
+	return 1;
+}
+
+static int parse_listen(struct parse_state *st, const char *value)
+{
+	struct config *c = st->cfg;
+	if (c->nlisten == CONFIG_MAX_LISTEN)
+		return bad(st, "listen: at most 16 addresses", NULL, NULL);
+	struct listen_addr *a = &c->listen[c->nlisten];
+	const char *host = value, *colon;
+	size_t hlen;
+	if (value[0] == '[') {
+		const char *close = strchr(value, ']');
+		if (!close || close[1] != ':')
+			return bad(st, "listen: expected [ipv6]:port, got \"%s\"", value, NULL);
+		host = value + 1;
+		hlen = (size_t)(close - host);
+		colon = close + 1;
+	} else {
+		colon = strrchr(value, ':');
+		if (!colon || strchr(value, ':') != colon)
+			return bad(st, "listen: expected host:port, got \"%s\"", value, NULL);
+		hlen = (size_t)(colon - value);
+	}
+	char *end;
+	long port = strtol(colon + 1, &end, 10);
+	if (hlen == 0 || hlen >= sizeof(a->host) || colon[1] == '\0' || *end || port < 0 ||
+	    port > 65535)
+		return bad(st, "listen: expected host:port with port 0..65535, got \"%s\"", value,
+		           NULL);
+	memcpy(a->host, host, hlen);
+	a->host[hlen] = '\0';
+	snprintf(a->port, sizeof(a->port), "%ld", port);
+	c->nlisten++;
+	return 1;
+}
+
+static int parse_index(struct parse_state *st, const char *value)
+{
+	struct config *c = st->cfg;
+	if (!st->have_index) {
+		for (int i = 0; i < c->nindex; i++)
+			free(c->index[i]);
+		c->nindex = 0;
+		st->have_index = true;
+	}
+	char tmp[1024];
+	if (strlen(value) >= sizeof(tmp))
+		return bad(st, "index: value too long", NULL, NULL);
+	strcpy(tmp, value);
+	char *save = NULL;
+	for (char *tok = strtok_r(tmp, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
+		for (char *p = tok; *p; p++)
+			if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			      (*p >= '0' && *p <= '9') || *p == '-'))
+				return bad(st, "index: \"%s\" is not an attribute name", tok, NULL);
+		if (c->nindex == CONFIG_MAX_INDEX)
+			return bad(st, "index: at most 32 attributes", NULL, NULL);
+		if (!(c->index[c->nindex++] = strdup(tok)))
+			return bad(st, "index: out of memory", NULL, NULL);
+	}
+	return 1;
+}
+
+static int handler(void *user, const char *section, const char *key, const char *value)
+{
+	struct parse_state *st = user;
+	struct config *c = st->cfg;
+	if (section[0])
+		return bad(st, "sections are not used (found [%s])", section, NULL);
+	if (strcmp(key, "listen") == 0)
+		return parse_listen(st, value);
+	if (strcmp(key, "database") == 0)
+		return value[0] ? copy_str(st, c->database, sizeof(c->database), key, value)
+		                : bad(st, "database: path expected", NULL, NULL);
+	if (strcmp(key, "suffix") == 0) {
+		struct buf n = {0};
+		int ok = dn_normalize(value, strlen(value), &n, NULL) == 0 && n.len > 0;
+		buf_free(&n);
+		if (!ok)
+			return bad(st, "suffix: \"%s\" is not a valid DN", value, NULL);
+		return copy_str(st, c->suffix, sizeof(c->suffix), key, value);
+	}
+	if (strcmp(key, "threads") == 0) {
+		char *end;
+		long n = strtol(value, &end, 10);
+		if (end == value || *end || n < 1 || n > 256)
+			return bad(st, "threads: expected a number 1..256, got \"%s\"", value,
+			           NULL);
+		c->threads = (int)n;
+		return 1;
+	}
+	if (strcmp(key, "rootdn") == 0) {
+		struct buf n = {0};
+		int ok = dn_normalize(value, strlen(value), &n, NULL) == 0;
+		buf_free(&n);
+		if (!ok)
+			return bad(st, "rootdn: \"%s\" is not a valid DN", value, NULL);
+		return copy_str(st, c->rootdn, sizeof(c->rootdn), key, value);
+	}
+	if (strcmp(key, "rootpw") == 0)
+		return copy_str(st, c->rootpw, sizeof(c->rootpw), key, value);
+	if (strcmp(key, "send_policy") == 0) {
+		for (size_t i = 0; i < sizeof(policy_names) / sizeof(policy_names[0]); i++) {
+			if (strcmp(value, policy_names[i]) == 0) {
+				c->send_policy = (enum send_policy_id)i;
+				return 1;
+			}
+		}
+		return bad(st,
+		           "send_policy: \"%s\" is not one of cork-toggle, nodelay-once, msg-more, "
+		           "batch",
+		           value, NULL);
+	}
+	if (strcmp(key, "batch_bytes") == 0)
+		return parse_size(st, &c->batch_bytes, key, value, 512, 16u << 20);
+	if (strcmp(key, "index") == 0)
+		return parse_index(st, value);
+	if (strcmp(key, "max_pdu_bytes") == 0)
+		return parse_size(st, &c->max_pdu_bytes, key, value, 1024, 64u << 20);
+	if (strcmp(key, "max_pending_bytes") == 0)
+		return parse_size(st, &c->max_pending_bytes, key, value, 4096, 1u << 30);
+	return bad(st, "unknown key \"%s\"", key, NULL);
+}
+
+static void set_defaults(struct config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->threads = 2;
+	c->send_policy = SEND_NODELAY_ONCE;
+	c->batch_bytes = 64 * 1024;
+	c->max_pdu_bytes = 1024 * 1024;
+	c->max_pending_bytes = 4 * 1024 * 1024;
+	for (size_t i = 0; i < sizeof(default_index) / sizeof(default_index[0]); i++)
+		c->index[c->nindex++] = strdup(default_index[i]);
+}
+
+int config_load(struct config *cfg, const char *path, char *err, size_t errlen)
+{
+	set_defaults(cfg);
+	snprintf(cfg->path, sizeof(cfg->path), "%s", path);
+	char why[512] = "";
+	struct parse_state st = {.cfg = cfg, .why = why, .whylen = sizeof(why)};
+	int line = ini_parse(path, handler, &st);
+	if (line < 0) {
+		snprintf(err, errlen, "%s: %s", path,
+		         line == -1 ? strerror(errno) : "out of memory reading the file");
+		return -1;
+	}
+	if (line > 0) {
+		snprintf(err, errlen, "%s:%d: %s", path, line,
+		         why[0] ? why : "syntax error (expected key = value)");
+		return -1;
+	}
+	if (!cfg->database[0] || !cfg->suffix[0]) {
+		snprintf(err, errlen, "%s: \"%s\" is required", path,
+		         !cfg->database[0] ? "database" : "suffix");
+		return -1;
+	}
+	if (cfg->rootpw[0] && !cfg->rootdn[0]) {
+		snprintf(err, errlen, "%s: rootpw is set but rootdn is not", path);
+		return -1;
+	}
+	if (cfg->nlisten == 0) {
+		strcpy(cfg->listen[0].host, "127.0.0.1");
+		strcpy(cfg->listen[0].port, "3389");
+		cfg->nlisten = 1;
+	}
+	return 0;
+}
+
+void config_free(struct config *cfg)
+{
+	for (int i = 0; i < cfg->nindex; i++)
+		free(cfg->index[i]);
+	cfg->nindex = 0;
+}

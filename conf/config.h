@@ -1,0 +1,54 @@
+/*
+ * The configuration file: "key = value" lines (libinih), '#' or ';'
+ * comments, no sections. conf/minidir.conf documents every key. Relative
+ * paths are taken from the directory the program runs in, as slapd does.
+ */
+#ifndef MINIDIR_CONF_CONFIG_H
+#define MINIDIR_CONF_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define CONFIG_MAX_LISTEN 16
+#define CONFIG_MAX_INDEX 32
+
+enum send_policy_id {
+	SEND_CORK_TOGGLE,
+	SEND_NODELAY_ONCE,
+	SEND_MSG_MORE,
+	SEND_BATCH,
+};
+
+struct listen_addr {
+	char host[256]; /* literal address or name; IPv6 without brackets */
+	char port[16];
+};
+
+struct config {
+	char path[4096];
+	struct listen_addr listen[CONFIG_MAX_LISTEN];
+	int nlisten;
+	char database[4096];
+	char suffix[1024];
+	int threads;
+	char rootdn[1024];
+	char rootpw[256];
+	enum send_policy_id send_policy;
+	size_t batch_bytes;
+	char *index[CONFIG_MAX_INDEX]; /* malloc'd attribute names */
+	int nindex;
+	size_t max_pdu_bytes;
+	size_t max_pending_bytes;
+};
+
+/*
+ * Reads path into cfg (defaults first, then the file). Returns 0, or -1 with
+ * "path:line: reason" (or "path: reason") in err.
+ */
+int config_load(struct config *cfg, const char *path, char *err, size_t errlen);
+void config_free(struct config *cfg);
+
+/* The config-file name of a send policy ("nodelay-once", ...). */
+const char *config_policy_name(enum send_policy_id id);
+
+#endif

@@ -1,0 +1,438 @@
+#include "protocol/filter.h"
+
+#include <ldap.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---- decoding (liblber, untrusted input) ---- */
+
+static int take_value(enum match_rule rule, const struct berval *in, struct filter_value *out,
+                      bool *invalid)
+{
+	struct buf tmp = {0};
+	if (match_normalize(rule, in->bv_val, in->bv_len, &tmp) < 0) {
+		*invalid = true; /* e.g. "(member=not a dn)": Undefined, not an error */
+		tmp.len = 0;
+	}
+	out->val = malloc(tmp.len + 1);
+	if (!out->val) {
+		buf_free(&tmp);
+		return -1;
+	}
+	if (tmp.len)
+		memcpy(out->val, tmp.data, tmp.len);
+	out->val[tmp.len] = '\0';
+	out->len = tmp.len;
+	buf_free(&tmp);
+	return 0;
+}
+
+static int take_attr(struct filter *f, const struct berval *attr)
+{
+	if (attr->bv_len == 0)
+		return -1;
+	f->attr = malloc(attr->bv_len + 1);
+	if (!f->attr)
+		return -1;
+	memcpy(f->attr, attr->bv_val, attr->bv_len);
+	f->attr[attr->bv_len] = '\0';
+	f->attr_len = attr->bv_len;
+	match_lower(f->attr, f->attr_len);
+	f->rule = match_rule_for(f->attr, f->attr_len);
+	return 0;
+}
+
+static int get_string(BerElement *ber, struct berval *bv)
+{
+	return ber_get_stringbv(ber, bv, LBER_BV_NOTERM) == LBER_DEFAULT ? -1 : 0;
+}
+
+static int decode_substrings(BerElement *ber, struct filter *f)
+{
+	struct berval attr;
+	ber_len_t len;
+	char *last;
+	if (ber_skip_tag(ber, &len) == LBER_DEFAULT || get_string(ber, &attr) < 0 ||
+	    take_attr(f, &attr) < 0)
+		return -1;
+	/* Substring pieces of DN or integer attributes compare as caseIgnore. */
+	enum match_rule rule =
+	    f->rule == MATCH_DN || f->rule == MATCH_INTEGER ? MATCH_CASE_IGNORE : f->rule;
+	int n = 0;
+	for (ber_tag_t t = ber_first_element(ber, &len, &last); t != LBER_DEFAULT;
+	     t = ber_next_element(ber, &len, last), n++) {
+		struct berval piece;
+		if (get_string(ber, &piece) < 0)
+			return -1;
+		struct filter_value *dst;
+		if (t == LDAP_SUBSTRING_INITIAL && n == 0 && !f->initial.val) {
+			dst = &f->initial;
+		} else if (t == LDAP_SUBSTRING_ANY && !f->final.val) {
+			struct filter_value *any = realloc(f->any, (f->nany + 1) * sizeof(*any));
+			if (!any)
+				return -1;
+			f->any = any;
+			dst = &f->any[f->nany++];
+			dst->val = NULL;
+		} else if (t == LDAP_SUBSTRING_FINAL && !f->final.val) {
+			dst = &f->final;
+		} else {
+			return -1;
+		}
+		if (take_value(rule, &piece, dst, &f->invalid) < 0)
+			return -1;
+	}
+	return n > 0 ? 0 : -1;
+}
+
+static int decode_extensible(BerElement *ber, struct filter *f)
+{
+	ber_len_t len;
+	char *last;
+	struct berval v;
+	bool have_value = false;
+	if (ber_skip_tag(ber, &len) == LBER_DEFAULT)
+		return -1;
+	(void)last;
+	ber_len_t end = len;
+	(void)end;
+	/* matchingRule [1], type [2], matchValue [3], dnAttributes [4] BOOLEAN. */
+	for (;;) {
+		ber_tag_t t = ber_peek_tag(ber, &len);
+		if (t == LDAP_FILTER_EXT_OID) {
+			if (get_string(ber, &v) < 0)
+				return -1;
+		} else if (t == LDAP_FILTER_EXT_TYPE) {
+			if (get_string(ber, &v) < 0 || take_attr(f, &v) < 0)
+				return -1;
+		} else if (t == LDAP_FILTER_EXT_VALUE) {
+			if (get_string(ber, &v) < 0)
+				return -1;
+			have_value = true;
+		} else if (t == LDAP_FILTER_EXT_DNATTRS) {
+			ber_int_t b;
+			if (ber_get_boolean(ber, &b) == LBER_DEFAULT)
+				return -1;
+			break;
+		} else {
+			break;
+		}
+	}
+	return have_value ? 0 : -1;
+}
+
+static struct filter *decode(BerElement *ber, int depth)
+{
+	if (depth > FILTER_MAX_DEPTH)
+		return NULL;
+	ber_len_t len;
+	ber_tag_t tag = ber_peek_tag(ber, &len);
+	struct filter *f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	struct berval attr, val;
+	char *last;
+	switch (tag) {
+	case LDAP_FILTER_AND:
+	case LDAP_FILTER_OR: {
+		f->kind = tag == LDAP_FILTER_AND ? FILTER_AND : FILTER_OR;
+		struct filter **tail = &f->child;
+		for (ber_tag_t t = ber_first_element(ber, &len, &last); t != LBER_DEFAULT;
+		     t = ber_next_element(ber, &len, last)) {
+			struct filter *c = decode(ber, depth + 1);
+			if (!c)
+				goto bad;
+			*tail = c;
+			tail = &c->next;
+		}
+		break;
+	}
+	case LDAP_FILTER_NOT:
+		f->kind = FILTER_NOT;
+		if (ber_skip_tag(ber, &len) == LBER_DEFAULT || !(f->child = decode(ber, depth + 1)))
+			goto bad;
+		break;
+	case LDAP_FILTER_EQUALITY:
+	case LDAP_FILTER_GE:
+	case LDAP_FILTER_LE:
+	case LDAP_FILTER_APPROX:
+		f->kind = tag == LDAP_FILTER_EQUALITY ? FILTER_EQ
+		          : tag == LDAP_FILTER_GE     ? FILTER_GE
+		          : tag == LDAP_FILTER_LE     ? FILTER_LE
+		                                      : FILTER_APPROX;
+		if (ber_skip_tag(ber, &len) == LBER_DEFAULT || get_string(ber, &attr) < 0 ||
+		    get_string(ber, &val) < 0 || take_attr(f, &attr) < 0 ||
+		    take_value(f->rule, &val, &f->value, &f->invalid) < 0)
+			goto bad;
+		break;
+	case LDAP_FILTER_SUBSTRINGS:
+		f->kind = FILTER_SUBSTR;
+		if (decode_substrings(ber, f) < 0)
+			goto bad;
+		break;
+	case LDAP_FILTER_PRESENT:
+		f->kind = FILTER_PRESENT;
+		if (get_string(ber, &attr) < 0 || take_attr(f, &attr) < 0)
+			goto bad;
+		break;
+	case LDAP_FILTER_EXT:
+		f->kind = FILTER_EXT;
+		if (decode_extensible(ber, f) < 0)
+			goto bad;
+		break;
+	default:
+		goto bad;
+	}
+	return f;
+bad:
+	filter_free(f);
+	return NULL;
+}
+
+struct filter *filter_decode(BerElement *ber)
+{
+	return decode(ber, 1);
+}
+
+void filter_free(struct filter *f)
+{
+	while (f) {
+		struct filter *next = f->next;
+		filter_free(f->child);
+		free(f->attr);
+		free(f->value.val);
+		free(f->initial.val);
+		free(f->final.val);
+		for (size_t i = 0; i < f->nany; i++)
+			free(f->any[i].val);
+		free(f->any);
+		free(f);
+		f = next;
+	}
+}
+
+/* ---- evaluation (trusted stored entries, hot path) ---- */
+
+/* True if the stored type t[0..n) is the description the filter names. */
+static bool type_matches(const struct filter *f, const unsigned char *t, size_t n)
+{
+	return n == f->attr_len && strncasecmp((const char *)t, f->attr, n) == 0;
+}
+
+/* Compares normal forms a and b in the rule's order: <0, 0, >0. */
+static int order_cmp(enum match_rule rule, const char *a, size_t alen, const char *b, size_t blen)
+{
+	if (rule == MATCH_INTEGER) {
+		int an = alen && a[0] == '-', bn = blen && b[0] == '-';
+		if (an != bn)
+			return an ? -1 : 1;
+		int mag = alen != blen ? (alen < blen ? -1 : 1) : memcmp(a, b, alen);
+		return an ? -mag : mag;
+	}
+	size_t n = alen < blen ? alen : blen;
+	int c = memcmp(a, b, n);
+	return c ? c : (alen > blen) - (alen < blen);
+}
+
+static bool substr_match(const struct filter *f, const char *v, size_t len)
+{
+	if (f->initial.val) {
+		if (len < f->initial.len || memcmp(v, f->initial.val, f->initial.len) != 0)
+			return false;
+		v += f->initial.len, len -= f->initial.len;
+	}
+	if (f->final.val) {
+		if (len < f->final.len ||
+		    memcmp(v + len - f->final.len, f->final.val, f->final.len) != 0)
+			return false;
+		len -= f->final.len;
+	}
+	for (size_t i = 0; i < f->nany; i++) {
+		const struct filter_value *a = &f->any[i];
+		const char *hit = a->len ? memmem(v, len, a->val, a->len) : v;
+		if (!hit)
+			return false;
+		len -= (size_t)(hit - v) + a->len;
+		v = hit + a->len;
+	}
+	return true;
+}
+
+/* Evaluates a value assertion on one attribute's values (the SET content). */
+static enum filter_result eval_values(const struct filter *f, const unsigned char *p,
+                                      const unsigned char *end, struct buf *scratch)
+{
+	enum match_rule rule = f->rule;
+	if (f->kind == FILTER_SUBSTR && (rule == MATCH_DN || rule == MATCH_INTEGER))
+		rule = MATCH_CASE_IGNORE;
+	enum filter_result r = FILTER_FALSE;
+	unsigned char tag;
+	const unsigned char *v;
+	size_t vlen;
+	while (p < end && tlv_read(&p, end, &tag, &v, &vlen)) {
+		scratch->off = scratch->len = 0;
+		if (match_normalize(rule, (const char *)v, vlen, scratch) < 0) {
+			r = FILTER_UNDEFINED;
+			continue;
+		}
+		const char *nv = (const char *)scratch->data;
+		size_t nlen = scratch->len;
+		if (!nv)
+			nv = "";
+		bool hit = false;
+		switch (f->kind) {
+		case FILTER_EQ:
+		case FILTER_APPROX:
+			hit = nlen == f->value.len && memcmp(nv, f->value.val, nlen) == 0;
+			break;
+		case FILTER_GE:
+			hit = order_cmp(rule, nv, nlen, f->value.val, f->value.len) >= 0;
+			break;
+		case FILTER_LE:
+			hit = order_cmp(rule, nv, nlen, f->value.val, f->value.len) <= 0;
+			break;
+		case FILTER_SUBSTR:
+			hit = substr_match(f, nv, nlen);
+			break;
+		default:
+			break;
+		}
+		if (hit)
+			return FILTER_TRUE;
+	}
+	return r;
+}
+
+static enum filter_result eval_leaf(const struct filter *f, const unsigned char *attrs, size_t len,
+                                    struct buf *scratch)
+{
+	if (f->kind == FILTER_EXT)
+		return FILTER_UNDEFINED;
+	if (f->invalid)
+		return FILTER_UNDEFINED;
+	const unsigned char *p = attrs, *end = attrs + len;
+	enum filter_result r = FILTER_FALSE;
+	unsigned char tag;
+	const unsigned char *seq, *type, *vals;
+	size_t seqlen, tlen, vlen;
+	while (p < end && tlv_read(&p, end, &tag, &seq, &seqlen)) {
+		const unsigned char *q = seq, *qend = seq + seqlen;
+		if (!tlv_read(&q, qend, &tag, &type, &tlen) || !type_matches(f, type, tlen))
+			continue;
+		if (f->kind == FILTER_PRESENT)
+			return FILTER_TRUE;
+		if (!tlv_read(&q, qend, &tag, &vals, &vlen))
+			continue;
+		enum filter_result one = eval_values(f, vals, vals + vlen, scratch);
+		if (one == FILTER_TRUE)
+			return FILTER_TRUE;
+		if (one == FILTER_UNDEFINED)
+			r = FILTER_UNDEFINED;
+	}
+	return r;
+}
+
+enum filter_result filter_eval(const struct filter *f, const unsigned char *attrs, size_t len,
+                               struct buf *scratch)
+{
+	switch (f->kind) {
+	case FILTER_AND: {
+		enum filter_result r = FILTER_TRUE;
+		for (const struct filter *c = f->child; c; c = c->next) {
+			enum filter_result x = filter_eval(c, attrs, len, scratch);
+			if (x == FILTER_FALSE)
+				return FILTER_FALSE;
+			if (x == FILTER_UNDEFINED)
+				r = FILTER_UNDEFINED;
+		}
+		return r;
+	}
+	case FILTER_OR: {
+		enum filter_result r = FILTER_FALSE;
+		for (const struct filter *c = f->child; c; c = c->next) {
+			enum filter_result x = filter_eval(c, attrs, len, scratch);
+			if (x == FILTER_TRUE)
+				return FILTER_TRUE;
+			if (x == FILTER_UNDEFINED)
+				r = FILTER_UNDEFINED;
+		}
+		return r;
+	}
+	case FILTER_NOT: {
+		enum filter_result x = filter_eval(f->child, attrs, len, scratch);
+		return x == FILTER_UNDEFINED ? FILTER_UNDEFINED
+		       : x == FILTER_TRUE    ? FILTER_FALSE
+		                             : FILTER_TRUE;
+	}
+	default:
+		return eval_leaf(f, attrs, len, scratch);
+	}
+}
+
+/* ---- string form, for logs ---- */
+
+static void put_escaped(struct buf *out, const char *v, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)v[i];
+		if (c == '*' || c == '(' || c == ')' || c == '\\' || c < 0x20) {
+			char e[3] = {'\\', hex[c >> 4], hex[c & 15]};
+			buf_append(out, e, 3);
+		} else {
+			buf_append(out, &v[i], 1);
+		}
+	}
+}
+
+static void to_string(const struct filter *f, struct buf *out)
+{
+	static const char *const ops[] = {[FILTER_EQ] = "=",
+	                                  [FILTER_GE] = ">=",
+	                                  [FILTER_LE] = "<=",
+	                                  [FILTER_APPROX] = "~=",
+	                                  [FILTER_EXT] = ":="};
+	buf_append(out, "(", 1);
+	switch (f->kind) {
+	case FILTER_AND:
+	case FILTER_OR:
+	case FILTER_NOT:
+		buf_append(out, f->kind == FILTER_AND ? "&" : f->kind == FILTER_OR ? "|" : "!", 1);
+		for (const struct filter *c = f->child; c; c = c->next)
+			to_string(c, out);
+		break;
+	case FILTER_PRESENT:
+		buf_append(out, f->attr, f->attr_len);
+		buf_append(out, "=*", 2);
+		break;
+	case FILTER_SUBSTR:
+		buf_append(out, f->attr, f->attr_len);
+		buf_append(out, "=", 1);
+		if (f->initial.val)
+			put_escaped(out, f->initial.val, f->initial.len);
+		buf_append(out, "*", 1);
+		for (size_t i = 0; i < f->nany; i++) {
+			put_escaped(out, f->any[i].val, f->any[i].len);
+			buf_append(out, "*", 1);
+		}
+		if (f->final.val)
+			put_escaped(out, f->final.val, f->final.len);
+		break;
+	default:
+		if (f->attr)
+			buf_append(out, f->attr, f->attr_len);
+		buf_append(out, ops[f->kind], strlen(ops[f->kind]));
+		if (f->value.val)
+			put_escaped(out, f->value.val, f->value.len);
+		break;
+	}
+	buf_append(out, ")", 1);
+}
+
+void filter_to_string(const struct filter *f, struct buf *out)
+{
+	to_string(f, out);
+	buf_append(out, "", 1);
+	out->len--;
+}

@@ -1,0 +1,77 @@
+/*
+ * Search filters (RFC 4511 4.5.1.7): decoded from BER with liblber into a tree
+ * whose assertion values are already in their attribute's normal form, then
+ * evaluated with three-valued logic against entries in stored BER form.
+ *
+ * Supported: and, or, not, equalityMatch, substrings, greaterOrEqual,
+ * lessOrEqual, present, approxMatch (evaluated as equality). An extensible
+ * match decodes but evaluates to Undefined. Nesting is limited to
+ * FILTER_MAX_DEPTH levels; a deeper filter is a protocol error.
+ */
+#ifndef MINIDIR_PROTOCOL_FILTER_H
+#define MINIDIR_PROTOCOL_FILTER_H
+
+#include <lber.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "protocol/tlv.h"
+#include "protocol/match.h"
+
+#define FILTER_MAX_DEPTH 64
+
+enum filter_kind {
+	FILTER_AND,
+	FILTER_OR,
+	FILTER_NOT,
+	FILTER_EQ,
+	FILTER_SUBSTR,
+	FILTER_GE,
+	FILTER_LE,
+	FILTER_PRESENT,
+	FILTER_APPROX,
+	FILTER_EXT
+};
+
+/* Result of evaluating a filter (RFC 4511 4.5.1.7). */
+enum filter_result { FILTER_FALSE = 0, FILTER_TRUE = 1, FILTER_UNDEFINED = 2 };
+
+struct filter_value {
+	char *val; /* normal form, malloc'd */
+	size_t len;
+};
+
+struct filter {
+	enum filter_kind kind;
+	struct filter *child; /* and/or: first operand; not: the operand */
+	struct filter *next;  /* next operand of the enclosing and/or */
+	char *attr;           /* lowercased attribute description, malloc'd */
+	size_t attr_len;
+	enum match_rule rule;
+	bool invalid;                       /* assertion not valid for the rule: Undefined */
+	struct filter_value value;          /* eq, ge, le, approx */
+	struct filter_value initial, final; /* substrings (len 0 and val NULL if absent) */
+	struct filter_value *any;
+	size_t nany;
+};
+
+/*
+ * Decodes one Filter at the current position of ber. Returns the tree (free
+ * with filter_free), or NULL on malformed input, too deep nesting or out of
+ * memory.
+ */
+struct filter *filter_decode(BerElement *ber);
+void filter_free(struct filter *f);
+
+/*
+ * Evaluates f against attrs[0..len), the content of a PartialAttributeList
+ * (a sequence of SEQUENCE { type, SET OF value }). scratch is a reusable work
+ * buffer owned by the caller.
+ */
+enum filter_result filter_eval(const struct filter *f, const unsigned char *attrs, size_t len,
+                               struct buf *scratch);
+
+/* Writes f in RFC 4515 string form into out (for logs); NUL-terminated. */
+void filter_to_string(const struct filter *f, struct buf *out);
+
+#endif

@@ -1,0 +1,40 @@
+/*
+ * Matching rules: how two values of an attribute compare. Values are brought
+ * to a normal form once (at import for indexes, at decode for filter
+ * assertions) and then compared byte for byte.
+ *
+ * The rule of an attribute comes from a small built-in table (DN-valued,
+ * telephone, integer, octet-string attributes); every other attribute uses
+ * caseIgnoreMatch. Case folding covers ASCII letters; other UTF-8 is compared
+ * as is.
+ */
+#ifndef MINIDIR_PROTOCOL_MATCH_H
+#define MINIDIR_PROTOCOL_MATCH_H
+
+#include <stddef.h>
+
+#include "protocol/tlv.h"
+
+enum match_rule {
+	MATCH_CASE_IGNORE, /* caseIgnoreMatch: spaces folded, ASCII case folded */
+	MATCH_CASE_EXACT,  /* caseExactMatch: spaces folded */
+	MATCH_TELEPHONE,   /* telephoneNumberMatch: spaces and hyphens ignored */
+	MATCH_INTEGER,     /* integerMatch: leading zeros and '+' ignored */
+	MATCH_DN,          /* distinguishedNameMatch: normalized DNs */
+	MATCH_OCTET        /* octetStringMatch: bytes as they are */
+};
+
+/* The equality rule for the attribute named name[0..len) (any case). */
+enum match_rule match_rule_for(const char *name, size_t len);
+
+/*
+ * Appends the normal form of in[0..len) under rule to out (not NUL-terminated).
+ * Returns 0, or -1 when the value is not valid for the rule (e.g. a bad DN),
+ * in which case out is left as it was.
+ */
+int match_normalize(enum match_rule rule, const char *in, size_t len, struct buf *out);
+
+/* Lowercases ASCII letters of s[0..len) in place (attribute descriptions). */
+void match_lower(char *s, size_t len);
+
+#endif

@@ -1,0 +1,63 @@
+/*
+ * LDAP requests (RFC 4511 section 4), decoded from one framed PDU with
+ * liblber. Strings in a decoded request point into the PDU bytes (they are
+ * not NUL-terminated) and live as long as those bytes; the filter tree is
+ * owned by the request. Free with request_free().
+ */
+#ifndef MINIDIR_PROTOCOL_REQUEST_H
+#define MINIDIR_PROTOCOL_REQUEST_H
+
+#include <lber.h>
+#include <stdbool.h>
+
+#include "protocol/filter.h"
+
+/* Most attributes a search may name; more is a protocol error. */
+#define REQUEST_MAX_ATTRS 256
+
+struct bind_request {
+	int version;
+	struct berval dn;
+	bool simple;        /* false: SASL (cred unused) */
+	struct berval cred; /* simple password */
+	struct berval mech; /* SASL mechanism */
+};
+
+struct search_request {
+	struct berval base;
+	int scope; /* LDAP_SCOPE_BASE, _ONELEVEL, _SUBTREE */
+	int deref;
+	int sizelimit;
+	int timelimit;
+	bool typesonly;
+	struct filter *filter;
+	struct berval attrs[REQUEST_MAX_ATTRS];
+	int nattrs;
+};
+
+struct ldap_request {
+	ber_int_t msgid;
+	ber_tag_t op; /* LDAP_REQ_BIND, LDAP_REQ_SEARCH, ... */
+	/* The OID of the first critical control (none are supported), or NULL. */
+	bool critical_control;
+	union {
+		struct bind_request bind;
+		struct search_request search;
+		ber_int_t abandon_msgid;
+	} u;
+};
+
+/*
+ * Decodes the LDAPMessage pdu[0..len) using ber, a BerElement the caller
+ * allocated once (ber_alloc_t) and reuses. Returns 0 on success. Returns -1
+ * if the message is malformed; *why then says how (for the protocolError
+ * notice) and req->msgid holds the message ID when it could be read, else -1.
+ * Operations minidir does not decode (add, modify, ...) succeed with only
+ * msgid and op set.
+ */
+int request_decode(BerElement *ber, const unsigned char *pdu, size_t len, struct ldap_request *req,
+                   const char **why);
+
+void request_free(struct ldap_request *req);
+
+#endif

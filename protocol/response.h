@@ -1,0 +1,51 @@
+/*
+ * LDAP responses, encoded straight into an output buffer. Entries come from
+ * storage already encoded as a SearchResultEntry protocolOp (see
+ * storage/entry.h), so sending one is a header plus a copy, or a copy of the
+ * selected attributes only.
+ */
+#ifndef MINIDIR_PROTOCOL_RESPONSE_H
+#define MINIDIR_PROTOCOL_RESPONSE_H
+
+#include <lber.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "protocol/tlv.h"
+
+/* OID of the Notice of Disconnection unsolicited notification (RFC 4511 4.4.1). */
+#define RESPONSE_NOTICE_OF_DISCONNECTION "1.3.6.1.4.1.1466.20036"
+
+/*
+ * Appends an LDAPMessage whose protocolOp is an LDAPResult-shaped response
+ * (BindResponse, SearchResultDone, ExtendedResponse, ...) with tag optag.
+ * matched and message may be NULL (empty). oid, if not NULL, is added as the
+ * ExtendedResponse responseName. Returns 0 or -1 (out of memory).
+ */
+int response_result(struct buf *out, int32_t msgid, unsigned char optag, int rc,
+                    const char *matched, const char *message, const char *oid);
+
+/* Which attributes of an entry a search returns (RFC 4511 4.5.1.8). */
+struct attr_select {
+	bool all_user;   /* no list, or "*" named */
+	bool types_only; /* attribute descriptions without values */
+	int n;           /* named attributes (not "*", "1.1"), compared case-insensitively */
+	const struct berval *names;
+	const char *hidden; /* an attribute never returned (e.g. "userPassword"), or NULL */
+};
+
+/*
+ * Fills sel from a search's requested list names[0..n). The names stay
+ * owned by the caller and must outlive sel.
+ */
+void attr_select_init(struct attr_select *sel, const struct berval *names, int n, bool types_only);
+
+/*
+ * Appends a SearchResultEntry for msgid. stored[0..len) is the entry's
+ * protocolOp as storage keeps it: [APPLICATION 4] { objectName, attributes }.
+ * Returns 0 or -1 (out of memory, or a stored entry that does not parse).
+ */
+int response_entry(struct buf *out, int32_t msgid, const unsigned char *stored, size_t len,
+                   const struct attr_select *sel);
+
+#endif

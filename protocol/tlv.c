@@ -1,0 +1,156 @@
+/* Hot-path BER reading and writing; see ber.h for why this is not liblber. */
+#include "protocol/tlv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int buf_reserve(struct buf *b, size_t n)
+{
+	if (b->cap - b->len >= n)
+		return 0;
+	if (b->off > 0 && b->cap - buf_pending(b) >= n) {
+		buf_compact(b);
+		return 0;
+	}
+	size_t cap = b->cap ? b->cap : 4096;
+	while (cap - b->len < n)
+		cap *= 2;
+	unsigned char *d = realloc(b->data, cap);
+	if (!d)
+		return -1;
+	b->data = d;
+	b->cap = cap;
+	return 0;
+}
+
+int buf_append(struct buf *b, const void *p, size_t n)
+{
+	if (n == 0)
+		return 0;
+	if (buf_reserve(b, n) < 0)
+		return -1;
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+	return 0;
+}
+
+void buf_consume(struct buf *b, size_t n)
+{
+	b->off += n;
+	if (b->off >= b->len)
+		b->off = b->len = 0;
+}
+
+void buf_compact(struct buf *b)
+{
+	if (b->off == 0)
+		return;
+	memmove(b->data, b->data + b->off, buf_pending(b));
+	b->len -= b->off;
+	b->off = 0;
+}
+
+void buf_free(struct buf *b)
+{
+	free(b->data);
+	memset(b, 0, sizeof(*b));
+}
+
+size_t tlv_len_size(size_t len)
+{
+	if (len < 0x80)
+		return 1;
+	if (len <= 0xff)
+		return 2;
+	if (len <= 0xffff)
+		return 3;
+	if (len <= 0xffffff)
+		return 4;
+	return 5;
+}
+
+size_t tlv_put_len(unsigned char *p, size_t len)
+{
+	size_t n = tlv_len_size(len);
+	if (n == 1) {
+		p[0] = (unsigned char)len;
+		return 1;
+	}
+	p[0] = (unsigned char)(0x80 | (n - 1));
+	for (size_t i = n - 1; i >= 1; i--) {
+		p[i] = (unsigned char)(len & 0xff);
+		len >>= 8;
+	}
+	return n;
+}
+
+bool tlv_read(const unsigned char **p, const unsigned char *end, unsigned char *tag,
+              const unsigned char **val, size_t *vlen)
+{
+	const unsigned char *q = *p;
+	if (end - q < 2)
+		return false;
+	*tag = *q++;
+	if ((*tag & 0x1f) == 0x1f)
+		return false;
+	size_t len = *q++;
+	if (len & 0x80) {
+		size_t n = len & 0x7f;
+		if (n == 0 || n > 4 || (size_t)(end - q) < n)
+			return false;
+		len = 0;
+		while (n--)
+			len = (len << 8) | *q++;
+	}
+	if ((size_t)(end - q) < len)
+		return false;
+	*val = q;
+	*vlen = len;
+	*p = q + len;
+	return true;
+}
+
+int tlv_put(struct buf *b, unsigned char tag, const void *val, size_t vlen)
+{
+	if (buf_reserve(b, 1 + 5 + vlen) < 0)
+		return -1;
+	unsigned char *p = b->data + b->len;
+	*p++ = tag;
+	p += tlv_put_len(p, vlen);
+	if (vlen)
+		memcpy(p, val, vlen);
+	b->len = (size_t)(p + vlen - b->data);
+	return 0;
+}
+
+/* Minimal two's-complement big-endian content bytes of v, into out[4]. */
+static size_t int_content(int32_t v, unsigned char out[4])
+{
+	uint32_t u = (uint32_t)v;
+	size_t n = 4;
+	/* Drop leading bytes that only repeat the sign. */
+	while (n > 1) {
+		unsigned char top = (unsigned char)(u >> ((n - 1) * 8));
+		unsigned char next = (unsigned char)(u >> ((n - 2) * 8));
+		if ((top == 0x00 && !(next & 0x80)) || (top == 0xff && (next & 0x80)))
+			n--;
+		else
+			break;
+	}
+	for (size_t i = 0; i < n; i++)
+		out[i] = (unsigned char)(u >> ((n - 1 - i) * 8));
+	return n;
+}
+
+size_t tlv_int_size(int32_t v)
+{
+	unsigned char c[4];
+	return 2 + int_content(v, c);
+}
+
+int tlv_put_int(struct buf *b, unsigned char tag, int32_t v)
+{
+	unsigned char c[4];
+	size_t n = int_content(v, c);
+	return tlv_put(b, tag, c, n);
+}

@@ -1,0 +1,307 @@
+/*
+ * Connections: reading and framing requests, answering them in order, and
+ * sending through the send policy.
+ *
+ * The epoll registration is level-triggered. A read that fills less than the
+ * free buffer space means the socket was drained, so a request costs one recv
+ * and (with most policies) one send: no extra recv to see EAGAIN, and no
+ * epoll_ctl unless the socket fills up.
+ */
+#include "server/conn.h"
+
+#include <errno.h>
+#include <ldap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netdb.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "protocol/frame.h"
+#include "protocol/request.h"
+#include "protocol/response.h"
+#include "server/log.h"
+#include "server/ops.h"
+
+#define CONN_READ_CHUNK (16 * 1024)
+
+static void set_events(struct conn *c, uint32_t events)
+{
+	if (c->events == events)
+		return;
+	struct epoll_event ev = {.events = events, .data.ptr = c};
+	if (epoll_ctl(c->w->epfd, EPOLL_CTL_MOD, c->fd, &ev) == 0)
+		c->events = events;
+}
+
+/* Which events c waits for now: output room when blocked, else input unless busy. */
+static void update_events(struct conn *c)
+{
+	uint32_t ev = 0;
+	if (c->blocked)
+		ev |= EPOLLOUT;
+	else if (!c->search && !c->closing)
+		ev |= EPOLLIN;
+	set_events(c, ev);
+}
+
+int conn_accept(struct worker *w, int fd)
+{
+	struct conn *c = calloc(1, sizeof(*c));
+	if (!c) {
+		close(fd);
+		return -1;
+	}
+	c->fd = fd;
+	c->w = w;
+	c->policy = w->srv->policy;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	if (getpeername(fd, (struct sockaddr *)&ss, &sl) == 0) {
+		char host[48] = "?", port[8] = "?";
+		getnameinfo((struct sockaddr *)&ss, sl, host, sizeof(host), port, sizeof(port),
+		            NI_NUMERICHOST | NI_NUMERICSERV);
+		snprintf(c->peer, sizeof(c->peer), "%s:%s", host, port);
+	}
+	if (c->policy->accept(c) < 0) {
+		close(fd);
+		free(c);
+		return -1;
+	}
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
+	if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		log_error("epoll_ctl: %s", strerror(errno));
+		close(fd);
+		free(c);
+		return -1;
+	}
+	c->events = EPOLLIN;
+	c->next = w->conns;
+	if (w->conns)
+		w->conns->prev = c;
+	w->conns = c;
+	STAT_ADD(w->stats.connections_total, 1);
+	STAT_ADD(w->stats.connections_current, 1);
+	log_debug("conn fd=%d from %s accepted by worker %d", fd, c->peer, w->id);
+	return 0;
+}
+
+void conn_close(struct conn *c, const char *why)
+{
+	struct worker *w = c->w;
+	log_debug("conn fd=%d from %s closed: %s", c->fd, c->peer, why);
+	if (c->search)
+		op_search_abandon(c);
+	if (c->in_ready) {
+		for (struct conn **p = &w->ready; *p; p = &(*p)->ready_next)
+			if (*p == c) {
+				*p = c->ready_next;
+				break;
+			}
+	}
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		w->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	close(c->fd); /* also removes it from epoll */
+	buf_free(&c->in);
+	buf_free(&c->out);
+	buf_free(&c->bound_key);
+	STAT_ADD(w->stats.connections_current, (uint64_t)-1);
+	free(c);
+}
+
+int conn_flush(struct conn *c, int flags)
+{
+	struct send_stats *st = &c->w->stats.send;
+	c->out_more = flags & MSG_MORE;
+	while (buf_pending(&c->out) > 0 && !c->blocked) {
+		size_t want = buf_pending(&c->out);
+		ssize_t n = send(c->fd, c->out.data + c->out.off, want, flags | MSG_NOSIGNAL);
+		STAT_ADD(st->send_calls, 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				STAT_ADD(st->eagain, 1);
+				c->blocked = true;
+				break;
+			}
+			log_debug("conn fd=%d: send: %s", c->fd, strerror(errno));
+			c->closing = true;
+			buf_consume(&c->out, want);
+			return -1;
+		}
+		STAT_ADD(st->bytes, (uint64_t)n);
+		buf_consume(&c->out, (size_t)n);
+		if ((size_t)n < want) {
+			/* The socket buffer is full: another send now would only see EAGAIN. */
+			STAT_ADD(st->partial, 1);
+			c->blocked = true;
+		}
+	}
+	if (c->blocked) {
+		if (buf_pending(&c->out) > c->w->srv->cfg.max_pending_bytes) {
+			log_info("conn fd=%d from %s: %zu bytes waiting for a client that does not "
+			         "read (max_pending_bytes); closing",
+			         c->fd, c->peer, buf_pending(&c->out));
+			c->closing = true;
+			return -1;
+		}
+		update_events(c);
+		return 1;
+	}
+	return 0;
+}
+
+void conn_send_result(struct conn *c, int32_t msgid, unsigned char optag, int rc,
+                      const char *matched, const char *message)
+{
+	c->policy->response_begin(c);
+	if (response_result(&c->out, msgid, optag, rc, matched, message, NULL) < 0) {
+		c->closing = true;
+		return;
+	}
+	STAT_ADD(c->w->stats.send.pdus, 1);
+	STAT_ADD(c->w->stats.send.responses, 1);
+	c->policy->pdu_end(c, true);
+}
+
+void conn_make_ready(struct conn *c)
+{
+	if (c->in_ready)
+		return;
+	c->in_ready = true;
+	c->ready_next = c->w->ready;
+	c->w->ready = c;
+}
+
+bool conn_has_buffered_request(const struct conn *c)
+{
+	size_t len;
+	const unsigned char *p = c->in.data + c->in.off;
+	return frame_next(p, buf_pending(&c->in), c->w->srv->cfg.max_pdu_bytes, &len) == FRAME_OK;
+}
+
+/* Tells the client why it is being disconnected (RFC 4511 4.4.1), then closes. */
+static void disconnect(struct conn *c, int rc, const char *why)
+{
+	log_info("conn fd=%d from %s: %s; disconnecting", c->fd, c->peer, why);
+	response_result(&c->out, 0, LDAP_RES_EXTENDED, rc, NULL, why,
+	                RESPONSE_NOTICE_OF_DISCONNECTION);
+	STAT_ADD(c->w->stats.send.pdus, 1);
+	c->blocked = false;
+	conn_flush(c, 0);
+	c->closing = true;
+}
+
+/* Answers the complete requests in c->in, in order, until one must wait. */
+static void process_input(struct conn *c)
+{
+	struct worker *w = c->w;
+	while (!c->search && !c->closing && !c->blocked) {
+		size_t len = 0;
+		const unsigned char *p = c->in.data + c->in.off;
+		enum frame_status fs =
+		    frame_next(p, buf_pending(&c->in), w->srv->cfg.max_pdu_bytes, &len);
+		if (fs == FRAME_NEED_MORE)
+			break;
+		if (fs == FRAME_TOO_BIG) {
+			disconnect(c, LDAP_PROTOCOL_ERROR, "request larger than max_pdu_bytes");
+			return;
+		}
+		if (fs == FRAME_MALFORMED) {
+			disconnect(c, LDAP_PROTOCOL_ERROR, "malformed LDAPMessage");
+			return;
+		}
+		struct ldap_request req;
+		const char *why;
+		if (request_decode(w->ber, p, len, &req, &why) < 0) {
+			request_free(&req);
+			disconnect(c, LDAP_PROTOCOL_ERROR, why);
+			return;
+		}
+		/* Consumed first so the policy sees only the requests after this one; the
+		 * bytes stay in place until the next read. */
+		buf_consume(&c->in, len);
+		ops_dispatch(c, &req);
+		request_free(&req);
+	}
+	/* batch: responses held back for the requests that followed go out now. */
+	if (!c->search && buf_pending(&c->out) > 0 && !c->blocked && !c->closing)
+		conn_flush(c, 0);
+}
+
+/* One recv into the input buffer. Returns bytes read, 0 at EOF, -1 to close. */
+static ssize_t read_some(struct conn *c)
+{
+	size_t max = c->w->srv->cfg.max_pdu_bytes;
+	size_t want = CONN_READ_CHUNK;
+	size_t pending = buf_pending(&c->in);
+	/* A PDU larger than the chunk needs room for all of it (bounded by max_pdu). */
+	size_t need;
+	if (frame_next(c->in.data + c->in.off, pending, max, &need) == FRAME_NEED_MORE &&
+	    pending >= 6 && c->in.data[c->in.off + 1] & 0x80) {
+		size_t nlen = c->in.data[c->in.off + 1] & 0x7f, body = 0;
+		for (size_t i = 0; i < nlen && i < 4; i++)
+			body = (body << 8) | c->in.data[c->in.off + 2 + i];
+		if (2 + nlen + body > pending + want)
+			want = 2 + nlen + body - pending;
+	}
+	if (c->in.off > 0 && c->in.cap - c->in.len < want)
+		buf_compact(&c->in);
+	if (buf_reserve(&c->in, want) < 0)
+		return -1;
+	size_t room = c->in.cap - c->in.len;
+	ssize_t n;
+	do
+		n = recv(c->fd, c->in.data + c->in.len, room, 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK ? (ssize_t)-2 : -1;
+	c->in.len += (size_t)n;
+	return n;
+}
+
+void conn_event(struct conn *c, uint32_t events)
+{
+	if (events & EPOLLOUT) {
+		c->blocked = false;
+		conn_flush(c, c->out_more ? MSG_MORE : 0);
+		if (!c->blocked && !c->closing) {
+			if (c->search)
+				op_search_continue(c);
+			if (!c->search && !c->blocked)
+				process_input(c);
+		}
+		update_events(c);
+	}
+	if (!c->closing && (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !c->search) {
+		ssize_t n = read_some(c);
+		if (n == 0 || n == -1) {
+			conn_close(c, n == 0 ? "client closed" : "read error");
+			return;
+		}
+		if (n > 0)
+			process_input(c);
+		update_events(c);
+	}
+	if (c->closing)
+		conn_close(c, "closed by server");
+}
+
+void conn_resume(struct conn *c)
+{
+	c->in_ready = false;
+	if (c->search && !c->blocked && !c->closing)
+		op_search_continue(c);
+	if (!c->search && !c->blocked && !c->closing)
+		process_input(c);
+	update_events(c);
+	if (c->closing)
+		conn_close(c, "closed by server");
+}

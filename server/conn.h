@@ -1,0 +1,65 @@
+/*
+ * A client connection, owned by one worker. Input is framed into PDUs and
+ * answered in order; output goes through the send policy into conn->out and
+ * the socket. When the socket is full, the connection waits for EPOLLOUT and
+ * any search in progress pauses as a cursor, so memory stays bounded.
+ */
+#ifndef MINIDIR_SERVER_CONN_H
+#define MINIDIR_SERVER_CONN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "protocol/tlv.h"
+#include "server/server.h"
+
+struct search_op;
+
+enum conn_auth { AUTH_ANONYMOUS, AUTH_ROOT, AUTH_USER };
+
+struct conn {
+	int fd;
+	struct worker *w;
+	const struct send_policy *policy;
+	struct buf in;
+	struct buf out;
+	bool out_more;            /* the bytes in out end inside a response (MSG_MORE) */
+	bool blocked;             /* the socket refused bytes: waiting for EPOLLOUT */
+	bool closing;             /* close after this event (output flushed as far as it goes) */
+	bool in_ready;            /* on the worker's ready list */
+	uint32_t events;          /* the epoll mask registered now */
+	struct search_op *search; /* the search in progress, if any */
+	enum conn_auth auth;
+	struct buf bound_key; /* reversed DN key of the bound entry (AUTH_USER) */
+	char peer[64];
+	struct conn *prev, *next; /* the worker's list */
+	struct conn *ready_next;
+};
+
+/* Takes a freshly accepted non-blocking socket. Returns 0 or -1 (fd closed). */
+int conn_accept(struct worker *w, int fd);
+/* Handles epoll events for c. */
+void conn_event(struct conn *c, uint32_t events);
+/* Continues c's search (from the ready list). */
+void conn_resume(struct conn *c);
+/* Closes c and frees it. */
+void conn_close(struct conn *c, const char *why);
+
+/*
+ * Sends the pending bytes of c->out with flags (0 or MSG_MORE). Returns 0 when
+ * all were sent, 1 when some wait for EPOLLOUT, -1 when the connection failed
+ * (it is then marked closing).
+ */
+int conn_flush(struct conn *c, int flags);
+
+/* Queues a result PDU (one-PDU response) through the policy. */
+void conn_send_result(struct conn *c, int32_t msgid, unsigned char optag, int rc,
+                      const char *matched, const char *message);
+
+/* Marks c to continue its search on the next loop iteration. */
+void conn_make_ready(struct conn *c);
+
+/* True when another complete request is already buffered (batch policy). */
+bool conn_has_buffered_request(const struct conn *c);
+
+#endif

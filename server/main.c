@@ -1,0 +1,92 @@
+/* minidir: the server's command line, signals and lifetime. */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "server/log.h"
+#include "server/server.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: minidir -f CONFIG [-d]\n"
+	           "\n"
+	           "A read-only LDAPv3 search server over a database built by minidir-import.\n"
+	           "Runs in the foreground and logs to standard error; SIGTERM or SIGINT stop it.\n"
+	           "\n"
+	           "  -f CONFIG     configuration file (see conf/minidir.conf)\n"
+	           "  -d            debug logging: connections and operations\n"
+	           "  -t            check the configuration and database, then exit\n"
+	           "  -h, --help    this help\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {0}};
+	const char *conf = NULL;
+	int c, check_only = 0;
+	while ((c = getopt_long(argc, argv, "f:dth", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			conf = optarg;
+			break;
+		case 'd':
+			log_debug_enabled = true;
+			break;
+		case 't':
+			check_only = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!conf || optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	static struct server srv;
+	char err[1024];
+	if (config_load(&srv.cfg, conf, err, sizeof(err)) < 0) {
+		fprintf(stderr, "minidir: %s\n", err);
+		return 1;
+	}
+	/* Workers inherit this mask; only the main thread takes signals, with sigwait. */
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (server_init(&srv) < 0) {
+		server_stop(&srv);
+		return 1;
+	}
+	if (check_only) {
+		printf("minidir: %s: configuration and database OK\n", conf);
+		server_stop(&srv);
+		return 0;
+	}
+	if (server_start(&srv) < 0) {
+		server_stop(&srv);
+		return 1;
+	}
+	for (;;) {
+		int sig = 0;
+		if (sigwait(&set, &sig) != 0)
+			continue;
+		if (sig == SIGHUP) {
+			log_info("SIGHUP: configuration reload is not supported yet; ignored");
+			continue;
+		}
+		log_info("%s: stopping", strsignal(sig));
+		break;
+	}
+	server_stop(&srv);
+	log_info("stopped");
+	return 0;
+}

@@ -1,0 +1,25 @@
+/*
+ * Operations: one handler per request type, chosen from a table by the
+ * request's protocolOp tag (server/ops.c).
+ */
+#ifndef MINIDIR_SERVER_OPS_H
+#define MINIDIR_SERVER_OPS_H
+
+#include "protocol/request.h"
+#include "server/conn.h"
+
+/* Runs the request. Its strings point into c->in, valid only during the call. */
+void ops_dispatch(struct conn *c, struct ldap_request *req);
+
+void op_bind(struct conn *c, struct ldap_request *req);
+void op_search(struct conn *c, struct ldap_request *req);
+
+/* Continues a search that paused or yielded; finishes it when done. */
+void op_search_continue(struct conn *c);
+/* Ends the search of c without a response (abandon, close). */
+void op_search_abandon(struct conn *c);
+
+/* Builds srv->rootdse. Returns 0 or -1. */
+int op_rootdse_build(struct server *srv);
+
+#endif

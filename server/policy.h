@@ -1,0 +1,46 @@
+/*
+ * Send policies: how the PDUs of a response reach TCP. One is chosen by
+ * send_policy in the config; each lives in its own policy_*.c file.
+ *
+ * Responses are encoded into the connection's output buffer (conn->out). After
+ * each PDU the connection calls pdu_end(), which decides whether to flush now
+ * and with which flags; conn_flush() does the sending and keeps what the
+ * kernel did not take, with its "more follows" flag, for EPOLLOUT.
+ *
+ *   cork-toggle   Nagle on; TCP_CORK set by response_begin, cleared after the last PDU
+ *   nodelay-once  TCP_NODELAY at accept; one send per PDU
+ *   msg-more      TCP_NODELAY at accept; MSG_MORE on every PDU but a response's last
+ *   batch         TCP_NODELAY at accept; one send per response, or per batch_bytes;
+ *                 responses to requests already buffered share one send
+ */
+#ifndef MINIDIR_SERVER_POLICY_H
+#define MINIDIR_SERVER_POLICY_H
+
+#include <stdbool.h>
+
+#include "conf/config.h"
+
+struct conn;
+
+struct send_policy {
+	const char *name;
+	/* Socket options for a new connection. Returns 0 or -1 (close it). */
+	int (*accept)(struct conn *c);
+	/* A response starts (before its first PDU is queued). */
+	void (*response_begin)(struct conn *c);
+	/* A PDU was appended to c->out; last marks a response's final PDU. */
+	void (*pdu_end)(struct conn *c, bool last);
+};
+
+extern const struct send_policy policy_cork_toggle;
+extern const struct send_policy policy_nodelay_once;
+extern const struct send_policy policy_msg_more;
+extern const struct send_policy policy_batch;
+
+/* The policy for a config value. */
+const struct send_policy *policy_for(enum send_policy_id id);
+
+/* setsockopt(IPPROTO_TCP, opt, on), counted in the worker's stats. */
+int policy_set_tcp_option(struct conn *c, int opt, int on);
+
+#endif

@@ -1,0 +1,35 @@
+/*
+ * batch: TCP_NODELAY at accept; a response's PDUs gather in the output buffer
+ * and leave with one send when the response ends or batch_bytes are waiting.
+ * When further complete requests are already buffered on the connection, the
+ * flush waits for their responses too (conn.c flushes after the last one).
+ */
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+#include "server/conn.h"
+
+static int batch_accept(struct conn *c)
+{
+	return policy_set_tcp_option(c, TCP_NODELAY, 1);
+}
+
+static void batch_response_begin(struct conn *c)
+{
+	(void)c;
+}
+
+static void batch_pdu_end(struct conn *c, bool last)
+{
+	if (buf_pending(&c->out) >= c->w->srv->cfg.batch_bytes)
+		conn_flush(c, 0);
+	else if (last && !conn_has_buffered_request(c))
+		conn_flush(c, 0);
+}
+
+const struct send_policy policy_batch = {
+    .name = "batch",
+    .accept = batch_accept,
+    .response_begin = batch_response_begin,
+    .pdu_end = batch_pdu_end,
+};

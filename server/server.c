@@ -1,0 +1,192 @@
+/* Start-up and shut-down: database, listening sockets, worker threads. */
+#include "server/server.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "protocol/dn.h"
+#include "server/conn.h"
+#include "server/log.h"
+#include "server/ops.h"
+#include "server/worker.h"
+
+/* Opens one listening socket on addr; port is updated with the port bound. */
+static int listen_on(const struct listen_addr *a, char *port, size_t portlen)
+{
+	struct addrinfo hints = {.ai_family = AF_UNSPEC,
+	                         .ai_socktype = SOCK_STREAM,
+	                         .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
+	struct addrinfo *res;
+	int rc = getaddrinfo(a->host, port, &hints, &res);
+	if (rc) {
+		log_error("listen %s:%s: %s", a->host, port, gai_strerror(rc));
+		return -1;
+	}
+	int fd = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int one = 1;
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0 ||
+	    (res->ai_family == AF_INET6 &&
+	     setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0) ||
+	    bind(fd, res->ai_addr, res->ai_addrlen) < 0 || listen(fd, 1024) < 0) {
+		log_error("listen %s:%s: %s", a->host, port, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		freeaddrinfo(res);
+		return -1;
+	}
+	freeaddrinfo(res);
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0)
+		getnameinfo((struct sockaddr *)&ss, sl, NULL, 0, port, (socklen_t)portlen,
+		            NI_NUMERICSERV);
+	return fd;
+}
+
+static int open_database(struct server *srv)
+{
+	char err[1024];
+	struct config *cfg = &srv->cfg;
+	if (db_open(&srv->db, cfg->database, false, NULL, NULL, 0, err, sizeof(err)) < 0) {
+		log_error("%s (create it with: minidir-import -f %s FILE.ldif)", err, cfg->path);
+		return -1;
+	}
+	struct buf key = {0};
+	dn_normalize(cfg->suffix, strlen(cfg->suffix), NULL, &key);
+	bool same = key.len == srv->db.suffix_key.len &&
+	            memcmp(key.data, srv->db.suffix_key.data, key.len) == 0;
+	buf_free(&key);
+	if (!same) {
+		log_error("%s holds suffix \"%.*s\" but %s says suffix = %s; re-import the data",
+		          cfg->database, (int)srv->db.suffix.len, (char *)srv->db.suffix.data,
+		          cfg->path, cfg->suffix);
+		return -1;
+	}
+	for (int i = 0; i < cfg->nindex; i++)
+		if (!db_index_find(&srv->db, cfg->index[i], strlen(cfg->index[i])))
+			log_info("index %s is configured but %s was imported without it; run "
+			         "minidir-import again to build it",
+			         cfg->index[i], cfg->database);
+	log_info("database %s: suffix %s, %zu entries", cfg->database, cfg->suffix,
+	         srv->db.entries);
+	return 0;
+}
+
+static int init_worker(struct server *srv, struct worker *w, int id)
+{
+	memset(w, 0, sizeof(*w));
+	w->id = id;
+	w->srv = srv;
+	w->reservefd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	w->epfd = epoll_create1(EPOLL_CLOEXEC);
+	w->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	w->ber = ber_alloc_t(LBER_USE_DER);
+	if (w->epfd < 0 || w->wakefd < 0 || !w->ber) {
+		log_error("worker %d: %s", id, strerror(errno));
+		return -1;
+	}
+	int rc = mdb_txn_begin(srv->db.env, NULL, MDB_RDONLY, &w->txn);
+	if (rc) {
+		log_error("worker %d: read transaction: %s", id, mdb_strerror(rc));
+		return -1;
+	}
+	mdb_txn_reset(w->txn);
+	return 0;
+}
+
+int server_init(struct server *srv)
+{
+	struct config *cfg = &srv->cfg;
+	srv->started = time(NULL);
+	srv->policy = policy_for(cfg->send_policy);
+	if (open_database(srv) < 0)
+		return -1;
+	if (op_rootdse_build(srv) < 0) {
+		log_error("building the root DSE: out of memory");
+		return -1;
+	}
+	srv->nworkers = cfg->threads;
+	srv->workers = calloc((size_t)srv->nworkers, sizeof(*srv->workers));
+	if (!srv->workers)
+		return -1;
+	for (int i = 0; i < srv->nworkers; i++)
+		if (init_worker(srv, &srv->workers[i], i) < 0)
+			return -1;
+	/* One socket per address per worker; port 0 resolves once, then is shared. */
+	for (int a = 0; a < cfg->nlisten; a++) {
+		char port[16];
+		snprintf(port, sizeof(port), "%s", cfg->listen[a].port);
+		for (int i = 0; i < srv->nworkers; i++) {
+			struct worker *w = &srv->workers[i];
+			int fd = listen_on(&cfg->listen[a], port, sizeof(port));
+			if (fd < 0)
+				return -1;
+			w->listenfd[w->nlisten++] = fd;
+		}
+		const char *h = cfg->listen[a].host;
+		bool v6 = strchr(h, ':') != NULL;
+		log_info("listening on ldap://%s%s%s:%s/ (%d workers, send_policy %s)",
+		         v6 ? "[" : "", h, v6 ? "]" : "", port, srv->nworkers, srv->policy->name);
+	}
+	for (int i = 0; i < srv->nworkers; i++)
+		if (worker_register(&srv->workers[i]) < 0) {
+			log_error("epoll_ctl: %s", strerror(errno));
+			return -1;
+		}
+	return 0;
+}
+
+int server_start(struct server *srv)
+{
+	for (int i = 0; i < srv->nworkers; i++) {
+		int rc =
+		    pthread_create(&srv->workers[i].thread, NULL, worker_main, &srv->workers[i]);
+		if (rc) {
+			log_error("starting worker %d: %s", i, strerror(rc));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void server_stop(struct server *srv)
+{
+	srv->stopping = 1;
+	uint64_t one = 1;
+	for (int i = 0; i < srv->nworkers; i++)
+		if (srv->workers[i].thread && write(srv->workers[i].wakefd, &one, sizeof(one)) < 0)
+			log_error("waking worker %d: %s", i, strerror(errno));
+	for (int i = 0; i < srv->nworkers; i++) {
+		struct worker *w = &srv->workers[i];
+		if (w->thread)
+			pthread_join(w->thread, NULL);
+		for (int j = 0; j < w->nlisten; j++)
+			close(w->listenfd[j]);
+		if (w->txn)
+			mdb_txn_abort(w->txn);
+		if (w->ber)
+			ber_free(w->ber, 0);
+		buf_free(&w->scratch);
+		if (w->epfd > 0)
+			close(w->epfd);
+		if (w->wakefd > 0)
+			close(w->wakefd);
+		if (w->reservefd >= 0)
+			close(w->reservefd);
+	}
+	free(srv->workers);
+	srv->workers = NULL;
+	buf_free(&srv->rootdse);
+	db_close(&srv->db);
+	config_free(&srv->cfg);
+}

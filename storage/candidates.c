@@ -1,0 +1,163 @@
+#include "storage/candidates.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+void cand_init_one(struct candidates *c, entry_id id)
+{
+	memset(c, 0, sizeof(*c));
+	c->kind = CAND_ONE;
+	c->last = id;
+}
+
+int cand_init_children(struct candidates *c, const struct db *db, entry_id parent)
+{
+	memset(c, 0, sizeof(*c));
+	c->kind = CAND_CHILDREN;
+	c->dbi = db->children;
+	return buf_append(&c->key, &parent, sizeof(parent));
+}
+
+int cand_init_subtree(struct candidates *c, const struct db *db, const void *key, size_t keylen)
+{
+	memset(c, 0, sizeof(*c));
+	c->kind = CAND_SUBTREE;
+	c->dbi = db->dn2id;
+	return buf_append(&c->key, key, keylen);
+}
+
+int cand_init_index(struct candidates *c, const struct db_index *ix, const void *value, size_t len)
+{
+	memset(c, 0, sizeof(*c));
+	c->kind = CAND_INDEX;
+	c->dbi = ix->dbi;
+	return buf_append(&c->key, value, db_index_keylen(len));
+}
+
+static MDB_val key_of(const struct candidates *c)
+{
+	MDB_val k = {c->key.len, c->key.data};
+	if (k.mv_size == 0)
+		k.mv_data = (void *)"";
+	return k;
+}
+
+size_t cand_count(struct candidates *c, MDB_txn *txn)
+{
+	if (c->kind == CAND_ONE)
+		return 1;
+	if (c->kind == CAND_SUBTREE)
+		return SIZE_MAX;
+	MDB_cursor *cur;
+	if (mdb_cursor_open(txn, c->dbi, &cur) != 0)
+		return SIZE_MAX;
+	MDB_val k = key_of(c), v;
+	size_t n = 0;
+	if (k.mv_size > 0 && mdb_cursor_get(cur, &k, &v, MDB_SET) == 0 &&
+	    mdb_cursor_count(cur, &n) != 0)
+		n = SIZE_MAX;
+	mdb_cursor_close(cur);
+	return n;
+}
+
+int cand_begin(struct candidates *c, MDB_txn *txn)
+{
+	if (c->kind == CAND_ONE)
+		return 0;
+	if (c->cursor)
+		return mdb_cursor_renew(txn, c->cursor);
+	return mdb_cursor_open(txn, c->dbi, &c->cursor);
+}
+
+void cand_end(struct candidates *c)
+{
+	if (c->cursor) {
+		mdb_cursor_close(c->cursor);
+		c->cursor = NULL;
+	}
+}
+
+void cand_free(struct candidates *c)
+{
+	cand_end(c);
+	buf_free(&c->key);
+	buf_free(&c->pos);
+}
+
+/* Next duplicate ID after c->last under c->key (children and index sets). */
+static int next_dup(struct candidates *c, entry_id *id)
+{
+	MDB_val k = key_of(c), v;
+	int rc;
+	if (k.mv_size == 0) /* an empty index value never has candidates */
+		return MDB_NOTFOUND;
+	if (!c->started) {
+		rc = mdb_cursor_get(c->cursor, &k, &v, MDB_SET_KEY);
+	} else {
+		entry_id after = c->last + 1;
+		if (after == 0)
+			return MDB_NOTFOUND;
+		v.mv_size = sizeof(after);
+		v.mv_data = &after;
+		rc = mdb_cursor_get(c->cursor, &k, &v, MDB_GET_BOTH_RANGE);
+	}
+	if (rc)
+		return rc;
+	memcpy(id, v.mv_data, sizeof(*id));
+	return 0;
+}
+
+static int next_subtree(struct candidates *c, entry_id *id)
+{
+	MDB_val k, v;
+	int rc;
+	if (!c->started) {
+		k = key_of(c);
+		rc = mdb_cursor_get(c->cursor, &k, &v, MDB_SET_RANGE);
+	} else {
+		k.mv_size = c->pos.len;
+		k.mv_data = c->pos.data;
+		rc = mdb_cursor_get(c->cursor, &k, &v, MDB_SET_RANGE);
+		if (rc == 0 && k.mv_size == c->pos.len &&
+		    memcmp(k.mv_data, c->pos.data, k.mv_size) == 0)
+			rc = mdb_cursor_get(c->cursor, &k, &v, MDB_NEXT);
+	}
+	if (rc)
+		return rc;
+	if (k.mv_size < c->key.len || memcmp(k.mv_data, c->key.data, c->key.len) != 0)
+		return MDB_NOTFOUND;
+	if (v.mv_size != sizeof(*id))
+		return MDB_CORRUPTED;
+	c->pos.off = c->pos.len = 0;
+	if (buf_append(&c->pos, k.mv_data, k.mv_size) < 0)
+		return ENOMEM;
+	memcpy(id, v.mv_data, sizeof(*id));
+	return 0;
+}
+
+int cand_next(struct candidates *c, entry_id *id)
+{
+	if (c->done)
+		return MDB_NOTFOUND;
+	int rc;
+	switch (c->kind) {
+	case CAND_ONE:
+		rc = c->started ? MDB_NOTFOUND : 0;
+		*id = c->last;
+		break;
+	case CAND_SUBTREE:
+		rc = next_subtree(c, id);
+		break;
+	default:
+		rc = next_dup(c, id);
+		break;
+	}
+	if (rc == 0) {
+		c->started = true;
+		c->last = *id;
+	} else if (rc == MDB_NOTFOUND) {
+		c->done = true;
+	}
+	return rc;
+}

@@ -1,0 +1,52 @@
+/*
+ * Candidate sets of a search: the IDs storage offers to the filter, read with
+ * an LMDB cursor. A candidate set is resumable: its position survives the end
+ * of the read transaction, so a search that pauses (full socket, long result)
+ * continues in a new transaction exactly after the last ID it returned.
+ *
+ *   CAND_ONE       a single ID (base scope)
+ *   CAND_CHILDREN  the children of an ID (one-level scope)
+ *   CAND_SUBTREE   every dn2id key with a given prefix (subtree scope)
+ *   CAND_INDEX     the IDs under one key of an equality index
+ */
+#ifndef MINIDIR_STORAGE_CANDIDATES_H
+#define MINIDIR_STORAGE_CANDIDATES_H
+
+#include <lmdb.h>
+#include <stdbool.h>
+
+#include "storage/db.h"
+
+enum cand_kind { CAND_ONE, CAND_CHILDREN, CAND_SUBTREE, CAND_INDEX };
+
+struct candidates {
+	enum cand_kind kind;
+	MDB_dbi dbi;
+	struct buf key; /* children: parent ID; subtree: key prefix; index: value */
+	struct buf pos; /* subtree: the last key returned */
+	entry_id last;  /* one: the ID; children/index: the last ID returned */
+	bool started;
+	bool done;
+	MDB_cursor *cursor; /* valid between cand_begin and cand_end */
+};
+
+void cand_init_one(struct candidates *c, entry_id id);
+int cand_init_children(struct candidates *c, const struct db *db, entry_id parent);
+int cand_init_subtree(struct candidates *c, const struct db *db, const void *key, size_t keylen);
+int cand_init_index(struct candidates *c, const struct db_index *ix, const void *value, size_t len);
+
+/*
+ * Number of candidates for an index or children set, an estimate used to
+ * choose the cheapest set (0 when none; SIZE_MAX when unknown).
+ */
+size_t cand_count(struct candidates *c, MDB_txn *txn);
+
+/* Attaches c to a read transaction. Returns 0 or an LMDB error. */
+int cand_begin(struct candidates *c, MDB_txn *txn);
+/* Next candidate: 0 with *id set, MDB_NOTFOUND at the end, or an LMDB error. */
+int cand_next(struct candidates *c, entry_id *id);
+/* Detaches c from its transaction (call before the transaction ends). */
+void cand_end(struct candidates *c);
+void cand_free(struct candidates *c);
+
+#endif

@@ -1,0 +1,199 @@
+#include "storage/db.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "protocol/dn.h"
+
+/* Room for a directory of a few million entries; the file grows as needed. */
+#define DB_MAP_SIZE ((size_t)16 << 30)
+
+static int fail(char *err, size_t errlen, const char *what, const char *path, int rc)
+{
+	snprintf(err, errlen, "%s: %s: %s", path, what, mdb_strerror(rc));
+	return -1;
+}
+
+static int meta_put(MDB_txn *txn, MDB_dbi dbi, const char *k, const void *v, size_t vlen)
+{
+	MDB_val key = {strlen(k), (void *)k}, val = {vlen, (void *)v};
+	return mdb_put(txn, dbi, &key, &val, 0);
+}
+
+static int meta_get(MDB_txn *txn, MDB_dbi dbi, const char *k, MDB_val *v)
+{
+	MDB_val key = {strlen(k), (void *)k};
+	return mdb_get(txn, dbi, &key, v);
+}
+
+static int open_index(struct db *db, MDB_txn *txn, const char *attr, size_t len, bool create)
+{
+	if (db->nindex == DB_MAX_INDEX || len == 0 || len >= DB_MAX_ATTR_NAME)
+		return MDB_BAD_VALSIZE;
+	struct db_index *ix = &db->index[db->nindex];
+	memcpy(ix->attr, attr, len);
+	ix->attr[len] = '\0';
+	match_lower(ix->attr, len);
+	ix->rule = match_rule_for(ix->attr, len);
+	char name[DB_MAX_ATTR_NAME + 4];
+	snprintf(name, sizeof(name), "eq.%s", ix->attr);
+	unsigned flags = MDB_DUPSORT | MDB_DUPFIXED | MDB_INTEGERDUP | (create ? MDB_CREATE : 0);
+	int rc = mdb_dbi_open(txn, name, flags, &ix->dbi);
+	if (rc == 0)
+		db->nindex++;
+	return rc;
+}
+
+/* Reads suffix and index list back from meta. */
+static int load_meta(struct db *db, MDB_txn *txn, const char *path, char *err, size_t errlen)
+{
+	MDB_val v;
+	int rc = meta_get(txn, db->meta, "format", &v);
+	if (rc || v.mv_size != strlen(DB_FORMAT) || memcmp(v.mv_data, DB_FORMAT, v.mv_size)) {
+		snprintf(err, errlen, "%s: not a minidir database (format %s expected)", path,
+		         DB_FORMAT);
+		return -1;
+	}
+	if ((rc = meta_get(txn, db->meta, "suffix", &v)) != 0)
+		return fail(err, errlen, "reading suffix", path, rc);
+	if (buf_append(&db->suffix, v.mv_data, v.mv_size) < 0 ||
+	    dn_normalize(v.mv_data, v.mv_size, NULL, &db->suffix_key) < 0)
+		return fail(err, errlen, "bad suffix", path, MDB_CORRUPTED);
+	if ((rc = meta_get(txn, db->meta, "entries", &v)) == 0 && v.mv_size == sizeof(size_t))
+		memcpy(&db->entries, v.mv_data, sizeof(size_t));
+	if ((rc = meta_get(txn, db->meta, "indexes", &v)) != 0)
+		return fail(err, errlen, "reading index list", path, rc);
+	const char *p = v.mv_data, *end = p + v.mv_size;
+	while (p < end) {
+		const char *comma = memchr(p, ',', (size_t)(end - p));
+		size_t n = comma ? (size_t)(comma - p) : (size_t)(end - p);
+		if ((rc = open_index(db, txn, p, n, false)) != 0)
+			return fail(err, errlen, "opening an index", path, rc);
+		p += n + 1;
+	}
+	return 0;
+}
+
+static int init_meta(struct db *db, MDB_txn *txn, const char *suffix, char *const *index,
+                     int nindex, const char *path, char *err, size_t errlen)
+{
+	if (dn_normalize(suffix, strlen(suffix), &db->suffix, &db->suffix_key) < 0 ||
+	    db->suffix.len == 0) {
+		snprintf(err, errlen, "suffix \"%s\" is not a valid DN", suffix);
+		return -1;
+	}
+	struct buf list = {0};
+	int rc = 0;
+	for (int i = 0; i < nindex && rc == 0; i++) {
+		if (db_index_find(db, index[i], strlen(index[i])))
+			continue;
+		rc = open_index(db, txn, index[i], strlen(index[i]), true);
+		if (rc == 0 && list.len)
+			rc = buf_append(&list, ",", 1) < 0 ? ENOMEM : 0;
+		if (rc == 0)
+			rc = buf_append(&list, db->index[db->nindex - 1].attr,
+			                strlen(db->index[db->nindex - 1].attr)) < 0
+			         ? ENOMEM
+			         : 0;
+	}
+	if (rc == 0)
+		rc = meta_put(txn, db->meta, "format", DB_FORMAT, strlen(DB_FORMAT));
+	if (rc == 0)
+		rc = meta_put(txn, db->meta, "suffix", db->suffix.data, db->suffix.len);
+	if (rc == 0)
+		rc = meta_put(txn, db->meta, "indexes", list.data ? (void *)list.data : "",
+		              list.len);
+	buf_free(&list);
+	return rc ? fail(err, errlen, "initialising", path, rc) : 0;
+}
+
+int db_open(struct db *db, const char *path, bool create, const char *suffix, char *const *index,
+            int nindex, char *err, size_t errlen)
+{
+	memset(db, 0, sizeof(*db));
+	int rc;
+	MDB_txn *txn = NULL;
+	if ((rc = mdb_env_create(&db->env)) != 0)
+		return fail(err, errlen, "creating environment", path, rc);
+	mdb_env_set_maxdbs(db->env, DB_MAX_INDEX + 8);
+	mdb_env_set_mapsize(db->env, DB_MAP_SIZE);
+	/* NOLOCK: the file is never written once renamed into place (see db.h). */
+	unsigned flags = MDB_NOSUBDIR | MDB_NOLOCK | (create ? 0 : MDB_RDONLY);
+	if ((rc = mdb_env_open(db->env, path, flags, 0644)) != 0) {
+		fail(err, errlen, create ? "creating database" : "opening database", path, rc);
+		goto bad;
+	}
+	if ((rc = mdb_txn_begin(db->env, NULL, create ? 0 : MDB_RDONLY, &txn)) != 0) {
+		fail(err, errlen, "starting transaction", path, rc);
+		goto bad;
+	}
+	unsigned c = create ? MDB_CREATE : 0;
+	if ((rc = mdb_dbi_open(txn, "meta", c, &db->meta)) ||
+	    (rc = mdb_dbi_open(txn, "id2entry", c | MDB_INTEGERKEY, &db->id2entry)) ||
+	    (rc = mdb_dbi_open(txn, "dn2id", c, &db->dn2id)) ||
+	    (rc = mdb_dbi_open(txn, "children",
+	                       c | MDB_INTEGERKEY | MDB_DUPSORT | MDB_DUPFIXED | MDB_INTEGERDUP,
+	                       &db->children))) {
+		if (rc == MDB_NOTFOUND)
+			snprintf(err, errlen, "%s: not a minidir database", path);
+		else
+			fail(err, errlen, "opening tables", path, rc);
+		goto bad;
+	}
+	if (create ? init_meta(db, txn, suffix, index, nindex, path, err, errlen)
+	           : load_meta(db, txn, path, err, errlen))
+		goto bad;
+	if ((rc = mdb_txn_commit(txn)) != 0) {
+		txn = NULL;
+		fail(err, errlen, "committing", path, rc);
+		goto bad;
+	}
+	return 0;
+bad:
+	if (txn)
+		mdb_txn_abort(txn);
+	db_close(db);
+	return -1;
+}
+
+void db_close(struct db *db)
+{
+	if (db->env)
+		mdb_env_close(db->env);
+	buf_free(&db->suffix);
+	buf_free(&db->suffix_key);
+	memset(db, 0, sizeof(*db));
+}
+
+const struct db_index *db_index_find(const struct db *db, const char *name, size_t len)
+{
+	for (int i = 0; i < db->nindex; i++)
+		if (strlen(db->index[i].attr) == len &&
+		    strncasecmp(db->index[i].attr, name, len) == 0)
+			return &db->index[i];
+	return NULL;
+}
+
+int db_dn2id(const struct db *db, MDB_txn *txn, const void *key, size_t keylen, entry_id *id)
+{
+	MDB_val k = {keylen, (void *)key}, v;
+	int rc = mdb_get(txn, db->dn2id, &k, &v);
+	if (rc)
+		return rc;
+	if (v.mv_size != sizeof(*id))
+		return MDB_CORRUPTED;
+	memcpy(id, v.mv_data, sizeof(*id));
+	return 0;
+}
+
+int db_get_entry(const struct db *db, MDB_txn *txn, entry_id id, struct entry_view *e)
+{
+	MDB_val k = {sizeof(id), &id}, v;
+	int rc = mdb_get(txn, db->id2entry, &k, &v);
+	if (rc)
+		return rc;
+	return entry_parse(v.mv_data, v.mv_size, e) < 0 ? MDB_CORRUPTED : 0;
+}

@@ -1,0 +1,71 @@
+/*
+ * The LMDB database of one directory: a single file (MDB_NOSUBDIR) holding
+ *
+ *   id2entry   entry ID -> entry record (storage/entry.h)
+ *   dn2id      reversed normalized DN key -> entry ID; sorted, so a subtree is a key range
+ *   children   parent ID -> child IDs (sorted duplicates): the one-level index
+ *   eq.<attr>  normalized value -> entry IDs, one per equality-indexed attribute
+ *   meta       "format", "suffix", "indexes", "entries"
+ *
+ * The file is written only by import, into a new file renamed over the old
+ * one, so readers (the server) open it MDB_RDONLY|MDB_NOLOCK and never wait.
+ */
+#ifndef MINIDIR_STORAGE_DB_H
+#define MINIDIR_STORAGE_DB_H
+
+#include <lmdb.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "protocol/match.h"
+#include "storage/entry.h"
+
+#define DB_FORMAT "minidir-1"
+#define DB_MAX_INDEX 32
+#define DB_MAX_ATTR_NAME 64
+/* Index keys longer than this are truncated; the filter re-checks candidates. */
+#define DB_MAX_INDEX_KEY 480
+
+struct db_index {
+	char attr[DB_MAX_ATTR_NAME]; /* lowercased attribute name */
+	MDB_dbi dbi;
+	enum match_rule rule;
+};
+
+struct db {
+	MDB_env *env;
+	MDB_dbi id2entry, dn2id, children, meta;
+	struct db_index index[DB_MAX_INDEX];
+	int nindex;
+	struct buf suffix;     /* normalized suffix DN */
+	struct buf suffix_key; /* its reversed key */
+	size_t entries;
+};
+
+/*
+ * Opens the database file at path. With create, a new empty database is made
+ * (the file must not exist) holding suffix and the equality indexes named in
+ * index[0..nindex); otherwise the existing file is opened read-only and
+ * suffix/index come from its meta. On failure returns -1 with a message in err.
+ */
+int db_open(struct db *db, const char *path, bool create, const char *suffix, char *const *index,
+            int nindex, char *err, size_t errlen);
+void db_close(struct db *db);
+
+/* The equality index of attribute name[0..len) (any case), or NULL. */
+const struct db_index *db_index_find(const struct db *db, const char *name, size_t len);
+
+/* Looks up a reversed DN key. Returns 0 (*id set), MDB_NOTFOUND or an LMDB error. */
+int db_dn2id(const struct db *db, MDB_txn *txn, const void *key, size_t keylen, entry_id *id);
+
+/* Reads entry id into *e (pointing into the txn's map). Returns 0, MDB_NOTFOUND,
+ * MDB_CORRUPTED (record does not parse) or an LMDB error. */
+int db_get_entry(const struct db *db, MDB_txn *txn, entry_id id, struct entry_view *e);
+
+/* Index key of a normalized value: the value, truncated to DB_MAX_INDEX_KEY. */
+static inline size_t db_index_keylen(size_t len)
+{
+	return len > DB_MAX_INDEX_KEY ? DB_MAX_INDEX_KEY : len;
+}
+
+#endif

@@ -1,0 +1,47 @@
+/*
+ * Entry records, as id2entry stores them:
+ *
+ *   u32 parent ID (native order; 0 for the suffix entry)
+ *   u16 length of the reversed DN key, then the key (see protocol/dn.h)
+ *   the entry as a SearchResultEntry protocolOp:
+ *     [APPLICATION 4] { objectName LDAPDN, attributes PartialAttributeList }
+ *
+ * Keeping the entry pre-encoded means a search sends it with a header and a
+ * memcpy, and filters walk the same bytes without decoding into structures.
+ */
+#ifndef MINIDIR_STORAGE_ENTRY_H
+#define MINIDIR_STORAGE_ENTRY_H
+
+#include <ldap.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "protocol/tlv.h"
+
+typedef uint32_t entry_id;
+
+/* A view into one record's bytes; valid as long as those bytes are. */
+struct entry_view {
+	entry_id parent;
+	const unsigned char *key; /* reversed normalized DN */
+	size_t keylen;
+	const unsigned char *op; /* the SearchResultEntry protocolOp, whole TLV */
+	size_t oplen;
+	const unsigned char *dn; /* objectName as imported */
+	size_t dnlen;
+	const unsigned char *attrs; /* content of the PartialAttributeList */
+	size_t attrslen;
+};
+
+/* Parses a record. Returns 0, or -1 if the bytes are not a valid record. */
+int entry_parse(const void *data, size_t len, struct entry_view *e);
+
+/*
+ * Appends a record for the entry named dn with attributes mods (an LDAPMod
+ * array with LDAP_MOD_BVALUES values, as ldap_parse_ldif_record returns).
+ * Returns 0, or -1 when out of memory or the key is longer than 65535 bytes.
+ */
+int entry_encode(struct buf *out, entry_id parent, const unsigned char *key, size_t keylen,
+                 const struct berval *dn, LDAPMod **mods);
+
+#endif

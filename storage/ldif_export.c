@@ -1,0 +1,89 @@
+/* LDIF export: every entry of a database, in ID order (parents first). */
+#include <stdio.h>
+#include <string.h>
+
+#include <lber.h>
+#include <ldif.h> /* needs stdio.h and lber.h first */
+
+#include "storage/db.h"
+#include "storage/ldif_import.h"
+
+/* Writes one "name: value" line (base64 when LDIF requires it). */
+static int put_line(FILE *out, const char *name, const unsigned char *v, size_t len)
+{
+	char *s = ldif_put_wrap(LDIF_PUT_VALUE, name, (const char *)v, len, LDIF_LINE_WIDTH);
+	if (!s)
+		return -1;
+	int rc = fputs(s, out) < 0 ? -1 : 0;
+	ber_memfree(s);
+	return rc;
+}
+
+static int put_entry(FILE *out, const struct entry_view *e)
+{
+	char type[256];
+	if (put_line(out, "dn", e->dn, e->dnlen) < 0)
+		return -1;
+	unsigned char tag;
+	const unsigned char *p = e->attrs, *end = e->attrs + e->attrslen, *seq, *t, *vals, *v;
+	size_t slen, tlen, vlen, len;
+	while (p < end) {
+		if (!tlv_read(&p, end, &tag, &seq, &slen))
+			return -1;
+		const unsigned char *q = seq;
+		if (!tlv_read(&q, seq + slen, &tag, &t, &tlen) || tlen >= sizeof(type) ||
+		    !tlv_read(&q, seq + slen, &tag, &vals, &vlen))
+			return -1;
+		memcpy(type, t, tlen);
+		type[tlen] = '\0';
+		for (const unsigned char *r = vals; r < vals + vlen;) {
+			if (!tlv_read(&r, vals + vlen, &tag, &v, &len) ||
+			    put_line(out, type, v, len) < 0)
+				return -1;
+		}
+	}
+	return fputc('\n', out) == EOF ? -1 : 0;
+}
+
+int ldif_export(const char *db_path, FILE *out, char *err, size_t errlen)
+{
+	struct db db;
+	if (db_open(&db, db_path, false, NULL, NULL, 0, err, errlen) < 0)
+		return -1;
+	MDB_txn *txn = NULL;
+	MDB_cursor *cur = NULL;
+	int rc = mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn);
+	if (!rc)
+		rc = mdb_cursor_open(txn, db.id2entry, &cur);
+	if (rc) {
+		snprintf(err, errlen, "%s: %s", db_path, mdb_strerror(rc));
+		goto out;
+	}
+	fprintf(out, "# minidir-export of %.*s, %zu entries\nversion: 1\n\n", (int)db.suffix.len,
+	        (char *)db.suffix.data, db.entries);
+	MDB_val k, v;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		struct entry_view e;
+		if (entry_parse(v.mv_data, v.mv_size, &e) < 0 || put_entry(out, &e) < 0) {
+			snprintf(err, errlen, "%s: cannot write entry: %s", db_path,
+			         ferror(out) ? "output error" : "corrupt record");
+			rc = -1;
+			goto out;
+		}
+	}
+	rc = rc == MDB_NOTFOUND ? 0 : rc;
+	if (rc)
+		snprintf(err, errlen, "%s: %s", db_path, mdb_strerror(rc));
+	if (!rc && fflush(out) != 0) {
+		snprintf(err, errlen, "writing LDIF: output error");
+		rc = -1;
+	}
+out:
+	if (cur)
+		mdb_cursor_close(cur);
+	if (txn)
+		mdb_txn_abort(txn);
+	db_close(&db);
+	return rc ? -1 : 0;
+}

@@ -1,0 +1,288 @@
+#include "storage/ldif_import.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ldap.h>
+#include <ldif.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "protocol/dn.h"
+#include "storage/db.h"
+
+/* Entries per write transaction: bounds the memory of dirty pages. */
+#define IMPORT_TXN_ENTRIES 20000
+
+/* The file being built, removed if the import is interrupted. */
+static char tmp_path[4096];
+
+static void on_signal(int sig)
+{
+	if (tmp_path[0])
+		unlink(tmp_path);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+struct importer {
+	const char *file;
+	const struct import_opts *opts;
+	struct db db;
+	MDB_txn *txn;
+	entry_id next_id;
+	unsigned long line; /* line of the current record's "dn:" */
+	struct buf ndn, key, rec, val;
+};
+
+static void report(struct importer *im, unsigned long line, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(im->opts->err, "%s:%lu: ", im->file, line);
+	vfprintf(im->opts->err, fmt, ap);
+	fputc('\n', im->opts->err);
+	va_end(ap);
+}
+
+/* Line number of the record's first content line, and of a line lacking ':' if any. */
+static void locate(const char *rec, unsigned long before, unsigned long after, bool at_eof,
+                   unsigned long *dn_line, unsigned long *bad_line)
+{
+	unsigned long nlines = 0, first = 0, bad = 0;
+	bool have_first = false;
+	for (const char *p = rec; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		if (!have_first && n > 0 && p[0] != '#') {
+			first = nlines;
+			have_first = true;
+		}
+		if (!bad && n > 0 && p[0] != '#' && p[0] != ' ' && !memchr(p, ':', n))
+			bad = nlines + 1;
+		nlines++;
+		p = nl ? nl + 1 : p + n;
+	}
+	/* ldif_read_record counts the blank line ending a record, and blank lines before it. */
+	unsigned long start = after - nlines - (at_eof ? 0 : 1) + 1;
+	if (start <= before)
+		start = before + 1;
+	*dn_line = start + first;
+	*bad_line = bad ? start + bad - 1 : *dn_line;
+}
+
+static bool has_objectclass(LDAPMod **mods)
+{
+	for (int i = 0; mods && mods[i]; i++)
+		if (strcasecmp(mods[i]->mod_type, "objectClass") == 0 && mods[i]->mod_bvalues &&
+		    mods[i]->mod_bvalues[0])
+			return true;
+	return false;
+}
+
+static int put_index(struct importer *im, entry_id id, LDAPMod **mods)
+{
+	for (int i = 0; mods && mods[i]; i++) {
+		const struct db_index *ix =
+		    db_index_find(&im->db, mods[i]->mod_type, strlen(mods[i]->mod_type));
+		if (!ix)
+			continue;
+		for (int j = 0; mods[i]->mod_bvalues[j]; j++) {
+			struct berval *v = mods[i]->mod_bvalues[j];
+			im->val.len = 0;
+			if (match_normalize(ix->rule, v->bv_val, v->bv_len, &im->val) < 0) {
+				report(im, im->line, "value of %s is not valid: \"%.*s\"",
+				       mods[i]->mod_type, (int)v->bv_len, v->bv_val);
+				return -1;
+			}
+			if (im->val.len == 0)
+				continue;
+			MDB_val k = {db_index_keylen(im->val.len), im->val.data},
+			        d = {sizeof(id), &id};
+			int rc = mdb_put(im->txn, ix->dbi, &k, &d, MDB_NODUPDATA);
+			if (rc && rc != MDB_KEYEXIST) {
+				report(im, im->line, "index %s: %s", ix->attr, mdb_strerror(rc));
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Checks and stores one parsed add record. */
+static int add_entry(struct importer *im, LDIFRecord *lr)
+{
+	im->ndn.len = im->key.len = im->rec.len = 0;
+	if (dn_normalize(lr->lr_dn.bv_val, lr->lr_dn.bv_len, &im->ndn, &im->key) < 0 ||
+	    im->key.len == 0) {
+		report(im, im->line, "invalid DN \"%s\"", lr->lr_dn.bv_val);
+		return -1;
+	}
+	const struct buf *sk = &im->db.suffix_key;
+	if (!dn_key_in_subtree(im->key.data, im->key.len, sk->data, sk->len)) {
+		report(im, im->line, "DN \"%s\" is outside the suffix \"%.*s\"", lr->lr_dn.bv_val,
+		       (int)im->db.suffix.len, (char *)im->db.suffix.data);
+		return -1;
+	}
+	entry_id id = im->next_id, parent = 0, existing;
+	if (db_dn2id(&im->db, im->txn, im->key.data, im->key.len, &existing) == 0) {
+		report(im, im->line, "duplicate entry \"%s\"", lr->lr_dn.bv_val);
+		return -1;
+	}
+	if (im->key.len != sk->len) {
+		size_t plen = dn_key_parent_len(im->key.data, im->key.len);
+		if (db_dn2id(&im->db, im->txn, im->key.data, plen, &parent) != 0) {
+			const char *comma = strchr(lr->lr_dn.bv_val, ',');
+			report(im, im->line,
+			       "parent entry \"%s\" does not exist (parents must come first)",
+			       comma ? comma + 1 : "");
+			return -1;
+		}
+	}
+	if (!has_objectclass(lr->lrop_mods)) {
+		report(im, im->line, "entry \"%s\" has no objectClass", lr->lr_dn.bv_val);
+		return -1;
+	}
+	if (entry_encode(&im->rec, parent, im->key.data, im->key.len, &lr->lr_dn, lr->lrop_mods) <
+	    0) {
+		report(im, im->line, "entry \"%s\" is too large to encode", lr->lr_dn.bv_val);
+		return -1;
+	}
+	MDB_val k = {sizeof(id), &id}, v = {im->rec.len, im->rec.data};
+	MDB_val dk = {im->key.len, im->key.data}, dv = {sizeof(id), &id};
+	MDB_val pk = {sizeof(parent), &parent};
+	int rc = mdb_put(im->txn, im->db.id2entry, &k, &v, MDB_APPEND);
+	if (!rc)
+		rc = mdb_put(im->txn, im->db.dn2id, &dk, &dv, MDB_NOOVERWRITE);
+	if (!rc)
+		rc = mdb_put(im->txn, im->db.children, &pk, &dv, MDB_APPENDDUP);
+	if (rc) {
+		report(im, im->line, "storing \"%s\": %s", lr->lr_dn.bv_val, mdb_strerror(rc));
+		return -1;
+	}
+	if (put_index(im, id, lr->lrop_mods) < 0)
+		return -1;
+	im->next_id++;
+	return 0;
+}
+
+static int commit_and_renew(struct importer *im, bool renew)
+{
+	int rc = mdb_txn_commit(im->txn);
+	im->txn = NULL;
+	if (!rc && renew)
+		rc = mdb_txn_begin(im->db.env, NULL, 0, &im->txn);
+	if (rc)
+		report(im, im->line, "writing database: %s", mdb_strerror(rc));
+	return rc ? -1 : 0;
+}
+
+/* Reads every record of the file into the open database. */
+static int import_records(struct importer *im, LDIFFP *fp)
+{
+	unsigned long lineno = 0;
+	char *rbuf = NULL;
+	int rlen = 0, rc = 0;
+	for (;;) {
+		unsigned long before = lineno;
+		int got = ldif_read_record(fp, &lineno, &rbuf, &rlen);
+		if (got <= 0)
+			break;
+		unsigned long bad_line;
+		locate(rbuf, before, lineno, feof(fp->fp), &im->line, &bad_line);
+		struct berval bv = {strlen(rbuf), rbuf};
+		LDIFRecord lr;
+		memset(&lr, 0, sizeof(lr));
+		if (ldap_parse_ldif_record(&bv, bad_line, &lr, "minidir-import",
+		                           LDIF_DEFAULT_ADD | LDIF_NO_CONTROLS) != 0) {
+			report(im, bad_line, "LDIF syntax error");
+			rc = -1;
+		} else if (lr.lr_op == 0 && lr.lr_dn.bv_val == NULL) {
+			/* A "version: 1" line or comments only. */
+		} else if (lr.lr_op != LDAP_REQ_ADD) {
+			report(
+			    im, im->line,
+			    "changetype records are not supported (minidir imports entries only)");
+			rc = -1;
+		} else if (add_entry(im, &lr) < 0) {
+			rc = -1;
+		} else if ((im->next_id - 1) % IMPORT_TXN_ENTRIES == 0) {
+			rc = commit_and_renew(im, true);
+		}
+		ldap_ldif_record_done(&lr);
+		if (rc)
+			break;
+	}
+	ber_memfree(rbuf);
+	if (rc == 0 && ferror(fp->fp)) {
+		report(im, lineno, "read error: %s", strerror(errno));
+		rc = -1;
+	}
+	if (rc == 0 && im->next_id == 1) {
+		report(im, lineno, "no entries to import");
+		rc = -1;
+	}
+	return rc;
+}
+
+int ldif_import(const char *ldif_path, const char *db_path, const struct import_opts *opts,
+                size_t *count)
+{
+	struct importer im = {.file = ldif_path, .opts = opts, .next_id = 1};
+	char err[512];
+	LDIFFP *fp = ldif_open(ldif_path, "r");
+	if (!fp) {
+		fprintf(opts->err, "%s: %s\n", ldif_path, strerror(errno));
+		return -1;
+	}
+	snprintf(tmp_path, sizeof(tmp_path), "%s.tmp.%ld", db_path, (long)getpid());
+	unlink(tmp_path);
+	void (*old_int)(int) = signal(SIGINT, on_signal);
+	void (*old_term)(int) = signal(SIGTERM, on_signal);
+	int rc = -1;
+	if (db_open(&im.db, tmp_path, true, opts->suffix, opts->index, opts->nindex, err,
+	            sizeof(err)) < 0) {
+		fprintf(opts->err, "%s\n", err);
+		goto out;
+	}
+	if ((rc = mdb_txn_begin(im.db.env, NULL, 0, &im.txn)) != 0) {
+		fprintf(opts->err, "%s: %s\n", tmp_path, mdb_strerror(rc));
+		rc = -1;
+		goto out;
+	}
+	rc = import_records(&im, fp);
+	if (rc == 0) {
+		size_t n = im.next_id - 1;
+		MDB_val k = {7, "entries"}, v = {sizeof(n), &n};
+		if ((rc = mdb_put(im.txn, im.db.meta, &k, &v, 0)) != 0)
+			report(&im, im.line, "writing database: %s", mdb_strerror(rc));
+		else
+			rc = commit_and_renew(&im, false);
+		*count = n;
+	}
+	if (rc == 0 && (rc = mdb_env_sync(im.db.env, 1)) != 0)
+		fprintf(opts->err, "%s: sync: %s\n", tmp_path, mdb_strerror(rc));
+out:
+	if (im.txn)
+		mdb_txn_abort(im.txn);
+	if (im.db.env)
+		db_close(&im.db);
+	ldif_close(fp);
+	if (rc == 0 && rename(tmp_path, db_path) < 0) {
+		fprintf(opts->err, "%s: %s\n", db_path, strerror(errno));
+		rc = -1;
+	}
+	if (rc != 0)
+		unlink(tmp_path);
+	tmp_path[0] = '\0';
+	signal(SIGINT, old_int);
+	signal(SIGTERM, old_term);
+	buf_free(&im.ndn);
+	buf_free(&im.key);
+	buf_free(&im.rec);
+	buf_free(&im.val);
+	return rc ? -1 : 0;
+}

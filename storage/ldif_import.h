@@ -1,0 +1,35 @@
+/*
+ * LDIF import and export (RFC 2849 content records), using libldap's LDIF
+ * reader and writer.
+ *
+ * Import is atomic: the new database is built in "<db>.tmp.<pid>" and renamed
+ * over <db> only when every record was accepted, so a failed or interrupted
+ * import leaves the previous database untouched. Entries get IDs in file
+ * order; parents must come before their children.
+ */
+#ifndef MINIDIR_STORAGE_LDIF_IMPORT_H
+#define MINIDIR_STORAGE_LDIF_IMPORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct import_opts {
+	const char *suffix; /* every entry must be the suffix entry or below it */
+	char *const *index; /* attributes to index for equality */
+	int nindex;
+	FILE *err; /* where "file:line: reason" messages go */
+};
+
+/*
+ * Imports ldif_path into a new database that replaces db_path. Returns 0 and
+ * sets *count, or -1 after printing the first problem as "file:line: reason"
+ * to opts->err (db_path is then unchanged).
+ */
+int ldif_import(const char *ldif_path, const char *db_path, const struct import_opts *opts,
+                size_t *count);
+
+/* Writes every entry of db_path as LDIF to out, parents first. Returns 0 or
+ * -1 with a message in err. */
+int ldif_export(const char *db_path, FILE *out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,339 @@
+/*
+ * Integration checks that ldapsearch cannot make: raw bytes on a socket,
+ * pipelined requests, a client that never reads, many connections at once.
+ * Talks to a running minidir; run.sh starts it and calls each subcommand.
+ *
+ *   ldapclient garbage HOST PORT
+ *   ldapclient pipeline HOST PORT BASE
+ *   ldapclient stall HOST PORT BASE
+ *   ldapclient concurrent HOST PORT BASE N
+ *
+ * Prints "ok - ..." lines; exits 1 on the first failure.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <ldap.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *host, *port;
+
+#define FAIL(...)                                                                                  \
+	do {                                                                                       \
+		printf("not ok - ");                                                               \
+		printf(__VA_ARGS__);                                                               \
+		printf("\n");                                                                      \
+		exit(1);                                                                           \
+	} while (0)
+
+static int connect_raw(int rcvbuf)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0)
+		FAIL("socket: %s", strerror(errno));
+	if (rcvbuf > 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(port))};
+	inet_pton(AF_INET, host, &sa.sin_addr);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		FAIL("connect %s:%s: %s", host, port, strerror(errno));
+	return fd;
+}
+
+static void send_all(int fd, const void *p, size_t n)
+{
+	while (n) {
+		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+		if (w < 0)
+			FAIL("send: %s", strerror(errno));
+		p = (const char *)p + w;
+		n -= (size_t)w;
+	}
+}
+
+/* Reads everything until EOF (or timeout_ms of silence). Returns bytes read, -1 on timeout. */
+static ssize_t read_until_eof(int fd, unsigned char *buf, size_t cap, int timeout_ms)
+{
+	size_t got = 0;
+	for (;;) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		if (poll(&p, 1, timeout_ms) <= 0)
+			return -1;
+		ssize_t n = recv(fd, buf + got, cap - got, 0);
+		if (n <= 0)
+			return (ssize_t)got;
+		got += (size_t)n;
+		if (got == cap)
+			got = 0; /* keep reading; only EOF matters once full */
+	}
+}
+
+static struct berval *encode(BerElement *ber)
+{
+	struct berval *bv = NULL;
+	if (ber_flatten(ber, &bv) < 0)
+		FAIL("ber_flatten");
+	ber_free(ber, 1);
+	return bv;
+}
+
+/* A SearchRequest for (objectClass=*) under base, scope subtree. */
+static struct berval *search_pdu(int msgid, const char *base)
+{
+	BerElement *ber = ber_alloc_t(LBER_USE_DER);
+	if (ber_printf(ber, "{it{seeiibts}{}}", msgid, (ber_tag_t)LDAP_REQ_SEARCH, base,
+	               LDAP_SCOPE_SUBTREE, LDAP_DEREF_NEVER, 0, 0, 0,
+	               (ber_tag_t)LDAP_FILTER_PRESENT, "objectClass") < 0)
+		FAIL("ber_printf search");
+	return encode(ber);
+}
+
+/* Expects a Notice of Disconnection (protocolError) and then EOF. */
+static void expect_disconnect(const char *what, const void *bytes, size_t n)
+{
+	int fd = connect_raw(0);
+	send_all(fd, bytes, n);
+	unsigned char buf[4096];
+	ssize_t got = read_until_eof(fd, buf, sizeof(buf), 5000);
+	close(fd);
+	if (got < 0)
+		FAIL("%s: no disconnect within 5 s", what);
+	if (got == 0 || buf[0] != 0x30)
+		FAIL("%s: connection closed without a Notice of Disconnection", what);
+	if (!memmem(buf, (size_t)got, "1.3.6.1.4.1.1466.20036", 22))
+		FAIL("%s: the response is not a Notice of Disconnection", what);
+	/* resultCode protocolError (2) as ENUMERATED: 0a 01 02 */
+	if (!memmem(buf, (size_t)got, "\x0a\x01\x02", 3))
+		FAIL("%s: the notice does not carry protocolError", what);
+	printf("ok - %s: protocolError notice, then closed\n", what);
+}
+
+static void cmd_garbage(void)
+{
+	expect_disconnect("text instead of BER", "GET / HTTP/1.0\r\n\r\n", 18);
+	expect_disconnect("huge declared length", "\x30\x84\x7f\xff\xff\xff\x02\x01\x01", 9);
+	expect_disconnect("indefinite length", "\x30\x80\x02\x01\x01\x00\x00", 7);
+	expect_disconnect("framed but not an LDAPMessage", "\x30\x03\x01\x01\xff", 5);
+	expect_disconnect("search with a truncated filter",
+	                  "\x30\x15\x02\x01\x01\x63\x10\x04\x00\x0a\x01\x02\x0a\x01\x00\x02\x01\x00"
+	                  "\x02\x01\x00\x01\x01\x00\xa3",
+	                  23);
+	/* A client that sends half a PDU and goes away must not disturb anything. */
+	int fd = connect_raw(0);
+	send_all(fd, "\x30\x20\x02\x01", 4);
+	close(fd);
+	printf("ok - half a PDU then close\n");
+}
+
+/* Reads n LDAPMessages from fd; returns their msgids and protocolOp tags. */
+static void read_messages(int fd, int n, int *ids, int *tags)
+{
+	BerElement *ber = ber_alloc_t(LBER_USE_DER);
+	Sockbuf *sb = ber_sockbuf_alloc();
+	ber_sockbuf_ctrl(sb, LBER_SB_OPT_SET_FD, &fd);
+	ber_sockbuf_add_io(sb, &ber_sockbuf_io_tcp, LBER_SBIOD_LEVEL_PROVIDER, NULL);
+	for (int i = 0; i < n; i++) {
+		ber_len_t len;
+		ber_tag_t t = ber_get_next(sb, &len, ber);
+		if (t != LBER_SEQUENCE)
+			FAIL("pipeline: response %d did not arrive", i);
+		ber_int_t id;
+		if (ber_get_int(ber, &id) == LBER_DEFAULT)
+			FAIL("pipeline: response %d has no message ID", i);
+		ids[i] = id;
+		tags[i] = (int)ber_peek_tag(ber, &len);
+		ber_free(ber, 1);
+		ber = ber_alloc_t(LBER_USE_DER);
+	}
+	ber_free(ber, 1);
+	int none = -1;
+	ber_sockbuf_ctrl(sb, LBER_SB_OPT_SET_FD, &none);
+	ber_sockbuf_free(sb);
+}
+
+static void cmd_pipeline(const char *base)
+{
+	/* A bind, two searches and a base search of a missing entry, in one write. */
+	BerElement *ber = ber_alloc_t(LBER_USE_DER);
+	ber_printf(ber, "{it{istn}}", 1, (ber_tag_t)LDAP_REQ_BIND, 3, "",
+	           (ber_tag_t)LDAP_AUTH_SIMPLE);
+	struct berval *bind = encode(ber);
+	struct berval *s1 = search_pdu(2, base), *s2 = search_pdu(3, base);
+	char missing[512];
+	snprintf(missing, sizeof(missing), "ou=missing,%s", base);
+	struct berval *s3 = search_pdu(4, missing);
+	size_t total = bind->bv_len + s1->bv_len + s2->bv_len + s3->bv_len;
+	char *all = malloc(total), *p = all;
+	struct berval *parts[] = {bind, s1, s2, s3};
+	for (int i = 0; i < 4; i++) {
+		memcpy(p, parts[i]->bv_val, parts[i]->bv_len);
+		p += parts[i]->bv_len;
+	}
+	int fd = connect_raw(0);
+	send_all(fd, all, total);
+	/* How many entries a subtree search returns, from the same server via libldap. */
+	LDAP *ld;
+	char uri[256];
+	snprintf(uri, sizeof(uri), "ldap://%s:%s", host, port);
+	int v3 = LDAP_VERSION3;
+	LDAPMessage *res;
+	if (ldap_initialize(&ld, uri) || ldap_set_option(ld, LDAP_OPT_PROTOCOL_VERSION, &v3) ||
+	    ldap_search_ext_s(ld, base, LDAP_SCOPE_SUBTREE, "(objectClass=*)", NULL, 0, NULL, NULL,
+	                      NULL, 0, &res) != LDAP_SUCCESS)
+		FAIL("pipeline: reference search failed");
+	int entries = ldap_count_entries(ld, res);
+	ldap_msgfree(res);
+	ldap_unbind_ext_s(ld, NULL, NULL);
+	int n = 1 + 2 * (entries + 1) + 1;
+	int *ids = calloc((size_t)n, sizeof(int)), *tags = calloc((size_t)n, sizeof(int));
+	read_messages(fd, n, ids, tags);
+	close(fd);
+	if (ids[0] != 1 || tags[0] != (int)LDAP_RES_BIND)
+		FAIL("pipeline: first response is not the bind's");
+	for (int i = 1; i <= entries + 1; i++)
+		if (ids[i] != 2 ||
+		    tags[i] != (int)(i <= entries ? LDAP_RES_SEARCH_ENTRY : LDAP_RES_SEARCH_RESULT))
+			FAIL("pipeline: response %d is not search 2's (id %d tag 0x%x)", i, ids[i],
+			     tags[i]);
+	for (int i = entries + 2; i <= 2 * entries + 2; i++)
+		if (ids[i] != 3)
+			FAIL("pipeline: response %d is not search 3's", i);
+	if (ids[n - 1] != 4 || tags[n - 1] != (int)LDAP_RES_SEARCH_RESULT)
+		FAIL("pipeline: last response is not search 4's result");
+	printf("ok - pipeline: %d responses in request order (%d entries per search)\n", n,
+	       entries);
+	free(ids);
+	free(tags);
+	free(all);
+	for (int i = 0; i < 4; i++)
+		ber_bvfree(parts[i]);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A client that sends many searches and never reads must not stall others. */
+static void cmd_stall(const char *base)
+{
+	int fd = connect_raw(4096);
+	size_t sent = 0;
+	for (int i = 1; i <= 2000; i++) {
+		struct berval *s = search_pdu(i, base);
+		struct pollfd p = {.fd = fd, .events = POLLOUT};
+		if (poll(&p, 1, 200) <= 0) { /* the server stopped reading us: as intended */
+			ber_bvfree(s);
+			break;
+		}
+		ssize_t w = send(fd, s->bv_val, s->bv_len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		ber_bvfree(s);
+		if (w <= 0)
+			break;
+		sent += (size_t)w;
+	}
+	/* Meanwhile other clients are served, every time, promptly. */
+	char uri[256];
+	snprintf(uri, sizeof(uri), "ldap://%s:%s", host, port);
+	for (int round = 0; round < 20; round++) {
+		LDAP *ld;
+		LDAPMessage *res;
+		int v3 = LDAP_VERSION3;
+		struct timeval tv = {5, 0};
+		double t0 = now();
+		if (ldap_initialize(&ld, uri) ||
+		    ldap_set_option(ld, LDAP_OPT_PROTOCOL_VERSION, &v3))
+			FAIL("stall: ldap_initialize");
+		ldap_set_option(ld, LDAP_OPT_NETWORK_TIMEOUT, &tv);
+		int rc = ldap_search_ext_s(ld, base, LDAP_SCOPE_BASE, "(objectClass=*)", NULL, 0,
+		                           NULL, NULL, &tv, 0, &res);
+		if (rc != LDAP_SUCCESS || ldap_count_entries(ld, res) != 1)
+			FAIL("stall: another client's search failed while one client stalls: %s",
+			     ldap_err2string(rc));
+		ldap_msgfree(res);
+		ldap_unbind_ext_s(ld, NULL, NULL);
+		if (now() - t0 > 5)
+			FAIL("stall: another client waited %.1f s", now() - t0);
+	}
+	printf("ok - stall: a client that never reads (%zu bytes of requests sent) does not "
+	       "block 20 other clients\n",
+	       sent);
+	close(fd);
+}
+
+static void cmd_concurrent(const char *base, int n)
+{
+	char uri[256];
+	snprintf(uri, sizeof(uri), "ldap://%s:%s", host, port);
+	LDAP **lds = calloc((size_t)n, sizeof(*lds));
+	int *msgids = calloc((size_t)n, sizeof(int));
+	int v3 = LDAP_VERSION3, expected = -1;
+	for (int i = 0; i < n; i++)
+		if (ldap_initialize(&lds[i], uri) ||
+		    ldap_set_option(lds[i], LDAP_OPT_PROTOCOL_VERSION, &v3))
+			FAIL("concurrent: ldap_initialize");
+	for (int round = 0; round < 5; round++) {
+		for (int i = 0; i < n; i++)
+			if (ldap_search_ext(lds[i], base, LDAP_SCOPE_SUBTREE, "(objectClass=*)",
+			                    NULL, 0, NULL, NULL, NULL, 0,
+			                    &msgids[i]) != LDAP_SUCCESS)
+				FAIL("concurrent: ldap_search_ext on connection %d", i);
+		for (int i = 0; i < n; i++) {
+			LDAPMessage *res;
+			struct timeval tv = {10, 0};
+			if (ldap_result(lds[i], msgids[i], LDAP_MSG_ALL, &tv, &res) !=
+			    LDAP_RES_SEARCH_RESULT)
+				FAIL("concurrent: no result on connection %d", i);
+			int count = ldap_count_entries(lds[i], res), err = 0;
+			ldap_parse_result(lds[i], res, &err, NULL, NULL, NULL, NULL, 0);
+			ldap_msgfree(res);
+			if (err != LDAP_SUCCESS)
+				FAIL("concurrent: result %d on connection %d", err, i);
+			if (expected < 0)
+				expected = count;
+			if (count != expected || count == 0)
+				FAIL("concurrent: connection %d got %d entries, others %d", i,
+				     count, expected);
+		}
+	}
+	for (int i = 0; i < n; i++)
+		ldap_unbind_ext_s(lds[i], NULL, NULL);
+	printf("ok - concurrent: %d connections x 5 subtree searches, %d entries each\n", n,
+	       expected);
+	free(lds);
+	free(msgids);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 4) {
+		fprintf(
+		    stderr,
+		    "usage: ldapclient garbage|pipeline|stall|concurrent HOST PORT [BASE [N]]\n");
+		return 2;
+	}
+	host = argv[2];
+	port = argv[3];
+	const char *cmd = argv[1], *base = argc > 4 ? argv[4] : "";
+	if (strcmp(cmd, "garbage") == 0)
+		cmd_garbage();
+	else if (strcmp(cmd, "pipeline") == 0 && argc > 4)
+		cmd_pipeline(base);
+	else if (strcmp(cmd, "stall") == 0 && argc > 4)
+		cmd_stall(base);
+	else if (strcmp(cmd, "concurrent") == 0 && argc > 5)
+		cmd_concurrent(base, atoi(argv[5]));
+	else {
+		fprintf(stderr, "ldapclient: unknown command or missing arguments\n");
+		return 2;
+	}
+	return 0;
+}

@@ -1,0 +1,240 @@
+#!/usr/bin/env bash
+# Integration tests: a real minidir on an ephemeral 127.0.0.1 port, a database
+# imported from tests/data/test.ldif, and the real ldapsearch / ldapwhoami and a
+# libldap client (ldapclient.c) asserting on entries and result codes.
+# Expected answers are derived from the LDIF where they can be.
+set -u
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+LDIF=tests/data/test.ldif
+BASE=dc=test,dc=org
+PEOPLE=ou=people,$BASE
+
+work=$(mktemp -d /tmp/minidir-it.XXXXXX)
+server_pid=
+cleanup() {
+	if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
+		kill "$server_pid"
+		wait "$server_pid" 2>/dev/null
+	fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
+
+cat > "$work/minidir.conf" <<CONF
+listen = 127.0.0.1:0
+database = $work/test.mdb
+suffix = $BASE
+threads = 2
+rootdn = cn=admin,$BASE
+rootpw = root-secret
+index = objectClass, uid, cn, mail, member
+CONF
+
+# --- import -----------------------------------------------------------------
+if out=$("$BUILD/minidir-import" -f "$work/minidir.conf" "$LDIF" 2>&1); then
+	ok "import: $out"
+else
+	not_ok "import failed: $out"
+	exit 1
+fi
+total=$(sed -n '1s/^# \([0-9]*\) entries.*/\1/p' "$LDIF")
+
+start_server() {
+	"$BUILD/minidir" -f "$work/minidir.conf" "$@" 2> "$work/server.log" &
+	server_pid=$!
+	port=
+	for _ in $(seq 1 100); do
+		port=$(sed -n 's#.*listening on ldap://127.0.0.1:\([0-9]*\)/.*#\1#p' "$work/server.log" | head -1)
+		[ -n "$port" ] && break
+		kill -0 "$server_pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	if [ -z "$port" ]; then
+		cat "$work/server.log"
+		not_ok "server did not start"
+		exit 1
+	fi
+	URI=ldap://127.0.0.1:$port
+}
+start_server
+
+# ldapsearch with a time bound; prints LDIF without wrapping.
+ls_() { timeout 10 ldapsearch -x -LLL -o ldif-wrap=no -H "$URI" "$@"; }
+# The DNs a search returns, lowercased and sorted.
+dns() { ls_ "$@" 1.1 | sed -n 's/^dn: //p' | tr 'A-Z' 'a-z' | sort; }
+count() { ls_ "$@" 1.1 2>/dev/null | grep -c "^dn:"; }
+
+# expect_count NAME N ldapsearch-args...
+expect_count() {
+	local name=$1 want=$2 got
+	shift 2
+	got=$(count "$@")
+	if [ "$got" = "$want" ]; then ok "$name ($got entries)"; else not_ok "$name: $got entries, expected $want"; fi
+}
+# expect_dns NAME "dn1;dn2;..." ldapsearch-args...
+expect_dns() {
+	local name=$1 want got
+	want=$(printf '%s' "$2" | tr ';' '\n' | tr 'A-Z' 'a-z' | sort)
+	shift 2
+	got=$(dns "$@")
+	if [ "$got" = "$want" ]; then ok "$name"; else not_ok "$name: got [$(echo $got)] expected [$(echo $want)]"; fi
+}
+# expect_rc NAME CODE command...: the LDAP result code is ldapsearch's exit status.
+expect_rc() {
+	local name=$1 want=$2 rc
+	shift 2
+	"$@" > "$work/out" 2>&1
+	rc=$?
+	if [ "$rc" = "$want" ]; then ok "$name (result $rc)"; else not_ok "$name: result $rc, expected $want: $(head -3 "$work/out")"; fi
+}
+# expect_grep NAME PATTERN command...: the output contains PATTERN.
+expect_grep() {
+	local name=$1 pat=$2
+	shift 2
+	if "$@" 2>&1 | grep -q -- "$pat"; then ok "$name"; else not_ok "$name: no \"$pat\" in output"; fi
+}
+expect_nogrep() {
+	local name=$1 pat=$2
+	shift 2
+	if "$@" 2>&1 | grep -q -- "$pat"; then not_ok "$name: \"$pat\" in output"; else ok "$name"; fi
+}
+
+# --- scopes -------------------------------------------------------------------
+children_of() { grep -ciE "^dn: [^,]+,$1\$" "$LDIF"; }
+expect_count "base scope" 1 -b "$PEOPLE" -s base
+expect_count "one-level scope under ou=people" "$(children_of "$PEOPLE")" -b "$PEOPLE" -s one
+expect_count "one-level scope under the suffix" "$(children_of "$BASE")" -b "$BASE" -s one
+expect_count "subtree scope of the suffix" "$total" -b "$BASE" -s sub
+expect_count "subtree scope of ou=deep" "$(grep -ciE '^dn: .*ou=deep,ou=people,dc=test,dc=org$' "$LDIF")" -b "ou=deep,$PEOPLE" -s sub
+expect_dns "one-level of ou=deep" "uid=deep1,ou=deep,$PEOPLE;uid=deep2,ou=deep,$PEOPLE;ou=deeper,ou=deep,$PEOPLE" -b "ou=deep,$PEOPLE" -s one
+expect_dns "base DN in any case and spacing" "$PEOPLE" -b "OU=People, DC=Test,DC=ORG" -s base
+
+# --- filters --------------------------------------------------------------------
+expect_dns "equality (uid=user3)" "uid=user3,$PEOPLE" -b "$BASE" "(uid=user3)"
+expect_dns "equality is case-insensitive (cn=USER three)" "uid=user3,$PEOPLE" -b "$BASE" "(cn=USER   three)"
+expect_dns "equality on a second value (mail)" "uid=user3,$PEOPLE" -b "$BASE" "(mail=user3.alt@test.org)"
+expect_count "equality on an unindexed attribute" "$(grep -c '^employeeType: even' "$LDIF")" -b "$BASE" "(employeeType=even)"
+expect_count "presence (mail=*)" "$(awk -v RS= '/(^|\n)mail:/ {n++} END {print n}' "$LDIF")" -b "$BASE" "(mail=*)"
+expect_count "presence (objectClass=*)" "$total" -b "$BASE" "(objectClass=*)"
+expect_dns "and" "uid=user2,$PEOPLE" -b "$BASE" "(&(employeeType=even)(sn=two))"
+expect_dns "or" "uid=user1,$PEOPLE;uid=deep1,ou=deep,$PEOPLE" -b "$BASE" "(|(uid=user1)(uid=deep1))"
+expect_count "not" "$(( $(grep -c '^uid: ' "$LDIF") - $(grep -c '^employeeType: even' "$LDIF") ))" -b "$BASE" "(&(uid=*)(!(employeeType=even)))"
+expect_dns "nested and/or/not" "uid=user4,$PEOPLE" -b "$BASE" "(&(|(uid=user4)(uid=user5)(uid=deep1))(!(|(uid=user5)(uid=deep1))))"
+expect_dns "substring initial/final" "uid=deep2,ou=deep,$PEOPLE" -b "$BASE" "(cn=deep*o)"
+expect_dns "substring initial/any" "uid=deep1,ou=deep,$PEOPLE;uid=deep2,ou=deep,$PEOPLE;uid=deepest,ou=deeper,ou=deep,$PEOPLE" -b "$BASE" "(cn=deep*o*)"
+expect_dns "substring any" "uid=deepest,ou=deeper,ou=deep,$PEOPLE" -b "$BASE" "(cn=*est per*)"
+expect_dns "member (DN-valued) matches a differently spelled DN" "cn=admins,ou=groups,$BASE;cn=all,ou=groups,$BASE" -b "$BASE" "(&(objectClass=groupOfNames)(member=UID=User0, OU=People,DC=test,DC=org))"
+expect_dns "escaped value in a filter" "cn=doe\\2c jane,$PEOPLE" -b "$BASE" '(cn=Doe\2c Jane)'
+expect_dns "UTF-8 value" "uid=jose,$PEOPLE" -b "$BASE" "(sn=Núñez)"
+expect_count "telephoneNumber ignores spaces and hyphens" 1 -b "$BASE" "(telephoneNumber=+1-555-0107)"
+expect_count "filter on a missing attribute matches nothing" 0 -b "$BASE" "(nosuchattr=x)"
+expect_count "index scope: indexed filter with a one-level base" 0 -b "ou=groups,$BASE" -s one "(uid=user3)"
+expect_count "sizelimit from the client" 4 -b "$BASE" -z 4 "(objectClass=*)"
+expect_rc "sizeLimitExceeded" 4 ls_ -b "$BASE" -z 4 "(objectClass=*)"
+
+# --- attributes -------------------------------------------------------------------
+expect_grep "attribute selection returns the named attribute" "^mail: user3@test.org" ls_ -b "$BASE" "(uid=user3)" mail
+expect_nogrep "attribute selection leaves others out" "^sn:" ls_ -b "$BASE" "(uid=user3)" mail
+expect_nogrep "1.1 returns no attributes" "^cn:" ls_ -b "$BASE" "(uid=user3)" 1.1
+expect_grep "* returns all user attributes" "^description: person 3" ls_ -b "$BASE" "(uid=user3)" "*"
+expect_grep "typesOnly" "^mail:$" ls_ -A -b "$BASE" "(uid=user3)" mail
+expect_nogrep "userPassword hidden from anonymous" "userPassword" ls_ -b "$BASE" "(uid=user1)"
+
+# --- binds ------------------------------------------------------------------------
+expect_rc "bind as an entry with {SSHA} userPassword" 0 ls_ -D "uid=user1,$PEOPLE" -w secret1 -b "$BASE" -s base
+expect_rc "bind as an entry with a plaintext userPassword" 0 ls_ -D "uid=user2,$PEOPLE" -w secret2 -b "$BASE" -s base
+expect_rc "bind as rootdn" 0 ls_ -D "cn=admin,$BASE" -w root-secret -b "$BASE" -s base
+expect_rc "bind with a wrong password" 49 ls_ -D "uid=user1,$PEOPLE" -w wrong -b "$BASE" -s base
+expect_rc "bind as rootdn with a wrong password" 49 ls_ -D "cn=admin,$BASE" -w wrong -b "$BASE" -s base
+expect_rc "bind as an entry without userPassword" 49 ls_ -D "uid=user3,$PEOPLE" -w x -b "$BASE" -s base
+expect_rc "bind as a missing DN" 49 ls_ -D "uid=nobody,$PEOPLE" -w x -b "$BASE" -s base
+expect_rc "unauthenticated bind (DN, empty password)" 53 ls_ -D "uid=user1,$PEOPLE" -w "" -b "$BASE" -s base
+expect_rc "bind with an invalid DN" 34 ls_ -D "not a dn" -w x -b "$BASE" -s base
+expect_grep "own userPassword visible after bind" "^userPassword" ls_ -D "uid=user1,$PEOPLE" -w secret1 -b "uid=user1,$PEOPLE" -s base userPassword
+expect_nogrep "another entry's userPassword hidden after bind" "^userPassword" ls_ -D "uid=user1,$PEOPLE" -w secret1 -b "uid=user2,$PEOPLE" -s base userPassword
+expect_grep "rootdn sees userPassword" "^userPassword" ls_ -D "cn=admin,$BASE" -w root-secret -b "uid=user2,$PEOPLE" -s base userPassword
+
+# --- errors -----------------------------------------------------------------------
+expect_rc "missing base" 32 ls_ -b "uid=nobody,$PEOPLE"
+expect_grep "missing base has the deepest existing matchedDN" "matchedDN: $PEOPLE" timeout 10 ldapsearch -x -H "$URI" -b "uid=nobody,ou=nothere,$PEOPLE"
+expect_rc "base outside the suffix" 32 ls_ -b "dc=elsewhere,dc=net"
+expect_rc "invalid base DN" 34 ls_ -b "this is not a dn"
+expect_rc "a modify is refused (read-only)" 53 timeout 10 ldapmodify -x -H "$URI" -D "cn=admin,$BASE" -w root-secret -f /dev/stdin <<MOD
+dn: uid=user3,$PEOPLE
+changetype: modify
+replace: sn
+sn: x
+MOD
+
+# --- root DSE ------------------------------------------------------------------------
+expect_grep "root DSE lists the naming context" "^namingContexts: $BASE" ls_ -b "" -s base "+" "*"
+
+# --- protocol robustness (libldap and raw sockets) ----------------------------------
+client=$BUILD/tests/integration/ldapclient
+for t in "garbage" "pipeline $BASE" "stall $BASE" "concurrent $BASE 40"; do
+	set -- $t
+	cmd=$1
+	shift
+	if out=$(timeout 60 "$client" "$cmd" 127.0.0.1 "$port" "$@" 2>&1); then
+		while IFS= read -r l; do ok "${l#ok - }"; done <<< "$out"
+	else
+		not_ok "ldapclient $cmd: $out"
+	fi
+done
+expect_count "server still answers after the robustness tests" 1 -b "$PEOPLE" -s base
+
+# --- export / re-import ----------------------------------------------------------------
+"$BUILD/minidir-export" -f "$work/minidir.conf" > "$work/export1.ldif"
+cp "$work/minidir.conf" "$work/copy.conf"
+sed -i "s#^database = .*#database = $work/copy.mdb#" "$work/copy.conf"
+if "$BUILD/minidir-import" -q -f "$work/copy.conf" "$work/export1.ldif" &&
+	"$BUILD/minidir-export" -f "$work/copy.conf" > "$work/export2.ldif" &&
+	cmp -s "$work/export1.ldif" "$work/export2.ldif" &&
+	[ "$(grep -c '^dn:' "$work/export1.ldif")" = "$total" ]; then
+	ok "export, re-import and export again give the same $total entries"
+else
+	not_ok "export/re-import round trip differs"
+fi
+
+# --- a failed import leaves the served database untouched -------------------------------
+before=$(count -b "$BASE")
+if "$BUILD/minidir-import" -f "$work/minidir.conf" tests/data/bad/missing-parent.ldif 2> "$work/imp.err"; then
+	not_ok "bad LDIF was accepted"
+else
+	expect_grep "bad LDIF reported as file:line" "missing-parent.ldif:9:" cat "$work/imp.err"
+fi
+"$BUILD/minidir" -f "$work/minidir.conf" -t > /dev/null 2>&1 && ok "database still opens after the failed import" || not_ok "database damaged by a failed import"
+[ "$(count -b "$BASE")" = "$before" ] && ok "server still serves $before entries" || not_ok "entry count changed"
+[ -z "$(ls "$work" | grep '\.tmp\.')" ] && ok "no temporary files left behind" || not_ok "temporary import files left: $(ls "$work")"
+
+# --- configuration errors --------------------------------------------------------------
+printf 'database = x\nsuffix = dc=a\nthreads = many\n' > "$work/bad.conf"
+expect_grep "bad config value is reported with file:line" "bad.conf:3: threads" "$BUILD/minidir" -f "$work/bad.conf"
+printf 'database = x\nsuffix = dc=a\nfrobnicate = 1\n' > "$work/bad.conf"
+expect_grep "unknown config key is reported with file:line" "bad.conf:3: unknown key" "$BUILD/minidir" -f "$work/bad.conf"
+
+# --- clean stop -----------------------------------------------------------------------
+kill -TERM "$server_pid"
+for _ in $(seq 1 100); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.05; done
+if kill -0 "$server_pid" 2>/dev/null; then
+	not_ok "SIGTERM did not stop the server within 5 s"
+else
+	wait "$server_pid"
+	rc=$?
+	[ "$rc" = 0 ] && ok "SIGTERM stops the server cleanly (exit 0)" || not_ok "server exit status $rc after SIGTERM"
+	grep -q "stopped" "$work/server.log" && ok "server logged its stop" || not_ok "no stop message in the log"
+fi
+server_pid=
+if grep -qE "ERROR: (Address|Undefined|Leak)Sanitizer|runtime error:" "$work/server.log"; then
+	not_ok "sanitizer report in the server log:"
+	grep -A30 -E "Sanitizer|runtime error" "$work/server.log" | head -40
+fi
+
+echo "# integration: $pass passed, $fail failed"
+[ "$fail" = 0 ]
