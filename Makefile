@@ -72,6 +72,7 @@ unit: $(UNIT_BIN)
 
 integration: $(BINS) $(ITEST_BIN)
 	@BUILD=$(B) ./tests/integration/run.sh
+	@BUILD=$(B) ./tests/integration/policy_test.sh
 
 bench: deps all
 	@./bench/run.sh

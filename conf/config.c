@@ -175,6 +175,19 @@ static int handler(void *user, const char *section, const char *key, const char 
 		           "batch",
 		           value, NULL);
 	}
+	if (strcmp(key, "monitor_access") == 0) {
+		static const char *const names[] = {"rootdn", "authenticated", "anonymous", "none"};
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+			if (strcmp(value, names[i]) == 0) {
+				c->monitor_access = (enum monitor_access)i;
+				return 1;
+			}
+		}
+		return bad(st,
+		           "monitor_access: \"%s\" is not one of rootdn, authenticated, anonymous, "
+		           "none",
+		           value, NULL);
+	}
 	if (strcmp(key, "batch_bytes") == 0)
 		return parse_size(st, &c->batch_bytes, key, value, 512, 16u << 20);
 	if (strcmp(key, "index") == 0)

@@ -17,7 +17,11 @@ enum send_policy_id {
 	SEND_NODELAY_ONCE,
 	SEND_MSG_MORE,
 	SEND_BATCH,
+	SEND_POLICY_N
 };
+
+/* Who may read cn=monitor. */
+enum monitor_access { MONITOR_ROOTDN, MONITOR_AUTHENTICATED, MONITOR_ANONYMOUS, MONITOR_NONE };
 
 struct listen_addr {
 	char host[256]; /* literal address or name; IPv6 without brackets */
@@ -39,6 +43,7 @@ struct config {
 	int nindex;
 	size_t max_pdu_bytes;
 	size_t max_pending_bytes;
+	enum monitor_access monitor_access;
 };
 
 /*

@@ -56,7 +56,8 @@ int conn_accept(struct worker *w, int fd)
 	}
 	c->fd = fd;
 	c->w = w;
-	c->policy = w->srv->policy;
+	c->policy = server_policy(w->srv);
+	c->stats = &w->stats.send[c->policy->id];
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
 	if (getpeername(fd, (struct sockaddr *)&ss, &sl) == 0) {
@@ -83,6 +84,7 @@ int conn_accept(struct worker *w, int fd)
 		w->conns->prev = c;
 	w->conns = c;
 	STAT_ADD(w->stats.connections_total, 1);
+	STAT_ADD(w->stats.connections_by_policy[c->policy->id], 1);
 	STAT_ADD(w->stats.connections_current, 1);
 	log_debug("conn fd=%d from %s accepted by worker %d", fd, c->peer, w->id);
 	return 0;
@@ -117,7 +119,7 @@ void conn_close(struct conn *c, const char *why)
 
 int conn_flush(struct conn *c, int flags)
 {
-	struct send_stats *st = &c->w->stats.send;
+	struct send_stats *st = c->stats;
 	c->out_more = flags & MSG_MORE;
 	while (buf_pending(&c->out) > 0 && !c->blocked) {
 		size_t want = buf_pending(&c->out);
@@ -145,7 +147,7 @@ int conn_flush(struct conn *c, int flags)
 		}
 	}
 	if (c->blocked) {
-		if (buf_pending(&c->out) > c->w->srv->cfg.max_pending_bytes) {
+		if (buf_pending(&c->out) > server_max_pending_bytes(c->w->srv)) {
 			log_info("conn fd=%d from %s: %zu bytes waiting for a client that does not "
 			         "read (max_pending_bytes); closing",
 			         c->fd, c->peer, buf_pending(&c->out));
@@ -158,17 +160,28 @@ int conn_flush(struct conn *c, int flags)
 	return 0;
 }
 
+void conn_response_begin(struct conn *c)
+{
+	c->policy->response_begin(c);
+}
+
+void conn_pdu_queued(struct conn *c, bool last)
+{
+	STAT_ADD(c->stats->pdus, 1);
+	if (last)
+		STAT_ADD(c->stats->responses, 1);
+	c->policy->pdu_end(c, last);
+}
+
 void conn_send_result(struct conn *c, int32_t msgid, unsigned char optag, int rc,
                       const char *matched, const char *message)
 {
-	c->policy->response_begin(c);
+	conn_response_begin(c);
 	if (response_result(&c->out, msgid, optag, rc, matched, message, NULL) < 0) {
 		c->closing = true;
 		return;
 	}
-	STAT_ADD(c->w->stats.send.pdus, 1);
-	STAT_ADD(c->w->stats.send.responses, 1);
-	c->policy->pdu_end(c, true);
+	conn_pdu_queued(c, true);
 }
 
 void conn_make_ready(struct conn *c)
@@ -193,7 +206,7 @@ static void disconnect(struct conn *c, int rc, const char *why)
 	log_info("conn fd=%d from %s: %s; disconnecting", c->fd, c->peer, why);
 	response_result(&c->out, 0, LDAP_RES_EXTENDED, rc, NULL, why,
 	                RESPONSE_NOTICE_OF_DISCONNECTION);
-	STAT_ADD(c->w->stats.send.pdus, 1);
+	STAT_ADD(c->stats->pdus, 1);
 	c->blocked = false;
 	conn_flush(c, 0);
 	c->closing = true;

@@ -20,7 +20,8 @@ enum conn_auth { AUTH_ANONYMOUS, AUTH_ROOT, AUTH_USER };
 struct conn {
 	int fd;
 	struct worker *w;
-	const struct send_policy *policy;
+	const struct send_policy *policy; /* fixed at accept */
+	struct send_stats *stats;         /* the worker's counters for that policy */
 	struct buf in;
 	struct buf out;
 	bool out_more;            /* the bytes in out end inside a response (MSG_MORE) */
@@ -51,6 +52,11 @@ void conn_close(struct conn *c, const char *why);
  * (it is then marked closing).
  */
 int conn_flush(struct conn *c, int flags);
+
+/* A response starts: tells the policy (before its first PDU is queued). */
+void conn_response_begin(struct conn *c);
+/* A PDU was appended to c->out: counts it and lets the policy send; last ends a response. */
+void conn_pdu_queued(struct conn *c, bool last);
 
 /* Queues a result PDU (one-PDU response) through the policy. */
 void conn_send_result(struct conn *c, int32_t msgid, unsigned char optag, int rc,

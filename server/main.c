@@ -12,7 +12,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: minidir -f CONFIG [-d]\n"
 	           "\n"
 	           "A read-only LDAPv3 search server over a database built by minidir-import.\n"
-	           "Runs in the foreground and logs to standard error; SIGTERM or SIGINT stop it.\n"
+	           "Runs in the foreground and logs to standard error; SIGTERM or SIGINT stop it,\n"
+	           "SIGHUP re-reads the configuration (send_policy and other tunables).\n"
 	           "\n"
 	           "  -f CONFIG     configuration file (see conf/minidir.conf)\n"
 	           "  -d            debug logging: connections and operations\n"
@@ -80,7 +81,7 @@ int main(int argc, char **argv)
 		if (sigwait(&set, &sig) != 0)
 			continue;
 		if (sig == SIGHUP) {
-			log_info("SIGHUP: configuration reload is not supported yet; ignored");
+			server_reload(&srv);
 			continue;
 		}
 		log_info("%s: stopping", strsignal(sig));

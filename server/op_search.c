@@ -132,9 +132,7 @@ static void search_finish(struct conn *c, int rc, const char *matched, const cha
 		c->closing = true;
 		return;
 	}
-	STAT_ADD(c->w->stats.send.pdus, 1);
-	STAT_ADD(c->w->stats.send.responses, 1);
-	c->policy->pdu_end(c, true);
+	conn_pdu_queued(c, true);
 }
 
 /* Sends matching entries until done, the socket is full or the slice is used. */
@@ -181,9 +179,8 @@ static void search_run(struct conn *c)
 			break;
 		}
 		s->sent++;
-		STAT_ADD(w->stats.send.pdus, 1);
 		STAT_ADD(w->stats.entries_sent, 1);
-		c->policy->pdu_end(c, false);
+		conn_pdu_queued(c, false);
 	}
 	cand_end(&s->cand);
 	mdb_txn_reset(w->txn);
@@ -218,21 +215,18 @@ static void search_rootdse(struct conn *c, struct ldap_request *req)
 	struct search_request *r = &req->u.search;
 	struct server *srv = c->w->srv;
 	struct entry_view e;
-	c->policy->response_begin(c);
+	conn_response_begin(c);
 	if (entry_parse(srv->rootdse.data, srv->rootdse.len, &e) == 0 &&
 	    filter_eval(r->filter, e.attrs, e.attrslen, &c->w->scratch) == FILTER_TRUE) {
 		struct attr_select sel;
 		attr_select_init(&sel, r->attrs, r->nattrs, r->typesonly);
 		if (response_entry(&c->out, req->msgid, e.op, e.oplen, &sel) == 0) {
-			STAT_ADD(c->w->stats.send.pdus, 1);
-			c->policy->pdu_end(c, false);
+			conn_pdu_queued(c, false);
 		}
 	}
 	if (response_result(&c->out, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_SUCCESS, NULL, NULL,
 	                    NULL) == 0) {
-		STAT_ADD(c->w->stats.send.pdus, 1);
-		STAT_ADD(c->w->stats.send.responses, 1);
-		c->policy->pdu_end(c, true);
+		conn_pdu_queued(c, true);
 	}
 }
 
@@ -245,10 +239,24 @@ void op_search(struct conn *c, struct ldap_request *req)
 		search_rootdse(c, req);
 		return;
 	}
-	struct search_op *s = calloc(1, sizeof(*s));
-	if (!s) {
-		conn_send_result(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_OTHER, NULL,
-		                 "out of memory");
+	struct buf key = {0};
+	int result = LDAP_SUCCESS;
+	if (dn_normalize(r->base.bv_val, r->base.bv_len, NULL, &key) < 0)
+		result = LDAP_INVALID_DN_SYNTAX;
+	else if (op_monitor_holds(&key))
+		result = -1;
+	else if (!dn_key_in_subtree(key.data, key.len, db->suffix_key.data, db->suffix_key.len))
+		result = LDAP_NO_SUCH_OBJECT;
+	struct search_op *s = result == LDAP_SUCCESS ? calloc(1, sizeof(*s)) : NULL;
+	if (result == LDAP_SUCCESS && !s)
+		result = LDAP_OTHER;
+	if (result != LDAP_SUCCESS) {
+		if (result < 0)
+			op_monitor_search(c, req, &key);
+		else
+			conn_send_result(c, req->msgid, LDAP_RES_SEARCH_RESULT, result, NULL,
+			                 result == LDAP_INVALID_DN_SYNTAX ? "invalid DN" : NULL);
+		buf_free(&key);
 		return;
 	}
 	s->msgid = req->msgid;
@@ -256,17 +264,9 @@ void op_search(struct conn *c, struct ldap_request *req)
 	s->sizelimit = r->sizelimit;
 	s->filter = r->filter;
 	r->filter = NULL; /* the search owns it now */
+	s->base_key = key;
 	c->search = s;
-	c->policy->response_begin(c);
-	if (dn_normalize(r->base.bv_val, r->base.bv_len, NULL, &s->base_key) < 0) {
-		search_finish(c, LDAP_INVALID_DN_SYNTAX, NULL, "invalid DN");
-		return;
-	}
-	if (!dn_key_in_subtree(s->base_key.data, s->base_key.len, db->suffix_key.data,
-	                       db->suffix_key.len)) {
-		search_finish(c, LDAP_NO_SUCH_OBJECT, NULL, NULL);
-		return;
-	}
+	conn_response_begin(c);
 	if (copy_names(s, r) < 0 || mdb_txn_renew(w->txn) != 0) {
 		search_finish(c, LDAP_OTHER, NULL, "out of memory");
 		return;

@@ -19,6 +19,11 @@ void op_search_continue(struct conn *c);
 /* Ends the search of c without a response (abandon, close). */
 void op_search_abandon(struct conn *c);
 
+/* True if the reversed DN key lies in the cn=monitor subtree. */
+bool op_monitor_holds(const struct buf *key);
+/* Answers a search whose base (reversed key) is in cn=monitor. */
+void op_monitor_search(struct conn *c, struct ldap_request *req, const struct buf *key);
+
 /* Builds srv->rootdse. Returns 0 or -1. */
 int op_rootdse_build(struct server *srv);
 

@@ -17,6 +17,7 @@ const struct send_policy *policy_for(enum send_policy_id id)
 	case SEND_BATCH:
 		return &policy_batch;
 	case SEND_NODELAY_ONCE:
+	case SEND_POLICY_N:
 		break;
 	}
 	return &policy_nodelay_once;
@@ -24,6 +25,6 @@ const struct send_policy *policy_for(enum send_policy_id id)
 
 int policy_set_tcp_option(struct conn *c, int opt, int on)
 {
-	STAT_ADD(c->w->stats.send.setsockopt_calls, 1);
+	STAT_ADD(c->stats->setsockopt_calls, 1);
 	return setsockopt(c->fd, IPPROTO_TCP, opt, &on, sizeof(on));
 }

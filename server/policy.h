@@ -24,6 +24,7 @@ struct conn;
 
 struct send_policy {
 	const char *name;
+	enum send_policy_id id;
 	/* Socket options for a new connection. Returns 0 or -1 (close it). */
 	int (*accept)(struct conn *c);
 	/* A response starts (before its first PDU is queued). */

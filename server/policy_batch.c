@@ -21,7 +21,7 @@ static void batch_response_begin(struct conn *c)
 
 static void batch_pdu_end(struct conn *c, bool last)
 {
-	if (buf_pending(&c->out) >= c->w->srv->cfg.batch_bytes)
+	if (buf_pending(&c->out) >= server_batch_bytes(c->w->srv))
 		conn_flush(c, 0);
 	else if (last && !conn_has_buffered_request(c))
 		conn_flush(c, 0);
@@ -29,6 +29,7 @@ static void batch_pdu_end(struct conn *c, bool last)
 
 const struct send_policy policy_batch = {
     .name = "batch",
+    .id = SEND_BATCH,
     .accept = batch_accept,
     .response_begin = batch_response_begin,
     .pdu_end = batch_pdu_end,

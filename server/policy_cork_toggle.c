@@ -28,6 +28,7 @@ static void cork_pdu_end(struct conn *c, bool last)
 
 const struct send_policy policy_cork_toggle = {
     .name = "cork-toggle",
+    .id = SEND_CORK_TOGGLE,
     .accept = cork_accept,
     .response_begin = cork_response_begin,
     .pdu_end = cork_pdu_end,

@@ -27,6 +27,7 @@ static void msg_more_pdu_end(struct conn *c, bool last)
 
 const struct send_policy policy_msg_more = {
     .name = "msg-more",
+    .id = SEND_MSG_MORE,
     .accept = msg_more_accept,
     .response_begin = msg_more_response_begin,
     .pdu_end = msg_more_pdu_end,

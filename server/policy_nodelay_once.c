@@ -22,6 +22,7 @@ static void nodelay_pdu_end(struct conn *c, bool last)
 
 const struct send_policy policy_nodelay_once = {
     .name = "nodelay-once",
+    .id = SEND_NODELAY_ONCE,
     .accept = nodelay_accept,
     .response_begin = nodelay_response_begin,
     .pdu_end = nodelay_pdu_end,

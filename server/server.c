@@ -108,7 +108,10 @@ int server_init(struct server *srv)
 {
 	struct config *cfg = &srv->cfg;
 	srv->started = time(NULL);
-	srv->policy = policy_for(cfg->send_policy);
+	srv->rt.policy = policy_for(cfg->send_policy);
+	srv->rt.batch_bytes = cfg->batch_bytes;
+	srv->rt.max_pending_bytes = cfg->max_pending_bytes;
+	srv->rt.monitor_access = cfg->monitor_access;
 	if (open_database(srv) < 0)
 		return -1;
 	if (op_rootdse_build(srv) < 0) {
@@ -136,7 +139,8 @@ int server_init(struct server *srv)
 		const char *h = cfg->listen[a].host;
 		bool v6 = strchr(h, ':') != NULL;
 		log_info("listening on ldap://%s%s%s:%s/ (%d workers, send_policy %s)",
-		         v6 ? "[" : "", h, v6 ? "]" : "", port, srv->nworkers, srv->policy->name);
+		         v6 ? "[" : "", h, v6 ? "]" : "", port, srv->nworkers,
+		         srv->rt.policy->name);
 	}
 	for (int i = 0; i < srv->nworkers; i++)
 		if (worker_register(&srv->workers[i]) < 0) {
@@ -189,4 +193,64 @@ void server_stop(struct server *srv)
 	buf_free(&srv->rootdse);
 	db_close(&srv->db);
 	config_free(&srv->cfg);
+}
+
+/* Logs keys whose new value needs a restart. */
+static void log_restart_needed(const struct config *old, const struct config *n)
+{
+	bool listen_same = old->nlisten == n->nlisten;
+	for (int i = 0; listen_same && i < n->nlisten; i++)
+		listen_same = strcmp(old->listen[i].host, n->listen[i].host) == 0 &&
+		              strcmp(old->listen[i].port, n->listen[i].port) == 0;
+	bool index_same = old->nindex == n->nindex;
+	for (int i = 0; index_same && i < n->nindex; i++)
+		index_same = strcmp(old->index[i], n->index[i]) == 0;
+	const struct {
+		const char *key;
+		bool same;
+	} keys[] = {
+	    {"listen", listen_same},
+	    {"database", strcmp(old->database, n->database) == 0},
+	    {"suffix", strcmp(old->suffix, n->suffix) == 0},
+	    {"threads", old->threads == n->threads},
+	    {"rootdn", strcmp(old->rootdn, n->rootdn) == 0},
+	    {"rootpw", strcmp(old->rootpw, n->rootpw) == 0},
+	    {"index", index_same},
+	    {"max_pdu_bytes", old->max_pdu_bytes == n->max_pdu_bytes},
+	};
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!keys[i].same)
+			log_info("SIGHUP: %s changed; restart minidir to apply it", keys[i].key);
+}
+
+int server_reload(struct server *srv)
+{
+	struct config n;
+	char err[1024];
+	if (config_load(&n, srv->cfg.path, err, sizeof(err)) < 0) {
+		log_error("SIGHUP: %s; keeping the running configuration", err);
+		return -1;
+	}
+	log_restart_needed(&srv->cfg, &n);
+	const struct send_policy *old = server_policy(srv), *p = policy_for(n.send_policy);
+	if (p != old) {
+		__atomic_store_n(&srv->rt.policy, p, __ATOMIC_RELEASE);
+		log_info("SIGHUP: send_policy %s -> %s (for connections accepted from now on)",
+		         old->name, p->name);
+	}
+	if (n.batch_bytes != server_batch_bytes(srv)) {
+		__atomic_store_n(&srv->rt.batch_bytes, n.batch_bytes, __ATOMIC_RELAXED);
+		log_info("SIGHUP: batch_bytes = %zu", n.batch_bytes);
+	}
+	if (n.max_pending_bytes != server_max_pending_bytes(srv)) {
+		__atomic_store_n(&srv->rt.max_pending_bytes, n.max_pending_bytes, __ATOMIC_RELAXED);
+		log_info("SIGHUP: max_pending_bytes = %zu", n.max_pending_bytes);
+	}
+	if (n.monitor_access != server_monitor_access(srv)) {
+		__atomic_store_n(&srv->rt.monitor_access, n.monitor_access, __ATOMIC_RELAXED);
+		log_info("SIGHUP: monitor_access changed");
+	}
+	log_info("SIGHUP: configuration %s reloaded", srv->cfg.path);
+	config_free(&n);
+	return 0;
 }

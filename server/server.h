@@ -38,10 +38,21 @@ struct worker {
 	struct worker_stats stats;
 };
 
+/*
+ * What SIGHUP may change while workers run. The main thread stores, workers
+ * load; each field is read atomically on its own (see server_reload).
+ */
+struct runtime {
+	const struct send_policy *policy; /* for connections accepted from now on */
+	size_t batch_bytes;
+	size_t max_pending_bytes;
+	enum monitor_access monitor_access;
+};
+
 struct server {
-	struct config cfg;
+	struct config cfg; /* as loaded at start-up; runtime holds what reloads change */
+	struct runtime rt;
 	struct db db;
-	const struct send_policy *policy;
 	struct worker *workers;
 	int nworkers;
 	struct buf rootdse; /* the root DSE as a stored SearchResultEntry protocolOp */
@@ -58,5 +69,30 @@ int server_init(struct server *srv);
 int server_start(struct server *srv);
 /* Asks every worker to stop, waits for them, and frees everything. */
 void server_stop(struct server *srv);
+
+/*
+ * Re-reads the config file (SIGHUP). send_policy, batch_bytes,
+ * max_pending_bytes and monitor_access take effect at once (a new policy for
+ * connections accepted afterwards); other changed keys are logged as needing a
+ * restart. A config with errors is logged and ignored. Returns 0 or -1.
+ */
+int server_reload(struct server *srv);
+
+static inline const struct send_policy *server_policy(struct server *srv)
+{
+	return __atomic_load_n(&srv->rt.policy, __ATOMIC_ACQUIRE);
+}
+static inline size_t server_batch_bytes(struct server *srv)
+{
+	return __atomic_load_n(&srv->rt.batch_bytes, __ATOMIC_RELAXED);
+}
+static inline size_t server_max_pending_bytes(struct server *srv)
+{
+	return __atomic_load_n(&srv->rt.max_pending_bytes, __ATOMIC_RELAXED);
+}
+static inline enum monitor_access server_monitor_access(struct server *srv)
+{
+	return __atomic_load_n(&srv->rt.monitor_access, __ATOMIC_RELAXED);
+}
 
 #endif

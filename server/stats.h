@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "conf/config.h"
+
 enum stat_op {
 	STAT_OP_BIND,
 	STAT_OP_SEARCH,
@@ -29,7 +31,8 @@ struct send_stats {
 };
 
 struct worker_stats {
-	struct send_stats send;
+	struct send_stats send[SEND_POLICY_N]; /* by enum send_policy_id */
+	uint64_t connections_by_policy[SEND_POLICY_N];
 	uint64_t ops[STAT_OP_N];
 	uint64_t connections_total;
 	uint64_t connections_current;

@@ -1,0 +1,237 @@
+/*
+ * cn=monitor: the server's own counters as entries, read with ldapsearch
+ * (like OpenLDAP's back-monitor and 389's cn=monitor).
+ *
+ *   cn=monitor                      uptime, threads, connections, operations
+ *   cn=<policy>,cn=monitor          per send policy: what sending cost
+ *
+ * Entries are built from a snapshot taken before the response starts, so the
+ * numbers a client reads never include the search that reads them. Who may
+ * read is monitor_access (default: the rootdn only).
+ */
+#include <ldap.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "protocol/dn.h"
+#include "protocol/response.h"
+#include "server/ops.h"
+
+#define MONITOR_DN "cn=monitor"
+#define MONITOR_MAX_ATTRS 24
+#define MONITOR_ENTRIES (1 + SEND_POLICY_N)
+
+/* One entry under construction: attributes with a single value each. */
+struct mon_builder {
+	LDAPMod mods[MONITOR_MAX_ATTRS];
+	LDAPMod *list[MONITOR_MAX_ATTRS + 1];
+	struct berval vals[MONITOR_MAX_ATTRS];
+	struct berval *vlist[MONITOR_MAX_ATTRS][2];
+	char text[MONITOR_MAX_ATTRS][128];
+	int n;
+};
+
+static void add(struct mon_builder *b, const char *name, const char *fmt, ...)
+{
+	if (b->n == MONITOR_MAX_ATTRS)
+		return;
+	int i = b->n++;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(b->text[i], sizeof(b->text[i]), fmt, ap);
+	va_end(ap);
+	b->vals[i].bv_val = b->text[i];
+	b->vals[i].bv_len = strlen(b->text[i]);
+	b->vlist[i][0] = &b->vals[i];
+	b->vlist[i][1] = NULL;
+	b->mods[i].mod_op = LDAP_MOD_BVALUES;
+	b->mods[i].mod_type = (char *)name;
+	b->mods[i].mod_bvalues = b->vlist[i];
+	b->list[i] = &b->mods[i];
+	b->list[i + 1] = NULL;
+}
+
+static void add_u64(struct mon_builder *b, const char *name, uint64_t v)
+{
+	add(b, name, "%llu", (unsigned long long)v);
+}
+
+/* Appends the record of entry dn built from b to out. */
+static int finish(struct mon_builder *b, const char *dn, struct buf *out)
+{
+	struct buf key = {0};
+	struct berval bdn = {strlen(dn), (char *)dn};
+	int rc = dn_normalize(dn, strlen(dn), NULL, &key) < 0 ||
+	                 entry_encode(out, 0, key.data, key.len, &bdn, b->list) < 0
+	             ? -1
+	             : 0;
+	buf_free(&key);
+	return rc;
+}
+
+struct snapshot {
+	struct worker_stats total;
+};
+
+static void take_snapshot(struct server *srv, struct snapshot *s)
+{
+	memset(s, 0, sizeof(*s));
+	struct worker_stats *t = &s->total;
+	for (int i = 0; i < srv->nworkers; i++) {
+		struct worker_stats *w = &srv->workers[i].stats;
+		for (int p = 0; p < SEND_POLICY_N; p++) {
+			struct send_stats *a = &t->send[p], *b = &w->send[p];
+			a->responses += STAT_READ(b->responses);
+			a->pdus += STAT_READ(b->pdus);
+			a->bytes += STAT_READ(b->bytes);
+			a->send_calls += STAT_READ(b->send_calls);
+			a->setsockopt_calls += STAT_READ(b->setsockopt_calls);
+			a->eagain += STAT_READ(b->eagain);
+			a->partial += STAT_READ(b->partial);
+			t->connections_by_policy[p] += STAT_READ(w->connections_by_policy[p]);
+		}
+		for (int o = 0; o < STAT_OP_N; o++)
+			t->ops[o] += STAT_READ(w->ops[o]);
+		t->connections_total += STAT_READ(w->connections_total);
+		t->connections_current += STAT_READ(w->connections_current);
+		t->entries_sent += STAT_READ(w->entries_sent);
+	}
+}
+
+static int build_server_entry(struct server *srv, const struct snapshot *s, struct buf *out)
+{
+	struct mon_builder b = {.n = 0};
+	char start[32];
+	struct tm tm;
+	gmtime_r(&srv->started, &tm);
+	strftime(start, sizeof(start), "%Y%m%d%H%M%SZ", &tm);
+	add(&b, "objectClass", "extensibleObject");
+	add(&b, "cn", "monitor");
+	add(&b, "vendorName", "minidir");
+	add(&b, "startTime", "%s", start);
+	add_u64(&b, "uptime", (uint64_t)(time(NULL) - srv->started));
+	add(&b, "threads", "%d", srv->nworkers);
+	add(&b, "sendPolicy", "%s", server_policy(srv)->name);
+	add_u64(&b, "batchBytes", server_batch_bytes(srv));
+	add_u64(&b, "maxPendingBytes", server_max_pending_bytes(srv));
+	add_u64(&b, "currentConnections", s->total.connections_current);
+	add_u64(&b, "totalConnections", s->total.connections_total);
+	add_u64(&b, "opsBind", s->total.ops[STAT_OP_BIND]);
+	add_u64(&b, "opsSearch", s->total.ops[STAT_OP_SEARCH]);
+	add_u64(&b, "opsUnbind", s->total.ops[STAT_OP_UNBIND]);
+	add_u64(&b, "opsAbandon", s->total.ops[STAT_OP_ABANDON]);
+	add_u64(&b, "opsOther", s->total.ops[STAT_OP_OTHER]);
+	add_u64(&b, "entriesSent", s->total.entries_sent);
+	add(&b, "databaseEntries", "%zu", srv->db.entries);
+	return finish(&b, MONITOR_DN, out);
+}
+
+static int build_policy_entry(enum send_policy_id p, const struct snapshot *s, struct buf *out)
+{
+	const struct send_stats *st = &s->total.send[p];
+	const char *name = config_policy_name(p);
+	struct mon_builder b = {.n = 0};
+	add(&b, "objectClass", "extensibleObject");
+	add(&b, "cn", "%s", name);
+	add_u64(&b, "connections", s->total.connections_by_policy[p]);
+	add_u64(&b, "responses", st->responses);
+	add_u64(&b, "pdus", st->pdus);
+	add_u64(&b, "bytes", st->bytes);
+	add_u64(&b, "sendCalls", st->send_calls);
+	add_u64(&b, "setsockoptCalls", st->setsockopt_calls);
+	add_u64(&b, "eagain", st->eagain);
+	add_u64(&b, "partialWrites", st->partial);
+	if (st->responses) {
+		add(&b, "sendCallsPerResponse", "%.2f", (double)st->send_calls / st->responses);
+		add(&b, "setsockoptPerResponse", "%.2f",
+		    (double)st->setsockopt_calls / st->responses);
+	}
+	char dn[64];
+	snprintf(dn, sizeof(dn), "cn=%s," MONITOR_DN, name);
+	return finish(&b, dn, out);
+}
+
+bool op_monitor_holds(const struct buf *key)
+{
+	static const char mkey[] = "cn=monitor"; /* its reversed key, NUL included */
+	return dn_key_in_subtree(key->data, key->len, (const unsigned char *)mkey, sizeof(mkey));
+}
+
+static bool may_read(const struct conn *c)
+{
+	switch (server_monitor_access(c->w->srv)) {
+	case MONITOR_ANONYMOUS:
+		return true;
+	case MONITOR_AUTHENTICATED:
+		return c->auth != AUTH_ANONYMOUS;
+	case MONITOR_ROOTDN:
+		return c->auth == AUTH_ROOT;
+	case MONITOR_NONE:
+		break;
+	}
+	return false;
+}
+
+/* Whether entry key e lies in the search's scope from base key b. */
+static bool in_scope(int scope, const struct entry_view *e, const struct buf *b)
+{
+	if (!dn_key_in_subtree(e->key, e->keylen, b->data, b->len))
+		return false;
+	if (scope == LDAP_SCOPE_BASE)
+		return e->keylen == b->len;
+	if (scope == LDAP_SCOPE_ONELEVEL)
+		return e->keylen > b->len && dn_key_parent_len(e->key, e->keylen) == b->len;
+	return true;
+}
+
+void op_monitor_search(struct conn *c, struct ldap_request *req, const struct buf *key)
+{
+	struct search_request *r = &req->u.search;
+	struct server *srv = c->w->srv;
+	if (!may_read(c)) {
+		conn_send_result(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_INSUFFICIENT_ACCESS,
+		                 NULL,
+		                 "cn=monitor is not readable by this identity (monitor_access)");
+		return;
+	}
+	struct snapshot snap;
+	take_snapshot(srv, &snap);
+	struct buf recs[MONITOR_ENTRIES] = {{0}};
+	int rc = build_server_entry(srv, &snap, &recs[0]);
+	for (int p = 0; p < SEND_POLICY_N && rc == 0; p++)
+		rc = build_policy_entry((enum send_policy_id)p, &snap, &recs[1 + p]);
+	struct entry_view e[MONITOR_ENTRIES];
+	bool base_found = false;
+	for (int i = 0; i < MONITOR_ENTRIES && rc == 0; i++) {
+		rc = entry_parse(recs[i].data, recs[i].len, &e[i]);
+		if (rc == 0 && e[i].keylen == key->len &&
+		    memcmp(e[i].key, key->data, key->len) == 0)
+			base_found = true;
+	}
+	conn_response_begin(c);
+	int result = rc ? LDAP_OTHER : base_found ? LDAP_SUCCESS : LDAP_NO_SUCH_OBJECT;
+	struct attr_select sel;
+	attr_select_init(&sel, r->attrs, r->nattrs, r->typesonly);
+	int sent = 0;
+	for (int i = 0; i < MONITOR_ENTRIES && result == LDAP_SUCCESS; i++) {
+		if (!in_scope(r->scope, &e[i], key) ||
+		    filter_eval(r->filter, e[i].attrs, e[i].attrslen, &c->w->scratch) !=
+		        FILTER_TRUE)
+			continue;
+		if (r->sizelimit && sent == r->sizelimit) {
+			result = LDAP_SIZELIMIT_EXCEEDED;
+			break;
+		}
+		if (response_entry(&c->out, req->msgid, e[i].op, e[i].oplen, &sel) == 0) {
+			sent++;
+			conn_pdu_queued(c, false);
+		}
+	}
+	if (response_result(&c->out, req->msgid, LDAP_RES_SEARCH_RESULT, result,
+	                    result == LDAP_NO_SUCH_OBJECT ? MONITOR_DN : NULL, NULL, NULL) == 0)
+		conn_pdu_queued(c, true);
+	for (int i = 0; i < MONITOR_ENTRIES; i++)
+		buf_free(&recs[i]);
+}

@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# Send policies observed from outside the server: minidir runs under strace -f
+# while ldapsearch runs a 1-entry and a 1000-entry search; the syscall pattern
+# must be the policy's, and cn=monitor's counters must agree with strace.
+set -u
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+BASE=dc=bench,dc=org
+N=1000
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
+
+if ! strace -f -qq -e trace=none -o /dev/null true 2> /dev/null; then
+	echo "# policy tests skipped: strace cannot trace here (ptrace not permitted)"
+	exit 0
+fi
+
+work=$(mktemp -d /tmp/minidir-policy.XXXXXX)
+server_pid=
+strace_pid=
+stop_server() {
+	[ -n "$server_pid" ] && kill "$server_pid" 2> /dev/null
+	[ -n "$strace_pid" ] && wait "$strace_pid" 2> /dev/null
+	server_pid=
+	strace_pid=
+}
+trap 'stop_server; rm -rf "$work"' EXIT
+
+bench/gen-ldif.sh $N $BASE 300 > "$work/data.ldif"
+write_conf() {
+	cat > "$work/minidir.conf" <<CONF
+listen = 127.0.0.1:0
+database = $work/data.mdb
+suffix = $BASE
+threads = 1
+rootdn = cn=admin,$BASE
+rootpw = secret
+send_policy = $1
+batch_bytes = 4M
+CONF
+}
+write_conf nodelay-once
+"$BUILD/minidir-import" -q -f "$work/minidir.conf" "$work/data.ldif" || { not_ok "import"; exit 1; }
+
+# Counts strace lines matching a regular expression.
+n_of() { grep -cE "$1" "$work/trace" || true; }
+# A value of the policy's cn=monitor entry (read last; its own search is not in it).
+mon() { sed -n "s/^$1: //p" "$work/monitor"; }
+
+for policy in nodelay-once cork-toggle msg-more batch; do
+	write_conf "$policy"
+	strace -f -qq -e trace=sendto,sendmsg,setsockopt -o "$work/trace" \
+		"$BUILD/minidir" -f "$work/minidir.conf" 2> "$work/log" &
+	strace_pid=$!
+	port=
+	for _ in $(seq 1 100); do
+		port=$(sed -n 's#.*listening on ldap://127.0.0.1:\([0-9]*\)/.*#\1#p' "$work/log")
+		[ -n "$port" ] && break
+		sleep 0.05
+	done
+	server_pid=$(pgrep -P "$strace_pid" | head -1)
+	if [ -z "$port" ] || [ -z "$server_pid" ]; then
+		not_ok "$policy: server did not start: $(cat "$work/log")"
+		stop_server
+		continue
+	fi
+	uri=ldap://127.0.0.1:$port
+	one=$(timeout 20 ldapsearch -x -LLL -H "$uri" -b "ou=people,$BASE" "(uid=user.7)" 1.1 | grep -c '^dn:')
+	many=$(timeout 60 ldapsearch -x -LLL -H "$uri" -b "ou=people,$BASE" -s one "(objectClass=*)" | grep -c '^dn:')
+	timeout 20 ldapsearch -x -LLL -H "$uri" -D "cn=admin,$BASE" -w secret -b "cn=$policy,cn=monitor" -s base > "$work/monitor"
+	stop_server
+	[ "$one" = 1 ] && [ "$many" = $N ] || not_ok "$policy: searches returned $one and $many entries"
+
+	# Three connections (two searches and the monitor read), each a bind and a search.
+	conns=3
+	responses=6
+	pdus=$((1 + 2 + 1 + N + 1 + 1 + 2))
+	sends=$(n_of ' (sendto|sendmsg)\(')
+	more=$(n_of 'sendto\(.*MSG_MORE')
+	nodelay=$(n_of 'setsockopt\(.*TCP_NODELAY, \[1\]')
+	cork_on=$(n_of 'setsockopt\(.*TCP_CORK, \[1\]')
+	cork_off=$(n_of 'setsockopt\(.*TCP_CORK, \[0\]')
+	setsockopts=$(n_of 'setsockopt\(.*SOL_TCP')
+	retries=$(($(mon eagain) + $(mon partialWrites)))
+	case $policy in
+	nodelay-once)
+		own_sends=2 own_setsockopt=0
+		[ "$nodelay" = $conns ] && [ "$cork_on$cork_off" = 00 ] &&
+			ok "$policy: one TCP_NODELAY per connection ($nodelay), no TCP_CORK" ||
+			not_ok "$policy: TCP_NODELAY $nodelay (want $conns), TCP_CORK $cork_on/$cork_off"
+		[ "$sends" = $((pdus + retries)) ] && [ "$more" = 0 ] &&
+			ok "$policy: one send per PDU ($sends sends, $pdus PDUs, $retries retries)" ||
+			not_ok "$policy: $sends sends for $pdus PDUs ($retries retries), $more with MSG_MORE"
+		;;
+	cork-toggle)
+		own_sends=2 own_setsockopt=2
+		[ "$cork_on" = $responses ] && [ "$cork_off" = $responses ] && [ "$nodelay" = 0 ] &&
+			ok "$policy: two TCP_CORK setsockopt per response ($cork_on on, $cork_off off for $responses responses), Nagle left on" ||
+			not_ok "$policy: TCP_CORK on $cork_on off $cork_off for $responses responses, TCP_NODELAY $nodelay"
+		[ "$sends" = $((pdus + retries)) ] &&
+			ok "$policy: one send per PDU ($sends)" || not_ok "$policy: $sends sends for $pdus PDUs"
+		# Every response's sends sit between its cork on and cork off.
+		order=$(awk '/TCP_CORK, \[1\]/ { if (c) bad++; c = 1 } /TCP_CORK, \[0\]/ { if (!c) bad++; c = 0 }
+			/sendto\(/ { if (!c) bad++ } END { print bad + 0 }' "$work/trace")
+		[ "$order" = 0 ] && ok "$policy: every send happens while corked" || not_ok "$policy: $order sends outside cork"
+		;;
+	msg-more)
+		own_sends=2 own_setsockopt=0
+		[ "$setsockopts" = $conns ] && [ "$nodelay" = $conns ] &&
+			ok "$policy: no setsockopt per response ($setsockopts TCP_NODELAY for $conns connections)" ||
+			not_ok "$policy: $setsockopts setsockopt calls for $conns connections"
+		[ "$more" = $((pdus - responses)) ] && [ "$((sends - more))" = $((responses + retries)) ] &&
+			ok "$policy: MSG_MORE on every PDU but each response's last ($more with, $((sends - more)) without)" ||
+			not_ok "$policy: $more sends with MSG_MORE (want $((pdus - responses))), $((sends - more)) without (want $responses)"
+		# The last send of every response goes without MSG_MORE: no response ends "more".
+		tail_more=$(awk '/sendto\(/ { last = /MSG_MORE/ } END { print last + 0 }' "$work/trace")
+		[ "$tail_more" = 0 ] && ok "$policy: the final send carries no MSG_MORE" || not_ok "$policy: last send had MSG_MORE"
+		;;
+	batch)
+		own_sends=1 own_setsockopt=0
+		[ "$sends" = $((responses + retries)) ] && [ "$setsockopts" = $conns ] &&
+			ok "$policy: one send per response ($sends sends for $responses responses, $retries retries)" ||
+			not_ok "$policy: $sends sends for $responses responses ($retries retries), $setsockopts setsockopt"
+		;;
+	esac
+	# cn=monitor agrees with strace (the monitor read's own search is after its snapshot).
+	if [ "$(mon sendCalls)" = $((sends - own_sends)) ] &&
+		[ "$(mon setsockoptCalls)" = $((setsockopts - own_setsockopt)) ] &&
+		[ "$(mon pdus)" = $((pdus - 2)) ] && [ "$(mon responses)" = $((responses - 1)) ]; then
+		ok "$policy: cn=monitor agrees with strace (sendCalls $(mon sendCalls), setsockoptCalls $(mon setsockoptCalls), pdus $(mon pdus))"
+	else
+		not_ok "$policy: cn=monitor sendCalls $(mon sendCalls) setsockoptCalls $(mon setsockoptCalls) pdus $(mon pdus) responses $(mon responses); strace $sends sends, $setsockopts setsockopt"
+	fi
+done
+
+echo "# policies: $pass passed, $fail failed"
+[ "$fail" = 0 ]
