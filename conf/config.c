@@ -188,6 +188,15 @@ static int handler(void *user, const char *section, const char *key, const char 
 		           "none",
 		           value, NULL);
 	}
+	if (strcmp(key, "write_timeout") == 0) {
+		char *end;
+		long n = strtol(value, &end, 10);
+		if (end == value || *end || n < 0 || n > 86400)
+			return bad(st, "write_timeout: expected seconds 0..86400, got \"%s\"",
+			           value, NULL);
+		c->write_timeout = (int)n;
+		return 1;
+	}
 	if (strcmp(key, "batch_bytes") == 0)
 		return parse_size(st, &c->batch_bytes, key, value, 512, 16u << 20);
 	if (strcmp(key, "index") == 0)
@@ -207,6 +216,7 @@ static void set_defaults(struct config *c)
 	c->batch_bytes = 64 * 1024;
 	c->max_pdu_bytes = 1024 * 1024;
 	c->max_pending_bytes = 4 * 1024 * 1024;
+	c->write_timeout = 30;
 	for (size_t i = 0; i < sizeof(default_index) / sizeof(default_index[0]); i++)
 		c->index[c->nindex++] = strdup(default_index[i]);
 }

@@ -44,6 +44,7 @@ struct config {
 	size_t max_pdu_bytes;
 	size_t max_pending_bytes;
 	enum monitor_access monitor_access;
+	int write_timeout; /* seconds a client may leave output unread; 0: forever */
 };
 
 /*

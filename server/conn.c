@@ -120,6 +120,7 @@ void conn_close(struct conn *c, const char *why)
 int conn_flush(struct conn *c, int flags)
 {
 	struct send_stats *st = c->stats;
+	bool was_blocked = c->blocked_since != 0, sent_any = false;
 	c->out_more = flags & MSG_MORE;
 	while (buf_pending(&c->out) > 0 && !c->blocked) {
 		size_t want = buf_pending(&c->out);
@@ -139,6 +140,7 @@ int conn_flush(struct conn *c, int flags)
 			return -1;
 		}
 		STAT_ADD(st->bytes, (uint64_t)n);
+		sent_any = true;
 		buf_consume(&c->out, (size_t)n);
 		if ((size_t)n < want) {
 			/* The socket buffer is full: another send now would only see EAGAIN. */
@@ -147,6 +149,8 @@ int conn_flush(struct conn *c, int flags)
 		}
 	}
 	if (c->blocked) {
+		if (!was_blocked || sent_any)
+			c->blocked_since = conn_now();
 		if (buf_pending(&c->out) > server_max_pending_bytes(c->w->srv)) {
 			log_info("conn fd=%d from %s: %zu bytes waiting for a client that does not "
 			         "read (max_pending_bytes); closing",
@@ -157,7 +161,25 @@ int conn_flush(struct conn *c, int flags)
 		update_events(c);
 		return 1;
 	}
+	c->blocked_since = 0;
 	return 0;
+}
+
+time_t conn_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return ts.tv_sec;
+}
+
+void conn_check_write_timeout(struct conn *c, time_t now)
+{
+	int timeout = server_write_timeout(c->w->srv);
+	if (!c->blocked || timeout == 0 || now - c->blocked_since < timeout)
+		return;
+	log_info("conn fd=%d from %s: client has not read for %d s (write_timeout); closing", c->fd,
+	         c->peer, timeout);
+	conn_close(c, "write timeout");
 }
 
 void conn_response_begin(struct conn *c)

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "protocol/tlv.h"
 #include "server/server.h"
@@ -26,6 +27,7 @@ struct conn {
 	struct buf out;
 	bool out_more;            /* the bytes in out end inside a response (MSG_MORE) */
 	bool blocked;             /* the socket refused bytes: waiting for EPOLLOUT */
+	time_t blocked_since;     /* when output last made progress while blocked (0: not) */
 	bool closing;             /* close after this event (output flushed as far as it goes) */
 	bool in_ready;            /* on the worker's ready list */
 	uint32_t events;          /* the epoll mask registered now */
@@ -61,6 +63,12 @@ void conn_pdu_queued(struct conn *c, bool last);
 /* Queues a result PDU (one-PDU response) through the policy. */
 void conn_send_result(struct conn *c, int32_t msgid, unsigned char optag, int rc,
                       const char *matched, const char *message);
+
+/* Closes c if it has been blocked, without progress, for write_timeout seconds. */
+void conn_check_write_timeout(struct conn *c, time_t now);
+
+/* Seconds of CLOCK_MONOTONIC. */
+time_t conn_now(void);
 
 /* Marks c to continue its search on the next loop iteration. */
 void conn_make_ready(struct conn *c);

@@ -112,6 +112,7 @@ int server_init(struct server *srv)
 	srv->rt.batch_bytes = cfg->batch_bytes;
 	srv->rt.max_pending_bytes = cfg->max_pending_bytes;
 	srv->rt.monitor_access = cfg->monitor_access;
+	srv->rt.write_timeout = cfg->write_timeout;
 	if (open_database(srv) < 0)
 		return -1;
 	if (op_rootdse_build(srv) < 0) {
@@ -245,6 +246,10 @@ int server_reload(struct server *srv)
 	if (n.max_pending_bytes != server_max_pending_bytes(srv)) {
 		__atomic_store_n(&srv->rt.max_pending_bytes, n.max_pending_bytes, __ATOMIC_RELAXED);
 		log_info("SIGHUP: max_pending_bytes = %zu", n.max_pending_bytes);
+	}
+	if (n.write_timeout != server_write_timeout(srv)) {
+		__atomic_store_n(&srv->rt.write_timeout, n.write_timeout, __ATOMIC_RELAXED);
+		log_info("SIGHUP: write_timeout = %d", n.write_timeout);
 	}
 	if (n.monitor_access != server_monitor_access(srv)) {
 		__atomic_store_n(&srv->rt.monitor_access, n.monitor_access, __ATOMIC_RELAXED);

@@ -47,6 +47,7 @@ struct runtime {
 	size_t batch_bytes;
 	size_t max_pending_bytes;
 	enum monitor_access monitor_access;
+	int write_timeout;
 };
 
 struct server {
@@ -89,6 +90,10 @@ static inline size_t server_batch_bytes(struct server *srv)
 static inline size_t server_max_pending_bytes(struct server *srv)
 {
 	return __atomic_load_n(&srv->rt.max_pending_bytes, __ATOMIC_RELAXED);
+}
+static inline int server_write_timeout(struct server *srv)
+{
+	return __atomic_load_n(&srv->rt.write_timeout, __ATOMIC_RELAXED);
 }
 static inline enum monitor_access server_monitor_access(struct server *srv)
 {

@@ -73,8 +73,10 @@ void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct epoll_event events[WORKER_EVENTS];
+	time_t last_sweep = conn_now();
 	for (;;) {
-		int n = epoll_wait(w->epfd, events, WORKER_EVENTS, w->ready ? 0 : -1);
+		/* Wakes once a second at most, to close clients past write_timeout. */
+		int n = epoll_wait(w->epfd, events, WORKER_EVENTS, w->ready ? 0 : 1000);
 		if (n < 0 && errno != EINTR) {
 			log_error("worker %d: epoll_wait: %s", w->id, strerror(errno));
 			break;
@@ -92,6 +94,14 @@ void *worker_main(void *arg)
 				conn_event(ptr, events[i].events);
 		}
 		run_ready(w);
+		time_t now = conn_now();
+		if (now != last_sweep) {
+			last_sweep = now;
+			for (struct conn *c = w->conns, *next; c; c = next) {
+				next = c->next;
+				conn_check_write_timeout(c, now);
+			}
+		}
 	}
 	while (w->conns)
 		conn_close(w->conns, "server stopping");

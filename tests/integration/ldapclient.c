@@ -5,7 +5,7 @@
  *
  *   ldapclient garbage HOST PORT
  *   ldapclient pipeline HOST PORT BASE
- *   ldapclient stall HOST PORT BASE
+ *   ldapclient stall HOST PORT BASE [HOLD_SECONDS]
  *   ldapclient concurrent HOST PORT BASE N
  *
  * Prints "ok - ..." lines; exits 1 on the first failure.
@@ -223,7 +223,7 @@ static double now(void)
 }
 
 /* A client that sends many searches and never reads must not stall others. */
-static void cmd_stall(const char *base)
+static void cmd_stall(const char *base, int hold)
 {
 	int fd = connect_raw(4096);
 	size_t sent = 0;
@@ -266,6 +266,7 @@ static void cmd_stall(const char *base)
 	printf("ok - stall: a client that never reads (%zu bytes of requests sent) does not "
 	       "block 20 other clients\n",
 	       sent);
+	sleep((unsigned)hold); /* still not reading: write_timeout may close us */
 	close(fd);
 }
 
@@ -328,7 +329,7 @@ int main(int argc, char **argv)
 	else if (strcmp(cmd, "pipeline") == 0 && argc > 4)
 		cmd_pipeline(base);
 	else if (strcmp(cmd, "stall") == 0 && argc > 4)
-		cmd_stall(base);
+		cmd_stall(base, argc > 5 ? atoi(argv[5]) : 0);
 	else if (strcmp(cmd, "concurrent") == 0 && argc > 5)
 		cmd_concurrent(base, atoi(argv[5]));
 	else {

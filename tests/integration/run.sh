@@ -34,6 +34,7 @@ threads = 2
 rootdn = cn=admin,$BASE
 rootpw = root-secret
 index = objectClass, uid, cn, mail, member
+write_timeout = 2
 CONF
 
 # --- import -----------------------------------------------------------------
@@ -202,7 +203,7 @@ kill -HUP "$server_pid"
 
 # --- protocol robustness (libldap and raw sockets) ----------------------------------
 client=$BUILD/tests/integration/ldapclient
-for t in "garbage" "pipeline $BASE" "stall $BASE" "concurrent $BASE 40"; do
+for t in "garbage" "pipeline $BASE" "stall $BASE 4" "concurrent $BASE 40"; do
 	set -- $t
 	cmd=$1
 	shift
@@ -213,6 +214,7 @@ for t in "garbage" "pipeline $BASE" "stall $BASE" "concurrent $BASE 40"; do
 	fi
 done
 expect_count "server still answers after the robustness tests" 1 -b "$PEOPLE" -s base
+expect_grep "a client that never reads is closed after write_timeout" "has not read for 2 s (write_timeout); closing" cat "$work/server.log"
 
 # --- export / re-import ----------------------------------------------------------------
 "$BUILD/minidir-export" -f "$work/minidir.conf" > "$work/export1.ldif"
