@@ -4,8 +4,13 @@
 # Debian 12 machine needs nothing else. Does nothing when all are present.
 set -eu
 
+# "deps.sh bench" adds what the benchmarks need (packet captures, charts, the slapd peer).
+BENCH_PKGS="tcpdump gnuplot-nox ethtool iproute2 slapd linux-perf"
+
 PKGS="build-essential pkg-config libldap-dev liblmdb-dev lmdb-utils check \
 libsubunit-dev ldap-utils libinih-dev libssl-dev libcrypt-dev strace clang-format"
+
+[ "${1:-}" = bench ] && PKGS="$PKGS $BENCH_PKGS"
 
 missing=""
 for p in $PKGS; do

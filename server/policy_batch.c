@@ -1,11 +1,13 @@
 /*
  * batch: TCP_NODELAY at accept; a response's PDUs gather in the output buffer
- * and leave with one send when the response ends or batch_bytes are waiting.
+ * and leave with one send when the response ends or batch_bytes are waiting
+ * (then with MSG_MORE, as the response goes on).
  * When further complete requests are already buffered on the connection, the
  * flush waits for their responses too (conn.c flushes after the last one).
  */
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/socket.h>
 
 #include "server/conn.h"
 
@@ -21,8 +23,10 @@ static void batch_response_begin(struct conn *c)
 
 static void batch_pdu_end(struct conn *c, bool last)
 {
+	/* A full buffer mid-response goes with MSG_MORE: the kernel keeps the tail
+	 * of the last segment for the bytes that follow instead of sending it short. */
 	if (buf_pending(&c->out) >= server_batch_bytes(c->w->srv))
-		conn_flush(c, 0);
+		conn_flush(c, last ? 0 : MSG_MORE);
 	else if (last && !conn_has_buffered_request(c))
 		conn_flush(c, 0);
 }

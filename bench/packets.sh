@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# bench/packets.sh: how each send policy cuts a 1000-entry search response into
+# TCP segments. Two network namespaces joined by a veth pair (MTU 1500, offloads
+# off so the capture sees real segments); minidir in one, ldapsearch in the
+# other, tcpdump on the server side. Prints, per policy, the data segments and
+# the top-5 segment sizes (as the ceph MSG_SENDPAGE_NOTLAST commit did), and
+# draws bench/results/packets.png. Needs root; skipped with a message otherwise.
+#
+#   bench/packets.sh [ENTRIES] [ENTRY_BYTES]     (defaults 1000 and 1024)
+#
+# Segment counts depend on when ACKs come back, so each policy runs REPEAT
+# times (default 3); the table shows every run's count and the median run's
+# histogram.
+set -u
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+N=${1:-1000}
+REPEAT=${REPEAT:-3}
+SIZE=${2:-1024}
+BASE=dc=bench,dc=org
+SRV=minidir-pkt-srv
+CLI=minidir-pkt-cli
+SRV_IP=10.203.0.1
+CLI_IP=10.203.0.2
+OUT=bench/results
+
+if [ "$(id -u)" -ne 0 ] || ! ip netns add "$SRV" 2> /dev/null; then
+	echo "bench/packets: skipped: needs root and network namespaces (ip netns)"
+	exit 0
+fi
+for tool in tcpdump ldapsearch; do
+	command -v $tool > /dev/null || { echo "bench/packets: skipped: $tool is missing (scripts/deps.sh bench)"; ip netns del "$SRV"; exit 0; }
+done
+
+work=$(mktemp -d /tmp/minidir-packets.XXXXXX)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2> /dev/null; wait "$p" 2> /dev/null; done
+	ip netns del "$SRV" 2> /dev/null
+	ip netns del "$CLI" 2> /dev/null
+	if [ -n "${KEEP:-}" ]; then echo "kept: $work" >&2; else rm -rf "$work"; fi
+}
+trap cleanup EXIT
+
+ip netns add "$CLI"
+ip link add mdpkt0 type veth peer name mdpkt1
+ip link set mdpkt0 netns "$SRV"
+ip link set mdpkt1 netns "$CLI"
+ip -n "$SRV" addr add $SRV_IP/24 dev mdpkt0
+ip -n "$CLI" addr add $CLI_IP/24 dev mdpkt1
+for ns_dev in "$SRV mdpkt0" "$CLI mdpkt1"; do
+	set -- $ns_dev
+	ip -n "$1" link set "$2" mtu 1500 up
+	ip -n "$1" link set lo up
+	# Without this the capture shows 64 KiB GSO super-segments instead of wire segments.
+	ip netns exec "$1" ethtool -K "$2" tso off gso off gro off > /dev/null 2>&1 || true
+done
+
+bench/gen-ldif.sh "$N" "$BASE" "$SIZE" > "$work/data.ldif"
+conf() {
+	cat > "$work/minidir.conf" <<CONF
+listen = $SRV_IP:3389
+database = $work/data.mdb
+suffix = $BASE
+threads = 1
+send_policy = $1
+CONF
+}
+conf nodelay-once
+"$BUILD/minidir-import" -q -f "$work/minidir.conf" "$work/data.ldif" || exit 1
+
+mkdir -p "$OUT"
+: > "$work/summary"
+printf '%-13s %-17s %9s %8s   %s\n' policy "segments (runs)" bytes "%full" "top-5 segment sizes of the median run (size x count)"
+# capture POLICY RUN: one search under tcpdump; leaves $work/POLICY.RUN.sizes
+capture() {
+	local policy=$1 run=$2 spid tpid got
+	conf "$policy"
+	ip netns exec "$SRV" "$BUILD/minidir" -f "$work/minidir.conf" 2> "$work/log.$policy" &
+	spid=$!
+	pids+=("$spid")
+	for _ in $(seq 1 100); do grep -q listening "$work/log.$policy" && break; sleep 0.05; done
+	ip netns exec "$SRV" tcpdump -i mdpkt0 --immediate-mode -nn -s 128 -w "$work/pcap" "tcp src port 3389" 2> "$work/tcpdump.log" &
+	tpid=$!
+	pids+=("$tpid")
+	sleep 1
+	got=$(timeout 60 ip netns exec "$CLI" ldapsearch -x -LLL -H "ldap://$SRV_IP:3389" -b "ou=people,$BASE" -s one "(objectClass=*)" | grep -c '^dn:')
+	sleep 0.5
+	kill "$tpid"; wait "$tpid" 2> /dev/null
+	kill "$spid"; wait "$spid" 2> /dev/null
+	[ "$got" = "$N" ] || echo "warning: $policy returned $got entries, expected $N" >&2
+	# Payload sizes of the server's data segments.
+	tcpdump -r "$work/pcap" -nn -q 2> /dev/null | sed -n 's/.* tcp \([0-9]*\)$/\1/p' | awk '$1 > 0' > "$work/$policy.$run.sizes"
+}
+for policy in nodelay-once cork-toggle msg-more batch; do
+	runs=""
+	for run in $(seq 1 "$REPEAT"); do
+		capture "$policy" "$run"
+		runs="$runs $(wc -l < "$work/$policy.$run.sizes"):$run"
+	done
+	median=$(echo $runs | tr ' ' '\n' | sort -t: -k1,1n | sed -n "$(( (REPEAT + 1) / 2 ))p")
+	sizes=$work/$policy.${median#*:}.sizes
+	segs=${median%%:*}
+	bytes=$(awk '{ s += $1 } END { print s + 0 }' "$sizes")
+	mss=$(sort -n "$sizes" | tail -1)
+	full=$(awk -v m="$mss" '$1 == m { f++ } END { printf "%.1f", 100 * f / (NR ? NR : 1) }' "$sizes")
+	top=$(sort -n "$sizes" | uniq -c | sort -k1,1nr -k2,2nr | head -5 | awk '{ printf "%sx%s  ", $2, $1 }')
+	all=$(echo $runs | tr ' ' '\n' | cut -d: -f1 | paste -sd/)
+	printf '%-13s %5d %-11s %9d %7s%%   %s\n' "$policy" "$segs" "($all)" "$bytes" "$full" "$top"
+	printf '%s %d\n' "$policy" "$segs" >> "$work/summary"
+done
+
+if command -v gnuplot > /dev/null; then
+	gnuplot <<PLOT 2> /dev/null && echo "chart: $OUT/packets.png"
+set terminal png size 800,480
+set output "$OUT/packets.png"
+set title "TCP data segments for one $N-entry search response (MTU 1500, median of $REPEAT)"
+set style fill solid 0.6
+set boxwidth 0.6
+set ylabel "segments"
+set yrange [0:*]
+set offsets 0,0,graph 0.12,0
+set grid ytics
+plot "$work/summary" using 0:2:xtic(1) with boxes notitle, "" using 0:2:2 with labels offset 0,1 notitle
+PLOT
+fi
