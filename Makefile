@@ -24,7 +24,7 @@ EXAMPLE  := examples/example.ldif
 LIB_SRC  := $(wildcard protocol/*.c storage/*.c conf/*.c) $(filter-out server/main.c,$(wildcard server/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
 LIB      := $(B)/libminidir.a
-BINS     := $(B)/minidir $(B)/minidir-import $(B)/minidir-export
+BINS     := $(B)/minidir $(B)/minidir-import $(B)/minidir-export $(B)/searchrate
 UNIT_SRC := $(wildcard tests/*/test_*.c)
 UNIT_BIN := $(UNIT_SRC:%.c=$(B)/%)
 ITEST_BIN := $(B)/tests/integration/ldapclient
@@ -49,6 +49,9 @@ $(B)/minidir-import: $(B)/tools/minidir_import.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(B)/minidir-export: $(B)/tools/minidir_export.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/searchrate: $(B)/tools/searchrate.o
+	$(CC) $(LDFLAGS) -o $@ $^ -lldap -llber -lpthread -lm
 
 $(UNIT_BIN) $(ITEST_BIN): %: %.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(CHECK_LIBS)

@@ -50,11 +50,15 @@ static int parse_size(struct parse_state *st, size_t *dst, const char *key, cons
 {
 	char *end;
 	errno = 0;
-	unsigned long long v = strtoull(value, &end, 10);
+	unsigned long long v = strtoull(value, &end, 10), mult = 1;
 	if (*end == 'k' || *end == 'K')
-		v *= 1024, end++;
+		mult = 1024, end++;
 	else if (*end == 'm' || *end == 'M')
-		v *= 1024 * 1024, end++;
+		mult = 1024 * 1024, end++;
+	if (v > max / mult)
+		v = (unsigned long long)max + 1; /* out of range, reported below */
+	else
+		v *= mult;
 	if (errno || end == value || *end || value[0] == '-' || v < min || v > max) {
 		char range[64];
 		snprintf(range, sizeof(range), "%zu..%zu", min, max);
@@ -208,6 +212,28 @@ static int handler(void *user, const char *section, const char *key, const char 
 	return bad(st, "unknown key \"%s\"", key, NULL);
 }
 
+/* libinih splits lines longer than its buffer; refuse them with their line number. */
+static int check_line_lengths(const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0; /* ini_parse reports it */
+	int lineno = 1, col = 0, c, rc = 0;
+	while ((c = getc(f)) != EOF) {
+		if (c == '\n') {
+			lineno++;
+			col = 0;
+		} else if (++col == CONFIG_MAX_LINE) {
+			snprintf(err, errlen, "%s:%d: line longer than %d characters", path, lineno,
+			         CONFIG_MAX_LINE - 1);
+			rc = -1;
+			break;
+		}
+	}
+	fclose(f);
+	return rc;
+}
+
 static void set_defaults(struct config *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -221,12 +247,14 @@ static void set_defaults(struct config *c)
 		c->index[c->nindex++] = strdup(default_index[i]);
 }
 
-int config_load(struct config *cfg, const char *path, char *err, size_t errlen)
+static int load(struct config *cfg, const char *path, char *err, size_t errlen)
 {
 	set_defaults(cfg);
 	snprintf(cfg->path, sizeof(cfg->path), "%s", path);
 	char why[512] = "";
 	struct parse_state st = {.cfg = cfg, .why = why, .whylen = sizeof(why)};
+	if (check_line_lengths(path, err, errlen) < 0)
+		return -1;
 	int line = ini_parse(path, handler, &st);
 	if (line < 0) {
 		snprintf(err, errlen, "%s: %s", path,
@@ -253,6 +281,14 @@ int config_load(struct config *cfg, const char *path, char *err, size_t errlen)
 		cfg->nlisten = 1;
 	}
 	return 0;
+}
+
+int config_load(struct config *cfg, const char *path, char *err, size_t errlen)
+{
+	int rc = load(cfg, path, err, errlen);
+	if (rc < 0)
+		config_free(cfg); /* nothing is owed by a caller whose load failed */
+	return rc;
 }
 
 void config_free(struct config *cfg)

@@ -11,6 +11,8 @@
 
 #define CONFIG_MAX_LISTEN 16
 #define CONFIG_MAX_INDEX 32
+/* Longest line libinih reads whole, with its newline (INI_MAX_LINE). */
+#define CONFIG_MAX_LINE 200
 
 enum send_policy_id {
 	SEND_CORK_TOGGLE,
@@ -49,7 +51,7 @@ struct config {
 
 /*
  * Reads path into cfg (defaults first, then the file). Returns 0, or -1 with
- * "path:line: reason" (or "path: reason") in err.
+ * "path:line: reason" (or "path: reason") in err; cfg then owns nothing.
  */
 int config_load(struct config *cfg, const char *path, char *err, size_t errlen);
 void config_free(struct config *cfg);

@@ -13,7 +13,15 @@ static int ava_cmp(const void *a, const void *b)
 	int c = memcmp(x->la_attr.bv_val, y->la_attr.bv_val, n);
 	if (c)
 		return c;
-	return (x->la_attr.bv_len > y->la_attr.bv_len) - (x->la_attr.bv_len < y->la_attr.bv_len);
+	if (x->la_attr.bv_len != y->la_attr.bv_len)
+		return x->la_attr.bv_len < y->la_attr.bv_len ? -1 : 1;
+	/* Same type twice (cn=a+cn=b): order by value. */
+	n = x->la_value.bv_len < y->la_value.bv_len ? x->la_value.bv_len : y->la_value.bv_len;
+	c = memcmp(x->la_value.bv_val, y->la_value.bv_val, n);
+	if (c)
+		return c;
+	return (x->la_value.bv_len > y->la_value.bv_len) -
+	       (x->la_value.bv_len < y->la_value.bv_len);
 }
 
 /* Rewrites every AVA of dn in its normal form (see dn.h). */

@@ -3,10 +3,10 @@
  * to a normal form once (at import for indexes, at decode for filter
  * assertions) and then compared byte for byte.
  *
- * The rule of an attribute comes from a small built-in table (DN-valued,
- * telephone, integer, octet-string attributes); every other attribute uses
- * caseIgnoreMatch. Case folding covers ASCII letters; other UTF-8 is compared
- * as is.
+ * The rules of an attribute come from the schema (protocol/schema.h) when one
+ * is loaded, else from a small built-in table (DN-valued, telephone, integer,
+ * octet-string attributes) with caseIgnoreMatch for the rest. Case folding
+ * covers ASCII letters; other UTF-8 is compared as is.
  */
 #ifndef MINIDIR_PROTOCOL_MATCH_H
 #define MINIDIR_PROTOCOL_MATCH_H
@@ -21,11 +21,16 @@ enum match_rule {
 	MATCH_TELEPHONE,   /* telephoneNumberMatch: spaces and hyphens ignored */
 	MATCH_INTEGER,     /* integerMatch: leading zeros and '+' ignored */
 	MATCH_DN,          /* distinguishedNameMatch: normalized DNs */
-	MATCH_OCTET        /* octetStringMatch: bytes as they are */
+	MATCH_OCTET,       /* octetStringMatch: bytes as they are */
+	MATCH_NUMERIC,     /* numericStringMatch: spaces ignored */
+	MATCH_NONE         /* the attribute has no such rule: assertions are Undefined */
 };
 
 /* The equality rule for the attribute named name[0..len) (any case). */
 enum match_rule match_rule_for(const char *name, size_t len);
+
+/* The rule a matching rule name or OID stands for (MATCH_NONE if unknown). */
+enum match_rule match_rule_named(const char *rule);
 
 /*
  * Appends the normal form of in[0..len) under rule to out (not NUL-terminated).

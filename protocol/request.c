@@ -1,5 +1,7 @@
 #include "protocol/request.h"
 
+#include "protocol/tlv.h"
+
 #include <ldap.h>
 #include <stdint.h>
 #include <string.h>
@@ -61,6 +63,10 @@ static int decode_search(BerElement *ber, struct search_request *s, const char *
 		return -1;
 	}
 	s->nattrs = 0;
+	if (ber_peek_tag(ber, &len) != LBER_SEQUENCE) {
+		*why = "malformed SearchRequest attribute list";
+		return -1;
+	}
 	for (ber_tag_t t = ber_first_element(ber, &len, &last); t != LBER_DEFAULT;
 	     t = ber_next_element(ber, &len, last)) {
 		if (s->nattrs == REQUEST_MAX_ATTRS) {
@@ -86,13 +92,13 @@ static int decode_int(const struct berval *v, ber_int_t *out)
 	return 0;
 }
 
-/* Reads the optional Controls; notes whether any is critical. */
+/* Reads the Controls element; notes whether any is critical. */
 static int decode_controls(BerElement *ber, struct ldap_request *req)
 {
 	ber_len_t len;
 	char *last;
 	if (ber_peek_tag(ber, &len) != LDAP_TAG_CONTROLS)
-		return 0;
+		return -1;
 	for (ber_tag_t t = ber_first_element(ber, &len, &last); t != LBER_DEFAULT;
 	     t = ber_next_element(ber, &len, last)) {
 		struct berval oid, value;
@@ -131,9 +137,20 @@ int request_decode(BerElement *ber, const unsigned char *pdu, size_t len, struct
 	struct berval op;
 	if (req->op == LBER_DEFAULT || ber_skip_element(ber, &op) == LBER_DEFAULT)
 		return -1;
-	if (decode_controls(ber, req) < 0) {
-		*why = "malformed controls";
-		return -1;
+	/* Whatever follows the operation must be one well-formed Controls element. */
+	const unsigned char *rest = (const unsigned char *)op.bv_val + op.bv_len;
+	size_t nrest = (size_t)(pdu + len - rest);
+	if (nrest > 0) {
+		struct berval cbv = {nrest, (char *)rest};
+		unsigned char ctag;
+		const unsigned char *p = rest, *cval;
+		size_t clen;
+		ber_init2(ber, &cbv, LBER_USE_DER);
+		if (!tlv_read(&p, rest + nrest, &ctag, &cval, &clen) || p != rest + nrest ||
+		    decode_controls(ber, req) < 0) {
+			*why = "malformed controls";
+			return -1;
+		}
 	}
 	/* The operation's content (ber_skip_element gives it without tag and length). */
 	ber_init2(ber, &op, LBER_USE_DER);

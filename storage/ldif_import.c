@@ -196,7 +196,7 @@ static int import_records(struct importer *im, LDIFFP *fp)
 		struct berval bv = {strlen(rbuf), rbuf};
 		LDIFRecord lr;
 		memset(&lr, 0, sizeof(lr));
-		if (ldap_parse_ldif_record(&bv, bad_line, &lr, "minidir-import",
+		if (ldap_parse_ldif_record(&bv, im->line, &lr, "minidir-import",
 		                           LDIF_DEFAULT_ADD | LDIF_NO_CONTROLS) != 0) {
 			report(im, bad_line, "LDIF syntax error");
 			rc = -1;

@@ -87,7 +87,7 @@ static struct berval *encode(BerElement *ber)
 static struct berval *search_pdu(int msgid, const char *base)
 {
 	BerElement *ber = ber_alloc_t(LBER_USE_DER);
-	if (ber_printf(ber, "{it{seeiibts}{}}", msgid, (ber_tag_t)LDAP_REQ_SEARCH, base,
+	if (ber_printf(ber, "{it{seeiibts{}}}", msgid, (ber_tag_t)LDAP_REQ_SEARCH, base,
 	               LDAP_SCOPE_SUBTREE, LDAP_DEREF_NEVER, 0, 0, 0,
 	               (ber_tag_t)LDAP_FILTER_PRESENT, "objectClass") < 0)
 		FAIL("ber_printf search");

@@ -17,7 +17,7 @@ cleanup() {
 		kill "$server_pid"
 		wait "$server_pid" 2>/dev/null
 	fi
-	rm -rf "$work"
+	[ -n "${KEEP:-}" ] || rm -rf "$work"
 }
 trap cleanup EXIT
 
@@ -213,6 +213,11 @@ for t in "garbage" "pipeline $BASE" "stall $BASE 4" "concurrent $BASE 40"; do
 		not_ok "ldapclient $cmd: $out"
 	fi
 done
+if out=$(BUILD=$BUILD tests/integration/searchrate_test.sh 127.0.0.1 "$port" 2>&1); then
+	while IFS= read -r l; do case $l in "ok - "*) ok "searchrate: ${l#ok - }" ;; esac; done <<< "$out"
+else
+	not_ok "searchrate: $(grep -v '^ok' <<< "$out" | head -5)"
+fi
 expect_count "server still answers after the robustness tests" 1 -b "$PEOPLE" -s base
 expect_grep "a client that never reads is closed after write_timeout" "has not read for 2 s (write_timeout); closing" cat "$work/server.log"
 

@@ -1,0 +1,390 @@
+#include "protocol/schema.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <ldap.h>
+#include <ldap_schema.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdint.h>
+#include <strings.h>
+
+/*
+ * Operational attributes and classes servers define themselves (slapd has them
+ * built in, so the .schema files do not carry them). Texts from RFC 4512
+ * (subschema, features), RFC 4530 (entryUUID), RFC 5020 (entryDN), RFC 3045
+ * (vendor) and draft-boreham-numsubordinates.
+ */
+static const char *const builtin_attrs[] = {
+    "( 2.5.4.0 NAME 'objectClass' EQUALITY objectIdentifierMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.38 )",
+    "( 2.5.21.9 NAME 'structuralObjectClass' EQUALITY objectIdentifierMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.38 SINGLE-VALUE NO-USER-MODIFICATION "
+    "USAGE directoryOperation )",
+    "( 2.5.18.1 NAME 'createTimestamp' EQUALITY generalizedTimeMatch "
+    "ORDERING generalizedTimeOrderingMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.24 "
+    "SINGLE-VALUE NO-USER-MODIFICATION USAGE directoryOperation )",
+    "( 2.5.18.2 NAME 'modifyTimestamp' EQUALITY generalizedTimeMatch "
+    "ORDERING generalizedTimeOrderingMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.24 "
+    "SINGLE-VALUE NO-USER-MODIFICATION USAGE directoryOperation )",
+    "( 2.5.18.9 NAME 'hasSubordinates' EQUALITY booleanMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.7 SINGLE-VALUE NO-USER-MODIFICATION "
+    "USAGE directoryOperation )",
+    "( 1.3.6.1.4.1.453.16.2.103 NAME 'numSubordinates' EQUALITY integerMatch "
+    "ORDERING integerOrderingMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE "
+    "NO-USER-MODIFICATION USAGE dSAOperation )",
+    "( 2.5.18.10 NAME 'subschemaSubentry' EQUALITY distinguishedNameMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.12 SINGLE-VALUE NO-USER-MODIFICATION "
+    "USAGE directoryOperation )",
+    "( 1.3.6.1.1.20 NAME 'entryDN' EQUALITY distinguishedNameMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.12 SINGLE-VALUE NO-USER-MODIFICATION "
+    "USAGE directoryOperation )",
+    "( 1.3.6.1.1.16.4 NAME 'entryUUID' EQUALITY UUIDMatch ORDERING UUIDOrderingMatch "
+    "SYNTAX 1.3.6.1.1.16.1 SINGLE-VALUE NO-USER-MODIFICATION USAGE directoryOperation )",
+    "( 2.5.21.5 NAME 'attributeTypes' EQUALITY objectIdentifierFirstComponentMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.3 USAGE directoryOperation )",
+    "( 2.5.21.6 NAME 'objectClasses' EQUALITY objectIdentifierFirstComponentMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.37 USAGE directoryOperation )",
+    "( 1.3.6.1.4.1.1466.101.120.5 NAME 'namingContexts' "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.12 USAGE dSAOperation )",
+    "( 1.3.6.1.4.1.1466.101.120.13 NAME 'supportedControl' "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.38 USAGE dSAOperation )",
+    "( 1.3.6.1.4.1.1466.101.120.7 NAME 'supportedExtension' "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.38 USAGE dSAOperation )",
+    "( 1.3.6.1.4.1.4203.1.3.5 NAME 'supportedFeatures' EQUALITY objectIdentifierMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.38 USAGE dSAOperation )",
+    "( 1.3.6.1.4.1.1466.101.120.15 NAME 'supportedLDAPVersion' "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 USAGE dSAOperation )",
+    "( 1.3.6.1.4.1.1466.101.120.14 NAME 'supportedSASLMechanisms' "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.15 USAGE dSAOperation )",
+    "( 1.3.6.1.1.4 NAME 'vendorName' EQUALITY caseExactIA5Match "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.26 SINGLE-VALUE NO-USER-MODIFICATION "
+    "USAGE dSAOperation )",
+    "( 1.3.6.1.1.5 NAME 'vendorVersion' EQUALITY caseExactIA5Match "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.26 SINGLE-VALUE NO-USER-MODIFICATION "
+    "USAGE dSAOperation )",
+};
+
+static const char *const builtin_classes[] = {
+    "( 2.5.6.0 NAME 'top' ABSTRACT MUST objectClass )",
+    "( 1.3.6.1.4.1.1466.101.120.111 NAME 'extensibleObject' SUP top AUXILIARY )",
+    "( 2.5.20.1 NAME 'subschema' AUXILIARY MAY ( attributeTypes $ objectClasses ) )",
+    "( 2.5.6.1 NAME 'alias' SUP top STRUCTURAL MUST aliasedObjectName )",
+};
+
+/* Name -> type lookup: open addressing over lowercased names and OIDs. */
+#define SCHEMA_SLOTS 4096
+
+struct slot {
+	char *key;
+	const void *value;
+};
+
+static struct {
+	bool loaded;
+	struct schema_attr **attrs;
+	size_t nattrs;
+	struct schema_oc **ocs;
+	size_t nocs;
+	struct slot attr_slots[SCHEMA_SLOTS];
+	struct slot oc_slots[SCHEMA_SLOTS];
+	LDAPAttributeType **raw; /* parsed definitions, for SUP resolution */
+} S;
+
+static size_t hash(const char *s, size_t len)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)tolower((unsigned char)s[i])) * 1099511628211ULL;
+	return (size_t)h;
+}
+
+static const void *lookup(const struct slot *t, const char *name, size_t len)
+{
+	for (size_t i = hash(name, len) % SCHEMA_SLOTS, n = 0; t[i].key && n < SCHEMA_SLOTS;
+	     i = (i + 1) % SCHEMA_SLOTS, n++)
+		if (strlen(t[i].key) == len && strncasecmp(t[i].key, name, len) == 0)
+			return t[i].value;
+	return NULL;
+}
+
+static int insert(struct slot *t, const char *name, const void *value)
+{
+	size_t len = strlen(name);
+	if (lookup(t, name, len))
+		return 0; /* first definition wins */
+	for (size_t i = hash(name, len) % SCHEMA_SLOTS, n = 0; n < SCHEMA_SLOTS;
+	     i = (i + 1) % SCHEMA_SLOTS, n++) {
+		if (!t[i].key) {
+			t[i].key = strdup(name);
+			t[i].value = value;
+			return t[i].key ? 0 : -1;
+		}
+	}
+	return -1;
+}
+
+static int add_attr(const char *def, char *err, size_t errlen, const char *where)
+{
+	int code;
+	const char *errp;
+	LDAPAttributeType *at = ldap_str2attributetype(def, &code, &errp, LDAP_SCHEMA_ALLOW_ALL);
+	if (!at) {
+		snprintf(err, errlen, "%s: %s near \"%.20s\"", where, ldap_scherr2str(code), errp);
+		return -1;
+	}
+	if (lookup(S.attr_slots, at->at_oid, strlen(at->at_oid))) {
+		ldap_attributetype_free(at); /* defined already (built-in or earlier file) */
+		return 0;
+	}
+	struct schema_attr *a = calloc(1, sizeof(*a));
+	struct schema_attr **grown = realloc(S.attrs, (S.nattrs + 1) * sizeof(*grown));
+	LDAPAttributeType **raw = realloc(S.raw, (S.nattrs + 1) * sizeof(*raw));
+	if (grown)
+		S.attrs = grown;
+	if (raw)
+		S.raw = raw;
+	if (!a || !grown || !raw) {
+		free(a);
+		ldap_attributetype_free(at);
+		snprintf(err, errlen, "%s: out of memory", where);
+		return -1;
+	}
+	a->oid = at->at_oid;
+	a->names = at->at_names;
+	a->name = a->names && a->names[0] ? a->names[0] : a->oid;
+	a->operational = at->at_usage != 0;
+	a->single_value = at->at_single_value;
+	a->eq = match_rule_named(at->at_equality_oid);
+	a->ord = match_rule_named(at->at_ordering_oid);
+	a->sub = match_rule_named(at->at_substr_oid);
+	a->definition = ldap_attributetype2str(at);
+	S.raw[S.nattrs] = at;
+	S.attrs[S.nattrs++] = a;
+	if (insert(S.attr_slots, a->oid, a) < 0)
+		return -1;
+	for (int i = 0; a->names && a->names[i]; i++)
+		if (insert(S.attr_slots, a->names[i], a) < 0)
+			return -1;
+	return 0;
+}
+
+static int add_class(const char *def, char *err, size_t errlen, const char *where)
+{
+	int code;
+	const char *errp;
+	LDAPObjectClass *oc = ldap_str2objectclass(def, &code, &errp, LDAP_SCHEMA_ALLOW_ALL);
+	if (!oc) {
+		snprintf(err, errlen, "%s: %s near \"%.20s\"", where, ldap_scherr2str(code), errp);
+		return -1;
+	}
+	if (lookup(S.oc_slots, oc->oc_oid, strlen(oc->oc_oid))) {
+		ldap_objectclass_free(oc);
+		return 0;
+	}
+	struct schema_oc *c = calloc(1, sizeof(*c));
+	struct schema_oc **grown = realloc(S.ocs, (S.nocs + 1) * sizeof(*grown));
+	if (grown)
+		S.ocs = grown;
+	if (!c || !grown) {
+		free(c);
+		ldap_objectclass_free(oc);
+		return -1;
+	}
+	c->oid = strdup(oc->oc_oid);
+	c->name = strdup(oc->oc_names && oc->oc_names[0] ? oc->oc_names[0] : oc->oc_oid);
+	c->sup = oc->oc_sup_oids && oc->oc_sup_oids[0] ? strdup(oc->oc_sup_oids[0]) : NULL;
+	c->kind = oc->oc_kind == LDAP_SCHEMA_ABSTRACT    ? SCHEMA_OC_ABSTRACT
+	          : oc->oc_kind == LDAP_SCHEMA_AUXILIARY ? SCHEMA_OC_AUXILIARY
+	                                                 : SCHEMA_OC_STRUCTURAL;
+	c->definition = ldap_objectclass2str(oc);
+	S.ocs[S.nocs++] = c;
+	int rc = insert(S.oc_slots, c->oid, c);
+	for (int i = 0; rc == 0 && oc->oc_names && oc->oc_names[i]; i++)
+		rc = insert(S.oc_slots, oc->oc_names[i], c);
+	ldap_objectclass_free(oc);
+	return rc;
+}
+
+/* Fills rules a type lacks from its superior types (SUP chains are short). */
+static void inherit_rules(void)
+{
+	for (size_t i = 0; i < S.nattrs; i++) {
+		struct schema_attr *a = S.attrs[i];
+		const char *sup = S.raw[i]->at_sup_oid;
+		for (int depth = 0; sup && depth < 8; depth++) {
+			const struct schema_attr *s = lookup(S.attr_slots, sup, strlen(sup));
+			if (!s)
+				break;
+			if (a->eq == MATCH_NONE && !S.raw[i]->at_equality_oid)
+				a->eq = s->eq;
+			if (a->ord == MATCH_NONE && !S.raw[i]->at_ordering_oid)
+				a->ord = s->ord;
+			if (a->sub == MATCH_NONE && !S.raw[i]->at_substr_oid)
+				a->sub = s->sub;
+			size_t k = (size_t)(s - s); /* find s's raw definition for its own SUP */
+			for (k = 0; k < S.nattrs && S.attrs[k] != s; k++)
+				;
+			sup = k < S.nattrs ? S.raw[k]->at_sup_oid : NULL;
+		}
+	}
+}
+
+/*
+ * Reads one .schema file: "attributetype ( ... )" and "objectclass ( ... )"
+ * statements, continued on lines that start with white space. Definitions
+ * that are commented out ("#attributetype") are the ones slapd builds in; they
+ * are read too, after the built-ins above, so nothing is missing.
+ */
+static int load_file(const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	char line[4096], where[4200];
+	char *stmt = NULL;
+	size_t len = 0, cap = 0;
+	int kind = 0, lineno = 0, start = 0, rc = 0;
+	bool commented = false;
+	for (;;) {
+		char *l = fgets(line, sizeof(line), f);
+		if (l)
+			lineno++;
+		bool cont = false;
+		if (l && kind) {
+			if (commented && l[0] == '#' && (l[1] == '\t' || l[1] == ' '))
+				l++, cont = true;
+			else if (!commented && (l[0] == ' ' || l[0] == '\t'))
+				cont = true;
+		}
+		if (!cont && kind) { /* the statement ended: parse it */
+			snprintf(where, sizeof(where), "%s:%d", path, start);
+			int r = kind == 1 ? add_attr(stmt, err, errlen, where)
+			                  : add_class(stmt, err, errlen, where);
+			if (r < 0 && !commented) {
+				rc = -1;
+				break;
+			}
+			kind = 0;
+		}
+		if (!l)
+			break;
+		if (!cont) {
+			commented = l[0] == '#';
+			char *p = l + (commented ? 1 : 0);
+			if (strncasecmp(p, "attributetype", 13) == 0 &&
+			    isspace((unsigned char)p[13]))
+				kind = 1, l = p + 13;
+			else if (strncasecmp(p, "objectclass", 11) == 0 &&
+			         isspace((unsigned char)p[11]))
+				kind = 2, l = p + 11;
+			else
+				continue;
+			start = lineno;
+			len = 0;
+		}
+		size_t n = strlen(l);
+		if (len + n + 1 > cap) {
+			cap = (len + n + 1) * 2;
+			char *grown = realloc(stmt, cap);
+			if (!grown) {
+				rc = -1;
+				break;
+			}
+			stmt = grown;
+		}
+		memcpy(stmt + len, l, n + 1);
+		len += n;
+	}
+	free(stmt);
+	fclose(f);
+	return rc;
+}
+
+int schema_load(const char *dir, const char *files, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < sizeof(builtin_attrs) / sizeof(builtin_attrs[0]); i++)
+		if (add_attr(builtin_attrs[i], err, errlen, "built-in schema") < 0)
+			return -1;
+	for (size_t i = 0; i < sizeof(builtin_classes) / sizeof(builtin_classes[0]); i++)
+		if (add_class(builtin_classes[i], err, errlen, "built-in schema") < 0)
+			return -1;
+	char names[1024], path[4096];
+	snprintf(names, sizeof(names), "%s", files);
+	char *save = NULL;
+	for (char *n = strtok_r(names, " ,\t", &save); n; n = strtok_r(NULL, " ,\t", &save)) {
+		snprintf(path, sizeof(path), "%s/%s.schema", dir, n);
+		if (load_file(path, err, errlen) < 0)
+			return -1;
+	}
+	inherit_rules();
+	S.loaded = true;
+	return 0;
+}
+
+bool schema_loaded(void)
+{
+	return S.loaded;
+}
+
+const struct schema_attr *schema_attr_find(const char *name, size_t len)
+{
+	if (!S.loaded)
+		return NULL;
+	const char *semi = memchr(name, ';', len);
+	if (semi)
+		len = (size_t)(semi - name);
+	return lookup(S.attr_slots, name, len);
+}
+
+const struct schema_oc *schema_oc_find(const char *name, size_t len)
+{
+	return S.loaded ? lookup(S.oc_slots, name, len) : NULL;
+}
+
+size_t schema_attr_count(void)
+{
+	return S.nattrs;
+}
+
+const struct schema_attr *schema_attr_at(size_t i)
+{
+	return S.attrs[i];
+}
+
+size_t schema_oc_count(void)
+{
+	return S.nocs;
+}
+
+const struct schema_oc *schema_oc_at(size_t i)
+{
+	return S.ocs[i];
+}
+
+void schema_free(void)
+{
+	for (size_t i = 0; i < S.nattrs; i++) {
+		ldap_memfree(S.attrs[i]->definition);
+		free(S.attrs[i]);
+		ldap_attributetype_free(S.raw[i]);
+	}
+	for (size_t i = 0; i < S.nocs; i++) {
+		ldap_memfree(S.ocs[i]->definition);
+		free(S.ocs[i]->name);
+		free(S.ocs[i]->oid);
+		free(S.ocs[i]->sup);
+		free(S.ocs[i]);
+	}
+	for (size_t i = 0; i < SCHEMA_SLOTS; i++) {
+		free(S.attr_slots[i].key);
+		free(S.oc_slots[i].key);
+	}
+	free(S.attrs);
+	free(S.ocs);
+	free(S.raw);
+	memset(&S, 0, sizeof(S));
+}

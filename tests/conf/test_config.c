@@ -1,0 +1,488 @@
+/* Unit tests for conf/config.c: loading configuration files written to a temporary path. */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "conf/config.h"
+
+static char base_dir[64]; /* made and removed by the parent process */
+static char path[128];
+
+/* Unchecked fixture, in the parent: also cleans up after tests that failed (a failing
+ * check ends the test process without running its teardown). */
+static void run_setup(void)
+{
+	snprintf(base_dir, sizeof(base_dir), "/tmp/minidir-conf-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(base_dir));
+}
+
+static void run_teardown(void)
+{
+	DIR *d = opendir(base_dir);
+	if (d) {
+		struct dirent *de;
+		while ((de = readdir(d))) {
+			char p[512];
+			snprintf(p, sizeof(p), "%s/%s", base_dir, de->d_name);
+			if (de->d_name[0] != '.')
+				unlink(p);
+		}
+		closedir(d);
+	}
+	rmdir(base_dir);
+}
+
+static void setup(void)
+{
+	snprintf(path, sizeof(path), "%s/conf-XXXXXX", base_dir);
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+}
+
+static void teardown(void)
+{
+	unlink(path);
+}
+
+static void write_conf(const char *text)
+{
+	FILE *fp = fopen(path, "w");
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_int_ge(fputs(text, fp), 0);
+	ck_assert_int_eq(fclose(fp), 0);
+}
+
+/* Loads text; expects success. */
+static void load_ok(const char *text, struct config *cfg)
+{
+	write_conf(text);
+	char err[1024] = "";
+	int rc = config_load(cfg, path, err, sizeof(err));
+	ck_assert_msg(rc == 0, "config_load failed: %s", err);
+}
+
+/* Loads text; expects failure with an error starting "path:line: ", and containing needle. */
+static void load_fails_at(const char *text, int line, const char *needle)
+{
+	write_conf(text);
+	struct config cfg;
+	char err[1024] = "";
+	int rc = config_load(&cfg, path, err, sizeof(err));
+	config_free(&cfg);
+	ck_assert_msg(rc == -1, "accepted:\n%s", text);
+	char want[256];
+	snprintf(want, sizeof(want), "%s:%d: ", path, line);
+	ck_assert_msg(strncmp(err, want, strlen(want)) == 0, "error \"%s\" does not start \"%s\"",
+	              err, want);
+	if (needle)
+		ck_assert_msg(strstr(err, needle) != NULL, "error \"%s\" lacks \"%s\"", err,
+		              needle);
+}
+
+#define BASE "database = var/test.mdb\nsuffix = dc=example,dc=com\n"
+
+START_TEST(valid_full)
+{
+	struct config cfg;
+	load_ok("# minidir test configuration\n"
+	        "listen = 127.0.0.1:3389\n"
+	        "listen = [::1]:3390\n"
+	        "listen = ldap.example.com:636\n"
+	        "listen = 0.0.0.0:0\n"
+	        "\n"
+	        "database = /var/lib/minidir/data.mdb\n"
+	        "suffix = DC=Example, DC=Com\n"
+	        "threads = 8\n"
+	        "; another comment style\n"
+	        "send_policy = batch\n"
+	        "batch_bytes = 128K\n"
+	        "index = uid, cn mail\n"
+	        "rootdn = cn=admin,dc=example,dc=com\n"
+	        "rootpw = {SSHA}abcdef\n"
+	        "max_pdu_bytes = 2M\n"
+	        "max_pending_bytes = 8388608\n",
+	        &cfg);
+	ck_assert_str_eq(cfg.path, path);
+	ck_assert_int_eq(cfg.nlisten, 4);
+	ck_assert_str_eq(cfg.listen[0].host, "127.0.0.1");
+	ck_assert_str_eq(cfg.listen[0].port, "3389");
+	ck_assert_str_eq(cfg.listen[1].host, "::1"); /* without brackets */
+	ck_assert_str_eq(cfg.listen[1].port, "3390");
+	ck_assert_str_eq(cfg.listen[2].host, "ldap.example.com");
+	ck_assert_str_eq(cfg.listen[2].port, "636");
+	ck_assert_str_eq(cfg.listen[3].host, "0.0.0.0");
+	ck_assert_str_eq(cfg.listen[3].port, "0");
+	ck_assert_str_eq(cfg.database, "/var/lib/minidir/data.mdb");
+	ck_assert_str_eq(cfg.suffix, "DC=Example, DC=Com"); /* as written */
+	ck_assert_int_eq(cfg.threads, 8);
+	ck_assert_int_eq(cfg.send_policy, SEND_BATCH);
+	ck_assert_uint_eq(cfg.batch_bytes, 128 * 1024);
+	ck_assert_int_eq(cfg.nindex, 3); /* replaces the default list */
+	ck_assert_str_eq(cfg.index[0], "uid");
+	ck_assert_str_eq(cfg.index[1], "cn");
+	ck_assert_str_eq(cfg.index[2], "mail");
+	ck_assert_str_eq(cfg.rootdn, "cn=admin,dc=example,dc=com");
+	ck_assert_str_eq(cfg.rootpw, "{SSHA}abcdef");
+	ck_assert_uint_eq(cfg.max_pdu_bytes, 2 * 1024 * 1024);
+	ck_assert_uint_eq(cfg.max_pending_bytes, 8388608);
+	config_free(&cfg);
+}
+END_TEST
+
+START_TEST(send_policies)
+{
+	const struct {
+		const char *name;
+		enum send_policy_id id;
+	} p[] = {
+	    {"cork-toggle", SEND_CORK_TOGGLE},
+	    {"nodelay-once", SEND_NODELAY_ONCE},
+	    {"msg-more", SEND_MSG_MORE},
+	    {"batch", SEND_BATCH},
+	};
+	for (size_t i = 0; i < 4; i++) {
+		char text[256];
+		snprintf(text, sizeof(text), BASE "send_policy = %s\n", p[i].name);
+		struct config cfg;
+		load_ok(text, &cfg);
+		ck_assert_int_eq(cfg.send_policy, p[i].id);
+		ck_assert_str_eq(config_policy_name(cfg.send_policy), p[i].name);
+		config_free(&cfg);
+	}
+}
+END_TEST
+
+START_TEST(defaults)
+{
+	struct config cfg;
+	load_ok(BASE, &cfg);
+	ck_assert_int_eq(cfg.threads, 2);
+	ck_assert_int_eq(cfg.send_policy, SEND_NODELAY_ONCE);
+	ck_assert_int_eq(cfg.nlisten, 1);
+	ck_assert_str_eq(cfg.listen[0].host, "127.0.0.1");
+	ck_assert_str_eq(cfg.listen[0].port, "3389");
+	ck_assert_str_eq(cfg.database, "var/test.mdb");
+	ck_assert_str_eq(cfg.suffix, "dc=example,dc=com");
+	ck_assert_str_eq(cfg.rootdn, "");
+	ck_assert_str_eq(cfg.rootpw, "");
+	ck_assert_uint_eq(cfg.batch_bytes, 64 * 1024);
+	ck_assert_uint_gt(cfg.max_pdu_bytes, 0);
+	ck_assert_uint_gt(cfg.max_pending_bytes, 0);
+	/* The default index list. */
+	const char *want[] = {"objectClass", "uid", "cn", "mail", "member"};
+	ck_assert_int_eq(cfg.nindex, 5);
+	for (int i = 0; i < 5; i++)
+		ck_assert_str_eq(cfg.index[i], want[i]);
+	config_free(&cfg);
+	ck_assert_int_eq(cfg.nindex, 0);
+}
+END_TEST
+
+START_TEST(reload_resets)
+{
+	/* Loading into a used struct starts from the defaults again. */
+	struct config cfg;
+	load_ok(BASE "threads = 9\nlisten = 10.0.0.1:1\nindex = sn\n", &cfg);
+	ck_assert_int_eq(cfg.threads, 9);
+	config_free(&cfg);
+	load_ok(BASE, &cfg);
+	ck_assert_int_eq(cfg.threads, 2);
+	ck_assert_int_eq(cfg.nlisten, 1);
+	ck_assert_str_eq(cfg.listen[0].host, "127.0.0.1");
+	ck_assert_int_eq(cfg.nindex, 5);
+	config_free(&cfg);
+}
+END_TEST
+
+START_TEST(index_lines_accumulate)
+{
+	struct config cfg;
+	load_ok(BASE "index = uid\nindex = cn,\tmail , member\n", &cfg);
+	ck_assert_int_eq(cfg.nindex, 4);
+	ck_assert_str_eq(cfg.index[0], "uid");
+	ck_assert_str_eq(cfg.index[1], "cn");
+	ck_assert_str_eq(cfg.index[2], "mail");
+	ck_assert_str_eq(cfg.index[3], "member");
+	config_free(&cfg);
+}
+END_TEST
+
+START_TEST(sizes)
+{
+	struct config cfg;
+	load_ok(BASE "batch_bytes = 512\n", &cfg);
+	ck_assert_uint_eq(cfg.batch_bytes, 512);
+	config_free(&cfg);
+	load_ok(BASE "batch_bytes = 64k\n", &cfg);
+	ck_assert_uint_eq(cfg.batch_bytes, 65536);
+	config_free(&cfg);
+	load_ok(BASE "batch_bytes = 1m\n", &cfg);
+	ck_assert_uint_eq(cfg.batch_bytes, 1048576);
+	config_free(&cfg);
+	load_fails_at(BASE "batch_bytes = 511\n", 3, "batch_bytes");
+	load_fails_at(BASE "batch_bytes = 17M\n", 3, "batch_bytes");
+	load_fails_at(BASE "batch_bytes = 64KB\n", 3, "batch_bytes");
+	load_fails_at(BASE "batch_bytes = -1024\n", 3, "batch_bytes");
+	load_fails_at(BASE "batch_bytes = \n", 3, "batch_bytes");
+	load_fails_at(BASE "batch_bytes = 99999999999999999999999\n", 3, "batch_bytes");
+}
+END_TEST
+
+START_TEST(sizes_overflow)
+{
+	/*
+	 * A number whose suffix multiplication overflows is out of range. Here
+	 * (2^54 + 1) K and (2^44 + 1) M wrap around 2^64 to 1024 and 1 MiB,
+	 * values that would pass the range check if the overflow went unseen.
+	 */
+	load_fails_at(BASE "batch_bytes = 18014398509481985K\n", 3, "batch_bytes");
+	load_fails_at(BASE "batch_bytes = 17592186044417M\n", 3, "batch_bytes");
+	load_fails_at(BASE "max_pdu_bytes = 18014398509481985K\n", 3, "max_pdu_bytes");
+}
+END_TEST
+
+START_TEST(long_database_path)
+{
+	/*
+	 * cfg.database holds up to 4095 characters. A 300-character path must
+	 * either load intact or be refused on its own line (2), never cut short
+	 * or blamed on a line that does not exist in the file as written.
+	 */
+	char dbpath[301];
+	dbpath[0] = '/';
+	for (int i = 1; i < 300; i++)
+		dbpath[i] = (char)('a' + i % 26);
+	dbpath[300] = '\0';
+	char text[512];
+	snprintf(text, sizeof(text), "suffix = dc=example,dc=com\ndatabase = %s\nthreads = 3\n",
+	         dbpath);
+	write_conf(text);
+	struct config cfg;
+	char err[1024] = "";
+	int rc = config_load(&cfg, path, err, sizeof(err));
+	if (rc == 0) {
+		ck_assert_str_eq(cfg.database, dbpath);
+		ck_assert_int_eq(cfg.threads, 3);
+	} else {
+		char want[256];
+		snprintf(want, sizeof(want), "%s:2: ", path);
+		ck_assert_msg(strncmp(err, want, strlen(want)) == 0,
+		              "300-character database path: error \"%s\" does not start \"%s\"",
+		              err, want);
+	}
+	config_free(&cfg);
+}
+END_TEST
+
+START_TEST(err_unknown_key)
+{
+	load_fails_at("# comment\n\n" BASE "colour = blue\nthreads = 4\n", 5, "colour");
+}
+END_TEST
+
+START_TEST(err_threads)
+{
+	load_fails_at(BASE "threads = 0\n", 3, "threads");
+	load_fails_at("\n\n\n" BASE "threads = abc\n", 6, "threads");
+	load_fails_at(BASE "threads = 257\n", 3, "threads");
+	load_fails_at(BASE "threads = -2\n", 3, "threads");
+	load_fails_at(BASE "threads = 4x\n", 3, "threads");
+	load_fails_at("threads = \n" BASE, 1, "threads");
+	struct config cfg;
+	load_ok(BASE "threads = 256\n", &cfg);
+	ck_assert_int_eq(cfg.threads, 256);
+	config_free(&cfg);
+	load_ok(BASE "threads = 1\n", &cfg);
+	ck_assert_int_eq(cfg.threads, 1);
+	config_free(&cfg);
+}
+END_TEST
+
+START_TEST(err_listen)
+{
+	load_fails_at(BASE "listen = nohostport\n", 3, "listen");
+	load_fails_at("# a\n" BASE "listen = [::1]3389\n", 4, "listen");
+	load_fails_at(BASE "listen = [::1\n", 3, "listen");
+	load_fails_at(BASE "listen = ::1:389\n", 3, "listen"); /* IPv6 needs brackets */
+	load_fails_at(BASE "listen = host:\n", 3, "listen");
+	load_fails_at(BASE "listen = :389\n", 3, "listen");
+	load_fails_at(BASE "listen = []:389\n", 3, "listen");
+	load_fails_at(BASE "listen = host:65536\n", 3, "listen");
+	load_fails_at(BASE "listen = host:-1\n", 3, "listen");
+	load_fails_at(BASE "listen = host:ldap\n", 3, "listen");
+	/* A valid one first, the bad one on line 4. */
+	load_fails_at(BASE "listen = 127.0.0.1:1\nlisten = bad\n", 4, "listen");
+}
+END_TEST
+
+START_TEST(err_too_many_listen)
+{
+	char text[4096] = BASE;
+	for (int i = 0; i < CONFIG_MAX_LISTEN; i++) {
+		size_t used = strlen(text);
+		snprintf(text + used, sizeof(text) - used, "listen = 127.0.0.1:%d\n", 1000 + i);
+	}
+	struct config cfg;
+	load_ok(text, &cfg);
+	ck_assert_int_eq(cfg.nlisten, CONFIG_MAX_LISTEN);
+	ck_assert_str_eq(cfg.listen[CONFIG_MAX_LISTEN - 1].port, "1015");
+	config_free(&cfg);
+	strcat(text, "listen = 127.0.0.1:2000\n");
+	load_fails_at(text, 2 + CONFIG_MAX_LISTEN + 1, "listen");
+}
+END_TEST
+
+START_TEST(err_send_policy)
+{
+	load_fails_at(BASE "send_policy = fast\n", 3, "send_policy");
+	load_fails_at(BASE "send_policy = Batch\n", 3, "send_policy");
+	load_fails_at(BASE "send_policy = \n", 3, "send_policy");
+}
+END_TEST
+
+START_TEST(err_suffix)
+{
+	load_fails_at("database = x.mdb\nsuffix = this is not a dn\n", 2, "suffix");
+	load_fails_at("database = x.mdb\n\nsuffix = cn=a,,dc=b\n", 3, "suffix");
+	load_fails_at("database = x.mdb\nsuffix = \n", 2, "suffix");
+	load_fails_at(BASE "rootdn = not a dn\n", 3, "rootdn");
+}
+END_TEST
+
+START_TEST(err_index)
+{
+	load_fails_at(BASE "index = uid, c$n\n", 3, "index");
+}
+END_TEST
+
+START_TEST(err_section)
+{
+	/* Keys in a [section] are refused; the report names the section. */
+	load_fails_at(BASE "[server]\nthreads = 4\n", 4, "[server]");
+	load_fails_at("[main]\n" BASE, 2, "[main]");
+}
+END_TEST
+
+START_TEST(err_syntax)
+{
+	load_fails_at(BASE "just some words\n", 3, NULL);
+}
+END_TEST
+
+START_TEST(err_first_error_wins)
+{
+	/* Two bad lines: the first one is reported, with its own reason. */
+	load_fails_at(BASE "threads = zero\ncolour = blue\n", 3, "threads");
+	load_fails_at(BASE "colour = blue\nthreads = zero\n", 3, "colour");
+}
+END_TEST
+
+START_TEST(err_missing_required)
+{
+	struct config cfg;
+	char err[1024], want[256];
+
+	write_conf("suffix = dc=example,dc=com\nthreads = 3\n");
+	ck_assert_int_eq(config_load(&cfg, path, err, sizeof(err)), -1);
+	config_free(&cfg);
+	snprintf(want, sizeof(want), "%s: \"database\" is required", path);
+	ck_assert_str_eq(err, want);
+
+	write_conf("database = x.mdb\n");
+	ck_assert_int_eq(config_load(&cfg, path, err, sizeof(err)), -1);
+	config_free(&cfg);
+	snprintf(want, sizeof(want), "%s: \"suffix\" is required", path);
+	ck_assert_str_eq(err, want);
+
+	write_conf("");
+	ck_assert_int_eq(config_load(&cfg, path, err, sizeof(err)), -1);
+	config_free(&cfg);
+	snprintf(want, sizeof(want), "%s: \"database\" is required", path);
+	ck_assert_str_eq(err, want);
+
+	write_conf(BASE "rootpw = secret\n");
+	ck_assert_int_eq(config_load(&cfg, path, err, sizeof(err)), -1);
+	config_free(&cfg);
+	snprintf(want, sizeof(want), "%s: ", path);
+	ck_assert_int_eq(strncmp(err, want, strlen(want)), 0);
+	ck_assert_ptr_nonnull(strstr(err, "rootdn"));
+}
+END_TEST
+
+START_TEST(err_missing_file)
+{
+	struct config cfg;
+	char err[1024];
+	const char *missing = "/tmp/minidir-conf-does-not-exist/minidir.conf";
+	ck_assert_int_eq(config_load(&cfg, missing, err, sizeof(err)), -1);
+	config_free(&cfg);
+	char want[512];
+	snprintf(want, sizeof(want), "%s: %s", missing, strerror(ENOENT));
+	ck_assert_str_eq(err, want);
+}
+END_TEST
+
+START_TEST(err_truncated_to_errlen)
+{
+	/* A small error buffer gets a NUL-terminated prefix, no overflow. */
+	write_conf(BASE "colour = blue\n");
+	struct config cfg;
+	char err[16];
+	memset(err, 'Z', sizeof(err));
+	ck_assert_int_eq(config_load(&cfg, path, err, 10), -1);
+	config_free(&cfg);
+	ck_assert_uint_eq(strlen(err), 9);
+	ck_assert_int_eq(strncmp(err, path, 9), 0);
+	ck_assert_int_eq(err[10], 'Z');
+}
+END_TEST
+
+static Suite *config_suite(void)
+{
+	Suite *s = suite_create("config");
+	TCase *tc = tcase_create("valid");
+	tcase_add_unchecked_fixture(tc, run_setup, run_teardown);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, valid_full);
+	tcase_add_test(tc, send_policies);
+	tcase_add_test(tc, defaults);
+	tcase_add_test(tc, reload_resets);
+	tcase_add_test(tc, index_lines_accumulate);
+	tcase_add_test(tc, sizes);
+	tcase_add_test(tc, long_database_path);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("errors");
+	tcase_add_unchecked_fixture(tc, run_setup, run_teardown);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, sizes_overflow);
+	tcase_add_test(tc, err_unknown_key);
+	tcase_add_test(tc, err_threads);
+	tcase_add_test(tc, err_listen);
+	tcase_add_test(tc, err_too_many_listen);
+	tcase_add_test(tc, err_send_policy);
+	tcase_add_test(tc, err_suffix);
+	tcase_add_test(tc, err_index);
+	tcase_add_test(tc, err_section);
+	tcase_add_test(tc, err_syntax);
+	tcase_add_test(tc, err_first_error_wins);
+	tcase_add_test(tc, err_missing_required);
+	tcase_add_test(tc, err_missing_file);
+	tcase_add_test(tc, err_truncated_to_errlen);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(config_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

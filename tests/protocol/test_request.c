@@ -1,0 +1,694 @@
+/*
+ * Unit tests for protocol/request.c: LDAPMessages encoded here with liblber's
+ * ber_printf, decoded by request_decode.
+ */
+#include <check.h>
+#include <lber.h>
+#include <ldap.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "protocol/request.h"
+
+static BerElement *dec; /* the decoder's BerElement, reused as the server does */
+
+static void setup(void)
+{
+	dec = ber_alloc_t(LBER_USE_DER);
+	ck_assert_ptr_nonnull(dec);
+}
+
+static void teardown(void)
+{
+	ber_free(dec, 0);
+}
+
+static BerElement *writer(void)
+{
+	BerElement *w = ber_alloc_t(LBER_USE_DER);
+	ck_assert_ptr_nonnull(w);
+	return w;
+}
+
+/* Flattens w (freed) into a PDU; free with ber_bvfree. */
+static struct berval *flatten(BerElement *w)
+{
+	struct berval *flat = NULL;
+	ck_assert_int_eq(ber_flatten(w, &flat), 0);
+	ber_free(w, 1);
+	return flat;
+}
+
+static int decode(const struct berval *pdu, struct ldap_request *req, const char **why)
+{
+	return request_decode(dec, (const unsigned char *)pdu->bv_val, pdu->bv_len, req, why);
+}
+
+static void assert_bv(const struct berval *bv, const char *want)
+{
+	ck_assert_msg(bv->bv_len == strlen(want) && memcmp(bv->bv_val, want, bv->bv_len) == 0,
+	              "got \"%.*s\", expected \"%s\"", (int)bv->bv_len, bv->bv_val, want);
+}
+
+/* (&(objectClass=person)(uid=alice)) */
+static void put_filter(BerElement *w)
+{
+	ck_assert_int_ge(ber_printf(w, "t{t{ss}t{ss}}", (ber_tag_t)LDAP_FILTER_AND,
+	                            (ber_tag_t)LDAP_FILTER_EQUALITY, "objectClass", "person",
+	                            (ber_tag_t)LDAP_FILTER_EQUALITY, "uid", "alice"),
+	                 0);
+}
+
+/* Opens message and SearchRequest, writes the fields before the filter. */
+static void open_search(BerElement *w, ber_int_t msgid, const char *base, ber_int_t scope)
+{
+	ck_assert_int_ge(ber_printf(w, "{it{seeiib", msgid, (ber_tag_t)LDAP_REQ_SEARCH, base, scope,
+	                            (ber_int_t)LDAP_DEREF_NEVER, (ber_int_t)100, (ber_int_t)30,
+	                            (ber_int_t)0),
+	                 0);
+}
+
+/* A SearchRequest with the given attributes; ctl_critical < 0: no controls. */
+static struct berval *search_pdu(ber_int_t msgid, const char *base, ber_int_t scope,
+                                 const char *const *attrs, int ctl_critical)
+{
+	BerElement *w = writer();
+	open_search(w, msgid, base, scope);
+	put_filter(w);
+	ck_assert_int_ge(ber_printf(w, "{"), 0);
+	for (size_t i = 0; attrs && attrs[i]; i++)
+		ck_assert_int_ge(ber_printf(w, "s", attrs[i]), 0);
+	ck_assert_int_ge(ber_printf(w, "}}"), 0);
+	if (ctl_critical >= 0)
+		ck_assert_int_ge(ber_printf(w, "t{{sbs}}", (ber_tag_t)LDAP_TAG_CONTROLS,
+		                            "1.2.840.113556.1.4.319", (ber_int_t)ctl_critical,
+		                            "value"),
+		                 0);
+	ck_assert_int_ge(ber_printf(w, "}"), 0);
+	return flatten(w);
+}
+
+START_TEST(search_fields)
+{
+	const char *const attrs[] = {"cn", "mail", "objectClass", NULL};
+	struct berval *pdu =
+	    search_pdu(7, "ou=people,dc=example,dc=com", LDAP_SCOPE_SUBTREE, attrs, -1);
+	struct ldap_request req;
+	const char *why = NULL;
+	ck_assert_int_eq(decode(pdu, &req, &why), 0);
+	ck_assert_int_eq(req.msgid, 7);
+	ck_assert_uint_eq(req.op, LDAP_REQ_SEARCH);
+	ck_assert(!req.critical_control);
+	const struct search_request *s = &req.u.search;
+	assert_bv(&s->base, "ou=people,dc=example,dc=com");
+	ck_assert_int_eq(s->scope, LDAP_SCOPE_SUBTREE);
+	ck_assert_int_eq(s->deref, LDAP_DEREF_NEVER);
+	ck_assert_int_eq(s->sizelimit, 100);
+	ck_assert_int_eq(s->timelimit, 30);
+	ck_assert(!s->typesonly);
+	ck_assert_int_eq(s->nattrs, 3);
+	assert_bv(&s->attrs[0], "cn");
+	assert_bv(&s->attrs[1], "mail");
+	assert_bv(&s->attrs[2], "objectClass");
+	/* Strings point into the PDU bytes. */
+	ck_assert((const char *)s->base.bv_val >= pdu->bv_val &&
+	          (const char *)s->base.bv_val < pdu->bv_val + pdu->bv_len);
+	ck_assert_ptr_nonnull(s->filter);
+	ck_assert_int_eq(s->filter->kind, FILTER_AND);
+	ck_assert_int_eq(s->filter->child->kind, FILTER_EQ);
+	ck_assert_str_eq(s->filter->child->attr, "objectclass");
+	ck_assert_int_eq(s->filter->child->next->kind, FILTER_EQ);
+	ck_assert_str_eq(s->filter->child->next->attr, "uid");
+	ck_assert_ptr_null(s->filter->child->next->next);
+	request_free(&req);
+	ck_assert_ptr_null(req.u.search.filter);
+	ber_bvfree(pdu);
+}
+END_TEST
+
+START_TEST(search_scopes_and_options)
+{
+	const ber_int_t scopes[] = {LDAP_SCOPE_BASE, LDAP_SCOPE_ONELEVEL, LDAP_SCOPE_SUBTREE};
+	for (int i = 0; i < 3; i++) {
+		BerElement *w = writer();
+		ck_assert_int_ge(ber_printf(w, "{it{seeiib", (ber_int_t)300 + i,
+		                            (ber_tag_t)LDAP_REQ_SEARCH, "", scopes[i],
+		                            (ber_int_t)LDAP_DEREF_ALWAYS, (ber_int_t)0,
+		                            (ber_int_t)0, (ber_int_t)1),
+		                 0);
+		ck_assert_int_ge(
+		    ber_printf(w, "ts{}}}", (ber_tag_t)LDAP_FILTER_PRESENT, "objectClass"), 0);
+		struct berval *pdu = flatten(w);
+		struct ldap_request req;
+		const char *why;
+		ck_assert_int_eq(decode(pdu, &req, &why), 0);
+		ck_assert_int_eq(req.msgid, 300 + i);
+		ck_assert_int_eq(req.u.search.scope, scopes[i]);
+		ck_assert_int_eq(req.u.search.deref, LDAP_DEREF_ALWAYS);
+		ck_assert(req.u.search.typesonly);
+		ck_assert_uint_eq(req.u.search.base.bv_len, 0);
+		ck_assert_int_eq(req.u.search.nattrs, 0);
+		ck_assert_int_eq(req.u.search.filter->kind, FILTER_PRESENT);
+		request_free(&req);
+		ber_bvfree(pdu);
+	}
+}
+END_TEST
+
+START_TEST(search_bad_scope)
+{
+	struct berval *pdu = search_pdu(9, "dc=example,dc=com", 3, NULL, -1);
+	struct ldap_request req;
+	const char *why = NULL;
+	ck_assert_int_eq(decode(pdu, &req, &why), -1);
+	ck_assert_ptr_nonnull(why);
+	ck_assert_int_eq(req.msgid, 9); /* known, for the protocolError answer */
+	request_free(&req);
+	ber_bvfree(pdu);
+}
+END_TEST
+
+START_TEST(search_negative_limits)
+{
+	BerElement *w = writer();
+	ck_assert_int_ge(ber_printf(w, "{it{seeiib", (ber_int_t)4, (ber_tag_t)LDAP_REQ_SEARCH, "",
+	                            (ber_int_t)0, (ber_int_t)0, (ber_int_t)-1, (ber_int_t)0,
+	                            (ber_int_t)0),
+	                 0);
+	ck_assert_int_ge(ber_printf(w, "ts{}}}", (ber_tag_t)LDAP_FILTER_PRESENT, "cn"), 0);
+	struct berval *pdu = flatten(w);
+	struct ldap_request req;
+	const char *why;
+	ck_assert_int_eq(decode(pdu, &req, &why), -1);
+	request_free(&req);
+	ber_bvfree(pdu);
+}
+END_TEST
+
+START_TEST(search_attr_limit)
+{
+	/* REQUEST_MAX_ATTRS names are fine, one more is a protocol error. */
+	for (int n = REQUEST_MAX_ATTRS; n <= REQUEST_MAX_ATTRS + 1; n++) {
+		BerElement *w = writer();
+		open_search(w, 5, "dc=example,dc=com", LDAP_SCOPE_SUBTREE);
+		put_filter(w);
+		ck_assert_int_ge(ber_printf(w, "{"), 0);
+		for (int i = 0; i < n; i++) {
+			char name[16];
+			snprintf(name, sizeof(name), "attr%d", i);
+			ck_assert_int_ge(ber_printf(w, "s", name), 0);
+		}
+		ck_assert_int_ge(ber_printf(w, "}}}"), 0);
+		struct berval *pdu = flatten(w);
+		struct ldap_request req;
+		const char *why;
+		int rc = decode(pdu, &req, &why);
+		if (n <= REQUEST_MAX_ATTRS) {
+			ck_assert_int_eq(rc, 0);
+			ck_assert_int_eq(req.u.search.nattrs, n);
+			assert_bv(&req.u.search.attrs[n - 1], "attr255");
+		} else {
+			ck_assert_int_eq(rc, -1);
+			ck_assert_int_eq(req.msgid, 5);
+		}
+		request_free(&req);
+		ber_bvfree(pdu);
+	}
+}
+END_TEST
+
+START_TEST(search_deep_filter)
+{
+	BerElement *w = writer();
+	open_search(w, 11, "dc=example,dc=com", LDAP_SCOPE_SUBTREE);
+	for (int i = 0; i < 100; i++)
+		ck_assert_int_ge(ber_printf(w, "t{", (ber_tag_t)LDAP_FILTER_NOT), 0);
+	ck_assert_int_ge(ber_printf(w, "ts", (ber_tag_t)LDAP_FILTER_PRESENT, "cn"), 0);
+	for (int i = 0; i < 100; i++)
+		ck_assert_int_ge(ber_printf(w, "}"), 0);
+	ck_assert_int_ge(ber_printf(w, "{}}}"), 0);
+	struct berval *pdu = flatten(w);
+	struct ldap_request req;
+	const char *why = NULL;
+	ck_assert_int_eq(decode(pdu, &req, &why), -1);
+	ck_assert_ptr_nonnull(why);
+	ck_assert_int_eq(req.msgid, 11);
+	request_free(&req);
+	ber_bvfree(pdu);
+}
+END_TEST
+
+START_TEST(bind_simple)
+{
+	BerElement *w = writer();
+	ck_assert_int_ge(ber_printf(w, "{it{ists}}", (ber_int_t)1, (ber_tag_t)LDAP_REQ_BIND,
+	                            (ber_int_t)3, "cn=admin,dc=example,dc=com",
+	                            (ber_tag_t)LDAP_AUTH_SIMPLE, "s3cret"),
+	                 0);
+	struct berval *pdu = flatten(w);
+	struct ldap_request req;
+	const char *why;
+	ck_assert_int_eq(decode(pdu, &req, &why), 0);
+	ck_assert_int_eq(req.msgid, 1);
+	ck_assert_uint_eq(req.op, LDAP_REQ_BIND);
+	ck_assert_int_eq(req.u.bind.version, 3);
+	ck_assert(req.u.bind.simple);
+	assert_bv(&req.u.bind.dn, "cn=admin,dc=example,dc=com");
+	assert_bv(&req.u.bind.cred, "s3cret");
+	request_free(&req);
+	ber_bvfree(pdu);
+}
+END_TEST
+
+START_TEST(bind_anonymous_v2)
+{
+	BerElement *w = writer();
+	ck_assert_int_ge(ber_printf(w, "{it{ists}}", (ber_int_t)2, (ber_tag_t)LDAP_REQ_BIND,
+	                            (ber_int_t)2, "", (ber_tag_t)LDAP_AUTH_SIMPLE, ""),
+	                 0);
+	struct berval *pdu = flatten(w);
+	struct ldap_request req;
+	const char *why;
+	ck_assert_int_eq(decode(pdu, &req, &why), 0);
+	ck_assert_int_eq(req.u.bind.version, 2);
+	ck_assert(req.u.bind.simple);
+	ck_assert_uint_eq(req.u.bind.dn.bv_len, 0);
+	ck_assert_uint_eq(req.u.bind.cred.bv_len, 0);
+	request_free(&req);
+	ber_bvfree(pdu);
+}
+END_TEST
+
+START_TEST(bind_sasl)
+{
+	BerElement *w = writer();
+	ck_assert_int_ge(ber_printf(w, "{it{ist{ss}}}", (ber_int_t)3, (ber_tag_t)LDAP_REQ_BIND,
+	                            (ber_int_t)3, "", (ber_tag_t)LDAP_AUTH_SASL, "DIGEST-MD5",
+	                            "credentials"),
+	                 0);
+	struct berval *pdu = flatten(w);
+	struct ldap_request req;
+	const char *why;
+	ck_assert_int_eq(decode(pdu, &req, &why), 0);
+	ck_assert_uint_eq(req.op, LDAP_REQ_BIND);
+	ck_assert(!req.u.bind.simple);
+	assert_bv(&req.u.bind.mech, "DIGEST-MD5");
+	request_free(&req);
+	ber_bvfree(pdu);
+
+	/* Without credentials. */
+	w = writer();
+	ck_assert_int_ge(ber_printf(w, "{it{ist{s}}}", (ber_int_t)4, (ber_tag_t)LDAP_REQ_BIND,
+	                            (ber_int_t)3, "", (ber_tag_t)LDAP_AUTH_SASL, "EXTERNAL"),
+	                 0);
+	pdu = flatten(w);
+	ck_assert_int_eq(decode(pdu, &req, &why), 0);
+	ck_assert(!req.u.bind.simple);
+	assert_bv(&req.u.bind.mech, "EXTERNAL");
+	request_free(&req);
+	ber_bvfree(pdu);
+}
+END_TEST
+
+START_TEST(bind_unknown_auth_choice)
+{
+	BerElement *w = writer();
+	ck_assert_int_ge(ber_printf(w, "{it{ists}}", (ber_int_t)6, (ber_tag_t)LDAP_REQ_BIND,
+	                            (ber_int_t)3, "cn=x", (ber_tag_t)0x81, "krb"),
+	                 0);
+	struct berval *pdu = flatten(w);
+	struct ldap_request req;
+	const char *why = NULL;
+	ck_assert_int_eq(decode(pdu, &req, &why), -1);
+	ck_assert_ptr_nonnull(why);
+	ck_assert_int_eq(req.msgid, 6);
+	request_free(&req);
+	ber_bvfree(pdu);
+}
+END_TEST
+
+START_TEST(abandon)
+{
+	const ber_int_t ids[] = {0, 1, 42, 127, 128, 300, 70000, 0x7fffffff};
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		BerElement *w = writer();
+		ck_assert_int_ge(
+		    ber_printf(w, "{iti}", (ber_int_t)9, (ber_tag_t)LDAP_REQ_ABANDON, ids[i]), 0);
+		struct berval *pdu = flatten(w);
+		struct ldap_request req;
+		const char *why;
+		ck_assert_int_eq(decode(pdu, &req, &why), 0);
+		ck_assert_int_eq(req.msgid, 9);
+		ck_assert_uint_eq(req.op, LDAP_REQ_ABANDON);
+		ck_assert_int_eq(req.u.abandon_msgid, ids[i]);
+		request_free(&req);
+		ber_bvfree(pdu);
+	}
+}
+END_TEST
+
+START_TEST(abandon_bad_length)
+{
+	/* [APPLICATION 16] with no content, and with five content bytes. */
+	const unsigned char empty[] = {0x30, 0x05, 0x02, 0x01, 0x09, 0x50, 0x00};
+	const unsigned char five[] = {0x30, 0x0a, 0x02, 0x01, 0x09, 0x50,
+	                              0x05, 0x01, 0x02, 0x03, 0x04, 0x05};
+	struct ldap_request req;
+	const char *why;
+	ck_assert_int_eq(request_decode(dec, empty, sizeof(empty), &req, &why), -1);
+	ck_assert_int_eq(req.msgid, 9);
+	ck_assert_int_eq(request_decode(dec, five, sizeof(five), &req, &why), -1);
+}
+END_TEST
+
+START_TEST(unbind_and_undecoded_ops)
+{
+	struct ldap_request req;
+	const char *why;
+	BerElement *w = writer();
+	ck_assert_int_ge(ber_printf(w, "{itn}", (ber_int_t)12, (ber_tag_t)LDAP_REQ_UNBIND), 0);
+	struct berval *pdu = flatten(w);
+	ck_assert_int_eq(decode(pdu, &req, &why), 0);
+	ck_assert_int_eq(req.msgid, 12);
+	ck_assert_uint_eq(req.op, LDAP_REQ_UNBIND);
+	request_free(&req);
+	ber_bvfree(pdu);
+
+	/* An AddRequest: not decoded, but msgid and op are known. */
+	w = writer();
+	ck_assert_int_ge(ber_printf(w, "{it{s{{s[s]}}}}", (ber_int_t)13, (ber_tag_t)LDAP_REQ_ADD,
+	                            "cn=new,dc=example,dc=com", "objectClass", "top"),
+	                 0);
+	pdu = flatten(w);
+	ck_assert_int_eq(decode(pdu, &req, &why), 0);
+	ck_assert_int_eq(req.msgid, 13);
+	ck_assert_uint_eq(req.op, LDAP_REQ_ADD);
+	request_free(&req);
+	ber_bvfree(pdu);
+}
+END_TEST
+
+START_TEST(controls)
+{
+	const char *const attrs[] = {"cn", NULL};
+	struct ldap_request req;
+	const char *why;
+	struct berval *pdu = search_pdu(21, "dc=example,dc=com", LDAP_SCOPE_BASE, attrs, 1);
+	ck_assert_int_eq(decode(pdu, &req, &why), 0);
+	ck_assert(req.critical_control);
+	ck_assert_int_eq(req.msgid, 21);
+	ck_assert_int_eq(req.u.search.nattrs, 1);
+	request_free(&req);
+	ber_bvfree(pdu);
+
+	pdu = search_pdu(22, "dc=example,dc=com", LDAP_SCOPE_BASE, attrs, 0);
+	ck_assert_int_eq(decode(pdu, &req, &why), 0);
+	ck_assert(!req.critical_control);
+	request_free(&req);
+	ber_bvfree(pdu);
+
+	/* Several controls, the critical one last; criticality and value optional. */
+	BerElement *w = writer();
+	ck_assert_int_ge(ber_printf(w, "{itn", (ber_int_t)23, (ber_tag_t)LDAP_REQ_UNBIND), 0);
+	ck_assert_int_ge(ber_printf(w, "t{{s}{ss}{sb}}}", (ber_tag_t)LDAP_TAG_CONTROLS, "1.2.3",
+	                            "1.2.4", "value", "1.2.5", (ber_int_t)1),
+	                 0);
+	pdu = flatten(w);
+	ck_assert_int_eq(decode(pdu, &req, &why), 0);
+	ck_assert(req.critical_control);
+	request_free(&req);
+	ber_bvfree(pdu);
+
+	/* A reused BerElement/request does not carry the flag over. */
+	pdu = search_pdu(24, "dc=example,dc=com", LDAP_SCOPE_BASE, attrs, -1);
+	ck_assert_int_eq(decode(pdu, &req, &why), 0);
+	ck_assert(!req.critical_control);
+	request_free(&req);
+	ber_bvfree(pdu);
+}
+END_TEST
+
+START_TEST(controls_malformed)
+{
+	/*
+	 * Controls whose length runs past the end of the message are malformed
+	 * (RFC 4511 4.1.1: incorrect lengths); silently dropping them would also
+	 * drop any critical control among them.
+	 */
+	BerElement *w = writer();
+	ck_assert_int_ge(ber_printf(w, "{itnt{{sb}}}", (ber_int_t)31, (ber_tag_t)LDAP_REQ_UNBIND,
+	                            (ber_tag_t)LDAP_TAG_CONTROLS, "1.2.840.113556.1.4.319",
+	                            (ber_int_t)1),
+	                 0);
+	struct berval *pdu = flatten(w);
+	unsigned char *p = (unsigned char *)pdu->bv_val;
+	/* 30 L 02 01 1f 42 00 a0 L ...: make the controls claim 16 more bytes. */
+	ck_assert_uint_eq(p[7], LDAP_TAG_CONTROLS);
+	ck_assert_uint_lt(p[8], 0x70);
+	struct ldap_request req;
+	const char *why = NULL;
+	ck_assert_int_eq(decode(pdu, &req, &why), 0); /* as built: fine */
+	ck_assert(req.critical_control);
+	request_free(&req);
+	p[8] += 16;
+	why = NULL;
+	int rc = decode(pdu, &req, &why);
+	ck_assert_msg(rc == -1, "controls running past the message accepted (critical_control=%d)",
+	              (int)req.critical_control);
+	request_free(&req);
+	ber_bvfree(pdu);
+}
+END_TEST
+
+START_TEST(garbage)
+{
+	struct ldap_request req;
+	const char *why;
+	const unsigned char not_seq[] = {0x04, 0x03, 'a', 'b', 'c'};
+	const unsigned char empty_seq[] = {0x30, 0x00};
+	const unsigned char no_op[] = {0x30, 0x03, 0x02, 0x01, 0x05};
+	const unsigned char str_id[] = {0x30, 0x05, 0x04, 0x01, 0x05, 0x42, 0x00};
+	const unsigned char neg_id[] = {0x30, 0x05, 0x02, 0x01, 0xff, 0x42, 0x00};
+	const unsigned char text[] = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+	const struct {
+		const unsigned char *p;
+		size_t n;
+		ber_int_t msgid;
+	} cases[] = {
+	    {not_seq, sizeof(not_seq), -1},     {empty_seq, sizeof(empty_seq), -1},
+	    {no_op, sizeof(no_op), 5},          {str_id, sizeof(str_id), -1},
+	    {neg_id, sizeof(neg_id), -1},       {text, sizeof(text) - 1, -1},
+	    {(const unsigned char *)"", 0, -1},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		why = NULL;
+		ck_assert_msg(request_decode(dec, cases[i].p, cases[i].n, &req, &why) == -1,
+		              "case %zu accepted", i);
+		ck_assert_ptr_nonnull(why);
+		ck_assert_msg(req.msgid == cases[i].msgid, "case %zu: msgid %d", i, (int)req.msgid);
+		request_free(&req);
+	}
+}
+END_TEST
+
+/* Decodes every strict prefix of pdu; each must fail cleanly. */
+static void check_truncations(const struct berval *pdu)
+{
+	for (size_t n = 0; n < pdu->bv_len; n++) {
+		/* An exact-size copy, so ASan sees any read past the end. */
+		unsigned char *exact = malloc(n ? n : 1);
+		ck_assert_ptr_nonnull(exact);
+		memcpy(exact, pdu->bv_val, n);
+		struct ldap_request req;
+		const char *why = NULL;
+		int rc = request_decode(dec, exact, n, &req, &why);
+		ck_assert_msg(rc == -1, "prefix of %zu/%zu bytes accepted", n, pdu->bv_len);
+		ck_assert_ptr_nonnull(why);
+		request_free(&req);
+		free(exact);
+	}
+}
+
+START_TEST(truncated_pdus)
+{
+	const char *const attrs[] = {"cn", "mail", NULL};
+	struct berval *pdu =
+	    search_pdu(77, "ou=people,dc=example,dc=com", LDAP_SCOPE_SUBTREE, attrs, -1);
+	check_truncations(pdu);
+	ber_bvfree(pdu);
+
+	pdu = search_pdu(78, "dc=example,dc=com", LDAP_SCOPE_ONELEVEL, attrs, 1);
+	check_truncations(pdu);
+	ber_bvfree(pdu);
+
+	BerElement *w = writer();
+	ck_assert_int_ge(ber_printf(w, "{it{ists}}", (ber_int_t)1, (ber_tag_t)LDAP_REQ_BIND,
+	                            (ber_int_t)3, "cn=admin,dc=example,dc=com",
+	                            (ber_tag_t)LDAP_AUTH_SIMPLE, "s3cret"),
+	                 0);
+	pdu = flatten(w);
+	check_truncations(pdu);
+	ber_bvfree(pdu);
+
+	w = writer();
+	ck_assert_int_ge(
+	    ber_printf(w, "{iti}", (ber_int_t)9, (ber_tag_t)LDAP_REQ_ABANDON, (ber_int_t)70000), 0);
+	pdu = flatten(w);
+	check_truncations(pdu);
+	ber_bvfree(pdu);
+}
+END_TEST
+
+/*
+ * Wraps content[0..n) as the SearchRequest of message 5, with correct outer
+ * lengths: the truncation then happens inside the operation.
+ */
+static struct berval *wrap_search(const unsigned char *content, size_t n)
+{
+	BerElement *w = writer();
+	struct berval bv = {n, (char *)content};
+	ck_assert_int_ge(ber_printf(w, "{itO}", (ber_int_t)5, (ber_tag_t)LDAP_REQ_SEARCH, &bv), 0);
+	/* The tag carries its constructed bit, so this is 0x63 len content. */
+	struct berval *flat = flatten(w);
+	return flat;
+}
+
+START_TEST(truncated_inside_search)
+{
+	/*
+	 * Cut the SearchRequest's content at every length but keep every
+	 * enclosing length consistent, so the decoder meets a short field.
+	 * Every cut drops at least the attribute list, which is not optional
+	 * (RFC 4511 4.5.1), so none may decode.
+	 */
+	const char *const attrs[] = {"cn", NULL};
+	struct berval *pdu = search_pdu(5, "dc=example,dc=com", LDAP_SCOPE_SUBTREE, attrs, -1);
+	/* Find the op: 30 L 02 01 05 63 L content. */
+	const unsigned char *p = (const unsigned char *)pdu->bv_val;
+	ck_assert_uint_eq(p[2], 0x02);
+	ck_assert_uint_eq(p[5], LDAP_REQ_SEARCH);
+	size_t hdr = 7;
+	if (p[6] & 0x80)
+		hdr += p[6] & 0x7f;
+	const unsigned char *content = p + hdr;
+	size_t clen = pdu->bv_len - hdr;
+
+	/* The whole content wrapped again decodes: the wrapper is right. */
+	struct berval *whole = wrap_search(content, clen);
+	struct ldap_request req;
+	const char *why;
+	ck_assert_int_eq(decode(whole, &req, &why), 0);
+	ck_assert_int_eq(req.u.search.nattrs, 1);
+	request_free(&req);
+	ber_bvfree(whole);
+
+	char accepted[256] = "";
+	size_t naccepted = 0;
+	for (size_t n = 0; n < clen; n++) {
+		struct berval *cut = wrap_search(content, n);
+		why = NULL;
+		if (decode(cut, &req, &why) == 0) {
+			size_t used = strlen(accepted);
+			snprintf(accepted + used, sizeof(accepted) - used, " %zu", n);
+			naccepted++;
+		} else {
+			ck_assert_ptr_nonnull(why);
+		}
+		ck_assert_int_eq(req.msgid, 5);
+		request_free(&req);
+		ber_bvfree(cut);
+	}
+	ck_assert_msg(naccepted == 0,
+	              "SearchRequest content (%zu bytes) cut to these lengths was accepted:%s",
+	              clen, accepted);
+	ber_bvfree(pdu);
+}
+END_TEST
+
+START_TEST(mutated_pdus_do_not_crash)
+{
+	/* Deterministic byte mutations of valid PDUs: any result, but no crash or leak. */
+	const char *const attrs[] = {"cn", "mail", NULL};
+	struct berval *pdus[2];
+	pdus[0] = search_pdu(77, "ou=people,dc=example,dc=com", LDAP_SCOPE_SUBTREE, attrs, 1);
+	BerElement *w = writer();
+	ck_assert_int_ge(ber_printf(w, "{it{ists}}", (ber_int_t)1, (ber_tag_t)LDAP_REQ_BIND,
+	                            (ber_int_t)3, "cn=admin", (ber_tag_t)LDAP_AUTH_SIMPLE, "pw"),
+	                 0);
+	pdus[1] = flatten(w);
+	uint32_t seed = 12345;
+	for (int k = 0; k < 2; k++) {
+		size_t n = pdus[k]->bv_len;
+		unsigned char *m = malloc(n);
+		ck_assert_ptr_nonnull(m);
+		for (int iter = 0; iter < 3000; iter++) {
+			memcpy(m, pdus[k]->bv_val, n);
+			int flips = 1 + iter % 3;
+			for (int f = 0; f < flips; f++) {
+				seed = seed * 1103515245u + 12345u;
+				size_t at = (seed >> 8) % n;
+				seed = seed * 1103515245u + 12345u;
+				m[at] = (unsigned char)(seed >> 16);
+			}
+			struct ldap_request req;
+			const char *why;
+			int rc = request_decode(dec, m, n, &req, &why);
+			ck_assert(rc == 0 || rc == -1);
+			if (rc == 0 && req.op == LDAP_REQ_SEARCH) {
+				ck_assert_ptr_nonnull(req.u.search.filter);
+				ck_assert_int_le(req.u.search.nattrs, REQUEST_MAX_ATTRS);
+			}
+			request_free(&req);
+		}
+		free(m);
+		ber_bvfree(pdus[k]);
+	}
+}
+END_TEST
+
+static Suite *request_suite(void)
+{
+	Suite *s = suite_create("request");
+	TCase *tc = tcase_create("search");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, search_fields);
+	tcase_add_test(tc, search_scopes_and_options);
+	tcase_add_test(tc, search_bad_scope);
+	tcase_add_test(tc, search_negative_limits);
+	tcase_add_test(tc, search_attr_limit);
+	tcase_add_test(tc, search_deep_filter);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("other_ops");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, bind_simple);
+	tcase_add_test(tc, bind_anonymous_v2);
+	tcase_add_test(tc, bind_sasl);
+	tcase_add_test(tc, bind_unknown_auth_choice);
+	tcase_add_test(tc, abandon);
+	tcase_add_test(tc, abandon_bad_length);
+	tcase_add_test(tc, unbind_and_undecoded_ops);
+	tcase_add_test(tc, controls);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("malformed");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, garbage);
+	tcase_add_test(tc, controls_malformed);
+	tcase_add_test(tc, truncated_pdus);
+	tcase_add_test(tc, truncated_inside_search);
+	tcase_add_test(tc, mutated_pdus_do_not_crash);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(request_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,876 @@
+/*
+ * Unit tests for storage: LDIF import into a new LMDB file, reading it back
+ * (db, entry, candidates), failed imports leaving the old database alone, and
+ * export. Run from the repository root (tests/data/...).
+ */
+#include <check.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <glob.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "protocol/dn.h"
+#include "protocol/match.h"
+#include "storage/candidates.h"
+#include "storage/db.h"
+#include "storage/ldif_import.h"
+
+#define TEST_LDIF "tests/data/test.ldif"
+#define BAD_GLOB "tests/data/bad/*.ldif"
+#define SUFFIX "dc=test,dc=org"
+
+static char *const index_attrs[] = {"objectClass", "uid", "cn", "mail", "member"};
+#define NINDEX ((int)(sizeof(index_attrs) / sizeof(index_attrs[0])))
+
+static char dir[96];
+static char db_path[160];
+
+/* ---- facts about an LDIF file, read independently of the importer ---- */
+
+#define MAX_DNS 64
+struct ldif_facts {
+	size_t declared; /* from the "# N entries" first line */
+	char *dns[MAX_DNS];
+	size_t ndns;
+	size_t inetorgperson; /* entries with objectClass: inetOrgPerson */
+};
+
+static void read_facts(const char *path, struct ldif_facts *f)
+{
+	memset(f, 0, sizeof(*f));
+	FILE *fp = fopen(path, "r");
+	ck_assert_msg(fp != NULL, "cannot open %s (run from the repository root)", path);
+	char line[1024];
+	int lineno = 0;
+	while (fgets(line, sizeof(line), fp)) {
+		lineno++;
+		line[strcspn(line, "\r\n")] = '\0';
+		if (lineno == 1)
+			ck_assert_int_eq(sscanf(line, "# %zu entries", &f->declared), 1);
+		if (strncmp(line, "dn: ", 4) == 0) {
+			ck_assert_uint_lt(f->ndns, MAX_DNS);
+			f->dns[f->ndns++] = strdup(line + 4);
+		}
+		ck_assert_msg(strncmp(line, "dn::", 4) != 0, "base64 DNs not handled by this test");
+		if (strcasecmp(line, "objectClass: inetOrgPerson") == 0)
+			f->inetorgperson++;
+	}
+	fclose(fp);
+}
+
+static void free_facts(struct ldif_facts *f)
+{
+	for (size_t i = 0; i < f->ndns; i++)
+		free(f->dns[i]);
+}
+
+/* Number of RDNs of a DN string: unescaped commas plus one. */
+static int rdn_count(const char *dn)
+{
+	int n = 1;
+	for (const char *p = dn; *p; p++) {
+		if (*p == '\\' && p[1])
+			p++;
+		else if (*p == ',')
+			n++;
+	}
+	return n;
+}
+
+/* True if dn is below base (textually: ends with "," base), at any depth. */
+static bool below(const char *dn, const char *base)
+{
+	size_t n = strlen(dn), b = strlen(base);
+	return n > b + 1 && dn[n - b - 1] == ',' && strcasecmp(dn + n - b, base) == 0;
+}
+
+static size_t count_below(const struct ldif_facts *f, const char *base, bool direct_only)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < f->ndns; i++)
+		if (below(f->dns[i], base) &&
+		    (!direct_only || rdn_count(f->dns[i]) == rdn_count(base) + 1))
+			n++;
+	return n;
+}
+
+/* ---- fixtures: a fresh directory per test, inside one per run ---- */
+
+static char base_dir[64]; /* made and removed by the parent process */
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	remove(path);
+	return 0;
+}
+
+static void remove_tree(const char *path)
+{
+	nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Unchecked fixture, in the parent: also cleans up after tests that failed (a failing
+ * check ends the test process without running its teardown). */
+static void run_setup(void)
+{
+	snprintf(base_dir, sizeof(base_dir), "/tmp/minidir-test-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(base_dir));
+}
+
+static void run_teardown(void)
+{
+	remove_tree(base_dir);
+}
+
+static void setup(void)
+{
+	snprintf(dir, sizeof(dir), "%s/t-XXXXXX", base_dir);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(db_path, sizeof(db_path), "%s/test.mdb", dir);
+}
+
+static void teardown(void)
+{
+	remove_tree(dir);
+}
+
+/* Imports ldif into path; returns ldif_import's result, error text in *errtext (malloc'd). */
+static int import(const char *ldif, const char *path, size_t *count, char **errtext)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *err = open_memstream(&text, &len);
+	ck_assert_ptr_nonnull(err);
+	struct import_opts opts = {
+	    .suffix = SUFFIX, .index = index_attrs, .nindex = NINDEX, .err = err};
+	int rc = ldif_import(ldif, path, &opts, count);
+	fclose(err);
+	if (errtext)
+		*errtext = text;
+	else
+		free(text);
+	return rc;
+}
+
+static void import_good(size_t *count)
+{
+	char *errtext = NULL;
+	int rc = import(TEST_LDIF, db_path, count, &errtext);
+	ck_assert_msg(rc == 0, "import of %s failed: %s", TEST_LDIF, errtext);
+	free(errtext);
+}
+
+static void open_db(struct db *db, const char *path)
+{
+	char err[512];
+	ck_assert_msg(db_open(db, path, false, NULL, NULL, 0, err, sizeof(err)) == 0, "db_open: %s",
+	              err);
+}
+
+static entry_id id_of(struct db *db, MDB_txn *txn, const char *dn)
+{
+	struct buf key = {0};
+	ck_assert_int_eq(dn_normalize(dn, strlen(dn), NULL, &key), 0);
+	entry_id id = 0;
+	int rc = db_dn2id(db, txn, key.data, key.len, &id);
+	ck_assert_msg(rc == 0, "\"%s\" not found: %s", dn, mdb_strerror(rc));
+	buf_free(&key);
+	return id;
+}
+
+/* All IDs of a candidate set, in the order given; checks they are distinct. */
+static size_t drain(struct candidates *c, MDB_txn *txn, entry_id *ids, size_t max)
+{
+	ck_assert_int_eq(cand_begin(c, txn), 0);
+	size_t n = 0;
+	entry_id id;
+	int rc;
+	while ((rc = cand_next(c, &id)) == 0) {
+		ck_assert_uint_lt(n, max);
+		for (size_t i = 0; i < n; i++)
+			ck_assert_msg(ids[i] != id, "ID %u returned twice", id);
+		ids[n++] = id;
+	}
+	ck_assert_int_eq(rc, MDB_NOTFOUND);
+	/* Stays at the end. */
+	ck_assert_int_eq(cand_next(c, &id), MDB_NOTFOUND);
+	cand_end(c);
+	return n;
+}
+
+/* The DN string stored for id. */
+static void dn_of(struct db *db, MDB_txn *txn, entry_id id, char *out, size_t cap)
+{
+	struct entry_view e;
+	ck_assert_int_eq(db_get_entry(db, txn, id, &e), 0);
+	ck_assert_uint_lt(e.dnlen, cap);
+	memcpy(out, e.dn, e.dnlen);
+	out[e.dnlen] = '\0';
+}
+
+/* ---- tests ---- */
+
+START_TEST(import_count)
+{
+	struct ldif_facts f;
+	read_facts(TEST_LDIF, &f);
+	ck_assert_uint_eq(f.ndns, f.declared); /* the file is what it says */
+	size_t count = 0;
+	import_good(&count);
+	ck_assert_uint_eq(count, f.declared);
+
+	struct db db;
+	open_db(&db, db_path);
+	ck_assert_uint_eq(db.entries, f.declared);
+	ck_assert_uint_eq(db.suffix.len, strlen(SUFFIX));
+	ck_assert_mem_eq(db.suffix.data, SUFFIX, strlen(SUFFIX));
+	ck_assert_int_eq(db.nindex, NINDEX);
+	for (int i = 0; i < NINDEX; i++) {
+		const struct db_index *ix =
+		    db_index_find(&db, index_attrs[i], strlen(index_attrs[i]));
+		ck_assert_ptr_nonnull(ix);
+	}
+	ck_assert_ptr_nonnull(db_index_find(&db, "OBJECTCLASS", 11));
+	ck_assert_ptr_null(db_index_find(&db, "sn", 2));
+	ck_assert_int_eq(db_index_find(&db, "member", 6)->rule, MATCH_DN);
+	db_close(&db);
+	free_facts(&f);
+}
+END_TEST
+
+START_TEST(lookup_and_parent_chain)
+{
+	size_t count;
+	import_good(&count);
+	struct db db;
+	open_db(&db, db_path);
+	MDB_txn *txn;
+	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
+
+	entry_id user3 = id_of(&db, txn, "uid=user3,ou=people,dc=test,dc=org");
+	entry_id people = id_of(&db, txn, "ou=people,dc=test,dc=org");
+	entry_id top = id_of(&db, txn, SUFFIX);
+	ck_assert_uint_ne(user3, people);
+	/* Entries get IDs in file order. */
+	ck_assert_uint_eq(top, 1);
+	ck_assert_uint_lt(people, user3);
+	/* Any spelling of the DN finds the same entry. */
+	ck_assert_uint_eq(id_of(&db, txn, "UID=User3, OU=People, DC=Test, DC=Org"), user3);
+
+	struct entry_view e;
+	ck_assert_int_eq(db_get_entry(&db, txn, user3, &e), 0);
+	ck_assert_uint_eq(e.parent, people);
+	const char *dn = "uid=user3,ou=people,dc=test,dc=org";
+	ck_assert_uint_eq(e.dnlen, strlen(dn));
+	ck_assert_mem_eq(e.dn, dn, e.dnlen);
+	struct buf key = {0};
+	ck_assert_int_eq(dn_normalize(dn, strlen(dn), NULL, &key), 0);
+	ck_assert_uint_eq(e.keylen, key.len);
+	ck_assert_mem_eq(e.key, key.data, key.len);
+	buf_free(&key);
+	ck_assert_uint_eq(e.op[0], LDAP_RES_SEARCH_ENTRY);
+
+	ck_assert_int_eq(db_get_entry(&db, txn, people, &e), 0);
+	ck_assert_uint_eq(e.parent, top);
+	ck_assert_int_eq(db_get_entry(&db, txn, top, &e), 0);
+	ck_assert_uint_eq(e.parent, 0);
+
+	/* The deepest entry walks up to the suffix in four steps. */
+	entry_id id = id_of(&db, txn, "uid=deepest,ou=deeper,ou=deep,ou=people,dc=test,dc=org");
+	int steps = 0;
+	while (id != top) {
+		ck_assert_int_eq(db_get_entry(&db, txn, id, &e), 0);
+		ck_assert_uint_lt(e.parent, id); /* parents come first */
+		id = e.parent;
+		steps++;
+	}
+	ck_assert_int_eq(steps, 4);
+
+	/* Missing DNs and IDs. */
+	struct buf k = {0};
+	const char *missing = "uid=user99,ou=people,dc=test,dc=org";
+	ck_assert_int_eq(dn_normalize(missing, strlen(missing), NULL, &k), 0);
+	entry_id none;
+	ck_assert_int_eq(db_dn2id(&db, txn, k.data, k.len, &none), MDB_NOTFOUND);
+	buf_free(&k);
+	ck_assert_int_eq(db_get_entry(&db, txn, (entry_id)(count + 1), &e), MDB_NOTFOUND);
+	ck_assert_int_eq(db_get_entry(&db, txn, 0, &e), MDB_NOTFOUND);
+
+	mdb_txn_abort(txn);
+	db_close(&db);
+}
+END_TEST
+
+START_TEST(candidates_children)
+{
+	struct ldif_facts f;
+	read_facts(TEST_LDIF, &f);
+	size_t count;
+	import_good(&count);
+	struct db db;
+	open_db(&db, db_path);
+	MDB_txn *txn;
+	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
+
+	const char *bases[] = {"ou=people,dc=test,dc=org", SUFFIX, "ou=groups,dc=test,dc=org",
+	                       "ou=deep,ou=people,dc=test,dc=org",
+	                       "uid=user3,ou=people,dc=test,dc=org"};
+	for (size_t b = 0; b < sizeof(bases) / sizeof(bases[0]); b++) {
+		entry_id parent = id_of(&db, txn, bases[b]);
+		size_t want = count_below(&f, bases[b], true);
+		struct candidates c;
+		ck_assert_int_eq(cand_init_children(&c, &db, parent), 0);
+		ck_assert_msg(cand_count(&c, txn) == want, "%s: cand_count %zu, expected %zu",
+		              bases[b], cand_count(&c, txn), want);
+		entry_id ids[MAX_DNS];
+		size_t n = drain(&c, txn, ids, MAX_DNS);
+		ck_assert_msg(n == want, "%s: %zu children, expected %zu", bases[b], n, want);
+		for (size_t i = 0; i < n; i++) {
+			struct entry_view e;
+			ck_assert_int_eq(db_get_entry(&db, txn, ids[i], &e), 0);
+			ck_assert_uint_eq(e.parent, parent);
+			if (i > 0)
+				ck_assert_uint_gt(ids[i], ids[i - 1]); /* ID order */
+		}
+		cand_free(&c);
+	}
+	mdb_txn_abort(txn);
+	db_close(&db);
+	free_facts(&f);
+}
+END_TEST
+
+START_TEST(candidates_subtree)
+{
+	struct ldif_facts f;
+	read_facts(TEST_LDIF, &f);
+	size_t count;
+	import_good(&count);
+	struct db db;
+	open_db(&db, db_path);
+	MDB_txn *txn;
+	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
+
+	const char *bases[] = {SUFFIX, "ou=people,dc=test,dc=org",
+	                       "ou=deep,ou=people,dc=test,dc=org",
+	                       "uid=user3,ou=people,dc=test,dc=org"};
+	for (size_t b = 0; b < sizeof(bases) / sizeof(bases[0]); b++) {
+		struct buf key = {0};
+		ck_assert_int_eq(dn_normalize(bases[b], strlen(bases[b]), NULL, &key), 0);
+		struct candidates c;
+		ck_assert_int_eq(cand_init_subtree(&c, &db, key.data, key.len), 0);
+		entry_id ids[MAX_DNS];
+		size_t n = drain(&c, txn, ids, MAX_DNS);
+		size_t want = count_below(&f, bases[b], false) + 1; /* and the base */
+		ck_assert_msg(n == want, "%s: %zu in subtree, expected %zu", bases[b], n, want);
+		for (size_t i = 0; i < n; i++) {
+			struct entry_view e;
+			ck_assert_int_eq(db_get_entry(&db, txn, ids[i], &e), 0);
+			ck_assert(dn_key_in_subtree(e.key, e.keylen, key.data, key.len));
+		}
+		cand_free(&c);
+		buf_free(&key);
+	}
+	/* The whole suffix is every entry. */
+	struct candidates c;
+	ck_assert_int_eq(cand_init_subtree(&c, &db, db.suffix_key.data, db.suffix_key.len), 0);
+	entry_id ids[MAX_DNS];
+	ck_assert_uint_eq(drain(&c, txn, ids, MAX_DNS), f.declared);
+	cand_free(&c);
+	mdb_txn_abort(txn);
+	db_close(&db);
+	free_facts(&f);
+}
+END_TEST
+
+START_TEST(candidates_resume_across_transactions)
+{
+	/* A paused search continues in a new transaction exactly where it stopped. */
+	size_t count;
+	import_good(&count);
+	struct db db;
+	open_db(&db, db_path);
+	MDB_txn *txn;
+	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
+	entry_id all[MAX_DNS];
+	struct candidates c;
+	ck_assert_int_eq(cand_init_subtree(&c, &db, db.suffix_key.data, db.suffix_key.len), 0);
+	size_t n = drain(&c, txn, all, MAX_DNS);
+	cand_free(&c);
+	mdb_txn_abort(txn);
+
+	entry_id parent_people;
+	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
+	parent_people = id_of(&db, txn, "ou=people,dc=test,dc=org");
+	mdb_txn_abort(txn);
+
+	for (int kind = 0; kind < 2; kind++) {
+		struct candidates r;
+		if (kind == 0)
+			ck_assert_int_eq(
+			    cand_init_subtree(&r, &db, db.suffix_key.data, db.suffix_key.len), 0);
+		else
+			ck_assert_int_eq(cand_init_children(&r, &db, parent_people), 0);
+		entry_id got[MAX_DNS];
+		size_t m = 0;
+		int rc = 0;
+		while (rc == 0) {
+			/* Two IDs per transaction. */
+			ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
+			ck_assert_int_eq(cand_begin(&r, txn), 0);
+			for (int k = 0; k < 2 && rc == 0; k++) {
+				entry_id id;
+				rc = cand_next(&r, &id);
+				if (rc == 0) {
+					ck_assert_uint_lt(m, MAX_DNS);
+					got[m++] = id;
+				}
+			}
+			cand_end(&r);
+			mdb_txn_abort(txn);
+		}
+		ck_assert_int_eq(rc, MDB_NOTFOUND);
+		if (kind == 0) {
+			ck_assert_uint_eq(m, n);
+			ck_assert_mem_eq(got, all, n * sizeof(entry_id));
+		} else {
+			/* Same as reading the children in one go. */
+			ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
+			struct candidates once;
+			ck_assert_int_eq(cand_init_children(&once, &db, parent_people), 0);
+			entry_id ref[MAX_DNS];
+			size_t rn = drain(&once, txn, ref, MAX_DNS);
+			cand_free(&once);
+			mdb_txn_abort(txn);
+			ck_assert_uint_eq(m, rn);
+			ck_assert_mem_eq(got, ref, rn * sizeof(entry_id));
+		}
+		cand_free(&r);
+	}
+	db_close(&db);
+}
+END_TEST
+
+/* Normalized index key of value under attribute attr's rule. */
+static size_t index_ids(struct db *db, MDB_txn *txn, const char *attr, const char *value,
+                        entry_id *ids)
+{
+	const struct db_index *ix = db_index_find(db, attr, strlen(attr));
+	ck_assert_ptr_nonnull(ix);
+	struct buf v = {0};
+	ck_assert_int_eq(match_normalize(ix->rule, value, strlen(value), &v), 0);
+	struct candidates c;
+	ck_assert_int_eq(cand_init_index(&c, ix, v.data, v.len), 0);
+	size_t est = cand_count(&c, txn);
+	size_t n = drain(&c, txn, ids, MAX_DNS);
+	ck_assert_uint_eq(est, n);
+	cand_free(&c);
+	buf_free(&v);
+	return n;
+}
+
+START_TEST(candidates_index)
+{
+	struct ldif_facts f;
+	read_facts(TEST_LDIF, &f);
+	size_t count;
+	import_good(&count);
+	struct db db;
+	open_db(&db, db_path);
+	MDB_txn *txn;
+	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
+	entry_id ids[MAX_DNS];
+	char dn[256];
+
+	entry_id user3 = id_of(&db, txn, "uid=user3,ou=people,dc=test,dc=org");
+	ck_assert_uint_eq(index_ids(&db, txn, "uid", "user3", ids), 1);
+	ck_assert_uint_eq(ids[0], user3);
+	/* Index values are normalized: case does not matter. */
+	ck_assert_uint_eq(index_ids(&db, txn, "UID", "USER3", ids), 1);
+	ck_assert_uint_eq(ids[0], user3);
+	ck_assert_uint_eq(index_ids(&db, txn, "uid", "user33", ids), 0);
+	ck_assert_uint_eq(index_ids(&db, txn, "uid", "user", ids), 0);
+
+	/* Both mail values of user3 lead to it. */
+	ck_assert_uint_eq(index_ids(&db, txn, "mail", "user3.alt@test.org", ids), 1);
+	ck_assert_uint_eq(ids[0], user3);
+	ck_assert_uint_eq(index_ids(&db, txn, "mail", "USER3@test.org", ids), 1);
+	ck_assert_uint_eq(ids[0], user3);
+
+	ck_assert_uint_eq(index_ids(&db, txn, "objectClass", "inetOrgPerson", ids),
+	                  f.inetorgperson);
+
+	/* cn with an escaped comma in the DN; the value itself has a plain comma. */
+	ck_assert_uint_eq(index_ids(&db, txn, "cn", "doe, jane", ids), 1);
+	dn_of(&db, txn, ids[0], dn, sizeof(dn));
+	ck_assert_str_eq(dn, "cn=Doe\\2C Jane,ou=people,dc=test,dc=org");
+
+	/* member values are DN-normalized: any spelling finds the groups. */
+	ck_assert_uint_eq(
+	    index_ids(&db, txn, "member", "UID=User3, OU=People, DC=Test, DC=Org", ids), 1);
+	dn_of(&db, txn, ids[0], dn, sizeof(dn));
+	ck_assert_str_eq(dn, "cn=all,ou=groups,dc=test,dc=org");
+	ck_assert_uint_eq(index_ids(&db, txn, "member", "uid=user0,ou=people,dc=test,dc=org", ids),
+	                  2);
+
+	mdb_txn_abort(txn);
+	db_close(&db);
+	free_facts(&f);
+}
+END_TEST
+
+/* Directory entries other than the database file itself. */
+static int leftovers(char *names, size_t cap)
+{
+	DIR *d = opendir(dir);
+	ck_assert_ptr_nonnull(d);
+	int n = 0;
+	names[0] = '\0';
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    strcmp(de->d_name, "test.mdb") == 0 || strcmp(de->d_name, "good.ldif") == 0)
+			continue;
+		size_t used = strlen(names);
+		snprintf(names + used, cap - used, " %s", de->d_name);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* The whole export of path, malloc'd. */
+static char *export_text(const char *path, size_t *len)
+{
+	char *text = NULL;
+	size_t n = 0;
+	FILE *out = open_memstream(&text, &n);
+	ck_assert_ptr_nonnull(out);
+	char err[512];
+	int rc = ldif_export(path, out, err, sizeof(err));
+	fclose(out);
+	ck_assert_msg(rc == 0, "export: %s", err);
+	*len = n;
+	return text;
+}
+
+START_TEST(bad_files)
+{
+	glob_t g;
+	ck_assert_int_eq(glob(BAD_GLOB, 0, NULL, &g), 0);
+	ck_assert_uint_ge(g.gl_pathc, 1);
+	size_t count;
+	import_good(&count);
+	size_t before_len;
+	char *before = export_text(db_path, &before_len);
+
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		const char *path = g.gl_pathv[i];
+		/* "# expect: N: word" on the first line. */
+		FILE *fp = fopen(path, "r");
+		ck_assert_ptr_nonnull(fp);
+		char first[256];
+		ck_assert_ptr_nonnull(fgets(first, sizeof(first), fp));
+		fclose(fp);
+		unsigned long line;
+		char word[64];
+		ck_assert_msg(sscanf(first, "# expect: %lu: %63s", &line, word) == 2,
+		              "%s: no \"# expect: N: word\" line", path);
+
+		char *errtext = NULL;
+		size_t n = 12345;
+		int rc = import(path, db_path, &n, &errtext);
+		ck_assert_msg(rc == -1, "%s imported", path);
+		char want[512];
+		snprintf(want, sizeof(want), "%s:%lu:", path, line);
+		ck_assert_msg(strstr(errtext, want) != NULL, "%s: error \"%s\" lacks \"%s\"", path,
+		              errtext, want);
+		ck_assert_msg(strcasestr(errtext, word) != NULL, "%s: error \"%s\" lacks \"%s\"",
+		              path, errtext, word);
+		/* One problem reported, on one line. */
+		ck_assert_msg(strchr(errtext, '\n') == errtext + strlen(errtext) - 1,
+		              "%s: error is not one line: \"%s\"", path, errtext);
+		free(errtext);
+
+		/* The good database is untouched, and nothing was left behind. */
+		struct db db;
+		open_db(&db, db_path);
+		ck_assert_uint_eq(db.entries, count);
+		db_close(&db);
+		size_t after_len;
+		char *after = export_text(db_path, &after_len);
+		ck_assert_uint_eq(after_len, before_len);
+		ck_assert_mem_eq(after, before, before_len);
+		free(after);
+		char names[512];
+		ck_assert_msg(leftovers(names, sizeof(names)) == 0, "after %s, left in %s:%s", path,
+		              dir, names);
+	}
+	free(before);
+	globfree(&g);
+}
+END_TEST
+
+START_TEST(syntax_error_line_numbers_agree)
+{
+	/*
+	 * For an LDIF syntax error, libldap's parser prints its own message to
+	 * stderr ("invalid format (line N)"). Whatever is printed about the
+	 * failure must name the same line as the "file:line:" report.
+	 */
+	const char *path = "tests/data/bad/syntax.ldif";
+	FILE *fp = fopen(path, "r");
+	ck_assert_ptr_nonnull(fp);
+	char first[256];
+	ck_assert_ptr_nonnull(fgets(first, sizeof(first), fp));
+	fclose(fp);
+	unsigned long line;
+	ck_assert_int_eq(sscanf(first, "# expect: %lu:", &line), 1);
+
+	char cap[128];
+	snprintf(cap, sizeof(cap), "%s/stderr", dir);
+	fflush(stderr);
+	int saved = dup(2);
+	int fd = open(cap, O_CREAT | O_RDWR | O_TRUNC, 0600);
+	ck_assert_int_ge(saved, 0);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(dup2(fd, 2), 2);
+	char *errtext = NULL;
+	size_t n;
+	int rc = import(path, db_path, &n, &errtext);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	ck_assert_int_eq(rc, -1);
+	char printed[1024] = "";
+	ssize_t got = pread(fd, printed, sizeof(printed) - 1, 0);
+	close(fd);
+	unlink(cap);
+	ck_assert_int_ge(got, 0);
+	printed[got] = '\0';
+
+	char want[512];
+	snprintf(want, sizeof(want), "%s:%lu:", path, line);
+	ck_assert_msg(strstr(errtext, want) != NULL, "report \"%s\" lacks \"%s\"", errtext, want);
+	for (const char *p = printed; (p = strstr(p, "line ")) != NULL; p += 5) {
+		char *end;
+		unsigned long other = strtoul(p + 5, &end, 10);
+		if (end == p + 5)
+			continue;
+		ck_assert_msg(
+		    other == line,
+		    "stderr says line %lu, the report says line %lu:\n  stderr: %s  report: %s",
+		    other, line, printed, errtext);
+	}
+	free(errtext);
+}
+END_TEST
+
+START_TEST(bad_file_no_previous_database)
+{
+	/* A failed import into a new path creates nothing there. */
+	glob_t g;
+	ck_assert_int_eq(glob(BAD_GLOB, 0, NULL, &g), 0);
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		size_t n;
+		ck_assert_int_eq(import(g.gl_pathv[i], db_path, &n, NULL), -1);
+		ck_assert_int_eq(access(db_path, F_OK), -1);
+		char names[512];
+		ck_assert_msg(leftovers(names, sizeof(names)) == 0, "left in %s:%s", dir, names);
+	}
+	globfree(&g);
+}
+END_TEST
+
+START_TEST(missing_ldif_file)
+{
+	char *errtext = NULL;
+	size_t n;
+	ck_assert_int_eq(import("tests/data/no-such-file.ldif", db_path, &n, &errtext), -1);
+	ck_assert_ptr_nonnull(strstr(errtext, "tests/data/no-such-file.ldif"));
+	free(errtext);
+	ck_assert_int_eq(access(db_path, F_OK), -1);
+}
+END_TEST
+
+START_TEST(empty_ldif_file)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "%s/good.ldif", dir);
+	FILE *fp = fopen(path, "w");
+	ck_assert_ptr_nonnull(fp);
+	fputs("# nothing here\nversion: 1\n", fp);
+	fclose(fp);
+	char *errtext = NULL;
+	size_t n;
+	ck_assert_int_eq(import(path, db_path, &n, &errtext), -1);
+	ck_assert_ptr_nonnull(strstr(errtext, path));
+	free(errtext);
+	ck_assert_int_eq(access(db_path, F_OK), -1);
+}
+END_TEST
+
+START_TEST(duplicate_spelled_differently)
+{
+	/* The same DN in another case and spacing is a duplicate, reported on its line (9). */
+	char path[256];
+	snprintf(path, sizeof(path), "%s/good.ldif", dir);
+	FILE *fp = fopen(path, "w");
+	ck_assert_ptr_nonnull(fp);
+	fputs("dn: dc=test,dc=org\n"           /* 1 */
+	      "objectClass: top\n"             /* 2 */
+	      "\n"                             /* 3 */
+	      "dn: ou=People,dc=test,dc=org\n" /* 4 */
+	      "objectClass: organizationalUnit\n"
+	      "ou: People\n"
+	      "\n"
+	      "# the same entry again\n"        /* 8 */
+	      "dn: OU=people, DC=Test,DC=ORG\n" /* 9 */
+	      "objectClass: organizationalUnit\n"
+	      "ou: people\n",
+	      fp);
+	fclose(fp);
+	char *errtext = NULL;
+	size_t n;
+	ck_assert_int_eq(import(path, db_path, &n, &errtext), -1);
+	char want[300];
+	snprintf(want, sizeof(want), "%s:9:", path);
+	ck_assert_msg(strstr(errtext, want) != NULL, "error \"%s\" lacks \"%s\"", errtext, want);
+	ck_assert_ptr_nonnull(strcasestr(errtext, "duplicate"));
+	free(errtext);
+	ck_assert_int_eq(access(db_path, F_OK), -1);
+}
+END_TEST
+
+START_TEST(reimport_replaces)
+{
+	/* A second good import replaces the first. */
+	size_t count;
+	import_good(&count);
+	char path[256];
+	snprintf(path, sizeof(path), "%s/good.ldif", dir);
+	FILE *fp = fopen(path, "w");
+	ck_assert_ptr_nonnull(fp);
+	fputs("dn: dc=test,dc=org\nobjectClass: top\nobjectClass: dcObject\ndc: test\n\n"
+	      "dn: ou=only,dc=test,dc=org\nobjectClass: organizationalUnit\nou: only\n",
+	      fp);
+	fclose(fp);
+	size_t n = 0;
+	ck_assert_int_eq(import(path, db_path, &n, NULL), 0);
+	ck_assert_uint_eq(n, 2);
+	struct db db;
+	open_db(&db, db_path);
+	ck_assert_uint_eq(db.entries, 2);
+	MDB_txn *txn;
+	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
+	id_of(&db, txn, "ou=only,dc=test,dc=org");
+	mdb_txn_abort(txn);
+	db_close(&db);
+	char names[512];
+	ck_assert_msg(leftovers(names, sizeof(names)) == 0, "left in %s:%s", dir, names);
+}
+END_TEST
+
+START_TEST(export_reimport_identical)
+{
+	size_t count;
+	import_good(&count);
+	size_t len1;
+	char *text1 = export_text(db_path, &len1);
+	ck_assert_uint_gt(len1, 0);
+	/* Spot checks of the LDIF written. */
+	ck_assert_ptr_nonnull(strstr(text1, "\ndn: uid=user3,ou=people,dc=test,dc=org\n"));
+	ck_assert_ptr_nonnull(strstr(text1, "\nmail: user3.alt@test.org\n"));
+	ck_assert_ptr_nonnull(strstr(text1, "\ncn:: Sm9zw6kgTsO6w7Fleg==\n")); /* not ASCII */
+	ck_assert_ptr_nonnull(strstr(text1, "\ndn: dc=test,dc=org\n"));
+	ck_assert(strstr(text1, "\ndn: dc=test,dc=org\n") <
+	          strstr(text1, "\ndn: ou=people,dc=test,dc=org\n"));
+
+	char path[256];
+	snprintf(path, sizeof(path), "%s/good.ldif", dir);
+	FILE *fp = fopen(path, "w");
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_uint_eq(fwrite(text1, 1, len1, fp), len1);
+	fclose(fp);
+	char db2[256];
+	snprintf(db2, sizeof(db2), "%s/second.mdb", dir);
+	size_t count2 = 0;
+	char *errtext = NULL;
+	int rc = import(path, db2, &count2, &errtext);
+	ck_assert_msg(rc == 0, "re-import failed: %s", errtext);
+	free(errtext);
+	ck_assert_uint_eq(count2, count);
+
+	size_t len2;
+	char *text2 = export_text(db2, &len2);
+	ck_assert_uint_eq(len2, len1);
+	ck_assert_mem_eq(text2, text1, len1);
+	free(text1);
+	free(text2);
+}
+END_TEST
+
+START_TEST(export_missing_database)
+{
+	char err[512] = "";
+	char *text = NULL;
+	size_t n = 0;
+	FILE *out = open_memstream(&text, &n);
+	ck_assert_int_eq(ldif_export(db_path, out, err, sizeof(err)), -1);
+	fclose(out);
+	ck_assert_ptr_nonnull(strstr(err, db_path));
+	free(text);
+}
+END_TEST
+
+static Suite *import_suite(void)
+{
+	Suite *s = suite_create("storage");
+	TCase *tc = tcase_create("import");
+	tcase_add_unchecked_fixture(tc, run_setup, run_teardown);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, import_count);
+	tcase_add_test(tc, lookup_and_parent_chain);
+	tcase_add_test(tc, candidates_children);
+	tcase_add_test(tc, candidates_subtree);
+	tcase_add_test(tc, candidates_resume_across_transactions);
+	tcase_add_test(tc, candidates_index);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("failures");
+	tcase_add_unchecked_fixture(tc, run_setup, run_teardown);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, bad_files);
+	tcase_add_test(tc, syntax_error_line_numbers_agree);
+	tcase_add_test(tc, bad_file_no_previous_database);
+	tcase_add_test(tc, missing_ldif_file);
+	tcase_add_test(tc, empty_ldif_file);
+	tcase_add_test(tc, duplicate_spelled_differently);
+	tcase_add_test(tc, reimport_replaces);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("export");
+	tcase_add_unchecked_fixture(tc, run_setup, run_teardown);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, export_reimport_identical);
+	tcase_add_test(tc, export_missing_database);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(import_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
