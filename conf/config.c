@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "protocol/dn.h"
+#include "protocol/schema.h"
 
 static const char *const policy_names[] = {
     [SEND_CORK_TOGGLE] = "cork-toggle",
@@ -192,6 +193,28 @@ static int handler(void *user, const char *section, const char *key, const char 
 		           "none",
 		           value, NULL);
 	}
+	if (strcmp(key, "schema_dir") == 0)
+		return copy_str(st, c->schema_dir, sizeof(c->schema_dir), key, value);
+	if (strcmp(key, "schema") == 0)
+		return copy_str(st, c->schema, sizeof(c->schema), key, value);
+	if (strcmp(key, "sizelimit") == 0 || strcmp(key, "timelimit") == 0) {
+		char *end;
+		long n = strtol(value, &end, 10);
+		if (strcmp(value, "unlimited") == 0)
+			n = 0, end = (char *)value + strlen(value);
+		if (end == value || *end || n < 0 || n > 2147483647L)
+			return bad(st, "%s: expected a number or \"unlimited\", got \"%s\"", key,
+			           value);
+		*(key[0] == 's' ? &c->sizelimit : &c->timelimit) = (int)n;
+		return 1;
+	}
+	if (strcmp(key, "allow_anonymous") == 0) {
+		if (strcmp(value, "yes") == 0 || strcmp(value, "no") == 0) {
+			c->allow_anonymous = value[0] == 'y';
+			return 1;
+		}
+		return bad(st, "allow_anonymous: expected yes or no, got \"%s\"", value, NULL);
+	}
 	if (strcmp(key, "write_timeout") == 0) {
 		char *end;
 		long n = strtol(value, &end, 10);
@@ -243,6 +266,11 @@ static void set_defaults(struct config *c)
 	c->max_pdu_bytes = 1024 * 1024;
 	c->max_pending_bytes = 4 * 1024 * 1024;
 	c->write_timeout = 30;
+	strcpy(c->schema_dir, SCHEMA_DEFAULT_DIR);
+	strcpy(c->schema, SCHEMA_DEFAULT_FILES);
+	c->sizelimit = 500;
+	c->timelimit = 3600;
+	c->allow_anonymous = true;
 	for (size_t i = 0; i < sizeof(default_index) / sizeof(default_index[0]); i++)
 		c->index[c->nindex++] = strdup(default_index[i]);
 }

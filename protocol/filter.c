@@ -1,6 +1,10 @@
 #include "protocol/filter.h"
 
+#include "protocol/dn.h"
+#include "protocol/schema.h"
+
 #include <ldap.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -28,18 +32,43 @@ static int take_value(enum match_rule rule, const struct berval *in, struct filt
 	return 0;
 }
 
+/*
+ * The rule a filter item of kind k on an attribute uses: the schema's
+ * equality, ordering or substrings rule (MATCH_NONE makes the item Undefined),
+ * or without a schema the built-in table's rule for all three.
+ */
+static enum match_rule rule_for_kind(enum filter_kind k, const struct schema_attr *at,
+                                     const char *name, size_t len)
+{
+	if (at)
+		return k == FILTER_GE || k == FILTER_LE ? at->ord
+		       : k == FILTER_SUBSTR             ? at->sub
+		                                        : at->eq;
+	if (schema_loaded())
+		return MATCH_NONE; /* an attribute the schema does not know */
+	enum match_rule r = match_rule_for(name, len);
+	if (k == FILTER_SUBSTR && (r == MATCH_DN || r == MATCH_INTEGER))
+		r = MATCH_CASE_IGNORE; /* pieces of a DN or number compare as text */
+	return r;
+}
+
+/* Sets the attribute of f: its schema name when known (aliases and OIDs resolve). */
 static int take_attr(struct filter *f, const struct berval *attr)
 {
 	if (attr->bv_len == 0)
 		return -1;
-	f->attr = malloc(attr->bv_len + 1);
+	const struct schema_attr *at = schema_attr_find(attr->bv_val, attr->bv_len);
+	const char *name = at ? at->name : attr->bv_val;
+	size_t len = at ? strlen(at->name) : attr->bv_len;
+	f->attr = malloc(len + 1);
 	if (!f->attr)
 		return -1;
-	memcpy(f->attr, attr->bv_val, attr->bv_len);
-	f->attr[attr->bv_len] = '\0';
-	f->attr_len = attr->bv_len;
-	match_lower(f->attr, f->attr_len);
-	f->rule = match_rule_for(f->attr, f->attr_len);
+	memcpy(f->attr, name, len);
+	f->attr[len] = '\0';
+	f->attr_len = len;
+	if (!at)
+		match_lower(f->attr, f->attr_len);
+	f->rule = rule_for_kind(f->kind, at, f->attr, f->attr_len);
 	return 0;
 }
 
@@ -56,9 +85,7 @@ static int decode_substrings(BerElement *ber, struct filter *f)
 	if (ber_skip_tag(ber, &len) == LBER_DEFAULT || get_string(ber, &attr) < 0 ||
 	    take_attr(f, &attr) < 0)
 		return -1;
-	/* Substring pieces of DN or integer attributes compare as caseIgnore. */
-	enum match_rule rule =
-	    f->rule == MATCH_DN || f->rule == MATCH_INTEGER ? MATCH_CASE_IGNORE : f->rule;
+	enum match_rule rule = f->rule;
 	int n = 0;
 	for (ber_tag_t t = ber_first_element(ber, &len, &last); t != LBER_DEFAULT;
 	     t = ber_next_element(ber, &len, last), n++) {
@@ -86,40 +113,50 @@ static int decode_substrings(BerElement *ber, struct filter *f)
 	return n > 0 ? 0 : -1;
 }
 
+/*
+ * extensibleMatch: [1] matchingRule, [2] type, [3] matchValue, [4] dnAttributes.
+ * The rule is the one named, else the type's equality rule; a rule minidir does
+ * not know, or an ordering or substrings rule, makes the item Undefined.
+ */
 static int decode_extensible(BerElement *ber, struct filter *f)
 {
 	ber_len_t len;
-	char *last;
-	struct berval v;
+	struct berval v, value, mr = {0, NULL};
 	bool have_value = false;
 	if (ber_skip_tag(ber, &len) == LBER_DEFAULT)
 		return -1;
-	(void)last;
-	ber_len_t end = len;
-	(void)end;
-	/* matchingRule [1], type [2], matchValue [3], dnAttributes [4] BOOLEAN. */
 	for (;;) {
 		ber_tag_t t = ber_peek_tag(ber, &len);
 		if (t == LDAP_FILTER_EXT_OID) {
-			if (get_string(ber, &v) < 0)
+			if (get_string(ber, &mr) < 0)
 				return -1;
 		} else if (t == LDAP_FILTER_EXT_TYPE) {
 			if (get_string(ber, &v) < 0 || take_attr(f, &v) < 0)
 				return -1;
 		} else if (t == LDAP_FILTER_EXT_VALUE) {
-			if (get_string(ber, &v) < 0)
+			if (get_string(ber, &value) < 0)
 				return -1;
 			have_value = true;
 		} else if (t == LDAP_FILTER_EXT_DNATTRS) {
 			ber_int_t b;
 			if (ber_get_boolean(ber, &b) == LBER_DEFAULT)
 				return -1;
+			f->dn_attrs = b != 0;
 			break;
 		} else {
 			break;
 		}
 	}
-	return have_value ? 0 : -1;
+	if (!have_value || (!mr.bv_val && !f->attr))
+		return -1; /* RFC 4511: a rule or a type is required */
+	if (mr.bv_val) {
+		char name[128];
+		snprintf(name, sizeof(name), "%.*s", (int)mr.bv_len, mr.bv_val);
+		bool equality = !strstr(name, "Ordering") && !strstr(name, "Substrings");
+		f->rule =
+		    equality && mr.bv_len < sizeof(name) ? match_rule_named(name) : MATCH_NONE;
+	}
+	return take_value(f->rule, &value, &f->value, &f->invalid);
 }
 
 static struct filter *decode(BerElement *ber, int depth)
@@ -215,9 +252,9 @@ void filter_free(struct filter *f)
 /* ---- evaluation (trusted stored entries, hot path) ---- */
 
 /* True if the stored type t[0..n) is the description the filter names. */
-static bool type_matches(const struct filter *f, const unsigned char *t, size_t n)
+static bool type_matches(const char *attr, size_t attr_len, const unsigned char *t, size_t n)
 {
-	return n == f->attr_len && strncasecmp((const char *)t, f->attr, n) == 0;
+	return n == attr_len && strncasecmp((const char *)t, attr, n) == 0;
 }
 
 /* Compares normal forms a and b in the rule's order: <0, 0, >0. */
@@ -259,56 +296,88 @@ static bool substr_match(const struct filter *f, const char *v, size_t len)
 	return true;
 }
 
+/* Evaluates f's assertion on one value v[0..len). */
+static enum filter_result eval_value(const struct filter *f, const char *v, size_t len,
+                                     struct buf *scratch)
+{
+	scratch->off = scratch->len = 0;
+	if (match_normalize(f->rule, v, len, scratch) < 0)
+		return FILTER_UNDEFINED;
+	const char *nv = scratch->data ? (const char *)scratch->data : "";
+	size_t nlen = scratch->len;
+	bool hit = false;
+	switch (f->kind) {
+	case FILTER_EQ:
+	case FILTER_APPROX:
+	case FILTER_EXT:
+		hit = nlen == f->value.len && memcmp(nv, f->value.val, nlen) == 0;
+		break;
+	case FILTER_GE:
+		hit = order_cmp(f->rule, nv, nlen, f->value.val, f->value.len) >= 0;
+		break;
+	case FILTER_LE:
+		hit = order_cmp(f->rule, nv, nlen, f->value.val, f->value.len) <= 0;
+		break;
+	case FILTER_SUBSTR:
+		hit = substr_match(f, nv, nlen);
+		break;
+	default:
+		break;
+	}
+	return hit ? FILTER_TRUE : FILTER_FALSE;
+}
+
 /* Evaluates a value assertion on one attribute's values (the SET content). */
 static enum filter_result eval_values(const struct filter *f, const unsigned char *p,
                                       const unsigned char *end, struct buf *scratch)
 {
-	enum match_rule rule = f->rule;
-	if (f->kind == FILTER_SUBSTR && (rule == MATCH_DN || rule == MATCH_INTEGER))
-		rule = MATCH_CASE_IGNORE;
 	enum filter_result r = FILTER_FALSE;
 	unsigned char tag;
 	const unsigned char *v;
 	size_t vlen;
 	while (p < end && tlv_read(&p, end, &tag, &v, &vlen)) {
-		scratch->off = scratch->len = 0;
-		if (match_normalize(rule, (const char *)v, vlen, scratch) < 0) {
-			r = FILTER_UNDEFINED;
-			continue;
-		}
-		const char *nv = (const char *)scratch->data;
-		size_t nlen = scratch->len;
-		if (!nv)
-			nv = "";
-		bool hit = false;
-		switch (f->kind) {
-		case FILTER_EQ:
-		case FILTER_APPROX:
-			hit = nlen == f->value.len && memcmp(nv, f->value.val, nlen) == 0;
-			break;
-		case FILTER_GE:
-			hit = order_cmp(rule, nv, nlen, f->value.val, f->value.len) >= 0;
-			break;
-		case FILTER_LE:
-			hit = order_cmp(rule, nv, nlen, f->value.val, f->value.len) <= 0;
-			break;
-		case FILTER_SUBSTR:
-			hit = substr_match(f, nv, nlen);
-			break;
-		default:
-			break;
-		}
-		if (hit)
+		enum filter_result one = eval_value(f, (const char *)v, vlen, scratch);
+		if (one == FILTER_TRUE)
 			return FILTER_TRUE;
+		if (one == FILTER_UNDEFINED)
+			r = FILTER_UNDEFINED;
 	}
 	return r;
 }
 
-static enum filter_result eval_leaf(const struct filter *f, const unsigned char *attrs, size_t len,
-                                    struct buf *scratch)
+/* extensibleMatch with dnAttributes: the AVAs of the entry's DN are values too. */
+static enum filter_result eval_dn_attrs(const struct filter *f, const struct filter_ctx *ctx)
 {
-	if (f->kind == FILTER_EXT)
+	if (!ctx->dn || ctx->dnlen == 0)
+		return FILTER_FALSE;
+	struct berval in = {ctx->dnlen, (char *)ctx->dn};
+	LDAPDN dn = NULL;
+	if (ldap_bv2dn(&in, &dn, LDAP_DN_FORMAT_LDAPV3) != LDAP_SUCCESS || !dn)
 		return FILTER_UNDEFINED;
+	enum filter_result r = FILTER_FALSE;
+	for (int i = 0; dn[i] && r != FILTER_TRUE; i++) {
+		for (int j = 0; dn[i][j] && r != FILTER_TRUE; j++) {
+			LDAPAVA *ava = dn[i][j];
+			const struct schema_attr *at =
+			    schema_attr_find(ava->la_attr.bv_val, ava->la_attr.bv_len);
+			const char *name = at ? at->name : ava->la_attr.bv_val;
+			size_t nlen = at ? strlen(at->name) : ava->la_attr.bv_len;
+			if (f->attr &&
+			    !type_matches(f->attr, f->attr_len, (const unsigned char *)name, nlen))
+				continue;
+			enum filter_result one =
+			    eval_value(f, ava->la_value.bv_val, ava->la_value.bv_len, ctx->scratch);
+			if (one == FILTER_TRUE || (one == FILTER_UNDEFINED && r == FILTER_FALSE))
+				r = one;
+		}
+	}
+	ldap_dnfree(dn);
+	return r;
+}
+
+static enum filter_result eval_leaf(const struct filter *f, const unsigned char *attrs, size_t len,
+                                    const struct filter_ctx *ctx)
+{
 	if (f->invalid)
 		return FILTER_UNDEFINED;
 	const unsigned char *p = attrs, *end = attrs + len;
@@ -318,29 +387,40 @@ static enum filter_result eval_leaf(const struct filter *f, const unsigned char 
 	size_t seqlen, tlen, vlen;
 	while (p < end && tlv_read(&p, end, &tag, &seq, &seqlen)) {
 		const unsigned char *q = seq, *qend = seq + seqlen;
-		if (!tlv_read(&q, qend, &tag, &type, &tlen) || !type_matches(f, type, tlen))
+		if (!tlv_read(&q, qend, &tag, &type, &tlen))
+			continue;
+		if (ctx->hidden && type_matches(ctx->hidden, strlen(ctx->hidden), type, tlen))
+			continue; /* not visible to this client: as if absent */
+		/* An extensible match without a type tries every attribute. */
+		if (f->attr ? !type_matches(f->attr, f->attr_len, type, tlen)
+		            : f->kind != FILTER_EXT)
 			continue;
 		if (f->kind == FILTER_PRESENT)
 			return FILTER_TRUE;
 		if (!tlv_read(&q, qend, &tag, &vals, &vlen))
 			continue;
-		enum filter_result one = eval_values(f, vals, vals + vlen, scratch);
+		enum filter_result one = eval_values(f, vals, vals + vlen, ctx->scratch);
 		if (one == FILTER_TRUE)
 			return FILTER_TRUE;
-		if (one == FILTER_UNDEFINED)
+		if (one == FILTER_UNDEFINED && f->attr)
 			r = FILTER_UNDEFINED;
+	}
+	if (f->kind == FILTER_EXT && f->dn_attrs) {
+		enum filter_result d = eval_dn_attrs(f, ctx);
+		if (d != FILTER_FALSE)
+			return d;
 	}
 	return r;
 }
 
-enum filter_result filter_eval(const struct filter *f, const unsigned char *attrs, size_t len,
-                               struct buf *scratch)
+enum filter_result filter_eval_ctx(const struct filter *f, const unsigned char *attrs, size_t len,
+                                   const struct filter_ctx *ctx)
 {
 	switch (f->kind) {
 	case FILTER_AND: {
 		enum filter_result r = FILTER_TRUE;
 		for (const struct filter *c = f->child; c; c = c->next) {
-			enum filter_result x = filter_eval(c, attrs, len, scratch);
+			enum filter_result x = filter_eval_ctx(c, attrs, len, ctx);
 			if (x == FILTER_FALSE)
 				return FILTER_FALSE;
 			if (x == FILTER_UNDEFINED)
@@ -351,7 +431,7 @@ enum filter_result filter_eval(const struct filter *f, const unsigned char *attr
 	case FILTER_OR: {
 		enum filter_result r = FILTER_FALSE;
 		for (const struct filter *c = f->child; c; c = c->next) {
-			enum filter_result x = filter_eval(c, attrs, len, scratch);
+			enum filter_result x = filter_eval_ctx(c, attrs, len, ctx);
 			if (x == FILTER_TRUE)
 				return FILTER_TRUE;
 			if (x == FILTER_UNDEFINED)
@@ -360,14 +440,21 @@ enum filter_result filter_eval(const struct filter *f, const unsigned char *attr
 		return r;
 	}
 	case FILTER_NOT: {
-		enum filter_result x = filter_eval(f->child, attrs, len, scratch);
+		enum filter_result x = filter_eval_ctx(f->child, attrs, len, ctx);
 		return x == FILTER_UNDEFINED ? FILTER_UNDEFINED
 		       : x == FILTER_TRUE    ? FILTER_FALSE
 		                             : FILTER_TRUE;
 	}
 	default:
-		return eval_leaf(f, attrs, len, scratch);
+		return eval_leaf(f, attrs, len, ctx);
 	}
+}
+
+enum filter_result filter_eval(const struct filter *f, const unsigned char *attrs, size_t len,
+                               struct buf *scratch)
+{
+	struct filter_ctx ctx = {.scratch = scratch};
+	return filter_eval_ctx(f, attrs, len, &ctx);
 }
 
 /* ---- string form, for logs ---- */

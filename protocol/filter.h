@@ -4,9 +4,13 @@
  * evaluated with three-valued logic against entries in stored BER form.
  *
  * Supported: and, or, not, equalityMatch, substrings, greaterOrEqual,
- * lessOrEqual, present, approxMatch (evaluated as equality). An extensible
- * match decodes but evaluates to Undefined. Nesting is limited to
- * FILTER_MAX_DEPTH levels; a deeper filter is a protocol error.
+ * lessOrEqual, present, approxMatch (evaluated as equality) and
+ * extensibleMatch with an equality rule (caseIgnoreMatch, caseExactMatch, ...)
+ * and :dn:. With a schema loaded, attribute names resolve through it and each
+ * item uses the attribute's own equality, ordering or substrings rule; an item
+ * the rule cannot decide (no such rule, unknown attribute or matching rule,
+ * a value not valid for the rule) is Undefined (RFC 4511 4.5.1.7). Nesting is
+ * limited to FILTER_MAX_DEPTH levels; a deeper filter is a protocol error.
  */
 #ifndef MINIDIR_PROTOCOL_FILTER_H
 #define MINIDIR_PROTOCOL_FILTER_H
@@ -48,8 +52,9 @@ struct filter {
 	char *attr;           /* lowercased attribute description, malloc'd */
 	size_t attr_len;
 	enum match_rule rule;
-	bool invalid;                       /* assertion not valid for the rule: Undefined */
-	struct filter_value value;          /* eq, ge, le, approx */
+	bool invalid;              /* assertion not valid for the rule: Undefined */
+	bool dn_attrs;             /* extensible match: the entry's DN attributes count too */
+	struct filter_value value; /* eq, ge, le, approx */
 	struct filter_value initial, final; /* substrings (len 0 and val NULL if absent) */
 	struct filter_value *any;
 	size_t nany;
@@ -70,6 +75,18 @@ void filter_free(struct filter *f);
  */
 enum filter_result filter_eval(const struct filter *f, const unsigned char *attrs, size_t len,
                                struct buf *scratch);
+
+/* What evaluation may need beyond the attributes. */
+struct filter_ctx {
+	const unsigned char *dn; /* the entry's DN, for extensible matches with :dn: */
+	size_t dnlen;
+	const char *hidden; /* an attribute this client may not see: treated as absent */
+	struct buf *scratch;
+};
+
+/* filter_eval with the entry's DN and a hidden attribute (see struct filter_ctx). */
+enum filter_result filter_eval_ctx(const struct filter *f, const unsigned char *attrs, size_t len,
+                                   const struct filter_ctx *ctx);
 
 /* Writes f in RFC 4515 string form into out (for logs); NUL-terminated. */
 void filter_to_string(const struct filter *f, struct buf *out);

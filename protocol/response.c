@@ -1,5 +1,7 @@
 #include "protocol/response.h"
 
+#include "protocol/schema.h"
+
 #include <ldap.h>
 #include <string.h>
 #include <strings.h>
@@ -54,6 +56,8 @@ void attr_select_init(struct attr_select *sel, const struct berval *names, int n
 	for (int i = 0; i < n; i++) {
 		if (names[i].bv_len == 1 && names[i].bv_val[0] == '*')
 			sel->all_user = true;
+		if (names[i].bv_len == 1 && names[i].bv_val[0] == '+')
+			sel->all_operational = true;
 		if (!(names[i].bv_len == 3 && memcmp(names[i].bv_val, "1.1", 3) == 0))
 			only_noattrs = false;
 	}
@@ -61,11 +65,29 @@ void attr_select_init(struct attr_select *sel, const struct berval *names, int n
 		sel->n = 0;
 }
 
+static bool named(const struct attr_select *sel, const char *t, size_t n)
+{
+	for (int i = 0; i < sel->n; i++)
+		if (sel->names[i].bv_len == n && strncasecmp(sel->names[i].bv_val, t, n) == 0)
+			return true;
+	return false;
+}
+
+bool attr_select_wants(const struct attr_select *sel, const char *name)
+{
+	return sel->all_operational || named(sel, name, strlen(name));
+}
+
 static bool is_selected(const struct attr_select *sel, const unsigned char *t, size_t n)
 {
 	if (sel->hidden && strlen(sel->hidden) == n &&
 	    strncasecmp(sel->hidden, (const char *)t, n) == 0)
 		return false;
+	if (sel->check_operational) {
+		const struct schema_attr *at = schema_attr_find((const char *)t, n);
+		if (at && at->operational)
+			return sel->all_operational || named(sel, (const char *)t, n);
+	}
 	if (sel->all_user)
 		return true;
 	for (int i = 0; i < sel->n; i++)
@@ -81,10 +103,37 @@ static size_t selected_size(const struct attr_select *sel, size_t whole, size_t 
 	return sel->types_only ? tlv_size(tlv_size(tlen) + 2) : whole;
 }
 
+int response_put_attr(struct buf *out, const char *type, const struct berval *vals, int nvals,
+                      bool types_only)
+{
+	size_t tlen = strlen(type), set = 0;
+	for (int i = 0; !types_only && i < nvals; i++)
+		set += tlv_size(vals[i].bv_len);
+	size_t seq = tlv_size(tlen) + tlv_size(set);
+	if (buf_reserve(out, tlv_size(seq)) < 0)
+		return -1;
+	unsigned char *w = put_header(out->data + out->len, LBER_SEQUENCE, seq);
+	out->len = (size_t)(w - out->data);
+	tlv_put(out, LBER_OCTETSTRING, type, tlen);
+	w = put_header(out->data + out->len, LBER_SET, set);
+	out->len = (size_t)(w - out->data);
+	for (int i = 0; !types_only && i < nvals; i++)
+		tlv_put(out, LBER_OCTETSTRING, vals[i].bv_val, vals[i].bv_len);
+	return 0;
+}
+
 int response_entry(struct buf *out, int32_t msgid, const unsigned char *stored, size_t len,
                    const struct attr_select *sel)
 {
-	bool verbatim = sel->all_user && !sel->types_only && !sel->hidden;
+	return response_entry_extra(out, msgid, stored, len, sel, NULL, 0);
+}
+
+int response_entry_extra(struct buf *out, int32_t msgid, const unsigned char *stored, size_t len,
+                         const struct attr_select *sel, const unsigned char *extra,
+                         size_t extra_len)
+{
+	bool verbatim = sel->all_user && !sel->types_only && !sel->hidden && extra_len == 0 &&
+	                !sel->check_operational;
 	if (verbatim) {
 		size_t msg = tlv_int_size(msgid) + len;
 		if (buf_reserve(out, tlv_size(msg)) < 0)
@@ -118,6 +167,7 @@ int response_entry(struct buf *out, int32_t msgid, const unsigned char *stored, 
 		if (is_selected(sel, t, tlen))
 			sel_len += selected_size(sel, (size_t)(q - a), tlen);
 	}
+	sel_len += extra_len;
 	size_t op = tlv_size(dnlen) + tlv_size(sel_len);
 	size_t msg = tlv_int_size(msgid) + tlv_size(op);
 	if (buf_reserve(out, tlv_size(msg)) < 0)
@@ -149,5 +199,5 @@ int response_entry(struct buf *out, int32_t msgid, const unsigned char *stored, 
 			out->len += (size_t)(q - a);
 		}
 	}
-	return 0;
+	return extra_len ? buf_append(out, extra, extra_len) : 0;
 }

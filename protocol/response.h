@@ -27,9 +27,12 @@ int response_result(struct buf *out, int32_t msgid, unsigned char optag, int rc,
 
 /* Which attributes of an entry a search returns (RFC 4511 4.5.1.8). */
 struct attr_select {
-	bool all_user;   /* no list, or "*" named */
-	bool types_only; /* attribute descriptions without values */
-	int n;           /* named attributes (not "*", "1.1"), compared case-insensitively */
+	bool all_user;          /* no list, or "*" named */
+	bool all_operational;   /* "+" named (RFC 3673) */
+	bool check_operational; /* stored attributes may be operational (root DSE, subschema):
+	                           such are sent only for "+" or by name */
+	bool types_only;        /* attribute descriptions without values */
+	int n;                  /* named attributes (not "*", "1.1"), compared case-insensitively */
 	const struct berval *names;
 	const char *hidden; /* an attribute never returned (e.g. "userPassword"), or NULL */
 };
@@ -40,6 +43,14 @@ struct attr_select {
  */
 void attr_select_init(struct attr_select *sel, const struct berval *names, int n, bool types_only);
 
+/* True if sel asks for the operational attribute name (by "+" or by name). */
+bool attr_select_wants(const struct attr_select *sel, const char *name);
+
+/* Appends one attribute (SEQUENCE { type, SET OF value }) to out; with
+ * types_only the value set is empty. Returns 0 or -1. */
+int response_put_attr(struct buf *out, const char *type, const struct berval *vals, int nvals,
+                      bool types_only);
+
 /*
  * Appends a SearchResultEntry for msgid. stored[0..len) is the entry's
  * protocolOp as storage keeps it: [APPLICATION 4] { objectName, attributes }.
@@ -47,5 +58,10 @@ void attr_select_init(struct attr_select *sel, const struct berval *names, int n
  */
 int response_entry(struct buf *out, int32_t msgid, const unsigned char *stored, size_t len,
                    const struct attr_select *sel);
+
+/* response_entry with extra[0..extra_len): attributes (response_put_attr) added at the end. */
+int response_entry_extra(struct buf *out, int32_t msgid, const unsigned char *stored, size_t len,
+                         const struct attr_select *sel, const unsigned char *extra,
+                         size_t extra_len);
 
 #endif

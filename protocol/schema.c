@@ -283,6 +283,8 @@ static int load_file(const char *path, char *err, size_t errlen)
 				kind = 2, l = p + 11;
 			else
 				continue;
+			while (isspace((unsigned char)*l))
+				l++;
 			start = lineno;
 			len = 0;
 		}

@@ -7,8 +7,10 @@ set -eu
 # "deps.sh bench" adds what the benchmarks need (packet captures, charts, the slapd peer).
 BENCH_PKGS="tcpdump gnuplot-nox ethtool iproute2 slapd linux-perf"
 
+# slapd is needed for its schema files (/etc/ldap/schema) and as the peer of the
+# conformance tests; its own service is kept from starting (see below).
 PKGS="build-essential pkg-config libldap-dev liblmdb-dev lmdb-utils check \
-libsubunit-dev ldap-utils libinih-dev libssl-dev libcrypt-dev strace clang-format"
+libsubunit-dev ldap-utils libinih-dev libssl-dev libcrypt-dev strace clang-format slapd"
 
 [ "${1:-}" = bench ] && PKGS="$PKGS $BENCH_PKGS"
 
@@ -28,5 +30,18 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
+# Installing slapd would start a system LDAP server on port 389: a policy-rc.d
+# that refuses service starts (Debian's mechanism, exit 101) prevents it.
+policy=""
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+	printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
+	$SUDO chmod +x /usr/sbin/policy-rc.d
+	policy=yes
+fi
 # shellcheck disable=SC2086
-$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null || status=$?
+[ -n "$policy" ] && $SUDO rm -f /usr/sbin/policy-rc.d
+case " $missing " in
+*" slapd "*) command -v systemctl >/dev/null 2>&1 && $SUDO systemctl disable slapd >/dev/null 2>&1 || true ;;
+esac
+exit "${status:-0}"

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "protocol/dn.h"
+#include "protocol/schema.h"
 #include "protocol/response.h"
 #include "server/log.h"
 #include "server/ops.h"
@@ -30,6 +31,7 @@ struct search_op {
 	int sizelimit;    /* 0: none */
 	int sent;
 	struct attr_select sel;
+	bool want_oper;       /* operational attributes are asked for */
 	struct berval *names; /* copies of the requested attribute names */
 	int nnames;
 	struct buf name_bytes;
@@ -56,11 +58,29 @@ static int copy_names(struct search_op *s, const struct search_request *r)
 	s->names = calloc((size_t)r->nattrs, sizeof(*s->names));
 	if (!s->names || buf_reserve(&s->name_bytes, total + 1) < 0)
 		return -1;
+	(void)total;
+	/* Offsets first: name_bytes may move while it grows. */
+	size_t *off = calloc((size_t)r->nattrs, sizeof(*off));
+	if (!off)
+		return -1;
 	for (int i = 0; i < r->nattrs; i++) {
-		s->names[i].bv_val = (char *)s->name_bytes.data + s->name_bytes.len;
-		s->names[i].bv_len = r->attrs[i].bv_len;
-		buf_append(&s->name_bytes, r->attrs[i].bv_val, r->attrs[i].bv_len);
+		/* Aliases and OIDs become the schema's name, as stored entries spell it. */
+		const struct schema_attr *at =
+		    schema_attr_find(r->attrs[i].bv_val, r->attrs[i].bv_len);
+		const char *name = at && !memchr(r->attrs[i].bv_val, ';', r->attrs[i].bv_len)
+		                       ? at->name
+		                       : r->attrs[i].bv_val;
+		size_t len = name == r->attrs[i].bv_val ? r->attrs[i].bv_len : strlen(name);
+		off[i] = s->name_bytes.len;
+		s->names[i].bv_len = len;
+		if (buf_append(&s->name_bytes, name, len) < 0) {
+			free(off);
+			return -1;
+		}
 	}
+	for (int i = 0; i < r->nattrs; i++)
+		s->names[i].bv_val = (char *)s->name_bytes.data + off[i];
+	free(off);
 	s->nnames = r->nattrs;
 	return 0;
 }
@@ -163,18 +183,28 @@ static void search_run(struct conn *c)
 			rc = 0;
 			continue;
 		}
-		if (rc || !in_scope(s, id, &e) ||
-		    filter_eval(s->filter, e.attrs, e.attrslen, &w->scratch) != FILTER_TRUE)
+		if (rc || !in_scope(s, id, &e))
+			continue;
+		bool self = c->auth == AUTH_USER && c->bound_key.len == e.keylen &&
+		            memcmp(c->bound_key.data, e.key, e.keylen) == 0;
+		const char *hidden = c->auth == AUTH_ROOT || self ? NULL : "userPassword";
+		struct filter_ctx fctx = {
+		    .dn = e.dn, .dnlen = e.dnlen, .hidden = hidden, .scratch = &w->scratch};
+		if (filter_eval_ctx(s->filter, e.attrs, e.attrslen, &fctx) != FILTER_TRUE)
 			continue;
 		if (s->sizelimit && s->sent == s->sizelimit) {
 			result = LDAP_SIZELIMIT_EXCEEDED;
 			rc = MDB_NOTFOUND;
 			break;
 		}
-		bool self = c->auth == AUTH_USER && c->bound_key.len == e.keylen &&
-		            memcmp(c->bound_key.data, e.key, e.keylen) == 0;
-		s->sel.hidden = c->auth == AUTH_ROOT || self ? NULL : "userPassword";
-		if (response_entry(&c->out, s->msgid, e.op, e.oplen, &s->sel) < 0) {
+		s->sel.hidden = hidden;
+		w->extra.off = w->extra.len = 0;
+		if (s->want_oper && op_attrs_build(&w->extra, &s->sel, db, w->txn, id, &e) < 0) {
+			rc = ENOMEM;
+			break;
+		}
+		if (response_entry_extra(&c->out, s->msgid, e.op, e.oplen, &s->sel, w->extra.data,
+		                         w->extra.len) < 0) {
 			rc = ENOMEM;
 			break;
 		}
@@ -285,6 +315,7 @@ void op_search(struct conn *c, struct ldap_request *req)
 		return;
 	}
 	attr_select_init(&s->sel, s->names, s->nnames, r->typesonly);
+	s->want_oper = op_attrs_requested(&s->sel);
 	search_run(c);
 }
 

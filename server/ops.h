@@ -6,6 +6,7 @@
 #define MINIDIR_SERVER_OPS_H
 
 #include "protocol/request.h"
+#include "protocol/response.h"
 #include "server/conn.h"
 
 /* Runs the request. Its strings point into c->in, valid only during the call. */
@@ -23,6 +24,19 @@ void op_search_abandon(struct conn *c);
 bool op_monitor_holds(const struct buf *key);
 /* Answers a search whose base (reversed key) is in cn=monitor. */
 void op_monitor_search(struct conn *c, struct ldap_request *req, const struct buf *key);
+
+/* The subschema subentry's DN (RFC 4512 4.2). */
+#define OP_SUBSCHEMA_DN "cn=Subschema"
+
+/* True if sel names an operational attribute op_attrs_build computes. */
+bool op_attrs_requested(const struct attr_select *sel);
+/*
+ * Appends the operational attributes sel asks for of entry id (viewed as e)
+ * to out: structuralObjectClass, entryDN, entryUUID, subschemaSubentry,
+ * hasSubordinates, numSubordinates. Returns 0 or -1.
+ */
+int op_attrs_build(struct buf *out, const struct attr_select *sel, const struct db *db,
+                   MDB_txn *txn, entry_id id, const struct entry_view *e);
 
 /* Builds srv->rootdse. Returns 0 or -1. */
 int op_rootdse_build(struct server *srv);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "protocol/dn.h"
+#include "protocol/schema.h"
 #include "server/conn.h"
 #include "server/log.h"
 #include "server/ops.h"
@@ -113,6 +114,11 @@ int server_init(struct server *srv)
 	srv->rt.max_pending_bytes = cfg->max_pending_bytes;
 	srv->rt.monitor_access = cfg->monitor_access;
 	srv->rt.write_timeout = cfg->write_timeout;
+	char err[1024];
+	if (schema_load(cfg->schema_dir, cfg->schema, err, sizeof(err)) < 0) {
+		log_error("schema: %s (set schema_dir and schema in %s)", err, cfg->path);
+		return -1;
+	}
 	if (open_database(srv) < 0)
 		return -1;
 	if (op_rootdse_build(srv) < 0) {
@@ -182,6 +188,7 @@ void server_stop(struct server *srv)
 		if (w->ber)
 			ber_free(w->ber, 0);
 		buf_free(&w->scratch);
+		buf_free(&w->extra);
 		if (w->epfd > 0)
 			close(w->epfd);
 		if (w->wakefd > 0)
@@ -194,6 +201,7 @@ void server_stop(struct server *srv)
 	buf_free(&srv->rootdse);
 	db_close(&srv->db);
 	config_free(&srv->cfg);
+	schema_free();
 }
 
 /* Logs keys whose new value needs a restart. */

@@ -33,6 +33,7 @@ struct worker {
 	MDB_txn *txn;       /* this worker's read transaction, reset between slices */
 	BerElement *ber;    /* reused by every request decode */
 	struct buf scratch; /* filter evaluation work space */
+	struct buf extra;   /* operational attributes of the entry being sent */
 	struct conn *conns; /* all connections of this worker */
 	struct conn *ready; /* connections with a search to continue */
 	struct worker_stats stats;

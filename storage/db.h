@@ -20,7 +20,7 @@
 #include "protocol/match.h"
 #include "storage/entry.h"
 
-#define DB_FORMAT "minidir-1"
+#define DB_FORMAT "minidir-2"
 #define DB_MAX_INDEX 32
 #define DB_MAX_ATTR_NAME 64
 /* Index keys longer than this are truncated; the filter re-checks candidates. */

@@ -1,16 +1,20 @@
 #include "storage/entry.h"
 
+#include <ctype.h>
+#include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 int entry_parse(const void *data, size_t len, struct entry_view *e)
 {
 	const unsigned char *p = data, *end = p + len;
 	uint16_t klen;
-	if (len < 6)
+	if (len < 22)
 		return -1;
 	memcpy(&e->parent, p, 4);
-	memcpy(&klen, p + 4, 2);
-	p += 6;
+	e->uuid = p + 4;
+	memcpy(&klen, p + 20, 2);
+	p += 22;
 	if ((size_t)(end - p) < klen)
 		return -1;
 	e->key = p;
@@ -33,6 +37,47 @@ int entry_parse(const void *data, size_t len, struct entry_view *e)
 int entry_encode(struct buf *out, entry_id parent, const unsigned char *key, size_t keylen,
                  const struct berval *dn, LDAPMod **mods)
 {
+	static const unsigned char none[16];
+	return entry_encode_uuid(out, parent, none, key, keylen, dn, mods);
+}
+
+void entry_uuid_format(const unsigned char u[16], char out[37])
+{
+	snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+	         u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12],
+	         u[13], u[14], u[15]);
+}
+
+int entry_uuid_parse(const char *s, size_t len, unsigned char uuid[16])
+{
+	if (len != 36)
+		return -1;
+	int n = 0;
+	for (size_t i = 0; i < 36; i++) {
+		if (i == 8 || i == 13 || i == 18 || i == 23) {
+			if (s[i] != '-')
+				return -1;
+			continue;
+		}
+		int v = isdigit((unsigned char)s[i])   ? s[i] - '0'
+		        : (s[i] >= 'a' && s[i] <= 'f') ? s[i] - 'a' + 10
+		        : (s[i] >= 'A' && s[i] <= 'F') ? s[i] - 'A' + 10
+		                                       : -1;
+		if (v < 0)
+			return -1;
+		if (n % 2 == 0)
+			uuid[n / 2] = (unsigned char)(v << 4);
+		else
+			uuid[n / 2] |= (unsigned char)v;
+		n++;
+	}
+	return 0;
+}
+
+int entry_encode_uuid(struct buf *out, entry_id parent, const unsigned char uuid[16],
+                      const unsigned char *key, size_t keylen, const struct berval *dn,
+                      LDAPMod **mods)
+{
 	if (keylen > UINT16_MAX)
 		return -1;
 	BerElement *ber = ber_alloc_t(LBER_USE_DER);
@@ -43,6 +88,8 @@ int entry_encode(struct buf *out, entry_id parent, const unsigned char *key, siz
 	if (ber_printf(ber, "t{O{", (ber_tag_t)LDAP_RES_SEARCH_ENTRY, dn) < 0)
 		goto out;
 	for (int i = 0; mods && mods[i]; i++) {
+		if (strcasecmp(mods[i]->mod_type, "entryUUID") == 0)
+			continue; /* kept in the record header */
 		if (ber_printf(ber, "{s[", mods[i]->mod_type) < 0)
 			goto out;
 		for (int j = 0; mods[i]->mod_bvalues && mods[i]->mod_bvalues[j]; j++)
@@ -54,8 +101,9 @@ int entry_encode(struct buf *out, entry_id parent, const unsigned char *key, siz
 	if (ber_printf(ber, "}}") < 0 || ber_flatten(ber, &flat) < 0)
 		goto out;
 	uint16_t k = (uint16_t)keylen;
-	if (buf_append(out, &parent, 4) < 0 || buf_append(out, &k, 2) < 0 ||
-	    buf_append(out, key, keylen) < 0 || buf_append(out, flat->bv_val, flat->bv_len) < 0)
+	if (buf_append(out, &parent, 4) < 0 || buf_append(out, uuid, 16) < 0 ||
+	    buf_append(out, &k, 2) < 0 || buf_append(out, key, keylen) < 0 ||
+	    buf_append(out, flat->bv_val, flat->bv_len) < 0)
 		goto out;
 	rc = 0;
 out:

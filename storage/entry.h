@@ -2,6 +2,7 @@
  * Entry records, as id2entry stores them:
  *
  *   u32 parent ID (native order; 0 for the suffix entry)
+ *   16 bytes entryUUID (RFC 4530; all zero for entries built on the fly)
  *   u16 length of the reversed DN key, then the key (see protocol/dn.h)
  *   the entry as a SearchResultEntry protocolOp:
  *     [APPLICATION 4] { objectName LDAPDN, attributes PartialAttributeList }
@@ -23,7 +24,8 @@ typedef uint32_t entry_id;
 /* A view into one record's bytes; valid as long as those bytes are. */
 struct entry_view {
 	entry_id parent;
-	const unsigned char *key; /* reversed normalized DN */
+	const unsigned char *uuid; /* 16 bytes */
+	const unsigned char *key;  /* reversed normalized DN */
 	size_t keylen;
 	const unsigned char *op; /* the SearchResultEntry protocolOp, whole TLV */
 	size_t oplen;
@@ -43,5 +45,15 @@ int entry_parse(const void *data, size_t len, struct entry_view *e);
  */
 int entry_encode(struct buf *out, entry_id parent, const unsigned char *key, size_t keylen,
                  const struct berval *dn, LDAPMod **mods);
+
+/* Like entry_encode, with the entry's UUID; mods named entryUUID are left out. */
+int entry_encode_uuid(struct buf *out, entry_id parent, const unsigned char uuid[16],
+                      const unsigned char *key, size_t keylen, const struct berval *dn,
+                      LDAPMod **mods);
+
+/* Formats a UUID as RFC 4122 text (36 characters and a NUL). */
+void entry_uuid_format(const unsigned char uuid[16], char out[37]);
+/* Parses RFC 4122 text; returns 0 or -1. */
+int entry_uuid_parse(const char *s, size_t len, unsigned char uuid[16]);
 
 #endif

@@ -42,6 +42,13 @@ static int put_entry(FILE *out, const struct entry_view *e)
 				return -1;
 		}
 	}
+	static const unsigned char none[16];
+	if (memcmp(e->uuid, none, 16) != 0) {
+		char uuid[37];
+		entry_uuid_format(e->uuid, uuid);
+		if (put_line(out, "entryUUID", (const unsigned char *)uuid, 36) < 0)
+			return -1;
+	}
 	return fputc('\n', out) == EOF ? -1 : 0;
 }
 

@@ -9,9 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "protocol/dn.h"
+#include "protocol/schema.h"
 #include "storage/db.h"
 
 /* Entries per write transaction: bounds the memory of dirty pages. */
@@ -112,6 +114,43 @@ static int put_index(struct importer *im, entry_id id, LDAPMod **mods)
 	return 0;
 }
 
+/* The entry's entryUUID: from the LDIF (an export keeps it) or a new random one. */
+static int take_uuid(struct importer *im, LDAPMod **mods, unsigned char uuid[16])
+{
+	for (int i = 0; mods && mods[i]; i++) {
+		if (strcasecmp(mods[i]->mod_type, "entryUUID") != 0)
+			continue;
+		struct berval *v = mods[i]->mod_bvalues[0];
+		if (!v || mods[i]->mod_bvalues[1] ||
+		    entry_uuid_parse(v->bv_val, v->bv_len, uuid) < 0) {
+			report(im, im->line, "entryUUID must be one RFC 4122 UUID");
+			return -1;
+		}
+		return 0;
+	}
+	if (getrandom(uuid, 16, 0) != 16) {
+		report(im, im->line, "no random bytes for entryUUID: %s", strerror(errno));
+		return -1;
+	}
+	uuid[6] = (unsigned char)((uuid[6] & 0x0f) | 0x40); /* version 4 */
+	uuid[8] = (unsigned char)((uuid[8] & 0x3f) | 0x80); /* RFC 4122 variant */
+	return 0;
+}
+
+/* Stores attribute types by their schema name ("commonName: x" is kept as "cn"). */
+static void canonical_names(LDAPMod **mods)
+{
+	for (int i = 0; mods && mods[i]; i++) {
+		const char *t = mods[i]->mod_type;
+		if (strchr(t, ';'))
+			continue; /* attribute options: kept as written */
+		const struct schema_attr *at = schema_attr_find(t, strlen(t));
+		if (at)
+			mods[i]->mod_type =
+			    at->name; /* the record frees its blob, not this pointer */
+	}
+}
+
 /* Checks and stores one parsed add record. */
 static int add_entry(struct importer *im, LDIFRecord *lr)
 {
@@ -146,8 +185,12 @@ static int add_entry(struct importer *im, LDIFRecord *lr)
 		report(im, im->line, "entry \"%s\" has no objectClass", lr->lr_dn.bv_val);
 		return -1;
 	}
-	if (entry_encode(&im->rec, parent, im->key.data, im->key.len, &lr->lr_dn, lr->lrop_mods) <
-	    0) {
+	unsigned char uuid[16];
+	if (take_uuid(im, lr->lrop_mods, uuid) < 0)
+		return -1;
+	canonical_names(lr->lrop_mods);
+	if (entry_encode_uuid(&im->rec, parent, uuid, im->key.data, im->key.len, &lr->lr_dn,
+	                      lr->lrop_mods) < 0) {
 		report(im, im->line, "entry \"%s\" is too large to encode", lr->lr_dn.bv_val);
 		return -1;
 	}

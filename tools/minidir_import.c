@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "conf/config.h"
+#include "protocol/schema.h"
 #include "storage/ldif_import.h"
 
 static void usage(FILE *f)
@@ -53,6 +54,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "minidir-import: %s\n", err);
 		return 1;
 	}
+	if (schema_load(cfg.schema_dir, cfg.schema, err, sizeof(err)) < 0) {
+		fprintf(stderr, "minidir-import: schema: %s\n", err);
+		config_free(&cfg);
+		return 1;
+	}
 	struct import_opts opts = {
 	    .suffix = cfg.suffix, .index = cfg.index, .nindex = cfg.nindex, .err = stderr};
 	size_t n = 0;
@@ -63,5 +69,6 @@ int main(int argc, char **argv)
 	else if (rc != 0)
 		fprintf(stderr, "minidir-import: import failed; %s is unchanged\n", cfg.database);
 	config_free(&cfg);
+	schema_free();
 	return rc == 0 ? 0 : 1;
 }

@@ -174,7 +174,7 @@ static struct filter *ava_filter(ber_tag_t tag, const char *attr, const char *va
 static struct filter *ext_filter(const char *rule, const char *attr, const char *val)
 {
 	BerElement *w = writer();
-	ck_assert_int_ge(ber_printf(w, "t{tststb}", (ber_tag_t)LDAP_FILTER_EXT,
+	ck_assert_int_ge(ber_printf(w, "t{tstststb}", (ber_tag_t)LDAP_FILTER_EXT,
 	                            (ber_tag_t)LDAP_FILTER_EXT_OID, rule,
 	                            (ber_tag_t)LDAP_FILTER_EXT_TYPE, attr,
 	                            (ber_tag_t)LDAP_FILTER_EXT_VALUE, val,
@@ -627,17 +627,32 @@ START_TEST(eval_dn_valued)
 }
 END_TEST
 
+START_TEST(eval_extensible)
+{
+	/* caseExactMatch sees case; caseIgnoreMatch does not; both by name or OID. */
+	ck_assert_int_eq(eval_free(ext_filter("caseExactMatch", "cn", "Alice Smith")), FILTER_TRUE);
+	ck_assert_int_eq(eval_free(ext_filter("caseExactMatch", "cn", "alice smith")),
+	                 FILTER_FALSE);
+	ck_assert_int_eq(eval_free(ext_filter("caseIgnoreMatch", "cn", "ALICE SMITH")),
+	                 FILTER_TRUE);
+	ck_assert_int_eq(eval_free(ext_filter("2.5.13.2", "cn", "alice  smith")), FILTER_TRUE);
+	/* An ordering rule in an extensible match is not supported: undefined. */
+	ck_assert_int_eq(eval_free(ext_filter("caseIgnoreOrderingMatch", "cn", "a")),
+	                 FILTER_UNDEFINED);
+}
+END_TEST
+
 START_TEST(eval_three_valued)
 {
 	BerElement *w;
-	/* The extensible match alone is undefined. */
-	ck_assert_int_eq(eval_free(ext_filter("caseExactMatch", "cn", "Alice Smith")),
+	/* An extensible match with a rule the server does not know is undefined. */
+	ck_assert_int_eq(eval_free(ext_filter("unknownMatch", "cn", "Alice Smith")),
 	                 FILTER_UNDEFINED);
 	/* NOT undefined is undefined. */
 	w = writer();
 	open_set(w, LDAP_FILTER_NOT);
-	ck_assert_int_ge(ber_printf(w, "t{tststb}", (ber_tag_t)LDAP_FILTER_EXT,
-	                            (ber_tag_t)LDAP_FILTER_EXT_OID, "caseExactMatch",
+	ck_assert_int_ge(ber_printf(w, "t{tstststb}", (ber_tag_t)LDAP_FILTER_EXT,
+	                            (ber_tag_t)LDAP_FILTER_EXT_OID, "unknownMatch",
 	                            (ber_tag_t)LDAP_FILTER_EXT_TYPE, "cn",
 	                            (ber_tag_t)LDAP_FILTER_EXT_VALUE, "x",
 	                            (ber_tag_t)LDAP_FILTER_EXT_DNATTRS, (ber_int_t)0),
@@ -788,6 +803,7 @@ static Suite *filter_suite(void)
 	tcase_add_test(tc, eval_telephone);
 	tcase_add_test(tc, eval_dn_valued);
 	tcase_add_test(tc, eval_three_valued);
+	tcase_add_test(tc, eval_extensible);
 	tcase_add_test(tc, eval_stored_value_invalid_for_rule);
 	suite_add_tcase(s, tc);
 

@@ -1,0 +1,121 @@
+/*
+ * Operational attributes of stored entries (RFC 4512, 4530, 5020): computed
+ * when a search asks for them with "+" or by name, never stored in the entry
+ * (entryUUID lives in the record header).
+ */
+#include <ldap.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "protocol/response.h"
+#include "protocol/schema.h"
+#include "server/ops.h"
+
+static const char *const op_attr_names[] = {
+    "structuralObjectClass", "entryDN",         "entryUUID",
+    "subschemaSubentry",     "hasSubordinates", "numSubordinates",
+};
+
+bool op_attrs_requested(const struct attr_select *sel)
+{
+	for (size_t i = 0; i < sizeof(op_attr_names) / sizeof(op_attr_names[0]); i++)
+		if (attr_select_wants(sel, op_attr_names[i]))
+			return true;
+	return false;
+}
+
+/* The most derived structural class among the entry's objectClass values. */
+static const struct schema_oc *structural_class(const struct entry_view *e)
+{
+	const struct schema_oc *best = NULL;
+	int best_depth = -1;
+	const unsigned char *p = e->attrs, *end = e->attrs + e->attrslen, *seq, *t, *vals, *v;
+	size_t slen, tlen, vlen, len;
+	unsigned char tag;
+	while (p < end && tlv_read(&p, end, &tag, &seq, &slen)) {
+		const unsigned char *q = seq;
+		if (!tlv_read(&q, seq + slen, &tag, &t, &tlen) || tlen != 11 ||
+		    strncasecmp((const char *)t, "objectClass", 11) != 0 ||
+		    !tlv_read(&q, seq + slen, &tag, &vals, &vlen))
+			continue;
+		for (const unsigned char *r = vals; r < vals + vlen;) {
+			if (!tlv_read(&r, vals + vlen, &tag, &v, &len))
+				break;
+			const struct schema_oc *oc = schema_oc_find((const char *)v, len);
+			if (!oc || oc->kind != SCHEMA_OC_STRUCTURAL)
+				continue;
+			int depth = 0;
+			for (const struct schema_oc *s = oc; s && s->sup && depth < 16; depth++)
+				s = schema_oc_find(s->sup, strlen(s->sup));
+			if (depth > best_depth) {
+				best = oc;
+				best_depth = depth;
+			}
+		}
+	}
+	return best;
+}
+
+static size_t count_children(const struct db *db, MDB_txn *txn, entry_id id)
+{
+	MDB_cursor *cur;
+	size_t n = 0;
+	if (mdb_cursor_open(txn, db->children, &cur) != 0)
+		return 0;
+	MDB_val k = {sizeof(id), &id}, v;
+	if (mdb_cursor_get(cur, &k, &v, MDB_SET) == 0 && mdb_cursor_count(cur, &n) != 0)
+		n = 0;
+	mdb_cursor_close(cur);
+	return n;
+}
+
+int op_attrs_build(struct buf *out, const struct attr_select *sel, const struct db *db,
+                   MDB_txn *txn, entry_id id, const struct entry_view *e)
+{
+	bool to = sel->types_only;
+	char text[64];
+	struct berval v;
+	int rc = 0;
+	if (attr_select_wants(sel, "structuralObjectClass")) {
+		const struct schema_oc *oc = structural_class(e);
+		if (oc) {
+			v.bv_val = oc->name;
+			v.bv_len = strlen(oc->name);
+			rc |= response_put_attr(out, "structuralObjectClass", &v, 1, to);
+		}
+	}
+	if (attr_select_wants(sel, "entryDN")) {
+		v.bv_val = (char *)e->dn;
+		v.bv_len = e->dnlen;
+		rc |= response_put_attr(out, "entryDN", &v, 1, to);
+	}
+	static const unsigned char none[16];
+	if (attr_select_wants(sel, "entryUUID") && memcmp(e->uuid, none, 16) != 0) {
+		entry_uuid_format(e->uuid, text);
+		v.bv_val = text;
+		v.bv_len = strlen(text);
+		rc |= response_put_attr(out, "entryUUID", &v, 1, to);
+	}
+	if (attr_select_wants(sel, "subschemaSubentry")) {
+		v.bv_val = OP_SUBSCHEMA_DN;
+		v.bv_len = strlen(OP_SUBSCHEMA_DN);
+		rc |= response_put_attr(out, "subschemaSubentry", &v, 1, to);
+	}
+	bool has = attr_select_wants(sel, "hasSubordinates"),
+	     num = attr_select_wants(sel, "numSubordinates");
+	if (has || num) {
+		size_t n = count_children(db, txn, id);
+		if (has) {
+			v.bv_val = n ? "TRUE" : "FALSE";
+			v.bv_len = strlen(v.bv_val);
+			rc |= response_put_attr(out, "hasSubordinates", &v, 1, to);
+		}
+		if (num) {
+			snprintf(text, sizeof(text), "%zu", n);
+			v.bv_val = text;
+			v.bv_len = strlen(text);
+			rc |= response_put_attr(out, "numSubordinates", &v, 1, to);
+		}
+	}
+	return rc ? -1 : 0;
+}
