@@ -64,6 +64,7 @@ database = $work/data.mdb
 suffix = $BASE
 threads = 1
 send_policy = $1
+sizelimit = unlimited
 CONF
 }
 conf nodelay-once

@@ -101,9 +101,11 @@ static int decode_controls(BerElement *ber, struct ldap_request *req)
 		return -1;
 	for (ber_tag_t t = ber_first_element(ber, &len, &last); t != LBER_DEFAULT;
 	     t = ber_next_element(ber, &len, last)) {
-		struct berval oid, value;
+		if (req->ncontrols == REQUEST_MAX_CONTROLS)
+			return -1;
+		struct request_control *c = &req->controls[req->ncontrols++];
 		ber_int_t critical = 0;
-		if (ber_skip_tag(ber, &len) == LBER_DEFAULT || get_string(ber, &oid) < 0)
+		if (ber_skip_tag(ber, &len) == LBER_DEFAULT || get_string(ber, &c->oid) < 0)
 			return -1;
 		ber_tag_t n = ber_peek_tag(ber, &len);
 		if (n == LBER_BOOLEAN) {
@@ -111,12 +113,50 @@ static int decode_controls(BerElement *ber, struct ldap_request *req)
 				return -1;
 			n = ber_peek_tag(ber, &len);
 		}
-		if (n == LBER_OCTETSTRING && get_string(ber, &value) < 0)
-			return -1;
+		if (n == LBER_OCTETSTRING) {
+			if (get_string(ber, &c->value) < 0)
+				return -1;
+			c->has_value = true;
+		}
+		c->critical = critical != 0;
 		if (critical)
 			req->critical_control = true;
 	}
 	return 0;
+}
+
+static int decode_compare(BerElement *ber, struct compare_request *c, const char **why)
+{
+	ber_len_t len;
+	*why = "malformed CompareRequest";
+	if (get_string(ber, &c->dn) < 0 || ber_skip_tag(ber, &len) != LBER_SEQUENCE ||
+	    get_string(ber, &c->attr) < 0 || get_string(ber, &c->value) < 0)
+		return -1;
+	return 0;
+}
+
+static int decode_extended(BerElement *ber, struct extended_request *x, const char **why)
+{
+	ber_len_t len;
+	*why = "malformed ExtendedRequest";
+	if (ber_peek_tag(ber, &len) != LDAP_TAG_EXOP_REQ_OID || get_string(ber, &x->oid) < 0)
+		return -1;
+	if (ber_peek_tag(ber, &len) == LDAP_TAG_EXOP_REQ_VALUE) {
+		if (get_string(ber, &x->value) < 0)
+			return -1;
+		x->has_value = true;
+	}
+	return 0;
+}
+
+const struct request_control *request_control(const struct ldap_request *req, const char *oid)
+{
+	size_t n = strlen(oid);
+	for (int i = 0; i < req->ncontrols; i++)
+		if (req->controls[i].oid.bv_len == n &&
+		    memcmp(req->controls[i].oid.bv_val, oid, n) == 0)
+			return &req->controls[i];
+	return NULL;
 }
 
 int request_decode(BerElement *ber, const unsigned char *pdu, size_t len, struct ldap_request *req,
@@ -159,6 +199,10 @@ int request_decode(BerElement *ber, const unsigned char *pdu, size_t len, struct
 		return decode_bind(ber, &req->u.bind, why);
 	case LDAP_REQ_SEARCH:
 		return decode_search(ber, &req->u.search, why);
+	case LDAP_REQ_COMPARE:
+		return decode_compare(ber, &req->u.compare, why);
+	case LDAP_REQ_EXTENDED:
+		return decode_extended(ber, &req->u.extended, why);
 	case LDAP_REQ_ABANDON:
 		*why = "malformed AbandonRequest";
 		return decode_int(&op, &req->u.abandon_msgid);

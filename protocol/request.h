@@ -35,17 +35,45 @@ struct search_request {
 	int nattrs;
 };
 
+/* Most controls one request may carry; more is a protocol error. */
+#define REQUEST_MAX_CONTROLS 8
+
+struct request_control {
+	struct berval oid;
+	bool critical;
+	bool has_value;
+	struct berval value;
+};
+
+struct compare_request {
+	struct berval dn;
+	struct berval attr;
+	struct berval value;
+};
+
+struct extended_request {
+	struct berval oid;
+	bool has_value;
+	struct berval value;
+};
+
 struct ldap_request {
 	ber_int_t msgid;
-	ber_tag_t op; /* LDAP_REQ_BIND, LDAP_REQ_SEARCH, ... */
-	/* The OID of the first critical control (none are supported), or NULL. */
-	bool critical_control;
+	ber_tag_t op;          /* LDAP_REQ_BIND, LDAP_REQ_SEARCH, ... */
+	bool critical_control; /* some control is marked critical */
+	struct request_control controls[REQUEST_MAX_CONTROLS];
+	int ncontrols;
 	union {
 		struct bind_request bind;
 		struct search_request search;
+		struct compare_request compare;
+		struct extended_request extended;
 		ber_int_t abandon_msgid;
 	} u;
 };
+
+/* The control with this OID in req, or NULL. */
+const struct request_control *request_control(const struct ldap_request *req, const char *oid);
 
 /*
  * Decodes the LDAPMessage pdu[0..len) using ber, a BerElement the caller

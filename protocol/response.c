@@ -26,9 +26,17 @@ static size_t str_len(const char *s)
 int response_result(struct buf *out, int32_t msgid, unsigned char optag, int rc,
                     const char *matched, const char *message, const char *oid)
 {
-	size_t mlen = str_len(matched), dlen = str_len(message), olen = str_len(oid);
-	size_t op = tlv_int_size(rc) + tlv_size(mlen) + tlv_size(dlen) + (oid ? tlv_size(olen) : 0);
-	size_t msg = tlv_int_size(msgid) + tlv_size(op);
+	struct result_extra x = {.oid = oid};
+	return response_result_ex(out, msgid, optag, rc, matched, message, &x);
+}
+
+int response_result_ex(struct buf *out, int32_t msgid, unsigned char optag, int rc,
+                       const char *matched, const char *message, const struct result_extra *x)
+{
+	size_t mlen = str_len(matched), dlen = str_len(message), olen = str_len(x->oid);
+	size_t op = tlv_int_size(rc) + tlv_size(mlen) + tlv_size(dlen) +
+	            (x->oid ? tlv_size(olen) : 0) + (x->has_value ? tlv_size(x->vlen) : 0);
+	size_t msg = tlv_int_size(msgid) + tlv_size(op) + x->clen;
 	if (buf_reserve(out, tlv_size(msg)) < 0)
 		return -1;
 	unsigned char *start = out->data + out->len;
@@ -40,8 +48,12 @@ int response_result(struct buf *out, int32_t msgid, unsigned char optag, int rc,
 	tlv_put_int(out, LBER_ENUMERATED, rc);
 	tlv_put(out, LBER_OCTETSTRING, matched, mlen);
 	tlv_put(out, LBER_OCTETSTRING, message, dlen);
-	if (oid)
-		tlv_put(out, LDAP_TAG_EXOP_RES_OID, oid, olen);
+	if (x->oid)
+		tlv_put(out, LDAP_TAG_EXOP_RES_OID, x->oid, olen);
+	if (x->has_value)
+		tlv_put(out, LDAP_TAG_EXOP_RES_VALUE, x->value, x->vlen);
+	if (x->clen)
+		buf_append(out, x->controls, x->clen);
 	return 0;
 }
 

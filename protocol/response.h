@@ -25,6 +25,20 @@
 int response_result(struct buf *out, int32_t msgid, unsigned char optag, int rc,
                     const char *matched, const char *message, const char *oid);
 
+/* Optional parts of a result: ExtendedResponse name and value, response controls. */
+struct result_extra {
+	const char *oid; /* responseName, or NULL */
+	bool has_value;  /* responseValue present */
+	const void *value;
+	size_t vlen;
+	const void *controls; /* a whole [0] Controls element, or NULL */
+	size_t clen;
+};
+
+/* response_result with the optional parts in x. */
+int response_result_ex(struct buf *out, int32_t msgid, unsigned char optag, int rc,
+                       const char *matched, const char *message, const struct result_extra *x);
+
 /* Which attributes of an entry a search returns (RFC 4511 4.5.1.8). */
 struct attr_select {
 	bool all_user;          /* no list, or "*" named */

@@ -36,13 +36,23 @@ static void set_events(struct conn *c, uint32_t events)
 		c->events = events;
 }
 
-/* Which events c waits for now: output room when blocked, else input unless busy. */
+/*
+ * Whether to read more input now. While a search runs, requests wait in the
+ * buffer (only an Abandon is acted on early), so reading stops once a full
+ * PDU's worth is waiting: memory stays bounded however much a client sends.
+ */
+static bool may_read(const struct conn *c)
+{
+	return !c->search || buf_pending(&c->in) < c->w->srv->cfg.max_pdu_bytes;
+}
+
+/* Which events c waits for now: output room when blocked, else input while it may read. */
 static void update_events(struct conn *c)
 {
 	uint32_t ev = 0;
 	if (c->blocked)
 		ev |= EPOLLOUT;
-	else if (!c->search && !c->closing)
+	else if (!c->closing && may_read(c))
 		ev |= EPOLLIN;
 	set_events(c, ev);
 }
@@ -94,8 +104,7 @@ void conn_close(struct conn *c, const char *why)
 {
 	struct worker *w = c->w;
 	log_debug("conn fd=%d from %s closed: %s", c->fd, c->peer, why);
-	if (c->search)
-		op_search_abandon(c);
+	op_search_abandon(c);
 	if (c->in_ready) {
 		for (struct conn **p = &w->ready; *p; p = &(*p)->ready_next)
 			if (*p == c) {
@@ -113,6 +122,7 @@ void conn_close(struct conn *c, const char *why)
 	buf_free(&c->in);
 	buf_free(&c->out);
 	buf_free(&c->bound_key);
+	buf_free(&c->bound_dn);
 	STAT_ADD(w->stats.connections_current, (uint64_t)-1);
 	free(c);
 }
@@ -234,11 +244,24 @@ static void disconnect(struct conn *c, int rc, const char *why)
 	c->closing = true;
 }
 
+/* True if the framed PDU p[0..len) is an AbandonRequest (tag after the message ID). */
+static bool is_abandon(const unsigned char *p, size_t len)
+{
+	const unsigned char *q = p, *end = p + len, *v;
+	size_t vlen;
+	unsigned char tag;
+	if (!tlv_read(&q, end, &tag, &v, &vlen)) /* the LDAPMessage */
+		return false;
+	q = v;
+	end = v + vlen;
+	return tlv_read(&q, end, &tag, &v, &vlen) && q < end && *q == LDAP_REQ_ABANDON;
+}
+
 /* Answers the complete requests in c->in, in order, until one must wait. */
 static void process_input(struct conn *c)
 {
 	struct worker *w = c->w;
-	while (!c->search && !c->closing && !c->blocked) {
+	while (!c->closing && !c->blocked) {
 		size_t len = 0;
 		const unsigned char *p = c->in.data + c->in.off;
 		enum frame_status fs =
@@ -253,6 +276,9 @@ static void process_input(struct conn *c)
 			disconnect(c, LDAP_PROTOCOL_ERROR, "malformed LDAPMessage");
 			return;
 		}
+		/* A search is running: only an AbandonRequest ([APPLICATION 16]) may pass. */
+		if (c->search && !is_abandon(p, len))
+			break;
 		struct ldap_request req;
 		const char *why;
 		if (request_decode(w->ber, p, len, &req, &why) < 0) {
@@ -315,7 +341,11 @@ void conn_event(struct conn *c, uint32_t events)
 		}
 		update_events(c);
 	}
-	if (!c->closing && (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !c->search) {
+	if ((events & (EPOLLHUP | EPOLLERR)) && !may_read(c)) {
+		conn_close(c, "client hung up"); /* nothing more can be read or answered */
+		return;
+	}
+	if (!c->closing && (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && may_read(c)) {
 		ssize_t n = read_some(c);
 		if (n == 0 || n == -1) {
 			conn_close(c, n == 0 ? "client closed" : "read error");

@@ -32,8 +32,10 @@ struct conn {
 	bool in_ready;            /* on the worker's ready list */
 	uint32_t events;          /* the epoll mask registered now */
 	struct search_op *search; /* the search in progress, if any */
+	struct search_op *paged;  /* a paged search waiting for its next page */
 	enum conn_auth auth;
 	struct buf bound_key; /* reversed DN key of the bound entry (AUTH_USER) */
+	struct buf bound_dn;  /* the bound DN as the client sent it (AUTH_ROOT, AUTH_USER) */
 	char peer[64];
 	struct conn *prev, *next; /* the worker's list */
 	struct conn *ready_next;

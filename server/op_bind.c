@@ -47,6 +47,7 @@ void op_bind(struct conn *c, struct ldap_request *req)
 	int32_t id = req->msgid;
 	c->auth = AUTH_ANONYMOUS; /* a bind, even a failed one, drops the old identity */
 	c->bound_key.len = 0;
+	c->bound_dn.len = 0;
 	if (b->version != LDAP_VERSION3) {
 		conn_send_result(c, id, LDAP_RES_BIND, LDAP_PROTOCOL_ERROR, NULL,
 		                 "only LDAP version 3 is supported");
@@ -77,12 +78,15 @@ void op_bind(struct conn *c, struct ldap_request *req)
 	    root.len == ndn.len && memcmp(root.data, ndn.data, ndn.len) == 0) {
 		ok = srv->cfg.rootpw[0] && password_check(srv->cfg.rootpw, strlen(srv->cfg.rootpw),
 		                                          b->cred.bv_val, b->cred.bv_len);
-		if (ok)
+		if (ok) {
 			c->auth = AUTH_ROOT;
+			buf_append(&c->bound_dn, b->dn.bv_val, b->dn.bv_len);
+		}
 	} else if (entry_password_ok(c->w, &key, &b->cred)) {
 		ok = true;
 		c->auth = AUTH_USER;
 		buf_append(&c->bound_key, key.data, key.len);
+		buf_append(&c->bound_dn, b->dn.bv_val, b->dn.bv_len);
 	}
 	log_debug("conn fd=%d bind \"%.*s\": %s", c->fd, (int)b->dn.bv_len, b->dn.bv_val,
 	          ok ? "ok" : "invalid credentials");

@@ -1,38 +1,103 @@
-/* The root DSE (RFC 4512 5.1): what a client reads with base "" and scope base. */
+/*
+ * The root DSE (RFC 4512 5.1) and the subschema subentry (RFC 4512 4.2): built
+ * once at start-up as stored entries. Their attributes other than objectClass
+ * (and cn) are operational, sent for "+" or by name, as slapd does.
+ */
 #include <ldap.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/schema.h"
 #include "server/ops.h"
 
 #ifndef MINIDIR_VERSION
 #define MINIDIR_VERSION "0.1"
 #endif
 
-int op_rootdse_build(struct server *srv)
-{
 #define BV(s)                                                                                      \
 	{                                                                                          \
-		sizeof(s) - 1, s                                                                   \
+		sizeof(s) - 1, (char *)(s)                                                         \
 	}
+
+/* An attribute of a built entry: a name and a NULL-terminated value list. */
+struct built_attr {
+	const char *name;
+	struct berval **vals;
+};
+
+static int build(struct buf *out, const char *dn, const struct built_attr *attrs, int n)
+{
+	LDAPMod m[16], *mods[17];
+	for (int i = 0; i < n; i++) {
+		m[i].mod_op = LDAP_MOD_BVALUES;
+		m[i].mod_type = (char *)attrs[i].name;
+		m[i].mod_bvalues = attrs[i].vals;
+		mods[i] = &m[i];
+	}
+	mods[n] = NULL;
+	struct berval bdn = {strlen(dn), (char *)dn};
+	return entry_encode(out, 0, NULL, 0, &bdn, mods);
+}
+
+int op_rootdse_build(struct server *srv)
+{
 	struct berval oc[] = {BV("top"), BV("extensibleObject")};
 	struct berval nc = {strlen(srv->cfg.suffix), srv->cfg.suffix};
-	struct berval ver = BV("3");
-	struct berval vendor = BV("minidir");
-	struct berval vversion = {strlen(MINIDIR_VERSION), MINIDIR_VERSION};
-	struct berval *oc_vals[] = {&oc[0], &oc[1], NULL};
-	struct berval *nc_vals[] = {&nc, NULL};
-	struct berval *ver_vals[] = {&ver, NULL};
-	struct berval *vendor_vals[] = {&vendor, NULL};
-	struct berval *vversion_vals[] = {&vversion, NULL};
-	LDAPMod m[] = {
-	    {LDAP_MOD_BVALUES, "objectClass", {.modv_bvals = oc_vals}},
-	    {LDAP_MOD_BVALUES, "namingContexts", {.modv_bvals = nc_vals}},
-	    {LDAP_MOD_BVALUES, "supportedLDAPVersion", {.modv_bvals = ver_vals}},
-	    {LDAP_MOD_BVALUES, "vendorName", {.modv_bvals = vendor_vals}},
-	    {LDAP_MOD_BVALUES, "vendorVersion", {.modv_bvals = vversion_vals}},
+	struct berval ctl[] = {BV(OP_CONTROL_MANAGE_DSA_IT), BV(OP_CONTROL_PAGED_RESULTS),
+	                       BV(OP_CONTROL_SORT)};
+	struct berval ext = BV(OP_EXTENSION_WHOAMI);
+	/* All operational attributes ("+"), absolute true/false filters. */
+	struct berval feat[] = {BV("1.3.6.1.4.1.4203.1.5.1"), BV("1.3.6.1.4.1.4203.1.5.3")};
+	struct berval ver = BV("3"), vendor = BV("minidir"), vversion = BV(MINIDIR_VERSION);
+	struct berval subschema = BV(OP_SUBSCHEMA_DN);
+	struct berval *oc_v[] = {&oc[0], &oc[1], NULL}, *nc_v[] = {&nc, NULL};
+	struct berval *ctl_v[] = {&ctl[0], &ctl[1], &ctl[2], NULL}, *ext_v[] = {&ext, NULL};
+	struct berval *feat_v[] = {&feat[0], &feat[1], NULL}, *ver_v[] = {&ver, NULL};
+	struct berval *vendor_v[] = {&vendor, NULL}, *vversion_v[] = {&vversion, NULL};
+	struct berval *sub_v[] = {&subschema, NULL};
+	const struct built_attr attrs[] = {
+	    {"objectClass", oc_v},           {"namingContexts", nc_v},
+	    {"subschemaSubentry", sub_v},    {"supportedControl", ctl_v},
+	    {"supportedExtension", ext_v},   {"supportedFeatures", feat_v},
+	    {"supportedLDAPVersion", ver_v}, {"vendorName", vendor_v},
+	    {"vendorVersion", vversion_v},
 	};
-	LDAPMod *mods[] = {&m[0], &m[1], &m[2], &m[3], &m[4], NULL};
-	struct berval empty = {0, ""};
-	return entry_encode(&srv->rootdse, 0, NULL, 0, &empty, mods);
+	return build(&srv->rootdse, "", attrs, (int)(sizeof(attrs) / sizeof(attrs[0])));
+}
+
+int op_subschema_build(struct server *srv)
+{
+	size_t na = schema_attr_count(), no = schema_oc_count();
+	struct berval *at = calloc(na + 1, sizeof(*at)), **at_v = calloc(na + 1, sizeof(*at_v));
+	struct berval *oc = calloc(no + 1, sizeof(*oc)), **oc_v = calloc(no + 1, sizeof(*oc_v));
+	int rc = -1;
+	if (at && at_v && oc && oc_v) {
+		for (size_t i = 0; i < na; i++) {
+			at[i].bv_val = schema_attr_at(i)->definition;
+			at[i].bv_len = strlen(at[i].bv_val);
+			at_v[i] = &at[i];
+		}
+		for (size_t i = 0; i < no; i++) {
+			oc[i].bv_val = schema_oc_at(i)->definition;
+			oc[i].bv_len = strlen(oc[i].bv_val);
+			oc_v[i] = &oc[i];
+		}
+		struct berval cls[] = {BV("top"), BV("subentry"), BV("subschema"),
+		                       BV("extensibleObject")};
+		struct berval cn = BV("Subschema"), dn = BV(OP_SUBSCHEMA_DN);
+		struct berval *cls_v[] = {&cls[0], &cls[1], &cls[2], &cls[3], NULL};
+		struct berval *cn_v[] = {&cn, NULL}, *dn_v[] = {&dn, NULL};
+		const struct built_attr attrs[] = {
+		    {"objectClass", cls_v},  {"cn", cn_v},
+		    {"entryDN", dn_v},       {"attributeTypes", at_v},
+		    {"objectClasses", oc_v},
+		};
+		rc = build(&srv->subschema, OP_SUBSCHEMA_DN, attrs,
+		           (int)(sizeof(attrs) / sizeof(attrs[0])));
+	}
+	free(at);
+	free(at_v);
+	free(oc);
+	free(oc_v);
+	return rc;
 }

@@ -6,6 +6,8 @@
  * SEARCH_SLICE candidates so other connections of the worker are served.
  */
 #include <errno.h>
+#include <stdint.h>
+#include <time.h>
 #include <ldap.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,8 @@
 #include "protocol/response.h"
 #include "server/log.h"
 #include "server/ops.h"
+#include "protocol/controls.h"
+#include "server/search_sort.h"
 #include "storage/candidates.h"
 
 /* Candidates examined before a search lets the worker's other connections run. */
@@ -30,6 +34,19 @@ struct search_op {
 	bool check_scope; /* candidates come from an index: scope is checked per entry */
 	int sizelimit;    /* 0: none */
 	int sent;
+	time_t deadline; /* timelimit as a CLOCK_MONOTONIC second; 0: none */
+	/* Paged results (RFC 2696): page_size 0 means not paged. */
+	int page_size;
+	int page_sent;
+	uint64_t cookie;   /* the cookie handed out with the last page */
+	bool have_pending; /* pending_id matched and waits for the next page */
+	entry_id pending_id;
+	/* Server-side sort (RFC 2891). */
+	bool sorting;
+	bool sort_collected;
+	int sort_result; /* sortResult sent back: success, or why keys were refused */
+	struct sort_spec sort;
+	struct sorted sorted;
 	struct attr_select sel;
 	bool want_oper;       /* operational attributes are asked for */
 	struct berval *names; /* copies of the requested attribute names */
@@ -39,6 +56,7 @@ struct search_op {
 
 static void search_free(struct search_op *s)
 {
+	sort_free(&s->sorted);
 	cand_free(&s->cand);
 	filter_free(s->filter);
 	buf_free(&s->base_key);
@@ -48,39 +66,41 @@ static void search_free(struct search_op *s)
 }
 
 /* Keeps the requested attribute names beyond the request's lifetime. */
-static int copy_names(struct search_op *s, const struct search_request *r)
+/* The requested names with aliases and OIDs replaced by the schema's name, as
+ * stored entries spell it; out[i] points into the schema or into r. */
+static void canonical_names(const struct search_request *r, struct berval *out)
 {
-	size_t total = 0;
-	for (int i = 0; i < r->nattrs; i++)
-		total += r->attrs[i].bv_len;
-	if (r->nattrs == 0)
-		return 0;
-	s->names = calloc((size_t)r->nattrs, sizeof(*s->names));
-	if (!s->names || buf_reserve(&s->name_bytes, total + 1) < 0)
-		return -1;
-	(void)total;
-	/* Offsets first: name_bytes may move while it grows. */
-	size_t *off = calloc((size_t)r->nattrs, sizeof(*off));
-	if (!off)
-		return -1;
 	for (int i = 0; i < r->nattrs; i++) {
-		/* Aliases and OIDs become the schema's name, as stored entries spell it. */
-		const struct schema_attr *at =
-		    schema_attr_find(r->attrs[i].bv_val, r->attrs[i].bv_len);
-		const char *name = at && !memchr(r->attrs[i].bv_val, ';', r->attrs[i].bv_len)
-		                       ? at->name
-		                       : r->attrs[i].bv_val;
-		size_t len = name == r->attrs[i].bv_val ? r->attrs[i].bv_len : strlen(name);
-		off[i] = s->name_bytes.len;
-		s->names[i].bv_len = len;
-		if (buf_append(&s->name_bytes, name, len) < 0) {
-			free(off);
-			return -1;
+		const struct berval *n = &r->attrs[i];
+		const struct schema_attr *at = schema_attr_find(n->bv_val, n->bv_len);
+		if (at && !memchr(n->bv_val, ';', n->bv_len)) {
+			out[i].bv_val = at->name;
+			out[i].bv_len = strlen(at->name);
+		} else {
+			out[i] = *n;
 		}
 	}
+}
+
+/* Keeps the requested attribute names beyond the request's lifetime. */
+static int copy_names(struct search_op *s, const struct search_request *r)
+{
+	if (r->nattrs == 0)
+		return 0;
+	struct berval names[REQUEST_MAX_ATTRS];
+	canonical_names(r, names);
+	size_t total = 0;
 	for (int i = 0; i < r->nattrs; i++)
-		s->names[i].bv_val = (char *)s->name_bytes.data + off[i];
-	free(off);
+		total += names[i].bv_len;
+	s->names = calloc((size_t)r->nattrs, sizeof(*s->names));
+	if (!s->names || buf_reserve(&s->name_bytes, total) < 0)
+		return -1;
+	/* Reserved up front, so the pointers taken here stay valid. */
+	for (int i = 0; i < r->nattrs; i++) {
+		s->names[i].bv_val = (char *)s->name_bytes.data + s->name_bytes.len;
+		s->names[i].bv_len = names[i].bv_len;
+		buf_append(&s->name_bytes, names[i].bv_val, names[i].bv_len);
+	}
 	s->nnames = r->nattrs;
 	return 0;
 }
@@ -141,89 +161,225 @@ static bool in_scope(const struct search_op *s, entry_id id, const struct entry_
 	return dn_key_in_subtree(e->key, e->keylen, s->base_key.data, s->base_key.len);
 }
 
-static void search_finish(struct conn *c, int rc, const char *matched, const char *message)
+/* Appends the response controls the search owes: paged cookie, sort result. */
+static int put_controls(struct search_op *s, struct buf *ctl, bool more_pages)
+{
+	int rc = 0;
+	if (s->page_size) {
+		uint64_t c = s->cookie;
+		rc |= more_pages ? control_paged_response(ctl, &c, sizeof(c))
+		                 : control_paged_response(ctl, NULL, 0);
+	}
+	if (s->sorting || s->sort_result)
+		rc |= control_sort_response(ctl, s->sort_result);
+	/* Both went out as separate [0] elements: merge them into one Controls. */
+	if (rc == 0 && s->page_size && (s->sorting || s->sort_result)) {
+		struct buf merged = {0};
+		const unsigned char *p = ctl->data, *end = ctl->data + ctl->len, *v1, *v2;
+		size_t l1, l2;
+		unsigned char t;
+		if (!tlv_read(&p, end, &t, &v1, &l1) || !tlv_read(&p, end, &t, &v2, &l2))
+			return -1;
+		size_t total = l1 + l2;
+		unsigned char hdr[6];
+		hdr[0] = LDAP_TAG_CONTROLS;
+		size_t h = 1 + tlv_put_len(hdr + 1, total);
+		if (buf_append(&merged, hdr, h) < 0 || buf_append(&merged, v1, l1) < 0 ||
+		    buf_append(&merged, v2, l2) < 0) {
+			buf_free(&merged);
+			return -1;
+		}
+		buf_free(ctl);
+		*ctl = merged;
+	}
+	return rc;
+}
+
+/* Ends the response (SearchResultDone). With more_pages the search is parked
+ * on the connection for the next page; otherwise it is freed. */
+static void search_finish_page(struct conn *c, int rc, const char *matched, const char *message,
+                               bool more_pages)
 {
 	struct search_op *s = c->search;
 	int32_t msgid = s->msgid;
+	struct buf ctl = {0};
 	c->search = NULL;
-	search_free(s);
-	if (response_result(&c->out, msgid, LDAP_RES_SEARCH_RESULT, rc, matched, message, NULL) <
-	    0) {
+	if (more_pages) {
+		s->cookie = (uint64_t)(uintptr_t)s ^ ((uint64_t)s->sent << 32) ^ (uint64_t)msgid;
+		c->paged = s;
+	}
+	if (put_controls(s, &ctl, more_pages) < 0)
+		rc = LDAP_OTHER;
+	if (!more_pages)
+		search_free(s);
+	struct result_extra x = {.controls = ctl.data, .clen = ctl.len};
+	int r =
+	    response_result_ex(&c->out, msgid, LDAP_RES_SEARCH_RESULT, rc, matched, message, &x);
+	buf_free(&ctl);
+	if (r < 0) {
 		c->closing = true;
 		return;
 	}
 	conn_pdu_queued(c, true);
 }
 
-/* Sends matching entries until done, the socket is full or the slice is used. */
+static void search_finish(struct conn *c, int rc, const char *matched, const char *message)
+{
+	search_finish_page(c, rc, matched, message, false);
+}
+
+/* Outcome of looking at one candidate. */
+enum step { STEP_MATCH, STEP_SKIP, STEP_END, STEP_ERROR };
+
+/* The userPassword rule: visible to the rootdn and to the entry's own identity. */
+static const char *hidden_for(const struct conn *c, const struct entry_view *e)
+{
+	bool self = c->auth == AUTH_USER && c->bound_key.len == e->keylen &&
+	            memcmp(c->bound_key.data, e->key, e->keylen) == 0;
+	return c->auth == AUTH_ROOT || self ? NULL : "userPassword";
+}
+
+/* Reads the next candidate and tests it: scope and filter. */
+static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view *e, int *rc)
+{
+	struct search_op *s = c->search;
+	struct worker *w = c->w;
+	*rc = cand_next(&s->cand, id);
+	if (*rc == MDB_NOTFOUND)
+		return STEP_END;
+	if (*rc)
+		return STEP_ERROR;
+	*rc = db_get_entry(&w->srv->db, w->txn, *id, e);
+	if (*rc == MDB_NOTFOUND) /* an index naming a missing entry: skip it */
+		return STEP_SKIP;
+	if (*rc)
+		return STEP_ERROR;
+	if (!in_scope(s, *id, e))
+		return STEP_SKIP;
+	struct filter_ctx fctx = {
+	    .dn = e->dn, .dnlen = e->dnlen, .hidden = hidden_for(c, e), .scratch = &w->scratch};
+	return filter_eval_ctx(s->filter, e->attrs, e->attrslen, &fctx) == FILTER_TRUE ? STEP_MATCH
+	                                                                               : STEP_SKIP;
+}
+
+/* The next entry to send: a page's look-ahead, the sorted list, or a candidate. */
+static enum step next_match(struct conn *c, entry_id *id, struct entry_view *e, int *rc)
+{
+	struct search_op *s = c->search;
+	struct worker *w = c->w;
+	if (s->have_pending || s->sort_collected) {
+		if (s->have_pending) {
+			*id = s->pending_id;
+			s->have_pending = false;
+		} else if (s->sorted.pos < s->sorted.n) {
+			*id = s->sorted.items[s->sorted.pos++].id;
+		} else {
+			return STEP_END;
+		}
+		*rc = db_get_entry(&w->srv->db, w->txn, *id, e);
+		return *rc == 0 ? STEP_MATCH : *rc == MDB_NOTFOUND ? STEP_SKIP : STEP_ERROR;
+	}
+	return next_candidate(c, id, e, rc);
+}
+
+static int send_entry(struct conn *c, entry_id id, const struct entry_view *e)
+{
+	struct search_op *s = c->search;
+	struct worker *w = c->w;
+	s->sel.hidden = hidden_for(c, e);
+	w->extra.off = w->extra.len = 0;
+	if (s->want_oper && op_attrs_build(&w->extra, &s->sel, &w->srv->db, w->txn, id, e) < 0)
+		return ENOMEM;
+	if (response_entry_extra(&c->out, s->msgid, e->op, e->oplen, &s->sel, w->extra.data,
+	                         w->extra.len) < 0)
+		return ENOMEM;
+	s->sent++;
+	s->page_sent++;
+	STAT_ADD(w->stats.entries_sent, 1);
+	conn_pdu_queued(c, false);
+	return 0;
+}
+
+/*
+ * Runs the search until it ends, the socket is full, the slice is used or a
+ * page is complete. Sorting first collects every match, then sends in order.
+ */
 static void search_run(struct conn *c)
 {
 	struct search_op *s = c->search;
 	struct worker *w = c->w;
-	const struct db *db = &w->srv->db;
 	int rc = mdb_txn_renew(w->txn);
 	if (rc == 0)
 		rc = cand_begin(&s->cand, w->txn);
 	int result = LDAP_SUCCESS;
-	const char *message = NULL;
-	for (int n = 0; rc == 0; n++) {
+	bool done = false, page_full = false;
+	for (int n = 0; rc == 0 && !done; n++) {
 		if (c->blocked || c->closing)
 			break; /* continues on EPOLLOUT */
 		if (n == SEARCH_SLICE) {
 			conn_make_ready(c);
 			break;
 		}
-		entry_id id;
-		rc = cand_next(&s->cand, &id);
-		if (rc)
+		if (s->deadline && conn_now() >= s->deadline) {
+			result = LDAP_TIMELIMIT_EXCEEDED;
+			done = true;
 			break;
+		}
+		entry_id id;
 		struct entry_view e;
-		rc = db_get_entry(db, w->txn, id, &e);
-		if (rc == MDB_NOTFOUND) { /* an index naming a missing entry: skip it */
+		if (s->sorting && !s->sort_collected) {
+			enum step st = next_candidate(c, &id, &e, &rc);
+			if (st == STEP_MATCH &&
+			    sort_add(&s->sorted, &s->sort, id, &e, &w->scratch) < 0)
+				rc = ENOMEM;
+			if (st == STEP_END) {
+				sort_finish(&s->sorted, &s->sort);
+				s->sort_collected = true;
+				rc = 0;
+			}
+			if (st == STEP_SKIP)
+				rc = 0;
+			continue;
+		}
+		enum step st = next_match(c, &id, &e, &rc);
+		if (st == STEP_SKIP) {
 			rc = 0;
 			continue;
 		}
-		if (rc || !in_scope(s, id, &e))
-			continue;
-		bool self = c->auth == AUTH_USER && c->bound_key.len == e.keylen &&
-		            memcmp(c->bound_key.data, e.key, e.keylen) == 0;
-		const char *hidden = c->auth == AUTH_ROOT || self ? NULL : "userPassword";
-		struct filter_ctx fctx = {
-		    .dn = e.dn, .dnlen = e.dnlen, .hidden = hidden, .scratch = &w->scratch};
-		if (filter_eval_ctx(s->filter, e.attrs, e.attrslen, &fctx) != FILTER_TRUE)
-			continue;
+		if (st == STEP_END) {
+			rc = 0;
+			done = true;
+			break;
+		}
+		if (st == STEP_ERROR)
+			break;
 		if (s->sizelimit && s->sent == s->sizelimit) {
 			result = LDAP_SIZELIMIT_EXCEEDED;
-			rc = MDB_NOTFOUND;
+			done = true;
 			break;
 		}
-		s->sel.hidden = hidden;
-		w->extra.off = w->extra.len = 0;
-		if (s->want_oper && op_attrs_build(&w->extra, &s->sel, db, w->txn, id, &e) < 0) {
-			rc = ENOMEM;
+		if (s->page_size && s->page_sent == s->page_size) {
+			/* Another match exists: it opens the next page. */
+			s->pending_id = id;
+			s->have_pending = true;
+			page_full = true;
 			break;
 		}
-		if (response_entry_extra(&c->out, s->msgid, e.op, e.oplen, &s->sel, w->extra.data,
-		                         w->extra.len) < 0) {
-			rc = ENOMEM;
-			break;
-		}
-		s->sent++;
-		STAT_ADD(w->stats.entries_sent, 1);
-		conn_pdu_queued(c, false);
+		rc = send_entry(c, id, &e);
 	}
 	cand_end(&s->cand);
 	mdb_txn_reset(w->txn);
-	if (rc == MDB_NOTFOUND) {
-		search_finish(c, result, NULL, message);
-	} else if (rc != 0) {
+	if (rc != 0 && rc != MDB_NOTFOUND) {
 		log_error("search: %s", rc == ENOMEM ? "out of memory" : mdb_strerror(rc));
 		search_finish(c, LDAP_OTHER, NULL, "internal error reading the database");
+	} else if (page_full) {
+		search_finish_page(c, LDAP_SUCCESS, NULL, NULL, true);
+	} else if (done) {
+		search_finish(c, result, NULL, NULL);
 	}
 }
 
-/* The DN of the deepest existing entry above a missing base, for matchedDN. */
-static void matched_dn(struct worker *w, const struct buf *key, struct buf *out)
+void op_matched_dn(struct worker *w, const struct buf *key, struct buf *out)
 {
 	const struct db *db = &w->srv->db;
 	size_t len = dn_key_parent_len(key->data, key->len);
@@ -240,24 +396,73 @@ static void matched_dn(struct worker *w, const struct buf *key, struct buf *out)
 	buf_append(out, "", 1);
 }
 
-static void search_rootdse(struct conn *c, struct ldap_request *req)
+/* A search of a built entry (root DSE, subschema): one entry at most. */
+static void search_special(struct conn *c, struct ldap_request *req, const struct buf *record)
 {
 	struct search_request *r = &req->u.search;
-	struct server *srv = c->w->srv;
 	struct entry_view e;
+	struct berval names[REQUEST_MAX_ATTRS];
+	canonical_names(r, names);
 	conn_response_begin(c);
-	if (entry_parse(srv->rootdse.data, srv->rootdse.len, &e) == 0 &&
+	if (r->scope != LDAP_SCOPE_ONELEVEL && entry_parse(record->data, record->len, &e) == 0 &&
 	    filter_eval(r->filter, e.attrs, e.attrslen, &c->w->scratch) == FILTER_TRUE) {
 		struct attr_select sel;
-		attr_select_init(&sel, r->attrs, r->nattrs, r->typesonly);
-		if (response_entry(&c->out, req->msgid, e.op, e.oplen, &sel) == 0) {
+		attr_select_init(&sel, names, r->nattrs, r->typesonly);
+		sel.check_operational = true;
+		if (response_entry(&c->out, req->msgid, e.op, e.oplen, &sel) == 0)
 			conn_pdu_queued(c, false);
-		}
 	}
 	if (response_result(&c->out, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_SUCCESS, NULL, NULL,
-	                    NULL) == 0) {
+	                    NULL) == 0)
 		conn_pdu_queued(c, true);
+}
+
+/* True if key is the reversed key of cn=Subschema. */
+static bool is_subschema(const struct buf *key)
+{
+	static const char skey[] = "cn=subschema"; /* its reversed key, NUL included */
+	return key->len == sizeof(skey) && memcmp(key->data, skey, sizeof(skey)) == 0;
+}
+
+/* Size and time limits: the client's, within the server's (the rootdn has none). */
+static void set_limits(struct conn *c, struct search_op *s, const struct search_request *r)
+{
+	const struct config *cfg = &c->w->srv->cfg;
+	int size = r->sizelimit, time = r->timelimit;
+	if (c->auth != AUTH_ROOT) {
+		if (cfg->sizelimit && (size == 0 || size > cfg->sizelimit))
+			size = cfg->sizelimit;
+		if (cfg->timelimit && (time == 0 || time > cfg->timelimit))
+			time = cfg->timelimit;
 	}
+	s->sizelimit = size;
+	s->deadline = time ? conn_now() + time : 0;
+}
+
+/* The next page of the paged search parked on c (RFC 2696 3). */
+static void resume_page(struct conn *c, struct ldap_request *req, int page_size,
+                        const struct berval *cookie)
+{
+	struct search_op *s = c->paged;
+	uint64_t want;
+	if (!s || cookie->bv_len != sizeof(want) ||
+	    (memcpy(&want, cookie->bv_val, sizeof(want)), want != s->cookie)) {
+		conn_send_result(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_UNWILLING_TO_PERFORM,
+		                 NULL, "paged results cookie is invalid");
+		return;
+	}
+	c->paged = NULL;
+	c->search = s;
+	s->msgid = req->msgid;
+	s->page_size = page_size;
+	s->page_sent = 0;
+	conn_response_begin(c);
+	if (page_size == 0) { /* the client abandons the paged search */
+		s->have_pending = false;
+		search_finish(c, LDAP_SUCCESS, NULL, NULL);
+		return;
+	}
+	search_run(c);
 }
 
 void op_search(struct conn *c, struct ldap_request *req)
@@ -265,9 +470,32 @@ void op_search(struct conn *c, struct ldap_request *req)
 	struct search_request *r = &req->u.search;
 	struct worker *w = c->w;
 	const struct db *db = &w->srv->db;
-	if (r->base.bv_len == 0 && r->scope == LDAP_SCOPE_BASE) {
-		search_rootdse(c, req);
+	if (!op_may_read(c)) {
+		conn_send_result(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_INSUFFICIENT_ACCESS,
+		                 NULL, "anonymous access is disabled (allow_anonymous)");
 		return;
+	}
+	if (r->base.bv_len == 0 && r->scope == LDAP_SCOPE_BASE) {
+		search_special(c, req, &w->srv->rootdse);
+		return;
+	}
+	/* Paged results: a cookie continues the search parked on this connection. */
+	const struct request_control *paged = request_control(req, CONTROL_PAGED_RESULTS);
+	int page_size = 0;
+	struct berval cookie = {0, NULL};
+	if (paged &&
+	    (!paged->has_value || control_paged_decode(&paged->value, &page_size, &cookie) < 0)) {
+		conn_send_result(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_PROTOCOL_ERROR, NULL,
+		                 "malformed paged results control");
+		return;
+	}
+	if (paged && cookie.bv_len) {
+		resume_page(c, req, page_size, &cookie);
+		return;
+	}
+	if (c->paged) { /* a new search replaces an unfinished paged one */
+		search_free(c->paged);
+		c->paged = NULL;
 	}
 	struct buf key = {0};
 	int result = LDAP_SUCCESS;
@@ -275,14 +503,18 @@ void op_search(struct conn *c, struct ldap_request *req)
 		result = LDAP_INVALID_DN_SYNTAX;
 	else if (op_monitor_holds(&key))
 		result = -1;
+	else if (is_subschema(&key))
+		result = -2;
 	else if (!dn_key_in_subtree(key.data, key.len, db->suffix_key.data, db->suffix_key.len))
 		result = LDAP_NO_SUCH_OBJECT;
 	struct search_op *s = result == LDAP_SUCCESS ? calloc(1, sizeof(*s)) : NULL;
 	if (result == LDAP_SUCCESS && !s)
 		result = LDAP_OTHER;
 	if (result != LDAP_SUCCESS) {
-		if (result < 0)
+		if (result == -1)
 			op_monitor_search(c, req, &key);
+		else if (result == -2)
+			search_special(c, req, &w->srv->subschema);
 		else
 			conn_send_result(c, req->msgid, LDAP_RES_SEARCH_RESULT, result, NULL,
 			                 result == LDAP_INVALID_DN_SYNTAX ? "invalid DN" : NULL);
@@ -291,7 +523,8 @@ void op_search(struct conn *c, struct ldap_request *req)
 	}
 	s->msgid = req->msgid;
 	s->scope = r->scope;
-	s->sizelimit = r->sizelimit;
+	set_limits(c, s, r);
+	s->page_size = paged ? page_size : 0;
 	s->filter = r->filter;
 	r->filter = NULL; /* the search owns it now */
 	s->base_key = key;
@@ -306,7 +539,7 @@ void op_search(struct conn *c, struct ldap_request *req)
 		rc = ENOMEM;
 	struct buf matched = {0};
 	if (rc == MDB_NOTFOUND)
-		matched_dn(w, &s->base_key, &matched);
+		op_matched_dn(w, &s->base_key, &matched);
 	mdb_txn_reset(w->txn);
 	if (rc) {
 		search_finish(c, rc == MDB_NOTFOUND ? LDAP_NO_SUCH_OBJECT : LDAP_OTHER,
@@ -316,6 +549,27 @@ void op_search(struct conn *c, struct ldap_request *req)
 	}
 	attr_select_init(&s->sel, s->names, s->nnames, r->typesonly);
 	s->want_oper = op_attrs_requested(&s->sel);
+	if (paged && page_size == 0) { /* size 0 and no cookie: nothing to return */
+		search_finish(c, LDAP_SUCCESS, NULL, NULL);
+		return;
+	}
+	const struct request_control *sort = request_control(req, CONTROL_SORT_REQUEST);
+	if (sort) {
+		struct sort_key keys[CONTROL_MAX_SORT_KEYS];
+		int n = 0;
+		if (!sort->has_value || control_sort_decode(&sort->value, keys, &n) < 0) {
+			search_finish(c, LDAP_PROTOCOL_ERROR, NULL, "malformed sort control");
+			return;
+		}
+		s->sort_result = sort_spec_init(&s->sort, keys, n);
+		s->sorting = s->sort_result == LDAP_SUCCESS;
+		if (!s->sorting && sort->critical) {
+			/* RFC 2891: a critical sort the server cannot do fails the search. */
+			search_finish(c, LDAP_UNAVAILABLE_CRITICAL_EXTENSION, NULL,
+			              "cannot sort on the requested key");
+			return;
+		}
+	}
 	search_run(c);
 }
 
@@ -331,4 +585,21 @@ void op_search_abandon(struct conn *c)
 		search_free(c->search);
 		c->search = NULL;
 	}
+	if (c->paged) {
+		search_free(c->paged);
+		c->paged = NULL;
+	}
+}
+
+bool op_search_abandon_msgid(struct conn *c, int32_t msgid)
+{
+	struct search_op **slots[] = {&c->search, &c->paged};
+	for (size_t i = 0; i < 2; i++) {
+		if (*slots[i] && (*slots[i])->msgid == msgid) {
+			search_free(*slots[i]);
+			*slots[i] = NULL;
+			return true;
+		}
+	}
+	return false;
 }

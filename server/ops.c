@@ -2,6 +2,7 @@
 #include "server/ops.h"
 
 #include <ldap.h>
+#include <string.h>
 
 #include "server/log.h"
 
@@ -11,12 +12,10 @@ static void op_unbind(struct conn *c, struct ldap_request *req)
 	c->closing = true;
 }
 
+/* Abandon: no response; a running or parked paged search with that ID ends. */
 static void op_abandon(struct conn *c, struct ldap_request *req)
 {
-	/* Requests are answered in order, so only a search still running can be abandoned;
-	 * one can't be running while this request is read, hence nothing to do but count. */
-	(void)c;
-	(void)req;
+	op_search_abandon_msgid(c, req->u.abandon_msgid);
 }
 
 /* Add, modify, delete, modDN: minidir is read-only. */
@@ -28,18 +27,6 @@ static void op_read_only(struct conn *c, struct ldap_request *req)
 	                                                 : LDAP_RES_MODIFY;
 	conn_send_result(c, req->msgid, tag, LDAP_UNWILLING_TO_PERFORM, NULL,
 	                 "minidir is a read-only server");
-}
-
-static void op_compare(struct conn *c, struct ldap_request *req)
-{
-	conn_send_result(c, req->msgid, LDAP_RES_COMPARE, LDAP_UNWILLING_TO_PERFORM, NULL,
-	                 "compare is not supported yet");
-}
-
-static void op_extended(struct conn *c, struct ldap_request *req)
-{
-	conn_send_result(c, req->msgid, LDAP_RES_EXTENDED, LDAP_PROTOCOL_ERROR, NULL,
-	                 "unsupported extended operation");
 }
 
 struct op_entry {
@@ -56,8 +43,70 @@ static const struct op_entry op_table[] = {
     {LDAP_REQ_COMPARE, STAT_OP_OTHER, op_compare},  {LDAP_REQ_EXTENDED, STAT_OP_OTHER, op_extended},
 };
 
+/* Controls minidir implements; a critical control not listed fails the operation. */
+static const char *const supported_controls[] = {
+    OP_CONTROL_PAGED_RESULTS,
+    OP_CONTROL_SORT,
+    OP_CONTROL_MANAGE_DSA_IT,
+};
+
+/* The response tag of a request that has one. */
+static unsigned char response_tag(ber_tag_t op)
+{
+	switch (op) {
+	case LDAP_REQ_BIND:
+		return LDAP_RES_BIND;
+	case LDAP_REQ_SEARCH:
+		return LDAP_RES_SEARCH_RESULT;
+	case LDAP_REQ_MODIFY:
+		return LDAP_RES_MODIFY;
+	case LDAP_REQ_ADD:
+		return LDAP_RES_ADD;
+	case LDAP_REQ_DELETE:
+		return LDAP_RES_DELETE;
+	case LDAP_REQ_MODRDN:
+		return LDAP_RES_MODRDN;
+	case LDAP_REQ_COMPARE:
+		return LDAP_RES_COMPARE;
+	case LDAP_REQ_EXTENDED:
+		return LDAP_RES_EXTENDED;
+	}
+	return 0;
+}
+
+/* RFC 4511 4.1.11: a critical control the server does not know fails the operation. */
+static bool unknown_critical_control(struct conn *c, struct ldap_request *req)
+{
+	for (int i = 0; i < req->ncontrols; i++) {
+		const struct request_control *ctl = &req->controls[i];
+		if (!ctl->critical)
+			continue;
+		bool known = false;
+		for (size_t j = 0; j < sizeof(supported_controls) / sizeof(supported_controls[0]);
+		     j++)
+			known |=
+			    ctl->oid.bv_len == strlen(supported_controls[j]) &&
+			    memcmp(ctl->oid.bv_val, supported_controls[j], ctl->oid.bv_len) == 0;
+		if (known)
+			continue;
+		unsigned char tag = response_tag(req->op);
+		if (tag)
+			conn_send_result(c, req->msgid, tag, LDAP_UNAVAILABLE_CRITICAL_EXTENSION,
+			                 NULL, "critical control not supported");
+		return true;
+	}
+	return false;
+}
+
+bool op_may_read(const struct conn *c)
+{
+	return c->auth != AUTH_ANONYMOUS || c->w->srv->cfg.allow_anonymous;
+}
+
 void ops_dispatch(struct conn *c, struct ldap_request *req)
 {
+	if (req->critical_control && unknown_critical_control(c, req))
+		return;
 	for (size_t i = 0; i < sizeof(op_table) / sizeof(op_table[0]); i++) {
 		if (op_table[i].tag != req->op)
 			continue;

@@ -13,17 +13,32 @@
 void ops_dispatch(struct conn *c, struct ldap_request *req);
 
 void op_bind(struct conn *c, struct ldap_request *req);
+void op_compare(struct conn *c, struct ldap_request *req);
+void op_extended(struct conn *c, struct ldap_request *req);
+
+/* False when the client is anonymous and allow_anonymous is off. */
+bool op_may_read(const struct conn *c);
+/* Appends (NUL-terminated) the DN of the deepest existing entry above key. */
+void op_matched_dn(struct worker *w, const struct buf *key, struct buf *out);
 void op_search(struct conn *c, struct ldap_request *req);
 
 /* Continues a search that paused or yielded; finishes it when done. */
 void op_search_continue(struct conn *c);
-/* Ends the search of c without a response (abandon, close). */
+/* Ends the searches of c (running and parked paged) without a response (close). */
 void op_search_abandon(struct conn *c);
+/* Abandon (RFC 4511 4.11): ends c's search with this message ID, if any. */
+bool op_search_abandon_msgid(struct conn *c, int32_t msgid);
 
 /* True if the reversed DN key lies in the cn=monitor subtree. */
 bool op_monitor_holds(const struct buf *key);
 /* Answers a search whose base (reversed key) is in cn=monitor. */
 void op_monitor_search(struct conn *c, struct ldap_request *req, const struct buf *key);
+
+/* Controls minidir implements (also listed as supportedControl in the root DSE). */
+#define OP_CONTROL_PAGED_RESULTS "1.2.840.113556.1.4.319"
+#define OP_CONTROL_SORT "1.2.840.113556.1.4.473"
+#define OP_CONTROL_MANAGE_DSA_IT "2.16.840.1.113730.3.4.2"
+#define OP_EXTENSION_WHOAMI "1.3.6.1.4.1.4203.1.11.3"
 
 /* The subschema subentry's DN (RFC 4512 4.2). */
 #define OP_SUBSCHEMA_DN "cn=Subschema"
@@ -38,7 +53,8 @@ bool op_attrs_requested(const struct attr_select *sel);
 int op_attrs_build(struct buf *out, const struct attr_select *sel, const struct db *db,
                    MDB_txn *txn, entry_id id, const struct entry_view *e);
 
-/* Builds srv->rootdse. Returns 0 or -1. */
+/* Builds srv->rootdse / srv->subschema. Returns 0 or -1. */
 int op_rootdse_build(struct server *srv);
+int op_subschema_build(struct server *srv);
 
 #endif

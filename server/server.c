@@ -121,7 +121,7 @@ int server_init(struct server *srv)
 	}
 	if (open_database(srv) < 0)
 		return -1;
-	if (op_rootdse_build(srv) < 0) {
+	if (op_rootdse_build(srv) < 0 || op_subschema_build(srv) < 0) {
 		log_error("building the root DSE: out of memory");
 		return -1;
 	}
@@ -199,6 +199,7 @@ void server_stop(struct server *srv)
 	free(srv->workers);
 	srv->workers = NULL;
 	buf_free(&srv->rootdse);
+	buf_free(&srv->subschema);
 	db_close(&srv->db);
 	config_free(&srv->cfg);
 	schema_free();

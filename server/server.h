@@ -57,7 +57,8 @@ struct server {
 	struct db db;
 	struct worker *workers;
 	int nworkers;
-	struct buf rootdse; /* the root DSE as a stored SearchResultEntry protocolOp */
+	struct buf rootdse;   /* the root DSE, as a stored entry record */
+	struct buf subschema; /* cn=Subschema, as a stored entry record */
 	time_t started;
 	volatile int stopping;
 };

@@ -40,6 +40,7 @@ rootdn = cn=admin,$BASE
 rootpw = secret
 send_policy = $1
 batch_bytes = 4M
+sizelimit = unlimited
 CONF
 }
 write_conf nodelay-once

@@ -173,8 +173,47 @@ replace: sn
 sn: x
 MOD
 
-# --- root DSE ------------------------------------------------------------------------
+# --- root DSE, subschema, operational attributes ------------------------------------
 expect_grep "root DSE lists the naming context" "^namingContexts: $BASE" ls_ -b "" -s base "+" "*"
+expect_nogrep "root DSE operational attributes only on request" "^namingContexts" ls_ -b "" -s base
+expect_grep "root DSE lists the paged results control" "^supportedControl: 1.2.840.113556.1.4.319" ls_ -b "" -s base +
+expect_grep "root DSE lists WhoAmI" "^supportedExtension: 1.3.6.1.4.1.4203.1.11.3" ls_ -b "" -s base supportedExtension
+expect_grep "cn=Subschema holds attribute types" "^attributeTypes: ( 2.5.4.3 NAME ( 'cn' 'commonName' )" ls_ -b cn=Subschema -s base attributeTypes
+expect_grep "cn=Subschema holds object classes" "^objectClasses: ( 2.16.840.1.113730.3.2.2 NAME 'inetOrgPerson'" ls_ -b cn=subschema -s base +
+expect_grep "entryDN by name" "^entryDN: uid=user3,$PEOPLE" ls_ -b "uid=user3,$PEOPLE" -s base entryDN
+expect_grep "entryUUID is an RFC 4122 UUID" "^entryUUID: [0-9a-f]\{8\}-[0-9a-f]\{4\}-4[0-9a-f]\{3\}-[89ab][0-9a-f]\{3\}-[0-9a-f]\{12\}$" ls_ -b "uid=user3,$PEOPLE" -s base +
+expect_grep "hasSubordinates of a parent" "^hasSubordinates: TRUE" ls_ -b "$PEOPLE" -s base hasSubordinates
+expect_grep "structuralObjectClass" "^structuralObjectClass: inetOrgPerson" ls_ -b "uid=user3,$PEOPLE" -s base +
+expect_nogrep "operational attributes not returned for *" "^entryUUID" ls_ -b "uid=user3,$PEOPLE" -s base
+expect_grep "attribute alias in the request (commonName)" "^cn: User Three" ls_ -b "uid=user3,$PEOPLE" -s base commonName
+expect_dns "attribute alias in a filter (surname)" "uid=user3,$PEOPLE" -b "$BASE" "(surname=three)"
+expect_dns "attribute OID in a filter (2.5.4.4)" "uid=user3,$PEOPLE" -b "$BASE" "(2.5.4.4=three)"
+expect_dns "extensible match caseExactMatch" "uid=user3,$PEOPLE" -b "$BASE" "(cn:caseExactMatch:=User Three)"
+expect_count "extensible match caseExactMatch sees case" 0 -b "$BASE" "(cn:caseExactMatch:=user three)"
+expect_count "extensible match with :dn:" "$(grep -ciE '^dn: .*ou=deep,ou=people,dc=test,dc=org$' "$LDIF")" -b "$BASE" "(ou:dn:=deep)"
+expect_count "undefined attribute: NOT stays undefined" 0 -b "$BASE" "(!(nosuchattr=x))"
+expect_count "userPassword matches as absent for anonymous" 0 -b "$BASE" "(userPassword=*)"
+expect_count "userPassword presence for the rootdn" 2 -D "cn=admin,$BASE" -w root-secret -b "$BASE" "(userPassword=*)"
+
+# --- compare, WhoAmI, controls ---------------------------------------------------------
+cmp_() { timeout 10 ldapcompare -x -H "$URI" "$@"; }
+expect_rc "compare true" 6 cmp_ "uid=user3,$PEOPLE" "cn:user three"
+expect_rc "compare false" 5 cmp_ "uid=user3,$PEOPLE" "cn:nobody"
+expect_rc "compare of an absent attribute" 16 cmp_ "uid=user3,$PEOPLE" "title:x"
+expect_rc "compare on a missing entry" 32 cmp_ "uid=nobody,$PEOPLE" "cn:x"
+expect_rc "compare on DN-valued member" 6 cmp_ "cn=admins,ou=groups,$BASE" "member:UID=User0,OU=People,DC=test,DC=org"
+expect_grep "WhoAmI anonymous" "^anonymous$" timeout 10 ldapwhoami -x -H "$URI"
+expect_grep "WhoAmI bound" "^dn:uid=user1,$PEOPLE$" timeout 10 ldapwhoami -x -H "$URI" -D "uid=user1,$PEOPLE" -w secret1
+expect_rc "unknown critical control" 12 ls_ -b "$BASE" -e '!1.2.3.4.5' "(uid=user3)"
+expect_count "unknown non-critical control is ignored" 1 -b "$BASE" -e '1.2.3.4.5' "(uid=user3)"
+expect_count "paged results return every entry across pages" "$total" -b "$BASE" -E pr=3/noprompt "(objectClass=*)"
+pages=$(timeout 10 ldapsearch -x -H "$URI" -b "$BASE" -E pr=5/noprompt "(objectClass=*)" 1.1 | grep -c '^result: 0 Success')
+[ "$pages" = $(( (total + 4) / 5 )) ] && ok "paged results come in pages of 5 ($pages pages for $total entries)" || not_ok "paged results: $pages pages for $total entries"
+sorted=$(ls_ -b "$PEOPLE" -s one -E sss=sn "(uid=user*)" sn | sed -n 's/^sn: //p')
+[ "$sorted" = "$(printf '%s\n' $sorted | LC_ALL=C sort -f)" ] && [ -n "$sorted" ] && ok "server-side sort by sn" || not_ok "sort by sn: $(echo $sorted)"
+rsorted=$(ls_ -b "$PEOPLE" -s one -E sss=-sn "(uid=user*)" sn | sed -n 's/^sn: //p')
+[ "$rsorted" = "$(printf '%s\n' $sorted | tac)" ] && ok "server-side reverse sort" || not_ok "reverse sort: $(echo $rsorted)"
+expect_rc "critical sort on an unknown attribute" 12 ls_ -b "$BASE" -E '!sss=nosuchattr' "(uid=user3)"
 
 # --- cn=monitor and SIGHUP ----------------------------------------------------------------
 expect_rc "cn=monitor refused to anonymous clients by default" 50 ls_ -b cn=monitor
@@ -250,6 +289,26 @@ printf 'database = x\nsuffix = dc=a\nthreads = many\n' > "$work/bad.conf"
 expect_grep "bad config value is reported with file:line" "bad.conf:3: threads" "$BUILD/minidir" -f "$work/bad.conf"
 printf 'database = x\nsuffix = dc=a\nfrobnicate = 1\n' > "$work/bad.conf"
 expect_grep "unknown config key is reported with file:line" "bad.conf:3: unknown key" "$BUILD/minidir" -f "$work/bad.conf"
+
+# --- server limits and allow_anonymous (a second server) ---------------------------------
+sed -e 's/^listen = .*/listen = 127.0.0.1:0/' "$work/minidir.conf" > "$work/limits.conf"
+printf 'sizelimit = 3\nallow_anonymous = no\n' >> "$work/limits.conf"
+"$BUILD/minidir" -f "$work/limits.conf" 2> "$work/limits.log" &
+limits_pid=$!
+lport=
+for _ in $(seq 1 100); do
+	lport=$(sed -n 's#.*listening on ldap://127.0.0.1:\([0-9]*\)/.*#\1#p' "$work/limits.log" | head -1)
+	[ -n "$lport" ] && break
+	sleep 0.05
+done
+lim_() { timeout 10 ldapsearch -x -LLL -H "ldap://127.0.0.1:$lport" "$@"; }
+expect_rc "allow_anonymous = no refuses anonymous searches" 50 lim_ -b "$BASE" "(uid=user3)"
+expect_rc "server sizelimit applies to users" 4 lim_ -D "uid=user1,$PEOPLE" -w secret1 -b "$BASE" "(objectClass=*)" 1.1
+[ "$(lim_ -D "uid=user1,$PEOPLE" -w secret1 -b "$BASE" "(objectClass=*)" 1.1 2> /dev/null | grep -c '^dn:')" = 3 ] && ok "server sizelimit: 3 entries sent before sizeLimitExceeded" || not_ok "server sizelimit: wrong number of entries"
+expect_rc "a client may ask for less than the server limit" 4 lim_ -D "uid=user1,$PEOPLE" -w secret1 -z 2 -b "$BASE" "(objectClass=*)" 1.1
+expect_rc "the rootdn is not limited" 0 lim_ -D "cn=admin,$BASE" -w root-secret -b "$BASE" "(objectClass=*)" 1.1
+kill "$limits_pid"
+wait "$limits_pid" 2> /dev/null
 
 # --- clean stop -----------------------------------------------------------------------
 kill -TERM "$server_pid"

@@ -1,0 +1,43 @@
+/*
+ * The request and response controls minidir implements, encoded and decoded
+ * with liblber: simple paged results (RFC 2696) and server-side sorting
+ * (RFC 2891). Decoded strings point into the control's value.
+ */
+#ifndef MINIDIR_PROTOCOL_CONTROLS_H
+#define MINIDIR_PROTOCOL_CONTROLS_H
+
+#include <lber.h>
+#include <stdbool.h>
+
+#include "protocol/tlv.h"
+
+#define CONTROL_PAGED_RESULTS "1.2.840.113556.1.4.319"
+#define CONTROL_SORT_REQUEST "1.2.840.113556.1.4.473"
+#define CONTROL_SORT_RESPONSE "1.2.840.113556.1.4.474"
+#define CONTROL_MANAGE_DSA_IT "2.16.840.1.113730.3.4.2"
+
+/* Sort keys a request may give; more is refused. */
+#define CONTROL_MAX_SORT_KEYS 4
+
+struct sort_key {
+	struct berval attr;
+	struct berval rule; /* orderingRule, bv_val NULL when absent */
+	bool reverse;
+};
+
+/* realSearchControlValue ::= SEQUENCE { size INTEGER, cookie OCTET STRING }. Returns 0 or -1. */
+int control_paged_decode(const struct berval *value, int *size, struct berval *cookie);
+
+/* SortKeyList ::= SEQUENCE OF SEQUENCE { attributeType, [0] orderingRule, [1] reverseOrder }.
+ * Returns 0 (keys[0..*n) set) or -1 (malformed, none, or too many keys). */
+int control_sort_decode(const struct berval *value, struct sort_key *keys, int *n);
+
+/*
+ * Appends a [0] Controls element holding one control: the paged results
+ * response (cookie[0..len)), or the sort response with sortResult rc.
+ * Returns 0 or -1.
+ */
+int control_paged_response(struct buf *out, const void *cookie, size_t len);
+int control_sort_response(struct buf *out, int rc);
+
+#endif

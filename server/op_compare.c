@@ -1,0 +1,91 @@
+/* Compare (RFC 4511 4.10): does the entry hold this attribute value? */
+#include <ldap.h>
+#include <string.h>
+#include <strings.h>
+
+#include "protocol/dn.h"
+#include "protocol/schema.h"
+#include "server/ops.h"
+
+/* Walks attribute attr of e: compareTrue, compareFalse or noSuchAttribute. */
+static int compare_values(const struct entry_view *e, const char *attr, size_t alen,
+                          enum match_rule rule, const struct buf *want, struct buf *scratch)
+{
+	const unsigned char *p = e->attrs, *end = e->attrs + e->attrslen, *seq, *t, *vals, *v;
+	size_t slen, tlen, vlen, len;
+	unsigned char tag;
+	int rc = LDAP_NO_SUCH_ATTRIBUTE;
+	while (p < end && tlv_read(&p, end, &tag, &seq, &slen)) {
+		const unsigned char *q = seq;
+		if (!tlv_read(&q, seq + slen, &tag, &t, &tlen) || tlen != alen ||
+		    strncasecmp((const char *)t, attr, alen) != 0 ||
+		    !tlv_read(&q, seq + slen, &tag, &vals, &vlen))
+			continue;
+		rc = LDAP_COMPARE_FALSE;
+		for (const unsigned char *r = vals; r < vals + vlen;) {
+			if (!tlv_read(&r, vals + vlen, &tag, &v, &len))
+				break;
+			scratch->off = scratch->len = 0;
+			if (match_normalize(rule, (const char *)v, len, scratch) == 0 &&
+			    scratch->len == want->len &&
+			    (want->len == 0 || memcmp(scratch->data, want->data, want->len) == 0))
+				return LDAP_COMPARE_TRUE;
+		}
+	}
+	return rc;
+}
+
+void op_compare(struct conn *c, struct ldap_request *req)
+{
+	struct compare_request *r = &req->u.compare;
+	struct worker *w = c->w;
+	const struct db *db = &w->srv->db;
+	struct buf key = {0}, want = {0}, matched = {0};
+	int rc = LDAP_SUCCESS;
+	const char *msg = NULL;
+	const struct schema_attr *at = schema_attr_find(r->attr.bv_val, r->attr.bv_len);
+	const char *attr = at ? at->name : r->attr.bv_val;
+	size_t alen = at ? strlen(at->name) : r->attr.bv_len;
+	enum match_rule rule = at ? at->eq : match_rule_for(r->attr.bv_val, r->attr.bv_len);
+	if (!op_may_read(c)) {
+		rc = LDAP_INSUFFICIENT_ACCESS;
+		msg = "anonymous access is disabled (allow_anonymous)";
+	} else if (dn_normalize(r->dn.bv_val, r->dn.bv_len, NULL, &key) < 0) {
+		rc = LDAP_INVALID_DN_SYNTAX;
+		msg = "invalid DN";
+	} else if (!at && schema_loaded()) {
+		rc = LDAP_UNDEFINED_TYPE;
+	} else if (rule == MATCH_NONE) {
+		rc = LDAP_INAPPROPRIATE_MATCHING;
+	} else if (match_normalize(rule, r->value.bv_val, r->value.bv_len, &want) < 0) {
+		rc = LDAP_INVALID_SYNTAX;
+	} else if (!dn_key_in_subtree(key.data, key.len, db->suffix_key.data, db->suffix_key.len)) {
+		rc = LDAP_NO_SUCH_OBJECT;
+	} else if (mdb_txn_renew(w->txn) != 0) {
+		rc = LDAP_OTHER;
+	} else {
+		entry_id id;
+		struct entry_view e;
+		int dbrc = db_dn2id(db, w->txn, key.data, key.len, &id);
+		if (dbrc == 0)
+			dbrc = db_get_entry(db, w->txn, id, &e);
+		if (dbrc == MDB_NOTFOUND) {
+			rc = LDAP_NO_SUCH_OBJECT;
+			op_matched_dn(w, &key, &matched);
+		} else if (dbrc) {
+			rc = LDAP_OTHER;
+		} else if (strcasecmp(attr, "userPassword") == 0 && c->auth != AUTH_ROOT &&
+		           !(c->auth == AUTH_USER && c->bound_key.len == e.keylen &&
+		             memcmp(c->bound_key.data, e.key, e.keylen) == 0)) {
+			rc = LDAP_INSUFFICIENT_ACCESS;
+		} else {
+			rc = compare_values(&e, attr, alen, rule, &want, &w->scratch);
+		}
+		mdb_txn_reset(w->txn);
+	}
+	conn_send_result(c, req->msgid, LDAP_RES_COMPARE, rc,
+	                 matched.len ? (const char *)matched.data : NULL, msg);
+	buf_free(&key);
+	buf_free(&want);
+	buf_free(&matched);
+}
