@@ -1,6 +1,10 @@
 #include "protocol/match.h"
 
+#include <locale.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <string.h>
+#include <wctype.h>
 #include <strings.h>
 
 #include "protocol/dn.h"
@@ -114,6 +118,52 @@ void match_lower(char *s, size_t len)
 			s[i] = (char)(s[i] + ('a' - 'A'));
 }
 
+static locale_t utf8_locale;
+static pthread_once_t utf8_once = PTHREAD_ONCE_INIT;
+
+static void utf8_init(void)
+{
+	utf8_locale = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+}
+
+/*
+ * Lowercases the UTF-8 character at in (Unicode simple case folding through
+ * the C.UTF-8 locale) into o. Returns (bytes written << 8) | bytes read. An
+ * invalid sequence, or a character whose lower case would take more bytes,
+ * is copied as it is, so a normal form is never longer than its input.
+ */
+static size_t fold_utf8(const char *in, size_t avail, unsigned char *o)
+{
+	const unsigned char *s = (const unsigned char *)in;
+	size_t need = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc0 ? 2 : 1;
+	wint_t wc = need == 4 ? s[0] & 0x07 : need == 3 ? s[0] & 0x0f : s[0] & 0x1f;
+	bool valid = need > 1 && need <= avail;
+	for (size_t k = 1; valid && k < need; k++) {
+		valid = (s[k] & 0xc0) == 0x80;
+		wc = (wc << 6) | (s[k] & 0x3f);
+	}
+	pthread_once(&utf8_once, utf8_init);
+	if (!valid || !utf8_locale) {
+		o[0] = s[0];
+		return (1u << 8) | 1u;
+	}
+	wint_t lc = towlower_l(wc, utf8_locale);
+	size_t out = lc < 0x80 ? 1 : lc < 0x800 ? 2 : lc < 0x10000 ? 3 : 4;
+	if (out > need) {
+		memcpy(o, s, need);
+		return (need << 8) | need;
+	}
+	if (out == 1) {
+		o[0] = (unsigned char)lc;
+	} else {
+		static const unsigned char lead[] = {0, 0, 0xc0, 0xe0, 0xf0};
+		for (size_t k = out - 1; k > 0; k--, lc >>= 6)
+			o[k] = (unsigned char)(0x80 | (lc & 0x3f));
+		o[0] = (unsigned char)(lead[out] | lc);
+	}
+	return (out << 8) | need;
+}
+
 /* Appends in with leading/trailing spaces dropped and inner runs folded to one. */
 static int fold_spaces(const char *in, size_t len, struct buf *out, int lower, int drop_hyphens)
 {
@@ -134,6 +184,12 @@ static int fold_spaces(const char *in, size_t len, struct buf *out, int lower, i
 		if (pending_space) {
 			o[n++] = ' ';
 			pending_space = 0;
+		}
+		if (lower && (unsigned char)c >= 0x80) {
+			size_t used = fold_utf8(in + i, len - i, o + n);
+			n += used >> 8;
+			i += (used & 0xff) - 1;
+			continue;
 		}
 		if (lower && c >= 'A' && c <= 'Z')
 			c = (char)(c + ('a' - 'A'));

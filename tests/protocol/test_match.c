@@ -1,0 +1,109 @@
+/* Matching rules: the normal forms protocol/match.c produces. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "protocol/match.h"
+
+/* The normal form of in under rule, or "<invalid>". Caller frees. */
+static char *norm(enum match_rule rule, const char *in)
+{
+	struct buf b = {0};
+	if (match_normalize(rule, in, strlen(in), &b) < 0) {
+		buf_free(&b);
+		return strdup("<invalid>");
+	}
+	char *s = strndup(b.data ? (const char *)b.data : "", b.len);
+	buf_free(&b);
+	return s;
+}
+
+#define ASSERT_NORM(rule, in, want)                                                                \
+	do {                                                                                       \
+		char *got_ = norm(rule, in);                                                       \
+		ck_assert_str_eq(got_, want);                                                      \
+		free(got_);                                                                        \
+	} while (0)
+
+START_TEST(case_ignore)
+{
+	ASSERT_NORM(MATCH_CASE_IGNORE, "  Hello   World ", "hello world");
+	ASSERT_NORM(MATCH_CASE_IGNORE, "ÉCOLE Zoë", "école zoë");
+	ASSERT_NORM(MATCH_CASE_IGNORE, "ŁUKASZ", "łukasz");
+	ASSERT_NORM(MATCH_CASE_IGNORE, "李雷", "李雷");
+	/* Invalid UTF-8 is kept byte for byte, never dropped. */
+	ASSERT_NORM(MATCH_CASE_IGNORE,
+	            "A\xff"
+	            "B",
+	            "a\xff"
+	            "b");
+	ASSERT_NORM(MATCH_CASE_IGNORE, "\xc3", "\xc3");
+}
+END_TEST
+
+START_TEST(normal_form_never_longer)
+{
+	/* U+023A lowercases to U+2C65, one byte longer: it is kept as it is. */
+	ASSERT_NORM(MATCH_CASE_IGNORE, "\xc8\xba", "\xc8\xba");
+}
+END_TEST
+
+START_TEST(case_exact)
+{
+	ASSERT_NORM(MATCH_CASE_EXACT, "  Hello   World ", "Hello World");
+}
+END_TEST
+
+START_TEST(telephone_and_numeric)
+{
+	ASSERT_NORM(MATCH_TELEPHONE, "+1 555-0100", "+15550100");
+	ASSERT_NORM(MATCH_NUMERIC, " 12 34 ", "1234");
+}
+END_TEST
+
+START_TEST(integer)
+{
+	ASSERT_NORM(MATCH_INTEGER, "+007", "7");
+	ASSERT_NORM(MATCH_INTEGER, "-0", "0");
+	ASSERT_NORM(MATCH_INTEGER, " -12 ", "-12");
+	ASSERT_NORM(MATCH_INTEGER, "12a", "<invalid>");
+	ASSERT_NORM(MATCH_INTEGER, "", "<invalid>");
+}
+END_TEST
+
+START_TEST(dn_and_none)
+{
+	ASSERT_NORM(MATCH_DN, "UID=Bob, OU=People,DC=Example", "uid=bob,ou=people,dc=example");
+	ASSERT_NORM(MATCH_DN, "not a dn", "<invalid>");
+	ASSERT_NORM(MATCH_NONE, "x", "<invalid>");
+}
+END_TEST
+
+START_TEST(rule_names)
+{
+	ck_assert_int_eq(match_rule_named("caseIgnoreMatch"), MATCH_CASE_IGNORE);
+	ck_assert_int_eq(match_rule_named("2.5.13.5"), MATCH_CASE_EXACT);
+	ck_assert_int_eq(match_rule_named("integerOrderingMatch"), MATCH_INTEGER);
+	ck_assert_int_eq(match_rule_named("noSuchMatch"), MATCH_NONE);
+	ck_assert_int_eq(match_rule_named(NULL), MATCH_NONE);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("match");
+	TCase *tc = tcase_create("normalize");
+	tcase_add_test(tc, case_ignore);
+	tcase_add_test(tc, normal_form_never_longer);
+	tcase_add_test(tc, case_exact);
+	tcase_add_test(tc, telephone_and_numeric);
+	tcase_add_test(tc, integer);
+	tcase_add_test(tc, dn_and_none);
+	tcase_add_test(tc, rule_names);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
