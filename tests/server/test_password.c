@@ -1,0 +1,81 @@
+/* Password schemes of server/password.c against hashes made by other tools. */
+#include <check.h>
+#include <crypt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/password.h"
+
+static bool check_pw(const char *stored, const char *given)
+{
+	return password_check(stored, strlen(stored), given, strlen(given));
+}
+
+/* Made with Python's hashlib (salt "saltsalt") and crypt(3), password "s3cret". */
+static const char *const hashes[] = {
+    "{SHA}/vNB+F2HQ559kaLUZbmHHvZrXpg=",
+    "{SSHA}/E1l+cHA9/sxcS5MD8umnjm1FX9zYWx0c2FsdA==",
+    "{SHA256}HsHCa1DV08WNlYMYGvgHZlX+AHVr9yhZQLo2cPmfy6A=",
+    "{SSHA256}sAzsU8Qoxm5ho6tVXeaXOHmm9FGI3gmOAbwalAdL5BlzYWx0c2FsdA==",
+    "{SHA512}lcia3d5QY1fsXv0O5BrCQe/W+xAJp2gMFQHqgXA0K4y/Dy2Ti1YpVJDxnx/"
+    "F+ijQmxWE6qCcmmsvd3YjKZzVIQ==",
+    "{SSHA512}8me3HaYO7C+Bo5xRmJkGYMQkWTurNq21pKGy5Bv6Bv9QsRDztLx7tYWSVSYdtNV3XTQhZrF0+"
+    "qnJFVg6YJUVMHNhbHRzYWx0",
+    "{CRYPT}$6$abcdefgh$Z7KfoKnKTSZrzo5VZ0YubGLQOj9ov6sHo9TmE3zIU/"
+    "LHKhpE30zCnZ0mcIXYf9r9rQ4DYaXoxAFSPFlcWdxjB.",
+    "{crypt}$6$abcdefgh$Z7KfoKnKTSZrzo5VZ0YubGLQOj9ov6sHo9TmE3zIU/"
+    "LHKhpE30zCnZ0mcIXYf9r9rQ4DYaXoxAFSPFlcWdxjB.",
+};
+
+START_TEST(schemes_accept_the_password)
+{
+	ck_assert_msg(check_pw(hashes[_i], "s3cret"), "%s rejected the right password", hashes[_i]);
+	ck_assert_msg(!check_pw(hashes[_i], "s3cret!"), "%s accepted a wrong password", hashes[_i]);
+	ck_assert_msg(!check_pw(hashes[_i], ""), "%s accepted an empty password", hashes[_i]);
+}
+END_TEST
+
+START_TEST(yescrypt)
+{
+	char *salt = crypt_gensalt("$y$", 0, NULL, 0);
+	ck_assert_ptr_nonnull(salt);
+	struct crypt_data data;
+	memset(&data, 0, sizeof(data));
+	const char *h = crypt_r("s3cret", salt, &data);
+	ck_assert_ptr_nonnull(h);
+	char stored[512] = "{CRYPT}";
+	strncat(stored, h, sizeof(stored) - 8);
+	ck_assert(check_pw(stored, "s3cret"));
+	ck_assert(!check_pw(stored, "other"));
+}
+END_TEST
+
+START_TEST(plaintext_and_bad_values)
+{
+	ck_assert(check_pw("plain", "plain"));
+	ck_assert(!check_pw("plain", "Plain"));
+	ck_assert(!check_pw("plain", "plai"));
+	/* Unknown schemes and broken hashes never match, even the literal text. */
+	ck_assert(!check_pw("{MD5}abc", "{MD5}abc"));
+	ck_assert(!check_pw("{SSHA}!!!!", "x"));
+	ck_assert(!check_pw("{SSHA}", ""));
+	ck_assert(!check_pw("{SHA}AAAA", "x"));
+	ck_assert(!check_pw("{CRYPT}*", "*"));
+	ck_assert(!check_pw("", ""));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("password");
+	TCase *tc = tcase_create("schemes");
+	tcase_add_loop_test(tc, schemes_accept_the_password, 0, sizeof(hashes) / sizeof(hashes[0]));
+	tcase_add_test(tc, yescrypt);
+	tcase_add_test(tc, plaintext_and_bad_values);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
