@@ -257,21 +257,6 @@ static bool type_matches(const char *attr, size_t attr_len, const unsigned char 
 	return n == attr_len && strncasecmp((const char *)t, attr, n) == 0;
 }
 
-/* Compares normal forms a and b in the rule's order: <0, 0, >0. */
-static int order_cmp(enum match_rule rule, const char *a, size_t alen, const char *b, size_t blen)
-{
-	if (rule == MATCH_INTEGER) {
-		int an = alen && a[0] == '-', bn = blen && b[0] == '-';
-		if (an != bn)
-			return an ? -1 : 1;
-		int mag = alen != blen ? (alen < blen ? -1 : 1) : memcmp(a, b, alen);
-		return an ? -mag : mag;
-	}
-	size_t n = alen < blen ? alen : blen;
-	int c = memcmp(a, b, n);
-	return c ? c : (alen > blen) - (alen < blen);
-}
-
 static bool substr_match(const struct filter *f, const char *v, size_t len)
 {
 	if (f->initial.val) {
@@ -313,10 +298,10 @@ static enum filter_result eval_value(const struct filter *f, const char *v, size
 		hit = nlen == f->value.len && memcmp(nv, f->value.val, nlen) == 0;
 		break;
 	case FILTER_GE:
-		hit = order_cmp(f->rule, nv, nlen, f->value.val, f->value.len) >= 0;
+		hit = match_compare(f->rule, nv, nlen, f->value.val, f->value.len) >= 0;
 		break;
 	case FILTER_LE:
-		hit = order_cmp(f->rule, nv, nlen, f->value.val, f->value.len) <= 0;
+		hit = match_compare(f->rule, nv, nlen, f->value.val, f->value.len) <= 0;
 		break;
 	case FILTER_SUBSTR:
 		hit = substr_match(f, nv, nlen);

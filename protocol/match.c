@@ -111,6 +111,21 @@ enum match_rule match_rule_named(const char *rule)
 	return MATCH_NONE;
 }
 
+int match_compare(enum match_rule rule, const void *pa, size_t alen, const void *pb, size_t blen)
+{
+	const unsigned char *a = pa, *b = pb;
+	if (rule == MATCH_INTEGER) {
+		int an = alen && a[0] == '-', bn = blen && b[0] == '-';
+		if (an != bn)
+			return an ? -1 : 1;
+		int mag = alen != blen ? (alen < blen ? -1 : 1) : memcmp(a, b, alen);
+		return an ? -mag : mag;
+	}
+	size_t n = alen < blen ? alen : blen;
+	int c = n ? memcmp(a, b, n) : 0;
+	return c ? c : (alen > blen) - (alen < blen);
+}
+
 void match_lower(char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++)

@@ -39,6 +39,9 @@ enum match_rule match_rule_named(const char *rule);
  */
 int match_normalize(enum match_rule rule, const char *in, size_t len, struct buf *out);
 
+/* Orders two normal forms of rule: integers by value, the rest byte by byte. <0, 0, >0. */
+int match_compare(enum match_rule rule, const void *a, size_t alen, const void *b, size_t blen);
+
 /* Lowercases ASCII letters of s[0..len) in place (attribute descriptions). */
 void match_lower(char *s, size_t len);
 

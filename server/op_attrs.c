@@ -29,28 +29,20 @@ static const struct schema_oc *structural_class(const struct entry_view *e)
 {
 	const struct schema_oc *best = NULL;
 	int best_depth = -1;
-	const unsigned char *p = e->attrs, *end = e->attrs + e->attrslen, *seq, *t, *vals, *v;
-	size_t slen, tlen, vlen, len;
-	unsigned char tag;
-	while (p < end && tlv_read(&p, end, &tag, &seq, &slen)) {
-		const unsigned char *q = seq;
-		if (!tlv_read(&q, seq + slen, &tag, &t, &tlen) || tlen != 11 ||
-		    strncasecmp((const char *)t, "objectClass", 11) != 0 ||
-		    !tlv_read(&q, seq + slen, &tag, &vals, &vlen))
+	const unsigned char *vals, *v;
+	size_t vlen, len;
+	if (!entry_find_attr(e, "objectClass", 11, &vals, &vlen))
+		return NULL;
+	for (const unsigned char *r = vals; entry_next_value(&r, vals + vlen, &v, &len);) {
+		const struct schema_oc *oc = schema_oc_find((const char *)v, len);
+		if (!oc || oc->kind != SCHEMA_OC_STRUCTURAL)
 			continue;
-		for (const unsigned char *r = vals; r < vals + vlen;) {
-			if (!tlv_read(&r, vals + vlen, &tag, &v, &len))
-				break;
-			const struct schema_oc *oc = schema_oc_find((const char *)v, len);
-			if (!oc || oc->kind != SCHEMA_OC_STRUCTURAL)
-				continue;
-			int depth = 0;
-			for (const struct schema_oc *s = oc; s && s->sup && depth < 16; depth++)
-				s = schema_oc_find(s->sup, strlen(s->sup));
-			if (depth > best_depth) {
-				best = oc;
-				best_depth = depth;
-			}
+		int depth = 0;
+		for (const struct schema_oc *s = oc; s && s->sup && depth < 16; depth++)
+			s = schema_oc_find(s->sup, strlen(s->sup));
+		if (depth > best_depth) {
+			best = oc;
+			best_depth = depth;
 		}
 	}
 	return best;

@@ -17,24 +17,14 @@ static bool entry_password_ok(struct worker *w, const struct buf *key, const str
 		return false;
 	entry_id id;
 	struct entry_view e;
+	const unsigned char *vals, *v;
+	size_t vlen, len;
 	if (db_dn2id(db, w->txn, key->data, key->len, &id) == 0 &&
-	    db_get_entry(db, w->txn, id, &e) == 0) {
-		const unsigned char *p = e.attrs, *end = e.attrs + e.attrslen, *seq, *t, *vals, *v;
-		size_t slen, tlen, vlen, len;
-		unsigned char tag;
-		while (!ok && p < end && tlv_read(&p, end, &tag, &seq, &slen)) {
-			const unsigned char *q = seq;
-			if (!tlv_read(&q, seq + slen, &tag, &t, &tlen) ||
-			    !(tlen == 12 &&
-			      strncasecmp((const char *)t, "userPassword", 12) == 0) ||
-			    !tlv_read(&q, seq + slen, &tag, &vals, &vlen))
-				continue;
-			for (const unsigned char *r = vals; !ok && r < vals + vlen;) {
-				if (!tlv_read(&r, vals + vlen, &tag, &v, &len))
-					break;
-				ok = password_check((const char *)v, len, pw->bv_val, pw->bv_len);
-			}
-		}
+	    db_get_entry(db, w->txn, id, &e) == 0 &&
+	    entry_find_attr(&e, "userPassword", 12, &vals, &vlen)) {
+		for (const unsigned char *r = vals;
+		     !ok && entry_next_value(&r, vals + vlen, &v, &len);)
+			ok = password_check((const char *)v, len, pw->bv_val, pw->bv_len);
 	}
 	mdb_txn_reset(w->txn);
 	return ok;

@@ -7,32 +7,21 @@
 #include "protocol/schema.h"
 #include "server/ops.h"
 
-/* Walks attribute attr of e: compareTrue, compareFalse or noSuchAttribute. */
+/* Looks for want among the values of attr in e: compareTrue, compareFalse or noSuchAttribute. */
 static int compare_values(const struct entry_view *e, const char *attr, size_t alen,
                           enum match_rule rule, const struct buf *want, struct buf *scratch)
 {
-	const unsigned char *p = e->attrs, *end = e->attrs + e->attrslen, *seq, *t, *vals, *v;
-	size_t slen, tlen, vlen, len;
-	unsigned char tag;
-	int rc = LDAP_NO_SUCH_ATTRIBUTE;
-	while (p < end && tlv_read(&p, end, &tag, &seq, &slen)) {
-		const unsigned char *q = seq;
-		if (!tlv_read(&q, seq + slen, &tag, &t, &tlen) || tlen != alen ||
-		    strncasecmp((const char *)t, attr, alen) != 0 ||
-		    !tlv_read(&q, seq + slen, &tag, &vals, &vlen))
-			continue;
-		rc = LDAP_COMPARE_FALSE;
-		for (const unsigned char *r = vals; r < vals + vlen;) {
-			if (!tlv_read(&r, vals + vlen, &tag, &v, &len))
-				break;
-			scratch->off = scratch->len = 0;
-			if (match_normalize(rule, (const char *)v, len, scratch) == 0 &&
-			    scratch->len == want->len &&
-			    (want->len == 0 || memcmp(scratch->data, want->data, want->len) == 0))
-				return LDAP_COMPARE_TRUE;
-		}
+	const unsigned char *vals, *v;
+	size_t vlen, len;
+	if (!entry_find_attr(e, attr, alen, &vals, &vlen))
+		return LDAP_NO_SUCH_ATTRIBUTE;
+	for (const unsigned char *r = vals; entry_next_value(&r, vals + vlen, &v, &len);) {
+		scratch->off = scratch->len = 0;
+		if (match_normalize(rule, (const char *)v, len, scratch) == 0 &&
+		    match_compare(rule, scratch->data, scratch->len, want->data, want->len) == 0)
+			return LDAP_COMPARE_TRUE;
 	}
-	return rc;
+	return LDAP_COMPARE_FALSE;
 }
 
 void op_compare(struct conn *c, struct ldap_request *req)

@@ -44,51 +44,27 @@ int sort_spec_init(struct sort_spec *spec, const struct sort_key *keys, int n)
 	return LDAP_SUCCESS;
 }
 
-/* Compares normal forms under rule: integers by value, the rest bytewise. */
-static int key_cmp(enum match_rule rule, const unsigned char *a, size_t alen,
-                   const unsigned char *b, size_t blen)
-{
-	if (rule == MATCH_INTEGER) {
-		int an = alen && a[0] == '-', bn = blen && b[0] == '-';
-		if (an != bn)
-			return an ? -1 : 1;
-		int mag = alen != blen ? (alen < blen ? -1 : 1) : memcmp(a, b, alen);
-		return an ? -mag : mag;
-	}
-	size_t n = alen < blen ? alen : blen;
-	int c = memcmp(a, b, n);
-	return c ? c : (alen > blen) - (alen < blen);
-}
-
 /* The value of attribute attr in e that sorts first (last when reverse), normalized. */
 static bool pick_value(const struct entry_view *e, const char *attr, enum match_rule rule,
                        bool reverse, struct buf *best, struct buf *scratch)
 {
-	const unsigned char *p = e->attrs, *end = e->attrs + e->attrslen, *seq, *t, *vals, *v;
-	size_t slen, tlen, vlen, len, alen = strlen(attr);
-	unsigned char tag;
+	const unsigned char *vals, *v;
+	size_t vlen, len;
 	bool found = false;
 	best->off = best->len = 0;
-	while (p < end && tlv_read(&p, end, &tag, &seq, &slen)) {
-		const unsigned char *q = seq;
-		if (!tlv_read(&q, seq + slen, &tag, &t, &tlen) || tlen != alen ||
-		    strncasecmp((const char *)t, attr, alen) != 0 ||
-		    !tlv_read(&q, seq + slen, &tag, &vals, &vlen))
+	if (!entry_find_attr(e, attr, strlen(attr), &vals, &vlen))
+		return false;
+	for (const unsigned char *r = vals; entry_next_value(&r, vals + vlen, &v, &len);) {
+		scratch->off = scratch->len = 0;
+		if (match_normalize(rule, (const char *)v, len, scratch) < 0)
 			continue;
-		for (const unsigned char *r = vals; r < vals + vlen;) {
-			if (!tlv_read(&r, vals + vlen, &tag, &v, &len))
-				break;
-			scratch->off = scratch->len = 0;
-			if (match_normalize(rule, (const char *)v, len, scratch) < 0)
-				continue;
-			int c = found ? key_cmp(rule, scratch->data, scratch->len, best->data,
-			                        best->len)
-			              : 0;
-			if (!found || (reverse ? c > 0 : c < 0)) {
-				best->len = 0;
-				buf_append(best, scratch->data, scratch->len);
-				found = true;
-			}
+		int c =
+		    found ? match_compare(rule, scratch->data, scratch->len, best->data, best->len)
+		          : 0;
+		if (!found || (reverse ? c > 0 : c < 0)) {
+			best->len = 0;
+			buf_append(best, scratch->data, scratch->len);
+			found = true;
 		}
 	}
 	return found;
@@ -136,8 +112,8 @@ static int item_cmp(const void *pa, const void *pb, void *arg)
 		if (!a->present[i] || !b->present[i])
 			c = a->present[i] == b->present[i] ? 0 : a->present[i] ? -1 : 1;
 		else
-			c = key_cmp(spec->key[i].rule, a->keys + ao, a->len[i], b->keys + bo,
-			            b->len[i]);
+			c = match_compare(spec->key[i].rule, a->keys + ao, a->len[i], b->keys + bo,
+			                  b->len[i]);
 		if (c && spec->key[i].reverse && a->present[i] && b->present[i])
 			c = -c;
 		if (c)

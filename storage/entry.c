@@ -5,6 +5,28 @@
 #include <string.h>
 #include <strings.h>
 
+bool entry_find_attr(const struct entry_view *e, const char *name, size_t len,
+                     const unsigned char **vals, size_t *vlen)
+{
+	const unsigned char *p = e->attrs, *end = e->attrs + e->attrslen, *seq, *t;
+	size_t slen, tlen;
+	unsigned char tag;
+	while (p < end && tlv_read(&p, end, &tag, &seq, &slen)) {
+		const unsigned char *q = seq;
+		if (tlv_read(&q, seq + slen, &tag, &t, &tlen) && tlen == len &&
+		    strncasecmp((const char *)t, name, len) == 0)
+			return tlv_read(&q, seq + slen, &tag, vals, vlen);
+	}
+	return false;
+}
+
+bool entry_next_value(const unsigned char **p, const unsigned char *end, const unsigned char **v,
+                      size_t *vlen)
+{
+	unsigned char tag;
+	return *p < end && tlv_read(p, end, &tag, v, vlen);
+}
+
 int entry_parse(const void *data, size_t len, struct entry_view *e)
 {
 	const unsigned char *p = data, *end = p + len;

@@ -14,6 +14,7 @@
 #define MINIDIR_STORAGE_ENTRY_H
 
 #include <ldap.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,6 +35,18 @@ struct entry_view {
 	const unsigned char *attrs; /* content of the PartialAttributeList */
 	size_t attrslen;
 };
+
+/*
+ * Finds attribute name[0..len) (compared case-insensitively) in e. Returns true
+ * and sets vals/vlen to the content of its SET OF values, or false when the
+ * entry does not hold it. Walk the values with entry_next_value.
+ */
+bool entry_find_attr(const struct entry_view *e, const char *name, size_t len,
+                     const unsigned char **vals, size_t *vlen);
+
+/* The next value at *p (before end): true with v/vlen set and *p advanced. */
+bool entry_next_value(const unsigned char **p, const unsigned char *end, const unsigned char **v,
+                      size_t *vlen);
 
 /* Parses a record. Returns 0, or -1 if the bytes are not a valid record. */
 int entry_parse(const void *data, size_t len, struct entry_view *e);
