@@ -76,6 +76,7 @@ unit: $(UNIT_BIN)
 integration: $(BINS) $(ITEST_BIN)
 	@BUILD=$(B) ./tests/integration/run.sh
 	@BUILD=$(B) ./tests/integration/policy_test.sh
+	@BUILD=$(B) ./tests/conformance/run.sh
 
 bench: deps all
 	@./bench/run.sh

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "protocol/match.h"
+#include "protocol/schema.h"
 
 static int ava_cmp(const void *a, const void *b)
 {
@@ -25,36 +26,70 @@ static int ava_cmp(const void *a, const void *b)
 }
 
 /* Rewrites every AVA of dn in its normal form (see dn.h). */
+/* Puts text[0..len) into bv: in place when it fits, else in memory libldap will free. */
+static int replace_bv(struct berval *bv, unsigned *flags, unsigned free_flag, const void *text,
+                      size_t len)
+{
+	if (len > bv->bv_len) {
+		char *mem = ber_memalloc(len + 1);
+		if (!mem)
+			return -1;
+		if (*flags & free_flag)
+			ber_memfree(bv->bv_val);
+		mem[len] = '\0';
+		bv->bv_val = mem;
+		*flags |= free_flag;
+	}
+	if (len)
+		memcpy(bv->bv_val, text, len);
+	bv->bv_len = len;
+	return 0;
+}
+
+/*
+ * Rewrites every AVA of dn in its normal form (see dn.h): the attribute type as
+ * the schema's name, lowercased ("2.5.4.11" and "organizationalUnitName" are
+ * "ou"), the value in the normal form of the type's equality rule.
+ */
 static int normalize_avas(LDAPDN dn)
 {
 	struct buf tmp = {0};
-	for (int i = 0; dn[i]; i++) {
+	int rc = 0;
+	for (int i = 0; dn[i] && rc == 0; i++) {
 		LDAPRDN rdn = dn[i];
 		int navas = 0;
-		for (; rdn[navas]; navas++) {
+		for (; rdn[navas] && rc == 0; navas++) {
 			LDAPAVA *ava = rdn[navas];
+			const struct schema_attr *at =
+			    schema_attr_find(ava->la_attr.bv_val, ava->la_attr.bv_len);
+			if (!at && schema_loaded()) {
+				rc = -1; /* an attribute type the schema does not define */
+				break;
+			}
+			if (at && replace_bv(&ava->la_attr, &ava->la_flags, LDAP_AVA_FREE_ATTR,
+			                     at->name, strlen(at->name)) < 0) {
+				rc = -1;
+				break;
+			}
 			match_lower(ava->la_attr.bv_val, ava->la_attr.bv_len);
 			if (ava->la_flags & LDAP_AVA_BINARY)
 				continue; /* #hex form: kept as given */
-			tmp.len = 0;
 			enum match_rule rule =
-			    match_rule_for(ava->la_attr.bv_val, ava->la_attr.bv_len);
-			if (rule == MATCH_DN)
+			    at ? at->eq : match_rule_for(ava->la_attr.bv_val, ava->la_attr.bv_len);
+			if (rule == MATCH_DN || rule == MATCH_NONE)
 				rule = MATCH_CASE_IGNORE;
+			tmp.len = 0;
 			if (match_normalize(rule, ava->la_value.bv_val, ava->la_value.bv_len,
-			                    &tmp) < 0) {
-				buf_free(&tmp);
-				return -1;
-			}
-			/* Normal forms are never longer, so rewriting in place is safe. */
-			memcpy(ava->la_value.bv_val, tmp.data, tmp.len);
-			ava->la_value.bv_len = tmp.len;
+			                    &tmp) < 0 ||
+			    replace_bv(&ava->la_value, &ava->la_flags, LDAP_AVA_FREE_VALUE,
+			               tmp.data, tmp.len) < 0)
+				rc = -1;
 		}
-		if (navas > 1)
+		if (rc == 0 && navas > 1)
 			qsort(rdn, (size_t)navas, sizeof(rdn[0]), ava_cmp);
 	}
 	buf_free(&tmp);
-	return 0;
+	return rc;
 }
 
 int dn_normalize(const char *dn, size_t len, struct buf *ndn, struct buf *key)

@@ -69,6 +69,8 @@ static int take_attr(struct filter *f, const struct berval *attr)
 	if (!at)
 		match_lower(f->attr, f->attr_len);
 	f->rule = rule_for_kind(f->kind, at, f->attr, f->attr_len);
+	if (!at && schema_loaded())
+		f->invalid = true; /* an undefined attribute type: Undefined, presence too */
 	return 0;
 }
 
@@ -360,13 +362,10 @@ static enum filter_result eval_dn_attrs(const struct filter *f, const struct fil
 	return r;
 }
 
-static enum filter_result eval_leaf(const struct filter *f, const unsigned char *attrs, size_t len,
-                                    const struct filter_ctx *ctx)
+/* Evaluates a leaf over one run of attributes; *r collects Undefined. */
+static bool eval_attrs(const struct filter *f, const unsigned char *p, const unsigned char *end,
+                       const struct filter_ctx *ctx, enum filter_result *r)
 {
-	if (f->invalid)
-		return FILTER_UNDEFINED;
-	const unsigned char *p = attrs, *end = attrs + len;
-	enum filter_result r = FILTER_FALSE;
 	unsigned char tag;
 	const unsigned char *seq, *type, *vals;
 	size_t seqlen, tlen, vlen;
@@ -381,21 +380,45 @@ static enum filter_result eval_leaf(const struct filter *f, const unsigned char 
 		            : f->kind != FILTER_EXT)
 			continue;
 		if (f->kind == FILTER_PRESENT)
-			return FILTER_TRUE;
+			return true;
 		if (!tlv_read(&q, qend, &tag, &vals, &vlen))
 			continue;
 		enum filter_result one = eval_values(f, vals, vals + vlen, ctx->scratch);
 		if (one == FILTER_TRUE)
-			return FILTER_TRUE;
+			return true;
 		if (one == FILTER_UNDEFINED && f->attr)
-			r = FILTER_UNDEFINED;
+			*r = FILTER_UNDEFINED;
 	}
+	return false;
+}
+
+static enum filter_result eval_leaf(const struct filter *f, const unsigned char *attrs, size_t len,
+                                    const struct filter_ctx *ctx)
+{
+	if (f->invalid)
+		return FILTER_UNDEFINED;
+	enum filter_result r = FILTER_FALSE;
+	if (eval_attrs(f, attrs, attrs + len, ctx, &r) ||
+	    (ctx->extra && eval_attrs(f, ctx->extra, ctx->extra + ctx->extra_len, ctx, &r)))
+		return FILTER_TRUE;
 	if (f->kind == FILTER_EXT && f->dn_attrs) {
 		enum filter_result d = eval_dn_attrs(f, ctx);
 		if (d != FILTER_FALSE)
 			return d;
 	}
 	return r;
+}
+
+bool filter_uses(const struct filter *f, const char *const *names, size_t n)
+{
+	for (; f; f = f->next) {
+		if (f->child && filter_uses(f->child, names, n))
+			return true;
+		for (size_t i = 0; f->attr && i < n; i++)
+			if (strcasecmp(f->attr, names[i]) == 0)
+				return true;
+	}
+	return false;
 }
 
 enum filter_result filter_eval_ctx(const struct filter *f, const unsigned char *attrs, size_t len,

@@ -80,13 +80,18 @@ enum filter_result filter_eval(const struct filter *f, const unsigned char *attr
 struct filter_ctx {
 	const unsigned char *dn; /* the entry's DN, for extensible matches with :dn: */
 	size_t dnlen;
-	const char *hidden; /* an attribute this client may not see: treated as absent */
+	const char *hidden;         /* an attribute this client may not see: treated as absent */
+	const unsigned char *extra; /* more attributes (computed operational ones), or NULL */
+	size_t extra_len;
 	struct buf *scratch;
 };
 
 /* filter_eval with the entry's DN and a hidden attribute (see struct filter_ctx). */
 enum filter_result filter_eval_ctx(const struct filter *f, const unsigned char *attrs, size_t len,
                                    const struct filter_ctx *ctx);
+
+/* True if f (or any operand) names one of the attributes names[0..n). */
+bool filter_uses(const struct filter *f, const char *const *names, size_t n);
 
 /* Writes f in RFC 4515 string form into out (for logs); NUL-terminated. */
 void filter_to_string(const struct filter *f, struct buf *out);

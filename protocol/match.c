@@ -90,7 +90,8 @@ static const struct rule_name rule_names[] = {
     {"uniqueMemberMatch", "2.5.13.23", MATCH_DN},
     {"generalizedTimeMatch", "2.5.13.27", MATCH_CASE_EXACT},
     {"generalizedTimeOrderingMatch", "2.5.13.28", MATCH_CASE_EXACT},
-    {"objectIdentifierMatch", "2.5.13.0", MATCH_CASE_IGNORE},
+    {"objectIdentifierMatch", "2.5.13.0", MATCH_OID},
+    {"objectIdentifierFirstComponentMatch", "2.5.13.30", MATCH_OID_FIRST},
     {"distinguishedNameMatch", "2.5.13.1", MATCH_DN},
     {"caseExactIA5Match", "1.3.6.1.4.1.1466.109.114.1", MATCH_CASE_EXACT},
     {"caseIgnoreIA5Match", "1.3.6.1.4.1.1466.109.114.2", MATCH_CASE_IGNORE},
@@ -214,26 +215,44 @@ static int fold_spaces(const char *in, size_t len, struct buf *out, int lower, i
 	return 0;
 }
 
+/* An OID stays; an attribute type or object class name becomes its OID. */
+static int normalize_oid(const char *in, size_t len, struct buf *out)
+{
+	while (len && in[0] == ' ')
+		in++, len--;
+	while (len && in[len - 1] == ' ')
+		len--;
+	if (len == 0)
+		return -1;
+	const struct schema_oc *oc = schema_oc_find(in, len);
+	const struct schema_attr *at = oc ? NULL : schema_attr_find(in, len);
+	const char *oid = oc ? oc->oid : at ? at->oid : NULL;
+	if (oid)
+		return buf_append(out, oid, strlen(oid));
+	size_t start = out->len;
+	if (buf_append(out, in, len) < 0)
+		return -1;
+	match_lower((char *)out->data + start, len);
+	return 0;
+}
+
 static int normalize_integer(const char *in, size_t len, struct buf *out)
 {
 	while (len && in[0] == ' ')
 		in++, len--;
 	while (len && in[len - 1] == ' ')
 		len--;
+	/* RFC 4517 INTEGER: "0", or an optional "-" and digits without leading zeros. */
 	int neg = 0;
-	if (len && (in[0] == '+' || in[0] == '-')) {
-		neg = in[0] == '-';
+	if (len && in[0] == '-') {
+		neg = 1;
 		in++, len--;
 	}
-	if (len == 0)
+	if (len == 0 || (in[0] == '0' && (len > 1 || neg)))
 		return -1;
 	for (size_t i = 0; i < len; i++)
 		if (in[i] < '0' || in[i] > '9')
 			return -1;
-	while (len > 1 && in[0] == '0')
-		in++, len--;
-	if (len == 1 && in[0] == '0')
-		neg = 0;
 	if (neg && buf_append(out, "-", 1) < 0)
 		return -1;
 	return buf_append(out, in, len);
@@ -256,6 +275,17 @@ int match_normalize(enum match_rule rule, const char *in, size_t len, struct buf
 		return buf_append(out, in, len);
 	case MATCH_NUMERIC:
 		return fold_spaces(in, len, out, 0, 1) < 0 ? -1 : 0;
+	case MATCH_OID:
+		return normalize_oid(in, len, out);
+	case MATCH_OID_FIRST: {
+		/* "( 2.5.4.3 NAME ..." -> its first component; a bare OID or name as is. */
+		while (len && (*in == ' ' || *in == '('))
+			in++, len--;
+		size_t n = 0;
+		while (n < len && in[n] != ' ' && in[n] != ')')
+			n++;
+		return normalize_oid(in, n, out);
+	}
 	case MATCH_NONE:
 		return -1;
 	}

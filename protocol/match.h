@@ -23,6 +23,8 @@ enum match_rule {
 	MATCH_DN,          /* distinguishedNameMatch: normalized DNs */
 	MATCH_OCTET,       /* octetStringMatch: bytes as they are */
 	MATCH_NUMERIC,     /* numericStringMatch: spaces ignored */
+	MATCH_OID,         /* objectIdentifierMatch: names of schema elements become their OIDs */
+	MATCH_OID_FIRST,   /* objectIdentifierFirstComponentMatch: the OID opening a definition */
 	MATCH_NONE         /* the attribute has no such rule: assertions are Undefined */
 };
 

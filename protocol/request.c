@@ -46,7 +46,7 @@ static int decode_search(BerElement *ber, struct search_request *s, const char *
 	    ber_get_int(ber, &timelimit) == LBER_DEFAULT ||
 	    ber_get_boolean(ber, &typesonly) == LBER_DEFAULT)
 		return -1;
-	if (scope < LDAP_SCOPE_BASE || scope > LDAP_SCOPE_SUBTREE) {
+	if (scope < LDAP_SCOPE_BASE || scope > LDAP_SCOPE_SUBORDINATE) {
 		*why = "unknown search scope";
 		return -1;
 	}

@@ -25,7 +25,7 @@ struct bind_request {
 
 struct search_request {
 	struct berval base;
-	int scope; /* LDAP_SCOPE_BASE, _ONELEVEL, _SUBTREE */
+	int scope; /* LDAP_SCOPE_BASE, _ONELEVEL, _SUBTREE, _SUBORDINATE (children) */
 	int deref;
 	int sizelimit;
 	int timelimit;

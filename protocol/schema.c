@@ -17,6 +17,11 @@
  * (vendor) and draft-boreham-numsubordinates.
  */
 static const char *const builtin_attrs[] = {
+    /* RFC 2307's uidNumber and gidNumber, as slapd builds them in: with ordering. */
+    "( 1.3.6.1.1.1.1.0 NAME 'uidNumber' EQUALITY integerMatch ORDERING integerOrderingMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE )",
+    "( 1.3.6.1.1.1.1.1 NAME 'gidNumber' EQUALITY integerMatch ORDERING integerOrderingMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE )",
     "( 2.5.4.0 NAME 'objectClass' EQUALITY objectIdentifierMatch "
     "SYNTAX 1.3.6.1.4.1.1466.115.121.1.38 )",
     "( 2.5.21.9 NAME 'structuralObjectClass' EQUALITY objectIdentifierMatch "

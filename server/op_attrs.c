@@ -16,6 +16,18 @@ static const char *const op_attr_names[] = {
     "subschemaSubentry",     "hasSubordinates", "numSubordinates",
 };
 
+bool op_attrs_in_filter(const struct filter *f)
+{
+	return filter_uses(f, op_attr_names, sizeof(op_attr_names) / sizeof(op_attr_names[0]));
+}
+
+int op_attrs_all(struct buf *out, const struct db *db, MDB_txn *txn, entry_id id,
+                 const struct entry_view *e)
+{
+	struct attr_select all = {.all_operational = true};
+	return op_attrs_build(out, &all, db, txn, id, e);
+}
+
 bool op_attrs_requested(const struct attr_select *sel)
 {
 	for (size_t i = 0; i < sizeof(op_attr_names) / sizeof(op_attr_names[0]); i++)

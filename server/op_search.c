@@ -49,6 +49,7 @@ struct search_op {
 	struct sorted sorted;
 	struct attr_select sel;
 	bool want_oper;       /* operational attributes are asked for */
+	bool filter_oper;     /* the filter names operational attributes */
 	struct berval *names; /* copies of the requested attribute names */
 	int nnames;
 	struct buf name_bytes;
@@ -154,6 +155,8 @@ static int choose_candidates(struct search_op *s, struct worker *w)
 
 static bool in_scope(const struct search_op *s, entry_id id, const struct entry_view *e)
 {
+	if (s->scope == LDAP_SCOPE_SUBORDINATE && id == s->base_id)
+		return false; /* "children": the subtree without its base */
 	if (!s->check_scope)
 		return true;
 	if (s->scope == LDAP_SCOPE_ONELEVEL)
@@ -258,6 +261,15 @@ static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view 
 		return STEP_SKIP;
 	struct filter_ctx fctx = {
 	    .dn = e->dn, .dnlen = e->dnlen, .hidden = hidden_for(c, e), .scratch = &w->scratch};
+	if (s->filter_oper) { /* the filter names computed attributes (entryDN, ...) */
+		w->extra.off = w->extra.len = 0;
+		if (op_attrs_all(&w->extra, &w->srv->db, w->txn, *id, e) < 0) {
+			*rc = ENOMEM;
+			return STEP_ERROR;
+		}
+		fctx.extra = w->extra.data;
+		fctx.extra_len = w->extra.len;
+	}
 	return filter_eval_ctx(s->filter, e->attrs, e->attrslen, &fctx) == FILTER_TRUE ? STEP_MATCH
 	                                                                               : STEP_SKIP;
 }
@@ -404,7 +416,8 @@ static void search_special(struct conn *c, struct ldap_request *req, const struc
 	struct berval names[REQUEST_MAX_ATTRS];
 	canonical_names(r, names);
 	conn_response_begin(c);
-	if (r->scope != LDAP_SCOPE_ONELEVEL && entry_parse(record->data, record->len, &e) == 0 &&
+	if (r->scope != LDAP_SCOPE_ONELEVEL && r->scope != LDAP_SCOPE_SUBORDINATE &&
+	    entry_parse(record->data, record->len, &e) == 0 &&
 	    filter_eval(r->filter, e.attrs, e.attrslen, &c->w->scratch) == FILTER_TRUE) {
 		struct attr_select sel;
 		attr_select_init(&sel, names, r->nattrs, r->typesonly);
@@ -412,8 +425,12 @@ static void search_special(struct conn *c, struct ldap_request *req, const struc
 		if (response_entry(&c->out, req->msgid, e.op, e.oplen, &sel) == 0)
 			conn_pdu_queued(c, false);
 	}
-	if (response_result(&c->out, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_SUCCESS, NULL, NULL,
-	                    NULL) == 0)
+	/* The subschema subentry is a leaf: nothing lies below it. */
+	int rc = record == &c->w->srv->subschema &&
+	                 (r->scope == LDAP_SCOPE_ONELEVEL || r->scope == LDAP_SCOPE_SUBORDINATE)
+	             ? LDAP_NO_SUCH_OBJECT
+	             : LDAP_SUCCESS;
+	if (response_result(&c->out, req->msgid, LDAP_RES_SEARCH_RESULT, rc, NULL, NULL, NULL) == 0)
 		conn_pdu_queued(c, true);
 }
 
@@ -549,6 +566,7 @@ void op_search(struct conn *c, struct ldap_request *req)
 	}
 	attr_select_init(&s->sel, s->names, s->nnames, r->typesonly);
 	s->want_oper = op_attrs_requested(&s->sel);
+	s->filter_oper = op_attrs_in_filter(s->filter);
 	if (paged && page_size == 0) { /* size 0 and no cookie: nothing to return */
 		search_finish(c, LDAP_SUCCESS, NULL, NULL);
 		return;

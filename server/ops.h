@@ -43,6 +43,12 @@ void op_monitor_search(struct conn *c, struct ldap_request *req, const struct bu
 /* The subschema subentry's DN (RFC 4512 4.2). */
 #define OP_SUBSCHEMA_DN "cn=Subschema"
 
+/* True if filter f tests an operational attribute op_attrs_build computes. */
+bool op_attrs_in_filter(const struct filter *f);
+/* Appends every computed operational attribute of entry id to out (for filters). */
+int op_attrs_all(struct buf *out, const struct db *db, MDB_txn *txn, entry_id id,
+                 const struct entry_view *e);
+
 /* True if sel names an operational attribute op_attrs_build computes. */
 bool op_attrs_requested(const struct attr_select *sel);
 /*

@@ -14,8 +14,9 @@ struct scheme {
 };
 
 static const struct scheme schemes[] = {
-    {"{SHA}", "SHA1", false},      {"{SSHA}", "SHA1", true},      {"{SHA256}", "SHA256", false},
-    {"{SSHA256}", "SHA256", true}, {"{SHA512}", "SHA512", false}, {"{SSHA512}", "SHA512", true},
+    {"{MD5}", "MD5", false},       {"{SMD5}", "MD5", true},       {"{SHA}", "SHA1", false},
+    {"{SSHA}", "SHA1", true},      {"{SHA256}", "SHA256", false}, {"{SSHA256}", "SHA256", true},
+    {"{SHA512}", "SHA512", false}, {"{SSHA512}", "SHA512", true},
 };
 
 /* Checks base64(digest(given || salt) || salt) (salt empty when unsalted). */

@@ -1,6 +1,6 @@
 /*
  * Password checking for simple binds against userPassword or rootpw values
- * (RFC 2307 "{SCHEME}" syntax): plaintext, {SHA}, {SSHA}, {SHA256},
+ * (RFC 2307 "{SCHEME}" syntax): plaintext, {MD5}, {SMD5}, {SHA}, {SSHA}, {SHA256},
  * {SSHA256}, {SHA512}, {SSHA512} (OpenSSL) and {CRYPT} (crypt(3): $6$, $y$,
  * ...). Comparisons take constant time in the digest.
  */

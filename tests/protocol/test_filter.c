@@ -588,15 +588,16 @@ START_TEST(eval_ordering_integers)
 	ASSERT_AVA_RESULT(LDAP_FILTER_LE, "uidNumber", "9", FILTER_FALSE);
 	ASSERT_AVA_RESULT(LDAP_FILTER_GE, "uidNumber", "10", FILTER_TRUE);
 	ASSERT_AVA_RESULT(LDAP_FILTER_LE, "uidNumber", "10", FILTER_TRUE);
-	ASSERT_AVA_RESULT(LDAP_FILTER_LE, "uidNumber", "010", FILTER_TRUE);
-	ASSERT_AVA_RESULT(LDAP_FILTER_GE, "uidNumber", "+010", FILTER_TRUE);
+	/* RFC 4517 INTEGER has no leading zeros or '+': such assertions are Undefined. */
+	ASSERT_AVA_RESULT(LDAP_FILTER_LE, "uidNumber", "010", FILTER_UNDEFINED);
+	ASSERT_AVA_RESULT(LDAP_FILTER_GE, "uidNumber", "+010", FILTER_UNDEFINED);
 	ASSERT_AVA_RESULT(LDAP_FILTER_GE, "uidNumber", "11", FILTER_FALSE);
 	ASSERT_AVA_RESULT(LDAP_FILTER_LE, "uidNumber", "100", FILTER_TRUE);
 	ASSERT_AVA_RESULT(LDAP_FILTER_GE, "uidNumber", "100", FILTER_FALSE);
 	ASSERT_AVA_RESULT(LDAP_FILTER_GE, "uidNumber", "-5", FILTER_TRUE);
 	ASSERT_AVA_RESULT(LDAP_FILTER_LE, "uidNumber", "-5", FILTER_FALSE);
 	ASSERT_AVA_RESULT(LDAP_FILTER_GE, "uidNumber", "-100", FILTER_TRUE);
-	ASSERT_EQ_RESULT("uidNumber", "0010", FILTER_TRUE);
+	ASSERT_EQ_RESULT("uidNumber", "0010", FILTER_UNDEFINED);
 	ASSERT_EQ_RESULT("uidNumber", "1", FILTER_FALSE);
 	/* Not an integer: undefined. */
 	ASSERT_AVA_RESULT(LDAP_FILTER_GE, "uidNumber", "ten", FILTER_UNDEFINED);
@@ -733,7 +734,7 @@ END_TEST
 
 START_TEST(to_string_nested)
 {
-	/* (&(UID=Alice)(|(cn=ali*ce*)(!(mail=*)))(uidNumber>=010)(description=a\2ab)) */
+	/* (&(UID=Alice)(|(cn=ali*ce*)(!(mail=*)))(uidNumber>=10)(description=a\2ab)) */
 	const char *const ce[] = {"CE", NULL};
 	BerElement *w = writer();
 	open_set(w, LDAP_FILTER_AND);
@@ -744,7 +745,7 @@ START_TEST(to_string_nested)
 	put_present(w, "mail");
 	close_set(w);
 	close_set(w);
-	put_ava(w, LDAP_FILTER_GE, "uidNumber", "010");
+	put_ava(w, LDAP_FILTER_GE, "uidNumber", "10");
 	put_eq(w, "description", "a*b(c)");
 	put_ava(w, LDAP_FILTER_LE, "sn", "m");
 	put_ava(w, LDAP_FILTER_APPROX, "cn", "Bob");

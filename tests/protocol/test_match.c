@@ -63,9 +63,14 @@ END_TEST
 
 START_TEST(integer)
 {
-	ASSERT_NORM(MATCH_INTEGER, "+007", "7");
-	ASSERT_NORM(MATCH_INTEGER, "-0", "0");
+	/* RFC 4517 3.3.16: no '+', no leading zeros, no "-0" (spaces around are trimmed). */
+	ASSERT_NORM(MATCH_INTEGER, "7", "7");
+	ASSERT_NORM(MATCH_INTEGER, "0", "0");
 	ASSERT_NORM(MATCH_INTEGER, " -12 ", "-12");
+	ASSERT_NORM(MATCH_INTEGER, "+007", "<invalid>");
+	ASSERT_NORM(MATCH_INTEGER, "007", "<invalid>");
+	ASSERT_NORM(MATCH_INTEGER, "-0", "<invalid>");
+	ASSERT_NORM(MATCH_INTEGER, "-", "<invalid>");
 	ASSERT_NORM(MATCH_INTEGER, "12a", "<invalid>");
 	ASSERT_NORM(MATCH_INTEGER, "", "<invalid>");
 }

@@ -130,8 +130,9 @@ END_TEST
 
 START_TEST(search_scopes_and_options)
 {
-	const ber_int_t scopes[] = {LDAP_SCOPE_BASE, LDAP_SCOPE_ONELEVEL, LDAP_SCOPE_SUBTREE};
-	for (int i = 0; i < 3; i++) {
+	const ber_int_t scopes[] = {LDAP_SCOPE_BASE, LDAP_SCOPE_ONELEVEL, LDAP_SCOPE_SUBTREE,
+	                            LDAP_SCOPE_SUBORDINATE};
+	for (int i = 0; i < 4; i++) {
 		BerElement *w = writer();
 		ck_assert_int_ge(ber_printf(w, "{it{seeiib", (ber_int_t)300 + i,
 		                            (ber_tag_t)LDAP_REQ_SEARCH, "", scopes[i],
@@ -159,7 +160,8 @@ END_TEST
 
 START_TEST(search_bad_scope)
 {
-	struct berval *pdu = search_pdu(9, "dc=example,dc=com", 3, NULL, -1);
+	/* 3 is "children" (subordinate subtree); 4 is no scope at all. */
+	struct berval *pdu = search_pdu(9, "dc=example,dc=com", 4, NULL, -1);
 	struct ldap_request req;
 	const char *why = NULL;
 	ck_assert_int_eq(decode(pdu, &req, &why), -1);

@@ -13,6 +13,8 @@ static bool check_pw(const char *stored, const char *given)
 
 /* Made with Python's hashlib (salt "saltsalt") and crypt(3), password "s3cret". */
 static const char *const hashes[] = {
+    "{MD5}M+GyMqTm+gAopmcHU3SaFw==",
+    "{SMD5}IXQsm0LvorDqX8TU/CHvanNhbHRzYWx0",
     "{SHA}/vNB+F2HQ559kaLUZbmHHvZrXpg=",
     "{SSHA}/E1l+cHA9/sxcS5MD8umnjm1FX9zYWx0c2FsdA==",
     "{SHA256}HsHCa1DV08WNlYMYGvgHZlX+AHVr9yhZQLo2cPmfy6A=",

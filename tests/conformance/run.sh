@@ -1,0 +1,364 @@
+#!/usr/bin/env bash
+# Differential conformance suite: the same LDIF (conformance.ldif) is loaded
+# into minidir and into a private OpenLDAP slapd, every case of cases.txt is run
+# against both with the real ldapsearch / ldapcompare / ldapwhoami, and the
+# normalized answers (normalize.awk) are compared. slapd is the reference.
+#
+#   tests/conformance/run.sh [CASE-NAME-PATTERN...]     (BUILD=build by default)
+#
+# Cases listed in known-differences.txt may differ; any other difference, or a
+# listed case that now matches, fails the run (exit 1). CONFORMANCE_QUIET=1
+# prints known differences without their diffs; CONFORMANCE_KEEP=DIR keeps
+# every normalized answer as DIR/NAME.slapd and DIR/NAME.minidir;
+# CONFORMANCE_JOBS=N runs N cases at a time (default 4); CONFORMANCE_CASES=FILE
+# reads the cases from FILE instead of cases.txt.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+BUILD=${BUILD:-build}
+HERE=tests/conformance
+SLAPD=${SLAPD:-/usr/sbin/slapd}
+SLAPADD=${SLAPADD:-/usr/sbin/slapadd}
+SCHEMADIR=${SCHEMADIR:-/etc/ldap/schema}
+MODULEDIR=${MODULEDIR:-/usr/lib/ldap}
+QUIET=${CONFORMANCE_QUIET:-0}
+KEEP=${CONFORMANCE_KEEP:-}
+JOBS=${CONFORMANCE_JOBS:-4}
+CASES=${CONFORMANCE_CASES:-$HERE/cases.txt}
+SUFFIX=dc=conf,dc=test
+# Shorthands the case arguments may use.
+B=$SUFFIX
+P=ou=people,$B
+G=ou=groups,$B
+D=ou=lmdb,ou=storage,ou=backend,ou=engineering,$P
+
+# Attribute values that each server assigns by nature (at import time, from its
+# own clock, counters or identity), so only their presence is compared; the
+# value is replaced by <assigned>. subschemaSubentry is NOT here: its value
+# (cn=Subschema) is what clients look up and is compared as is.
+ASSIGNED="entryuuid entrycsn createtimestamp modifytimestamp creatorsname modifiersname contextcsn"
+
+# Never read ldap.conf / ldaprc / LDAPBASE etc.: every case says what it means.
+export LDAPNOINIT=1
+unset LDAPCONF LDAPRC 2>/dev/null
+
+for t in "$SLAPD" "$SLAPADD"; do
+	if [ ! -x "$t" ]; then
+		echo "# conformance: skipped: slapd not installed (scripts/deps.sh installs it)"
+		exit 1
+	fi
+done
+for t in ldapsearch ldapcompare ldapwhoami timeout awk diff mktemp; do
+	command -v "$t" > /dev/null 2>&1 || { echo "# conformance: $t not found"; exit 1; }
+done
+for t in "$BUILD/minidir" "$BUILD/minidir-import"; do
+	[ -x "$t" ] || { echo "# conformance: $t not built (make $t)"; exit 1; }
+done
+
+if [ -n "$KEEP" ]; then
+	mkdir -p "$KEEP" || exit 1
+	KEEP=$(cd "$KEEP" && pwd)
+fi
+work=$(mktemp -d /tmp/minidir-conformance.XXXXXX)
+slapd_pid=
+minidir_pid=
+stop() { # pid: TERM, then KILL after 5 s
+	local pid=$1
+	[ -n "$pid" ] || return 0
+	kill -0 "$pid" 2>/dev/null || return 0
+	kill -TERM "$pid" 2>/dev/null
+	for _ in $(seq 1 100); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+}
+xargs_pid=
+cleanup() {
+	[ -n "$xargs_pid" ] && kill "$xargs_pid" 2>/dev/null
+	stop "$slapd_pid"
+	stop "$minidir_pid"
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+started=$(date +%s.%N)
+
+# --- load the data into both servers ------------------------------------------
+# slapadd refuses a "version: 1" line in some versions; both get the same copy.
+grep -v '^version:' "$HERE/conformance.ldif" > "$work/data.ldif"
+mkdir -p "$work/slapd-db"
+sed -e "s#@WORK@#$work#g" -e "s#@SCHEMADIR@#$SCHEMADIR#g" -e "s#@MODULEDIR@#$MODULEDIR#g" \
+	"$HERE/slapd.conf.in" > "$work/slapd.conf"
+sed -e "s#@WORK@#$work#g" -e "s#@SCHEMADIR@#$SCHEMADIR#g" "$HERE/minidir.conf.in" > "$work/minidir.conf"
+
+if ! timeout 60 "$SLAPADD" -f "$work/slapd.conf" -l "$work/data.ldif" > "$work/slapadd.log" 2>&1; then
+	cat "$work/slapadd.log"
+	echo "# conformance: slapadd failed"
+	exit 1
+fi
+if ! timeout 60 "$BUILD/minidir-import" -q -f "$work/minidir.conf" "$work/data.ldif" > "$work/import.log" 2>&1; then
+	cat "$work/import.log"
+	echo "# conformance: minidir-import failed"
+	exit 1
+fi
+
+# --- start the servers --------------------------------------------------------
+port_in_use() { timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null; }
+# The server at $1 answers with our suffix (and not some other process's data).
+answers() {
+	timeout 5 ldapsearch -x -H "$1" -LLL -b "$SUFFIX" -s base 1.1 2>/dev/null | grep -qi "^dn: $SUFFIX\$"
+}
+
+start_slapd() {
+	local port
+	for _ in $(seq 1 10); do
+		port=$((20000 + RANDOM % 20000))
+		port_in_use "$port" && continue
+		"$SLAPD" -f "$work/slapd.conf" -h "ldap://127.0.0.1:$port/" -d 0 > "$work/slapd.log" 2>&1 &
+		slapd_pid=$!
+		for _ in $(seq 1 100); do
+			kill -0 "$slapd_pid" 2>/dev/null || break
+			if answers "ldap://127.0.0.1:$port/"; then
+				# our slapd must still be the one listening
+				kill -0 "$slapd_pid" 2>/dev/null && { SLAPD_URI=ldap://127.0.0.1:$port; return 0; }
+			fi
+			sleep 0.05
+		done
+		stop "$slapd_pid"
+		slapd_pid=
+	done
+	cat "$work/slapd.log"
+	echo "# conformance: slapd did not start (10 ports tried)"
+	exit 1
+}
+
+start_minidir() {
+	local port=
+	"$BUILD/minidir" -f "$work/minidir.conf" 2> "$work/minidir.log" &
+	minidir_pid=$!
+	for _ in $(seq 1 100); do
+		port=$(sed -n 's#.*listening on ldap://127.0.0.1:\([0-9]*\)/.*#\1#p' "$work/minidir.log" | head -1)
+		[ -n "$port" ] && break
+		kill -0 "$minidir_pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	if [ -z "$port" ] || ! answers "ldap://127.0.0.1:$port/"; then
+		cat "$work/minidir.log"
+		echo "# conformance: minidir did not start"
+		exit 1
+	fi
+	MINIDIR_URI=ldap://127.0.0.1:$port
+}
+
+start_slapd
+start_minidir
+
+# --- cases ----------------------------------------------------------------------
+# trim VAR STRING: VAR=STRING without leading and trailing white space (no fork)
+trim() {
+	local s=$2
+	s=${s#"${s%%[![:space:]]*}"}
+	s=${s%"${s##*[![:space:]]}"}
+	printf -v "$1" '%s' "$s"
+}
+
+declare -A known=()
+while IFS= read -r line || [ -n "$line" ]; do
+	case $line in '' | '#'*) continue ;; esac
+	trim name "${line%% | *}"
+	reason=
+	[ "$line" != "${line#* | }" ] && trim reason "${line#* | }"
+	known[$name]=${reason:-listed}
+done < "$HERE/known-differences.txt"
+
+patterns=("$@")
+selected() { # name: matches a command-line pattern (all when none given)
+	local p
+	[ "${#patterns[@]}" -gt 0 ] || return 0
+	for p in "${patterns[@]}"; do
+		# shellcheck disable=SC2053
+		[[ $1 == $p ]] && return 0
+	done
+	return 1
+}
+
+# Parse cases.txt into $work/cases/N (tool, ordered, countonly, arguments).
+bad=0
+n=0
+lineno=0
+name=
+tool=
+note=
+declare -A seen=()
+names=()
+notes=()
+argv=()
+tools=()
+mkdir "$work/cases"
+while IFS= read -r line || [ -n "$line" ]; do
+	lineno=$((lineno + 1))
+	case $line in '' | '#'*) continue ;; esac
+	# Fields are separated by " | " (a filter's "(|" has no spaces around it);
+	# the added space lets a line end in " |" (no arguments).
+	fields=()
+	rest="$line "
+	while [ "${#fields[@]}" -lt 3 ] && [ "$rest" != "${rest#* | }" ]; do
+		fields+=("${rest%% | *}")
+		rest=${rest#* | }
+	done
+	fields+=("$rest")
+	if [ "${#fields[@]}" -lt 3 ]; then
+		echo "${CASES##*/}:$lineno: not 'name | tool | arguments [| note]'"
+		bad=$((bad + 1))
+		continue
+	fi
+	trim name "${fields[0]}"
+	trim tool "${fields[1]}"
+	args=${fields[2]%"${fields[2]##*[![:space:]]}"}
+	trim note "${fields[3]:-}"
+	if [ -n "${seen[$name]:-}" ]; then
+		echo "${CASES##*/}:$lineno: duplicate case name $name"
+		bad=$((bad + 1))
+		continue
+	fi
+	seen[$name]=1
+	case $tool in
+	ldapsearch | ldapcompare | ldapwhoami) ;;
+	*)
+		echo "${CASES##*/}:$lineno: $name: unknown tool '$tool'"
+		bad=$((bad + 1))
+		continue
+		;;
+	esac
+	# shellcheck disable=SC2016 # literal characters
+	case $args in *'`'* | *'$('*)
+		echo "${CASES##*/}:$lineno: $name: command substitution is not allowed in arguments"
+		bad=$((bad + 1))
+		continue
+		;;
+	esac
+	if ! (eval "set -- $args") 2> /dev/null; then
+		echo "${CASES##*/}:$lineno: $name: arguments do not parse"
+		bad=$((bad + 1))
+		continue
+	fi
+	selected "$name" || continue
+	# Sorted results keep their order; [count] compares only how many entries.
+	ordered=0
+	countonly=0
+	case " $args " in *sss=*) ordered=1 ;; esac
+	case $note in *'[count]'*) countonly=1 ;; esac
+	n=$((n + 1))
+	names[n]=$name
+	notes[n]=$note
+	tools[n]=$tool
+	argv[n]=$args
+	printf '%s\n%s\n%s\n%s\n' "$tool" "$ordered" "$countonly" "$args" > "$work/cases/$n"
+done < "$CASES"
+
+# run_case N: runs case N against both servers; writes $work/cases/N.slapd and
+# N.minidir (normalized answers) and N.slapd.err (slapd's stderr).
+run_case() {
+	local n=$1 tool ordered countonly args server uri mode rc
+	{
+		IFS= read -r tool
+		IFS= read -r ordered
+		IFS= read -r countonly
+		IFS= read -r args
+	} < "$work/cases/$n"
+	eval "set -- $args"
+	case $tool in
+	ldapsearch) mode=search ;;
+	ldapcompare) mode=compare ;;
+	ldapwhoami) mode=whoami ;;
+	esac
+	for server in slapd minidir; do
+		[ $server = slapd ] && uri=$SLAPD_URI || uri=$MINIDIR_URI
+		case $tool in
+		ldapsearch) timeout 10 ldapsearch -x -H "$uri" -LLL -o ldif-wrap=no "$@" ;;
+		ldapcompare) timeout 10 ldapcompare -x -H "$uri" "$@" ;;
+		ldapwhoami) timeout 10 ldapwhoami -x -H "$uri" "$@" ;;
+		esac > "$work/cases/$n.$server.out" 2> "$work/cases/$n.$server.err" < /dev/null
+		rc=$?
+		# A case must reach slapd: a usage message means bad arguments.
+		[ $server = slapd ] && grep -qi '^usage:' "$work/cases/$n.$server.err" && rc=usage
+		LC_ALL=C awk -v mode="$mode" -v rc="$rc" -v errfile="$work/cases/$n.$server.err" \
+			-v ordered="$ordered" -v countonly="$countonly" -v assigned="$ASSIGNED" \
+			-f "$HERE/normalize.awk" "$work/cases/$n.$server.out" > "$work/cases/$n.$server"
+	done
+}
+export -f run_case
+export work HERE ASSIGNED SLAPD_URI MINIDIR_URI B P G D
+
+# Cases only read, so they run in parallel (both servers serve many clients).
+# (In the background so that a signal's trap runs at once; each case is
+# bounded by its timeouts.)
+# shellcheck disable=SC2016 # run_case's own $1
+seq 1 "$n" | xargs -P "$JOBS" -n 1 bash -c 'run_case "$1"' run_case &
+xargs_pid=$!
+wait "$xargs_pid"
+xargs_pid=
+
+total=0
+matched=0
+known_differ=0
+for i in $(seq 1 "$n"); do
+	name=${names[i]}
+	total=$((total + 1))
+	# A case must reach slapd: libldap's own errors (bad filter: negative
+	# codes, exit 128 and up), usage errors and timeouts are case bugs.
+	read -r _ ref_rc < "$work/cases/$i.slapd"
+	if [ "$ref_rc" = usage ] || [ "${ref_rc:-999}" -ge 124 ]; then
+		echo "--- $name: BROKEN CASE: exit status $ref_rc against slapd (client-side error or timeout)"
+		sed 's/^/    /' "$work/cases/$i.slapd.err" | head -5
+		bad=$((bad + 1))
+		continue
+	fi
+	if [ -n "$KEEP" ]; then
+		cp "$work/cases/$i.slapd" "$KEEP/$name.slapd"
+		cp "$work/cases/$i.minidir" "$KEEP/$name.minidir"
+	fi
+	if cmp -s "$work/cases/$i.slapd" "$work/cases/$i.minidir"; then
+		matched=$((matched + 1))
+		if [ -n "${known[$name]:-}" ]; then
+			echo "--- $name: now matches: remove it from known-differences.txt"
+			bad=$((bad + 1))
+		fi
+		continue
+	fi
+	if [ -n "${known[$name]:-}" ]; then
+		known_differ=$((known_differ + 1))
+		echo "--- $name: known difference: ${known[$name]}"
+		[ "$QUIET" = 1 ] && continue
+	else
+		echo "--- $name: DIFFERS (not in known-differences.txt)"
+		bad=$((bad + 1))
+	fi
+	echo "    ${tools[i]} ${argv[i]}"
+	[ -n "${notes[i]}" ] && echo "    note: ${notes[i]}"
+	diff -u --label slapd --label minidir "$work/cases/$i.slapd" "$work/cases/$i.minidir" |
+		head -n 22 | sed 's/^/    /'
+done
+
+# every listed known difference must name a case
+if [ "${#patterns[@]}" -eq 0 ]; then
+	for name in "${!known[@]}"; do
+		if [ -z "${seen[$name]:-}" ]; then
+			echo "--- $name: listed in known-differences.txt but there is no such case"
+			bad=$((bad + 1))
+		fi
+	done
+fi
+
+if grep -qE "ERROR: (Address|Undefined|Leak)Sanitizer|runtime error:" "$work/minidir.log"; then
+	echo "--- sanitizer report in the minidir log:"
+	grep -A30 -E "Sanitizer|runtime error" "$work/minidir.log" | head -40
+	bad=$((bad + 1))
+fi
+kill -0 "$minidir_pid" 2>/dev/null || { echo "--- minidir is no longer running"; bad=$((bad + 1)); }
+
+elapsed=$(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+echo "# conformance: slapd $SLAPD_URI, minidir $MINIDIR_URI, ${elapsed}s"
+echo "# conformance: $matched of $total cases match slapd ($known_differ known differences)"
+[ "$bad" = 0 ]
