@@ -153,10 +153,12 @@ static int decode_extensible(BerElement *ber, struct filter *f)
 		return -1; /* RFC 4511: a rule or a type is required */
 	if (mr.bv_val) {
 		char name[128];
-		snprintf(name, sizeof(name), "%.*s", (int)mr.bv_len, mr.bv_val);
-		bool equality = !strstr(name, "Ordering") && !strstr(name, "Substrings");
-		f->rule =
-		    equality && mr.bv_len < sizeof(name) ? match_rule_named(name) : MATCH_NONE;
+		snprintf(name, sizeof(name), "%.*s", (int)mr.bv_len,
+		         mr.bv_val); /* An ordering rule matches values below the assertion (X.501);
+		                      * a substrings rule cannot take a plain value: Undefined. */
+		f->ext_ordering = strstr(name, "Ordering") != NULL;
+		bool usable = !strstr(name, "Substrings") && mr.bv_len < sizeof(name);
+		f->rule = usable ? match_rule_named(name) : MATCH_NONE;
 	}
 	return take_value(f->rule, &value, &f->value, &f->invalid);
 }
@@ -294,9 +296,13 @@ static enum filter_result eval_value(const struct filter *f, const char *v, size
 	size_t nlen = scratch->len;
 	bool hit = false;
 	switch (f->kind) {
+	case FILTER_EXT:
+		hit = f->ext_ordering
+		          ? match_compare(f->rule, nv, nlen, f->value.val, f->value.len) < 0
+		          : nlen == f->value.len && memcmp(nv, f->value.val, nlen) == 0;
+		break;
 	case FILTER_EQ:
 	case FILTER_APPROX:
-	case FILTER_EXT:
 		hit = nlen == f->value.len && memcmp(nv, f->value.val, nlen) == 0;
 		break;
 	case FILTER_GE:

@@ -5,12 +5,12 @@
  *
  * Supported: and, or, not, equalityMatch, substrings, greaterOrEqual,
  * lessOrEqual, present, approxMatch (evaluated as equality) and
- * extensibleMatch with an equality rule (caseIgnoreMatch, caseExactMatch, ...)
- * and :dn:. With a schema loaded, attribute names resolve through it and each
- * item uses the attribute's own equality, ordering or substrings rule; an item
- * the rule cannot decide (no such rule, unknown attribute or matching rule,
- * a value not valid for the rule) is Undefined (RFC 4511 4.5.1.7). Nesting is
- * limited to FILTER_MAX_DEPTH levels; a deeper filter is a protocol error.
+ * extensibleMatch with an equality rule (caseIgnoreMatch, caseExactMatch, ...),
+ * an ordering rule (values below the assertion match) and :dn:. With a schema loaded, attribute
+ * names resolve through it and each item uses the attribute's own equality, ordering or substrings
+ * rule; an item the rule cannot decide (no such rule, unknown attribute or matching rule, a value
+ * not valid for the rule) is Undefined (RFC 4511 4.5.1.7). Nesting is limited to FILTER_MAX_DEPTH
+ * levels; a deeper filter is a protocol error.
  */
 #ifndef MINIDIR_PROTOCOL_FILTER_H
 #define MINIDIR_PROTOCOL_FILTER_H
@@ -54,6 +54,7 @@ struct filter {
 	enum match_rule rule;
 	bool invalid;              /* assertion not valid for the rule: Undefined */
 	bool dn_attrs;             /* extensible match: the entry's DN attributes count too */
+	bool ext_ordering;         /* extensible match with an ordering rule: value < assertion */
 	struct filter_value value; /* eq, ge, le, approx */
 	struct filter_value initial, final; /* substrings (len 0 and val NULL if absent) */
 	struct filter_value *any;

@@ -43,15 +43,16 @@ int op_rootdse_build(struct server *srv)
 {
 	struct berval oc[] = {BV("top"), BV("extensibleObject")};
 	struct berval nc = {strlen(srv->cfg.suffix), srv->cfg.suffix};
-	struct berval ctl[] = {BV(OP_CONTROL_MANAGE_DSA_IT), BV(OP_CONTROL_PAGED_RESULTS),
-	                       BV(OP_CONTROL_SORT)};
+	struct berval ctl[] = {BV(OP_CONTROL_ASSERTION), BV(OP_CONTROL_MANAGE_DSA_IT),
+	                       BV(OP_CONTROL_PAGED_RESULTS), BV(OP_CONTROL_SORT)};
 	struct berval ext = BV(OP_EXTENSION_WHOAMI);
 	/* All operational attributes ("+"), absolute true/false filters. */
 	struct berval feat[] = {BV("1.3.6.1.4.1.4203.1.5.1"), BV("1.3.6.1.4.1.4203.1.5.3")};
 	struct berval ver = BV("3"), vendor = BV("minidir"), vversion = BV(MINIDIR_VERSION);
 	struct berval subschema = BV(OP_SUBSCHEMA_DN);
 	struct berval *oc_v[] = {&oc[0], &oc[1], NULL}, *nc_v[] = {&nc, NULL};
-	struct berval *ctl_v[] = {&ctl[0], &ctl[1], &ctl[2], NULL}, *ext_v[] = {&ext, NULL};
+	struct berval *ctl_v[] = {&ctl[0], &ctl[1], &ctl[2], &ctl[3], NULL},
+	              *ext_v[] = {&ext, NULL};
 	struct berval *feat_v[] = {&feat[0], &feat[1], NULL}, *ver_v[] = {&ver, NULL};
 	struct berval *vendor_v[] = {&vendor, NULL}, *vversion_v[] = {&vversion, NULL};
 	struct berval *sub_v[] = {&subschema, NULL};

@@ -441,6 +441,47 @@ static bool is_subschema(const struct buf *key)
 	return key->len == sizeof(skey) && memcmp(key->data, skey, sizeof(skey)) == 0;
 }
 
+/*
+ * The assertion control (RFC 4528): its filter must hold on the base entry, else
+ * assertionFailed (122). Called inside the worker's read transaction.
+ */
+static int check_assertion(struct conn *c, const struct ldap_request *req, entry_id base)
+{
+	const struct request_control *ctl = request_control(req, CONTROL_ASSERTION);
+	if (!ctl)
+		return LDAP_SUCCESS;
+	struct worker *w = c->w;
+	if (!ctl->has_value)
+		return LDAP_PROTOCOL_ERROR;
+	BerElement *ber = ber_alloc_t(LBER_USE_DER);
+	if (!ber)
+		return LDAP_OTHER;
+	ber_init2(ber, (struct berval *)&ctl->value, LBER_USE_DER);
+	struct filter *f = filter_decode(ber);
+	ber_free(ber, 0);
+	if (!f)
+		return LDAP_PROTOCOL_ERROR;
+	struct entry_view e;
+	int rc = LDAP_OTHER;
+	if (db_get_entry(&w->srv->db, w->txn, base, &e) == 0) {
+		struct filter_ctx fctx = {.dn = e.dn,
+		                          .dnlen = e.dnlen,
+		                          .hidden = hidden_for(c, &e),
+		                          .scratch = &w->scratch};
+		w->extra.off = w->extra.len = 0;
+		if (op_attrs_in_filter(f) &&
+		    op_attrs_all(&w->extra, &w->srv->db, w->txn, base, &e) == 0) {
+			fctx.extra = w->extra.data;
+			fctx.extra_len = w->extra.len;
+		}
+		rc = filter_eval_ctx(f, e.attrs, e.attrslen, &fctx) == FILTER_TRUE
+		         ? LDAP_SUCCESS
+		         : LDAP_ASSERTION_FAILED;
+	}
+	filter_free(f);
+	return rc;
+}
+
 /* Size and time limits: the client's, within the server's (the rootdn has none). */
 static void set_limits(struct conn *c, struct search_op *s, const struct search_request *r)
 {
@@ -552,6 +593,14 @@ void op_search(struct conn *c, struct ldap_request *req)
 		return;
 	}
 	int rc = db_dn2id(db, w->txn, s->base_key.data, s->base_key.len, &s->base_id);
+	int asserted = rc == 0 ? check_assertion(c, req, s->base_id) : LDAP_SUCCESS;
+	if (asserted != LDAP_SUCCESS) {
+		mdb_txn_reset(w->txn);
+		search_finish(c, asserted, NULL,
+		              asserted == LDAP_ASSERTION_FAILED ? NULL
+		                                                : "malformed assertion control");
+		return;
+	}
 	if (rc == 0 && choose_candidates(s, w) < 0)
 		rc = ENOMEM;
 	struct buf matched = {0};
@@ -581,10 +630,10 @@ void op_search(struct conn *c, struct ldap_request *req)
 		}
 		s->sort_result = sort_spec_init(&s->sort, keys, n);
 		s->sorting = s->sort_result == LDAP_SUCCESS;
-		if (!s->sorting && sort->critical) {
-			/* RFC 2891: a critical sort the server cannot do fails the search. */
-			search_finish(c, LDAP_UNAVAILABLE_CRITICAL_EXTENSION, NULL,
-			              "cannot sort on the requested key");
+		if (!s->sorting) {
+			/* As slapd: the search fails with the sortResult code, critical or not
+			 * (RFC 2891 would send the entries unsorted when not critical). */
+			search_finish(c, s->sort_result, NULL, "cannot sort on the requested key");
 			return;
 		}
 	}

@@ -48,6 +48,7 @@ static const char *const supported_controls[] = {
     OP_CONTROL_PAGED_RESULTS,
     OP_CONTROL_SORT,
     OP_CONTROL_MANAGE_DSA_IT,
+    OP_CONTROL_ASSERTION,
 };
 
 /* The response tag of a request that has one. */

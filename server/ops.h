@@ -38,6 +38,7 @@ void op_monitor_search(struct conn *c, struct ldap_request *req, const struct bu
 #define OP_CONTROL_PAGED_RESULTS "1.2.840.113556.1.4.319"
 #define OP_CONTROL_SORT "1.2.840.113556.1.4.473"
 #define OP_CONTROL_MANAGE_DSA_IT "2.16.840.1.113730.3.4.2"
+#define OP_CONTROL_ASSERTION "1.3.6.1.1.12"
 #define OP_EXTENSION_WHOAMI "1.3.6.1.4.1.4203.1.11.3"
 
 /* The subschema subentry's DN (RFC 4512 4.2). */

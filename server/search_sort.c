@@ -31,7 +31,7 @@ int sort_spec_init(struct sort_spec *spec, const struct sort_key *keys, int n)
 			rule[keys[i].rule.bv_len] = '\0';
 			r = match_rule_named(rule);
 		} else if (at) {
-			r = at->ord != MATCH_NONE ? at->ord : at->eq;
+			r = at->ord; /* no ordering rule: inappropriateMatching, as slapd */
 		} else {
 			r = match_rule_for(name, len);
 		}

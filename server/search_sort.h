@@ -39,7 +39,8 @@ struct sorted {
 /*
  * Prepares spec from the control's keys. Returns LDAP_SUCCESS, or the
  * sortResult code: noSuchAttribute (16) for an unknown attribute type,
- * inappropriateMatching (18) for an ordering rule minidir cannot apply.
+ * inappropriateMatching (18) when the type has no ordering rule and the key
+ * names none, or names one minidir cannot apply.
  */
 int sort_spec_init(struct sort_spec *spec, const struct sort_key *keys, int n);
 

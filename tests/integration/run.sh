@@ -209,11 +209,14 @@ expect_count "unknown non-critical control is ignored" 1 -b "$BASE" -e '1.2.3.4.
 expect_count "paged results return every entry across pages" "$total" -b "$BASE" -E pr=3/noprompt "(objectClass=*)"
 pages=$(timeout 10 ldapsearch -x -H "$URI" -b "$BASE" -E pr=5/noprompt "(objectClass=*)" 1.1 | grep -c '^result: 0 Success')
 [ "$pages" = $(( (total + 4) / 5 )) ] && ok "paged results come in pages of 5 ($pages pages for $total entries)" || not_ok "paged results: $pages pages for $total entries"
-sorted=$(ls_ -b "$PEOPLE" -s one -E sss=sn "(uid=user*)" sn | sed -n 's/^sn: //p')
+sorted=$(ls_ -b "$PEOPLE" -s one -E sss=sn:caseIgnoreOrderingMatch "(uid=user*)" sn | sed -n 's/^sn: //p')
 [ "$sorted" = "$(printf '%s\n' $sorted | LC_ALL=C sort -f)" ] && [ -n "$sorted" ] && ok "server-side sort by sn" || not_ok "sort by sn: $(echo $sorted)"
-rsorted=$(ls_ -b "$PEOPLE" -s one -E sss=-sn "(uid=user*)" sn | sed -n 's/^sn: //p')
+rsorted=$(ls_ -b "$PEOPLE" -s one -E sss=-sn:caseIgnoreOrderingMatch "(uid=user*)" sn | sed -n 's/^sn: //p')
 [ "$rsorted" = "$(printf '%s\n' $sorted | tac)" ] && ok "server-side reverse sort" || not_ok "reverse sort: $(echo $rsorted)"
-expect_rc "critical sort on an unknown attribute" 12 ls_ -b "$BASE" -E '!sss=nosuchattr' "(uid=user3)"
+expect_rc "sort on an unknown attribute: noSuchAttribute (as slapd)" 16 ls_ -b "$BASE" -E '!sss=nosuchattr' "(uid=user3)"
+expect_rc "sort on an attribute without an ordering rule: inappropriateMatching (as slapd)" 18 ls_ -b "$BASE" -E 'sss=cn' "(uid=user3)"
+expect_rc "assertion control that holds" 0 ls_ -b "uid=user3,$PEOPLE" -s base -e '!assert=(sn=three)' 1.1
+expect_rc "assertion control that fails: assertionFailed" 122 ls_ -b "uid=user3,$PEOPLE" -s base -e '!assert=(sn=four)' 1.1
 
 # --- cn=monitor and SIGHUP ----------------------------------------------------------------
 expect_rc "cn=monitor refused to anonymous clients by default" 50 ls_ -b cn=monitor

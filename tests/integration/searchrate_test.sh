@@ -54,8 +54,10 @@ e=$(summary_value uid "Total errors")
 if [ "$e" = 0 ]; then ok "uid lookups: 0 errors"; else not_ok "uid lookups: $e errors"; fi
 rows=$(table_rows uid | wc -l)
 if [ "$rows" = 2 ]; then ok "uid lookups: one row per interval (2)"; else not_ok "uid lookups: $rows rows, expected 2"; show uid; fi
-bad=$(table_rows uid | awk '$3 != "1.000" || $1 <= 0' | wc -l)
-if [ "$rows" -gt 0 ] && [ "$bad" = 0 ]; then ok "uid lookups: Recent Entries/Srch is 1.000 in every row"; else not_ok "uid lookups: Recent Entries/Srch not 1.000 in $bad rows"; show uid; fi
+# A row of a stalled second (a loaded CI machine) may have no searches: skip those.
+busy=$(table_rows uid | awk '$1 > 0' | wc -l)
+bad=$(table_rows uid | awk '$1 > 0 && $3 != "1.000"' | wc -l)
+if [ "$rows" -gt 0 ] && [ "$busy" -gt 0 ] && [ "$bad" = 0 ]; then ok "uid lookups: Recent Entries/Srch is 1.000 in every row"; else not_ok "uid lookups: Recent Entries/Srch not 1.000 in $bad rows"; show uid; fi
 for col in "Searches/Sec" "Avg Dur ms" "Entries/Srch" "Errors/Sec"; do
 	grep -q -- "$col" "$work/uid.out" || not_ok "uid lookups: header has no \"$col\""
 done
@@ -66,7 +68,7 @@ if grep -qE '^ *searchrate CPU: +[0-9.]+ s .*% of one core' "$work/uid.out"; the
 sr async -b "ou=people,$BASE" -s one -f "(uid=user[0:9])" -A uid -a -O 10 -t 2 --numConnections 4 -i 1 -I 1 --warmUpIntervals 1
 n=$(summary_value async "Total searches")
 if [ "$rc" = 0 ] && [ -n "$n" ] && [ "$n" -gt 0 ] && grep -q "warming up" "$work/async.out" &&
-	[ "$(table_rows async | awk '$3 != "1.000"' | wc -l)" = 0 ] && grep -qE '^ *0 \(Success\)' "$work/async.out" &&
+	[ "$(table_rows async | awk '$1 > 0 && $3 != "1.000"' | wc -l)" = 0 ] && grep -qE '^ *0 \(Success\)' "$work/async.out" &&
 	[ "$(summary_value async "Total errors")" = 0 ]; then
 	ok "asynchronous run with warm-up: $n searches, 1 entry each, no errors"
 else

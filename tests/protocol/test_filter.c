@@ -637,8 +637,11 @@ START_TEST(eval_extensible)
 	ck_assert_int_eq(eval_free(ext_filter("caseIgnoreMatch", "cn", "ALICE SMITH")),
 	                 FILTER_TRUE);
 	ck_assert_int_eq(eval_free(ext_filter("2.5.13.2", "cn", "alice  smith")), FILTER_TRUE);
-	/* An ordering rule in an extensible match is not supported: undefined. */
-	ck_assert_int_eq(eval_free(ext_filter("caseIgnoreOrderingMatch", "cn", "a")),
+	/* An ordering rule matches values below the assertion; a substrings rule is undefined. */
+	ck_assert_int_eq(eval_free(ext_filter("caseIgnoreOrderingMatch", "cn", "a")), FILTER_FALSE);
+	ck_assert_int_eq(eval_free(ext_filter("caseIgnoreOrderingMatch", "cn", "zzz")),
+	                 FILTER_TRUE);
+	ck_assert_int_eq(eval_free(ext_filter("caseIgnoreSubstringsMatch", "cn", "a")),
 	                 FILTER_UNDEFINED);
 }
 END_TEST
