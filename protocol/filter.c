@@ -58,8 +58,10 @@ static int take_attr(struct filter *f, const struct berval *attr)
 	if (attr->bv_len == 0)
 		return -1;
 	const struct schema_attr *at = schema_attr_find(attr->bv_val, attr->bv_len);
-	const char *name = at ? at->name : attr->bv_val;
-	size_t len = at ? strlen(at->name) : attr->bv_len;
+	char canon[256];
+	size_t clen = schema_canonical_desc(attr->bv_val, attr->bv_len, canon, sizeof(canon));
+	const char *name = clen ? canon : attr->bv_val;
+	size_t len = clen ? clen : attr->bv_len;
 	f->attr = malloc(len + 1);
 	if (!f->attr)
 		return -1;
@@ -258,7 +260,7 @@ void filter_free(struct filter *f)
 /* True if the stored type t[0..n) is the description the filter names. */
 static bool type_matches(const char *attr, size_t attr_len, const unsigned char *t, size_t n)
 {
-	return n == attr_len && strncasecmp((const char *)t, attr, n) == 0;
+	return match_desc(attr, attr_len, (const char *)t, n);
 }
 
 static bool substr_match(const struct filter *f, const char *v, size_t len)

@@ -127,6 +127,41 @@ int match_compare(enum match_rule rule, const void *pa, size_t alen, const void 
 	return c ? c : (alen > blen) - (alen < blen);
 }
 
+/* True if option o[0..olen) is one of the ';'-separated options in opts[0..len). */
+static bool has_option(const char *opts, size_t len, const char *o, size_t olen)
+{
+	while (len > 0) {
+		const char *semi = memchr(opts, ';', len);
+		size_t n = semi ? (size_t)(semi - opts) : len;
+		if (n == olen && strncasecmp(opts, o, n) == 0)
+			return true;
+		if (!semi)
+			break;
+		len -= n + 1;
+		opts = semi + 1;
+	}
+	return false;
+}
+
+bool match_desc(const char *want, size_t wlen, const char *have, size_t hlen)
+{
+	const char *ws = memchr(want, ';', wlen), *hs = memchr(have, ';', hlen);
+	size_t wb = ws ? (size_t)(ws - want) : wlen, hb = hs ? (size_t)(hs - have) : hlen;
+	if (wb != hb || strncasecmp(want, have, wb) != 0)
+		return false;
+	const char *hopts = hs ? hs + 1 : "";
+	size_t hlen_opts = hs ? hlen - hb - 1 : 0;
+	for (const char *o = ws ? ws + 1 : NULL; o;) {
+		size_t left = wlen - (size_t)(o - want);
+		const char *semi = memchr(o, ';', left);
+		size_t n = semi ? (size_t)(semi - o) : left;
+		if (!has_option(hopts, hlen_opts, o, n))
+			return false;
+		o = semi ? semi + 1 : NULL;
+	}
+	return true;
+}
+
 void match_lower(char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++)

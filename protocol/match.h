@@ -11,6 +11,7 @@
 #ifndef MINIDIR_PROTOCOL_MATCH_H
 #define MINIDIR_PROTOCOL_MATCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "protocol/tlv.h"
@@ -43,6 +44,14 @@ int match_normalize(enum match_rule rule, const char *in, size_t len, struct buf
 
 /* Orders two normal forms of rule: integers by value, the rest byte by byte. <0, 0, >0. */
 int match_compare(enum match_rule rule, const void *a, size_t alen, const void *b, size_t blen);
+
+/*
+ * Whether the attribute description want ("description" or
+ * "description;lang-en") selects the stored description have: the same type,
+ * and every option of want among have's (so "description" also selects its
+ * subtypes "description;lang-en", RFC 4512 2.5). Types compare case-insensitively.
+ */
+bool match_desc(const char *want, size_t wlen, const char *have, size_t hlen);
 
 /* Lowercases ASCII letters of s[0..len) in place (attribute descriptions). */
 void match_lower(char *s, size_t len);

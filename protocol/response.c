@@ -80,7 +80,7 @@ void attr_select_init(struct attr_select *sel, const struct berval *names, int n
 static bool named(const struct attr_select *sel, const char *t, size_t n)
 {
 	for (int i = 0; i < sel->n; i++)
-		if (sel->names[i].bv_len == n && strncasecmp(sel->names[i].bv_val, t, n) == 0)
+		if (match_desc(sel->names[i].bv_val, sel->names[i].bv_len, t, n))
 			return true;
 	return false;
 }
@@ -92,21 +92,14 @@ bool attr_select_wants(const struct attr_select *sel, const char *name)
 
 static bool is_selected(const struct attr_select *sel, const unsigned char *t, size_t n)
 {
-	if (sel->hidden && strlen(sel->hidden) == n &&
-	    strncasecmp(sel->hidden, (const char *)t, n) == 0)
+	if (sel->hidden && match_desc(sel->hidden, strlen(sel->hidden), (const char *)t, n))
 		return false;
 	if (sel->check_operational) {
 		const struct schema_attr *at = schema_attr_find((const char *)t, n);
 		if (at && at->operational)
 			return sel->all_operational || named(sel, (const char *)t, n);
 	}
-	if (sel->all_user)
-		return true;
-	for (int i = 0; i < sel->n; i++)
-		if (sel->names[i].bv_len == n &&
-		    strncasecmp(sel->names[i].bv_val, (const char *)t, n) == 0)
-			return true;
-	return false;
+	return sel->all_user || named(sel, (const char *)t, n);
 }
 
 /* Size of one attribute as sent: whole, or type and an empty value set. */

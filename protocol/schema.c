@@ -332,6 +332,22 @@ int schema_load(const char *dir, const char *files, char *err, size_t errlen)
 	return 0;
 }
 
+size_t schema_canonical_desc(const char *in, size_t len, char *out, size_t cap)
+{
+	const struct schema_attr *at = schema_attr_find(in, len);
+	if (!at)
+		return 0;
+	const char *semi = memchr(in, ';', len);
+	size_t base = strlen(at->name), opts = semi ? len - (size_t)(semi - in) : 0;
+	if (base + opts + 1 > cap)
+		return 0;
+	memcpy(out, at->name, base);
+	for (size_t i = 0; i < opts; i++)
+		out[base + i] = (char)tolower((unsigned char)semi[i]);
+	out[base + opts] = '\0';
+	return base + opts;
+}
+
 bool schema_loaded(void)
 {
 	return S.loaded;

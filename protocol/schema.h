@@ -51,6 +51,14 @@ int schema_load(const char *dir, const char *files, char *err, size_t errlen);
 bool schema_loaded(void);
 void schema_free(void);
 
+/*
+ * Writes description in[0..len) with its type as the schema names it and its
+ * options lowercased ("commonName;Lang-EN" -> "cn;lang-en") into out (cap
+ * bytes, NUL-terminated). Returns the length, or 0 if the type is unknown or
+ * the result does not fit.
+ */
+size_t schema_canonical_desc(const char *in, size_t len, char *out, size_t cap);
+
 /* The attribute type named name[0..len) (any alias or OID, any case; options ignored). */
 const struct schema_attr *schema_attr_find(const char *name, size_t len);
 /* The object class named name[0..len), or NULL. */

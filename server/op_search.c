@@ -66,21 +66,32 @@ static void search_free(struct search_op *s)
 	free(s);
 }
 
-/* Keeps the requested attribute names beyond the request's lifetime. */
 /* The requested names with aliases and OIDs replaced by the schema's name, as
- * stored entries spell it; out[i] points into the schema or into r. */
-static void canonical_names(const struct search_request *r, struct berval *out)
+ * stored entries spell it (options kept); out[i] points into r or into space. */
+static void canonical_names(const struct search_request *r, struct berval *out, char *space,
+                            size_t cap)
 {
 	for (int i = 0; i < r->nattrs; i++) {
 		const struct berval *n = &r->attrs[i];
-		const struct schema_attr *at = schema_attr_find(n->bv_val, n->bv_len);
-		if (at && !memchr(n->bv_val, ';', n->bv_len)) {
-			out[i].bv_val = at->name;
-			out[i].bv_len = strlen(at->name);
+		size_t len = schema_canonical_desc(n->bv_val, n->bv_len, space, cap);
+		if (len) {
+			out[i].bv_val = space;
+			out[i].bv_len = len;
+			space += len + 1;
+			cap -= len + 1;
 		} else {
 			out[i] = *n;
 		}
 	}
+}
+
+/* Room for the canonical names of r's attribute list: a schema name is short. */
+static size_t names_space(const struct search_request *r)
+{
+	size_t n = 1;
+	for (int i = 0; i < r->nattrs; i++)
+		n += r->attrs[i].bv_len + 80;
+	return n;
 }
 
 /* Keeps the requested attribute names beyond the request's lifetime. */
@@ -89,13 +100,19 @@ static int copy_names(struct search_op *s, const struct search_request *r)
 	if (r->nattrs == 0)
 		return 0;
 	struct berval names[REQUEST_MAX_ATTRS];
-	canonical_names(r, names);
+	size_t cap = names_space(r);
+	char *space = malloc(cap);
+	if (!space)
+		return -1;
+	canonical_names(r, names, space, cap);
 	size_t total = 0;
 	for (int i = 0; i < r->nattrs; i++)
 		total += names[i].bv_len;
 	s->names = calloc((size_t)r->nattrs, sizeof(*s->names));
-	if (!s->names || buf_reserve(&s->name_bytes, total) < 0)
+	if (!s->names || buf_reserve(&s->name_bytes, total) < 0) {
+		free(space);
 		return -1;
+	}
 	/* Reserved up front, so the pointers taken here stay valid. */
 	for (int i = 0; i < r->nattrs; i++) {
 		s->names[i].bv_val = (char *)s->name_bytes.data + s->name_bytes.len;
@@ -103,6 +120,7 @@ static int copy_names(struct search_op *s, const struct search_request *r)
 		buf_append(&s->name_bytes, names[i].bv_val, names[i].bv_len);
 	}
 	s->nnames = r->nattrs;
+	free(space);
 	return 0;
 }
 
@@ -414,7 +432,14 @@ static void search_special(struct conn *c, struct ldap_request *req, const struc
 	struct search_request *r = &req->u.search;
 	struct entry_view e;
 	struct berval names[REQUEST_MAX_ATTRS];
-	canonical_names(r, names);
+	size_t cap = names_space(r);
+	char *space = malloc(cap);
+	if (!space) {
+		conn_send_result(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_OTHER, NULL,
+		                 "out of memory");
+		return;
+	}
+	canonical_names(r, names, space, cap);
 	conn_response_begin(c);
 	if (r->scope != LDAP_SCOPE_ONELEVEL && r->scope != LDAP_SCOPE_SUBORDINATE &&
 	    entry_parse(record->data, record->len, &e) == 0 &&
@@ -432,6 +457,7 @@ static void search_special(struct conn *c, struct ldap_request *req, const struc
 	             : LDAP_SUCCESS;
 	if (response_result(&c->out, req->msgid, LDAP_RES_SEARCH_RESULT, rc, NULL, NULL, NULL) == 0)
 		conn_pdu_queued(c, true);
+	free(space);
 }
 
 /* True if key is the reversed key of cn=Subschema. */

@@ -37,7 +37,7 @@ struct importer {
 	MDB_txn *txn;
 	entry_id next_id;
 	unsigned long line; /* line of the current record's "dn:" */
-	struct buf ndn, key, rec, val;
+	struct buf ndn, key, rec, val, names;
 };
 
 static void report(struct importer *im, unsigned long line, const char *fmt, ...)
@@ -137,18 +137,36 @@ static int take_uuid(struct importer *im, LDAPMod **mods, unsigned char uuid[16]
 	return 0;
 }
 
-/* Stores attribute types by their schema name ("commonName: x" is kept as "cn"). */
-static void canonical_names(LDAPMod **mods)
+/*
+ * Stores attribute types by their schema name ("commonName: x" is kept as "cn",
+ * "CN;Lang-EN" as "cn;lang-en"). The names are written over the record's own
+ * (libldap frees its blob, not these pointers) or, when longer, into names.
+ */
+static int canonical_names(LDAPMod **mods, struct buf *names)
 {
+	names->off = names->len = 0;
+	size_t offs[256];
+	int n = 0;
 	for (int i = 0; mods && mods[i]; i++) {
+		char canon[256];
 		const char *t = mods[i]->mod_type;
-		if (strchr(t, ';'))
-			continue; /* attribute options: kept as written */
-		const struct schema_attr *at = schema_attr_find(t, strlen(t));
-		if (at)
-			mods[i]->mod_type =
-			    at->name; /* the record frees its blob, not this pointer */
+		size_t len = schema_canonical_desc(t, strlen(t), canon, sizeof(canon));
+		if (len == 0)
+			continue;
+		if (len <= strlen(t)) {
+			memcpy(mods[i]->mod_type, canon, len + 1);
+		} else if (n < 256) {
+			offs[n++] = names->len;
+			if (buf_append(names, canon, len + 1) < 0)
+				return -1;
+			mods[i]->mod_type = NULL; /* set below, once names stops moving */
+		}
 	}
+	int k = 0;
+	for (int i = 0; mods && mods[i] && k < n; i++)
+		if (!mods[i]->mod_type)
+			mods[i]->mod_type = (char *)names->data + offs[k++];
+	return 0;
 }
 
 /* Checks and stores one parsed add record. */
@@ -188,7 +206,10 @@ static int add_entry(struct importer *im, LDIFRecord *lr)
 	unsigned char uuid[16];
 	if (take_uuid(im, lr->lrop_mods, uuid) < 0)
 		return -1;
-	canonical_names(lr->lrop_mods);
+	if (canonical_names(lr->lrop_mods, &im->names) < 0) {
+		report(im, im->line, "out of memory");
+		return -1;
+	}
 	if (entry_encode_uuid(&im->rec, parent, uuid, im->key.data, im->key.len, &lr->lr_dn,
 	                      lr->lrop_mods) < 0) {
 		report(im, im->line, "entry \"%s\" is too large to encode", lr->lr_dn.bv_val);
@@ -327,5 +348,6 @@ out:
 	buf_free(&im.key);
 	buf_free(&im.rec);
 	buf_free(&im.val);
+	buf_free(&im.names);
 	return rc ? -1 : 0;
 }
