@@ -7,6 +7,7 @@
  *   ldapclient pipeline HOST PORT BASE
  *   ldapclient stall HOST PORT BASE [HOLD_SECONDS]
  *   ldapclient concurrent HOST PORT BASE N
+ *   ldapclient slowread HOST PORT BASE ENTRIES
  *
  * Prints "ok - ..." lines; exits 1 on the first failure.
  */
@@ -131,6 +132,22 @@ static void cmd_garbage(void)
 	printf("ok - half a PDU then close\n");
 }
 
+/*
+ * ber_get_next reads what the socket has; on a partial message it returns
+ * LBER_DEFAULT with EWOULDBLOCK and must be called again with the same ber.
+ */
+static ber_tag_t next_message(Sockbuf *sb, BerElement *ber)
+{
+	ber_len_t len;
+	for (int tries = 0; tries < 100000; tries++) {
+		errno = 0;
+		ber_tag_t t = ber_get_next(sb, &len, ber);
+		if (t != LBER_DEFAULT || (errno != EWOULDBLOCK && errno != EAGAIN))
+			return t;
+	}
+	return LBER_DEFAULT;
+}
+
 /* Reads n LDAPMessages from fd; returns their msgids and protocolOp tags. */
 static void read_messages(int fd, int n, int *ids, int *tags)
 {
@@ -140,7 +157,7 @@ static void read_messages(int fd, int n, int *ids, int *tags)
 	ber_sockbuf_add_io(sb, &ber_sockbuf_io_tcp, LBER_SBIOD_LEVEL_PROVIDER, NULL);
 	for (int i = 0; i < n; i++) {
 		ber_len_t len;
-		ber_tag_t t = ber_get_next(sb, &len, ber);
+		ber_tag_t t = next_message(sb, ber);
 		if (t != LBER_SEQUENCE)
 			FAIL("pipeline: response %d did not arrive", i);
 		ber_int_t id;
@@ -270,6 +287,58 @@ static void cmd_stall(const char *base, int hold)
 	close(fd);
 }
 
+/*
+ * A slow reader: a small receive buffer and 4 KiB reads with a pause between
+ * them, so the server meets full sockets, partial writes and EAGAIN. Every
+ * entry of a one-level search under base must still arrive, whole and in
+ * order, followed by its SearchResultDone.
+ */
+static void cmd_slowread(const char *base, int want)
+{
+	int fd = connect_raw(4096);
+	BerElement *ber = ber_alloc_t(LBER_USE_DER);
+	if (ber_printf(ber, "{it{seeiibts{}}}", 1, (ber_tag_t)LDAP_REQ_SEARCH, base,
+	               LDAP_SCOPE_ONELEVEL, LDAP_DEREF_NEVER, 0, 0, 0,
+	               (ber_tag_t)LDAP_FILTER_PRESENT, "objectClass") < 0)
+		FAIL("ber_printf slowread");
+	struct berval *req = encode(ber);
+	send_all(fd, req->bv_val, req->bv_len);
+	ber_bvfree(req);
+	Sockbuf *sb = ber_sockbuf_alloc();
+	ber_sockbuf_ctrl(sb, LBER_SB_OPT_SET_FD, &fd);
+	ber_sockbuf_add_io(sb, &ber_sockbuf_io_tcp, LBER_SBIOD_LEVEL_PROVIDER, NULL);
+	int entries = 0, done = 0;
+	double t0 = now();
+	while (!done) {
+		if (now() - t0 > 60)
+			FAIL("slowread: gave up after 60 s with %d entries", entries);
+		usleep(200);
+		BerElement *m = ber_alloc_t(LBER_USE_DER);
+		ber_len_t len;
+		if (next_message(sb, m) != LBER_SEQUENCE)
+			FAIL("slowread: the stream broke after %d entries", entries);
+		ber_int_t id;
+		if (ber_get_int(m, &id) == LBER_DEFAULT || id != 1)
+			FAIL("slowread: a message with the wrong ID after %d entries", entries);
+		ber_tag_t t = ber_peek_tag(m, &len);
+		if (t == LDAP_RES_SEARCH_ENTRY)
+			entries++;
+		else if (t == LDAP_RES_SEARCH_RESULT)
+			done = 1;
+		else
+			FAIL("slowread: unexpected tag 0x%lx", (unsigned long)t);
+		ber_free(m, 1);
+	}
+	int none = -1;
+	ber_sockbuf_ctrl(sb, LBER_SB_OPT_SET_FD, &none);
+	ber_sockbuf_free(sb);
+	close(fd);
+	if (entries != want)
+		FAIL("slowread: %d entries arrived, expected %d", entries, want);
+	printf("ok - slowread: all %d entries and the result arrived through a 4 KiB window\n",
+	       entries);
+}
+
 static void cmd_concurrent(const char *base, int n)
 {
 	char uri[256];
@@ -330,6 +399,8 @@ int main(int argc, char **argv)
 		cmd_pipeline(base);
 	else if (strcmp(cmd, "stall") == 0 && argc > 4)
 		cmd_stall(base, argc > 5 ? atoi(argv[5]) : 0);
+	else if (strcmp(cmd, "slowread") == 0 && argc > 5)
+		cmd_slowread(base, atoi(argv[5]));
 	else if (strcmp(cmd, "concurrent") == 0 && argc > 5)
 		cmd_concurrent(base, atoi(argv[5]));
 	else {

@@ -137,5 +137,47 @@ for policy in nodelay-once cork-toggle msg-more batch; do
 	fi
 done
 
+# A slow reader (4 KiB window): sends are cut and refused with EAGAIN, and the rest
+# must go out later with the policy's flags: MSG_MORE stays on every send until the
+# response's last PDU, whose bytes (however many sends they take) go without it.
+# About 6 MB of response: more than the kernel's send buffer holds, so sends get cut.
+SLOW_N=3000
+bench/gen-ldif.sh $SLOW_N $BASE 2000 > "$work/slow.ldif"
+for policy in msg-more batch; do
+	write_conf "$policy"
+	sed -i "s#^database = .*#database = $work/slow.mdb#" "$work/minidir.conf"
+	[ "$policy" = batch ] && sed -i 's/^batch_bytes = .*/batch_bytes = 8K/' "$work/minidir.conf"
+	[ -f "$work/slow.mdb" ] || "$BUILD/minidir-import" -q -f "$work/minidir.conf" "$work/slow.ldif"
+	strace -f -qq -e trace=sendto,sendmsg -o "$work/trace" \
+		"$BUILD/minidir" -f "$work/minidir.conf" 2> "$work/log" &
+	strace_pid=$!
+	port=
+	for _ in $(seq 1 100); do
+		port=$(sed -n 's#.*listening on ldap://127.0.0.1:\([0-9]*\)/.*#\1#p' "$work/log")
+		[ -n "$port" ] && break
+		sleep 0.05
+	done
+	server_pid=$(pgrep -P "$strace_pid" | head -1)
+	out=$(timeout 90 "$BUILD/tests/integration/ldapclient" slowread 127.0.0.1 "$port" "ou=people,$BASE" $SLOW_N 2>&1)
+	stop_server
+	case $out in
+	"ok - "*) ok "$policy: ${out#ok - }" ;;
+	*) not_ok "$policy: $out" ;;
+	esac
+	# Sends refused (EAGAIN) or cut short (returned less than asked).
+	eagain=$(grep -c 'sendto(.*= -1 EAGAIN' "$work/trace")
+	short=$(sed -nE 's/.*sendto\(.*, ([0-9]+), [A-Z_|]+, NULL, 0\) = ([0-9]+)$/\1 \2/p' "$work/trace" |
+		awk '$2 < $1 { n++ } END { print n + 0 }')
+	cut=$((eagain + short))
+	# The MSG_MORE flags in order: no plain send may come before a MSG_MORE one.
+	order=$(awk '/sendto\(/ && !/= -1 EAGAIN/ { if (/MSG_MORE/) { if (plain) bad++ } else plain = 1 } END { print bad + 0 }' "$work/trace")
+	last_more=$(awk '/sendto\(/ && !/= -1 EAGAIN/ { last = /MSG_MORE/ } END { print last + 0 }' "$work/trace")
+	if [ "$cut" -gt 0 ] && [ "$order" = 0 ] && [ "$last_more" = 0 ]; then
+		ok "$policy: $cut sends refused or cut; MSG_MORE held on every send until the last PDU's"
+	else
+		not_ok "$policy: $cut sends cut, $order MSG_MORE sends after a plain one, last send MSG_MORE=$last_more"
+	fi
+done
+
 echo "# policies: $pass passed, $fail failed"
 [ "$fail" = 0 ]
