@@ -145,6 +145,8 @@ static bool has_option(const char *opts, size_t len, const char *o, size_t olen)
 
 bool match_desc(const char *want, size_t wlen, const char *have, size_t hlen)
 {
+	if (wlen == 0 || hlen == 0)
+		return false; /* an empty description names nothing */
 	const char *ws = memchr(want, ';', wlen), *hs = memchr(have, ';', hlen);
 	size_t wb = ws ? (size_t)(ws - want) : wlen, hb = hs ? (size_t)(hs - have) : hlen;
 	if (wb != hb || strncasecmp(want, have, wb) != 0)

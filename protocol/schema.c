@@ -355,7 +355,7 @@ bool schema_loaded(void)
 
 const struct schema_attr *schema_attr_find(const char *name, size_t len)
 {
-	if (!S.loaded)
+	if (!S.loaded || len == 0)
 		return NULL;
 	const char *semi = memchr(name, ';', len);
 	if (semi)
@@ -365,7 +365,7 @@ const struct schema_attr *schema_attr_find(const char *name, size_t len)
 
 const struct schema_oc *schema_oc_find(const char *name, size_t len)
 {
-	return S.loaded ? lookup(S.oc_slots, name, len) : NULL;
+	return S.loaded && len ? lookup(S.oc_slots, name, len) : NULL;
 }
 
 size_t schema_attr_count(void)

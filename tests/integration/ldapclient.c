@@ -8,6 +8,7 @@
  *   ldapclient stall HOST PORT BASE [HOLD_SECONDS]
  *   ldapclient concurrent HOST PORT BASE N
  *   ldapclient slowread HOST PORT BASE ENTRIES
+ *   ldapclient fuzz HOST PORT BASE COUNT SEED
  *
  * Prints "ok - ..." lines; exits 1 on the first failure.
  */
@@ -16,6 +17,7 @@
 #include <ldap.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -339,6 +341,115 @@ static void cmd_slowread(const char *base, int want)
 	       entries);
 }
 
+/* xorshift: a deterministic stream for the mutations, seeded from the command line. */
+static uint32_t rnd_state;
+static uint32_t rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 17;
+	rnd_state ^= rnd_state << 5;
+	return rnd_state;
+}
+
+/* Valid requests of every kind minidir decodes, as seeds for mutation. */
+static struct berval *seed_pdu(int kind, const char *base)
+{
+	BerElement *ber = ber_alloc_t(LBER_USE_DER);
+	int rc = 0;
+	switch (kind) {
+	case 0: /* search with an AND/OR/NOT/substring/extensible filter, attributes, controls */
+		rc = ber_printf(ber, "{it{seeiib", 5, (ber_tag_t)LDAP_REQ_SEARCH, base,
+		                LDAP_SCOPE_SUBTREE, 0, 10, 5, 0);
+		rc |= ber_printf(
+		    ber, "t{t{ss}t{t{ss}t{s{tsts}}}t{tststb}}", (ber_tag_t)LDAP_FILTER_AND,
+		    (ber_tag_t)LDAP_FILTER_EQUALITY, "objectClass", "person",
+		    (ber_tag_t)LDAP_FILTER_OR, (ber_tag_t)LDAP_FILTER_GE, "uidNumber", "10",
+		    (ber_tag_t)LDAP_FILTER_SUBSTRINGS, "cn", (ber_tag_t)LDAP_SUBSTRING_INITIAL,
+		    "us", (ber_tag_t)LDAP_SUBSTRING_FINAL, "e", (ber_tag_t)LDAP_FILTER_EXT,
+		    (ber_tag_t)LDAP_FILTER_EXT_OID, "caseExactMatch",
+		    (ber_tag_t)LDAP_FILTER_EXT_VALUE, "x", (ber_tag_t)LDAP_FILTER_EXT_DNATTRS, 1);
+		rc |= ber_printf(
+		    ber, "{ss}}t{{sbo}{sbo}}}", "cn", "+", (ber_tag_t)LDAP_TAG_CONTROLS,
+		    "1.2.840.113556.1.4.319", 1, "\x30\x05\x02\x01\x02\x04\x00", (ber_len_t)7,
+		    "1.2.840.113556.1.4.473", 0, "\x30\x06\x30\x04\x04\x02\x63\x6e", (ber_len_t)8);
+		break;
+	case 1: /* simple bind */
+		rc = ber_printf(ber, "{it{ists}}", 6, (ber_tag_t)LDAP_REQ_BIND, 3, base,
+		                (ber_tag_t)LDAP_AUTH_SIMPLE, "secret");
+		break;
+	case 2: /* compare */
+		rc =
+		    ber_printf(ber, "{it{s{ss}}}", 7, (ber_tag_t)LDAP_REQ_COMPARE, base, "cn", "x");
+		break;
+	default: /* WhoAmI */
+		rc = ber_printf(ber, "{it{ts}}", 8, (ber_tag_t)LDAP_REQ_EXTENDED,
+		                (ber_tag_t)LDAP_TAG_EXOP_REQ_OID, "1.3.6.1.4.1.4203.1.11.3");
+		break;
+	}
+	if (rc < 0)
+		FAIL("fuzz: ber_printf seed %d", kind);
+	return encode(ber);
+}
+
+/*
+ * Sends n mutated requests (bytes flipped, inserted, deleted, lengths
+ * changed), each on its own connection, and reads whatever comes back until
+ * the server answers or closes. Then the server must still answer a search.
+ */
+static void cmd_fuzz(const char *base, int n, unsigned seed)
+{
+	rnd_state = seed ? seed : 1;
+	unsigned char buf[4096], junk[65536];
+	for (int i = 0; i < n; i++) {
+		struct berval *s = seed_pdu((int)(rnd() % 4), base);
+		size_t len = s->bv_len < sizeof(buf) - 64 ? s->bv_len : sizeof(buf) - 64;
+		memcpy(buf, s->bv_val, len);
+		ber_bvfree(s);
+		for (int m = 1 + (int)(rnd() % 4); m > 0; m--) {
+			size_t at = rnd() % len;
+			switch (rnd() % 4) {
+			case 0:
+				buf[at] ^= (unsigned char)(1u << (rnd() % 8));
+				break;
+			case 1:
+				buf[at] = (unsigned char)rnd();
+				break;
+			case 2: /* delete a byte */
+				memmove(buf + at, buf + at + 1, len - at - 1);
+				len--;
+				break;
+			default: /* insert a byte */
+				memmove(buf + at + 1, buf + at, len - at);
+				buf[at] = (unsigned char)rnd();
+				len++;
+				break;
+			}
+			if (len < 2)
+				break;
+		}
+		int fd = connect_raw(0);
+		struct timeval tv = {2, 0};
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		send(fd, buf, len, MSG_NOSIGNAL);
+		shutdown(fd, SHUT_WR); /* an incomplete PDU then meets end of input */
+		while (recv(fd, junk, sizeof(junk), 0) > 0)
+			;
+		close(fd);
+	}
+	char uri[256];
+	snprintf(uri, sizeof(uri), "ldap://%s:%s", host, port);
+	LDAP *ld;
+	LDAPMessage *res;
+	int v3 = LDAP_VERSION3;
+	if (ldap_initialize(&ld, uri) || ldap_set_option(ld, LDAP_OPT_PROTOCOL_VERSION, &v3) ||
+	    ldap_search_ext_s(ld, base, LDAP_SCOPE_BASE, "(objectClass=*)", NULL, 0, NULL, NULL,
+	                      NULL, 0, &res) != LDAP_SUCCESS)
+		FAIL("fuzz: the server does not answer after %d mutated requests", n);
+	ldap_msgfree(res);
+	ldap_unbind_ext_s(ld, NULL, NULL);
+	printf("ok - fuzz: %d mutated requests (seed %u), the server still answers\n", n, seed);
+}
+
 static void cmd_concurrent(const char *base, int n)
 {
 	char uri[256];
@@ -399,6 +510,8 @@ int main(int argc, char **argv)
 		cmd_pipeline(base);
 	else if (strcmp(cmd, "stall") == 0 && argc > 4)
 		cmd_stall(base, argc > 5 ? atoi(argv[5]) : 0);
+	else if (strcmp(cmd, "fuzz") == 0 && argc > 6)
+		cmd_fuzz(base, atoi(argv[5]), (unsigned)strtoul(argv[6], NULL, 10));
 	else if (strcmp(cmd, "slowread") == 0 && argc > 5)
 		cmd_slowread(base, atoi(argv[5]));
 	else if (strcmp(cmd, "concurrent") == 0 && argc > 5)

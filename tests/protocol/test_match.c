@@ -94,6 +94,20 @@ START_TEST(rule_names)
 }
 END_TEST
 
+START_TEST(descriptions)
+{
+	ck_assert(match_desc("description", 11, "description", 11));
+	ck_assert(match_desc("DESCRIPTION", 11, "description;lang-en", 19));
+	ck_assert(match_desc("description;lang-en", 19, "description;LANG-EN", 19));
+	ck_assert(!match_desc("description;lang-en", 19, "description", 11));
+	ck_assert(!match_desc("description;lang-de", 19, "description;lang-en", 19));
+	ck_assert(!match_desc("desc", 4, "description", 11));
+	/* An empty name (a client may send one) selects nothing and reads nothing. */
+	ck_assert(!match_desc(NULL, 0, "cn", 2));
+	ck_assert(!match_desc("cn", 2, NULL, 0));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("match");
@@ -105,6 +119,7 @@ int main(void)
 	tcase_add_test(tc, integer);
 	tcase_add_test(tc, dn_and_none);
 	tcase_add_test(tc, rule_names);
+	tcase_add_test(tc, descriptions);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
