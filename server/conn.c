@@ -37,13 +37,14 @@ static void set_events(struct conn *c, uint32_t events)
 }
 
 /*
- * Whether to read more input now. While a search runs, requests wait in the
- * buffer (only an Abandon is acted on early), so reading stops once a full
- * PDU's worth is waiting: memory stays bounded however much a client sends.
+ * Whether to read more input now. While a search runs or the socket is full,
+ * requests wait in the buffer (only an Abandon is acted on early), so reading
+ * stops once a full PDU's worth is waiting: memory stays bounded however much
+ * a client sends.
  */
 static bool may_read(const struct conn *c)
 {
-	return !c->search || buf_pending(&c->in) < c->w->srv->cfg.max_pdu_bytes;
+	return (!c->search && !c->blocked) || buf_pending(&c->in) < c->w->srv->cfg.max_pdu_bytes;
 }
 
 /* Which events c waits for now: output room when blocked, else input while it may read. */
@@ -52,7 +53,7 @@ static void update_events(struct conn *c)
 	uint32_t ev = 0;
 	if (c->blocked)
 		ev |= EPOLLOUT;
-	else if (!c->closing && may_read(c))
+	if (!c->closing && may_read(c))
 		ev |= EPOLLIN;
 	set_events(c, ev);
 }
@@ -261,7 +262,7 @@ static bool is_abandon(const unsigned char *p, size_t len)
 static void process_input(struct conn *c)
 {
 	struct worker *w = c->w;
-	while (!c->closing && !c->blocked) {
+	while (!c->closing) {
 		size_t len = 0;
 		const unsigned char *p = c->in.data + c->in.off;
 		enum frame_status fs =
@@ -276,8 +277,9 @@ static void process_input(struct conn *c)
 			disconnect(c, LDAP_PROTOCOL_ERROR, "malformed LDAPMessage");
 			return;
 		}
-		/* A search is running: only an AbandonRequest ([APPLICATION 16]) may pass. */
-		if (c->search && !is_abandon(p, len))
+		/* A search is running or the socket is full: only an AbandonRequest
+		 * ([APPLICATION 16]) may pass, the rest waits its turn. */
+		if ((c->search || c->blocked) && !is_abandon(p, len))
 			break;
 		struct ldap_request req;
 		const char *why;

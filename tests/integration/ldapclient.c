@@ -9,6 +9,7 @@
  *   ldapclient concurrent HOST PORT BASE N
  *   ldapclient slowread HOST PORT BASE ENTRIES
  *   ldapclient fuzz HOST PORT BASE COUNT SEED
+ *   ldapclient abandon HOST PORT BASE ENTRIES
  *
  * Prints "ok - ..." lines; exits 1 on the first failure.
  */
@@ -341,6 +342,60 @@ static void cmd_slowread(const char *base, int want)
 	       entries);
 }
 
+/*
+ * Abandon (RFC 4511 4.11): a large search is started on a slow connection and
+ * abandoned; its SearchResultDone must never come, fewer than all entries may
+ * arrive, and the same connection must then answer a new request.
+ */
+static void cmd_abandon(const char *base, int total)
+{
+	int fd = connect_raw(4096);
+	BerElement *ber = ber_alloc_t(LBER_USE_DER);
+	ber_printf(ber, "{it{seeiibts{}}}", 1, (ber_tag_t)LDAP_REQ_SEARCH, base,
+	           LDAP_SCOPE_ONELEVEL, LDAP_DEREF_NEVER, 0, 0, 0, (ber_tag_t)LDAP_FILTER_PRESENT,
+	           "objectClass");
+	struct berval *search = encode(ber);
+	ber = ber_alloc_t(LBER_USE_DER);
+	ber_printf(ber, "{iti}", 2, (ber_tag_t)LDAP_REQ_ABANDON, 1);
+	struct berval *abandon = encode(ber);
+	struct berval *next = search_pdu(3, base);
+	send_all(fd, search->bv_val, search->bv_len);
+	usleep(50000); /* the search starts and fills the socket */
+	send_all(fd, abandon->bv_val, abandon->bv_len);
+	send_all(fd, next->bv_val, next->bv_len);
+	Sockbuf *sb = ber_sockbuf_alloc();
+	ber_sockbuf_ctrl(sb, LBER_SB_OPT_SET_FD, &fd);
+	ber_sockbuf_add_io(sb, &ber_sockbuf_io_tcp, LBER_SBIOD_LEVEL_PROVIDER, NULL);
+	int entries1 = 0, done3 = 0;
+	while (!done3) {
+		BerElement *m = ber_alloc_t(LBER_USE_DER);
+		ber_len_t len;
+		ber_int_t id;
+		if (next_message(sb, m) != LBER_SEQUENCE || ber_get_int(m, &id) == LBER_DEFAULT)
+			FAIL("abandon: the connection broke");
+		ber_tag_t t = ber_peek_tag(m, &len);
+		if (id == 1 && t == LDAP_RES_SEARCH_RESULT)
+			FAIL("abandon: the abandoned search still sent its SearchResultDone");
+		if (id == 1)
+			entries1++;
+		if (id == 3 && t == LDAP_RES_SEARCH_RESULT)
+			done3 = 1;
+		ber_free(m, 1);
+	}
+	int none = -1;
+	ber_sockbuf_ctrl(sb, LBER_SB_OPT_SET_FD, &none);
+	ber_sockbuf_free(sb);
+	close(fd);
+	ber_bvfree(search);
+	ber_bvfree(abandon);
+	ber_bvfree(next);
+	if (entries1 >= total)
+		FAIL("abandon: all %d entries came anyway", entries1);
+	printf("ok - abandon: the search stopped after %d of %d entries, no result, and the "
+	       "connection answered the next request\n",
+	       entries1, total);
+}
+
 /* xorshift: a deterministic stream for the mutations, seeded from the command line. */
 static uint32_t rnd_state;
 static uint32_t rnd(void)
@@ -512,6 +567,8 @@ int main(int argc, char **argv)
 		cmd_stall(base, argc > 5 ? atoi(argv[5]) : 0);
 	else if (strcmp(cmd, "fuzz") == 0 && argc > 6)
 		cmd_fuzz(base, atoi(argv[5]), (unsigned)strtoul(argv[6], NULL, 10));
+	else if (strcmp(cmd, "abandon") == 0 && argc > 5)
+		cmd_abandon(base, atoi(argv[5]));
 	else if (strcmp(cmd, "slowread") == 0 && argc > 5)
 		cmd_slowread(base, atoi(argv[5]));
 	else if (strcmp(cmd, "concurrent") == 0 && argc > 5)

@@ -179,5 +179,25 @@ for policy in msg-more batch; do
 	fi
 done
 
+# Abandon of a search that is stuck on a full socket (the same large directory).
+write_conf nodelay-once
+sed -i "s#^database = .*#database = $work/slow.mdb#" "$work/minidir.conf"
+"$BUILD/minidir" -f "$work/minidir.conf" 2> "$work/log" &
+server_pid=$!
+port=
+for _ in $(seq 1 100); do
+	port=$(sed -n 's#.*listening on ldap://127.0.0.1:\([0-9]*\)/.*#\1#p' "$work/log")
+	[ -n "$port" ] && break
+	sleep 0.05
+done
+out=$(timeout 60 "$BUILD/tests/integration/ldapclient" abandon 127.0.0.1 "$port" "ou=people,$BASE" $SLOW_N 2>&1)
+case $out in
+"ok - "*) ok "${out#ok - }" ;;
+*) not_ok "$out" ;;
+esac
+kill "$server_pid"
+wait "$server_pid" 2> /dev/null
+server_pid=
+
 echo "# policies: $pass passed, $fail failed"
 [ "$fail" = 0 ]
