@@ -79,6 +79,7 @@ integration: $(BINS) $(ITEST_BIN)
 	@BUILD=$(B) ./tests/conformance/run.sh
 
 bench: deps all
+	@./scripts/deps.sh bench
 	@./bench/run.sh
 
 format:

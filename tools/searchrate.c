@@ -417,6 +417,7 @@ struct slot {
 struct conn {
 	LDAP *ld; /* NULL while down */
 	int fd;
+	Sockbuf *sb; /* ld's socket buffer: the readahead layer may hold whole messages */
 	int outstanding;
 	struct slot
 	    *slots; /* open addressing by msgid, linear probing, at least 2x max in flight */
@@ -536,6 +537,7 @@ static int conn_open(struct conn *c, char **diag)
 		return rc;
 	}
 	c->ld = ld;
+	c->sb = sb;
 	c->outstanding = 0;
 	return LDAP_SUCCESS;
 }
@@ -548,6 +550,7 @@ static void conn_close(struct worker *w, struct conn *c)
 	c->outstanding = 0;
 	ldap_unbind_ext(c->ld, NULL, NULL);
 	c->ld = NULL;
+	c->sb = NULL;
 }
 
 /*
@@ -698,7 +701,8 @@ static void *worker_main(void *arg)
 	const int conn_max = cfg.async ? cfg.max_outstanding : 1;
 	struct pollfd *pfd = calloc((size_t)w->nconns, sizeof(*pfd));
 	struct conn **pconn = calloc((size_t)w->nconns, sizeof(*pconn));
-	if (!pfd || !pconn) {
+	bool *pconn_ready = calloc((size_t)w->nconns, sizeof(*pconn_ready));
+	if (!pfd || !pconn || !pconn_ready) {
 		perror("searchrate");
 		exit(1);
 	}
@@ -745,9 +749,20 @@ static void *worker_main(void *arg)
 		} else if (npoll > 1) {
 			struct timespec ts = {(time_t)(wait / NS_PER_SEC),
 			                      (long)(wait % NS_PER_SEC)};
+			/* Messages the readahead layer already read never wake ppoll: such a
+			 * connection counts as readable, and ppoll only looks at the others. */
+			int buffered = 0;
+			for (int i = 0; i < npoll; i++) {
+				pconn_ready[i] = pconn[i]->sb &&
+				                 ber_sockbuf_ctrl(pconn[i]->sb,
+				                                  LBER_SB_OPT_DATA_READY, NULL) > 0;
+				buffered += pconn_ready[i];
+			}
+			if (buffered)
+				ts = (struct timespec){0, 0};
 			int n = ppoll(pfd, (nfds_t)npoll, &ts, NULL);
-			for (int i = 0; n > 0 && i < npoll; i++) {
-				if (!pfd[i].revents)
+			for (int i = 0; (n > 0 || buffered) && i < npoll; i++) {
+				if (!pfd[i].revents && !pconn_ready[i])
 					continue;
 				/* Read what has arrived (libldap then holds no whole message back),
 				 * replacing each finished request at once to keep the pipeline
@@ -776,6 +791,7 @@ static void *worker_main(void *arg)
 	}
 	free(pfd);
 	free(pconn);
+	free(pconn_ready);
 	return NULL;
 }
 

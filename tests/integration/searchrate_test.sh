@@ -64,6 +64,18 @@ done
 if grep -qE '^ *Latency ms: +min [0-9.]+ +p50 [0-9.]+ +p90 [0-9.]+ +p99 [0-9.]+ +p99\.9 [0-9.]+' "$work/uid.out"; then ok "uid lookups: latency percentiles p50/p90/p99/p99.9"; else not_ok "uid lookups: no latency percentiles"; show uid; fi
 if grep -qE '^ *searchrate CPU: +[0-9.]+ s .*% of one core' "$work/uid.out"; then ok "uid lookups: reports its own CPU use"; else not_ok "uid lookups: no CPU line"; show uid; fi
 
+# --- several connections per thread, one request each: none may stall -----------------------
+# (a response read ahead by libldap once never woke ppoll, and the rate fell to 0)
+sr stall -b "ou=people,$BASE" -s one -f "(uid=user[0-9])" -a -O 1 -t 2 --numConnections 8 -i 1 -I 4
+last=$(table_rows stall | tail -1 | awk '{ print $1 }')
+inflight=$(sed -n 's/^ *In flight at stop: *\([0-9]*\).*/\1/p' "$work/stall.out")
+if [ "$rc" = 0 ] && awk -v v="${last:-0}" 'BEGIN { exit !(v > 0) }'; then
+	ok "8 connections on 2 threads keep running (last interval $last searches/s, $inflight in flight at stop)"
+else
+	not_ok "8 connections on 2 threads stalled (last interval ${last:-none})"
+	show stall
+fi
+
 # --- asynchronous, sequential pattern, several connections per thread, warm-up -----------------
 sr async -b "ou=people,$BASE" -s one -f "(uid=user[0:9])" -A uid -a -O 10 -t 2 --numConnections 4 -i 1 -I 1 --warmUpIntervals 1
 n=$(summary_value async "Total searches")
