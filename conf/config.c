@@ -261,7 +261,7 @@ static void set_defaults(struct config *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->threads = 2;
-	c->send_policy = SEND_NODELAY_ONCE;
+	c->send_policy = SEND_BATCH;
 	c->batch_bytes = 64 * 1024;
 	c->max_pdu_bytes = 1024 * 1024;
 	c->max_pending_bytes = 4 * 1024 * 1024;

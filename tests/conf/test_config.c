@@ -162,7 +162,7 @@ START_TEST(defaults)
 	struct config cfg;
 	load_ok(BASE, &cfg);
 	ck_assert_int_eq(cfg.threads, 2);
-	ck_assert_int_eq(cfg.send_policy, SEND_NODELAY_ONCE);
+	ck_assert_int_eq(cfg.send_policy, SEND_BATCH);
 	ck_assert_int_eq(cfg.nlisten, 1);
 	ck_assert_str_eq(cfg.listen[0].host, "127.0.0.1");
 	ck_assert_str_eq(cfg.listen[0].port, "3389");

@@ -222,19 +222,19 @@ expect_rc "assertion control that fails: assertionFailed" 122 ls_ -b "uid=user3,
 expect_rc "cn=monitor refused to anonymous clients by default" 50 ls_ -b cn=monitor
 expect_grep "cn=monitor readable by the rootdn" "^opsSearch: " ls_ -D "cn=admin,$BASE" -w root-secret -b cn=monitor -s base
 expect_count "cn=monitor has the server entry and one entry per policy" 5 -D "cn=admin,$BASE" -w root-secret -b cn=monitor
-expect_grep "cn=monitor reports the send policy" "^sendPolicy: nodelay-once" ls_ -D "cn=admin,$BASE" -w root-secret -b cn=monitor -s base
+expect_grep "cn=monitor reports the send policy" "^sendPolicy: batch" ls_ -D "cn=admin,$BASE" -w root-secret -b cn=monitor -s base
 expect_rc "a missing monitor entry is noSuchObject" 32 ls_ -D "cn=admin,$BASE" -w root-secret -b cn=nothing,cn=monitor
 mon_value() { ls_ -D "cn=admin,$BASE" -w root-secret -b "cn=$1,cn=monitor" -s base "$2" | sed -n "s/^$2: //p"; }
-before_batch=$(mon_value batch connections)
+before_batch=$(mon_value msg-more connections)
 cp "$work/minidir.conf" "$work/minidir.conf.orig"
-printf 'send_policy = batch\nmonitor_access = anonymous\n' >> "$work/minidir.conf"
+printf 'send_policy = msg-more\nmonitor_access = anonymous\n' >> "$work/minidir.conf"
 kill -HUP "$server_pid"
 for _ in $(seq 1 50); do grep -q "SIGHUP: configuration .* reloaded" "$work/server.log" && break; sleep 0.05; done
-expect_grep "SIGHUP logs the new send policy" "send_policy nodelay-once -> batch" cat "$work/server.log"
+expect_grep "SIGHUP logs the new send policy" "send_policy batch -> msg-more" cat "$work/server.log"
 expect_count "a search after SIGHUP still works" 1 -b "$PEOPLE" -s base
-after_batch=$(mon_value batch connections)
-[ "$after_batch" -gt "$before_batch" ] && ok "connections accepted after SIGHUP use the new policy (batch connections $before_batch -> $after_batch)" || not_ok "batch connections $before_batch -> $after_batch"
-expect_grep "monitor_access reloaded: anonymous may read cn=monitor" "^sendPolicy: batch" ls_ -b cn=monitor -s base
+after_batch=$(mon_value msg-more connections)
+[ "$after_batch" -gt "$before_batch" ] && ok "connections accepted after SIGHUP use the new policy (msg-more connections $before_batch -> $after_batch)" || not_ok "msg-more connections $before_batch -> $after_batch"
+expect_grep "monitor_access reloaded: anonymous may read cn=monitor" "^sendPolicy: msg-more" ls_ -b cn=monitor -s base
 printf 'threads = banana\n' >> "$work/minidir.conf"
 kill -HUP "$server_pid"
 for _ in $(seq 1 50); do grep -q "keeping the running configuration" "$work/server.log" && break; sleep 0.05; done
