@@ -18,6 +18,7 @@
 #include "server/log.h"
 #include "server/ops.h"
 #include "protocol/controls.h"
+#include "server/search_alias.h"
 #include "server/search_sort.h"
 #include "storage/candidates.h"
 
@@ -27,6 +28,7 @@
 struct search_op {
 	int32_t msgid;
 	int scope;
+	int deref; /* derefAliases of the request */
 	entry_id base_id;
 	struct buf base_key;
 	struct filter *filter;
@@ -277,6 +279,10 @@ static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view 
 		return STEP_ERROR;
 	if (!in_scope(s, *id, e))
 		return STEP_SKIP;
+	/* derefInSearching: an alias below the base stands for its target. */
+	if ((s->deref & LDAP_DEREF_SEARCHING) && *id != s->base_id && search_is_alias(e) &&
+	    search_deref(&w->srv->db, w->txn, id, e) != LDAP_SUCCESS)
+		return STEP_SKIP; /* a dangling alias matches nothing */
 	struct filter_ctx fctx = {
 	    .dn = e->dn, .dnlen = e->dnlen, .hidden = hidden_for(c, e), .scratch = &w->scratch};
 	if (s->filter_oper) { /* the filter names computed attributes (entryDN, ...) */
@@ -607,6 +613,7 @@ void op_search(struct conn *c, struct ldap_request *req)
 	}
 	s->msgid = req->msgid;
 	s->scope = r->scope;
+	s->deref = r->deref;
 	set_limits(c, s, r);
 	s->page_size = paged ? page_size : 0;
 	s->filter = r->filter;
@@ -619,6 +626,22 @@ void op_search(struct conn *c, struct ldap_request *req)
 		return;
 	}
 	int rc = db_dn2id(db, w->txn, s->base_key.data, s->base_key.len, &s->base_id);
+	if (rc == 0 && (r->deref & LDAP_DEREF_FINDING)) {
+		/* derefFindingBaseObj: the search starts at the alias's target. */
+		struct entry_view be;
+		int d = db_get_entry(db, w->txn, s->base_id, &be) == 0
+		            ? search_deref(db, w->txn, &s->base_id, &be)
+		            : LDAP_OTHER;
+		if (d == LDAP_SUCCESS) {
+			s->base_key.off = s->base_key.len = 0;
+			d = buf_append(&s->base_key, be.key, be.keylen) < 0 ? LDAP_OTHER : d;
+		}
+		if (d != LDAP_SUCCESS) {
+			mdb_txn_reset(w->txn);
+			search_finish(c, d, NULL, NULL);
+			return;
+		}
+	}
 	int asserted = rc == 0 ? check_assertion(c, req, s->base_id) : LDAP_SUCCESS;
 	if (asserted != LDAP_SUCCESS) {
 		mdb_txn_reset(w->txn);

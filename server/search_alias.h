@@ -1,0 +1,20 @@
+/* Alias dereferencing for searches (server/search_alias.c). */
+#ifndef MINIDIR_SERVER_SEARCH_ALIAS_H
+#define MINIDIR_SERVER_SEARCH_ALIAS_H
+
+#include <lmdb.h>
+#include <stdbool.h>
+
+#include "storage/db.h"
+
+/* True if e is of object class alias. */
+bool search_is_alias(const struct entry_view *e);
+
+/*
+ * While e (entry *id) is an alias, replaces both with the entry its
+ * aliasedObjectName names. Returns LDAP_SUCCESS, aliasProblem (33) when a
+ * target is missing or not a DN, or aliasDereferencingProblem (36) for a loop.
+ */
+int search_deref(const struct db *db, MDB_txn *txn, entry_id *id, struct entry_view *e);
+
+#endif
