@@ -33,6 +33,18 @@ static const char *const builtin_attrs[] = {
     "( 2.5.18.2 NAME 'modifyTimestamp' EQUALITY generalizedTimeMatch "
     "ORDERING generalizedTimeOrderingMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.24 "
     "SINGLE-VALUE NO-USER-MODIFICATION USAGE directoryOperation )",
+    "( 2.5.18.3 NAME 'creatorsName' EQUALITY distinguishedNameMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.12 SINGLE-VALUE NO-USER-MODIFICATION "
+    "USAGE directoryOperation )",
+    "( 2.5.18.4 NAME 'modifiersName' EQUALITY distinguishedNameMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.12 SINGLE-VALUE NO-USER-MODIFICATION "
+    "USAGE directoryOperation )",
+    /* Replication state slapcat writes (OpenLDAP's OIDs): read and dropped at import. */
+    "( 1.3.6.1.4.1.4203.666.1.7 NAME 'entryCSN' EQUALITY CSNMatch "
+    "SYNTAX 1.3.6.1.4.1.4203.666.11.2.1{64} SINGLE-VALUE NO-USER-MODIFICATION "
+    "USAGE directoryOperation )",
+    "( 1.3.6.1.4.1.4203.666.1.25 NAME 'contextCSN' EQUALITY CSNMatch "
+    "SYNTAX 1.3.6.1.4.1.4203.666.11.2.1{64} NO-USER-MODIFICATION USAGE dSAOperation )",
     "( 2.5.18.9 NAME 'hasSubordinates' EQUALITY booleanMatch "
     "SYNTAX 1.3.6.1.4.1.1466.115.121.1.7 SINGLE-VALUE NO-USER-MODIFICATION "
     "USAGE directoryOperation )",

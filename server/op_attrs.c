@@ -12,8 +12,9 @@
 #include "server/ops.h"
 
 static const char *const op_attr_names[] = {
-    "structuralObjectClass", "entryDN",         "entryUUID",
-    "subschemaSubentry",     "hasSubordinates", "numSubordinates",
+    "createTimestamp",       "modifyTimestamp", "creatorsName", "modifiersName",
+    "structuralObjectClass", "entryDN",         "entryUUID",    "subschemaSubentry",
+    "hasSubordinates",       "numSubordinates",
 };
 
 bool op_attrs_in_filter(const struct filter *f)
@@ -86,6 +87,23 @@ int op_attrs_build(struct buf *out, const struct attr_select *sel, const struct 
 			v.bv_val = oc->name;
 			v.bv_len = strlen(oc->name);
 			rc |= response_put_attr(out, "structuralObjectClass", &v, 1, to);
+		}
+	}
+	/* The import made every entry: its time and identity are theirs. */
+	if (db->created[0]) {
+		const char *stamps[] = {"createTimestamp", "modifyTimestamp"};
+		const char *names[] = {"creatorsName", "modifiersName"};
+		for (int i = 0; i < 2; i++) {
+			v.bv_val = (char *)db->created;
+			v.bv_len = strlen(db->created);
+			if (attr_select_wants(sel, stamps[i]))
+				rc |= response_put_attr(out, stamps[i], &v, 1, to);
+		}
+		for (int i = 0; i < 2 && db->creator[0]; i++) {
+			v.bv_val = (char *)db->creator;
+			v.bv_len = strlen(db->creator);
+			if (attr_select_wants(sel, names[i]))
+				rc |= response_put_attr(out, names[i], &v, 1, to);
 		}
 	}
 	if (attr_select_wants(sel, "entryDN")) {

@@ -64,6 +64,10 @@ static int load_meta(struct db *db, MDB_txn *txn, const char *path, char *err, s
 		return fail(err, errlen, "bad suffix", path, MDB_CORRUPTED);
 	if ((rc = meta_get(txn, db->meta, "entries", &v)) == 0 && v.mv_size == sizeof(size_t))
 		memcpy(&db->entries, v.mv_data, sizeof(size_t));
+	if (meta_get(txn, db->meta, "created", &v) == 0 && v.mv_size < sizeof(db->created))
+		memcpy(db->created, v.mv_data, v.mv_size);
+	if (meta_get(txn, db->meta, "creator", &v) == 0 && v.mv_size < sizeof(db->creator))
+		memcpy(db->creator, v.mv_data, v.mv_size);
 	if ((rc = meta_get(txn, db->meta, "indexes", &v)) != 0)
 		return fail(err, errlen, "reading index list", path, rc);
 	const char *p = v.mv_data, *end = p + v.mv_size;

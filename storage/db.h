@@ -40,6 +40,8 @@ struct db {
 	struct buf suffix;     /* normalized suffix DN */
 	struct buf suffix_key; /* its reversed key */
 	size_t entries;
+	char created[32];   /* when the import ran, GeneralizedTime */
+	char creator[1024]; /* the DN the import ran as ("" if none) */
 };
 
 /*

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "protocol/dn.h"
@@ -144,6 +145,18 @@ static int take_uuid(struct importer *im, LDAPMod **mods, unsigned char uuid[16]
  */
 static int canonical_names(LDAPMod **mods, struct buf *names)
 {
+	/* Operational attributes (slapcat writes them) are the server's own, not stored;
+	 * entryUUID is taken apart before this and kept in the record header. */
+	int kept = 0;
+	for (int i = 0; mods && mods[i]; i++) {
+		const struct schema_attr *at =
+		    schema_attr_find(mods[i]->mod_type, strlen(mods[i]->mod_type));
+		if (at && at->operational && strcasecmp(at->name, "entryUUID") != 0)
+			continue;
+		mods[kept++] = mods[i];
+	}
+	if (mods)
+		mods[kept] = NULL;
 	names->off = names->len = 0;
 	size_t offs[256];
 	int n = 0;
@@ -320,8 +333,18 @@ int ldif_import(const char *ldif_path, const char *db_path, const struct import_
 	rc = import_records(&im, fp);
 	if (rc == 0) {
 		size_t n = im.next_id - 1;
+		char stamp[32];
+		time_t now = time(NULL);
+		struct tm tm;
+		gmtime_r(&now, &tm);
+		strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%SZ", &tm);
+		const char *creator = opts->creator ? opts->creator : "";
 		MDB_val k = {7, "entries"}, v = {sizeof(n), &n};
-		if ((rc = mdb_put(im.txn, im.db.meta, &k, &v, 0)) != 0)
+		MDB_val kc = {7, "created"}, vc = {strlen(stamp), stamp};
+		MDB_val kw = {7, "creator"}, vw = {strlen(creator), (void *)creator};
+		if ((rc = mdb_put(im.txn, im.db.meta, &k, &v, 0)) != 0 ||
+		    (rc = mdb_put(im.txn, im.db.meta, &kc, &vc, 0)) != 0 ||
+		    (rc = mdb_put(im.txn, im.db.meta, &kw, &vw, 0)) != 0)
 			report(&im, im.line, "writing database: %s", mdb_strerror(rc));
 		else
 			rc = commit_and_renew(&im, false);

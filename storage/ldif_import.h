@@ -5,7 +5,10 @@
  * Import is atomic: the new database is built in "<db>.tmp.<pid>" and renamed
  * over <db> only when every record was accepted, so a failed or interrupted
  * import leaves the previous database untouched. Entries get IDs in file
- * order; parents must come before their children.
+ * order; parents must come before their children. Operational attributes in
+ * the LDIF (as slapcat writes them) are not stored, except entryUUID: the
+ * import records its own time and creator, served as createTimestamp,
+ * modifyTimestamp, creatorsName and modifiersName.
  */
 #ifndef MINIDIR_STORAGE_LDIF_IMPORT_H
 #define MINIDIR_STORAGE_LDIF_IMPORT_H
@@ -17,7 +20,8 @@ struct import_opts {
 	const char *suffix; /* every entry must be the suffix entry or below it */
 	char *const *index; /* attributes to index for equality */
 	int nindex;
-	FILE *err; /* where "file:line: reason" messages go */
+	FILE *err;           /* where "file:line: reason" messages go */
+	const char *creator; /* creatorsName/modifiersName of the entries ("" if none) */
 };
 
 /*

@@ -59,8 +59,11 @@ int main(int argc, char **argv)
 		config_free(&cfg);
 		return 1;
 	}
-	struct import_opts opts = {
-	    .suffix = cfg.suffix, .index = cfg.index, .nindex = cfg.nindex, .err = stderr};
+	struct import_opts opts = {.suffix = cfg.suffix,
+	                           .index = cfg.index,
+	                           .nindex = cfg.nindex,
+	                           .err = stderr,
+	                           .creator = cfg.rootdn};
 	size_t n = 0;
 	int rc = ldif_import(argv[optind], cfg.database, &opts, &n);
 	if (rc == 0 && !quiet)

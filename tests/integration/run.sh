@@ -184,6 +184,8 @@ expect_grep "entryDN by name" "^entryDN: uid=user3,$PEOPLE" ls_ -b "uid=user3,$P
 expect_grep "entryUUID is an RFC 4122 UUID" "^entryUUID: [0-9a-f]\{8\}-[0-9a-f]\{4\}-4[0-9a-f]\{3\}-[89ab][0-9a-f]\{3\}-[0-9a-f]\{12\}$" ls_ -b "uid=user3,$PEOPLE" -s base +
 expect_grep "hasSubordinates of a parent" "^hasSubordinates: TRUE" ls_ -b "$PEOPLE" -s base hasSubordinates
 expect_grep "structuralObjectClass" "^structuralObjectClass: inetOrgPerson" ls_ -b "uid=user3,$PEOPLE" -s base +
+expect_grep "createTimestamp is the import's time" "^createTimestamp: 20[0-9]\{12\}Z$" ls_ -b "uid=user3,$PEOPLE" -s base createTimestamp
+expect_grep "creatorsName is the rootdn the import ran with" "^creatorsName: cn=admin,$BASE$" ls_ -b "uid=user3,$PEOPLE" -s base +
 expect_nogrep "operational attributes not returned for *" "^entryUUID" ls_ -b "uid=user3,$PEOPLE" -s base
 expect_grep "attribute alias in the request (commonName)" "^cn: User Three" ls_ -b "uid=user3,$PEOPLE" -s base commonName
 expect_dns "attribute alias in a filter (surname)" "uid=user3,$PEOPLE" -b "$BASE" "(surname=three)"
