@@ -131,14 +131,16 @@ static int decode_extensible(BerElement *ber, struct filter *f)
 		return -1;
 	for (;;) {
 		ber_tag_t t = ber_peek_tag(ber, &len);
+		/* Each element at most once, in this order (a repeat is malformed). */
 		if (t == LDAP_FILTER_EXT_OID) {
-			if (get_string(ber, &mr) < 0)
+			if (mr.bv_val || f->attr || have_value || get_string(ber, &mr) < 0)
 				return -1;
 		} else if (t == LDAP_FILTER_EXT_TYPE) {
-			if (get_string(ber, &v) < 0 || take_attr(f, &v) < 0)
+			if (f->attr || have_value || get_string(ber, &v) < 0 ||
+			    take_attr(f, &v) < 0)
 				return -1;
 		} else if (t == LDAP_FILTER_EXT_VALUE) {
-			if (get_string(ber, &value) < 0)
+			if (have_value || get_string(ber, &value) < 0)
 				return -1;
 			have_value = true;
 		} else if (t == LDAP_FILTER_EXT_DNATTRS) {

@@ -16,6 +16,8 @@
 #include <string.h>
 #include <netdb.h>
 #include <sys/epoll.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -173,6 +175,7 @@ int conn_flush(struct conn *c, int flags)
 		return 1;
 	}
 	c->blocked_since = 0;
+	c->outq_last = 0;
 	return 0;
 }
 
@@ -186,7 +189,17 @@ time_t conn_now(void)
 void conn_check_write_timeout(struct conn *c, time_t now)
 {
 	int timeout = server_write_timeout(c->w->srv);
-	if (!c->blocked || timeout == 0 || now - c->blocked_since < timeout)
+	if (!c->blocked || timeout == 0)
+		return;
+	/* EPOLLOUT comes only once a good part of the kernel's send queue drained; a
+	 * client that reads slowly still shrinks the queue, and that is progress. */
+	int queued;
+	if (ioctl(c->fd, SIOCOUTQ, &queued) == 0) {
+		if (queued < c->outq_last)
+			c->blocked_since = now;
+		c->outq_last = queued;
+	}
+	if (now - c->blocked_since < timeout)
 		return;
 	log_info("conn fd=%d from %s: client has not read for %d s (write_timeout); closing", c->fd,
 	         c->peer, timeout);
@@ -258,6 +271,30 @@ static bool is_abandon(const unsigned char *p, size_t len)
 	return tlv_read(&q, end, &tag, &v, &vlen) && q < end && *q == LDAP_REQ_ABANDON;
 }
 
+/*
+ * Acts on every complete AbandonRequest buffered from `from` on, removing it
+ * from the input; the other requests keep their place and order.
+ */
+static void take_abandons(struct conn *c, unsigned char *from)
+{
+	unsigned char *end = c->in.data + c->in.len;
+	size_t max = c->w->srv->cfg.max_pdu_bytes, len;
+	while (from < end && frame_next(from, (size_t)(end - from), max, &len) == FRAME_OK) {
+		if (!is_abandon(from, len)) {
+			from += len;
+			continue;
+		}
+		struct ldap_request req;
+		const char *why;
+		if (request_decode(c->w->ber, from, len, &req, &why) == 0)
+			op_search_abandon_msgid(c, req.u.abandon_msgid);
+		request_free(&req);
+		memmove(from, from + len, (size_t)(end - from - len));
+		c->in.len -= len;
+		end -= len;
+	}
+}
+
 /* Answers the complete requests in c->in, in order, until one must wait. */
 static void process_input(struct conn *c)
 {
@@ -277,10 +314,12 @@ static void process_input(struct conn *c)
 			disconnect(c, LDAP_PROTOCOL_ERROR, "malformed LDAPMessage");
 			return;
 		}
-		/* A search is running or the socket is full: only an AbandonRequest
-		 * ([APPLICATION 16]) may pass, the rest waits its turn. */
-		if ((c->search || c->blocked) && !is_abandon(p, len))
+		/* A search is running or the socket is full: the requests wait their turn,
+		 * but Abandons anywhere among them act now (they have no response). */
+		if ((c->search || c->blocked) && !is_abandon(p, len)) {
+			take_abandons(c, c->in.data + c->in.off + len);
 			break;
+		}
 		struct ldap_request req;
 		const char *why;
 		if (request_decode(w->ber, p, len, &req, &why) < 0) {
@@ -295,7 +334,8 @@ static void process_input(struct conn *c)
 		request_free(&req);
 	}
 	/* batch: responses held back for the requests that followed go out now. */
-	if (!c->search && buf_pending(&c->out) > 0 && !c->blocked && !c->closing)
+	/* Also before a close (Unbind): what is answered goes out first. */
+	if (!c->search && buf_pending(&c->out) > 0 && !c->blocked)
 		conn_flush(c, 0);
 }
 

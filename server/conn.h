@@ -25,12 +25,13 @@ struct conn {
 	struct send_stats *stats;         /* the worker's counters for that policy */
 	struct buf in;
 	struct buf out;
-	bool out_more;            /* the bytes in out end inside a response (MSG_MORE) */
-	bool blocked;             /* the socket refused bytes: waiting for EPOLLOUT */
-	time_t blocked_since;     /* when output last made progress while blocked (0: not) */
-	bool closing;             /* close after this event (output flushed as far as it goes) */
-	bool in_ready;            /* on the worker's ready list */
-	uint32_t events;          /* the epoll mask registered now */
+	bool out_more;        /* the bytes in out end inside a response (MSG_MORE) */
+	bool blocked;         /* the socket refused bytes: waiting for EPOLLOUT */
+	time_t blocked_since; /* when output last made progress while blocked (0: not) */
+	int outq_last;        /* bytes in the kernel send queue at the last write_timeout check */
+	bool closing;         /* close after this event (output flushed as far as it goes) */
+	bool in_ready;        /* on the worker's ready list */
+	uint32_t events;      /* the epoll mask registered now */
 	struct search_op *search; /* the search in progress, if any */
 	struct search_op *paged;  /* a paged search waiting for its next page */
 	enum conn_auth auth;

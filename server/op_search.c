@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <sys/random.h>
 #include <time.h>
 #include <ldap.h>
 #include <stdlib.h>
@@ -228,7 +229,9 @@ static void search_finish_page(struct conn *c, int rc, const char *matched, cons
 	struct buf ctl = {0};
 	c->search = NULL;
 	if (more_pages) {
-		s->cookie = (uint64_t)(uintptr_t)s ^ ((uint64_t)s->sent << 32) ^ (uint64_t)msgid;
+		/* Random, so it tells the client nothing about the server's memory. */
+		if (getrandom(&s->cookie, sizeof(s->cookie), 0) != sizeof(s->cookie))
+			s->cookie ^= (uint64_t)s->sent * 0x9e3779b97f4a7c15ULL + (uint64_t)msgid;
 		c->paged = s;
 	}
 	if (put_controls(s, &ctl, more_pages) < 0)
@@ -365,9 +368,13 @@ static void search_run(struct conn *c)
 		struct entry_view e;
 		if (s->sorting && !s->sort_collected) {
 			enum step st = next_candidate(c, &id, &e, &rc);
-			if (st == STEP_MATCH &&
-			    sort_add(&s->sorted, &s->sort, id, &e, &w->scratch) < 0)
+			if (st == STEP_MATCH && sort_add(&s->sorted, &s->sort, id, &e,
+			                                 hidden_for(c, &e), &w->scratch) < 0)
 				rc = ENOMEM;
+			/* One match past the size limit is enough to know it is exceeded:
+			 * collecting stops there, so memory stays bounded by the limit. */
+			if (st == STEP_MATCH && s->sizelimit && s->sorted.n > (size_t)s->sizelimit)
+				st = STEP_END;
 			if (st == STEP_END) {
 				sort_finish(&s->sorted, &s->sort);
 				s->sort_collected = true;
@@ -517,13 +524,13 @@ static int check_assertion(struct conn *c, const struct ldap_request *req, entry
 /* Size and time limits: the client's, within the server's (the rootdn has none). */
 static void set_limits(struct conn *c, struct search_op *s, const struct search_request *r)
 {
-	const struct config *cfg = &c->w->srv->cfg;
 	int size = r->sizelimit, time = r->timelimit;
+	int max_size = server_sizelimit(c->w->srv), max_time = server_timelimit(c->w->srv);
 	if (c->auth != AUTH_ROOT) {
-		if (cfg->sizelimit && (size == 0 || size > cfg->sizelimit))
-			size = cfg->sizelimit;
-		if (cfg->timelimit && (time == 0 || time > cfg->timelimit))
-			time = cfg->timelimit;
+		if (max_size && (size == 0 || size > max_size))
+			size = max_size;
+		if (max_time && (time == 0 || time > max_time))
+			time = max_time;
 	}
 	s->sizelimit = size;
 	s->deadline = time ? conn_now() + time : 0;
@@ -544,6 +551,7 @@ static void resume_page(struct conn *c, struct ldap_request *req, int page_size,
 	c->paged = NULL;
 	c->search = s;
 	s->msgid = req->msgid;
+	set_limits(c, s, &req->u.search); /* each page has its own time limit */
 	s->page_size = page_size;
 	s->page_sent = 0;
 	conn_response_begin(c);

@@ -88,12 +88,11 @@ static bool unknown_critical_control(struct conn *c, struct ldap_request *req)
 			known |=
 			    ctl->oid.bv_len == strlen(supported_controls[j]) &&
 			    memcmp(ctl->oid.bv_val, supported_controls[j], ctl->oid.bv_len) == 0;
-		if (known)
-			continue;
 		unsigned char tag = response_tag(req->op);
-		if (tag)
-			conn_send_result(c, req->msgid, tag, LDAP_UNAVAILABLE_CRITICAL_EXTENSION,
-			                 NULL, "critical control not supported");
+		if (known || !tag)
+			continue; /* Unbind and Abandon have no result to refuse with (4.1.11) */
+		conn_send_result(c, req->msgid, tag, LDAP_UNAVAILABLE_CRITICAL_EXTENSION, NULL,
+		                 "critical control not supported");
 		return true;
 	}
 	return false;
@@ -101,7 +100,7 @@ static bool unknown_critical_control(struct conn *c, struct ldap_request *req)
 
 bool op_may_read(const struct conn *c)
 {
-	return c->auth != AUTH_ANONYMOUS || c->w->srv->cfg.allow_anonymous;
+	return c->auth != AUTH_ANONYMOUS || server_allow_anonymous(c->w->srv);
 }
 
 void ops_dispatch(struct conn *c, struct ldap_request *req)

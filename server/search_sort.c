@@ -71,7 +71,7 @@ static bool pick_value(const struct entry_view *e, const char *attr, enum match_
 }
 
 int sort_add(struct sorted *s, const struct sort_spec *spec, entry_id id,
-             const struct entry_view *e, struct buf *scratch)
+             const struct entry_view *e, const char *hidden, struct buf *scratch)
 {
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 256;
@@ -86,8 +86,10 @@ int sort_add(struct sorted *s, const struct sort_spec *spec, entry_id id,
 	it->id = id;
 	struct buf keys = {0}, best = {0};
 	for (int i = 0; i < spec->n; i++) {
-		it->present[i] = pick_value(e, spec->key[i].attr, spec->key[i].rule,
-		                            spec->key[i].reverse, &best, scratch);
+		const char *attr = spec->key[i].attr;
+		bool visible = !hidden || !match_desc(hidden, strlen(hidden), attr, strlen(attr));
+		it->present[i] = visible && pick_value(e, attr, spec->key[i].rule,
+		                                       spec->key[i].reverse, &best, scratch);
 		it->len[i] = it->present[i] ? best.len : 0;
 		if (it->present[i] && buf_append(&keys, best.data, best.len) < 0) {
 			buf_free(&keys);
@@ -126,7 +128,8 @@ static int item_cmp(const void *pa, const void *pb, void *arg)
 
 void sort_finish(struct sorted *s, const struct sort_spec *spec)
 {
-	qsort_r(s->items, s->n, sizeof(*s->items), item_cmp, (void *)spec);
+	if (s->n > 1)
+		qsort_r(s->items, s->n, sizeof(*s->items), item_cmp, (void *)spec);
 	s->pos = 0;
 }
 

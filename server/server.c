@@ -114,6 +114,9 @@ int server_init(struct server *srv)
 	srv->rt.max_pending_bytes = cfg->max_pending_bytes;
 	srv->rt.monitor_access = cfg->monitor_access;
 	srv->rt.write_timeout = cfg->write_timeout;
+	srv->rt.sizelimit = cfg->sizelimit;
+	srv->rt.timelimit = cfg->timelimit;
+	srv->rt.allow_anonymous = cfg->allow_anonymous;
 	char err[1024];
 	if (schema_load(cfg->schema_dir, cfg->schema, err, sizeof(err)) < 0) {
 		log_error("schema: %s (set schema_dir and schema in %s)", err, cfg->path);
@@ -227,6 +230,8 @@ static void log_restart_needed(const struct config *old, const struct config *n)
 	    {"rootpw", strcmp(old->rootpw, n->rootpw) == 0},
 	    {"index", index_same},
 	    {"max_pdu_bytes", old->max_pdu_bytes == n->max_pdu_bytes},
+	    {"schema_dir", strcmp(old->schema_dir, n->schema_dir) == 0},
+	    {"schema", strcmp(old->schema, n->schema) == 0},
 	};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (!keys[i].same)
@@ -255,6 +260,16 @@ int server_reload(struct server *srv)
 	if (n.max_pending_bytes != server_max_pending_bytes(srv)) {
 		__atomic_store_n(&srv->rt.max_pending_bytes, n.max_pending_bytes, __ATOMIC_RELAXED);
 		log_info("SIGHUP: max_pending_bytes = %zu", n.max_pending_bytes);
+	}
+	if (n.sizelimit != server_sizelimit(srv) || n.timelimit != server_timelimit(srv)) {
+		__atomic_store_n(&srv->rt.sizelimit, n.sizelimit, __ATOMIC_RELAXED);
+		__atomic_store_n(&srv->rt.timelimit, n.timelimit, __ATOMIC_RELAXED);
+		log_info("SIGHUP: sizelimit = %d, timelimit = %d (0: unlimited)", n.sizelimit,
+		         n.timelimit);
+	}
+	if (n.allow_anonymous != server_allow_anonymous(srv)) {
+		__atomic_store_n(&srv->rt.allow_anonymous, n.allow_anonymous, __ATOMIC_RELAXED);
+		log_info("SIGHUP: allow_anonymous = %s", n.allow_anonymous ? "yes" : "no");
 	}
 	if (n.write_timeout != server_write_timeout(srv)) {
 		__atomic_store_n(&srv->rt.write_timeout, n.write_timeout, __ATOMIC_RELAXED);

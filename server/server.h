@@ -49,6 +49,9 @@ struct runtime {
 	size_t max_pending_bytes;
 	enum monitor_access monitor_access;
 	int write_timeout;
+	int sizelimit;
+	int timelimit;
+	bool allow_anonymous;
 };
 
 struct server {
@@ -92,6 +95,18 @@ static inline size_t server_batch_bytes(struct server *srv)
 static inline size_t server_max_pending_bytes(struct server *srv)
 {
 	return __atomic_load_n(&srv->rt.max_pending_bytes, __ATOMIC_RELAXED);
+}
+static inline int server_sizelimit(struct server *srv)
+{
+	return __atomic_load_n(&srv->rt.sizelimit, __ATOMIC_RELAXED);
+}
+static inline int server_timelimit(struct server *srv)
+{
+	return __atomic_load_n(&srv->rt.timelimit, __ATOMIC_RELAXED);
+}
+static inline bool server_allow_anonymous(struct server *srv)
+{
+	return __atomic_load_n(&srv->rt.allow_anonymous, __ATOMIC_RELAXED);
 }
 static inline int server_write_timeout(struct server *srv)
 {

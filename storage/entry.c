@@ -96,6 +96,15 @@ int entry_uuid_parse(const char *s, size_t len, unsigned char uuid[16])
 	return 0;
 }
 
+/* True if a mod before mods[i] has the same type. */
+static bool seen_before(LDAPMod **mods, int i)
+{
+	for (int k = 0; k < i; k++)
+		if (strcasecmp(mods[k]->mod_type, mods[i]->mod_type) == 0)
+			return true;
+	return false;
+}
+
 int entry_encode_uuid(struct buf *out, entry_id parent, const unsigned char uuid[16],
                       const unsigned char *key, size_t keylen, const struct berval *dn,
                       LDAPMod **mods)
@@ -110,13 +119,19 @@ int entry_encode_uuid(struct buf *out, entry_id parent, const unsigned char uuid
 	if (ber_printf(ber, "t{O{", (ber_tag_t)LDAP_RES_SEARCH_ENTRY, dn) < 0)
 		goto out;
 	for (int i = 0; mods && mods[i]; i++) {
-		if (strcasecmp(mods[i]->mod_type, "entryUUID") == 0)
-			continue; /* kept in the record header */
+		if (strcasecmp(mods[i]->mod_type, "entryUUID") == 0 || seen_before(mods, i))
+			continue; /* entryUUID is kept in the record header */
 		if (ber_printf(ber, "{s[", mods[i]->mod_type) < 0)
 			goto out;
-		for (int j = 0; mods[i]->mod_bvalues && mods[i]->mod_bvalues[j]; j++)
-			if (ber_printf(ber, "O", mods[i]->mod_bvalues[j]) < 0)
-				goto out;
+		/* One attribute per type: later mods of the same type ("cn" and "commonName"
+		 * once both are named cn) add their values here. */
+		for (int m = i; mods[m]; m++) {
+			if (m != i && strcasecmp(mods[m]->mod_type, mods[i]->mod_type) != 0)
+				continue;
+			for (int j = 0; mods[m]->mod_bvalues && mods[m]->mod_bvalues[j]; j++)
+				if (ber_printf(ber, "O", mods[m]->mod_bvalues[j]) < 0)
+					goto out;
+		}
 		if (ber_printf(ber, "]}") < 0)
 			goto out;
 	}

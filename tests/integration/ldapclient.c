@@ -10,6 +10,7 @@
  *   ldapclient slowread HOST PORT BASE ENTRIES
  *   ldapclient fuzz HOST PORT BASE COUNT SEED
  *   ldapclient abandon HOST PORT BASE ENTRIES
+ *   ldapclient unbindpipe HOST PORT BASE
  *
  * Prints "ok - ..." lines; exits 1 on the first failure.
  */
@@ -18,6 +19,7 @@
 #include <ldap.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -361,8 +363,14 @@ static void cmd_abandon(const char *base, int total)
 	struct berval *next = search_pdu(3, base);
 	send_all(fd, search->bv_val, search->bv_len);
 	usleep(50000); /* the search starts and fills the socket */
-	send_all(fd, abandon->bv_val, abandon->bv_len);
-	send_all(fd, next->bv_val, next->bv_len);
+	/* The next request first, the Abandon behind it, in one write: the Abandon
+	 * must still reach the running search. */
+	size_t both = next->bv_len + abandon->bv_len;
+	char *two = malloc(both);
+	memcpy(two, next->bv_val, next->bv_len);
+	memcpy(two + next->bv_len, abandon->bv_val, abandon->bv_len);
+	send_all(fd, two, both);
+	free(two);
 	Sockbuf *sb = ber_sockbuf_alloc();
 	ber_sockbuf_ctrl(sb, LBER_SB_OPT_SET_FD, &fd);
 	ber_sockbuf_add_io(sb, &ber_sockbuf_io_tcp, LBER_SBIOD_LEVEL_PROVIDER, NULL);
@@ -394,6 +402,60 @@ static void cmd_abandon(const char *base, int total)
 	printf("ok - abandon: the search stopped after %d of %d entries, no result, and the "
 	       "connection answered the next request\n",
 	       entries1, total);
+}
+
+/*
+ * A bind, a search and an unbind in one write: the responses to the first two
+ * must arrive before the server closes (the batch policy holds responses while
+ * more requests are buffered, and the last one is the unbind).
+ */
+static void cmd_unbindpipe(const char *base)
+{
+	BerElement *ber = ber_alloc_t(LBER_USE_DER);
+	ber_printf(ber, "{it{istn}}", 1, (ber_tag_t)LDAP_REQ_BIND, 3, "",
+	           (ber_tag_t)LDAP_AUTH_SIMPLE);
+	struct berval *bind = encode(ber);
+	struct berval *search = search_pdu(2, base);
+	ber = ber_alloc_t(LBER_USE_DER);
+	ber_printf(ber, "{itn}", 3, (ber_tag_t)LDAP_REQ_UNBIND);
+	struct berval *unbind = encode(ber);
+	size_t total = bind->bv_len + search->bv_len + unbind->bv_len;
+	char *all = malloc(total);
+	memcpy(all, bind->bv_val, bind->bv_len);
+	memcpy(all + bind->bv_len, search->bv_val, search->bv_len);
+	memcpy(all + bind->bv_len + search->bv_len, unbind->bv_val, unbind->bv_len);
+	int fd = connect_raw(0);
+	send_all(fd, all, total);
+	struct timeval tv = {5, 0};
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	Sockbuf *sb = ber_sockbuf_alloc();
+	ber_sockbuf_ctrl(sb, LBER_SB_OPT_SET_FD, &fd);
+	ber_sockbuf_add_io(sb, &ber_sockbuf_io_tcp, LBER_SBIOD_LEVEL_PROVIDER, NULL);
+	bool bound = false, done = false;
+	while (!done) {
+		BerElement *m = ber_alloc_t(LBER_USE_DER);
+		ber_len_t len;
+		ber_int_t id;
+		if (next_message(sb, m) != LBER_SEQUENCE || ber_get_int(m, &id) == LBER_DEFAULT)
+			FAIL("unbindpipe: the connection closed before the %s response",
+			     bound ? "search's" : "bind's");
+		ber_tag_t t = ber_peek_tag(m, &len);
+		bound |= id == 1 && t == LDAP_RES_BIND;
+		done = id == 2 && t == LDAP_RES_SEARCH_RESULT;
+		ber_free(m, 1);
+	}
+	int none = -1;
+	ber_sockbuf_ctrl(sb, LBER_SB_OPT_SET_FD, &none);
+	ber_sockbuf_free(sb);
+	close(fd);
+	if (!bound)
+		FAIL("unbindpipe: the bind response was lost");
+	printf("ok - unbindpipe: bind and search answered before the unbind closed the "
+	       "connection\n");
+	free(all);
+	ber_bvfree(bind);
+	ber_bvfree(search);
+	ber_bvfree(unbind);
 }
 
 /* xorshift: a deterministic stream for the mutations, seeded from the command line. */
@@ -567,6 +629,8 @@ int main(int argc, char **argv)
 		cmd_stall(base, argc > 5 ? atoi(argv[5]) : 0);
 	else if (strcmp(cmd, "fuzz") == 0 && argc > 6)
 		cmd_fuzz(base, atoi(argv[5]), (unsigned)strtoul(argv[6], NULL, 10));
+	else if (strcmp(cmd, "unbindpipe") == 0 && argc > 4)
+		cmd_unbindpipe(base);
 	else if (strcmp(cmd, "abandon") == 0 && argc > 5)
 		cmd_abandon(base, atoi(argv[5]));
 	else if (strcmp(cmd, "slowread") == 0 && argc > 5)

@@ -70,6 +70,8 @@ ls_() { timeout 10 ldapsearch -x -LLL -o ldif-wrap=no -H "$URI" "$@"; }
 # The DNs a search returns, lowercased and sorted.
 dns() { ls_ "$@" 1.1 | sed -n 's/^dn: //p' | tr 'A-Z' 'a-z' | sort; }
 count() { ls_ "$@" 1.1 2>/dev/null | grep -c "^dn:"; }
+# The first RDNs of the entries returned, in the order they came.
+dns_in_order() { ls_ "$@" 1.1 | sed -n 's/^dn: \([^,]*\),.*/\1/p' | tr '\n' ' ' | sed 's/ $//'; }
 
 # expect_count NAME N ldapsearch-args...
 expect_count() {
@@ -215,6 +217,12 @@ sorted=$(ls_ -b "$PEOPLE" -s one -E sss=sn:caseIgnoreOrderingMatch "(uid=user*)"
 [ "$sorted" = "$(printf '%s\n' $sorted | LC_ALL=C sort -f)" ] && [ -n "$sorted" ] && ok "server-side sort by sn" || not_ok "sort by sn: $(echo $sorted)"
 rsorted=$(ls_ -b "$PEOPLE" -s one -E sss=-sn:caseIgnoreOrderingMatch "(uid=user*)" sn | sed -n 's/^sn: //p')
 [ "$rsorted" = "$(printf '%s\n' $sorted | tac)" ] && ok "server-side reverse sort" || not_ok "reverse sort: $(echo $rsorted)"
+expect_count "sorted search that matches nothing" 0 -b "$BASE" -E sss=sn:caseIgnoreOrderingMatch "(cn=nomatch)"
+order_anon=$(dns_in_order -b "$PEOPLE" -E sss=userPassword:octetStringOrderingMatch "(|(uid=user1)(uid=user2))")
+order_root=$(dns_in_order -D "cn=admin,$BASE" -w root-secret -b "$PEOPLE" -E sss=userPassword:octetStringOrderingMatch "(|(uid=user1)(uid=user2))")
+[ "$order_anon" = "uid=user1 uid=user2" ] && [ "$order_root" = "uid=user2 uid=user1" ] &&
+	ok "sorting on userPassword tells anonymous clients nothing (import order), the rootdn sorts" ||
+	not_ok "sort on userPassword: anonymous [$order_anon], rootdn [$order_root]"
 expect_rc "sort on an unknown attribute: noSuchAttribute (as slapd)" 16 ls_ -b "$BASE" -E '!sss=nosuchattr' "(uid=user3)"
 expect_rc "sort on an attribute without an ordering rule: inappropriateMatching (as slapd)" 18 ls_ -b "$BASE" -E 'sss=cn' "(uid=user3)"
 expect_rc "assertion control that holds" 0 ls_ -b "uid=user3,$PEOPLE" -s base -e '!assert=(sn=three)' 1.1
@@ -229,7 +237,7 @@ expect_rc "a missing monitor entry is noSuchObject" 32 ls_ -D "cn=admin,$BASE" -
 mon_value() { ls_ -D "cn=admin,$BASE" -w root-secret -b "cn=$1,cn=monitor" -s base "$2" | sed -n "s/^$2: //p"; }
 before_batch=$(mon_value msg-more connections)
 cp "$work/minidir.conf" "$work/minidir.conf.orig"
-printf 'send_policy = msg-more\nmonitor_access = anonymous\n' >> "$work/minidir.conf"
+printf 'send_policy = msg-more\nmonitor_access = anonymous\nsizelimit = 2\n' >> "$work/minidir.conf"
 kill -HUP "$server_pid"
 for _ in $(seq 1 50); do grep -q "SIGHUP: configuration .* reloaded" "$work/server.log" && break; sleep 0.05; done
 expect_grep "SIGHUP logs the new send policy" "send_policy batch -> msg-more" cat "$work/server.log"
@@ -237,6 +245,7 @@ expect_count "a search after SIGHUP still works" 1 -b "$PEOPLE" -s base
 after_batch=$(mon_value msg-more connections)
 [ "$after_batch" -gt "$before_batch" ] && ok "connections accepted after SIGHUP use the new policy (msg-more connections $before_batch -> $after_batch)" || not_ok "msg-more connections $before_batch -> $after_batch"
 expect_grep "monitor_access reloaded: anonymous may read cn=monitor" "^sendPolicy: msg-more" ls_ -b cn=monitor -s base
+expect_rc "sizelimit reloaded by SIGHUP" 4 ls_ -b "$BASE" "(objectClass=*)" 1.1
 printf 'threads = banana\n' >> "$work/minidir.conf"
 kill -HUP "$server_pid"
 for _ in $(seq 1 50); do grep -q "keeping the running configuration" "$work/server.log" && break; sleep 0.05; done
@@ -247,7 +256,7 @@ kill -HUP "$server_pid"
 
 # --- protocol robustness (libldap and raw sockets) ----------------------------------
 client=$BUILD/tests/integration/ldapclient
-for t in "garbage" "pipeline $BASE" "stall $BASE 4" "concurrent $BASE 40" "fuzz $BASE 3000 1" "fuzz $BASE 3000 2"; do
+for t in "garbage" "pipeline $BASE" "unbindpipe $BASE" "stall $BASE 4" "concurrent $BASE 40" "fuzz $BASE 3000 1" "fuzz $BASE 3000 2"; do
 	set -- $t
 	cmd=$1
 	shift

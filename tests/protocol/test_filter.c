@@ -628,6 +628,26 @@ START_TEST(eval_dn_valued)
 }
 END_TEST
 
+START_TEST(decode_extensible_repeats)
+{
+	/* A type given twice (each copy once leaked) is malformed, as is a second value. */
+	BerElement *w = writer();
+	ck_assert_int_ge(ber_printf(w, "t{tststs}", (ber_tag_t)LDAP_FILTER_EXT,
+	                            (ber_tag_t)LDAP_FILTER_EXT_TYPE, "cn",
+	                            (ber_tag_t)LDAP_FILTER_EXT_TYPE, "sn",
+	                            (ber_tag_t)LDAP_FILTER_EXT_VALUE, "x"),
+	                 0);
+	ck_assert_ptr_null(finish(w));
+	w = writer();
+	ck_assert_int_ge(ber_printf(w, "t{tststs}", (ber_tag_t)LDAP_FILTER_EXT,
+	                            (ber_tag_t)LDAP_FILTER_EXT_TYPE, "cn",
+	                            (ber_tag_t)LDAP_FILTER_EXT_VALUE, "x",
+	                            (ber_tag_t)LDAP_FILTER_EXT_VALUE, "y"),
+	                 0);
+	ck_assert_ptr_null(finish(w));
+}
+END_TEST
+
 START_TEST(eval_extensible)
 {
 	/* caseExactMatch sees case; caseIgnoreMatch does not; both by name or OID. */
@@ -808,6 +828,7 @@ static Suite *filter_suite(void)
 	tcase_add_test(tc, eval_dn_valued);
 	tcase_add_test(tc, eval_three_valued);
 	tcase_add_test(tc, eval_extensible);
+	tcase_add_test(tc, decode_extensible_repeats);
 	tcase_add_test(tc, eval_stored_value_invalid_for_rule);
 	suite_add_tcase(s, tc);
 
