@@ -5,6 +5,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
+. tests/integration/lib.sh
 BASE=dc=bench,dc=org
 N=1000
 
@@ -21,9 +22,24 @@ fi
 work=$(mktemp -d /tmp/minidir-policy.XXXXXX)
 server_pid=
 strace_pid=
+# Starts minidir on $work/minidir.conf, under strace -f tracing the syscalls $1 when
+# given; sets port, server_pid (and strace_pid).
+start_server() {
+	if [ -n "${1:-}" ]; then
+		strace -f -qq -e trace="$1" -o "$work/trace" \
+			"$BUILD/minidir" -f "$work/minidir.conf" 2> "$work/log" &
+		strace_pid=$!
+	else
+		"$BUILD/minidir" -f "$work/minidir.conf" 2> "$work/log" &
+		server_pid=$!
+	fi
+	port=$(wait_port "$work/log")
+	[ -n "$strace_pid" ] && server_pid=$(pgrep -P "$strace_pid" | head -1)
+}
 stop_server() {
 	[ -n "$server_pid" ] && kill "$server_pid" 2> /dev/null
 	[ -n "$strace_pid" ] && wait "$strace_pid" 2> /dev/null
+	[ -n "$server_pid" ] && wait "$server_pid" 2> /dev/null
 	server_pid=
 	strace_pid=
 }
@@ -53,16 +69,7 @@ mon() { sed -n "s/^$1: //p" "$work/monitor"; }
 
 for policy in nodelay-once cork-toggle msg-more batch; do
 	write_conf "$policy"
-	strace -f -qq -e trace=sendto,sendmsg,setsockopt -o "$work/trace" \
-		"$BUILD/minidir" -f "$work/minidir.conf" 2> "$work/log" &
-	strace_pid=$!
-	port=
-	for _ in $(seq 1 100); do
-		port=$(sed -n 's#.*listening on ldap://127.0.0.1:\([0-9]*\)/.*#\1#p' "$work/log")
-		[ -n "$port" ] && break
-		sleep 0.05
-	done
-	server_pid=$(pgrep -P "$strace_pid" | head -1)
+	start_server sendto,sendmsg,setsockopt
 	if [ -z "$port" ] || [ -z "$server_pid" ]; then
 		not_ok "$policy: server did not start: $(cat "$work/log")"
 		stop_server
@@ -148,22 +155,10 @@ for policy in msg-more batch; do
 	sed -i "s#^database = .*#database = $work/slow.mdb#" "$work/minidir.conf"
 	[ "$policy" = batch ] && sed -i 's/^batch_bytes = .*/batch_bytes = 8K/' "$work/minidir.conf"
 	[ -f "$work/slow.mdb" ] || "$BUILD/minidir-import" -q -f "$work/minidir.conf" "$work/slow.ldif"
-	strace -f -qq -e trace=sendto,sendmsg -o "$work/trace" \
-		"$BUILD/minidir" -f "$work/minidir.conf" 2> "$work/log" &
-	strace_pid=$!
-	port=
-	for _ in $(seq 1 100); do
-		port=$(sed -n 's#.*listening on ldap://127.0.0.1:\([0-9]*\)/.*#\1#p' "$work/log")
-		[ -n "$port" ] && break
-		sleep 0.05
-	done
-	server_pid=$(pgrep -P "$strace_pid" | head -1)
+	start_server sendto,sendmsg
 	out=$(timeout 90 "$BUILD/tests/integration/ldapclient" slowread 127.0.0.1 "$port" "ou=people,$BASE" $SLOW_N 2>&1)
 	stop_server
-	case $out in
-	"ok - "*) ok "$policy: ${out#ok - }" ;;
-	*) not_ok "$policy: $out" ;;
-	esac
+	client_report "$policy: " "$out"
 	# Sends refused (EAGAIN) or cut short (returned less than asked).
 	eagain=$(grep -c 'sendto(.*= -1 EAGAIN' "$work/trace")
 	short=$(sed -nE 's/.*sendto\(.*, ([0-9]+), [A-Z_|]+, NULL, 0\) = ([0-9]+)$/\1 \2/p' "$work/trace" |
@@ -182,22 +177,10 @@ done
 # Abandon of a search that is stuck on a full socket (the same large directory).
 write_conf nodelay-once
 sed -i "s#^database = .*#database = $work/slow.mdb#" "$work/minidir.conf"
-"$BUILD/minidir" -f "$work/minidir.conf" 2> "$work/log" &
-server_pid=$!
-port=
-for _ in $(seq 1 100); do
-	port=$(sed -n 's#.*listening on ldap://127.0.0.1:\([0-9]*\)/.*#\1#p' "$work/log")
-	[ -n "$port" ] && break
-	sleep 0.05
-done
+start_server
 out=$(timeout 60 "$BUILD/tests/integration/ldapclient" abandon 127.0.0.1 "$port" "ou=people,$BASE" $SLOW_N 2>&1)
-case $out in
-"ok - "*) ok "${out#ok - }" ;;
-*) not_ok "$out" ;;
-esac
-kill "$server_pid"
-wait "$server_pid" 2> /dev/null
-server_pid=
+stop_server
+client_report "" "$out"
 
 echo "# policies: $pass passed, $fail failed"
 [ "$fail" = 0 ]

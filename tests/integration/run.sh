@@ -6,6 +6,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
+. tests/integration/lib.sh
 LDIF=tests/data/test.ldif
 BASE=dc=test,dc=org
 PEOPLE=ou=people,$BASE
@@ -49,13 +50,7 @@ total=$(sed -n '1s/^# \([0-9]*\) entries.*/\1/p' "$LDIF")
 start_server() {
 	"$BUILD/minidir" -f "$work/minidir.conf" "$@" 2> "$work/server.log" &
 	server_pid=$!
-	port=
-	for _ in $(seq 1 100); do
-		port=$(sed -n 's#.*listening on ldap://127.0.0.1:\([0-9]*\)/.*#\1#p' "$work/server.log" | head -1)
-		[ -n "$port" ] && break
-		kill -0 "$server_pid" 2>/dev/null || break
-		sleep 0.05
-	done
+	port=$(wait_port "$work/server.log")
 	if [ -z "$port" ]; then
 		cat "$work/server.log"
 		not_ok "server did not start"
@@ -260,11 +255,8 @@ for t in "garbage" "pipeline $BASE" "unbindpipe $BASE" "stall $BASE 4" "concurre
 	set -- $t
 	cmd=$1
 	shift
-	if out=$(timeout 60 "$client" "$cmd" 127.0.0.1 "$port" "$@" 2>&1); then
-		while IFS= read -r l; do ok "${l#ok - }"; done <<< "$out"
-	else
-		not_ok "ldapclient $cmd: $out"
-	fi
+	out=$(timeout 60 "$client" "$cmd" 127.0.0.1 "$port" "$@" 2>&1) || out="not ok - ldapclient $cmd: $out"
+	client_report "" "$out"
 done
 if out=$(BUILD=$BUILD tests/integration/searchrate_test.sh 127.0.0.1 "$port" 2>&1); then
 	while IFS= read -r l; do case $l in "ok - "*) ok "searchrate: ${l#ok - }" ;; esac; done <<< "$out"
@@ -309,12 +301,7 @@ sed -e 's/^listen = .*/listen = 127.0.0.1:0/' "$work/minidir.conf" > "$work/limi
 printf 'sizelimit = 3\nallow_anonymous = no\n' >> "$work/limits.conf"
 "$BUILD/minidir" -f "$work/limits.conf" 2> "$work/limits.log" &
 limits_pid=$!
-lport=
-for _ in $(seq 1 100); do
-	lport=$(sed -n 's#.*listening on ldap://127.0.0.1:\([0-9]*\)/.*#\1#p' "$work/limits.log" | head -1)
-	[ -n "$lport" ] && break
-	sleep 0.05
-done
+lport=$(wait_port "$work/limits.log")
 lim_() { timeout 10 ldapsearch -x -LLL -H "ldap://127.0.0.1:$lport" "$@"; }
 expect_rc "allow_anonymous = no refuses anonymous searches" 50 lim_ -b "$BASE" "(uid=user3)"
 expect_rc "server sizelimit applies to users" 4 lim_ -D "uid=user1,$PEOPLE" -w secret1 -b "$BASE" "(objectClass=*)" 1.1
