@@ -11,6 +11,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "protocol/dn.h"
@@ -78,6 +79,11 @@ static int open_database(struct server *srv)
 			log_info("index %s is configured but %s was imported without it; run "
 			         "minidir-import again to build it",
 			         cfg->index[i], cfg->database);
+	struct stat st;
+	if (stat(cfg->database, &st) == 0) {
+		srv->db_dev = st.st_dev;
+		srv->db_ino = st.st_ino;
+	}
 	log_info("database %s: suffix %s, %zu entries", cfg->database, cfg->suffix,
 	         srv->db.entries);
 	return 0;
@@ -247,6 +253,12 @@ int server_reload(struct server *srv)
 		return -1;
 	}
 	log_restart_needed(&srv->cfg, &n);
+	struct stat st;
+	if (stat(srv->cfg.database, &st) == 0 &&
+	    (st.st_dev != srv->db_dev || st.st_ino != srv->db_ino))
+		log_info(
+		    "SIGHUP: %s was replaced (a new minidir-import); restart minidir to serve it",
+		    srv->cfg.database);
 	const struct send_policy *old = server_policy(srv), *p = policy_for(n.send_policy);
 	if (p != old) {
 		__atomic_store_n(&srv->rt.policy, p, __ATOMIC_RELEASE);

@@ -12,6 +12,7 @@
 #include <lmdb.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "conf/config.h"
@@ -60,6 +61,8 @@ struct server {
 	struct db db;
 	struct worker *workers;
 	int nworkers;
+	dev_t db_dev; /* the database file opened, to notice a re-import */
+	ino_t db_ino;
 	struct buf rootdse;   /* the root DSE, as a stored entry record */
 	struct buf subschema; /* cn=Subschema, as a stored entry record */
 	time_t started;

@@ -241,6 +241,10 @@ after_batch=$(mon_value msg-more connections)
 [ "$after_batch" -gt "$before_batch" ] && ok "connections accepted after SIGHUP use the new policy (msg-more connections $before_batch -> $after_batch)" || not_ok "msg-more connections $before_batch -> $after_batch"
 expect_grep "monitor_access reloaded: anonymous may read cn=monitor" "^sendPolicy: msg-more" ls_ -b cn=monitor -s base
 expect_rc "sizelimit reloaded by SIGHUP" 4 ls_ -b "$BASE" "(objectClass=*)" 1.1
+"$BUILD/minidir-import" -q -f "$work/minidir.conf" "$LDIF"
+kill -HUP "$server_pid"
+for _ in $(seq 1 50); do grep -q "was replaced" "$work/server.log" && break; sleep 0.05; done
+expect_grep "SIGHUP tells that the database was re-imported" "test.mdb was replaced (a new minidir-import); restart" cat "$work/server.log"
 printf 'threads = banana\n' >> "$work/minidir.conf"
 kill -HUP "$server_pid"
 for _ in $(seq 1 50); do grep -q "keeping the running configuration" "$work/server.log" && break; sleep 0.05; done
