@@ -215,13 +215,12 @@ static int handler(void *user, const char *section, const char *key, const char 
 		}
 		return bad(st, "allow_anonymous: expected yes or no, got \"%s\"", value, NULL);
 	}
-	if (strcmp(key, "write_timeout") == 0) {
+	if (strcmp(key, "write_timeout") == 0 || strcmp(key, "idle_timeout") == 0) {
 		char *end;
 		long n = strtol(value, &end, 10);
 		if (end == value || *end || n < 0 || n > 86400)
-			return bad(st, "write_timeout: expected seconds 0..86400, got \"%s\"",
-			           value, NULL);
-		c->write_timeout = (int)n;
+			return bad(st, "%s: expected seconds 0..86400, got \"%s\"", key, value);
+		*(key[0] == 'w' ? &c->write_timeout : &c->idle_timeout) = (int)n;
 		return 1;
 	}
 	if (strcmp(key, "batch_bytes") == 0)

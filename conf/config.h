@@ -47,6 +47,7 @@ struct config {
 	size_t max_pending_bytes;
 	enum monitor_access monitor_access;
 	int write_timeout; /* seconds a client may leave output unread; 0: forever */
+	int idle_timeout;  /* seconds a connection may sit without a request; 0: forever */
 	char schema_dir[1024];
 	char schema[256];     /* space-separated schema names, read as schema_dir/NAME.schema */
 	int sizelimit;        /* entries per search at most; 0: unlimited */

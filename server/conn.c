@@ -69,6 +69,7 @@ int conn_accept(struct worker *w, int fd)
 	}
 	c->fd = fd;
 	c->w = w;
+	c->last_request = conn_now();
 	c->policy = server_policy(w->srv);
 	c->stats = &w->stats.send[c->policy->id];
 	struct sockaddr_storage ss;
@@ -186,8 +187,16 @@ time_t conn_now(void)
 	return ts.tv_sec;
 }
 
-void conn_check_write_timeout(struct conn *c, time_t now)
+void conn_check_timeouts(struct conn *c, time_t now)
 {
+	int idle = server_idle_timeout(c->w->srv);
+	if (idle && !c->search && !c->blocked && buf_pending(&c->out) == 0 &&
+	    now - c->last_request >= idle) {
+		log_debug("conn fd=%d from %s: no request for %d s (idle_timeout)", c->fd, c->peer,
+		          idle);
+		conn_close(c, "idle timeout");
+		return;
+	}
 	int timeout = server_write_timeout(c->w->srv);
 	if (!c->blocked || timeout == 0)
 		return;
@@ -330,6 +339,7 @@ static void process_input(struct conn *c)
 		/* Consumed first so the policy sees only the requests after this one; the
 		 * bytes stay in place until the next read. */
 		buf_consume(&c->in, len);
+		c->last_request = conn_now();
 		ops_dispatch(c, &req);
 		request_free(&req);
 	}

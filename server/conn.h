@@ -29,6 +29,7 @@ struct conn {
 	bool blocked;         /* the socket refused bytes: waiting for EPOLLOUT */
 	time_t blocked_since; /* when output last made progress while blocked (0: not) */
 	int outq_last;        /* bytes in the kernel send queue at the last write_timeout check */
+	time_t last_request;  /* when the last request was read (idle_timeout) */
 	bool closing;         /* close after this event (output flushed as far as it goes) */
 	bool in_ready;        /* on the worker's ready list */
 	uint32_t events;      /* the epoll mask registered now */
@@ -67,8 +68,9 @@ void conn_pdu_queued(struct conn *c, bool last);
 void conn_send_result(struct conn *c, int32_t msgid, unsigned char optag, int rc,
                       const char *matched, const char *message);
 
-/* Closes c if it has been blocked, without progress, for write_timeout seconds. */
-void conn_check_write_timeout(struct conn *c, time_t now);
+/* Closes c if it has been blocked, without progress, for write_timeout seconds, or has
+ * sent no request for idle_timeout seconds while nothing was running or waiting. */
+void conn_check_timeouts(struct conn *c, time_t now);
 
 /* Seconds of CLOCK_MONOTONIC. */
 time_t conn_now(void);

@@ -120,6 +120,7 @@ int server_init(struct server *srv)
 	srv->rt.max_pending_bytes = cfg->max_pending_bytes;
 	srv->rt.monitor_access = cfg->monitor_access;
 	srv->rt.write_timeout = cfg->write_timeout;
+	srv->rt.idle_timeout = cfg->idle_timeout;
 	srv->rt.sizelimit = cfg->sizelimit;
 	srv->rt.timelimit = cfg->timelimit;
 	srv->rt.allow_anonymous = cfg->allow_anonymous;
@@ -282,6 +283,10 @@ int server_reload(struct server *srv)
 	if (n.allow_anonymous != server_allow_anonymous(srv)) {
 		__atomic_store_n(&srv->rt.allow_anonymous, n.allow_anonymous, __ATOMIC_RELAXED);
 		log_info("SIGHUP: allow_anonymous = %s", n.allow_anonymous ? "yes" : "no");
+	}
+	if (n.idle_timeout != server_idle_timeout(srv)) {
+		__atomic_store_n(&srv->rt.idle_timeout, n.idle_timeout, __ATOMIC_RELAXED);
+		log_info("SIGHUP: idle_timeout = %d", n.idle_timeout);
 	}
 	if (n.write_timeout != server_write_timeout(srv)) {
 		__atomic_store_n(&srv->rt.write_timeout, n.write_timeout, __ATOMIC_RELAXED);

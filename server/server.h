@@ -50,6 +50,7 @@ struct runtime {
 	size_t max_pending_bytes;
 	enum monitor_access monitor_access;
 	int write_timeout;
+	int idle_timeout;
 	int sizelimit;
 	int timelimit;
 	bool allow_anonymous;
@@ -110,6 +111,10 @@ static inline int server_timelimit(struct server *srv)
 static inline bool server_allow_anonymous(struct server *srv)
 {
 	return __atomic_load_n(&srv->rt.allow_anonymous, __ATOMIC_RELAXED);
+}
+static inline int server_idle_timeout(struct server *srv)
+{
+	return __atomic_load_n(&srv->rt.idle_timeout, __ATOMIC_RELAXED);
 }
 static inline int server_write_timeout(struct server *srv)
 {

@@ -75,7 +75,8 @@ void *worker_main(void *arg)
 	struct epoll_event events[WORKER_EVENTS];
 	time_t last_sweep = conn_now();
 	for (;;) {
-		/* Wakes once a second at most, to close clients past write_timeout. */
+		/* Wakes once a second at most, to close clients past write_timeout or idle_timeout.
+		 */
 		int n = epoll_wait(w->epfd, events, WORKER_EVENTS, w->ready ? 0 : 1000);
 		if (n < 0 && errno != EINTR) {
 			log_error("worker %d: epoll_wait: %s", w->id, strerror(errno));
@@ -99,7 +100,7 @@ void *worker_main(void *arg)
 			last_sweep = now;
 			for (struct conn *c = w->conns, *next; c; c = next) {
 				next = c->next;
-				conn_check_write_timeout(c, now);
+				conn_check_timeouts(c, now);
 			}
 		}
 	}

@@ -302,7 +302,7 @@ expect_grep "unknown config key is reported with file:line" "bad.conf:3: unknown
 
 # --- server limits and allow_anonymous (a second server) ---------------------------------
 sed -e 's/^listen = .*/listen = 127.0.0.1:0/' "$work/minidir.conf" > "$work/limits.conf"
-printf 'sizelimit = 3\nallow_anonymous = no\n' >> "$work/limits.conf"
+printf 'sizelimit = 3\nallow_anonymous = no\nidle_timeout = 1\n' >> "$work/limits.conf"
 "$BUILD/minidir" -f "$work/limits.conf" 2> "$work/limits.log" &
 limits_pid=$!
 lport=$(wait_port "$work/limits.log")
@@ -312,6 +312,14 @@ expect_rc "server sizelimit applies to users" 4 lim_ -D "uid=user1,$PEOPLE" -w s
 [ "$(lim_ -D "uid=user1,$PEOPLE" -w secret1 -b "$BASE" "(objectClass=*)" 1.1 2> /dev/null | grep -c '^dn:')" = 3 ] && ok "server sizelimit: 3 entries sent before sizeLimitExceeded" || not_ok "server sizelimit: wrong number of entries"
 expect_rc "a client may ask for less than the server limit" 4 lim_ -D "uid=user1,$PEOPLE" -w secret1 -z 2 -b "$BASE" "(objectClass=*)" 1.1
 expect_rc "the rootdn is not limited" 0 lim_ -D "cn=admin,$BASE" -w root-secret -b "$BASE" "(objectClass=*)" 1.1
+# idle_timeout = 1: a connection that sends nothing is closed within about 2 s.
+exec 3<> "/dev/tcp/127.0.0.1/$lport"
+start_idle=$(date +%s)
+if read -r -t 5 <&3; then idle_rc=0; else idle_rc=$?; fi
+idle_for=$(($(date +%s) - start_idle))
+exec 3<&-
+[ "$idle_rc" = 1 ] && [ "$idle_for" -le 4 ] && ok "idle_timeout closes a silent connection (after ${idle_for} s)" ||
+	not_ok "idle_timeout: read status $idle_rc after ${idle_for} s (1 = closed, >128 = still open)"
 kill "$limits_pid"
 wait "$limits_pid" 2> /dev/null
 
