@@ -279,6 +279,43 @@ START_TEST(long_database_path)
 }
 END_TEST
 
+START_TEST(limits_and_access)
+{
+	struct config cfg;
+	load_ok(BASE, &cfg);
+	ck_assert_int_eq(cfg.sizelimit, 500);
+	ck_assert_int_eq(cfg.timelimit, 3600);
+	ck_assert(cfg.allow_anonymous);
+	ck_assert_int_eq(cfg.idle_timeout, 0);
+	ck_assert_int_eq(cfg.write_timeout, 30);
+	ck_assert_int_eq(cfg.monitor_access, MONITOR_ROOTDN);
+	config_free(&cfg);
+	load_ok(BASE "sizelimit = unlimited\ntimelimit = 5\nallow_anonymous = no\n"
+	             "idle_timeout = 600\nwrite_timeout = 0\nmonitor_access = anonymous\n"
+	             "schema_dir = /tmp/schema\nschema = core\n",
+	        &cfg);
+	ck_assert_int_eq(cfg.sizelimit, 0);
+	ck_assert_int_eq(cfg.timelimit, 5);
+	ck_assert(!cfg.allow_anonymous);
+	ck_assert_int_eq(cfg.idle_timeout, 600);
+	ck_assert_int_eq(cfg.write_timeout, 0);
+	ck_assert_int_eq(cfg.monitor_access, MONITOR_ANONYMOUS);
+	ck_assert_str_eq(cfg.schema_dir, "/tmp/schema");
+	ck_assert_str_eq(cfg.schema, "core");
+	config_free(&cfg);
+}
+END_TEST
+
+START_TEST(err_limits_and_access)
+{
+	load_fails_at(BASE "sizelimit = -1\n", 3, "sizelimit");
+	load_fails_at(BASE "timelimit = soon\n", 3, "timelimit");
+	load_fails_at(BASE "allow_anonymous = maybe\n", 3, "allow_anonymous");
+	load_fails_at(BASE "idle_timeout = 86401\n", 3, "idle_timeout");
+	load_fails_at(BASE "monitor_access = everyone\n", 3, "monitor_access");
+}
+END_TEST
+
 START_TEST(err_unknown_key)
 {
 	load_fails_at("# comment\n\n" BASE "colour = blue\nthreads = 4\n", 5, "colour");
@@ -461,6 +498,8 @@ static Suite *config_suite(void)
 	tcase_add_unchecked_fixture(tc, run_setup, run_teardown);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, sizes_overflow);
+	tcase_add_test(tc, limits_and_access);
+	tcase_add_test(tc, err_limits_and_access);
 	tcase_add_test(tc, err_unknown_key);
 	tcase_add_test(tc, err_threads);
 	tcase_add_test(tc, err_listen);
