@@ -177,6 +177,7 @@ int conn_flush(struct conn *c, int flags)
 	}
 	c->blocked_since = 0;
 	c->outq_last = 0;
+	c->last_request = conn_now(); /* idle_timeout counts from the end of the last answer */
 	return 0;
 }
 

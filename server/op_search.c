@@ -249,6 +249,17 @@ static void search_finish_page(struct conn *c, int rc, const char *matched, cons
 	conn_pdu_queued(c, true);
 }
 
+/* True if entry id (e) lies in the search's own scope, whatever its candidates. */
+static bool target_in_scope(const struct search_op *s, entry_id id, const struct entry_view *e)
+{
+	if (s->scope == LDAP_SCOPE_ONELEVEL)
+		return e->parent == s->base_id && id != s->base_id;
+	if (s->scope == LDAP_SCOPE_SUBORDINATE && id == s->base_id)
+		return false;
+	return s->scope != LDAP_SCOPE_BASE &&
+	       dn_key_in_subtree(e->key, e->keylen, s->base_key.data, s->base_key.len);
+}
+
 static void search_finish(struct conn *c, int rc, const char *matched, const char *message)
 {
 	search_finish_page(c, rc, matched, message, false);
@@ -283,9 +294,12 @@ static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view 
 	if (!in_scope(s, *id, e))
 		return STEP_SKIP;
 	/* derefInSearching: an alias below the base stands for its target. */
-	if ((s->deref & LDAP_DEREF_SEARCHING) && *id != s->base_id && search_is_alias(e) &&
-	    search_deref(&w->srv->db, w->txn, id, e) != LDAP_SUCCESS)
-		return STEP_SKIP; /* a dangling alias matches nothing */
+	if ((s->deref & LDAP_DEREF_SEARCHING) && *id != s->base_id && search_is_alias(e)) {
+		if (search_deref(&w->srv->db, w->txn, id, e) != LDAP_SUCCESS)
+			return STEP_SKIP; /* a dangling alias matches nothing */
+		if (target_in_scope(s, *id, e))
+			return STEP_SKIP; /* the search reaches the target itself: no duplicate */
+	}
 	struct filter_ctx fctx = {
 	    .dn = e->dn, .dnlen = e->dnlen, .hidden = hidden_for(c, e), .scratch = &w->scratch};
 	if (s->filter_oper) { /* the filter names computed attributes (entryDN, ...) */
@@ -396,7 +410,7 @@ static void search_run(struct conn *c)
 		}
 		if (st == STEP_ERROR)
 			break;
-		if (s->sizelimit && s->sent == s->sizelimit) {
+		if (s->sizelimit && s->sent >= s->sizelimit) {
 			result = LDAP_SIZELIMIT_EXCEEDED;
 			done = true;
 			break;
@@ -551,7 +565,11 @@ static void resume_page(struct conn *c, struct ldap_request *req, int page_size,
 	c->paged = NULL;
 	c->search = s;
 	s->msgid = req->msgid;
-	set_limits(c, s, &req->u.search); /* each page has its own time limit */
+	/* Each page has its own time limit; the size limit stays the first request's, as
+	 * it counts the entries of every page. */
+	int sizelimit = s->sizelimit;
+	set_limits(c, s, &req->u.search);
+	s->sizelimit = sizelimit;
 	s->page_size = page_size;
 	s->page_sent = 0;
 	conn_response_begin(c);

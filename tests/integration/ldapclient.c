@@ -11,6 +11,7 @@
  *   ldapclient fuzz HOST PORT BASE COUNT SEED
  *   ldapclient abandon HOST PORT BASE ENTRIES
  *   ldapclient unbindpipe HOST PORT BASE
+ *   ldapclient pagedlimit HOST PORT BASE BINDDN PASSWORD LIMIT
  *
  * Prints "ok - ..." lines; exits 1 on the first failure.
  */
@@ -458,6 +459,63 @@ static void cmd_unbindpipe(const char *base)
 	ber_bvfree(unbind);
 }
 
+/*
+ * Paged results against the server's size limit: pages of 2, the first asking
+ * no client limit, the later ones a client limit of 1. The server's limit
+ * counts entries over all pages, so the walk must end with sizeLimitExceeded
+ * after at most `limit` entries.
+ */
+static void cmd_pagedlimit(const char *base, const char *dn, const char *pw, int limit)
+{
+	char uri[256];
+	snprintf(uri, sizeof(uri), "ldap://%s:%s", host, port);
+	LDAP *ld;
+	int v3 = LDAP_VERSION3;
+	struct berval cred = {strlen(pw), (char *)pw};
+	if (ldap_initialize(&ld, uri) || ldap_set_option(ld, LDAP_OPT_PROTOCOL_VERSION, &v3) ||
+	    ldap_sasl_bind_s(ld, dn, LDAP_SASL_SIMPLE, &cred, NULL, NULL, NULL) != LDAP_SUCCESS)
+		FAIL("pagedlimit: bind as %s failed", dn);
+	struct berval cookie = {0, NULL};
+	int total = 0, last_rc = 0;
+	for (int page = 0; page < 50; page++) {
+		LDAPControl *ctl = NULL, *ctls[2] = {NULL, NULL};
+		if (ldap_create_page_control_value(ld, 2, &cookie, &cred) != LDAP_SUCCESS)
+			FAIL("pagedlimit: page control");
+		ldap_control_create(LDAP_CONTROL_PAGEDRESULTS, 1, &cred, 1, &ctl);
+		ber_memfree(cred.bv_val);
+		ctls[0] = ctl;
+		LDAPMessage *res = NULL;
+		int rc = ldap_search_ext_s(ld, base, LDAP_SCOPE_SUBTREE, "(objectClass=*)", NULL, 0,
+		                           ctls, NULL, NULL, page == 0 ? 0 : 1, &res);
+		ldap_control_free(ctl);
+		total += ldap_count_entries(ld, res);
+		LDAPControl **rctls = NULL;
+		int err = 0;
+		ldap_parse_result(ld, res, &err, NULL, NULL, NULL, &rctls, 0);
+		last_rc = err ? err : rc;
+		ber_memfree(cookie.bv_val);
+		cookie.bv_val = NULL;
+		cookie.bv_len = 0;
+		LDAPControl *pr =
+		    rctls ? ldap_control_find(LDAP_CONTROL_PAGEDRESULTS, rctls, NULL) : NULL;
+		ber_int_t estimate;
+		if (pr)
+			ldap_parse_pageresponse_control(ld, pr, &estimate, &cookie);
+		ldap_controls_free(rctls);
+		ldap_msgfree(res);
+		if (last_rc != LDAP_SUCCESS || cookie.bv_len == 0)
+			break;
+	}
+	ber_memfree(cookie.bv_val);
+	ldap_unbind_ext_s(ld, NULL, NULL);
+	if (last_rc != LDAP_SIZELIMIT_EXCEEDED || total > limit)
+		FAIL("pagedlimit: %d entries over the pages, last result %d (limit %d)", total,
+		     last_rc, limit);
+	printf("ok - pagedlimit: a paged walk stops at the server's size limit (%d entries, then "
+	       "sizeLimitExceeded), whatever later pages ask\n",
+	       total);
+}
+
 /* xorshift: a deterministic stream for the mutations, seeded from the command line. */
 static uint32_t rnd_state;
 static uint32_t rnd(void)
@@ -629,6 +687,8 @@ int main(int argc, char **argv)
 		cmd_stall(base, argc > 5 ? atoi(argv[5]) : 0);
 	else if (strcmp(cmd, "fuzz") == 0 && argc > 6)
 		cmd_fuzz(base, atoi(argv[5]), (unsigned)strtoul(argv[6], NULL, 10));
+	else if (strcmp(cmd, "pagedlimit") == 0 && argc > 7)
+		cmd_pagedlimit(base, argv[5], argv[6], atoi(argv[7]));
 	else if (strcmp(cmd, "unbindpipe") == 0 && argc > 4)
 		cmd_unbindpipe(base);
 	else if (strcmp(cmd, "abandon") == 0 && argc > 5)

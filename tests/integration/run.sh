@@ -311,6 +311,7 @@ expect_rc "allow_anonymous = no refuses anonymous searches" 50 lim_ -b "$BASE" "
 expect_rc "server sizelimit applies to users" 4 lim_ -D "uid=user1,$PEOPLE" -w secret1 -b "$BASE" "(objectClass=*)" 1.1
 [ "$(lim_ -D "uid=user1,$PEOPLE" -w secret1 -b "$BASE" "(objectClass=*)" 1.1 2> /dev/null | grep -c '^dn:')" = 3 ] && ok "server sizelimit: 3 entries sent before sizeLimitExceeded" || not_ok "server sizelimit: wrong number of entries"
 expect_rc "a client may ask for less than the server limit" 4 lim_ -D "uid=user1,$PEOPLE" -w secret1 -z 2 -b "$BASE" "(objectClass=*)" 1.1
+client_report "" "$(timeout 30 "$BUILD/tests/integration/ldapclient" pagedlimit 127.0.0.1 "$lport" "$BASE" "uid=user1,$PEOPLE" secret1 3 2>&1)"
 expect_rc "the rootdn is not limited" 0 lim_ -D "cn=admin,$BASE" -w root-secret -b "$BASE" "(objectClass=*)" 1.1
 # idle_timeout = 1: a connection that sends nothing is closed within about 2 s.
 exec 3<> "/dev/tcp/127.0.0.1/$lport"
