@@ -10,7 +10,8 @@ BENCH_PKGS="tcpdump gnuplot-nox ethtool iproute2 slapd linux-perf"
 # slapd is needed for its schema files (/etc/ldap/schema) and as the peer of the
 # conformance tests; its own service is kept from starting (see below).
 PKGS="build-essential pkg-config libldap-dev liblmdb-dev lmdb-utils check \
-libsubunit-dev ldap-utils libinih-dev libssl-dev libcrypt-dev strace clang-format slapd"
+libsubunit-dev ldap-utils libinih-dev libssl-dev libcrypt-dev strace clang-format slapd \
+procps diffutils"
 
 [ "${1:-}" = bench ] && PKGS="$PKGS $BENCH_PKGS"
 
