@@ -31,7 +31,7 @@ void op_compare(struct conn *c, struct ldap_request *req)
 	const struct db *db = &w->srv->db;
 	struct buf key = {0}, want = {0}, matched = {0};
 	int rc = LDAP_SUCCESS;
-	const char *msg = NULL;
+	const char *msg = NULL, *hidden;
 	const struct schema_attr *at = schema_attr_find(r->attr.bv_val, r->attr.bv_len);
 	const char *attr = at ? at->name : r->attr.bv_val;
 	size_t alen = at ? strlen(at->name) : r->attr.bv_len;
@@ -63,9 +63,8 @@ void op_compare(struct conn *c, struct ldap_request *req)
 			op_matched_dn(w, &key, &matched);
 		} else if (dbrc) {
 			rc = LDAP_OTHER;
-		} else if (strcasecmp(attr, "userPassword") == 0 && c->auth != AUTH_ROOT &&
-		           !(c->auth == AUTH_USER && c->bound_key.len == e.keylen &&
-		             memcmp(c->bound_key.data, e.key, e.keylen) == 0)) {
+		} else if ((hidden = op_hidden_attr(c, &e)) &&
+		           match_desc(hidden, strlen(hidden), attr, alen)) {
 			rc = LDAP_INSUFFICIENT_ACCESS;
 		} else {
 			rc = compare_values(&e, attr, alen, rule, &want, &w->scratch);

@@ -268,8 +268,7 @@ static void search_finish(struct conn *c, int rc, const char *matched, const cha
 /* Outcome of looking at one candidate. */
 enum step { STEP_MATCH, STEP_SKIP, STEP_END, STEP_ERROR };
 
-/* The userPassword rule: visible to the rootdn and to the entry's own identity. */
-static const char *hidden_for(const struct conn *c, const struct entry_view *e)
+const char *op_hidden_attr(const struct conn *c, const struct entry_view *e)
 {
 	bool self = c->auth == AUTH_USER && c->bound_key.len == e->keylen &&
 	            memcmp(c->bound_key.data, e->key, e->keylen) == 0;
@@ -301,7 +300,7 @@ static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view 
 			return STEP_SKIP; /* the search reaches the target itself: no duplicate */
 	}
 	struct filter_ctx fctx = {
-	    .dn = e->dn, .dnlen = e->dnlen, .hidden = hidden_for(c, e), .scratch = &w->scratch};
+	    .dn = e->dn, .dnlen = e->dnlen, .hidden = op_hidden_attr(c, e), .scratch = &w->scratch};
 	if (s->filter_oper) { /* the filter names computed attributes (entryDN, ...) */
 		w->extra.off = w->extra.len = 0;
 		if (op_attrs_all(&w->extra, &w->srv->db, w->txn, *id, e) < 0) {
@@ -339,7 +338,7 @@ static int send_entry(struct conn *c, entry_id id, const struct entry_view *e)
 {
 	struct search_op *s = c->search;
 	struct worker *w = c->w;
-	s->sel.hidden = hidden_for(c, e);
+	s->sel.hidden = op_hidden_attr(c, e);
 	w->extra.off = w->extra.len = 0;
 	if (s->want_oper && op_attrs_build(&w->extra, &s->sel, &w->srv->db, w->txn, id, e) < 0)
 		return ENOMEM;
@@ -383,7 +382,7 @@ static void search_run(struct conn *c)
 		if (s->sorting && !s->sort_collected) {
 			enum step st = next_candidate(c, &id, &e, &rc);
 			if (st == STEP_MATCH && sort_add(&s->sorted, &s->sort, id, &e,
-			                                 hidden_for(c, &e), &w->scratch) < 0)
+			                                 op_hidden_attr(c, &e), &w->scratch) < 0)
 				rc = ENOMEM;
 			/* One match past the size limit is enough to know it is exceeded:
 			 * collecting stops there, so memory stays bounded by the limit. */
@@ -519,7 +518,7 @@ static int check_assertion(struct conn *c, const struct ldap_request *req, entry
 	if (db_get_entry(&w->srv->db, w->txn, base, &e) == 0) {
 		struct filter_ctx fctx = {.dn = e.dn,
 		                          .dnlen = e.dnlen,
-		                          .hidden = hidden_for(c, &e),
+		                          .hidden = op_hidden_attr(c, &e),
 		                          .scratch = &w->scratch};
 		w->extra.off = w->extra.len = 0;
 		if (op_attrs_in_filter(f) &&

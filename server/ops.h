@@ -16,6 +16,10 @@ void op_bind(struct conn *c, struct ldap_request *req);
 void op_compare(struct conn *c, struct ldap_request *req);
 void op_extended(struct conn *c, struct ldap_request *req);
 
+/* The attribute c may not see in entry e ("userPassword" unless c is the rootdn
+ * or bound as e itself), or NULL. */
+const char *op_hidden_attr(const struct conn *c, const struct entry_view *e);
+
 /* False when the client is anonymous and allow_anonymous is off. */
 bool op_may_read(const struct conn *c);
 /* Appends (NUL-terminated) the DN of the deepest existing entry above key. */
