@@ -27,7 +27,7 @@ LIB      := $(B)/libminidir.a
 BINS     := $(B)/minidir $(B)/minidir-import $(B)/minidir-export $(B)/searchrate
 UNIT_SRC := $(wildcard tests/*/test_*.c)
 UNIT_BIN := $(UNIT_SRC:%.c=$(B)/%)
-ITEST_BIN := $(B)/tests/integration/ldapclient
+ITEST_BIN := $(B)/tests/integration/ldapclient $(B)/tests/integration/faultclient
 
 .PHONY: all deps run test unit integration bench format format-check clean
 all: $(BINS) $(UNIT_BIN) $(ITEST_BIN)
@@ -76,6 +76,7 @@ unit: $(UNIT_BIN)
 integration: $(BINS) $(ITEST_BIN)
 	@BUILD=$(B) ./tests/integration/run.sh
 	@BUILD=$(B) ./tests/integration/policy_test.sh
+	@BUILD=$(B) ./tests/integration/fault_test.sh
 	@BUILD=$(B) ./tests/conformance/run.sh
 
 bench: deps all

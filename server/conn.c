@@ -26,6 +26,7 @@
 #include "protocol/response.h"
 #include "server/log.h"
 #include "server/ops.h"
+#include "server/worker.h"
 
 #define CONN_READ_CHUNK (16 * 1024)
 
@@ -123,6 +124,7 @@ void conn_close(struct conn *c, const char *why)
 	if (c->next)
 		c->next->prev = c->prev;
 	close(c->fd); /* also removes it from epoll */
+	worker_fd_freed(w);
 	buf_free(&c->in);
 	buf_free(&c->out);
 	buf_free(&c->bound_key);

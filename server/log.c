@@ -1,22 +1,41 @@
 #include "server/log.h"
 
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
 
 bool log_debug_enabled;
 
-static void vlog(const char *level, const char *fmt, va_list ap)
+/* Call sites seen so far; a site beyond the table is not limited (there are ~40). */
+#define LOG_SITES 128
+#define LOG_LINE_MAX 1024
+
+struct log_site {
+	const char *fmt;
+	const char *level;
+	time_t second;      /* the second the counts below are for */
+	int printed;        /* lines printed in that second */
+	unsigned long held; /* lines suppressed, not yet reported */
+	char *last;         /* the last of them, formatted (malloc'd) */
+};
+
+static struct log_site sites[LOG_SITES];
+static pthread_mutex_t sites_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void emit(const char *level, const char *fmt, va_list ap)
 {
-	char line[1024], stamp[32];
+	char line[LOG_LINE_MAX], stamp[40], zone[8];
 	struct timespec ts;
 	struct tm tm;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	localtime_r(&ts.tv_sec, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
-	int n = snprintf(line, sizeof(line), "%s.%03ld minidir[%ld]: %s: ", stamp,
-	                 ts.tv_nsec / 1000000, (long)getpid(), level);
+	strftime(zone, sizeof(zone), "%z", &tm); /* +hhmm; RFC 3339 wants +hh:mm */
+	int n = snprintf(line, sizeof(line), "%s.%03ld%.3s:%.2s minidir[%ld]: %s: ", stamp,
+	                 ts.tv_nsec / 1000000, zone, zone + 3, (long)getpid(), level);
 	if (n < 0 || (size_t)n >= sizeof(line))
 		return;
 	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
@@ -24,11 +43,90 @@ static void vlog(const char *level, const char *fmt, va_list ap)
 	fprintf(stderr, "%s\n", line);
 }
 
+static void emit_args(const char *level, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	emit(level, fmt, ap);
+	va_end(ap);
+}
+
+static void report_held(struct log_site *s)
+{
+	if (s->held == 1)
+		emit_args(s->level, "%s", s->last ? s->last : s->fmt);
+	else if (s->held)
+		emit_args(s->level, "%lu more like this, the last: %s", s->held,
+		          s->last ? s->last : s->fmt);
+	s->held = 0;
+}
+
+/* Keeps the text of a line held back, to show with the count. */
+static void hold(struct log_site *s, const char *fmt, va_list ap)
+{
+	if (!s->last)
+		s->last = malloc(LOG_LINE_MAX);
+	if (s->last)
+		vsnprintf(s->last, LOG_LINE_MAX, fmt, ap);
+}
+
+static time_t now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return ts.tv_sec;
+}
+
+/* Whether a line of this site may be printed now; counts and keeps it when not. */
+static bool site_allows(const char *level, const char *fmt, va_list ap)
+{
+	time_t now = now_seconds();
+	bool allow = true;
+	pthread_mutex_lock(&sites_lock);
+	for (int i = 0; i < LOG_SITES; i++) {
+		struct log_site *s = &sites[i];
+		if (s->fmt && s->fmt != fmt)
+			continue;
+		if (!s->fmt) {
+			*s = (struct log_site){.fmt = fmt, .level = level, .second = now};
+		} else if (s->second != now) {
+			report_held(s);
+			s->second = now;
+			s->printed = 0;
+		}
+		if (s->printed < LOG_BURST)
+			s->printed++;
+		else {
+			s->held++;
+			hold(s, fmt, ap);
+			allow = false;
+		}
+		break;
+	}
+	pthread_mutex_unlock(&sites_lock);
+	return allow;
+}
+
+void log_tick(void)
+{
+	time_t now = now_seconds();
+	pthread_mutex_lock(&sites_lock);
+	for (int i = 0; i < LOG_SITES && sites[i].fmt; i++)
+		if (sites[i].second != now)
+			report_held(&sites[i]);
+	pthread_mutex_unlock(&sites_lock);
+}
+
 void log_error(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vlog("error", fmt, ap);
+	bool allow = site_allows("error", fmt, ap);
+	va_end(ap);
+	if (!allow)
+		return;
+	va_start(ap, fmt);
+	emit("error", fmt, ap);
 	va_end(ap);
 }
 
@@ -36,7 +134,12 @@ void log_info(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vlog("info", fmt, ap);
+	bool allow = site_allows("info", fmt, ap);
+	va_end(ap);
+	if (!allow)
+		return;
+	va_start(ap, fmt);
+	emit("info", fmt, ap);
 	va_end(ap);
 }
 
@@ -44,6 +147,6 @@ void log_debug_msg(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vlog("debug", fmt, ap);
+	emit("debug", fmt, ap);
 	va_end(ap);
 }

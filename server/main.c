@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "server/log.h"
 #include "server/server.h"
@@ -77,8 +78,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (;;) {
-		int sig = 0;
-		if (sigwait(&set, &sig) != 0)
+		/* Wakes once a second to report log lines held back by rate limiting. */
+		struct timespec second = {.tv_sec = 1};
+		int sig = sigtimedwait(&set, NULL, &second);
+		log_tick();
+		if (sig < 0)
 			continue;
 		if (sig == SIGHUP) {
 			server_reload(&srv);

@@ -96,6 +96,7 @@ static void take_snapshot(struct server *srv, struct snapshot *s)
 			t->ops[o] += STAT_READ(w->ops[o]);
 		t->connections_total += STAT_READ(w->connections_total);
 		t->connections_current += STAT_READ(w->connections_current);
+		t->connections_shed += STAT_READ(w->connections_shed);
 		t->entries_sent += STAT_READ(w->entries_sent);
 	}
 }
@@ -118,6 +119,7 @@ static int build_server_entry(struct server *srv, const struct snapshot *s, stru
 	add_u64(&b, "maxPendingBytes", server_max_pending_bytes(srv));
 	add_u64(&b, "currentConnections", s->total.connections_current);
 	add_u64(&b, "totalConnections", s->total.connections_total);
+	add_u64(&b, "shedConnections", s->total.connections_shed);
 	add_u64(&b, "opsBind", s->total.ops[STAT_OP_BIND]);
 	add_u64(&b, "opsSearch", s->total.ops[STAT_OP_SEARCH]);
 	add_u64(&b, "opsUnbind", s->total.ops[STAT_OP_UNBIND]);

@@ -115,6 +115,7 @@ int server_init(struct server *srv)
 {
 	struct config *cfg = &srv->cfg;
 	srv->started = time(NULL);
+	pthread_mutex_init(&srv->accept_lock, NULL);
 	srv->rt.policy = policy_for(cfg->send_policy);
 	srv->rt.batch_bytes = cfg->batch_bytes;
 	srv->rt.max_pending_bytes = cfg->max_pending_bytes;
@@ -212,6 +213,7 @@ void server_stop(struct server *srv)
 	buf_free(&srv->subschema);
 	db_close(&srv->db);
 	config_free(&srv->cfg);
+	pthread_mutex_destroy(&srv->accept_lock);
 	schema_free();
 }
 

@@ -30,7 +30,8 @@ struct worker {
 	int wakefd; /* eventfd: the main thread asks the loop to stop */
 	int listenfd[CONFIG_MAX_LISTEN];
 	int nlisten;
-	int reservefd;      /* spare descriptor, freed to shed a connection at EMFILE */
+	int reservefd;      /* spare descriptor, freed to shed connections at EMFILE; -1: lost */
+	bool listen_paused; /* listeners out of the epoll set until a descriptor is free */
 	MDB_txn *txn;       /* this worker's read transaction, reset between slices */
 	BerElement *ber;    /* reused by every request decode */
 	struct buf scratch; /* filter evaluation work space */
@@ -68,6 +69,9 @@ struct server {
 	struct buf subschema; /* cn=Subschema, as a stored entry record */
 	time_t started;
 	volatile int stopping;
+	/* Taken around every accept and the spare-descriptor shedding (worker.c), so
+	 * a descriptor number one worker frees is not taken by another's accept. */
+	pthread_mutex_t accept_lock;
 };
 
 /*

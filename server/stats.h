@@ -36,6 +36,7 @@ struct worker_stats {
 	uint64_t ops[STAT_OP_N];
 	uint64_t connections_total;
 	uint64_t connections_current;
+	uint64_t connections_shed; /* closed unserved: out of file descriptors */
 	uint64_t entries_sent;
 };
 

@@ -3,6 +3,7 @@
  * connections, continue yielded searches, stop when woken by the main thread.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -17,6 +18,8 @@
 #define WORKER_EVENTS 128
 /* Tags for epoll data that are not connections. */
 #define TAG_WAKE ((void *)1)
+/* Pending connections closed at most per shedding. */
+#define WORKER_SHED_MAX 1024
 
 static bool is_listener(const struct worker *w, void *ptr, int *fd)
 {
@@ -29,29 +32,73 @@ static bool is_listener(const struct worker *w, void *ptr, int *fd)
 	return false;
 }
 
-/* Out of descriptors: shed one pending connection so the listener stops firing. */
-static void shed_connection(struct worker *w, int lfd)
+/* Stops or restarts watching w's listening sockets (their backlog waits in the kernel). */
+static void set_listening(struct worker *w, bool on)
 {
+	if (w->listen_paused == !on)
+		return;
+	for (int i = 0; i < w->nlisten; i++) {
+		struct epoll_event ev = {.events = on ? EPOLLIN : 0,
+		                         .data.ptr = (void *)(intptr_t)(i + 2)};
+		epoll_ctl(w->epfd, EPOLL_CTL_MOD, w->listenfd[i], &ev);
+	}
+	w->listen_paused = !on;
+}
+
+void worker_fd_freed(struct worker *w)
+{
+	if (w->reservefd < 0)
+		w->reservefd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (w->reservefd >= 0)
+		set_listening(w, true);
+}
+
+/*
+ * Out of descriptors. The spare descriptor is given up to accept and close the
+ * pending connections (the clients see the connection closed rather than hang),
+ * then taken back. Every worker accepts under srv->accept_lock, so the number
+ * freed here is not taken by another worker's accept in between. If the spare
+ * is lost anyway (another thread opened a file), the listeners are left alone
+ * until a connection of this worker closes or the next sweep gets the spare
+ * back, so that a listener that stays readable cannot spin the loop.
+ */
+static void shed_connections(struct worker *w, int lfd, int err)
+{
+	unsigned long shed = 0;
 	if (w->reservefd >= 0) {
 		close(w->reservefd);
-		int fd = accept(lfd, NULL, NULL);
-		if (fd >= 0)
+		w->reservefd = -1;
+		for (int fd;
+		     shed < WORKER_SHED_MAX && (fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) >= 0;
+		     shed++)
 			close(fd);
 		w->reservefd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	}
-	log_error("worker %d: out of file descriptors; refusing connections", w->id);
+	STAT_ADD(w->stats.connections_shed, shed);
+	if (w->reservefd < 0)
+		set_listening(w, false);
+	log_error("worker %d: accept: %s; %lu pending connections closed%s", w->id, strerror(err),
+	          shed, w->reservefd < 0 ? ", accepting again when a descriptor is free" : "");
 }
 
 static void accept_all(struct worker *w, int lfd)
 {
+	pthread_mutex_t *lock = &w->srv->accept_lock;
 	for (int i = 0; i < 64; i++) {
+		pthread_mutex_lock(lock);
 		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int err = errno;
+		if (fd < 0 && (err == EMFILE || err == ENFILE))
+			shed_connections(w, lfd, err);
+		pthread_mutex_unlock(lock);
 		if (fd < 0) {
-			if (errno == EMFILE || errno == ENFILE)
-				shed_connection(w, lfd);
-			else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
-			         errno != ECONNABORTED)
-				log_error("worker %d: accept: %s", w->id, strerror(errno));
+			if (err == ENOBUFS || err == ENOMEM) {
+				/* The kernel is short of memory: listen again at the next sweep. */
+				log_error("worker %d: accept: %s", w->id, strerror(err));
+				set_listening(w, false);
+			} else if (err != EAGAIN && err != EWOULDBLOCK && err != EINTR &&
+			           err != ECONNABORTED && err != EMFILE && err != ENFILE)
+				log_error("worker %d: accept: %s", w->id, strerror(err));
 			return;
 		}
 		conn_accept(w, fd);
@@ -98,6 +145,8 @@ void *worker_main(void *arg)
 		time_t now = conn_now();
 		if (now != last_sweep) {
 			last_sweep = now;
+			worker_fd_freed(
+			    w); /* retries a lost spare descriptor and paused listeners */
 			for (struct conn *c = w->conns, *next; c; c = next) {
 				next = c->next;
 				conn_check_timeouts(c, now);

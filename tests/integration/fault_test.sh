@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Faults from outside: a server out of file descriptors under connection churn,
+# bind timing that must not tell which DNs exist, a second server on a served
+# address, entries as large as import accepts, and a database file overwritten
+# under a running server. Each part starts its own minidir on 127.0.0.1.
+set -u
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+. tests/integration/lib.sh
+LDIF=tests/data/test.ldif
+BASE=dc=test,dc=org
+
+work=$(mktemp -d /tmp/minidir-fault.XXXXXX)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do
+		kill "$p" 2>/dev/null && wait "$p" 2>/dev/null
+	done
+	[ -n "${KEEP:-}" ] || rm -rf "$work"
+}
+trap cleanup EXIT
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
+
+# write_conf NAME [extra lines...]: $work/NAME.conf for $work/NAME.mdb
+write_conf() {
+	local name=$1
+	shift
+	{
+		echo "listen = 127.0.0.1:0"
+		echo "database = $work/$name.mdb"
+		echo "suffix = $BASE"
+		echo "threads = 2"
+		echo "rootdn = cn=admin,$BASE"
+		echo "rootpw = root-secret"
+		for l in "$@"; do echo "$l"; done
+	} > "$work/$name.conf"
+}
+
+# start NAME [ULIMIT_N]: starts minidir on NAME.conf; sets pid and port.
+start() {
+	local name=$1 nofile=${2:-}
+	if [ -n "$nofile" ]; then
+		(ulimit -n "$nofile" && exec "$BUILD/minidir" -f "$work/$name.conf") 2> "$work/$name.log" &
+	else
+		"$BUILD/minidir" -f "$work/$name.conf" 2> "$work/$name.log" &
+	fi
+	pid=$!
+	pids+=("$pid")
+	port=$(wait_port "$work/$name.log")
+	if [ -z "$port" ]; then
+		not_ok "$name: server did not start: $(cat "$work/$name.log")"
+		return 1
+	fi
+}
+
+stop() {
+	kill "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+}
+
+# CPU ticks (user + system) the process has used.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+# --- out of file descriptors ---------------------------------------------------
+write_conf fd
+"$BUILD/minidir-import" -f "$work/fd.conf" "$LDIF" > /dev/null || not_ok "import for fd test"
+if start fd 64; then
+	out=$(timeout 120 "$BUILD/tests/integration/faultclient" churn 127.0.0.1 "$port" 200 3)
+	client_report "fd limit 64: " "$out"
+	# Idle again: the workers must not spin on a listener they cannot accept from.
+	t0=$(cpu_ticks "$pid")
+	sleep 2
+	t1=$(cpu_ticks "$pid")
+	hz=$(getconf CLK_TCK)
+	if [ $((t1 - t0)) -le $((hz / 5)) ]; then
+		ok "fd limit: idle after the churn ($((t1 - t0)) ticks of CPU in 2 s)"
+	else
+		not_ok "fd limit: $((t1 - t0)) ticks of CPU in 2 s of idle (spinning)"
+	fi
+	lines=$(grep -c 'accept:' "$work/fd.log")
+	held=$(grep 'more like this.*accept' "$work/fd.log" | head -1)
+	if [ "$lines" -le 40 ]; then
+		ok "fd limit: $lines log lines about accept (rate-limited${held:+; e.g. \"${held#*error: }\"})"
+	else
+		not_ok "fd limit: $lines log lines about accept (not rate-limited)"
+	fi
+	if timeout 10 ldapsearch -x -LLL -H "ldap://127.0.0.1:$port" -b "$BASE" -s base dn 2>&1 |
+		grep -q "^dn: $BASE"; then
+		ok "fd limit: serves again after the churn"
+	else
+		not_ok "fd limit: does not serve after the churn"
+	fi
+	shed=$(timeout 10 ldapsearch -x -LLL -H "ldap://127.0.0.1:$port" -D "cn=admin,$BASE" \
+		-w root-secret -b cn=monitor -s base shedConnections 2>&1 | sed -n 's/^shedConnections: //p')
+	if [ -n "$shed" ] && [ "$shed" -gt 0 ]; then
+		ok "fd limit: cn=monitor counts $shed shed connections"
+	else
+		not_ok "fd limit: cn=monitor shedConnections is '$shed'"
+	fi
+	stop "$pid"
+fi
+
+echo "# fault tests: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
