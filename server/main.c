@@ -73,7 +73,7 @@ int main(int argc, char **argv)
 		server_stop(&srv);
 		return 0;
 	}
-	if (server_start(&srv) < 0) {
+	if (server_listen(&srv) < 0 || server_start(&srv) < 0) {
 		server_stop(&srv);
 		return 1;
 	}

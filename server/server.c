@@ -21,8 +21,31 @@
 #include "server/ops.h"
 #include "server/worker.h"
 
-/* Opens one listening socket on addr; port is updated with the port bound. */
-static int listen_on(const struct listen_addr *a, char *port, size_t portlen)
+/*
+ * True if a socket already listens on the address. The workers' sockets use
+ * SO_REUSEPORT, which would let a second server (same user) bind the address
+ * silently and take a share of its connections. A socket bound without
+ * SO_REUSEPORT cannot share a listening address, so its bind tells.
+ */
+static bool address_served(const struct addrinfo *ai)
+{
+	int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int one = 1;
+	if (fd < 0)
+		return false;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)); /* TIME_WAIT is not a server */
+	if (ai->ai_family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	bool served = bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 && errno == EADDRINUSE;
+	close(fd);
+	return served;
+}
+
+/*
+ * Opens one listening socket on addr; port is updated with the port bound. The
+ * first socket of an address (first) checks that nothing else listens there.
+ */
+static int listen_on(const struct listen_addr *a, char *port, size_t portlen, bool first)
 {
 	struct addrinfo hints = {.ai_family = AF_UNSPEC,
 	                         .ai_socktype = SOCK_STREAM,
@@ -31,6 +54,13 @@ static int listen_on(const struct listen_addr *a, char *port, size_t portlen)
 	int rc = getaddrinfo(a->host, port, &hints, &res);
 	if (rc) {
 		log_error("listen %s:%s: %s", a->host, port, gai_strerror(rc));
+		return -1;
+	}
+	if (first && strcmp(port, "0") != 0 && address_served(res)) {
+		log_error("listen %s:%s: the address is already served by another process (a "
+		          "second minidir?); refusing to share it",
+		          a->host, port);
+		freeaddrinfo(res);
 		return -1;
 	}
 	int fd = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -143,13 +173,19 @@ int server_init(struct server *srv)
 	for (int i = 0; i < srv->nworkers; i++)
 		if (init_worker(srv, &srv->workers[i], i) < 0)
 			return -1;
+	return 0;
+}
+
+int server_listen(struct server *srv)
+{
+	struct config *cfg = &srv->cfg;
 	/* One socket per address per worker; port 0 resolves once, then is shared. */
 	for (int a = 0; a < cfg->nlisten; a++) {
 		char port[16];
 		snprintf(port, sizeof(port), "%s", cfg->listen[a].port);
 		for (int i = 0; i < srv->nworkers; i++) {
 			struct worker *w = &srv->workers[i];
-			int fd = listen_on(&cfg->listen[a], port, sizeof(port));
+			int fd = listen_on(&cfg->listen[a], port, sizeof(port), i == 0);
 			if (fd < 0)
 				return -1;
 			w->listenfd[w->nlisten++] = fd;

@@ -75,10 +75,17 @@ struct server {
 };
 
 /*
- * Opens the database, builds the root DSE and binds every listening socket
- * for every worker. Returns 0, or -1 after logging why.
+ * Loads the schema, opens the database, builds the root DSE and prepares the
+ * workers (no socket yet: `minidir -t` stops here). Returns 0, or -1 after
+ * logging why; server_stop frees what was made either way.
  */
 int server_init(struct server *srv);
+/*
+ * Binds every listening address for every worker (after server_init). Refuses,
+ * returning -1 after logging why, an address that another process already
+ * listens on, even one with SO_REUSEPORT such as a second minidir.
+ */
+int server_listen(struct server *srv);
 /* Starts the workers; returns 0 or -1. */
 int server_start(struct server *srv);
 /* Asks every worker to stop, waits for them, and frees everything. */

@@ -104,5 +104,32 @@ if start fd 64; then
 	stop "$pid"
 fi
 
+# --- a second server on a served address ----------------------------------------
+write_conf one
+"$BUILD/minidir-import" -f "$work/one.conf" "$LDIF" > /dev/null || not_ok "import for address test"
+if start one; then
+	first=$pid
+	sed "s/^listen = .*/listen = 127.0.0.1:$port/" "$work/one.conf" > "$work/two.conf"
+	if timeout 10 "$BUILD/minidir" -f "$work/two.conf" 2> "$work/two.log"; then
+		not_ok "second server on 127.0.0.1:$port started"
+	elif grep -q "already served by another process" "$work/two.log"; then
+		ok "second server on a served address refuses to start: $(sed -n 's/.*error: //p' "$work/two.log")"
+	else
+		not_ok "second server failed without saying why: $(cat "$work/two.log")"
+	fi
+	if out=$(timeout 10 "$BUILD/minidir" -t -f "$work/two.conf" 2>&1); then
+		ok "-t checks a config whose address is served, without binding it"
+	else
+		not_ok "-t on a served address: $out"
+	fi
+	n=0
+	for _ in 1 2 3 4 5 6 7 8; do
+		timeout 10 ldapsearch -x -LLL -H "ldap://127.0.0.1:$port" -b "$BASE" -s base dn 2>&1 |
+			grep -q "^dn: $BASE" && n=$((n + 1))
+	done
+	if [ "$n" -eq 8 ]; then ok "the first server still answers every connection"; else not_ok "the first server answered $n of 8"; fi
+	stop "$first"
+fi
+
 echo "# fault tests: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
