@@ -2,17 +2,25 @@
 #include <ldap.h>
 #include <string.h>
 #include <strings.h>
+#include <stdlib.h>
+#include <time.h>
 
 #include "protocol/dn.h"
 #include "server/log.h"
 #include "server/ops.h"
 #include "server/password.h"
 
-/* True if the entry at key has a userPassword value that pw matches. */
-static bool entry_password_ok(struct worker *w, const struct buf *key, const struct berval *pw)
+/*
+ * Checks pw against the userPassword values of the entry at key. Returns true on
+ * a match; *checked tells whether any value was checked (false: no such entry,
+ * or no userPassword).
+ */
+static bool entry_password_ok(struct worker *w, const struct buf *key, const struct berval *pw,
+                              bool *checked)
 {
 	struct db *db = &w->srv->db;
 	bool ok = false;
+	*checked = false;
 	if (mdb_txn_renew(w->txn) != 0)
 		return false;
 	entry_id id;
@@ -23,11 +31,100 @@ static bool entry_password_ok(struct worker *w, const struct buf *key, const str
 	    db_get_entry(db, w->txn, id, &e) == 0 &&
 	    entry_find_attr(&e, "userPassword", 12, &vals, &vlen)) {
 		for (const unsigned char *r = vals;
-		     !ok && entry_next_value(&r, vals + vlen, &v, &len);)
+		     !ok && entry_next_value(&r, vals + vlen, &v, &len);) {
 			ok = password_check((const char *)v, len, pw->bv_val, pw->bv_len);
+			*checked = true;
+		}
 	}
 	mdb_txn_reset(w->txn);
 	return ok;
+}
+
+/* Password classes seen in the directory, one sample value each. */
+#define DECOY_CLASSES 32
+struct decoy_scan {
+	struct {
+		char cls[64];
+		char *sample;
+		size_t len;
+	} c[DECOY_CLASSES];
+	int n;
+};
+
+static void decoy_add(struct decoy_scan *s, const char *v, size_t len)
+{
+	char cls[64];
+	password_cost_class(v, len, cls, sizeof(cls));
+	for (int i = 0; i < s->n; i++)
+		if (strcmp(s->c[i].cls, cls) == 0)
+			return;
+	if (s->n == DECOY_CLASSES || !(s->c[s->n].sample = strndup(v, len)))
+		return;
+	memcpy(s->c[s->n].cls, cls, sizeof(cls));
+	s->c[s->n++].len = len;
+}
+
+static int decoy_scan_entry(const struct entry_view *e, void *arg)
+{
+	const unsigned char *vals, *v;
+	size_t vlen, len;
+	if (entry_find_attr(e, "userPassword", 12, &vals, &vlen))
+		for (const unsigned char *r = vals; entry_next_value(&r, vals + vlen, &v, &len);)
+			decoy_add(arg, (const char *)v, len);
+	return 0;
+}
+
+/* Seconds one failed check against stored takes (the fastest of three). */
+static double check_seconds(const char *stored, size_t len)
+{
+	double best = 1e9;
+	for (int i = 0; i < 3; i++) {
+		struct timespec a, b;
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		password_check(stored, len, "decoy-password", 14);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		double t = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+		best = t < best ? t : best;
+	}
+	return best;
+}
+
+int op_bind_prepare(struct server *srv)
+{
+	struct decoy_scan s = {.n = 0};
+	if (srv->cfg.rootpw[0])
+		decoy_add(&s, srv->cfg.rootpw, strlen(srv->cfg.rootpw));
+	int rc = db_foreach_entry(&srv->db, decoy_scan_entry, &s);
+	if (rc) {
+		log_error("%s: reading passwords: %s", srv->cfg.database, mdb_strerror(rc));
+		return -1;
+	}
+	int best = -1;
+	double best_t = 0;
+	for (int i = 0; i < s.n; i++) {
+		double t = check_seconds(s.c[i].sample, s.c[i].len);
+		if (best < 0 || t > best_t) {
+			best = i;
+			best_t = t;
+		}
+	}
+	if (best < 0) {
+		/* No password anywhere: every simple bind but the anonymous one fails. */
+		static const char none[] = "{SSHA}AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+		srv->bind_decoy = strdup(none);
+		srv->bind_decoy_len = sizeof(none) - 1;
+	} else {
+		srv->bind_decoy = s.c[best].sample;
+		srv->bind_decoy_len = s.c[best].len;
+		s.c[best].sample = NULL;
+		log_info("bind: %d password schemes in use; binds to unknown DNs and to entries "
+		         "without userPassword check a %s hash (%.0f us) so that timing does not "
+		         "tell which DNs exist",
+		         s.n, s.c[best].cls[0] ? s.c[best].cls : "plaintext", best_t * 1e6);
+	}
+	for (int i = 0; i < s.n; i++)
+		free(s.c[i].sample);
+	return srv->bind_decoy ? 0 : -1;
 }
 
 void op_bind(struct conn *c, struct ldap_request *req)
@@ -72,11 +169,17 @@ void op_bind(struct conn *c, struct ldap_request *req)
 			c->auth = AUTH_ROOT;
 			buf_append(&c->bound_dn, b->dn.bv_val, b->dn.bv_len);
 		}
-	} else if (entry_password_ok(c->w, &key, &b->cred)) {
-		ok = true;
-		c->auth = AUTH_USER;
-		buf_append(&c->bound_key, key.data, key.len);
-		buf_append(&c->bound_dn, b->dn.bv_val, b->dn.bv_len);
+	} else {
+		bool checked;
+		ok = entry_password_ok(c->w, &key, &b->cred, &checked);
+		if (!checked) /* the same work as for a real user (see op_bind_prepare) */
+			password_check(srv->bind_decoy, srv->bind_decoy_len, b->cred.bv_val,
+			               b->cred.bv_len);
+		if (ok) {
+			c->auth = AUTH_USER;
+			buf_append(&c->bound_key, key.data, key.len);
+			buf_append(&c->bound_dn, b->dn.bv_val, b->dn.bv_len);
+		}
 	}
 	log_debug("conn fd=%d bind \"%.*s\": %s", c->fd, (int)b->dn.bv_len, b->dn.bv_val,
 	          ok ? "ok" : "invalid credentials");

@@ -13,6 +13,14 @@
 void ops_dispatch(struct conn *c, struct ldap_request *req);
 
 void op_bind(struct conn *c, struct ldap_request *req);
+/*
+ * Picks srv->bind_decoy: a stored password value of the costliest scheme in use
+ * (every userPassword in the database, and rootpw), which a bind to an unknown DN
+ * or to an entry without userPassword is checked against, so that such a bind
+ * takes as long as a wrong password for a real user. Reads every entry once (at
+ * start-up). Returns 0, or -1 after logging why.
+ */
+int op_bind_prepare(struct server *srv);
 void op_compare(struct conn *c, struct ldap_request *req);
 void op_extended(struct conn *c, struct ldap_request *req);
 

@@ -80,3 +80,43 @@ bool password_check(const char *stored, size_t slen, const char *given, size_t g
 	}
 	return slen == glen && CRYPTO_memcmp(stored, given, glen) == 0;
 }
+
+/* crypt(3) methods whose second field holds cost parameters rather than the salt. */
+static bool crypt_has_params(const char *id, size_t len)
+{
+	static const char *const ids[] = {"2a", "2b", "2y", "y", "gy", "7"};
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		if (strlen(ids[i]) == len && memcmp(ids[i], id, len) == 0)
+			return true;
+	return false;
+}
+
+size_t password_cost_class(const char *stored, size_t slen, char *out, size_t outlen)
+{
+	size_t n = 0;
+	const char *close = slen && stored[0] == '{' ? memchr(stored, '}', slen) : NULL;
+	if (close) {
+		n = (size_t)(close - stored) + 1;
+		if (n == 7 && strncasecmp(stored, "{CRYPT}", 7) == 0 && n < slen &&
+		    stored[n] == '$') {
+			/* "$id$", then the next field too when it is parameters */
+			const char *id = stored + n + 1, *end = stored + slen;
+			const char *d1 = memchr(id, '$', (size_t)(end - id));
+			if (d1) {
+				n = (size_t)(d1 - stored) + 1;
+				const char *d2 = memchr(d1 + 1, '$', (size_t)(end - d1 - 1));
+				bool rounds =
+				    (size_t)(end - d1 - 1) > 7 && memcmp(d1 + 1, "rounds=", 7) == 0;
+				if (d2 && (rounds || crypt_has_params(id, (size_t)(d1 - id))))
+					n = (size_t)(d2 - stored) + 1;
+			}
+		}
+	}
+	if (outlen == 0)
+		return 0;
+	if (n >= outlen)
+		n = outlen - 1;
+	memcpy(out, stored, n);
+	out[n] = '\0';
+	return n;
+}

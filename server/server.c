@@ -166,6 +166,8 @@ int server_init(struct server *srv)
 		log_error("building the root DSE: out of memory");
 		return -1;
 	}
+	if (op_bind_prepare(srv) < 0)
+		return -1;
 	srv->nworkers = cfg->threads;
 	srv->workers = calloc((size_t)srv->nworkers, sizeof(*srv->workers));
 	if (!srv->workers)
@@ -247,6 +249,7 @@ void server_stop(struct server *srv)
 	srv->workers = NULL;
 	buf_free(&srv->rootdse);
 	buf_free(&srv->subschema);
+	free(srv->bind_decoy);
 	db_close(&srv->db);
 	config_free(&srv->cfg);
 	pthread_mutex_destroy(&srv->accept_lock);

@@ -67,6 +67,8 @@ struct server {
 	ino_t db_ino;
 	struct buf rootdse;   /* the root DSE, as a stored entry record */
 	struct buf subschema; /* cn=Subschema, as a stored entry record */
+	char *bind_decoy;     /* see op_bind_prepare */
+	size_t bind_decoy_len;
 	time_t started;
 	volatile int stopping;
 	/* Taken around every accept and the spare-descriptor shedding (worker.c), so

@@ -201,3 +201,27 @@ int db_get_entry(const struct db *db, MDB_txn *txn, entry_id id, struct entry_vi
 		return rc;
 	return entry_parse(v.mv_data, v.mv_size, e) < 0 ? MDB_CORRUPTED : 0;
 }
+
+int db_foreach_entry(const struct db *db, int (*fn)(const struct entry_view *e, void *arg),
+                     void *arg)
+{
+	MDB_txn *txn = NULL;
+	MDB_cursor *cur = NULL;
+	int rc = mdb_txn_begin(db->env, NULL, MDB_RDONLY, &txn);
+	if (!rc)
+		rc = mdb_cursor_open(txn, db->id2entry, &cur);
+	MDB_val k, v;
+	for (int op = MDB_FIRST; !rc; op = MDB_NEXT) {
+		rc = mdb_cursor_get(cur, &k, &v, op);
+		struct entry_view e;
+		if (!rc && entry_parse(v.mv_data, v.mv_size, &e) < 0)
+			rc = MDB_CORRUPTED;
+		if (!rc && fn(&e, arg) != 0)
+			rc = DB_STOPPED;
+	}
+	if (cur)
+		mdb_cursor_close(cur);
+	if (txn)
+		mdb_txn_abort(txn);
+	return rc == MDB_NOTFOUND ? 0 : rc;
+}

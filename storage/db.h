@@ -64,6 +64,18 @@ int db_dn2id(const struct db *db, MDB_txn *txn, const void *key, size_t keylen, 
  * MDB_CORRUPTED (record does not parse) or an LMDB error. */
 int db_get_entry(const struct db *db, MDB_txn *txn, entry_id id, struct entry_view *e);
 
+/* What db_foreach_entry returns when fn asked it to stop. */
+#define DB_STOPPED (-1)
+
+/*
+ * Calls fn on every entry, in ID (import) order, inside one read transaction of
+ * its own; e is valid during the call only. Stops at the first nonzero return of
+ * fn. Returns 0, DB_STOPPED, MDB_CORRUPTED (a record does not parse) or an LMDB
+ * error. Any thread; the db must stay open.
+ */
+int db_foreach_entry(const struct db *db, int (*fn)(const struct entry_view *e, void *arg),
+                     void *arg);
+
 /* Index key of a normalized value: the value, truncated to DB_MAX_INDEX_KEY. */
 static inline size_t db_index_keylen(size_t len)
 {

@@ -52,45 +52,27 @@ static int put_entry(FILE *out, const struct entry_view *e)
 	return fputc('\n', out) == EOF ? -1 : 0;
 }
 
+static int export_one(const struct entry_view *e, void *out)
+{
+	return put_entry(out, e);
+}
+
 int ldif_export(const char *db_path, FILE *out, char *err, size_t errlen)
 {
 	struct db db;
 	if (db_open(&db, db_path, false, NULL, NULL, 0, err, errlen) < 0)
 		return -1;
-	MDB_txn *txn = NULL;
-	MDB_cursor *cur = NULL;
-	int rc = mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn);
-	if (!rc)
-		rc = mdb_cursor_open(txn, db.id2entry, &cur);
-	if (rc) {
-		snprintf(err, errlen, "%s: %s", db_path, mdb_strerror(rc));
-		goto out;
-	}
 	fprintf(out, "# minidir-export of %.*s, %zu entries\nversion: 1\n\n", (int)db.suffix.len,
 	        (char *)db.suffix.data, db.entries);
-	MDB_val k, v;
-	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
-	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		struct entry_view e;
-		if (entry_parse(v.mv_data, v.mv_size, &e) < 0 || put_entry(out, &e) < 0) {
-			snprintf(err, errlen, "%s: cannot write entry: %s", db_path,
-			         ferror(out) ? "output error" : "corrupt record");
-			rc = -1;
-			goto out;
-		}
-	}
-	rc = rc == MDB_NOTFOUND ? 0 : rc;
-	if (rc)
+	int rc = db_foreach_entry(&db, export_one, out);
+	if (rc == DB_STOPPED)
+		snprintf(err, errlen, "%s: cannot write entry: output error", db_path);
+	else if (rc)
 		snprintf(err, errlen, "%s: %s", db_path, mdb_strerror(rc));
 	if (!rc && fflush(out) != 0) {
 		snprintf(err, errlen, "writing LDIF: output error");
 		rc = -1;
 	}
-out:
-	if (cur)
-		mdb_cursor_close(cur);
-	if (txn)
-		mdb_txn_abort(txn);
 	db_close(&db);
 	return rc ? -1 : 0;
 }

@@ -131,5 +131,48 @@ if start one; then
 	stop "$first"
 fi
 
+# --- bind timing does not tell which DNs exist ---------------------------------
+hash=$("$BUILD/tests/integration/faultclient" crypt right-password '$6$saltsaltsalt$')
+cat > "$work/bind.ldif" <<LDIF
+dn: $BASE
+objectClass: dcObject
+objectClass: organization
+dc: test
+o: test
+
+dn: ou=people,$BASE
+objectClass: organizationalUnit
+ou: people
+
+dn: uid=real,ou=people,$BASE
+objectClass: inetOrgPerson
+uid: real
+cn: Real
+sn: Real
+userPassword: {CRYPT}$hash
+
+dn: uid=nopw,ou=people,$BASE
+objectClass: inetOrgPerson
+uid: nopw
+cn: No Password
+sn: Password
+LDIF
+write_conf bind
+if "$BUILD/minidir-import" -f "$work/bind.conf" "$work/bind.ldif" > /dev/null && start bind; then
+	out=$(timeout 120 "$BUILD/tests/integration/faultclient" bindtime 127.0.0.1 "$port" 150 \
+		"uid=real,ou=people,$BASE" "uid=ghost,ou=people,$BASE" "uid=nopw,ou=people,$BASE" \
+		"uid=x,ou=nowhere,dc=other")
+	client_report "" "$out"
+	if timeout 10 ldapwhoami -x -H "ldap://127.0.0.1:$port" -D "uid=real,ou=people,$BASE" \
+		-w right-password > /dev/null 2>&1; then
+		ok "bind timing: the real password still binds"
+	else
+		not_ok "bind timing: the real password does not bind"
+	fi
+	stop "$pid"
+else
+	not_ok "bind timing: import or start failed"
+fi
+
 echo "# fault tests: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -8,9 +8,18 @@
  *       one must be answered or closed by the server (none left hanging), some
  *       must be answered, and (to show the limit was reached) some closed.
  *
+ *   faultclient bindtime HOST PORT N DN...
+ *       N rounds of simple binds with a wrong password to each DN in turn, on one
+ *       connection; the median time of each DN must be within 10% of the first's
+ *       (three tries, against a noisy machine).
+ *
+ *   faultclient crypt PASSWORD SETTING
+ *       prints crypt(3) of PASSWORD with SETTING ("$6$salt$"), for test data.
+ *
  * Prints "ok - ..." lines; exits 1 on the first failure.
  */
 #include <arpa/inet.h>
+#include <crypt.h>
 #include <errno.h>
 #include <lber.h>
 #include <ldap.h>
@@ -138,17 +147,114 @@ static void cmd_churn(int n, int rounds)
 	free(st);
 }
 
+/* Sends a simple bind and waits for its response; returns the resultCode. */
+static int bind_once(int fd, int msgid, const char *dn, const char *pw)
+{
+	BerElement *ber = ber_alloc_t(LBER_USE_DER);
+	struct berval *bv = NULL;
+	if (ber_printf(ber, "{it{ists}}", msgid, (ber_tag_t)LDAP_REQ_BIND, 3, dn,
+	               (ber_tag_t)LDAP_AUTH_SIMPLE, pw) < 0 ||
+	    ber_flatten(ber, &bv) < 0)
+		FAIL("encoding a bind");
+	ber_free(ber, 1);
+	if (send(fd, bv->bv_val, bv->bv_len, MSG_NOSIGNAL) != (ssize_t)bv->bv_len)
+		FAIL("send: %s", strerror(errno));
+	ber_bvfree(bv);
+	/* BindResponse: 30 LL 02 01 ID 61 LL 0a 01 RC ...; small enough for one read */
+	unsigned char buf[512];
+	ssize_t got = 0;
+	while (got < 10) {
+		ssize_t n = recv(fd, buf + got, sizeof(buf) - (size_t)got, 0);
+		if (n <= 0)
+			FAIL("bind %s: connection closed", dn);
+		got += n;
+	}
+	unsigned char *rc = memmem(buf, (size_t)got, "\x0a\x01", 2);
+	if (!rc || rc + 2 >= buf + got)
+		FAIL("bind %s: no resultCode in the response", dn);
+	return rc[2];
+}
+
+static int compare_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* One try: the medians of each DN; returns true if all are within 10% of the first. */
+static bool bindtime_try(int fd, int rounds, int ndn, char **dns, double *median)
+{
+	double *t = calloc((size_t)(rounds * ndn), sizeof(double));
+	int msgid = 1;
+	for (int r = 0; r < rounds; r++)
+		for (int d = 0; d < ndn; d++) {
+			double a = now_ms();
+			int rc = bind_once(fd, msgid++, dns[d], "wrong-password");
+			t[d * rounds + r] = now_ms() - a;
+			if (rc != LDAP_INVALID_CREDENTIALS)
+				FAIL("bind %s with a wrong password: result %d, not 49", dns[d],
+				     rc);
+		}
+	bool close_enough = true;
+	for (int d = 0; d < ndn; d++) {
+		qsort(t + d * rounds, (size_t)rounds, sizeof(double), compare_double);
+		median[d] = t[d * rounds + rounds / 2];
+		if (d > 0 && (median[d] < median[0] * 0.9 || median[d] > median[0] * 1.1))
+			close_enough = false;
+	}
+	free(t);
+	return close_enough;
+}
+
+static void cmd_bindtime(int rounds, int ndn, char **dns)
+{
+	int fd = connect_to_server();
+	double median[ndn];
+	for (int attempt = 1; attempt <= 3; attempt++) {
+		bool ok = bindtime_try(fd, rounds, ndn, dns, median);
+		char line[4096];
+		int n = 0;
+		for (int d = 0; d < ndn; d++)
+			n += snprintf(line + n, sizeof(line) - (size_t)n, "%s%s %.3f ms",
+			              d ? ", " : "", dns[d], median[d]);
+		if (ok) {
+			printf(
+			    "ok - bind timing: medians within 10%% (try %d, %d binds each): %s\n",
+			    attempt, rounds, line);
+			close(fd);
+			return;
+		}
+		fprintf(stderr, "# bind timing, try %d: %s\n", attempt, line);
+		if (attempt == 3)
+			FAIL("bind timing tells DNs apart (medians, %d binds each): %s", rounds,
+			     line);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
-		fprintf(stderr, "usage: faultclient churn HOST PORT N ROUNDS\n");
+		fprintf(stderr,
+		        "usage: faultclient churn HOST PORT N ROUNDS | bindtime HOST PORT N DN... "
+		        "| crypt PASSWORD SETTING\n");
 		return 2;
+	}
+	if (strcmp(argv[1], "crypt") == 0) {
+		struct crypt_data data;
+		memset(&data, 0, sizeof(data));
+		const char *h = crypt_r(argv[2], argv[3], &data);
+		if (!h || h[0] == '*')
+			return 1;
+		puts(h);
+		return 0;
 	}
 	host = argv[2];
 	port = argv[3];
 	const char *cmd = argv[1];
 	if (strcmp(cmd, "churn") == 0 && argc > 5)
 		cmd_churn(atoi(argv[4]), atoi(argv[5]));
+	else if (strcmp(cmd, "bindtime") == 0 && argc > 6)
+		cmd_bindtime(atoi(argv[4]), argc - 5, argv + 5);
 	else {
 		fprintf(stderr, "faultclient: unknown command or missing arguments\n");
 		return 2;

@@ -67,6 +67,33 @@ START_TEST(plaintext_and_bad_values)
 }
 END_TEST
 
+static const char *cost_class(const char *stored)
+{
+	static char out[64];
+	password_cost_class(stored, strlen(stored), out, sizeof(out));
+	return out;
+}
+
+START_TEST(cost_classes)
+{
+	ck_assert_str_eq(cost_class("{SSHA}/E1l+cHA9/sxcS5MD8umnjm1FX9zYWx0c2FsdA=="), "{SSHA}");
+	ck_assert_str_eq(cost_class("plain"), "");
+	ck_assert_str_eq(cost_class("{CRYPT}$6$abcdefgh$Z7Kfo"), "{CRYPT}$6$");
+	ck_assert_str_eq(cost_class("{CRYPT}$6$rounds=9000$abcdefgh$Z7Kfo"),
+	                 "{CRYPT}$6$rounds=9000$");
+	ck_assert_str_eq(cost_class("{crypt}$2b$12$saltsaltsaltsaltsaltsahash"), "{crypt}$2b$12$");
+	ck_assert_str_eq(cost_class("{CRYPT}$y$j9T$salt$hash"), "{CRYPT}$y$j9T$");
+	ck_assert_str_eq(cost_class("{CRYPT}abcdefghijklm"), "{CRYPT}"); /* DES */
+	ck_assert_str_eq(cost_class("{CRYPT}$6"), "{CRYPT}");
+	ck_assert_str_eq(cost_class("{SSHA"), "");
+	/* Salts differ, the class does not: same cost. */
+	ck_assert_str_eq(cost_class("{CRYPT}$5$aaaa$x"), cost_class("{CRYPT}$5$bbbbbbbb$y"));
+	char small[4];
+	ck_assert_uint_eq(password_cost_class("{SSHA}x", 7, small, sizeof(small)), 3);
+	ck_assert_str_eq(small, "{SS");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("password");
@@ -74,6 +101,7 @@ int main(void)
 	tcase_add_loop_test(tc, schemes_accept_the_password, 0, sizeof(hashes) / sizeof(hashes[0]));
 	tcase_add_test(tc, yescrypt);
 	tcase_add_test(tc, plaintext_and_bad_values);
+	tcase_add_test(tc, cost_classes);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
