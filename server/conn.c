@@ -156,6 +156,7 @@ int conn_flush(struct conn *c, int flags)
 			return -1;
 		}
 		STAT_ADD(st->bytes, (uint64_t)n);
+		c->out_sent += (uint64_t)n;
 		sent_any = true;
 		buf_consume(&c->out, (size_t)n);
 		if ((size_t)n < want) {
@@ -167,7 +168,9 @@ int conn_flush(struct conn *c, int flags)
 	if (c->blocked) {
 		if (!was_blocked || sent_any)
 			c->blocked_since = conn_now();
-		if (buf_pending(&c->out) > server_max_pending_bytes(c->w->srv)) {
+		/* A client that reads may be sent an entry of any size import accepts: the
+		 * limit counts what waits beyond the largest PDU queued. */
+		if (buf_pending(&c->out) > server_max_pending_bytes(c->w->srv) + c->out_pdu_max) {
 			log_info("conn fd=%d from %s: %zu bytes waiting for a client that does not "
 			         "read (max_pending_bytes); closing",
 			         c->fd, c->peer, buf_pending(&c->out));
@@ -179,6 +182,7 @@ int conn_flush(struct conn *c, int flags)
 	}
 	c->blocked_since = 0;
 	c->outq_last = 0;
+	c->out_pdu_max = 0;
 	c->last_request = conn_now(); /* idle_timeout counts from the end of the last answer */
 	return 0;
 }
@@ -225,6 +229,10 @@ void conn_response_begin(struct conn *c)
 
 void conn_pdu_queued(struct conn *c, bool last)
 {
+	uint64_t queued = c->out_sent + buf_pending(&c->out);
+	if (queued - c->out_queued > c->out_pdu_max)
+		c->out_pdu_max = (size_t)(queued - c->out_queued);
+	c->out_queued = queued;
 	STAT_ADD(c->stats->pdus, 1);
 	if (last)
 		STAT_ADD(c->stats->responses, 1);

@@ -26,6 +26,9 @@ struct conn {
 	struct buf in;
 	struct buf out;
 	bool out_more;        /* the bytes in out end inside a response (MSG_MORE) */
+	uint64_t out_sent;    /* bytes of out sent since accept */
+	uint64_t out_queued;  /* out_sent + pending when the last PDU was queued */
+	size_t out_pdu_max;   /* the largest PDU queued since out was last empty */
 	bool blocked;         /* the socket refused bytes: waiting for EPOLLOUT */
 	time_t blocked_since; /* when output last made progress while blocked (0: not) */
 	int outq_last;        /* bytes in the kernel send queue at the last write_timeout check */

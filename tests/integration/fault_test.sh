@@ -174,5 +174,35 @@ else
 	not_ok "bind timing: import or start failed"
 fi
 
+# --- an entry as large as import accepts reaches a reading client ------------------
+# 15 MB of binary, just under the 16 MiB entry maximum; max_pending_bytes stays 4M.
+{
+	printf 'dn: %s\nobjectClass: dcObject\nobjectClass: organization\ndc: test\no: test\n\n' "$BASE"
+	printf 'dn: cn=big,%s\nobjectClass: inetOrgPerson\ncn: big\nsn: big\njpegPhoto:: ' "$BASE"
+	head -c 15000000 /dev/urandom | tee "$work/photo.bin" | base64 -w0
+	printf '\n'
+} > "$work/big.ldif"
+write_conf big "max_pending_bytes = 4M"
+if "$BUILD/minidir-import" -f "$work/big.conf" "$work/big.ldif" > /dev/null && start big; then
+	for policy in batch nodelay-once; do
+		sed -i "/^send_policy/d" "$work/big.conf"
+		echo "send_policy = $policy" >> "$work/big.conf"
+		kill -HUP "$pid"
+		sleep 0.3
+		rm -f "$work/got.bin"
+		timeout 60 ldapsearch -x -LLL -o ldif-wrap=no -H "ldap://127.0.0.1:$port" \
+			-D "cn=admin,$BASE" -w root-secret -b "cn=big,$BASE" -s base jpegPhoto 2>&1 |
+			sed -n 's/^jpegPhoto:: //p' | base64 -d > "$work/got.bin" 2>/dev/null
+		if cmp -s "$work/photo.bin" "$work/got.bin"; then
+			ok "a 15 MB entry reaches a reading client whole ($policy, max_pending_bytes 4M)"
+		else
+			not_ok "a 15 MB entry ($policy): got $(stat -c %s "$work/got.bin") of 15000000 bytes; $(grep -m1 max_pending "$work/big.log")"
+		fi
+	done
+	stop "$pid"
+else
+	not_ok "big entry: import or start failed"
+fi
+
 echo "# fault tests: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
