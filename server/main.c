@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "server/db_watch.h"
 #include "server/log.h"
 #include "server/server.h"
 
@@ -62,6 +63,7 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
+	sigaddset(&set, DB_WATCH_SIGNAL);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	if (server_init(&srv) < 0) {
@@ -77,6 +79,7 @@ int main(int argc, char **argv)
 		server_stop(&srv);
 		return 1;
 	}
+	int status = 0;
 	for (;;) {
 		/* Wakes once a second to report log lines held back by rate limiting. */
 		struct timespec second = {.tv_sec = 1};
@@ -88,10 +91,19 @@ int main(int argc, char **argv)
 			server_reload(&srv);
 			continue;
 		}
+		if (sig == DB_WATCH_SIGNAL) {
+			log_error("%s is being written in place by another process (opened for "
+			          "writing or truncated); stopping before it changes under the "
+			          "server. Replace it with minidir-import, which writes a new file "
+			          "and renames it.",
+			          srv.cfg.database);
+			status = 1;
+			break;
+		}
 		log_info("%s: stopping", strsignal(sig));
 		break;
 	}
 	server_stop(&srv);
 	log_info("stopped");
-	return 0;
+	return status;
 }

@@ -17,6 +17,7 @@
 #include "protocol/dn.h"
 #include "protocol/schema.h"
 #include "server/conn.h"
+#include "server/db_watch.h"
 #include "server/log.h"
 #include "server/ops.h"
 #include "server/worker.h"
@@ -113,6 +114,10 @@ static int open_database(struct server *srv)
 	if (stat(cfg->database, &st) == 0) {
 		srv->db_dev = st.st_dev;
 		srv->db_ino = st.st_ino;
+		if (st.st_mode & (S_IRWXG | S_IRWXO))
+			log_info("warning: %s is readable by others (mode %03o) and holds password "
+			         "hashes; chmod 600 it",
+			         cfg->database, (unsigned)(st.st_mode & 0777));
 	}
 	log_info("database %s: suffix %s, %zu entries", cfg->database, cfg->suffix,
 	         srv->db.entries);
@@ -145,6 +150,7 @@ int server_init(struct server *srv)
 {
 	struct config *cfg = &srv->cfg;
 	srv->started = time(NULL);
+	srv->db_watch_fd = -1;
 	pthread_mutex_init(&srv->accept_lock, NULL);
 	srv->rt.policy = policy_for(cfg->send_policy);
 	srv->rt.batch_bytes = cfg->batch_bytes;
@@ -162,6 +168,7 @@ int server_init(struct server *srv)
 	}
 	if (open_database(srv) < 0)
 		return -1;
+	db_watch_start(srv);
 	if (op_rootdse_build(srv) < 0 || op_subschema_build(srv) < 0) {
 		log_error("building the root DSE: out of memory");
 		return -1;
@@ -251,6 +258,7 @@ void server_stop(struct server *srv)
 	buf_free(&srv->subschema);
 	free(srv->bind_decoy);
 	db_close(&srv->db);
+	db_watch_stop(srv); /* after the map is gone: a writer held back may go on */
 	config_free(&srv->cfg);
 	pthread_mutex_destroy(&srv->accept_lock);
 	schema_free();

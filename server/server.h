@@ -65,6 +65,7 @@ struct server {
 	int nworkers;
 	dev_t db_dev; /* the database file opened, to notice a re-import */
 	ino_t db_ino;
+	int db_watch_fd;      /* holds the read lease on the database file (db_watch.h); -1: none */
 	struct buf rootdse;   /* the root DSE, as a stored entry record */
 	struct buf subschema; /* cn=Subschema, as a stored entry record */
 	char *bind_decoy;     /* see op_bind_prepare */

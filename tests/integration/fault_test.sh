@@ -43,6 +43,7 @@ write_conf() {
 # start NAME [ULIMIT_N]: starts minidir on NAME.conf; sets pid and port.
 start() {
 	local name=$1 nofile=${2:-}
+	: > "$work/$name.log" # emptied here: the background shell may open it after wait_port reads
 	if [ -n "$nofile" ]; then
 		(ulimit -n "$nofile" && exec "$BUILD/minidir" -f "$work/$name.conf") 2> "$work/$name.log" &
 	else
@@ -60,6 +61,16 @@ start() {
 stop() {
 	kill "$1" 2>/dev/null
 	wait "$1" 2>/dev/null
+}
+
+# wait_exit PID: waits up to 10 s for PID to exit (then kills it); returns its status.
+wait_exit() {
+	for _ in $(seq 1 100); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -9 "$1" 2>/dev/null
+	wait "$1"
 }
 
 # CPU ticks (user + system) the process has used.
@@ -203,6 +214,63 @@ if "$BUILD/minidir-import" -f "$work/big.conf" "$work/big.ldif" > /dev/null && s
 else
 	not_ok "big entry: import or start failed"
 fi
+
+# --- the database file written in place under a running server ---------------------
+write_conf inplace
+"$BUILD/minidir-import" -f "$work/inplace.conf" "$LDIF" > /dev/null || not_ok "import for in-place test"
+cp "$work/inplace.mdb" "$work/other.mdb"
+if start inplace; then
+	chmod 600 "$work/inplace.mdb"
+	# minidir-import renames a new file over the database: that is no change in place.
+	"$BUILD/minidir-import" -f "$work/inplace.conf" "$LDIF" > /dev/null
+	sleep 0.3
+	if kill -0 "$pid" 2>/dev/null; then ok "in place: a re-import (rename) leaves the server running"; else not_ok "in place: a re-import stopped the server"; fi
+	# The server holds the replaced file's lease no more; start again on the new one.
+	stop "$pid"
+	start inplace
+	timeout 10 ldapsearch -x -LLL -H "ldap://127.0.0.1:$port" -b "$BASE" dn > /dev/null 2>&1
+	t0=$(date +%s%N)
+	timeout 60 cp "$work/other.mdb" "$work/inplace.mdb"
+	t1=$(date +%s%N)
+	wait_exit "$pid"
+	rc=$?
+	if [ "$rc" -eq 1 ] && grep -q "is being written in place by another process" "$work/inplace.log"; then
+		ok "in place: cp over the database stops the server cleanly first (exit 1, cp waited $(((t1 - t0) / 1000000)) ms)"
+	else
+		not_ok "in place: cp over the database: exit $rc; $(tail -2 "$work/inplace.log")"
+	fi
+	# Without the lease (a writer had the file open when the server started), a
+	# truncation under the server's map is caught as a fault with a clear line.
+	cp "$work/other.mdb" "$work/inplace.mdb"
+	exec 7<> "$work/inplace.mdb"
+	start inplace
+	exec 7>&-
+	grep -q "no lease on the database file" "$work/inplace.log" && ok "in place: no lease while a writer holds the file (logged)" || not_ok "in place: lease taken despite a writer"
+	truncate -s 0 "$work/inplace.mdb"
+	timeout 10 ldapsearch -x -LLL -H "ldap://127.0.0.1:$port" -b "$BASE" dn > /dev/null 2>&1
+	wait_exit "$pid"
+	rc=$?
+	if [ "$rc" -eq 1 ] && grep -q "changed under the running server" "$work/inplace.log"; then
+		ok "in place: a truncated map stops the server with a clear line, not SIGBUS (exit 1)"
+	else
+		not_ok "in place: truncated map: exit $rc; $(tail -2 "$work/inplace.log")"
+	fi
+fi
+
+# --- a database others can read -------------------------------------------------------
+cp "$work/other.mdb" "$work/inplace.mdb"
+chmod 644 "$work/inplace.mdb"
+out=$(timeout 10 "$BUILD/minidir" -t -f "$work/inplace.conf" 2>&1)
+case $out in
+*"readable by others (mode 644)"*) ok "a group/world-readable database is warned about at start-up" ;;
+*) not_ok "no warning for a database of mode 644: $out" ;;
+esac
+chmod 600 "$work/inplace.mdb"
+out=$(timeout 10 "$BUILD/minidir" -t -f "$work/inplace.conf" 2>&1)
+case $out in
+*"readable by others"*) not_ok "mode 600 warned about: $out" ;;
+*) ok "a database of mode 600 is not warned about" ;;
+esac
 
 echo "# fault tests: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -25,6 +25,7 @@ strace_pid=
 # Starts minidir on $work/minidir.conf, under strace -f tracing the syscalls $1 when
 # given; sets port, server_pid (and strace_pid).
 start_server() {
+	: > "$work/log" # emptied here: the background shell may open it after wait_port reads
 	if [ -n "${1:-}" ]; then
 		strace -f -qq -e trace="$1" -o "$work/trace" \
 			"$BUILD/minidir" -f "$work/minidir.conf" 2> "$work/log" &

@@ -48,6 +48,7 @@ fi
 total=$(sed -n '1s/^# \([0-9]*\) entries.*/\1/p' "$LDIF")
 
 start_server() {
+	: > "$work/server.log" # emptied here: the background shell may open it after wait_port reads
 	"$BUILD/minidir" -f "$work/minidir.conf" "$@" 2> "$work/server.log" &
 	server_pid=$!
 	port=$(wait_port "$work/server.log")
