@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "protocol/dn.h"
 
@@ -126,8 +127,14 @@ int db_open(struct db *db, const char *path, bool create, const char *suffix, ch
 	mdb_env_set_mapsize(db->env, DB_MAP_SIZE);
 	/* NOLOCK: the file is never written once renamed into place (see db.h). */
 	unsigned flags = MDB_NOSUBDIR | MDB_NOLOCK | (create ? 0 : MDB_RDONLY);
-	if ((rc = mdb_env_open(db->env, path, flags, 0644)) != 0) {
+	if ((rc = mdb_env_open(db->env, path, flags, DB_FILE_MODE)) != 0) {
 		fail(err, errlen, create ? "creating database" : "opening database", path, rc);
+		goto bad;
+	}
+	/* The umask may have taken bits away (or, at 0, added none): set it exactly. */
+	int fd;
+	if (create && (mdb_env_get_fd(db->env, &fd) != 0 || fchmod(fd, DB_FILE_MODE) < 0)) {
+		snprintf(err, errlen, "%s: chmod: %s", path, strerror(errno));
 		goto bad;
 	}
 	if ((rc = mdb_txn_begin(db->env, NULL, create ? 0 : MDB_RDONLY, &txn)) != 0) {

@@ -21,6 +21,9 @@
 #include "storage/entry.h"
 
 #define DB_FORMAT "minidir-2"
+/* A new database file is created with exactly this mode, whatever the umask: it
+ * holds password hashes. (MDB_NOLOCK: LMDB makes no lock file.) */
+#define DB_FILE_MODE 0600
 #define DB_MAX_INDEX 32
 #define DB_MAX_ATTR_NAME 64
 /* Index keys longer than this are truncated; the filter re-checks candidates. */
@@ -46,9 +49,9 @@ struct db {
 
 /*
  * Opens the database file at path. With create, a new empty database is made
- * (the file must not exist) holding suffix and the equality indexes named in
- * index[0..nindex); otherwise the existing file is opened read-only and
- * suffix/index come from its meta. On failure returns -1 with a message in err.
+ * (the file must not exist; it is made mode DB_FILE_MODE) holding suffix and the equality indexes
+ * named in index[0..nindex); otherwise the existing file is opened read-only and suffix/index come
+ * from its meta. On failure returns -1 with a message in err.
  */
 int db_open(struct db *db, const char *path, bool create, const char *suffix, char *const *index,
             int nindex, char *err, size_t errlen);

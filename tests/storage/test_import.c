@@ -818,6 +818,24 @@ START_TEST(export_reimport_identical)
 }
 END_TEST
 
+START_TEST(database_mode_0600)
+{
+	/* The database (the renamed DATABASE.tmp.PID) is 0600 whatever the umask. */
+	const mode_t masks[] = {0, 022, 0277};
+	for (size_t i = 0; i < sizeof(masks) / sizeof(masks[0]); i++) {
+		mode_t old = umask(masks[i]);
+		size_t count;
+		import_good(&count);
+		umask(old);
+		struct stat st;
+		ck_assert_int_eq(stat(db_path, &st), 0);
+		ck_assert_msg((st.st_mode & 07777) == 0600, "umask %03o: database mode %03o",
+		              (unsigned)masks[i], (unsigned)(st.st_mode & 07777));
+		unlink(db_path);
+	}
+}
+END_TEST
+
 START_TEST(export_missing_database)
 {
 	char err[512] = "";
@@ -855,6 +873,7 @@ static Suite *import_suite(void)
 	tcase_add_test(tc, empty_ldif_file);
 	tcase_add_test(tc, duplicate_spelled_differently);
 	tcase_add_test(tc, reimport_replaces);
+	tcase_add_test(tc, database_mode_0600);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("export");
