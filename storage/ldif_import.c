@@ -16,6 +16,7 @@
 #include "protocol/dn.h"
 #include "protocol/schema.h"
 #include "storage/db.h"
+#include "storage/import_stale.h"
 
 /* Entries per write transaction: bounds the memory of dirty pages. */
 #define IMPORT_TXN_ENTRIES 20000
@@ -315,6 +316,7 @@ int ldif_import(const char *ldif_path, const char *db_path, const struct import_
 		fprintf(opts->err, "%s: %s\n", ldif_path, strerror(errno));
 		return -1;
 	}
+	import_remove_stale(db_path, opts->err);
 	snprintf(tmp_path, sizeof(tmp_path), "%s.tmp.%ld", db_path, (long)getpid());
 	unlink(tmp_path);
 	void (*old_int)(int) = signal(SIGINT, on_signal);

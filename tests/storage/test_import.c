@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "protocol/dn.h"
@@ -836,6 +838,64 @@ START_TEST(database_mode_0600)
 }
 END_TEST
 
+/* A PID that no process has: a child that has exited and been reaped. */
+static pid_t dead_pid(void)
+{
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(0);
+	ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
+	return pid;
+}
+
+static void touch(const char *path)
+{
+	FILE *fp = fopen(path, "w");
+	ck_assert_ptr_nonnull(fp);
+	fputs("left by an import killed with SIGKILL\n", fp);
+	fclose(fp);
+}
+
+START_TEST(stale_temp_files_removed)
+{
+	/* The temporary file of a killed import goes; a running import's stays. */
+	pid_t live = fork();
+	ck_assert_int_ge(live, 0);
+	if (live == 0) {
+		pause();
+		_exit(0);
+	}
+	char stale[256], running[256], other[256];
+	pid_t dead = dead_pid();
+	snprintf(stale, sizeof(stale), "%s.tmp.%ld", db_path, (long)dead);
+	snprintf(running, sizeof(running), "%s.tmp.%ld", db_path, (long)live);
+	snprintf(other, sizeof(other), "%s/other.mdb.tmp.%ld", dir, (long)dead);
+	touch(stale);
+	touch(running);
+	touch(other);
+	char *errtext = NULL;
+	size_t count;
+	int rc = import(TEST_LDIF, db_path, &count, &errtext);
+	ck_assert_int_eq(rc, 0);
+	bool stale_gone = access(stale, F_OK) != 0, running_kept = access(running, F_OK) == 0,
+	     other_kept = access(other, F_OK) == 0;
+	kill(live, SIGKILL);
+	waitpid(live, NULL, 0);
+	ck_assert_msg(stale_gone, "%s (process %ld is gone) is still there", stale, (long)dead);
+	ck_assert_msg(running_kept, "%s (process %ld runs) was removed", running, (long)live);
+	ck_assert_msg(other_kept, "another database's %s was removed", other);
+	/* One line, naming the file. */
+	char want[300];
+	snprintf(want, sizeof(want), "%s: removed the stale temporary file", stale);
+	ck_assert_msg(strstr(errtext, want) == errtext, "\"%s\" lacks \"%s\"", errtext, want);
+	ck_assert_ptr_eq(strchr(errtext, '\n'), errtext + strlen(errtext) - 1);
+	free(errtext);
+	unlink(running);
+	unlink(other);
+}
+END_TEST
+
 START_TEST(export_missing_database)
 {
 	char err[512] = "";
@@ -874,6 +934,7 @@ static Suite *import_suite(void)
 	tcase_add_test(tc, duplicate_spelled_differently);
 	tcase_add_test(tc, reimport_replaces);
 	tcase_add_test(tc, database_mode_0600);
+	tcase_add_test(tc, stale_temp_files_removed);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("export");
