@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "protocol/dn.h"
 
@@ -207,4 +208,26 @@ int db_get_entry(const struct db *db, MDB_txn *txn, entry_id id, struct entry_vi
 	if (rc)
 		return rc;
 	return entry_parse(v.mv_data, v.mv_size, e) < 0 ? MDB_CORRUPTED : 0;
+}
+
+int db_write_error(const struct db *db, int rc)
+{
+	int fd;
+	struct stat st;
+	if (rc != EIO || !db->env || mdb_env_get_fd(db->env, &fd) != 0 || fstat(fd, &st) < 0)
+		return rc;
+	static const char page[4096];
+	int found = rc;
+	off_t end = st.st_size;
+	/* A first write may fill the last free bytes; the next one tells. */
+	for (int i = 0; i < 2 && found == rc; i++) {
+		ssize_t n = pwrite(fd, page, sizeof(page), end);
+		if (n < 0)
+			found = errno;
+		else
+			end += n;
+	}
+	if (ftruncate(fd, st.st_size) < 0 && found == rc)
+		found = errno;
+	return found;
 }

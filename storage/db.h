@@ -67,6 +67,14 @@ int db_dn2id(const struct db *db, MDB_txn *txn, const void *key, size_t keylen, 
  * MDB_CORRUPTED (record does not parse) or an LMDB error. */
 int db_get_entry(const struct db *db, MDB_txn *txn, entry_id id, struct entry_view *e);
 
+/*
+ * The errno an LMDB write error rc stands for. LMDB reports a short write (a
+ * full disk, a file size limit) as EIO; for EIO this probes the file once by
+ * appending a page (then truncating it away) and returns the errno that write
+ * gets (ENOSPC, EFBIG, EDQUOT...), or rc when the probe succeeds.
+ */
+int db_write_error(const struct db *db, int rc);
+
 /* Index key of a normalized value: the value, truncated to DB_MAX_INDEX_KEY. */
 static inline size_t db_index_keylen(size_t len)
 {

@@ -584,7 +584,9 @@ START_TEST(bad_files)
 		fclose(fp);
 		unsigned long line;
 		char word[64];
-		ck_assert_msg(sscanf(first, "# expect: %lu: %63s", &line, word) == 2,
+		/* (bom.ldif starts with a byte order mark, the error it tests) */
+		const char *expect = strncmp(first, "\xEF\xBB\xBF", 3) == 0 ? first + 3 : first;
+		ck_assert_msg(sscanf(expect, "# expect: %lu: %63s", &line, word) == 2,
 		              "%s: no \"# expect: N: word\" line", path);
 
 		char *errtext = NULL;
