@@ -11,11 +11,11 @@ struct logical {
 	size_t tlen;
 	bool in_type; /* still reading the type */
 	bool comment;
-	int kind; /* 0 plain, ':' base64, '<' URL */
+	int kind;    /* 0 plain, ':' base64, '<' URL */
 	char val[8]; /* the start of a plain value (for "version") */
 	size_t vlen;
 	bool started; /* the value's first character was seen (FILL skipped) */
-	size_t b64; /* base64 characters, padding included */
+	size_t b64;   /* base64 characters, padding included */
 	int pad;
 	unsigned long start, end; /* physical lines */
 };
@@ -25,8 +25,8 @@ static bool b64_char(unsigned char c)
 	return isalnum(c) || c == '+' || c == '/';
 }
 
-static int fail(unsigned long *line, unsigned long at, char *why, size_t whylen,
-                const char *fmt, const char *arg)
+static int fail(unsigned long *line, unsigned long at, char *why, size_t whylen, const char *fmt,
+                const char *arg)
 {
 	*line = at;
 	snprintf(why, whylen, fmt, arg);
@@ -47,11 +47,13 @@ static int take_char(struct logical *l, unsigned char c, unsigned long at, unsig
 			return 0;
 		}
 		snprintf(shown, sizeof(shown), isprint(c) ? "%c" : "\\x%02x", c);
-		if (!(isalnum(c) || c == '-' || c == ';' || c == '.') || l->tlen + 1 >= sizeof(l->type))
-			return fail(line, at, why, whylen,
-			            "invalid character '%s' in an attribute description (or a missing "
-			            "':')",
-			            shown);
+		if (!(isalnum(c) || c == '-' || c == ';' || c == '.') ||
+		    l->tlen + 1 >= sizeof(l->type))
+			return fail(
+			    line, at, why, whylen,
+			    "invalid character '%s' in an attribute description (or a missing "
+			    "':')",
+			    shown);
 		l->type[l->tlen++] = (char)c;
 		return 0;
 	}
@@ -74,7 +76,8 @@ static int take_char(struct logical *l, unsigned char c, unsigned long at, unsig
 		            "bad base64 value: '%s' after '=' padding (padding ends a value)",
 		            shown);
 	} else if (!b64_char(c)) {
-		return fail(line, at, why, whylen, "bad base64 value: invalid character '%s'", shown);
+		return fail(line, at, why, whylen, "bad base64 value: invalid character '%s'",
+		            shown);
 	}
 	l->b64++;
 	return 0;
@@ -94,7 +97,8 @@ static int end_logical(struct logical *l, int k, struct record_state *st, unsign
 	if (l->comment)
 		return 0;
 	if (l->in_type)
-		return fail(line, l->start, why, whylen, "%s", "line has no ':' (not \"type: value\")");
+		return fail(line, l->start, why, whylen, "%s",
+		            "line has no ':' (not \"type: value\")");
 	if (l->tlen == 0)
 		return fail(line, l->start, why, whylen, "%s",
 		            "missing attribute description before ':'");
@@ -145,9 +149,10 @@ int ldif_check_record(const struct ldif_record *rec, bool first, unsigned long *
 		size_t n = (size_t)(nl - p);
 		if (p[0] == ' ') {
 			if (!open)
-				return fail(line, at, why, whylen, "%s",
-				            "continuation line (starting with a space) with no line "
-				            "before it");
+				return fail(
+				    line, at, why, whylen, "%s",
+				    "continuation line (starting with a space) with no line "
+				    "before it");
 			last_continued = true;
 			p++, n--;
 		} else {

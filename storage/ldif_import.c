@@ -15,6 +15,7 @@
 #include "protocol/dn.h"
 #include "protocol/schema.h"
 #include "storage/db.h"
+#include "storage/entry_schema.h"
 #include "storage/ldif_check.h"
 #include "storage/ldif_reader.h"
 #include "storage/import_stale.h"
@@ -192,6 +193,11 @@ static int add_entry(struct importer *im, LDIFRecord *lr)
 		report(im, im->line, "entry \"%s\" has no objectClass", lr->lr_dn.bv_val);
 		return -1;
 	}
+	char why[512];
+	if (!im->opts->skip_schema && entry_schema_check(lr->lrop_mods, why, sizeof(why)) < 0) {
+		report(im, im->line, "entry \"%s\": %s", lr->lr_dn.bv_val, why);
+		return -1;
+	}
 	unsigned char uuid[16];
 	if (take_uuid(im, lr->lrop_mods, uuid) < 0)
 		return -1;
@@ -202,6 +208,12 @@ static int add_entry(struct importer *im, LDIFRecord *lr)
 	if (entry_encode_uuid(&im->rec, parent, uuid, im->key.data, im->key.len, &lr->lr_dn,
 	                      lr->lrop_mods) < 0) {
 		report(im, im->line, "entry \"%s\" is too large to encode", lr->lr_dn.bv_val);
+		return -1;
+	}
+	if (im->rec.len > ENTRY_MAX_BYTES) {
+		report(im, im->line,
+		       "entry \"%s\" is too large: %zu bytes encoded, more than %d (16 MiB)",
+		       lr->lr_dn.bv_val, im->rec.len, ENTRY_MAX_BYTES);
 		return -1;
 	}
 	MDB_val k = {sizeof(id), &id}, v = {im->rec.len, im->rec.data};

@@ -15,6 +15,7 @@
 #ifndef MINIDIR_STORAGE_LDIF_IMPORT_H
 #define MINIDIR_STORAGE_LDIF_IMPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -24,6 +25,7 @@ struct import_opts {
 	int nindex;
 	FILE *err;           /* where "file:line: reason" messages go */
 	const char *creator; /* creatorsName/modifiersName of the entries ("" if none) */
+	bool skip_schema;    /* no schema checking (slapadd -s); else storage/entry_schema.h */
 };
 
 /*

@@ -29,8 +29,8 @@ static int reader_append(struct ldif_reader *r, const char *s, size_t n)
 	return 0;
 }
 
-int ldif_reader_next(struct ldif_reader *r, struct ldif_record *rec, unsigned long *line,
-                     char *why, size_t whylen)
+int ldif_reader_next(struct ldif_reader *r, struct ldif_record *rec, unsigned long *line, char *why,
+                     size_t whylen)
 {
 	memset(rec, 0, sizeof(*rec));
 	r->len = 0;
@@ -40,7 +40,8 @@ int ldif_reader_next(struct ldif_reader *r, struct ldif_record *rec, unsigned lo
 		if (got < 0) {
 			if (ferror(r->fp)) {
 				*line = r->line + 1;
-				snprintf(why, whylen, "read error: %s", strerror(errno ? errno : EIO));
+				snprintf(why, whylen, "read error: %s",
+				         strerror(errno ? errno : EIO));
 				return -1;
 			}
 			break;
@@ -53,14 +54,16 @@ int ldif_reader_next(struct ldif_reader *r, struct ldif_record *rec, unsigned lo
 			n--;
 		*line = r->line;
 		if (r->line == 1 && n >= 3 && memcmp(r->lbuf, "\xEF\xBB\xBF", 3) == 0) {
-			snprintf(why, whylen,
-			         "the file starts with a UTF-8 byte order mark, which RFC 2849 LDIF "
-			         "does not allow (libldap would read it as part of the first line); "
-			         "remove it");
+			snprintf(
+			    why, whylen,
+			    "the file starts with a UTF-8 byte order mark, which RFC 2849 LDIF "
+			    "does not allow (libldap would read it as part of the first line); "
+			    "remove it");
 			return -1;
 		}
 		if (memchr(r->lbuf, '\0', n)) {
-			snprintf(why, whylen, "NUL byte in the line (binary values must be base64)");
+			snprintf(why, whylen,
+			         "NUL byte in the line (binary values must be base64)");
 			return -1;
 		}
 		if (n == 0) {

@@ -39,8 +39,8 @@ int ldif_reader_open(struct ldif_reader *r, const char *path);
  * with *line and why set: a UTF-8 byte order mark on line 1, a NUL byte, a
  * read error (why holds strerror's text) or no memory.
  */
-int ldif_reader_next(struct ldif_reader *r, struct ldif_record *rec, unsigned long *line,
-                     char *why, size_t whylen);
+int ldif_reader_next(struct ldif_reader *r, struct ldif_record *rec, unsigned long *line, char *why,
+                     size_t whylen);
 
 /* Closes the file and frees the buffers. */
 void ldif_reader_close(struct ldif_reader *r);

@@ -898,6 +898,60 @@ START_TEST(stale_temp_files_removed)
 }
 END_TEST
 
+/* Writes an LDIF whose second entry holds a jpegPhoto of n bytes, base64 in 76-column lines. */
+static void write_photo_ldif(const char *path, size_t n)
+{
+	FILE *fp = fopen(path, "w");
+	ck_assert_ptr_nonnull(fp);
+	fputs("dn: dc=test,dc=org\nobjectClass: top\n\n"
+	      "dn: cn=big,dc=test,dc=org\nobjectClass: inetOrgPerson\ncn: big\nsn: big\n"
+	      "jpegPhoto::",
+	      fp);
+	/* n bytes of 0xff: "////" per three bytes, then the padded remainder. */
+	for (size_t i = 0; i < n / 3; i++)
+		fputs(i % 19 == 0 ? "\n ////" : "////", fp);
+	fputs(n % 3 == 1 ? "\n /w==" : n % 3 == 2 ? "\n //8=" : "", fp);
+	fputs("\n", fp);
+	fclose(fp);
+}
+
+START_TEST(entry_size_limit)
+{
+	/* An entry just over ENTRY_MAX_BYTES encoded is refused at its line; one just under
+	 * is stored and read back whole. */
+	char path[256];
+	snprintf(path, sizeof(path), "%s/good.ldif", dir);
+	write_photo_ldif(path, ENTRY_MAX_BYTES - 64);
+	char *errtext = NULL;
+	size_t n;
+	ck_assert_int_eq(import(path, db_path, &n, &errtext), -1);
+	char want[400];
+	snprintf(want, sizeof(want), "%s:4: entry \"cn=big,dc=test,dc=org\" is too large", path);
+	ck_assert_msg(strstr(errtext, want) == errtext, "\"%s\" lacks \"%s\"", errtext, want);
+	free(errtext);
+	ck_assert_int_eq(access(db_path, F_OK), -1);
+
+	write_photo_ldif(path, ENTRY_MAX_BYTES - 1024);
+	ck_assert_int_eq(import(path, db_path, &n, &errtext), 0);
+	free(errtext);
+	struct db db;
+	open_db(&db, db_path);
+	MDB_txn *txn;
+	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
+	struct entry_view e;
+	ck_assert_int_eq(db_get_entry(&db, txn, id_of(&db, txn, "cn=big,dc=test,dc=org"), &e), 0);
+	const unsigned char *vals, *v;
+	size_t vlen, len;
+	ck_assert(entry_find_attr(&e, "jpegPhoto", 9, &vals, &vlen));
+	ck_assert(entry_next_value(&vals, vals + vlen, &v, &len));
+	ck_assert_uint_eq(len, ENTRY_MAX_BYTES - 1024);
+	ck_assert_uint_lt(e.oplen, ENTRY_MAX_BYTES);
+	mdb_txn_abort(txn);
+	db_close(&db);
+	unlink(path);
+}
+END_TEST
+
 START_TEST(export_missing_database)
 {
 	char err[512] = "";
@@ -937,6 +991,13 @@ static Suite *import_suite(void)
 	tcase_add_test(tc, reimport_replaces);
 	tcase_add_test(tc, database_mode_0600);
 	tcase_add_test(tc, stale_temp_files_removed);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("entry size");
+	tcase_add_unchecked_fixture(tc, run_setup, run_teardown);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 300); /* two 22 MB LDIF files, also under the sanitizers */
+	tcase_add_test(tc, entry_size_limit);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("export");
