@@ -106,7 +106,8 @@ static struct {
 	size_t nocs;
 	struct slot attr_slots[SCHEMA_SLOTS];
 	struct slot oc_slots[SCHEMA_SLOTS];
-	LDAPAttributeType **raw; /* parsed definitions, for SUP resolution */
+	LDAPAttributeType **raw;  /* parsed definitions, for SUP resolution */
+	LDAPObjectClass **raw_oc; /* parsed classes: their SUP, MUST and MAY lists */
 } S;
 
 static size_t hash(const char *s, size_t len)
@@ -202,9 +203,12 @@ static int add_class(const char *def, char *err, size_t errlen, const char *wher
 	}
 	struct schema_oc *c = calloc(1, sizeof(*c));
 	struct schema_oc **grown = realloc(S.ocs, (S.nocs + 1) * sizeof(*grown));
+	LDAPObjectClass **raw = realloc(S.raw_oc, (S.nocs + 1) * sizeof(*raw));
 	if (grown)
 		S.ocs = grown;
-	if (!c || !grown) {
+	if (raw)
+		S.raw_oc = raw;
+	if (!c || !grown || !raw) {
 		free(c);
 		ldap_objectclass_free(oc);
 		return -1;
@@ -216,11 +220,14 @@ static int add_class(const char *def, char *err, size_t errlen, const char *wher
 	          : oc->oc_kind == LDAP_SCHEMA_AUXILIARY ? SCHEMA_OC_AUXILIARY
 	                                                 : SCHEMA_OC_STRUCTURAL;
 	c->definition = ldap_objectclass2str(oc);
+	c->sups = oc->oc_sup_oids;
+	c->must = oc->oc_at_oids_must;
+	c->may = oc->oc_at_oids_may;
+	S.raw_oc[S.nocs] = oc;
 	S.ocs[S.nocs++] = c;
 	int rc = insert(S.oc_slots, c->oid, c);
 	for (int i = 0; rc == 0 && oc->oc_names && oc->oc_names[i]; i++)
 		rc = insert(S.oc_slots, oc->oc_names[i], c);
-	ldap_objectclass_free(oc);
 	return rc;
 }
 
@@ -230,6 +237,8 @@ static void inherit_rules(void)
 	for (size_t i = 0; i < S.nattrs; i++) {
 		struct schema_attr *a = S.attrs[i];
 		const char *sup = S.raw[i]->at_sup_oid;
+		a->syntax = S.raw[i]->at_syntax_oid;
+		a->sup = sup ? lookup(S.attr_slots, sup, strlen(sup)) : NULL;
 		for (int depth = 0; sup && depth < 8; depth++) {
 			const struct schema_attr *s = lookup(S.attr_slots, sup, strlen(sup));
 			if (!s)
@@ -243,6 +252,8 @@ static void inherit_rules(void)
 			size_t k = (size_t)(s - s); /* find s's raw definition for its own SUP */
 			for (k = 0; k < S.nattrs && S.attrs[k] != s; k++)
 				;
+			if (!a->syntax && k < S.nattrs)
+				a->syntax = S.raw[k]->at_syntax_oid;
 			sup = k < S.nattrs ? S.raw[k]->at_sup_oid : NULL;
 		}
 	}
@@ -413,6 +424,7 @@ void schema_free(void)
 		free(S.ocs[i]->oid);
 		free(S.ocs[i]->sup);
 		free(S.ocs[i]);
+		ldap_objectclass_free(S.raw_oc[i]);
 	}
 	for (size_t i = 0; i < SCHEMA_SLOTS; i++) {
 		free(S.attr_slots[i].key);
@@ -421,5 +433,6 @@ void schema_free(void)
 	free(S.attrs);
 	free(S.ocs);
 	free(S.raw);
+	free(S.raw_oc);
 	memset(&S, 0, sizeof(S));
 }

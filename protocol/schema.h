@@ -29,7 +29,9 @@ struct schema_attr {
 	enum match_rule eq, ord, sub; /* MATCH_NONE where the type has no such rule */
 	bool operational;
 	bool single_value;
-	char *definition; /* RFC 4512 form, for cn=Subschema */
+	const char *syntax;            /* SYNTAX OID (inherited through SUP), or NULL */
+	const struct schema_attr *sup; /* the superior type, or NULL */
+	char *definition;              /* RFC 4512 form, for cn=Subschema */
 };
 
 enum schema_oc_kind { SCHEMA_OC_ABSTRACT, SCHEMA_OC_STRUCTURAL, SCHEMA_OC_AUXILIARY };
@@ -37,7 +39,8 @@ enum schema_oc_kind { SCHEMA_OC_ABSTRACT, SCHEMA_OC_STRUCTURAL, SCHEMA_OC_AUXILI
 struct schema_oc {
 	char *name;
 	char *oid;
-	char *sup; /* first superior class name, or NULL */
+	char *sup;                  /* first superior class name, or NULL */
+	char **sups, **must, **may; /* every SUP, MUST and MAY name (NULL-terminated or NULL) */
 	enum schema_oc_kind kind;
 	char *definition;
 };

@@ -60,7 +60,8 @@ static bool find_map(dev_t dev, ino_t ino, uintptr_t *start, uintptr_t *end)
 static void install_fault_handler(struct server *srv)
 {
 	if (!find_map(srv->db_dev, srv->db_ino, &fault.map_start, &fault.map_end)) {
-		log_info("%s: the database map was not found in /proc/self/maps", srv->cfg.database);
+		log_info("%s: the database map was not found in /proc/self/maps",
+		         srv->cfg.database);
 		return;
 	}
 	int n = snprintf(fault.message, sizeof(fault.message),

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "protocol/dn.h"
 
@@ -126,8 +128,14 @@ int db_open(struct db *db, const char *path, bool create, const char *suffix, ch
 	mdb_env_set_mapsize(db->env, DB_MAP_SIZE);
 	/* NOLOCK: the file is never written once renamed into place (see db.h). */
 	unsigned flags = MDB_NOSUBDIR | MDB_NOLOCK | (create ? 0 : MDB_RDONLY);
-	if ((rc = mdb_env_open(db->env, path, flags, 0644)) != 0) {
+	if ((rc = mdb_env_open(db->env, path, flags, DB_FILE_MODE)) != 0) {
 		fail(err, errlen, create ? "creating database" : "opening database", path, rc);
+		goto bad;
+	}
+	/* The umask may have taken bits away (or, at 0, added none): set it exactly. */
+	int fd;
+	if (create && (mdb_env_get_fd(db->env, &fd) != 0 || fchmod(fd, DB_FILE_MODE) < 0)) {
+		snprintf(err, errlen, "%s: chmod: %s", path, strerror(errno));
 		goto bad;
 	}
 	if ((rc = mdb_txn_begin(db->env, NULL, create ? 0 : MDB_RDONLY, &txn)) != 0) {
@@ -224,4 +232,26 @@ int db_foreach_entry(const struct db *db, int (*fn)(const struct entry_view *e, 
 	if (txn)
 		mdb_txn_abort(txn);
 	return rc == MDB_NOTFOUND ? 0 : rc;
+}
+
+int db_write_error(const struct db *db, int rc)
+{
+	int fd;
+	struct stat st;
+	if (rc != EIO || !db->env || mdb_env_get_fd(db->env, &fd) != 0 || fstat(fd, &st) < 0)
+		return rc;
+	static const char page[4096];
+	int found = rc;
+	off_t end = st.st_size;
+	/* A first write may fill the last free bytes; the next one tells. */
+	for (int i = 0; i < 2 && found == rc; i++) {
+		ssize_t n = pwrite(fd, page, sizeof(page), end);
+		if (n < 0)
+			found = errno;
+		else
+			end += n;
+	}
+	if (ftruncate(fd, st.st_size) < 0 && found == rc)
+		found = errno;
+	return found;
 }

@@ -21,6 +21,9 @@
 #include "storage/entry.h"
 
 #define DB_FORMAT "minidir-2"
+/* A new database file is created with exactly this mode, whatever the umask: it
+ * holds password hashes. (MDB_NOLOCK: LMDB makes no lock file.) */
+#define DB_FILE_MODE 0600
 #define DB_MAX_INDEX 32
 #define DB_MAX_ATTR_NAME 64
 /* Index keys longer than this are truncated; the filter re-checks candidates. */
@@ -46,9 +49,9 @@ struct db {
 
 /*
  * Opens the database file at path. With create, a new empty database is made
- * (the file must not exist) holding suffix and the equality indexes named in
- * index[0..nindex); otherwise the existing file is opened read-only and
- * suffix/index come from its meta. On failure returns -1 with a message in err.
+ * (the file must not exist; it is made mode DB_FILE_MODE) holding suffix and the equality indexes
+ * named in index[0..nindex); otherwise the existing file is opened read-only and suffix/index come
+ * from its meta. On failure returns -1 with a message in err.
  */
 int db_open(struct db *db, const char *path, bool create, const char *suffix, char *const *index,
             int nindex, char *err, size_t errlen);
@@ -75,6 +78,14 @@ int db_get_entry(const struct db *db, MDB_txn *txn, entry_id id, struct entry_vi
  */
 int db_foreach_entry(const struct db *db, int (*fn)(const struct entry_view *e, void *arg),
                      void *arg);
+
+/*
+ * The errno an LMDB write error rc stands for. LMDB reports a short write (a
+ * full disk, a file size limit) as EIO; for EIO this probes the file once by
+ * appending a page (then truncating it away) and returns the errno that write
+ * gets (ENOSPC, EFBIG, EDQUOT...), or rc when the probe succeeds.
+ */
+int db_write_error(const struct db *db, int rc);
 
 /* Index key of a normalized value: the value, truncated to DB_MAX_INDEX_KEY. */
 static inline size_t db_index_keylen(size_t len)

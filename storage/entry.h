@@ -22,6 +22,13 @@
 
 typedef uint32_t entry_id;
 
+/*
+ * The largest entry record (as entry_encode writes it) minidir-import
+ * accepts: 16 MiB. The server relies on it: whatever import stored, it can
+ * send (response buffers and limits are sized with it in mind).
+ */
+#define ENTRY_MAX_BYTES (16 * 1024 * 1024)
+
 /* A view into one record's bytes; valid as long as those bytes are. */
 struct entry_view {
 	entry_id parent;

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ldap.h>
-#include <ldif.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -16,6 +15,10 @@
 #include "protocol/dn.h"
 #include "protocol/schema.h"
 #include "storage/db.h"
+#include "storage/entry_schema.h"
+#include "storage/ldif_check.h"
+#include "storage/ldif_reader.h"
+#include "storage/import_stale.h"
 
 /* Entries per write transaction: bounds the memory of dirty pages. */
 #define IMPORT_TXN_ENTRIES 20000
@@ -49,32 +52,6 @@ static void report(struct importer *im, unsigned long line, const char *fmt, ...
 	vfprintf(im->opts->err, fmt, ap);
 	fputc('\n', im->opts->err);
 	va_end(ap);
-}
-
-/* Line number of the record's first content line, and of a line lacking ':' if any. */
-static void locate(const char *rec, unsigned long before, unsigned long after, bool at_eof,
-                   unsigned long *dn_line, unsigned long *bad_line)
-{
-	unsigned long nlines = 0, first = 0, bad = 0;
-	bool have_first = false;
-	for (const char *p = rec; *p;) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-		if (!have_first && n > 0 && p[0] != '#') {
-			first = nlines;
-			have_first = true;
-		}
-		if (!bad && n > 0 && p[0] != '#' && p[0] != ' ' && !memchr(p, ':', n))
-			bad = nlines + 1;
-		nlines++;
-		p = nl ? nl + 1 : p + n;
-	}
-	/* ldif_read_record counts the blank line ending a record, and blank lines before it. */
-	unsigned long start = after - nlines - (at_eof ? 0 : 1) + 1;
-	if (start <= before)
-		start = before + 1;
-	*dn_line = start + first;
-	*bad_line = bad ? start + bad - 1 : *dn_line;
 }
 
 static bool has_objectclass(LDAPMod **mods)
@@ -216,6 +193,11 @@ static int add_entry(struct importer *im, LDIFRecord *lr)
 		report(im, im->line, "entry \"%s\" has no objectClass", lr->lr_dn.bv_val);
 		return -1;
 	}
+	char why[512];
+	if (!im->opts->skip_schema && entry_schema_check(lr->lrop_mods, why, sizeof(why)) < 0) {
+		report(im, im->line, "entry \"%s\": %s", lr->lr_dn.bv_val, why);
+		return -1;
+	}
 	unsigned char uuid[16];
 	if (take_uuid(im, lr->lrop_mods, uuid) < 0)
 		return -1;
@@ -228,6 +210,12 @@ static int add_entry(struct importer *im, LDIFRecord *lr)
 		report(im, im->line, "entry \"%s\" is too large to encode", lr->lr_dn.bv_val);
 		return -1;
 	}
+	if (im->rec.len > ENTRY_MAX_BYTES) {
+		report(im, im->line,
+		       "entry \"%s\" is too large: %zu bytes encoded, more than %d (16 MiB)",
+		       lr->lr_dn.bv_val, im->rec.len, ENTRY_MAX_BYTES);
+		return -1;
+	}
 	MDB_val k = {sizeof(id), &id}, v = {im->rec.len, im->rec.data};
 	MDB_val dk = {im->key.len, im->key.data}, dv = {sizeof(id), &id};
 	MDB_val pk = {sizeof(parent), &parent};
@@ -237,7 +225,8 @@ static int add_entry(struct importer *im, LDIFRecord *lr)
 	if (!rc)
 		rc = mdb_put(im->txn, im->db.children, &pk, &dv, MDB_APPENDDUP);
 	if (rc) {
-		report(im, im->line, "storing \"%s\": %s", lr->lr_dn.bv_val, mdb_strerror(rc));
+		report(im, im->line, "storing \"%s\" in %s: %s", lr->lr_dn.bv_val, tmp_path,
+		       mdb_strerror(db_write_error(&im->db, rc)));
 		return -1;
 	}
 	if (put_index(im, id, lr->lrop_mods) < 0)
@@ -253,53 +242,60 @@ static int commit_and_renew(struct importer *im, bool renew)
 	if (!rc && renew)
 		rc = mdb_txn_begin(im->db.env, NULL, 0, &im->txn);
 	if (rc)
-		report(im, im->line, "writing database: %s", mdb_strerror(rc));
+		report(im, im->line, "writing %s: %s", tmp_path,
+		       mdb_strerror(db_write_error(&im->db, rc)));
 	return rc ? -1 : 0;
 }
 
-/* Reads every record of the file into the open database. */
-static int import_records(struct importer *im, LDIFFP *fp)
+/* Parses one checked record and stores its entry. */
+static int import_record(struct importer *im, struct ldif_record *rec)
 {
-	unsigned long lineno = 0;
-	char *rbuf = NULL;
-	int rlen = 0, rc = 0;
-	for (;;) {
-		unsigned long before = lineno;
-		int got = ldif_read_record(fp, &lineno, &rbuf, &rlen);
-		if (got <= 0)
-			break;
-		unsigned long bad_line;
-		locate(rbuf, before, lineno, feof(fp->fp), &im->line, &bad_line);
-		struct berval bv = {strlen(rbuf), rbuf};
-		LDIFRecord lr;
-		memset(&lr, 0, sizeof(lr));
-		if (ldap_parse_ldif_record(&bv, im->line, &lr, "minidir-import",
-		                           LDIF_DEFAULT_ADD | LDIF_NO_CONTROLS) != 0) {
-			report(im, bad_line, "LDIF syntax error");
-			rc = -1;
-		} else if (lr.lr_op == 0 && lr.lr_dn.bv_val == NULL) {
-			/* A "version: 1" line or comments only. */
-		} else if (lr.lr_op != LDAP_REQ_ADD) {
-			report(
-			    im, im->line,
-			    "changetype records are not supported (minidir imports entries only)");
-			rc = -1;
-		} else if (add_entry(im, &lr) < 0) {
-			rc = -1;
-		} else if ((im->next_id - 1) % IMPORT_TXN_ENTRIES == 0) {
-			rc = commit_and_renew(im, true);
-		}
-		ldap_ldif_record_done(&lr);
-		if (rc)
-			break;
+	unsigned long at = im->line ? im->line : rec->first_line;
+	struct berval bv = {rec->len, rec->text};
+	LDIFRecord lr;
+	memset(&lr, 0, sizeof(lr));
+	int rc = 0;
+	if (ldap_parse_ldif_record(&bv, at, &lr, "minidir-import",
+	                           LDIF_DEFAULT_ADD | LDIF_NO_CONTROLS) != 0) {
+		report(im, at, "LDIF syntax error");
+		rc = -1;
+	} else if (lr.lr_op == 0 && lr.lr_dn.bv_val == NULL) {
+		/* A "version: 1" line or comments only. */
+	} else if (lr.lr_op != LDAP_REQ_ADD) {
+		report(im, at,
+		       "changetype records are not supported (minidir imports entries only)");
+		rc = -1;
+	} else if (add_entry(im, &lr) < 0) {
+		rc = -1;
+	} else if ((im->next_id - 1) % IMPORT_TXN_ENTRIES == 0) {
+		rc = commit_and_renew(im, true);
 	}
-	ber_memfree(rbuf);
-	if (rc == 0 && ferror(fp->fp)) {
-		report(im, lineno, "read error: %s", strerror(errno));
+	ldap_ldif_record_done(&lr);
+	return rc;
+}
+
+/* Reads, checks and stores every record of the file. */
+static int import_records(struct importer *im, struct ldif_reader *rd)
+{
+	struct ldif_record rec;
+	unsigned long bad = 0;
+	char why[256];
+	int got, rc = 0;
+	bool first = true;
+	while (rc == 0 && (got = ldif_reader_next(rd, &rec, &bad, why, sizeof(why))) > 0) {
+		if (ldif_check_record(&rec, first, &im->line, &bad, why, sizeof(why)) < 0) {
+			report(im, bad, "LDIF syntax error: %s", why);
+			return -1;
+		}
+		first = false;
+		rc = import_record(im, &rec);
+	}
+	if (rc == 0 && got < 0) {
+		report(im, bad, "%s", why);
 		rc = -1;
 	}
 	if (rc == 0 && im->next_id == 1) {
-		report(im, lineno, "no entries to import");
+		report(im, rd->line, "no entries to import");
 		rc = -1;
 	}
 	return rc;
@@ -310,15 +306,18 @@ int ldif_import(const char *ldif_path, const char *db_path, const struct import_
 {
 	struct importer im = {.file = ldif_path, .opts = opts, .next_id = 1};
 	char err[512];
-	LDIFFP *fp = ldif_open(ldif_path, "r");
-	if (!fp) {
+	struct ldif_reader rd;
+	if (ldif_reader_open(&rd, ldif_path) < 0) {
 		fprintf(opts->err, "%s: %s\n", ldif_path, strerror(errno));
 		return -1;
 	}
+	import_remove_stale(db_path, opts->err);
 	snprintf(tmp_path, sizeof(tmp_path), "%s.tmp.%ld", db_path, (long)getpid());
 	unlink(tmp_path);
 	void (*old_int)(int) = signal(SIGINT, on_signal);
 	void (*old_term)(int) = signal(SIGTERM, on_signal);
+	/* A file size limit (RLIMIT_FSIZE) is a write error to report, not a signal to die of. */
+	void (*old_xfsz)(int) = signal(SIGXFSZ, SIG_IGN);
 	int rc = -1;
 	if (db_open(&im.db, tmp_path, true, opts->suffix, opts->index, opts->nindex, err,
 	            sizeof(err)) < 0) {
@@ -330,7 +329,7 @@ int ldif_import(const char *ldif_path, const char *db_path, const struct import_
 		rc = -1;
 		goto out;
 	}
-	rc = import_records(&im, fp);
+	rc = import_records(&im, &rd);
 	if (rc == 0) {
 		size_t n = im.next_id - 1;
 		char stamp[32];
@@ -345,7 +344,8 @@ int ldif_import(const char *ldif_path, const char *db_path, const struct import_
 		if ((rc = mdb_put(im.txn, im.db.meta, &k, &v, 0)) != 0 ||
 		    (rc = mdb_put(im.txn, im.db.meta, &kc, &vc, 0)) != 0 ||
 		    (rc = mdb_put(im.txn, im.db.meta, &kw, &vw, 0)) != 0)
-			report(&im, im.line, "writing database: %s", mdb_strerror(rc));
+			report(&im, im.line, "writing %s: %s", tmp_path,
+			       mdb_strerror(db_write_error(&im.db, rc)));
 		else
 			rc = commit_and_renew(&im, false);
 		*count = n;
@@ -357,7 +357,7 @@ out:
 		mdb_txn_abort(im.txn);
 	if (im.db.env)
 		db_close(&im.db);
-	ldif_close(fp);
+	ldif_reader_close(&rd);
 	if (rc == 0 && rename(tmp_path, db_path) < 0) {
 		fprintf(opts->err, "%s: %s\n", db_path, strerror(errno));
 		rc = -1;
@@ -367,6 +367,7 @@ out:
 	tmp_path[0] = '\0';
 	signal(SIGINT, old_int);
 	signal(SIGTERM, old_term);
+	signal(SIGXFSZ, old_xfsz);
 	buf_free(&im.ndn);
 	buf_free(&im.key);
 	buf_free(&im.rec);

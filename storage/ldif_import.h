@@ -4,7 +4,9 @@
  *
  * Import is atomic: the new database is built in "<db>.tmp.<pid>" and renamed
  * over <db> only when every record was accepted, so a failed or interrupted
- * import leaves the previous database untouched. Entries get IDs in file
+ * import leaves the previous database untouched; the temporary files of
+ * imports killed outright (SIGKILL) are removed by the next one
+ * (storage/import_stale.h), a line on err each. Entries get IDs in file
  * order; parents must come before their children. Operational attributes in
  * the LDIF (as slapcat writes them) are not stored, except entryUUID: the
  * import records its own time and creator, served as createTimestamp,
@@ -13,6 +15,7 @@
 #ifndef MINIDIR_STORAGE_LDIF_IMPORT_H
 #define MINIDIR_STORAGE_LDIF_IMPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -22,6 +25,7 @@ struct import_opts {
 	int nindex;
 	FILE *err;           /* where "file:line: reason" messages go */
 	const char *creator; /* creatorsName/modifiersName of the entries ("" if none) */
+	bool skip_schema;    /* no schema checking (slapadd -s); else storage/entry_schema.h */
 };
 
 /*

@@ -10,7 +10,7 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: minidir-import -f CONFIG FILE.ldif\n"
+	fprintf(f, "usage: minidir-import [-q] [-s] -f CONFIG FILE.ldif\n"
 	           "\n"
 	           "Imports the entries of FILE.ldif (RFC 2849 content records, parents before\n"
 	           "children, all under the config's suffix) into a new database that atomically\n"
@@ -20,6 +20,10 @@ static void usage(FILE *f)
 	           "\n"
 	           "  -f CONFIG   configuration file (database, suffix, index)\n"
 	           "  -q          quiet: print nothing on success\n"
+	           "  -s          skip schema checking (as slapadd -s): accept undefined\n"
+	           "              attribute types and object classes, missing MUST\n"
+	           "              attributes, attributes no class allows, values that\n"
+	           "              violate their syntax\n"
 	           "  -h, --help  this help\n");
 }
 
@@ -27,14 +31,17 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {0}};
 	const char *conf = NULL;
-	int quiet = 0, c;
-	while ((c = getopt_long(argc, argv, "f:qh", longopts, NULL)) != -1) {
+	int quiet = 0, skip_schema = 0, c;
+	while ((c = getopt_long(argc, argv, "f:qsh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			conf = optarg;
 			break;
 		case 'q':
 			quiet = 1;
+			break;
+		case 's':
+			skip_schema = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -63,7 +70,8 @@ int main(int argc, char **argv)
 	                           .index = cfg.index,
 	                           .nindex = cfg.nindex,
 	                           .err = stderr,
-	                           .creator = cfg.rootdn};
+	                           .creator = cfg.rootdn,
+	                           .skip_schema = skip_schema};
 	size_t n = 0;
 	int rc = ldif_import(argv[optind], cfg.database, &opts, &n);
 	if (rc == 0 && !quiet)

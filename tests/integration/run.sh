@@ -295,6 +295,32 @@ fi
 [ "$(count -b "$BASE")" = "$before" ] && ok "server still serves $before entries" || not_ok "entry count changed"
 [ -z "$(ls "$work" | grep '\.tmp\.')" ] && ok "no temporary files left behind" || not_ok "temporary import files left: $(ls "$work")"
 
+# --- a full disk is reported as what it is ------------------------------------------
+# A 512 KiB tmpfs in a private mount namespace (unshare); where none can be made,
+# a file size limit (ulimit -f) stands in: "File too large" instead of ENOSPC.
+bench/gen-ldif.sh 3000 "$BASE" 400 > "$work/big.ldif"
+mkdir -p "$work/small"
+sed "s#^database = .*#database = $work/small/full.mdb#" "$work/minidir.conf" > "$work/full.conf"
+# shellcheck disable=SC2016
+full_disk='mount -t tmpfs -o size=512k tmpfs "$1/small" &&
+	"$2/minidir-import" -q -f "$1/full.conf" tests/data/test.ldif && cp "$1/small/full.mdb" "$1/full.before" &&
+	{ "$2/minidir-import" -f "$1/full.conf" "$1/big.ldif"; echo "status $?";
+	cmp -s "$1/small/full.mdb" "$1/full.before" && echo "database unchanged"; echo "left:" $(ls "$1/small"); }'
+if out=$(unshare -rm sh -c "$full_disk" sh "$work" "$BUILD" 2>&1) || out=$(unshare -m sh -c "$full_disk" sh "$work" "$BUILD" 2>&1); then
+	why="No space left on device"
+	where="$work/small/full.mdb.tmp.[0-9]*"
+else
+	out=$( (ulimit -f 256; "$BUILD/minidir-import" -f "$work/full.conf" "$work/big.ldif" 2>&1; echo "status $?"; echo "database unchanged"; echo "left:" $(ls "$work/small")) )
+	why="File too large"
+	where="$work/small/full.mdb.tmp.[0-9]*"
+fi
+if grep -q "big.ldif:[0-9]*: writing $where: $why" <<< "$out" && grep -q "^status 1$" <<< "$out" &&
+	grep -q "^database unchanged$" <<< "$out" && ! grep -q "\.tmp\." <<< "$(grep '^left:' <<< "$out")"; then
+	ok "a write error is reported as what it is ($why, with the database path); exit 1, database unchanged, no temporary file"
+else
+	not_ok "write error during import: $out"
+fi
+
 # --- configuration errors --------------------------------------------------------------
 printf 'database = x\nsuffix = dc=a\nthreads = many\n' > "$work/bad.conf"
 expect_grep "bad config value is reported with file:line" "bad.conf:3: threads" "$BUILD/minidir" -f "$work/bad.conf"

@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "protocol/dn.h"
@@ -582,7 +584,9 @@ START_TEST(bad_files)
 		fclose(fp);
 		unsigned long line;
 		char word[64];
-		ck_assert_msg(sscanf(first, "# expect: %lu: %63s", &line, word) == 2,
+		/* (bom.ldif starts with a byte order mark, the error it tests) */
+		const char *expect = strncmp(first, "\xEF\xBB\xBF", 3) == 0 ? first + 3 : first;
+		ck_assert_msg(sscanf(expect, "# expect: %lu: %63s", &line, word) == 2,
 		              "%s: no \"# expect: N: word\" line", path);
 
 		char *errtext = NULL;
@@ -818,6 +822,136 @@ START_TEST(export_reimport_identical)
 }
 END_TEST
 
+START_TEST(database_mode_0600)
+{
+	/* The database (the renamed DATABASE.tmp.PID) is 0600 whatever the umask. */
+	const mode_t masks[] = {0, 022, 0277};
+	for (size_t i = 0; i < sizeof(masks) / sizeof(masks[0]); i++) {
+		mode_t old = umask(masks[i]);
+		size_t count;
+		import_good(&count);
+		umask(old);
+		struct stat st;
+		ck_assert_int_eq(stat(db_path, &st), 0);
+		ck_assert_msg((st.st_mode & 07777) == 0600, "umask %03o: database mode %03o",
+		              (unsigned)masks[i], (unsigned)(st.st_mode & 07777));
+		unlink(db_path);
+	}
+}
+END_TEST
+
+/* A PID that no process has: a child that has exited and been reaped. */
+static pid_t dead_pid(void)
+{
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(0);
+	ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
+	return pid;
+}
+
+static void touch(const char *path)
+{
+	FILE *fp = fopen(path, "w");
+	ck_assert_ptr_nonnull(fp);
+	fputs("left by an import killed with SIGKILL\n", fp);
+	fclose(fp);
+}
+
+START_TEST(stale_temp_files_removed)
+{
+	/* The temporary file of a killed import goes; a running import's stays. */
+	pid_t live = fork();
+	ck_assert_int_ge(live, 0);
+	if (live == 0) {
+		pause();
+		_exit(0);
+	}
+	char stale[256], running[256], other[256];
+	pid_t dead = dead_pid();
+	snprintf(stale, sizeof(stale), "%s.tmp.%ld", db_path, (long)dead);
+	snprintf(running, sizeof(running), "%s.tmp.%ld", db_path, (long)live);
+	snprintf(other, sizeof(other), "%s/other.mdb.tmp.%ld", dir, (long)dead);
+	touch(stale);
+	touch(running);
+	touch(other);
+	char *errtext = NULL;
+	size_t count;
+	int rc = import(TEST_LDIF, db_path, &count, &errtext);
+	ck_assert_int_eq(rc, 0);
+	bool stale_gone = access(stale, F_OK) != 0, running_kept = access(running, F_OK) == 0,
+	     other_kept = access(other, F_OK) == 0;
+	kill(live, SIGKILL);
+	waitpid(live, NULL, 0);
+	ck_assert_msg(stale_gone, "%s (process %ld is gone) is still there", stale, (long)dead);
+	ck_assert_msg(running_kept, "%s (process %ld runs) was removed", running, (long)live);
+	ck_assert_msg(other_kept, "another database's %s was removed", other);
+	/* One line, naming the file. */
+	char want[300];
+	snprintf(want, sizeof(want), "%s: removed the stale temporary file", stale);
+	ck_assert_msg(strstr(errtext, want) == errtext, "\"%s\" lacks \"%s\"", errtext, want);
+	ck_assert_ptr_eq(strchr(errtext, '\n'), errtext + strlen(errtext) - 1);
+	free(errtext);
+	unlink(running);
+	unlink(other);
+}
+END_TEST
+
+/* Writes an LDIF whose second entry holds a jpegPhoto of n bytes, base64 in 76-column lines. */
+static void write_photo_ldif(const char *path, size_t n)
+{
+	FILE *fp = fopen(path, "w");
+	ck_assert_ptr_nonnull(fp);
+	fputs("dn: dc=test,dc=org\nobjectClass: top\n\n"
+	      "dn: cn=big,dc=test,dc=org\nobjectClass: inetOrgPerson\ncn: big\nsn: big\n"
+	      "jpegPhoto::",
+	      fp);
+	/* n bytes of 0xff: "////" per three bytes, then the padded remainder. */
+	for (size_t i = 0; i < n / 3; i++)
+		fputs(i % 19 == 0 ? "\n ////" : "////", fp);
+	fputs(n % 3 == 1 ? "\n /w==" : n % 3 == 2 ? "\n //8=" : "", fp);
+	fputs("\n", fp);
+	fclose(fp);
+}
+
+START_TEST(entry_size_limit)
+{
+	/* An entry just over ENTRY_MAX_BYTES encoded is refused at its line; one just under
+	 * is stored and read back whole. */
+	char path[256];
+	snprintf(path, sizeof(path), "%s/good.ldif", dir);
+	write_photo_ldif(path, ENTRY_MAX_BYTES - 64);
+	char *errtext = NULL;
+	size_t n;
+	ck_assert_int_eq(import(path, db_path, &n, &errtext), -1);
+	char want[400];
+	snprintf(want, sizeof(want), "%s:4: entry \"cn=big,dc=test,dc=org\" is too large", path);
+	ck_assert_msg(strstr(errtext, want) == errtext, "\"%s\" lacks \"%s\"", errtext, want);
+	free(errtext);
+	ck_assert_int_eq(access(db_path, F_OK), -1);
+
+	write_photo_ldif(path, ENTRY_MAX_BYTES - 1024);
+	ck_assert_int_eq(import(path, db_path, &n, &errtext), 0);
+	free(errtext);
+	struct db db;
+	open_db(&db, db_path);
+	MDB_txn *txn;
+	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
+	struct entry_view e;
+	ck_assert_int_eq(db_get_entry(&db, txn, id_of(&db, txn, "cn=big,dc=test,dc=org"), &e), 0);
+	const unsigned char *vals, *v;
+	size_t vlen, len;
+	ck_assert(entry_find_attr(&e, "jpegPhoto", 9, &vals, &vlen));
+	ck_assert(entry_next_value(&vals, vals + vlen, &v, &len));
+	ck_assert_uint_eq(len, ENTRY_MAX_BYTES - 1024);
+	ck_assert_uint_lt(e.oplen, ENTRY_MAX_BYTES);
+	mdb_txn_abort(txn);
+	db_close(&db);
+	unlink(path);
+}
+END_TEST
+
 START_TEST(export_missing_database)
 {
 	char err[512] = "";
@@ -855,6 +989,15 @@ static Suite *import_suite(void)
 	tcase_add_test(tc, empty_ldif_file);
 	tcase_add_test(tc, duplicate_spelled_differently);
 	tcase_add_test(tc, reimport_replaces);
+	tcase_add_test(tc, database_mode_0600);
+	tcase_add_test(tc, stale_temp_files_removed);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("entry size");
+	tcase_add_unchecked_fixture(tc, run_setup, run_teardown);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 300); /* two 22 MB LDIF files, also under the sanitizers */
+	tcase_add_test(tc, entry_size_limit);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("export");

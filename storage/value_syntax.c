@@ -1,0 +1,162 @@
+#include "storage/value_syntax.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+#include "protocol/dn.h"
+
+#define SYN(n) "1.3.6.1.4.1.1466.115.121.1." #n
+
+static bool all_of(const char *v, size_t len, const char *set, bool digits, bool alpha)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)v[i];
+		bool ok = (digits && c >= '0' && c <= '9') ||
+		          (alpha && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) ||
+		          (c && strchr(set, c));
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+static bool valid_integer(const char *v, size_t len)
+{
+	size_t i = len > 0 && v[0] == '-';
+	if (i == len || !all_of(v + i, len - i, "", true, false))
+		return false;
+	return !(v[i] == '0' && (len - i > 1 || i == 1)); /* no leading zeros, no -0 */
+}
+
+/* Well-formed UTF-8 (RFC 3629): no overlong forms, surrogates or values past U+10FFFF. */
+static bool valid_utf8(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
+	while (p < end) {
+		unsigned c = *p++;
+		int more = c < 0x80                 ? 0
+		           : c >= 0xc2 && c <= 0xdf ? 1
+		           : (c & 0xf0) == 0xe0     ? 2
+		           : c >= 0xf0 && c <= 0xf4 ? 3
+		                                    : -1;
+		if (more < 0 || end - p < more)
+			return false;
+		unsigned cp = c & (0x3f >> more);
+		for (int i = 0; i < more; i++, p++) {
+			if ((*p & 0xc0) != 0x80)
+				return false;
+			cp = cp << 6 | (*p & 0x3f);
+		}
+		if ((more == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+		    (more == 3 && (cp < 0x10000 || cp > 0x10ffff)))
+			return false;
+	}
+	return true;
+}
+
+/* numericoid (1.2.3) or descr (a name: ALPHA *(ALPHA / DIGIT / "-")). */
+static bool valid_oid(const char *v, size_t len)
+{
+	if (len == 0)
+		return false;
+	if (v[0] >= '0' && v[0] <= '9') {
+		bool digit_before = false;
+		for (size_t i = 0; i < len; i++) {
+			if (v[i] == '.') {
+				if (!digit_before)
+					return false;
+				digit_before = false;
+			} else if (v[i] >= '0' && v[i] <= '9') {
+				if (!digit_before && v[i] == '0' && i + 1 < len && v[i + 1] != '.')
+					return false;
+				digit_before = true;
+			} else {
+				return false;
+			}
+		}
+		return digit_before;
+	}
+	return all_of(v, 1, "", false, true) && all_of(v, len, "-", true, true);
+}
+
+/* n digits at p, within [lo, hi]. */
+static bool num(const char *p, int n, int lo, int hi)
+{
+	int x = 0;
+	for (int i = 0; i < n; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return false;
+		x = x * 10 + (p[i] - '0');
+	}
+	return x >= lo && x <= hi;
+}
+
+/* RFC 4517 3.3.13: YYYYMMDDHH[MM[SS]][(.|,)fraction](Z|(+|-)HH[MM]). */
+static bool valid_gentime(const char *v, size_t len)
+{
+	if (len < 11 || !num(v, 4, 0, 9999) || !num(v + 4, 2, 1, 12) || !num(v + 6, 2, 1, 31) ||
+	    !num(v + 8, 2, 0, 23))
+		return false;
+	size_t i = 10;
+	if (i + 2 <= len && num(v + i, 2, 0, 59)) {
+		i += 2;
+		if (i + 2 <= len && num(v + i, 2, 0, 60))
+			i += 2;
+	}
+	if (i < len && (v[i] == '.' || v[i] == ',')) {
+		size_t start = ++i;
+		while (i < len && v[i] >= '0' && v[i] <= '9')
+			i++;
+		if (i == start)
+			return false;
+	}
+	if (i + 1 == len && v[i] == 'Z')
+		return true;
+	if (i < len && (v[i] == '+' || v[i] == '-'))
+		return (len - i == 3 && num(v + i + 1, 2, 0, 23)) ||
+		       (len - i == 5 && num(v + i + 1, 2, 0, 23) && num(v + i + 3, 2, 0, 59));
+	return false;
+}
+
+#define PRINTABLE "'()+,-./:? "
+
+const char *value_syntax_check(const char *syntax, const char *v, size_t len)
+{
+	if (!syntax)
+		return NULL;
+	if (strcmp(syntax, SYN(27)) == 0)
+		return valid_integer(v, len) ? NULL : "an INTEGER (digits, an optional '-')";
+	if (strcmp(syntax, SYN(7)) == 0)
+		return (len == 4 && memcmp(v, "TRUE", 4) == 0) ||
+		               (len == 5 && memcmp(v, "FALSE", 5) == 0)
+		           ? NULL
+		           : "a Boolean (TRUE or FALSE)";
+	if (strcmp(syntax, SYN(12)) == 0)
+		return dn_normalize(v, len, NULL, NULL) == 0 ? NULL : "a DN";
+	if (strcmp(syntax, SYN(24)) == 0)
+		return valid_gentime(v, len) ? NULL : "a Generalized Time (YYYYMMDDHHMMSSZ)";
+	if (strcmp(syntax, SYN(26)) == 0) {
+		for (size_t i = 0; i < len; i++)
+			if ((unsigned char)v[i] >= 0x80)
+				return "an IA5 String (ASCII only)";
+		return NULL;
+	}
+	if (strcmp(syntax, SYN(15)) == 0)
+		return len > 0 && valid_utf8(v, len) ? NULL
+		                                     : "a Directory String (non-empty UTF-8)";
+	if (strcmp(syntax, SYN(38)) == 0)
+		return valid_oid(v, len) ? NULL : "an OID (1.2.3 or a name)";
+	if (strcmp(syntax, SYN(50)) == 0 || strcmp(syntax, SYN(44)) == 0)
+		return len > 0 && all_of(v, len, PRINTABLE, true, true)
+		           ? NULL
+		           : "a Printable String (letters, digits, space and '()+,-./:?)";
+	if (strcmp(syntax, SYN(36)) == 0)
+		return len > 0 && all_of(v, len, " ", true, false)
+		           ? NULL
+		           : "a Numeric String (digits, spaces)";
+	if (strcmp(syntax, SYN(11)) == 0)
+		return len == 2 && all_of(v, len, PRINTABLE, true, true)
+		           ? NULL
+		           : "a two-letter Country String";
+	return NULL;
+}

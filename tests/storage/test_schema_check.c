@@ -1,0 +1,197 @@
+/*
+ * Unit tests for schema checking at import (storage/entry_schema.h,
+ * storage/value_syntax.h) with the schema minidir serves (core cosine
+ * inetorgperson nis from /etc/ldap/schema). Run from the repository root.
+ */
+#include <check.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "protocol/schema.h"
+#include "storage/ldif_import.h"
+#include "storage/value_syntax.h"
+
+#define BAD_GLOB "tests/data/bad-schema/*.ldif"
+
+static char dir[64], db_path[128];
+
+static void setup(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/minidir-schema-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(db_path, sizeof(db_path), "%s/test.mdb", dir);
+}
+
+static void teardown(void)
+{
+	unlink(db_path);
+	rmdir(dir);
+}
+
+/* Imports ldif under suffix; returns ldif_import's result, the error text in *errtext. */
+static int import(const char *ldif, const char *suffix, bool skip, char **errtext)
+{
+	char *text = NULL;
+	size_t len = 0, count;
+	FILE *err = open_memstream(&text, &len);
+	ck_assert_ptr_nonnull(err);
+	struct import_opts opts = {.suffix = suffix, .err = err, .skip_schema = skip};
+	int rc = ldif_import(ldif, db_path, &opts, &count);
+	fclose(err);
+	*errtext = text;
+	return rc;
+}
+
+START_TEST(bad_schema_files)
+{
+	glob_t g;
+	ck_assert_int_eq(glob(BAD_GLOB, 0, NULL, &g), 0);
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		const char *path = g.gl_pathv[i];
+		FILE *fp = fopen(path, "r");
+		ck_assert_ptr_nonnull(fp);
+		char first[256];
+		ck_assert_ptr_nonnull(fgets(first, sizeof(first), fp));
+		fclose(fp);
+		unsigned long line;
+		int at = 0;
+		ck_assert_msg(sscanf(first, "# expect: %lu: %n", &line, &at) == 1 && at > 0,
+		              "%s: no \"# expect: N: words\" line", path);
+		char *words = first + at;
+		words[strcspn(words, "\n")] = '\0';
+
+		char *errtext;
+		ck_assert_msg(import(path, "dc=test,dc=org", false, &errtext) == -1, "%s imported",
+		              path);
+		char want[512];
+		snprintf(want, sizeof(want), "%s:%lu: ", path, line);
+		ck_assert_msg(strstr(errtext, want) == errtext, "%s: \"%s\" lacks \"%s\"", path,
+		              errtext, want);
+		ck_assert_msg(strcasestr(errtext, words), "%s: \"%s\" lacks \"%s\"", path, errtext,
+		              words);
+		free(errtext);
+		ck_assert_int_eq(access(db_path, F_OK), -1);
+
+		/* -s (skip_schema) takes the same file, as slapadd -s does. */
+		ck_assert_msg(import(path, "dc=test,dc=org", true, &errtext) == 0,
+		              "%s with skip_schema: %s", path, errtext);
+		free(errtext);
+		unlink(db_path);
+	}
+	globfree(&g);
+}
+END_TEST
+
+START_TEST(good_files_pass_the_schema)
+{
+	/* What the project ships, and what slapadd takes in the conformance suite. */
+	static const char *const files[][2] = {
+	    {"tests/data/test.ldif", "dc=test,dc=org"},
+	    {"examples/example.ldif", "dc=example,dc=com"},
+	    {"tests/conformance/conformance.ldif", "dc=conf,dc=test"},
+	};
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char *errtext;
+		int rc = import(files[i][0], files[i][1], false, &errtext);
+		ck_assert_msg(rc == 0, "%s: %s", files[i][0], errtext);
+		free(errtext);
+		unlink(db_path);
+	}
+	char gen[160], cmd[256];
+	snprintf(gen, sizeof(gen), "%s/gen.ldif", dir);
+	snprintf(cmd, sizeof(cmd), "bench/gen-ldif.sh 50 dc=example,dc=com 300 > %s", gen);
+	ck_assert_int_eq(system(cmd), 0);
+	char *errtext;
+	int rc = import(gen, "dc=example,dc=com", false, &errtext);
+	unlink(gen);
+	ck_assert_msg(rc == 0, "bench/gen-ldif.sh output: %s", errtext);
+	free(errtext);
+}
+END_TEST
+
+#define SYN(n) "1.3.6.1.4.1.1466.115.121.1." #n
+
+static void expect(const char *syntax, const char *value, bool valid)
+{
+	const char *want = value_syntax_check(syntax, value, strlen(value));
+	ck_assert_msg((want == NULL) == valid, "syntax %s, \"%s\": %s", syntax, value,
+	              want ? want : "valid");
+}
+
+START_TEST(value_syntaxes)
+{
+	expect(SYN(27), "1000", true);
+	expect(SYN(27), "-5", true);
+	expect(SYN(27), "0", true);
+	expect(SYN(27), "notanumber", false);
+	expect(SYN(27), "", false);
+	expect(SYN(27), "-0", false);
+	expect(SYN(27), "007", false);
+	expect(SYN(7), "TRUE", true);
+	expect(SYN(7), "FALSE", true);
+	expect(SYN(7), "true", false);
+	expect(SYN(7), "yes", false);
+	expect(SYN(12), "uid=a,dc=test,dc=org", true);
+	expect(SYN(12), "not a dn", false);
+	expect(SYN(24), "20261130104500Z", true);
+	expect(SYN(24), "202611301045Z", true);
+	expect(SYN(24), "20261130104500.123+0100", true);
+	expect(SYN(24), "20261330104500Z", false);
+	expect(SYN(24), "20261130104500", false);
+	expect(SYN(24), "yesterday", false);
+	expect(SYN(26), "a@example.com", true);
+	expect(SYN(26), "j\xc3\xb6se@example.com", false);
+	expect(SYN(15), "J\xc3\xb6se", true);
+	expect(SYN(15), "", false);
+	expect(SYN(15), "\xff\xfe", false);
+	expect(SYN(15), "\xc0\xaf", false);     /* overlong '/' */
+	expect(SYN(15), "\xed\xa0\x80", false); /* a surrogate */
+	expect(SYN(15), "caf\xc3", false);      /* cut short */
+	expect(SYN(38), "2.5.4.3", true);
+	expect(SYN(38), "inetOrgPerson", true);
+	expect(SYN(38), "2..5", false);
+	expect(SYN(38), "1.02", false);
+	expect(SYN(38), "-name", false);
+	expect(SYN(50), "+1 555-0101", true);
+	expect(SYN(50), "555_0101", false);
+	expect(SYN(36), "123 456", true);
+	expect(SYN(36), "12a", false);
+	expect(SYN(44), "Serial (1)", true);
+	expect(SYN(44), "a@b", false);
+	expect(SYN(11), "US", true);
+	expect(SYN(11), "USA", false);
+	expect(SYN(40), "\xff anything", true);
+	expect(NULL, "", true);
+}
+END_TEST
+
+static Suite *schema_check_suite(void)
+{
+	Suite *s = suite_create("schema check");
+	TCase *tc = tcase_create("import");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, bad_schema_files);
+	tcase_add_test(tc, good_files_pass_the_schema);
+	tcase_add_test(tc, value_syntaxes);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	char err[1024];
+	if (schema_load(SCHEMA_DEFAULT_DIR, SCHEMA_DEFAULT_FILES, err, sizeof(err)) < 0) {
+		fprintf(stderr, "schema: %s\n", err);
+		return EXIT_FAILURE;
+	}
+	SRunner *sr = srunner_create(schema_check_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	schema_free();
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
