@@ -1,10 +1,14 @@
 # minidir — see README.md.  `make`, `make run`, `make test`, `make bench`.
-# SAN=1 builds into build-san/ with AddressSanitizer and UBSan.
+# SAN=1 builds into build-san/ with AddressSanitizer (LeakSanitizer on) and UBSan,
+# with clang when CC is not given (its UBSan also checks pointer arithmetic on NULL).
 
 CC      ?= cc
 PKGS    := ldap lber lmdb inih libcrypto
 ifeq ($(SAN),1)
 B       := build-san
+ifeq ($(origin CC),default)
+CC      := clang
+endif
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 OPT     := -O1 -g
 else
@@ -35,7 +39,11 @@ all: $(BINS) $(UNIT_BIN) $(ITEST_BIN)
 deps:
 	@./scripts/deps.sh
 
-$(B)/%.o: %.c
+# Objects are rebuilt when the compiler or its flags change (build-san/ with gcc or clang).
+FLAGS_STAMP := $(B)/.flags
+$(shell mkdir -p $(B); echo '$(CC) $(CFLAGS)' | cmp -s - $(FLAGS_STAMP) || echo '$(CC) $(CFLAGS)' > $(FLAGS_STAMP))
+
+$(B)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
@@ -70,11 +78,17 @@ test: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory unit integration
 
+unit: export ASAN_OPTIONS := detect_leaks=1:$(ASAN_OPTIONS)
 unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; CK_DEFAULT_TIMEOUT=30 ./$$t; done
 
+# Under SAN=1 LeakSanitizer checks every server at its SIGTERM exit; the scripts fail
+# on a report or an exit status other than 0.
+integration: export ASAN_OPTIONS := detect_leaks=1:$(ASAN_OPTIONS)
+integration: export UBSAN_OPTIONS := print_stacktrace=1:$(UBSAN_OPTIONS)
 integration: $(BINS) $(ITEST_BIN)
 	@BUILD=$(B) ./tests/integration/run.sh
+	@BUILD=$(B) ./tests/integration/leak_test.sh
 	@BUILD=$(B) ./tests/integration/policy_test.sh
 	@BUILD=$(B) ./tests/conformance/run.sh
 

@@ -358,8 +358,9 @@ static ssize_t read_some(struct conn *c)
 	size_t pending = buf_pending(&c->in);
 	/* A PDU larger than the chunk needs room for all of it (bounded by max_pdu). */
 	size_t need;
-	if (frame_next(c->in.data + c->in.off, pending, max, &need) == FRAME_NEED_MORE &&
-	    pending >= 6 && c->in.data[c->in.off + 1] & 0x80) {
+	if (pending >= 6 && /* before: in.data is NULL until the first read */
+	    frame_next(c->in.data + c->in.off, pending, max, &need) == FRAME_NEED_MORE &&
+	    c->in.data[c->in.off + 1] & 0x80) {
 		size_t nlen = c->in.data[c->in.off + 1] & 0x7f, body = 0;
 		for (size_t i = 0; i < nlen && i < 4; i++)
 			body = (body << 8) | c->in.data[c->in.off + 2 + i];
