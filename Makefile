@@ -4,7 +4,13 @@
 
 CC      ?= cc
 PKGS    := ldap lber lmdb inih libcrypto
-ifeq ($(SAN),1)
+ifeq ($(FUZZ),1)
+# libFuzzer targets (make fuzz): clang, everything instrumented for coverage.
+B       := build-fuzz
+CC      := clang
+SANFLAGS := -fsanitize=address,undefined,fuzzer-no-link -fno-omit-frame-pointer -fno-sanitize-recover=all
+OPT     := -O1 -g
+else ifeq ($(SAN),1)
 B       := build-san
 ifeq ($(origin CC),default)
 CC      := clang
@@ -33,7 +39,11 @@ UNIT_SRC := $(wildcard tests/*/test_*.c)
 UNIT_BIN := $(UNIT_SRC:%.c=$(B)/%)
 ITEST_BIN := $(B)/tests/integration/ldapclient
 
-.PHONY: all deps run test unit integration bench format format-check clean
+FUZZ_TARGETS := request filter ldif config
+FUZZ_BIN := $(FUZZ_TARGETS:%=build-fuzz/fuzz_%)
+FUZZ_SECONDS ?= 60
+
+.PHONY: all deps run test unit integration bench format format-check clean fuzz fuzz-smoke fuzz-build
 all: $(BINS) $(UNIT_BIN) $(ITEST_BIN)
 
 deps:
@@ -92,6 +102,16 @@ integration: $(BINS) $(ITEST_BIN)
 	@BUILD=$(B) ./tests/integration/policy_test.sh
 	@BUILD=$(B) ./tests/conformance/run.sh
 
+# libFuzzer: build-fuzz/fuzz_<target>, each run FUZZ_SECONDS from fuzz/corpus/<target>/.
+fuzz-build: deps
+	@$(MAKE) --no-print-directory FUZZ=1 $(FUZZ_BIN)
+fuzz: fuzz-build
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) ./fuzz/run.sh $(FUZZ_TARGETS)
+fuzz-smoke: fuzz-build
+	@FUZZ_SECONDS=10 ./fuzz/run.sh $(FUZZ_TARGETS)
+build-fuzz/fuzz_%: build-fuzz/fuzz/fuzz_%.o $(LIB)
+	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
 bench: deps all
 	@./scripts/deps.sh bench
 	@./bench/run.sh
@@ -102,6 +122,6 @@ format-check:
 	clang-format --dry-run -Werror $(shell git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

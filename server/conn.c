@@ -367,11 +367,12 @@ static ssize_t read_some(struct conn *c)
 		if (2 + nlen + body > pending + want)
 			want = 2 + nlen + body - pending;
 	}
-	if (c->in.off > 0 && c->in.cap - c->in.len < want)
+	if (c->in.off > 0 && c->in.cap - c->in.len < want + 1)
 		buf_compact(&c->in);
-	if (buf_reserve(&c->in, want) < 0)
+	/* One byte more than is read: request_decode may read pdu[len] (request.h). */
+	if (buf_reserve(&c->in, want + 1) < 0)
 		return -1;
-	size_t room = c->in.cap - c->in.len;
+	size_t room = c->in.cap - c->in.len - 1;
 	ssize_t n;
 	do
 		n = recv(c->fd, c->in.data + c->in.len, room, 0);
