@@ -1,10 +1,20 @@
 # minidir — see README.md.  `make`, `make run`, `make test`, `make bench`.
-# SAN=1 builds into build-san/ with AddressSanitizer and UBSan.
+# SAN=1 builds into build-san/ with AddressSanitizer (LeakSanitizer on) and UBSan,
+# with clang when CC is not given (its UBSan also checks pointer arithmetic on NULL).
 
 CC      ?= cc
 PKGS    := ldap lber lmdb inih libcrypto
-ifeq ($(SAN),1)
+ifeq ($(FUZZ),1)
+# libFuzzer targets (make fuzz): clang, everything instrumented for coverage.
+B       := build-fuzz
+CC      := clang
+SANFLAGS := -fsanitize=address,undefined,fuzzer-no-link -fno-omit-frame-pointer -fno-sanitize-recover=all
+OPT     := -O1 -g
+else ifeq ($(SAN),1)
 B       := build-san
+ifeq ($(origin CC),default)
+CC      := clang
+endif
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 OPT     := -O1 -g
 else
@@ -29,13 +39,21 @@ UNIT_SRC := $(wildcard tests/*/test_*.c)
 UNIT_BIN := $(UNIT_SRC:%.c=$(B)/%)
 ITEST_BIN := $(B)/tests/integration/ldapclient $(B)/tests/integration/faultclient
 
-.PHONY: all deps run test unit integration bench format format-check clean
+FUZZ_TARGETS := request filter ldif config
+FUZZ_BIN := $(FUZZ_TARGETS:%=build-fuzz/fuzz_%)
+FUZZ_SECONDS ?= 60
+
+.PHONY: all deps run test unit integration bench format format-check clean fuzz fuzz-smoke fuzz-build
 all: $(BINS) $(UNIT_BIN) $(ITEST_BIN)
 
 deps:
 	@./scripts/deps.sh
 
-$(B)/%.o: %.c
+# Objects are rebuilt when the compiler or its flags change (build-san/ with gcc or clang).
+FLAGS_STAMP := $(B)/.flags
+$(shell mkdir -p $(B); echo '$(CC) $(CFLAGS)' | cmp -s - $(FLAGS_STAMP) || echo '$(CC) $(CFLAGS)' > $(FLAGS_STAMP))
+
+$(B)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
@@ -70,14 +88,30 @@ test: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory unit integration
 
+unit: export ASAN_OPTIONS := detect_leaks=1:$(ASAN_OPTIONS)
 unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; CK_DEFAULT_TIMEOUT=30 ./$$t; done
 
+# Under SAN=1 LeakSanitizer checks every server at its SIGTERM exit; the scripts fail
+# on a report or an exit status other than 0.
+integration: export ASAN_OPTIONS := detect_leaks=1:$(ASAN_OPTIONS)
+integration: export UBSAN_OPTIONS := print_stacktrace=1:$(UBSAN_OPTIONS)
 integration: $(BINS) $(ITEST_BIN)
 	@BUILD=$(B) ./tests/integration/run.sh
+	@BUILD=$(B) ./tests/integration/leak_test.sh
 	@BUILD=$(B) ./tests/integration/policy_test.sh
 	@BUILD=$(B) ./tests/integration/fault_test.sh
 	@BUILD=$(B) ./tests/conformance/run.sh
+
+# libFuzzer: build-fuzz/fuzz_<target>, each run FUZZ_SECONDS from fuzz/corpus/<target>/.
+fuzz-build: deps
+	@$(MAKE) --no-print-directory FUZZ=1 $(FUZZ_BIN)
+fuzz: fuzz-build
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) ./fuzz/run.sh $(FUZZ_TARGETS)
+fuzz-smoke: fuzz-build
+	@FUZZ_SECONDS=10 ./fuzz/run.sh $(FUZZ_TARGETS)
+build-fuzz/fuzz_%: build-fuzz/fuzz/fuzz_%.o $(LIB)
+	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
 bench: deps all
 	@./scripts/deps.sh bench
@@ -89,6 +123,6 @@ format-check:
 	clang-format --dry-run -Werror $(shell git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -17,28 +17,67 @@ static int ava_cmp(const void *a, const void *b)
 	if (x->la_attr.bv_len != y->la_attr.bv_len)
 		return x->la_attr.bv_len < y->la_attr.bv_len ? -1 : 1;
 	/* Same type twice (cn=a+cn=b): order by value. */
+	/* libldap gives an empty value at the end of the DN a NULL pointer: no memcmp then. */
 	n = x->la_value.bv_len < y->la_value.bv_len ? x->la_value.bv_len : y->la_value.bv_len;
-	c = memcmp(x->la_value.bv_val, y->la_value.bv_val, n);
+	c = n ? memcmp(x->la_value.bv_val, y->la_value.bv_val, n) : 0;
 	if (c)
 		return c;
 	return (x->la_value.bv_len > y->la_value.bv_len) -
 	       (x->la_value.bv_len < y->la_value.bv_len);
 }
 
-/* Rewrites every AVA of dn in its normal form (see dn.h). */
-/* Puts text[0..len) into bv: in place when it fits, else in memory libldap will free. */
-static int replace_bv(struct berval *bv, unsigned *flags, unsigned free_flag, const void *text,
-                      size_t len)
+/*
+ * Attribute names longer than what libldap parsed ("gn" -> "givenname"). libldap
+ * keeps la_attr inside the AVA's own allocation and ldap_dnfree never frees a
+ * separate one (it ignores LDAP_AVA_FREE_ATTR), so these belong to dn_normalize:
+ * a list freed after the parsed DN.
+ */
+struct attr_mem {
+	struct attr_mem *next;
+	char text[];
+};
+
+static void attr_mem_free(struct attr_mem *m)
 {
+	while (m) {
+		struct attr_mem *next = m->next;
+		free(m);
+		m = next;
+	}
+}
+
+/* Points ava's type at name (lowercased), in memory of *owned when it is longer. */
+static int replace_attr(LDAPAVA *ava, const char *name, struct attr_mem **owned)
+{
+	size_t len = strlen(name);
+	if (len > ava->la_attr.bv_len) {
+		struct attr_mem *m = malloc(sizeof(*m) + len + 1);
+		if (!m)
+			return -1;
+		m->next = *owned;
+		*owned = m;
+		ava->la_attr.bv_val = m->text;
+	}
+	memcpy(ava->la_attr.bv_val, name, len);
+	ava->la_attr.bv_val[len] = '\0';
+	ava->la_attr.bv_len = len;
+	match_lower(ava->la_attr.bv_val, len);
+	return 0;
+}
+
+/* Puts text[0..len) into the AVA's value: in place when it fits, else in memory libldap frees. */
+static int replace_value(LDAPAVA *ava, const void *text, size_t len)
+{
+	struct berval *bv = &ava->la_value;
 	if (len > bv->bv_len) {
 		char *mem = ber_memalloc(len + 1);
 		if (!mem)
 			return -1;
-		if (*flags & free_flag)
+		if (ava->la_flags & LDAP_AVA_FREE_VALUE)
 			ber_memfree(bv->bv_val);
 		mem[len] = '\0';
 		bv->bv_val = mem;
-		*flags |= free_flag;
+		ava->la_flags |= LDAP_AVA_FREE_VALUE; /* ldap_dnfree frees the value */
 	}
 	if (len)
 		memcpy(bv->bv_val, text, len);
@@ -51,7 +90,7 @@ static int replace_bv(struct berval *bv, unsigned *flags, unsigned free_flag, co
  * the schema's name, lowercased ("2.5.4.11" and "organizationalUnitName" are
  * "ou"), the value in the normal form of the type's equality rule.
  */
-static int normalize_avas(LDAPDN dn)
+static int normalize_avas(LDAPDN dn, struct attr_mem **owned)
 {
 	struct buf tmp = {0};
 	int rc = 0;
@@ -66,12 +105,12 @@ static int normalize_avas(LDAPDN dn)
 				rc = -1; /* an attribute type the schema does not define */
 				break;
 			}
-			if (at && replace_bv(&ava->la_attr, &ava->la_flags, LDAP_AVA_FREE_ATTR,
-			                     at->name, strlen(at->name)) < 0) {
+			if (at && replace_attr(ava, at->name, owned) < 0) {
 				rc = -1;
 				break;
 			}
-			match_lower(ava->la_attr.bv_val, ava->la_attr.bv_len);
+			if (!at)
+				match_lower(ava->la_attr.bv_val, ava->la_attr.bv_len);
 			if (ava->la_flags & LDAP_AVA_BINARY)
 				continue; /* #hex form: kept as given */
 			enum match_rule rule =
@@ -81,8 +120,7 @@ static int normalize_avas(LDAPDN dn)
 			tmp.len = 0;
 			if (match_normalize(rule, ava->la_value.bv_val, ava->la_value.bv_len,
 			                    &tmp) < 0 ||
-			    replace_bv(&ava->la_value, &ava->la_flags, LDAP_AVA_FREE_VALUE,
-			               tmp.data, tmp.len) < 0)
+			    replace_value(ava, tmp.data, tmp.len) < 0)
 				rc = -1;
 		}
 		if (rc == 0 && navas > 1)
@@ -104,11 +142,12 @@ int dn_normalize(const char *dn, size_t len, struct buf *ndn, struct buf *key)
 	copy[len] = '\0';
 	struct berval in = {len, copy};
 	LDAPDN parsed = NULL;
+	struct attr_mem *owned = NULL;
 	int rc = -1;
 	if (memchr(dn, '\0', len) ||
 	    ldap_bv2dn(&in, &parsed, LDAP_DN_FORMAT_LDAPV3) != LDAP_SUCCESS)
 		goto out;
-	if (!parsed || normalize_avas(parsed) < 0)
+	if (!parsed || normalize_avas(parsed, &owned) < 0)
 		goto out;
 	size_t ndn_len0 = ndn ? ndn->len : 0, key_len0 = key ? key->len : 0;
 	if (ndn) {
@@ -143,6 +182,7 @@ undo:
 out:
 	if (parsed)
 		ldap_dnfree(parsed);
+	attr_mem_free(owned);
 	free(copy);
 	return rc;
 }
@@ -159,5 +199,5 @@ size_t dn_key_parent_len(const unsigned char *key, size_t len)
 
 int dn_key_in_subtree(const unsigned char *key, size_t len, const unsigned char *base, size_t blen)
 {
-	return len >= blen && memcmp(key, base, blen) == 0;
+	return blen == 0 || (len >= blen && memcmp(key, base, blen) == 0); /* "" may be NULL */
 }

@@ -220,6 +220,8 @@ static size_t fold_utf8(const char *in, size_t avail, unsigned char *o)
 /* Appends in with leading/trailing spaces dropped and inner runs folded to one. */
 static int fold_spaces(const char *in, size_t len, struct buf *out, int lower, int drop_hyphens)
 {
+	if (len == 0)
+		return 0; /* out->data may still be NULL: no pointer arithmetic on it */
 	if (buf_reserve(out, len) < 0)
 		return -1;
 	unsigned char *o = out->data + out->len;

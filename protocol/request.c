@@ -175,7 +175,7 @@ int request_decode(BerElement *ber, const unsigned char *pdu, size_t len, struct
 	req->msgid = msgid;
 	req->op = ber_peek_tag(ber, &blen);
 	struct berval op;
-	if (req->op == LBER_DEFAULT || ber_skip_element(ber, &op) == LBER_DEFAULT)
+	if (req->op == LBER_DEFAULT || ber_peek_element(ber, &op) == LBER_DEFAULT)
 		return -1;
 	/* Whatever follows the operation must be one well-formed Controls element. */
 	const unsigned char *rest = (const unsigned char *)op.bv_val + op.bv_len;
@@ -192,7 +192,7 @@ int request_decode(BerElement *ber, const unsigned char *pdu, size_t len, struct
 			return -1;
 		}
 	}
-	/* The operation's content (ber_skip_element gives it without tag and length). */
+	/* The operation's content (ber_peek_element gives it without tag and length). */
 	ber_init2(ber, &op, LBER_USE_DER);
 	switch (req->op) {
 	case LDAP_REQ_BIND:

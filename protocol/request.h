@@ -82,6 +82,11 @@ const struct request_control *request_control(const struct ldap_request *req, co
  * notice) and req->msgid holds the message ID when it could be read, else -1.
  * Operations minidir does not decode (add, modify, ...) succeed with only
  * msgid and op set.
+ *
+ * pdu[len] must be readable (its value does not matter): liblber's
+ * ber_skip_element, which ber_get_stringbv and others use, loads the tag byte
+ * after the element it skips, one past the end when the PDU's last element is
+ * read. The connection keeps a spare byte after its input for this.
  */
 int request_decode(BerElement *ber, const unsigned char *pdu, size_t len, struct ldap_request *req,
                    const char **why);

@@ -368,19 +368,21 @@ static ssize_t read_some(struct conn *c)
 	size_t pending = buf_pending(&c->in);
 	/* A PDU larger than the chunk needs room for all of it (bounded by max_pdu). */
 	size_t need;
-	if (frame_next(c->in.data + c->in.off, pending, max, &need) == FRAME_NEED_MORE &&
-	    pending >= 6 && c->in.data[c->in.off + 1] & 0x80) {
+	if (pending >= 6 && /* before: in.data is NULL until the first read */
+	    frame_next(c->in.data + c->in.off, pending, max, &need) == FRAME_NEED_MORE &&
+	    c->in.data[c->in.off + 1] & 0x80) {
 		size_t nlen = c->in.data[c->in.off + 1] & 0x7f, body = 0;
 		for (size_t i = 0; i < nlen && i < 4; i++)
 			body = (body << 8) | c->in.data[c->in.off + 2 + i];
 		if (2 + nlen + body > pending + want)
 			want = 2 + nlen + body - pending;
 	}
-	if (c->in.off > 0 && c->in.cap - c->in.len < want)
+	if (c->in.off > 0 && c->in.cap - c->in.len < want + 1)
 		buf_compact(&c->in);
-	if (buf_reserve(&c->in, want) < 0)
+	/* One byte more than is read: request_decode may read pdu[len] (request.h). */
+	if (buf_reserve(&c->in, want + 1) < 0)
 		return -1;
-	size_t room = c->in.cap - c->in.len;
+	size_t room = c->in.cap - c->in.len - 1;
 	ssize_t n;
 	do
 		n = recv(c->fd, c->in.data + c->in.len, room, 0);

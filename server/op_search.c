@@ -112,7 +112,8 @@ static int copy_names(struct search_op *s, const struct search_request *r)
 	for (int i = 0; i < r->nattrs; i++)
 		total += names[i].bv_len;
 	s->names = calloc((size_t)r->nattrs, sizeof(*s->names));
-	if (!s->names || buf_reserve(&s->name_bytes, total) < 0) {
+	/* At least one byte: names that are all empty ("") still get a non-NULL data. */
+	if (!s->names || buf_reserve(&s->name_bytes, total + 1) < 0) {
 		free(space);
 		return -1;
 	}

@@ -351,12 +351,24 @@ if [ "${#patterns[@]}" -eq 0 ]; then
 	done
 fi
 
+if kill -0 "$minidir_pid" 2>/dev/null; then
+	# Stopped here, not by the EXIT trap: LeakSanitizer (SAN=1) reports at exit, so
+	# its report and the exit status exist only once minidir has stopped.
+	kill -TERM "$minidir_pid"
+	for _ in $(seq 1 200); do kill -0 "$minidir_pid" 2>/dev/null || break; sleep 0.05; done
+	minidir_rc=0
+	wait "$minidir_pid" 2>/dev/null || minidir_rc=$?
+	minidir_pid=
+	[ "$minidir_rc" = 0 ] || { echo "--- minidir exit status $minidir_rc after SIGTERM"; bad=$((bad + 1)); }
+else
+	echo "--- minidir is no longer running"
+	bad=$((bad + 1))
+fi
 if grep -qE "ERROR: (Address|Undefined|Leak)Sanitizer|runtime error:" "$work/minidir.log"; then
 	echo "--- sanitizer report in the minidir log:"
 	grep -A30 -E "Sanitizer|runtime error" "$work/minidir.log" | head -40
 	bad=$((bad + 1))
 fi
-kill -0 "$minidir_pid" 2>/dev/null || { echo "--- minidir is no longer running"; bad=$((bad + 1)); }
 
 elapsed=$(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 echo "# conformance: slapd $SLAPD_URI, minidir $MINIDIR_URI, ${elapsed}s"

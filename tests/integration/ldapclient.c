@@ -12,6 +12,7 @@
  *   ldapclient abandon HOST PORT BASE ENTRIES
  *   ldapclient unbindpipe HOST PORT BASE
  *   ldapclient pagedlimit HOST PORT BASE BINDDN PASSWORD LIMIT
+ *   ldapclient dnload HOST PORT BASE COUNT RDNS
  *
  * Prints "ok - ..." lines; exits 1 on the first failure.
  */
@@ -668,6 +669,83 @@ static void cmd_concurrent(const char *base, int n)
 	free(msgids);
 }
 
+/*
+ * COUNT requests pipelined on one connection, 256 at a time, each naming a DN of
+ * RDNS "gn=x" RDNs above base (gn is an alias of givenName, shorter than its
+ * name): a search with it as the base (noSuchObject), a simple bind as it
+ * (invalidCredentials) and a base search of base with a DN-valued filter
+ * (member=DN). For leak_test.sh, which watches the server's memory.
+ */
+static void cmd_dnload(const char *base, int count, int rdns)
+{
+	size_t cap = (size_t)rdns * 5 + strlen(base) + 1;
+	char *dn = malloc(cap), *p = dn;
+	for (int i = 0; i < rdns; i++)
+		p += sprintf(p, "gn=x,");
+	strcpy(p, base);
+	struct berval *pdus[3];
+	BerElement *ber = ber_alloc_t(LBER_USE_DER);
+	ber_printf(ber, "{it{seeiibts{}}}", 1, (ber_tag_t)LDAP_REQ_SEARCH, dn, LDAP_SCOPE_BASE,
+	           LDAP_DEREF_NEVER, 0, 0, 0, (ber_tag_t)LDAP_FILTER_PRESENT, "objectClass");
+	pdus[0] = encode(ber);
+	ber = ber_alloc_t(LBER_USE_DER);
+	ber_printf(ber, "{it{ists}}", 2, (ber_tag_t)LDAP_REQ_BIND, 3, dn,
+	           (ber_tag_t)LDAP_AUTH_SIMPLE, "wrong");
+	pdus[1] = encode(ber);
+	ber = ber_alloc_t(LBER_USE_DER);
+	ber_printf(ber, "{it{seeiibt{ss}{}}}", 3, (ber_tag_t)LDAP_REQ_SEARCH, base, LDAP_SCOPE_BASE,
+	           LDAP_DEREF_NEVER, 0, 0, 0, (ber_tag_t)LDAP_FILTER_EQUALITY, "member", dn);
+	pdus[2] = encode(ber);
+	int fd = connect_raw(0);
+	BerElement *in = ber_alloc_t(LBER_USE_DER);
+	Sockbuf *sb = ber_sockbuf_alloc();
+	ber_sockbuf_ctrl(sb, LBER_SB_OPT_SET_FD, &fd);
+	ber_sockbuf_add_io(sb, &ber_sockbuf_io_tcp, LBER_SBIOD_LEVEL_PROVIDER, NULL);
+	double start = now();
+	int codes[3] = {-1, -1, -1};
+	for (int done = 0; done < count;) {
+		int window = count - done < 256 ? count - done : 256;
+		for (int i = 0; i < window; i++) {
+			struct berval *b = pdus[(done + i) % 3];
+			send_all(fd, b->bv_val, b->bv_len);
+		}
+		for (int got = 0; got < window;) {
+			ber_len_t len;
+			ber_int_t id, code;
+			if (now() - start > 120)
+				FAIL("dnload: no answer to request %d within 120 s", done + got);
+			if (next_message(sb, in) != LBER_SEQUENCE ||
+			    ber_get_int(in, &id) == LBER_DEFAULT)
+				FAIL("dnload: response to request %d did not arrive", done + got);
+			ber_tag_t op = ber_peek_tag(in, &len);
+			if (op == LDAP_RES_SEARCH_RESULT || op == LDAP_RES_BIND) {
+				if (ber_scanf(in, "{e", &code) == LBER_ERROR || id < 1 || id > 3)
+					FAIL("dnload: malformed response to request %d",
+					     done + got);
+				codes[id - 1] = code;
+				got++;
+			}
+			ber_free(in, 1);
+			in = ber_alloc_t(LBER_USE_DER);
+		}
+		done += window;
+	}
+	if (codes[0] != LDAP_NO_SUCH_OBJECT || codes[1] != LDAP_INVALID_CREDENTIALS ||
+	    codes[2] != LDAP_SUCCESS)
+		FAIL("dnload: result codes %d %d %d, expected 32 49 0", codes[0], codes[1],
+		     codes[2]);
+	printf("ok - dnload: %d requests with a %d-RDN DN in %.1f s (results 32, 49, 0)\n", count,
+	       rdns, now() - start);
+	ber_free(in, 1);
+	int none = -1;
+	ber_sockbuf_ctrl(sb, LBER_SB_OPT_SET_FD, &none);
+	ber_sockbuf_free(sb);
+	close(fd);
+	for (int i = 0; i < 3; i++)
+		ber_bvfree(pdus[i]);
+	free(dn);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
@@ -695,6 +773,8 @@ int main(int argc, char **argv)
 		cmd_abandon(base, atoi(argv[5]));
 	else if (strcmp(cmd, "slowread") == 0 && argc > 5)
 		cmd_slowread(base, atoi(argv[5]));
+	else if (strcmp(cmd, "dnload") == 0 && argc > 6)
+		cmd_dnload(base, atoi(argv[5]), atoi(argv[6]));
 	else if (strcmp(cmd, "concurrent") == 0 && argc > 5)
 		cmd_concurrent(base, atoi(argv[5]));
 	else {

@@ -20,3 +20,23 @@ client_report() {
 	*) not_ok "$prefix$out" ;;
 	esac
 }
+
+# Stops the server PID with SIGTERM (waiting up to 10 s); it must exit with status 0
+# and its LOG must hold no sanitizer report (under SAN=1 LeakSanitizer reports at
+# exit). Returns 0, or 1 with what went wrong in $stop_why. Not in a subshell: wait
+# needs the server to be this shell's child.
+stop_checked() {
+	local pid=$1 log=$2 rc=0
+	stop_why=
+	kill -TERM "$pid" 2> /dev/null
+	for _ in $(seq 1 200); do kill -0 "$pid" 2> /dev/null || break; sleep 0.05; done
+	if kill -0 "$pid" 2> /dev/null; then
+		stop_why="did not stop within 10 s of SIGTERM"
+		return 1
+	fi
+	wait "$pid" 2> /dev/null || rc=$?
+	if [ "$rc" != 0 ] || grep -qE "ERROR: (Address|Undefined|Leak)Sanitizer|runtime error:" "$log"; then
+		stop_why="exit status $rc after SIGTERM; $(grep -A20 -E "Sanitizer|runtime error" "$log" | head -20)"
+		return 1
+	fi
+}

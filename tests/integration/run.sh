@@ -348,8 +348,11 @@ idle_for=$(($(date +%s) - start_idle))
 exec 3<&-
 [ "$idle_rc" = 1 ] && [ "$idle_for" -le 4 ] && ok "idle_timeout closes a silent connection (after ${idle_for} s)" ||
 	not_ok "idle_timeout: read status $idle_rc after ${idle_for} s (1 = closed, >128 = still open)"
-kill "$limits_pid"
-wait "$limits_pid" 2> /dev/null
+if stop_checked "$limits_pid" "$work/limits.log"; then
+	ok "second server stopped cleanly (exit 0, no sanitizer report)"
+else
+	not_ok "second server: $stop_why"
+fi
 
 # --- clean stop -----------------------------------------------------------------------
 kill -TERM "$server_pid"

@@ -140,6 +140,19 @@ START_TEST(multivalued_rdn_same_type_order)
 }
 END_TEST
 
+START_TEST(empty_values_in_one_rdn)
+{
+	/*
+	 * libldap gives an empty value at the end of the DN a NULL pointer; sorting
+	 * "cn=a+cn=" compared it with memcmp(p, NULL, 0), undefined behaviour that
+	 * UBSan reports (found by fuzzing the request decoder).
+	 */
+	assert_same_norm("cn=a+cn=", "cn=+cn=a");
+	assert_same_norm("cn= +cn=", "cn=+cn=");
+	assert_norm_is("cn=+cn=", "cn=+cn=");
+}
+END_TEST
+
 START_TEST(invalid_rejected)
 {
 	const char *bad[] = {"this is not a dn", "=x", "cn=a,,dc=b", ",", "cn=a,",
@@ -283,6 +296,10 @@ START_TEST(key_in_subtree)
 	ck_assert(dn_key_in_subtree(k.data, k.len, base.data, base.len));
 	/* Everything is below the root (empty key). */
 	ck_assert(dn_key_in_subtree(k.data, k.len, (const unsigned char *)"", 0));
+	/* The root's key as an empty buffer that never allocated (data NULL). */
+	struct buf root = {0};
+	ck_assert_int_eq(dn_normalize("", 0, NULL, &root), 0);
+	ck_assert(dn_key_in_subtree(k.data, k.len, root.data, root.len));
 	buf_free(&base);
 	buf_free(&k);
 }
@@ -297,6 +314,7 @@ static Suite *dn_suite(void)
 	tcase_add_test(tc, escaped_commas);
 	tcase_add_test(tc, multivalued_rdn_order);
 	tcase_add_test(tc, multivalued_rdn_same_type_order);
+	tcase_add_test(tc, empty_values_in_one_rdn);
 	tcase_add_test(tc, invalid_rejected);
 	tcase_add_test(tc, embedded_nul_rejected);
 	tcase_add_test(tc, length_bounds_input);

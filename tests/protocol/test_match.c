@@ -41,6 +41,27 @@ START_TEST(case_ignore)
 }
 END_TEST
 
+START_TEST(empty_value_into_empty_buffer)
+{
+	/*
+	 * An empty value normalized into a buffer that never allocated: the rules
+	 * used to compute data + len with data NULL, undefined behaviour that UBSan
+	 * reports (found by fuzzing the request decoder).
+	 */
+	const enum match_rule rules[] = {MATCH_CASE_IGNORE, MATCH_CASE_EXACT, MATCH_TELEPHONE,
+	                                 MATCH_NUMERIC, MATCH_OCTET};
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		struct buf b = {0};
+		ck_assert_int_eq(match_normalize(rules[i], "", 0, &b), 0);
+		ck_assert_uint_eq(b.len, 0);
+		buf_free(&b);
+		ck_assert_int_eq(match_normalize(rules[i], "   ", 3, &b), 0);
+		ck_assert_uint_eq(b.len, rules[i] == MATCH_OCTET ? 3 : 0);
+		buf_free(&b);
+	}
+}
+END_TEST
+
 START_TEST(normal_form_never_longer)
 {
 	/* U+023A lowercases to U+2C65, one byte longer: it is kept as it is. */
@@ -114,6 +135,7 @@ int main(void)
 	TCase *tc = tcase_create("normalize");
 	tcase_add_test(tc, case_ignore);
 	tcase_add_test(tc, normal_form_never_longer);
+	tcase_add_test(tc, empty_value_into_empty_buffer);
 	tcase_add_test(tc, case_exact);
 	tcase_add_test(tc, telephone_and_numeric);
 	tcase_add_test(tc, integer);

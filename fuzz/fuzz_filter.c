@@ -1,0 +1,94 @@
+/*
+ * libFuzzer target: one BER-encoded search filter (the Filter CHOICE of RFC
+ * 4511) as it appears inside a SearchRequest. filter_decode decodes it; a filter
+ * that decodes is evaluated against a fixed entry (with its DN, for :dn:
+ * matches) and written in string form.
+ */
+#include <lber.h>
+#include <ldap.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "protocol/filter.h"
+#include "protocol/schema.h"
+#include "storage/entry.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static const char dn[] = "uid=alice+cn=Alice Smith,ou=people,dc=example,dc=com";
+static struct buf record;
+static struct entry_view entry;
+
+/* The entry filters are evaluated against, stored as storage/entry.c stores it. */
+static void build_entry(void)
+{
+	static const char *const attrs[][5] = {
+	    {"objectClass", "top", "person", "inetOrgPerson", NULL},
+	    {"uid", "alice", NULL},
+	    {"cn", "Alice Smith", "Ali", NULL},
+	    {"sn", "Smith", NULL},
+	    {"uidNumber", "10", NULL},
+	    {"telephoneNumber", "+1 555-0100", NULL},
+	    {"member", "UID=Bob, OU=People, DC=Example, DC=Com", "cn=x", NULL},
+	    {"description;lang-en", "hello (world) *", "", NULL},
+	    {"userPassword", "secret", NULL},
+	    {"createTimestamp", "20260101000000Z", NULL},
+	};
+	enum { N = sizeof(attrs) / sizeof(attrs[0]) };
+	LDAPMod mods[N], *modp[N + 1];
+	struct berval vals[N][4], *valp[N][5];
+	for (size_t i = 0; i < N; i++) {
+		size_t j = 0;
+		for (; attrs[i][j + 1]; j++) {
+			vals[i][j].bv_val = (char *)attrs[i][j + 1];
+			vals[i][j].bv_len = strlen(attrs[i][j + 1]);
+			valp[i][j] = &vals[i][j];
+		}
+		valp[i][j] = NULL;
+		mods[i].mod_op = LDAP_MOD_ADD | LDAP_MOD_BVALUES;
+		mods[i].mod_type = (char *)attrs[i][0];
+		mods[i].mod_bvalues = valp[i];
+		modp[i] = &mods[i];
+	}
+	modp[N] = NULL;
+	static const char key[] = "dc=com\0dc=example\0ou=people\0cn=alice smith+uid=alice\0";
+	struct berval bdn = {sizeof(dn) - 1, (char *)dn};
+	if (entry_encode(&record, 7, (const unsigned char *)key, sizeof(key) - 1, &bdn, modp) < 0 ||
+	    entry_parse(record.data, record.len, &entry) < 0)
+		__builtin_trap();
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	char err[256];
+	schema_load(SCHEMA_DEFAULT_DIR, SCHEMA_DEFAULT_FILES, err, sizeof(err));
+	build_entry();
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct berval bv = {size, (char *)data};
+	BerElement *ber = ber_init(&bv); /* a copy: liblber reads only inside it */
+	if (!ber)
+		return 0;
+	struct filter *f = filter_decode(ber);
+	if (f) {
+		struct buf scratch = {0}, text = {0};
+		struct filter_ctx ctx = {.dn = (const unsigned char *)dn,
+		                         .dnlen = sizeof(dn) - 1,
+		                         .hidden = (size & 1) ? "userPassword" : NULL,
+		                         .scratch = &scratch};
+		filter_eval_ctx(f, entry.attrs, entry.attrslen, &ctx);
+		filter_to_string(f, &text);
+		buf_free(&scratch);
+		buf_free(&text);
+		filter_free(f);
+	}
+	ber_free(ber, 1);
+	return 0;
+}

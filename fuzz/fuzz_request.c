@@ -1,0 +1,81 @@
+/*
+ * libFuzzer target: a stream of bytes from a client. frame_next cuts it into
+ * LDAPMessages as a connection does, request_decode decodes each, and the DNs a
+ * request names are normalized as the operations do (search base, bind and
+ * compare DN); a search's filter is also written in string form.
+ */
+#include <lber.h>
+#include <ldap.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "protocol/dn.h"
+#include "protocol/filter.h"
+#include "protocol/frame.h"
+#include "protocol/request.h"
+#include "protocol/schema.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	char err[256];
+	/* With the schema, DNs and filters resolve aliases as in the server. */
+	schema_load(SCHEMA_DEFAULT_DIR, SCHEMA_DEFAULT_FILES, err, sizeof(err));
+	return 0;
+}
+
+static void normalize(const struct berval *dn, struct buf *ndn, struct buf *key)
+{
+	ndn->len = key->len = 0;
+	dn_normalize(dn->bv_val, dn->bv_len, ndn, key);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size)
+{
+	/* As in a connection's input buffer, one byte after the data is readable
+	 * (request.h: liblber may load the byte after a PDU's last element). */
+	uint8_t *copy = malloc(size + 1);
+	BerElement *ber = ber_alloc_t(LBER_USE_DER);
+	if (!copy || !ber) {
+		free(copy);
+		if (ber)
+			ber_free(ber, 0);
+		return 0;
+	}
+	if (size)
+		memcpy(copy, input, size);
+	copy[size] = 0;
+	const uint8_t *data = copy;
+	struct buf ndn = {0}, key = {0}, text = {0};
+	size_t pdu_len;
+	while (size > 0 && frame_next(data, size, 1 << 20, &pdu_len) == FRAME_OK) {
+		struct ldap_request req;
+		const char *why;
+		if (request_decode(ber, data, pdu_len, &req, &why) == 0) {
+			if (req.op == LDAP_REQ_SEARCH) {
+				normalize(&req.u.search.base, &ndn, &key);
+				text.len = 0;
+				filter_to_string(req.u.search.filter, &text);
+			} else if (req.op == LDAP_REQ_BIND) {
+				normalize(&req.u.bind.dn, &ndn, &key);
+			} else if (req.op == LDAP_REQ_COMPARE) {
+				normalize(&req.u.compare.dn, &ndn, &key);
+			}
+		}
+		request_free(&req);
+		data += pdu_len;
+		size -= pdu_len;
+	}
+	buf_free(&ndn);
+	buf_free(&key);
+	buf_free(&text);
+	ber_free(ber, 0);
+	free(copy);
+	return 0;
+}
