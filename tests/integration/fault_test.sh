@@ -58,9 +58,9 @@ start() {
 	fi
 }
 
+# stop PID NAME: SIGTERM; the server must exit 0 with no sanitizer report in NAME.log.
 stop() {
-	kill "$1" 2>/dev/null
-	wait "$1" 2>/dev/null
+	stop_checked "$1" "$work/$2.log" || not_ok "$2: $stop_why"
 }
 
 # wait_exit PID: waits up to 10 s for PID to exit (then kills it); returns its status.
@@ -112,7 +112,7 @@ if start fd 64; then
 	else
 		not_ok "fd limit: cn=monitor shedConnections is '$shed'"
 	fi
-	stop "$pid"
+	stop "$pid" fd
 fi
 
 # --- a second server on a served address ----------------------------------------
@@ -139,7 +139,7 @@ if start one; then
 			grep -q "^dn: $BASE" && n=$((n + 1))
 	done
 	if [ "$n" -eq 8 ]; then ok "the first server still answers every connection"; else not_ok "the first server answered $n of 8"; fi
-	stop "$first"
+	stop "$first" one
 fi
 
 # --- bind timing does not tell which DNs exist ---------------------------------
@@ -180,7 +180,7 @@ if "$BUILD/minidir-import" -f "$work/bind.conf" "$work/bind.ldif" > /dev/null &&
 	else
 		not_ok "bind timing: the real password does not bind"
 	fi
-	stop "$pid"
+	stop "$pid" bind
 else
 	not_ok "bind timing: import or start failed"
 fi
@@ -210,7 +210,7 @@ if "$BUILD/minidir-import" -f "$work/big.conf" "$work/big.ldif" > /dev/null && s
 			not_ok "a 15 MB entry ($policy): got $(stat -c %s "$work/got.bin") of 15000000 bytes; $(grep -m1 max_pending "$work/big.log")"
 		fi
 	done
-	stop "$pid"
+	stop "$pid" big
 else
 	not_ok "big entry: import or start failed"
 fi
@@ -226,7 +226,7 @@ if start inplace; then
 	sleep 0.3
 	if kill -0 "$pid" 2>/dev/null; then ok "in place: a re-import (rename) leaves the server running"; else not_ok "in place: a re-import stopped the server"; fi
 	# The server holds the replaced file's lease no more; start again on the new one.
-	stop "$pid"
+	stop "$pid" inplace
 	start inplace
 	timeout 10 ldapsearch -x -LLL -H "ldap://127.0.0.1:$port" -b "$BASE" dn > /dev/null 2>&1
 	t0=$(date +%s%N)
