@@ -37,7 +37,7 @@ LIB      := $(B)/libminidir.a
 BINS     := $(B)/minidir $(B)/minidir-import $(B)/minidir-export $(B)/searchrate
 UNIT_SRC := $(wildcard tests/*/test_*.c)
 UNIT_BIN := $(UNIT_SRC:%.c=$(B)/%)
-ITEST_BIN := $(B)/tests/integration/ldapclient $(B)/tests/integration/faultclient
+ITEST_BIN := $(B)/tests/integration/ldapclient $(B)/tests/integration/faultclient $(B)/bench/idleconns
 
 FUZZ_TARGETS := request filter ldif config
 FUZZ_BIN := $(FUZZ_TARGETS:%=build-fuzz/fuzz_%)

@@ -63,7 +63,7 @@ static void update_events(struct conn *c)
 
 int conn_accept(struct worker *w, int fd)
 {
-	struct conn *c = calloc(1, sizeof(*c));
+	struct conn *c = conn_pool_get(&w->conn_pool);
 	if (!c) {
 		close(fd);
 		return -1;
@@ -83,14 +83,14 @@ int conn_accept(struct worker *w, int fd)
 	}
 	if (c->policy->accept(c) < 0) {
 		close(fd);
-		free(c);
+		conn_pool_put(&w->conn_pool, c);
 		return -1;
 	}
 	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
 	if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
 		log_error("epoll_ctl: %s", strerror(errno));
 		close(fd);
-		free(c);
+		conn_pool_put(&w->conn_pool, c);
 		return -1;
 	}
 	c->events = EPOLLIN;
@@ -130,7 +130,7 @@ void conn_close(struct conn *c, const char *why)
 	buf_free(&c->bound_key);
 	buf_free(&c->bound_dn);
 	STAT_ADD(w->stats.connections_current, (uint64_t)-1);
-	free(c);
+	conn_pool_put(&w->conn_pool, c);
 }
 
 int conn_flush(struct conn *c, int flags)
@@ -194,7 +194,17 @@ time_t conn_now(void)
 	return ts.tv_sec;
 }
 
-void conn_check_timeouts(struct conn *c, time_t now)
+size_t conn_release_buffers(struct conn *c)
+{
+	if (c->search || c->blocked || buf_pending(&c->in) || buf_pending(&c->out))
+		return 0;
+	size_t freed = c->in.cap + c->out.cap;
+	buf_free(&c->in);
+	buf_free(&c->out);
+	return freed;
+}
+
+bool conn_check_timeouts(struct conn *c, time_t now)
 {
 	int idle = server_idle_timeout(c->w->srv);
 	if (idle && !c->search && !c->blocked && buf_pending(&c->out) == 0 &&
@@ -202,11 +212,11 @@ void conn_check_timeouts(struct conn *c, time_t now)
 		log_debug("conn fd=%d from %s: no request for %d s (idle_timeout)", c->fd, c->peer,
 		          idle);
 		conn_close(c, "idle timeout");
-		return;
+		return true;
 	}
 	int timeout = server_write_timeout(c->w->srv);
 	if (!c->blocked || timeout == 0)
-		return;
+		return false;
 	/* EPOLLOUT comes only once a good part of the kernel's send queue drained; a
 	 * client that reads slowly still shrinks the queue, and that is progress. */
 	int queued;
@@ -216,10 +226,11 @@ void conn_check_timeouts(struct conn *c, time_t now)
 		c->outq_last = queued;
 	}
 	if (now - c->blocked_since < timeout)
-		return;
+		return false;
 	log_info("conn fd=%d from %s: client has not read for %d s (write_timeout); closing", c->fd,
 	         c->peer, timeout);
 	conn_close(c, "write timeout");
+	return true;
 }
 
 void conn_response_begin(struct conn *c)

@@ -72,8 +72,16 @@ void conn_send_result(struct conn *c, int32_t msgid, unsigned char optag, int rc
                       const char *matched, const char *message);
 
 /* Closes c if it has been blocked, without progress, for write_timeout seconds, or has
- * sent no request for idle_timeout seconds while nothing was running or waiting. */
-void conn_check_timeouts(struct conn *c, time_t now);
+ * sent no request for idle_timeout seconds while nothing was running or waiting.
+ * Returns true when c was closed (and freed). */
+bool conn_check_timeouts(struct conn *c, time_t now);
+
+/*
+ * Frees c's input and output buffers if nothing waits in them and nothing runs,
+ * so that an idle connection costs only its struct (they are allocated again by
+ * the next request). Returns the bytes of capacity freed.
+ */
+size_t conn_release_buffers(struct conn *c);
 
 /* Seconds of CLOCK_MONOTONIC. */
 time_t conn_now(void);

@@ -244,6 +244,7 @@ void server_stop(struct server *srv)
 		if (w->ber)
 			ber_free(w->ber, 0);
 		buf_free(&w->scratch);
+		conn_pool_free(&w->conn_pool);
 		buf_free(&w->extra);
 		if (w->epfd > 0)
 			close(w->epfd);

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "conf/config.h"
+#include "server/conn_pool.h"
 #include "server/policy.h"
 #include "server/stats.h"
 #include "storage/db.h"
@@ -37,7 +38,8 @@ struct worker {
 	struct buf scratch; /* filter evaluation work space */
 	struct buf extra;   /* operational attributes of the entry being sent */
 	struct conn *conns; /* all connections of this worker */
-	struct conn *ready; /* connections with a search to continue */
+	struct conn_pool conn_pool; /* where they are allocated */
+	struct conn *ready;         /* connections with a search to continue */
 	struct worker_stats stats;
 };
 

@@ -3,6 +3,7 @@
  * connections, continue yielded searches, stop when woken by the main thread.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
@@ -18,6 +19,8 @@
 #define WORKER_EVENTS 128
 /* Tags for epoll data that are not connections. */
 #define TAG_WAKE ((void *)1)
+/* Buffer bytes freed in one sweep that make it worth returning memory to the system. */
+#define WORKER_TRIM_BYTES (1024 * 1024)
 /* Pending connections closed at most per shedding. */
 #define WORKER_SHED_MAX 1024
 
@@ -147,10 +150,16 @@ void *worker_main(void *arg)
 			last_sweep = now;
 			worker_fd_freed(
 			    w); /* retries a lost spare descriptor and paused listeners */
+			size_t freed = 0;
 			for (struct conn *c = w->conns, *next; c; c = next) {
 				next = c->next;
-				conn_check_timeouts(c, now);
+				if (!conn_check_timeouts(c, now))
+					freed += conn_release_buffers(c);
 			}
+			/* Hand what idle connections gave back to the system, not just to malloc.
+			 */
+			if (freed >= WORKER_TRIM_BYTES)
+				malloc_trim(0);
 		}
 	}
 	while (w->conns)

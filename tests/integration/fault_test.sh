@@ -272,5 +272,40 @@ case $out in
 *) ok "a database of mode 600 is not warned about" ;;
 esac
 
+# --- idle connections cost little and give their memory back ---------------------------
+write_conf idle
+"$BUILD/minidir-import" -f "$work/idle.conf" "$LDIF" > /dev/null || not_ok "import for idle test"
+# Memory figures mean nothing under AddressSanitizer (its own allocator and quarantine).
+case $BUILD in *san*) idle_measure= ;; *) idle_measure=1 ;; esac
+if [ -n "$idle_measure" ] && start idle; then
+	rss() { awk '/^RssAnon/ { print $2 }' "/proc/$pid/status"; }
+	timeout 10 ldapsearch -x -H "ldap://127.0.0.1:$port" -b "$BASE" > /dev/null 2>&1
+	before=$(rss)
+	mkfifo "$work/idle.ctl"
+	timeout 60 "$BUILD/bench/idleconns" 127.0.0.1 "$port" 800 < "$work/idle.ctl" > "$work/idle.out" &
+	ic=$!
+	exec 8> "$work/idle.ctl"
+	for _ in $(seq 1 300); do grep -q '^held' "$work/idle.out" && break; sleep 0.1; done
+	sleep 2.5 # buffers of idle connections are released by the once-a-second sweep
+	held=$(rss)
+	echo go >&8
+	exec 8>&-
+	wait "$ic"
+	sleep 2.5
+	after=$(rss)
+	per=$(((held - before) * 1024 / 800))
+	if grep -q '^held 800' "$work/idle.out" && [ "$per" -le 2048 ]; then
+		ok "800 idle connections cost $per bytes each (RssAnon $before -> $held kB)"
+	else
+		not_ok "800 idle connections: $(cat "$work/idle.out"), $per bytes each (RssAnon $before -> $held kB)"
+	fi
+	if [ $((after * 10)) -le $((before * 11)) ]; then
+		ok "memory back within 10% once they closed ($before -> $after kB)"
+	else
+		not_ok "memory not given back: $before kB before, $after kB after the connections closed"
+	fi
+	stop "$pid" idle
+fi
+
 echo "# fault tests: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
