@@ -20,11 +20,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
-
 # write_conf NAME [extra lines...]: $work/NAME.conf for $work/NAME.mdb
 write_conf() {
 	local name=$1

@@ -34,26 +34,13 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *host, *port;
+#include "tests/integration/client.h"
 
-#define FAIL(...)                                                                                  \
-	do {                                                                                       \
-		printf("not ok - ");                                                               \
-		printf(__VA_ARGS__);                                                               \
-		printf("\n");                                                                      \
-		exit(1);                                                                           \
-	} while (0)
+static const char *host, *port;
 
 static int connect_to_server(void)
 {
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		FAIL("socket: %s", strerror(errno));
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(port))};
-	inet_pton(AF_INET, host, &sa.sin_addr);
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		FAIL("connect %s:%s: %s", host, port, strerror(errno));
-	return fd;
+	return client_connect(host, port, 0);
 }
 
 static double now_ms(void)

@@ -30,28 +30,13 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *host, *port;
+#include "tests/integration/client.h"
 
-#define FAIL(...)                                                                                  \
-	do {                                                                                       \
-		printf("not ok - ");                                                               \
-		printf(__VA_ARGS__);                                                               \
-		printf("\n");                                                                      \
-		exit(1);                                                                           \
-	} while (0)
+static const char *host, *port;
 
 static int connect_raw(int rcvbuf)
 {
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	if (fd < 0)
-		FAIL("socket: %s", strerror(errno));
-	if (rcvbuf > 0)
-		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(port))};
-	inet_pton(AF_INET, host, &sa.sin_addr);
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		FAIL("connect %s:%s: %s", host, port, strerror(errno));
-	return fd;
+	return client_connect(host, port, rcvbuf);
 }
 
 static void send_all(int fd, const void *p, size_t n)

@@ -30,11 +30,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
-
 cat > "$work/minidir.conf" << CONF
 listen = 127.0.0.1:0
 database = $work/test.mdb

@@ -1,5 +1,11 @@
 # Shared by the integration scripts (sourced).
 
+# ok / not_ok print a TAP-like line and count it in pass / fail.
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
+
 # Prints the port minidir logged in LOG ("listening on ldap://127.0.0.1:PORT/"),
 # waiting up to 5 s for it; prints nothing if it never came.
 wait_port() {

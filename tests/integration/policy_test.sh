@@ -9,11 +9,6 @@ BUILD=${BUILD:-build}
 BASE=dc=bench,dc=org
 N=1000
 
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
-
 if ! strace -f -qq -e trace=none -o /dev/null true 2> /dev/null; then
 	echo "# policy tests skipped: strace cannot trace here (ptrace not permitted)"
 	exit 0

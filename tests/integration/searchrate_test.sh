@@ -7,6 +7,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 BUILD=${BUILD:-build}
+. tests/integration/lib.sh
 if [ $# -ne 2 ]; then
 	echo "usage: $0 HOST PORT" >&2
 	exit 2
@@ -18,11 +19,6 @@ SR=$BUILD/searchrate
 
 work=$(mktemp -d /tmp/searchrate-it.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
 
 # sr NAME args...: runs searchrate against the server; stdout in $work/NAME.out, stderr in
 # $work/NAME.err, exit status in $rc.
