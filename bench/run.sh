@@ -351,9 +351,16 @@ monitor() { # PORT POLICY -> "responses sendCalls setsockoptCalls"
 			END { print r + 0, s + 0, o + 0 }'
 }
 
+# PORT -> the counts of cn=latency,cn=monitor as "UPPER_US:COUNT ..." (minidir only).
+latency_hist() {
+	timeout 10 ldapsearch -x -LLL -o ldif-wrap=no -H "ldap://127.0.0.1:$1" -D "$ROOTDN" -w "$ROOTPW" \
+		-b "cn=latency,cn=monitor" -s base 2> /dev/null |
+		sed -n 's/^latencyUnder\([0-9]*\)us: \([0-9]*\)$/\1:\2/p; s/^latencyOver\([0-9]*\)us: \([0-9]*\)$/inf:\2/p' | tr '\n' ' '
+}
+
 TICK=$(getconf CLK_TCK)
 RESULTS=$work/results.tsv
-printf 'workload\tserver\tentries_dir\tsearches_s\tentries_s\tentries_per_search\tp99_ms\terrors\tclient_cpu_pct\tsrv_cpu_us_op\tsrv_cpu_pct\tst_ops\tsends_op\tsetsockopt_op\tfutex_op\tsyscalls_op\tmon_sends_resp\tmon_setsockopt_resp\tmon_resp_op\tepoll_op\trecv_op\tmachine_cpu_pct\tsteal_pct\tslowest_fastest_interval\n' > "$RESULTS"
+printf 'workload\tserver\tentries_dir\tsearches_s\tentries_s\tentries_per_search\tp99_ms\terrors\tclient_cpu_pct\tsrv_cpu_us_op\tsrv_cpu_pct\tst_ops\tsends_op\tsetsockopt_op\tfutex_op\tsyscalls_op\tmon_sends_resp\tmon_setsockopt_resp\tmon_resp_op\tepoll_op\trecv_op\tmachine_cpu_pct\tsteal_pct\tslowest_fastest_interval\tmax_ms\tsrv_max_ms\n' > "$RESULTS"
 
 measure() { # WORKLOAD SERVER ENTRIES
 	local w=$1 s=$2 n=$3 tag=$1.$2 pid=${PID[$2]} port=${PORT[$2]}
@@ -364,7 +371,7 @@ measure() { # WORKLOAD SERVER ENTRIES
 		return
 	fi
 	load_cmd "$w" "$port" "$n"
-	case $s in slapd) ;; *) m0=$(monitor "$port" "$s") ;; esac
+	case $s in slapd) ;; *) m0=$(monitor "$port" "$s") h0=$(latency_hist "$port") ;; esac
 
 	# Phase 1: throughput, with the server's CPU time sampled when the measured window
 	# opens (end of the warm-up) and closes (last interval).
@@ -391,9 +398,17 @@ measure() { # WORKLOAD SERVER ENTRIES
 			done
 		}
 	} > "$work/$tag.cpu"
-	case $s in slapd) ;; *) m1=$(monitor "$port" "$s") ;; esac
+	case $s in slapd) ;; *) m1=$(monitor "$port" "$s") h1=$(latency_hist "$port") ;; esac
 
-	local total entries errors sps measured p99 ccpu ivr
+	local total entries errors sps measured p99 ccpu ivr maxms srvmax=""
+	# The slowest operation the client saw, and the server's own bound for that window:
+	# the upper edge of the highest cn=latency bucket that grew (minidir only).
+	maxms=$(sed -n 's/.*Latency ms:.* max \([0-9.]*\).*/\1/p' "$f" | head -1)
+	[ "$s" = slapd ] || srvmax=$(awk -v a="$h0" -v b="$h1" 'BEGIN {
+		n = split(a, x, " "); for (i = 1; i <= n; i++) { split(x[i], p, ":"); c[p[1]] = p[2] }
+		n = split(b, y, " "); best = -1
+		for (i = 1; i <= n; i++) { split(y[i], p, ":"); if (p[2] > c[p[1]] + 0) { if (p[1] == "inf") best = "inf"; else if (best != "inf" && p[1] + 0 > best) best = p[1] + 0 } }
+		if (best == "inf") print ">16777"; else if (best >= 0) printf "<%.3f", best / 1000 }')
 	total=$(sumval "$f" "Total searches")
 	entries=$(sumval "$f" "Total entries")
 	errors=$(sumval "$f" "Total errors")
@@ -447,7 +462,7 @@ measure() { # WORKLOAD SERVER ENTRIES
 		-v ta="${ta:-}" -v tb="${tb:-}" -v wa="${wa:-}" -v wb="${wb:-}" \
 		-v ba="${ba:-}" -v bb="${bb:-}" -v sa="${sa:-}" -v sb="${sb:-}" -v m0="$m0" -v m1="$m1" \
 		-v st_ops="$st_ops" -v sends="$sends" -v sso="${sso:-0}" -v futex="${futex:-0}" -v sys="$sys" \
-		-v epoll="$epoll" -v recv="$recv" -v ivr="$ivr" 'BEGIN {
+		-v epoll="$epoll" -v recv="$recv" -v ivr="$ivr" -v maxms="$maxms" -v srvmax="$srvmax" 'BEGIN {
 		OFS = "\t"
 		eps = measured > 0 ? entries / measured : 0
 		cpu_us = cpu_pct = busy = steal = ""
@@ -472,7 +487,7 @@ measure() { # WORKLOAD SERVER ENTRIES
 				mr = sprintf("%.2f", dr / total)
 			}
 		}
-		print w, s, n, sprintf("%.0f", sps), sprintf("%.0f", eps), sprintf("%.1f", entries / total), p99, errors, ccpu, cpu_us, cpu_pct, st_ops, so, ss, sf, sy, ms, mo, mr, se, sr, busy, steal, ivr
+		print w, s, n, sprintf("%.0f", sps), sprintf("%.0f", eps), sprintf("%.1f", entries / total), p99, errors, ccpu, cpu_us, cpu_pct, st_ops, so, ss, sf, sy, ms, mo, mr, se, sr, busy, steal, ivr, maxms, srvmax
 	}' >> "$RESULTS"
 	say "$(tail -1 "$RESULTS" | awk -F'\t' '{ printf "%-10s %-13s %8s searches/s  p99 %s ms  %s us/op  %s syscalls/op  (%s errors)", $1, $2, $4, $7, $10, $16, $8 }')"
 }
@@ -531,8 +546,8 @@ tables() {
 			split(row[w SUBSEP "slapd"], b, "\t")
 			base = (b[4] ~ /^[0-9]/) ? b[4] : 0
 			printf "### %s\n\n%s\n\n", w, desc[w]
-			print "| server | searches/s | vs slapd | entries/s | p99 ms | sends/op | setsockopt/op | futex/op | syscalls/op | CPU us/op | server CPU % | load-tool CPU % | machine CPU % | monitor sends/resp | monitor setsockopt/resp |"
-			print "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+			print "| server | searches/s | vs slapd | entries/s | p99 ms | sends/op | setsockopt/op | futex/op | syscalls/op | CPU us/op | server CPU % | load-tool CPU % | machine CPU % | monitor sends/resp | monitor setsockopt/resp | max ms | server max ms |"
+			print "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
 			for (j = 1; j <= ns; j++) {
 				s = S[j]; name = s == "slapd" ? "slapd" : "minidir/" s
 				if (!((w SUBSEP s) in row)) continue
@@ -540,8 +555,8 @@ tables() {
 				if (r[4] !~ /^[0-9]/) { printf "| %s | %s ||||||||||||||\n", name, r[4]; continue }
 				ratio = base > 0 ? sprintf("%.2fx", r[4] / base) : "n/a"
 				mon = s == "slapd" ? "-" : v(r[17]); mon2 = s == "slapd" ? "-" : v(r[18])
-				printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-					name, r[4], ratio, r[5], v(r[7]), v(r[13]), v(r[14]), v(r[15]), v(r[16]), v(r[10]), v(r[11]), v(r[9]), v(r[22]), mon, mon2
+				printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+					name, r[4], ratio, r[5], v(r[7]), v(r[13]), v(r[14]), v(r[15]), v(r[16]), v(r[10]), v(r[11]), v(r[9]), v(r[22]), mon, mon2, v(r[25]), s == "slapd" ? "-" : v(r[26])
 				if (r[8] > 0) warn = warn sprintf("%s/%s: %s errors; ", w, name, r[8])
 				if (r[24] != "" && r[24] + 0 < 0.6) warn = warn sprintf("%s/%s: slowest interval %.0f%% of the fastest; ", w, name, 100 * r[24])
 				want = w == "sub100" ? 100 : w == "sub1000" ? 1000 : 1
@@ -570,7 +585,10 @@ for w in $ALL_WORKLOADS; do printf '%s\t%s\n' "$w" "$(describe "$w")"; done > "$
 	echo "**syscalls/op** = strace counts / searches in the strace run; **CPU us/op** = server utime+stime over the measured"
 	echo "window / searches; **server CPU %** = the same over wall time (200% = both cores); **machine CPU %** = all CPUs busy
 over that window (/proc/stat; well above server + load tool means other work ran); **monitor** columns = deltas of"
-	echo "minidir's own cn=<policy>,cn=monitor counters over the throughput run, per response."
+	echo "minidir's own cn=<policy>,cn=monitor counters over the throughput run, per response; **max ms** = the"
+	echo "slowest search the load tool saw; **server max ms** = minidir's own bound for the same window (the upper"
+	echo "edge of the highest cn=latency,cn=monitor bucket that grew): a client max far above it is a stall outside"
+	echo "the server's request handling (the client, the kernel, or the server's event loop not running)."
 	echo
 	echo "Caveats: client and server share the same $(nproc) cores, so the load tool's CPU competes with the server (see"
 	echo "load-tool CPU %); loopback has no wire latency and a 64 KiB MTU; strace slows the traced server several times, which"

@@ -187,6 +187,13 @@ int conn_flush(struct conn *c, int flags)
 	return 0;
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 time_t conn_now(void)
 {
 	struct timespec ts;
@@ -245,8 +252,13 @@ void conn_pdu_queued(struct conn *c, bool last)
 		c->out_pdu_max = (size_t)(queued - c->out_queued);
 	c->out_queued = queued;
 	STAT_ADD(c->stats->pdus, 1);
-	if (last)
+	if (last) {
 		STAT_ADD(c->stats->responses, 1);
+		if (c->op_start_ns) {
+			stat_latency(&c->w->stats, now_ns() - c->op_start_ns);
+			c->op_start_ns = 0;
+		}
+	}
 	c->policy->pdu_end(c, last);
 }
 
@@ -362,6 +374,7 @@ static void process_input(struct conn *c)
 		 * bytes stay in place until the next read. */
 		buf_consume(&c->in, len);
 		c->last_request = conn_now();
+		c->op_start_ns = now_ns();
 		ops_dispatch(c, &req);
 		request_free(&req);
 	}

@@ -33,6 +33,7 @@ struct conn {
 	time_t blocked_since; /* when output last made progress while blocked (0: not) */
 	int outq_last;        /* bytes in the kernel send queue at the last write_timeout check */
 	time_t last_request;  /* when a request was last read or answered (idle_timeout) */
+	uint64_t op_start_ns; /* when the operation being answered was taken (0: none) */
 	bool closing;         /* close after this event (output flushed as far as it goes) */
 	bool in_ready;        /* on the worker's ready list */
 	uint32_t events;      /* the epoll mask registered now */

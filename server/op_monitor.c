@@ -4,6 +4,7 @@
  *
  *   cn=monitor                      uptime, threads, connections, operations
  *   cn=<policy>,cn=monitor          per send policy: what sending cost
+ *   cn=latency,cn=monitor           how long operations took, as a histogram
  *
  * Entries are built from a snapshot taken before the response starts, so the
  * numbers a client reads never include the search that reads them. Who may
@@ -20,8 +21,8 @@
 #include "server/ops.h"
 
 #define MONITOR_DN "cn=monitor"
-#define MONITOR_MAX_ATTRS 24
-#define MONITOR_ENTRIES (1 + SEND_POLICY_N)
+#define MONITOR_MAX_ATTRS 32
+#define MONITOR_ENTRIES (2 + SEND_POLICY_N)
 
 /* One entry under construction: attributes with a single value each. */
 struct mon_builder {
@@ -98,6 +99,11 @@ static void take_snapshot(struct server *srv, struct snapshot *s)
 		t->connections_current += STAT_READ(w->connections_current);
 		t->connections_shed += STAT_READ(w->connections_shed);
 		t->entries_sent += STAT_READ(w->entries_sent);
+		for (int b = 0; b < STAT_LATENCY_BUCKETS; b++)
+			t->latency[b] += STAT_READ(w->latency[b]);
+		uint64_t max = STAT_READ(w->latency_max_ns);
+		if (max > t->latency_max_ns)
+			t->latency_max_ns = max;
 	}
 }
 
@@ -155,6 +161,34 @@ static int build_policy_entry(enum send_policy_id p, const struct snapshot *s, s
 	return finish(&b, dn, out);
 }
 
+/* cn=latency,cn=monitor: latencyUnder<N>us counts operations that took less than N
+ * microseconds but not less than N/2 (empty buckets left out), latencyOver<N>us the
+ * slowest, and latencyMaxMicroseconds the slowest of all. */
+static int build_latency_entry(const struct snapshot *s, struct buf *out)
+{
+	struct mon_builder b = {.n = 0};
+	char names[STAT_LATENCY_BUCKETS][40];
+	add(&b, "objectClass", "extensibleObject");
+	add(&b, "cn", "latency");
+	uint64_t ops = 0;
+	for (int i = 0; i < STAT_LATENCY_BUCKETS; i++)
+		ops += s->total.latency[i];
+	add_u64(&b, "operations", ops);
+	add_u64(&b, "latencyMaxMicroseconds", s->total.latency_max_ns / 1000);
+	for (int i = 0; i < STAT_LATENCY_BUCKETS; i++) {
+		if (!s->total.latency[i])
+			continue;
+		if (i < STAT_LATENCY_BUCKETS - 1)
+			snprintf(names[i], sizeof(names[i]), "latencyUnder%lluus",
+			         (unsigned long long)1 << i);
+		else
+			snprintf(names[i], sizeof(names[i]), "latencyOver%lluus",
+			         (unsigned long long)1 << (i - 1));
+		add_u64(&b, names[i], s->total.latency[i]);
+	}
+	return finish(&b, "cn=latency," MONITOR_DN, out);
+}
+
 bool op_monitor_holds(const struct buf *key)
 {
 	static const char mkey[] = "cn=monitor"; /* its reversed key, NUL included */
@@ -204,6 +238,8 @@ void op_monitor_search(struct conn *c, struct ldap_request *req, const struct bu
 	int rc = build_server_entry(srv, &snap, &recs[0]);
 	for (int p = 0; p < SEND_POLICY_N && rc == 0; p++)
 		rc = build_policy_entry((enum send_policy_id)p, &snap, &recs[1 + p]);
+	if (rc == 0)
+		rc = build_latency_entry(&snap, &recs[1 + SEND_POLICY_N]);
 	struct entry_view e[MONITOR_ENTRIES];
 	bool base_found = false;
 	for (int i = 0; i < MONITOR_ENTRIES && rc == 0; i++) {

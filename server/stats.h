@@ -30,7 +30,17 @@ struct send_stats {
 	uint64_t partial; /* sends that took only part of the bytes */
 };
 
+/*
+ * Operation latency as the server sees it: from the moment the request was
+ * taken from the input to the moment its final response PDU was handed to the
+ * send policy. Bucket i counts operations that took less than 2^i microseconds
+ * and not less than 2^(i-1); the last bucket counts the rest.
+ */
+#define STAT_LATENCY_BUCKETS 25
+
 struct worker_stats {
+	uint64_t latency[STAT_LATENCY_BUCKETS];
+	uint64_t latency_max_ns;
 	struct send_stats send[SEND_POLICY_N]; /* by enum send_policy_id */
 	uint64_t connections_by_policy[SEND_POLICY_N];
 	uint64_t ops[STAT_OP_N];
@@ -43,6 +53,18 @@ struct worker_stats {
 #define STAT_ADD(field, n)                                                                         \
 	__atomic_store_n(&(field), __atomic_load_n(&(field), __ATOMIC_RELAXED) + (n),              \
 	                 __ATOMIC_RELAXED)
+/* Counts one operation of ns nanoseconds. */
+static inline void stat_latency(struct worker_stats *s, uint64_t ns)
+{
+	uint64_t us = ns / 1000;
+	int b = 0;
+	while (b < STAT_LATENCY_BUCKETS - 1 && us >= ((uint64_t)1 << b))
+		b++;
+	STAT_ADD(s->latency[b], 1);
+	if (ns > __atomic_load_n(&s->latency_max_ns, __ATOMIC_RELAXED))
+		__atomic_store_n(&s->latency_max_ns, ns, __ATOMIC_RELAXED);
+}
+
 #define STAT_READ(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
 
 #endif

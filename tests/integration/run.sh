@@ -222,9 +222,19 @@ expect_rc "assertion control that fails: assertionFailed" 122 ls_ -b "uid=user3,
 # --- cn=monitor and SIGHUP ----------------------------------------------------------------
 expect_rc "cn=monitor refused to anonymous clients by default" 50 ls_ -b cn=monitor
 expect_grep "cn=monitor readable by the rootdn" "^opsSearch: " ls_ -D "cn=admin,$BASE" -w root-secret -b cn=monitor -s base
-expect_count "cn=monitor has the server entry and one entry per policy" 5 -D "cn=admin,$BASE" -w root-secret -b cn=monitor
+expect_count "cn=monitor has the server entry, one entry per policy and the latency entry" 6 -D "cn=admin,$BASE" -w root-secret -b cn=monitor
 expect_grep "cn=monitor reports the send policy" "^sendPolicy: batch" ls_ -D "cn=admin,$BASE" -w root-secret -b cn=monitor -s base
 expect_rc "a missing monitor entry is noSuchObject" 32 ls_ -D "cn=admin,$BASE" -w root-secret -b cn=nothing,cn=monitor
+# cn=latency: every answered operation lands in exactly one bucket.
+lat=$(ls_ -D "cn=admin,$BASE" -w root-secret -b cn=latency,cn=monitor -s base)
+lat_ops=$(sed -n 's/^operations: //p' <<< "$lat")
+lat_sum=$(sed -n 's/^latency\(Under\|Over\)[0-9]*us: //p' <<< "$lat" | awk '{ n += $1 } END { print n + 0 }')
+lat_max=$(sed -n 's/^latencyMaxMicroseconds: //p' <<< "$lat")
+if [ "${lat_ops:-0}" -gt 100 ] && [ "$lat_sum" = "$lat_ops" ] && [ "${lat_max:-0}" -gt 0 ]; then
+	ok "cn=latency,cn=monitor: $lat_ops operations in the histogram buckets, slowest $lat_max us"
+else
+	not_ok "cn=latency,cn=monitor: operations '$lat_ops', bucket sum '$lat_sum', max '$lat_max'"
+fi
 mon_value() { ls_ -D "cn=admin,$BASE" -w root-secret -b "cn=$1,cn=monitor" -s base "$2" | sed -n "s/^$2: //p"; }
 before_batch=$(mon_value msg-more connections)
 cp "$work/minidir.conf" "$work/minidir.conf.orig"
