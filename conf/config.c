@@ -10,10 +10,9 @@
 #include "protocol/schema.h"
 
 static const char *const policy_names[] = {
-    [SEND_CORK_TOGGLE] = "cork-toggle",
-    [SEND_NODELAY_ONCE] = "nodelay-once",
-    [SEND_MSG_MORE] = "msg-more",
-    [SEND_BATCH] = "batch",
+#define SEND_POLICY_NAME(E, ident, name) [SEND_##E] = name,
+    SEND_POLICY_LIST(SEND_POLICY_NAME)
+#undef SEND_POLICY_NAME
 };
 
 static const char *const default_index[] = {"objectClass", "uid", "cn", "mail", "member"};
@@ -175,10 +174,11 @@ static int handler(void *user, const char *section, const char *key, const char 
 				return 1;
 			}
 		}
-		return bad(st,
-		           "send_policy: \"%s\" is not one of cork-toggle, nodelay-once, msg-more, "
-		           "batch",
-		           value, NULL);
+		char known[256] = "";
+		for (size_t i = 0; i < sizeof(policy_names) / sizeof(policy_names[0]); i++)
+			snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s",
+			         i ? ", " : "", policy_names[i]);
+		return bad(st, "send_policy: \"%s\" is not one of %s", value, known);
 	}
 	if (strcmp(key, "monitor_access") == 0) {
 		static const char *const names[] = {"rootdn", "authenticated", "anonymous", "none"};

@@ -9,17 +9,19 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "conf/send_policies.h"
+
 #define CONFIG_MAX_LISTEN 16
 #define CONFIG_MAX_INDEX 32
 /* Longest line libinih reads whole, with its newline (INI_MAX_LINE). */
 #define CONFIG_MAX_LINE 200
 
+/* SEND_CORK_TOGGLE, SEND_NODELAY_ONCE, ...: see conf/send_policies.h. */
 enum send_policy_id {
-	SEND_CORK_TOGGLE,
-	SEND_NODELAY_ONCE,
-	SEND_MSG_MORE,
-	SEND_BATCH,
-	SEND_POLICY_N
+#define SEND_POLICY_ENUM(E, ident, name) SEND_##E,
+	SEND_POLICY_LIST(SEND_POLICY_ENUM)
+#undef SEND_POLICY_ENUM
+	    SEND_POLICY_N
 };
 
 /* Who may read cn=monitor. */

@@ -81,7 +81,7 @@ int conn_accept(struct worker *w, int fd)
 		            NI_NUMERICHOST | NI_NUMERICSERV);
 		snprintf(c->peer, sizeof(c->peer), "%s:%s", host, port);
 	}
-	if (c->policy->accept(c) < 0) {
+	if (c->policy->accept && c->policy->accept(c) < 0) {
 		close(fd);
 		conn_pool_put(&w->conn_pool, c);
 		return -1;
@@ -242,7 +242,16 @@ bool conn_check_timeouts(struct conn *c, time_t now)
 
 void conn_response_begin(struct conn *c)
 {
-	c->policy->response_begin(c);
+	if (c->policy->response_begin)
+		c->policy->response_begin(c);
+}
+
+/* True when another complete request is already buffered (the policy may wait for it). */
+static bool has_buffered_request(const struct conn *c)
+{
+	size_t len;
+	const unsigned char *p = c->in.data + c->in.off;
+	return frame_next(p, buf_pending(&c->in), c->w->srv->cfg.max_pdu_bytes, &len) == FRAME_OK;
 }
 
 void conn_pdu_queued(struct conn *c, bool last)
@@ -259,7 +268,7 @@ void conn_pdu_queued(struct conn *c, bool last)
 			c->op_start_ns = 0;
 		}
 	}
-	c->policy->pdu_end(c, last);
+	c->policy->pdu_end(c, last, last && has_buffered_request(c));
 }
 
 void conn_send_result(struct conn *c, int32_t msgid, unsigned char optag, int rc,
@@ -280,13 +289,6 @@ void conn_make_ready(struct conn *c)
 	c->in_ready = true;
 	c->ready_next = c->w->ready;
 	c->w->ready = c;
-}
-
-bool conn_has_buffered_request(const struct conn *c)
-{
-	size_t len;
-	const unsigned char *p = c->in.data + c->in.off;
-	return frame_next(p, buf_pending(&c->in), c->w->srv->cfg.max_pdu_bytes, &len) == FRAME_OK;
 }
 
 /* Tells the client why it is being disconnected (RFC 4511 4.4.1), then closes. */

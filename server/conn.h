@@ -90,7 +90,4 @@ time_t conn_now(void);
 /* Marks c to continue its search on the next loop iteration. */
 void conn_make_ready(struct conn *c);
 
-/* True when another complete request is already buffered (batch policy). */
-bool conn_has_buffered_request(const struct conn *c);
-
 #endif

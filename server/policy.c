@@ -7,24 +7,28 @@
 
 #include "server/conn.h"
 
+#define SEND_POLICY_EXTERN(E, ident, name) extern const struct send_policy policy_##ident;
+SEND_POLICY_LIST(SEND_POLICY_EXTERN)
+#undef SEND_POLICY_EXTERN
+
+static const struct send_policy *const policies[SEND_POLICY_N] = {
+#define SEND_POLICY_ENTRY(E, ident, name) [SEND_##E] = &policy_##ident,
+    SEND_POLICY_LIST(SEND_POLICY_ENTRY)
+#undef SEND_POLICY_ENTRY
+};
+
 const struct send_policy *policy_for(enum send_policy_id id)
 {
-	switch (id) {
-	case SEND_CORK_TOGGLE:
-		return &policy_cork_toggle;
-	case SEND_MSG_MORE:
-		return &policy_msg_more;
-	case SEND_BATCH:
-		return &policy_batch;
-	case SEND_NODELAY_ONCE:
-	case SEND_POLICY_N:
-		break;
-	}
-	return &policy_nodelay_once;
+	return policies[id < SEND_POLICY_N ? id : SEND_BATCH];
 }
 
 int policy_set_tcp_option(struct conn *c, int opt, int on)
 {
 	STAT_ADD(c->stats->setsockopt_calls, 1);
 	return setsockopt(c->fd, IPPROTO_TCP, opt, &on, sizeof(on));
+}
+
+int policy_accept_nodelay(struct conn *c)
+{
+	return policy_set_tcp_option(c, TCP_NODELAY, 1);
 }

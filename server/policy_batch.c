@@ -11,30 +11,19 @@
 
 #include "server/conn.h"
 
-static int batch_accept(struct conn *c)
-{
-	return policy_set_tcp_option(c, TCP_NODELAY, 1);
-}
-
-static void batch_response_begin(struct conn *c)
-{
-	(void)c;
-}
-
-static void batch_pdu_end(struct conn *c, bool last)
+static void batch_pdu_end(struct conn *c, bool last, bool more_requests)
 {
 	/* A full buffer mid-response goes with MSG_MORE: the kernel keeps the tail
 	 * of the last segment for the bytes that follow instead of sending it short. */
 	if (buf_pending(&c->out) >= server_batch_bytes(c->w->srv))
 		conn_flush(c, last ? 0 : MSG_MORE);
-	else if (last && !conn_has_buffered_request(c))
+	else if (last && !more_requests)
 		conn_flush(c, 0);
 }
 
 const struct send_policy policy_batch = {
     .name = "batch",
     .id = SEND_BATCH,
-    .accept = batch_accept,
-    .response_begin = batch_response_begin,
+    .accept = policy_accept_nodelay,
     .pdu_end = batch_pdu_end,
 };

@@ -8,19 +8,14 @@
 
 #include "server/conn.h"
 
-static int cork_accept(struct conn *c)
-{
-	(void)c;
-	return 0;
-}
-
 static void cork_response_begin(struct conn *c)
 {
 	policy_set_tcp_option(c, TCP_CORK, 1);
 }
 
-static void cork_pdu_end(struct conn *c, bool last)
+static void cork_pdu_end(struct conn *c, bool last, bool more_requests)
 {
+	(void)more_requests;
 	conn_flush(c, 0);
 	if (last)
 		policy_set_tcp_option(c, TCP_CORK, 0);
@@ -29,7 +24,6 @@ static void cork_pdu_end(struct conn *c, bool last)
 const struct send_policy policy_cork_toggle = {
     .name = "cork-toggle",
     .id = SEND_CORK_TOGGLE,
-    .accept = cork_accept,
     .response_begin = cork_response_begin,
     .pdu_end = cork_pdu_end,
 };

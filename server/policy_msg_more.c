@@ -10,25 +10,15 @@
 
 #include "server/conn.h"
 
-static int msg_more_accept(struct conn *c)
+static void msg_more_pdu_end(struct conn *c, bool last, bool more_requests)
 {
-	return policy_set_tcp_option(c, TCP_NODELAY, 1);
-}
-
-static void msg_more_response_begin(struct conn *c)
-{
-	(void)c;
-}
-
-static void msg_more_pdu_end(struct conn *c, bool last)
-{
+	(void)more_requests;
 	conn_flush(c, last ? 0 : MSG_MORE);
 }
 
 const struct send_policy policy_msg_more = {
     .name = "msg-more",
     .id = SEND_MSG_MORE,
-    .accept = msg_more_accept,
-    .response_begin = msg_more_response_begin,
+    .accept = policy_accept_nodelay,
     .pdu_end = msg_more_pdu_end,
 };

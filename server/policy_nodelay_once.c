@@ -4,18 +4,9 @@
 
 #include "server/conn.h"
 
-static int nodelay_accept(struct conn *c)
+static void nodelay_pdu_end(struct conn *c, bool last, bool more_requests)
 {
-	return policy_set_tcp_option(c, TCP_NODELAY, 1);
-}
-
-static void nodelay_response_begin(struct conn *c)
-{
-	(void)c;
-}
-
-static void nodelay_pdu_end(struct conn *c, bool last)
-{
+	(void)more_requests;
 	(void)last;
 	conn_flush(c, 0);
 }
@@ -23,7 +14,6 @@ static void nodelay_pdu_end(struct conn *c, bool last)
 const struct send_policy policy_nodelay_once = {
     .name = "nodelay-once",
     .id = SEND_NODELAY_ONCE,
-    .accept = nodelay_accept,
-    .response_begin = nodelay_response_begin,
+    .accept = policy_accept_nodelay,
     .pdu_end = nodelay_pdu_end,
 };
