@@ -240,21 +240,14 @@ bool conn_check_timeouts(struct conn *c, time_t now)
 	return true;
 }
 
-void conn_response_begin(struct conn *c)
-{
-	if (c->policy->response_begin)
-		c->policy->response_begin(c);
-}
-
-/* True when another complete request is already buffered (the policy may wait for it). */
-static bool has_buffered_request(const struct conn *c)
+bool conn_more_requests(const struct conn *c)
 {
 	size_t len;
 	const unsigned char *p = c->in.data + c->in.off;
 	return frame_next(p, buf_pending(&c->in), c->w->srv->cfg.max_pdu_bytes, &len) == FRAME_OK;
 }
 
-void conn_pdu_queued(struct conn *c, bool last)
+void conn_output_queued(struct conn *c, bool last)
 {
 	uint64_t queued = c->out_sent + buf_pending(&c->out);
 	if (queued - c->out_queued > c->out_pdu_max)
@@ -268,18 +261,6 @@ void conn_pdu_queued(struct conn *c, bool last)
 			c->op_start_ns = 0;
 		}
 	}
-	c->policy->pdu_end(c, last, last && has_buffered_request(c));
-}
-
-void conn_send_result(struct conn *c, int32_t msgid, unsigned char optag, int rc,
-                      const char *matched, const char *message)
-{
-	conn_response_begin(c);
-	if (response_result(&c->out, msgid, optag, rc, matched, message, NULL) < 0) {
-		c->closing = true;
-		return;
-	}
-	conn_pdu_queued(c, true);
 }
 
 void conn_make_ready(struct conn *c)

@@ -63,14 +63,15 @@ void conn_close(struct conn *c, const char *why);
  */
 int conn_flush(struct conn *c, int flags);
 
-/* A response starts: tells the policy (before its first PDU is queued). */
-void conn_response_begin(struct conn *c);
-/* A PDU was appended to c->out: counts it and lets the policy send; last ends a response. */
-void conn_pdu_queued(struct conn *c, bool last);
+/*
+ * A PDU was appended to c->out (by the reply layer): keeps the connection's
+ * accounting (largest waiting PDU, PDU and response counts, and with last, the
+ * operation's latency). Does not send: the send policy decides that.
+ */
+void conn_output_queued(struct conn *c, bool last);
 
-/* Queues a result PDU (one-PDU response) through the policy. */
-void conn_send_result(struct conn *c, int32_t msgid, unsigned char optag, int rc,
-                      const char *matched, const char *message);
+/* True when another complete request is already buffered on c. */
+bool conn_more_requests(const struct conn *c);
 
 /* Closes c if it has been blocked, without progress, for write_timeout seconds, or has
  * sent no request for idle_timeout seconds while nothing was running or waiting.

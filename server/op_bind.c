@@ -8,6 +8,7 @@
 #include "protocol/dn.h"
 #include "server/log.h"
 #include "server/ops.h"
+#include "server/reply.h"
 #include "server/password.h"
 
 /*
@@ -136,27 +137,27 @@ void op_bind(struct conn *c, struct ldap_request *req)
 	c->bound_key.len = 0;
 	c->bound_dn.len = 0;
 	if (b->version != LDAP_VERSION3) {
-		conn_send_result(c, id, LDAP_RES_BIND, LDAP_PROTOCOL_ERROR, NULL,
-		                 "only LDAP version 3 is supported");
+		reply_done(c, id, LDAP_RES_BIND, LDAP_PROTOCOL_ERROR, NULL,
+		           "only LDAP version 3 is supported");
 		return;
 	}
 	if (!b->simple) {
-		conn_send_result(c, id, LDAP_RES_BIND, LDAP_AUTH_METHOD_NOT_SUPPORTED, NULL,
-		                 "SASL is not supported; use a simple bind");
+		reply_done(c, id, LDAP_RES_BIND, LDAP_AUTH_METHOD_NOT_SUPPORTED, NULL,
+		           "SASL is not supported; use a simple bind");
 		return;
 	}
 	if (b->dn.bv_len == 0 && b->cred.bv_len == 0) {
-		conn_send_result(c, id, LDAP_RES_BIND, LDAP_SUCCESS, NULL, NULL);
+		reply_done(c, id, LDAP_RES_BIND, LDAP_SUCCESS, NULL, NULL);
 		return;
 	}
 	if (b->cred.bv_len == 0) {
-		conn_send_result(c, id, LDAP_RES_BIND, LDAP_UNWILLING_TO_PERFORM, NULL,
-		                 "unauthenticated bind (DN with no password) disallowed");
+		reply_done(c, id, LDAP_RES_BIND, LDAP_UNWILLING_TO_PERFORM, NULL,
+		           "unauthenticated bind (DN with no password) disallowed");
 		return;
 	}
 	struct buf ndn = {0}, key = {0}, root = {0};
 	if (dn_normalize(b->dn.bv_val, b->dn.bv_len, &ndn, &key) < 0) {
-		conn_send_result(c, id, LDAP_RES_BIND, LDAP_INVALID_DN_SYNTAX, NULL, "invalid DN");
+		reply_done(c, id, LDAP_RES_BIND, LDAP_INVALID_DN_SYNTAX, NULL, "invalid DN");
 		goto out;
 	}
 	bool ok = false;
@@ -183,8 +184,7 @@ void op_bind(struct conn *c, struct ldap_request *req)
 	}
 	log_debug("conn fd=%d bind \"%.*s\": %s", c->fd, (int)b->dn.bv_len, b->dn.bv_val,
 	          ok ? "ok" : "invalid credentials");
-	conn_send_result(c, id, LDAP_RES_BIND, ok ? LDAP_SUCCESS : LDAP_INVALID_CREDENTIALS, NULL,
-	                 NULL);
+	reply_done(c, id, LDAP_RES_BIND, ok ? LDAP_SUCCESS : LDAP_INVALID_CREDENTIALS, NULL, NULL);
 out:
 	buf_free(&ndn);
 	buf_free(&key);

@@ -6,6 +6,7 @@
 #include "protocol/dn.h"
 #include "protocol/schema.h"
 #include "server/ops.h"
+#include "server/reply.h"
 
 /* Looks for want among the values of attr in e: compareTrue, compareFalse or noSuchAttribute. */
 static int compare_values(const struct entry_view *e, const char *attr, size_t alen,
@@ -71,8 +72,8 @@ void op_compare(struct conn *c, struct ldap_request *req)
 		}
 		mdb_txn_reset(w->txn);
 	}
-	conn_send_result(c, req->msgid, LDAP_RES_COMPARE, rc,
-	                 matched.len ? (const char *)matched.data : NULL, msg);
+	reply_done(c, req->msgid, LDAP_RES_COMPARE, rc,
+	           matched.len ? (const char *)matched.data : NULL, msg);
 	buf_free(&key);
 	buf_free(&want);
 	buf_free(&matched);

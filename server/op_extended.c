@@ -5,6 +5,7 @@
 
 #include "protocol/response.h"
 #include "server/ops.h"
+#include "server/reply.h"
 
 void op_extended(struct conn *c, struct ldap_request *req)
 {
@@ -14,7 +15,7 @@ void op_extended(struct conn *c, struct ldap_request *req)
 		char msg[160];
 		snprintf(msg, sizeof(msg), "unsupported extended operation %.*s",
 		         (int)(x->oid.bv_len > 100 ? 100 : x->oid.bv_len), x->oid.bv_val);
-		conn_send_result(c, req->msgid, LDAP_RES_EXTENDED, LDAP_PROTOCOL_ERROR, NULL, msg);
+		reply_done(c, req->msgid, LDAP_RES_EXTENDED, LDAP_PROTOCOL_ERROR, NULL, msg);
 		return;
 	}
 	/* authzId: "" for anonymous, else "dn:" and the bound DN as the client gave it. */
@@ -24,9 +25,7 @@ void op_extended(struct conn *c, struct ldap_request *req)
 		buf_append(&id, c->bound_dn.data, c->bound_dn.len);
 	}
 	struct result_extra extra = {.has_value = true, .value = id.data, .vlen = id.len};
-	conn_response_begin(c);
-	if (response_result_ex(&c->out, req->msgid, LDAP_RES_EXTENDED, LDAP_SUCCESS, NULL, NULL,
-	                       &extra) == 0)
-		conn_pdu_queued(c, true);
+	reply_begin(c);
+	reply_result(c, req->msgid, LDAP_RES_EXTENDED, LDAP_SUCCESS, NULL, NULL, &extra);
 	buf_free(&id);
 }

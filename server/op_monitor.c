@@ -19,6 +19,7 @@
 #include "protocol/dn.h"
 #include "protocol/response.h"
 #include "server/ops.h"
+#include "server/reply.h"
 
 #define MONITOR_DN "cn=monitor"
 #define MONITOR_MAX_ATTRS 32
@@ -227,9 +228,8 @@ void op_monitor_search(struct conn *c, struct ldap_request *req, const struct bu
 	struct search_request *r = &req->u.search;
 	struct server *srv = c->w->srv;
 	if (!may_read(c)) {
-		conn_send_result(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_INSUFFICIENT_ACCESS,
-		                 NULL,
-		                 "cn=monitor is not readable by this identity (monitor_access)");
+		reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_INSUFFICIENT_ACCESS, NULL,
+		           "cn=monitor is not readable by this identity (monitor_access)");
 		return;
 	}
 	struct snapshot snap;
@@ -248,7 +248,7 @@ void op_monitor_search(struct conn *c, struct ldap_request *req, const struct bu
 		    memcmp(e[i].key, key->data, key->len) == 0)
 			base_found = true;
 	}
-	conn_response_begin(c);
+	reply_begin(c);
 	int result = rc ? LDAP_OTHER : base_found ? LDAP_SUCCESS : LDAP_NO_SUCH_OBJECT;
 	struct attr_select sel;
 	attr_select_init(&sel, r->attrs, r->nattrs, r->typesonly);
@@ -262,14 +262,12 @@ void op_monitor_search(struct conn *c, struct ldap_request *req, const struct bu
 			result = LDAP_SIZELIMIT_EXCEEDED;
 			break;
 		}
-		if (response_entry(&c->out, req->msgid, e[i].op, e[i].oplen, &sel) == 0) {
-			sent++;
-			conn_pdu_queued(c, false);
-		}
+		if (reply_entry(c, req->msgid, e[i].op, e[i].oplen, &sel, NULL, 0) < 0)
+			break;
+		sent++;
 	}
-	if (response_result(&c->out, req->msgid, LDAP_RES_SEARCH_RESULT, result,
-	                    result == LDAP_NO_SUCH_OBJECT ? MONITOR_DN : NULL, NULL, NULL) == 0)
-		conn_pdu_queued(c, true);
+	reply_result(c, req->msgid, LDAP_RES_SEARCH_RESULT, result,
+	             result == LDAP_NO_SUCH_OBJECT ? MONITOR_DN : NULL, NULL, NULL);
 	for (int i = 0; i < MONITOR_ENTRIES; i++)
 		buf_free(&recs[i]);
 }

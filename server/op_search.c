@@ -18,6 +18,7 @@
 #include "protocol/response.h"
 #include "server/log.h"
 #include "server/ops.h"
+#include "server/reply.h"
 #include "protocol/controls.h"
 #include "server/search_alias.h"
 #include "server/search_sort.h"
@@ -240,14 +241,8 @@ static void search_finish_page(struct conn *c, int rc, const char *matched, cons
 	if (!more_pages)
 		search_free(s);
 	struct result_extra x = {.controls = ctl.data, .clen = ctl.len};
-	int r =
-	    response_result_ex(&c->out, msgid, LDAP_RES_SEARCH_RESULT, rc, matched, message, &x);
+	reply_result(c, msgid, LDAP_RES_SEARCH_RESULT, rc, matched, message, &x);
 	buf_free(&ctl);
-	if (r < 0) {
-		c->closing = true;
-		return;
-	}
-	conn_pdu_queued(c, true);
 }
 
 /* True if entry id (e) lies in the search's own scope, whatever its candidates. */
@@ -343,13 +338,11 @@ static int send_entry(struct conn *c, entry_id id, const struct entry_view *e)
 	w->extra.off = w->extra.len = 0;
 	if (s->want_oper && op_attrs_build(&w->extra, &s->sel, &w->srv->db, w->txn, id, e) < 0)
 		return ENOMEM;
-	if (response_entry_extra(&c->out, s->msgid, e->op, e->oplen, &s->sel, w->extra.data,
-	                         w->extra.len) < 0)
-		return ENOMEM;
 	s->sent++;
 	s->page_sent++;
 	STAT_ADD(w->stats.entries_sent, 1);
-	conn_pdu_queued(c, false);
+	if (reply_entry(c, s->msgid, e->op, e->oplen, &s->sel, w->extra.data, w->extra.len) < 0)
+		return ENOMEM;
 	return 0;
 }
 
@@ -462,28 +455,26 @@ static void search_special(struct conn *c, struct ldap_request *req, const struc
 	size_t cap = names_space(r);
 	char *space = malloc(cap);
 	if (!space) {
-		conn_send_result(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_OTHER, NULL,
-		                 "out of memory");
+		reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_OTHER, NULL,
+		           "out of memory");
 		return;
 	}
 	canonical_names(r, names, space, cap);
-	conn_response_begin(c);
+	reply_begin(c);
 	if (r->scope != LDAP_SCOPE_ONELEVEL && r->scope != LDAP_SCOPE_SUBORDINATE &&
 	    entry_parse(record->data, record->len, &e) == 0 &&
 	    filter_eval(r->filter, e.attrs, e.attrslen, &c->w->scratch) == FILTER_TRUE) {
 		struct attr_select sel;
 		attr_select_init(&sel, names, r->nattrs, r->typesonly);
 		sel.check_operational = true;
-		if (response_entry(&c->out, req->msgid, e.op, e.oplen, &sel) == 0)
-			conn_pdu_queued(c, false);
+		reply_entry(c, req->msgid, e.op, e.oplen, &sel, NULL, 0);
 	}
 	/* The subschema subentry is a leaf: nothing lies below it. */
 	int rc = record == &c->w->srv->subschema &&
 	                 (r->scope == LDAP_SCOPE_ONELEVEL || r->scope == LDAP_SCOPE_SUBORDINATE)
 	             ? LDAP_NO_SUCH_OBJECT
 	             : LDAP_SUCCESS;
-	if (response_result(&c->out, req->msgid, LDAP_RES_SEARCH_RESULT, rc, NULL, NULL, NULL) == 0)
-		conn_pdu_queued(c, true);
+	reply_result(c, req->msgid, LDAP_RES_SEARCH_RESULT, rc, NULL, NULL, NULL);
 	free(space);
 }
 
@@ -558,8 +549,8 @@ static void resume_page(struct conn *c, struct ldap_request *req, int page_size,
 	uint64_t want;
 	if (!s || cookie->bv_len != sizeof(want) ||
 	    (memcpy(&want, cookie->bv_val, sizeof(want)), want != s->cookie)) {
-		conn_send_result(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_UNWILLING_TO_PERFORM,
-		                 NULL, "paged results cookie is invalid");
+		reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_UNWILLING_TO_PERFORM, NULL,
+		           "paged results cookie is invalid");
 		return;
 	}
 	c->paged = NULL;
@@ -572,7 +563,7 @@ static void resume_page(struct conn *c, struct ldap_request *req, int page_size,
 	s->sizelimit = sizelimit;
 	s->page_size = page_size;
 	s->page_sent = 0;
-	conn_response_begin(c);
+	reply_begin(c);
 	if (page_size == 0) { /* the client abandons the paged search */
 		s->have_pending = false;
 		search_finish(c, LDAP_SUCCESS, NULL, NULL);
@@ -587,8 +578,8 @@ void op_search(struct conn *c, struct ldap_request *req)
 	struct worker *w = c->w;
 	const struct db *db = &w->srv->db;
 	if (!op_may_read(c)) {
-		conn_send_result(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_INSUFFICIENT_ACCESS,
-		                 NULL, "anonymous access is disabled (allow_anonymous)");
+		reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_INSUFFICIENT_ACCESS, NULL,
+		           "anonymous access is disabled (allow_anonymous)");
 		return;
 	}
 	if (r->base.bv_len == 0 && r->scope == LDAP_SCOPE_BASE) {
@@ -601,8 +592,8 @@ void op_search(struct conn *c, struct ldap_request *req)
 	struct berval cookie = {0, NULL};
 	if (paged &&
 	    (!paged->has_value || control_paged_decode(&paged->value, &page_size, &cookie) < 0)) {
-		conn_send_result(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_PROTOCOL_ERROR, NULL,
-		                 "malformed paged results control");
+		reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_PROTOCOL_ERROR, NULL,
+		           "malformed paged results control");
 		return;
 	}
 	if (paged && cookie.bv_len) {
@@ -632,8 +623,8 @@ void op_search(struct conn *c, struct ldap_request *req)
 		else if (result == -2)
 			search_special(c, req, &w->srv->subschema);
 		else
-			conn_send_result(c, req->msgid, LDAP_RES_SEARCH_RESULT, result, NULL,
-			                 result == LDAP_INVALID_DN_SYNTAX ? "invalid DN" : NULL);
+			reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, result, NULL,
+			           result == LDAP_INVALID_DN_SYNTAX ? "invalid DN" : NULL);
 		buf_free(&key);
 		return;
 	}
@@ -646,7 +637,7 @@ void op_search(struct conn *c, struct ldap_request *req)
 	r->filter = NULL; /* the search owns it now */
 	s->base_key = key;
 	c->search = s;
-	conn_response_begin(c);
+	reply_begin(c);
 	if (copy_names(s, r) < 0 || mdb_txn_renew(w->txn) != 0) {
 		search_finish(c, LDAP_OTHER, NULL, "out of memory");
 		return;

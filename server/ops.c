@@ -1,5 +1,6 @@
 /* The operation table: request tag -> handler, and the small operations. */
 #include "server/ops.h"
+#include "server/reply.h"
 
 #include <ldap.h>
 #include <string.h>
@@ -25,8 +26,8 @@ static void op_read_only(struct conn *c, struct ldap_request *req)
 	                    : req->op == LDAP_REQ_DELETE ? LDAP_RES_DELETE
 	                    : req->op == LDAP_REQ_MODRDN ? LDAP_RES_MODRDN
 	                                                 : LDAP_RES_MODIFY;
-	conn_send_result(c, req->msgid, tag, LDAP_UNWILLING_TO_PERFORM, NULL,
-	                 "minidir is a read-only server");
+	reply_done(c, req->msgid, tag, LDAP_UNWILLING_TO_PERFORM, NULL,
+	           "minidir is a read-only server");
 }
 
 struct op_entry {
@@ -91,8 +92,8 @@ static bool unknown_critical_control(struct conn *c, struct ldap_request *req)
 		unsigned char tag = response_tag(req->op);
 		if (known || !tag)
 			continue; /* Unbind and Abandon have no result to refuse with (4.1.11) */
-		conn_send_result(c, req->msgid, tag, LDAP_UNAVAILABLE_CRITICAL_EXTENSION, NULL,
-		                 "critical control not supported");
+		reply_done(c, req->msgid, tag, LDAP_UNAVAILABLE_CRITICAL_EXTENSION, NULL,
+		           "critical control not supported");
 		return true;
 	}
 	return false;

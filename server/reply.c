@@ -1,0 +1,43 @@
+/* The reply API (reply.h): responses encoded into the connection's output, PDU by PDU. */
+#include "server/reply.h"
+
+/* A PDU is in c->out: count it, then let the send policy decide on sending. */
+static int queued(struct conn *c, int encoded, bool last)
+{
+	if (encoded < 0) {
+		c->closing = true;
+		return -1;
+	}
+	conn_output_queued(c, last);
+	c->policy->pdu_end(c, last, last && conn_more_requests(c));
+	return 0;
+}
+
+void reply_begin(struct conn *c)
+{
+	if (c->policy->response_begin)
+		c->policy->response_begin(c);
+}
+
+int reply_entry(struct conn *c, int32_t msgid, const unsigned char *op, size_t oplen,
+                const struct attr_select *sel, const unsigned char *extra, size_t extralen)
+{
+	return queued(c, response_entry_extra(&c->out, msgid, op, oplen, sel, extra, extralen),
+	              false);
+}
+
+int reply_result(struct conn *c, int32_t msgid, unsigned char optag, int rc, const char *matched,
+                 const char *message, const struct result_extra *x)
+{
+	static const struct result_extra none = {.oid = NULL};
+	return queued(c,
+	              response_result_ex(&c->out, msgid, optag, rc, matched, message, x ? x : &none),
+	              true);
+}
+
+int reply_done(struct conn *c, int32_t msgid, unsigned char optag, int rc, const char *matched,
+               const char *message)
+{
+	reply_begin(c);
+	return reply_result(c, msgid, optag, rc, matched, message, NULL);
+}
