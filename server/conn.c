@@ -25,7 +25,6 @@
 #include "protocol/request.h"
 #include "protocol/response.h"
 #include "server/log.h"
-#include "server/ops.h"
 #include "server/worker.h"
 
 #define CONN_READ_CHUNK (16 * 1024)
@@ -40,14 +39,14 @@ static void set_events(struct conn *c, uint32_t events)
 }
 
 /*
- * Whether to read more input now. While a search runs or the socket is full,
+ * Whether to read more input now. While a task runs or the socket is full,
  * requests wait in the buffer (only an Abandon is acted on early), so reading
  * stops once a full PDU's worth is waiting: memory stays bounded however much
  * a client sends.
  */
 static bool may_read(const struct conn *c)
 {
-	return (!c->search && !c->blocked) || buf_pending(&c->in) < c->w->srv->cfg.max_pdu_bytes;
+	return (!c->task && !c->blocked) || buf_pending(&c->in) < c->w->srv->cfg.max_pdu_bytes;
 }
 
 /* Which events c waits for now: output room when blocked, else input while it may read. */
@@ -105,11 +104,29 @@ int conn_accept(struct worker *w, int fd)
 	return 0;
 }
 
+bool conn_task_cancel(struct conn *c, int32_t msgid)
+{
+	struct conn_task **slots[] = {&c->task, &c->parked};
+	for (size_t i = 0; i < 2; i++) {
+		struct conn_task *t = *slots[i];
+		if (t && t->msgid == msgid) {
+			*slots[i] = NULL;
+			t->free(t);
+			return true;
+		}
+	}
+	return false;
+}
+
 void conn_close(struct conn *c, const char *why)
 {
 	struct worker *w = c->w;
 	log_debug("conn fd=%d from %s closed: %s", c->fd, c->peer, why);
-	op_search_abandon(c);
+	struct conn_task *tasks[] = {c->task, c->parked};
+	c->task = c->parked = NULL;
+	for (int i = 0; i < 2; i++)
+		if (tasks[i])
+			tasks[i]->free(tasks[i]);
 	if (c->in_ready) {
 		for (struct conn **p = &w->ready; *p; p = &(*p)->ready_next)
 			if (*p == c) {
@@ -203,7 +220,7 @@ time_t conn_now(void)
 
 size_t conn_release_buffers(struct conn *c)
 {
-	if (c->search || c->blocked || buf_pending(&c->in) || buf_pending(&c->out))
+	if (c->task || c->blocked || buf_pending(&c->in) || buf_pending(&c->out))
 		return 0;
 	size_t freed = c->in.cap + c->out.cap;
 	buf_free(&c->in);
@@ -214,7 +231,7 @@ size_t conn_release_buffers(struct conn *c)
 bool conn_check_timeouts(struct conn *c, time_t now)
 {
 	int idle = server_idle_timeout(c->w->srv);
-	if (idle && !c->search && !c->blocked && buf_pending(&c->out) == 0 &&
+	if (idle && !c->task && !c->blocked && buf_pending(&c->out) == 0 &&
 	    now - c->last_request >= idle) {
 		log_debug("conn fd=%d from %s: no request for %d s (idle_timeout)", c->fd, c->peer,
 		          idle);
@@ -313,7 +330,7 @@ static void take_abandons(struct conn *c, unsigned char *from)
 		struct ldap_request req;
 		const char *why;
 		if (request_decode(c->w->ber, from, len, &req, &why) == 0)
-			op_search_abandon_msgid(c, req.u.abandon_msgid);
+			c->w->srv->dispatch(c, &req);
 		request_free(&req);
 		memmove(from, from + len, (size_t)(end - from - len));
 		c->in.len -= len;
@@ -340,9 +357,9 @@ static void process_input(struct conn *c)
 			disconnect(c, LDAP_PROTOCOL_ERROR, "malformed LDAPMessage");
 			return;
 		}
-		/* A search is running or the socket is full: the requests wait their turn,
+		/* A task is running or the socket is full: the requests wait their turn,
 		 * but Abandons anywhere among them act now (they have no response). */
-		if ((c->search || c->blocked) && !is_abandon(p, len)) {
+		if ((c->task || c->blocked) && !is_abandon(p, len)) {
 			take_abandons(c, c->in.data + c->in.off + len);
 			break;
 		}
@@ -358,12 +375,12 @@ static void process_input(struct conn *c)
 		buf_consume(&c->in, len);
 		c->last_request = conn_now();
 		c->op_start_ns = now_ns();
-		ops_dispatch(c, &req);
+		w->srv->dispatch(c, &req);
 		request_free(&req);
 	}
 	/* batch: responses held back for the requests that followed go out now. */
 	/* Also before a close (Unbind): what is answered goes out first. */
-	if (!c->search && buf_pending(&c->out) > 0 && !c->blocked)
+	if (!c->task && buf_pending(&c->out) > 0 && !c->blocked)
 		conn_flush(c, 0);
 }
 
@@ -406,9 +423,9 @@ void conn_event(struct conn *c, uint32_t events)
 		c->blocked = false;
 		conn_flush(c, c->out_more ? MSG_MORE : 0);
 		if (!c->blocked && !c->closing) {
-			if (c->search)
-				op_search_continue(c);
-			if (!c->search && !c->blocked)
+			if (c->task)
+				c->task->resume(c);
+			if (!c->task && !c->blocked)
 				process_input(c);
 		}
 		update_events(c);
@@ -434,9 +451,9 @@ void conn_event(struct conn *c, uint32_t events)
 void conn_resume(struct conn *c)
 {
 	c->in_ready = false;
-	if (c->search && !c->blocked && !c->closing)
-		op_search_continue(c);
-	if (!c->search && !c->blocked && !c->closing)
+	if (c->task && !c->blocked && !c->closing)
+		c->task->resume(c);
+	if (!c->task && !c->blocked && !c->closing)
 		process_input(c);
 	update_events(c);
 	if (c->closing)

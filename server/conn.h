@@ -14,7 +14,21 @@
 #include "protocol/tlv.h"
 #include "server/server.h"
 
-struct search_op;
+/*
+ * A long-running operation on a connection: a search that pauses while the
+ * socket is full, or yields so that other connections get their turn. The
+ * connection resumes it (EPOLLOUT, the worker's ready list) and ends it at
+ * close or Abandon, knowing nothing else of it; the operation embeds this in
+ * its own state and frees that state in free.
+ */
+struct conn_task {
+	int32_t msgid; /* the request it answers (Abandon finds it by this) */
+	/* Runs it further; once it has answered it sets c->task to NULL and frees itself
+	 * (or parks itself in c->parked). */
+	void (*resume)(struct conn *c);
+	/* Ends it without a response and frees it. */
+	void (*free)(struct conn_task *t);
+};
 
 enum conn_auth { AUTH_ANONYMOUS, AUTH_ROOT, AUTH_USER };
 
@@ -25,20 +39,21 @@ struct conn {
 	struct send_stats *stats;         /* the worker's counters for that policy */
 	struct buf in;
 	struct buf out;
-	bool out_more;        /* the bytes in out end inside a response (MSG_MORE) */
-	uint64_t out_sent;    /* bytes of out sent since accept */
-	uint64_t out_queued;  /* out_sent + pending when the last PDU was queued */
-	size_t out_pdu_max;   /* the largest PDU queued since out was last empty */
-	bool blocked;         /* the socket refused bytes: waiting for EPOLLOUT */
-	time_t blocked_since; /* when output last made progress while blocked (0: not) */
-	int outq_last;        /* bytes in the kernel send queue at the last write_timeout check */
-	time_t last_request;  /* when a request was last read or answered (idle_timeout) */
-	uint64_t op_start_ns; /* when the operation being answered was taken (0: none) */
-	bool closing;         /* close after this event (output flushed as far as it goes) */
-	bool in_ready;        /* on the worker's ready list */
-	uint32_t events;      /* the epoll mask registered now */
-	struct search_op *search; /* the search in progress, if any */
-	struct search_op *paged;  /* a paged search waiting for its next page */
+	bool out_more;          /* the bytes in out end inside a response (MSG_MORE) */
+	uint64_t out_sent;      /* bytes of out sent since accept */
+	uint64_t out_queued;    /* out_sent + pending when the last PDU was queued */
+	size_t out_pdu_max;     /* the largest PDU queued since out was last empty */
+	bool blocked;           /* the socket refused bytes: waiting for EPOLLOUT */
+	time_t blocked_since;   /* when output last made progress while blocked (0: not) */
+	int outq_last;          /* bytes in the kernel send queue at the last write_timeout check */
+	time_t last_request;    /* when a request was last read or answered (idle_timeout) */
+	uint64_t op_start_ns;   /* when the operation being answered was taken (0: none) */
+	bool closing;           /* close after this event (output flushed as far as it goes) */
+	bool in_ready;          /* on the worker's ready list */
+	uint32_t events;        /* the epoll mask registered now */
+	struct conn_task *task; /* the operation in progress, if any (owned) */
+	struct conn_task *parked; /* an operation waiting for a later request of its own, such as
+	                             a paged search between pages (owned) */
 	enum conn_auth auth;
 	struct buf bound_key; /* reversed DN key of the bound entry (AUTH_USER) */
 	struct buf bound_dn;  /* the bound DN as the client sent it (AUTH_ROOT, AUTH_USER) */
@@ -49,9 +64,13 @@ struct conn {
 
 /* Takes a freshly accepted non-blocking socket. Returns 0 or -1 (fd closed). */
 int conn_accept(struct worker *w, int fd);
+/* Ends c's task and parked task answering msgid, without a response (Abandon).
+ * Returns true if there was one. */
+bool conn_task_cancel(struct conn *c, int32_t msgid);
+
 /* Handles epoll events for c. */
 void conn_event(struct conn *c, uint32_t events);
-/* Continues c's search (from the ready list). */
+/* Continues c's task (from the ready list). */
 void conn_resume(struct conn *c);
 /* Closes c and frees it. */
 void conn_close(struct conn *c, const char *why);
@@ -88,7 +107,7 @@ size_t conn_release_buffers(struct conn *c);
 /* Seconds of CLOCK_MONOTONIC. */
 time_t conn_now(void);
 
-/* Marks c to continue its search on the next loop iteration. */
+/* Marks c to continue its task on the next loop iteration. */
 void conn_make_ready(struct conn *c);
 
 #endif

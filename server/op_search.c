@@ -28,6 +28,7 @@
 #define SEARCH_SLICE 512
 
 struct search_op {
+	struct conn_task task; /* first: a conn_task * is a search_op * */
 	int32_t msgid;
 	int scope;
 	int deref; /* derefAliases of the request */
@@ -59,6 +60,12 @@ struct search_op {
 	struct buf name_bytes;
 };
 
+/* The search c runs, or NULL. */
+static struct search_op *running(const struct conn *c)
+{
+	return (struct search_op *)c->task;
+}
+
 static void search_free(struct search_op *s)
 {
 	sort_free(&s->sorted);
@@ -68,6 +75,11 @@ static void search_free(struct search_op *s)
 	buf_free(&s->name_bytes);
 	free(s->names);
 	free(s);
+}
+
+static void search_task_free(struct conn_task *t)
+{
+	search_free((struct search_op *)t);
 }
 
 /* The requested names with aliases and OIDs replaced by the schema's name, as
@@ -226,15 +238,15 @@ static int put_controls(struct search_op *s, struct buf *ctl, bool more_pages)
 static void search_finish_page(struct conn *c, int rc, const char *matched, const char *message,
                                bool more_pages)
 {
-	struct search_op *s = c->search;
+	struct search_op *s = running(c);
 	int32_t msgid = s->msgid;
 	struct buf ctl = {0};
-	c->search = NULL;
+	c->task = NULL;
 	if (more_pages) {
 		/* Random, so it tells the client nothing about the server's memory. */
 		if (getrandom(&s->cookie, sizeof(s->cookie), 0) != sizeof(s->cookie))
 			s->cookie ^= (uint64_t)s->sent * 0x9e3779b97f4a7c15ULL + (uint64_t)msgid;
-		c->paged = s;
+		c->parked = &s->task;
 	}
 	if (put_controls(s, &ctl, more_pages) < 0)
 		rc = LDAP_OTHER;
@@ -274,7 +286,7 @@ const char *op_hidden_attr(const struct conn *c, const struct entry_view *e)
 /* Reads the next candidate and tests it: scope and filter. */
 static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view *e, int *rc)
 {
-	struct search_op *s = c->search;
+	struct search_op *s = running(c);
 	struct worker *w = c->w;
 	*rc = cand_next(&s->cand, id);
 	if (*rc == MDB_NOTFOUND)
@@ -313,7 +325,7 @@ static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view 
 /* The next entry to send: a page's look-ahead, the sorted list, or a candidate. */
 static enum step next_match(struct conn *c, entry_id *id, struct entry_view *e, int *rc)
 {
-	struct search_op *s = c->search;
+	struct search_op *s = running(c);
 	struct worker *w = c->w;
 	if (s->have_pending || s->sort_collected) {
 		if (s->have_pending) {
@@ -332,7 +344,7 @@ static enum step next_match(struct conn *c, entry_id *id, struct entry_view *e, 
 
 static int send_entry(struct conn *c, entry_id id, const struct entry_view *e)
 {
-	struct search_op *s = c->search;
+	struct search_op *s = running(c);
 	struct worker *w = c->w;
 	s->sel.hidden = op_hidden_attr(c, e);
 	w->extra.off = w->extra.len = 0;
@@ -352,7 +364,7 @@ static int send_entry(struct conn *c, entry_id id, const struct entry_view *e)
  */
 static void search_run(struct conn *c)
 {
-	struct search_op *s = c->search;
+	struct search_op *s = running(c);
 	struct worker *w = c->w;
 	int rc = mdb_txn_renew(w->txn);
 	if (rc == 0)
@@ -545,7 +557,7 @@ static void set_limits(struct conn *c, struct search_op *s, const struct search_
 static void resume_page(struct conn *c, struct ldap_request *req, int page_size,
                         const struct berval *cookie)
 {
-	struct search_op *s = c->paged;
+	struct search_op *s = (struct search_op *)c->parked;
 	uint64_t want;
 	if (!s || cookie->bv_len != sizeof(want) ||
 	    (memcpy(&want, cookie->bv_val, sizeof(want)), want != s->cookie)) {
@@ -553,9 +565,9 @@ static void resume_page(struct conn *c, struct ldap_request *req, int page_size,
 		           "paged results cookie is invalid");
 		return;
 	}
-	c->paged = NULL;
-	c->search = s;
-	s->msgid = req->msgid;
+	c->parked = NULL;
+	c->task = &s->task;
+	s->msgid = s->task.msgid = req->msgid;
 	/* Each page has its own time limit; the size limit stays the first request's, as
 	 * it counts the entries of every page. */
 	int sizelimit = s->sizelimit;
@@ -600,9 +612,9 @@ void op_search(struct conn *c, struct ldap_request *req)
 		resume_page(c, req, page_size, &cookie);
 		return;
 	}
-	if (c->paged) { /* a new search replaces an unfinished paged one */
-		search_free(c->paged);
-		c->paged = NULL;
+	if (c->parked) { /* a new search replaces an unfinished paged one */
+		c->parked->free(c->parked);
+		c->parked = NULL;
 	}
 	struct buf key = {0};
 	int result = LDAP_SUCCESS;
@@ -628,7 +640,9 @@ void op_search(struct conn *c, struct ldap_request *req)
 		buf_free(&key);
 		return;
 	}
-	s->msgid = req->msgid;
+	s->msgid = s->task.msgid = req->msgid;
+	s->task.resume = search_run;
+	s->task.free = search_task_free;
 	s->scope = r->scope;
 	s->deref = r->deref;
 	set_limits(c, s, r);
@@ -636,7 +650,7 @@ void op_search(struct conn *c, struct ldap_request *req)
 	s->filter = r->filter;
 	r->filter = NULL; /* the search owns it now */
 	s->base_key = key;
-	c->search = s;
+	c->task = &s->task;
 	reply_begin(c);
 	if (copy_names(s, r) < 0 || mdb_txn_renew(w->txn) != 0) {
 		search_finish(c, LDAP_OTHER, NULL, "out of memory");
@@ -704,35 +718,4 @@ void op_search(struct conn *c, struct ldap_request *req)
 		}
 	}
 	search_run(c);
-}
-
-void op_search_continue(struct conn *c)
-{
-	if (c->search)
-		search_run(c);
-}
-
-void op_search_abandon(struct conn *c)
-{
-	if (c->search) {
-		search_free(c->search);
-		c->search = NULL;
-	}
-	if (c->paged) {
-		search_free(c->paged);
-		c->paged = NULL;
-	}
-}
-
-bool op_search_abandon_msgid(struct conn *c, int32_t msgid)
-{
-	struct search_op **slots[] = {&c->search, &c->paged};
-	for (size_t i = 0; i < 2; i++) {
-		if (*slots[i] && (*slots[i])->msgid == msgid) {
-			search_free(*slots[i]);
-			*slots[i] = NULL;
-			return true;
-		}
-	}
-	return false;
 }

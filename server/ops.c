@@ -13,10 +13,10 @@ static void op_unbind(struct conn *c, struct ldap_request *req)
 	c->closing = true;
 }
 
-/* Abandon: no response; a running or parked paged search with that ID ends. */
+/* Abandon: no response; the running or parked operation with that ID ends. */
 static void op_abandon(struct conn *c, struct ldap_request *req)
 {
-	op_search_abandon_msgid(c, req->u.abandon_msgid);
+	conn_task_cancel(c, req->u.abandon_msgid);
 }
 
 /* Add, modify, delete, modDN: minidir is read-only. */

@@ -34,13 +34,6 @@ bool op_may_read(const struct conn *c);
 void op_matched_dn(struct worker *w, const struct buf *key, struct buf *out);
 void op_search(struct conn *c, struct ldap_request *req);
 
-/* Continues a search that paused or yielded; finishes it when done. */
-void op_search_continue(struct conn *c);
-/* Ends the searches of c (running and parked paged) without a response (close). */
-void op_search_abandon(struct conn *c);
-/* Abandon (RFC 4511 4.11): ends c's search with this message ID, if any. */
-bool op_search_abandon_msgid(struct conn *c, int32_t msgid);
-
 /* True if the reversed DN key lies in the cn=monitor subtree. */
 bool op_monitor_holds(const struct buf *key);
 /* Answers a search whose base (reversed key) is in cn=monitor. */

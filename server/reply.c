@@ -30,9 +30,9 @@ int reply_result(struct conn *c, int32_t msgid, unsigned char optag, int rc, con
                  const char *message, const struct result_extra *x)
 {
 	static const struct result_extra none = {.oid = NULL};
-	return queued(c,
-	              response_result_ex(&c->out, msgid, optag, rc, matched, message, x ? x : &none),
-	              true);
+	return queued(
+	    c, response_result_ex(&c->out, msgid, optag, rc, matched, message, x ? x : &none),
+	    true);
 }
 
 int reply_done(struct conn *c, int32_t msgid, unsigned char optag, int rc, const char *matched,

@@ -151,6 +151,7 @@ int server_init(struct server *srv)
 	struct config *cfg = &srv->cfg;
 	srv->started = time(NULL);
 	srv->db_watch_fd = -1;
+	srv->dispatch = ops_dispatch;
 	pthread_mutex_init(&srv->accept_lock, NULL);
 	srv->rt.policy = policy_for(cfg->send_policy);
 	srv->rt.batch_bytes = cfg->batch_bytes;

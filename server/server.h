@@ -22,6 +22,7 @@
 #include "storage/db.h"
 
 struct conn;
+struct ldap_request;
 
 struct worker {
 	int id;
@@ -74,6 +75,9 @@ struct server {
 	size_t bind_decoy_len;
 	time_t started;
 	volatile int stopping;
+	/* Runs a decoded request (ops_dispatch): how the connection layer, below the
+	 * operations, hands them requests. */
+	void (*dispatch)(struct conn *c, struct ldap_request *req);
 	/* Taken around every accept and the spare-descriptor shedding (worker.c), so
 	 * a descriptor number one worker frees is not taken by another's accept. */
 	pthread_mutex_t accept_lock;
