@@ -5,6 +5,7 @@
 
 #include "protocol/dn.h"
 #include "protocol/schema.h"
+#include "server/access.h"
 #include "server/ops.h"
 #include "server/reply.h"
 
@@ -37,7 +38,7 @@ void op_compare(struct conn *c, struct ldap_request *req)
 	const char *attr = at ? at->name : r->attr.bv_val;
 	size_t alen = at ? strlen(at->name) : r->attr.bv_len;
 	enum match_rule rule = at ? at->eq : match_rule_for(r->attr.bv_val, r->attr.bv_len);
-	if (!op_may_read(c)) {
+	if (!access_may_read(c)) {
 		rc = LDAP_INSUFFICIENT_ACCESS;
 		msg = "anonymous access is disabled (allow_anonymous)";
 	} else if (dn_normalize(r->dn.bv_val, r->dn.bv_len, NULL, &key) < 0) {
@@ -64,7 +65,7 @@ void op_compare(struct conn *c, struct ldap_request *req)
 			op_matched_dn(w, &key, &matched);
 		} else if (dbrc) {
 			rc = LDAP_OTHER;
-		} else if ((hidden = op_hidden_attr(c, &e)) &&
+		} else if ((hidden = access_hidden_attr(c, &e)) &&
 		           match_desc(hidden, strlen(hidden), attr, alen)) {
 			rc = LDAP_INSUFFICIENT_ACCESS;
 		} else {

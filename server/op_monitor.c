@@ -20,6 +20,7 @@
 #include "protocol/response.h"
 #include "server/ops.h"
 #include "server/reply.h"
+#include "server/search_plan.h"
 
 #define MONITOR_DN "cn=monitor"
 #define MONITOR_MAX_ATTRS 32
@@ -211,18 +212,6 @@ static bool may_read(const struct conn *c)
 	return false;
 }
 
-/* Whether entry key e lies in the search's scope from base key b. */
-static bool in_scope(int scope, const struct entry_view *e, const struct buf *b)
-{
-	if (!dn_key_in_subtree(e->key, e->keylen, b->data, b->len))
-		return false;
-	if (scope == LDAP_SCOPE_BASE)
-		return e->keylen == b->len;
-	if (scope == LDAP_SCOPE_ONELEVEL)
-		return e->keylen > b->len && dn_key_parent_len(e->key, e->keylen) == b->len;
-	return true;
-}
-
 void op_monitor_search(struct conn *c, struct ldap_request *req, const struct buf *key)
 {
 	struct search_request *r = &req->u.search;
@@ -254,7 +243,7 @@ void op_monitor_search(struct conn *c, struct ldap_request *req, const struct bu
 	attr_select_init(&sel, r->attrs, r->nattrs, r->typesonly);
 	int sent = 0;
 	for (int i = 0; i < MONITOR_ENTRIES && result == LDAP_SUCCESS; i++) {
-		if (!in_scope(r->scope, &e[i], key) ||
+		if (!search_scope_holds_key(r->scope, key->data, key->len, e[i].key, e[i].keylen) ||
 		    filter_eval(r->filter, e[i].attrs, e[i].attrslen, &c->w->scratch) !=
 		        FILTER_TRUE)
 			continue;

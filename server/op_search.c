@@ -17,11 +17,14 @@
 #include "protocol/schema.h"
 #include "protocol/response.h"
 #include "server/log.h"
+#include "server/access.h"
 #include "server/ops.h"
 #include "server/reply.h"
 #include "protocol/controls.h"
 #include "server/search_alias.h"
 #include "server/search_sort.h"
+#include "server/search_names.h"
+#include "server/search_plan.h"
 #include "storage/candidates.h"
 
 /* Candidates examined before a search lets the worker's other connections run. */
@@ -30,14 +33,10 @@
 struct search_op {
 	struct conn_task task; /* first: a conn_task * is a search_op * */
 	int32_t msgid;
-	int scope;
-	int deref; /* derefAliases of the request */
-	entry_id base_id;
-	struct buf base_key;
+	struct search_plan plan; /* scope, base, candidates */
+	int deref;               /* derefAliases of the request */
 	struct filter *filter;
-	struct candidates cand;
-	bool check_scope; /* candidates come from an index: scope is checked per entry */
-	int sizelimit;    /* 0: none */
+	int sizelimit; /* 0: none */
 	int sent;
 	time_t deadline; /* timelimit as a CLOCK_MONOTONIC second; 0: none */
 	/* Paged results (RFC 2696): page_size 0 means not paged. */
@@ -69,9 +68,8 @@ static struct search_op *running(const struct conn *c)
 static void search_free(struct search_op *s)
 {
 	sort_free(&s->sorted);
-	cand_free(&s->cand);
+	search_plan_free(&s->plan);
 	filter_free(s->filter);
-	buf_free(&s->base_key);
 	buf_free(&s->name_bytes);
 	free(s->names);
 	free(s);
@@ -82,45 +80,17 @@ static void search_task_free(struct conn_task *t)
 	search_free((struct search_op *)t);
 }
 
-/* The requested names with aliases and OIDs replaced by the schema's name, as
- * stored entries spell it (options kept); out[i] points into r or into space. */
-static void canonical_names(const struct search_request *r, struct berval *out, char *space,
-                            size_t cap)
-{
-	for (int i = 0; i < r->nattrs; i++) {
-		const struct berval *n = &r->attrs[i];
-		size_t len = schema_canonical_desc(n->bv_val, n->bv_len, space, cap);
-		if (len) {
-			out[i].bv_val = space;
-			out[i].bv_len = len;
-			space += len + 1;
-			cap -= len + 1;
-		} else {
-			out[i] = *n;
-		}
-	}
-}
-
-/* Room for the canonical names of r's attribute list: a schema name is short. */
-static size_t names_space(const struct search_request *r)
-{
-	size_t n = 1;
-	for (int i = 0; i < r->nattrs; i++)
-		n += r->attrs[i].bv_len + 80;
-	return n;
-}
-
 /* Keeps the requested attribute names beyond the request's lifetime. */
 static int copy_names(struct search_op *s, const struct search_request *r)
 {
 	if (r->nattrs == 0)
 		return 0;
 	struct berval names[REQUEST_MAX_ATTRS];
-	size_t cap = names_space(r);
+	size_t cap = search_names_space(r);
 	char *space = malloc(cap);
 	if (!space)
 		return -1;
-	canonical_names(r, names, space, cap);
+	search_names_canonical(r, names, space, cap);
 	size_t total = 0;
 	for (int i = 0; i < r->nattrs; i++)
 		total += names[i].bv_len;
@@ -139,64 +109,6 @@ static int copy_names(struct search_op *s, const struct search_request *r)
 	s->nnames = r->nattrs;
 	free(space);
 	return 0;
-}
-
-/* An indexed equality assertion of f, or of one operand of a top-level AND. */
-static const struct filter *indexed_equality(const struct db *db, const struct filter *f,
-                                             const struct db_index **ix)
-{
-	if (f->kind == FILTER_EQ && !f->invalid && (*ix = db_index_find(db, f->attr, f->attr_len)))
-		return f;
-	if (f->kind == FILTER_AND)
-		for (const struct filter *c = f->child; c; c = c->next)
-			if (c->kind == FILTER_EQ && !c->invalid &&
-			    (*ix = db_index_find(db, c->attr, c->attr_len)))
-				return c;
-	return NULL;
-}
-
-/* Chooses the candidate set: the scope's own, or an equality index when smaller. */
-static int choose_candidates(struct search_op *s, struct worker *w)
-{
-	const struct db *db = &w->srv->db;
-	int rc = 0;
-	if (s->scope == LDAP_SCOPE_BASE) {
-		cand_init_one(&s->cand, s->base_id);
-		return 0;
-	}
-	if (s->scope == LDAP_SCOPE_ONELEVEL)
-		rc = cand_init_children(&s->cand, db, s->base_id);
-	else
-		rc = cand_init_subtree(&s->cand, db, s->base_key.data, s->base_key.len);
-	if (rc < 0)
-		return -1;
-	const struct db_index *ix;
-	const struct filter *eq = indexed_equality(db, s->filter, &ix);
-	if (!eq)
-		return 0;
-	struct candidates idx;
-	if (cand_init_index(&idx, ix, eq->value.val, eq->value.len) < 0)
-		return -1;
-	size_t n_idx = cand_count(&idx, w->txn), n_scope = cand_count(&s->cand, w->txn);
-	if (n_idx < n_scope) {
-		cand_free(&s->cand);
-		s->cand = idx;
-		s->check_scope = true;
-	} else {
-		cand_free(&idx);
-	}
-	return 0;
-}
-
-static bool in_scope(const struct search_op *s, entry_id id, const struct entry_view *e)
-{
-	if (s->scope == LDAP_SCOPE_SUBORDINATE && id == s->base_id)
-		return false; /* "children": the subtree without its base */
-	if (!s->check_scope)
-		return true;
-	if (s->scope == LDAP_SCOPE_ONELEVEL)
-		return e->parent == s->base_id && id != s->base_id;
-	return dn_key_in_subtree(e->key, e->keylen, s->base_key.data, s->base_key.len);
 }
 
 /* Appends the response controls the search owes: paged cookie, sort result. */
@@ -257,17 +169,6 @@ static void search_finish_page(struct conn *c, int rc, const char *matched, cons
 	buf_free(&ctl);
 }
 
-/* True if entry id (e) lies in the search's own scope, whatever its candidates. */
-static bool target_in_scope(const struct search_op *s, entry_id id, const struct entry_view *e)
-{
-	if (s->scope == LDAP_SCOPE_ONELEVEL)
-		return e->parent == s->base_id && id != s->base_id;
-	if (s->scope == LDAP_SCOPE_SUBORDINATE && id == s->base_id)
-		return false;
-	return s->scope != LDAP_SCOPE_BASE &&
-	       dn_key_in_subtree(e->key, e->keylen, s->base_key.data, s->base_key.len);
-}
-
 static void search_finish(struct conn *c, int rc, const char *matched, const char *message)
 {
 	search_finish_page(c, rc, matched, message, false);
@@ -276,19 +177,12 @@ static void search_finish(struct conn *c, int rc, const char *matched, const cha
 /* Outcome of looking at one candidate. */
 enum step { STEP_MATCH, STEP_SKIP, STEP_END, STEP_ERROR };
 
-const char *op_hidden_attr(const struct conn *c, const struct entry_view *e)
-{
-	bool self = c->auth == AUTH_USER && c->bound_key.len == e->keylen &&
-	            memcmp(c->bound_key.data, e->key, e->keylen) == 0;
-	return c->auth == AUTH_ROOT || self ? NULL : "userPassword";
-}
-
 /* Reads the next candidate and tests it: scope and filter. */
 static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view *e, int *rc)
 {
 	struct search_op *s = running(c);
 	struct worker *w = c->w;
-	*rc = cand_next(&s->cand, id);
+	*rc = cand_next(&s->plan.cand, id);
 	if (*rc == MDB_NOTFOUND)
 		return STEP_END;
 	if (*rc)
@@ -298,17 +192,19 @@ static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view 
 		return STEP_SKIP;
 	if (*rc)
 		return STEP_ERROR;
-	if (!in_scope(s, *id, e))
+	if (!search_plan_holds(&s->plan, *id, e))
 		return STEP_SKIP;
 	/* derefInSearching: an alias below the base stands for its target. */
-	if ((s->deref & LDAP_DEREF_SEARCHING) && *id != s->base_id && search_is_alias(e)) {
+	if ((s->deref & LDAP_DEREF_SEARCHING) && *id != s->plan.base_id && search_is_alias(e)) {
 		if (search_deref(&w->srv->db, w->txn, id, e) != LDAP_SUCCESS)
 			return STEP_SKIP; /* a dangling alias matches nothing */
-		if (target_in_scope(s, *id, e))
+		if (search_plan_reaches(&s->plan, *id, e))
 			return STEP_SKIP; /* the search reaches the target itself: no duplicate */
 	}
-	struct filter_ctx fctx = {
-	    .dn = e->dn, .dnlen = e->dnlen, .hidden = op_hidden_attr(c, e), .scratch = &w->scratch};
+	struct filter_ctx fctx = {.dn = e->dn,
+	                          .dnlen = e->dnlen,
+	                          .hidden = access_hidden_attr(c, e),
+	                          .scratch = &w->scratch};
 	if (s->filter_oper) { /* the filter names computed attributes (entryDN, ...) */
 		w->extra.off = w->extra.len = 0;
 		if (op_attrs_all(&w->extra, &w->srv->db, w->txn, *id, e) < 0) {
@@ -346,7 +242,7 @@ static int send_entry(struct conn *c, entry_id id, const struct entry_view *e)
 {
 	struct search_op *s = running(c);
 	struct worker *w = c->w;
-	s->sel.hidden = op_hidden_attr(c, e);
+	s->sel.hidden = access_hidden_attr(c, e);
 	w->extra.off = w->extra.len = 0;
 	if (s->want_oper && op_attrs_build(&w->extra, &s->sel, &w->srv->db, w->txn, id, e) < 0)
 		return ENOMEM;
@@ -368,7 +264,7 @@ static void search_run(struct conn *c)
 	struct worker *w = c->w;
 	int rc = mdb_txn_renew(w->txn);
 	if (rc == 0)
-		rc = cand_begin(&s->cand, w->txn);
+		rc = cand_begin(&s->plan.cand, w->txn);
 	int result = LDAP_SUCCESS;
 	bool done = false, page_full = false;
 	for (int n = 0; rc == 0 && !done; n++) {
@@ -387,8 +283,9 @@ static void search_run(struct conn *c)
 		struct entry_view e;
 		if (s->sorting && !s->sort_collected) {
 			enum step st = next_candidate(c, &id, &e, &rc);
-			if (st == STEP_MATCH && sort_add(&s->sorted, &s->sort, id, &e,
-			                                 op_hidden_attr(c, &e), &w->scratch) < 0)
+			if (st == STEP_MATCH &&
+			    sort_add(&s->sorted, &s->sort, id, &e, access_hidden_attr(c, &e),
+			             &w->scratch) < 0)
 				rc = ENOMEM;
 			/* One match past the size limit is enough to know it is exceeded:
 			 * collecting stops there, so memory stays bounded by the limit. */
@@ -429,7 +326,7 @@ static void search_run(struct conn *c)
 		}
 		rc = send_entry(c, id, &e);
 	}
-	cand_end(&s->cand);
+	cand_end(&s->plan.cand);
 	mdb_txn_reset(w->txn);
 	if (rc != 0 && rc != MDB_NOTFOUND) {
 		log_error("search: %s", rc == ENOMEM ? "out of memory" : mdb_strerror(rc));
@@ -458,45 +355,6 @@ void op_matched_dn(struct worker *w, const struct buf *key, struct buf *out)
 	buf_append(out, "", 1);
 }
 
-/* A search of a built entry (root DSE, subschema): one entry at most. */
-static void search_special(struct conn *c, struct ldap_request *req, const struct buf *record)
-{
-	struct search_request *r = &req->u.search;
-	struct entry_view e;
-	struct berval names[REQUEST_MAX_ATTRS];
-	size_t cap = names_space(r);
-	char *space = malloc(cap);
-	if (!space) {
-		reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_OTHER, NULL,
-		           "out of memory");
-		return;
-	}
-	canonical_names(r, names, space, cap);
-	reply_begin(c);
-	if (r->scope != LDAP_SCOPE_ONELEVEL && r->scope != LDAP_SCOPE_SUBORDINATE &&
-	    entry_parse(record->data, record->len, &e) == 0 &&
-	    filter_eval(r->filter, e.attrs, e.attrslen, &c->w->scratch) == FILTER_TRUE) {
-		struct attr_select sel;
-		attr_select_init(&sel, names, r->nattrs, r->typesonly);
-		sel.check_operational = true;
-		reply_entry(c, req->msgid, e.op, e.oplen, &sel, NULL, 0);
-	}
-	/* The subschema subentry is a leaf: nothing lies below it. */
-	int rc = record == &c->w->srv->subschema &&
-	                 (r->scope == LDAP_SCOPE_ONELEVEL || r->scope == LDAP_SCOPE_SUBORDINATE)
-	             ? LDAP_NO_SUCH_OBJECT
-	             : LDAP_SUCCESS;
-	reply_result(c, req->msgid, LDAP_RES_SEARCH_RESULT, rc, NULL, NULL, NULL);
-	free(space);
-}
-
-/* True if key is the reversed key of cn=Subschema. */
-static bool is_subschema(const struct buf *key)
-{
-	static const char skey[] = "cn=subschema"; /* its reversed key, NUL included */
-	return key->len == sizeof(skey) && memcmp(key->data, skey, sizeof(skey)) == 0;
-}
-
 /*
  * The assertion control (RFC 4528): its filter must hold on the base entry, else
  * assertionFailed (122). Called inside the worker's read transaction.
@@ -522,7 +380,7 @@ static int check_assertion(struct conn *c, const struct ldap_request *req, entry
 	if (db_get_entry(&w->srv->db, w->txn, base, &e) == 0) {
 		struct filter_ctx fctx = {.dn = e.dn,
 		                          .dnlen = e.dnlen,
-		                          .hidden = op_hidden_attr(c, &e),
+		                          .hidden = access_hidden_attr(c, &e),
 		                          .scratch = &w->scratch};
 		w->extra.off = w->extra.len = 0;
 		if (op_attrs_in_filter(f) &&
@@ -589,13 +447,13 @@ void op_search(struct conn *c, struct ldap_request *req)
 	struct search_request *r = &req->u.search;
 	struct worker *w = c->w;
 	const struct db *db = &w->srv->db;
-	if (!op_may_read(c)) {
+	if (!access_may_read(c)) {
 		reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_INSUFFICIENT_ACCESS, NULL,
 		           "anonymous access is disabled (allow_anonymous)");
 		return;
 	}
 	if (r->base.bv_len == 0 && r->scope == LDAP_SCOPE_BASE) {
-		search_special(c, req, &w->srv->rootdse);
+		op_special_search(c, req, &w->srv->rootdse);
 		return;
 	}
 	/* Paged results: a cookie continues the search parked on this connection. */
@@ -617,55 +475,50 @@ void op_search(struct conn *c, struct ldap_request *req)
 		c->parked = NULL;
 	}
 	struct buf key = {0};
-	int result = LDAP_SUCCESS;
+	struct search_op *s = NULL;
 	if (dn_normalize(r->base.bv_val, r->base.bv_len, NULL, &key) < 0)
-		result = LDAP_INVALID_DN_SYNTAX;
+		reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_INVALID_DN_SYNTAX, NULL,
+		           "invalid DN");
 	else if (op_monitor_holds(&key))
-		result = -1;
-	else if (is_subschema(&key))
-		result = -2;
+		op_monitor_search(c, req, &key);
+	else if (op_special_is_subschema(&key))
+		op_special_search(c, req, &w->srv->subschema);
 	else if (!dn_key_in_subtree(key.data, key.len, db->suffix_key.data, db->suffix_key.len))
-		result = LDAP_NO_SUCH_OBJECT;
-	struct search_op *s = result == LDAP_SUCCESS ? calloc(1, sizeof(*s)) : NULL;
-	if (result == LDAP_SUCCESS && !s)
-		result = LDAP_OTHER;
-	if (result != LDAP_SUCCESS) {
-		if (result == -1)
-			op_monitor_search(c, req, &key);
-		else if (result == -2)
-			search_special(c, req, &w->srv->subschema);
-		else
-			reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, result, NULL,
-			           result == LDAP_INVALID_DN_SYNTAX ? "invalid DN" : NULL);
+		reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_NO_SUCH_OBJECT, NULL, NULL);
+	else if (!(s = calloc(1, sizeof(*s))))
+		reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_OTHER, NULL,
+		           "out of memory");
+	if (!s) {
 		buf_free(&key);
 		return;
 	}
 	s->msgid = s->task.msgid = req->msgid;
 	s->task.resume = search_run;
 	s->task.free = search_task_free;
-	s->scope = r->scope;
+	s->plan.scope = r->scope;
 	s->deref = r->deref;
 	set_limits(c, s, r);
 	s->page_size = paged ? page_size : 0;
 	s->filter = r->filter;
 	r->filter = NULL; /* the search owns it now */
-	s->base_key = key;
+	s->plan.base_key = key;
 	c->task = &s->task;
 	reply_begin(c);
 	if (copy_names(s, r) < 0 || mdb_txn_renew(w->txn) != 0) {
 		search_finish(c, LDAP_OTHER, NULL, "out of memory");
 		return;
 	}
-	int rc = db_dn2id(db, w->txn, s->base_key.data, s->base_key.len, &s->base_id);
+	int rc =
+	    db_dn2id(db, w->txn, s->plan.base_key.data, s->plan.base_key.len, &s->plan.base_id);
 	if (rc == 0 && (r->deref & LDAP_DEREF_FINDING)) {
 		/* derefFindingBaseObj: the search starts at the alias's target. */
 		struct entry_view be;
-		int d = db_get_entry(db, w->txn, s->base_id, &be) == 0
-		            ? search_deref(db, w->txn, &s->base_id, &be)
+		int d = db_get_entry(db, w->txn, s->plan.base_id, &be) == 0
+		            ? search_deref(db, w->txn, &s->plan.base_id, &be)
 		            : LDAP_OTHER;
 		if (d == LDAP_SUCCESS) {
-			s->base_key.off = s->base_key.len = 0;
-			d = buf_append(&s->base_key, be.key, be.keylen) < 0 ? LDAP_OTHER : d;
+			s->plan.base_key.off = s->plan.base_key.len = 0;
+			d = buf_append(&s->plan.base_key, be.key, be.keylen) < 0 ? LDAP_OTHER : d;
 		}
 		if (d != LDAP_SUCCESS) {
 			mdb_txn_reset(w->txn);
@@ -673,7 +526,7 @@ void op_search(struct conn *c, struct ldap_request *req)
 			return;
 		}
 	}
-	int asserted = rc == 0 ? check_assertion(c, req, s->base_id) : LDAP_SUCCESS;
+	int asserted = rc == 0 ? check_assertion(c, req, s->plan.base_id) : LDAP_SUCCESS;
 	if (asserted != LDAP_SUCCESS) {
 		mdb_txn_reset(w->txn);
 		search_finish(c, asserted, NULL,
@@ -681,11 +534,11 @@ void op_search(struct conn *c, struct ldap_request *req)
 		                                                : "malformed assertion control");
 		return;
 	}
-	if (rc == 0 && choose_candidates(s, w) < 0)
+	if (rc == 0 && search_plan_candidates(&s->plan, db, w->txn, s->filter) < 0)
 		rc = ENOMEM;
 	struct buf matched = {0};
 	if (rc == MDB_NOTFOUND)
-		op_matched_dn(w, &s->base_key, &matched);
+		op_matched_dn(w, &s->plan.base_key, &matched);
 	mdb_txn_reset(w->txn);
 	if (rc) {
 		search_finish(c, rc == MDB_NOTFOUND ? LDAP_NO_SUCH_OBJECT : LDAP_OTHER,

@@ -99,11 +99,6 @@ static bool unknown_critical_control(struct conn *c, struct ldap_request *req)
 	return false;
 }
 
-bool op_may_read(const struct conn *c)
-{
-	return c->auth != AUTH_ANONYMOUS || server_allow_anonymous(c->w->srv);
-}
-
 void ops_dispatch(struct conn *c, struct ldap_request *req)
 {
 	if (req->critical_control && unknown_critical_control(c, req))

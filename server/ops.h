@@ -24,12 +24,6 @@ int op_bind_prepare(struct server *srv);
 void op_compare(struct conn *c, struct ldap_request *req);
 void op_extended(struct conn *c, struct ldap_request *req);
 
-/* The attribute c may not see in entry e ("userPassword" unless c is the rootdn
- * or bound as e itself), or NULL. */
-const char *op_hidden_attr(const struct conn *c, const struct entry_view *e);
-
-/* False when the client is anonymous and allow_anonymous is off. */
-bool op_may_read(const struct conn *c);
 /* Appends (NUL-terminated) the DN of the deepest existing entry above key. */
 void op_matched_dn(struct worker *w, const struct buf *key, struct buf *out);
 void op_search(struct conn *c, struct ldap_request *req);
@@ -38,6 +32,11 @@ void op_search(struct conn *c, struct ldap_request *req);
 bool op_monitor_holds(const struct buf *key);
 /* Answers a search whose base (reversed key) is in cn=monitor. */
 void op_monitor_search(struct conn *c, struct ldap_request *req, const struct buf *key);
+
+/* op_special.c: searches of a built entry record (srv->rootdse, srv->subschema). */
+void op_special_search(struct conn *c, struct ldap_request *req, const struct buf *record);
+/* True if the reversed DN key is that of cn=Subschema. */
+bool op_special_is_subschema(const struct buf *key);
 
 /* Controls minidir implements (also listed as supportedControl in the root DSE). */
 #define OP_CONTROL_PAGED_RESULTS "1.2.840.113556.1.4.319"

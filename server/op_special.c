@@ -1,0 +1,50 @@
+/*
+ * Searches of the entries the server builds rather than stores: the root DSE
+ * (base "", scope base) and the subschema subentry cn=Subschema. One entry at
+ * most, tested against the filter like any other.
+ */
+#include <ldap.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/ops.h"
+#include "server/reply.h"
+#include "server/search_names.h"
+
+void op_special_search(struct conn *c, struct ldap_request *req, const struct buf *record)
+{
+	struct search_request *r = &req->u.search;
+	struct entry_view e;
+	struct berval names[REQUEST_MAX_ATTRS];
+	size_t cap = search_names_space(r);
+	char *space = malloc(cap);
+	if (!space) {
+		reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_OTHER, NULL,
+		           "out of memory");
+		return;
+	}
+	search_names_canonical(r, names, space, cap);
+	reply_begin(c);
+	if (r->scope != LDAP_SCOPE_ONELEVEL && r->scope != LDAP_SCOPE_SUBORDINATE &&
+	    entry_parse(record->data, record->len, &e) == 0 &&
+	    filter_eval(r->filter, e.attrs, e.attrslen, &c->w->scratch) == FILTER_TRUE) {
+		struct attr_select sel;
+		attr_select_init(&sel, names, r->nattrs, r->typesonly);
+		sel.check_operational = true;
+		reply_entry(c, req->msgid, e.op, e.oplen, &sel, NULL, 0);
+	}
+	/* The subschema subentry is a leaf: nothing lies below it. */
+	int rc = record == &c->w->srv->subschema &&
+	                 (r->scope == LDAP_SCOPE_ONELEVEL || r->scope == LDAP_SCOPE_SUBORDINATE)
+	             ? LDAP_NO_SUCH_OBJECT
+	             : LDAP_SUCCESS;
+	reply_result(c, req->msgid, LDAP_RES_SEARCH_RESULT, rc, NULL, NULL, NULL);
+	free(space);
+}
+
+bool op_special_is_subschema(const struct buf *key)
+{
+	static const char skey[] = "cn=subschema"; /* its reversed key, NUL included */
+	return key->len == sizeof(skey) && memcmp(key->data, skey, sizeof(skey)) == 0;
+}
+

@@ -1,0 +1,93 @@
+#include "server/search_plan.h"
+
+#include <ldap.h>
+
+#include "protocol/dn.h"
+
+/* An indexed equality assertion of f, or of one operand of a top-level AND. */
+static const struct filter *indexed_equality(const struct db *db, const struct filter *f,
+                                             const struct db_index **ix)
+{
+	if (f->kind == FILTER_EQ && !f->invalid && (*ix = db_index_find(db, f->attr, f->attr_len)))
+		return f;
+	if (f->kind == FILTER_AND)
+		for (const struct filter *c = f->child; c; c = c->next)
+			if (c->kind == FILTER_EQ && !c->invalid &&
+			    (*ix = db_index_find(db, c->attr, c->attr_len)))
+				return c;
+	return NULL;
+}
+
+int search_plan_candidates(struct search_plan *p, const struct db *db, MDB_txn *txn,
+                           const struct filter *f)
+{
+	int rc = 0;
+	if (p->scope == LDAP_SCOPE_BASE) {
+		cand_init_one(&p->cand, p->base_id);
+		return 0;
+	}
+	if (p->scope == LDAP_SCOPE_ONELEVEL)
+		rc = cand_init_children(&p->cand, db, p->base_id);
+	else
+		rc = cand_init_subtree(&p->cand, db, p->base_key.data, p->base_key.len);
+	if (rc < 0)
+		return -1;
+	const struct db_index *ix;
+	const struct filter *eq = indexed_equality(db, f, &ix);
+	if (!eq)
+		return 0;
+	struct candidates idx;
+	if (cand_init_index(&idx, ix, eq->value.val, eq->value.len) < 0)
+		return -1;
+	if (cand_count(&idx, txn) < cand_count(&p->cand, txn)) {
+		cand_free(&p->cand);
+		p->cand = idx;
+		p->check_scope = true;
+	} else {
+		cand_free(&idx);
+	}
+	return 0;
+}
+
+bool search_plan_holds(const struct search_plan *p, entry_id id, const struct entry_view *e)
+{
+	if (p->scope == LDAP_SCOPE_SUBORDINATE && id == p->base_id)
+		return false; /* "children": the subtree without its base */
+	if (!p->check_scope)
+		return true;
+	if (p->scope == LDAP_SCOPE_ONELEVEL)
+		return e->parent == p->base_id && id != p->base_id;
+	return dn_key_in_subtree(e->key, e->keylen, p->base_key.data, p->base_key.len);
+}
+
+bool search_plan_reaches(const struct search_plan *p, entry_id id, const struct entry_view *e)
+{
+	if (p->scope == LDAP_SCOPE_ONELEVEL)
+		return e->parent == p->base_id && id != p->base_id;
+	if (p->scope == LDAP_SCOPE_SUBORDINATE && id == p->base_id)
+		return false;
+	return p->scope != LDAP_SCOPE_BASE &&
+	       dn_key_in_subtree(e->key, e->keylen, p->base_key.data, p->base_key.len);
+}
+
+bool search_scope_holds_key(int scope, const unsigned char *b, size_t blen, const unsigned char *k,
+                            size_t klen)
+{
+	if (!dn_key_in_subtree(k, klen, b, blen))
+		return false;
+	switch (scope) {
+	case LDAP_SCOPE_BASE:
+		return klen == blen;
+	case LDAP_SCOPE_ONELEVEL:
+		return klen > blen && dn_key_parent_len(k, klen) == blen;
+	case LDAP_SCOPE_SUBORDINATE:
+		return klen > blen;
+	}
+	return true;
+}
+
+void search_plan_free(struct search_plan *p)
+{
+	cand_free(&p->cand);
+	buf_free(&p->base_key);
+}

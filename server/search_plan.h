@@ -1,0 +1,52 @@
+/*
+ * Where a search looks: its scope from a base entry, the candidate set that
+ * covers it (the scope's own index, or an equality index when that is
+ * smaller), and the scope check for each candidate.
+ *
+ * A plan belongs to one search; it is used on the worker thread that runs it,
+ * inside that worker's read transaction.
+ */
+#ifndef MINIDIR_SERVER_SEARCH_PLAN_H
+#define MINIDIR_SERVER_SEARCH_PLAN_H
+
+#include <lmdb.h>
+#include <stdbool.h>
+
+#include "protocol/filter.h"
+#include "protocol/tlv.h"
+#include "storage/candidates.h"
+#include "storage/db.h"
+
+struct search_plan {
+	int scope;              /* LDAP_SCOPE_BASE, _ONELEVEL, _SUBTREE or _SUBORDINATE */
+	entry_id base_id;       /* set by the caller once the base is found */
+	struct buf base_key;    /* the base's reversed DN key (owned) */
+	struct candidates cand; /* filled by search_plan_candidates (owned) */
+	bool check_scope;       /* candidates come from an index: scope checked per entry */
+};
+
+/*
+ * Chooses p->cand for filter f: the base alone, its children, its subtree, or
+ * the entries an equality index gives for f (or for an operand of a top-level
+ * AND) when they are fewer; then each must pass search_plan_holds. f is borrowed.
+ * Returns 0 or -1 (out of memory).
+ */
+int search_plan_candidates(struct search_plan *p, const struct db *db, MDB_txn *txn,
+                           const struct filter *f);
+
+/* Whether candidate id (viewed as e) lies in the scope. */
+bool search_plan_holds(const struct search_plan *p, entry_id id, const struct entry_view *e);
+
+/* Whether entry id (e), not the base itself for a base-scope search, lies in the
+ * scope whatever the candidates: an alias's target the search reaches anyway. */
+bool search_plan_reaches(const struct search_plan *p, entry_id id, const struct entry_view *e);
+
+/* Whether the entry with reversed DN key k[0..klen) lies in scope from the base
+ * key b[0..blen), by the keys alone (built entries such as cn=monitor's). */
+bool search_scope_holds_key(int scope, const unsigned char *b, size_t blen, const unsigned char *k,
+                            size_t klen);
+
+/* Frees what p owns. */
+void search_plan_free(struct search_plan *p);
+
+#endif
