@@ -11,16 +11,17 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: minidir -f CONFIG [-d]\n"
-	           "\n"
-	           "A read-only LDAPv3 search server over a database built by minidir-import.\n"
-	           "Runs in the foreground and logs to standard error; SIGTERM or SIGINT stop it,\n"
-	           "SIGHUP re-reads the configuration (send_policy and other tunables).\n"
-	           "\n"
-	           "  -f CONFIG     configuration file (see conf/minidir.conf)\n"
-	           "  -d            debug logging: connections and operations\n"
-	           "  -t            check the configuration and database, then exit\n"
-	           "  -h, --help    this help\n");
+	fprintf(f,
+	        "usage: minidir -f CONFIG [-d] [-t]\n"
+	        "\n"
+	        "A read-only LDAPv3 search server over a database built by minidir-import.\n"
+	        "Runs in the foreground and logs to standard error; SIGTERM or SIGINT stop it,\n"
+	        "SIGHUP re-reads the configuration (send_policy and other tunables).\n"
+	        "\n"
+	        "  -f CONFIG     configuration file (see conf/minidir.conf)\n"
+	        "  -d            debug logging: connections and operations\n"
+	        "  -t            check the configuration and database, then exit (binds no port)\n"
+	        "  -h, --help    this help\n");
 }
 
 int main(int argc, char **argv)

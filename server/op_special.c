@@ -47,4 +47,3 @@ bool op_special_is_subschema(const struct buf *key)
 	static const char skey[] = "cn=subschema"; /* its reversed key, NUL included */
 	return key->len == sizeof(skey) && memcmp(key->data, skey, sizeof(skey)) == 0;
 }
-

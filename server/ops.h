@@ -1,6 +1,13 @@
 /*
  * Operations: one handler per request type, chosen from a table by the
- * request's protocolOp tag (server/ops.c).
+ * request's protocolOp tag (ops.c). Every handler runs on the connection's
+ * worker thread, answers only through the reply API (reply.h), and reads the
+ * database inside the worker's read transaction (w->txn, renewed and reset by
+ * the handler). A request's strings point into the connection's input and are
+ * valid only during the call; a handler that must keep something copies it,
+ * except where stated below.
+ *
+ * This header is a map of the files: each group names the file it lives in.
  */
 #ifndef MINIDIR_SERVER_OPS_H
 #define MINIDIR_SERVER_OPS_H
@@ -9,8 +16,16 @@
 #include "protocol/response.h"
 #include "server/conn.h"
 
-/* Runs the request. Its strings point into c->in, valid only during the call. */
+/* --- ops.c: the dispatch table, Unbind, Abandon, the write operations ------------------ */
+
+/*
+ * Runs req on c: refuses an unknown critical control (RFC 4511 4.1.11), counts
+ * the operation, calls its handler. An unknown operation closes c. req stays
+ * the caller's, but a handler may take parts of it (op_search takes the filter).
+ */
 void ops_dispatch(struct conn *c, struct ldap_request *req);
+
+/* --- op_bind.c: simple binds, and the decoy that hides which DNs exist ---------------- */
 
 void op_bind(struct conn *c, struct ldap_request *req);
 /*
@@ -21,22 +36,44 @@ void op_bind(struct conn *c, struct ldap_request *req);
  * start-up). Returns 0, or -1 after logging why.
  */
 int op_bind_prepare(struct server *srv);
+
+/* --- op_compare.c, op_extended.c (WhoAmI) ---------------------------------------------- */
+
 void op_compare(struct conn *c, struct ldap_request *req);
 void op_extended(struct conn *c, struct ldap_request *req);
 
-/* Appends (NUL-terminated) the DN of the deepest existing entry above key. */
-void op_matched_dn(struct worker *w, const struct buf *key, struct buf *out);
+/* --- op_search.c: the search cursor, a conn_task -------------------------------------- */
+
+/*
+ * Starts a search. It takes req->u.search.filter (set to NULL in req) and owns
+ * it until the search ends. A search that cannot finish at once (full socket,
+ * SEARCH_SLICE candidates examined, a page sent) stays as c->task or, between
+ * pages, c->parked.
+ */
 void op_search(struct conn *c, struct ldap_request *req);
+/* Appends (NUL-terminated) the DN of the deepest existing entry above key (the
+ * matchedDN of noSuchObject). Inside w's read transaction. */
+void op_matched_dn(struct worker *w, const struct buf *key, struct buf *out);
+
+/* --- op_monitor.c: cn=monitor ----------------------------------------------------------- */
 
 /* True if the reversed DN key lies in the cn=monitor subtree. */
 bool op_monitor_holds(const struct buf *key);
-/* Answers a search whose base (reversed key) is in cn=monitor. */
+/* Answers a search whose base (reversed key, borrowed) is in cn=monitor. */
 void op_monitor_search(struct conn *c, struct ldap_request *req, const struct buf *key);
 
-/* op_special.c: searches of a built entry record (srv->rootdse, srv->subschema). */
+/* --- op_special.c: searches of built entries (root DSE, subschema) ----------------------- */
+
+/* Answers a search of one built entry record (srv->rootdse or srv->subschema). */
 void op_special_search(struct conn *c, struct ldap_request *req, const struct buf *record);
 /* True if the reversed DN key is that of cn=Subschema. */
 bool op_special_is_subschema(const struct buf *key);
+
+/* --- op_rootdse.c: building the root DSE and cn=Subschema at start-up -------------------- */
+
+/* Builds srv->rootdse / srv->subschema (entry records). Returns 0 or -1 (out of memory). */
+int op_rootdse_build(struct server *srv);
+int op_subschema_build(struct server *srv);
 
 /* Controls minidir implements (also listed as supportedControl in the root DSE). */
 #define OP_CONTROL_PAGED_RESULTS "1.2.840.113556.1.4.319"
@@ -48,9 +85,12 @@ bool op_special_is_subschema(const struct buf *key);
 /* The subschema subentry's DN (RFC 4512 4.2). */
 #define OP_SUBSCHEMA_DN "cn=Subschema"
 
+/* --- op_attrs.c: operational attributes computed per entry ------------------------------- */
+
 /* True if filter f tests an operational attribute op_attrs_build computes. */
 bool op_attrs_in_filter(const struct filter *f);
-/* Appends every computed operational attribute of entry id to out (for filters). */
+/* Appends every computed operational attribute of entry id to out (for filters).
+ * Returns 0 or -1 (out of memory). */
 int op_attrs_all(struct buf *out, const struct db *db, MDB_txn *txn, entry_id id,
                  const struct entry_view *e);
 
@@ -63,9 +103,5 @@ bool op_attrs_requested(const struct attr_select *sel);
  */
 int op_attrs_build(struct buf *out, const struct attr_select *sel, const struct db *db,
                    MDB_txn *txn, entry_id id, const struct entry_view *e);
-
-/* Builds srv->rootdse / srv->subschema. Returns 0 or -1. */
-int op_rootdse_build(struct server *srv);
-int op_subschema_build(struct server *srv);
 
 #endif

@@ -30,4 +30,3 @@ size_t search_names_space(const struct search_request *r)
 		n += r->attrs[i].bv_len + 80;
 	return n;
 }
-

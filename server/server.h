@@ -101,10 +101,12 @@ int server_start(struct server *srv);
 void server_stop(struct server *srv);
 
 /*
- * Re-reads the config file (SIGHUP). send_policy, batch_bytes,
- * max_pending_bytes and monitor_access take effect at once (a new policy for
- * connections accepted afterwards); other changed keys are logged as needing a
- * restart. A config with errors is logged and ignored. Returns 0 or -1.
+ * Re-reads the config file (SIGHUP), on the main thread. The keys of struct
+ * runtime take effect at once: send_policy (for connections accepted from then
+ * on), batch_bytes, max_pending_bytes, monitor_access, write_timeout,
+ * idle_timeout, sizelimit, timelimit and allow_anonymous. Other changed keys
+ * are logged as needing a restart, and so is a database file replaced by a new
+ * import. A config with errors is logged and ignored. Returns 0 or -1.
  */
 int server_reload(struct server *srv);
 
