@@ -14,26 +14,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "protocol/match_rule.h"
 #include "protocol/tlv.h"
-
-enum match_rule {
-	MATCH_CASE_IGNORE, /* caseIgnoreMatch: spaces folded, ASCII case folded */
-	MATCH_CASE_EXACT,  /* caseExactMatch: spaces folded */
-	MATCH_TELEPHONE,   /* telephoneNumberMatch: spaces and hyphens ignored */
-	MATCH_INTEGER,     /* integerMatch: leading zeros and '+' ignored */
-	MATCH_DN,          /* distinguishedNameMatch: normalized DNs */
-	MATCH_OCTET,       /* octetStringMatch: bytes as they are */
-	MATCH_NUMERIC,     /* numericStringMatch: spaces ignored */
-	MATCH_OID,         /* objectIdentifierMatch: names of schema elements become their OIDs */
-	MATCH_OID_FIRST,   /* objectIdentifierFirstComponentMatch: the OID opening a definition */
-	MATCH_NONE         /* the attribute has no such rule: assertions are Undefined */
-};
 
 /* The equality rule for the attribute named name[0..len) (any case). */
 enum match_rule match_rule_for(const char *name, size_t len);
-
-/* The rule a matching rule name or OID stands for (MATCH_NONE if unknown). */
-enum match_rule match_rule_named(const char *rule);
 
 /*
  * Appends the normal form of in[0..len) under rule to out (not NUL-terminated).

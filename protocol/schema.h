@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "protocol/match.h"
+#include "protocol/match_rule.h"
 
 /* The four schemas minidir serves, in load order. */
 #define SCHEMA_DEFAULT_DIR "/etc/ldap/schema"
