@@ -53,4 +53,3 @@ enum match_rule match_rule_named(const char *rule)
 			return rule_names[i].rule;
 	return MATCH_NONE;
 }
-

@@ -67,7 +67,6 @@ void value_lower(char *s, size_t len)
 			s[i] = (char)(s[i] + ('a' - 'A'));
 }
 
-
 static locale_t utf8_locale;
 static pthread_once_t utf8_once = PTHREAD_ONCE_INIT;
 
@@ -223,7 +222,7 @@ int value_normalize(enum match_rule rule, const char *in, size_t len, struct buf
 			n++;
 		return normalize_oid(in, n, out);
 	}
-	case MATCH_DN:   /* dn_normalize's: see match_normalize */
+	case MATCH_DN: /* dn_normalize's: see match_normalize */
 	case MATCH_NONE:
 		return -1;
 	}
