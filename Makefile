@@ -43,7 +43,7 @@ FUZZ_TARGETS := request filter ldif config
 FUZZ_BIN := $(FUZZ_TARGETS:%=build-fuzz/fuzz_%)
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps run test unit integration bench format format-check clean fuzz fuzz-smoke fuzz-build
+.PHONY: all deps run test layers unit integration bench format format-check clean fuzz fuzz-smoke fuzz-build
 all: $(BINS) $(UNIT_BIN) $(ITEST_BIN)
 
 deps:
@@ -85,8 +85,14 @@ run: deps
 	./$(B)/minidir -f $(CONF) -d
 
 test: deps
+	@$(MAKE) --no-print-directory layers
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory unit integration
+
+# The include graph (scripts/layers.sh): layers point down, no circles but those in
+# scripts/layers.allow. The graph is printed in full only when the check fails.
+layers:
+	@out=$$(./scripts/layers.sh) || { printf '%s\n' "$$out"; exit 1; }; printf '%s\n' "$$out" | tail -n 1
 
 unit: export ASAN_OPTIONS := detect_leaks=1:$(ASAN_OPTIONS)
 unit: $(UNIT_BIN)

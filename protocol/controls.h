@@ -1,7 +1,11 @@
 /*
  * The request and response controls minidir implements, encoded and decoded
  * with liblber: simple paged results (RFC 2696) and server-side sorting
- * (RFC 2891). Decoded strings point into the control's value.
+ * (RFC 2891). Decoded strings point into the control's value (borrowed, not
+ * NUL-terminated) and live as long as it does. Values come from clients: the
+ * decoders check every length and bound the key count.
+ * Thread rules: no state; any thread. Each call allocates and frees its own
+ * BerElement.
  */
 #ifndef MINIDIR_PROTOCOL_CONTROLS_H
 #define MINIDIR_PROTOCOL_CONTROLS_H
@@ -26,7 +30,8 @@ struct sort_key {
 	bool reverse;
 };
 
-/* realSearchControlValue ::= SEQUENCE { size INTEGER, cookie OCTET STRING }. Returns 0 or -1. */
+/* realSearchControlValue ::= SEQUENCE { size INTEGER, cookie OCTET STRING }.
+ * Returns 0 (*size >= 0, *cookie into value); -1 if malformed, size negative, or out of memory. */
 int control_paged_decode(const struct berval *value, int *size, struct berval *cookie);
 
 /* SortKeyList ::= SEQUENCE OF SEQUENCE { attributeType, [0] orderingRule, [1] reverseOrder }.
@@ -35,8 +40,9 @@ int control_sort_decode(const struct berval *value, struct sort_key *keys, int *
 
 /*
  * Appends a [0] Controls element holding one control: the paged results
- * response (cookie[0..len)), or the sort response with sortResult rc.
- * Returns 0 or -1.
+ * response (size 0, cookie[0..len) copied, cookie may be NULL when len is 0),
+ * or the sort response with sortResult rc.
+ * Returns 0; -1 when out of memory (out->len as it was).
  */
 int control_paged_response(struct buf *out, const void *cookie, size_t len);
 int control_sort_response(struct buf *out, int rc);

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "protocol/match.h"
 #include "protocol/schema.h"
+#include "protocol/value.h"
 
 static int ava_cmp(const void *a, const void *b)
 {
@@ -61,7 +61,7 @@ static int replace_attr(LDAPAVA *ava, const char *name, struct attr_mem **owned)
 	memcpy(ava->la_attr.bv_val, name, len);
 	ava->la_attr.bv_val[len] = '\0';
 	ava->la_attr.bv_len = len;
-	match_lower(ava->la_attr.bv_val, len);
+	value_lower(ava->la_attr.bv_val, len);
 	return 0;
 }
 
@@ -110,15 +110,15 @@ static int normalize_avas(LDAPDN dn, struct attr_mem **owned)
 				break;
 			}
 			if (!at)
-				match_lower(ava->la_attr.bv_val, ava->la_attr.bv_len);
+				value_lower(ava->la_attr.bv_val, ava->la_attr.bv_len);
 			if (ava->la_flags & LDAP_AVA_BINARY)
 				continue; /* #hex form: kept as given */
 			enum match_rule rule =
-			    at ? at->eq : match_rule_for(ava->la_attr.bv_val, ava->la_attr.bv_len);
+			    at ? at->eq : value_rule_for(ava->la_attr.bv_val, ava->la_attr.bv_len);
 			if (rule == MATCH_DN || rule == MATCH_NONE)
 				rule = MATCH_CASE_IGNORE;
 			tmp.len = 0;
-			if (match_normalize(rule, ava->la_value.bv_val, ava->la_value.bv_len,
+			if (value_normalize(rule, ava->la_value.bv_val, ava->la_value.bv_len,
 			                    &tmp) < 0 ||
 			    replace_value(ava, tmp.data, tmp.len) < 0)
 				rc = -1;

@@ -538,6 +538,6 @@ static void to_string(const struct filter *f, struct buf *out)
 void filter_to_string(const struct filter *f, struct buf *out)
 {
 	to_string(f, out);
-	buf_append(out, "", 1);
-	out->len--;
+	if (buf_append(out, "", 1) == 0)
+		out->len--;
 }

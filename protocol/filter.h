@@ -11,6 +11,11 @@
  * rule; an item the rule cannot decide (no such rule, unknown attribute or matching rule, a value
  * not valid for the rule) is Undefined (RFC 4511 4.5.1.7). Nesting is limited to FILTER_MAX_DEPTH
  * levels; a deeper filter is a protocol error.
+ *
+ * Layering: uses match.h, dn.h and schema.h (below it); request.h uses it.
+ * Thread rules: a tree is immutable after filter_decode, so threads may
+ * evaluate one tree at once, each with its own scratch buffer; decoding and
+ * evaluation read the schema (not while it is loaded or freed, schema.h).
  */
 #ifndef MINIDIR_PROTOCOL_FILTER_H
 #define MINIDIR_PROTOCOL_FILTER_H
@@ -62,17 +67,22 @@ struct filter {
 };
 
 /*
- * Decodes one Filter at the current position of ber. Returns the tree (free
- * with filter_free), or NULL on malformed input, too deep nesting or out of
- * memory.
+ * Decodes one Filter at the current position of ber (the caller's; advanced
+ * past the filter on success, position unspecified on failure). Safe on client
+ * bytes. Assertion values are copied, so the tree does not borrow ber's buffer.
+ * Returns the tree, owned by the caller (filter_free); NULL on malformed
+ * input, nesting deeper than FILTER_MAX_DEPTH or out of memory (nothing to free).
  */
 struct filter *filter_decode(BerElement *ber);
+/* Frees f, its operands and the filters after it (f->next); NULL is allowed. */
 void filter_free(struct filter *f);
 
 /*
- * Evaluates f against attrs[0..len), the content of a PartialAttributeList
- * (a sequence of SEQUENCE { type, SET OF value }). scratch is a reusable work
- * buffer owned by the caller.
+ * Evaluates f against attrs[0..len) (borrowed), the content of a
+ * PartialAttributeList (a sequence of SEQUENCE { type, SET OF value }), as
+ * storage keeps it. scratch is a reusable work buffer owned by the caller
+ * (its contents are overwritten). Returns FILTER_TRUE, FILTER_FALSE or
+ * FILTER_UNDEFINED; malformed attributes never match (no error is returned).
  */
 enum filter_result filter_eval(const struct filter *f, const unsigned char *attrs, size_t len,
                                struct buf *scratch);
@@ -87,14 +97,17 @@ struct filter_ctx {
 	struct buf *scratch;
 };
 
-/* filter_eval with the entry's DN and a hidden attribute (see struct filter_ctx). */
+/* filter_eval with the entry's DN, extra attributes and a hidden attribute (struct filter_ctx,
+ * borrowed for the call); ctx->scratch must not be NULL. */
 enum filter_result filter_eval_ctx(const struct filter *f, const unsigned char *attrs, size_t len,
                                    const struct filter_ctx *ctx);
 
-/* True if f (or any operand) names one of the attributes names[0..n). */
+/* True if f, an operand, or a filter after it (f->next) names one of the attributes
+ * names[0..n) (NUL-terminated; the whole description, ASCII case ignored). Pure. */
 bool filter_uses(const struct filter *f, const char *const *names, size_t n);
 
-/* Writes f in RFC 4515 string form into out (for logs); NUL-terminated. */
+/* Appends f in RFC 4515 string form to out (for logs), followed by a NUL that out->len does
+ * not count; when memory runs out the text is cut short, perhaps unterminated (no error). */
 void filter_to_string(const struct filter *f, struct buf *out);
 
 #endif

@@ -3,6 +3,12 @@
  * liblber. Strings in a decoded request point into the PDU bytes (they are
  * not NUL-terminated) and live as long as those bytes; the filter tree is
  * owned by the request. Free with request_free().
+ *
+ * Made for client bytes: every length is checked against the PDU, counts are
+ * bounded (REQUEST_MAX_ATTRS, REQUEST_MAX_CONTROLS, FILTER_MAX_DEPTH), and
+ * a malformed request is an error, never a crash.
+ * Thread rules: no global state; a BerElement and a request belong to one
+ * thread at a time. The filter decoder reads the schema (schema.h).
  */
 #ifndef MINIDIR_PROTOCOL_REQUEST_H
 #define MINIDIR_PROTOCOL_REQUEST_H
@@ -72,12 +78,15 @@ struct ldap_request {
 	} u;
 };
 
-/* The control with this OID in req, or NULL. */
+/* The first control whose OID is oid (NUL-terminated, compared exactly) in req, or NULL.
+ * The result points into req. */
 const struct request_control *request_control(const struct ldap_request *req, const char *oid);
 
 /*
- * Decodes the LDAPMessage pdu[0..len) using ber, a BerElement the caller
- * allocated once (ber_alloc_t) and reuses. Returns 0 on success. Returns -1
+ * Decodes the LDAPMessage pdu[0..len) (borrowed: req points into it) using
+ * ber, a BerElement the caller allocated once (ber_alloc_t) and reuses; req is
+ * overwritten. Call request_free(req) afterwards, on success and on failure.
+ * Returns 0 on success. Returns -1
  * if the message is malformed; *why then says how (for the protocolError
  * notice) and req->msgid holds the message ID when it could be read, else -1.
  * Operations minidir does not decode (add, modify, ...) succeed with only
@@ -91,6 +100,8 @@ const struct request_control *request_control(const struct ldap_request *req, co
 int request_decode(BerElement *ber, const unsigned char *pdu, size_t len, struct ldap_request *req,
                    const char **why);
 
+/* Frees what req owns (a search's filter) and sets it NULL; safe after a failed decode
+ * and twice. The PDU bytes are the caller's and are not touched. */
 void request_free(struct ldap_request *req);
 
 #endif

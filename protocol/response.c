@@ -1,5 +1,6 @@
 #include "protocol/response.h"
 
+#include "protocol/match.h"
 #include "protocol/schema.h"
 
 #include <ldap.h>

@@ -3,6 +3,11 @@
  * storage already encoded as a SearchResultEntry protocolOp (see
  * storage/entry.h), so sending one is a header plus a copy, or a copy of the
  * selected attributes only.
+ *
+ * Every function appends to out (the caller's buffer, grown as needed) and
+ * borrows its other arguments for the call. On -1 (out of memory) out->len is
+ * as it was. Thread rules: no state of its own; with check_operational set,
+ * selecting attributes reads the schema (schema.h).
  */
 #ifndef MINIDIR_PROTOCOL_RESPONSE_H
 #define MINIDIR_PROTOCOL_RESPONSE_H

@@ -6,9 +6,21 @@
  *
  * It gives each attribute its names (aliases and OID resolve to one type), its
  * equality, ordering and substrings rules (inherited through SUP) and whether
- * it is operational. Loaded once at start-up, read-only afterwards, so threads
- * share it without locks. Without a loaded schema, lookups return NULL and
- * callers fall back to caseIgnore matching (match.h).
+ * it is operational.
+ *
+ * Layering: the bottom of the schema/DN/matching code. It names rules with
+ * match_rule.h and knows nothing of values, DNs or matching (value.h, dn.h and
+ * match.h use it).
+ *
+ * Ownership: one schema per process, in static storage. Every pointer a lookup
+ * returns (struct schema_attr, struct schema_oc, their strings) belongs to the
+ * schema and stays valid until schema_free.
+ *
+ * Thread rules: schema_load and schema_free run alone (at start-up and exit,
+ * before and after any other thread uses the schema); between them the schema
+ * is read-only and every lookup may run in any thread at once, without locks.
+ * Without a loaded schema lookups return NULL and callers fall back
+ * to the built-in rules (value.h).
  */
 #ifndef MINIDIR_PROTOCOL_SCHEMA_H
 #define MINIDIR_PROTOCOL_SCHEMA_H
@@ -16,7 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "protocol/match.h"
+#include "protocol/match_rule.h"
 
 /* The four schemas minidir serves, in load order. */
 #define SCHEMA_DEFAULT_DIR "/etc/ldap/schema"
@@ -46,28 +58,42 @@ struct schema_oc {
 };
 
 /*
- * Loads dir/NAME.schema for each space-separated NAME in files (the built-in
- * operational attributes first). Returns 0, or -1 with "file:line: reason"
- * in err. Call once, before any thread uses the schema.
+ * Loads dir/NAME.schema for each NAME in files (separated by spaces, commas or
+ * tabs; at most 1023 bytes are read), after the built-in operational
+ * attributes and classes. A name defined twice keeps its first definition; a
+ * definition that fails to parse inside a commented-out statement is skipped.
+ * dir and files are borrowed; err (errlen bytes, the caller's) receives a
+ * NUL-terminated message on failure.
+ * Returns 0; -1 with "file:line: reason" in err (a file that cannot be opened,
+ * a definition libldap does not parse) or on out of memory (err may then be
+ * left unwritten); schema_free releases what it built so far.
+ * Call once, before any other thread uses the schema.
  */
 int schema_load(const char *dir, const char *files, char *err, size_t errlen);
+/* True between a successful schema_load and schema_free. */
 bool schema_loaded(void);
+/* Frees everything schema_load built (also after a failed load); lookups return NULL again. */
 void schema_free(void);
 
 /*
- * Writes description in[0..len) with its type as the schema names it and its
- * options lowercased ("commonName;Lang-EN" -> "cn;lang-en") into out (cap
- * bytes, NUL-terminated). Returns the length, or 0 if the type is unknown or
- * the result does not fit.
+ * Writes description in[0..len) (borrowed) with its type as the schema names
+ * it and its options lowercased ("commonName;Lang-EN" -> "cn;lang-en") into
+ * out (cap bytes, the caller's, NUL-terminated).
+ * Returns the length; 0 if no schema is loaded, the type is unknown or the
+ * result does not fit (out then untouched).
  */
 size_t schema_canonical_desc(const char *in, size_t len, char *out, size_t cap);
 
-/* The attribute type named name[0..len) (any alias or OID, any case; options ignored). */
+/*
+ * The attribute type named name[0..len) (borrowed, need not be NUL-terminated;
+ * any alias or OID, any case; options after ';' ignored), or NULL: unknown,
+ * len 0, or no schema loaded.
+ */
 const struct schema_attr *schema_attr_find(const char *name, size_t len);
-/* The object class named name[0..len), or NULL. */
+/* The object class named name[0..len) (any name or OID, any case), or NULL as above. */
 const struct schema_oc *schema_oc_find(const char *name, size_t len);
 
-/* Every attribute type / object class, for cn=Subschema. */
+/* Every attribute type / object class in load order, for cn=Subschema: i < the count. */
 size_t schema_attr_count(void);
 const struct schema_attr *schema_attr_at(size_t i);
 size_t schema_oc_count(void);

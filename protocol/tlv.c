@@ -1,4 +1,4 @@
-/* Hot-path BER reading and writing; see ber.h for why this is not liblber. */
+/* Hot-path BER reading and writing; see tlv.h for why this is not liblber. */
 #include "protocol/tlv.h"
 
 #include <stdlib.h>

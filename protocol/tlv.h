@@ -1,12 +1,19 @@
 /*
- * Minimal BER for the hot path: reading TLVs of trusted, definite-length
- * encodings (entries minidir itself stored) and writing response PDUs straight
- * into a connection's output buffer.
+ * Minimal BER for the hot path: a growable byte buffer, writing response PDUs
+ * straight into a connection's output buffer, and reading TLVs of
+ * definite-length encodings (entries minidir itself stored, response parts).
  *
  * Why not liblber here: a search answers with thousands of SearchResultEntry
  * PDUs spliced from pre-encoded entries; liblber would allocate a BerElement
- * and copy each one. Untrusted input (client requests) is decoded with liblber
- * (protocol/request.c); this file never sees it except through frame_next().
+ * and copy each one. Requests are decoded with liblber (request.h).
+ *
+ * Hostile input: tlv_read also sees client bytes (request.c checks a request's
+ * trailing Controls element with it, after frame_next bounded the PDU). On any
+ * bytes it reads only inside [*p, end), returns a value that lies inside them,
+ * and fails rather than guesses: it never trusts a length beyond end.
+ *
+ * Thread rules: no global state. A struct buf belongs to one user at a time
+ * (a connection, a scratch area); nothing here locks.
  */
 #ifndef MINIDIR_PROTOCOL_TLV_H
 #define MINIDIR_PROTOCOL_TLV_H
@@ -15,7 +22,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A growable byte buffer with a consumed offset: data[off..len) is pending. */
+/*
+ * A growable byte buffer with a consumed offset: data[off..len) is pending,
+ * data[len..cap) free. A zeroed struct is an empty buffer (data NULL); the
+ * buffer owns data (malloc'd), freed by buf_free. Pointers into data are
+ * invalidated by any call that may grow or compact it (reserve, append,
+ * tlv_put*, compact).
+ */
 struct buf {
 	unsigned char *data;
 	size_t off;
@@ -23,38 +36,53 @@ struct buf {
 	size_t cap;
 };
 
-/* Makes room for n more bytes at data+len. Returns 0, or -1 when out of memory. */
+/*
+ * Makes room for n more bytes at data+len: compacts if consumed space is
+ * enough, else reallocates (capacity doubles from 4096).
+ * Returns 0; -1 when out of memory (b unchanged).
+ */
 int buf_reserve(struct buf *b, size_t n);
 /* Appends n bytes. Returns 0 or -1 (out of memory; b unchanged). */
 int buf_append(struct buf *b, const void *p, size_t n);
-/* Marks n pending bytes consumed; resets to empty when all are. */
+/* Marks n pending bytes consumed (n <= buf_pending(b)); resets off and len to 0 when all are. */
 void buf_consume(struct buf *b, size_t n);
-/* Moves pending bytes to the front, so free space is contiguous at the end. */
+/* Moves pending bytes to the front (off becomes 0), so free space is contiguous at the end. */
 void buf_compact(struct buf *b);
 static inline size_t buf_pending(const struct buf *b)
 {
 	return b->len - b->off;
 }
+/* Frees data and zeroes b (an empty buffer again, reusable). */
 void buf_free(struct buf *b);
 
-/* Number of bytes the BER encoding of length len takes (1 to 5). */
+/* Number of bytes the BER encoding of length len takes (1 to 5; len < 2^32). Pure. */
 size_t tlv_len_size(size_t len);
-/* Writes the definite length len at p; returns bytes written (tlv_len_size(len)). */
+/*
+ * Writes the definite length len (minimal form, len < 2^32) at p, which must
+ * have tlv_len_size(len) bytes. Returns the bytes written.
+ */
 size_t tlv_put_len(unsigned char *p, size_t len);
 
 /*
- * Reads one TLV at *p (end bounds the input). On success sets *tag, *val, *vlen,
- * advances *p past the element and returns true. Returns false on a truncated
- * element, a multi-byte tag, an indefinite length or a length over 4 bytes.
+ * Reads one TLV at *p; end bounds the input (*p <= end). Borrows the bytes:
+ * *val points into them.
+ * Returns true: *tag is the identifier byte, *val and *vlen the content (inside
+ * [*p, end)), and *p is advanced past the element. Returns false, *p, *val and
+ * *vlen unchanged (*tag may be overwritten): fewer than 2 bytes, a multi-byte
+ * tag (low five bits all set), an indefinite length, more than 4 length
+ * bytes, or a length reaching past end. Non-minimal lengths (0x81 0x05) are
+ * accepted; constructed content is not looked into.
  */
 bool tlv_read(const unsigned char **p, const unsigned char *end, unsigned char *tag,
               const unsigned char **val, size_t *vlen);
 
-/* Appends tag, length and value. Returns 0 or -1 (out of memory). */
+/* Appends tag, length and val[0..vlen) (val may be NULL when vlen is 0).
+ * Returns 0; -1 when out of memory (b unchanged). */
 int tlv_put(struct buf *b, unsigned char tag, const void *val, size_t vlen);
-/* Appends an INTEGER (tag given: 0x02 INTEGER, 0x0a ENUMERATED). */
+/* Appends v in minimal two's complement with tag (0x02 INTEGER, 0x0a ENUMERATED).
+ * Returns 0; -1 when out of memory (b unchanged). */
 int tlv_put_int(struct buf *b, unsigned char tag, int32_t v);
-/* Size of the full encoding of an INTEGER with value v (tag, length, content). */
+/* Size of tlv_put_int's encoding of v (tag, length, content: 3 to 6 bytes). Pure. */
 size_t tlv_int_size(int32_t v);
 
 #endif

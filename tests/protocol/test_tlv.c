@@ -300,6 +300,65 @@ START_TEST(read_rejects_long_tags_and_lengths)
 }
 END_TEST
 
+/* Checks one tlv_read over in[0..len): a result inside the input, *p moved only on success. */
+static bool read_in_bounds(const unsigned char *in, size_t len, const unsigned char **p)
+{
+	const unsigned char *start = *p, *v = NULL;
+	unsigned char tag;
+	size_t vlen = 0;
+	if (!tlv_read(p, in + len, &tag, &v, &vlen)) {
+		ck_assert_ptr_eq(*p, start);
+		return false;
+	}
+	ck_assert(v >= start + 2 && v <= in + len);
+	ck_assert_uint_le(vlen, (size_t)(in + len - v));
+	ck_assert_ptr_eq(*p, v + vlen);
+	ck_assert_uint_ne(tag & 0x1f, 0x1f);
+	return true;
+}
+
+START_TEST(read_arbitrary_bytes_stays_in_bounds)
+{
+	/*
+	 * Client bytes reach tlv_read (request.c checks a request's trailing
+	 * Controls element with it): on any input it must stay inside [*p, end).
+	 * Every two-byte input, then pseudo-random inputs read element after
+	 * element and from every offset (values' insides too), each in a heap block of its exact
+	 * size so that AddressSanitizer (make test SAN=1) sees a read one byte past it.
+	 */
+	for (unsigned i = 0; i < 65536; i++) {
+		unsigned char *in = malloc(2);
+		in[0] = (unsigned char)(i >> 8);
+		in[1] = (unsigned char)i;
+		const unsigned char *p = in;
+		read_in_bounds(in, 2, &p);
+		free(in);
+	}
+	uint32_t x = 2463534242u;
+	for (int round = 0; round < 20000; round++) {
+		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+		size_t len = x % 48;
+		unsigned char *in = malloc(len ? len : 1);
+		for (size_t i = 0; i < len; i++) {
+			x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+			/* Mostly small lengths and long-form length bytes, so that reads succeed
+			 * often. */
+			in[i] = (unsigned char)(x % 4 == 0   ? 0x80 | (x >> 8) % 6
+			                        : x % 4 == 1 ? (x >> 8) % 8
+			                                     : x >> 8);
+		}
+		const unsigned char *p = in;
+		while (read_in_bounds(in, len, &p))
+			continue;
+		for (size_t off = 0; off < len; off++) {
+			const unsigned char *q = in + off;
+			read_in_bounds(in, len, &q);
+		}
+		free(in);
+	}
+}
+END_TEST
+
 /* ---- buffers ---- */
 
 START_TEST(buf_append_consume_compact)
@@ -433,6 +492,7 @@ static Suite *tlv_suite(void)
 	tcase_add_test(tc, read_rejects_truncated);
 	tcase_add_test(tc, read_rejects_length_past_end);
 	tcase_add_test(tc, read_rejects_long_tags_and_lengths);
+	tcase_add_test(tc, read_arbitrary_bytes_stays_in_bounds);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("buf");

@@ -1,0 +1,165 @@
+#!/bin/sh
+# Prints the include graph of minidir's own headers, per directory, and checks it:
+#   - layers, bottom to top: protocol/, then storage/ and conf/ (side by side,
+#     neither includes the other), then server/, then tools/. A file includes
+#     headers of its own directory and of the layers below it, never above;
+#   - no circle among the files of one directory: a module is a .c file with
+#     its .h (server/conn.c and server/conn.h are "server/conn"), and conn.c
+#     including ops.h while ops.c includes conn.h is the circle conn -> ops -> conn.
+# Edges listed in scripts/layers.allow ("A -> B  # reason", one a line) are
+# tolerated: left out of both checks, and marked "(allowed)" in the graph.
+# Exit status 0 when the checks pass, 1 when one fails, 2 on a bad allow-list.
+#
+# Usage: scripts/layers.sh [ALLOW_FILE]   (run from anywhere; default scripts/layers.allow)
+set -eu
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+allow=${1:-$root/scripts/layers.allow}
+[ -f "$allow" ] || allow=/dev/null
+cd "$root"
+
+# One "FROM TO" line per include: FROM the including module, TO the included one.
+edges() {
+	for dir in protocol storage conf server tools; do
+		for f in "$dir"/*.c "$dir"/*.h; do
+			[ -f "$f" ] || continue
+			mod=${f%.*}
+			sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([a-z]*\/[A-Za-z0-9_]*\)\.h".*/\1/p' "$f" |
+			    while read -r to; do
+				echo "$mod $to"
+			    done
+		done
+	done
+}
+
+edges | sort -u | awk -v allow="$allow" '
+function rank(d) { return d == "protocol" ? 0 : d == "storage" || d == "conf" ? 1 : d == "server" ? 2 : d == "tools" ? 3 : -1 }
+function dir(m) { return substr(m, 1, index(m, "/") - 1) }
+function name(m) { return substr(m, index(m, "/") + 1) }
+BEGIN {
+	status = 0
+	while ((getline line < allow) > 0) {
+		n++
+		if (line ~ /^[[:space:]]*(#|$)/)
+			continue
+		if (line !~ /^[[:space:]]*[a-z]+\/[A-Za-z0-9_]+[[:space:]]+->[[:space:]]+[a-z]+\/[A-Za-z0-9_]+[[:space:]]+#[[:space:]]*[^[:space:]]/) {
+			printf "%s:%d: expected \"dir/a -> dir/b  # reason\": %s\n", allow, n, line
+			bad = 1
+			continue
+		}
+		split(line, w, /[[:space:]]+/)
+		i = w[1] == "" ? 2 : 1
+		allowed[w[i] " " w[i + 2]] = n
+	}
+	if (bad)
+		exit 2
+}
+$1 != $2 {
+	from[++ne] = $1; to[ne] = $2
+	mods[$1] = 1; mods[$2] = 1
+	if (($1 " " $2) in allowed)
+		used[$1 " " $2] = 1
+}
+END {
+	if (bad)
+		exit 2
+	split("protocol storage conf server tools", dirs, " ")
+	for (d = 1; d <= 5; d++) {
+		printf "%s/\n", dirs[d]
+		nm = 0
+		for (m in mods)
+			if (dir(m) == dirs[d])
+				list[++nm] = m
+		# sort the modules of this directory by name (insertion sort: few)
+		for (i = 2; i <= nm; i++)
+			for (j = i; j > 1 && list[j - 1] > list[j]; j--) {
+				t = list[j]; list[j] = list[j - 1]; list[j - 1] = t
+			}
+		for (i = 1; i <= nm; i++) {
+			out = ""
+			for (e = 1; e <= ne; e++) {
+				if (from[e] != list[i])
+					continue
+				label = dir(to[e]) == dirs[d] ? name(to[e]) : to[e]
+				if ((from[e] " " to[e]) in allowed)
+					label = label "(allowed)"
+				out = out " " label
+			}
+			printf "  %-20s ->%s\n", name(list[i]), out == "" ? " (nothing)" : out
+		}
+	}
+	# Layers: an include may point to its own directory or to a lower layer.
+	for (e = 1; e <= ne; e++) {
+		a = dir(from[e]); b = dir(to[e])
+		if (a == b || ((from[e] " " to[e]) in allowed))
+			continue
+		if (rank(b) < 0 || rank(b) >= rank(a)) {
+			printf "layer violation: %s includes %s.h (%s/ may not include %s/)\n", from[e], to[e], a, b
+			status = 1
+		}
+	}
+	# Circles inside one directory: peel modules with no incoming, then no outgoing
+	# edges; whatever is left lies on a circle, and following edges finds one.
+	for (e = 1; e <= ne; e++) {
+		live[e] = dir(from[e]) == dir(to[e]) && !((from[e] " " to[e]) in allowed)
+		if (live[e]) { indeg[to[e]]++; outdeg[from[e]]++ }
+	}
+	for (m in mods)
+		alive[m] = 1
+	do {
+		changed = 0
+		for (m in mods) {
+			if (!alive[m] || (indeg[m] > 0 && outdeg[m] > 0))
+				continue
+			alive[m] = 0; changed = 1
+			for (e = 1; e <= ne; e++)
+				if (live[e] && (from[e] == m || to[e] == m)) {
+					live[e] = 0; indeg[to[e]]--; outdeg[from[e]]--
+				}
+		}
+	} while (changed)
+	# Modules that reach each other (transitive closure over the few left) form
+	# one knot of circles; it is reported with the edges inside it.
+	na = 0
+	for (m in mods)
+		if (alive[m])
+			node[++na] = m
+	for (i = 1; i <= na; i++)
+		for (j = 1; j <= na; j++)
+			reach[i, j] = 0
+	for (e = 1; e <= ne; e++)
+		if (live[e])
+			for (i = 1; i <= na; i++)
+				if (node[i] == from[e])
+					for (j = 1; j <= na; j++)
+						if (node[j] == to[e])
+							reach[i, j] = 1
+	for (k = 1; k <= na; k++)
+		for (i = 1; i <= na; i++)
+			if (reach[i, k])
+				for (j = 1; j <= na; j++)
+					if (reach[k, j])
+						reach[i, j] = 1
+	for (i = 1; i <= na; i++) {
+		if (done[i] || !reach[i, i])
+			continue
+		delete knot
+		for (j = 1; j <= na; j++)
+			if (reach[i, j] && reach[j, i]) {
+				knot[node[j]] = 1; done[j] = 1
+			}
+		out = ""
+		for (e = 1; e <= ne; e++)
+			if (live[e] && (from[e] in knot) && (to[e] in knot))
+				out = out (out == "" ? "" : ", ") from[e] " -> " to[e]
+		printf "circle: %s\n", out
+		status = 1
+	}
+	for (edge in allowed)
+		if (!(edge in used)) {
+			split(edge, w, " ")
+			printf "note: %s:%d: %s -> %s is no longer included; remove the line\n", allow, allowed[edge], w[1], w[2]
+		}
+	printf "layers: %s\n", status ? "FAILED" : "ok"
+	exit status
+}'
