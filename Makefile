@@ -77,7 +77,7 @@ $(B)/minidir-export: $(B)/tools/minidir_export.o $(LIB)
 $(SR_LIB): $(SR_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
-$(B)/searchrate: $(B)/tools/searchrate.o
+$(B)/searchrate: $(B)/tools/searchrate/main.o $(SR_LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(SR_LIBS)
 $(SR_UNIT_BIN): %: %.o $(SR_LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(SR_LIBS) $(CHECK_LIBS)
