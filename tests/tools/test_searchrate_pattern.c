@@ -1,10 +1,13 @@
 /* Value patterns of tools/searchrate/pattern.c: ranges, sequential and random, escapes,
  * padding, and the message for a malformed pattern. */
 #include <check.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/tools/searchrate_check.h"
 #include "tools/searchrate/pattern.h"
 
 static struct pattern p;
@@ -33,44 +36,48 @@ static void teardown(void)
 	buf = NULL;
 }
 
+/* Parses src and checks its next expansions against the strings given, up to a NULL. */
+static void expect(const char *src, ...)
+{
+	parse_ok(src);
+	va_list ap;
+	va_start(ap, src);
+	for (const char *want; (want = va_arg(ap, const char *));)
+		ck_assert_str_eq(next(), want);
+	va_end(ap);
+	pattern_free(&p);
+}
+
+/* Parses src and checks that 200 expansions are integers from lo to hi. */
+static void expect_within(const char *src, long lo, long hi)
+{
+	parse_ok(src);
+	for (int i = 0; i < 200; i++) {
+		const char *s = next();
+		long v = strtol(s, NULL, 10);
+		ck_assert_msg(v >= lo && v <= hi, "%s: %s outside %ld..%ld", src, s, lo, hi);
+	}
+	pattern_free(&p);
+}
+
 START_TEST(literal_only)
 {
 	parse_ok("(objectClass=*)");
 	ck_assert_str_eq(next(), "(objectClass=*)");
 	ck_assert_ptr_eq(next(), p.fixed); /* no copy for a pattern without ranges */
 	pattern_free(&p);
-	parse_ok("");
-	ck_assert_str_eq(next(), "");
+	expect("", "", "", NULL);
 }
 END_TEST
 
-START_TEST(sequential_counts_up_and_wraps)
+START_TEST(sequential)
 {
-	parse_ok("(uid=user[1:3])");
-	const char *want[] = {"(uid=user1)", "(uid=user2)", "(uid=user3)", "(uid=user1)"};
-	for (int i = 0; i < 4; i++)
-		ck_assert_str_eq(next(), want[i]);
-}
-END_TEST
-
-START_TEST(sequential_counts_down_and_steps)
-{
-	parse_ok("[3:1]");
-	ck_assert_str_eq(next(), "3");
-	ck_assert_str_eq(next(), "2");
-	ck_assert_str_eq(next(), "1");
-	ck_assert_str_eq(next(), "3");
-	pattern_free(&p);
-	parse_ok("[0:10:5],[0:7x4]");
-	ck_assert_str_eq(next(), "0,0");
-	ck_assert_str_eq(next(), "5,4");
-	ck_assert_str_eq(next(), "10,0");
-	ck_assert_str_eq(next(), "0,4");
-	pattern_free(&p);
-	parse_ok("[-2:2:2]");
-	ck_assert_str_eq(next(), "-2");
-	ck_assert_str_eq(next(), "0");
-	ck_assert_str_eq(next(), "2");
+	expect("(uid=user[1:3])", "(uid=user1)", "(uid=user2)", "(uid=user3)", "(uid=user1)", NULL);
+	expect("[3:1]", "3", "2", "1", "3", NULL); /* counts down */
+	expect("[0:10:5],[0:7x4]", "0,0", "5,4", "10,0", "0,4", NULL);
+	expect("[-2:2:2]", "-2", "0", "2", "-2", NULL);
+	expect("[9223372036854775806:9223372036854775807]", "9223372036854775806",
+	       "9223372036854775807", "9223372036854775806", NULL);
 }
 END_TEST
 
@@ -97,15 +104,10 @@ START_TEST(random_stays_in_range_and_covers_it)
 	for (int i = 0; i < 5; i++) /* 200 expected each; far from 0 or 1000 */
 		ck_assert_msg(seen[i] > 100 && seen[i] < 300, "%d drawn %d times", 5 + i, seen[i]);
 	pattern_free(&p);
-	parse_ok("[9-5]"); /* bounds in either order */
-	for (int i = 0; i < 100; i++)
-		ck_assert(next()[0] >= '5' && next()[0] <= '9');
-	pattern_free(&p);
-	parse_ok("[-3--1]");
-	for (int i = 0; i < 100; i++) {
-		long v = strtol(next(), NULL, 10);
-		ck_assert(v >= -3 && v <= -1);
-	}
+	expect_within("[9-5]", 5, 9); /* bounds in either order */
+	expect_within("[-3--1]", -3, -1);
+	expect_within("[7-7]", 7, 7);
+	expect_within("[-9223372036854775808-9223372036854775807]", LONG_MIN, LONG_MAX);
 }
 END_TEST
 
@@ -123,34 +125,12 @@ START_TEST(random_is_reproducible_from_the_seed)
 }
 END_TEST
 
-START_TEST(full_64_bit_ranges)
-{
-	parse_ok("[-9223372036854775808-9223372036854775807]");
-	for (int i = 0; i < 10; i++)
-		ck_assert(strlen(next()) <= p.maxlen);
-	pattern_free(&p);
-	parse_ok("[9223372036854775806:9223372036854775807]");
-	ck_assert_str_eq(next(), "9223372036854775806");
-	ck_assert_str_eq(next(), "9223372036854775807");
-	ck_assert_str_eq(next(), "9223372036854775806");
-}
-END_TEST
-
 START_TEST(escapes_and_padding)
 {
-	parse_ok("(cn=[[a]]) [[[1:2]]]");
-	ck_assert_str_eq(next(), "(cn=[a]) [1]");
-	ck_assert_str_eq(next(), "(cn=[a]) [2]");
-	pattern_free(&p);
-	parse_ok("user.[7:8%0000]");
-	ck_assert_str_eq(next(), "user.0007");
-	ck_assert_str_eq(next(), "user.0008");
-	pattern_free(&p);
-	parse_ok("[5-5%#00]"); /* '#' accepted, only 0s count */
-	ck_assert_str_eq(next(), "05");
-	pattern_free(&p);
-	parse_ok("a]b"); /* a lone ] is literal */
-	ck_assert_str_eq(next(), "a]b");
+	expect("(cn=[[a]]) [[[1:2]]]", "(cn=[a]) [1]", "(cn=[a]) [2]", NULL);
+	expect("user.[7:8%0000]", "user.0007", "user.0008", NULL);
+	expect("[5-5%#00]", "05", NULL); /* '#' accepted, only 0s count */
+	expect("a]b", "a]b", NULL);      /* a lone ] is literal */
 }
 END_TEST
 
@@ -171,24 +151,21 @@ static const struct {
 
 START_TEST(malformed_patterns_say_where)
 {
-	char want[128];
-	snprintf(want, sizeof(want), "bad value pattern at offset %zu of \"%s\": expected",
-	         bad[_i].offset, bad[_i].src);
-	err[0] = '\0';
-	ck_assert_msg(!pattern_parse(&p, bad[_i].src, err, sizeof(err)), "\"%s\" accepted",
-	              bad[_i].src);
-	ck_assert_msg(strncmp(err, want, strlen(want)) == 0, "\"%s\": message \"%s\"", bad[_i].src,
-	              err);
-	ck_assert_msg(strstr(err, "[A-B], [A:B] or [A:B:STEP]") && strstr(err, "[[ and ]]"),
-	              "message \"%s\" does not say what is expected", err);
-	ck_assert_ptr_null(p.comps); /* nothing kept: pattern_free is not needed */
-	ck_assert_ptr_null(p.fixed);
-}
-END_TEST
-
-START_TEST(error_message_is_truncated_safely)
-{
-	char small[16];
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char want[128];
+		snprintf(want, sizeof(want), "bad value pattern at offset %zu of \"%s\": expected",
+		         bad[i].offset, bad[i].src);
+		err[0] = '\0';
+		ck_assert_msg(!pattern_parse(&p, bad[i].src, err, sizeof(err)), "\"%s\" accepted",
+		              bad[i].src);
+		ck_assert_msg(strncmp(err, want, strlen(want)) == 0, "\"%s\": message \"%s\"",
+		              bad[i].src, err);
+		ck_assert_msg(strstr(err, "[A-B], [A:B] or [A:B:STEP]") && strstr(err, "[[ and ]]"),
+		              "message \"%s\" does not say what is expected", err);
+		ck_assert_ptr_null(p.comps); /* nothing kept: pattern_free is not needed */
+		ck_assert_ptr_null(p.fixed);
+	}
+	char small[16]; /* a short buffer gets a truncated, terminated message */
 	ck_assert(!pattern_parse(&p, "[1-", small, sizeof(small)));
 	ck_assert_uint_eq(strlen(small), sizeof(small) - 1);
 }
@@ -196,23 +173,15 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("searchrate_pattern");
-	TCase *tc = tcase_create("pattern");
-	tcase_add_checked_fixture(tc, NULL, teardown);
-	tcase_add_test(tc, literal_only);
-	tcase_add_test(tc, sequential_counts_up_and_wraps);
-	tcase_add_test(tc, sequential_counts_down_and_steps);
-	tcase_add_test(tc, rewind_starts_again);
-	tcase_add_test(tc, random_stays_in_range_and_covers_it);
-	tcase_add_test(tc, random_is_reproducible_from_the_seed);
-	tcase_add_test(tc, full_64_bit_ranges);
-	tcase_add_test(tc, escapes_and_padding);
-	tcase_add_loop_test(tc, malformed_patterns_say_where, 0, sizeof(bad) / sizeof(bad[0]));
-	tcase_add_test(tc, error_message_is_truncated_safely);
-	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	const TTest *const tests[] = {
+	    literal_only,
+	    sequential,
+	    rewind_starts_again,
+	    random_stays_in_range_and_covers_it,
+	    random_is_reproducible_from_the_seed,
+	    escapes_and_padding,
+	    malformed_patterns_say_where,
+	};
+	return searchrate_check_run("searchrate_pattern", NULL, teardown, tests,
+	                            sizeof(tests) / sizeof(tests[0]));
 }

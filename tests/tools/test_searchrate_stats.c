@@ -3,6 +3,7 @@
 #include <check.h>
 #include <stdlib.h>
 
+#include "tests/tools/searchrate_check.h"
 #include "tools/searchrate/stats.h"
 
 static struct stats *s, *t;
@@ -157,19 +158,10 @@ END_TEST
 
 int main(void)
 {
-	Suite *su = suite_create("searchrate_stats");
-	TCase *tc = tcase_create("stats");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, small_values_are_exact);
-	tcase_add_test(tc, milliseconds_within_a_bucket);
-	tcase_add_test(tc, clamped_to_min_and_max);
-	tcase_add_test(tc, histogram_covers_uint64);
-	tcase_add_test(tc, result_codes_and_errors);
-	tcase_add_test(tc, intervals_add_up);
-	suite_add_tcase(su, tc);
-	SRunner *sr = srunner_create(su);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	const TTest *const tests[] = {
+	    small_values_are_exact,  milliseconds_within_a_bucket, clamped_to_min_and_max,
+	    histogram_covers_uint64, result_codes_and_errors,      intervals_add_up,
+	};
+	return searchrate_check_run("searchrate_stats", setup, teardown, tests,
+	                            sizeof(tests) / sizeof(tests[0]));
 }
