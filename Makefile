@@ -37,6 +37,12 @@ LIB      := $(B)/libminidir.a
 BINS     := $(B)/minidir $(B)/minidir-import $(B)/minidir-export $(B)/searchrate
 UNIT_SRC := $(wildcard tests/*/test_*.c)
 UNIT_BIN := $(UNIT_SRC:%.c=$(B)/%)
+# searchrate: its own small library (not libminidir), linked into the tool and its unit tests.
+SR_SRC   := $(filter-out tools/searchrate/main.c,$(wildcard tools/searchrate/*.c))
+SR_OBJ   := $(SR_SRC:%.c=$(B)/%.o)
+SR_LIB   := $(B)/libsearchrate.a
+SR_LIBS  := -lldap -llber -lpthread -lm
+SR_UNIT_BIN := $(filter $(B)/tests/tools/%,$(UNIT_BIN))
 ITEST_BIN := $(B)/tests/integration/ldapclient $(B)/tests/integration/faultclient $(B)/bench/idleconns
 
 FUZZ_TARGETS := request filter ldif config
@@ -68,10 +74,15 @@ $(B)/minidir-import: $(B)/tools/minidir_import.o $(LIB)
 $(B)/minidir-export: $(B)/tools/minidir_export.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(B)/searchrate: $(B)/tools/searchrate.o
-	$(CC) $(LDFLAGS) -o $@ $^ -lldap -llber -lpthread -lm
+$(SR_LIB): $(SR_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+$(B)/searchrate: $(B)/tools/searchrate/main.o $(SR_LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(SR_LIBS)
+$(SR_UNIT_BIN): %: %.o $(SR_LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(SR_LIBS) $(CHECK_LIBS)
 
-$(UNIT_BIN) $(ITEST_BIN): %: %.o $(LIB)
+$(filter-out $(SR_UNIT_BIN),$(UNIT_BIN)) $(ITEST_BIN): %: %.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(CHECK_LIBS)
 
 run: deps

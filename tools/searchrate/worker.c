@@ -1,0 +1,507 @@
+/*
+ * worker.c: the load threads (see worker.h). A thread's loop, each round: reconnect the
+ * connections whose retry time has come; send on the connections with room, round robin,
+ * as far as the rate limiter allows; then wait for responses. With one connection waiting
+ * (always so when synchronous) it blocks in ldap_result; with several, in ppoll over their
+ * sockets, then reads each readable connection a bounded number of times, sending a new
+ * request for each finished one at once to keep the pipeline full. The wait ends by the
+ * next send time, retry time, or 100 ms, so that run->stop is seen soon.
+ *
+ * Requests in flight are found by message id in a small open-addressing table per
+ * connection (struct sr_slot), deleted by backward shift so no tombstones pile up.
+ */
+#include "tools/searchrate/worker.h"
+
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "tools/searchrate/util.h"
+
+static struct sr_slot *slot_find(struct sr_conn *c, int msgid)
+{
+	for (unsigned i = (unsigned)msgid & c->mask; c->slots[i].msgid != -1; i = (i + 1) & c->mask)
+		if (c->slots[i].msgid == msgid)
+			return &c->slots[i];
+	return NULL;
+}
+
+static void slot_insert(struct sr_conn *c, int msgid, uint64_t t0)
+{
+	unsigned i = (unsigned)msgid & c->mask;
+	while (c->slots[i].msgid != -1)
+		i = (i + 1) & c->mask;
+	c->slots[i] = (struct sr_slot){msgid, t0, 0};
+}
+
+/* Deletion with backward shift, so no tombstones accumulate. */
+static void slot_delete(struct sr_conn *c, struct sr_slot *s)
+{
+	unsigned i = (unsigned)(s - c->slots), j = i;
+	for (;;) {
+		j = (j + 1) & c->mask;
+		if (c->slots[j].msgid == -1)
+			break;
+		unsigned home = (unsigned)c->slots[j].msgid & c->mask;
+		/* Move j back to i unless its home lies cyclically in (i, j]. */
+		bool stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+		if (!stays) {
+			c->slots[i] = c->slots[j];
+			i = j;
+		}
+	}
+	c->slots[i].msgid = -1;
+}
+
+static void record_search(struct sr_worker *w, int rc, uint64_t entries, uint64_t ns)
+{
+	pthread_mutex_lock(&w->mu);
+	stats_record_search(&w->st, rc, entries, ns);
+	pthread_mutex_unlock(&w->mu);
+}
+
+/* An error that is not a completed search: a request lost with its connection, a failed connect. */
+static void record_error(struct sr_worker *w, int rc, uint64_t n)
+{
+	pthread_mutex_lock(&w->mu);
+	stats_record_error(&w->st, rc, n);
+	pthread_mutex_unlock(&w->mu);
+}
+
+/* Opens and (if --bindDN) binds one connection; returns an LDAP result code. On failure
+ * *diag may hold the server's diagnostic message (ldap_memfree it). */
+static int conn_open(const struct sr_config *cfg, struct sr_conn *c, char **diag)
+{
+	LDAP *ld = NULL;
+	*diag = NULL;
+	int rc = ldap_initialize(&ld, cfg->uri);
+	if (rc != LDAP_SUCCESS)
+		return rc;
+	int version = LDAP_VERSION3;
+	struct timeval net_timeout = {5, 0}, op_timeout = {10, 0};
+	ldap_set_option(ld, LDAP_OPT_PROTOCOL_VERSION, &version);
+	ldap_set_option(ld, LDAP_OPT_REFERRALS, LDAP_OPT_OFF);
+	ldap_set_option(ld, LDAP_OPT_NETWORK_TIMEOUT, &net_timeout);
+	ldap_set_option(ld, LDAP_OPT_TIMEOUT, &op_timeout);
+	if (cfg->binddn) {
+		struct berval cred = {strlen(cfg->bindpw), (char *)cfg->bindpw};
+		rc = ldap_sasl_bind_s(ld, cfg->binddn, LDAP_SASL_SIMPLE, &cred, NULL, NULL, NULL);
+	} else {
+		rc = ldap_connect(ld);
+	}
+	if (rc == LDAP_SUCCESS && ldap_get_option(ld, LDAP_OPT_DESC, &c->fd) != LDAP_OPT_SUCCESS)
+		rc = LDAP_LOCAL_ERROR;
+	/* libldap reads each message with two read()s; a readahead layer over TCP (as libldap
+	 * itself uses for UDP) reads whatever has arrived at once. ldap_result() checks the
+	 * layer for buffered data before it polls, so the loop below stays correct. */
+	Sockbuf *sb = NULL;
+	if (rc == LDAP_SUCCESS && ldap_get_option(ld, LDAP_OPT_SOCKBUF, &sb) == LDAP_OPT_SUCCESS &&
+	    sb)
+		ber_sockbuf_add_io(sb, &ber_sockbuf_io_readahead, LBER_SBIOD_LEVEL_PROVIDER, NULL);
+	if (rc != LDAP_SUCCESS) {
+		ldap_get_option(ld, LDAP_OPT_DIAGNOSTIC_MESSAGE, diag);
+		ldap_unbind_ext(ld, NULL, NULL);
+		return rc;
+	}
+	c->ld = ld;
+	c->sb = sb;
+	c->outstanding = 0;
+	return LDAP_SUCCESS;
+}
+
+static void conn_close(struct sr_worker *w, struct sr_conn *c)
+{
+	for (unsigned i = 0; i <= c->mask; i++)
+		c->slots[i].msgid = -1;
+	w->inflight -= c->outstanding;
+	c->outstanding = 0;
+	ldap_unbind_ext(c->ld, NULL, NULL);
+	c->ld = NULL;
+	c->sb = NULL;
+}
+
+/*
+ * The connection failed: each request in flight on it counts as an error with the connection's
+ * result code (at least one error for the loss itself), and it is re-established next round.
+ */
+static void conn_lost(struct sr_worker *w, struct sr_conn *c, int rc)
+{
+	if (rc == LDAP_SUCCESS &&
+	    (ldap_get_option(c->ld, LDAP_OPT_RESULT_CODE, &rc) != LDAP_OPT_SUCCESS ||
+	     rc == LDAP_SUCCESS))
+		rc = LDAP_SERVER_DOWN;
+	record_error(w, rc, c->outstanding > 0 ? (uint64_t)c->outstanding : 1);
+	conn_close(w, c);
+	c->retry_at = now_ns();
+	c->backoff_ns = 0;
+}
+
+static void conn_retry(struct sr_worker *w, struct sr_conn *c, uint64_t now)
+{
+	char *diag;
+	int rc = conn_open(&w->run->cfg, c, &diag);
+	ldap_memfree(diag);
+	if (rc == LDAP_SUCCESS) {
+		pthread_mutex_lock(&w->mu);
+		w->st.reconnects++;
+		pthread_mutex_unlock(&w->mu);
+		return;
+	}
+	record_error(w, rc, 1);
+	c->backoff_ns = c->backoff_ns ? c->backoff_ns * 2 : 50 * NS_PER_MS;
+	if (c->backoff_ns > NS_PER_SEC)
+		c->backoff_ns = NS_PER_SEC;
+	c->retry_at = now + c->backoff_ns;
+}
+
+static bool conn_level_error(int rc)
+{
+	return rc == LDAP_SERVER_DOWN || rc == LDAP_CONNECT_ERROR || rc == LDAP_TIMEOUT ||
+	       rc == LDAP_UNAVAILABLE;
+}
+
+static void send_one(struct sr_worker *w, struct sr_conn *c)
+{
+	struct sr_config *cfg = &w->run->cfg;
+	const char *base = pattern_expand(&cfg->base, &w->rng, w->basebuf);
+	const char *filter = pattern_expand(&cfg->filter, &w->rng, w->filterbuf);
+	struct timeval tl = {cfg->timelimit, 0};
+	int msgid;
+	uint64_t t0 = now_ns();
+	int rc = ldap_search_ext(c->ld, base, cfg->scope, filter, cfg->attrs, 0, NULL, NULL,
+	                         cfg->timelimit > 0 ? &tl : NULL, cfg->sizelimit, &msgid);
+	if (rc == LDAP_SUCCESS) {
+		slot_insert(c, msgid, t0);
+		c->outstanding++;
+		w->inflight++;
+	} else if (conn_level_error(rc)) {
+		c->outstanding++; /* the request that failed is lost with the connection */
+		w->inflight++;
+		conn_lost(w, c, rc);
+	} else {
+		record_error(w, rc, 1);
+	}
+}
+
+/* A SearchResultDone for the request in slot s: the search is complete. */
+static void finish_search(struct sr_worker *w, struct sr_conn *c, struct sr_slot *s,
+                          LDAPMessage *msg)
+{
+	uint64_t t1 = now_ns();
+	int err = LDAP_SUCCESS;
+	int prc = ldap_parse_result(c->ld, msg, &err, NULL, NULL, NULL, NULL, 0);
+	if (prc != LDAP_SUCCESS)
+		err = prc;
+	record_search(w, err, s->entries, t1 - s->t0);
+	slot_delete(c, s);
+	c->outstanding--;
+	w->inflight--;
+}
+
+/* Handles one message from ldap_result; frees it. */
+static void handle_msg(struct sr_worker *w, struct sr_conn *c, LDAPMessage *msg, int type)
+{
+	int msgid = ldap_msgid(msg);
+	struct sr_slot *s;
+	if (type == LDAP_RES_SEARCH_ENTRY && (s = slot_find(c, msgid))) {
+		s->entries++;
+	} else if (type == LDAP_RES_SEARCH_RESULT && (s = slot_find(c, msgid))) {
+		finish_search(w, c, s, msg);
+	} else if (type == LDAP_RES_EXTENDED && msgid == 0) {
+		/* unsolicited: notice of disconnection */
+		ldap_msgfree(msg);
+		conn_lost(w, c, LDAP_SERVER_DOWN);
+		return;
+	} /* else search references and anything unexpected */
+	ldap_msgfree(msg);
+}
+
+/* Waits up to tv for one message on c and handles it: 1 handled, 0 timed out, -1 connection lost */
+static int pump(struct sr_worker *w, struct sr_conn *c, struct timeval tv)
+{
+	LDAPMessage *msg = NULL;
+	int type = ldap_result(c->ld, LDAP_RES_ANY, LDAP_MSG_ONE, &tv, &msg);
+	if (type == 0)
+		return 0;
+	if (type < 0) {
+		ldap_msgfree(msg);
+		conn_lost(w, c, LDAP_SUCCESS);
+		return -1;
+	}
+	handle_msg(w, c, msg, type);
+	return 1;
+}
+
+/*
+ * Sends on c while it has room (per connection and per thread) and the rate limiter allows.
+ * Returns how many were sent; *rate_blocked is set (and *wake lowered) when the limiter said wait.
+ */
+static int fill(struct sr_worker *w, struct sr_conn *c, uint64_t *wake, bool *rate_blocked)
+{
+	int sent = 0;
+	while (c->ld && c->outstanding < w->conn_max && w->inflight < w->thread_max) {
+		if (w->period_ns) {
+			uint64_t now = now_ns();
+			if (now < w->next_send) {
+				*rate_blocked = true;
+				if (w->next_send < *wake)
+					*wake = w->next_send;
+				break;
+			}
+			if (now - w->next_send > NS_PER_SEC) /* far behind: resume, no burst */
+				w->next_send = now;
+			w->next_send += w->period_ns;
+		}
+		send_one(w, c);
+		sent++;
+	}
+	return sent;
+}
+
+/* Reconnects the connections that are down and due; lowers *wake to the next retry time. */
+static void reconnect_due(struct sr_worker *w, uint64_t *wake)
+{
+	uint64_t now = now_ns();
+	for (int i = 0; i < w->nconns; i++) {
+		struct sr_conn *c = &w->conns[i];
+		if (c->ld)
+			continue;
+		if (now >= c->retry_at) {
+			conn_retry(w, c, now);
+			now = now_ns();
+		}
+		if (!c->ld && c->retry_at < *wake)
+			*wake = c->retry_at;
+	}
+}
+
+/* Sends on every connection with room, starting with the round-robin one. */
+static void fill_all(struct sr_worker *w, uint64_t *wake, bool *rate_blocked)
+{
+	for (int k = 0; k < w->nconns && w->inflight < w->thread_max && !*rate_blocked; k++) {
+		int idx = (w->rr + k) % w->nconns;
+		if (fill(w, &w->conns[idx], wake, rate_blocked))
+			w->rr = (idx + 1) % w->nconns;
+	}
+}
+
+/* Sets w->pfd and w->pconn to the connections with requests in flight; returns how many. */
+static int poll_set(struct sr_worker *w)
+{
+	int npoll = 0;
+	for (int i = 0; i < w->nconns; i++) {
+		if (w->conns[i].ld && w->conns[i].outstanding > 0) {
+			w->pfd[npoll] = (struct pollfd){.fd = w->conns[i].fd, .events = POLLIN};
+			w->pconn[npoll++] = &w->conns[i];
+		}
+	}
+	return npoll;
+}
+
+/* Waits up to wait ns for any of npoll connections, then reads the ready ones. */
+static void pump_many(struct sr_worker *w, int npoll, uint64_t wait, uint64_t *wake,
+                      bool *rate_blocked)
+{
+	struct timespec ts = {(time_t)(wait / NS_PER_SEC), (long)(wait % NS_PER_SEC)};
+	/* Messages the readahead layer already read never wake ppoll: such a
+	 * connection counts as readable, and ppoll only looks at the others. */
+	int buffered = 0;
+	for (int i = 0; i < npoll; i++) {
+		w->pconn_ready[i] =
+		    w->pconn[i]->sb &&
+		    ber_sockbuf_ctrl(w->pconn[i]->sb, LBER_SB_OPT_DATA_READY, NULL) > 0;
+		buffered += w->pconn_ready[i];
+	}
+	if (buffered)
+		ts = (struct timespec){0, 0};
+	int n = ppoll(w->pfd, (nfds_t)npoll, &ts, NULL);
+	for (int i = 0; (n > 0 || buffered) && i < npoll; i++) {
+		if (!w->pfd[i].revents && !w->pconn_ready[i])
+			continue;
+		/* Read what has arrived (libldap then holds no whole message back),
+		 * replacing each finished request at once to keep the pipeline
+		 * full; bounded so the other connections get their turn. */
+		struct sr_conn *c = w->pconn[i];
+		for (int m = 0; m < 2 * w->conn_max && c->ld && c->outstanding > 0; m++) {
+			if (pump(w, c, (struct timeval){0, 0}) <= 0)
+				break;
+			if (!*rate_blocked)
+				fill(w, c, wake, rate_blocked);
+		}
+	}
+}
+
+/* One round of the loop: reconnect, send, wait for and read responses. */
+static void worker_round(struct sr_worker *w)
+{
+	uint64_t wake = now_ns() + 100 * NS_PER_MS; /* at the latest: look at stop again */
+	bool rate_blocked = false;
+	reconnect_due(w, &wake);
+	fill_all(w, &wake, &rate_blocked);
+	int npoll = poll_set(w);
+	uint64_t now = now_ns();
+	uint64_t wait = wake > now ? wake - now : 0;
+	if (npoll == 1) {
+		/* One connection waiting (always so when synchronous): block in libldap. */
+		struct timeval tv = {(time_t)(wait / NS_PER_SEC),
+		                     (suseconds_t)(wait % NS_PER_SEC / 1000)};
+		pump(w, w->pconn[0], tv);
+	} else if (npoll > 1) {
+		pump_many(w, npoll, wait, &wake, &rate_blocked);
+	} else if (wait) {
+		struct timespec ts = {(time_t)(wake / NS_PER_SEC), (long)(wake % NS_PER_SEC)};
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct sr_worker *w = arg;
+	w->next_send = now_ns();
+	while (!atomic_load_explicit(&w->run->stop, memory_order_relaxed))
+		worker_round(w);
+	for (int i = 0; i < w->nconns; i++) {
+		if (w->conns[i].ld) {
+			w->left_outstanding += w->conns[i].outstanding;
+			conn_close(w, &w->conns[i]);
+		}
+	}
+	return NULL;
+}
+
+/* The slot table size: a power of two of at least twice the requests in flight. */
+static unsigned slot_table_size(const struct sr_config *cfg)
+{
+	unsigned table = 2;
+	while (table < 2u * (unsigned)(cfg->async ? cfg->max_outstanding : 1))
+		table *= 2;
+	return table;
+}
+
+static void worker_init(struct sr_run *run, struct sr_worker *w, int t, uint64_t seed)
+{
+	const struct sr_config *cfg = &run->cfg;
+	unsigned table = slot_table_size(cfg);
+	w->run = run;
+	w->nconns = cfg->conns / cfg->threads + (t < cfg->conns % cfg->threads);
+	w->conns = sr_xcalloc((size_t)w->nconns, sizeof(*w->conns));
+	w->basebuf = sr_xcalloc(cfg->base.maxlen + 1, 1);
+	w->filterbuf = sr_xcalloc(cfg->filter.maxlen + 1, 1);
+	w->pfd = sr_xcalloc((size_t)w->nconns, sizeof(*w->pfd));
+	w->pconn = sr_xcalloc((size_t)w->nconns, sizeof(*w->pconn));
+	w->pconn_ready = sr_xcalloc((size_t)w->nconns, sizeof(*w->pconn_ready));
+	for (int i = 0; i < w->nconns; i++) {
+		struct sr_conn *c = &w->conns[i];
+		c->mask = table - 1;
+		c->slots = sr_xcalloc(table, sizeof(*c->slots));
+		for (unsigned k = 0; k < table; k++)
+			c->slots[k].msgid = -1;
+	}
+	w->thread_max = cfg->async ? INT_MAX : 1;
+	w->conn_max = cfg->async ? cfg->max_outstanding : 1;
+	w->rng = seed + (uint64_t)t * 0x632be59bd9b4e019ull;
+	if (cfg->rate > 0)
+		w->period_ns = (uint64_t)((double)NS_PER_SEC * cfg->threads / cfg->rate);
+	if (cfg->rate > 0 && !w->period_ns)
+		w->period_ns = 1;
+	pthread_mutex_init(&w->mu, NULL);
+	stats_reset(&w->st);
+}
+
+void workers_create(struct sr_run *run, uint64_t seed)
+{
+	run->workers = sr_xcalloc((size_t)run->cfg.threads, sizeof(*run->workers));
+	for (int t = 0; t < run->cfg.threads; t++)
+		worker_init(run, &run->workers[t], t, seed);
+}
+
+bool workers_connect(struct sr_run *run)
+{
+	const struct sr_config *cfg = &run->cfg;
+	int connected = 0;
+	for (int i = 0; i < cfg->conns; i++) {
+		struct sr_worker *w = &run->workers[i % cfg->threads];
+		struct sr_conn *c = &w->conns[i / cfg->threads];
+		char *diag;
+		int rc = conn_open(cfg, c, &diag);
+		if (rc == LDAP_SUCCESS) {
+			connected++;
+		} else if (!connected) {
+			fprintf(stderr, "searchrate: cannot %s %s: %s (%d)%s%s\n",
+			        cfg->binddn ? "connect and bind to" : "connect to", cfg->uri,
+			        ldap_err2string(rc), rc, diag && *diag ? ": " : "",
+			        diag ? diag : "");
+			ldap_memfree(diag);
+			return false;
+		} else {
+			ldap_memfree(diag);
+			record_error(w, rc, 1);
+			c->retry_at = now_ns() + 50 * NS_PER_MS;
+		}
+	}
+	return true;
+}
+
+bool workers_start(struct sr_run *run)
+{
+	for (int t = 0; t < run->cfg.threads; t++) {
+		struct sr_worker *w = &run->workers[t];
+		int err = pthread_create(&w->tid, NULL, worker_main, w);
+		if (err) {
+			fprintf(stderr, "searchrate: pthread_create: %s\n", strerror(err));
+			return false;
+		}
+		w->started = true;
+	}
+	return true;
+}
+
+int workers_join(struct sr_run *run)
+{
+	int left = 0;
+	for (int t = 0; run->workers && t < run->cfg.threads; t++) {
+		struct sr_worker *w = &run->workers[t];
+		if (!w->started)
+			continue;
+		pthread_join(w->tid, NULL);
+		w->started = false;
+		left += w->left_outstanding;
+	}
+	return left;
+}
+
+void workers_collect(struct sr_run *run, struct stats *into, struct stats *scratch)
+{
+	for (int t = 0; t < run->cfg.threads; t++) {
+		struct sr_worker *w = &run->workers[t];
+		pthread_mutex_lock(&w->mu);
+		memcpy(scratch, &w->st, sizeof(*scratch));
+		stats_reset(&w->st);
+		pthread_mutex_unlock(&w->mu);
+		stats_add(into, scratch);
+	}
+}
+
+void workers_free(struct sr_run *run)
+{
+	for (int t = 0; run->workers && t < run->cfg.threads; t++) {
+		struct sr_worker *w = &run->workers[t];
+		for (int i = 0; w->conns && i < w->nconns; i++) {
+			if (w->conns[i].ld)
+				ldap_unbind_ext(w->conns[i].ld, NULL, NULL);
+			free(w->conns[i].slots);
+		}
+		free(w->conns);
+		free(w->basebuf);
+		free(w->filterbuf);
+		free(w->pfd);
+		free(w->pconn);
+		free(w->pconn_ready);
+		pthread_mutex_destroy(&w->mu);
+	}
+	free(run->workers);
+	run->workers = NULL;
+}
