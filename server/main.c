@@ -1,63 +1,37 @@
 /* minidir: the server's command line, signals and lifetime. */
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
+#include "conf/cli.h"
 #include "server/db_watch.h"
 #include "server/log.h"
 #include "server/server.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-	        "usage: minidir -f CONFIG [-d] [-t]\n"
-	        "\n"
-	        "A read-only LDAPv3 search server over a database built by minidir-import.\n"
-	        "Runs in the foreground and logs to standard error; SIGTERM or SIGINT stop it,\n"
-	        "SIGHUP re-reads the configuration (send_policy and other tunables).\n"
-	        "\n"
-	        "  -f CONFIG     configuration file (see conf/minidir.conf)\n"
-	        "  -d            debug logging: connections and operations\n"
-	        "  -t            check the configuration and database, then exit (binds no port)\n"
-	        "  -h, --help    this help\n");
-}
+static const char usage[] =
+    "usage: minidir -f CONFIG [-d] [-t]\n"
+    "\n"
+    "A read-only LDAPv3 search server over a database built by minidir-import.\n"
+    "Runs in the foreground and logs to standard error; SIGTERM or SIGINT stop it,\n"
+    "SIGHUP re-reads the configuration (send_policy and other tunables).\n"
+    "\n"
+    "  -f CONFIG     configuration file (see conf/minidir.conf)\n"
+    "  -d            debug logging: connections and operations\n"
+    "  -t            check the configuration and database, then exit (binds no port)\n"
+    "  -h, --help    this help; --version: the version\n";
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {0}};
-	const char *conf = NULL;
-	int c, check_only = 0;
-	while ((c = getopt_long(argc, argv, "f:dth", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			conf = optarg;
-			break;
-		case 'd':
-			log_debug_enabled = true;
-			break;
-		case 't':
-			check_only = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (!conf || optind != argc) {
-		usage(stderr);
-		return 2;
-	}
+	bool check_only = false;
+	const struct cli_flag flags[] = {{'d', &log_debug_enabled}, {'t', &check_only}};
+	struct cli cli = {.prog = "minidir", .usage = usage, .flags = flags, .nflags = 2};
+	int status = cli_parse(&cli, argc, argv);
+	if (status >= 0)
+		return status;
 	static struct server srv;
-	char err[1024];
-	if (config_load(&srv.cfg, conf, err, sizeof(err)) < 0) {
-		fprintf(stderr, "minidir: %s\n", err);
+	if (cli_load_config(&cli, &srv.cfg) < 0)
 		return 1;
-	}
 	/* Workers inherit this mask; only the main thread takes signals, with sigwait. */
 	sigset_t set;
 	sigemptyset(&set);
@@ -72,7 +46,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (check_only) {
-		printf("minidir: %s: configuration and database OK\n", conf);
+		printf("minidir: %s: configuration and database OK\n", cli.config);
 		server_stop(&srv);
 		return 0;
 	}
@@ -80,7 +54,7 @@ int main(int argc, char **argv)
 		server_stop(&srv);
 		return 1;
 	}
-	int status = 0;
+	status = 0;
 	for (;;) {
 		/* Wakes once a second to report log lines held back by rate limiting. */
 		struct timespec second = {.tv_sec = 1};
