@@ -19,13 +19,13 @@ struct cli_flag {
 };
 
 struct cli {
-	const char *prog;              /* "minidir-import": messages start with it */
-	const char *usage;             /* the --help text, from its "usage:" line on */
-	const struct cli_flag *flags;  /* flags[0..nflags) */
+	const char *prog;             /* "minidir-import": messages start with it */
+	const char *usage;            /* the --help text, from its "usage:" line on */
+	const struct cli_flag *flags; /* flags[0..nflags) */
 	int nflags;
-	int noperands;                 /* operands required after the options */
-	const char *config;            /* set by cli_parse: the -f argument (borrowed from argv) */
-	char *const *operands;         /* set by cli_parse: argv's operands */
+	int noperands;         /* operands required after the options */
+	const char *config;    /* set by cli_parse: the -f argument (borrowed from argv) */
+	char *const *operands; /* set by cli_parse: argv's operands */
 };
 
 /*

@@ -110,41 +110,30 @@ void server_stop(struct server *srv);
  */
 int server_reload(struct server *srv);
 
+/*
+ * Reading what SIGHUP may change, from any thread: server_policy(srv) (acquire:
+ * the policy it points to is complete), and server_batch_bytes(srv),
+ * server_max_pending_bytes, server_sizelimit, server_timelimit,
+ * server_allow_anonymous, server_idle_timeout, server_write_timeout,
+ * server_monitor_access (relaxed: each value stands alone).
+ */
 static inline const struct send_policy *server_policy(struct server *srv)
 {
 	return __atomic_load_n(&srv->rt.policy, __ATOMIC_ACQUIRE);
 }
-static inline size_t server_batch_bytes(struct server *srv)
-{
-	return __atomic_load_n(&srv->rt.batch_bytes, __ATOMIC_RELAXED);
-}
-static inline size_t server_max_pending_bytes(struct server *srv)
-{
-	return __atomic_load_n(&srv->rt.max_pending_bytes, __ATOMIC_RELAXED);
-}
-static inline int server_sizelimit(struct server *srv)
-{
-	return __atomic_load_n(&srv->rt.sizelimit, __ATOMIC_RELAXED);
-}
-static inline int server_timelimit(struct server *srv)
-{
-	return __atomic_load_n(&srv->rt.timelimit, __ATOMIC_RELAXED);
-}
-static inline bool server_allow_anonymous(struct server *srv)
-{
-	return __atomic_load_n(&srv->rt.allow_anonymous, __ATOMIC_RELAXED);
-}
-static inline int server_idle_timeout(struct server *srv)
-{
-	return __atomic_load_n(&srv->rt.idle_timeout, __ATOMIC_RELAXED);
-}
-static inline int server_write_timeout(struct server *srv)
-{
-	return __atomic_load_n(&srv->rt.write_timeout, __ATOMIC_RELAXED);
-}
-static inline enum monitor_access server_monitor_access(struct server *srv)
-{
-	return __atomic_load_n(&srv->rt.monitor_access, __ATOMIC_RELAXED);
-}
+#define SERVER_RUNTIME_GETTER(type, field)                                                         \
+	static inline type server_##field(struct server *srv)                                      \
+	{                                                                                          \
+		return __atomic_load_n(&srv->rt.field, __ATOMIC_RELAXED);                          \
+	}
+SERVER_RUNTIME_GETTER(size_t, batch_bytes)
+SERVER_RUNTIME_GETTER(size_t, max_pending_bytes)
+SERVER_RUNTIME_GETTER(int, sizelimit)
+SERVER_RUNTIME_GETTER(int, timelimit)
+SERVER_RUNTIME_GETTER(bool, allow_anonymous)
+SERVER_RUNTIME_GETTER(int, idle_timeout)
+SERVER_RUNTIME_GETTER(int, write_timeout)
+SERVER_RUNTIME_GETTER(enum monitor_access, monitor_access)
+#undef SERVER_RUNTIME_GETTER
 
 #endif
