@@ -71,7 +71,7 @@ int control_sort_decode(const struct berval *value, struct sort_key *keys, int *
 	return rc == 0 && *n > 0 ? 0 : -1;
 }
 
-/* Appends [0] { SEQUENCE { oid, value } } where value is the BER in inner. */
+/* Appends SEQUENCE { oid, value } where value is the BER in inner (freed). */
 static int put_control(struct buf *out, const char *oid, BerElement *inner)
 {
 	struct berval *v = NULL;
@@ -81,8 +81,7 @@ static int put_control(struct buf *out, const char *oid, BerElement *inner)
 	if (ber_flatten(inner, &v) < 0)
 		goto out;
 	ber = ber_alloc_t(LBER_USE_DER);
-	if (!ber || ber_printf(ber, "t{{sO}}", (ber_tag_t)LDAP_TAG_CONTROLS, oid, v) < 0 ||
-	    ber_flatten(ber, &flat) < 0)
+	if (!ber || ber_printf(ber, "{sO}", oid, v) < 0 || ber_flatten(ber, &flat) < 0)
 		goto out;
 	rc = buf_append(out, flat->bv_val, flat->bv_len);
 out:
@@ -92,6 +91,11 @@ out:
 		ber_free(ber, 1);
 	ber_free(inner, 1);
 	return rc;
+}
+
+int controls_wrap(struct buf *out, const struct buf *list)
+{
+	return tlv_put(out, LDAP_TAG_CONTROLS, list->data + list->off, buf_pending(list));
 }
 
 int control_paged_response(struct buf *out, const void *cookie, size_t len)

@@ -39,12 +39,17 @@ int control_paged_decode(const struct berval *value, int *size, struct berval *c
 int control_sort_decode(const struct berval *value, struct sort_key *keys, int *n);
 
 /*
- * Appends a [0] Controls element holding one control: the paged results
+ * Appends one Control (SEQUENCE { controlType, controlValue }) to out, a list
+ * that controls_wrap turns into a response's Controls: the paged results
  * response (size 0, cookie[0..len) copied, cookie may be NULL when len is 0),
  * or the sort response with sortResult rc.
  * Returns 0; -1 when out of memory (out->len as it was).
  */
 int control_paged_response(struct buf *out, const void *cookie, size_t len);
 int control_sort_response(struct buf *out, int rc);
+
+/* Appends [0] Controls holding the controls in list (as appended above) to out.
+ * Returns 0 or -1 (out of memory). */
+int controls_wrap(struct buf *out, const struct buf *list);
 
 #endif

@@ -111,37 +111,22 @@ static int copy_names(struct search_op *s, const struct search_request *r)
 	return 0;
 }
 
-/* Appends the response controls the search owes: paged cookie, sort result. */
+/* Appends the response controls the search owes (paged cookie, sort result) as
+ * one [0] Controls element, or nothing when it owes none. */
 static int put_controls(struct search_op *s, struct buf *ctl, bool more_pages)
 {
+	struct buf list = {0};
 	int rc = 0;
 	if (s->page_size) {
 		uint64_t c = s->cookie;
-		rc |= more_pages ? control_paged_response(ctl, &c, sizeof(c))
-		                 : control_paged_response(ctl, NULL, 0);
+		rc |= more_pages ? control_paged_response(&list, &c, sizeof(c))
+		                 : control_paged_response(&list, NULL, 0);
 	}
 	if (s->sorting || s->sort_result)
-		rc |= control_sort_response(ctl, s->sort_result);
-	/* Both went out as separate [0] elements: merge them into one Controls. */
-	if (rc == 0 && s->page_size && (s->sorting || s->sort_result)) {
-		struct buf merged = {0};
-		const unsigned char *p = ctl->data, *end = ctl->data + ctl->len, *v1, *v2;
-		size_t l1, l2;
-		unsigned char t;
-		if (!tlv_read(&p, end, &t, &v1, &l1) || !tlv_read(&p, end, &t, &v2, &l2))
-			return -1;
-		size_t total = l1 + l2;
-		unsigned char hdr[6];
-		hdr[0] = LDAP_TAG_CONTROLS;
-		size_t h = 1 + tlv_put_len(hdr + 1, total);
-		if (buf_append(&merged, hdr, h) < 0 || buf_append(&merged, v1, l1) < 0 ||
-		    buf_append(&merged, v2, l2) < 0) {
-			buf_free(&merged);
-			return -1;
-		}
-		buf_free(ctl);
-		*ctl = merged;
-	}
+		rc |= control_sort_response(&list, s->sort_result);
+	if (rc == 0 && list.len)
+		rc = controls_wrap(ctl, &list);
+	buf_free(&list);
 	return rc;
 }
 
