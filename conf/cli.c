@@ -52,3 +52,11 @@ int cli_load_config(const struct cli *cli, struct config *cfg)
 	}
 	return 0;
 }
+
+int cli_start(struct cli *cli, int argc, char **argv, struct config *cfg)
+{
+	int status = cli_parse(cli, argc, argv);
+	if (status >= 0)
+		return status;
+	return cli_load_config(cli, cfg) < 0 ? 1 : -1;
+}

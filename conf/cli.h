@@ -35,6 +35,13 @@ struct cli {
  */
 int cli_parse(struct cli *cli, int argc, char **argv);
 
+/*
+ * cli_parse, then cli_load_config: what every program does first. Returns -1
+ * when the program should go on (cfg loaded, the caller frees it), else the
+ * exit status to return at once (1 for a config error).
+ */
+int cli_start(struct cli *cli, int argc, char **argv, struct config *cfg);
+
 /* config_load of cli->config into cfg; on error prints "PROG: FILE:LINE: reason"
  * to standard error and returns -1 (cfg then owns nothing), else 0. */
 int cli_load_config(const struct cli *cli, struct config *cfg);

@@ -117,16 +117,22 @@ void log_tick(void)
 	pthread_mutex_unlock(&sites_lock);
 }
 
+/* A rate-limited line: printed, or counted and kept by its site. */
+static void log_limited(const char *level, const char *fmt, va_list ap)
+{
+	va_list copy;
+	va_copy(copy, ap);
+	bool allow = site_allows(level, fmt, copy);
+	va_end(copy);
+	if (allow)
+		emit(level, fmt, ap);
+}
+
 void log_error(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	bool allow = site_allows("error", fmt, ap);
-	va_end(ap);
-	if (!allow)
-		return;
-	va_start(ap, fmt);
-	emit("error", fmt, ap);
+	log_limited("error", fmt, ap);
 	va_end(ap);
 }
 
@@ -134,12 +140,7 @@ void log_info(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	bool allow = site_allows("info", fmt, ap);
-	va_end(ap);
-	if (!allow)
-		return;
-	va_start(ap, fmt);
-	emit("info", fmt, ap);
+	log_limited("info", fmt, ap);
 	va_end(ap);
 }
 

@@ -26,12 +26,10 @@ int main(int argc, char **argv)
 	bool check_only = false;
 	const struct cli_flag flags[] = {{'d', &log_debug_enabled}, {'t', &check_only}};
 	struct cli cli = {.prog = "minidir", .usage = usage, .flags = flags, .nflags = 2};
-	int status = cli_parse(&cli, argc, argv);
+	static struct server srv;
+	int status = cli_start(&cli, argc, argv, &srv.cfg);
 	if (status >= 0)
 		return status;
-	static struct server srv;
-	if (cli_load_config(&cli, &srv.cfg) < 0)
-		return 1;
 	/* Workers inherit this mask; only the main thread takes signals, with sigwait. */
 	sigset_t set;
 	sigemptyset(&set);

@@ -16,12 +16,10 @@ static const char usage[] =
 int main(int argc, char **argv)
 {
 	struct cli cli = {.prog = "minidir-export", .usage = usage};
-	int status = cli_parse(&cli, argc, argv);
+	struct config cfg;
+	int status = cli_start(&cli, argc, argv, &cfg);
 	if (status >= 0)
 		return status;
-	struct config cfg;
-	if (cli_load_config(&cli, &cfg) < 0)
-		return 1;
 	char err[1024];
 	int rc = ldif_export(cfg.database, stdout, err, sizeof(err));
 	if (rc < 0)

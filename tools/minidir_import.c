@@ -30,12 +30,10 @@ int main(int argc, char **argv)
 	const struct cli_flag flags[] = {{'q', &quiet}, {'s', &skip_schema}};
 	struct cli cli = {
 	    .prog = "minidir-import", .usage = usage, .flags = flags, .nflags = 2, .noperands = 1};
-	int status = cli_parse(&cli, argc, argv);
+	struct config cfg;
+	int status = cli_start(&cli, argc, argv, &cfg);
 	if (status >= 0)
 		return status;
-	struct config cfg;
-	if (cli_load_config(&cli, &cfg) < 0)
-		return 1;
 	char err[1024];
 	if (schema_load(cfg.schema_dir, cfg.schema, err, sizeof(err)) < 0) {
 		fprintf(stderr, "minidir-import: schema: %s\n", err);
