@@ -24,6 +24,18 @@ struct parse_state {
 	bool have_index; /* the file names indexes: defaults dropped */
 };
 
+static const char *const monitor_access_names[] = {
+    [MONITOR_ROOTDN] = "rootdn",
+    [MONITOR_AUTHENTICATED] = "authenticated",
+    [MONITOR_ANONYMOUS] = "anonymous",
+    [MONITOR_NONE] = "none",
+};
+
+const char *config_monitor_access_name(enum monitor_access a)
+{
+	return monitor_access_names[a];
+}
+
 const char *config_policy_name(enum send_policy_id id)
 {
 	return policy_names[id];
@@ -181,8 +193,8 @@ static int handler(void *user, const char *section, const char *key, const char 
 		return bad(st, "send_policy: \"%s\" is not one of %s", value, known);
 	}
 	if (strcmp(key, "monitor_access") == 0) {
-		static const char *const names[] = {"rootdn", "authenticated", "anonymous", "none"};
-		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *const *names = monitor_access_names;
+		for (size_t i = 0; i < sizeof(monitor_access_names) / sizeof(names[0]); i++) {
 			if (strcmp(value, names[i]) == 0) {
 				c->monitor_access = (enum monitor_access)i;
 				return 1;

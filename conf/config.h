@@ -64,6 +64,9 @@ struct config {
 int config_load(struct config *cfg, const char *path, char *err, size_t errlen);
 void config_free(struct config *cfg);
 
+/* The config-file name of a monitor_access value ("rootdn", ...). */
+const char *config_monitor_access_name(enum monitor_access a);
+
 /* The config-file name of a send policy ("nodelay-once", ...). */
 const char *config_policy_name(enum send_policy_id id);
 

@@ -10,6 +10,7 @@
 #include "server/conn.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <ldap.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,7 +63,7 @@ static void update_events(struct conn *c)
 
 int conn_accept(struct worker *w, int fd)
 {
-	struct conn *c = conn_pool_get(&w->conn_pool);
+	struct conn *c = slab_get(&w->conn_slab);
 	if (!c) {
 		close(fd);
 		return -1;
@@ -82,14 +83,14 @@ int conn_accept(struct worker *w, int fd)
 	}
 	if (c->policy->accept && c->policy->accept(c) < 0) {
 		close(fd);
-		conn_pool_put(&w->conn_pool, c);
+		slab_put(&w->conn_slab, c);
 		return -1;
 	}
 	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
 	if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
 		log_error("epoll_ctl: %s", strerror(errno));
 		close(fd);
-		conn_pool_put(&w->conn_pool, c);
+		slab_put(&w->conn_slab, c);
 		return -1;
 	}
 	c->events = EPOLLIN;
@@ -147,7 +148,7 @@ void conn_close(struct conn *c, const char *why)
 	buf_free(&c->bound_key);
 	buf_free(&c->bound_dn);
 	STAT_ADD(w->stats.connections_current, (uint64_t)-1);
-	conn_pool_put(&w->conn_pool, c);
+	slab_put(&w->conn_slab, c);
 }
 
 int conn_flush(struct conn *c, int flags)
@@ -459,3 +460,56 @@ void conn_resume(struct conn *c)
 	if (c->closing)
 		conn_close(c, "closed by server");
 }
+
+/* --- the hooks the event loop calls (worker.h) ---------------------------------------- */
+
+static void hook_accepted(struct worker *w, int fd)
+{
+	conn_accept(w, fd);
+}
+
+static void hook_event(void *handler, uint32_t events)
+{
+	conn_event(handler, events);
+}
+
+static void hook_run_ready(struct worker *w)
+{
+	struct conn *list = w->ready;
+	w->ready = NULL;
+	while (list) {
+		struct conn *c = list;
+		list = c->ready_next;
+		conn_resume(c);
+	}
+}
+
+/* Buffer bytes freed in one sweep that make it worth returning memory to the system. */
+#define CONN_TRIM_BYTES (1024 * 1024)
+
+static void hook_sweep(struct worker *w, time_t now)
+{
+	size_t freed = 0;
+	for (struct conn *c = w->conns, *next; c; c = next) {
+		next = c->next;
+		if (!conn_check_timeouts(c, now))
+			freed += conn_release_buffers(c);
+	}
+	/* Hand what idle connections gave back to the system, not just to malloc. */
+	if (freed >= CONN_TRIM_BYTES)
+		malloc_trim(0);
+}
+
+static void hook_stop(struct worker *w)
+{
+	while (w->conns)
+		conn_close(w->conns, "server stopping");
+}
+
+const struct worker_hooks conn_worker_hooks = {
+    .accepted = hook_accepted,
+    .event = hook_event,
+    .run_ready = hook_run_ready,
+    .sweep = hook_sweep,
+    .stop = hook_stop,
+};

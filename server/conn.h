@@ -12,7 +12,9 @@
 #include <time.h>
 
 #include "protocol/tlv.h"
-#include "server/server.h"
+#include "conf/config.h"
+#include "server/state.h"
+#include "server/worker.h"
 
 /*
  * A long-running operation on a connection: a search that pauses while the
@@ -31,6 +33,26 @@ struct conn_task {
 };
 
 enum conn_auth { AUTH_ANONYMOUS, AUTH_ROOT, AUTH_USER };
+
+/*
+ * A send policy: the hooks through which the layer above decides when the
+ * connection's output leaves (server/policy.h has the list and the rules).
+ * Defined here, below the policies, because the connection calls accept; the
+ * reply layer calls the others. server/policy_<ident>.c defines `const struct send_policy
+ * policy_<ident>` for each line of conf/send_policies.h; nothing else lists them.
+ */
+struct send_policy {
+	const char *name;
+	enum send_policy_id id;
+	/* Socket options for a new connection. Returns 0 or -1 (close it). NULL: none. */
+	int (*accept)(struct conn *c);
+	/* A response starts (before its first PDU is queued). NULL: nothing to do. */
+	void (*response_begin)(struct conn *c);
+	/* A PDU was appended to c->out; last marks a response's final PDU, and
+	 * more_requests (only with last) says that further complete requests are already
+	 * buffered on the connection, whose responses will follow at once. */
+	void (*pdu_end)(struct conn *c, bool last, bool more_requests);
+};
 
 struct conn {
 	int fd;
@@ -67,6 +89,9 @@ int conn_accept(struct worker *w, int fd);
 /* Ends c's task and parked task answering msgid, without a response (Abandon).
  * Returns true if there was one. */
 bool conn_task_cancel(struct conn *c, int32_t msgid);
+
+/* What the worker's event loop calls: accept, events, the ready list, the sweep, stop. */
+extern const struct worker_hooks conn_worker_hooks;
 
 /* Handles epoll events for c. */
 void conn_event(struct conn *c, uint32_t events);

@@ -15,7 +15,7 @@
 
 #include <signal.h>
 
-#include "server/server.h"
+#include "server/state.h"
 
 /* The signal a lease break sends; the main thread waits for it with sigwait. */
 #define DB_WATCH_SIGNAL (SIGRTMIN + 1)

@@ -19,25 +19,7 @@
 #include <stdbool.h>
 
 #include "conf/config.h"
-
-struct conn;
-
-/*
- * One policy. server/policy_<ident>.c defines `const struct send_policy
- * policy_<ident>` for each line of conf/send_policies.h; nothing else lists them.
- */
-struct send_policy {
-	const char *name;
-	enum send_policy_id id;
-	/* Socket options for a new connection. Returns 0 or -1 (close it). NULL: none. */
-	int (*accept)(struct conn *c);
-	/* A response starts (before its first PDU is queued). NULL: nothing to do. */
-	void (*response_begin)(struct conn *c);
-	/* A PDU was appended to c->out; last marks a response's final PDU, and
-	 * more_requests (only with last) says that further complete requests are already
-	 * buffered on the connection, whose responses will follow at once. */
-	void (*pdu_end)(struct conn *c, bool last, bool more_requests);
-};
+#include "server/conn.h"
 
 /* The policy for a config value (every value of enum send_policy_id has one). */
 const struct send_policy *policy_for(enum send_policy_id id);

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 
 #include "server/conn.h"
+#include "server/policy.h"
 
 static void batch_pdu_end(struct conn *c, bool last, bool more_requests)
 {

@@ -7,6 +7,7 @@
 #include <netinet/tcp.h>
 
 #include "server/conn.h"
+#include "server/policy.h"
 
 static void cork_response_begin(struct conn *c)
 {

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include "server/conn.h"
+#include "server/policy.h"
 
 static void msg_more_pdu_end(struct conn *c, bool last, bool more_requests)
 {

@@ -3,6 +3,7 @@
 #include <netinet/tcp.h>
 
 #include "server/conn.h"
+#include "server/policy.h"
 
 static void nodelay_pdu_end(struct conn *c, bool last, bool more_requests)
 {

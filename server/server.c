@@ -20,6 +20,7 @@
 #include "server/db_watch.h"
 #include "server/log.h"
 #include "server/ops.h"
+#include "server/policy.h"
 #include "server/worker.h"
 
 /*
@@ -129,6 +130,8 @@ static int init_worker(struct server *srv, struct worker *w, int id)
 	memset(w, 0, sizeof(*w));
 	w->id = id;
 	w->srv = srv;
+	w->conn_slab.size = sizeof(struct conn);
+	w->hooks = &conn_worker_hooks;
 	w->reservefd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	w->epfd = epoll_create1(EPOLL_CLOEXEC);
 	w->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -245,7 +248,7 @@ void server_stop(struct server *srv)
 		if (w->ber)
 			ber_free(w->ber, 0);
 		buf_free(&w->scratch);
-		conn_pool_free(&w->conn_pool);
+		slab_free(&w->conn_slab);
 		buf_free(&w->extra);
 		if (w->epfd > 0)
 			close(w->epfd);
@@ -317,36 +320,21 @@ int server_reload(struct server *srv)
 		log_info("SIGHUP: send_policy %s -> %s (for connections accepted from now on)",
 		         old->name, p->name);
 	}
-	if (n.batch_bytes != server_batch_bytes(srv)) {
-		__atomic_store_n(&srv->rt.batch_bytes, n.batch_bytes, __ATOMIC_RELAXED);
-		log_info("SIGHUP: batch_bytes = %zu", n.batch_bytes);
+/* A runtime value that changed: stored for the workers, and said. */
+#define RELOAD(field, fmt, shown)                                                                  \
+	if (n.field != server_##field(srv)) {                                                      \
+		__atomic_store_n(&srv->rt.field, n.field, __ATOMIC_RELAXED);                       \
+		log_info("SIGHUP: " #field " = " fmt, shown);                                      \
 	}
-	if (n.max_pending_bytes != server_max_pending_bytes(srv)) {
-		__atomic_store_n(&srv->rt.max_pending_bytes, n.max_pending_bytes, __ATOMIC_RELAXED);
-		log_info("SIGHUP: max_pending_bytes = %zu", n.max_pending_bytes);
-	}
-	if (n.sizelimit != server_sizelimit(srv) || n.timelimit != server_timelimit(srv)) {
-		__atomic_store_n(&srv->rt.sizelimit, n.sizelimit, __ATOMIC_RELAXED);
-		__atomic_store_n(&srv->rt.timelimit, n.timelimit, __ATOMIC_RELAXED);
-		log_info("SIGHUP: sizelimit = %d, timelimit = %d (0: unlimited)", n.sizelimit,
-		         n.timelimit);
-	}
-	if (n.allow_anonymous != server_allow_anonymous(srv)) {
-		__atomic_store_n(&srv->rt.allow_anonymous, n.allow_anonymous, __ATOMIC_RELAXED);
-		log_info("SIGHUP: allow_anonymous = %s", n.allow_anonymous ? "yes" : "no");
-	}
-	if (n.idle_timeout != server_idle_timeout(srv)) {
-		__atomic_store_n(&srv->rt.idle_timeout, n.idle_timeout, __ATOMIC_RELAXED);
-		log_info("SIGHUP: idle_timeout = %d", n.idle_timeout);
-	}
-	if (n.write_timeout != server_write_timeout(srv)) {
-		__atomic_store_n(&srv->rt.write_timeout, n.write_timeout, __ATOMIC_RELAXED);
-		log_info("SIGHUP: write_timeout = %d", n.write_timeout);
-	}
-	if (n.monitor_access != server_monitor_access(srv)) {
-		__atomic_store_n(&srv->rt.monitor_access, n.monitor_access, __ATOMIC_RELAXED);
-		log_info("SIGHUP: monitor_access changed");
-	}
+	RELOAD(batch_bytes, "%zu", n.batch_bytes)
+	RELOAD(max_pending_bytes, "%zu", n.max_pending_bytes)
+	RELOAD(sizelimit, "%d (0: unlimited)", n.sizelimit)
+	RELOAD(timelimit, "%d (0: unlimited)", n.timelimit)
+	RELOAD(allow_anonymous, "%s", n.allow_anonymous ? "yes" : "no")
+	RELOAD(idle_timeout, "%d", n.idle_timeout)
+	RELOAD(write_timeout, "%d", n.write_timeout)
+	RELOAD(monitor_access, "%s", config_monitor_access_name(n.monitor_access))
+#undef RELOAD
 	log_info("SIGHUP: configuration %s reloaded", srv->cfg.path);
 	config_free(&n);
 	return 0;

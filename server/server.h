@@ -8,80 +8,7 @@
 #ifndef MINIDIR_SERVER_SERVER_H
 #define MINIDIR_SERVER_SERVER_H
 
-#include <lber.h>
-#include <lmdb.h>
-#include <pthread.h>
-#include <stdbool.h>
-#include <sys/types.h>
-#include <time.h>
-
-#include "conf/config.h"
-#include "server/conn_pool.h"
-#include "server/policy.h"
-#include "server/stats.h"
-#include "storage/db.h"
-
-struct conn;
-struct ldap_request;
-
-struct worker {
-	int id;
-	struct server *srv;
-	pthread_t thread;
-	int epfd;
-	int wakefd; /* eventfd: the main thread asks the loop to stop */
-	int listenfd[CONFIG_MAX_LISTEN];
-	int nlisten;
-	int reservefd;      /* spare descriptor, freed to shed connections at EMFILE; -1: lost */
-	bool listen_paused; /* listeners out of the epoll set until a descriptor is free */
-	MDB_txn *txn;       /* this worker's read transaction, reset between slices */
-	BerElement *ber;    /* reused by every request decode */
-	struct buf scratch; /* filter evaluation work space */
-	struct buf extra;   /* operational attributes of the entry being sent */
-	struct conn *conns; /* all connections of this worker */
-	struct conn_pool conn_pool; /* where they are allocated */
-	struct conn *ready;         /* connections with a search to continue */
-	struct worker_stats stats;
-};
-
-/*
- * What SIGHUP may change while workers run. The main thread stores, workers
- * load; each field is read atomically on its own (see server_reload).
- */
-struct runtime {
-	const struct send_policy *policy; /* for connections accepted from now on */
-	size_t batch_bytes;
-	size_t max_pending_bytes;
-	enum monitor_access monitor_access;
-	int write_timeout;
-	int idle_timeout;
-	int sizelimit;
-	int timelimit;
-	bool allow_anonymous;
-};
-
-struct server {
-	struct config cfg; /* as loaded at start-up; runtime holds what reloads change */
-	struct runtime rt;
-	struct db db;
-	struct worker *workers;
-	int nworkers;
-	dev_t db_dev; /* the database file opened, to notice a re-import */
-	ino_t db_ino;
-	int db_watch_fd;      /* holds the read lease on the database file (db_watch.h); -1: none */
-	struct buf rootdse;   /* the root DSE, as a stored entry record */
-	struct buf subschema; /* cn=Subschema, as a stored entry record */
-	char *bind_decoy;     /* see op_bind_prepare */
-	size_t bind_decoy_len;
-	time_t started;
-	volatile int stopping;
-	/* Runs a decoded request (ops_dispatch): how the connection layer, below the
-	 * operations, hands them requests. */
-	void (*dispatch)(struct conn *c, struct ldap_request *req);
-	/* Taken around every accept and the spare-descriptor shedding (worker.c), so
-	 * a descriptor number one worker frees is not taken by another's accept. */
-	pthread_mutex_t accept_lock;
-};
+#include "server/state.h"
 
 /*
  * Loads the schema, opens the database, builds the root DSE and prepares the
@@ -109,31 +36,5 @@ void server_stop(struct server *srv);
  * import. A config with errors is logged and ignored. Returns 0 or -1.
  */
 int server_reload(struct server *srv);
-
-/*
- * Reading what SIGHUP may change, from any thread: server_policy(srv) (acquire:
- * the policy it points to is complete), and server_batch_bytes(srv),
- * server_max_pending_bytes, server_sizelimit, server_timelimit,
- * server_allow_anonymous, server_idle_timeout, server_write_timeout,
- * server_monitor_access (relaxed: each value stands alone).
- */
-static inline const struct send_policy *server_policy(struct server *srv)
-{
-	return __atomic_load_n(&srv->rt.policy, __ATOMIC_ACQUIRE);
-}
-#define SERVER_RUNTIME_GETTER(type, field)                                                         \
-	static inline type server_##field(struct server *srv)                                      \
-	{                                                                                          \
-		return __atomic_load_n(&srv->rt.field, __ATOMIC_RELAXED);                          \
-	}
-SERVER_RUNTIME_GETTER(size_t, batch_bytes)
-SERVER_RUNTIME_GETTER(size_t, max_pending_bytes)
-SERVER_RUNTIME_GETTER(int, sizelimit)
-SERVER_RUNTIME_GETTER(int, timelimit)
-SERVER_RUNTIME_GETTER(bool, allow_anonymous)
-SERVER_RUNTIME_GETTER(int, idle_timeout)
-SERVER_RUNTIME_GETTER(int, write_timeout)
-SERVER_RUNTIME_GETTER(enum monitor_access, monitor_access)
-#undef SERVER_RUNTIME_GETTER
 
 #endif

@@ -1,9 +1,8 @@
 /*
- * A worker's event loop: accept on its own listening sockets, serve its own
- * connections, continue yielded searches, stop when woken by the main thread.
+ * A worker's event loop: accept on its own listening sockets, hand the sockets and
+ * their events to the layer above (worker_hooks), sweep once a second, stop when woken.
  */
 #include <errno.h>
-#include <malloc.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
@@ -12,15 +11,12 @@
 #include <unistd.h>
 #include <fcntl.h>
 
-#include "server/conn.h"
 #include "server/log.h"
 #include "server/worker.h"
 
 #define WORKER_EVENTS 128
 /* Tags for epoll data that are not connections. */
 #define TAG_WAKE ((void *)1)
-/* Buffer bytes freed in one sweep that make it worth returning memory to the system. */
-#define WORKER_TRIM_BYTES (1024 * 1024)
 /* Pending connections closed at most per shedding. */
 #define WORKER_SHED_MAX 1024
 
@@ -104,26 +100,22 @@ static void accept_all(struct worker *w, int lfd)
 				log_error("worker %d: accept: %s", w->id, strerror(err));
 			return;
 		}
-		conn_accept(w, fd);
+		w->hooks->accepted(w, fd);
 	}
 }
 
-static void run_ready(struct worker *w)
+static time_t now_seconds(void)
 {
-	struct conn *list = w->ready;
-	w->ready = NULL;
-	while (list) {
-		struct conn *c = list;
-		list = c->ready_next;
-		conn_resume(c);
-	}
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return ts.tv_sec;
 }
 
 void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct epoll_event events[WORKER_EVENTS];
-	time_t last_sweep = conn_now();
+	time_t last_sweep = now_seconds();
 	for (;;) {
 		/* Wakes once a second at most, to close clients past write_timeout or idle_timeout.
 		 */
@@ -142,28 +134,18 @@ void *worker_main(void *arg)
 			if (is_listener(w, ptr, &lfd))
 				accept_all(w, lfd);
 			else
-				conn_event(ptr, events[i].events);
+				w->hooks->event(ptr, events[i].events);
 		}
-		run_ready(w);
-		time_t now = conn_now();
+		w->hooks->run_ready(w);
+		time_t now = now_seconds();
 		if (now != last_sweep) {
 			last_sweep = now;
 			worker_fd_freed(
 			    w); /* retries a lost spare descriptor and paused listeners */
-			size_t freed = 0;
-			for (struct conn *c = w->conns, *next; c; c = next) {
-				next = c->next;
-				if (!conn_check_timeouts(c, now))
-					freed += conn_release_buffers(c);
-			}
-			/* Hand what idle connections gave back to the system, not just to malloc.
-			 */
-			if (freed >= WORKER_TRIM_BYTES)
-				malloc_trim(0);
+			w->hooks->sweep(w, now);
 		}
 	}
-	while (w->conns)
-		conn_close(w->conns, "server stopping");
+	w->hooks->stop(w);
 	return NULL;
 }
 

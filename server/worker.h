@@ -1,8 +1,31 @@
-/* The worker event loop (struct worker is in server.h). */
+/*
+ * The worker event loop (struct worker is in state.h): epoll over the worker's
+ * listening sockets and its connections, the spare descriptor for running out
+ * of them, a sweep once a second. It knows nothing of connections: what to do
+ * with a new socket, with events on a registered descriptor, with the ready
+ * list and at the sweep, the layer above says through struct worker_hooks.
+ */
 #ifndef MINIDIR_SERVER_WORKER_H
 #define MINIDIR_SERVER_WORKER_H
 
-#include "server/server.h"
+#include <stdint.h>
+#include <time.h>
+
+#include "server/state.h"
+
+/* The layer above the loop (conn.c's conn_worker_hooks), called on the worker's thread. */
+struct worker_hooks {
+	/* A freshly accepted non-blocking socket, now the hook's to keep or close. */
+	void (*accepted)(struct worker *w, int fd);
+	/* epoll events for a descriptor the layer above registered with data.ptr = handler. */
+	void (*event)(void *handler, uint32_t events);
+	/* After each round of events: continue what is on w->ready. */
+	void (*run_ready)(struct worker *w);
+	/* Once a second (CLOCK_MONOTONIC seconds now): timeouts, idle memory. */
+	void (*sweep)(struct worker *w, time_t now);
+	/* The loop is stopping: close everything. */
+	void (*stop)(struct worker *w);
+};
 
 /* Adds the wake-up descriptor and the listening sockets to w's epoll set. */
 int worker_register(struct worker *w);

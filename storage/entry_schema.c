@@ -16,17 +16,31 @@ static const struct schema_oc *oc_named(const char *name)
 	return schema_oc_find(name, strlen(name));
 }
 
-/* Whether class c is sup or derives from it (SUP chains are short; depth bounds loops). */
-static bool oc_derives(const struct schema_oc *c, const struct schema_oc *sup, int depth)
+/* Whether test holds for class c or one of its superclasses (SUP chains are short;
+ * depth bounds loops in a bad schema). */
+static bool oc_chain_any(const struct schema_oc *c,
+                         bool (*test)(const struct schema_oc *c, const void *arg), const void *arg,
+                         int depth)
 {
-	if (c == sup)
+	if (test(c, arg))
 		return true;
 	for (int i = 0; depth < 16 && c->sups && c->sups[i]; i++) {
 		const struct schema_oc *s = oc_named(c->sups[i]);
-		if (s && oc_derives(s, sup, depth + 1))
+		if (s && oc_chain_any(s, test, arg, depth + 1))
 			return true;
 	}
 	return false;
+}
+
+static bool oc_is(const struct schema_oc *c, const void *sup)
+{
+	return c == sup;
+}
+
+/* Whether class c is sup or derives from it. */
+static bool oc_derives(const struct schema_oc *c, const struct schema_oc *sup)
+{
+	return oc_chain_any(c, oc_is, sup, 0);
 }
 
 /* Whether at is named in list, itself or as a subtype of a type named there. */
@@ -41,17 +55,16 @@ static bool at_in(const struct schema_attr *at, char **list)
 	return false;
 }
 
-/* Whether class c or a superclass allows at (MUST or MAY). */
-static bool oc_allows(const struct schema_oc *c, const struct schema_attr *at, int depth)
+/* Whether class c itself names at as MUST or MAY. */
+static bool oc_names(const struct schema_oc *c, const void *at)
 {
-	if (at_in(at, c->must) || at_in(at, c->may))
-		return true;
-	for (int i = 0; depth < 16 && c->sups && c->sups[i]; i++) {
-		const struct schema_oc *s = oc_named(c->sups[i]);
-		if (s && oc_allows(s, at, depth + 1))
-			return true;
-	}
-	return false;
+	return at_in(at, c->must) || at_in(at, c->may);
+}
+
+/* Whether class c or a superclass allows at (MUST or MAY). */
+static bool oc_allows(const struct schema_oc *c, const struct schema_attr *at)
+{
+	return oc_chain_any(c, oc_names, at, 0);
 }
 
 static const LDAPMod *mod_of(LDAPMod **mods, const struct schema_attr *at)
@@ -102,9 +115,9 @@ static int check_classes(LDAPMod **mods, const struct schema_oc **classes, int *
 		}
 		if (*n < SCHEMA_MAX_CLASSES)
 			classes[(*n)++] = c;
-		if (c->kind != SCHEMA_OC_STRUCTURAL || (structural && oc_derives(structural, c, 0)))
+		if (c->kind != SCHEMA_OC_STRUCTURAL || (structural && oc_derives(structural, c)))
 			continue;
-		if (structural && !oc_derives(c, structural, 0)) {
+		if (structural && !oc_derives(c, structural)) {
 			snprintf(
 			    why, whylen,
 			    "structural object classes '%s' and '%s' are not one chain (neither "
@@ -146,7 +159,7 @@ int entry_schema_check(LDAPMod **mods, char *why, size_t whylen)
 			continue; /* the importer keeps entryUUID and drops the others */
 		bool allowed = extensible;
 		for (int k = 0; k < n && !allowed; k++)
-			allowed = oc_allows(classes[k], at, 0);
+			allowed = oc_allows(classes[k], at);
 		if (!allowed) {
 			snprintf(why, whylen,
 			         "attribute '%s' is not allowed by the entry's object classes", t);

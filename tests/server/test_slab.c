@@ -1,0 +1,61 @@
+/* server/slab.c: objects packed in slabs, slabs unmapped when empty. */
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/slab.h"
+
+#define MANY 2000
+
+struct object {
+	int id;
+	char payload[300];
+	void *next;
+};
+
+START_TEST(get_gives_distinct_zeroed_objects_and_put_empties_the_set)
+{
+	struct slab s = {.size = sizeof(struct object)};
+	static struct object *o[MANY];
+	for (int i = 0; i < MANY; i++) {
+		o[i] = slab_get(&s);
+		ck_assert_ptr_nonnull(o[i]);
+		ck_assert_int_eq(o[i]->id, 0);
+		ck_assert_ptr_null(o[i]->next);
+		ck_assert_uint_eq((uintptr_t)o[i] % 16, 0);
+		memset(o[i], 0xa5, sizeof(*o[i])); /* dirty it: the next get must zero it */
+		o[i]->id = i;
+	}
+	for (int i = 0; i < MANY; i++)
+		ck_assert_int_eq(o[i]->id, i); /* no two share memory */
+	/* Give back every other one, then take as many again: slots are reused. */
+	for (int i = 0; i < MANY; i += 2)
+		slab_put(&s, o[i]);
+	size_t pages = s.pages_n;
+	for (int i = 0; i < MANY; i += 2) {
+		o[i] = slab_get(&s);
+		ck_assert_int_eq(o[i]->id, 0);
+		o[i]->id = i;
+	}
+	ck_assert_uint_eq(s.pages_n, pages); /* no new slab while old ones had room */
+	for (int i = 0; i < MANY; i++)
+		slab_put(&s, o[i]);
+	ck_assert_uint_eq(s.pages_n, 0);
+	ck_assert_ptr_null(s.pages);
+	slab_free(&s);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *su = suite_create("slab");
+	TCase *tc = tcase_create("slab");
+	tcase_add_test(tc, get_gives_distinct_zeroed_objects_and_put_empties_the_set);
+	suite_add_tcase(su, tc);
+	SRunner *sr = srunner_create(su);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
