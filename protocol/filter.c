@@ -431,32 +431,34 @@ bool filter_uses(const struct filter *f, const char *const *names, size_t n)
 	return false;
 }
 
+/*
+ * AND (decisive FILTER_FALSE) or OR (decisive FILTER_TRUE) over f's children,
+ * three-valued (RFC 4511 4.5.1.7): a decisive child decides; otherwise any
+ * Undefined child makes the set Undefined.
+ */
+static enum filter_result eval_set(const struct filter *f, enum filter_result decisive,
+                                   const unsigned char *attrs, size_t len,
+                                   const struct filter_ctx *ctx)
+{
+	enum filter_result r = decisive == FILTER_FALSE ? FILTER_TRUE : FILTER_FALSE;
+	for (const struct filter *c = f->child; c; c = c->next) {
+		enum filter_result x = filter_eval_ctx(c, attrs, len, ctx);
+		if (x == decisive)
+			return decisive;
+		if (x == FILTER_UNDEFINED)
+			r = FILTER_UNDEFINED;
+	}
+	return r;
+}
+
 enum filter_result filter_eval_ctx(const struct filter *f, const unsigned char *attrs, size_t len,
                                    const struct filter_ctx *ctx)
 {
 	switch (f->kind) {
-	case FILTER_AND: {
-		enum filter_result r = FILTER_TRUE;
-		for (const struct filter *c = f->child; c; c = c->next) {
-			enum filter_result x = filter_eval_ctx(c, attrs, len, ctx);
-			if (x == FILTER_FALSE)
-				return FILTER_FALSE;
-			if (x == FILTER_UNDEFINED)
-				r = FILTER_UNDEFINED;
-		}
-		return r;
-	}
-	case FILTER_OR: {
-		enum filter_result r = FILTER_FALSE;
-		for (const struct filter *c = f->child; c; c = c->next) {
-			enum filter_result x = filter_eval_ctx(c, attrs, len, ctx);
-			if (x == FILTER_TRUE)
-				return FILTER_TRUE;
-			if (x == FILTER_UNDEFINED)
-				r = FILTER_UNDEFINED;
-		}
-		return r;
-	}
+	case FILTER_AND:
+		return eval_set(f, FILTER_FALSE, attrs, len, ctx);
+	case FILTER_OR:
+		return eval_set(f, FILTER_TRUE, attrs, len, ctx);
 	case FILTER_NOT: {
 		enum filter_result x = filter_eval_ctx(f->child, attrs, len, ctx);
 		return x == FILTER_UNDEFINED ? FILTER_UNDEFINED

@@ -34,15 +34,15 @@ struct worker {
 	int wakefd; /* eventfd: the main thread asks the loop to stop */
 	int listenfd[CONFIG_MAX_LISTEN];
 	int nlisten;
-	int reservefd;      /* spare descriptor, freed to shed connections at EMFILE; -1: lost */
-	bool listen_paused; /* listeners out of the epoll set until a descriptor is free */
-	MDB_txn *txn;       /* this worker's read transaction, reset between slices */
-	BerElement *ber;    /* reused by every request decode */
-	struct buf scratch; /* filter evaluation work space */
-	struct buf extra;   /* operational attributes of the entry being sent */
-	struct conn *conns; /* all connections of this worker */
-	struct slab conn_slab;      /* where they are allocated */
-	struct conn *ready;         /* connections with a search to continue */
+	int reservefd;         /* spare descriptor, freed to shed connections at EMFILE; -1: lost */
+	bool listen_paused;    /* listeners out of the epoll set until a descriptor is free */
+	MDB_txn *txn;          /* this worker's read transaction, reset between slices */
+	BerElement *ber;       /* reused by every request decode */
+	struct buf scratch;    /* filter evaluation work space */
+	struct buf extra;      /* operational attributes of the entry being sent */
+	struct conn *conns;    /* all connections of this worker */
+	struct slab conn_slab; /* where they are allocated */
+	struct conn *ready;    /* connections with a search to continue */
 	struct worker_stats stats;
 	const struct worker_hooks *hooks; /* the layer above the loop (worker.h) */
 };
