@@ -20,11 +20,11 @@ cd "$root"
 
 # One "FROM TO" line per include: FROM the including module, TO the included one.
 edges() {
-	for dir in protocol storage conf server tools; do
+	for dir in protocol storage conf server tools tools/searchrate; do
 		for f in "$dir"/*.c "$dir"/*.h; do
 			[ -f "$f" ] || continue
 			mod=${f%.*}
-			sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([a-z]*\/[A-Za-z0-9_]*\)\.h".*/\1/p' "$f" |
+			sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([a-z]*\/[A-Za-z0-9_/]*\)\.h".*/\1/p' "$f" |
 			    while read -r to; do
 				echo "$mod $to"
 			    done
