@@ -98,8 +98,8 @@ static int check_musts(LDAPMod **mods, const struct schema_oc *c, int depth, cha
 }
 
 /* Reads the objectClass values into classes; checks they are defined and the structural chain. */
-static int check_classes(LDAPMod **mods, const struct schema_oc **classes, int *n, char *why,
-                         size_t whylen)
+static int check_classes(LDAPMod **mods, const struct schema_oc **classes, int *n,
+                         struct schema_fault *fault, char *why, size_t whylen)
 {
 	const struct schema_attr *oc_at = schema_attr_find("objectClass", 11);
 	const LDAPMod *m = mod_of(mods, oc_at);
@@ -108,6 +108,7 @@ static int check_classes(LDAPMod **mods, const struct schema_oc **classes, int *
 	for (int i = 0; m && m->mod_bvalues[i]; i++) {
 		const struct berval *v = m->mod_bvalues[i];
 		const struct schema_oc *c = schema_oc_find(v->bv_val, v->bv_len);
+		*fault = (struct schema_fault){m, i};
 		if (!c) {
 			snprintf(why, whylen, "undefined object class '%.*s'", (int)v->bv_len,
 			         v->bv_val);
@@ -128,20 +129,23 @@ static int check_classes(LDAPMod **mods, const struct schema_oc **classes, int *
 		structural = c;
 	}
 	if (!structural) {
+		*fault = (struct schema_fault){NULL, 0};
 		snprintf(why, whylen, "no structural object class");
 		return -1;
 	}
 	return 0;
 }
 
-int entry_schema_check(LDAPMod **mods, char *why, size_t whylen)
+int entry_schema_check(LDAPMod **mods, struct schema_fault *fault, char *why, size_t whylen)
 {
+	*fault = (struct schema_fault){NULL, 0};
 	if (!schema_loaded() || !mods)
 		return 0;
 	const struct schema_oc *classes[SCHEMA_MAX_CLASSES];
 	int n;
-	if (check_classes(mods, classes, &n, why, whylen) < 0)
+	if (check_classes(mods, classes, &n, fault, why, whylen) < 0)
 		return -1;
+	*fault = (struct schema_fault){NULL, 0};
 	bool extensible = false;
 	for (int i = 0; i < n; i++) {
 		extensible |= strcasecmp(classes[i]->name, "extensibleObject") == 0;
@@ -151,6 +155,7 @@ int entry_schema_check(LDAPMod **mods, char *why, size_t whylen)
 	for (int i = 0; mods[i]; i++) {
 		const char *t = mods[i]->mod_type;
 		const struct schema_attr *at = schema_attr_find(t, strlen(t));
+		*fault = (struct schema_fault){mods[i], 0};
 		if (!at) {
 			snprintf(why, whylen, "undefined attribute type '%s'", t);
 			return -1;
@@ -166,6 +171,7 @@ int entry_schema_check(LDAPMod **mods, char *why, size_t whylen)
 			return -1;
 		}
 		if (at->single_value && mods[i]->mod_bvalues[0] && mods[i]->mod_bvalues[1]) {
+			fault->value = 1;
 			snprintf(why, whylen,
 			         "attribute '%s' is single-valued but has several values", t);
 			return -1;
@@ -174,6 +180,7 @@ int entry_schema_check(LDAPMod **mods, char *why, size_t whylen)
 			const struct berval *v = mods[i]->mod_bvalues[j];
 			const char *want = value_syntax_check(at->syntax, v->bv_val, v->bv_len);
 			if (want) {
+				fault->value = j;
 				snprintf(why, whylen, "value \"%.*s\" of '%s' is not %s",
 				         (int)(v->bv_len > 64 ? 64 : v->bv_len), v->bv_val, t,
 				         want);

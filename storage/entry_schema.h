@@ -18,12 +18,19 @@
 #include <ldap.h>
 #include <stddef.h>
 
+/* Where a schema problem lies: a value of one of the entry's attributes, or the
+ * entry as a whole (mod NULL: a missing MUST attribute, no structural class). */
+struct schema_fault {
+	const LDAPMod *mod; /* one of the mods checked, or NULL */
+	int value;          /* the index of the value at fault in mod->mod_bvalues */
+};
+
 /*
  * Checks the attributes mods (as ldap_parse_ldif_record returns them, with
  * LDAP_MOD_BVALUES values) against the loaded schema. Returns 0 (also when no
  * schema is loaded), or -1 with the first problem in why (whylen bytes,
- * NUL-terminated). mods are not modified.
+ * NUL-terminated) and where it lies in *fault. mods are not modified.
  */
-int entry_schema_check(LDAPMod **mods, char *why, size_t whylen);
+int entry_schema_check(LDAPMod **mods, struct schema_fault *fault, char *why, size_t whylen);
 
 #endif

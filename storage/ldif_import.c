@@ -40,7 +40,9 @@ struct importer {
 	struct db db;
 	MDB_txn *txn;
 	entry_id next_id;
-	unsigned long line; /* line of the current record's "dn:" */
+	unsigned long line;       /* line of the current record's "dn:" */
+	unsigned long first_line; /* physical line of the current record's first line */
+	struct buf raw; /* the current record's text as read (the parser writes into it) */
 	struct buf ndn, key, rec, val, names;
 };
 
@@ -194,8 +196,15 @@ static int add_entry(struct importer *im, LDIFRecord *lr)
 		return -1;
 	}
 	char why[512];
-	if (!im->opts->skip_schema && entry_schema_check(lr->lrop_mods, why, sizeof(why)) < 0) {
-		report(im, im->line, "entry \"%s\": %s", lr->lr_dn.bv_val, why);
+	struct schema_fault fault;
+	if (!im->opts->skip_schema &&
+	    entry_schema_check(lr->lrop_mods, &fault, why, sizeof(why)) < 0) {
+		/* At the line of the value at fault when there is one, else at "dn:". */
+		unsigned long at =
+		    fault.mod ? ldif_record_type_line((const char *)im->raw.data, im->first_line,
+		                                      fault.mod->mod_type, fault.value)
+		              : 0;
+		report(im, at ? at : im->line, "entry \"%s\": %s", lr->lr_dn.bv_val, why);
 		return -1;
 	}
 	unsigned char uuid[16];
@@ -251,6 +260,13 @@ static int commit_and_renew(struct importer *im, bool renew)
 static int import_record(struct importer *im, struct ldif_record *rec)
 {
 	unsigned long at = im->line ? im->line : rec->first_line;
+	/* Kept as read, to find an attribute's line if the entry breaks the schema. */
+	im->raw.len = im->raw.off = 0;
+	if (buf_append(&im->raw, rec->text, rec->len + 1) < 0) {
+		report(im, at, "out of memory");
+		return -1;
+	}
+	im->first_line = rec->first_line;
 	struct berval bv = {rec->len, rec->text};
 	LDIFRecord lr;
 	memset(&lr, 0, sizeof(lr));
@@ -373,5 +389,6 @@ out:
 	buf_free(&im.rec);
 	buf_free(&im.val);
 	buf_free(&im.names);
+	buf_free(&im.raw);
 	return rc ? -1 : 0;
 }

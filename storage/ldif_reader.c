@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/types.h>
 
 int ldif_reader_open(struct ldif_reader *r, const char *path)
@@ -92,4 +93,21 @@ void ldif_reader_close(struct ldif_reader *r)
 	free(r->text);
 	free(r->lbuf);
 	memset(r, 0, sizeof(*r));
+}
+
+unsigned long ldif_record_type_line(const char *text, unsigned long first_line, const char *type,
+                                    int n)
+{
+	size_t tlen = strlen(type);
+	unsigned long line = first_line;
+	for (const char *p = text; *p; line++) {
+		const char *end = strchr(p, '\n');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		/* Not a continuation (" ...") or a comment: "type:", "type::" or "type:<". */
+		if (p[0] != ' ' && p[0] != '#' && len > tlen && p[tlen] == ':' &&
+		    strncasecmp(p, type, tlen) == 0 && n-- == 0)
+			return line;
+		p += len + (end != NULL);
+	}
+	return 0;
 }

@@ -42,6 +42,16 @@ int ldif_reader_open(struct ldif_reader *r, const char *path);
 int ldif_reader_next(struct ldif_reader *r, struct ldif_record *rec, unsigned long *line, char *why,
                      size_t whylen);
 
+/*
+ * The physical line of the n-th line (from 0) of a record's text that gives an
+ * attribute of type `type` (compared case-insensitively, options included, as
+ * written before the colon), or 0 when there is none. text is the record as
+ * ldif_reader_next returned it, before ldap_parse_ldif_record (which writes into
+ * it) and first_line its first physical line.
+ */
+unsigned long ldif_record_type_line(const char *text, unsigned long first_line, const char *type,
+                                    int n);
+
 /* Closes the file and frees the buffers. */
 void ldif_reader_close(struct ldif_reader *r);
 
