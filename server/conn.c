@@ -25,6 +25,7 @@
 #include "protocol/frame.h"
 #include "protocol/request.h"
 #include "protocol/response.h"
+#include "server/clock.h"
 #include "server/log.h"
 #include "server/worker.h"
 
@@ -70,7 +71,7 @@ int conn_accept(struct worker *w, int fd)
 	}
 	c->fd = fd;
 	c->w = w;
-	c->last_request = conn_now();
+	c->last_request = clock_seconds();
 	c->policy = server_policy(w->srv);
 	c->stats = &w->stats.send[c->policy->id];
 	struct sockaddr_storage ss;
@@ -105,17 +106,22 @@ int conn_accept(struct worker *w, int fd)
 	return 0;
 }
 
+void conn_task_drop(struct conn_task **slot)
+{
+	struct conn_task *t = *slot;
+	*slot = NULL;
+	if (t)
+		t->free(t);
+}
+
 bool conn_task_cancel(struct conn *c, int32_t msgid)
 {
 	struct conn_task **slots[] = {&c->task, &c->parked};
-	for (size_t i = 0; i < 2; i++) {
-		struct conn_task *t = *slots[i];
-		if (t && t->msgid == msgid) {
-			*slots[i] = NULL;
-			t->free(t);
+	for (size_t i = 0; i < 2; i++)
+		if (*slots[i] && (*slots[i])->msgid == msgid) {
+			conn_task_drop(slots[i]);
 			return true;
 		}
-	}
 	return false;
 }
 
@@ -123,11 +129,8 @@ void conn_close(struct conn *c, const char *why)
 {
 	struct worker *w = c->w;
 	log_debug("conn fd=%d from %s closed: %s", c->fd, c->peer, why);
-	struct conn_task *tasks[] = {c->task, c->parked};
-	c->task = c->parked = NULL;
-	for (int i = 0; i < 2; i++)
-		if (tasks[i])
-			tasks[i]->free(tasks[i]);
+	conn_task_drop(&c->task);
+	conn_task_drop(&c->parked);
 	if (c->in_ready) {
 		for (struct conn **p = &w->ready; *p; p = &(*p)->ready_next)
 			if (*p == c) {
@@ -185,7 +188,7 @@ int conn_flush(struct conn *c, int flags)
 	}
 	if (c->blocked) {
 		if (!was_blocked || sent_any)
-			c->blocked_since = conn_now();
+			c->blocked_since = clock_seconds();
 		/* A client that reads may be sent an entry of any size import accepts: the
 		 * limit counts what waits beyond the largest PDU queued. */
 		if (buf_pending(&c->out) > server_max_pending_bytes(c->w->srv) + c->out_pdu_max) {
@@ -201,22 +204,8 @@ int conn_flush(struct conn *c, int flags)
 	c->blocked_since = 0;
 	c->outq_last = 0;
 	c->out_pdu_max = 0;
-	c->last_request = conn_now(); /* idle_timeout counts from the end of the last answer */
+	c->last_request = clock_seconds(); /* idle_timeout counts from the end of the last answer */
 	return 0;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-time_t conn_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return ts.tv_sec;
 }
 
 size_t conn_release_buffers(struct conn *c)
@@ -275,7 +264,7 @@ void conn_output_queued(struct conn *c, bool last)
 	if (last) {
 		STAT_ADD(c->stats->responses, 1);
 		if (c->op_start_ns) {
-			stat_latency(&c->w->stats, now_ns() - c->op_start_ns);
+			stat_latency(&c->w->stats, clock_ns() - c->op_start_ns);
 			c->op_start_ns = 0;
 		}
 	}
@@ -374,8 +363,8 @@ static void process_input(struct conn *c)
 		/* Consumed first so the policy sees only the requests after this one; the
 		 * bytes stay in place until the next read. */
 		buf_consume(&c->in, len);
-		c->last_request = conn_now();
-		c->op_start_ns = now_ns();
+		c->last_request = clock_seconds();
+		c->op_start_ns = clock_ns();
 		w->srv->dispatch(c, &req);
 		request_free(&req);
 	}
@@ -463,11 +452,6 @@ void conn_resume(struct conn *c)
 
 /* --- the hooks the event loop calls (worker.h) ---------------------------------------- */
 
-static void hook_accepted(struct worker *w, int fd)
-{
-	conn_accept(w, fd);
-}
-
 static void hook_event(void *handler, uint32_t events)
 {
 	conn_event(handler, events);
@@ -507,7 +491,7 @@ static void hook_stop(struct worker *w)
 }
 
 const struct worker_hooks conn_worker_hooks = {
-    .accepted = hook_accepted,
+    .accepted = conn_accept,
     .event = hook_event,
     .run_ready = hook_run_ready,
     .sweep = hook_sweep,

@@ -86,6 +86,9 @@ struct conn {
 
 /* Takes a freshly accepted non-blocking socket. Returns 0 or -1 (fd closed). */
 int conn_accept(struct worker *w, int fd);
+/* Empties a task slot (&c->task or &c->parked), ending its task without a response. */
+void conn_task_drop(struct conn_task **slot);
+
 /* Ends c's task and parked task answering msgid, without a response (Abandon).
  * Returns true if there was one. */
 bool conn_task_cancel(struct conn *c, int32_t msgid);
@@ -128,9 +131,6 @@ bool conn_check_timeouts(struct conn *c, time_t now);
  * the next request). Returns the bytes of capacity freed.
  */
 size_t conn_release_buffers(struct conn *c);
-
-/* Seconds of CLOCK_MONOTONIC. */
-time_t conn_now(void);
 
 /* Marks c to continue its task on the next loop iteration. */
 void conn_make_ready(struct conn *c);

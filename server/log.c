@@ -7,6 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "server/clock.h"
+
 bool log_debug_enabled;
 
 /* Call sites seen so far; a site beyond the table is not limited (there are ~40). */
@@ -70,17 +72,10 @@ static void hold(struct log_site *s, const char *fmt, va_list ap)
 		vsnprintf(s->last, LOG_LINE_MAX, fmt, ap);
 }
 
-static time_t now_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return ts.tv_sec;
-}
-
 /* Whether a line of this site may be printed now; counts and keeps it when not. */
 static bool site_allows(const char *level, const char *fmt, va_list ap)
 {
-	time_t now = now_seconds();
+	time_t now = clock_seconds();
 	bool allow = true;
 	pthread_mutex_lock(&sites_lock);
 	for (int i = 0; i < LOG_SITES; i++) {
@@ -109,7 +104,7 @@ static bool site_allows(const char *level, const char *fmt, va_list ap)
 
 void log_tick(void)
 {
-	time_t now = now_seconds();
+	time_t now = clock_seconds();
 	pthread_mutex_lock(&sites_lock);
 	for (int i = 0; i < LOG_SITES && sites[i].fmt; i++)
 		if (sites[i].second != now)

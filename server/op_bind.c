@@ -3,9 +3,9 @@
 #include <string.h>
 #include <strings.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "protocol/dn.h"
+#include "server/clock.h"
 #include "server/log.h"
 #include "server/ops.h"
 #include "server/reply.h"
@@ -75,16 +75,14 @@ static int decoy_scan_entry(const struct entry_view *e, void *arg)
 	return 0;
 }
 
-/* Seconds one failed check against stored takes (the fastest of three). */
-static double check_seconds(const char *stored, size_t len)
+/* Nanoseconds one failed check against stored takes (the fastest of three). */
+static uint64_t check_ns(const char *stored, size_t len)
 {
-	double best = 1e9;
+	uint64_t best = UINT64_MAX;
 	for (int i = 0; i < 3; i++) {
-		struct timespec a, b;
-		clock_gettime(CLOCK_MONOTONIC, &a);
+		uint64_t a = clock_ns();
 		password_check(stored, len, "decoy-password", 14);
-		clock_gettime(CLOCK_MONOTONIC, &b);
-		double t = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+		uint64_t t = clock_ns() - a;
 		best = t < best ? t : best;
 	}
 	return best;
@@ -101,9 +99,9 @@ int op_bind_prepare(struct server *srv)
 		return -1;
 	}
 	int best = -1;
-	double best_t = 0;
+	uint64_t best_t = 0;
 	for (int i = 0; i < s.n; i++) {
-		double t = check_seconds(s.c[i].sample, s.c[i].len);
+		uint64_t t = check_ns(s.c[i].sample, s.c[i].len);
 		if (best < 0 || t > best_t) {
 			best = i;
 			best_t = t;
@@ -121,7 +119,7 @@ int op_bind_prepare(struct server *srv)
 		log_info("bind: %d password schemes in use; binds to unknown DNs and to entries "
 		         "without userPassword check a %s hash (%.0f us) so that timing does not "
 		         "tell which DNs exist",
-		         s.n, s.c[best].cls[0] ? s.c[best].cls : "plaintext", best_t * 1e6);
+		         s.n, s.c[best].cls[0] ? s.c[best].cls : "plaintext", (double)best_t / 1e3);
 	}
 	for (int i = 0; i < s.n; i++)
 		free(s.c[i].sample);

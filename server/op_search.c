@@ -16,6 +16,7 @@
 #include "protocol/dn.h"
 #include "protocol/schema.h"
 #include "protocol/response.h"
+#include "server/clock.h"
 #include "server/log.h"
 #include "server/access.h"
 #include "server/ops.h"
@@ -259,7 +260,7 @@ static void search_run(struct conn *c)
 			conn_make_ready(c);
 			break;
 		}
-		if (s->deadline && conn_now() >= s->deadline) {
+		if (s->deadline && clock_seconds() >= s->deadline) {
 			result = LDAP_TIMELIMIT_EXCEEDED;
 			done = true;
 			break;
@@ -393,7 +394,7 @@ static void set_limits(struct conn *c, struct search_op *s, const struct search_
 			time = max_time;
 	}
 	s->sizelimit = size;
-	s->deadline = time ? conn_now() + time : 0;
+	s->deadline = time ? clock_seconds() + time : 0;
 }
 
 /* The next page of the paged search parked on c (RFC 2696 3). */
@@ -455,10 +456,7 @@ void op_search(struct conn *c, struct ldap_request *req)
 		resume_page(c, req, page_size, &cookie);
 		return;
 	}
-	if (c->parked) { /* a new search replaces an unfinished paged one */
-		c->parked->free(c->parked);
-		c->parked = NULL;
-	}
+	conn_task_drop(&c->parked); /* a new search replaces an unfinished paged one */
 	struct buf key = {0};
 	struct search_op *s = NULL;
 	if (dn_normalize(r->base.bv_val, r->base.bv_len, NULL, &key) < 0)

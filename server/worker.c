@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <fcntl.h>
 
+#include "server/clock.h"
 #include "server/log.h"
 #include "server/worker.h"
 
@@ -104,18 +105,11 @@ static void accept_all(struct worker *w, int lfd)
 	}
 }
 
-static time_t now_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return ts.tv_sec;
-}
-
 void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct epoll_event events[WORKER_EVENTS];
-	time_t last_sweep = now_seconds();
+	time_t last_sweep = clock_seconds();
 	for (;;) {
 		/* Wakes once a second at most, to close clients past write_timeout or idle_timeout.
 		 */
@@ -137,7 +131,7 @@ void *worker_main(void *arg)
 				w->hooks->event(ptr, events[i].events);
 		}
 		w->hooks->run_ready(w);
-		time_t now = now_seconds();
+		time_t now = clock_seconds();
 		if (now != last_sweep) {
 			last_sweep = now;
 			worker_fd_freed(
