@@ -21,14 +21,7 @@ export ASAN_OPTIONS="detect_leaks=1:quarantine_size_mb=1:${ASAN_OPTIONS:-}"
 
 work=$(mktemp -d /tmp/minidir-leak.XXXXXX)
 server_pid=
-cleanup() {
-	if [ -n "$server_pid" ] && kill -0 "$server_pid" 2> /dev/null; then
-		kill "$server_pid"
-		wait "$server_pid" 2> /dev/null
-	fi
-	[ -n "${KEEP:-}" ] || rm -rf "$work"
-}
-trap cleanup EXIT
+trap cleanup_server_and_work EXIT
 
 cat > "$work/minidir.conf" << CONF
 listen = 127.0.0.1:0

@@ -6,6 +6,15 @@ fail=0
 ok() { pass=$((pass + 1)); echo "ok - $*"; }
 not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
 
+# At exit: stops $server_pid if it still runs, and removes $work unless KEEP is set.
+cleanup_server_and_work() {
+	if [ -n "${server_pid:-}" ] && kill -0 "$server_pid" 2> /dev/null; then
+		kill "$server_pid"
+		wait "$server_pid" 2> /dev/null
+	fi
+	[ -n "${KEEP:-}" ] || rm -rf "$work"
+}
+
 # Prints the port minidir logged in LOG ("listening on ldap://127.0.0.1:PORT/"),
 # waiting up to 5 s for it; prints nothing if it never came.
 wait_port() {

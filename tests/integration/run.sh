@@ -13,14 +13,7 @@ PEOPLE=ou=people,$BASE
 
 work=$(mktemp -d /tmp/minidir-it.XXXXXX)
 server_pid=
-cleanup() {
-	if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
-		kill "$server_pid"
-		wait "$server_pid" 2>/dev/null
-	fi
-	[ -n "${KEEP:-}" ] || rm -rf "$work"
-}
-trap cleanup EXIT
+trap cleanup_server_and_work EXIT
 
 cat > "$work/minidir.conf" <<CONF
 listen = 127.0.0.1:0

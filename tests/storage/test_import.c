@@ -20,6 +20,7 @@
 
 #include "protocol/dn.h"
 #include "protocol/match.h"
+#include "tests/storage/expect_line.h"
 #include "storage/candidates.h"
 #include "storage/db.h"
 #include "storage/ldif_import.h"
@@ -576,18 +577,11 @@ START_TEST(bad_files)
 
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		const char *path = g.gl_pathv[i];
-		/* "# expect: N: word" on the first line. */
-		FILE *fp = fopen(path, "r");
-		ck_assert_ptr_nonnull(fp);
-		char first[256];
-		ck_assert_ptr_nonnull(fgets(first, sizeof(first), fp));
-		fclose(fp);
+		/* "# expect: N: word" on the first line: the error names line N and word. */
 		unsigned long line;
-		char word[64];
-		/* (bom.ldif starts with a byte order mark, the error it tests) */
-		const char *expect = strncmp(first, "\xEF\xBB\xBF", 3) == 0 ? first + 3 : first;
-		ck_assert_msg(sscanf(expect, "# expect: %lu: %63s", &line, word) == 2,
-		              "%s: no \"# expect: N: word\" line", path);
+		char words[256], word[64];
+		expect_line_read(path, &line, words, sizeof(words));
+		ck_assert_msg(sscanf(words, "%63s", word) == 1, "%s: no word after the line", path);
 
 		char *errtext = NULL;
 		size_t n = 12345;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "protocol/schema.h"
+#include "tests/storage/expect_line.h"
 #include "storage/ldif_import.h"
 #include "storage/value_syntax.h"
 
@@ -52,17 +53,9 @@ START_TEST(bad_schema_files)
 	ck_assert_int_eq(glob(BAD_GLOB, 0, NULL, &g), 0);
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		const char *path = g.gl_pathv[i];
-		FILE *fp = fopen(path, "r");
-		ck_assert_ptr_nonnull(fp);
-		char first[256];
-		ck_assert_ptr_nonnull(fgets(first, sizeof(first), fp));
-		fclose(fp);
 		unsigned long line;
-		int at = 0;
-		ck_assert_msg(sscanf(first, "# expect: %lu: %n", &line, &at) == 1 && at > 0,
-		              "%s: no \"# expect: N: words\" line", path);
-		char *words = first + at;
-		words[strcspn(words, "\n")] = '\0';
+		char words[256];
+		expect_line_read(path, &line, words, sizeof(words));
 
 		char *errtext;
 		ck_assert_msg(import(path, "dc=test,dc=org", false, &errtext) == -1, "%s imported",
