@@ -20,6 +20,7 @@
 #define CONTROL_SORT_RESPONSE "1.2.840.113556.1.4.474"
 #define CONTROL_MANAGE_DSA_IT "2.16.840.1.113730.3.4.2"
 #define CONTROL_ASSERTION "1.3.6.1.1.12"
+#define CONTROL_MATCHED_VALUES "1.2.826.0.1.3344810.2.3"
 
 /* Sort keys a request may give; more is refused. */
 #define CONTROL_MAX_SORT_KEYS 4

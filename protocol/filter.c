@@ -1,7 +1,6 @@
 #include "protocol/filter.h"
 
 #include "protocol/dn.h"
-#include "protocol/schema.h"
 
 #include <ldap.h>
 #include <stdio.h>
@@ -71,9 +70,30 @@ static int take_attr(struct filter *f, const struct berval *attr)
 	if (!at)
 		match_lower(f->attr, f->attr_len);
 	f->rule = rule_for_kind(f->kind, at, f->attr, f->attr_len);
+	if (at && at->has_subtypes)
+		f->supertype = at;
 	if (!at && schema_loaded())
 		f->invalid = true; /* an undefined attribute type: Undefined, presence too */
 	return 0;
+}
+
+/*
+ * An objectClass assertion of a class that has subclasses: f->oc, so that values naming a
+ * subclass match too (slapd's objectSubClassMatch). v is the assertion as sent.
+ */
+static void take_class(struct filter *f, const struct berval *v)
+{
+	if (!f->attr || strcasecmp(f->attr, "objectClass") != 0)
+		return;
+	const char *p = v->bv_val;
+	size_t len = v->bv_len;
+	while (len && *p == ' ')
+		p++, len--;
+	while (len && p[len - 1] == ' ')
+		len--;
+	const struct schema_oc *oc = schema_oc_find(p, len);
+	if (oc && oc->has_subclasses)
+		f->oc = oc;
 }
 
 static int get_string(BerElement *ber, struct berval *bv)
@@ -163,6 +183,8 @@ static int decode_extensible(BerElement *ber, struct filter *f)
 		f->ext_ordering = strstr(name, "Ordering") != NULL;
 		bool usable = !strstr(name, "Substrings") && mr.bv_len < sizeof(name);
 		f->rule = usable ? match_rule_named(name) : MATCH_NONE;
+	} else {
+		take_class(f, &value); /* the type's own equality: objectClass's subclasses too */
 	}
 	return take_value(f->rule, &value, &f->value, &f->invalid);
 }
@@ -210,6 +232,8 @@ static struct filter *decode(BerElement *ber, int depth)
 		    get_string(ber, &val) < 0 || take_attr(f, &attr) < 0 ||
 		    take_value(f->rule, &val, &f->value, &f->invalid) < 0)
 			goto bad;
+		if (f->kind == FILTER_EQ || f->kind == FILTER_APPROX)
+			take_class(f, &val);
 		break;
 	case LDAP_FILTER_SUBSTRINGS:
 		f->kind = FILTER_SUBSTR;
@@ -240,6 +264,25 @@ struct filter *filter_decode(BerElement *ber)
 	return decode(ber, 1);
 }
 
+struct filter *filter_make(enum filter_kind kind, const struct berval *attr,
+                           const struct berval *value)
+{
+	if (kind != FILTER_EQ && kind != FILTER_PRESENT)
+		return NULL;
+	struct filter *f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->kind = kind;
+	if (take_attr(f, attr) < 0 ||
+	    (kind == FILTER_EQ && take_value(f->rule, value, &f->value, &f->invalid) < 0)) {
+		filter_free(f);
+		return NULL;
+	}
+	if (kind == FILTER_EQ)
+		take_class(f, value);
+	return f;
+}
+
 void filter_free(struct filter *f)
 {
 	while (f) {
@@ -259,10 +302,23 @@ void filter_free(struct filter *f)
 
 /* ---- evaluation (trusted stored entries, hot path) ---- */
 
-/* True if the stored type t[0..n) is the description the filter names. */
+/* True if the stored type t[0..n) is the description attr names. */
 static bool type_matches(const char *attr, size_t attr_len, const unsigned char *t, size_t n)
 {
 	return match_desc(attr, attr_len, (const char *)t, n);
+}
+
+/* True if the stored type t[0..n) is f's attribute or, for a supertype, one of its subtypes
+ * (with f's options among t's). */
+static bool names_type(const struct filter *f, const unsigned char *t, size_t n)
+{
+	if (type_matches(f->attr, f->attr_len, t, n))
+		return true;
+	if (!f->supertype)
+		return false;
+	const struct schema_attr *at = schema_attr_find((const char *)t, n);
+	return at && schema_attr_is_a(at, f->supertype) &&
+	       match_desc_options(f->attr, f->attr_len, (const char *)t, n);
 }
 
 static bool substr_match(const struct filter *f, const char *v, size_t len)
@@ -293,6 +349,11 @@ static bool substr_match(const struct filter *f, const char *v, size_t len)
 static enum filter_result eval_value(const struct filter *f, const char *v, size_t len,
                                      struct buf *scratch)
 {
+	if (f->oc && !f->ext_ordering) {
+		const struct schema_oc *oc = schema_oc_find(v, len);
+		if (oc)
+			return schema_oc_is_a(oc, f->oc) ? FILTER_TRUE : FILTER_FALSE;
+	}
 	scratch->off = scratch->len = 0;
 	if (match_normalize(f->rule, v, len, scratch) < 0)
 		return FILTER_UNDEFINED;
@@ -359,8 +420,7 @@ static enum filter_result eval_dn_attrs(const struct filter *f, const struct fil
 			    schema_attr_find(ava->la_attr.bv_val, ava->la_attr.bv_len);
 			const char *name = at ? at->name : ava->la_attr.bv_val;
 			size_t nlen = at ? strlen(at->name) : ava->la_attr.bv_len;
-			if (f->attr &&
-			    !type_matches(f->attr, f->attr_len, (const unsigned char *)name, nlen))
+			if (f->attr && !names_type(f, (const unsigned char *)name, nlen))
 				continue;
 			enum filter_result one =
 			    eval_value(f, ava->la_value.bv_val, ava->la_value.bv_len, ctx->scratch);
@@ -386,8 +446,7 @@ static bool eval_attrs(const struct filter *f, const unsigned char *p, const uns
 		if (ctx->hidden && type_matches(ctx->hidden, strlen(ctx->hidden), type, tlen))
 			continue; /* not visible to this client: as if absent */
 		/* An extensible match without a type tries every attribute. */
-		if (f->attr ? !type_matches(f->attr, f->attr_len, type, tlen)
-		            : f->kind != FILTER_EXT)
+		if (f->attr ? !names_type(f, type, tlen) : f->kind != FILTER_EXT)
 			continue;
 		if (f->kind == FILTER_PRESENT)
 			return true;
@@ -417,6 +476,38 @@ static enum filter_result eval_leaf(const struct filter *f, const unsigned char 
 			return d;
 	}
 	return r;
+}
+
+struct filter *filter_decode_values(BerElement *ber)
+{
+	ber_len_t len;
+	char *last;
+	struct filter *head = NULL, **tail = &head;
+	for (ber_tag_t t = ber_first_element(ber, &len, &last); t != LBER_DEFAULT;
+	     t = ber_next_element(ber, &len, last)) {
+		struct filter *item = NULL;
+		if (t == LDAP_FILTER_AND || t == LDAP_FILTER_OR || t == LDAP_FILTER_NOT ||
+		    !(item = decode(ber, 1))) {
+			filter_free(head);
+			return NULL;
+		}
+		*tail = item;
+		tail = &item->next;
+	}
+	return head;
+}
+
+bool filter_values_match(const struct filter *items, const unsigned char *t, size_t tlen,
+                         const unsigned char *v, size_t vlen, struct buf *scratch)
+{
+	for (const struct filter *f = items; f; f = f->next) {
+		if (f->invalid || (f->attr ? !names_type(f, t, tlen) : f->kind != FILTER_EXT))
+			continue;
+		if (f->kind == FILTER_PRESENT ||
+		    eval_value(f, (const char *)v, vlen, scratch) == FILTER_TRUE)
+			return true;
+	}
+	return false;
 }
 
 bool filter_uses(const struct filter *f, const char *const *names, size_t n)

@@ -12,6 +12,11 @@
  * not valid for the rule) is Undefined (RFC 4511 4.5.1.7). Nesting is limited to FILTER_MAX_DEPTH
  * levels; a deeper filter is a protocol error.
  *
+ * Schema hierarchies, as slapd: an item on a type with subtypes also tests the subtypes' values
+ * ("(name=x)" matches a cn or sn of x, RFC 4511 4.5.1.7), and an objectClass equality, approximate
+ * or extensible match without a named rule holds for every subclass of the class asserted
+ * ("(objectClass=person)" matches an inetOrgPerson, RFC 4512 2.4.1).
+ *
  * Layering: uses match.h, dn.h and schema.h (below it); request.h uses it.
  * Thread rules: a tree is immutable after filter_decode, so threads may
  * evaluate one tree at once, each with its own scratch buffer; decoding and
@@ -26,6 +31,7 @@
 
 #include "protocol/tlv.h"
 #include "protocol/match.h"
+#include "protocol/schema.h"
 
 #define FILTER_MAX_DEPTH 64
 
@@ -57,7 +63,9 @@ struct filter {
 	char *attr;           /* lowercased attribute description, malloc'd */
 	size_t attr_len;
 	enum match_rule rule;
-	bool invalid;              /* assertion not valid for the rule: Undefined */
+	const struct schema_attr *supertype; /* the type has subtypes, whose values count too */
+	const struct schema_oc *oc;          /* objectClass: a class whose subclasses match too */
+	bool invalid;                        /* assertion not valid for the rule: Undefined */
 	bool dn_attrs;             /* extensible match: the entry's DN attributes count too */
 	bool ext_ordering;         /* extensible match with an ordering rule: value < assertion */
 	struct filter_value value; /* eq, ge, le, approx */
@@ -74,6 +82,14 @@ struct filter {
  * input, nesting deeper than FILTER_MAX_DEPTH or out of memory (nothing to free).
  */
 struct filter *filter_decode(BerElement *ber);
+/*
+ * A leaf built without BER, for operations that test one assertion (compare):
+ * FILTER_EQ on attr with value, or FILTER_PRESENT on attr (value ignored), decoded
+ * as filter_decode would. Both borrowed. Returns it (filter_free) or NULL: empty attr,
+ * another kind, or out of memory.
+ */
+struct filter *filter_make(enum filter_kind kind, const struct berval *attr,
+                           const struct berval *value);
 /* Frees f, its operands and the filters after it (f->next); NULL is allowed. */
 void filter_free(struct filter *f);
 
@@ -101,6 +117,23 @@ struct filter_ctx {
  * borrowed for the call); ctx->scratch must not be NULL. */
 enum filter_result filter_eval_ctx(const struct filter *f, const unsigned char *attrs, size_t len,
                                    const struct filter_ctx *ctx);
+
+/*
+ * The Matched Values control (RFC 3876): decodes a ValuesReturnFilter, a SEQUENCE OF
+ * SimpleFilterItem, at the current position of ber (the caller's) into a list of leaf items
+ * linked by next. Returns it, owned by the caller (filter_free); NULL when malformed, empty,
+ * or an item is an and, or or not (RFC 3876: a protocol error), or out of memory.
+ */
+struct filter *filter_decode_values(BerElement *ber);
+
+/*
+ * True if some item of items (a filter_decode_values list) holds for the value v[0..vlen) of
+ * the stored attribute type t[0..tlen): the item names the type (or a supertype; an
+ * extensible item without a type names every type) and its assertion is TRUE on the value
+ * (a present item on any value). All borrowed; scratch as for filter_eval.
+ */
+bool filter_values_match(const struct filter *items, const unsigned char *t, size_t tlen,
+                         const unsigned char *v, size_t vlen, struct buf *scratch);
 
 /* True if f, an operand, or a filter after it (f->next) names one of the attributes
  * names[0..n) (NUL-terminated; the whole description, ASCII case ignored). Pure. */

@@ -55,16 +55,11 @@ static bool has_option(const char *opts, size_t len, const char *o, size_t olen)
 	return false;
 }
 
-bool match_desc(const char *want, size_t wlen, const char *have, size_t hlen)
+bool match_desc_options(const char *want, size_t wlen, const char *have, size_t hlen)
 {
-	if (wlen == 0 || hlen == 0)
-		return false; /* an empty description names nothing */
 	const char *ws = memchr(want, ';', wlen), *hs = memchr(have, ';', hlen);
-	size_t wb = ws ? (size_t)(ws - want) : wlen, hb = hs ? (size_t)(hs - have) : hlen;
-	if (wb != hb || strncasecmp(want, have, wb) != 0)
-		return false;
 	const char *hopts = hs ? hs + 1 : "";
-	size_t hlen_opts = hs ? hlen - hb - 1 : 0;
+	size_t hlen_opts = hs ? hlen - (size_t)(hs - have) - 1 : 0;
 	for (const char *o = ws ? ws + 1 : NULL; o;) {
 		size_t left = wlen - (size_t)(o - want);
 		const char *semi = memchr(o, ';', left);
@@ -74,4 +69,15 @@ bool match_desc(const char *want, size_t wlen, const char *have, size_t hlen)
 		o = semi ? semi + 1 : NULL;
 	}
 	return true;
+}
+
+bool match_desc(const char *want, size_t wlen, const char *have, size_t hlen)
+{
+	if (wlen == 0 || hlen == 0)
+		return false; /* an empty description names nothing */
+	const char *ws = memchr(want, ';', wlen), *hs = memchr(have, ';', hlen);
+	size_t wb = ws ? (size_t)(ws - want) : wlen, hb = hs ? (size_t)(hs - have) : hlen;
+	if (wb != hb || strncasecmp(want, have, wb) != 0)
+		return false;
+	return match_desc_options(want, wlen, have, hlen);
 }

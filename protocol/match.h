@@ -61,6 +61,10 @@ int match_compare(enum match_rule rule, const void *a, size_t alen, const void *
  */
 bool match_desc(const char *want, size_t wlen, const char *have, size_t hlen);
 
+/* The option half of match_desc: every option of want ("cn;lang-en") is among have's,
+ * whatever the types. Both borrowed, not NUL-terminated. Pure. */
+bool match_desc_options(const char *want, size_t wlen, const char *have, size_t hlen);
+
 /* Lowercases the ASCII letters of s[0..len) in place (attribute descriptions). As value_lower. */
 void match_lower(char *s, size_t len);
 

@@ -73,9 +73,26 @@ void attr_select_init(struct attr_select *sel, const struct berval *names, int n
 			sel->all_operational = true;
 		if (!(names[i].bv_len == 3 && memcmp(names[i].bv_val, "1.1", 3) == 0))
 			only_noattrs = false;
+		const struct schema_attr *at = schema_attr_find(names[i].bv_val, names[i].bv_len);
+		if (at && at->has_subtypes)
+			sel->supertypes = true;
 	}
 	if (only_noattrs)
 		sel->n = 0;
+}
+
+/* True if a name of sel that has subtypes selects the type t[0..n), one of them. */
+static bool named_supertype(const struct attr_select *sel, const char *t, size_t n)
+{
+	const struct schema_attr *at = schema_attr_find(t, n);
+	for (int i = 0; at && i < sel->n; i++) {
+		const struct berval *w = &sel->names[i];
+		const struct schema_attr *sup = schema_attr_find(w->bv_val, w->bv_len);
+		if (sup && sup->has_subtypes && schema_attr_is_a(at, sup) &&
+		    match_desc_options(w->bv_val, w->bv_len, t, n))
+			return true;
+	}
+	return false;
 }
 
 static bool named(const struct attr_select *sel, const char *t, size_t n)
@@ -83,7 +100,7 @@ static bool named(const struct attr_select *sel, const char *t, size_t n)
 	for (int i = 0; i < sel->n; i++)
 		if (match_desc(sel->names[i].bv_val, sel->names[i].bv_len, t, n))
 			return true;
-	return false;
+	return sel->supertypes && named_supertype(sel, t, n);
 }
 
 bool attr_select_wants(const struct attr_select *sel, const char *name)
@@ -134,12 +151,82 @@ int response_entry(struct buf *out, int32_t msgid, const unsigned char *stored, 
 	return response_entry_extra(out, msgid, stored, len, sel, NULL, 0);
 }
 
+/*
+ * Appends to out each attribute of the list attrs[0..len) that sel selects (all of them
+ * when select_all), with only the values sel->values matches; an attribute left without
+ * values is dropped. vals and scratch are work buffers. Returns 0 or -1.
+ */
+static int put_matched_values(struct buf *out, const struct attr_select *sel, bool select_all,
+                              const unsigned char *attrs, size_t len, struct buf *vals,
+                              struct buf *scratch)
+{
+	unsigned char tag;
+	const unsigned char *seq, *t, *set, *v;
+	size_t slen, tlen, setlen, vlen;
+	for (const unsigned char *q = attrs; q < attrs + len;) {
+		if (!tlv_read(&q, attrs + len, &tag, &seq, &slen))
+			return -1;
+		const unsigned char *s = seq;
+		if (!tlv_read(&s, seq + slen, &tag, &t, &tlen) ||
+		    !tlv_read(&s, seq + slen, &tag, &set, &setlen))
+			return -1;
+		if (!select_all && !is_selected(sel, t, tlen))
+			continue;
+		vals->off = vals->len = 0;
+		for (const unsigned char *p = set; p < set + setlen;) {
+			if (!tlv_read(&p, set + setlen, &tag, &v, &vlen))
+				return -1;
+			if (filter_values_match(sel->values, t, tlen, v, vlen, scratch) &&
+			    tlv_put(vals, LBER_OCTETSTRING, v, vlen) < 0)
+				return -1;
+		}
+		if (vals->len == 0)
+			continue;
+		size_t setsz = sel->types_only ? 0 : vals->len;
+		if (buf_reserve(out, tlv_size(tlv_size(tlen) + tlv_size(setsz))) < 0)
+			return -1;
+		unsigned char *w = put_header(out->data + out->len, LBER_SEQUENCE,
+		                              tlv_size(tlen) + tlv_size(setsz));
+		out->len = (size_t)(w - out->data);
+		tlv_put(out, LBER_OCTETSTRING, t, tlen);
+		tlv_put(out, LBER_SET, vals->data, setsz);
+	}
+	return 0;
+}
+
+/* response_entry_extra under the Matched Values control: the attributes are built first. */
+static int entry_matched_values(struct buf *out, int32_t msgid, const unsigned char *dn,
+                                size_t dnlen, const unsigned char *attrs, size_t alen,
+                                const struct attr_select *sel, const unsigned char *extra,
+                                size_t extra_len)
+{
+	struct buf list = {0}, vals = {0}, scratch = {0};
+	int rc = put_matched_values(&list, sel, false, attrs, alen, &vals, &scratch);
+	if (rc == 0 && extra_len)
+		rc = put_matched_values(&list, sel, true, extra, extra_len, &vals, &scratch);
+	size_t op = tlv_size(dnlen) + tlv_size(list.len);
+	size_t msg = tlv_int_size(msgid) + tlv_size(op);
+	if (rc == 0 && (rc = buf_reserve(out, tlv_size(msg))) == 0) {
+		unsigned char *w = put_header(out->data + out->len, LBER_SEQUENCE, msg);
+		out->len = (size_t)(w - out->data);
+		tlv_put_int(out, LBER_INTEGER, msgid);
+		w = put_header(out->data + out->len, LDAP_RES_SEARCH_ENTRY, op);
+		out->len = (size_t)(w - out->data);
+		tlv_put(out, LBER_OCTETSTRING, dn, dnlen);
+		tlv_put(out, LBER_SEQUENCE, list.data, list.len);
+	}
+	buf_free(&list);
+	buf_free(&vals);
+	buf_free(&scratch);
+	return rc < 0 ? -1 : 0;
+}
+
 int response_entry_extra(struct buf *out, int32_t msgid, const unsigned char *stored, size_t len,
                          const struct attr_select *sel, const unsigned char *extra,
                          size_t extra_len)
 {
 	bool verbatim = sel->all_user && !sel->types_only && !sel->hidden && extra_len == 0 &&
-	                !sel->check_operational;
+	                !sel->check_operational && !sel->values;
 	if (verbatim) {
 		size_t msg = tlv_int_size(msgid) + len;
 		if (buf_reserve(out, tlv_size(msg)) < 0)
@@ -160,6 +247,9 @@ int response_entry_extra(struct buf *out, int32_t msgid, const unsigned char *st
 	end = body + blen;
 	if (!tlv_read(&p, end, &tag, &dn, &dnlen) || !tlv_read(&p, end, &tag, &attrs, &alen))
 		return -1;
+	if (sel->values)
+		return entry_matched_values(out, msgid, dn, dnlen, attrs, alen, sel, extra,
+		                            extra_len);
 	/* Pass 1: the size of what is selected. */
 	size_t sel_len = 0;
 	for (const unsigned char *q = attrs; q < attrs + alen;) {

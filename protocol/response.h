@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "protocol/filter.h"
 #include "protocol/tlv.h"
 
 /* OID of the Notice of Disconnection unsolicited notification (RFC 4511 4.4.1). */
@@ -53,12 +54,19 @@ struct attr_select {
 	bool types_only;        /* attribute descriptions without values */
 	int n;                  /* named attributes (not "*", "1.1"), compared case-insensitively */
 	const struct berval *names;
+	bool supertypes;    /* a name has subtypes in the schema: they are selected too */
 	const char *hidden; /* an attribute never returned (e.g. "userPassword"), or NULL */
+	/* The Matched Values control (RFC 3876), or NULL: of each attribute only the values some
+	 * item of this list (filter_decode_values) holds for are sent, and an attribute left
+	 * without values is not sent at all (computed ones in extra too). */
+	const struct filter *values;
 };
 
 /*
  * Fills sel from a search's requested list names[0..n). The names stay
- * owned by the caller and must outlive sel.
+ * owned by the caller and must outlive sel. A name selects its own type and
+ * options and, with a schema loaded, every subtype of the type ("name" selects
+ * cn, sn, ou..., RFC 4511 4.5.1.8).
  */
 void attr_select_init(struct attr_select *sel, const struct berval *names, int n, bool types_only);
 

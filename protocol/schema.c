@@ -54,6 +54,10 @@ static const char *const builtin_attrs[] = {
     "( 2.5.18.10 NAME 'subschemaSubentry' EQUALITY distinguishedNameMatch "
     "SYNTAX 1.3.6.1.4.1.1466.115.121.1.12 SINGLE-VALUE NO-USER-MODIFICATION "
     "USAGE directoryOperation )",
+    /* As slapd's memberof overlay defines it; minidir-import computes it (storage/db.h). */
+    "( 1.2.840.113556.1.2.102 NAME 'memberOf' DESC 'Group that the entry belongs to' "
+    "EQUALITY distinguishedNameMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.12 "
+    "NO-USER-MODIFICATION USAGE dSAOperation )",
     "( 1.3.6.1.1.20 NAME 'entryDN' EQUALITY distinguishedNameMatch "
     "SYNTAX 1.3.6.1.4.1.1466.115.121.1.12 SINGLE-VALUE NO-USER-MODIFICATION "
     "USAGE directoryOperation )",
@@ -334,6 +338,83 @@ static int load_file(const char *path, char *err, size_t errlen)
 	return rc;
 }
 
+/* Depth of SUP chains followed: deeper (or circular) definitions are cut there. */
+#define SCHEMA_MAX_SUP_DEPTH 16
+
+/* Marks every type that some type derives from. */
+static void mark_supertypes(void)
+{
+	for (size_t i = 0; i < S.nattrs; i++) {
+		const struct schema_attr *s = S.attrs[i]->sup;
+		for (int depth = 0; s && depth < SCHEMA_MAX_SUP_DEPTH; depth++, s = s->sup)
+			((struct schema_attr *)s)->has_subtypes = true;
+	}
+}
+
+/* Appends oc's superclasses (breadth first, each once) to list[*n..cap). */
+static void collect_superclasses(const struct schema_oc *oc, const struct schema_oc **list,
+                                 size_t *n, size_t cap)
+{
+	size_t start = *n;
+	const struct schema_oc *cur = oc;
+	for (size_t next = start;; cur = list[next++]) {
+		for (int i = 0; cur->sups && cur->sups[i]; i++) {
+			const struct schema_oc *s =
+			    lookup(S.oc_slots, cur->sups[i], strlen(cur->sups[i]));
+			bool seen = !s || s == oc;
+			for (size_t k = start; !seen && k < *n; k++)
+				seen = list[k] == s;
+			if (!seen && *n < cap)
+				list[(*n)++] = s;
+		}
+		if (next >= *n || next - start >= SCHEMA_MAX_SUP_DEPTH * 4)
+			break;
+	}
+}
+
+/* Fills each class's superclasses (top included) and has_subclasses. */
+static int resolve_superclasses(void)
+{
+	const struct schema_oc *top = lookup(S.oc_slots, "top", 3);
+	for (size_t i = 0; i < S.nocs; i++) {
+		struct schema_oc *oc = S.ocs[i];
+		const struct schema_oc *list[SCHEMA_MAX_SUP_DEPTH * 4 + 2];
+		size_t n = 0;
+		collect_superclasses(oc, list, &n, SCHEMA_MAX_SUP_DEPTH * 4);
+		bool has_top = oc == top;
+		for (size_t k = 0; k < n && !has_top; k++)
+			has_top = list[k] == top;
+		if (!has_top && top)
+			list[n++] = top;
+		oc->superclasses = calloc(n + 1, sizeof(*oc->superclasses));
+		if (!oc->superclasses)
+			return -1;
+		for (size_t k = 0; k < n; k++) {
+			oc->superclasses[k] = list[k];
+			((struct schema_oc *)list[k])->has_subclasses = true;
+		}
+	}
+	return 0;
+}
+
+bool schema_attr_is_a(const struct schema_attr *at, const struct schema_attr *sup)
+{
+	for (int depth = 0; at && depth <= SCHEMA_MAX_SUP_DEPTH; depth++, at = at->sup)
+		if (at == sup)
+			return true;
+	return false;
+}
+
+bool schema_oc_is_a(const struct schema_oc *oc, const struct schema_oc *sup)
+{
+	if (oc == sup)
+		return true;
+	for (size_t i = 0; oc->superclasses && oc->superclasses[i]; i++)
+		if (oc->superclasses[i] == sup)
+			return true;
+	return false;
+}
+
 int schema_load(const char *dir, const char *files, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < sizeof(builtin_attrs) / sizeof(builtin_attrs[0]); i++)
@@ -351,6 +432,11 @@ int schema_load(const char *dir, const char *files, char *err, size_t errlen)
 			return -1;
 	}
 	inherit_rules();
+	mark_supertypes();
+	if (resolve_superclasses() < 0) {
+		snprintf(err, errlen, "schema: out of memory");
+		return -1;
+	}
 	S.loaded = true;
 	return 0;
 }
@@ -423,6 +509,7 @@ void schema_free(void)
 		free(S.ocs[i]->name);
 		free(S.ocs[i]->oid);
 		free(S.ocs[i]->sup);
+		free(S.ocs[i]->superclasses);
 		free(S.ocs[i]);
 		ldap_objectclass_free(S.raw_oc[i]);
 	}

@@ -43,6 +43,7 @@ struct schema_attr {
 	bool single_value;
 	const char *syntax;            /* SYNTAX OID (inherited through SUP), or NULL */
 	const struct schema_attr *sup; /* the superior type, or NULL */
+	bool has_subtypes;             /* some type names this one (directly or not) as SUP */
 	char *definition;              /* RFC 4512 form, for cn=Subschema */
 };
 
@@ -54,6 +55,11 @@ struct schema_oc {
 	char *sup;                  /* first superior class name, or NULL */
 	char **sups, **must, **may; /* every SUP, MUST and MAY name (NULL-terminated or NULL) */
 	enum schema_oc_kind kind;
+	/* Every class this one derives from through SUP, nearest first, and top (RFC 4512
+	 * 2.4.1: an entry belongs to every superclass of its classes); not the class itself.
+	 * NULL-terminated, never NULL after schema_load. */
+	const struct schema_oc **superclasses;
+	bool has_subclasses; /* some class derives from this one */
 	char *definition;
 };
 
@@ -92,6 +98,11 @@ size_t schema_canonical_desc(const char *in, size_t len, char *out, size_t cap);
 const struct schema_attr *schema_attr_find(const char *name, size_t len);
 /* The object class named name[0..len) (any name or OID, any case), or NULL as above. */
 const struct schema_oc *schema_oc_find(const char *name, size_t len);
+
+/* True if at is sup or a subtype of sup through its SUP chain (RFC 4512 2.5.1). Pure. */
+bool schema_attr_is_a(const struct schema_attr *at, const struct schema_attr *sup);
+/* True if oc is sup or derives from it (struct schema_oc's superclasses). Pure. */
+bool schema_oc_is_a(const struct schema_oc *oc, const struct schema_oc *sup);
 
 /* Every attribute type / object class in load order, for cn=Subschema: i < the count. */
 size_t schema_attr_count(void);

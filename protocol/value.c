@@ -26,6 +26,7 @@ static const struct rule_entry rule_table[] = {
     {"distinguishedname", MATCH_DN},
     {"aliasedobjectname", MATCH_DN},
     {"entrydn", MATCH_DN},
+    {"memberof", MATCH_DN},
     {"telephonenumber", MATCH_TELEPHONE},
     {"mobile", MATCH_TELEPHONE},
     {"homephone", MATCH_TELEPHONE},

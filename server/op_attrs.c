@@ -5,6 +5,7 @@
  */
 #include <ldap.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "protocol/response.h"
@@ -14,7 +15,7 @@
 static const char *const op_attr_names[] = {
     "createTimestamp",       "modifyTimestamp", "creatorsName", "modifiersName",
     "structuralObjectClass", "entryDN",         "entryUUID",    "subschemaSubentry",
-    "hasSubordinates",       "numSubordinates",
+    "hasSubordinates",       "numSubordinates", "memberOf",
 };
 
 bool op_attrs_in_filter(const struct filter *f)
@@ -74,6 +75,48 @@ static size_t count_children(const struct db *db, MDB_txn *txn, entry_id id)
 	return n;
 }
 
+/* memberOf values being gathered: the DNs of the groups, as imported. */
+struct groups {
+	const struct db *db;
+	MDB_txn *txn;
+	struct berval *dns;
+	size_t n, cap;
+	bool failed;
+};
+
+static int add_group(entry_id group, void *arg)
+{
+	struct groups *g = arg;
+	struct entry_view e;
+	if (db_get_entry(g->db, g->txn, group, &e) != 0)
+		return 0; /* a group that went missing: nothing to say */
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 16;
+		struct berval *dns = realloc(g->dns, cap * sizeof(*dns));
+		if (!dns) {
+			g->failed = true;
+			return 1;
+		}
+		g->dns = dns;
+		g->cap = cap;
+	}
+	g->dns[g->n].bv_val = (char *)e.dn; /* into the map: valid for the transaction */
+	g->dns[g->n++].bv_len = e.dnlen;
+	return 0;
+}
+
+/* memberOf (the groups whose member or uniqueMember names the entry), if it has any. */
+static int put_member_of(struct buf *out, const struct db *db, MDB_txn *txn, entry_id id,
+                         bool types_only)
+{
+	struct groups g = {.db = db, .txn = txn};
+	int rc = db_foreach_group(db, txn, id, add_group, &g);
+	if (rc == 0 && !g.failed && g.n)
+		rc = response_put_attr(out, "memberOf", g.dns, (int)g.n, types_only);
+	free(g.dns);
+	return rc || g.failed ? -1 : 0;
+}
+
 int op_attrs_build(struct buf *out, const struct attr_select *sel, const struct db *db,
                    MDB_txn *txn, entry_id id, const struct entry_view *e)
 {
@@ -123,6 +166,8 @@ int op_attrs_build(struct buf *out, const struct attr_select *sel, const struct 
 		v.bv_len = strlen(OP_SUBSCHEMA_DN);
 		rc |= response_put_attr(out, "subschemaSubentry", &v, 1, to);
 	}
+	if (attr_select_wants(sel, "memberOf"))
+		rc |= put_member_of(out, db, txn, id, to);
 	bool has = attr_select_wants(sel, "hasSubordinates"),
 	     num = attr_select_wants(sel, "numSubordinates");
 	if (has || num) {

@@ -9,21 +9,39 @@
 #include "server/ops.h"
 #include "server/reply.h"
 
-/* Looks for want among the values of attr in e: compareTrue, compareFalse or noSuchAttribute. */
-static int compare_values(const struct entry_view *e, const char *attr, size_t alen,
-                          enum match_rule rule, const struct buf *want, struct buf *scratch)
+/*
+ * Whether entry id (viewed as e) holds the request's value: compareTrue, compareFalse, or
+ * noSuchAttribute when it holds neither the type nor a subtype. Evaluated as the filters
+ * (attr=*) and (attr=value), so that subclasses, subtypes and computed attributes
+ * (memberOf) count as they do in a search. Inside w's read transaction.
+ */
+static int compare_entry(struct conn *c, entry_id id, const struct entry_view *e,
+                         const struct compare_request *r)
 {
-	const unsigned char *vals, *v;
-	size_t vlen, len;
-	if (!entry_find_attr(e, attr, alen, &vals, &vlen))
-		return LDAP_NO_SUCH_ATTRIBUTE;
-	for (const unsigned char *r = vals; entry_next_value(&r, vals + vlen, &v, &len);) {
-		scratch->off = scratch->len = 0;
-		if (match_normalize(rule, (const char *)v, len, scratch) == 0 &&
-		    match_compare(rule, scratch->data, scratch->len, want->data, want->len) == 0)
-			return LDAP_COMPARE_TRUE;
-	}
-	return LDAP_COMPARE_FALSE;
+	struct worker *w = c->w;
+	struct filter *present = filter_make(FILTER_PRESENT, &r->attr, NULL);
+	struct filter *eq = filter_make(FILTER_EQ, &r->attr, &r->value);
+	struct filter_ctx ctx = {.dn = e->dn,
+	                         .dnlen = e->dnlen,
+	                         .hidden = access_hidden_attr(c, e),
+	                         .scratch = &w->scratch};
+	int rc = LDAP_OTHER;
+	w->extra.off = w->extra.len = 0;
+	if (!present || !eq ||
+	    (op_attrs_in_filter(eq) && op_attrs_all(&w->extra, &w->srv->db, w->txn, id, e) < 0))
+		goto out;
+	ctx.extra = w->extra.data;
+	ctx.extra_len = w->extra.len;
+	if (filter_eval_ctx(present, e->attrs, e->attrslen, &ctx) != FILTER_TRUE)
+		rc = LDAP_NO_SUCH_ATTRIBUTE;
+	else
+		rc = filter_eval_ctx(eq, e->attrs, e->attrslen, &ctx) == FILTER_TRUE
+		         ? LDAP_COMPARE_TRUE
+		         : LDAP_COMPARE_FALSE;
+out:
+	filter_free(present);
+	filter_free(eq);
+	return rc;
 }
 
 void op_compare(struct conn *c, struct ldap_request *req)
@@ -69,7 +87,7 @@ void op_compare(struct conn *c, struct ldap_request *req)
 		           match_desc(hidden, strlen(hidden), attr, alen)) {
 			rc = LDAP_INSUFFICIENT_ACCESS;
 		} else {
-			rc = compare_values(&e, attr, alen, rule, &want, &w->scratch);
+			rc = compare_entry(c, id, &e, r);
 		}
 		mdb_txn_reset(w->txn);
 	}

@@ -44,7 +44,8 @@ int op_rootdse_build(struct server *srv)
 	struct berval oc[] = {BV("top"), BV("extensibleObject")};
 	struct berval nc = {strlen(srv->cfg.suffix), srv->cfg.suffix};
 	struct berval ctl[] = {BV(OP_CONTROL_ASSERTION), BV(OP_CONTROL_MANAGE_DSA_IT),
-	                       BV(OP_CONTROL_PAGED_RESULTS), BV(OP_CONTROL_SORT)};
+	                       BV(OP_CONTROL_PAGED_RESULTS), BV(OP_CONTROL_SORT),
+	                       BV(OP_CONTROL_MATCHED_VALUES)};
 	struct berval ext = BV(OP_EXTENSION_WHOAMI);
 	/* All operational attributes ("+"), absolute true/false filters. */
 	struct berval feat[] = {BV("1.3.6.1.4.1.4203.1.5.1"), BV("1.3.6.1.4.1.4203.1.5.3")};

@@ -53,9 +53,10 @@ struct search_op {
 	struct sort_spec sort;
 	struct sorted sorted;
 	struct attr_select sel;
-	bool want_oper;       /* operational attributes are asked for */
-	bool filter_oper;     /* the filter names operational attributes */
-	struct berval *names; /* copies of the requested attribute names */
+	struct filter *values; /* the Matched Values control's items, or NULL */
+	bool want_oper;        /* operational attributes are asked for */
+	bool filter_oper;      /* the filter names operational attributes */
+	struct berval *names;  /* copies of the requested attribute names */
 	int nnames;
 	struct buf name_bytes;
 };
@@ -71,6 +72,7 @@ static void search_free(struct search_op *s)
 	sort_free(&s->sorted);
 	search_plan_free(&s->plan);
 	filter_free(s->filter);
+	filter_free(s->values);
 	buf_free(&s->name_bytes);
 	free(s->names);
 	free(s);
@@ -382,6 +384,23 @@ static int check_assertion(struct conn *c, const struct ldap_request *req, entry
 	return rc;
 }
 
+/* The Matched Values control (RFC 3876) into s->values: 0, or -1 when malformed. */
+static int take_matched_values(struct search_op *s, const struct ldap_request *req)
+{
+	const struct request_control *ctl = request_control(req, CONTROL_MATCHED_VALUES);
+	if (!ctl)
+		return 0;
+	if (!ctl->has_value)
+		return -1;
+	BerElement *ber = ber_alloc_t(LBER_USE_DER);
+	if (!ber)
+		return -1;
+	ber_init2(ber, (struct berval *)&ctl->value, LBER_USE_DER);
+	s->values = filter_decode_values(ber);
+	ber_free(ber, 0);
+	return s->values ? 0 : -1;
+}
+
 /* Size and time limits: the client's, within the server's (the rootdn has none). */
 static void set_limits(struct conn *c, struct search_op *s, const struct search_request *r)
 {
@@ -530,6 +549,11 @@ void op_search(struct conn *c, struct ldap_request *req)
 		return;
 	}
 	attr_select_init(&s->sel, s->names, s->nnames, r->typesonly);
+	if (take_matched_values(s, req) < 0) {
+		search_finish(c, LDAP_PROTOCOL_ERROR, NULL, "malformed matched values control");
+		return;
+	}
+	s->sel.values = s->values;
 	s->want_oper = op_attrs_requested(&s->sel);
 	s->filter_oper = op_attrs_in_filter(s->filter);
 	if (paged && page_size == 0) { /* size 0 and no cookie: nothing to return */

@@ -46,10 +46,8 @@ static const struct op_entry op_table[] = {
 
 /* Controls minidir implements; a critical control not listed fails the operation. */
 static const char *const supported_controls[] = {
-    OP_CONTROL_PAGED_RESULTS,
-    OP_CONTROL_SORT,
-    OP_CONTROL_MANAGE_DSA_IT,
-    OP_CONTROL_ASSERTION,
+    OP_CONTROL_PAGED_RESULTS, OP_CONTROL_SORT,           OP_CONTROL_MANAGE_DSA_IT,
+    OP_CONTROL_ASSERTION,     OP_CONTROL_MATCHED_VALUES,
 };
 
 /* The response tag of a request that has one. */

@@ -80,6 +80,7 @@ int op_subschema_build(struct server *srv);
 #define OP_CONTROL_SORT "1.2.840.113556.1.4.473"
 #define OP_CONTROL_MANAGE_DSA_IT "2.16.840.1.113730.3.4.2"
 #define OP_CONTROL_ASSERTION "1.3.6.1.1.12"
+#define OP_CONTROL_MATCHED_VALUES "1.2.826.0.1.3344810.2.3"
 #define OP_EXTENSION_WHOAMI "1.3.6.1.4.1.4203.1.11.3"
 
 /* The subschema subentry's DN (RFC 4512 4.2). */
@@ -99,7 +100,7 @@ bool op_attrs_requested(const struct attr_select *sel);
 /*
  * Appends the operational attributes sel asks for of entry id (viewed as e)
  * to out: structuralObjectClass, entryDN, entryUUID, subschemaSubentry,
- * hasSubordinates, numSubordinates. Returns 0 or -1.
+ * hasSubordinates, numSubordinates, memberOf. Returns 0 or -1.
  */
 int op_attrs_build(struct buf *out, const struct attr_select *sel, const struct db *db,
                    MDB_txn *txn, entry_id id, const struct entry_view *e);

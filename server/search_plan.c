@@ -4,16 +4,23 @@
 
 #include "protocol/dn.h"
 
+/* An equality item the index of its attribute answers whole: not one on a supertype, whose
+ * subtypes' values the index does not hold (objectClass keys include every superclass). */
+static bool index_answers(const struct db *db, const struct filter *f, const struct db_index **ix)
+{
+	return f->kind == FILTER_EQ && !f->invalid && !f->supertype &&
+	       (*ix = db_index_find(db, f->attr, f->attr_len));
+}
+
 /* An indexed equality assertion of f, or of one operand of a top-level AND. */
 static const struct filter *indexed_equality(const struct db *db, const struct filter *f,
                                              const struct db_index **ix)
 {
-	if (f->kind == FILTER_EQ && !f->invalid && (*ix = db_index_find(db, f->attr, f->attr_len)))
+	if (index_answers(db, f, ix))
 		return f;
 	if (f->kind == FILTER_AND)
 		for (const struct filter *c = f->child; c; c = c->next)
-			if (c->kind == FILTER_EQ && !c->invalid &&
-			    (*ix = db_index_find(db, c->attr, c->attr_len)))
+			if (index_answers(db, c, ix))
 				return c;
 	return NULL;
 }

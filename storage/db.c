@@ -54,6 +54,14 @@ static int load_meta(struct db *db, MDB_txn *txn, const char *path, char *err, s
 {
 	MDB_val v;
 	int rc = meta_get(txn, db->meta, "format", &v);
+	if (rc == 0 && v.mv_size > 8 && v.mv_size < 64 && memcmp(v.mv_data, "minidir-", 8) == 0 &&
+	    (v.mv_size != strlen(DB_FORMAT) || memcmp(v.mv_data, DB_FORMAT, v.mv_size))) {
+		snprintf(err, errlen,
+		         "%s: made by another minidir-import (format %.*s, this minidir reads %s): "
+		         "import the LDIF again",
+		         path, (int)v.mv_size, (const char *)v.mv_data, DB_FORMAT);
+		return -1;
+	}
 	if (rc || v.mv_size != strlen(DB_FORMAT) || memcmp(v.mv_data, DB_FORMAT, v.mv_size)) {
 		snprintf(err, errlen, "%s: not a minidir database (format %s expected)", path,
 		         DB_FORMAT);
@@ -93,10 +101,12 @@ static int init_meta(struct db *db, MDB_txn *txn, const char *suffix, char *cons
 	}
 	struct buf list = {0};
 	int rc = 0;
-	for (int i = 0; i < nindex && rc == 0; i++) {
-		if (db_index_find(db, index[i], strlen(index[i])))
+	for (int i = 0; i <= nindex && rc == 0; i++) {
+		const char *name =
+		    i < nindex ? index[i] : "memberOf"; /* always: memberof's index */
+		if (db_index_find(db, name, strlen(name)))
 			continue;
-		rc = open_index(db, txn, index[i], strlen(index[i]), true);
+		rc = open_index(db, txn, name, strlen(name), true);
 		if (rc == 0 && list.len)
 			rc = buf_append(&list, ",", 1) < 0 ? ENOMEM : 0;
 		if (rc == 0)
@@ -158,6 +168,13 @@ int db_open(struct db *db, const char *path, bool create, const char *suffix, ch
 	if (create ? init_meta(db, txn, suffix, index, nindex, path, err, errlen)
 	           : load_meta(db, txn, path, err, errlen))
 		goto bad;
+	/* After the format check: an older file has no memberof table. */
+	if ((rc = mdb_dbi_open(txn, "memberof",
+	                       c | MDB_INTEGERKEY | MDB_DUPSORT | MDB_DUPFIXED | MDB_INTEGERDUP,
+	                       &db->memberof))) {
+		fail(err, errlen, "opening tables", path, rc);
+		goto bad;
+	}
 	if ((rc = mdb_txn_commit(txn)) != 0) {
 		txn = NULL;
 		fail(err, errlen, "committing", path, rc);
@@ -187,6 +204,31 @@ const struct db_index *db_index_find(const struct db *db, const char *name, size
 		    strncasecmp(db->index[i].attr, name, len) == 0)
 			return &db->index[i];
 	return NULL;
+}
+
+int db_foreach_group(const struct db *db, MDB_txn *txn, entry_id id,
+                     int (*fn)(entry_id group, void *arg), void *arg)
+{
+	MDB_cursor *cur;
+	int rc = mdb_cursor_open(txn, db->memberof, &cur);
+	if (rc)
+		return rc;
+	MDB_val k = {sizeof(id), &id}, v;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET); rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT_DUP)) {
+		entry_id group;
+		if (v.mv_size != sizeof(group)) {
+			rc = MDB_CORRUPTED;
+			break;
+		}
+		memcpy(&group, v.mv_data, sizeof(group));
+		if (fn(group, arg)) {
+			rc = DB_STOPPED;
+			break;
+		}
+	}
+	mdb_cursor_close(cur);
+	return rc == MDB_NOTFOUND ? 0 : rc;
 }
 
 int db_dn2id(const struct db *db, MDB_txn *txn, const void *key, size_t keylen, entry_id *id)

@@ -5,6 +5,9 @@
  *   dn2id      reversed normalized DN key -> entry ID; sorted, so a subtree is a key range
  *   children   parent ID -> child IDs (sorted duplicates): the one-level index
  *   eq.<attr>  normalized value -> entry IDs, one per equality-indexed attribute
+ *              (eq.memberof always: the members of each group, by the group's normalized DN)
+ *   memberof   entry ID -> IDs of the groups whose member or uniqueMember names it (sorted
+ *              duplicates): memberOf, computed at import as slapd's memberof overlay does
  *   meta       "format", "suffix", "indexes", "entries"
  *
  * The file is written only by import, into a new file renamed over the old
@@ -20,7 +23,8 @@
 #include "protocol/match.h"
 #include "storage/entry.h"
 
-#define DB_FORMAT "minidir-2"
+/* minidir-3: objectClass keys include superclasses; memberof and eq.memberof. */
+#define DB_FORMAT "minidir-3"
 /* A new database file is created with exactly this mode, whatever the umask: it
  * holds password hashes. (MDB_NOLOCK: LMDB makes no lock file.) */
 #define DB_FILE_MODE 0600
@@ -37,7 +41,7 @@ struct db_index {
 
 struct db {
 	MDB_env *env;
-	MDB_dbi id2entry, dn2id, children, meta;
+	MDB_dbi id2entry, dn2id, children, memberof, meta;
 	struct db_index index[DB_MAX_INDEX];
 	int nindex;
 	struct buf suffix;     /* normalized suffix DN */
@@ -50,8 +54,8 @@ struct db {
 /*
  * Opens the database file at path. With create, a new empty database is made
  * (the file must not exist; it is made mode DB_FILE_MODE) holding suffix and the equality indexes
- * named in index[0..nindex); otherwise the existing file is opened read-only and suffix/index come
- * from its meta. On failure returns -1 with a message in err.
+ * named in index[0..nindex) and memberOf; otherwise the existing file is opened read-only and
+ * suffix/index come from its meta. On failure returns -1 with a message in err.
  */
 int db_open(struct db *db, const char *path, bool create, const char *suffix, char *const *index,
             int nindex, char *err, size_t errlen);
@@ -66,6 +70,13 @@ int db_dn2id(const struct db *db, MDB_txn *txn, const void *key, size_t keylen, 
 /* Reads entry id into *e (pointing into the txn's map). Returns 0, MDB_NOTFOUND,
  * MDB_CORRUPTED (record does not parse) or an LMDB error. */
 int db_get_entry(const struct db *db, MDB_txn *txn, entry_id id, struct entry_view *e);
+
+/*
+ * Calls fn(group, arg) for each group entry id is a direct member of (memberof), in ID
+ * order, until fn returns nonzero. Returns 0, DB_STOPPED, or an LMDB error.
+ */
+int db_foreach_group(const struct db *db, MDB_txn *txn, entry_id id,
+                     int (*fn)(entry_id group, void *arg), void *arg);
 
 /* What db_foreach_entry returns when fn asked it to stop. */
 #define DB_STOPPED (-1)

@@ -18,6 +18,7 @@
 #include "storage/entry_schema.h"
 #include "storage/ldif_check.h"
 #include "storage/ldif_reader.h"
+#include "storage/import_memberof.h"
 #include "storage/import_stale.h"
 
 /* Entries per write transaction: bounds the memory of dirty pages. */
@@ -44,6 +45,7 @@ struct importer {
 	unsigned long first_line; /* physical line of the current record's first line */
 	struct buf raw; /* the current record's text as read (the parser writes into it) */
 	struct buf ndn, key, rec, val, names;
+	struct memberships members; /* resolved into memberOf once every entry is stored */
 };
 
 static void report(struct importer *im, unsigned long line, const char *fmt, ...)
@@ -65,29 +67,46 @@ static bool has_objectclass(LDAPMod **mods)
 	return false;
 }
 
+/* Adds id under the normal form of v[0..len) in index ix. */
+static int put_key(struct importer *im, const struct db_index *ix, entry_id id, const char *type,
+                   const char *v, size_t len)
+{
+	im->val.len = 0;
+	if (match_normalize(ix->rule, v, len, &im->val) < 0) {
+		report(im, im->line, "value of %s is not valid: \"%.*s\"", type, (int)len, v);
+		return -1;
+	}
+	if (im->val.len == 0)
+		return 0;
+	MDB_val k = {db_index_keylen(im->val.len), im->val.data}, d = {sizeof(id), &id};
+	int rc = mdb_put(im->txn, ix->dbi, &k, &d, MDB_NODUPDATA);
+	if (rc && rc != MDB_KEYEXIST) {
+		report(im, im->line, "index %s: %s", ix->attr, mdb_strerror(rc));
+		return -1;
+	}
+	return 0;
+}
+
 static int put_index(struct importer *im, entry_id id, LDAPMod **mods)
 {
 	for (int i = 0; mods && mods[i]; i++) {
-		const struct db_index *ix =
-		    db_index_find(&im->db, mods[i]->mod_type, strlen(mods[i]->mod_type));
+		const char *type = mods[i]->mod_type;
+		const struct db_index *ix = db_index_find(&im->db, type, strlen(type));
 		if (!ix)
 			continue;
+		bool classes = strcasecmp(type, "objectClass") == 0;
 		for (int j = 0; mods[i]->mod_bvalues[j]; j++) {
 			struct berval *v = mods[i]->mod_bvalues[j];
-			im->val.len = 0;
-			if (match_normalize(ix->rule, v->bv_val, v->bv_len, &im->val) < 0) {
-				report(im, im->line, "value of %s is not valid: \"%.*s\"",
-				       mods[i]->mod_type, (int)v->bv_len, v->bv_val);
+			if (put_key(im, ix, id, type, v->bv_val, v->bv_len) < 0)
 				return -1;
-			}
-			if (im->val.len == 0)
-				continue;
-			MDB_val k = {db_index_keylen(im->val.len), im->val.data},
-			        d = {sizeof(id), &id};
-			int rc = mdb_put(im->txn, ix->dbi, &k, &d, MDB_NODUPDATA);
-			if (rc && rc != MDB_KEYEXIST) {
-				report(im, im->line, "index %s: %s", ix->attr, mdb_strerror(rc));
-				return -1;
+			/* An entry belongs to every superclass of its classes (RFC 4512 2.4.1): the
+			 * index answers (objectClass=person) for an inetOrgPerson too. */
+			const struct schema_oc *oc =
+			    classes ? schema_oc_find(v->bv_val, v->bv_len) : NULL;
+			for (size_t k = 0; oc && oc->superclasses[k]; k++) {
+				const char *oid = oc->superclasses[k]->oid;
+				if (put_key(im, ix, id, type, oid, strlen(oid)) < 0)
+					return -1;
 			}
 		}
 	}
@@ -240,6 +259,10 @@ static int add_entry(struct importer *im, LDIFRecord *lr)
 	}
 	if (put_index(im, id, lr->lrop_mods) < 0)
 		return -1;
+	if (memberships_add(&im->members, id, lr->lrop_mods) < 0) {
+		report(im, im->line, "out of memory");
+		return -1;
+	}
 	im->next_id++;
 	return 0;
 }
@@ -346,6 +369,10 @@ int ldif_import(const char *ldif_path, const char *db_path, const struct import_
 		goto out;
 	}
 	rc = import_records(&im, &rd);
+	if (rc == 0 && memberships_store(&im.members, &im.db, &im.txn, err, sizeof(err)) < 0) {
+		fprintf(opts->err, "%s: %s\n", tmp_path, err);
+		rc = -1;
+	}
 	if (rc == 0) {
 		size_t n = im.next_id - 1;
 		char stamp[32];
@@ -390,5 +417,6 @@ out:
 	buf_free(&im.val);
 	buf_free(&im.names);
 	buf_free(&im.raw);
+	memberships_free(&im.members);
 	return rc ? -1 : 0;
 }

@@ -18,6 +18,7 @@ BUILD=${BUILD:-build}
 HERE=tests/conformance
 SLAPD=${SLAPD:-/usr/sbin/slapd}
 SLAPADD=${SLAPADD:-/usr/sbin/slapadd}
+SLAPCAT=${SLAPCAT:-/usr/sbin/slapcat}
 SCHEMADIR=${SCHEMADIR:-/etc/ldap/schema}
 MODULEDIR=${MODULEDIR:-/usr/lib/ldap}
 QUIET=${CONFORMANCE_QUIET:-0}
@@ -41,13 +42,13 @@ ASSIGNED="entryuuid entrycsn createtimestamp modifytimestamp creatorsname modifi
 export LDAPNOINIT=1
 unset LDAPCONF LDAPRC 2>/dev/null
 
-for t in "$SLAPD" "$SLAPADD"; do
+for t in "$SLAPD" "$SLAPADD" "$SLAPCAT"; do
 	if [ ! -x "$t" ]; then
 		echo "not ok - conformance cannot run: slapd not installed (scripts/deps.sh installs it)"
 		exit 1
 	fi
 done
-for t in ldapsearch ldapcompare ldapwhoami timeout awk diff mktemp; do
+for t in ldapsearch ldapcompare ldapwhoami ldapadd timeout awk diff mktemp; do
 	command -v "$t" > /dev/null 2>&1 || { echo "# conformance: $t not found"; exit 1; }
 done
 for t in "$BUILD/minidir" "$BUILD/minidir-import"; do
@@ -92,11 +93,23 @@ sed -e "s#@WORK@#$work#g" -e "s#@SCHEMADIR@#$SCHEMADIR#g" -e "s#@MODULEDIR@#$MOD
 	"$HERE/slapd.conf.in" > "$work/slapd.conf"
 sed -e "s#@WORK@#$work#g" -e "s#@SCHEMADIR@#$SCHEMADIR#g" "$HERE/minidir.conf.in" > "$work/minidir.conf"
 
-if ! timeout 60 "$SLAPADD" -f "$work/slapd.conf" -l "$work/data.ldif" > "$work/slapadd.log" 2>&1; then
-	cat "$work/slapadd.log"
-	echo "# conformance: slapadd failed"
-	exit 1
-fi
+# slapd's memberof overlay computes memberOf only on online adds, and an online
+# add rewrites DN values in slapd's own spelling. So slapd loads twice: first
+# without the groups (entries with member or uniqueMember), which then go in
+# with ldapadd so that the overlay writes memberOf; then, from slapcat of that,
+# with each group's member values put back as the LDIF spells them.
+awk -v RS= -v ORS='\n\n' -v groups="$work/groups.ldif" -v rest="$work/slapd-data.ldif" '
+	tolower($0) ~ /\n(member|uniquemember):/ { print > groups; next }
+	{ print > rest }' "$work/data.ldif"
+slapadd_or_fail() { # ldif
+	rm -rf "$work/slapd-db" && mkdir -p "$work/slapd-db" || exit 1
+	if ! timeout 60 "$SLAPADD" -f "$work/slapd.conf" -l "$1" > "$work/slapadd.log" 2>&1; then
+		cat "$work/slapadd.log"
+		echo "# conformance: slapadd of $1 failed"
+		exit 1
+	fi
+}
+slapadd_or_fail "$work/slapd-data.ldif"
 if ! timeout 60 "$BUILD/minidir-import" -q -f "$work/minidir.conf" "$work/data.ldif" > "$work/import.log" 2>&1; then
 	cat "$work/import.log"
 	echo "# conformance: minidir-import failed"
@@ -151,6 +164,40 @@ start_minidir() {
 	MINIDIR_URI=ldap://127.0.0.1:$port
 }
 
+start_slapd
+if ! timeout 30 ldapadd -x -H "$SLAPD_URI" -D "cn=admin,$SUFFIX" -w secret -f "$work/groups.ldif" \
+	> "$work/ldapadd.log" 2>&1; then
+	cat "$work/ldapadd.log"
+	echo "# conformance: ldapadd of the groups into slapd failed"
+	exit 1
+fi
+stop "$slapd_pid"
+slapd_pid=
+if ! timeout 60 "$SLAPCAT" -f "$work/slapd.conf" -o ldif-wrap=no \
+	> "$work/slapcat.ldif" 2> "$work/slapcat.log"; then
+	cat "$work/slapcat.log"
+	echo "# conformance: slapcat failed"
+	exit 1
+fi
+# Group records from slapcat (memberOf of nested groups included), their member and
+# uniqueMember lines replaced by the original ones.
+awk -v RS= -v ORS='\n\n' -v FS='\n' '
+	FNR == NR { for (i = 1; i <= NF; i++) if ($i ~ /^dn:/) orig[tolower($i)] = $0; next }
+	{
+		dn = tolower($1)
+		if (!(dn in orig)) { print; next }
+		n = split(orig[dn], o, "\n")
+		out = ""
+		for (i = 1; i <= NF; i++)
+			if (tolower($i) !~ /^(member|uniquemember)::? /)
+				out = out $i "\n"
+		for (i = 1; i <= n; i++)
+			if (tolower(o[i]) ~ /^(member|uniquemember)::? /)
+				out = out o[i] "\n"
+		sub(/\n$/, "", out)
+		print out
+	}' "$work/groups.ldif" "$work/slapcat.ldif" > "$work/slapd-final.ldif"
+slapadd_or_fail "$work/slapd-final.ldif"
 start_slapd
 start_minidir
 

@@ -235,7 +235,8 @@ START_TEST(import_count)
 	ck_assert_uint_eq(db.entries, f.declared);
 	ck_assert_uint_eq(db.suffix.len, strlen(SUFFIX));
 	ck_assert_mem_eq(db.suffix.data, SUFFIX, strlen(SUFFIX));
-	ck_assert_int_eq(db.nindex, NINDEX);
+	ck_assert_int_eq(db.nindex, NINDEX + 1); /* and memberOf, always */
+	ck_assert_ptr_nonnull(db_index_find(&db, "memberOf", 8));
 	for (int i = 0; i < NINDEX; i++) {
 		const struct db_index *ix =
 		    db_index_find(&db, index_attrs[i], strlen(index_attrs[i]));

@@ -1,0 +1,258 @@
+/*
+ * Unit tests for the schema's hierarchies as searches use them: object class
+ * superclasses (RFC 4512 2.4.1), attribute supertypes in filters and attribute
+ * lists (RFC 4511 4.5.1.7, 4.5.1.8) and the Matched Values items (RFC 3876),
+ * with the schemas of Debian's slapd package loaded.
+ */
+#include <check.h>
+#include <lber.h>
+#include <ldap.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "protocol/filter.h"
+#include "protocol/response.h"
+#include "protocol/schema.h"
+#include "storage/entry.h"
+
+static const struct schema_oc *oc(const char *name)
+{
+	const struct schema_oc *c = schema_oc_find(name, strlen(name));
+	ck_assert_msg(c != NULL, "class %s", name);
+	return c;
+}
+
+static const struct schema_attr *at(const char *name)
+{
+	const struct schema_attr *a = schema_attr_find(name, strlen(name));
+	ck_assert_msg(a != NULL, "type %s", name);
+	return a;
+}
+
+START_TEST(superclasses)
+{
+	/* OpenLDAPperson: SUP ( pilotPerson $ inetOrgPerson ), both SUP ... person. */
+	const struct schema_oc *olp = oc("OpenLDAPperson");
+	const char *const sups[] = {"pilotPerson",          "newPilotPerson", "inetOrgPerson",
+	                            "organizationalPerson", "person",         "top"};
+	for (size_t i = 0; i < sizeof(sups) / sizeof(sups[0]); i++)
+		ck_assert_msg(schema_oc_is_a(olp, oc(sups[i])), "OpenLDAPperson is a %s", sups[i]);
+	ck_assert(schema_oc_is_a(olp, olp));
+	ck_assert(!schema_oc_is_a(oc("person"), oc("inetOrgPerson")));
+	ck_assert(!schema_oc_is_a(oc("posixAccount"), oc("person")));
+	/* Every class is a top, even one defined without SUP (subschema). */
+	ck_assert(schema_oc_is_a(oc("subschema"), oc("top")));
+	ck_assert(oc("person")->has_subclasses);
+	ck_assert(!oc("OpenLDAPperson")->has_subclasses);
+	/* Each superclass once. */
+	size_t n = 0, tops = 0;
+	for (; olp->superclasses[n]; n++)
+		tops += olp->superclasses[n] == oc("top");
+	ck_assert_uint_eq(n, 5);
+	ck_assert_uint_eq(tops, 1);
+}
+END_TEST
+
+START_TEST(supertypes)
+{
+	ck_assert(schema_attr_is_a(at("cn"), at("name")));
+	ck_assert(schema_attr_is_a(at("commonName"), at("2.5.4.41")));
+	ck_assert(schema_attr_is_a(at("member"), at("distinguishedName")));
+	ck_assert(!schema_attr_is_a(at("name"), at("cn")));
+	ck_assert(!schema_attr_is_a(at("manager"), at("distinguishedName"))); /* no SUP */
+	ck_assert(at("name")->has_subtypes);
+	ck_assert(!at("uid")->has_subtypes);
+}
+END_TEST
+
+/* ---- one stored entry ---- */
+
+static struct buf record, scratch;
+static struct entry_view entry;
+
+/* Stores "dn: uid=olp,dc=example,dc=com" with the pairs types[i]: vals[i]. */
+static void build(const char *const *types, const char *const *vals, size_t n)
+{
+	LDAPMod mods[8], *modp[9];
+	struct berval bv[8], *bvp[8][2];
+	ck_assert_uint_le(n, 8);
+	for (size_t i = 0; i < n; i++) {
+		bv[i].bv_val = (char *)vals[i];
+		bv[i].bv_len = strlen(vals[i]);
+		bvp[i][0] = &bv[i];
+		bvp[i][1] = NULL;
+		mods[i].mod_op = LDAP_MOD_ADD | LDAP_MOD_BVALUES;
+		mods[i].mod_type = (char *)types[i];
+		mods[i].mod_bvalues = bvp[i];
+		modp[i] = &mods[i];
+	}
+	modp[n] = NULL;
+	const char key[] = "dc=com\0dc=example\0uid=olp\0";
+	struct berval dn = {strlen("uid=olp,dc=example,dc=com"),
+	                    (char *)"uid=olp,dc=example,dc=com"};
+	memset(&record, 0, sizeof(record));
+	ck_assert_int_eq(
+	    entry_encode(&record, 1, (const unsigned char *)key, sizeof(key) - 1, &dn, modp), 0);
+	ck_assert_int_eq(entry_parse(record.data, record.len, &entry), 0);
+}
+
+static void build_olp(void)
+{
+	const char *const types[] = {"objectClass", "uid", "cn", "sn", "description;lang-en"};
+	const char *const vals[] = {"OpenLDAPperson", "oliveid", "Olive Person", "Person", "Hi"};
+	build(types, vals, 5);
+}
+
+static enum filter_result eval_eq(const char *attr, const char *value)
+{
+	struct berval a = {strlen(attr), (char *)attr}, v = {strlen(value), (char *)value};
+	struct filter *f = filter_make(FILTER_EQ, &a, &v);
+	ck_assert_ptr_nonnull(f);
+	enum filter_result r = filter_eval(f, entry.attrs, entry.attrslen, &scratch);
+	filter_free(f);
+	return r;
+}
+
+static enum filter_result eval_present(const char *attr)
+{
+	struct berval a = {strlen(attr), (char *)attr};
+	struct filter *f = filter_make(FILTER_PRESENT, &a, NULL);
+	ck_assert_ptr_nonnull(f);
+	enum filter_result r = filter_eval(f, entry.attrs, entry.attrslen, &scratch);
+	filter_free(f);
+	return r;
+}
+
+START_TEST(objectclass_filters_match_superclasses)
+{
+	build_olp();
+	ck_assert_int_eq(eval_eq("objectClass", "person"), FILTER_TRUE);
+	ck_assert_int_eq(eval_eq("objectClass", "2.5.6.6"), FILTER_TRUE); /* person's OID */
+	ck_assert_int_eq(eval_eq("objectClass", "newPilotPerson"), FILTER_TRUE);
+	ck_assert_int_eq(eval_eq("objectClass", "TOP"), FILTER_TRUE);
+	ck_assert_int_eq(eval_eq("objectClass", "OpenLDAPperson"), FILTER_TRUE);
+	ck_assert_int_eq(eval_eq("objectClass", "posixAccount"), FILTER_FALSE);
+	ck_assert_int_eq(eval_eq("objectClass", "device"), FILTER_FALSE);
+	buf_free(&record);
+}
+END_TEST
+
+START_TEST(supertype_filters_test_subtypes)
+{
+	build_olp();
+	ck_assert_int_eq(eval_eq("name", "olive person"), FILTER_TRUE); /* cn, name's rule */
+	ck_assert_int_eq(eval_eq("2.5.4.41", "PERSON"), FILTER_TRUE);   /* sn */
+	ck_assert_int_eq(eval_eq("name", "oliveid"), FILTER_FALSE);     /* uid is no name */
+	ck_assert_int_eq(eval_present("name"), FILTER_TRUE);
+	ck_assert_int_eq(eval_present("name;lang-en"), FILTER_FALSE);
+	ck_assert_int_eq(eval_present("distinguishedName"), FILTER_FALSE);
+	buf_free(&record);
+}
+END_TEST
+
+START_TEST(supertype_in_attribute_list)
+{
+	build_olp();
+	struct berval names[] = {{4, (char *)"name"}};
+	struct attr_select sel;
+	attr_select_init(&sel, names, 1, false);
+	ck_assert(sel.supertypes);
+	struct buf out = {0};
+	ck_assert_int_eq(response_entry(&out, 2, entry.op, entry.oplen, &sel), 0);
+	ck_assert_ptr_nonnull(memmem(out.data, out.len, "Olive Person", 12));
+	ck_assert_ptr_nonnull(memmem(out.data, out.len, "Person", 6));
+	ck_assert_ptr_null(memmem(out.data, out.len, "oliveid", 7)); /* uid not selected */
+	ck_assert_ptr_null(memmem(out.data, out.len, "Hi", 2));      /* description not either */
+	buf_free(&out);
+	buf_free(&record);
+}
+END_TEST
+
+/* A ValuesReturnFilter of two equality items, decoded. */
+static struct filter *values_filter(const char *a1, const char *v1, const char *a2, const char *v2)
+{
+	BerElement *w = ber_alloc_t(LBER_USE_DER);
+	ck_assert_ptr_nonnull(w);
+	ck_assert_int_ge(ber_printf(w, "{t{ss}t{ss}}", (ber_tag_t)LDAP_FILTER_EQUALITY, a1, v1,
+	                            (ber_tag_t)LDAP_FILTER_EQUALITY, a2, v2),
+	                 0);
+	struct berval *flat = NULL;
+	ck_assert_int_eq(ber_flatten(w, &flat), 0);
+	ber_free(w, 1);
+	BerElement *r = ber_init(flat);
+	struct filter *f = filter_decode_values(r);
+	ber_free(r, 1);
+	ber_bvfree(flat);
+	return f;
+}
+
+START_TEST(matched_values_items)
+{
+	struct filter *f = values_filter("name", "Ali", "objectClass", "person");
+	ck_assert_ptr_nonnull(f);
+	struct buf s = {0};
+#define MATCH(t, v)                                                                                \
+	filter_values_match(f, (const unsigned char *)(t), strlen(t), (const unsigned char *)(v),  \
+	                    strlen(v), &s)
+	ck_assert(MATCH("cn", "ALI"));
+	ck_assert(MATCH("sn", "ali"));
+	ck_assert(!MATCH("cn", "Alice"));
+	ck_assert(!MATCH("uid", "ali"));
+	ck_assert(MATCH("objectClass", "inetOrgPerson"));
+	ck_assert(!MATCH("objectClass", "posixAccount"));
+#undef MATCH
+	filter_free(f);
+	buf_free(&s);
+
+	/* and, or, not are not SimpleFilterItems. */
+	BerElement *w = ber_alloc_t(LBER_USE_DER);
+	ck_assert_int_ge(ber_printf(w, "{t{t{ss}}}", (ber_tag_t)LDAP_FILTER_AND,
+	                            (ber_tag_t)LDAP_FILTER_EQUALITY, "cn", "x"),
+	                 0);
+	struct berval *flat = NULL;
+	ck_assert_int_eq(ber_flatten(w, &flat), 0);
+	ber_free(w, 1);
+	BerElement *r = ber_init(flat);
+	ck_assert_ptr_null(filter_decode_values(r));
+	ber_free(r, 1);
+	ber_bvfree(flat);
+}
+END_TEST
+
+static void load_schema(void)
+{
+	char err[512];
+	ck_assert_msg(schema_load(SCHEMA_DEFAULT_DIR, "core cosine inetorgperson nis openldap", err,
+	                          sizeof(err)) == 0,
+	              "schema: %s", err);
+}
+
+static void unload_schema(void)
+{
+	schema_free();
+	buf_free(&scratch);
+}
+
+static Suite *hierarchy_suite(void)
+{
+	Suite *s = suite_create("hierarchy");
+	TCase *tc = tcase_create("hierarchy");
+	tcase_add_checked_fixture(tc, load_schema, unload_schema);
+	tcase_add_test(tc, superclasses);
+	tcase_add_test(tc, supertypes);
+	tcase_add_test(tc, objectclass_filters_match_superclasses);
+	tcase_add_test(tc, supertype_filters_test_subtypes);
+	tcase_add_test(tc, supertype_in_attribute_list);
+	tcase_add_test(tc, matched_values_items);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(hierarchy_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,230 @@
+/*
+ * Unit tests for what minidir-import derives from the schema and the groups:
+ * memberOf (storage/import_memberof.h), the objectClass index holding every
+ * superclass, and the refusal of a database made by an older format.
+ * Run from the repository root; reads the schemas under /etc/ldap/schema.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "protocol/dn.h"
+#include "protocol/schema.h"
+#include "storage/db.h"
+#include "storage/ldif_import.h"
+
+static char dir[64], db_path[128], ldif_path[128];
+
+/* Groups come before their members; bob's memberOf in the LDIF is stale. */
+static const char ldif[] =
+    "dn: dc=example,dc=com\n"
+    "objectClass: dcObject\nobjectClass: organization\ndc: example\no: Example\n\n"
+    "dn: ou=groups,dc=example,dc=com\nobjectClass: organizationalUnit\nou: groups\n\n"
+    "dn: cn=admins,ou=groups,dc=example,dc=com\nobjectClass: groupOfNames\ncn: admins\n"
+    "member: uid=alice,ou=people,dc=example,dc=com\n"
+    "member: UID=Alice, OU=People, DC=Example, DC=Com\n"
+    "member: uid=ghost,ou=people,dc=example,dc=com\n"
+    "member: cn=leads,ou=groups,dc=example,dc=com\n\n"
+    "dn: cn=Leads,ou=groups,dc=example,dc=com\nobjectClass: groupOfNames\ncn: leads\n"
+    "member: uid=bob,ou=people,dc=example,dc=com\n\n"
+    "dn: cn=uniq,ou=groups,dc=example,dc=com\nobjectClass: groupOfUniqueNames\ncn: uniq\n"
+    "uniqueMember: uid=alice,ou=people,dc=example,dc=com#'0101'B\n"
+    "uniqueMember: uid=bob,ou=people,dc=example,dc=com\n\n"
+    "dn: ou=people,dc=example,dc=com\nobjectClass: organizationalUnit\nou: people\n\n"
+    "dn: uid=alice,ou=people,dc=example,dc=com\nobjectClass: OpenLDAPperson\nuid: alice\n"
+    "cn: Alice\nsn: A\n\n"
+    "dn: uid=bob,ou=people,dc=example,dc=com\nobjectClass: inetOrgPerson\nuid: bob\n"
+    "cn: Bob\nsn: B\nmemberOf: cn=stale,ou=groups,dc=example,dc=com\n\n"
+    "dn: uid=carol,ou=people,dc=example,dc=com\nobjectClass: inetOrgPerson\nuid: carol\n"
+    "cn: Carol\nsn: C\n";
+
+static void setup(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/minidir-memberof-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(db_path, sizeof(db_path), "%s/test.mdb", dir);
+	snprintf(ldif_path, sizeof(ldif_path), "%s/test.ldif", dir);
+	FILE *f = fopen(ldif_path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(ldif, 1, sizeof(ldif) - 1, f), sizeof(ldif) - 1);
+	fclose(f);
+	char *const index[] = {"objectClass", "uid"};
+	struct import_opts opts = {
+	    .suffix = "dc=example,dc=com", .index = index, .nindex = 2, .err = stderr};
+	size_t count;
+	ck_assert_int_eq(ldif_import(ldif_path, db_path, &opts, &count), 0);
+	ck_assert_uint_eq(count, 9);
+}
+
+static void teardown(void)
+{
+	unlink(db_path);
+	unlink(ldif_path);
+	rmdir(dir);
+}
+
+static entry_id id_of(const struct db *db, MDB_txn *txn, const char *dn)
+{
+	struct buf key = {0};
+	ck_assert_int_eq(dn_normalize(dn, strlen(dn), NULL, &key), 0);
+	entry_id id;
+	ck_assert_msg(db_dn2id(db, txn, key.data, key.len, &id) == 0, "%s", dn);
+	buf_free(&key);
+	return id;
+}
+
+struct seen {
+	entry_id ids[8];
+	size_t n;
+};
+
+static int collect(entry_id group, void *arg)
+{
+	struct seen *s = arg;
+	ck_assert_uint_lt(s->n, 8);
+	s->ids[s->n++] = group;
+	return 0;
+}
+
+/* The groups of dn, as IDs in ID order. */
+static struct seen groups_of(const struct db *db, MDB_txn *txn, const char *dn)
+{
+	struct seen s = {.n = 0};
+	ck_assert_int_eq(db_foreach_group(db, txn, id_of(db, txn, dn), collect, &s), 0);
+	return s;
+}
+
+/* IDs under value in index attr. */
+static size_t index_count(const struct db *db, MDB_txn *txn, const char *attr, const char *value)
+{
+	const struct db_index *ix = db_index_find(db, attr, strlen(attr));
+	ck_assert_ptr_nonnull(ix);
+	MDB_val k = {strlen(value), (void *)value}, v;
+	MDB_cursor *cur;
+	size_t n = 0;
+	ck_assert_int_eq(mdb_cursor_open(txn, ix->dbi, &cur), 0);
+	if (mdb_cursor_get(cur, &k, &v, MDB_SET) == 0)
+		ck_assert_int_eq(mdb_cursor_count(cur, &n), 0);
+	mdb_cursor_close(cur);
+	return n;
+}
+
+START_TEST(member_of_direct_groups)
+{
+	struct db db;
+	char err[512];
+	ck_assert_msg(db_open(&db, db_path, false, NULL, NULL, 0, err, sizeof(err)) == 0, "%s",
+	              err);
+	MDB_txn *txn;
+	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
+	entry_id admins = id_of(&db, txn, "cn=admins,ou=groups,dc=example,dc=com");
+	entry_id leads = id_of(&db, txn, "cn=leads,ou=groups,dc=example,dc=com");
+	entry_id uniq = id_of(&db, txn, "cn=uniq,ou=groups,dc=example,dc=com");
+
+	/* Listed twice in admins (two spellings), once in uniq with a UID part. */
+	struct seen s = groups_of(&db, txn, "uid=alice,ou=people,dc=example,dc=com");
+	ck_assert_uint_eq(s.n, 2);
+	ck_assert_uint_eq(s.ids[0], admins);
+	ck_assert_uint_eq(s.ids[1], uniq);
+	/* Direct only: bob is in leads, leads in admins; bob is not in admins. */
+	s = groups_of(&db, txn, "uid=bob,ou=people,dc=example,dc=com");
+	ck_assert_uint_eq(s.n, 2);
+	ck_assert_uint_eq(s.ids[0], leads);
+	ck_assert_uint_eq(s.ids[1], uniq);
+	s = groups_of(&db, txn, "cn=leads,ou=groups,dc=example,dc=com");
+	ck_assert_uint_eq(s.n, 1);
+	ck_assert_uint_eq(s.ids[0], admins);
+	ck_assert_uint_eq(groups_of(&db, txn, "uid=carol,ou=people,dc=example,dc=com").n, 0);
+
+	/* The stale memberOf from the LDIF is not stored. */
+	struct entry_view e;
+	const unsigned char *vals;
+	size_t vlen;
+	ck_assert_int_eq(
+	    db_get_entry(&db, txn, id_of(&db, txn, "uid=bob,ou=people,dc=example,dc=com"), &e), 0);
+	ck_assert(!entry_find_attr(&e, "memberOf", 8, &vals, &vlen));
+
+	/* eq.memberof: members by the group's normalized DN (the DN's case folded). */
+	ck_assert_uint_eq(
+	    index_count(&db, txn, "memberOf", "cn=admins,ou=groups,dc=example,dc=com"),
+	    2); /* alice and leads */
+	ck_assert_uint_eq(index_count(&db, txn, "memberOf", "cn=leads,ou=groups,dc=example,dc=com"),
+	                  1);
+	ck_assert_uint_eq(index_count(&db, txn, "memberOf", "cn=stale,ou=groups,dc=example,dc=com"),
+	                  0);
+	mdb_txn_abort(txn);
+	db_close(&db);
+}
+END_TEST
+
+START_TEST(objectclass_index_holds_superclasses)
+{
+	struct db db;
+	char err[512];
+	ck_assert_int_eq(db_open(&db, db_path, false, NULL, NULL, 0, err, sizeof(err)), 0);
+	MDB_txn *txn;
+	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
+	/* Keys are OIDs. person 2.5.6.6: alice (OpenLDAPperson), bob, carol (inetOrgPerson). */
+	ck_assert_uint_eq(index_count(&db, txn, "objectClass", "2.5.6.6"), 3);
+	/* pilotPerson 0.9.2342.19200300.100.4.4: alice only. */
+	ck_assert_uint_eq(index_count(&db, txn, "objectClass", "0.9.2342.19200300.100.4.4"), 1);
+	/* top 2.5.6.0: every entry. */
+	ck_assert_uint_eq(index_count(&db, txn, "objectClass", "2.5.6.0"), 9);
+	mdb_txn_abort(txn);
+	db_close(&db);
+}
+END_TEST
+
+START_TEST(older_format_refused_with_advice)
+{
+	/* Rewrite the format mark as an older minidir-import wrote it. */
+	MDB_env *env;
+	MDB_txn *txn;
+	MDB_dbi meta;
+	ck_assert_int_eq(mdb_env_create(&env), 0);
+	ck_assert_int_eq(mdb_env_set_maxdbs(env, 8), 0);
+	ck_assert_int_eq(mdb_env_open(env, db_path, MDB_NOSUBDIR | MDB_NOLOCK, 0600), 0);
+	ck_assert_int_eq(mdb_txn_begin(env, NULL, 0, &txn), 0);
+	ck_assert_int_eq(mdb_dbi_open(txn, "meta", 0, &meta), 0);
+	MDB_val k = {6, "format"}, v = {9, "minidir-2"};
+	ck_assert_int_eq(mdb_put(txn, meta, &k, &v, 0), 0);
+	ck_assert_int_eq(mdb_txn_commit(txn), 0);
+	mdb_env_close(env);
+
+	struct db db;
+	char err[512];
+	ck_assert_int_eq(db_open(&db, db_path, false, NULL, NULL, 0, err, sizeof(err)), -1);
+	ck_assert_msg(strstr(err, "format minidir-2") && strstr(err, "import the LDIF again"), "%s",
+	              err);
+}
+END_TEST
+
+static Suite *memberof_suite(void)
+{
+	Suite *s = suite_create("memberof");
+	TCase *tc = tcase_create("import");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, member_of_direct_groups);
+	tcase_add_test(tc, objectclass_index_holds_superclasses);
+	tcase_add_test(tc, older_format_refused_with_advice);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	char err[1024];
+	if (schema_load(SCHEMA_DEFAULT_DIR, "core cosine inetorgperson nis openldap", err,
+	                sizeof(err)) < 0) {
+		fprintf(stderr, "schema: %s\n", err);
+		return EXIT_FAILURE;
+	}
+	SRunner *sr = srunner_create(memberof_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	schema_free();
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
