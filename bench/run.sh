@@ -33,6 +33,8 @@
 #                     connections (and client threads)
 #   sub100            (departmentNumber=7) in the 10k directory: 100 entries, 8 connections
 #   sub1000           (departmentNumber=7) in the 100k directory: 1000 entries, 8 connections
+#   lookup-class      (&(objectClass=person)(uid=user.[0-N-1])), the form SSSD and nss
+#                     libraries send: objectClass is indexed too, 8 connections
 #   rootdse           base "" scope base, namingContexts + supportedLDAPVersion, 8 connections
 #   bindsearch        per operation: new connection, simple bind as a random user,
 #                     base search of that entry, unbind (bench/bindsearch.c, 8 threads)
@@ -65,21 +67,21 @@ USERPW=secret
 USERPW_HASH='{SSHA}rdl+PB0MGZGrpb6QN3IWGMe8hL5iKyTs' # "secret"
 POLICIES="cork-toggle nodelay-once msg-more batch"
 SERVERS="slapd $POLICIES"
-ALL_WORKLOADS="lookup-1c lookup-8c lookup-64c sub100 sub1000 rootdse bindsearch"
+ALL_WORKLOADS="lookup-1c lookup-8c lookup-64c lookup-class sub100 sub1000 rootdse bindsearch"
 INDEXES="objectClass uid cn mail member departmentNumber"
 
 # shellcheck disable=SC2034 # WORKLOADS_<entries> are read through ${!wl_var}
 if [ -n "$QUICK" ]; then
 	SIZES="10000"
-	WORKLOADS_10000="lookup-1c lookup-8c lookup-64c sub100 rootdse bindsearch"
+	WORKLOADS_10000="lookup-1c lookup-8c lookup-64c lookup-class sub100 rootdse bindsearch"
 	INTERVAL=1 WARM=1 NIV=2 STRACE_S=1
-	BUDGET=${BUDGET:-165}
+	BUDGET=${BUDGET:-190}
 else
 	SIZES="10000 100000"
 	WORKLOADS_10000="sub100"
-	WORKLOADS_100000="lookup-1c lookup-8c lookup-64c sub1000 rootdse bindsearch"
+	WORKLOADS_100000="lookup-1c lookup-8c lookup-64c lookup-class sub1000 rootdse bindsearch"
 	INTERVAL=2 WARM=1 NIV=5 STRACE_S=3
-	BUDGET=${BUDGET:-810}
+	BUDGET=${BUDGET:-920}
 fi
 # Safety nets: no load run, strace or server outlives these even if this script is killed.
 LOAD_TTL=$((INTERVAL * (WARM + NIV) + 60))
@@ -319,6 +321,7 @@ load_cmd() { # WORKLOAD PORT ENTRIES
 		c=${c%c}
 		LOAD=("${sr[@]}" -t "$c" --numConnections "$c" -b "$SUFFIX" -s sub -f "(uid=user.[0-$((n - 1))])")
 		;;
+	lookup-class) LOAD=("${sr[@]}" -t 8 --numConnections 8 -b "$SUFFIX" -s sub -f "(&(objectClass=person)(uid=user.[0-$((n - 1))]))") ;;
 	sub100 | sub1000) LOAD=("${sr[@]}" -t 8 --numConnections 8 -b "$SUFFIX" -s sub -f "(departmentNumber=7)") ;;
 	rootdse) LOAD=("${sr[@]}" -t 8 --numConnections 8 -b "" -s base -f "(objectClass=*)" -A namingContexts -A supportedLDAPVersion) ;;
 	bindsearch) LOAD=("$work/bindsearch" -H "ldap://127.0.0.1:$port" -b "$SUFFIX" -N "$n" -w "$USERPW" -n 8) ;;
@@ -518,6 +521,7 @@ describe() {
 	lookup-1c) echo "1-entry lookup (uid=user.[random]), subtree from $SUFFIX, $big entries, 1 connection" ;;
 	lookup-8c) echo "1-entry lookup (uid=user.[random]), subtree from $SUFFIX, $big entries, 8 connections" ;;
 	lookup-64c) echo "1-entry lookup (uid=user.[random]), subtree from $SUFFIX, $big entries, 64 connections" ;;
+	lookup-class) echo "1-entry lookup (&(objectClass=person)(uid=user.[random])), subtree from $SUFFIX, $big entries, 8 connections" ;;
 	sub100) echo "subtree search (departmentNumber=7): 100 entries of 10,000, 8 connections" ;;
 	sub1000) echo "subtree search (departmentNumber=7): 1000 entries of 100,000, 8 connections" ;;
 	rootdse) echo "rootDSE read (base \"\", scope base, namingContexts + supportedLDAPVersion), $big entries, 8 connections" ;;

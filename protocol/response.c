@@ -194,6 +194,29 @@ static int put_matched_values(struct buf *out, const struct attr_select *sel, bo
 	return 0;
 }
 
+/*
+ * Reserves room for a whole SearchResultEntry whose attribute list is attrs_len bytes
+ * and writes everything before that list (message, objectName, the list's header).
+ * Returns 0 or -1 (out of memory).
+ */
+static int put_entry_head(struct buf *out, int32_t msgid, const unsigned char *dn, size_t dnlen,
+                          size_t attrs_len)
+{
+	size_t op = tlv_size(dnlen) + tlv_size(attrs_len);
+	size_t msg = tlv_int_size(msgid) + tlv_size(op);
+	if (buf_reserve(out, tlv_size(msg)) < 0)
+		return -1;
+	unsigned char *w = put_header(out->data + out->len, LBER_SEQUENCE, msg);
+	out->len = (size_t)(w - out->data);
+	tlv_put_int(out, LBER_INTEGER, msgid);
+	w = put_header(out->data + out->len, LDAP_RES_SEARCH_ENTRY, op);
+	out->len = (size_t)(w - out->data);
+	tlv_put(out, LBER_OCTETSTRING, dn, dnlen);
+	w = put_header(out->data + out->len, LBER_SEQUENCE, attrs_len);
+	out->len = (size_t)(w - out->data);
+	return 0;
+}
+
 /* response_entry_extra under the Matched Values control: the attributes are built first. */
 static int entry_matched_values(struct buf *out, int32_t msgid, const unsigned char *dn,
                                 size_t dnlen, const unsigned char *attrs, size_t alen,
@@ -204,17 +227,8 @@ static int entry_matched_values(struct buf *out, int32_t msgid, const unsigned c
 	int rc = put_matched_values(&list, sel, false, attrs, alen, &vals, &scratch);
 	if (rc == 0 && extra_len)
 		rc = put_matched_values(&list, sel, true, extra, extra_len, &vals, &scratch);
-	size_t op = tlv_size(dnlen) + tlv_size(list.len);
-	size_t msg = tlv_int_size(msgid) + tlv_size(op);
-	if (rc == 0 && (rc = buf_reserve(out, tlv_size(msg))) == 0) {
-		unsigned char *w = put_header(out->data + out->len, LBER_SEQUENCE, msg);
-		out->len = (size_t)(w - out->data);
-		tlv_put_int(out, LBER_INTEGER, msgid);
-		w = put_header(out->data + out->len, LDAP_RES_SEARCH_ENTRY, op);
-		out->len = (size_t)(w - out->data);
-		tlv_put(out, LBER_OCTETSTRING, dn, dnlen);
-		tlv_put(out, LBER_SEQUENCE, list.data, list.len);
-	}
+	if (rc == 0 && (rc = put_entry_head(out, msgid, dn, dnlen, list.len)) == 0 && list.len)
+		memcpy(out->data + out->len, list.data, list.len), out->len += list.len;
 	buf_free(&list);
 	buf_free(&vals);
 	buf_free(&scratch);
@@ -264,19 +278,10 @@ int response_entry_extra(struct buf *out, int32_t msgid, const unsigned char *st
 			sel_len += selected_size(sel, (size_t)(q - a), tlen);
 	}
 	sel_len += extra_len;
-	size_t op = tlv_size(dnlen) + tlv_size(sel_len);
-	size_t msg = tlv_int_size(msgid) + tlv_size(op);
-	if (buf_reserve(out, tlv_size(msg)) < 0)
+	/* Pass 2: write it; the reservation covers every append below. */
+	if (put_entry_head(out, msgid, dn, dnlen, sel_len) < 0)
 		return -1;
-	/* Pass 2: write it; the reservation above covers every append below. */
-	unsigned char *w = put_header(out->data + out->len, LBER_SEQUENCE, msg);
-	out->len = (size_t)(w - out->data);
-	tlv_put_int(out, LBER_INTEGER, msgid);
-	w = put_header(out->data + out->len, LDAP_RES_SEARCH_ENTRY, op);
-	out->len = (size_t)(w - out->data);
-	tlv_put(out, LBER_OCTETSTRING, dn, dnlen);
-	w = put_header(out->data + out->len, LBER_SEQUENCE, sel_len);
-	out->len = (size_t)(w - out->data);
+	unsigned char *w;
 	for (const unsigned char *q = attrs; q < attrs + alen;) {
 		const unsigned char *a = q, *seq, *t;
 		size_t slen, tlen;

@@ -67,6 +67,7 @@ void op_compare(struct conn *c, struct ldap_request *req)
 	} else if (rule == MATCH_NONE) {
 		rc = LDAP_INAPPROPRIATE_MATCHING;
 	} else if (match_normalize(rule, r->value.bv_val, r->value.bv_len, &want) < 0) {
+		/* a value the rule cannot take ("uidNumber:x") */
 		rc = LDAP_INVALID_SYNTAX;
 	} else if (!dn_key_in_subtree(key.data, key.len, db->suffix_key.data, db->suffix_key.len)) {
 		rc = LDAP_NO_SUCH_OBJECT;

@@ -52,7 +52,7 @@ int op_rootdse_build(struct server *srv)
 	struct berval ver = BV("3"), vendor = BV("minidir"), vversion = BV(MINIDIR_VERSION);
 	struct berval subschema = BV(OP_SUBSCHEMA_DN);
 	struct berval *oc_v[] = {&oc[0], &oc[1], NULL}, *nc_v[] = {&nc, NULL};
-	struct berval *ctl_v[] = {&ctl[0], &ctl[1], &ctl[2], &ctl[3], NULL},
+	struct berval *ctl_v[] = {&ctl[0], &ctl[1], &ctl[2], &ctl[3], &ctl[4], NULL},
 	              *ext_v[] = {&ext, NULL};
 	struct berval *feat_v[] = {&feat[0], &feat[1], NULL}, *ver_v[] = {&ver, NULL};
 	struct berval *vendor_v[] = {&vendor, NULL}, *vversion_v[] = {&vversion, NULL};

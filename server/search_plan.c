@@ -1,6 +1,7 @@
 #include "server/search_plan.h"
 
 #include <ldap.h>
+#include <stdint.h>
 
 #include "protocol/dn.h"
 
@@ -12,17 +13,39 @@ static bool index_answers(const struct db *db, const struct filter *f, const str
 	       (*ix = db_index_find(db, f->attr, f->attr_len));
 }
 
-/* An indexed equality assertion of f, or of one operand of a top-level AND. */
-static const struct filter *indexed_equality(const struct db *db, const struct filter *f,
-                                             const struct db_index **ix)
+/*
+ * The smallest candidate set an equality index offers for f: f itself, or the operand
+ * of a top-level AND with the fewest IDs ((&(objectClass=person)(uid=x)) reads uid's one
+ * ID, not every person). Returns 1 with *best (the caller's to free) and its size in
+ * *best_count, 0 when no index applies, -1 when out of memory.
+ */
+static int indexed_candidates(const struct db *db, MDB_txn *txn, const struct filter *f,
+                              struct candidates *best, size_t *best_count)
 {
-	if (index_answers(db, f, ix))
-		return f;
-	if (f->kind == FILTER_AND)
-		for (const struct filter *c = f->child; c; c = c->next)
-			if (index_answers(db, c, ix))
-				return c;
-	return NULL;
+	const struct filter *one = f->kind == FILTER_AND ? f->child : f;
+	int found = 0;
+	for (; one; one = f->kind == FILTER_AND ? one->next : NULL) {
+		const struct db_index *ix;
+		if (!index_answers(db, one, &ix))
+			continue;
+		struct candidates c;
+		if (cand_init_index(&c, ix, one->value.val, one->value.len) < 0) {
+			if (found)
+				cand_free(best);
+			return -1;
+		}
+		size_t n = cand_count(&c, txn);
+		if (!found || n < *best_count) {
+			if (found)
+				cand_free(best);
+			*best = c;
+			*best_count = n;
+			found = 1;
+		} else {
+			cand_free(&c);
+		}
+	}
+	return found;
 }
 
 int search_plan_candidates(struct search_plan *p, const struct db *db, MDB_txn *txn,
@@ -39,14 +62,12 @@ int search_plan_candidates(struct search_plan *p, const struct db *db, MDB_txn *
 		rc = cand_init_subtree(&p->cand, db, p->base_key.data, p->base_key.len);
 	if (rc < 0)
 		return -1;
-	const struct db_index *ix;
-	const struct filter *eq = indexed_equality(db, f, &ix);
-	if (!eq)
-		return 0;
 	struct candidates idx;
-	if (cand_init_index(&idx, ix, eq->value.val, eq->value.len) < 0)
-		return -1;
-	if (cand_count(&idx, txn) < cand_count(&p->cand, txn)) {
+	size_t n = SIZE_MAX;
+	int found = indexed_candidates(db, txn, f, &idx, &n);
+	if (found <= 0)
+		return found;
+	if (n < cand_count(&p->cand, txn)) {
 		cand_free(&p->cand);
 		p->cand = idx;
 		p->check_scope = true;

@@ -72,7 +72,7 @@ int memberships_store(struct memberships *m, struct db *db, MDB_txn **txn, char 
 	entry_id current = 0;
 	size_t writes = 0;
 	int rc = ix ? 0 : MDB_NOTFOUND;
-	const unsigned char *p = m->pairs.data, *end = p + m->pairs.len;
+	const unsigned char *p = m->pairs.data, *end = p ? p + m->pairs.len : p;
 	while (rc == 0 && p < end) {
 		entry_id group, member;
 		uint32_t len;

@@ -10,7 +10,9 @@
  * order; parents must come before their children. Operational attributes in
  * the LDIF (as slapcat writes them) are not stored, except entryUUID: the
  * import records its own time and creator, served as createTimestamp,
- * modifyTimestamp, creatorsName and modifiersName.
+ * modifyTimestamp, creatorsName and modifiersName. memberOf is computed from the
+ * groups (storage/import_memberof.h), and with a schema loaded the objectClass
+ * index holds every entry under the superclasses of its classes too.
  */
 #ifndef MINIDIR_STORAGE_LDIF_IMPORT_H
 #define MINIDIR_STORAGE_LDIF_IMPORT_H

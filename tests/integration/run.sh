@@ -181,6 +181,11 @@ MOD
 expect_grep "root DSE lists the naming context" "^namingContexts: $BASE" ls_ -b "" -s base "+" "*"
 expect_nogrep "root DSE operational attributes only on request" "^namingContexts" ls_ -b "" -s base
 expect_grep "root DSE lists the paged results control" "^supportedControl: 1.2.840.113556.1.4.319" ls_ -b "" -s base +
+expect_grep "root DSE lists the matched values control" "^supportedControl: 1.2.826.0.1.3344810.2.3$" ls_ -b "" -s base supportedControl
+expect_grep "memberOf computed at import, by name" "^memberOf: cn=admins,ou=groups,dc=test,dc=org$" ls_ -b "uid=user0,$PEOPLE" -s base memberOf
+expect_dns "memberOf filter" "uid=user0,$PEOPLE;uid=user1,$PEOPLE" -b "$BASE" "(memberOf=CN=Admins,OU=Groups,DC=test,DC=org)"
+expect_grep "matched values returns only the matching values" "^mail: user3.alt@test.org$" ls_ -E '!mv=(mail=*alt*)' -b "uid=user3,$PEOPLE" -s base mail
+expect_nogrep "matched values drops the values that do not match" "^mail: user3@test.org$" ls_ -E '!mv=(mail=*alt*)' -b "uid=user3,$PEOPLE" -s base mail
 expect_grep "root DSE lists WhoAmI" "^supportedExtension: 1.3.6.1.4.1.4203.1.11.3" ls_ -b "" -s base supportedExtension
 expect_grep "cn=Subschema holds attribute types" "^attributeTypes: ( 2.5.4.3 NAME ( 'cn' 'commonName' )" ls_ -b cn=Subschema -s base attributeTypes
 expect_grep "cn=Subschema holds object classes" "^objectClasses: ( 2.16.840.1.113730.3.2.2 NAME 'inetOrgPerson'" ls_ -b cn=subschema -s base +
