@@ -3,7 +3,7 @@
 # with clang when CC is not given (its UBSan also checks pointer arithmetic on NULL).
 
 CC      ?= cc
-PKGS    := ldap lber lmdb inih libcrypto
+PKGS    := ldap lber lmdb inih libssl libcrypto
 ifeq ($(FUZZ),1)
 # libFuzzer targets (make fuzz): clang, everything instrumented for coverage.
 B       := build-fuzz
@@ -25,7 +25,7 @@ endif
 CFLAGS  ?= $(OPT)
 CFLAGS  += -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -I. $(SANFLAGS) -MMD -MP
 LDFLAGS += $(SANFLAGS)
-LDLIBS  := -pthread $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lldap -llber -llmdb -linih -lcrypto) -lcrypt
+LDLIBS  := -pthread $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lldap -llber -llmdb -linih -lssl -lcrypto) -lcrypt
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt)
 
 CONF     ?= conf/minidir.conf
@@ -118,6 +118,7 @@ integration: $(BINS) $(ITEST_BIN)
 	@BUILD=$(B) ./tests/integration/leak_test.sh
 	@BUILD=$(B) ./tests/integration/policy_test.sh
 	@BUILD=$(B) ./tests/integration/fault_test.sh
+	@BUILD=$(B) ./tests/integration/tls_test.sh
 	@BUILD=$(B) ./tests/conformance/run.sh
 
 # libFuzzer: build-fuzz/fuzz_<target>, each run FUZZ_SECONDS from fuzz/corpus/<target>/.

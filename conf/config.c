@@ -31,6 +31,17 @@ static const char *const monitor_access_names[] = {
     [MONITOR_NONE] = "none",
 };
 
+static const char *const tls_verify_names[] = {
+    [TLS_VERIFY_NEVER] = "never",
+    [TLS_VERIFY_ALLOW] = "allow",
+    [TLS_VERIFY_DEMAND] = "demand",
+};
+
+const char *config_tls_verify_name(enum tls_verify v)
+{
+	return tls_verify_names[v];
+}
+
 const char *config_monitor_access_name(enum monitor_access a)
 {
 	return monitor_access_names[a];
@@ -80,31 +91,52 @@ static int parse_size(struct parse_state *st, size_t *dst, const char *key, cons
 	return 1;
 }
 
+/*
+ * listen: "ldap://HOST:PORT", "ldaps://HOST:PORT" (a trailing "/" allowed; the
+ * port defaults to 389 / 636), or "HOST:PORT" (ldap://). IPv6 in brackets.
+ */
 static int parse_listen(struct parse_state *st, const char *value)
 {
 	struct config *c = st->cfg;
 	if (c->nlisten == CONFIG_MAX_LISTEN)
 		return bad(st, "listen: at most 16 addresses", NULL, NULL);
 	struct listen_addr *a = &c->listen[c->nlisten];
-	const char *host = value, *colon;
+	memset(a, 0, sizeof(*a));
+	const char *v = value, *dflt = NULL;
+	if (strncmp(v, "ldap://", 7) == 0)
+		v += 7, dflt = "389";
+	else if (strncmp(v, "ldaps://", 8) == 0)
+		v += 8, dflt = "636", a->tls = true;
+	else if (strstr(v, "://"))
+		return bad(st, "listen: \"%s\": the scheme must be ldap:// or ldaps://", value,
+		           NULL);
+	char addr[300];
+	size_t n = strlen(v);
+	if (dflt && n && v[n - 1] == '/')
+		n--;
+	if (n >= sizeof(addr))
+		return bad(st, "listen: \"%s\" is too long", value, NULL);
+	memcpy(addr, v, n);
+	addr[n] = '\0';
+	const char *host = addr, *colon;
 	size_t hlen;
-	if (value[0] == '[') {
-		const char *close = strchr(value, ']');
-		if (!close || close[1] != ':')
+	if (addr[0] == '[') {
+		const char *close = strchr(addr, ']');
+		if (!close || (close[1] != ':' && !(dflt && close[1] == '\0')))
 			return bad(st, "listen: expected [ipv6]:port, got \"%s\"", value, NULL);
-		host = value + 1;
+		host = addr + 1;
 		hlen = (size_t)(close - host);
-		colon = close + 1;
+		colon = close[1] ? close + 1 : NULL;
 	} else {
-		colon = strrchr(value, ':');
-		if (!colon || strchr(value, ':') != colon)
+		colon = strrchr(addr, ':');
+		if ((!colon && !dflt) || (colon && strchr(addr, ':') != colon))
 			return bad(st, "listen: expected host:port, got \"%s\"", value, NULL);
-		hlen = (size_t)(colon - value);
+		hlen = colon ? (size_t)(colon - addr) : n;
 	}
-	char *end;
-	long port = strtol(colon + 1, &end, 10);
-	if (hlen == 0 || hlen >= sizeof(a->host) || colon[1] == '\0' || *end || port < 0 ||
-	    port > 65535)
+	char *end = NULL;
+	long port = colon ? strtol(colon + 1, &end, 10) : strtol(dflt, &end, 10);
+	if (hlen == 0 || hlen >= sizeof(a->host) || (colon && colon[1] == '\0') || *end ||
+	    port < 0 || port > 65535)
 		return bad(st, "listen: expected host:port with port 0..65535, got \"%s\"", value,
 		           NULL);
 	memcpy(a->host, host, hlen);
@@ -112,6 +144,75 @@ static int parse_listen(struct parse_state *st, const char *value)
 	snprintf(a->port, sizeof(a->port), "%ld", port);
 	c->nlisten++;
 	return 1;
+}
+
+/* The TLS keys (tls_*, require_tls). Returns -1 when key is not one of them. */
+static int parse_tls(struct parse_state *st, const char *key, const char *value)
+{
+	struct config *c = st->cfg;
+	if (strcmp(key, "tls_cert_file") == 0)
+		return copy_str(st, c->tls_cert_file, sizeof(c->tls_cert_file), key, value);
+	if (strcmp(key, "tls_key_file") == 0)
+		return copy_str(st, c->tls_key_file, sizeof(c->tls_key_file), key, value);
+	if (strcmp(key, "tls_ca_file") == 0)
+		return copy_str(st, c->tls_ca_file, sizeof(c->tls_ca_file), key, value);
+	if (strcmp(key, "tls_ciphers") == 0)
+		return copy_str(st, c->tls_ciphers, sizeof(c->tls_ciphers), key, value);
+	if (strcmp(key, "tls_ciphersuites") == 0)
+		return copy_str(st, c->tls_ciphersuites, sizeof(c->tls_ciphersuites), key, value);
+	if (strcmp(key, "tls_verify_client") == 0) {
+		for (size_t i = 0; i < sizeof(tls_verify_names) / sizeof(tls_verify_names[0]); i++)
+			if (strcmp(value, tls_verify_names[i]) == 0) {
+				c->tls_verify_client = (enum tls_verify)i;
+				return 1;
+			}
+		return bad(st, "tls_verify_client: \"%s\" is not one of never, allow, demand",
+		           value, NULL);
+	}
+	if (strcmp(key, "tls_min_version") == 0) {
+		if (strcmp(value, "1.2") == 0 || strcmp(value, "1.3") == 0) {
+			c->tls_min_version = value[2] == '2' ? 12 : 13;
+			return 1;
+		}
+		return bad(st, "tls_min_version: expected 1.2 or 1.3, got \"%s\"", value, NULL);
+	}
+	if (strcmp(key, "tls_handshake_timeout") == 0) {
+		char *end;
+		long n = strtol(value, &end, 10);
+		if (end == value || *end || n < 1 || n > 3600)
+			return bad(st,
+			           "tls_handshake_timeout: expected seconds 1..3600, got \"%s\"",
+			           value, NULL);
+		c->tls_handshake_timeout = (int)n;
+		return 1;
+	}
+	if (strcmp(key, "require_tls") == 0) {
+		if (strcmp(value, "yes") == 0 || strcmp(value, "no") == 0) {
+			c->require_tls = value[0] == 'y';
+			return 1;
+		}
+		return bad(st, "require_tls: expected yes or no, got \"%s\"", value, NULL);
+	}
+	return -1;
+}
+
+/* What the TLS keys require of each other, checked once the whole file is read. */
+static int check_tls(const struct config *cfg, char *err, size_t errlen)
+{
+	const char *why = NULL;
+	bool on = cfg->tls_cert_file[0] != '\0';
+	for (int i = 0; i < cfg->nlisten && !why; i++)
+		if (cfg->listen[i].tls && !on)
+			why = "an ldaps:// listener needs tls_cert_file and tls_key_file";
+	if (!why && on != (cfg->tls_key_file[0] != '\0'))
+		why = "tls_cert_file and tls_key_file go together";
+	if (!why && cfg->require_tls && !on)
+		why = "require_tls = yes needs tls_cert_file and tls_key_file";
+	if (!why && cfg->tls_verify_client != TLS_VERIFY_NEVER && !cfg->tls_ca_file[0])
+		why = "tls_verify_client allow or demand needs tls_ca_file";
+	if (why)
+		snprintf(err, errlen, "%s: %s", cfg->path, why);
+	return why ? -1 : 0;
 }
 
 static int parse_index(struct parse_state *st, const char *value)
@@ -149,6 +250,9 @@ static int handler(void *user, const char *section, const char *key, const char 
 		return bad(st, "sections are not used (found [%s])", section, NULL);
 	if (strcmp(key, "listen") == 0)
 		return parse_listen(st, value);
+	int tls = parse_tls(st, key, value);
+	if (tls >= 0)
+		return tls;
 	if (strcmp(key, "database") == 0)
 		return value[0] ? copy_str(st, c->database, sizeof(c->database), key, value)
 		                : bad(st, "database: path expected", NULL, NULL);
@@ -282,6 +386,8 @@ static void set_defaults(struct config *c)
 	c->sizelimit = 500;
 	c->timelimit = 3600;
 	c->allow_anonymous = true;
+	c->tls_min_version = 12;
+	c->tls_handshake_timeout = 10;
 	for (size_t i = 0; i < sizeof(default_index) / sizeof(default_index[0]); i++)
 		c->index[c->nindex++] = strdup(default_index[i]);
 }
@@ -319,7 +425,7 @@ static int load(struct config *cfg, const char *path, char *err, size_t errlen)
 		strcpy(cfg->listen[0].port, "3389");
 		cfg->nlisten = 1;
 	}
-	return 0;
+	return check_tls(cfg, err, errlen);
 }
 
 int config_load(struct config *cfg, const char *path, char *err, size_t errlen)

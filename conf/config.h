@@ -30,7 +30,11 @@ enum monitor_access { MONITOR_ROOTDN, MONITOR_AUTHENTICATED, MONITOR_ANONYMOUS, 
 struct listen_addr {
 	char host[256]; /* literal address or name; IPv6 without brackets */
 	char port[16];
+	bool tls; /* ldaps://: TLS from the first byte */
 };
+
+/* Client certificates (tls_verify_client), as slapd's TLSVerifyClient. */
+enum tls_verify { TLS_VERIFY_NEVER, TLS_VERIFY_ALLOW, TLS_VERIFY_DEMAND };
 
 struct config {
 	char path[4096];
@@ -55,6 +59,16 @@ struct config {
 	int sizelimit;        /* entries per search at most; 0: unlimited */
 	int timelimit;        /* seconds per search at most; 0: unlimited */
 	bool allow_anonymous; /* anonymous clients may search */
+	/* TLS (ldaps:// listeners and StartTLS): off while tls_cert_file is empty. */
+	char tls_cert_file[1024]; /* PEM: the certificate, then its chain */
+	char tls_key_file[1024];  /* PEM private key */
+	char tls_ca_file[1024];   /* PEM CAs that client certificates must chain to */
+	enum tls_verify tls_verify_client;
+	char tls_ciphers[1024];      /* OpenSSL cipher list for TLS 1.2 ("" = OpenSSL's default) */
+	char tls_ciphersuites[1024]; /* TLS 1.3 suites ("" = OpenSSL's default) */
+	int tls_min_version;         /* 12 or 13 */
+	int tls_handshake_timeout;   /* seconds a handshake may take */
+	bool require_tls;            /* binds, searches, compares need TLS (rootDSE exempt) */
 };
 
 /*
@@ -66,6 +80,9 @@ void config_free(struct config *cfg);
 
 /* The config-file name of a monitor_access value ("rootdn", ...). */
 const char *config_monitor_access_name(enum monitor_access a);
+
+/* The config-file name of a tls_verify_client value ("never", ...). */
+const char *config_tls_verify_name(enum tls_verify v);
 
 /* The config-file name of a send policy ("nodelay-once", ...). */
 const char *config_policy_name(enum send_policy_id id);

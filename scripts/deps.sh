@@ -13,7 +13,7 @@ BENCH_PKGS="tcpdump gnuplot-nox ethtool iproute2 slapd linux-perf"
 # runtimes (libclang_rt.fuzzer-x86_64.a).
 PKGS="build-essential pkg-config libldap-dev liblmdb-dev lmdb-utils check \
 libsubunit-dev ldap-utils libinih-dev libssl-dev libcrypt-dev strace clang-format slapd \
-procps diffutils clang libclang-rt-14-dev"
+procps diffutils clang libclang-rt-14-dev python3-ldap"
 
 [ "${1:-}" = bench ] && PKGS="$PKGS $BENCH_PKGS"
 

@@ -27,6 +27,7 @@
 #include "protocol/response.h"
 #include "server/clock.h"
 #include "server/log.h"
+#include "server/tls.h"
 #include "server/worker.h"
 
 #define CONN_READ_CHUNK (16 * 1024)
@@ -62,7 +63,21 @@ static void update_events(struct conn *c)
 	set_events(c, ev);
 }
 
-int conn_accept(struct worker *w, int fd)
+/* Gives c a TLS session (ldaps:// at accept, or StartTLS). Returns 0 or -1. */
+static int tls_begin(struct conn *c)
+{
+	struct worker *w = c->w;
+	if (!w->srv->tls || !(c->tls = tls_session_new(w->srv->tls)))
+		return -1;
+	c->tls_since = clock_seconds();
+	STAT_ADD(w->stats.tls.connections, 1);
+	return 0;
+}
+
+static ssize_t tls_received(struct conn *c, const void *in, size_t len);
+static int tls_switch(struct conn *c);
+
+int conn_accept(struct worker *w, int fd, bool tls)
 {
 	struct conn *c = slab_get(&w->conn_slab);
 	if (!c) {
@@ -82,7 +97,8 @@ int conn_accept(struct worker *w, int fd)
 		            NI_NUMERICHOST | NI_NUMERICSERV);
 		snprintf(c->peer, sizeof(c->peer), "%s:%s", host, port);
 	}
-	if (c->policy->accept && c->policy->accept(c) < 0) {
+	if ((c->policy->accept && c->policy->accept(c) < 0) || (tls && tls_begin(c) < 0)) {
+		tls_session_free(c->tls);
 		close(fd);
 		slab_put(&w->conn_slab, c);
 		return -1;
@@ -102,8 +118,21 @@ int conn_accept(struct worker *w, int fd)
 	STAT_ADD(w->stats.connections_total, 1);
 	STAT_ADD(w->stats.connections_by_policy[c->policy->id], 1);
 	STAT_ADD(w->stats.connections_current, 1);
-	log_debug("conn fd=%d from %s accepted by worker %d", fd, c->peer, w->id);
+	log_debug("conn fd=%d from %s accepted by worker %d%s", fd, c->peer, w->id,
+	          tls ? " (ldaps)" : "");
 	return 0;
+}
+
+void conn_start_tls(struct conn *c)
+{
+	c->tls_starting = true;
+	if (!c->blocked && buf_pending(&c->out) == 0 && buf_pending(&c->tls_out) == 0)
+		tls_switch(c); /* the answer went out already (its policy flushed it) */
+}
+
+bool conn_tls_active(const struct conn *c)
+{
+	return c->tls || c->tls_starting;
 }
 
 void conn_task_drop(struct conn_task **slot)
@@ -144,6 +173,17 @@ void conn_close(struct conn *c, const char *why)
 		w->conns = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
+	if (c->tls && !c->blocked) {
+		/* close_notify, best effort: one send that may not wait. */
+		unsigned records;
+		c->tls_out.off = c->tls_out.len = 0;
+		tls_session_shutdown(c->tls);
+		if (tls_output(c->tls, NULL, 0, &c->tls_out, &records) == 0 && c->tls_out.len &&
+		    send(c->fd, c->tls_out.data, c->tls_out.len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+			log_debug("conn fd=%d: close_notify: %s", c->fd, strerror(errno));
+	}
+	tls_session_free(c->tls);
+	buf_free(&c->tls_out);
 	close(c->fd); /* also removes it from epoll */
 	worker_fd_freed(w);
 	buf_free(&c->in);
@@ -154,14 +194,39 @@ void conn_close(struct conn *c, const char *why)
 	slab_put(&w->conn_slab, c);
 }
 
-int conn_flush(struct conn *c, int flags)
+/* StartTLS: its answer is out, TLS begins. Returns 0, or -1 (c is closing). */
+static int tls_switch(struct conn *c)
+{
+	c->tls_starting = false;
+	if (tls_begin(c) < 0) {
+		c->closing = true;
+		return -1;
+	}
+	STAT_ADD(c->w->stats.tls.starttls, 1);
+	if (buf_pending(&c->in) > 0) {
+		/* The client did not wait for the answer: its handshake is already here. */
+		struct buf early = c->in;
+		memset(&c->in, 0, sizeof(c->in));
+		ssize_t got = tls_received(c, early.data + early.off, buf_pending(&early));
+		buf_free(&early);
+		if (got == 0 || got == -1) {
+			c->closing = true;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Sends what waits in b with flags until b is empty or the socket is full (then
+ * c->blocked). Returns 0, or -1 when the connection failed (marked closing).
+ */
+static int send_pending(struct conn *c, struct buf *b, int flags, bool *sent_any)
 {
 	struct send_stats *st = c->stats;
-	bool was_blocked = c->blocked_since != 0, sent_any = false;
-	c->out_more = flags & MSG_MORE;
-	while (buf_pending(&c->out) > 0 && !c->blocked) {
-		size_t want = buf_pending(&c->out);
-		ssize_t n = send(c->fd, c->out.data + c->out.off, want, flags | MSG_NOSIGNAL);
+	while (buf_pending(b) > 0 && !c->blocked) {
+		size_t want = buf_pending(b);
+		ssize_t n = send(c->fd, b->data + b->off, want, flags | MSG_NOSIGNAL);
 		STAT_ADD(st->send_calls, 1);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -173,28 +238,73 @@ int conn_flush(struct conn *c, int flags)
 			}
 			log_debug("conn fd=%d: send: %s", c->fd, strerror(errno));
 			c->closing = true;
-			buf_consume(&c->out, want);
+			buf_consume(b, want);
 			return -1;
 		}
 		STAT_ADD(st->bytes, (uint64_t)n);
-		c->out_sent += (uint64_t)n;
-		sent_any = true;
-		buf_consume(&c->out, (size_t)n);
+		*sent_any = true;
+		buf_consume(b, (size_t)n);
 		if ((size_t)n < want) {
 			/* The socket buffer is full: another send now would only see EAGAIN. */
 			STAT_ADD(st->partial, 1);
 			c->blocked = true;
 		}
 	}
+	return 0;
+}
+
+/*
+ * With TLS: the plaintext waiting in out becomes records in tls_out, once what
+ * tls_out held has gone (so ciphertext waiting for a slow client stays one flush
+ * deep), with whatever the session has to send itself (handshake, alerts).
+ */
+static int encrypt_pending(struct conn *c)
+{
+	if (buf_pending(&c->tls_out) > 0)
+		return 0;
+	c->tls_out.off = c->tls_out.len = 0;
+	size_t plain = buf_pending(&c->out);
+	unsigned records;
+	if (tls_output(c->tls, c->out.data ? c->out.data + c->out.off : NULL, plain, &c->tls_out,
+	               &records) < 0) {
+		log_info("conn fd=%d from %s: TLS: %s; closing", c->fd, c->peer, tls_why(c->tls));
+		c->closing = true;
+		return -1;
+	}
+	STAT_ADD(c->stats->tls_records, records);
+	buf_consume(&c->out, plain);
+	c->out_sent += plain; /* accounting counts plaintext (conn_output_queued) */
+	return 0;
+}
+
+int conn_flush(struct conn *c, int flags)
+{
+	bool was_blocked = c->blocked_since != 0, sent_any = false;
+	c->out_more = flags & MSG_MORE;
+	for (;;) {
+		if (c->tls && encrypt_pending(c) < 0)
+			return -1;
+		struct buf *wire = c->tls ? &c->tls_out : &c->out;
+		uint64_t before = buf_pending(wire);
+		if (before == 0 || c->blocked)
+			break;
+		if (send_pending(c, wire, flags, &sent_any) < 0)
+			return -1;
+		if (!c->tls)
+			c->out_sent += before - buf_pending(wire);
+		if (!c->tls || buf_pending(&c->out) == 0)
+			break;
+	}
+	size_t waiting = buf_pending(&c->out) + buf_pending(&c->tls_out);
 	if (c->blocked) {
 		if (!was_blocked || sent_any)
 			c->blocked_since = clock_seconds();
 		/* A client that reads may be sent an entry of any size import accepts: the
 		 * limit counts what waits beyond the largest PDU queued. */
-		if (buf_pending(&c->out) > server_max_pending_bytes(c->w->srv) + c->out_pdu_max) {
+		if (waiting > server_max_pending_bytes(c->w->srv) + c->out_pdu_max) {
 			log_info("conn fd=%d from %s: %zu bytes waiting for a client that does not "
 			         "read (max_pending_bytes); closing",
-			         c->fd, c->peer, buf_pending(&c->out));
+			         c->fd, c->peer, waiting);
 			c->closing = true;
 			return -1;
 		}
@@ -205,6 +315,8 @@ int conn_flush(struct conn *c, int flags)
 	c->outq_last = 0;
 	c->out_pdu_max = 0;
 	c->last_request = clock_seconds(); /* idle_timeout counts from the end of the last answer */
+	if (c->tls_starting && waiting == 0)
+		return tls_switch(c);
 	return 0;
 }
 
@@ -212,14 +324,26 @@ size_t conn_release_buffers(struct conn *c)
 {
 	if (c->task || c->blocked || buf_pending(&c->in) || buf_pending(&c->out))
 		return 0;
-	size_t freed = c->in.cap + c->out.cap;
+	if (buf_pending(&c->tls_out))
+		return 0;
+	size_t freed = c->in.cap + c->out.cap + c->tls_out.cap;
 	buf_free(&c->in);
 	buf_free(&c->out);
+	buf_free(&c->tls_out);
 	return freed;
 }
 
 bool conn_check_timeouts(struct conn *c, time_t now)
 {
+	int hs = server_tls_handshake_timeout(c->w->srv);
+	if (c->tls && !tls_handshake_done(c->tls) && now - c->tls_since >= hs) {
+		STAT_ADD(c->w->stats.tls.failures, 1);
+		log_info("conn fd=%d from %s: TLS handshake not done in %d s "
+		         "(tls_handshake_timeout); closing",
+		         c->fd, c->peer, hs);
+		conn_close(c, "TLS handshake timeout");
+		return true;
+	}
 	int idle = server_idle_timeout(c->w->srv);
 	if (idle && !c->task && !c->blocked && buf_pending(&c->out) == 0 &&
 	    now - c->last_request >= idle) {
@@ -365,8 +489,11 @@ static void process_input(struct conn *c)
 		buf_consume(&c->in, len);
 		c->last_request = clock_seconds();
 		c->op_start_ns = clock_ns();
+		bool had_tls = c->tls != NULL;
 		w->srv->dispatch(c, &req);
 		request_free(&req);
+		if (c->tls_starting || (c->tls != NULL) != had_tls)
+			break; /* what follows the StartTLS request is a TLS handshake */
 	}
 	/* batch: responses held back for the requests that followed go out now. */
 	/* Also before a close (Unbind): what is answered goes out first. */
@@ -374,9 +501,62 @@ static void process_input(struct conn *c)
 		conn_flush(c, 0);
 }
 
+/*
+ * Ciphertext the client sent (in[0..len)): the handshake advances, plaintext
+ * joins c->in, and what the session has to say (handshake, tickets) is sent.
+ * Returns the plaintext bytes added, -2 when none yet, 0 when the client closed
+ * TLS (close_notify), -1 to close.
+ */
+static ssize_t tls_received(struct conn *c, const void *in, size_t len)
+{
+	struct worker_stats *st = &c->w->stats;
+	bool was_done = tls_handshake_done(c->tls);
+	size_t before = c->in.len;
+	if (c->in.off > 0 && c->in.off == c->in.len)
+		c->in.off = c->in.len = before = 0; /* all consumed: start at the front again */
+	enum tls_status s = tls_input(c->tls, in, len, &c->in);
+	if (s == TLS_FAILED) {
+		if (!was_done)
+			STAT_ADD(st->tls.failures, 1);
+		log_info("conn fd=%d from %s: TLS %s; closing", c->fd, c->peer, tls_why(c->tls));
+		return -1;
+	}
+	if (!was_done && tls_handshake_done(c->tls)) {
+		char what[128];
+		tls_describe(c->tls, what, sizeof(what));
+		STAT_ADD(st->tls.handshakes, 1);
+		if (tls_resumed(c->tls))
+			STAT_ADD(st->tls.resumed, 1);
+		log_debug("conn fd=%d from %s: TLS established: %s%s", c->fd, c->peer, what,
+		          tls_resumed(c->tls) ? " (resumed)" : "");
+	}
+	if (conn_flush(c, 0) < 0) /* the handshake's answer, tickets */
+		return -1;
+	if (s == TLS_CLOSED)
+		return 0;
+	return c->in.len > before ? (ssize_t)(c->in.len - before) : -2;
+}
+
+/* One recv of ciphertext into the worker's buffer, then tls_received. */
+static ssize_t tls_read_some(struct conn *c)
+{
+	struct buf *raw = &c->w->tls_in;
+	if (buf_reserve(raw, CONN_READ_CHUNK) < 0)
+		return -1;
+	ssize_t n;
+	do
+		n = recv(c->fd, raw->data, raw->cap, 0);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return n == 0 ? 0 : errno == EAGAIN || errno == EWOULDBLOCK ? (ssize_t)-2 : -1;
+	return tls_received(c, raw->data, (size_t)n);
+}
+
 /* One recv into the input buffer. Returns bytes read, 0 at EOF, -1 to close. */
 static ssize_t read_some(struct conn *c)
 {
+	if (c->tls)
+		return tls_read_some(c);
 	size_t max = c->w->srv->cfg.max_pdu_bytes;
 	size_t want = CONN_READ_CHUNK;
 	size_t pending = buf_pending(&c->in);

@@ -80,12 +80,26 @@ struct conn {
 	struct buf bound_key; /* reversed DN key of the bound entry (AUTH_USER) */
 	struct buf bound_dn;  /* the bound DN as the client sent it (AUTH_ROOT, AUTH_USER) */
 	char peer[64];
+	struct tls_session *tls;  /* TLS on this connection (ldaps://, StartTLS), or NULL: tls.h */
+	struct buf tls_out;       /* ciphertext of out, waiting for the socket */
+	bool tls_starting;        /* StartTLS was answered: TLS begins once the answer is sent */
+	time_t tls_since;         /* when the handshake began (tls_handshake_timeout) */
 	struct conn *prev, *next; /* the worker's list */
 	struct conn *ready_next;
 };
 
-/* Takes a freshly accepted non-blocking socket. Returns 0 or -1 (fd closed). */
-int conn_accept(struct worker *w, int fd);
+/* Takes a freshly accepted non-blocking socket (tls: from an ldaps:// listener, the
+ * client starts with a handshake). Returns 0 or -1 (fd closed). */
+int conn_accept(struct worker *w, int fd, bool tls);
+
+/*
+ * StartTLS (RFC 4511 4.14): the operation answered success; TLS begins once that
+ * answer has been sent, and the requests read from then on are TLS records.
+ * The caller checked that the server has TLS (c->w->srv->tls) and c does not yet.
+ */
+void conn_start_tls(struct conn *c);
+/* True if c has TLS or is starting it. */
+bool conn_tls_active(const struct conn *c);
 /* Empties a task slot (&c->task or &c->parked), ending its task without a response. */
 void conn_task_drop(struct conn_task **slot);
 

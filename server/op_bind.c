@@ -10,6 +10,7 @@
 #include "server/ops.h"
 #include "server/reply.h"
 #include "server/password.h"
+#include "server/tls.h"
 
 /*
  * Checks pw against the userPassword values of the entry at key. Returns true on
@@ -126,6 +127,40 @@ int op_bind_prepare(struct server *srv)
 	return srv->bind_decoy ? 0 : -1;
 }
 
+/*
+ * SASL EXTERNAL (RFC 4422 appendix A) over TLS: the identity is the subject of
+ * the client's verified certificate, as an LDAP DN ("cn=client,o=example"); the
+ * rootdn's DN makes it the rootdn. An authorization identity the client asks
+ * for is not honoured: it gets the certificate's.
+ */
+static void sasl_external(struct conn *c, int32_t id)
+{
+	struct server *srv = c->w->srv;
+	char subject[1024];
+	size_t n = c->tls ? tls_peer_subject(c->tls, subject, sizeof(subject)) : 0;
+	struct buf ndn = {0}, key = {0}, root = {0};
+	if (n == 0 || dn_normalize(subject, n, &ndn, &key) < 0 || ndn.len == 0) {
+		reply_done(
+		    c, id, LDAP_RES_BIND, LDAP_INAPPROPRIATE_AUTH, NULL,
+		    "SASL EXTERNAL needs TLS with a client certificate tls_ca_file verifies");
+		goto out;
+	}
+	bool is_root = srv->cfg.rootdn[0] &&
+	               dn_normalize(srv->cfg.rootdn, strlen(srv->cfg.rootdn), &root, NULL) == 0 &&
+	               root.len == ndn.len && memcmp(root.data, ndn.data, ndn.len) == 0;
+	c->auth = is_root ? AUTH_ROOT : AUTH_USER;
+	if (!is_root)
+		buf_append(&c->bound_key, key.data, key.len);
+	buf_append(&c->bound_dn, ndn.data, ndn.len);
+	log_debug("conn fd=%d SASL EXTERNAL bind as \"%.*s\"", c->fd, (int)ndn.len,
+	          (const char *)ndn.data);
+	reply_done(c, id, LDAP_RES_BIND, LDAP_SUCCESS, NULL, NULL);
+out:
+	buf_free(&ndn);
+	buf_free(&key);
+	buf_free(&root);
+}
+
 void op_bind(struct conn *c, struct ldap_request *req)
 {
 	struct bind_request *b = &req->u.bind;
@@ -140,8 +175,11 @@ void op_bind(struct conn *c, struct ldap_request *req)
 		return;
 	}
 	if (!b->simple) {
-		reply_done(c, id, LDAP_RES_BIND, LDAP_AUTH_METHOD_NOT_SUPPORTED, NULL,
-		           "SASL is not supported; use a simple bind");
+		if (b->mech.bv_len == 8 && strncasecmp(b->mech.bv_val, "EXTERNAL", 8) == 0)
+			sasl_external(c, id);
+		else
+			reply_done(c, id, LDAP_RES_BIND, LDAP_AUTH_METHOD_NOT_SUPPORTED, NULL,
+			           "the only SASL mechanism is EXTERNAL (TLS client certificates)");
 		return;
 	}
 	if (b->dn.bv_len == 0 && b->cred.bv_len == 0) {

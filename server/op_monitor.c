@@ -24,7 +24,7 @@
 
 #define MONITOR_DN "cn=monitor"
 #define MONITOR_MAX_ATTRS 32
-#define MONITOR_ENTRIES (2 + SEND_POLICY_N)
+#define MONITOR_ENTRIES (3 + SEND_POLICY_N)
 
 /* One entry under construction: attributes with a single value each. */
 struct mon_builder {
@@ -93,6 +93,7 @@ static void take_snapshot(struct server *srv, struct snapshot *s)
 			a->setsockopt_calls += STAT_READ(b->setsockopt_calls);
 			a->eagain += STAT_READ(b->eagain);
 			a->partial += STAT_READ(b->partial);
+			a->tls_records += STAT_READ(b->tls_records);
 			t->connections_by_policy[p] += STAT_READ(w->connections_by_policy[p]);
 		}
 		for (int o = 0; o < STAT_OP_N; o++)
@@ -100,6 +101,11 @@ static void take_snapshot(struct server *srv, struct snapshot *s)
 		t->connections_total += STAT_READ(w->connections_total);
 		t->connections_current += STAT_READ(w->connections_current);
 		t->connections_shed += STAT_READ(w->connections_shed);
+		t->tls.connections += STAT_READ(w->tls.connections);
+		t->tls.handshakes += STAT_READ(w->tls.handshakes);
+		t->tls.resumed += STAT_READ(w->tls.resumed);
+		t->tls.failures += STAT_READ(w->tls.failures);
+		t->tls.starttls += STAT_READ(w->tls.starttls);
 		t->entries_sent += STAT_READ(w->entries_sent);
 		for (int b = 0; b < STAT_LATENCY_BUCKETS; b++)
 			t->latency[b] += STAT_READ(w->latency[b]);
@@ -153,6 +159,7 @@ static int build_policy_entry(enum send_policy_id p, const struct snapshot *s, s
 	add_u64(&b, "setsockoptCalls", st->setsockopt_calls);
 	add_u64(&b, "eagain", st->eagain);
 	add_u64(&b, "partialWrites", st->partial);
+	add_u64(&b, "tlsRecords", st->tls_records);
 	if (st->responses) {
 		add(&b, "sendCallsPerResponse", "%.2f", (double)st->send_calls / st->responses);
 		add(&b, "setsockoptPerResponse", "%.2f",
@@ -161,6 +168,24 @@ static int build_policy_entry(enum send_policy_id p, const struct snapshot *s, s
 	char dn[64];
 	snprintf(dn, sizeof(dn), "cn=%s," MONITOR_DN, name);
 	return finish(&b, dn, out);
+}
+
+/* cn=tls,cn=monitor: TLS sessions, and whether the kernel does the record work (kTLS). */
+static int build_tls_entry(struct server *srv, const struct snapshot *s, struct buf *out)
+{
+	struct mon_builder b = {.n = 0};
+	add(&b, "objectClass", "extensibleObject");
+	add(&b, "cn", "tls");
+	add(&b, "tlsEnabled", "%s", srv->tls ? "TRUE" : "FALSE");
+	/* Records are built in user space: sessions use memory buffers so that the send
+	 * policy's flags and gathering apply to the ciphertext (see server/tls.h). */
+	add(&b, "kernelTls", "FALSE");
+	add_u64(&b, "tlsConnections", s->total.tls.connections);
+	add_u64(&b, "handshakes", s->total.tls.handshakes);
+	add_u64(&b, "resumedHandshakes", s->total.tls.resumed);
+	add_u64(&b, "handshakeFailures", s->total.tls.failures);
+	add_u64(&b, "startTls", s->total.tls.starttls);
+	return finish(&b, "cn=tls," MONITOR_DN, out);
 }
 
 /* cn=latency,cn=monitor: latencyUnder<N>us counts operations that took less than N
@@ -229,6 +254,8 @@ void op_monitor_search(struct conn *c, struct ldap_request *req, const struct bu
 		rc = build_policy_entry((enum send_policy_id)p, &snap, &recs[1 + p]);
 	if (rc == 0)
 		rc = build_latency_entry(&snap, &recs[1 + SEND_POLICY_N]);
+	if (rc == 0)
+		rc = build_tls_entry(srv, &snap, &recs[2 + SEND_POLICY_N]);
 	struct entry_view e[MONITOR_ENTRIES];
 	bool base_found = false;
 	for (int i = 0; i < MONITOR_ENTRIES && rc == 0; i++) {

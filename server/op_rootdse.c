@@ -19,7 +19,8 @@
 		sizeof(s) - 1, (char *)(s)                                                         \
 	}
 
-/* An attribute of a built entry: a name and a NULL-terminated value list. */
+/* An attribute of a built entry: a name and a NULL-terminated value list (an empty
+ * list leaves the attribute out). */
 struct built_attr {
 	const char *name;
 	struct berval **vals;
@@ -28,13 +29,17 @@ struct built_attr {
 static int build(struct buf *out, const char *dn, const struct built_attr *attrs, int n)
 {
 	LDAPMod m[16], *mods[17];
-	for (int i = 0; i < n; i++) {
-		m[i].mod_op = LDAP_MOD_BVALUES;
-		m[i].mod_type = (char *)attrs[i].name;
-		m[i].mod_bvalues = attrs[i].vals;
-		mods[i] = &m[i];
+	int k = 0;
+	for (int i = 0; i < n && k < 16; i++) {
+		if (!attrs[i].vals[0])
+			continue;
+		m[k].mod_op = LDAP_MOD_BVALUES;
+		m[k].mod_type = (char *)attrs[i].name;
+		m[k].mod_bvalues = attrs[i].vals;
+		mods[k] = &m[k];
+		k++;
 	}
-	mods[n] = NULL;
+	mods[k] = NULL;
 	struct berval bdn = {strlen(dn), (char *)dn};
 	return entry_encode(out, 0, NULL, 0, &bdn, mods);
 }
@@ -46,14 +51,17 @@ int op_rootdse_build(struct server *srv)
 	struct berval ctl[] = {BV(OP_CONTROL_ASSERTION), BV(OP_CONTROL_MANAGE_DSA_IT),
 	                       BV(OP_CONTROL_PAGED_RESULTS), BV(OP_CONTROL_SORT),
 	                       BV(OP_CONTROL_MATCHED_VALUES)};
-	struct berval ext = BV(OP_EXTENSION_WHOAMI);
+	struct berval ext[] = {BV(OP_EXTENSION_WHOAMI), BV(OP_EXTENSION_STARTTLS)};
+	struct berval sasl = BV("EXTERNAL");
 	/* All operational attributes ("+"), absolute true/false filters. */
 	struct berval feat[] = {BV("1.3.6.1.4.1.4203.1.5.1"), BV("1.3.6.1.4.1.4203.1.5.3")};
 	struct berval ver = BV("3"), vendor = BV("minidir"), vversion = BV(MINIDIR_VERSION);
 	struct berval subschema = BV(OP_SUBSCHEMA_DN);
 	struct berval *oc_v[] = {&oc[0], &oc[1], NULL}, *nc_v[] = {&nc, NULL};
 	struct berval *ctl_v[] = {&ctl[0], &ctl[1], &ctl[2], &ctl[3], &ctl[4], NULL},
-	              *ext_v[] = {&ext, NULL};
+	              *ext_v[] = {&ext[0], srv->tls ? &ext[1] : NULL, NULL};
+	/* EXTERNAL: the subject of a TLS client certificate, which needs tls_ca_file. */
+	struct berval *sasl_v[] = {srv->tls && srv->cfg.tls_ca_file[0] ? &sasl : NULL, NULL};
 	struct berval *feat_v[] = {&feat[0], &feat[1], NULL}, *ver_v[] = {&ver, NULL};
 	struct berval *vendor_v[] = {&vendor, NULL}, *vversion_v[] = {&vversion, NULL};
 	struct berval *sub_v[] = {&subschema, NULL};
@@ -62,7 +70,7 @@ int op_rootdse_build(struct server *srv)
 	    {"subschemaSubentry", sub_v},    {"supportedControl", ctl_v},
 	    {"supportedExtension", ext_v},   {"supportedFeatures", feat_v},
 	    {"supportedLDAPVersion", ver_v}, {"vendorName", vendor_v},
-	    {"vendorVersion", vversion_v},
+	    {"vendorVersion", vversion_v},   {"supportedSASLMechanisms", sasl_v},
 	};
 	return build(&srv->rootdse, "", attrs, (int)(sizeof(attrs) / sizeof(attrs[0])));
 }

@@ -97,9 +97,35 @@ static bool unknown_critical_control(struct conn *c, struct ldap_request *req)
 	return false;
 }
 
+/*
+ * require_tls: without TLS, binds (but an anonymous one, which proves and reveals
+ * nothing: ldapsearch -x sends it before it reads the root DSE), compares and searches
+ * other than of the root DSE are answered confidentialityRequired (13); StartTLS
+ * stays reachable.
+ */
+static bool refused_without_tls(struct conn *c, struct ldap_request *req)
+{
+	if (c->tls || !server_require_tls(c->w->srv))
+		return false;
+	bool rootdse = req->op == LDAP_REQ_SEARCH && req->u.search.base.bv_len == 0 &&
+	               req->u.search.scope == LDAP_SCOPE_BASE;
+	const struct bind_request *b = &req->u.bind;
+	bool anonymous =
+	    req->op == LDAP_REQ_BIND && b->simple && b->dn.bv_len == 0 && b->cred.bv_len == 0;
+	if ((req->op != LDAP_REQ_BIND && req->op != LDAP_REQ_SEARCH &&
+	     req->op != LDAP_REQ_COMPARE) ||
+	    rootdse || anonymous)
+		return false;
+	reply_done(c, req->msgid, response_tag(req->op), LDAP_CONFIDENTIALITY_REQUIRED, NULL,
+	           "TLS is required (require_tls): use ldaps:// or StartTLS");
+	return true;
+}
+
 void ops_dispatch(struct conn *c, struct ldap_request *req)
 {
 	if (req->critical_control && unknown_critical_control(c, req))
+		return;
+	if (refused_without_tls(c, req))
 		return;
 	for (size_t i = 0; i < sizeof(op_table) / sizeof(op_table[0]); i++) {
 		if (op_table[i].tag != req->op)

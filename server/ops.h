@@ -82,6 +82,7 @@ int op_subschema_build(struct server *srv);
 #define OP_CONTROL_ASSERTION "1.3.6.1.1.12"
 #define OP_CONTROL_MATCHED_VALUES "1.2.826.0.1.3344810.2.3"
 #define OP_EXTENSION_WHOAMI "1.3.6.1.4.1.4203.1.11.3"
+#define OP_EXTENSION_STARTTLS "1.3.6.1.4.1.1466.20037"
 
 /* The subschema subentry's DN (RFC 4512 4.2). */
 #define OP_SUBSCHEMA_DN "cn=Subschema"

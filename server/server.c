@@ -21,6 +21,7 @@
 #include "server/log.h"
 #include "server/ops.h"
 #include "server/policy.h"
+#include "server/tls.h"
 #include "server/worker.h"
 
 /*
@@ -165,6 +166,8 @@ int server_init(struct server *srv)
 	srv->rt.sizelimit = cfg->sizelimit;
 	srv->rt.timelimit = cfg->timelimit;
 	srv->rt.allow_anonymous = cfg->allow_anonymous;
+	srv->rt.require_tls = cfg->require_tls;
+	srv->rt.tls_handshake_timeout = cfg->tls_handshake_timeout;
 	char err[1024];
 	if (schema_load(cfg->schema_dir, cfg->schema, err, sizeof(err)) < 0) {
 		log_error("schema: %s (set schema_dir and schema in %s)", err, cfg->path);
@@ -173,6 +176,8 @@ int server_init(struct server *srv)
 	if (open_database(srv) < 0)
 		return -1;
 	db_watch_start(srv);
+	if (tls_setup(cfg, &srv->tls) < 0) /* before the root DSE, which lists StartTLS */
+		return -1;
 	if (op_rootdse_build(srv) < 0 || op_subschema_build(srv) < 0) {
 		log_error("building the root DSE: out of memory");
 		return -1;
@@ -201,13 +206,15 @@ int server_listen(struct server *srv)
 			int fd = listen_on(&cfg->listen[a], port, sizeof(port), i == 0);
 			if (fd < 0)
 				return -1;
+			w->listen_tls[w->nlisten] = cfg->listen[a].tls;
 			w->listenfd[w->nlisten++] = fd;
 		}
 		const char *h = cfg->listen[a].host;
 		bool v6 = strchr(h, ':') != NULL;
-		log_info("listening on ldap://%s%s%s:%s/ (%d workers, send_policy %s)",
-		         v6 ? "[" : "", h, v6 ? "]" : "", port, srv->nworkers,
-		         srv->rt.policy->name);
+		log_info("listening on %s://%s%s%s:%s/ (%d workers, send_policy %s%s)",
+		         cfg->listen[a].tls ? "ldaps" : "ldap", v6 ? "[" : "", h, v6 ? "]" : "",
+		         port, srv->nworkers, srv->rt.policy->name,
+		         !cfg->listen[a].tls && srv->tls ? ", StartTLS" : "");
 	}
 	for (int i = 0; i < srv->nworkers; i++)
 		if (worker_register(&srv->workers[i]) < 0) {
@@ -250,6 +257,7 @@ void server_stop(struct server *srv)
 		buf_free(&w->scratch);
 		slab_free(&w->conn_slab);
 		buf_free(&w->extra);
+		buf_free(&w->tls_in);
 		if (w->epfd > 0)
 			close(w->epfd);
 		if (w->wakefd > 0)
@@ -262,6 +270,8 @@ void server_stop(struct server *srv)
 	buf_free(&srv->rootdse);
 	buf_free(&srv->subschema);
 	free(srv->bind_decoy);
+	tls_teardown(srv->tls);
+	srv->tls = NULL;
 	db_close(&srv->db);
 	db_watch_stop(srv); /* after the map is gone: a writer held back may go on */
 	config_free(&srv->cfg);
@@ -275,7 +285,8 @@ static void log_restart_needed(const struct config *old, const struct config *n)
 	bool listen_same = old->nlisten == n->nlisten;
 	for (int i = 0; listen_same && i < n->nlisten; i++)
 		listen_same = strcmp(old->listen[i].host, n->listen[i].host) == 0 &&
-		              strcmp(old->listen[i].port, n->listen[i].port) == 0;
+		              strcmp(old->listen[i].port, n->listen[i].port) == 0 &&
+		              old->listen[i].tls == n->listen[i].tls;
 	bool index_same = old->nindex == n->nindex;
 	for (int i = 0; index_same && i < n->nindex; i++)
 		index_same = strcmp(old->index[i], n->index[i]) == 0;
@@ -308,6 +319,10 @@ int server_reload(struct server *srv)
 		return -1;
 	}
 	log_restart_needed(&srv->cfg, &n);
+	if (srv->tls)
+		tls_reload(srv->tls, &n); /* certificate rotation: the files are read again */
+	else if (n.tls_cert_file[0])
+		log_info("SIGHUP: TLS was off at start-up; restart minidir to turn it on");
 	struct stat st;
 	if (stat(srv->cfg.database, &st) == 0 &&
 	    (st.st_dev != srv->db_dev || st.st_ino != srv->db_ino))
@@ -334,6 +349,8 @@ int server_reload(struct server *srv)
 	RELOAD(idle_timeout, "%d", n.idle_timeout)
 	RELOAD(write_timeout, "%d", n.write_timeout)
 	RELOAD(monitor_access, "%s", config_monitor_access_name(n.monitor_access))
+	RELOAD(require_tls, "%s", n.require_tls ? "yes" : "no")
+	RELOAD(tls_handshake_timeout, "%d", n.tls_handshake_timeout)
 #undef RELOAD
 	log_info("SIGHUP: configuration %s reloaded", srv->cfg.path);
 	config_free(&n);

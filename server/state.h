@@ -22,6 +22,7 @@
 #include "storage/db.h"
 
 struct send_policy;
+struct tls_server;
 struct worker_hooks;
 struct conn;
 struct ldap_request;
@@ -33,6 +34,7 @@ struct worker {
 	int epfd;
 	int wakefd; /* eventfd: the main thread asks the loop to stop */
 	int listenfd[CONFIG_MAX_LISTEN];
+	bool listen_tls[CONFIG_MAX_LISTEN]; /* ldaps://: connections start with a handshake */
 	int nlisten;
 	int reservefd;         /* spare descriptor, freed to shed connections at EMFILE; -1: lost */
 	bool listen_paused;    /* listeners out of the epoll set until a descriptor is free */
@@ -40,6 +42,7 @@ struct worker {
 	BerElement *ber;       /* reused by every request decode */
 	struct buf scratch;    /* filter evaluation work space */
 	struct buf extra;      /* operational attributes of the entry being sent */
+	struct buf tls_in;     /* ciphertext just received, before decryption */
 	struct conn *conns;    /* all connections of this worker */
 	struct slab conn_slab; /* where they are allocated */
 	struct conn *ready;    /* connections with a search to continue */
@@ -61,6 +64,8 @@ struct runtime {
 	int sizelimit;
 	int timelimit;
 	bool allow_anonymous;
+	bool require_tls;
+	int tls_handshake_timeout;
 };
 
 struct server {
@@ -74,7 +79,8 @@ struct server {
 	int db_watch_fd;      /* holds the read lease on the database file (db_watch.h); -1: none */
 	struct buf rootdse;   /* the root DSE, as a stored entry record */
 	struct buf subschema; /* cn=Subschema, as a stored entry record */
-	char *bind_decoy;     /* see op_bind_prepare */
+	struct tls_server *tls; /* the TLS context (tls.h), NULL when TLS is not configured */
+	char *bind_decoy;       /* see op_bind_prepare */
 	size_t bind_decoy_len;
 	time_t started;
 	volatile int stopping;
@@ -91,7 +97,8 @@ struct server {
  * the policy it points to is complete), and server_batch_bytes(srv),
  * server_max_pending_bytes, server_sizelimit, server_timelimit,
  * server_allow_anonymous, server_idle_timeout, server_write_timeout,
- * server_monitor_access (relaxed: each value stands alone).
+ * server_monitor_access, server_require_tls, server_tls_handshake_timeout
+ * (relaxed: each value stands alone).
  */
 static inline const struct send_policy *server_policy(struct server *srv)
 {
@@ -110,6 +117,8 @@ SERVER_RUNTIME_GETTER(bool, allow_anonymous)
 SERVER_RUNTIME_GETTER(int, idle_timeout)
 SERVER_RUNTIME_GETTER(int, write_timeout)
 SERVER_RUNTIME_GETTER(enum monitor_access, monitor_access)
+SERVER_RUNTIME_GETTER(bool, require_tls)
+SERVER_RUNTIME_GETTER(int, tls_handshake_timeout)
 #undef SERVER_RUNTIME_GETTER
 
 #endif

@@ -26,8 +26,18 @@ struct send_stats {
 	uint64_t bytes;      /* bytes the kernel accepted */
 	uint64_t send_calls; /* send/sendmsg system calls */
 	uint64_t setsockopt_calls;
-	uint64_t eagain;  /* sends refused with EAGAIN */
-	uint64_t partial; /* sends that took only part of the bytes */
+	uint64_t eagain;      /* sends refused with EAGAIN */
+	uint64_t partial;     /* sends that took only part of the bytes */
+	uint64_t tls_records; /* TLS records written (bytes counts their ciphertext) */
+};
+
+/* TLS sessions of one worker. */
+struct tls_stats {
+	uint64_t connections; /* connections that started TLS (ldaps:// or StartTLS) */
+	uint64_t handshakes;  /* completed, of which resumed (tickets): */
+	uint64_t resumed;
+	uint64_t failures; /* handshakes that failed or timed out */
+	uint64_t starttls; /* StartTLS operations that succeeded */
 };
 
 /*
@@ -47,6 +57,7 @@ struct worker_stats {
 	uint64_t connections_total;
 	uint64_t connections_current;
 	uint64_t connections_shed; /* closed unserved: out of file descriptors */
+	struct tls_stats tls;
 	uint64_t entries_sent;
 };
 

@@ -21,15 +21,14 @@
 /* Pending connections closed at most per shedding. */
 #define WORKER_SHED_MAX 1024
 
-static bool is_listener(const struct worker *w, void *ptr, int *fd)
+/* The index of the listening socket ptr tags, or -1 (a connection). */
+static int listener_index(const struct worker *w, void *ptr)
 {
 	intptr_t v = (intptr_t)ptr;
 	for (int i = 0; i < w->nlisten; i++)
-		if (v == (intptr_t)(i + 2)) {
-			*fd = w->listenfd[i];
-			return true;
-		}
-	return false;
+		if (v == (intptr_t)(i + 2))
+			return i;
+	return -1;
 }
 
 /* Stops or restarts watching w's listening sockets (their backlog waits in the kernel). */
@@ -81,8 +80,9 @@ static void shed_connections(struct worker *w, int lfd, int err)
 	          shed, w->reservefd < 0 ? ", accepting again when a descriptor is free" : "");
 }
 
-static void accept_all(struct worker *w, int lfd)
+static void accept_all(struct worker *w, int li)
 {
+	int lfd = w->listenfd[li];
 	pthread_mutex_t *lock = &w->srv->accept_lock;
 	for (int i = 0; i < 64; i++) {
 		pthread_mutex_lock(lock);
@@ -101,7 +101,7 @@ static void accept_all(struct worker *w, int lfd)
 				log_error("worker %d: accept: %s", w->id, strerror(err));
 			return;
 		}
-		w->hooks->accepted(w, fd);
+		w->hooks->accepted(w, fd, w->listen_tls[li]);
 	}
 }
 
@@ -122,11 +122,11 @@ void *worker_main(void *arg)
 			break;
 		for (int i = 0; i < n; i++) {
 			void *ptr = events[i].data.ptr;
-			int lfd;
+			int li;
 			if (ptr == TAG_WAKE)
 				continue;
-			if (is_listener(w, ptr, &lfd))
-				accept_all(w, lfd);
+			if ((li = listener_index(w, ptr)) >= 0)
+				accept_all(w, li);
 			else
 				w->hooks->event(ptr, events[i].events);
 		}

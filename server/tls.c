@@ -1,0 +1,321 @@
+/* TLS sessions over memory buffers, and the server context SIGHUP replaces. */
+#include "server/tls.h"
+
+#include <errno.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "server/log.h"
+
+/* The most plaintext one TLS record carries (RFC 8446 5.1). */
+#define TLS_RECORD_PLAIN 16384
+
+struct tls_server {
+	pthread_mutex_t lock; /* around ctx: replaced by SIGHUP, taken by new sessions */
+	SSL_CTX *ctx;
+};
+
+struct tls_session {
+	SSL *ssl;
+	BIO *rbio, *wbio; /* ciphertext in (from the client) and out (to send) */
+	bool done;        /* handshake complete */
+	bool failed;
+	char why[200];
+};
+
+/* The reason of the last OpenSSL error (and clears the queue), or fallback. */
+static void openssl_reason(char *out, size_t cap, const char *fallback)
+{
+	unsigned long e = ERR_peek_last_error();
+	if (e)
+		ERR_error_string_n(e, out, cap);
+	else
+		snprintf(out, cap, "%s", fallback);
+	ERR_clear_error();
+}
+
+/* Logs "KEY FILE: reason" for a file the context could not use. Returns NULL. */
+static SSL_CTX *ctx_fail(SSL_CTX *ctx, const char *key, const char *file, const char *what)
+{
+	char why[256];
+	if (file && access(file, R_OK) != 0)
+		snprintf(why, sizeof(why), "%s", strerror(errno));
+	else
+		openssl_reason(why, sizeof(why), what);
+	log_error("TLS: %s %s: %s", key, file ? file : "", why);
+	SSL_CTX_free(ctx);
+	return NULL;
+}
+
+/* allow: a client certificate is asked for; a missing or bad one does not end the handshake. */
+static int verify_allow(int ok, X509_STORE_CTX *store)
+{
+	(void)ok;
+	(void)store;
+	return 1;
+}
+
+static SSL_CTX *build_ctx(const struct config *cfg)
+{
+	SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
+	if (!ctx)
+		return ctx_fail(NULL, "context", NULL, "out of memory");
+	SSL_CTX_set_min_proto_version(ctx,
+	                              cfg->tls_min_version == 13 ? TLS1_3_VERSION : TLS1_2_VERSION);
+	SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE |
+	                             SSL_OP_NO_COMPRESSION);
+	/* An idle session gives its read and write buffers back. */
+	SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
+	SSL_CTX_set_session_id_context(ctx, (const unsigned char *)"minidir", 7);
+	if (cfg->tls_ciphers[0] && SSL_CTX_set_cipher_list(ctx, cfg->tls_ciphers) != 1)
+		return ctx_fail(ctx, "tls_ciphers", cfg->tls_ciphers,
+		                "no cipher it names is usable");
+	if (cfg->tls_ciphersuites[0] && SSL_CTX_set_ciphersuites(ctx, cfg->tls_ciphersuites) != 1)
+		return ctx_fail(ctx, "tls_ciphersuites", cfg->tls_ciphersuites,
+		                "no suite it names is usable");
+	if (SSL_CTX_use_certificate_chain_file(ctx, cfg->tls_cert_file) != 1)
+		return ctx_fail(ctx, "tls_cert_file", cfg->tls_cert_file, "not a PEM certificate");
+	if (SSL_CTX_use_PrivateKey_file(ctx, cfg->tls_key_file, SSL_FILETYPE_PEM) != 1) {
+		bool mismatch = ERR_GET_REASON(ERR_peek_last_error()) == X509_R_KEY_VALUES_MISMATCH;
+		if (mismatch)
+			ERR_clear_error();
+		return ctx_fail(ctx, "tls_key_file", cfg->tls_key_file,
+		                mismatch ? "does not match the certificate in tls_cert_file"
+		                         : "not a PEM private key");
+	}
+	if (SSL_CTX_check_private_key(ctx) != 1)
+		return ctx_fail(ctx, "tls_key_file", cfg->tls_key_file,
+		                "does not match the certificate in tls_cert_file");
+	if (cfg->tls_ca_file[0]) {
+		STACK_OF(X509_NAME) *names = SSL_load_client_CA_file(cfg->tls_ca_file);
+		if (!names || SSL_CTX_load_verify_locations(ctx, cfg->tls_ca_file, NULL) != 1) {
+			sk_X509_NAME_pop_free(names, X509_NAME_free);
+			return ctx_fail(ctx, "tls_ca_file", cfg->tls_ca_file, "no PEM certificate");
+		}
+		SSL_CTX_set_client_CA_list(ctx, names);
+	}
+	switch (cfg->tls_verify_client) {
+	case TLS_VERIFY_NEVER:
+		SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, NULL);
+		break;
+	case TLS_VERIFY_ALLOW:
+		SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, verify_allow);
+		break;
+	case TLS_VERIFY_DEMAND:
+		SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
+		break;
+	}
+	return ctx;
+}
+
+int tls_setup(const struct config *cfg, struct tls_server **out)
+{
+	*out = NULL;
+	if (!cfg->tls_cert_file[0])
+		return 0;
+	SSL_CTX *ctx = build_ctx(cfg);
+	if (!ctx)
+		return -1;
+	struct tls_server *ts = calloc(1, sizeof(*ts));
+	if (!ts) {
+		SSL_CTX_free(ctx);
+		return -1;
+	}
+	pthread_mutex_init(&ts->lock, NULL);
+	ts->ctx = ctx;
+	*out = ts;
+	log_info("TLS: certificate %s, client certificates %s, TLS %s and above (%s)",
+	         cfg->tls_cert_file, config_tls_verify_name(cfg->tls_verify_client),
+	         cfg->tls_min_version == 13 ? "1.3" : "1.2", OpenSSL_version(OPENSSL_VERSION));
+	return 0;
+}
+
+void tls_reload(struct tls_server *ts, const struct config *cfg)
+{
+	if (!ts)
+		return;
+	SSL_CTX *ctx = build_ctx(cfg);
+	if (!ctx) {
+		log_error("SIGHUP: TLS keeps its certificate and key");
+		return;
+	}
+	pthread_mutex_lock(&ts->lock);
+	SSL_CTX *old = ts->ctx;
+	ts->ctx = ctx;
+	pthread_mutex_unlock(&ts->lock);
+	SSL_CTX_free(old); /* open sessions hold their own reference */
+	log_info("SIGHUP: TLS certificate %s and key reloaded (for new connections)",
+	         cfg->tls_cert_file);
+}
+
+void tls_teardown(struct tls_server *ts)
+{
+	if (!ts)
+		return;
+	SSL_CTX_free(ts->ctx);
+	pthread_mutex_destroy(&ts->lock);
+	free(ts);
+}
+
+struct tls_session *tls_session_new(struct tls_server *ts)
+{
+	struct tls_session *t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	pthread_mutex_lock(&ts->lock);
+	t->ssl = SSL_new(ts->ctx);
+	pthread_mutex_unlock(&ts->lock);
+	t->rbio = BIO_new(BIO_s_mem());
+	t->wbio = BIO_new(BIO_s_mem());
+	if (!t->ssl || !t->rbio || !t->wbio) {
+		BIO_free(t->rbio);
+		BIO_free(t->wbio);
+		SSL_free(t->ssl);
+		free(t);
+		log_error("TLS: no memory for a session");
+		return NULL;
+	}
+	BIO_set_mem_eof_return(t->rbio, -1); /* empty: "retry", not end of file */
+	BIO_set_mem_eof_return(t->wbio, -1);
+	SSL_set_bio(t->ssl, t->rbio, t->wbio); /* the session owns them now */
+	SSL_set_accept_state(t->ssl);
+	return t;
+}
+
+void tls_session_shutdown(struct tls_session *t)
+{
+	if (t && t->done && !t->failed)
+		SSL_shutdown(t->ssl);
+	ERR_clear_error();
+}
+
+void tls_session_free(struct tls_session *t)
+{
+	if (!t)
+		return;
+	SSL_free(t->ssl);
+	free(t);
+}
+
+/* Records a failure of the call that returned rc. Returns TLS_FAILED or TLS_CLOSED. */
+static enum tls_status failure(struct tls_session *t, int rc, const char *during)
+{
+	int e = SSL_get_error(t->ssl, rc);
+	if (e == SSL_ERROR_ZERO_RETURN) {
+		ERR_clear_error();
+		return TLS_CLOSED;
+	}
+	char why[160];
+	openssl_reason(why, sizeof(why), e == SSL_ERROR_SYSCALL ? "unexpected end of data" : "?");
+	snprintf(t->why, sizeof(t->why), "%s: %s", during, why);
+	t->failed = true;
+	return TLS_FAILED;
+}
+
+enum tls_status tls_input(struct tls_session *t, const void *in, size_t len, struct buf *plain)
+{
+	if (t->failed)
+		return TLS_FAILED;
+	if (len && BIO_write(t->rbio, in, (int)len) != (int)len) {
+		snprintf(t->why, sizeof(t->why), "out of memory");
+		t->failed = true;
+		return TLS_FAILED;
+	}
+	if (!t->done) {
+		int rc = SSL_do_handshake(t->ssl);
+		if (rc != 1) {
+			int e = SSL_get_error(t->ssl, rc);
+			if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE)
+				return TLS_OK;
+			return failure(t, rc, "handshake");
+		}
+		t->done = true;
+	}
+	for (;;) {
+		if (buf_reserve(plain, TLS_RECORD_PLAIN + 1) < 0) {
+			snprintf(t->why, sizeof(t->why), "out of memory");
+			t->failed = true;
+			return TLS_FAILED;
+		}
+		int room = (int)(plain->cap - plain->len - 1);
+		int n = SSL_read(t->ssl, plain->data + plain->len, room);
+		if (n > 0) {
+			plain->len += (size_t)n;
+			continue;
+		}
+		int e = SSL_get_error(t->ssl, n);
+		if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE)
+			return TLS_OK;
+		return failure(t, n, "read");
+	}
+}
+
+int tls_output(struct tls_session *t, const void *plain, size_t len, struct buf *cipher,
+               unsigned *records)
+{
+	*records = 0;
+	if (t->failed)
+		return -1;
+	if (len) {
+		int n = SSL_write(t->ssl, plain, (int)len);
+		if (n <= 0 || (size_t)n != len) {
+			failure(t, n, "write");
+			return -1;
+		}
+		*records = (unsigned)((len + TLS_RECORD_PLAIN - 1) / TLS_RECORD_PLAIN);
+	}
+	size_t pending = BIO_ctrl_pending(t->wbio);
+	if (pending == 0)
+		return 0;
+	if (buf_reserve(cipher, pending) < 0)
+		return -1;
+	int got = BIO_read(t->wbio, cipher->data + cipher->len, (int)pending);
+	if (got > 0)
+		cipher->len += (size_t)got;
+	return 0;
+}
+
+bool tls_handshake_done(const struct tls_session *t)
+{
+	return t->done;
+}
+
+const char *tls_why(const struct tls_session *t)
+{
+	return t->why[0] ? t->why : "unknown";
+}
+
+void tls_describe(const struct tls_session *t, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s %s", SSL_get_version(t->ssl), SSL_get_cipher_name(t->ssl));
+}
+
+bool tls_resumed(const struct tls_session *t)
+{
+	return SSL_session_reused(t->ssl) == 1;
+}
+
+size_t tls_peer_subject(const struct tls_session *t, char *out, size_t cap)
+{
+	X509 *cert = SSL_get0_peer_certificate(t->ssl);
+	if (!cert || SSL_get_verify_result(t->ssl) != X509_V_OK || cap == 0)
+		return 0;
+	BIO *b = BIO_new(BIO_s_mem());
+	if (!b)
+		return 0;
+	size_t n = 0;
+	/* RFC 2253 order and escaping: an LDAP DN, most specific RDN first. */
+	if (X509_NAME_print_ex(b, X509_get_subject_name(cert), 0, XN_FLAG_RFC2253) >= 0) {
+		int got = BIO_read(b, out, (int)cap - 1);
+		n = got > 0 ? (size_t)got : 0;
+	}
+	out[n] = '\0';
+	BIO_free(b);
+	return n;
+}

@@ -1,0 +1,86 @@
+/*
+ * TLS with OpenSSL, for ldaps:// listeners and StartTLS (RFC 4511 4.14).
+ *
+ * The server's context (certificate chain, key, CA file, client verification,
+ * versions and ciphers from the config) is built at start-up and rebuilt by
+ * SIGHUP: new sessions get the new certificate, open ones keep theirs (a
+ * session holds a reference to the context it was made from).
+ *
+ * A session never touches the socket. Ciphertext goes in and out through
+ * memory buffers, so that the connection keeps doing its own recv and send
+ * with the send policy's flags: a flush of plaintext becomes records of up to
+ * 16 KiB (one record per flush when the flush is smaller) and leaves in one
+ * send, as plaintext would. No call blocks; a handshake advances as bytes
+ * arrive, inside the worker's event loop.
+ *
+ * Thread rules: tls_setup, tls_reload and tls_teardown run in the main
+ * thread; tls_session_new in any worker (it takes the context under a lock);
+ * a session belongs to one connection and is used by its worker only.
+ */
+#ifndef MINIDIR_SERVER_TLS_H
+#define MINIDIR_SERVER_TLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "conf/config.h"
+#include "protocol/tlv.h"
+
+struct tls_server;
+struct tls_session;
+
+/*
+ * Builds the context from cfg (borrowed) into *out; *out is NULL when TLS is
+ * not configured (no tls_cert_file). Returns 0, or -1 after logging the file
+ * and the reason (unreadable, not PEM, key not matching the certificate...).
+ */
+int tls_setup(const struct config *cfg, struct tls_server **out);
+/* Rebuilds the context from cfg's files; on failure logs why and keeps the old one. */
+void tls_reload(struct tls_server *ts, const struct config *cfg);
+void tls_teardown(struct tls_server *ts);
+
+/* A server session on a new connection, or NULL (logged). */
+struct tls_session *tls_session_new(struct tls_server *ts);
+/* Frees t (NULL allowed); with notify, first queues a close_notify alert for tls_output. */
+void tls_session_free(struct tls_session *t);
+/* Queues a close_notify alert (after a completed handshake), for tls_output. */
+void tls_session_shutdown(struct tls_session *t);
+
+/* What tls_input returns. */
+enum tls_status {
+	TLS_OK,     /* plaintext appended (maybe none yet: the handshake goes on) */
+	TLS_CLOSED, /* the client sent close_notify */
+	TLS_FAILED, /* handshake or record error: close the connection (tls_why says why) */
+};
+
+/*
+ * Takes in[0..len) (ciphertext the client sent), advances the handshake and
+ * appends the plaintext it decrypts to plain (the caller's), leaving one byte
+ * of spare capacity after it. Returns a tls_status.
+ */
+enum tls_status tls_input(struct tls_session *t, const void *in, size_t len, struct buf *plain);
+
+/*
+ * Encrypts plain[0..len) into records appended to cipher (the caller's), with
+ * whatever the session had waiting to send before them (handshake messages,
+ * tickets, alerts); len 0 takes only those. *records counts the records
+ * written. Returns 0, or -1 (out of memory, or a session that failed).
+ */
+int tls_output(struct tls_session *t, const void *plain, size_t len, struct buf *cipher,
+               unsigned *records);
+
+bool tls_handshake_done(const struct tls_session *t);
+/* Why the session failed (an OpenSSL reason), for the log. */
+const char *tls_why(const struct tls_session *t);
+/* The negotiated protocol and cipher, e.g. "TLSv1.3 TLS_AES_256_GCM_SHA384". */
+void tls_describe(const struct tls_session *t, char *out, size_t cap);
+/* True if the handshake reused an earlier session (ticket). */
+bool tls_resumed(const struct tls_session *t);
+/*
+ * The subject of the client's certificate as an LDAP DN (RFC 4514, most
+ * specific first, "cn=client,o=example"), if the client sent one and it
+ * verified against tls_ca_file. Returns its length, 0 when there is none.
+ */
+size_t tls_peer_subject(const struct tls_session *t, char *out, size_t cap);
+
+#endif

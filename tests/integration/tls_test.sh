@@ -1,0 +1,281 @@
+#!/usr/bin/env bash
+# TLS with real clients: ldaps:// and StartTLS with ldapsearch (libldap with
+# GnuTLS) and python-ldap, SASL EXTERNAL with a client certificate, require_tls,
+# client verification, certificate rotation by SIGHUP, start-up errors, large
+# responses under every send policy, and hostile handshakes. Certificates are
+# made at test time (tls_certs.sh). Every server is minidir on 127.0.0.1,
+# started here and stopped by PID.
+set -u
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+. tests/integration/lib.sh
+LDIF=tests/data/test.ldif
+BASE=dc=test,dc=org
+PYTHON=/usr/bin/python3 # Debian's, where python3-ldap is
+
+work=$(mktemp -d /tmp/minidir-tls.XXXXXX)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do
+		kill "$p" 2> /dev/null && wait "$p" 2> /dev/null
+	done
+	[ -n "${KEEP:-}" ] || rm -rf "$work"
+}
+trap cleanup EXIT
+
+if ! tests/integration/tls_certs.sh "$work/pki" > "$work/certs.log" 2>&1; then
+	not_ok "certificates: $(cat "$work/certs.log")"
+	echo "# tls: $pass passed, $fail failed"
+	exit 1
+fi
+PKI=$work/pki
+# libldap reads these (LDAPNOINIT must not be set: it turns them off too).
+unset LDAPNOINIT
+export LDAPCONF=/dev/null LDAPRC=/dev/null LDAPTLS_CACERT=$PKI/ca.pem LDAPTLS_REQCERT=demand
+
+# write_conf NAME [extra lines...]: $work/NAME.conf with ldap:// and ldaps:// listeners and TLS.
+write_conf() {
+	local name=$1
+	shift
+	{
+		echo "listen = ldap://127.0.0.1:0"
+		echo "listen = ldaps://127.0.0.1:0/"
+		echo "database = $work/db.mdb"
+		echo "suffix = $BASE"
+		echo "rootdn = cn=admin,$BASE"
+		echo "rootpw = root-secret"
+		echo "tls_cert_file = $PKI/server.pem"
+		echo "tls_key_file = $PKI/server.key"
+		for l in "$@"; do echo "$l"; done
+	} > "$work/$name.conf"
+}
+
+# start NAME: starts minidir on NAME.conf; sets pid, port (ldap://) and sport (ldaps://).
+start() {
+	local name=$1
+	: > "$work/$name.log"
+	"$BUILD/minidir" -f "$work/$name.conf" 2> "$work/$name.log" &
+	pid=$!
+	pids+=("$pid")
+	port=$(wait_port "$work/$name.log")
+	sport=$(wait_port "$work/$name.log" ldaps)
+	if [ -z "$port" ] || [ -z "$sport" ]; then
+		not_ok "$name: server did not start: $(cat "$work/$name.log")"
+		return 1
+	fi
+}
+
+stop() {
+	stop_checked "$1" "$work/$2.log" || not_ok "$2: $stop_why"
+}
+
+# check NAME WANT_RC PATTERN command...: the command exits WANT_RC ("fail": any but 0)
+# and its output (stdout and stderr) matches the extended regular expression PATTERN.
+check() {
+	local name=$1 want=$2 pattern=$3 rc=0
+	shift 3
+	timeout 10 "$@" > "$work/out" 2>&1 || rc=$?
+	if { [ "$rc" = "$want" ] || { [ "$want" = fail ] && [ "$rc" != 0 ]; }; } &&
+		grep -qE -- "$pattern" "$work/out"; then
+		ok "$name"
+	else
+		not_ok "$name: exit $rc (want $want), output: $(head -c 400 "$work/out" | tr '\n' ' ')"
+	fi
+}
+
+# ldapsearch as every check here runs it (timeout runs it, so not a function).
+LS=(ldapsearch -x -LLL)
+
+# --- configuration errors: clear, at start-up ----------------------------------------------
+write_conf base
+"$BUILD/minidir-import" -f "$work/base.conf" "$LDIF" > /dev/null || not_ok "import"
+bad_start() { # NAME PATTERN conf-lines...: minidir -t refuses the config with PATTERN
+	local name=$1 pattern=$2
+	shift 2
+	{
+		echo "database = $work/db.mdb"
+		echo "suffix = $BASE"
+		for l in "$@"; do echo "$l"; done
+	} > "$work/bad.conf"
+	check "config: $name" 1 "$pattern" "$BUILD/minidir" -t -f "$work/bad.conf"
+}
+bad_start "ldaps:// without a certificate" "ldaps:// listener needs tls_cert_file" \
+	"listen = ldaps://127.0.0.1:0"
+bad_start "a missing certificate file names it" "tls_cert_file $work/nope.pem: No such file" \
+	"tls_cert_file = $work/nope.pem" "tls_key_file = $PKI/server.key"
+bad_start "a key that does not match the certificate" "does not match the certificate" \
+	"tls_cert_file = $PKI/server.pem" "tls_key_file = $PKI/client.key"
+bad_start "a certificate file that is not PEM" "tls_cert_file $work/db.mdb" \
+	"tls_cert_file = $work/db.mdb" "tls_key_file = $PKI/server.key"
+bad_start "demand without a CA file" "needs tls_ca_file" \
+	"tls_cert_file = $PKI/server.pem" "tls_key_file = $PKI/server.key" \
+	"tls_verify_client = demand"
+bad_start "an unknown scheme" "scheme must be ldap:// or ldaps://" "listen = http://127.0.0.1:0"
+
+# --- ldaps:// and StartTLS --------------------------------------------------------------------
+write_conf main "tls_ca_file = $PKI/ca.pem" "tls_verify_client = allow"
+if start main; then
+	L=ldap://127.0.0.1:$port S=ldaps://127.0.0.1:$sport
+	check "ldaps:// search" 0 "^cn: User Three" "${LS[@]}" -H "$S" -b "$BASE" "(uid=user3)" cn
+	check "StartTLS (-ZZ) search" 0 "^cn: User Three" "${LS[@]}" -ZZ -H "$L" -b "$BASE" "(uid=user3)" cn
+	check "a CA that did not sign the certificate fails" fail "Can't contact|certificate" \
+		env LDAPTLS_CACERT="$PKI/other-ca.pem" ldapsearch -x -LLL -H "$S" -b "$BASE" "(uid=user3)"
+	check "StartTLS on a TLS connection: operationsError" 1 "Operations error|already" \
+		"${LS[@]}" -ZZ -H "$S" -b "" -s base
+	n=$("${LS[@]}" -H "$S" -b "$BASE" "(objectClass=*)" 1.1 | grep -c '^dn:')
+	want=$(grep -c '^dn:' "$LDIF")
+	[ "$n" = "$want" ] && ok "ldaps:// subtree search: all $n entries" ||
+		not_ok "ldaps:// subtree search: $n entries, want $want"
+	check "root DSE lists StartTLS and EXTERNAL" 0 "1.3.6.1.4.1.1466.20037" \
+		"${LS[@]}" -H "$L" -b "" -s base supportedExtension supportedSASLMechanisms
+	grep -q "^supportedSASLMechanisms: EXTERNAL" "$work/out" && ok "root DSE: supportedSASLMechanisms EXTERNAL" ||
+		not_ok "root DSE: no supportedSASLMechanisms EXTERNAL"
+	check "SASL EXTERNAL with a client certificate (ldaps://)" 0 "^dn:cn=client,o=minidir test$" \
+		env LDAPTLS_CERT="$PKI/client.pem" LDAPTLS_KEY="$PKI/client.key" ldapwhoami -Y EXTERNAL -H "$S"
+	check "SASL EXTERNAL after StartTLS" 0 "^dn:cn=client,o=minidir test$" \
+		env LDAPTLS_CERT="$PKI/client.pem" LDAPTLS_KEY="$PKI/client.key" ldapwhoami -ZZ -Y EXTERNAL -H "$L"
+	# libldap's SASL client will not even try EXTERNAL without a certificate; python-ldap's
+	# sasl_bind_s sends the bind as it is.
+	for url in "$S" "$L"; do
+		check "SASL EXTERNAL without a client certificate ($url): inappropriateAuthentication" 0 "^48$" \
+			"$PYTHON" -c "
+import ldap
+c = ldap.initialize('$url')
+c.set_option(ldap.OPT_X_TLS_CACERTFILE, '$PKI/ca.pem')
+c.set_option(ldap.OPT_X_TLS_NEWCTX, 0)
+try:
+    c.sasl_bind_s('', 'EXTERNAL', b'')
+    print('bound')
+except ldap.INAPPROPRIATE_AUTH:
+    print(48)"
+	done
+	check "simple bind over TLS" 0 "^dn:cn=admin,$BASE$" \
+		ldapwhoami -x -H "$S" -D "cn=admin,$BASE" -w root-secret
+	if [ -x "$PYTHON" ] && "$PYTHON" -c 'import ldap' 2> /dev/null; then
+		check "python-ldap start_tls_s()" 0 "^User Three$" "$PYTHON" -c "
+import ldap, sys
+c = ldap.initialize('$L')
+c.set_option(ldap.OPT_X_TLS_CACERTFILE, '$PKI/ca.pem')
+c.set_option(ldap.OPT_X_TLS_REQUIRE_CERT, ldap.OPT_X_TLS_DEMAND)
+c.set_option(ldap.OPT_X_TLS_NEWCTX, 0)
+c.start_tls_s()
+r = c.search_s('$BASE', ldap.SCOPE_SUBTREE, '(uid=user3)', ['cn'])
+print(r[0][1]['cn'][0].decode())"
+	else
+		not_ok "python-ldap is not installed (scripts/deps.sh installs python3-ldap)"
+	fi
+	# cn=monitor counts the sessions.
+	check "cn=tls,cn=monitor counts handshakes" 0 "^handshakes: [1-9]" \
+		"${LS[@]}" -H "$S" -D "cn=admin,$BASE" -w root-secret -b "cn=tls,cn=monitor" -s base
+
+	# Hostile: garbage instead of a ClientHello, a handshake cut halfway, a flood.
+	printf 'GET / HTTP/1.0\r\n\r\n' | timeout 5 bash -c "cat > /dev/tcp/127.0.0.1/$sport" 2> /dev/null
+	check "garbage instead of a ClientHello: others still served" 0 "^cn: User Three" \
+		"${LS[@]}" -H "$S" -b "$BASE" "(uid=user3)" cn
+	grep -q "TLS handshake" "$work/main.log" && ok "garbage: the failed handshake is logged" ||
+		not_ok "garbage: no log line about the failed handshake"
+	flood=()
+	for _ in $(seq 1 20); do
+		timeout 2 openssl s_client -connect "127.0.0.1:$sport" -CAfile "$PKI/ca.pem" < /dev/null > /dev/null 2>&1 &
+		flood+=($!)
+	done
+	wait "${flood[@]}"
+	check "after 20 handshakes that end at once: still served" 0 "^cn: User Three" \
+		"${LS[@]}" -H "$S" -b "$BASE" "(uid=user3)" cn
+	stop "$pid" main
+fi
+
+# --- a StartTLS request the server cannot honour ----------------------------------------------
+cat > "$work/plain.conf" << EOF
+listen = 127.0.0.1:0
+database = $work/db.mdb
+suffix = $BASE
+EOF
+: > "$work/plain.log"
+"$BUILD/minidir" -f "$work/plain.conf" 2> "$work/plain.log" &
+pid=$!
+pids+=("$pid")
+port=$(wait_port "$work/plain.log")
+check "StartTLS without TLS configured: a clear error" 1 "TLS is not configured" \
+	"${LS[@]}" -ZZ -H "ldap://127.0.0.1:$port" -b "" -s base
+stop "$pid" plain
+
+# --- require_tls, demand, handshake timeout ----------------------------------------------------
+write_conf strict "require_tls = yes" "tls_ca_file = $PKI/ca.pem" "tls_verify_client = demand" \
+	"tls_handshake_timeout = 1"
+if start strict; then
+	L=ldap://127.0.0.1:$port S=ldaps://127.0.0.1:$sport
+	check "require_tls: a plaintext search is confidentialityRequired (13)" 13 "" \
+		"${LS[@]}" -H "$L" -b "$BASE" "(uid=user3)"
+	check "require_tls: a plaintext bind is confidentialityRequired (13)" 13 "" \
+		ldapwhoami -x -H "$L" -D "cn=admin,$BASE" -w root-secret
+	check "require_tls: the root DSE stays readable" 0 "^namingContexts: $BASE" \
+		"${LS[@]}" -H "$L" -b "" -s base namingContexts
+	check "demand: no client certificate, no session" fail "" "${LS[@]}" -H "$S" -b "" -s base
+	check "demand: StartTLS with a client certificate, then search" 0 "^cn: User Three" \
+		env LDAPTLS_CERT="$PKI/client.pem" LDAPTLS_KEY="$PKI/client.key" \
+		ldapsearch -x -LLL -ZZ -H "$L" -b "$BASE" "(uid=user3)" cn
+	# A client that connects and says nothing is closed after tls_handshake_timeout.
+	exec 7<> "/dev/tcp/127.0.0.1/$sport"
+	if timeout 5 cat <&7 > /dev/null; then
+		ok "a silent client is closed by tls_handshake_timeout"
+	else
+		not_ok "a silent client was not closed within 5 s (tls_handshake_timeout = 1)"
+	fi
+	exec 7>&-
+	grep -q "tls_handshake_timeout" "$work/strict.log" && ok "handshake timeout logged" ||
+		not_ok "handshake timeout not logged"
+	stop "$pid" strict
+fi
+
+# --- certificate rotation by SIGHUP ------------------------------------------------------------
+write_conf rot "tls_cert_file = $work/rot.pem" "tls_key_file = $work/rot.key"
+sed -i '/tls_cert_file = .*server.pem/d; /tls_key_file = .*server.key/d' "$work/rot.conf"
+cp "$PKI/server.pem" "$work/rot.pem"
+cp "$PKI/server.key" "$work/rot.key"
+serial() { # PORT: the serial of the certificate the server presents
+	timeout 5 openssl s_client -connect "127.0.0.1:$1" -CAfile "$PKI/ca.pem" < /dev/null 2> /dev/null |
+		openssl x509 -noout -serial 2> /dev/null
+}
+if start rot; then
+	before=$(serial "$sport")
+	tests/integration/tls_certs.sh "$work/pki2" > /dev/null 2>&1
+	# A bad file first: logged, the old certificate kept.
+	echo "not a certificate" > "$work/rot.pem"
+	kill -HUP "$pid"
+	sleep 0.5
+	[ "$(serial "$sport")" = "$before" ] && ok "SIGHUP with a bad certificate keeps the old one" ||
+		not_ok "SIGHUP with a bad certificate: serial $(serial "$sport"), was $before"
+	grep -q "TLS keeps its certificate" "$work/rot.log" && ok "the bad certificate is logged" ||
+		not_ok "the bad certificate was not logged"
+	cp "$work/pki2/server.pem" "$work/rot.pem"
+	cp "$work/pki2/server.key" "$work/rot.key"
+	kill -HUP "$pid"
+	sleep 0.5
+	after=$(timeout 5 openssl s_client -connect "127.0.0.1:$sport" -CAfile "$work/pki2/ca.pem" < /dev/null 2> /dev/null |
+		openssl x509 -noout -serial 2> /dev/null)
+	[ -n "$after" ] && [ "$after" != "$before" ] && ok "SIGHUP rotates the certificate ($before -> $after)" ||
+		not_ok "SIGHUP did not rotate the certificate ($before -> $after)"
+	stop "$pid" rot
+fi
+
+# --- large responses under each send policy: the same bytes as plaintext ---------------------
+sh bench/gen-ldif.sh 2000 "$BASE" 600 > "$work/big.ldif"
+for policy in batch msg-more nodelay-once cork-toggle; do
+	write_conf "p-$policy" "send_policy = $policy" "sizelimit = unlimited"
+	sed -i "s#database = .*#database = $work/big.mdb#" "$work/p-$policy.conf"
+	[ -f "$work/big.mdb" ] || "$BUILD/minidir-import" -q -f "$work/p-$policy.conf" "$work/big.ldif" > /dev/null
+	start "p-$policy" || continue
+	"${LS[@]}" -H "ldap://127.0.0.1:$port" -b "$BASE" "(objectClass=*)" > "$work/plain.out" 2>&1
+	"${LS[@]}" -H "ldaps://127.0.0.1:$sport" -b "$BASE" "(objectClass=*)" > "$work/tls.out" 2>&1
+	n=$(grep -c '^dn:' "$work/tls.out")
+	if [ "$n" -ge 2000 ] && cmp -s "$work/plain.out" "$work/tls.out"; then
+		ok "$policy: 2000-entry search over TLS matches plaintext ($n entries)"
+	else
+		not_ok "$policy: TLS answer differs from plaintext ($n entries)"
+	fi
+	stop "$pid" "p-$policy"
+done
+
+echo "# tls: $pass passed, $fail failed"
+[ "$fail" = 0 ]
