@@ -8,12 +8,13 @@ set -eu
 BENCH_PKGS="tcpdump gnuplot-nox ethtool iproute2 slapd linux-perf"
 
 # slapd is needed for its schema files (/etc/ldap/schema) and as the peer of the
-# conformance tests; its own service is kept from starting (see below). clang builds
+# conformance tests and of searchrate's TLS tests; its own service is kept from starting
+# (see below). openssl makes those tests' throwaway certificates (tests/integration/tls_certs.sh). clang builds
 # make test SAN=1 and make fuzz; libclang-rt-14-dev holds its sanitizer and libFuzzer
 # runtimes (libclang_rt.fuzzer-x86_64.a).
 PKGS="build-essential pkg-config libldap-dev liblmdb-dev lmdb-utils check \
 libsubunit-dev ldap-utils libinih-dev libssl-dev libcrypt-dev strace clang-format slapd \
-procps diffutils clang libclang-rt-14-dev python3-ldap"
+procps diffutils clang libclang-rt-14-dev openssl python3-ldap"
 
 [ "${1:-}" = bench ] && PKGS="$PKGS $BENCH_PKGS"
 

@@ -3,7 +3,9 @@
 #   BUILD=build tests/integration/searchrate_test.sh HOST PORT
 # Short bounded runs (every command under `timeout 30`); checks exit codes, the summary,
 # the per-interval rows, error accounting by result code and the CSV output.
-# Behaviour only: no timing assertions.
+# Behaviour only: no timing assertions. The TLS options (--useSSL, --useStartTLS, --trustAll,
+# --trustStorePath, --iterationsBeforeReconnect) run against a private OpenLDAP slapd with
+# a throwaway CA (tls_certs.sh), started and stopped (by PID) here.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 BUILD=${BUILD:-build}
@@ -18,7 +20,17 @@ BASE=dc=test,dc=org
 SR=$BUILD/searchrate
 
 work=$(mktemp -d /tmp/searchrate-it.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+slapd_pid=
+# stop_slapd: TERM, then KILL after 5 s, of the slapd this script started.
+stop_slapd() {
+	[ -n "$slapd_pid" ] || return 0
+	kill -TERM "$slapd_pid" 2> /dev/null
+	for _ in $(seq 1 100); do kill -0 "$slapd_pid" 2> /dev/null || break; sleep 0.05; done
+	kill -0 "$slapd_pid" 2> /dev/null && kill -KILL "$slapd_pid" 2> /dev/null
+	wait "$slapd_pid" 2> /dev/null
+	slapd_pid=
+}
+trap 'stop_slapd; rm -rf "$work"' EXIT
 
 # sr NAME args...: runs searchrate against the server; stdout in $work/NAME.out, stderr in
 # $work/NAME.err, exit status in $rc.
@@ -103,6 +115,150 @@ sr csv -b "$BASE" -f "(uid=user[1-3])" -i 1 -I 1 --csv
 if [ "$rc" = 0 ] && head -1 "$work/csv.out" | grep -qx 'Recent Searches/Sec,Recent Avg Dur ms,Recent Entries/Srch,Recent Errors/Sec,Overall Searches/Sec,Overall Avg Dur ms'; then ok "--csv prints the CSV header line first"; else not_ok "--csv: no CSV header line (exit $rc)"; show csv; fi
 if grep -qE '^[0-9.]+,[0-9.]+,1\.000,[0-9.]+,[0-9.]+,[0-9.]+$' "$work/csv.out"; then ok "--csv prints comma-separated rows"; else not_ok "--csv: no CSV row"; show csv; fi
 
+# --- TLS, against a private slapd ------------------------------------------------------------
+# minidir has no TLS of its own: the peer is an OpenLDAP slapd on ldap:// (for StartTLS) and
+# ldaps:// ports, with a server certificate from a CA made now, and `security tls=1`, so that
+# it answers nothing but StartTLS without TLS (a search over plain LDAP gets 13). Searches
+# read its root DSE.
+SLAPD=${SLAPD:-/usr/sbin/slapd}
+TLS_SUFFIX=dc=tls,dc=test
+TLS_ROOTDN=cn=admin,$TLS_SUFFIX
+port_in_use() { timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2> /dev/null; }
+# write_slapd_conf DIR: a minimal slapd.conf (back-mdb, rootdn, TLS) in DIR.
+write_slapd_conf() {
+	mkdir -p "$1/db"
+	cat > "$1/slapd.conf" << EOF
+include         /etc/ldap/schema/core.schema
+modulepath      /usr/lib/ldap
+moduleload      back_mdb
+pidfile         $1/slapd.pid
+argsfile        $1/slapd.args
+threads         2
+loglevel        none
+TLSCACertificateFile    $1/ca.pem
+TLSCertificateFile      $1/server.pem
+TLSCertificateKeyFile   $1/server.key
+security        tls=1
+database        mdb
+suffix          "$TLS_SUFFIX"
+rootdn          "$TLS_ROOTDN"
+rootpw          secret
+directory       $1/db
+maxsize         10485760
+dbnosync
+EOF
+}
+# start_tls_slapd DIR: slapd on two free ports, LDAP_PORT and LDAPS_PORT; false if it
+# never answered over ldaps:// with its suffix.
+start_tls_slapd() {
+	local dir=$1
+	for _ in 1 2 3 4 5; do
+		LDAP_PORT=$((20000 + RANDOM % 20000))
+		LDAPS_PORT=$((LDAP_PORT + 1))
+		if port_in_use "$LDAP_PORT" || port_in_use "$LDAPS_PORT"; then continue; fi
+		"$SLAPD" -f "$dir/slapd.conf" -h "ldap://127.0.0.1:$LDAP_PORT/ ldaps://127.0.0.1:$LDAPS_PORT/" \
+			-d 0 > "$dir/slapd.log" 2>&1 &
+		slapd_pid=$!
+		for _ in $(seq 1 100); do
+			kill -0 "$slapd_pid" 2> /dev/null || break
+			if LDAPTLS_CACERT=$dir/ca.pem timeout 5 ldapsearch -x -LLL -H "ldaps://127.0.0.1:$LDAPS_PORT" \
+				-b "" -s base namingContexts 2> /dev/null | grep -qi "^namingContexts: $TLS_SUFFIX\$"; then
+				kill -0 "$slapd_pid" 2> /dev/null && return 0
+			fi
+			sleep 0.05
+		done
+		stop_slapd
+	done
+	return 1
+}
+# tsr NAME args...: searchrate against 127.0.0.1, reading the root DSE, 2 intervals of 0.5 s.
+tsr() {
+	local name=$1
+	shift
+	timeout 30 "$SR" -h 127.0.0.1 -b "" -s base -i 0.5 -I 2 "$@" > "$work/$name.out" 2> "$work/$name.err"
+	rc=$?
+}
+# tls_ok NAME WHAT: run NAME exited 0 with searches and no errors.
+tls_ok() {
+	local n e
+	n=$(summary_value "$1" "Total searches")
+	e=$(summary_value "$1" "Total errors")
+	if [ "$rc" = 0 ] && [ -n "$n" ] && [ "$n" -gt 0 ] && [ "$e" = 0 ]; then
+		ok "$2: $n searches, 0 errors"
+	else
+		not_ok "$2: exit $rc, ${n:-no} searches, ${e:-no} errors"
+		show "$1"
+	fi
+}
+# tls_rejected NAME WHAT PREFIX: run NAME exited 1, its message starting with PREFIX and
+# saying that the server's certificate was rejected.
+tls_rejected() {
+	if [ "$rc" = 1 ] && grep -q "^searchrate: $3.*certificate was rejected" "$work/$1.err"; then
+		ok "$2: exit 1, certificate rejected"
+	else
+		not_ok "$2: exit $rc, no \"$3 ... certificate was rejected\" message"
+		show "$1"
+	fi
+}
+
+tls=$work/tls
+if [ ! -x "$SLAPD" ] || ! command -v openssl > /dev/null 2>&1; then
+	not_ok "TLS: needs $SLAPD and openssl (scripts/deps.sh installs them)"
+elif ! tests/integration/tls_certs.sh "$tls" > "$work/certs.log" 2>&1; then
+	not_ok "TLS: tls_certs.sh failed: $(head -3 "$work/certs.log")"
+elif write_slapd_conf "$tls" && ! start_tls_slapd "$tls"; then
+	not_ok "TLS: slapd did not start: $(head -5 "$tls/slapd.log")"
+else
+	tsr plain -p "$LDAP_PORT"
+	if [ "$rc" = 0 ] && grep -qE '^ *13 \(Confidentiality required\): [1-9]' "$work/plain.out" &&
+		[ "$(summary_value plain "Total errors")" = "$(summary_value plain "Total searches")" ]; then
+		ok "TLS: the peer answers plain LDAP searches with 13 only"
+	else
+		not_ok "TLS: the peer answers plain LDAP searches (exit $rc)"
+		show plain
+	fi
+	tsr ssl -p "$LDAPS_PORT" -Z -P "$tls/ca.pem"
+	tls_ok ssl "--useSSL --trustStorePath ca.pem"
+	grep -q "^searchrate: ldaps://127.0.0.1:$LDAPS_PORT," "$work/ssl.out" || not_ok "--useSSL: the banner does not name ldaps://"
+	tsr starttls -p "$LDAP_PORT" -q -P "$tls/ca.pem" -D "$TLS_ROOTDN" -w secret
+	tls_ok starttls "--useStartTLS --trustStorePath ca.pem, then a bind"
+	tsr trustall -p "$LDAPS_PORT" -Z -X
+	tls_ok trustall "--useSSL --trustAll"
+	tsr untrusted -p "$LDAPS_PORT" -Z
+	tls_rejected untrusted "--useSSL without a trust store" "cannot connect to ldaps://127.0.0.1:$LDAPS_PORT: "
+	tsr otherca -p "$LDAPS_PORT" -Z -P "$tls/other-ca.pem"
+	tls_rejected otherca "--useSSL trusting another CA" "cannot connect to ldaps://127.0.0.1:$LDAPS_PORT: "
+	tsr untrusted_st -p "$LDAP_PORT" -q
+	tls_rejected untrusted_st "--useStartTLS without a trust store" "StartTLS on 127.0.0.1:$LDAP_PORT: "
+	# A reconnect (handshake included) after each search: about one per search.
+	tsr reconnect -p "$LDAPS_PORT" -Z -P "$tls/ca.pem" --iterationsBeforeReconnect 1
+	n=$(summary_value reconnect "Total searches")
+	r=$(summary_value reconnect "Reconnects")
+	if [ "$rc" = 0 ] && [ -n "$r" ] && [ "$r" -gt 0 ] && [ "$(summary_value reconnect "Total errors")" = 0 ] &&
+		[ $((n - r)) -ge -2 ] && [ $((n - r)) -le 2 ]; then
+		ok "--iterationsBeforeReconnect 1 over TLS: $r reconnects for $n searches"
+	else
+		not_ok "--iterationsBeforeReconnect 1 over TLS: ${r:-no} reconnects for ${n:-no} searches (exit $rc)"
+		show reconnect
+	fi
+	tsr async -p "$LDAPS_PORT" -Z -P "$tls/ca.pem" -a -O 10 -t 2 --numConnections 4
+	tls_ok async "--asynchronous over --useSSL, 4 connections on 2 threads"
+	tsr async_rc -p "$LDAP_PORT" -q -P "$tls/ca.pem" -a -O 5 -t 2 --numConnections 4 --iterationsBeforeReconnect 20
+	tls_ok async_rc "--asynchronous over --useStartTLS, reconnecting every 20 searches"
+	r=$(summary_value async_rc "Reconnects")
+	[ -n "$r" ] && [ "$r" -gt 0 ] || not_ok "--asynchronous --iterationsBeforeReconnect 20: no reconnects"
+fi
+stop_slapd
+
+# minidir has no StartTLS: the run stops at once, saying so.
+sr nostarttls -b "$BASE" -q -X -i 1 -I 1
+if [ "$rc" = 1 ] && grep -q "^searchrate: StartTLS on $HOST:$PORT: " "$work/nostarttls.err"; then
+	ok "StartTLS refused: exit 1, \"$(head -1 "$work/nostarttls.err")\""
+else
+	not_ok "StartTLS refused: exit $rc"
+	show nostarttls
+fi
+
 # --- usage errors and connection failure -----------------------------------------------------------
 check_exit() {
 	local name=$1 want=$2
@@ -118,6 +274,12 @@ check_exit "bad --scope" 2 -h "$HOST" -p "$PORT" -b "$BASE" -s everything -I 1
 check_exit "bad value pattern" 2 -h "$HOST" -p "$PORT" -b "$BASE" -f "(uid=user[0-)" -I 1
 check_exit "bad filter" 2 -h "$HOST" -p "$PORT" -b "$BASE" -f "(uid=user" -I 1
 check_exit "--help" 0 --help
+printf 'not a certificate\n' > "$work/not.pem"
+check_exit "--useSSL with --useStartTLS" 2 -h "$HOST" -p "$PORT" -b "$BASE" -Z -q -I 1
+check_exit "--trustAll with --trustStorePath" 2 -h "$HOST" -p "$PORT" -b "$BASE" -Z -X -P "$work/not.pem" -I 1
+check_exit "--trustAll without TLS" 2 -h "$HOST" -p "$PORT" -b "$BASE" -X -I 1
+check_exit "--trustStorePath missing" 2 -h "$HOST" -p "$PORT" -b "$BASE" -Z -P "$work/none.pem" -I 1
+check_exit "--trustStorePath not PEM" 2 -h "$HOST" -p "$PORT" -b "$BASE" -Z -P "$work/not.pem" -I 1
 check_exit "no server to connect to" 1 -h 127.0.0.1 -p 1 -b "$BASE" -i 1 -I 1
 check_exit "wrong bind password" 1 -h "$HOST" -p "$PORT" -D "uid=user1,ou=people,$BASE" -w wrong -b "$BASE" -i 1 -I 1
 

@@ -33,6 +33,12 @@ static const char usage_text[] =
     "  -D, --bindDN DN                 simple bind as DN on every connection\n"
     "  -w, --bindPassword PASSWORD     the password for --bindDN\n"
     "  -j, --bindPasswordFile FILE     read the password from the first line of FILE\n"
+    "  -Z, --useSSL                    connect with TLS from the first byte (ldaps://)\n"
+    "  -q, --useStartTLS               connect with ldap://, then StartTLS before the bind\n"
+    "                                  and the first search\n"
+    "  -X, --trustAll                  with -Z or -q: accept any server certificate\n"
+    "  -P, --trustStorePath FILE       with -Z or -q: verify the server certificate with the\n"
+    "                                  CA certificates in FILE (PEM) (default: the system's)\n"
     "Search:\n"
     "  -b, --baseDN DN                 search base (required; may be a value pattern)\n"
     "  -s, --scope SCOPE               base, one, sub or subordinates (default sub)\n"
@@ -50,6 +56,10 @@ static const char usage_text[] =
     "                                  for each result\n"
     "  -O, --maxOutstandingRequests N  with --asynchronous: requests in flight per connection\n"
     "                                  (default 100)\n"
+    "      --iterationsBeforeReconnect N\n"
+    "                                  close and reopen each connection (with its TLS\n"
+    "                                  handshake and bind) after N searches on it (default\n"
+    "                                  0: never); the summary counts the reconnects\n"
     "Output:\n"
     "  -i, --intervalDuration SECONDS  length of each interval (one row) (default 5)\n"
     "  -I, --numIntervals N            stop after N intervals (default: run until SIGINT)\n"
@@ -70,7 +80,7 @@ static const char usage_text[] =
     "a failed (re)connect count as errors by result code; lost connections are re-established.\n"
     "\n"
     "Exit status: 0 the run completed (even with LDAP errors), 1 no connection could be\n"
-    "established, 2 bad options.\n";
+    "established (or StartTLS failed on it), 2 bad options.\n";
 
 enum opt_kind {
 	K_STR,   /* const char * */
@@ -86,6 +96,7 @@ enum opt_kind {
 enum {
 	OPT_NUM_CONNECTIONS = 1000,
 	OPT_WARMUP,
+	OPT_RECONNECT,
 };
 
 struct opt_spec {
@@ -105,6 +116,10 @@ static const struct opt_spec specs[] = {
     {"bindDN", 'D', K_STR, OFF(binddn), 0, 0, 0, 0},
     {"bindPassword", 'w', K_STR, OFF(bindpw), 0, 0, 0, 0},
     {"bindPasswordFile", 'j', K_STR, OFF(arg.pwfile), 0, 0, 0, 0},
+    {"useSSL", 'Z', K_FLAG, OFF(use_ssl), 0, 0, 0, 0},
+    {"useStartTLS", 'q', K_FLAG, OFF(use_starttls), 0, 0, 0, 0},
+    {"trustAll", 'X', K_FLAG, OFF(trust_all), 0, 0, 0, 0},
+    {"trustStorePath", 'P', K_STR, OFF(truststore), 0, 0, 0, 0},
     {"baseDN", 'b', K_STR, OFF(arg.base), 0, 0, 0, 0},
     {"scope", 's', K_SCOPE, OFF(scope), 0, 0, 0, 0},
     {"filter", 'f', K_STR, OFF(arg.filter), 0, 0, 0, 0},
@@ -116,6 +131,8 @@ static const struct opt_spec specs[] = {
     {"ratePerSecond", 'r', K_NUM, OFF(rate), 0, 0, 0, 1e9},
     {"asynchronous", 'a', K_FLAG, OFF(async), 0, 0, 0, 0},
     {"maxOutstandingRequests", 'O', K_INT, OFF(max_outstanding), 1, 100000, 0, 0},
+    {"iterationsBeforeReconnect", OPT_RECONNECT, K_U64, OFF(reconnect_every), 0, LLONG_MAX / 2, 0,
+     0},
     {"intervalDuration", 'i', K_NUM, OFF(interval), 0, 0, 0.01, 86400.0 * 365},
     {"numIntervals", 'I', K_U64, OFF(intervals), 1, LLONG_MAX / 2, 0, 0},
     {"warmUpIntervals", OPT_WARMUP, K_U64, OFF(warmup), 0, LLONG_MAX / 2, 0, 0},
@@ -123,7 +140,7 @@ static const struct opt_spec specs[] = {
     {"help", 'H', K_HELP, 0, 0, 0, 0, 0},
 };
 #define NSPECS (sizeof(specs) / sizeof(specs[0]))
-static const char shortopts[] = ":h:p:D:w:j:b:s:f:A:z:l:t:r:aO:i:I:cH";
+static const char shortopts[] = ":h:p:D:w:j:ZqXP:b:s:f:A:z:l:t:r:aO:i:I:cH";
 
 /* Prints "searchrate: REASON" and the usage text to stderr; returns exit status 2. */
 static int usage_error(const char *fmt, ...)
@@ -301,6 +318,35 @@ static int check_combinations(struct sr_config *cfg)
 	return -1;
 }
 
+/* The TLS options: one way to start TLS, one way to trust, a trust store that can be read. */
+static int check_tls(const struct sr_config *cfg)
+{
+	if (cfg->use_ssl && cfg->use_starttls)
+		return usage_error("give --useSSL or --useStartTLS, not both");
+	if (cfg->trust_all && cfg->truststore)
+		return usage_error("give --trustAll or --trustStorePath, not both");
+	if ((cfg->trust_all || cfg->truststore) && !cfg->use_ssl && !cfg->use_starttls)
+		return usage_error("--%s needs --useSSL or --useStartTLS",
+		                   cfg->trust_all ? "trustAll" : "trustStorePath");
+	if (!cfg->truststore)
+		return -1;
+	/* libldap would only fail each handshake, without saying why. */
+	FILE *f = fopen(cfg->truststore, "r");
+	if (!f)
+		return usage_error("--trustStorePath: cannot open %s: %s", cfg->truststore,
+		                   strerror(errno));
+	bool pem = false;
+	char line[256];
+	while (!pem && fgets(line, sizeof(line), f))
+		pem = strncmp(line, "-----BEGIN CERTIFICATE-----", 27) == 0;
+	fclose(f);
+	if (!pem)
+		return usage_error("--trustStorePath: %s holds no PEM certificate "
+		                   "(\"-----BEGIN CERTIFICATE-----\")",
+		                   cfg->truststore);
+	return -1;
+}
+
 /* Expands each pattern once: the base must be a DN, the filter an LDAP filter. */
 static int check_expansions(struct sr_config *cfg)
 {
@@ -353,6 +399,8 @@ int options_parse(struct sr_config *cfg, int argc, char **argv)
 	int status = read_options(cfg, argc, argv);
 	if (status < 0)
 		status = check_combinations(cfg);
+	if (status < 0)
+		status = check_tls(cfg);
 	if (status >= 0)
 		return status;
 	char err[512];
@@ -360,10 +408,11 @@ int options_parse(struct sr_config *cfg, int argc, char **argv)
 		return usage_error("--baseDN: %s", err);
 	if (!pattern_parse(&cfg->filter, cfg->arg.filter, err, sizeof(err)))
 		return usage_error("--filter: %s", err);
+	const char *scheme = cfg->use_ssl ? "ldaps" : "ldap";
 	if (strchr(cfg->host, ':') && cfg->host[0] != '[')
-		snprintf(cfg->uri, sizeof(cfg->uri), "ldap://[%s]:%d", cfg->host, cfg->port);
+		snprintf(cfg->uri, sizeof(cfg->uri), "%s://[%s]:%d", scheme, cfg->host, cfg->port);
 	else
-		snprintf(cfg->uri, sizeof(cfg->uri), "ldap://%s:%d", cfg->host, cfg->port);
+		snprintf(cfg->uri, sizeof(cfg->uri), "%s://%s:%d", scheme, cfg->host, cfg->port);
 	return check_expansions(cfg);
 }
 

@@ -15,8 +15,14 @@
 struct sr_config {
 	const char *host;
 	int port;
-	const char *binddn; /* NULL: no bind */
-	const char *bindpw; /* with binddn */
+	const char *binddn;     /* NULL: no bind */
+	const char *bindpw;     /* with binddn */
+	bool use_ssl;           /* --useSSL: ldaps://, TLS from the first byte */
+	bool use_starttls;      /* --useStartTLS: ldap://, then StartTLS before anything else */
+	bool trust_all;         /* --trustAll: do not verify the server's certificate */
+	const char *truststore; /* --trustStorePath: CA certificates (PEM); NULL: the system's */
+	uint64_t
+	    reconnect_every; /* --iterationsBeforeReconnect: searches per connection; 0: no limit */
 	struct pattern base, filter;
 	int scope; /* LDAP_SCOPE_* */
 	const char *scope_name;

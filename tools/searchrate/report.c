@@ -20,13 +20,17 @@ void report_banner(const struct sr_config *cfg)
 {
 	if (cfg->csv)
 		return;
-	printf("searchrate: %s, %d thread%s, %d connection%s, %s", cfg->uri, cfg->threads,
+	printf("searchrate: %s%s, %d thread%s, %d connection%s, %s", cfg->uri,
+	       cfg->use_starttls ? " with StartTLS" : "", cfg->threads,
 	       cfg->threads == 1 ? "" : "s", cfg->conns, cfg->conns == 1 ? "" : "s",
 	       cfg->async ? "asynchronous" : "synchronous");
 	if (cfg->async)
 		printf(" (up to %d outstanding per connection)", cfg->max_outstanding);
 	if (cfg->rate > 0)
 		printf(", target %g searches/s", cfg->rate);
+	if (cfg->reconnect_every)
+		printf(", reconnecting after every %" PRIu64 " search%s", cfg->reconnect_every,
+		       cfg->reconnect_every == 1 ? "" : "es");
 	printf("\nsearching base \"%s\" scope %s filter \"%s\"", cfg->base.src, cfg->scope_name,
 	       cfg->filter.src);
 	if (cfg->intervals)
@@ -151,8 +155,9 @@ void report_summary(const struct sr_config *cfg, const struct report_end *end)
 	summary_totals(cfg, o, end->measured);
 	summary(cfg, "  Result codes:\n");
 	summary_result_codes(cfg, o, "    ");
-	if (o->reconnects)
-		summary(cfg, "  Reconnects:            %" PRIu64 "\n", o->reconnects);
+	if (o->reconnects) /* with --iterationsBeforeReconnect, a TLS handshake rate */
+		summary(cfg, "  Reconnects:            %" PRIu64 " (%.3f/s)\n", o->reconnects,
+		        ratio((double)o->reconnects, end->measured));
 	if (cfg->warmup) {
 		summary(cfg, "  Warm-up (excluded):    %" PRIu64 " searches, %" PRIu64 " errors\n",
 		        warm->searches, warm->errors);

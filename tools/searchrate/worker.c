@@ -71,12 +71,69 @@ static void record_error(struct sr_worker *w, int rc, uint64_t n)
 	pthread_mutex_unlock(&w->mu);
 }
 
-/* Opens and (if --bindDN) binds one connection; returns an LDAP result code. On failure
- * *diag may hold the server's diagnostic message (ldap_memfree it). */
-static int conn_open(const struct sr_config *cfg, struct sr_conn *c, char **diag)
+/* How far opening a connection came before it failed (for the first connection's message). */
+enum conn_step {
+	STEP_TLS_SETUP,
+	STEP_CONNECT,
+	STEP_STARTTLS,
+	STEP_BIND,
+};
+
+/*
+ * Sets ld's TLS options and makes its own TLS context from them (LDAP_OPT_X_TLS_NEWCTX).
+ * They go on the handle, never on libldap's global defaults, which threads reconnecting at
+ * the same time would share. Only the libldap API: it may sit on GnuTLS or OpenSSL.
+ */
+static int conn_tls_setup(const struct sr_config *cfg, LDAP *ld)
+{
+	int require = cfg->trust_all ? LDAP_OPT_X_TLS_NEVER : LDAP_OPT_X_TLS_DEMAND;
+	int is_server = 0;
+	if (ldap_set_option(ld, LDAP_OPT_X_TLS_REQUIRE_CERT, &require) != LDAP_OPT_SUCCESS)
+		return LDAP_LOCAL_ERROR;
+	if (cfg->truststore &&
+	    ldap_set_option(ld, LDAP_OPT_X_TLS_CACERTFILE, cfg->truststore) != LDAP_OPT_SUCCESS)
+		return LDAP_LOCAL_ERROR;
+	if (ldap_set_option(ld, LDAP_OPT_X_TLS_NEWCTX, &is_server) != LDAP_OPT_SUCCESS)
+		return LDAP_LOCAL_ERROR;
+	return LDAP_SUCCESS;
+}
+
+/*
+ * Connects ld (with --useSSL, the TLS handshake is part of it), then as configured runs
+ * StartTLS and binds, each step separately so that a failure names its step in *step.
+ */
+static int conn_establish(const struct sr_config *cfg, LDAP *ld, enum conn_step *step)
+{
+	int rc = LDAP_SUCCESS;
+	if (cfg->use_ssl || cfg->use_starttls) {
+		*step = STEP_TLS_SETUP;
+		rc = conn_tls_setup(cfg, ld);
+	}
+	if (rc == LDAP_SUCCESS) {
+		*step = STEP_CONNECT;
+		rc = ldap_connect(ld);
+	}
+	if (rc == LDAP_SUCCESS && cfg->use_starttls) {
+		*step = STEP_STARTTLS;
+		rc = ldap_start_tls_s(ld, NULL, NULL);
+	}
+	if (rc == LDAP_SUCCESS && cfg->binddn) {
+		*step = STEP_BIND;
+		struct berval cred = {strlen(cfg->bindpw), (char *)cfg->bindpw};
+		rc = ldap_sasl_bind_s(ld, cfg->binddn, LDAP_SASL_SIMPLE, &cred, NULL, NULL, NULL);
+	}
+	return rc;
+}
+
+/* Opens, secures and binds one connection as configured; returns an LDAP result code. On
+ * failure *step says which step failed and *diag may hold the server's or the TLS layer's
+ * diagnostic message (ldap_memfree it). */
+static int conn_open(const struct sr_config *cfg, struct sr_conn *c, char **diag,
+                     enum conn_step *step)
 {
 	LDAP *ld = NULL;
 	*diag = NULL;
+	*step = STEP_CONNECT;
 	int rc = ldap_initialize(&ld, cfg->uri);
 	if (rc != LDAP_SUCCESS)
 		return rc;
@@ -86,17 +143,14 @@ static int conn_open(const struct sr_config *cfg, struct sr_conn *c, char **diag
 	ldap_set_option(ld, LDAP_OPT_REFERRALS, LDAP_OPT_OFF);
 	ldap_set_option(ld, LDAP_OPT_NETWORK_TIMEOUT, &net_timeout);
 	ldap_set_option(ld, LDAP_OPT_TIMEOUT, &op_timeout);
-	if (cfg->binddn) {
-		struct berval cred = {strlen(cfg->bindpw), (char *)cfg->bindpw};
-		rc = ldap_sasl_bind_s(ld, cfg->binddn, LDAP_SASL_SIMPLE, &cred, NULL, NULL, NULL);
-	} else {
-		rc = ldap_connect(ld);
-	}
+	rc = conn_establish(cfg, ld, step);
 	if (rc == LDAP_SUCCESS && ldap_get_option(ld, LDAP_OPT_DESC, &c->fd) != LDAP_OPT_SUCCESS)
 		rc = LDAP_LOCAL_ERROR;
 	/* libldap reads each message with two read()s; a readahead layer over TCP (as libldap
 	 * itself uses for UDP) reads whatever has arrived at once. ldap_result() checks the
-	 * layer for buffered data before it polls, so the loop below stays correct. */
+	 * layer for buffered data before it polls, so the loop below stays correct. Under TLS
+	 * the layer goes beneath it (the same provider level as TCP), and the TLS layer's
+	 * LBER_SB_OPT_DATA_READY asks its own buffer, then the readahead one. */
 	Sockbuf *sb = NULL;
 	if (rc == LDAP_SUCCESS && ldap_get_option(ld, LDAP_OPT_SOCKBUF, &sb) == LDAP_OPT_SUCCESS &&
 	    sb)
@@ -109,6 +163,7 @@ static int conn_open(const struct sr_config *cfg, struct sr_conn *c, char **diag
 	c->ld = ld;
 	c->sb = sb;
 	c->outstanding = 0;
+	c->sent = 0;
 	return LDAP_SUCCESS;
 }
 
@@ -142,7 +197,8 @@ static void conn_lost(struct sr_worker *w, struct sr_conn *c, int rc)
 static void conn_retry(struct sr_worker *w, struct sr_conn *c, uint64_t now)
 {
 	char *diag;
-	int rc = conn_open(&w->run->cfg, c, &diag);
+	enum conn_step step;
+	int rc = conn_open(&w->run->cfg, c, &diag, &step);
 	ldap_memfree(diag);
 	if (rc == LDAP_SUCCESS) {
 		pthread_mutex_lock(&w->mu);
@@ -163,6 +219,14 @@ static bool conn_level_error(int rc)
 	       rc == LDAP_UNAVAILABLE;
 }
 
+/* With --iterationsBeforeReconnect N: c has sent its N searches; it sends no more and is
+ * replaced once its responses are in. */
+static bool conn_used_up(const struct sr_worker *w, const struct sr_conn *c)
+{
+	uint64_t every = w->run->cfg.reconnect_every;
+	return every && c->sent >= every;
+}
+
 static void send_one(struct sr_worker *w, struct sr_conn *c)
 {
 	struct sr_config *cfg = &w->run->cfg;
@@ -171,6 +235,7 @@ static void send_one(struct sr_worker *w, struct sr_conn *c)
 	struct timeval tl = {cfg->timelimit, 0};
 	int msgid;
 	uint64_t t0 = now_ns();
+	c->sent++;
 	int rc = ldap_search_ext(c->ld, base, cfg->scope, filter, cfg->attrs, 0, NULL, NULL,
 	                         cfg->timelimit > 0 ? &tl : NULL, cfg->sizelimit, &msgid);
 	if (rc == LDAP_SUCCESS) {
@@ -242,7 +307,8 @@ static int pump(struct sr_worker *w, struct sr_conn *c, struct timeval tv)
 static int fill(struct sr_worker *w, struct sr_conn *c, uint64_t *wake, bool *rate_blocked)
 {
 	int sent = 0;
-	while (c->ld && c->outstanding < w->conn_max && w->inflight < w->thread_max) {
+	while (c->ld && c->outstanding < w->conn_max && w->inflight < w->thread_max &&
+	       !conn_used_up(w, c)) {
 		if (w->period_ns) {
 			uint64_t now = now_ns();
 			if (now < w->next_send) {
@@ -261,12 +327,21 @@ static int fill(struct sr_worker *w, struct sr_conn *c, uint64_t *wake, bool *ra
 	return sent;
 }
 
-/* Reconnects the connections that are down and due; lowers *wake to the next retry time. */
+/*
+ * Reconnects the connections that are down and due, and replaces those that are used up
+ * (--iterationsBeforeReconnect) once their last response is in; lowers *wake to the next
+ * retry time.
+ */
 static void reconnect_due(struct sr_worker *w, uint64_t *wake)
 {
 	uint64_t now = now_ns();
 	for (int i = 0; i < w->nconns; i++) {
 		struct sr_conn *c = &w->conns[i];
+		if (c->ld && c->outstanding == 0 && conn_used_up(w, c)) {
+			conn_close(w, c);
+			c->retry_at = now;
+			c->backoff_ns = 0;
+		}
 		if (c->ld)
 			continue;
 		if (now >= c->retry_at) {
@@ -418,6 +493,60 @@ void workers_create(struct sr_run *run, uint64_t seed)
 		worker_init(run, &run->workers[t], t, seed);
 }
 
+/*
+ * After a failed TLS handshake that verified the server's certificate: does it succeed
+ * without verifying? libldap over GnuTLS (Debian's) gives no reason for a rejected
+ * certificate, only "(unknown error code)", and only the libldap API is used here; so the
+ * first connection's message finds the reason by opening the same connection once more
+ * with LDAP_OPT_X_TLS_NEVER (and no bind).
+ */
+static bool cert_rejected(const struct sr_config *cfg, enum conn_step step)
+{
+	bool handshake = (step == STEP_CONNECT && cfg->use_ssl) || step == STEP_STARTTLS;
+	if (!handshake || cfg->trust_all)
+		return false;
+	struct sr_config probe = *cfg; /* a shallow copy: nothing in it is freed */
+	probe.trust_all = true;
+	probe.truststore = NULL;
+	probe.binddn = NULL;
+	struct sr_conn c = {0};
+	char *diag;
+	int rc = conn_open(&probe, &c, &diag, &step);
+	ldap_memfree(diag);
+	if (rc == LDAP_SUCCESS)
+		ldap_unbind_ext(c.ld, NULL, NULL);
+	return rc == LDAP_SUCCESS;
+}
+
+/* "searchrate: WHAT: RESULT (CODE): DIAGNOSTIC" for the first connection, which failed at step. */
+static void report_open_failure(const struct sr_config *cfg, enum conn_step step, int rc,
+                                const char *diag)
+{
+	char what[800];
+	if (step == STEP_TLS_SETUP && cfg->truststore)
+		snprintf(what, sizeof(what), "cannot set up TLS with the CA certificates of %s",
+		         cfg->truststore);
+	else if (step == STEP_TLS_SETUP)
+		snprintf(what, sizeof(what), "cannot set up TLS for %s", cfg->uri);
+	else if (step == STEP_STARTTLS) /* the address without "ldap://" */
+		snprintf(what, sizeof(what), "StartTLS on %s", cfg->uri + strlen("ldap://"));
+	else if (step == STEP_BIND)
+		snprintf(what, sizeof(what), "cannot bind to %s as %s", cfg->uri, cfg->binddn);
+	else
+		snprintf(what, sizeof(what), "cannot connect to %s", cfg->uri);
+	fprintf(stderr, "searchrate: %s: %s (%d)%s%s", what, ldap_err2string(rc), rc,
+	        diag && *diag ? ": " : "", diag ? diag : "");
+	if (cert_rejected(cfg, step))
+		fprintf(
+		    stderr,
+		    "; TLS: the server's certificate was rejected (not issued by %s%s, expired, "
+		    "or not for %s): give --trustStorePath with its CA certificate, or "
+		    "--trustAll",
+		    cfg->truststore ? "a CA in " : "one of the system's CAs",
+		    cfg->truststore ? cfg->truststore : "", cfg->host);
+	fputc('\n', stderr);
+}
+
 bool workers_connect(struct sr_run *run)
 {
 	const struct sr_config *cfg = &run->cfg;
@@ -426,14 +555,12 @@ bool workers_connect(struct sr_run *run)
 		struct sr_worker *w = &run->workers[i % cfg->threads];
 		struct sr_conn *c = &w->conns[i / cfg->threads];
 		char *diag;
-		int rc = conn_open(cfg, c, &diag);
+		enum conn_step step;
+		int rc = conn_open(cfg, c, &diag, &step);
 		if (rc == LDAP_SUCCESS) {
 			connected++;
 		} else if (!connected) {
-			fprintf(stderr, "searchrate: cannot %s %s: %s (%d)%s%s\n",
-			        cfg->binddn ? "connect and bind to" : "connect to", cfg->uri,
-			        ldap_err2string(rc), rc, diag && *diag ? ": " : "",
-			        diag ? diag : "");
+			report_open_failure(cfg, step, rc, diag);
 			ldap_memfree(diag);
 			return false;
 		} else {

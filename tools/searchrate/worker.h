@@ -5,7 +5,9 @@
  * result code, entry count and duration (CLOCK_MONOTONIC) into its own struct stats under
  * its own mutex. The main thread takes those counters every interval (workers_collect).
  * A lost connection counts its requests in flight as errors and is re-established with
- * backoff (50 ms doubling to 1 s).
+ * backoff (50 ms doubling to 1 s). With --iterationsBeforeReconnect N a connection is closed
+ * and opened anew (TLS handshake and bind included) after N searches; each reopening counts
+ * in stats.reconnects.
  *
  * Lifetime: workers_create, workers_connect, workers_start; then the main thread sets
  * run->stop and calls workers_join; workers_free last (also after a failure anywhere).
@@ -35,6 +37,7 @@ struct sr_conn {
 	int fd;
 	Sockbuf *sb; /* ld's socket buffer: the readahead layer may hold whole messages */
 	int outstanding;
+	uint64_t sent;         /* searches sent since it was opened (--iterationsBeforeReconnect) */
 	struct sr_slot *slots; /* by msgid, linear probing; at least 2x max in flight */
 	unsigned mask;         /* slots - 1, a power of two minus one */
 	uint64_t retry_at, backoff_ns;
@@ -66,9 +69,10 @@ struct sr_worker {
 void workers_create(struct sr_run *run, uint64_t seed);
 
 /*
- * Opens (and with --bindDN binds) every connection. The first must work, else prints
- * "searchrate: cannot connect to URI: ..." to stderr and returns false; a later failure is
- * counted as an error and retried by its thread.
+ * Opens (with --useStartTLS secures, with --bindDN binds) every connection. The first must
+ * work, else prints "searchrate: cannot connect to URI: ..." (or "StartTLS on HOST:PORT: ...",
+ * "cannot bind to URI as DN: ...") to stderr and returns false; a later failure is counted as
+ * an error and retried by its thread.
  */
 bool workers_connect(struct sr_run *run);
 
