@@ -248,8 +248,9 @@ for n in $SIZES; do
 	timeout 900 "$SLAPADD" -q -f "$work/slapd-$n.conf" -l "$work/data-$n.ldif" > "$work/slapadd-$n.log" 2>&1 ||
 		die "slapadd failed: $(tail -5 "$work/slapadd-$n.log")"
 done
-say "building bench/bindsearch.c"
+say "building bench/bindsearch.c and bench/stallwatch.c"
 timeout 120 cc -O2 -o "$work/bindsearch" bench/bindsearch.c -lldap -llber -lpthread || die "cannot build bench/bindsearch.c"
+timeout 120 cc -O2 -o "$work/stallwatch" bench/stallwatch.c || die "cannot build bench/stallwatch.c"
 
 # ---- servers -------------------------------------------------------------------------------
 
@@ -363,7 +364,7 @@ latency_hist() {
 
 TICK=$(getconf CLK_TCK)
 RESULTS=$work/results.tsv
-printf 'workload\tserver\tentries_dir\tsearches_s\tentries_s\tentries_per_search\tp99_ms\terrors\tclient_cpu_pct\tsrv_cpu_us_op\tsrv_cpu_pct\tst_ops\tsends_op\tsetsockopt_op\tfutex_op\tsyscalls_op\tmon_sends_resp\tmon_setsockopt_resp\tmon_resp_op\tepoll_op\trecv_op\tmachine_cpu_pct\tsteal_pct\tslowest_fastest_interval\tmax_ms\tsrv_max_ms\n' > "$RESULTS"
+printf 'workload\tserver\tentries_dir\tsearches_s\tentries_s\tentries_per_search\tp99_ms\terrors\tclient_cpu_pct\tsrv_cpu_us_op\tsrv_cpu_pct\tst_ops\tsends_op\tsetsockopt_op\tfutex_op\tsyscalls_op\tmon_sends_resp\tmon_setsockopt_resp\tmon_resp_op\tepoll_op\trecv_op\tmachine_cpu_pct\tsteal_pct\tslowest_fastest_interval\tmax_ms\tsrv_max_ms\tmachine_stall_ms\n' > "$RESULTS"
 
 measure() { # WORKLOAD SERVER ENTRIES
 	local w=$1 s=$2 n=$3 tag=$1.$2 pid=${PID[$2]} port=${PORT[$2]}
@@ -380,6 +381,11 @@ measure() { # WORKLOAD SERVER ENTRIES
 	# opens (end of the warm-up) and closes (last interval).
 	local opts=(--csv -i "$INTERVAL" -I "$NIV" --warmUpIntervals "$WARM")
 	[ "$w" = bindsearch ] && opts=(-W $((INTERVAL * WARM)) -d $((INTERVAL * NIV)))
+	# Beside the load: how long the machine itself kept a sleeping process off the CPU.
+	local sw=$work/$tag.stall swp
+	"$work/stallwatch" $((INTERVAL * (WARM + NIV) + 5)) > "$sw" 2>&1 &
+	swp=$!
+	pids+=("$swp")
 	: > "$f"
 	{
 		timeout "$LOAD_TTL" "${LOAD[@]}" "${opts[@]}" 2>&1 | {
@@ -402,6 +408,11 @@ measure() { # WORKLOAD SERVER ENTRIES
 		}
 	} > "$work/$tag.cpu"
 	case $s in slapd) ;; *) m1=$(monitor "$port" "$s") h1=$(latency_hist "$port") ;; esac
+	kill -TERM "$swp" 2> /dev/null
+	wait "$swp" 2> /dev/null
+	forget "$swp"
+	local stall
+	stall=$(sed -n 's/^stallwatch: max_gap_ms \([0-9.]*\).*/\1/p' "$sw")
 
 	local total entries errors sps measured p99 ccpu ivr maxms srvmax=""
 	# The slowest operation the client saw, and the server's own bound for that window:
@@ -465,7 +476,8 @@ measure() { # WORKLOAD SERVER ENTRIES
 		-v ta="${ta:-}" -v tb="${tb:-}" -v wa="${wa:-}" -v wb="${wb:-}" \
 		-v ba="${ba:-}" -v bb="${bb:-}" -v sa="${sa:-}" -v sb="${sb:-}" -v m0="$m0" -v m1="$m1" \
 		-v st_ops="$st_ops" -v sends="$sends" -v sso="${sso:-0}" -v futex="${futex:-0}" -v sys="$sys" \
-		-v epoll="$epoll" -v recv="$recv" -v ivr="$ivr" -v maxms="$maxms" -v srvmax="$srvmax" 'BEGIN {
+		-v epoll="$epoll" -v recv="$recv" -v ivr="$ivr" -v maxms="$maxms" -v srvmax="$srvmax" \
+		-v stall="$stall" 'BEGIN {
 		OFS = "\t"
 		eps = measured > 0 ? entries / measured : 0
 		cpu_us = cpu_pct = busy = steal = ""
@@ -490,7 +502,7 @@ measure() { # WORKLOAD SERVER ENTRIES
 				mr = sprintf("%.2f", dr / total)
 			}
 		}
-		print w, s, n, sprintf("%.0f", sps), sprintf("%.0f", eps), sprintf("%.1f", entries / total), p99, errors, ccpu, cpu_us, cpu_pct, st_ops, so, ss, sf, sy, ms, mo, mr, se, sr, busy, steal, ivr, maxms, srvmax
+		print w, s, n, sprintf("%.0f", sps), sprintf("%.0f", eps), sprintf("%.1f", entries / total), p99, errors, ccpu, cpu_us, cpu_pct, st_ops, so, ss, sf, sy, ms, mo, mr, se, sr, busy, steal, ivr, maxms, srvmax, stall
 	}' >> "$RESULTS"
 	say "$(tail -1 "$RESULTS" | awk -F'\t' '{ printf "%-10s %-13s %8s searches/s  p99 %s ms  %s us/op  %s syscalls/op  (%s errors)", $1, $2, $4, $7, $10, $16, $8 }')"
 }
@@ -550,17 +562,17 @@ tables() {
 			split(row[w SUBSEP "slapd"], b, "\t")
 			base = (b[4] ~ /^[0-9]/) ? b[4] : 0
 			printf "### %s\n\n%s\n\n", w, desc[w]
-			print "| server | searches/s | vs slapd | entries/s | p99 ms | sends/op | setsockopt/op | futex/op | syscalls/op | CPU us/op | server CPU % | load-tool CPU % | machine CPU % | monitor sends/resp | monitor setsockopt/resp | max ms | server max ms |"
-			print "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+			print "| server | searches/s | vs slapd | entries/s | p99 ms | sends/op | setsockopt/op | futex/op | syscalls/op | CPU us/op | server CPU % | load-tool CPU % | machine CPU % | monitor sends/resp | monitor setsockopt/resp | max ms | server max ms | machine stall ms |"
+			print "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
 			for (j = 1; j <= ns; j++) {
 				s = S[j]; name = s == "slapd" ? "slapd" : "minidir/" s
 				if (!((w SUBSEP s) in row)) continue
 				split(row[w SUBSEP s], r, "\t")
-				if (r[4] !~ /^[0-9]/) { printf "| %s | %s ||||||||||||||\n", name, r[4]; continue }
+				if (r[4] !~ /^[0-9]/) { printf "| %s | %s |||||||||||||||\n", name, r[4]; continue }
 				ratio = base > 0 ? sprintf("%.2fx", r[4] / base) : "n/a"
 				mon = s == "slapd" ? "-" : v(r[17]); mon2 = s == "slapd" ? "-" : v(r[18])
-				printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-					name, r[4], ratio, r[5], v(r[7]), v(r[13]), v(r[14]), v(r[15]), v(r[16]), v(r[10]), v(r[11]), v(r[9]), v(r[22]), mon, mon2, v(r[25]), s == "slapd" ? "-" : v(r[26])
+				printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+					name, r[4], ratio, r[5], v(r[7]), v(r[13]), v(r[14]), v(r[15]), v(r[16]), v(r[10]), v(r[11]), v(r[9]), v(r[22]), mon, mon2, v(r[25]), s == "slapd" ? "-" : v(r[26]), v(r[27])
 				if (r[8] > 0) warn = warn sprintf("%s/%s: %s errors; ", w, name, r[8])
 				if (r[24] != "" && r[24] + 0 < 0.6) warn = warn sprintf("%s/%s: slowest interval %.0f%% of the fastest; ", w, name, 100 * r[24])
 				want = w == "sub100" ? 100 : w == "sub1000" ? 1000 : 1
@@ -592,7 +604,9 @@ over that window (/proc/stat; well above server + load tool means other work ran
 	echo "minidir's own cn=<policy>,cn=monitor counters over the throughput run, per response; **max ms** = the"
 	echo "slowest search the load tool saw; **server max ms** = minidir's own bound for the same window (the upper"
 	echo "edge of the highest cn=latency,cn=monitor bucket that grew): a client max far above it is a stall outside"
-	echo "the server's request handling (the client, the kernel, or the server's event loop not running)."
+	echo "the server's request handling (the client, the kernel, or the server's event loop not running);"
+	echo "**machine stall ms** = the longest a sleeping process (bench/stallwatch.c, 10 ms naps, no work) waited for a"
+	echo "CPU during the same window: a client max about as large is the machine's doing, not a program's."
 	echo
 	echo "Caveats: client and server share the same $(nproc) cores, so the load tool's CPU competes with the server (see"
 	echo "load-tool CPU %); loopback has no wire latency and a 64 KiB MTU; strace slows the traced server several times, which"

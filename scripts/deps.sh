@@ -9,7 +9,8 @@ BENCH_PKGS="tcpdump gnuplot-nox ethtool iproute2 slapd linux-perf"
 
 # slapd is needed for its schema files (/etc/ldap/schema) and as the peer of the
 # conformance tests and of searchrate's TLS tests; its own service is kept from starting
-# (see below). openssl makes those tests' throwaway certificates (tests/integration/tls_certs.sh). clang builds
+# (see below). openssl makes those tests' throwaway certificates (tests/integration/tls_certs.sh);
+# python3-ldap is the second client of tests/integration/tls_test.sh. clang builds
 # make test SAN=1 and make fuzz; libclang-rt-14-dev holds its sanitizer and libFuzzer
 # runtimes (libclang_rt.fuzzer-x86_64.a).
 PKGS="build-essential pkg-config libldap-dev liblmdb-dev lmdb-utils check \
