@@ -120,6 +120,7 @@ integration: $(BINS) $(ITEST_BIN)
 	@BUILD=$(B) ./tests/integration/fault_test.sh
 	@BUILD=$(B) ./tests/integration/tls_test.sh
 	@BUILD=$(B) ./tests/conformance/run.sh
+	@BUILD=$(B) CONFORMANCE_TLS=1 CONFORMANCE_QUIET=1 ./tests/conformance/run.sh
 
 # libFuzzer: build-fuzz/fuzz_<target>, each run FUZZ_SECONDS from fuzz/corpus/<target>/.
 fuzz-build: deps

@@ -11,7 +11,9 @@
 # prints known differences without their diffs; CONFORMANCE_KEEP=DIR keeps
 # every normalized answer as DIR/NAME.slapd and DIR/NAME.minidir;
 # CONFORMANCE_JOBS=N runs N cases at a time (default 4); CONFORMANCE_CASES=FILE
-# reads the cases from FILE instead of cases.txt.
+# reads the cases from FILE instead of cases.txt; CONFORMANCE_TLS=1 runs every
+# case over ldaps:// against both servers (certificates made by
+# tests/integration/tls_certs.sh), which must give the same answers.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
@@ -25,6 +27,8 @@ QUIET=${CONFORMANCE_QUIET:-0}
 KEEP=${CONFORMANCE_KEEP:-}
 JOBS=${CONFORMANCE_JOBS:-4}
 CASES=${CONFORMANCE_CASES:-$HERE/cases.txt}
+TLS=${CONFORMANCE_TLS:-0}
+[ "$TLS" = 1 ] && SCHEME=ldaps || SCHEME=ldap
 SUFFIX=dc=conf,dc=test
 # Shorthands the case arguments may use.
 B=$SUFFIX
@@ -38,9 +42,11 @@ D=ou=lmdb,ou=storage,ou=backend,ou=engineering,$P
 # (cn=Subschema) is what clients look up and is compared as is.
 ASSIGNED="entryuuid entrycsn createtimestamp modifytimestamp creatorsname modifiersname contextcsn"
 
-# Never read ldap.conf / ldaprc / LDAPBASE etc.: every case says what it means.
-export LDAPNOINIT=1
-unset LDAPCONF LDAPRC 2>/dev/null
+# Never read the user's ldap.conf / ldaprc / LDAPBASE etc.: every case says what it
+# means. Over TLS libldap must read the CA file, which LDAPNOINIT would turn off too:
+# then only run.sh's own ldap.conf is read (set below, once work exists).
+for v in $(compgen -e | grep '^LDAP'); do unset "$v"; done
+[ "$TLS" = 1 ] || export LDAPNOINIT=1
 
 for t in "$SLAPD" "$SLAPADD" "$SLAPCAT"; do
 	if [ ! -x "$t" ]; then
@@ -92,6 +98,21 @@ mkdir -p "$work/slapd-db"
 sed -e "s#@WORK@#$work#g" -e "s#@SCHEMADIR@#$SCHEMADIR#g" -e "s#@MODULEDIR@#$MODULEDIR#g" \
 	"$HERE/slapd.conf.in" > "$work/slapd.conf"
 sed -e "s#@WORK@#$work#g" -e "s#@SCHEMADIR@#$SCHEMADIR#g" "$HERE/minidir.conf.in" > "$work/minidir.conf"
+if [ "$TLS" = 1 ]; then
+	if ! tests/integration/tls_certs.sh "$work/pki" > "$work/pki.log" 2>&1; then
+		cat "$work/pki.log"
+		echo "# conformance: cannot make the TLS certificates"
+		exit 1
+	fi
+	# slapd: TLS directives are global, so before the database section.
+	sed -i "/^pidfile/i TLSCACertificateFile $work/pki/ca.pem\nTLSCertificateFile $work/pki/server.pem\nTLSCertificateKeyFile $work/pki/server.key" \
+		"$work/slapd.conf"
+	sed -i "s#^listen = .*#listen = ldaps://127.0.0.1:0/#" "$work/minidir.conf"
+	printf '%s\n' "tls_cert_file = $work/pki/server.pem" "tls_key_file = $work/pki/server.key" \
+		>> "$work/minidir.conf"
+	printf 'TLS_CACERT %s\nTLS_REQCERT demand\n' "$work/pki/ca.pem" > "$work/ldap.conf"
+	export LDAPCONF=$work/ldap.conf LDAPRC=minidir-conformance-no-ldaprc
+fi
 
 # slapd's memberof overlay computes memberOf only on online adds, and an online
 # add rewrites DN values in slapd's own spelling. So slapd loads twice: first
@@ -128,13 +149,13 @@ start_slapd() {
 	for _ in $(seq 1 10); do
 		port=$((20000 + RANDOM % 20000))
 		port_in_use "$port" && continue
-		"$SLAPD" -f "$work/slapd.conf" -h "ldap://127.0.0.1:$port/" -d 0 > "$work/slapd.log" 2>&1 &
+		"$SLAPD" -f "$work/slapd.conf" -h "$SCHEME://127.0.0.1:$port/" -d 0 > "$work/slapd.log" 2>&1 &
 		slapd_pid=$!
 		for _ in $(seq 1 100); do
 			kill -0 "$slapd_pid" 2>/dev/null || break
-			if answers "ldap://127.0.0.1:$port/"; then
+			if answers "$SCHEME://127.0.0.1:$port/"; then
 				# our slapd must still be the one listening
-				kill -0 "$slapd_pid" 2>/dev/null && { SLAPD_URI=ldap://127.0.0.1:$port; return 0; }
+				kill -0 "$slapd_pid" 2>/dev/null && { SLAPD_URI=$SCHEME://127.0.0.1:$port; return 0; }
 			fi
 			sleep 0.05
 		done
@@ -151,17 +172,17 @@ start_minidir() {
 	"$BUILD/minidir" -f "$work/minidir.conf" 2> "$work/minidir.log" &
 	minidir_pid=$!
 	for _ in $(seq 1 100); do
-		port=$(sed -n 's#.*listening on ldap://127.0.0.1:\([0-9]*\)/.*#\1#p' "$work/minidir.log" | head -1)
+		port=$(sed -n "s#.*listening on $SCHEME://127.0.0.1:\\([0-9]*\\)/.*#\\1#p" "$work/minidir.log" | head -1)
 		[ -n "$port" ] && break
 		kill -0 "$minidir_pid" 2>/dev/null || break
 		sleep 0.05
 	done
-	if [ -z "$port" ] || ! answers "ldap://127.0.0.1:$port/"; then
+	if [ -z "$port" ] || ! answers "$SCHEME://127.0.0.1:$port/"; then
 		cat "$work/minidir.log"
 		echo "# conformance: minidir did not start"
 		exit 1
 	fi
-	MINIDIR_URI=ldap://127.0.0.1:$port
+	MINIDIR_URI=$SCHEME://127.0.0.1:$port
 }
 
 start_slapd
