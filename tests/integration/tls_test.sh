@@ -182,6 +182,31 @@ print(r[0][1]['cn'][0].decode())"
 	wait "${flood[@]}"
 	check "after 20 handshakes that end at once: still served" 0 "^cn: User Three" \
 		"${LS[@]}" -H "$S" -b "$BASE" "(uid=user3)" cn
+	# A session ticket from one connection resumes the next (TLS 1.3 sends it after the
+	# handshake: the first client waits a moment for it).
+	sleep 0.5 | timeout 5 openssl s_client -connect "127.0.0.1:$sport" -CAfile "$PKI/ca.pem" \
+		-sess_out "$work/sess" > /dev/null 2>&1
+	check "a session ticket resumes the next handshake" 0 "^Reused, TLSv1" \
+		openssl s_client -connect "127.0.0.1:$sport" -CAfile "$PKI/ca.pem" -sess_in "$work/sess" < /dev/null
+	# TLS 1.2 renegotiation is refused; the server goes on serving.
+	(echo R; sleep 1) | timeout 5 openssl s_client -tls1_2 -connect "127.0.0.1:$sport" \
+		-CAfile "$PKI/ca.pem" > "$work/reneg" 2>&1
+	if grep -q "RENEGOTIATING" "$work/reneg" && sed -n '/RENEGOTIATING/,$p' "$work/reneg" | grep -q "no renegotiation"; then
+		ok "TLS 1.2 renegotiation: refused (no_renegotiation)"
+	else
+		not_ok "TLS 1.2 renegotiation was not refused: $(sed -n '/RENEGOTIATING/,$p' "$work/reneg" | head -3)"
+	fi
+	# Closed in the middle of a record: a header announcing 16 KiB, 100 bytes, then close.
+	"$PYTHON" -c "
+import os, socket, ssl
+ctx = ssl.create_default_context(cafile='$PKI/ca.pem')
+s = ctx.wrap_socket(socket.create_connection(('127.0.0.1', $sport)), server_hostname='localhost')
+os.write(s.fileno(), b'\x17\x03\x03\x40\x00' + b'x' * 100)
+os._exit(0)" > "$work/midrecord" 2>&1 || not_ok "mid-record client: $(cat "$work/midrecord")"
+	check "after a client closed mid-record: still served" 0 "^cn: User Three" \
+		"${LS[@]}" -H "$S" -b "$BASE" "(uid=user3)" cn
+	check "cn=tls,cn=monitor counts resumed handshakes" 0 "^resumedHandshakes: [1-9]" \
+		"${LS[@]}" -H "$S" -D "cn=admin,$BASE" -w root-secret -b "cn=tls,cn=monitor" -s base
 	stop "$pid" main
 fi
 
