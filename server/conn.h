@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "protocol/tlv.h"
@@ -148,5 +149,21 @@ size_t conn_release_buffers(struct conn *c);
 
 /* Marks c to continue its task on the next loop iteration. */
 void conn_make_ready(struct conn *c);
+
+/* --- conn_tls.c: the TLS half of the I/O, for conn.c ----------------------------------- */
+
+/* Gives c a TLS session (ldaps:// at accept, or StartTLS). Returns 0 or -1. */
+int conn_tls_begin(struct conn *c);
+/* StartTLS's answer is out: TLS begins (bytes already read are the handshake).
+ * Returns 0, or -1 (c is closing). */
+int conn_tls_switch(struct conn *c);
+/* One recv of ciphertext, decrypted into c->in: as read_some (bytes added, -2 none yet,
+ * 0 closed, -1 error). */
+ssize_t conn_tls_read(struct conn *c);
+/* Encrypts what waits in c->out into c->tls_out once tls_out is empty. Returns 0 or -1
+ * (c is closing). */
+int conn_tls_encrypt(struct conn *c);
+/* Sends close_notify if it can without waiting, frees the session. */
+void conn_tls_end(struct conn *c);
 
 #endif
