@@ -68,6 +68,31 @@ static int copy_str(struct parse_state *st, char *dst, size_t cap, const char *k
 	return 1;
 }
 
+/* "yes" or "no" into *dst. */
+static int parse_bool(struct parse_state *st, bool *dst, const char *key, const char *value)
+{
+	if (strcmp(value, "yes") != 0 && strcmp(value, "no") != 0)
+		return bad(st, "%s: expected yes or no, got \"%s\"", key, value);
+	*dst = value[0] == 'y';
+	return 1;
+}
+
+/* A whole number in min..max into *dst; what marks it in the error ("seconds"). */
+static int parse_int(struct parse_state *st, int *dst, const char *key, const char *value, long min,
+                     long max, const char *what)
+{
+	char *end;
+	long n = strtol(value, &end, 10);
+	if (end == value || *end || n < min || n > max) {
+		char expect[96];
+		snprintf(expect, sizeof(expect), "%s: expected %s %ld..%ld, got", key, what, min,
+		         max);
+		return bad(st, "%s \"%s\"", expect, value);
+	}
+	*dst = (int)n;
+	return 1;
+}
+
 static int parse_size(struct parse_state *st, size_t *dst, const char *key, const char *value,
                       size_t min, size_t max)
 {
@@ -176,23 +201,10 @@ static int parse_tls(struct parse_state *st, const char *key, const char *value)
 		}
 		return bad(st, "tls_min_version: expected 1.2 or 1.3, got \"%s\"", value, NULL);
 	}
-	if (strcmp(key, "tls_handshake_timeout") == 0) {
-		char *end;
-		long n = strtol(value, &end, 10);
-		if (end == value || *end || n < 1 || n > 3600)
-			return bad(st,
-			           "tls_handshake_timeout: expected seconds 1..3600, got \"%s\"",
-			           value, NULL);
-		c->tls_handshake_timeout = (int)n;
-		return 1;
-	}
-	if (strcmp(key, "require_tls") == 0) {
-		if (strcmp(value, "yes") == 0 || strcmp(value, "no") == 0) {
-			c->require_tls = value[0] == 'y';
-			return 1;
-		}
-		return bad(st, "require_tls: expected yes or no, got \"%s\"", value, NULL);
-	}
+	if (strcmp(key, "tls_handshake_timeout") == 0)
+		return parse_int(st, &c->tls_handshake_timeout, key, value, 1, 3600, "seconds");
+	if (strcmp(key, "require_tls") == 0)
+		return parse_bool(st, &c->require_tls, key, value);
 	return -1;
 }
 
@@ -264,15 +276,8 @@ static int handler(void *user, const char *section, const char *key, const char 
 			return bad(st, "suffix: \"%s\" is not a valid DN", value, NULL);
 		return copy_str(st, c->suffix, sizeof(c->suffix), key, value);
 	}
-	if (strcmp(key, "threads") == 0) {
-		char *end;
-		long n = strtol(value, &end, 10);
-		if (end == value || *end || n < 1 || n > 256)
-			return bad(st, "threads: expected a number 1..256, got \"%s\"", value,
-			           NULL);
-		c->threads = (int)n;
-		return 1;
-	}
+	if (strcmp(key, "threads") == 0)
+		return parse_int(st, &c->threads, key, value, 1, 256, "a number");
 	if (strcmp(key, "rootdn") == 0) {
 		struct buf n = {0};
 		int ok = dn_normalize(value, strlen(value), &n, NULL) == 0;
@@ -324,21 +329,11 @@ static int handler(void *user, const char *section, const char *key, const char 
 		*(key[0] == 's' ? &c->sizelimit : &c->timelimit) = (int)n;
 		return 1;
 	}
-	if (strcmp(key, "allow_anonymous") == 0) {
-		if (strcmp(value, "yes") == 0 || strcmp(value, "no") == 0) {
-			c->allow_anonymous = value[0] == 'y';
-			return 1;
-		}
-		return bad(st, "allow_anonymous: expected yes or no, got \"%s\"", value, NULL);
-	}
-	if (strcmp(key, "write_timeout") == 0 || strcmp(key, "idle_timeout") == 0) {
-		char *end;
-		long n = strtol(value, &end, 10);
-		if (end == value || *end || n < 0 || n > 86400)
-			return bad(st, "%s: expected seconds 0..86400, got \"%s\"", key, value);
-		*(key[0] == 'w' ? &c->write_timeout : &c->idle_timeout) = (int)n;
-		return 1;
-	}
+	if (strcmp(key, "allow_anonymous") == 0)
+		return parse_bool(st, &c->allow_anonymous, key, value);
+	if (strcmp(key, "write_timeout") == 0 || strcmp(key, "idle_timeout") == 0)
+		return parse_int(st, key[0] == 'w' ? &c->write_timeout : &c->idle_timeout, key,
+		                 value, 0, 86400, "seconds");
 	if (strcmp(key, "batch_bytes") == 0)
 		return parse_size(st, &c->batch_bytes, key, value, 512, 16u << 20);
 	if (strcmp(key, "index") == 0)
