@@ -493,7 +493,7 @@ void conn_event(struct conn *c, uint32_t events)
 		update_events(c);
 	}
 	if (c->closing)
-		conn_close(c, "closed by server");
+		conn_close(c, c->close_why ? c->close_why : "closed by server");
 }
 
 void conn_resume(struct conn *c)
@@ -505,7 +505,7 @@ void conn_resume(struct conn *c)
 		process_input(c);
 	update_events(c);
 	if (c->closing)
-		conn_close(c, "closed by server");
+		conn_close(c, c->close_why ? c->close_why : "closed by server");
 }
 
 /* --- the hooks the event loop calls (worker.h) ---------------------------------------- */

@@ -72,6 +72,7 @@ struct conn {
 	time_t last_request;    /* when a request was last read or answered (idle_timeout) */
 	uint64_t op_start_ns;   /* when the operation being answered was taken (0: none) */
 	bool closing;           /* close after this event (output flushed as far as it goes) */
+	const char *close_why;  /* why, for the log (a static string; NULL: "closed by server") */
 	bool in_ready;          /* on the worker's ready list */
 	uint32_t events;        /* the epoll mask registered now */
 	struct conn_task *task; /* the operation in progress, if any (owned) */

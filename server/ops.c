@@ -11,6 +11,7 @@ static void op_unbind(struct conn *c, struct ldap_request *req)
 {
 	(void)req;
 	c->closing = true;
+	c->close_why = "client unbound";
 }
 
 /* Abandon: no response; the running or parked operation with that ID ends. */
