@@ -117,8 +117,39 @@ static int parse_size(struct parse_state *st, size_t *dst, const char *key, cons
 }
 
 /*
+ * ldapi://PATH: a Unix socket, its path as is ("ldapi:///run/minidir/ldapi") or
+ * %-encoded as libldap writes it ("ldapi://%2Frun%2Fminidir%2Fldapi").
+ */
+static int parse_ldapi(struct parse_state *st, struct listen_addr *a, const char *p,
+                       const char *value)
+{
+	size_t n = 0;
+	for (; *p && *p != '?' && n + 1 < sizeof(a->path); n++) {
+		unsigned hi, lo;
+		if (p[0] == '%' && sscanf(p + 1, "%1x%1x", &hi, &lo) == 2) {
+			a->path[n] = (char)(hi << 4 | lo);
+			p += 3;
+		} else {
+			a->path[n] = *p++;
+		}
+	}
+	a->path[n] = '\0';
+	if (n > 1 && a->path[n - 1] == '/')
+		a->path[--n] = '\0';
+	if (*p && *p != '?')
+		return bad(st, "listen: \"%s\": the socket path is longer than 107 bytes", value,
+		           NULL);
+	if (a->path[0] != '/')
+		return bad(st, "listen: \"%s\": ldapi:// needs an absolute socket path", value,
+		           NULL);
+	a->scheme = LISTEN_LDAPI;
+	st->cfg->nlisten++;
+	return 1;
+}
+
+/*
  * listen: "ldap://HOST:PORT", "ldaps://HOST:PORT" (a trailing "/" allowed; the
- * port defaults to 389 / 636), or "HOST:PORT" (ldap://). IPv6 in brackets.
+ * port defaults to 389 / 636), "HOST:PORT" (ldap://), or ldapi://PATH. IPv6 in brackets.
  */
 static int parse_listen(struct parse_state *st, const char *value)
 {
@@ -128,13 +159,15 @@ static int parse_listen(struct parse_state *st, const char *value)
 	struct listen_addr *a = &c->listen[c->nlisten];
 	memset(a, 0, sizeof(*a));
 	const char *v = value, *dflt = NULL;
+	if (strncmp(v, "ldapi://", 8) == 0)
+		return parse_ldapi(st, a, value + 8, value);
 	if (strncmp(v, "ldap://", 7) == 0)
 		v += 7, dflt = "389";
 	else if (strncmp(v, "ldaps://", 8) == 0)
-		v += 8, dflt = "636", a->tls = true;
+		v += 8, dflt = "636", a->scheme = LISTEN_LDAPS;
 	else if (strstr(v, "://"))
-		return bad(st, "listen: \"%s\": the scheme must be ldap:// or ldaps://", value,
-		           NULL);
+		return bad(st, "listen: \"%s\": the scheme must be ldap://, ldaps:// or ldapi://",
+		           value, NULL);
 	char addr[300];
 	size_t n = strlen(v);
 	if (dflt && n && v[n - 1] == '/')
@@ -214,7 +247,7 @@ static int check_tls(const struct config *cfg, char *err, size_t errlen)
 	const char *why = NULL;
 	bool on = cfg->tls_cert_file[0] != '\0';
 	for (int i = 0; i < cfg->nlisten && !why; i++)
-		if (cfg->listen[i].tls && !on)
+		if (cfg->listen[i].scheme == LISTEN_LDAPS && !on)
 			why = "an ldaps:// listener needs tls_cert_file and tls_key_file";
 	if (!why && on != (cfg->tls_key_file[0] != '\0'))
 		why = "tls_cert_file and tls_key_file go together";

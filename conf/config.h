@@ -27,10 +27,14 @@ enum send_policy_id {
 /* Who may read cn=monitor. */
 enum monitor_access { MONITOR_ROOTDN, MONITOR_AUTHENTICATED, MONITOR_ANONYMOUS, MONITOR_NONE };
 
+/* What a listener speaks: ldap:// (StartTLS allowed), ldaps://, ldapi:// (a Unix socket). */
+enum listen_scheme { LISTEN_LDAP, LISTEN_LDAPS, LISTEN_LDAPI };
+
 struct listen_addr {
-	char host[256]; /* literal address or name; IPv6 without brackets */
+	enum listen_scheme scheme;
+	char host[256]; /* literal address or name; IPv6 without brackets (not ldapi) */
 	char port[16];
-	bool tls; /* ldaps://: TLS from the first byte */
+	char path[108]; /* ldapi: the socket's path (sun_path) */
 };
 
 /* Client certificates (tls_verify_client), as slapd's TLSVerifyClient. */

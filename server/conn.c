@@ -63,7 +63,34 @@ static void update_events(struct conn *c)
 	set_events(c, ev);
 }
 
-int conn_accept(struct worker *w, int fd, bool tls)
+/* Who is at the other end: "HOST:PORT", or for ldapi:// the peer's uid and gid (c->local). */
+static void identify_peer(struct conn *c)
+{
+	struct ucred cred;
+	socklen_t cl = sizeof(cred);
+	if (c->local) {
+		if (getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0) {
+			c->peer_uid = cred.uid;
+			c->peer_gid = cred.gid;
+			c->peer_cred = true;
+			snprintf(c->peer, sizeof(c->peer), "ldapi uid=%u gid=%u",
+			         (unsigned)cred.uid, (unsigned)cred.gid);
+		} else {
+			snprintf(c->peer, sizeof(c->peer), "ldapi");
+		}
+		return;
+	}
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	if (getpeername(c->fd, (struct sockaddr *)&ss, &sl) == 0) {
+		char host[48] = "?", port[8] = "?";
+		getnameinfo((struct sockaddr *)&ss, sl, host, sizeof(host), port, sizeof(port),
+		            NI_NUMERICHOST | NI_NUMERICSERV);
+		snprintf(c->peer, sizeof(c->peer), "%s:%s", host, port);
+	}
+}
+
+int conn_accept(struct worker *w, int fd, enum listen_scheme scheme)
 {
 	struct conn *c = slab_get(&w->conn_slab);
 	if (!c) {
@@ -73,17 +100,13 @@ int conn_accept(struct worker *w, int fd, bool tls)
 	c->fd = fd;
 	c->w = w;
 	c->last_request = clock_seconds();
-	c->policy = server_policy(w->srv);
+	c->local = scheme == LISTEN_LDAPI;
+	/* TCP options mean nothing on a Unix socket: ldapi:// gathers responses (batch). */
+	c->policy = c->local ? w->srv->local_policy : server_policy(w->srv);
 	c->stats = &w->stats.send[c->policy->id];
-	struct sockaddr_storage ss;
-	socklen_t sl = sizeof(ss);
-	if (getpeername(fd, (struct sockaddr *)&ss, &sl) == 0) {
-		char host[48] = "?", port[8] = "?";
-		getnameinfo((struct sockaddr *)&ss, sl, host, sizeof(host), port, sizeof(port),
-		            NI_NUMERICHOST | NI_NUMERICSERV);
-		snprintf(c->peer, sizeof(c->peer), "%s:%s", host, port);
-	}
-	if ((c->policy->accept && c->policy->accept(c) < 0) || (tls && conn_tls_begin(c) < 0)) {
+	identify_peer(c);
+	if ((!c->local && c->policy->accept && c->policy->accept(c) < 0) ||
+	    (scheme == LISTEN_LDAPS && conn_tls_begin(c) < 0)) {
 		tls_session_free(c->tls);
 		close(fd);
 		slab_put(&w->conn_slab, c);
@@ -105,7 +128,7 @@ int conn_accept(struct worker *w, int fd, bool tls)
 	STAT_ADD(w->stats.connections_by_policy[c->policy->id], 1);
 	STAT_ADD(w->stats.connections_current, 1);
 	log_debug("conn fd=%d from %s accepted by worker %d%s", fd, c->peer, w->id,
-	          tls ? " (ldaps)" : "");
+	          scheme == LISTEN_LDAPS ? " (ldaps)" : "");
 	return 0;
 }
 

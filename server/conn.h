@@ -82,6 +82,10 @@ struct conn {
 	struct buf bound_key; /* reversed DN key of the bound entry (AUTH_USER) */
 	struct buf bound_dn;  /* the bound DN as the client sent it (AUTH_ROOT, AUTH_USER) */
 	char peer[64];
+	bool local;     /* came in on an ldapi:// (Unix) socket */
+	bool peer_cred; /* local, and the kernel told its uid and gid (SO_PEERCRED) */
+	uid_t peer_uid;
+	gid_t peer_gid;
 	struct tls_session *tls;  /* TLS on this connection (ldaps://, StartTLS), or NULL: tls.h */
 	struct buf tls_out;       /* ciphertext of out, waiting for the socket */
 	bool tls_starting;        /* StartTLS was answered: TLS begins once the answer is sent */
@@ -90,9 +94,10 @@ struct conn {
 	struct conn *ready_next;
 };
 
-/* Takes a freshly accepted non-blocking socket (tls: from an ldaps:// listener, the
- * client starts with a handshake). Returns 0 or -1 (fd closed). */
-int conn_accept(struct worker *w, int fd, bool tls);
+/* Takes a freshly accepted non-blocking socket from a listener of scheme (ldaps://: the
+ * client starts with a handshake; ldapi://: a local peer, batch policy). Returns 0 or -1
+ * (fd closed). */
+int conn_accept(struct worker *w, int fd, enum listen_scheme scheme);
 
 /*
  * StartTLS (RFC 4511 4.14): the operation answered success; TLS begins once that

@@ -2,6 +2,7 @@
 #include <ldap.h>
 #include <string.h>
 #include <strings.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "protocol/dn.h"
@@ -128,21 +129,29 @@ int op_bind_prepare(struct server *srv)
 }
 
 /*
- * SASL EXTERNAL (RFC 4422 appendix A) over TLS: the identity is the subject of
- * the client's verified certificate, as an LDAP DN ("cn=client,o=example"); the
- * rootdn's DN makes it the rootdn. An authorization identity the client asks
- * for is not honoured: it gets the certificate's.
+ * SASL EXTERNAL (RFC 4422 appendix A): on ldapi:// the identity is the peer's
+ * uid and gid ("gidNumber=0+uidNumber=0,cn=peercred,cn=external,cn=auth", as
+ * slapd); over TLS the subject of the client's verified certificate, as an LDAP
+ * DN ("cn=client,o=example"). The rootdn's DN makes it the rootdn. An authorization identity the
+ * client asks for is not honoured: it gets the certificate's.
  */
 static void sasl_external(struct conn *c, int32_t id)
 {
 	struct server *srv = c->w->srv;
 	char subject[1024];
-	size_t n = c->tls ? tls_peer_subject(c->tls, subject, sizeof(subject)) : 0;
+	size_t n = 0;
+	if (c->local && c->peer_cred) /* ldapi://: the peer's uid and gid, as slapd names them */
+		n = (size_t)snprintf(subject, sizeof(subject),
+		                     "gidNumber=%u+uidNumber=%u,cn=peercred,cn=external,cn=auth",
+		                     (unsigned)c->peer_gid, (unsigned)c->peer_uid);
+	else if (c->tls)
+		n = tls_peer_subject(c->tls, subject, sizeof(subject));
 	struct buf ndn = {0}, key = {0}, root = {0};
 	if (n == 0 || dn_normalize(subject, n, &ndn, &key) < 0 || ndn.len == 0) {
 		reply_done(
 		    c, id, LDAP_RES_BIND, LDAP_INAPPROPRIATE_AUTH, NULL,
-		    "SASL EXTERNAL needs TLS with a client certificate tls_ca_file verifies");
+		    "SASL EXTERNAL needs ldapi:// or TLS with a client certificate tls_ca_file "
+		    "verifies");
 		goto out;
 	}
 	bool is_root = srv->cfg.rootdn[0] &&
@@ -151,7 +160,11 @@ static void sasl_external(struct conn *c, int32_t id)
 	c->auth = is_root ? AUTH_ROOT : AUTH_USER;
 	if (!is_root)
 		buf_append(&c->bound_key, key.data, key.len);
-	buf_append(&c->bound_dn, ndn.data, ndn.len);
+	/* WhoAmI says it as slapd does: the peercred DN as made, a certificate's normalized. */
+	if (c->local)
+		buf_append(&c->bound_dn, subject, n);
+	else
+		buf_append(&c->bound_dn, ndn.data, ndn.len);
 	log_debug("conn fd=%d SASL EXTERNAL bind as \"%.*s\"", c->fd, (int)ndn.len,
 	          (const char *)ndn.data);
 	reply_done(c, id, LDAP_RES_BIND, LDAP_SUCCESS, NULL, NULL);

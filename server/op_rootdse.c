@@ -60,8 +60,13 @@ int op_rootdse_build(struct server *srv)
 	struct berval *oc_v[] = {&oc[0], &oc[1], NULL}, *nc_v[] = {&nc, NULL};
 	struct berval *ctl_v[] = {&ctl[0], &ctl[1], &ctl[2], &ctl[3], &ctl[4], NULL},
 	              *ext_v[] = {&ext[0], srv->tls ? &ext[1] : NULL, NULL};
-	/* EXTERNAL: the subject of a TLS client certificate, which needs tls_ca_file. */
-	struct berval *sasl_v[] = {srv->tls && srv->cfg.tls_ca_file[0] ? &sasl : NULL, NULL};
+	/* EXTERNAL: the subject of a TLS client certificate (needs tls_ca_file), or an ldapi://
+	 * peer's uid and gid. */
+	bool ldapi = false;
+	for (int i = 0; i < srv->cfg.nlisten; i++)
+		ldapi |= srv->cfg.listen[i].scheme == LISTEN_LDAPI;
+	struct berval *sasl_v[] = {(srv->tls && srv->cfg.tls_ca_file[0]) || ldapi ? &sasl : NULL,
+	                           NULL};
 	struct berval *feat_v[] = {&feat[0], &feat[1], NULL}, *ver_v[] = {&ver, NULL};
 	struct berval *vendor_v[] = {&vendor, NULL}, *vversion_v[] = {&vversion, NULL};
 	struct berval *sub_v[] = {&subschema, NULL};

@@ -99,14 +99,14 @@ static bool unknown_critical_control(struct conn *c, struct ldap_request *req)
 }
 
 /*
- * require_tls: without TLS, binds (but an anonymous one, which proves and reveals
- * nothing: ldapsearch -x sends it before it reads the root DSE), compares and searches
+ * require_tls: without TLS (ldapi:// is local, exempt), binds (but an anonymous one, which proves
+ * and reveals nothing: ldapsearch -x sends it before it reads the root DSE), compares and searches
  * other than of the root DSE are answered confidentialityRequired (13); StartTLS
  * stays reachable.
  */
 static bool refused_without_tls(struct conn *c, struct ldap_request *req)
 {
-	if (c->tls || !server_require_tls(c->w->srv))
+	if (c->tls || c->local || !server_require_tls(c->w->srv))
 		return false;
 	bool rootdse = req->op == LDAP_REQ_SEARCH && req->u.search.base.bv_len == 0 &&
 	               req->u.search.scope == LDAP_SCOPE_BASE;

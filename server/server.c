@@ -12,6 +12,7 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "protocol/dn.h"
@@ -88,6 +89,60 @@ static int listen_on(const struct listen_addr *a, char *port, size_t portlen, bo
 	return fd;
 }
 
+/*
+ * The Unix socket of an ldapi:// listener. A socket file no process answers on
+ * (left by a server that was killed) is replaced; one that answers is another
+ * server's, and refused. Mode 0666: any local user may connect, and SASL EXTERNAL
+ * tells them apart by their uid and gid.
+ */
+static int listen_unix(const struct listen_addr *a)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", a->path);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		log_error("listen ldapi %s: %s", a->path, strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (lstat(a->path, &st) == 0) {
+		int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		bool served = probe >= 0 && connect(probe, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+		if (probe >= 0)
+			close(probe);
+		if (served || !S_ISSOCK(st.st_mode)) {
+			log_error("listen ldapi %s: %s; refusing to replace it", a->path,
+			          served ? "another process serves this socket"
+			                 : "the path exists and is not a socket");
+			close(fd);
+			return -1;
+		}
+		unlink(a->path); /* left behind by a server that did not stop cleanly */
+	}
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || chmod(a->path, 0666) < 0 ||
+	    listen(fd, 1024) < 0) {
+		log_error("listen ldapi %s: %s", a->path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* A listener as a URL, for the log: ldap://HOST:PORT/, ldaps://..., ldapi://%2F.../ */
+static void listen_url(const struct listen_addr *a, const char *port, char *out, size_t cap)
+{
+	if (a->scheme == LISTEN_LDAPI) {
+		size_t n = (size_t)snprintf(out, cap, "ldapi://");
+		for (const char *p = a->path; *p && n + 4 < cap; p++)
+			n += (size_t)snprintf(out + n, cap - n, *p == '/' ? "%%2F" : "%c", *p);
+		snprintf(out + n, cap - n, "/");
+		return;
+	}
+	bool v6 = strchr(a->host, ':') != NULL;
+	snprintf(out, cap, "%s://%s%s%s:%s/", a->scheme == LISTEN_LDAPS ? "ldaps" : "ldap",
+	         v6 ? "[" : "", a->host, v6 ? "]" : "", port);
+}
+
 static int open_database(struct server *srv)
 {
 	char err[1024];
@@ -158,6 +213,7 @@ int server_init(struct server *srv)
 	srv->dispatch = ops_dispatch;
 	pthread_mutex_init(&srv->accept_lock, NULL);
 	srv->rt.policy = policy_for(cfg->send_policy);
+	srv->local_policy = policy_for(SEND_BATCH);
 	srv->rt.batch_bytes = cfg->batch_bytes;
 	srv->rt.max_pending_bytes = cfg->max_pending_bytes;
 	srv->rt.monitor_access = cfg->monitor_access;
@@ -199,22 +255,28 @@ int server_listen(struct server *srv)
 	struct config *cfg = &srv->cfg;
 	/* One socket per address per worker; port 0 resolves once, then is shared. */
 	for (int a = 0; a < cfg->nlisten; a++) {
-		char port[16];
-		snprintf(port, sizeof(port), "%s", cfg->listen[a].port);
+		const struct listen_addr *la = &cfg->listen[a];
+		char port[16], url[400];
+		snprintf(port, sizeof(port), "%s", la->port);
+		/* TCP: one SO_REUSEPORT socket per worker. A Unix socket: one, which every
+		 * worker watches through its own descriptor (dup), accepting under the lock. */
+		int shared = la->scheme == LISTEN_LDAPI ? listen_unix(la) : -1;
+		if (la->scheme == LISTEN_LDAPI && shared < 0)
+			return -1;
+		srv->unix_bound[a] = shared >= 0;
 		for (int i = 0; i < srv->nworkers; i++) {
 			struct worker *w = &srv->workers[i];
-			int fd = listen_on(&cfg->listen[a], port, sizeof(port), i == 0);
+			int fd = shared >= 0 ? (i == 0 ? shared : fcntl(shared, F_DUPFD_CLOEXEC, 0))
+			                     : listen_on(la, port, sizeof(port), i == 0);
 			if (fd < 0)
 				return -1;
-			w->listen_tls[w->nlisten] = cfg->listen[a].tls;
+			w->listen_scheme[w->nlisten] = la->scheme;
 			w->listenfd[w->nlisten++] = fd;
 		}
-		const char *h = cfg->listen[a].host;
-		bool v6 = strchr(h, ':') != NULL;
-		log_info("listening on %s://%s%s%s:%s/ (%d workers, send_policy %s%s)",
-		         cfg->listen[a].tls ? "ldaps" : "ldap", v6 ? "[" : "", h, v6 ? "]" : "",
-		         port, srv->nworkers, srv->rt.policy->name,
-		         !cfg->listen[a].tls && srv->tls ? ", StartTLS" : "");
+		listen_url(la, port, url, sizeof(url));
+		log_info("listening on %s (%d workers, send_policy %s%s)", url, srv->nworkers,
+		         la->scheme == LISTEN_LDAPI ? "batch" : srv->rt.policy->name,
+		         la->scheme == LISTEN_LDAP && srv->tls ? ", StartTLS" : "");
 	}
 	for (int i = 0; i < srv->nworkers; i++)
 		if (worker_register(&srv->workers[i]) < 0) {
@@ -267,6 +329,9 @@ void server_stop(struct server *srv)
 	}
 	free(srv->workers);
 	srv->workers = NULL;
+	for (int a = 0; a < srv->cfg.nlisten; a++)
+		if (srv->unix_bound[a])
+			unlink(srv->cfg.listen[a].path); /* ours: bound by server_listen */
 	buf_free(&srv->rootdse);
 	buf_free(&srv->subschema);
 	free(srv->bind_decoy);
@@ -286,7 +351,8 @@ static void log_restart_needed(const struct config *old, const struct config *n)
 	for (int i = 0; listen_same && i < n->nlisten; i++)
 		listen_same = strcmp(old->listen[i].host, n->listen[i].host) == 0 &&
 		              strcmp(old->listen[i].port, n->listen[i].port) == 0 &&
-		              old->listen[i].tls == n->listen[i].tls;
+		              strcmp(old->listen[i].path, n->listen[i].path) == 0 &&
+		              old->listen[i].scheme == n->listen[i].scheme;
 	bool index_same = old->nindex == n->nindex;
 	for (int i = 0; index_same && i < n->nindex; i++)
 		index_same = strcmp(old->index[i], n->index[i]) == 0;

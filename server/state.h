@@ -34,7 +34,7 @@ struct worker {
 	int epfd;
 	int wakefd; /* eventfd: the main thread asks the loop to stop */
 	int listenfd[CONFIG_MAX_LISTEN];
-	bool listen_tls[CONFIG_MAX_LISTEN]; /* ldaps://: connections start with a handshake */
+	enum listen_scheme listen_scheme[CONFIG_MAX_LISTEN]; /* what each listener speaks */
 	int nlisten;
 	int reservefd;         /* spare descriptor, freed to shed connections at EMFILE; -1: lost */
 	bool listen_paused;    /* listeners out of the epoll set until a descriptor is free */
@@ -71,6 +71,7 @@ struct runtime {
 struct server {
 	struct config cfg; /* as loaded at start-up; runtime holds what reloads change */
 	struct runtime rt;
+	const struct send_policy *local_policy; /* ldapi:// connections' (batch: no TCP options) */
 	struct db db;
 	struct worker *workers;
 	int nworkers;
@@ -80,7 +81,8 @@ struct server {
 	struct buf rootdse;   /* the root DSE, as a stored entry record */
 	struct buf subschema; /* cn=Subschema, as a stored entry record */
 	struct tls_server *tls; /* the TLS context (tls.h), NULL when TLS is not configured */
-	char *bind_decoy;       /* see op_bind_prepare */
+	bool unix_bound[CONFIG_MAX_LISTEN]; /* ldapi:// socket files this server made */
+	char *bind_decoy;                   /* see op_bind_prepare */
 	size_t bind_decoy_len;
 	time_t started;
 	volatile int stopping;

@@ -101,7 +101,7 @@ static void accept_all(struct worker *w, int li)
 				log_error("worker %d: accept: %s", w->id, strerror(err));
 			return;
 		}
-		w->hooks->accepted(w, fd, w->listen_tls[li]);
+		w->hooks->accepted(w, fd, w->listen_scheme[li]);
 	}
 }
 

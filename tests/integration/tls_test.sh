@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # TLS with real clients: ldaps:// and StartTLS with ldapsearch (libldap with
-# GnuTLS) and python-ldap, SASL EXTERNAL with a client certificate, require_tls,
+# GnuTLS) and python-ldap, SASL EXTERNAL with a client certificate and over
+# ldapi:// (the peer's uid and gid), require_tls,
 # client verification, certificate rotation by SIGHUP, start-up errors, large
 # responses under every send policy, and hostile handshakes. Certificates are
 # made at test time (tls_certs.sh). Every server is minidir on 127.0.0.1,
@@ -110,7 +111,7 @@ bad_start "a certificate file that is not PEM" "tls_cert_file $work/db.mdb" \
 bad_start "demand without a CA file" "needs tls_ca_file" \
 	"tls_cert_file = $PKI/server.pem" "tls_key_file = $PKI/server.key" \
 	"tls_verify_client = demand"
-bad_start "an unknown scheme" "scheme must be ldap:// or ldaps://" "listen = http://127.0.0.1:0"
+bad_start "an unknown scheme" "scheme must be ldap://, ldaps:// or ldapi://" "listen = http://127.0.0.1:0"
 
 # --- ldaps:// and StartTLS --------------------------------------------------------------------
 write_conf main "tls_ca_file = $PKI/ca.pem" "tls_verify_client = allow"
@@ -209,6 +210,47 @@ os._exit(0)" > "$work/midrecord" 2>&1 || not_ok "mid-record client: $(cat "$work
 		"${LS[@]}" -H "$S" -D "cn=admin,$BASE" -w root-secret -b "cn=tls,cn=monitor" -s base
 	stop "$pid" main
 fi
+
+# --- ldapi:// (a Unix socket) and SASL EXTERNAL by the peer's uid and gid -------------------------
+me_uid=$(id -u) me_gid=$(id -g)
+peer_dn="gidNumber=$me_gid+uidNumber=$me_uid,cn=peercred,cn=external,cn=auth"
+printf '%s\n' "listen = 127.0.0.1:0" "listen = ldapi://$work/ldapi" "database = $work/db.mdb" \
+	"suffix = $BASE" "rootdn = $peer_dn" > "$work/local.conf"
+start_local() {
+	: > "$work/local.log"
+	"$BUILD/minidir" -f "$work/local.conf" 2> "$work/local.log" &
+	pid=$!
+	pids+=("$pid")
+	port=$(wait_port "$work/local.log")
+}
+start_local
+I="ldapi://$(printf '%s' "$work/ldapi" | sed 's#/#%2F#g')"
+if [ -S "$work/ldapi" ] && [ "$(stat -c %a "$work/ldapi")" = 666 ]; then
+	ok "ldapi: the socket exists, mode 666"
+else
+	not_ok "ldapi: no socket at $work/ldapi (or not mode 666): $(ls -l "$work/ldapi" 2>&1)"
+fi
+check "ldapi: a search" 0 "^cn: User Three" "${LS[@]}" -H "$I" -b "$BASE" "(uid=user3)" cn
+check "ldapi: SASL EXTERNAL is the peer's uid and gid" 0 "^dn:${peer_dn//+/\\+}$" ldapwhoami -Y EXTERNAL -H "$I"
+check "ldapi: that identity as rootdn reads userPassword" 0 "^userPassword" \
+	ldapsearch -LLL -Y EXTERNAL -H "$I" -b "uid=user1,ou=people,$BASE" -s base userPassword
+check "ldapi: the root DSE lists EXTERNAL" 0 "^supportedSASLMechanisms: EXTERNAL" \
+	"${LS[@]}" -H "$I" -b "" -s base supportedSASLMechanisms
+check "ldapi: a second server refuses the served socket" 1 "another process serves this socket" \
+	"$BUILD/minidir" -f "$work/local.conf"
+stop "$pid" local
+if [ -e "$work/ldapi" ]; then
+	not_ok "ldapi: the socket file is left after a stop"
+else
+	ok "ldapi: the socket file is removed at stop"
+fi
+# A socket file left by a server killed outright is replaced at the next start.
+start_local
+kill -9 "$pid"
+wait "$pid" 2> /dev/null
+start_local
+check "ldapi: a stale socket file is replaced" 0 "^cn: User Three" "${LS[@]}" -H "$I" -b "$BASE" "(uid=user3)" cn
+stop "$pid" local
 
 # --- a StartTLS request the server cannot honour ----------------------------------------------
 cat > "$work/plain.conf" << EOF
