@@ -9,6 +9,9 @@
 #ifndef MINIDIR_PROTOCOL_MATCH_RULE_H
 #define MINIDIR_PROTOCOL_MATCH_RULE_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 enum match_rule {
 	MATCH_CASE_IGNORE, /* caseIgnoreMatch: spaces folded, Unicode simple case folding */
 	MATCH_CASE_EXACT,  /* caseExactMatch: spaces folded */
@@ -33,5 +36,15 @@ enum match_rule {
  * Pure (a constant table): any thread, any time.
  */
 enum match_rule match_rule_named(const char *rule);
+
+/*
+ * For cn=Subschema (RFC 4512 4.1.3, 4.1.5): the i-th matching rule minidir knows as a
+ * MatchingRuleDescription ("( 2.5.13.2 NAME 'caseIgnoreMatch' SYNTAX 1.3.6.1...15 )"),
+ * and the i-th syntax its schemas use as an LDAPSyntaxDescription ("( 1.3...15 DESC
+ * 'Directory String' )"), written into out (cap bytes, the caller's, NUL-terminated,
+ * 128 are enough). Return false (out untouched) when i is past the last. Pure.
+ */
+bool match_rule_description(size_t i, char *out, size_t cap);
+bool match_syntax_description(size_t i, char *out, size_t cap);
 
 #endif

@@ -67,6 +67,11 @@ static const char *const builtin_attrs[] = {
     "SYNTAX 1.3.6.1.4.1.1466.115.121.1.3 USAGE directoryOperation )",
     "( 2.5.21.6 NAME 'objectClasses' EQUALITY objectIdentifierFirstComponentMatch "
     "SYNTAX 1.3.6.1.4.1.1466.115.121.1.37 USAGE directoryOperation )",
+    "( 2.5.21.4 NAME 'matchingRules' EQUALITY objectIdentifierFirstComponentMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.30 USAGE directoryOperation )",
+    "( 1.3.6.1.4.1.1466.101.120.16 NAME 'ldapSyntaxes' EQUALITY "
+    "objectIdentifierFirstComponentMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.54 "
+    "USAGE directoryOperation )",
     "( 1.3.6.1.4.1.1466.101.120.5 NAME 'namingContexts' "
     "SYNTAX 1.3.6.1.4.1.1466.115.121.1.12 USAGE dSAOperation )",
     "( 1.3.6.1.4.1.1466.101.120.13 NAME 'supportedControl' "
@@ -90,7 +95,8 @@ static const char *const builtin_attrs[] = {
 static const char *const builtin_classes[] = {
     "( 2.5.6.0 NAME 'top' ABSTRACT MUST objectClass )",
     "( 1.3.6.1.4.1.1466.101.120.111 NAME 'extensibleObject' SUP top AUXILIARY )",
-    "( 2.5.20.1 NAME 'subschema' AUXILIARY MAY ( attributeTypes $ objectClasses ) )",
+    "( 2.5.20.1 NAME 'subschema' AUXILIARY MAY ( attributeTypes $ objectClasses $ "
+    "matchingRules $ ldapSyntaxes ) )",
     "( 2.5.6.1 NAME 'alias' SUP top STRUCTURAL MUST aliasedObjectName )",
 };
 

@@ -80,13 +80,51 @@ int op_rootdse_build(struct server *srv)
 	return build(&srv->rootdse, "", attrs, (int)(sizeof(attrs) / sizeof(attrs[0])));
 }
 
+/* The values of a list of match_rule.h's descriptions: l->vals, NULL-terminated, pointing
+ * into l->bv and l->text (all malloc'd; descriptions_free). Returns 0 or -1. */
+struct descriptions {
+	struct berval **vals, *bv;
+	char *text;
+};
+enum { DESC_MAX = 128 };
+
+static int descriptions(bool (*describe)(size_t, char *, size_t), struct descriptions *l)
+{
+	size_t n = 0;
+	char probe[DESC_MAX];
+	while (describe(n, probe, sizeof(probe)))
+		n++;
+	l->vals = calloc(n + 1, sizeof(*l->vals));
+	l->bv = calloc(n + 1, sizeof(*l->bv));
+	l->text = malloc(n * DESC_MAX + 1);
+	if (!l->vals || !l->bv || !l->text)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		char *p = l->text + i * DESC_MAX;
+		describe(i, p, DESC_MAX);
+		l->bv[i].bv_val = p;
+		l->bv[i].bv_len = strlen(p);
+		l->vals[i] = &l->bv[i];
+	}
+	return 0;
+}
+
+static void descriptions_free(struct descriptions *l)
+{
+	free(l->vals);
+	free(l->bv);
+	free(l->text);
+}
+
 int op_subschema_build(struct server *srv)
 {
 	size_t na = schema_attr_count(), no = schema_oc_count();
 	struct berval *at = calloc(na + 1, sizeof(*at)), **at_v = calloc(na + 1, sizeof(*at_v));
 	struct berval *oc = calloc(no + 1, sizeof(*oc)), **oc_v = calloc(no + 1, sizeof(*oc_v));
+	struct descriptions mr = {0}, syn = {0};
 	int rc = -1;
-	if (at && at_v && oc && oc_v) {
+	if (at && at_v && oc && oc_v && descriptions(match_rule_description, &mr) == 0 &&
+	    descriptions(match_syntax_description, &syn) == 0) {
 		for (size_t i = 0; i < na; i++) {
 			at[i].bv_val = schema_attr_at(i)->definition;
 			at[i].bv_len = strlen(at[i].bv_val);
@@ -103,9 +141,10 @@ int op_subschema_build(struct server *srv)
 		struct berval *cls_v[] = {&cls[0], &cls[1], &cls[2], &cls[3], NULL};
 		struct berval *cn_v[] = {&cn, NULL}, *dn_v[] = {&dn, NULL};
 		const struct built_attr attrs[] = {
-		    {"objectClass", cls_v},  {"cn", cn_v},
-		    {"entryDN", dn_v},       {"attributeTypes", at_v},
-		    {"objectClasses", oc_v},
+		    {"objectClass", cls_v},     {"cn", cn_v},
+		    {"entryDN", dn_v},          {"attributeTypes", at_v},
+		    {"objectClasses", oc_v},    {"matchingRules", mr.vals},
+		    {"ldapSyntaxes", syn.vals},
 		};
 		rc = build(&srv->subschema, OP_SUBSCHEMA_DN, attrs,
 		           (int)(sizeof(attrs) / sizeof(attrs[0])));
@@ -114,5 +153,7 @@ int op_subschema_build(struct server *srv)
 	free(at_v);
 	free(oc);
 	free(oc_v);
+	descriptions_free(&mr);
+	descriptions_free(&syn);
 	return rc;
 }

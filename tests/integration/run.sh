@@ -188,6 +188,8 @@ expect_grep "matched values returns only the matching values" "^mail: user3.alt@
 expect_nogrep "matched values drops the values that do not match" "^mail: user3@test.org$" ls_ -E '!mv=(mail=*alt*)' -b "uid=user3,$PEOPLE" -s base mail
 expect_grep "root DSE lists WhoAmI" "^supportedExtension: 1.3.6.1.4.1.4203.1.11.3" ls_ -b "" -s base supportedExtension
 expect_grep "cn=Subschema holds attribute types" "^attributeTypes: ( 2.5.4.3 NAME ( 'cn' 'commonName' )" ls_ -b cn=Subschema -s base attributeTypes
+expect_grep "cn=Subschema holds matching rules" "^matchingRules: ( 2.5.13.2 NAME 'caseIgnoreMatch' SYNTAX 1.3.6.1.4.1.1466.115.121.1.15 )$" ls_ -b cn=Subschema -s base matchingRules
+expect_grep "cn=Subschema holds LDAP syntaxes" "^ldapSyntaxes: ( 1.3.6.1.4.1.1466.115.121.1.27 DESC 'INTEGER' )$" ls_ -b cn=Subschema -s base +
 expect_grep "cn=Subschema holds object classes" "^objectClasses: ( 2.16.840.1.113730.3.2.2 NAME 'inetOrgPerson'" ls_ -b cn=subschema -s base +
 expect_grep "entryDN by name" "^entryDN: uid=user3,$PEOPLE" ls_ -b "uid=user3,$PEOPLE" -s base entryDN
 expect_grep "entryUUID is an RFC 4122 UUID" "^entryUUID: [0-9a-f]\{8\}-[0-9a-f]\{4\}-4[0-9a-f]\{3\}-[89ab][0-9a-f]\{3\}-[0-9a-f]\{12\}$" ls_ -b "uid=user3,$PEOPLE" -s base +
