@@ -347,6 +347,10 @@ static int handler(void *user, const char *section, const char *key, const char 
 		           "none",
 		           value, NULL);
 	}
+	if (strcmp(key, "access_log") == 0)
+		return value[0]
+		           ? copy_str(st, c->access_log, sizeof(c->access_log), key, value)
+		           : bad(st, "access_log: none, stderr, syslog or a file path", NULL, NULL);
 	if (strcmp(key, "schema_dir") == 0)
 		return copy_str(st, c->schema_dir, sizeof(c->schema_dir), key, value);
 	if (strcmp(key, "schema") == 0)
@@ -415,6 +419,7 @@ static void set_defaults(struct config *c)
 	c->timelimit = 3600;
 	c->allow_anonymous = true;
 	c->tls_min_version = 12;
+	strcpy(c->access_log, "none");
 	c->tls_handshake_timeout = 10;
 	for (size_t i = 0; i < sizeof(default_index) / sizeof(default_index[0]); i++)
 		c->index[c->nindex++] = strdup(default_index[i]);

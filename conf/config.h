@@ -59,10 +59,11 @@ struct config {
 	int write_timeout; /* seconds a client may leave output unread; 0: forever */
 	int idle_timeout;  /* seconds a connection may sit without a request; 0: forever */
 	char schema_dir[1024];
-	char schema[256];     /* space-separated schema names, read as schema_dir/NAME.schema */
-	int sizelimit;        /* entries per search at most; 0: unlimited */
-	int timelimit;        /* seconds per search at most; 0: unlimited */
-	bool allow_anonymous; /* anonymous clients may search */
+	char schema[256];      /* space-separated schema names, read as schema_dir/NAME.schema */
+	int sizelimit;         /* entries per search at most; 0: unlimited */
+	int timelimit;         /* seconds per search at most; 0: unlimited */
+	bool allow_anonymous;  /* anonymous clients may search */
+	char access_log[1024]; /* none, stderr, syslog or a file path */
 	/* TLS (ldaps:// listeners and StartTLS): off while tls_cert_file is empty. */
 	char tls_cert_file[1024]; /* PEM: the certificate, then its chain */
 	char tls_key_file[1024];  /* PEM private key */

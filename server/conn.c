@@ -25,6 +25,7 @@
 #include "protocol/frame.h"
 #include "protocol/request.h"
 #include "protocol/response.h"
+#include "server/access_log.h"
 #include "server/clock.h"
 #include "server/log.h"
 #include "server/tls.h"
@@ -129,6 +130,11 @@ int conn_accept(struct worker *w, int fd, enum listen_scheme scheme)
 	STAT_ADD(w->stats.connections_current, 1);
 	log_debug("conn fd=%d from %s accepted by worker %d%s", fd, c->peer, w->id,
 	          scheme == LISTEN_LDAPS ? " (ldaps)" : "");
+	c->id = __atomic_add_fetch(&w->srv->next_conn_id, 1, __ATOMIC_RELAXED);
+	static const char *const via[] = {
+	    [LISTEN_LDAP] = "ldap", [LISTEN_LDAPS] = "ldaps", [LISTEN_LDAPI] = "ldapi"};
+	access_log_add(w, "conn=%llu fd=%d ACCEPT from=%s via=%s", (unsigned long long)c->id, fd,
+	               c->peer, via[scheme]);
 	return 0;
 }
 
@@ -167,6 +173,8 @@ void conn_close(struct conn *c, const char *why)
 {
 	struct worker *w = c->w;
 	log_debug("conn fd=%d from %s closed: %s", c->fd, c->peer, why);
+	access_log_add(w, "conn=%llu CLOSE reason=\"%s\" ops=%u", (unsigned long long)c->id, why,
+	               c->nops);
 	conn_task_drop(&c->task);
 	conn_task_drop(&c->parked);
 	if (c->in_ready) {
@@ -189,6 +197,7 @@ void conn_close(struct conn *c, const char *why)
 	buf_free(&c->out);
 	buf_free(&c->bound_key);
 	buf_free(&c->bound_dn);
+	buf_free(&c->op_text);
 	STAT_ADD(w->stats.connections_current, (uint64_t)-1);
 	slab_put(&w->conn_slab, c);
 }

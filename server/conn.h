@@ -82,8 +82,12 @@ struct conn {
 	struct buf bound_key; /* reversed DN key of the bound entry (AUTH_USER) */
 	struct buf bound_dn;  /* the bound DN as the client sent it (AUTH_ROOT, AUTH_USER) */
 	char peer[64];
-	bool local;     /* came in on an ldapi:// (Unix) socket */
-	bool peer_cred; /* local, and the kernel told its uid and gid (SO_PEERCRED) */
+	uint64_t id;         /* the connection's number in the access log */
+	unsigned nops;       /* operations taken, numbering them in the access log */
+	struct buf op_text;  /* the access log's text of the operation being answered */
+	unsigned op_entries; /* entries sent for it */
+	bool local;          /* came in on an ldapi:// (Unix) socket */
+	bool peer_cred;      /* local, and the kernel told its uid and gid (SO_PEERCRED) */
 	uid_t peer_uid;
 	gid_t peer_gid;
 	struct tls_session *tls;  /* TLS on this connection (ldaps://, StartTLS), or NULL: tls.h */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "server/access_log.h"
 #include "server/clock.h"
 #include "server/conn.h"
 #include "server/log.h"
@@ -102,6 +103,8 @@ static ssize_t tls_received(struct conn *c, const void *in, size_t len)
 		STAT_ADD(st->tls.handshakes, 1);
 		if (tls_resumed(c->tls))
 			STAT_ADD(st->tls.resumed, 1);
+		access_log_add(c->w, "conn=%llu TLS %s%s", (unsigned long long)c->id, what,
+		               tls_resumed(c->tls) ? " resumed" : "");
 		log_debug("conn fd=%d from %s: TLS established: %s%s", c->fd, c->peer, what,
 		          tls_resumed(c->tls) ? " (resumed)" : "");
 	}

@@ -5,6 +5,7 @@
 #include <ldap.h>
 #include <string.h>
 
+#include "server/access_log.h"
 #include "server/log.h"
 
 static void op_unbind(struct conn *c, struct ldap_request *req)
@@ -124,6 +125,8 @@ static bool refused_without_tls(struct conn *c, struct ldap_request *req)
 
 void ops_dispatch(struct conn *c, struct ldap_request *req)
 {
+	if (access_log_on(c->w->srv))
+		op_trace(c, req);
 	if (req->critical_control && unknown_critical_control(c, req))
 		return;
 	if (refused_without_tls(c, req))

@@ -25,6 +25,15 @@
  */
 void ops_dispatch(struct conn *c, struct ldap_request *req);
 
+/* --- op_trace.c: the access log's text of a request ------------------------------------ */
+
+/*
+ * Numbers req among c's operations and writes its access log text (what, on what, by whom)
+ * into c->op_text for reply.c to finish with the result; Unbind and Abandon, which have no
+ * result, are logged at once. Call only when access_log_on.
+ */
+void op_trace(struct conn *c, const struct ldap_request *req);
+
 /* --- op_bind.c: simple binds, and the decoy that hides which DNs exist ---------------- */
 
 void op_bind(struct conn *c, struct ldap_request *req);

@@ -1,6 +1,21 @@
 /* The reply API (reply.h): responses encoded into the connection's output, PDU by PDU. */
 #include "server/reply.h"
 
+#include "server/access_log.h"
+#include "server/clock.h"
+
+/* The access log's line of the operation this result ends (ops.c wrote its request part). */
+static void log_result(struct conn *c, int rc)
+{
+	if (!c->op_text.len || !access_log_on(c->w->srv))
+		return;
+	double etime = c->op_start_ns ? (double)(clock_ns() - c->op_start_ns) / 1e9 : 0;
+	access_log_add(c->w, "conn=%llu %.*s result=%d entries=%u etime=%.6f",
+	               (unsigned long long)c->id, (int)c->op_text.len,
+	               (const char *)c->op_text.data, rc, c->op_entries, etime);
+	c->op_text.len = 0;
+}
+
 /* A PDU is in c->out: count it, then let the send policy decide on sending. */
 static int queued(struct conn *c, int encoded, bool last)
 {
@@ -22,6 +37,7 @@ void reply_begin(struct conn *c)
 int reply_entry(struct conn *c, int32_t msgid, const unsigned char *op, size_t oplen,
                 const struct attr_select *sel, const unsigned char *extra, size_t extralen)
 {
+	c->op_entries++;
 	return queued(c, response_entry_extra(&c->out, msgid, op, oplen, sel, extra, extralen),
 	              false);
 }
@@ -30,6 +46,7 @@ int reply_result(struct conn *c, int32_t msgid, unsigned char optag, int rc, con
                  const char *message, const struct result_extra *x)
 {
 	static const struct result_extra none = {.oid = NULL};
+	log_result(c, rc);
 	return queued(
 	    c, response_result_ex(&c->out, msgid, optag, rc, matched, message, x ? x : &none),
 	    true);

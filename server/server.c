@@ -17,6 +17,7 @@
 
 #include "protocol/dn.h"
 #include "protocol/schema.h"
+#include "server/access_log.h"
 #include "server/conn.h"
 #include "server/db_watch.h"
 #include "server/log.h"
@@ -210,6 +211,7 @@ int server_init(struct server *srv)
 	struct config *cfg = &srv->cfg;
 	srv->started = time(NULL);
 	srv->db_watch_fd = -1;
+	srv->access_log = srv->access_log_old = -1;
 	srv->dispatch = ops_dispatch;
 	pthread_mutex_init(&srv->accept_lock, NULL);
 	srv->rt.policy = policy_for(cfg->send_policy);
@@ -233,6 +235,8 @@ int server_init(struct server *srv)
 		return -1;
 	db_watch_start(srv);
 	if (tls_setup(cfg, &srv->tls) < 0) /* before the root DSE, which lists StartTLS */
+		return -1;
+	if (access_log_open(srv, cfg->access_log) < 0)
 		return -1;
 	if (op_rootdse_build(srv) < 0 || op_subschema_build(srv) < 0) {
 		log_error("building the root DSE: out of memory");
@@ -319,7 +323,9 @@ void server_stop(struct server *srv)
 		buf_free(&w->scratch);
 		slab_free(&w->conn_slab);
 		buf_free(&w->extra);
+		access_log_flush(w); /* the thread has stopped: its last lines */
 		buf_free(&w->tls_in);
+		buf_free(&w->access_log);
 		if (w->epfd > 0)
 			close(w->epfd);
 		if (w->wakefd > 0)
@@ -337,6 +343,7 @@ void server_stop(struct server *srv)
 	free(srv->bind_decoy);
 	tls_teardown(srv->tls);
 	srv->tls = NULL;
+	access_log_close(srv);
 	db_close(&srv->db);
 	db_watch_stop(srv); /* after the map is gone: a writer held back may go on */
 	config_free(&srv->cfg);
@@ -389,6 +396,7 @@ int server_reload(struct server *srv)
 		tls_reload(srv->tls, &n); /* certificate rotation: the files are read again */
 	else if (n.tls_cert_file[0])
 		log_info("SIGHUP: TLS was off at start-up; restart minidir to turn it on");
+	access_log_reopen(srv, n.access_log); /* after logrotate moved the file away */
 	struct stat st;
 	if (stat(srv->cfg.database, &st) == 0 &&
 	    (st.st_dev != srv->db_dev || st.st_ino != srv->db_ino))

@@ -13,6 +13,7 @@
 #include <lmdb.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -43,9 +44,13 @@ struct worker {
 	struct buf scratch;    /* filter evaluation work space */
 	struct buf extra;      /* operational attributes of the entry being sent */
 	struct buf tls_in;     /* ciphertext just received, before decryption */
-	struct conn *conns;    /* all connections of this worker */
-	struct slab conn_slab; /* where they are allocated */
-	struct conn *ready;    /* connections with a search to continue */
+	struct buf access_log; /* access log lines not yet written (access_log.h) */
+	time_t access_log_second;  /* the second access_log_stamp is of */
+	char access_log_stamp[24]; /* "2026-11-30T13:51:14" */
+	char access_log_zone[8];   /* "+00:00" */
+	struct conn *conns;        /* all connections of this worker */
+	struct slab conn_slab;     /* where they are allocated */
+	struct conn *ready;        /* connections with a search to continue */
 	struct worker_stats stats;
 	const struct worker_hooks *hooks; /* the layer above the loop (worker.h) */
 };
@@ -82,7 +87,10 @@ struct server {
 	struct buf subschema; /* cn=Subschema, as a stored entry record */
 	struct tls_server *tls; /* the TLS context (tls.h), NULL when TLS is not configured */
 	bool unix_bound[CONFIG_MAX_LISTEN]; /* ldapi:// socket files this server made */
-	char *bind_decoy;                   /* see op_bind_prepare */
+	int access_log;        /* its descriptor, -2 syslog, -1 off (atomic; access_log.h) */
+	int access_log_old;    /* the one SIGHUP replaced, closed at the next SIGHUP */
+	uint64_t next_conn_id; /* connection numbers in the access log (atomic) */
+	char *bind_decoy;      /* see op_bind_prepare */
 	size_t bind_decoy_len;
 	time_t started;
 	volatile int stopping;

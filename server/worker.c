@@ -12,6 +12,7 @@
 #include <fcntl.h>
 
 #include "server/clock.h"
+#include "server/access_log.h"
 #include "server/log.h"
 #include "server/worker.h"
 
@@ -131,6 +132,7 @@ void *worker_main(void *arg)
 				w->hooks->event(ptr, events[i].events);
 		}
 		w->hooks->run_ready(w);
+		access_log_flush(w); /* one write for the lines of this round */
 		time_t now = clock_seconds();
 		if (now != last_sweep) {
 			last_sweep = now;

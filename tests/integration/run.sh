@@ -24,6 +24,7 @@ rootdn = cn=admin,$BASE
 rootpw = root-secret
 index = objectClass, uid, cn, mail, member
 write_timeout = 2
+access_log = $work/access.log
 CONF
 
 # --- import -----------------------------------------------------------------
@@ -253,12 +254,41 @@ if [ "${lat_ops:-0}" -gt 100 ] && [ "$lat_sum" = "$lat_ops" ] && [ "${lat_max:-0
 else
 	not_ok "cn=latency,cn=monitor: operations '$lat_ops', bucket sum '$lat_sum', max '$lat_max'"
 fi
+# --- the access log --------------------------------------------------------------------------
+# SIGHUP, then wait until the server logged one more reload than before.
+reload_and_wait() {
+	local n0
+	n0=$(grep -c "SIGHUP: configuration .* reloaded" "$work/server.log")
+	kill -HUP "$server_pid"
+	for _ in $(seq 1 100); do
+		[ "$(grep -c "SIGHUP: configuration .* reloaded" "$work/server.log")" -gt "$n0" ] && break
+		sleep 0.05
+	done
+}
+ls_ -D "cn=admin,$BASE" -w root-secret -b "$PEOPLE" "(uid=user3)" cn mail > /dev/null
+timeout 10 ldapcompare -x -H "$URI" "uid=user3,$PEOPLE" "sn:three" > /dev/null
+sleep 0.3 # the workers write their lines at the end of each round
+alog=$work/access.log
+expect_grep "access log: a connection accepted" "conn=[0-9]* fd=[0-9]* ACCEPT from=127.0.0.1:[0-9]* via=ldap$" cat "$alog"
+expect_grep "access log: a bind, with its DN and result" "op=0 msgid=1 BIND dn=\"cn=admin,$BASE\" method=simple by=anonymous result=0 entries=0 etime=0\.[0-9]\{6\}$" cat "$alog"
+expect_grep "access log: a search, with base, scope, filter, attributes, identity, result and entries" "SEARCH base=\"$PEOPLE\" scope=sub filter=\"(uid=user3)\" attrs=\"cn mail\" by=\"cn=admin,$BASE\" result=0 entries=1 etime=" cat "$alog"
+expect_grep "access log: a compare" "COMPARE dn=\"uid=user3,$PEOPLE\" attr=\"sn\" by=anonymous result=6 " cat "$alog"
+expect_grep "access log: an Unbind, and the close with its reason" "CLOSE reason=\"client unbound\" ops=3$" cat "$alog"
+expect_grep "access log: RFC 3339 timestamps with zone" "^20[0-9]\{2\}-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-6][0-9]\.[0-9]\{3\}[+-][0-9]\{2\}:[0-9]\{2\} conn=" cat "$alog"
+ls_ -b "$BASE" "(cn=a\22quote\0anewline)" 1.1 > /dev/null
+sleep 0.3
+expect_nogrep "access log: a client cannot split a line" "^newline" cat "$alog"
+mv "$alog" "$alog.1"
+reload_and_wait
+
+ls_ -b "$PEOPLE" -s base 1.1 > /dev/null
+sleep 0.3
+expect_grep "access log: SIGHUP writes to a new file after a rotation" "SEARCH base=\"$PEOPLE\" scope=base" cat "$alog"
 mon_value() { ls_ -D "cn=admin,$BASE" -w root-secret -b "cn=$1,cn=monitor" -s base "$2" | sed -n "s/^$2: //p"; }
 before_batch=$(mon_value msg-more connections)
 cp "$work/minidir.conf" "$work/minidir.conf.orig"
 printf 'send_policy = msg-more\nmonitor_access = anonymous\nsizelimit = 2\n' >> "$work/minidir.conf"
-kill -HUP "$server_pid"
-for _ in $(seq 1 50); do grep -q "SIGHUP: configuration .* reloaded" "$work/server.log" && break; sleep 0.05; done
+reload_and_wait
 expect_grep "SIGHUP logs the new send policy" "send_policy batch -> msg-more" cat "$work/server.log"
 expect_count "a search after SIGHUP still works" 1 -b "$PEOPLE" -s base
 after_batch=$(mon_value msg-more connections)

@@ -73,9 +73,10 @@ if grep -qE '^ *Latency ms: +min [0-9.]+ +p50 [0-9.]+ +p90 [0-9.]+ +p99 [0-9.]+ 
 if grep -qE '^ *searchrate CPU: +[0-9.]+ s .*% of one core' "$work/uid.out"; then ok "uid lookups: reports its own CPU use"; else not_ok "uid lookups: no CPU line"; show uid; fi
 
 # --- several connections per thread, one request each: none may stall -----------------------
-# (a response read ahead by libldap once never woke ppoll, and the rate fell to 0)
-sr stall -b "ou=people,$BASE" -s one -f "(uid=user[0-9])" -a -O 1 -t 2 --numConnections 8 -i 1 -I 4
-last=$(table_rows stall | tail -1 | awk '{ print $1 }')
+# (a response read ahead by libldap once never woke ppoll, and the rate fell to 0 for good).
+# The last two of 5 intervals: a loaded machine may stall a whole second, not two in a row.
+sr stall -b "ou=people,$BASE" -s one -f "(uid=user[0-9])" -a -O 1 -t 2 --numConnections 8 -i 1 -I 5
+last=$(table_rows stall | tail -2 | awk '{ if ($1 > m) m = $1 } END { print m + 0 }')
 inflight=$(sed -n 's/^ *In flight at stop: *\([0-9]*\).*/\1/p' "$work/stall.out")
 if [ "$rc" = 0 ] && awk -v v="${last:-0}" 'BEGIN { exit !(v > 0) }'; then
 	ok "8 connections on 2 threads keep running (last interval $last searches/s, $inflight in flight at stop)"

@@ -1,0 +1,152 @@
+/* The access log: per-worker buffers written once per event-loop round (access_log.h). */
+#include "server/access_log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "server/log.h"
+
+/* Bytes waiting in a worker's buffer that make it write before the round ends. */
+#define ACCESS_LOG_FLUSH_BYTES (32 * 1024)
+/* The longest line kept whole; a longer one (a huge filter) is cut there. */
+#define ACCESS_LOG_LINE_MAX 4096
+
+/* The destination of srv->access_log: ACCESS_LOG_SYSLOG or a descriptor (-1: off). */
+#define ACCESS_LOG_SYSLOG (-2)
+
+static int open_spec(const char *spec, int *fd)
+{
+	if (strcmp(spec, "none") == 0 || spec[0] == '\0') {
+		*fd = -1;
+	} else if (strcmp(spec, "stderr") == 0) {
+		*fd = STDERR_FILENO;
+	} else if (strcmp(spec, "syslog") == 0) {
+		openlog("minidir", LOG_PID | LOG_NDELAY, LOG_DAEMON);
+		*fd = ACCESS_LOG_SYSLOG;
+	} else {
+		*fd = open(spec, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+		if (*fd < 0) {
+			log_error("access_log %s: %s", spec, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int access_log_open(struct server *srv, const char *spec)
+{
+	int fd;
+	srv->access_log_old = -1;
+	if (open_spec(spec, &fd) < 0)
+		return -1;
+	__atomic_store_n(&srv->access_log, fd, __ATOMIC_RELEASE);
+	if (fd != -1)
+		log_info("access log: %s", spec);
+	return 0;
+}
+
+/* Closes a destination no worker uses any more. */
+static void close_dest(int fd)
+{
+	if (fd >= 0 && fd != STDERR_FILENO)
+		close(fd);
+}
+
+void access_log_reopen(struct server *srv, const char *spec)
+{
+	int fd;
+	if (open_spec(spec, &fd) < 0) {
+		log_error("SIGHUP: the access log keeps its destination");
+		return;
+	}
+	close_dest(srv->access_log_old); /* from the previous SIGHUP: long out of use */
+	srv->access_log_old = __atomic_exchange_n(&srv->access_log, fd, __ATOMIC_ACQ_REL);
+	log_info("SIGHUP: access log %s opened", spec);
+}
+
+void access_log_close(struct server *srv)
+{
+	close_dest(srv->access_log_old);
+	close_dest(__atomic_exchange_n(&srv->access_log, -1, __ATOMIC_ACQ_REL));
+	srv->access_log_old = -1;
+}
+
+bool access_log_on(struct server *srv)
+{
+	return __atomic_load_n(&srv->access_log, __ATOMIC_RELAXED) != -1;
+}
+
+/* "2026-11-30T13:51:14.123+00:00 ", the second's part formatted once per second per worker. */
+static size_t stamp(struct worker *w, char *out, size_t cap)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (ts.tv_sec != w->access_log_second) {
+		struct tm tm;
+		char zone[8];
+		localtime_r(&ts.tv_sec, &tm);
+		strftime(w->access_log_stamp, sizeof(w->access_log_stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+		strftime(zone, sizeof(zone), "%z", &tm); /* +hhmm; RFC 3339 wants +hh:mm */
+		snprintf(w->access_log_zone, sizeof(w->access_log_zone), "%.3s:%.2s", zone, zone + 3);
+		w->access_log_second = ts.tv_sec;
+	}
+	int n = snprintf(out, cap, "%s.%03ld%s ", w->access_log_stamp, ts.tv_nsec / 1000000,
+	                 w->access_log_zone);
+	return n < 0 ? 0 : (size_t)n;
+}
+
+void access_log_add(struct worker *w, const char *fmt, ...)
+{
+	if (!access_log_on(w->srv))
+		return;
+	char line[ACCESS_LOG_LINE_MAX];
+	size_t n = stamp(w, line, sizeof(line));
+	va_list ap;
+	va_start(ap, fmt);
+	int m = vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
+	va_end(ap);
+	if (m < 0)
+		return;
+	n += (size_t)m < sizeof(line) - n - 1 ? (size_t)m : sizeof(line) - n - 2;
+	line[n++] = '\n';
+	if (buf_append(&w->access_log, line, n) == 0 &&
+	    buf_pending(&w->access_log) >= ACCESS_LOG_FLUSH_BYTES)
+		access_log_flush(w);
+}
+
+void access_log_flush(struct worker *w)
+{
+	struct buf *b = &w->access_log;
+	if (buf_pending(b) == 0)
+		return;
+	int fd = __atomic_load_n(&w->srv->access_log, __ATOMIC_ACQUIRE);
+	const char *p = (const char *)b->data + b->off;
+	size_t len = buf_pending(b);
+	if (fd == ACCESS_LOG_SYSLOG) {
+		for (const char *end = p + len, *nl; p < end; p = nl + 1) {
+			nl = memchr(p, '\n', (size_t)(end - p));
+			/* The timestamp stays out: syslog has its own. */
+			const char *text = memchr(p, ' ', (size_t)(nl - p));
+			syslog(LOG_INFO, "%.*s", (int)(nl - text - 1), text + 1);
+		}
+	} else if (fd >= 0) {
+		while (len > 0) {
+			ssize_t wr = write(fd, p, len);
+			if (wr < 0 && errno == EINTR)
+				continue;
+			if (wr <= 0) {
+				log_error("access log: write: %s", wr < 0 ? strerror(errno) : "nothing written");
+				break;
+			}
+			p += wr;
+			len -= (size_t)wr;
+		}
+	}
+	b->off = b->len = 0;
+}
