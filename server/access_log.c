@@ -91,9 +91,11 @@ static size_t stamp(struct worker *w, char *out, size_t cap)
 		struct tm tm;
 		char zone[8];
 		localtime_r(&ts.tv_sec, &tm);
-		strftime(w->access_log_stamp, sizeof(w->access_log_stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+		strftime(w->access_log_stamp, sizeof(w->access_log_stamp), "%Y-%m-%dT%H:%M:%S",
+		         &tm);
 		strftime(zone, sizeof(zone), "%z", &tm); /* +hhmm; RFC 3339 wants +hh:mm */
-		snprintf(w->access_log_zone, sizeof(w->access_log_zone), "%.3s:%.2s", zone, zone + 3);
+		snprintf(w->access_log_zone, sizeof(w->access_log_zone), "%.3s:%.2s", zone,
+		         zone + 3);
 		w->access_log_second = ts.tv_sec;
 	}
 	int n = snprintf(out, cap, "%s.%03ld%s ", w->access_log_stamp, ts.tv_nsec / 1000000,
@@ -141,7 +143,8 @@ void access_log_flush(struct worker *w)
 			if (wr < 0 && errno == EINTR)
 				continue;
 			if (wr <= 0) {
-				log_error("access log: write: %s", wr < 0 ? strerror(errno) : "nothing written");
+				log_error("access log: write: %s",
+				          wr < 0 ? strerror(errno) : "nothing written");
 				break;
 			}
 			p += wr;

@@ -374,6 +374,7 @@ static void disconnect(struct conn *c, int rc, const char *why)
 	c->blocked = false;
 	conn_flush(c, 0);
 	c->closing = true;
+	c->close_why = why; /* a static string, as every caller gives */
 }
 
 /* True if the framed PDU p[0..len) is an AbandonRequest (tag after the message ID). */

@@ -52,19 +52,35 @@ static int put_entry(FILE *out, const struct entry_view *e)
 	return fputc('\n', out) == EOF ? -1 : 0;
 }
 
-static int export_one(const struct entry_view *e, void *out)
+/* Entries between two calls of the progress callback. */
+#define EXPORT_PROGRESS_ENTRIES 1024
+
+struct exporter {
+	FILE *out;
+	size_t done, total;
+	void (*progress)(void *arg, size_t done, size_t total);
+	void *arg;
+};
+
+static int export_one(const struct entry_view *e, void *arg)
 {
-	return put_entry(out, e);
+	struct exporter *x = arg;
+	if (x->progress && ++x->done % EXPORT_PROGRESS_ENTRIES == 0)
+		x->progress(x->arg, x->done, x->total);
+	return put_entry(x->out, e);
 }
 
-int ldif_export(const char *db_path, FILE *out, char *err, size_t errlen)
+int ldif_export(const char *db_path, FILE *out, char *err, size_t errlen,
+                void (*progress)(void *arg, size_t done, size_t total), void *progress_arg)
 {
 	struct db db;
 	if (db_open(&db, db_path, false, NULL, NULL, 0, err, errlen) < 0)
 		return -1;
 	fprintf(out, "# minidir-export of %.*s, %zu entries\nversion: 1\n\n", (int)db.suffix.len,
 	        (char *)db.suffix.data, db.entries);
-	int rc = db_foreach_entry(&db, export_one, out);
+	struct exporter x = {
+	    .out = out, .total = db.entries, .progress = progress, .arg = progress_arg};
+	int rc = db_foreach_entry(&db, export_one, &x);
 	if (rc == DB_STOPPED)
 		snprintf(err, errlen, "%s: cannot write entry: output error", db_path);
 	else if (rc)

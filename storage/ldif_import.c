@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,6 +24,8 @@
 
 /* Entries per write transaction: bounds the memory of dirty pages. */
 #define IMPORT_TXN_ENTRIES 20000
+/* Entries between two calls of the progress callback. */
+#define IMPORT_PROGRESS_ENTRIES 1024
 
 /* The file being built, removed if the import is interrupted. */
 static char tmp_path[4096];
@@ -321,6 +324,8 @@ static int import_records(struct importer *im, struct ldif_reader *rd)
 	char why[256];
 	int got, rc = 0;
 	bool first = true;
+	struct stat st;
+	long long total = fstat(fileno(rd->fp), &st) == 0 ? (long long)st.st_size : 0;
 	while (rc == 0 && (got = ldif_reader_next(rd, &rec, &bad, why, sizeof(why))) > 0) {
 		if (ldif_check_record(&rec, first, &im->line, &bad, why, sizeof(why)) < 0) {
 			report(im, bad, "LDIF syntax error: %s", why);
@@ -328,6 +333,9 @@ static int import_records(struct importer *im, struct ldif_reader *rd)
 		}
 		first = false;
 		rc = import_record(im, &rec);
+		if (im->opts->progress && im->next_id % IMPORT_PROGRESS_ENTRIES == 0)
+			im->opts->progress(im->opts->progress_arg, im->next_id - 1,
+			                   (long long)ftello(rd->fp), total);
 	}
 	if (rc == 0 && got < 0) {
 		report(im, bad, "%s", why);

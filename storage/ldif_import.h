@@ -28,6 +28,10 @@ struct import_opts {
 	FILE *err;           /* where "file:line: reason" messages go */
 	const char *creator; /* creatorsName/modifiersName of the entries ("" if none) */
 	bool skip_schema;    /* no schema checking (slapadd -s); else storage/entry_schema.h */
+	/* Called every so many entries with the entries stored and the bytes of the file read
+	 * so far, of bytes_total; NULL: none. */
+	void (*progress)(void *arg, size_t entries, long long bytes, long long bytes_total);
+	void *progress_arg;
 };
 
 /*
@@ -38,8 +42,10 @@ struct import_opts {
 int ldif_import(const char *ldif_path, const char *db_path, const struct import_opts *opts,
                 size_t *count);
 
-/* Writes every entry of db_path as LDIF to out, parents first. Returns 0 or
+/* Writes every entry of db_path as LDIF to out, parents first; progress (NULL: none)
+ * is called every so many entries with how many are written, of total. Returns 0 or
  * -1 with a message in err. */
-int ldif_export(const char *db_path, FILE *out, char *err, size_t errlen);
+int ldif_export(const char *db_path, FILE *out, char *err, size_t errlen,
+                void (*progress)(void *arg, size_t done, size_t total), void *progress_arg);
 
 #endif

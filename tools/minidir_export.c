@@ -5,23 +5,34 @@
 #include "storage/ldif_import.h"
 
 static const char usage[] =
-    "usage: minidir-export -f CONFIG\n"
+    "usage: minidir-export [-q] -f CONFIG\n"
     "\n"
     "Writes every entry of the config's database as LDIF on standard output,\n"
     "parents before children, so that minidir-import can read it back.\n"
     "\n"
     "  -f CONFIG   configuration file (database)\n"
+    "  -q          no progress line (shown on standard error when it is a terminal)\n"
     "  -h, --help  this help; --version: the version\n";
+
+static void show_progress(void *arg, size_t done, size_t total)
+{
+	cli_progress_show(arg, done, total, 0, 0);
+}
 
 int main(int argc, char **argv)
 {
-	struct cli cli = {.prog = "minidir-export", .usage = usage};
+	bool quiet = false;
+	const struct cli_flag flags[] = {{'q', &quiet}};
+	struct cli cli = {.prog = "minidir-export", .usage = usage, .flags = flags, .nflags = 1};
 	struct config cfg;
 	int status = cli_start(&cli, argc, argv, &cfg);
 	if (status >= 0)
 		return status;
 	char err[1024];
-	int rc = ldif_export(cfg.database, stdout, err, sizeof(err));
+	struct cli_progress progress;
+	cli_progress_start(&progress, "minidir-export", quiet);
+	int rc = ldif_export(cfg.database, stdout, err, sizeof(err), show_progress, &progress);
+	cli_progress_end(&progress);
 	if (rc < 0)
 		fprintf(stderr, "minidir-export: %s\n", err);
 	config_free(&cfg);

@@ -17,12 +17,18 @@ static const char usage[] =
     "A running minidir keeps serving the old data until restarted.\n"
     "\n"
     "  -f CONFIG   configuration file (database, suffix, index)\n"
-    "  -q          quiet: print nothing on success\n"
+    "  -q          quiet: print nothing on success, and no progress line (shown\n"
+    "              on a terminal: entries, megabytes read, entries/s, time left)\n"
     "  -s          skip schema checking (as slapadd -s): accept undefined\n"
     "              attribute types and object classes, missing MUST\n"
     "              attributes, attributes no class allows, values that\n"
     "              violate their syntax\n"
     "  -h, --help  this help; --version: the version\n";
+
+static void show_progress(void *arg, size_t entries, long long bytes, long long total)
+{
+	cli_progress_show(arg, entries, 0, bytes, total);
+}
 
 int main(int argc, char **argv)
 {
@@ -46,8 +52,13 @@ int main(int argc, char **argv)
 	                           .err = stderr,
 	                           .creator = cfg.rootdn,
 	                           .skip_schema = skip_schema};
+	struct cli_progress progress;
+	cli_progress_start(&progress, "minidir-import", quiet);
+	opts.progress = show_progress;
+	opts.progress_arg = &progress;
 	size_t n = 0;
 	int rc = ldif_import(cli.operands[0], cfg.database, &opts, &n);
+	cli_progress_end(&progress);
 	if (rc == 0 && !quiet)
 		printf("minidir-import: %zu entries from %s into %s\n", n, cli.operands[0],
 		       cfg.database);

@@ -7,18 +7,8 @@ set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 . tests/integration/lib.sh
-LDIF=tests/data/test.ldif
-BASE=dc=test,dc=org
 
-work=$(mktemp -d /tmp/minidir-fault.XXXXXX)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do
-		kill "$p" 2>/dev/null && wait "$p" 2>/dev/null
-	done
-	[ -n "${KEEP:-}" ] || rm -rf "$work"
-}
-trap cleanup EXIT
+use_work_dir fault
 
 # write_conf NAME [extra lines...]: $work/NAME.conf for $work/NAME.mdb
 write_conf() {

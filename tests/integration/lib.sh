@@ -1,5 +1,24 @@
 # Shared by the integration scripts (sourced).
 
+# The data every script imports.
+LDIF=tests/data/test.ldif
+BASE=dc=test,dc=org
+
+# use_work_dir NAME: $work, a fresh /tmp/minidir-NAME.XXXXXX. At exit every PID in
+# $pids (servers started as `cmd & pids+=($!)`) is stopped, and $work removed unless
+# KEEP is set.
+pids=()
+stop_pids_and_work() {
+	for p in "${pids[@]}"; do
+		kill "$p" 2> /dev/null && wait "$p" 2> /dev/null
+	done
+	[ -n "${KEEP:-}" ] || rm -rf "$work"
+}
+use_work_dir() {
+	work=$(mktemp -d "/tmp/minidir-$1.XXXXXX")
+	trap stop_pids_and_work EXIT
+}
+
 # ok / not_ok print a TAP-like line and count it in pass / fail.
 pass=0
 fail=0

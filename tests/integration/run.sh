@@ -7,8 +7,6 @@ set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 . tests/integration/lib.sh
-LDIF=tests/data/test.ldif
-BASE=dc=test,dc=org
 PEOPLE=ou=people,$BASE
 
 work=$(mktemp -d /tmp/minidir-it.XXXXXX)
@@ -35,6 +33,28 @@ else
 	exit 1
 fi
 total=$(sed -n '1s/^# \([0-9]*\) entries.*/\1/p' "$LDIF")
+
+# Progress: on a terminal (script(1) gives one) a line redrawn in place; never into a file.
+sh bench/gen-ldif.sh 60000 "$BASE" 300 > "$work/progress.ldif"
+sed "s#^database = .*#database = $work/progress.mdb#" "$work/minidir.conf" > "$work/progress.conf"
+script -qec "$BUILD/minidir-import -f $work/progress.conf $work/progress.ldif" /dev/null > "$work/tty.out" 2>&1
+if grep -q "minidir-import: [0-9]* entries, [0-9.]* of [0-9.]* MB ([0-9]*%), [0-9]* entries/s" "$work/tty.out"; then
+	ok "import on a terminal shows its progress"
+else
+	not_ok "import on a terminal: no progress line in: $(tr '\r' '\n' < "$work/tty.out" | tail -3)"
+fi
+# (a reader that waits a moment makes the export outlast the first redraw)
+script -qec "$BUILD/minidir-export -f $work/progress.conf | (sleep 0.6; cat > /dev/null)" /dev/null > "$work/tty.out" 2>&1
+if grep -q "minidir-export: [0-9]* entries of 60002 ([0-9]*%), [0-9]* entries/s" "$work/tty.out"; then
+	ok "export on a terminal shows its progress"
+else
+	not_ok "export on a terminal: no progress line in: $(tr '\r' '\n' < "$work/tty.out" | tail -3)"
+fi
+"$BUILD/minidir-import" -f "$work/progress.conf" "$work/progress.ldif" > "$work/notty.out" 2>&1
+if grep -q "entries/s" "$work/notty.out"; then not_ok "import into a file shows progress"; else ok "import into a file: no progress line"; fi
+script -qec "$BUILD/minidir-import -q -f $work/progress.conf $work/progress.ldif" /dev/null > "$work/tty.out" 2>&1
+if [ -s "$work/tty.out" ]; then not_ok "import -q on a terminal printed: $(head -c 200 "$work/tty.out")"; else ok "import -q on a terminal: quiet"; fi
+rm -f "$work/progress.mdb" "$work/progress.ldif"
 
 start_server() {
 	: > "$work/server.log" # emptied here: the background shell may open it after wait_port reads

@@ -10,19 +10,9 @@ set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 . tests/integration/lib.sh
-LDIF=tests/data/test.ldif
-BASE=dc=test,dc=org
 PYTHON=/usr/bin/python3 # Debian's, where python3-ldap is
 
-work=$(mktemp -d /tmp/minidir-tls.XXXXXX)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do
-		kill "$p" 2> /dev/null && wait "$p" 2> /dev/null
-	done
-	[ -n "${KEEP:-}" ] || rm -rf "$work"
-}
-trap cleanup EXIT
+use_work_dir tls
 
 if ! tests/integration/tls_certs.sh "$work/pki" > "$work/certs.log" 2>&1; then
 	not_ok "certificates: $(cat "$work/certs.log")"

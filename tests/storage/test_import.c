@@ -559,7 +559,7 @@ static char *export_text(const char *path, size_t *len)
 	FILE *out = open_memstream(&text, &n);
 	ck_assert_ptr_nonnull(out);
 	char err[512];
-	int rc = ldif_export(path, out, err, sizeof(err));
+	int rc = ldif_export(path, out, err, sizeof(err), NULL, NULL);
 	fclose(out);
 	ck_assert_msg(rc == 0, "export: %s", err);
 	*len = n;
@@ -953,7 +953,7 @@ START_TEST(export_missing_database)
 	char *text = NULL;
 	size_t n = 0;
 	FILE *out = open_memstream(&text, &n);
-	ck_assert_int_eq(ldif_export(db_path, out, err, sizeof(err)), -1);
+	ck_assert_int_eq(ldif_export(db_path, out, err, sizeof(err), NULL, NULL), -1);
 	fclose(out);
 	ck_assert_ptr_nonnull(strstr(err, db_path));
 	free(text);
