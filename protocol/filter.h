@@ -140,7 +140,8 @@ bool filter_values_match(const struct filter *items, const unsigned char *t, siz
 bool filter_uses(const struct filter *f, const char *const *names, size_t n);
 
 /* Appends f in RFC 4515 string form to out (for logs), followed by a NUL that out->len does
- * not count; when memory runs out the text is cut short, perhaps unterminated (no error). */
+ * not count; when memory runs out the text is cut short, perhaps unterminated (no error).
+ * Values escape '"' and control bytes as \XX too, so the text fits in a quoted log field. */
 void filter_to_string(const struct filter *f, struct buf *out);
 
 #endif

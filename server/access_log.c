@@ -10,10 +10,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "server/clock.h"
 #include "server/log.h"
 
-/* Bytes waiting in a worker's buffer that make it write before the round ends. */
+/* Bytes waiting in a worker's buffer that make it write at once... */
 #define ACCESS_LOG_FLUSH_BYTES (32 * 1024)
+/* ...else the lines wait at most this long (a write per event-loop round cost as much as
+ * the operations themselves under load). */
+#define ACCESS_LOG_FLUSH_NS (200 * 1000 * 1000ULL)
 /* The longest line kept whole; a longer one (a huge filter) is cut there. */
 #define ACCESS_LOG_LINE_MAX 4096
 
@@ -122,9 +126,19 @@ void access_log_add(struct worker *w, const char *fmt, ...)
 		access_log_flush(w);
 }
 
+void access_log_tick(struct worker *w)
+{
+	if (buf_pending(&w->access_log) == 0)
+		return;
+	uint64_t now = clock_ns();
+	if (now - w->access_log_flushed >= ACCESS_LOG_FLUSH_NS)
+		access_log_flush(w);
+}
+
 void access_log_flush(struct worker *w)
 {
 	struct buf *b = &w->access_log;
+	w->access_log_flushed = clock_ns();
 	if (buf_pending(b) == 0)
 		return;
 	int fd = __atomic_load_n(&w->srv->access_log, __ATOMIC_ACQUIRE);

@@ -8,8 +8,9 @@
  *     entries=1 etime=0.000123
  *
  * (one line; wrapped here). Lines go into the worker's own buffer, without a
- * lock, and the buffer is written at the end of each round of the worker's
- * event loop (or when 32 KiB are waiting): one write per round, not per line.
+ * lock, and the buffer is written when 32 KiB are waiting or, at the end of a
+ * round of the worker's event loop, when its oldest line is 200 ms old (the loop
+ * wakes at least once a second): a few writes a second, not one per line.
  * To a file it is opened O_APPEND and each write holds whole lines, so the
  * workers' lines do not mix within a line. syslog gets one syslog() call per
  * line at the same moments (LOG_INFO, facility LOG_DAEMON).
@@ -41,7 +42,9 @@ bool access_log_on(struct server *srv);
 /* Appends a timestamp, fmt's text and a newline to w's buffer (nothing when off). */
 void access_log_add(struct worker *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Writes what w's buffer holds; called by the event loop after each round of events. */
+/* Writes w's buffer if it waited 200 ms; called by the event loop after each round. */
+void access_log_tick(struct worker *w);
+/* Writes what w's buffer holds now. */
 void access_log_flush(struct worker *w);
 
 #endif

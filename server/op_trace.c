@@ -12,21 +12,29 @@
 #include "server/access_log.h"
 #include "server/ops.h"
 
-/* Appends s[0..len) in double quotes; '"', '\' and bytes below 0x20 or 0x7f as \XX,
- * so that a client cannot break a line or a field. */
-static void put_quoted(struct buf *out, const char *s, size_t len)
+/* Appends s[0..len) with '"', '\' and bytes below 0x20 or 0x7f as \XX, so that a
+ * client cannot break a line or a quoted field. */
+static void put_quoted_bytes(struct buf *out, const char *s, size_t len)
 {
 	static const char hex[] = "0123456789abcdef";
-	buf_append(out, "\"", 1);
+	size_t run = 0; /* start of the bytes that go as they are (appended in one piece) */
 	for (size_t i = 0; i < len; i++) {
 		unsigned char ch = (unsigned char)s[i];
 		if (ch < 0x20 || ch == 0x7f || ch == '"' || ch == '\\') {
 			char e[3] = {'\\', hex[ch >> 4], hex[ch & 15]};
+			buf_append(out, s + run, i - run);
 			buf_append(out, e, 3);
-		} else {
-			buf_append(out, &s[i], 1);
+			run = i + 1;
 		}
 	}
+	buf_append(out, s + run, len - run);
+}
+
+/* s[0..len) in double quotes (put_quoted_bytes). */
+static void put_quoted(struct buf *out, const char *s, size_t len)
+{
+	buf_append(out, "\"", 1);
+	put_quoted_bytes(out, s, len);
 	buf_append(out, "\"", 1);
 }
 
@@ -54,20 +62,20 @@ static void put_search(struct buf *out, const struct search_request *r)
 {
 	static const char *const scopes[] = {"base", "one", "sub", "children"};
 	put_field(out, "base", r->base.bv_val, r->base.bv_len);
-	put_text(out, " scope=%s", r->scope >= 0 && r->scope <= 3 ? scopes[r->scope] : "?");
-	struct buf f = {0};
+	const char *scope = r->scope >= 0 && r->scope <= 3 ? scopes[r->scope] : "?";
+	buf_append(out, " scope=", 7);
+	buf_append(out, scope, strlen(scope));
+	/* The string form escapes what a quoted field must not hold (filter.h). */
+	buf_append(out, " filter=\"", 9);
 	if (r->filter)
-		filter_to_string(r->filter, &f);
-	put_field(out, "filter", f.data ? (const char *)f.data : "", f.len);
-	buf_free(&f);
-	struct buf a = {0};
+		filter_to_string(r->filter, out);
+	buf_append(out, "\" attrs=\"", 9);
 	for (int i = 0; i < r->nattrs; i++) {
 		if (i)
-			buf_append(&a, " ", 1);
-		buf_append(&a, r->attrs[i].bv_val, r->attrs[i].bv_len);
+			buf_append(out, " ", 1);
+		put_quoted_bytes(out, r->attrs[i].bv_val, r->attrs[i].bv_len);
 	}
-	put_field(out, "attrs", a.data ? (const char *)a.data : "", a.len);
-	buf_free(&a);
+	buf_append(out, "\"", 1);
 }
 
 void op_trace(struct conn *c, const struct ldap_request *req)

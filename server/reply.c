@@ -9,10 +9,11 @@ static void log_result(struct conn *c, int rc)
 {
 	if (!c->op_text.len || !access_log_on(c->w->srv))
 		return;
-	double etime = c->op_start_ns ? (double)(clock_ns() - c->op_start_ns) / 1e9 : 0;
-	access_log_add(c->w, "conn=%llu %.*s result=%d entries=%u etime=%.6f",
+	unsigned long long us = c->op_start_ns ? (clock_ns() - c->op_start_ns) / 1000 : 0;
+	access_log_add(c->w, "conn=%llu %.*s result=%d entries=%u etime=%llu.%06llu",
 	               (unsigned long long)c->id, (int)c->op_text.len,
-	               (const char *)c->op_text.data, rc, c->op_entries, etime);
+	               (const char *)c->op_text.data, rc, c->op_entries, us / 1000000,
+	               us % 1000000);
 	c->op_text.len = 0;
 }
 

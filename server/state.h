@@ -45,12 +45,13 @@ struct worker {
 	struct buf extra;      /* operational attributes of the entry being sent */
 	struct buf tls_in;     /* ciphertext just received, before decryption */
 	struct buf access_log; /* access log lines not yet written (access_log.h) */
-	time_t access_log_second;  /* the second access_log_stamp is of */
-	char access_log_stamp[24]; /* "2026-11-30T13:51:14" */
-	char access_log_zone[8];   /* "+00:00" */
-	struct conn *conns;        /* all connections of this worker */
-	struct slab conn_slab;     /* where they are allocated */
-	struct conn *ready;        /* connections with a search to continue */
+	uint64_t access_log_flushed; /* clock_ns() of the last write */
+	time_t access_log_second;    /* the second access_log_stamp is of */
+	char access_log_stamp[24];   /* "2026-11-30T13:51:14" */
+	char access_log_zone[8];     /* "+00:00" */
+	struct conn *conns;          /* all connections of this worker */
+	struct slab conn_slab;       /* where they are allocated */
+	struct conn *ready;          /* connections with a search to continue */
 	struct worker_stats stats;
 	const struct worker_hooks *hooks; /* the layer above the loop (worker.h) */
 };

@@ -132,7 +132,7 @@ void *worker_main(void *arg)
 				w->hooks->event(ptr, events[i].events);
 		}
 		w->hooks->run_ready(w);
-		access_log_flush(w); /* one write for the lines of this round */
+		access_log_tick(w); /* a few writes a second for all the lines */
 		time_t now = clock_seconds();
 		if (now != last_sweep) {
 			last_sweep = now;

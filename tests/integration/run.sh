@@ -287,8 +287,10 @@ reload_and_wait() {
 }
 ls_ -D "cn=admin,$BASE" -w root-secret -b "$PEOPLE" "(uid=user3)" cn mail > /dev/null
 timeout 10 ldapcompare -x -H "$URI" "uid=user3,$PEOPLE" "sn:three" > /dev/null
-sleep 0.3 # the workers write their lines at the end of each round
 alog=$work/access.log
+# Lines are written within about a second (access_log.h): wait for the last one expected.
+wait_line() { for _ in $(seq 1 60); do grep -q -- "$1" "$alog" 2> /dev/null && return; sleep 0.05; done; }
+wait_line "COMPARE dn=\"uid=user3,$PEOPLE\" attr=\"sn\""
 expect_grep "access log: a connection accepted" "conn=[0-9]* fd=[0-9]* ACCEPT from=127.0.0.1:[0-9]* via=ldap$" cat "$alog"
 expect_grep "access log: a bind, with its DN and result" "op=0 msgid=1 BIND dn=\"cn=admin,$BASE\" method=simple by=anonymous result=0 entries=0 etime=0\.[0-9]\{6\}$" cat "$alog"
 expect_grep "access log: a search, with base, scope, filter, attributes, identity, result and entries" "SEARCH base=\"$PEOPLE\" scope=sub filter=\"(uid=user3)\" attrs=\"cn mail\" by=\"cn=admin,$BASE\" result=0 entries=1 etime=" cat "$alog"
@@ -296,13 +298,13 @@ expect_grep "access log: a compare" "COMPARE dn=\"uid=user3,$PEOPLE\" attr=\"sn\
 expect_grep "access log: an Unbind, and the close with its reason" "CLOSE reason=\"client unbound\" ops=3$" cat "$alog"
 expect_grep "access log: RFC 3339 timestamps with zone" "^20[0-9]\{2\}-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-6][0-9]\.[0-9]\{3\}[+-][0-9]\{2\}:[0-9]\{2\} conn=" cat "$alog"
 ls_ -b "$BASE" "(cn=a\22quote\0anewline)" 1.1 > /dev/null
-sleep 0.3
+wait_line "quote"
 expect_nogrep "access log: a client cannot split a line" "^newline" cat "$alog"
 mv "$alog" "$alog.1"
 reload_and_wait
 
 ls_ -b "$PEOPLE" -s base 1.1 > /dev/null
-sleep 0.3
+wait_line "scope=base"
 expect_grep "access log: SIGHUP writes to a new file after a rotation" "SEARCH base=\"$PEOPLE\" scope=base" cat "$alog"
 mon_value() { ls_ -D "cn=admin,$BASE" -w root-secret -b "cn=$1,cn=monitor" -s base "$2" | sed -n "s/^$2: //p"; }
 before_batch=$(mon_value msg-more connections)
