@@ -243,7 +243,7 @@ int conn_flush(struct conn *c, int flags)
 	bool was_blocked = c->blocked_since != 0, sent_any = false;
 	c->out_more = flags & MSG_MORE;
 	for (;;) {
-		if (c->tls && conn_tls_encrypt(c) < 0)
+		if (c->tls && conn_tls_encrypt(c, flags & MSG_MORE) < 0)
 			return -1;
 		struct buf *wire = c->tls ? &c->tls_out : &c->out;
 		uint64_t before = buf_pending(wire);
@@ -567,8 +567,15 @@ static void hook_sweep(struct worker *w, time_t now)
 	size_t freed = 0;
 	for (struct conn *c = w->conns, *next; c; c = next) {
 		next = c->next;
-		if (!conn_check_timeouts(c, now))
-			freed += conn_release_buffers(c);
+		if (conn_check_timeouts(c, now))
+			continue;
+		/* TLS 1.3 tickets held for a first response that did not come: send them now. */
+		if (c->tls && !c->blocked && !c->closing && tls_has_output(c->tls) &&
+		    conn_flush(c, 0) < 0) {
+			conn_close(c, "send error");
+			continue;
+		}
+		freed += conn_release_buffers(c);
 	}
 	/* Hand what idle connections gave back to the system, not just to malloc. */
 	if (freed >= CONN_TRIM_BYTES)

@@ -170,9 +170,10 @@ int conn_tls_switch(struct conn *c);
 /* One recv of ciphertext, decrypted into c->in: as read_some (bytes added, -2 none yet,
  * 0 closed, -1 error). */
 ssize_t conn_tls_read(struct conn *c);
-/* Encrypts what waits in c->out into c->tls_out once tls_out is empty. Returns 0 or -1
+/* Encrypts what waits in c->out into c->tls_out once tls_out is empty; with more (the
+ * response goes on), only whole 16 KiB records, the rest left in c->out. Returns 0 or -1
  * (c is closing). */
-int conn_tls_encrypt(struct conn *c);
+int conn_tls_encrypt(struct conn *c, bool more);
 /* Sends close_notify if it can without waiting, frees the session. */
 void conn_tls_end(struct conn *c);
 

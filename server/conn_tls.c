@@ -16,6 +16,8 @@
 #include "server/tls.h"
 
 #define CONN_TLS_READ_CHUNK (16 * 1024)
+/* The plaintext of a full TLS record (RFC 8446 5.1). */
+#define TLS_RECORD_BYTES 16384
 
 static ssize_t tls_received(struct conn *c, const void *in, size_t len);
 
@@ -58,12 +60,16 @@ int conn_tls_switch(struct conn *c)
  * tls_out held has gone (so ciphertext waiting for a slow client stays one flush
  * deep), with whatever the session has to send itself (handshake, alerts).
  */
-int conn_tls_encrypt(struct conn *c)
+int conn_tls_encrypt(struct conn *c, bool more)
 {
 	if (buf_pending(&c->tls_out) > 0)
 		return 0;
 	c->tls_out.off = c->tls_out.len = 0;
 	size_t plain = buf_pending(&c->out);
+	/* More of the response follows (MSG_MORE): only whole 16 KiB records now, the rest
+	 * joins what comes next, so a gathered response is full records and one short one. */
+	if (more)
+		plain -= plain % TLS_RECORD_BYTES;
 	unsigned records;
 	if (tls_output(c->tls, c->out.data ? c->out.data + c->out.off : NULL, plain, &c->tls_out,
 	               &records) < 0) {
@@ -108,7 +114,10 @@ static ssize_t tls_received(struct conn *c, const void *in, size_t len)
 		log_debug("conn fd=%d from %s: TLS established: %s%s", c->fd, c->peer, what,
 		          tls_resumed(c->tls) ? " (resumed)" : "");
 	}
-	if (conn_flush(c, 0) < 0) /* the handshake's answer, tickets */
+	/* The handshake's answer goes now. TLS 1.3 session tickets, which the server writes when
+	 * the handshake ends, can wait: they leave with the first response, one send fewer. */
+	bool tickets_only = !was_done && tls_handshake_done(c->tls) && tls_is_13(c->tls);
+	if (!tickets_only && conn_flush(c, 0) < 0)
 		return -1;
 	if (s == TLS_CLOSED)
 		return 0;
@@ -137,9 +146,12 @@ void conn_tls_end(struct conn *c)
 		unsigned records;
 		c->tls_out.off = c->tls_out.len = 0;
 		tls_session_shutdown(c->tls);
-		if (tls_output(c->tls, NULL, 0, &c->tls_out, &records) == 0 && c->tls_out.len &&
-		    send(c->fd, c->tls_out.data, c->tls_out.len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
-			log_debug("conn fd=%d: close_notify: %s", c->fd, strerror(errno));
+		if (tls_output(c->tls, NULL, 0, &c->tls_out, &records) == 0 && c->tls_out.len) {
+			STAT_ADD(c->stats->send_calls, 1);
+			if (send(c->fd, c->tls_out.data, c->tls_out.len,
+			         MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+				log_debug("conn fd=%d: close_notify: %s", c->fd, strerror(errno));
+		}
 	}
 	tls_session_free(c->tls);
 	c->tls = NULL;

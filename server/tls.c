@@ -296,6 +296,16 @@ void tls_describe(const struct tls_session *t, char *out, size_t cap)
 	snprintf(out, cap, "%s %s", SSL_get_version(t->ssl), SSL_get_cipher_name(t->ssl));
 }
 
+bool tls_has_output(const struct tls_session *t)
+{
+	return BIO_ctrl_pending(t->wbio) > 0;
+}
+
+bool tls_is_13(const struct tls_session *t)
+{
+	return SSL_version(t->ssl) == TLS1_3_VERSION;
+}
+
 bool tls_resumed(const struct tls_session *t)
 {
 	return SSL_session_reused(t->ssl) == 1;

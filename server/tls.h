@@ -76,6 +76,10 @@ const char *tls_why(const struct tls_session *t);
 void tls_describe(const struct tls_session *t, char *out, size_t cap);
 /* True if the handshake reused an earlier session (ticket). */
 bool tls_resumed(const struct tls_session *t);
+/* True if the session has bytes of its own to send (tickets, alerts) not yet taken. */
+bool tls_has_output(const struct tls_session *t);
+/* True if the session speaks TLS 1.3. */
+bool tls_is_13(const struct tls_session *t);
 /*
  * The subject of the client's certificate as an LDAP DN (RFC 4514, most
  * specific first, "cn=client,o=example"), if the client sent one and it
