@@ -95,8 +95,9 @@ static const char *const builtin_attrs[] = {
 static const char *const builtin_classes[] = {
     "( 2.5.6.0 NAME 'top' ABSTRACT MUST objectClass )",
     "( 1.3.6.1.4.1.1466.101.120.111 NAME 'extensibleObject' SUP top AUXILIARY )",
-    "( 2.5.20.1 NAME 'subschema' AUXILIARY MAY ( attributeTypes $ objectClasses $ "
-    "matchingRules $ ldapSyntaxes ) )",
+    /* One string in two pieces (the parentheses tell clang it is meant). */
+    ("( 2.5.20.1 NAME 'subschema' AUXILIARY MAY ( attributeTypes $ objectClasses $ "
+     "matchingRules $ ldapSyntaxes ) )"),
     "( 2.5.6.1 NAME 'alias' SUP top STRUCTURAL MUST aliasedObjectName )",
 };
 
