@@ -347,6 +347,12 @@ static int handler(void *user, const char *section, const char *key, const char 
 		           "none",
 		           value, NULL);
 	}
+	if (strcmp(key, "user") == 0)
+		return copy_str(st, c->user, sizeof(c->user), key, value);
+	if (strcmp(key, "group") == 0)
+		return copy_str(st, c->group, sizeof(c->group), key, value);
+	if (strcmp(key, "pid_file") == 0)
+		return copy_str(st, c->pid_file, sizeof(c->pid_file), key, value);
 	if (strcmp(key, "access_log") == 0)
 		return value[0]
 		           ? copy_str(st, c->access_log, sizeof(c->access_log), key, value)
@@ -447,6 +453,10 @@ static int load(struct config *cfg, const char *path, char *err, size_t errlen)
 	if (!cfg->database[0] || !cfg->suffix[0]) {
 		snprintf(err, errlen, "%s: \"%s\" is required", path,
 		         !cfg->database[0] ? "database" : "suffix");
+		return -1;
+	}
+	if (cfg->group[0] && !cfg->user[0]) {
+		snprintf(err, errlen, "%s: group is set but user is not", path);
 		return -1;
 	}
 	if (cfg->rootpw[0] && !cfg->rootdn[0]) {

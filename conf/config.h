@@ -64,6 +64,9 @@ struct config {
 	int timelimit;         /* seconds per search at most; 0: unlimited */
 	bool allow_anonymous;  /* anonymous clients may search */
 	char access_log[1024]; /* none, stderr, syslog or a file path */
+	char user[64];         /* switch to this user after binding ("" = stay) */
+	char group[64];        /* and this group ("" = the user's primary group) */
+	char pid_file[1024];   /* the process ID is written here ("" = none) */
 	/* TLS (ldaps:// listeners and StartTLS): off while tls_cert_file is empty. */
 	char tls_cert_file[1024]; /* PEM: the certificate, then its chain */
 	char tls_key_file[1024];  /* PEM private key */

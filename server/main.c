@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "conf/cli.h"
+#include "server/daemon.h"
 #include "server/db_watch.h"
 #include "server/log.h"
 #include "server/server.h"
@@ -48,7 +49,11 @@ int main(int argc, char **argv)
 		server_stop(&srv);
 		return 0;
 	}
-	if (server_listen(&srv) < 0 || server_start(&srv) < 0) {
+	/* Ports (389, 636), the pid file under /run and the database are opened as root;
+	 * then root is given up, before any client is served. */
+	if (server_listen(&srv) < 0 || daemon_write_pid(&srv.cfg) < 0 ||
+	    daemon_drop_privileges(&srv.cfg) < 0 || server_start(&srv) < 0) {
+		daemon_remove_pid(&srv.cfg);
 		server_stop(&srv);
 		return 1;
 	}
@@ -76,6 +81,7 @@ int main(int argc, char **argv)
 		log_info("%s: stopping", strsignal(sig));
 		break;
 	}
+	daemon_remove_pid(&srv.cfg);
 	server_stop(&srv);
 	log_info("stopped");
 	return status;

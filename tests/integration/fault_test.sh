@@ -292,5 +292,37 @@ if [ -n "$idle_measure" ] && start idle; then
 	stop "$pid" idle
 fi
 
+# --- giving up root after binding, and the pid file ------------------------------------------
+# The server, once nobody, must reach its pid file: the work directory may be traversed.
+chmod 711 "$work" && mkdir -p "$work/run" && chmod 1777 "$work/run"
+write_conf priv "user = nobody" "pid_file = $work/run/minidir.pid"
+"$BUILD/minidir-import" -q -f "$work/priv.conf" "$LDIF" || not_ok "import for the user test"
+if [ "$(id -u)" = 0 ]; then
+	if start priv; then
+		uid=$(awk '/^Uid:/ { print $2, $3, $4, $5 }' "/proc/$pid/status")
+		nobody=$(id -u nobody)
+		[ "$uid" = "$nobody $nobody $nobody $nobody" ] && ok "user = nobody: every uid of the server is nobody's ($uid)" ||
+			not_ok "user = nobody: the server's uids are $uid"
+		[ "$(cat "$work/run/minidir.pid" 2> /dev/null)" = "$pid" ] && ok "pid_file holds the server's PID" ||
+			not_ok "pid_file holds '$(cat "$work/run/minidir.pid" 2> /dev/null)', not $pid"
+		n=$(timeout 10 ldapsearch -x -LLL -H "ldap://127.0.0.1:$port" -b "$BASE" "(uid=user3)" 1.1 | grep -c '^dn:')
+		[ "$n" = 1 ] && ok "user = nobody: still serves the database opened as root" ||
+			not_ok "user = nobody: search found $n entries"
+		stop "$pid" priv
+		[ -e "$work/run/minidir.pid" ] && not_ok "the pid file is left after a stop" || ok "the pid file is removed at stop"
+	fi
+else
+	if "$BUILD/minidir" -f "$work/priv.conf" > "$work/priv.out" 2>&1; then
+		not_ok "user = nobody without root: the server started"
+	else
+		grep -q "switching users needs root" "$work/priv.out" && ok "user = nobody without root: refused, clearly" ||
+			not_ok "user = nobody without root: $(tail -2 "$work/priv.out")"
+	fi
+fi
+write_conf nogroupuser "group = nogroup"
+check_out=$("$BUILD/minidir" -t -f "$work/nogroupuser.conf" 2>&1)
+grep -q "group is set but user is not" <<< "$check_out" && ok "group without user: a config error" ||
+	not_ok "group without user: $check_out"
+
 echo "# fault tests: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
