@@ -73,7 +73,6 @@ int daemon_drop_privileges(const struct config *cfg)
 		log_error("user %s: root could be regained after switching; stopping", cfg->user);
 		return -1;
 	}
-	log_info("running as user %s (uid %ld), group %ld", cfg->user, (long)pw->pw_uid,
-	         (long)gid);
+	log_info("running as user %s (uid %ld), group %ld", cfg->user, (long)pw->pw_uid, (long)gid);
 	return 0;
 }
