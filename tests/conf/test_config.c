@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "conf/config.h"
+#include "tests/check_run.h"
 
 static char base_dir[64]; /* made and removed by the parent process */
 static char path[128];
@@ -519,9 +520,5 @@ static Suite *config_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(config_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(config_suite());
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "protocol/controls.h"
+#include "tests/check_run.h"
 
 /* Reads [0] { Control... } from b with liblber: the OIDs and values, in order. */
 static int read_controls(const struct buf *b, char oids[][64], struct berval *vals, int max)
@@ -79,9 +80,5 @@ int main(void)
 	tcase_add_test(tc, paged_and_sort_share_one_controls_element);
 	tcase_add_test(tc, one_control_alone);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "protocol/dn.h"
+#include "tests/check_run.h"
 
 /* Normal form of dn as a malloc'd C string, or NULL when dn_normalize fails. */
 static char *norm(const char *dn)
@@ -331,9 +332,5 @@ static Suite *dn_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(dn_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(dn_suite());
 }

@@ -9,6 +9,7 @@
 
 #include "protocol/dn.h"
 #include "protocol/schema.h"
+#include "tests/check_run.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define UNDER_ASAN 1
@@ -95,9 +96,5 @@ static Suite *dn_schema_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(dn_schema_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(dn_schema_suite());
 }

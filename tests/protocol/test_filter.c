@@ -11,6 +11,7 @@
 
 #include "protocol/filter.h"
 #include "storage/entry.h"
+#include "tests/check_run.h"
 
 /* ---- the entry filters are evaluated against ---- */
 
@@ -841,9 +842,5 @@ static Suite *filter_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(filter_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(filter_suite());
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "protocol/frame.h"
+#include "tests/check_run.h"
 
 #define MAX_PDU ((size_t)1 << 20)
 
@@ -262,9 +263,5 @@ static Suite *frame_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(frame_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(frame_suite());
 }

@@ -14,6 +14,7 @@
 #include "protocol/response.h"
 #include "protocol/schema.h"
 #include "storage/entry.h"
+#include "tests/check_run.h"
 
 static const struct schema_oc *oc(const char *name)
 {
@@ -250,9 +251,5 @@ static Suite *hierarchy_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(hierarchy_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(hierarchy_suite());
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "protocol/match.h"
+#include "tests/check_run.h"
 
 /* The normal form of in under rule, or "<invalid>". Caller frees. */
 static char *norm(enum match_rule rule, const char *in)
@@ -143,9 +144,5 @@ int main(void)
 	tcase_add_test(tc, rule_names);
 	tcase_add_test(tc, descriptions);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "protocol/request.h"
+#include "tests/check_run.h"
 
 static BerElement *dec; /* the decoder's BerElement, reused as the server does */
 
@@ -688,9 +689,5 @@ static Suite *request_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(request_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(request_suite());
 }

@@ -12,6 +12,7 @@
 #include "protocol/frame.h"
 #include "protocol/response.h"
 #include "storage/entry.h"
+#include "tests/check_run.h"
 
 /* ---- a stored entry ---- */
 
@@ -667,9 +668,5 @@ static Suite *response_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(response_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(response_suite());
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "protocol/tlv.h"
+#include "tests/check_run.h"
 
 /* ---- lengths ---- */
 
@@ -506,9 +507,5 @@ static Suite *tlv_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(tlv_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(tlv_suite());
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "server/password.h"
+#include "tests/check_run.h"
 
 static bool check_pw(const char *stored, const char *given)
 {
@@ -103,9 +104,5 @@ int main(void)
 	tcase_add_test(tc, plaintext_and_bad_values);
 	tcase_add_test(tc, cost_classes);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "server/slab.h"
+#include "tests/check_run.h"
 
 #define MANY 2000
 
@@ -53,9 +54,5 @@ int main(void)
 	TCase *tc = tcase_create("slab");
 	tcase_add_test(tc, get_gives_distinct_zeroed_objects_and_put_empties_the_set);
 	suite_add_tcase(su, tc);
-	SRunner *sr = srunner_create(su);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(su);
 }

@@ -24,6 +24,7 @@
 #include "storage/candidates.h"
 #include "storage/db.h"
 #include "storage/ldif_import.h"
+#include "tests/check_run.h"
 
 #define TEST_LDIF "tests/data/test.ldif"
 #define BAD_GLOB "tests/data/bad/*.ldif"
@@ -1006,9 +1007,5 @@ static Suite *import_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(import_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(import_suite());
 }

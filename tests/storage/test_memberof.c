@@ -14,6 +14,7 @@
 #include "protocol/schema.h"
 #include "storage/db.h"
 #include "storage/ldif_import.h"
+#include "tests/check_run.h"
 
 static char dir[64], db_path[128], ldif_path[128];
 
@@ -221,10 +222,7 @@ int main(void)
 		fprintf(stderr, "schema: %s\n", err);
 		return EXIT_FAILURE;
 	}
-	SRunner *sr = srunner_create(memberof_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	int status = check_run(memberof_suite());
 	schema_free();
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return status;
 }

@@ -15,6 +15,7 @@
 #include "tests/storage/expect_line.h"
 #include "storage/ldif_import.h"
 #include "storage/value_syntax.h"
+#include "tests/check_run.h"
 
 #define BAD_GLOB "tests/data/bad-schema/*.ldif"
 
@@ -183,10 +184,7 @@ int main(void)
 		fprintf(stderr, "schema: %s\n", err);
 		return EXIT_FAILURE;
 	}
-	SRunner *sr = srunner_create(schema_check_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	int status = check_run(schema_check_suite());
 	schema_free();
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return status;
 }

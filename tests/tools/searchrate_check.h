@@ -4,7 +4,8 @@
 
 #include <check.h>
 #include <stddef.h>
-#include <stdlib.h>
+
+#include "tests/check_run.h"
 
 /* Runs tests[0..n) as the suite name with setup and teardown (either may be NULL) around
  * each; returns EXIT_SUCCESS when every test passed. */
@@ -12,16 +13,12 @@ static inline int searchrate_check_run(const char *name, SFun setup, SFun teardo
                                        const TTest *const *tests, size_t n)
 {
 	Suite *suite = suite_create(name);
-	SRunner *runner = srunner_create(suite);
 	TCase *tc = tcase_create(name);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	suite_add_tcase(suite, tc);
 	for (size_t i = 0; i < n; i++)
 		tcase_add_test(tc, tests[i]);
-	srunner_run_all(runner, CK_NORMAL);
-	int failed = srunner_ntests_failed(runner);
-	srunner_free(runner);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(suite);
 }
 
 #endif
