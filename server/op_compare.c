@@ -12,36 +12,26 @@
 /*
  * Whether entry id (viewed as e) holds the request's value: compareTrue, compareFalse, or
  * noSuchAttribute when it holds neither the type nor a subtype. Evaluated as the filters
- * (attr=*) and (attr=value), so that subclasses, subtypes and computed attributes
- * (memberOf) count as they do in a search. Inside w's read transaction.
+ * present (attr=*) and eq (attr=value), so that subclasses, subtypes and computed
+ * attributes (memberOf) count as they do in a search. Inside w's read transaction.
  */
 static int compare_entry(struct conn *c, entry_id id, const struct entry_view *e,
-                         const struct compare_request *r)
+                         const struct filter *present, const struct filter *eq)
 {
 	struct worker *w = c->w;
-	struct filter *present = filter_make(FILTER_PRESENT, &r->attr, NULL);
-	struct filter *eq = filter_make(FILTER_EQ, &r->attr, &r->value);
 	struct filter_ctx ctx = {.dn = e->dn,
 	                         .dnlen = e->dnlen,
 	                         .hidden = access_hidden_attr(c, e),
 	                         .scratch = &w->scratch};
-	int rc = LDAP_OTHER;
 	w->extra.off = w->extra.len = 0;
-	if (!present || !eq ||
-	    (op_attrs_in_filter(eq) && op_attrs_all(&w->extra, &w->srv->db, w->txn, id, e) < 0))
-		goto out;
+	if (op_attrs_in_filter(eq) && op_attrs_all(&w->extra, &w->srv->db, w->txn, id, e) < 0)
+		return LDAP_OTHER;
 	ctx.extra = w->extra.data;
 	ctx.extra_len = w->extra.len;
 	if (filter_eval_ctx(present, e->attrs, e->attrslen, &ctx) != FILTER_TRUE)
-		rc = LDAP_NO_SUCH_ATTRIBUTE;
-	else
-		rc = filter_eval_ctx(eq, e->attrs, e->attrslen, &ctx) == FILTER_TRUE
-		         ? LDAP_COMPARE_TRUE
-		         : LDAP_COMPARE_FALSE;
-out:
-	filter_free(present);
-	filter_free(eq);
-	return rc;
+		return LDAP_NO_SUCH_ATTRIBUTE;
+	return filter_eval_ctx(eq, e->attrs, e->attrslen, &ctx) == FILTER_TRUE ? LDAP_COMPARE_TRUE
+	                                                                       : LDAP_COMPARE_FALSE;
 }
 
 void op_compare(struct conn *c, struct ldap_request *req)
@@ -49,13 +39,15 @@ void op_compare(struct conn *c, struct ldap_request *req)
 	struct compare_request *r = &req->u.compare;
 	struct worker *w = c->w;
 	const struct db *db = &w->srv->db;
-	struct buf key = {0}, want = {0}, matched = {0};
+	struct buf key = {0}, matched = {0};
 	int rc = LDAP_SUCCESS;
 	const char *msg = NULL, *hidden;
 	const struct schema_attr *at = schema_attr_find(r->attr.bv_val, r->attr.bv_len);
 	const char *attr = at ? at->name : r->attr.bv_val;
 	size_t alen = at ? strlen(at->name) : r->attr.bv_len;
-	enum match_rule rule = at ? at->eq : match_rule_for(r->attr.bv_val, r->attr.bv_len);
+	/* The value is normalized once, here: eq's rule and validity answer the checks below. */
+	struct filter *present = filter_make(FILTER_PRESENT, &r->attr, NULL);
+	struct filter *eq = filter_make(FILTER_EQ, &r->attr, &r->value);
 	if (!access_may_read(c)) {
 		rc = LDAP_INSUFFICIENT_ACCESS;
 		msg = "anonymous access is disabled (allow_anonymous)";
@@ -64,9 +56,11 @@ void op_compare(struct conn *c, struct ldap_request *req)
 		msg = "invalid DN";
 	} else if (!at && schema_loaded()) {
 		rc = LDAP_UNDEFINED_TYPE;
-	} else if (rule == MATCH_NONE) {
+	} else if (!present || !eq) {
+		rc = LDAP_OTHER;
+	} else if (eq->rule == MATCH_NONE) {
 		rc = LDAP_INAPPROPRIATE_MATCHING;
-	} else if (match_normalize(rule, r->value.bv_val, r->value.bv_len, &want) < 0) {
+	} else if (eq->invalid) {
 		/* a value the rule cannot take ("uidNumber:x") */
 		rc = LDAP_INVALID_SYNTAX;
 	} else if (!dn_key_in_subtree(key.data, key.len, db->suffix_key.data, db->suffix_key.len)) {
@@ -88,13 +82,14 @@ void op_compare(struct conn *c, struct ldap_request *req)
 		           match_desc(hidden, strlen(hidden), attr, alen)) {
 			rc = LDAP_INSUFFICIENT_ACCESS;
 		} else {
-			rc = compare_entry(c, id, &e, r);
+			rc = compare_entry(c, id, &e, present, eq);
 		}
 		mdb_txn_reset(w->txn);
 	}
 	reply_done(c, req->msgid, LDAP_RES_COMPARE, rc,
 	           matched.len ? (const char *)matched.data : NULL, msg);
 	buf_free(&key);
-	buf_free(&want);
 	buf_free(&matched);
+	filter_free(present);
+	filter_free(eq);
 }
