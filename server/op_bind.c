@@ -128,6 +128,17 @@ int op_bind_prepare(struct server *srv)
 	return srv->bind_decoy ? 0 : -1;
 }
 
+/* True if ndn (a normal form, dn_normalize's) is the configured rootdn. */
+static bool is_rootdn(const struct server *srv, const struct buf *ndn)
+{
+	struct buf root = {0};
+	bool same = srv->cfg.rootdn[0] &&
+	            dn_normalize(srv->cfg.rootdn, strlen(srv->cfg.rootdn), &root, NULL) == 0 &&
+	            root.len == ndn->len && memcmp(root.data, ndn->data, ndn->len) == 0;
+	buf_free(&root);
+	return same;
+}
+
 /*
  * SASL EXTERNAL (RFC 4422 appendix A): on ldapi:// the identity is the peer's
  * uid and gid ("gidNumber=0+uidNumber=0,cn=peercred,cn=external,cn=auth", as
@@ -146,7 +157,7 @@ static void sasl_external(struct conn *c, int32_t id)
 		                     (unsigned)c->peer_gid, (unsigned)c->peer_uid);
 	else if (c->tls)
 		n = tls_peer_subject(c->tls, subject, sizeof(subject));
-	struct buf ndn = {0}, key = {0}, root = {0};
+	struct buf ndn = {0}, key = {0};
 	if (n == 0 || dn_normalize(subject, n, &ndn, &key) < 0 || ndn.len == 0) {
 		reply_done(
 		    c, id, LDAP_RES_BIND, LDAP_INAPPROPRIATE_AUTH, NULL,
@@ -154,9 +165,7 @@ static void sasl_external(struct conn *c, int32_t id)
 		    "verifies");
 		goto out;
 	}
-	bool is_root = srv->cfg.rootdn[0] &&
-	               dn_normalize(srv->cfg.rootdn, strlen(srv->cfg.rootdn), &root, NULL) == 0 &&
-	               root.len == ndn.len && memcmp(root.data, ndn.data, ndn.len) == 0;
+	bool is_root = is_rootdn(srv, &ndn);
 	c->auth = is_root ? AUTH_ROOT : AUTH_USER;
 	if (!is_root)
 		buf_append(&c->bound_key, key.data, key.len);
@@ -171,7 +180,6 @@ static void sasl_external(struct conn *c, int32_t id)
 out:
 	buf_free(&ndn);
 	buf_free(&key);
-	buf_free(&root);
 }
 
 void op_bind(struct conn *c, struct ldap_request *req)
@@ -192,7 +200,8 @@ void op_bind(struct conn *c, struct ldap_request *req)
 			sasl_external(c, id);
 		else
 			reply_done(c, id, LDAP_RES_BIND, LDAP_AUTH_METHOD_NOT_SUPPORTED, NULL,
-			           "the only SASL mechanism is EXTERNAL (TLS client certificates)");
+			           "the only SASL mechanism is EXTERNAL (ldapi:// or TLS client "
+			           "certificates)");
 		return;
 	}
 	if (b->dn.bv_len == 0 && b->cred.bv_len == 0) {
@@ -204,15 +213,13 @@ void op_bind(struct conn *c, struct ldap_request *req)
 		           "unauthenticated bind (DN with no password) disallowed");
 		return;
 	}
-	struct buf ndn = {0}, key = {0}, root = {0};
+	struct buf ndn = {0}, key = {0};
 	if (dn_normalize(b->dn.bv_val, b->dn.bv_len, &ndn, &key) < 0) {
 		reply_done(c, id, LDAP_RES_BIND, LDAP_INVALID_DN_SYNTAX, NULL, "invalid DN");
 		goto out;
 	}
 	bool ok = false;
-	if (srv->cfg.rootdn[0] &&
-	    dn_normalize(srv->cfg.rootdn, strlen(srv->cfg.rootdn), &root, NULL) == 0 &&
-	    root.len == ndn.len && memcmp(root.data, ndn.data, ndn.len) == 0) {
+	if (is_rootdn(srv, &ndn)) {
 		ok = srv->cfg.rootpw[0] && password_check(srv->cfg.rootpw, strlen(srv->cfg.rootpw),
 		                                          b->cred.bv_val, b->cred.bv_len);
 		if (ok) {
@@ -237,5 +244,4 @@ void op_bind(struct conn *c, struct ldap_request *req)
 out:
 	buf_free(&ndn);
 	buf_free(&key);
-	buf_free(&root);
 }
