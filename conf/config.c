@@ -68,6 +68,23 @@ static int copy_str(struct parse_state *st, char *dst, size_t cap, const char *k
 	return 1;
 }
 
+/* value, one of names[0..n), into *dst as its index; else "KEY: "V" is not one of a, b". */
+static int parse_choice(struct parse_state *st, int *dst, const char *key, const char *value,
+                        const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(value, names[i]) == 0) {
+			*dst = (int)i;
+			return 1;
+		}
+	char why[512];
+	int len = snprintf(why, sizeof(why), "%s: \"%s\" is not one of ", key, value);
+	for (size_t i = 0; i < n && len > 0 && (size_t)len < sizeof(why); i++)
+		len +=
+		    snprintf(why + len, sizeof(why) - (size_t)len, "%s%s", i ? ", " : "", names[i]);
+	return bad(st, "%s", why, NULL);
+}
+
 /* "yes" or "no" into *dst. */
 static int parse_bool(struct parse_state *st, bool *dst, const char *key, const char *value)
 {
@@ -219,13 +236,12 @@ static int parse_tls(struct parse_state *st, const char *key, const char *value)
 	if (strcmp(key, "tls_ciphersuites") == 0)
 		return copy_str(st, c->tls_ciphersuites, sizeof(c->tls_ciphersuites), key, value);
 	if (strcmp(key, "tls_verify_client") == 0) {
-		for (size_t i = 0; i < sizeof(tls_verify_names) / sizeof(tls_verify_names[0]); i++)
-			if (strcmp(value, tls_verify_names[i]) == 0) {
-				c->tls_verify_client = (enum tls_verify)i;
-				return 1;
-			}
-		return bad(st, "tls_verify_client: \"%s\" is not one of never, allow, demand",
-		           value, NULL);
+		int v = 0,
+		    rc = parse_choice(st, &v, key, value, tls_verify_names,
+		                      sizeof(tls_verify_names) / sizeof(tls_verify_names[0]));
+		if (rc)
+			c->tls_verify_client = (enum tls_verify)v;
+		return rc;
 	}
 	if (strcmp(key, "tls_min_version") == 0) {
 		if (strcmp(value, "1.2") == 0 || strcmp(value, "1.3") == 0) {
@@ -322,30 +338,19 @@ static int handler(void *user, const char *section, const char *key, const char 
 	if (strcmp(key, "rootpw") == 0)
 		return copy_str(st, c->rootpw, sizeof(c->rootpw), key, value);
 	if (strcmp(key, "send_policy") == 0) {
-		for (size_t i = 0; i < sizeof(policy_names) / sizeof(policy_names[0]); i++) {
-			if (strcmp(value, policy_names[i]) == 0) {
-				c->send_policy = (enum send_policy_id)i;
-				return 1;
-			}
-		}
-		char known[256] = "";
-		for (size_t i = 0; i < sizeof(policy_names) / sizeof(policy_names[0]); i++)
-			snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s",
-			         i ? ", " : "", policy_names[i]);
-		return bad(st, "send_policy: \"%s\" is not one of %s", value, known);
+		int v = 0, rc = parse_choice(st, &v, key, value, policy_names,
+		                             sizeof(policy_names) / sizeof(policy_names[0]));
+		if (rc)
+			c->send_policy = (enum send_policy_id)v;
+		return rc;
 	}
 	if (strcmp(key, "monitor_access") == 0) {
-		const char *const *names = monitor_access_names;
-		for (size_t i = 0; i < sizeof(monitor_access_names) / sizeof(names[0]); i++) {
-			if (strcmp(value, names[i]) == 0) {
-				c->monitor_access = (enum monitor_access)i;
-				return 1;
-			}
-		}
-		return bad(st,
-		           "monitor_access: \"%s\" is not one of rootdn, authenticated, anonymous, "
-		           "none",
-		           value, NULL);
+		int v = 0, rc = parse_choice(st, &v, key, value, monitor_access_names,
+		                             sizeof(monitor_access_names) /
+		                                 sizeof(monitor_access_names[0]));
+		if (rc)
+			c->monitor_access = (enum monitor_access)v;
+		return rc;
 	}
 	if (strcmp(key, "user") == 0)
 		return copy_str(st, c->user, sizeof(c->user), key, value);
