@@ -3,21 +3,10 @@
 
 #include <string.h>
 
+/* A value: RFC 4515's escapes, and '"' too, so that the text fits in a quoted log field. */
 static void put_escaped(struct buf *out, const char *v, size_t len)
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t run = 0; /* start of the bytes that go as they are (appended in one piece) */
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)v[i];
-		if (c == '*' || c == '(' || c == ')' || c == '\\' || c == '"' || c < 0x20 ||
-		    c == 0x7f) {
-			char e[3] = {'\\', hex[c >> 4], hex[c & 15]};
-			buf_append(out, v + run, i - run);
-			buf_append(out, e, 3);
-			run = i + 1;
-		}
-	}
-	buf_append(out, v + run, len - run);
+	buf_append_escaped(out, v, len, "*()\"");
 }
 
 static void to_string(const struct filter *f, struct buf *out)

@@ -34,6 +34,23 @@ int buf_append(struct buf *b, const void *p, size_t n)
 	return 0;
 }
 
+void buf_append_escaped(struct buf *b, const void *p, size_t n, const char *special)
+{
+	static const char hex[] = "0123456789abcdef";
+	const char *s = p;
+	size_t run = 0; /* start of the bytes that go as they are (appended in one piece) */
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c == 0x7f || c == '\\' || (c && strchr(special, c))) {
+			char e[3] = {'\\', hex[c >> 4], hex[c & 15]};
+			buf_append(b, s + run, i - run);
+			buf_append(b, e, 3);
+			run = i + 1;
+		}
+	}
+	buf_append(b, s + run, n - run);
+}
+
 void buf_consume(struct buf *b, size_t n)
 {
 	b->off += n;

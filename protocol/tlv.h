@@ -44,6 +44,13 @@ struct buf {
 int buf_reserve(struct buf *b, size_t n);
 /* Appends n bytes. Returns 0 or -1 (out of memory; b unchanged). */
 int buf_append(struct buf *b, const void *p, size_t n);
+/*
+ * Appends p[0..n) with every byte below 0x20, 0x7f, a backslash and each byte of special
+ * (NUL-terminated) written as \XX (two lowercase hex digits): the RFC 4515 value
+ * escape, and what keeps a log line whole. Errors as buf_append (no error is reported
+ * for a partial append: the text is for logs).
+ */
+void buf_append_escaped(struct buf *b, const void *p, size_t n, const char *special);
 /* Marks n pending bytes consumed (n <= buf_pending(b)); resets off and len to 0 when all are. */
 void buf_consume(struct buf *b, size_t n);
 /* Moves pending bytes to the front (off becomes 0), so free space is contiguous at the end. */

@@ -12,22 +12,11 @@
 #include "server/access_log.h"
 #include "server/ops.h"
 
-/* Appends s[0..len) with '"', '\' and bytes below 0x20 or 0x7f as \XX, so that a
- * client cannot break a line or a quoted field. */
+/* Appends s[0..len) with '"', backslashes and control bytes as \XX, so that a client cannot break a
+ * line or a quoted field. */
 static void put_quoted_bytes(struct buf *out, const char *s, size_t len)
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t run = 0; /* start of the bytes that go as they are (appended in one piece) */
-	for (size_t i = 0; i < len; i++) {
-		unsigned char ch = (unsigned char)s[i];
-		if (ch < 0x20 || ch == 0x7f || ch == '"' || ch == '\\') {
-			char e[3] = {'\\', hex[ch >> 4], hex[ch & 15]};
-			buf_append(out, s + run, i - run);
-			buf_append(out, e, 3);
-			run = i + 1;
-		}
-	}
-	buf_append(out, s + run, len - run);
+	buf_append_escaped(out, s, len, "\"");
 }
 
 /* s[0..len) in double quotes (put_quoted_bytes). */
