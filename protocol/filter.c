@@ -96,6 +96,17 @@ static void take_class(struct filter *f, const struct berval *v)
 		f->oc = oc;
 }
 
+/* An attribute value assertion (f->kind set): its attribute, its value in normal form,
+ * and for an objectClass equality or approx the subclasses that match too. */
+static int take_assertion(struct filter *f, const struct berval *attr, const struct berval *val)
+{
+	if (take_attr(f, attr) < 0 || take_value(f->rule, val, &f->value, &f->invalid) < 0)
+		return -1;
+	if (f->kind == FILTER_EQ || f->kind == FILTER_APPROX)
+		take_class(f, val);
+	return 0;
+}
+
 static int get_string(BerElement *ber, struct berval *bv)
 {
 	return ber_get_stringbv(ber, bv, LBER_BV_NOTERM) == LBER_DEFAULT ? -1 : 0;
@@ -229,11 +240,8 @@ static struct filter *decode(BerElement *ber, int depth)
 		          : tag == LDAP_FILTER_LE     ? FILTER_LE
 		                                      : FILTER_APPROX;
 		if (ber_skip_tag(ber, &len) == LBER_DEFAULT || get_string(ber, &attr) < 0 ||
-		    get_string(ber, &val) < 0 || take_attr(f, &attr) < 0 ||
-		    take_value(f->rule, &val, &f->value, &f->invalid) < 0)
+		    get_string(ber, &val) < 0 || take_assertion(f, &attr, &val) < 0)
 			goto bad;
-		if (f->kind == FILTER_EQ || f->kind == FILTER_APPROX)
-			take_class(f, &val);
 		break;
 	case LDAP_FILTER_SUBSTRINGS:
 		f->kind = FILTER_SUBSTR;
@@ -273,13 +281,10 @@ struct filter *filter_make(enum filter_kind kind, const struct berval *attr,
 	if (!f)
 		return NULL;
 	f->kind = kind;
-	if (take_attr(f, attr) < 0 ||
-	    (kind == FILTER_EQ && take_value(f->rule, value, &f->value, &f->invalid) < 0)) {
+	if ((kind == FILTER_EQ ? take_assertion(f, attr, value) : take_attr(f, attr)) < 0) {
 		filter_free(f);
 		return NULL;
 	}
-	if (kind == FILTER_EQ)
-		take_class(f, value);
 	return f;
 }
 
