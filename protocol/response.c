@@ -227,8 +227,8 @@ static int entry_matched_values(struct buf *out, int32_t msgid, const unsigned c
 	int rc = put_matched_values(&list, sel, false, attrs, alen, &vals, &scratch);
 	if (rc == 0 && extra_len)
 		rc = put_matched_values(&list, sel, true, extra, extra_len, &vals, &scratch);
-	if (rc == 0 && (rc = put_entry_head(out, msgid, dn, dnlen, list.len)) == 0 && list.len)
-		memcpy(out->data + out->len, list.data, list.len), out->len += list.len;
+	if (rc == 0 && (rc = put_entry_head(out, msgid, dn, dnlen, list.len)) == 0)
+		rc = buf_append(out, list.data, list.len); /* within the room put_entry_head made */
 	buf_free(&list);
 	buf_free(&vals);
 	buf_free(&scratch);
