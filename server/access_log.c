@@ -1,4 +1,4 @@
-/* The access log: per-worker buffers written once per event-loop round (access_log.h). */
+/* The access log: per-worker buffers written a few times a second (access_log.h). */
 #include "server/access_log.h"
 
 #include <errno.h>
@@ -92,14 +92,7 @@ static size_t stamp(struct worker *w, char *out, size_t cap)
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	if (ts.tv_sec != w->access_log_second) {
-		struct tm tm;
-		char zone[8];
-		localtime_r(&ts.tv_sec, &tm);
-		strftime(w->access_log_stamp, sizeof(w->access_log_stamp), "%Y-%m-%dT%H:%M:%S",
-		         &tm);
-		strftime(zone, sizeof(zone), "%z", &tm); /* +hhmm; RFC 3339 wants +hh:mm */
-		snprintf(w->access_log_zone, sizeof(w->access_log_zone), "%.3s:%.2s", zone,
-		         zone + 3);
+		log_stamp_parts(ts.tv_sec, w->access_log_stamp, w->access_log_zone);
 		w->access_log_second = ts.tv_sec;
 	}
 	int n = snprintf(out, cap, "%s.%03ld%s ", w->access_log_stamp, ts.tv_nsec / 1000000,

@@ -27,17 +27,24 @@ struct log_site {
 static struct log_site sites[LOG_SITES];
 static pthread_mutex_t sites_lock = PTHREAD_MUTEX_INITIALIZER;
 
+void log_stamp_parts(time_t sec, char date[24], char zone[8])
+{
+	struct tm tm;
+	char z[8];
+	localtime_r(&sec, &tm);
+	strftime(date, 24, "%Y-%m-%dT%H:%M:%S", &tm);
+	strftime(z, sizeof(z), "%z", &tm); /* +hhmm; RFC 3339 wants +hh:mm */
+	snprintf(zone, 8, "%.3s:%.2s", z, z + 3);
+}
+
 static void emit(const char *level, const char *fmt, va_list ap)
 {
-	char line[LOG_LINE_MAX], stamp[40], zone[8];
+	char line[LOG_LINE_MAX], date[24], zone[8];
 	struct timespec ts;
-	struct tm tm;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	localtime_r(&ts.tv_sec, &tm);
-	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
-	strftime(zone, sizeof(zone), "%z", &tm); /* +hhmm; RFC 3339 wants +hh:mm */
-	int n = snprintf(line, sizeof(line), "%s.%03ld%.3s:%.2s minidir[%ld]: %s: ", stamp,
-	                 ts.tv_nsec / 1000000, zone, zone + 3, (long)getpid(), level);
+	log_stamp_parts(ts.tv_sec, date, zone);
+	int n = snprintf(line, sizeof(line), "%s.%03ld%s minidir[%ld]: %s: ", date,
+	                 ts.tv_nsec / 1000000, zone, (long)getpid(), level);
 	if (n < 0 || (size_t)n >= sizeof(line))
 		return;
 	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);

@@ -14,6 +14,7 @@
 #define MINIDIR_SERVER_LOG_H
 
 #include <stdbool.h>
+#include <time.h>
 
 /* Lines of one call site printed per second before the rest are counted. */
 #define LOG_BURST 3
@@ -24,6 +25,10 @@ extern bool log_debug_enabled;
 void log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_debug_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The parts of an RFC 3339 timestamp of sec in local time: date "2026-11-30T13:51:14"
+ * and zone "+00:00" (both NUL-terminated), to which a caller adds its fraction. */
+void log_stamp_parts(time_t sec, char date[24], char zone[8]);
 
 /* Reports the counts of lines suppressed in earlier seconds; call about once a second. */
 void log_tick(void);
