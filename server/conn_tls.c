@@ -16,8 +16,6 @@
 #include "server/tls.h"
 
 #define CONN_TLS_READ_CHUNK (16 * 1024)
-/* The plaintext of a full TLS record (RFC 8446 5.1). */
-#define TLS_RECORD_BYTES 16384
 
 static ssize_t tls_received(struct conn *c, const void *in, size_t len);
 
@@ -69,7 +67,7 @@ int conn_tls_encrypt(struct conn *c, bool more)
 	/* More of the response follows (MSG_MORE): only whole 16 KiB records now, the rest
 	 * joins what comes next, so a gathered response is full records and one short one. */
 	if (more)
-		plain -= plain % TLS_RECORD_BYTES;
+		plain -= plain % TLS_RECORD_PLAIN;
 	unsigned records;
 	if (tls_output(c->tls, c->out.data ? c->out.data + c->out.off : NULL, plain, &c->tls_out,
 	               &records) < 0) {

@@ -13,9 +13,6 @@
 
 #include "server/log.h"
 
-/* The most plaintext one TLS record carries (RFC 8446 5.1). */
-#define TLS_RECORD_PLAIN 16384
-
 struct tls_server {
 	pthread_mutex_t lock; /* around ctx: replaced by SIGHUP, taken by new sessions */
 	SSL_CTX *ctx;

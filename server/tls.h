@@ -26,6 +26,9 @@
 #include "conf/config.h"
 #include "protocol/tlv.h"
 
+/* The most plaintext one TLS record carries (RFC 8446 5.1). */
+#define TLS_RECORD_PLAIN 16384
+
 struct tls_server;
 struct tls_session;
 
