@@ -17,6 +17,12 @@ static const char *const policy_names[] = {
 
 static const char *const default_index[] = {"objectClass", "uid", "cn", "mail", "member"};
 
+/* The rules without an access key: today's userPassword rule, as slapd writes it. */
+static const char *const default_access[] = {
+    "to attrs=userPassword by self read by anonymous auth by * none",
+    "to * by * read",
+};
+
 struct parse_state {
 	struct config *cfg;
 	char *why; /* reason of the first error */
@@ -303,6 +309,73 @@ static int parse_index(struct parse_state *st, const char *value)
 	return 1;
 }
 
+/* access = to ... (a new rule) or by ... (the rule before it goes on). */
+static int parse_access(struct parse_state *st, const char *value)
+{
+	struct config *c = st->cfg;
+	if (access_rule_starts(value)) {
+		if (c->naccess == CONFIG_MAX_ACCESS)
+			return bad(st, "access: at most %s rules", "128", NULL);
+		struct access_rule *rules =
+		    realloc(c->access, (size_t)(c->naccess + 1) * sizeof(*rules));
+		if (!rules)
+			return bad(st, "access: out of memory", NULL, NULL);
+		c->access = rules;
+		memset(&rules[c->naccess++], 0, sizeof(*rules));
+	} else if (c->naccess == 0) {
+		return bad(st, "access: a \"by\" line needs a \"to\" line before it", NULL, NULL);
+	}
+	char why[400];
+	if (access_rule_parse(&c->access[c->naccess - 1], value, why, sizeof(why)) < 0)
+		return bad(st, "access: %s", why, NULL);
+	return 1;
+}
+
+/*
+ * Numbers each access rule with the line of its "to" (libinih does not tell the
+ * handler): "access = to" lines, and continuation lines of an access key that
+ * start with "to", in file order, as parse_access made the rules.
+ */
+static void number_access_rules(struct config *c)
+{
+	FILE *f = fopen(c->path, "r");
+	if (!f)
+		return;
+	char line[CONFIG_MAX_LINE + 2];
+	bool in_access = false;
+	int lineno = 0, n = 0;
+	while (n < c->naccess && fgets(line, sizeof(line), f)) {
+		lineno++;
+		const char *p = line + strspn(line, " \t");
+		if (*p == '\0' || *p == '\n' || *p == '#' || *p == ';')
+			continue;
+		if (p == line) { /* a key line */
+			size_t klen = strcspn(p, " \t=:");
+			in_access = klen == 6 && strncmp(p, "access", 6) == 0;
+			if (!in_access)
+				continue;
+			p += klen;
+			p += strspn(p, " \t");
+			p += *p == '=' || *p == ':';
+		}
+		if (in_access && access_rule_starts(p))
+			c->access[n++].line = lineno;
+	}
+	fclose(f);
+}
+
+static int default_access_rules(struct config *c)
+{
+	size_t n = sizeof(default_access) / sizeof(default_access[0]);
+	if (!(c->access = calloc(n, sizeof(*c->access))))
+		return -1;
+	char why[400];
+	for (size_t i = 0; i < n; i++, c->naccess++)
+		if (access_rule_parse(&c->access[i], default_access[i], why, sizeof(why)) < 0)
+			return -1;
+	return 0;
+}
+
 static int handler(void *user, const char *section, const char *key, const char *value)
 {
 	struct parse_state *st = user;
@@ -386,6 +459,8 @@ static int handler(void *user, const char *section, const char *key, const char 
 		return parse_size(st, &c->batch_bytes, key, value, 512, 16u << 20);
 	if (strcmp(key, "index") == 0)
 		return parse_index(st, value);
+	if (strcmp(key, "access") == 0)
+		return parse_access(st, value);
 	if (strcmp(key, "max_pdu_bytes") == 0)
 		return parse_size(st, &c->max_pdu_bytes, key, value, 1024, 64u << 20);
 	if (strcmp(key, "max_pending_bytes") == 0)
@@ -468,6 +543,11 @@ static int load(struct config *cfg, const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: rootpw is set but rootdn is not", path);
 		return -1;
 	}
+	number_access_rules(cfg);
+	if (cfg->naccess == 0 && default_access_rules(cfg) < 0) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -1;
+	}
 	if (cfg->nlisten == 0) {
 		strcpy(cfg->listen[0].host, "127.0.0.1");
 		strcpy(cfg->listen[0].port, "3389");
@@ -489,4 +569,9 @@ void config_free(struct config *cfg)
 	for (int i = 0; i < cfg->nindex; i++)
 		free(cfg->index[i]);
 	cfg->nindex = 0;
+	for (int i = 0; i < cfg->naccess; i++)
+		access_rule_free(&cfg->access[i]);
+	free(cfg->access);
+	cfg->access = NULL;
+	cfg->naccess = 0;
 }

@@ -9,10 +9,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "conf/access_rule.h"
 #include "conf/send_policies.h"
 
 #define CONFIG_MAX_LISTEN 16
 #define CONFIG_MAX_INDEX 32
+#define CONFIG_MAX_ACCESS 128
 /* Longest line libinih reads whole, with its newline (INI_MAX_LINE). */
 #define CONFIG_MAX_LINE 200
 
@@ -77,6 +79,10 @@ struct config {
 	int tls_min_version;         /* 12 or 13 */
 	int tls_handshake_timeout;   /* seconds a handshake may take */
 	bool require_tls;            /* binds, searches, compares need TLS (rootDSE exempt) */
+	/* Access rules in order (conf/access_rule.h), malloc'd; without an access key the
+	 * built-in two (userPassword for self and binding, everything else readable). */
+	struct access_rule *access;
+	int naccess;
 };
 
 /*

@@ -9,12 +9,21 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>
 
 #include "protocol/filter.h"
 #include "protocol/schema.h"
 #include "storage/entry.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
+/* A gate that refuses userPassword, as the default access rules do for most clients. */
+static bool allows_all_but_password(const struct attr_gate *g, const char *type, size_t len)
+{
+	(void)g;
+	return !(len == 12 && strncasecmp(type, "userPassword", 12) == 0);
+}
+static const struct attr_gate no_password = {allows_all_but_password};
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char dn[] = "uid=alice+cn=Alice Smith,ou=people,dc=example,dc=com";
@@ -70,6 +79,14 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+/* A gate that refuses userPassword, as the default access rules do for most clients. */
+static bool allows_all_but_password(const struct attr_gate *g, const char *type, size_t len)
+{
+	(void)g;
+	return !(len == 12 && strncasecmp(type, "userPassword", 12) == 0);
+}
+static const struct attr_gate no_password = {allows_all_but_password};
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct berval bv = {size, (char *)data};
@@ -81,7 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct buf scratch = {0}, text = {0};
 		struct filter_ctx ctx = {.dn = (const unsigned char *)dn,
 		                         .dnlen = sizeof(dn) - 1,
-		                         .hidden = (size & 1) ? "userPassword" : NULL,
+		                         .gate = (size & 1) ? &no_password : NULL,
 		                         .scratch = &scratch};
 		filter_eval_ctx(f, entry.attrs, entry.attrslen, &ctx);
 		filter_to_string(f, &text);

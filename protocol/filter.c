@@ -427,6 +427,9 @@ static enum filter_result eval_dn_attrs(const struct filter *f, const struct fil
 			size_t nlen = at ? strlen(at->name) : ava->la_attr.bv_len;
 			if (f->attr && !names_type(f, (const unsigned char *)name, nlen))
 				continue;
+			if (!attr_gate_allows(ctx->gate, name, nlen))
+				continue; /* a type the client may not search: as if not in the DN
+				           */
 			enum filter_result one =
 			    eval_value(f, ava->la_value.bv_val, ava->la_value.bv_len, ctx->scratch);
 			if (one == FILTER_TRUE || (one == FILTER_UNDEFINED && r == FILTER_FALSE))
@@ -448,11 +451,15 @@ static bool eval_attrs(const struct filter *f, const unsigned char *p, const uns
 		const unsigned char *q = seq, *qend = seq + seqlen;
 		if (!tlv_read(&q, qend, &tag, &type, &tlen))
 			continue;
-		if (ctx->hidden && type_matches(ctx->hidden, strlen(ctx->hidden), type, tlen))
-			continue; /* not visible to this client: as if absent */
 		/* An extensible match without a type tries every attribute. */
 		if (f->attr ? !names_type(f, type, tlen) : f->kind != FILTER_EXT)
 			continue;
+		if (!attr_gate_allows(ctx->gate, (const char *)type, tlen)) {
+			/* A subtype the client may not search: Undefined unless another holds. */
+			if (f->attr)
+				*r = FILTER_UNDEFINED;
+			continue;
+		}
 		if (f->kind == FILTER_PRESENT)
 			return true;
 		if (!tlv_read(&q, qend, &tag, &vals, &vlen))
@@ -469,8 +476,8 @@ static bool eval_attrs(const struct filter *f, const unsigned char *p, const uns
 static enum filter_result eval_leaf(const struct filter *f, const unsigned char *attrs, size_t len,
                                     const struct filter_ctx *ctx)
 {
-	if (f->invalid)
-		return FILTER_UNDEFINED;
+	if (f->invalid || (f->attr && !attr_gate_allows(ctx->gate, f->attr, f->attr_len)))
+		return FILTER_UNDEFINED; /* a type the client may not search */
 	enum filter_result r = FILTER_FALSE;
 	if (eval_attrs(f, attrs, attrs + len, ctx, &r) ||
 	    (ctx->extra && eval_attrs(f, ctx->extra, ctx->extra + ctx->extra_len, ctx, &r)))

@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "protocol/attr_gate.h"
 #include "protocol/tlv.h"
 #include "protocol/match.h"
 #include "protocol/schema.h"
@@ -107,13 +108,16 @@ enum filter_result filter_eval(const struct filter *f, const unsigned char *attr
 struct filter_ctx {
 	const unsigned char *dn; /* the entry's DN, for extensible matches with :dn: */
 	size_t dnlen;
-	const char *hidden;         /* an attribute this client may not see: treated as absent */
+	/* Attributes the client may search (attr_gate.h), or NULL for all. A filter item on a
+	 * type the gate refuses is Undefined, as is an item whose subtypes it refuses unless
+	 * another value makes it true (slapd's rule for search access). */
+	const struct attr_gate *gate;
 	const unsigned char *extra; /* more attributes (computed operational ones), or NULL */
 	size_t extra_len;
 	struct buf *scratch;
 };
 
-/* filter_eval with the entry's DN, extra attributes and a hidden attribute (struct filter_ctx,
+/* filter_eval with the entry's DN, extra attributes and an attribute gate (struct filter_ctx,
  * borrowed for the call); ctx->scratch must not be NULL. */
 enum filter_result filter_eval_ctx(const struct filter *f, const unsigned char *attrs, size_t len,
                                    const struct filter_ctx *ctx);
@@ -143,5 +147,11 @@ bool filter_uses(const struct filter *f, const char *const *names, size_t n);
  * not count; when memory runs out the text is cut short, perhaps unterminated (no error).
  * Values escape '"' and control bytes as \XX too, so the text fits in a quoted log field. */
 void filter_to_string(const struct filter *f, struct buf *out);
+
+/* Parses text, an RFC 4515 string filter (NUL-terminated; the outer parentheses may be left
+ * out, as ldapsearch allows), with libldap's parser. Returns the filter, owned by the caller
+ * (filter_free), or NULL when text is not a filter or memory ran out. For configuration
+ * (access rules), not for the hot path. */
+struct filter *filter_from_string(const char *text);
 
 #endif

@@ -1,7 +1,14 @@
-/* Filters in their RFC 4515 string form, for logs (filter.h). */
+/* Filters in their RFC 4515 string form: written for logs, read for the config (filter.h). */
 #include "protocol/filter.h"
 
 #include <string.h>
+
+/*
+ * libldap's RFC 4515 parser, the one ldap_search_ext uses. It is exported (symbol version
+ * OPENLDAP_2.5) and used by OpenLDAP's own tools, but declared only in a header libldap-dev
+ * does not ship.
+ */
+int ldap_pvt_put_filter(BerElement *ber, const char *str);
 
 /* A value: RFC 4515's escapes, and '"' too, so that the text fits in a quoted log field. */
 static void put_escaped(struct buf *out, const char *v, size_t len)
@@ -58,4 +65,29 @@ void filter_to_string(const struct filter *f, struct buf *out)
 	to_string(f, out);
 	if (buf_append(out, "", 1) == 0)
 		out->len--;
+}
+
+struct filter *filter_from_string(const char *text)
+{
+	BerElement *ber = ber_alloc_t(LBER_USE_DER);
+	if (!ber)
+		return NULL;
+	struct filter *f = NULL;
+	struct berval *bv = NULL;
+	if (ldap_pvt_put_filter(ber, text) != -1 && ber_flatten(ber, &bv) == 0) {
+		BerElement *in = ber_init(bv);
+		if (in) {
+			f = filter_decode(in);
+			/* trailing bytes mean the parser stopped early: not one filter */
+			ber_len_t left = 0;
+			if (f && ber_peek_tag(in, &left) != LBER_DEFAULT) {
+				filter_free(f);
+				f = NULL;
+			}
+			ber_free(in, 1);
+		}
+	}
+	ber_bvfree(bv);
+	ber_free(ber, 1);
+	return f;
 }

@@ -110,7 +110,7 @@ bool attr_select_wants(const struct attr_select *sel, const char *name)
 
 static bool is_selected(const struct attr_select *sel, const unsigned char *t, size_t n)
 {
-	if (sel->hidden && match_desc(sel->hidden, strlen(sel->hidden), (const char *)t, n))
+	if (!attr_gate_allows(sel->gate, (const char *)t, n))
 		return false;
 	if (sel->check_operational) {
 		const struct schema_attr *at = schema_attr_find((const char *)t, n);
@@ -239,7 +239,7 @@ int response_entry_extra(struct buf *out, int32_t msgid, const unsigned char *st
                          const struct attr_select *sel, const unsigned char *extra,
                          size_t extra_len)
 {
-	bool verbatim = sel->all_user && !sel->types_only && !sel->hidden && extra_len == 0 &&
+	bool verbatim = sel->all_user && !sel->types_only && !sel->gate && extra_len == 0 &&
 	                !sel->check_operational && !sel->values;
 	if (verbatim) {
 		size_t msg = tlv_int_size(msgid) + len;

@@ -54,8 +54,10 @@ struct attr_select {
 	bool types_only;        /* attribute descriptions without values */
 	int n;                  /* named attributes (not "*", "1.1"), compared case-insensitively */
 	const struct berval *names;
-	bool supertypes;    /* a name has subtypes in the schema: they are selected too */
-	const char *hidden; /* an attribute never returned (e.g. "userPassword"), or NULL */
+	bool supertypes; /* a name has subtypes in the schema: they are selected too */
+	/* Attributes the client may read (attr_gate.h), or NULL for all: others are never
+	 * returned, stored or computed (extra). */
+	const struct attr_gate *gate;
 	/* The Matched Values control (RFC 3876), or NULL: of each attribute only the values some
 	 * item of this list (filter_decode_values) holds for are sent, and an attribute left
 	 * without values is not sent at all (computed ones in extra too). */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "protocol/dn.h"
+#include "server/access.h"
 #include "server/clock.h"
 #include "server/log.h"
 #include "server/ops.h"
@@ -18,9 +19,10 @@
  * a match; *checked tells whether any value was checked (false: no such entry,
  * or no userPassword).
  */
-static bool entry_password_ok(struct worker *w, const struct buf *key, const struct berval *pw,
+static bool entry_password_ok(struct conn *c, const struct buf *key, const struct berval *pw,
                               bool *checked)
 {
+	struct worker *w = c->w;
 	struct db *db = &w->srv->db;
 	bool ok = false;
 	*checked = false;
@@ -30,8 +32,14 @@ static bool entry_password_ok(struct worker *w, const struct buf *key, const str
 	struct entry_view e;
 	const unsigned char *vals, *v;
 	size_t vlen, len;
+	/* The rules must give an anonymous client (who binds) auth on userPassword. */
+	struct access_op aop;
+	struct access_entry ae;
+	access_op_init(&aop, c);
 	if (db_dn2id(db, w->txn, key->data, key->len, &id) == 0 &&
 	    db_get_entry(db, w->txn, id, &e) == 0 &&
+	    (access_entry_init(&ae, &aop, id, &e),
+	     access_attr_level(&ae, "userPassword", 12) >= ACCESS_AUTH) &&
 	    entry_find_attr(&e, "userPassword", 12, &vals, &vlen)) {
 		for (const unsigned char *r = vals;
 		     !ok && entry_next_value(&r, vals + vlen, &v, &len);) {
@@ -40,6 +48,7 @@ static bool entry_password_ok(struct worker *w, const struct buf *key, const str
 		}
 	}
 	mdb_txn_reset(w->txn);
+	access_op_free(&aop);
 	return ok;
 }
 
@@ -228,7 +237,7 @@ void op_bind(struct conn *c, struct ldap_request *req)
 		}
 	} else {
 		bool checked;
-		ok = entry_password_ok(c->w, &key, &b->cred, &checked);
+		ok = entry_password_ok(c, &key, &b->cred, &checked);
 		if (!checked) /* the same work as for a real user (see op_bind_prepare) */
 			password_check(srv->bind_decoy, srv->bind_decoy_len, b->cred.bv_val,
 			               b->cred.bv_len);

@@ -13,15 +13,17 @@
  * Whether entry id (viewed as e) holds the request's value: compareTrue, compareFalse, or
  * noSuchAttribute when it holds neither the type nor a subtype. Evaluated as the filters
  * present (attr=*) and eq (attr=value), so that subclasses, subtypes and computed
- * attributes (memberOf) count as they do in a search. Inside w's read transaction.
+ * attributes (memberOf) count as they do in a search; subtypes the client may not compare
+ * do not. Inside w's read transaction.
  */
 static int compare_entry(struct conn *c, entry_id id, const struct entry_view *e,
-                         const struct filter *present, const struct filter *eq)
+                         const struct access_entry *ae, const struct filter *present,
+                         const struct filter *eq)
 {
 	struct worker *w = c->w;
 	struct filter_ctx ctx = {.dn = e->dn,
 	                         .dnlen = e->dnlen,
-	                         .hidden = access_hidden_attr(c, e),
+	                         .gate = access_compare_gate(ae),
 	                         .scratch = &w->scratch};
 	w->extra.off = w->extra.len = 0;
 	if (op_attrs_in_filter(eq) && op_attrs_all(&w->extra, &w->srv->db, w->txn, id, e) < 0)
@@ -41,7 +43,7 @@ void op_compare(struct conn *c, struct ldap_request *req)
 	const struct db *db = &w->srv->db;
 	struct buf key = {0}, matched = {0};
 	int rc = LDAP_SUCCESS;
-	const char *msg = NULL, *hidden;
+	const char *msg = NULL;
 	const struct schema_attr *at = schema_attr_find(r->attr.bv_val, r->attr.bv_len);
 	const char *attr = at ? at->name : r->attr.bv_val;
 	size_t alen = at ? strlen(at->name) : r->attr.bv_len;
@@ -78,11 +80,20 @@ void op_compare(struct conn *c, struct ldap_request *req)
 			op_matched_dn(w, &key, &matched);
 		} else if (dbrc) {
 			rc = LDAP_OTHER;
-		} else if ((hidden = access_hidden_attr(c, &e)) &&
-		           match_desc(hidden, strlen(hidden), attr, alen)) {
-			rc = LDAP_INSUFFICIENT_ACCESS;
 		} else {
-			rc = compare_entry(c, id, &e, present, eq);
+			struct access_op aop;
+			struct access_entry ae;
+			access_op_init(&aop, c);
+			access_entry_init(&ae, &aop, id, &e);
+			if (access_attr_level(&ae, attr, alen) >= ACCESS_COMPARE)
+				rc = compare_entry(c, id, &e, &ae, present, eq);
+			else
+				rc = LDAP_INSUFFICIENT_ACCESS;
+			/* An error about an entry the client may not know of: it does not exist. */
+			if (rc != LDAP_COMPARE_TRUE && rc != LDAP_COMPARE_FALSE &&
+			    ae.entry < ACCESS_DISCLOSE)
+				rc = LDAP_NO_SUCH_OBJECT;
+			access_op_free(&aop);
 		}
 		mdb_txn_reset(w->txn);
 	}

@@ -53,10 +53,11 @@ struct search_op {
 	struct sort_spec sort;
 	struct sorted sorted;
 	struct attr_select sel;
-	struct filter *values; /* the Matched Values control's items, or NULL */
-	bool want_oper;        /* operational attributes are asked for */
-	bool filter_oper;      /* the filter names operational attributes */
-	struct berval *names;  /* copies of the requested attribute names */
+	struct access_op access; /* who asks (access.h) */
+	struct filter *values;   /* the Matched Values control's items, or NULL */
+	bool want_oper;          /* operational attributes are asked for */
+	bool filter_oper;        /* the filter names operational attributes */
+	struct berval *names;    /* copies of the requested attribute names */
 	int nnames;
 	struct buf name_bytes;
 };
@@ -70,6 +71,7 @@ static struct search_op *running(const struct conn *c)
 static void search_free(struct search_op *s)
 {
 	sort_free(&s->sorted);
+	access_op_free(&s->access);
 	search_plan_free(&s->plan);
 	filter_free(s->filter);
 	filter_free(s->values);
@@ -189,9 +191,14 @@ static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view 
 		if (search_plan_reaches(&s->plan, *id, e))
 			return STEP_SKIP; /* the search reaches the target itself: no duplicate */
 	}
+	/* An entry the client may not read is not there for it (slapd skips it too). */
+	struct access_entry ae;
+	access_entry_init(&ae, &s->access, *id, e);
+	if (ae.entry < ACCESS_READ)
+		return STEP_SKIP;
 	struct filter_ctx fctx = {.dn = e->dn,
 	                          .dnlen = e->dnlen,
-	                          .hidden = access_hidden_attr(c, e),
+	                          .gate = access_search_gate(&ae),
 	                          .scratch = &w->scratch};
 	if (s->filter_oper) { /* the filter names computed attributes (entryDN, ...) */
 		w->extra.off = w->extra.len = 0;
@@ -230,16 +237,21 @@ static int send_entry(struct conn *c, entry_id id, const struct entry_view *e)
 {
 	struct search_op *s = running(c);
 	struct worker *w = c->w;
-	s->sel.hidden = access_hidden_attr(c, e);
+	struct access_entry ae;
+	access_entry_init(&ae, &s->access, id, e);
+	s->sel.gate = access_read_gate(&ae);
 	w->extra.off = w->extra.len = 0;
+	int rc = 0;
 	if (s->want_oper && op_attrs_build(&w->extra, &s->sel, &w->srv->db, w->txn, id, e) < 0)
-		return ENOMEM;
+		rc = ENOMEM;
 	s->sent++;
 	s->page_sent++;
 	STAT_ADD(w->stats.entries_sent, 1);
-	if (reply_entry(c, s->msgid, e->op, e->oplen, &s->sel, w->extra.data, w->extra.len) < 0)
-		return ENOMEM;
-	return 0;
+	if (rc == 0 &&
+	    reply_entry(c, s->msgid, e->op, e->oplen, &s->sel, w->extra.data, w->extra.len) < 0)
+		rc = ENOMEM;
+	s->sel.gate = NULL; /* ae ends here */
+	return rc;
 }
 
 /*
@@ -271,10 +283,13 @@ static void search_run(struct conn *c)
 		struct entry_view e;
 		if (s->sorting && !s->sort_collected) {
 			enum step st = next_candidate(c, &id, &e, &rc);
-			if (st == STEP_MATCH &&
-			    sort_add(&s->sorted, &s->sort, id, &e, access_hidden_attr(c, &e),
-			             &w->scratch) < 0)
-				rc = ENOMEM;
+			struct access_entry ae;
+			if (st == STEP_MATCH) {
+				access_entry_init(&ae, &s->access, id, &e);
+				if (sort_add(&s->sorted, &s->sort, id, &e, access_read_gate(&ae),
+				             &w->scratch) < 0)
+					rc = ENOMEM;
+			}
 			/* One match past the size limit is enough to know it is exceeded:
 			 * collecting stops there, so memory stays bounded by the limit. */
 			if (st == STEP_MATCH && s->sizelimit && s->sorted.n > (size_t)s->sizelimit)
@@ -344,6 +359,22 @@ void op_matched_dn(struct worker *w, const struct buf *key, struct buf *out)
 }
 
 /*
+ * Search access on the base entry: else noSuchObject, or insufficientAccess when the
+ * client may know that the entry exists (disclose). Inside the read transaction.
+ */
+static int check_base_access(struct conn *c, entry_id base)
+{
+	struct entry_view e;
+	if (db_get_entry(&c->w->srv->db, c->w->txn, base, &e) != 0)
+		return LDAP_OTHER;
+	struct access_entry ae;
+	access_entry_init(&ae, &running(c)->access, base, &e);
+	return ae.entry >= ACCESS_SEARCH     ? LDAP_SUCCESS
+	       : ae.entry >= ACCESS_DISCLOSE ? LDAP_INSUFFICIENT_ACCESS
+	                                     : LDAP_NO_SUCH_OBJECT;
+}
+
+/*
  * The assertion control (RFC 4528): its filter must hold on the base entry, else
  * assertionFailed (122). Called inside the worker's read transaction.
  */
@@ -366,9 +397,11 @@ static int check_assertion(struct conn *c, const struct ldap_request *req, entry
 	struct entry_view e;
 	int rc = LDAP_OTHER;
 	if (db_get_entry(&w->srv->db, w->txn, base, &e) == 0) {
+		struct access_entry ae;
+		access_entry_init(&ae, &running(c)->access, base, &e);
 		struct filter_ctx fctx = {.dn = e.dn,
 		                          .dnlen = e.dnlen,
-		                          .hidden = access_hidden_attr(c, &e),
+		                          .gate = access_search_gate(&ae),
 		                          .scratch = &w->scratch};
 		w->extra.off = w->extra.len = 0;
 		if (op_attrs_in_filter(f) &&
@@ -431,6 +464,8 @@ static void resume_page(struct conn *c, struct ldap_request *req, int page_size,
 	c->parked = NULL;
 	c->task = &s->task;
 	s->msgid = s->task.msgid = req->msgid;
+	access_op_free(&s->access); /* the identity may have changed since the last page */
+	access_op_init(&s->access, c);
 	/* Each page has its own time limit; the size limit stays the first request's, as
 	 * it counts the entries of every page. */
 	int sizelimit = s->sizelimit;
@@ -497,6 +532,7 @@ void op_search(struct conn *c, struct ldap_request *req)
 	s->msgid = s->task.msgid = req->msgid;
 	s->task.resume = search_run;
 	s->task.free = search_task_free;
+	access_op_init(&s->access, c);
 	s->plan.scope = r->scope;
 	s->deref = r->deref;
 	set_limits(c, s, r);
@@ -528,12 +564,14 @@ void op_search(struct conn *c, struct ldap_request *req)
 			return;
 		}
 	}
-	int asserted = rc == 0 ? check_assertion(c, req, s->plan.base_id) : LDAP_SUCCESS;
+	int asserted = rc == 0 ? check_base_access(c, s->plan.base_id) : LDAP_SUCCESS;
+	if (asserted == LDAP_SUCCESS && rc == 0)
+		asserted = check_assertion(c, req, s->plan.base_id);
 	if (asserted != LDAP_SUCCESS) {
 		mdb_txn_reset(w->txn);
 		search_finish(c, asserted, NULL,
-		              asserted == LDAP_ASSERTION_FAILED ? NULL
-		                                                : "malformed assertion control");
+		              asserted == LDAP_PROTOCOL_ERROR ? "malformed assertion control"
+		                                              : NULL);
 		return;
 	}
 	if (rc == 0 && search_plan_candidates(&s->plan, db, w->txn, s->filter) < 0)

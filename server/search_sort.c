@@ -71,7 +71,7 @@ static bool pick_value(const struct entry_view *e, const char *attr, enum match_
 }
 
 int sort_add(struct sorted *s, const struct sort_spec *spec, entry_id id,
-             const struct entry_view *e, const char *hidden, struct buf *scratch)
+             const struct entry_view *e, const struct attr_gate *gate, struct buf *scratch)
 {
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 256;
@@ -87,7 +87,7 @@ int sort_add(struct sorted *s, const struct sort_spec *spec, entry_id id,
 	struct buf keys = {0}, best = {0};
 	for (int i = 0; i < spec->n; i++) {
 		const char *attr = spec->key[i].attr;
-		bool visible = !hidden || !match_desc(hidden, strlen(hidden), attr, strlen(attr));
+		bool visible = attr_gate_allows(gate, attr, strlen(attr));
 		it->present[i] = visible && pick_value(e, attr, spec->key[i].rule,
 		                                       spec->key[i].reverse, &best, scratch);
 		it->len[i] = it->present[i] ? best.len : 0;

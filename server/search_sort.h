@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "protocol/attr_gate.h"
 #include "protocol/controls.h"
 #include "protocol/match.h"
 #include "storage/entry.h"
@@ -44,10 +45,10 @@ struct sorted {
  */
 int sort_spec_init(struct sort_spec *spec, const struct sort_key *keys, int n);
 
-/* Adds entry id (viewed as e) with its keys; an attribute the client may not see
- * (hidden, or NULL) counts as absent. Returns 0 or -1 (out of memory). */
+/* Adds entry id (viewed as e) with its keys; an attribute gate refuses (the client
+ * may not read it; NULL refuses none) counts as absent. Returns 0 or -1 (out of memory). */
 int sort_add(struct sorted *s, const struct sort_spec *spec, entry_id id,
-             const struct entry_view *e, const char *hidden, struct buf *scratch);
+             const struct entry_view *e, const struct attr_gate *gate, struct buf *scratch);
 
 /* Sorts the items collected. */
 void sort_finish(struct sorted *s, const struct sort_spec *spec);

@@ -17,6 +17,7 @@
 
 #include "protocol/dn.h"
 #include "protocol/schema.h"
+#include "server/access.h"
 #include "server/access_log.h"
 #include "server/conn.h"
 #include "server/db_watch.h"
@@ -231,6 +232,8 @@ int server_init(struct server *srv)
 		log_error("schema: %s (set schema_dir and schema in %s)", err, cfg->path);
 		return -1;
 	}
+	if (access_compile(srv) < 0)
+		return -1;
 	if (open_database(srv) < 0)
 		return -1;
 	db_watch_start(srv);
@@ -344,6 +347,7 @@ void server_stop(struct server *srv)
 	tls_teardown(srv->tls);
 	srv->tls = NULL;
 	access_log_close(srv);
+	access_free(srv);
 	db_close(&srv->db);
 	db_watch_stop(srv); /* after the map is gone: a writer held back may go on */
 	config_free(&srv->cfg);

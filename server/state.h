@@ -24,6 +24,7 @@
 
 struct send_policy;
 struct tls_server;
+struct access_rules;
 struct worker_hooks;
 struct conn;
 struct ldap_request;
@@ -86,7 +87,8 @@ struct server {
 	int db_watch_fd;      /* holds the read lease on the database file (db_watch.h); -1: none */
 	struct buf rootdse;   /* the root DSE, as a stored entry record */
 	struct buf subschema; /* cn=Subschema, as a stored entry record */
-	struct tls_server *tls; /* the TLS context (tls.h), NULL when TLS is not configured */
+	struct tls_server *tls;      /* the TLS context (tls.h), NULL when TLS is not configured */
+	struct access_rules *access; /* cfg's access rules compiled (access.h) */
 	bool unix_bound[CONFIG_MAX_LISTEN]; /* ldapi:// socket files this server made */
 	int access_log;        /* its descriptor, -2 syslog, -1 off (atomic; access_log.h) */
 	int access_log_old;    /* the one SIGHUP replaced, closed at the next SIGHUP */
