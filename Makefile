@@ -119,6 +119,7 @@ integration: $(BINS) $(ITEST_BIN)
 	@BUILD=$(B) ./tests/integration/policy_test.sh
 	@BUILD=$(B) ./tests/integration/fault_test.sh
 	@BUILD=$(B) ./tests/integration/tls_test.sh
+	@BUILD=$(B) ./tests/integration/access_test.sh
 	@BUILD=$(B) ./tests/conformance/run.sh
 	@BUILD=$(B) CONFORMANCE_TLS=1 CONFORMANCE_QUIET=1 ./tests/conformance/run.sh
 

@@ -406,6 +406,57 @@ START_TEST(err_section)
 }
 END_TEST
 
+START_TEST(access_rules)
+{
+	struct config cfg;
+	char err[1024];
+	/* No access key: the built-in two rules, userPassword first. */
+	write_conf(BASE);
+	ck_assert_int_eq(config_load(&cfg, path, err, sizeof(err)), 0);
+	ck_assert_int_eq(cfg.naccess, 2);
+	ck_assert_str_eq(cfg.access[0].attrs[0], "userPassword");
+	ck_assert_int_eq(cfg.access[0].line, 0);
+	ck_assert_ptr_null(cfg.access[1].attrs);
+	config_free(&cfg);
+
+	/* Rules over several lines, numbered by their "to" line; the defaults dropped. */
+	write_conf(BASE
+	           "access = to attrs=userPassword\n"
+	           "    by self read\n"
+	           "\n"
+	           "    by anonymous auth\n"
+	           "threads = 3\n"
+	           "# a comment\n"
+	           "access = to dn.subtree=\"ou=x,dc=example,dc=com\" by users read by * none\n"
+	           "access = to *\n"
+	           "  by * search\n");
+	ck_assert_int_eq(config_load(&cfg, path, err, sizeof(err)), 0);
+	ck_assert_int_eq(cfg.naccess, 3);
+	ck_assert_int_eq(cfg.access[0].line, 3);
+	ck_assert_int_eq(cfg.access[0].nwho, 2);
+	ck_assert_int_eq(cfg.access[0].who[1].level, ACCESS_AUTH);
+	ck_assert_int_eq(cfg.access[1].line, 9);
+	ck_assert_int_eq(cfg.access[1].scope, ACCESS_SCOPE_SUBTREE);
+	ck_assert_int_eq(cfg.access[2].line, 10);
+	ck_assert_int_eq(cfg.access[2].who[0].level, ACCESS_SEARCH);
+	ck_assert_int_eq(cfg.threads, 3);
+	config_free(&cfg);
+	ck_assert_int_eq(cfg.naccess, 0);
+}
+END_TEST
+
+START_TEST(err_access)
+{
+	load_fails_at(BASE "access = by * read\n", 3, "needs a \"to\" line before it");
+	load_fails_at(BASE "access = to * by * read\naccess = to * by nobody read\n", 4,
+	              "access: \"nobody\": expected *, anonymous");
+	/* A continuation line is reported at its own line. */
+	load_fails_at(BASE "access = to *\n    by * read\n    by * frobnicate\n", 5,
+	              "expected a level");
+	load_fails_at(BASE "access = to dn.regex=^x$ by * read\n", 3, "not supported");
+}
+END_TEST
+
 START_TEST(err_syntax)
 {
 	load_fails_at(BASE "just some words\n", 3, NULL);
@@ -493,6 +544,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, index_lines_accumulate);
 	tcase_add_test(tc, sizes);
 	tcase_add_test(tc, long_database_path);
+	tcase_add_test(tc, access_rules);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("errors");
@@ -510,6 +562,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, err_index);
 	tcase_add_test(tc, err_section);
 	tcase_add_test(tc, err_syntax);
+	tcase_add_test(tc, err_access);
 	tcase_add_test(tc, err_first_error_wins);
 	tcase_add_test(tc, err_missing_required);
 	tcase_add_test(tc, err_missing_file);

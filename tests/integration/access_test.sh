@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# Access rules (the access key) with real clients: the start-up errors an admin sees
+# for a rule the schema rejects (file:line, with -t and at start), and rules on the
+# example directory read with ldapsearch and ldapcompare: a group rule, a self rule,
+# and a rule that hides whole entries. slapd's semantics are compared case by case in
+# tests/conformance (the acl-* cases). Servers: minidir on 127.0.0.1, stopped by PID.
+set -u
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+. tests/integration/lib.sh
+export LDAPNOINIT=1
+
+use_work_dir access
+EX=dc=example,dc=com
+P=ou=people,$EX
+
+write_conf() {
+	{
+		echo "listen = 127.0.0.1:0"
+		echo "database = $work/db.mdb"
+		echo "suffix = $EX"
+		echo "rootdn = cn=admin,$EX"
+		echo "rootpw = root-secret"
+		for l in "$@"; do echo "$l"; done
+	} > "$work/minidir.conf"
+}
+
+write_conf
+if ! "$BUILD/minidir-import" -q -f "$work/minidir.conf" examples/example.ldif > "$work/import.log" 2>&1; then
+	not_ok "import: $(cat "$work/import.log")"
+	echo "# access: $pass passed, $fail failed"
+	exit 1
+fi
+
+# rejected WANT LINES...: minidir -t and minidir both refuse the config, naming
+# minidir.conf:LINE (the line of the rule's "to", counted in the file) and WANT.
+rejected() {
+	local want=$1 line=$2
+	shift 2
+	write_conf "$@"
+	local out rc=0
+	out=$("$BUILD/minidir" -t -f "$work/minidir.conf" 2>&1) || rc=$?
+	if [ "$rc" != 0 ] && grep -qF "minidir.conf:$line: access: $want" <<< "$out"; then
+		ok "-t refuses \"$*\": $(grep -F "access:" <<< "$out" | head -1 | sed 's/^.*minidir.conf/minidir.conf/')"
+	else
+		not_ok "-t on \"$*\": exit $rc, wanted minidir.conf:$line: access: $want, got: $out"
+	fi
+	rc=0
+	out=$(timeout 10 "$BUILD/minidir" -f "$work/minidir.conf" 2>&1) || rc=$?
+	if [ "$rc" = 1 ] && grep -qF "minidir.conf:$line: access: $want" <<< "$out"; then
+		ok "start refused with the same line (exit 1)"
+	else
+		not_ok "start with \"$*\": exit $rc: $out"
+	fi
+}
+
+# Errors only the schema can find (the config file is read before it is loaded).
+rejected "attrs=: unknown attribute" 6 "access = to attrs=telephoneNumbr by * read"
+rejected "attrs=: unknown object class" 7 "# the next rule spans two lines" \
+	"access = to attrs=@noSuchClass" "    by * read"
+rejected "group/CLASS: unknown object class" 7 "access = to * by * read" \
+	"access = to attrs=cn by group/groupOfPeople=cn=admins,ou=groups,$EX read"
+rejected "a DN the schema rejects" 6 "access = to dn.subtree=\"colour=blue,$EX\" by * read"
+# A syntax error is the config reader's: the same file:line form.
+write_conf "access = to * by * read" "    by everyone read"
+out=$("$BUILD/minidir" -t -f "$work/minidir.conf" 2>&1)
+if grep -qF "minidir.conf:7: access: \"everyone\": expected *, anonymous" <<< "$out"; then
+	ok "a bad continuation line is named by its own line: ${out##*minidir.conf}"
+else
+	not_ok "bad continuation line: $out"
+fi
+
+# The example of README's "Access rules": telephone numbers for the admins group,
+# userPassword for its owner, and ou=groups only for users.
+write_conf \
+	"access = to attrs=userPassword" \
+	"    by self read" \
+	"    by anonymous auth" \
+	"    by * none" \
+	"access = to attrs=telephoneNumber,mobile" \
+	"    by group=\"cn=admins,ou=groups,$EX\" read" \
+	"    by self read" \
+	"    by * none" \
+	"access = to dn.subtree=\"ou=groups,$EX\"" \
+	"    by users read" \
+	"    by * none" \
+	"access = to * by * read"
+: > "$work/minidir.log"
+"$BUILD/minidir" -f "$work/minidir.conf" 2> "$work/minidir.log" &
+pid=$!
+pids+=("$pid")
+port=$(wait_port "$work/minidir.log")
+[ -n "$port" ] || not_ok "server did not start: $(cat "$work/minidir.log")"
+URI=ldap://127.0.0.1:$port
+
+# search WHO... -- ARGS: ldapsearch -LLL as WHO (anonymous, or a uid with its password).
+search() {
+	local who=$1
+	shift
+	case $who in
+	anonymous) ldapsearch -x -LLL -o ldif-wrap=no -H "$URI" "$@" ;;
+	*) ldapsearch -x -LLL -o ldif-wrap=no -H "$URI" -D "uid=$who,$P" -w "$who-secret" "$@" ;;
+	esac
+}
+
+# expect_lines NAME WANT PATTERN WHO ARGS...: lines matching PATTERN in the output,
+# and ldapsearch's exit status 0.
+expect_lines() {
+	local name=$1 want=$2 pattern=$3 out rc=0
+	shift 3
+	out=$(search "$@" 2>&1) || rc=$?
+	local got
+	got=$(grep -c "$pattern" <<< "$out")
+	if [ "$rc" = 0 ] && [ "$got" = "$want" ]; then
+		ok "$name ($got)"
+	else
+		not_ok "$name: exit $rc, $got lines /$pattern/, wanted $want: $(head -5 <<< "$out")"
+	fi
+}
+
+people=$(search anonymous -b "$P" -s one "(objectClass=person)" 1.1 | grep -c "^dn:")
+expect_lines "admins (bob) read every telephone number" "$people" "^telephoneNumber:" \
+	bob -b "$P" -s one "(objectClass=person)" telephoneNumber
+expect_lines "others (alice) read only their own" 1 "^telephoneNumber:" \
+	alice -b "$P" -s one "(objectClass=person)" telephoneNumber
+expect_lines "anonymous reads none" 0 "^telephoneNumber:" \
+	anonymous -b "$P" -s one "(objectClass=person)" telephoneNumber
+expect_lines "anonymous cannot filter on one: (telephoneNumber=*) is Undefined" 0 "^dn:" \
+	anonymous -b "$P" "(telephoneNumber=*)" 1.1
+expect_lines "an admin can filter on it" "$people" "^dn:" bob -b "$P" -s one "(telephoneNumber=*)" 1.1
+expect_lines "anonymous does not see ou=groups at all" 0 "^dn:" \
+	anonymous -b "$EX" "(objectClass=groupOfNames)" 1.1
+groups=$(search alice -b "ou=groups,$EX" "(objectClass=groupOfNames)" 1.1 | grep -c "^dn:")
+if [ "$groups" -ge 2 ]; then ok "users see the groups ($groups)"; else not_ok "users see $groups groups"; fi
+rc=0
+search anonymous -b "ou=groups,$EX" -s base "(objectClass=*)" > /dev/null 2>&1 || rc=$?
+if [ "$rc" = 32 ]; then ok "anonymous base search of ou=groups: noSuchObject (32)"; else not_ok "ou=groups base: exit $rc"; fi
+rc=0
+ldapcompare -x -H "$URI" -D "uid=alice,$P" -w alice-secret "uid=bob,$P" "telephoneNumber:+1 555 0102" > /dev/null 2>&1 || rc=$?
+if [ "$rc" = 50 ]; then ok "compare of another's telephoneNumber: insufficientAccess (50)"; else not_ok "compare: exit $rc"; fi
+rc=0
+ldapcompare -x -H "$URI" -D "uid=bob,$P" -w bob-secret "uid=alice,$P" "telephoneNumber:+1 555 0101" > /dev/null 2>&1 || rc=$?
+if [ "$rc" = 6 ]; then ok "an admin's compare: compareTrue (6)"; else not_ok "admin compare: exit $rc"; fi
+expect_lines "the rootdn reads everything" "$people" "^telephoneNumber:" \
+	anonymous -D "cn=admin,$EX" -w root-secret -b "$P" -s one "(objectClass=person)" telephoneNumber
+
+stop_checked "$pid" "$work/minidir.log" && ok "server stopped cleanly" || not_ok "$stop_why"
+echo "# access: $pass passed, $fail failed"
+[ "$fail" = 0 ]
