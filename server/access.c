@@ -28,6 +28,7 @@ struct rule {
 	bool all_attrs;       /* no attrs=: every attribute and the entry */
 	bool entry;           /* attrs= names "entry" */
 	const char **names;   /* attribute names attrs= covers (subtypes included) */
+	size_t *name_lens;    /* their lengths: most types are told apart by length alone */
 	size_t nnames;
 	struct who *who;
 	int nwho;
@@ -36,6 +37,9 @@ struct rule {
 struct access_rules {
 	struct rule *rule;
 	int n;
+	/* The level on "entry" the rules give everyone on every entry (the first rule that
+	 * covers "entry" is for all DNs, with no filter, and starts "by *"), else none. */
+	enum access_level entry_floor;
 };
 
 bool access_may_read(const struct conn *c)
@@ -54,6 +58,11 @@ static int add_name(struct rule *r, const char *name)
 	if (!names)
 		return -1;
 	r->names = names;
+	size_t *lens = realloc(r->name_lens, (r->nnames + 1) * sizeof(*lens));
+	if (!lens)
+		return -1;
+	r->name_lens = lens;
+	r->name_lens[r->nnames] = strlen(name);
 	r->names[r->nnames++] = name;
 	return 0;
 }
@@ -171,6 +180,7 @@ int access_compile(struct server *srv)
 		return -1;
 	}
 	srv->access = rules;
+	rules->entry_floor = ACCESS_NONE;
 	int groups = 0;
 	for (int i = 0; i < cfg->naccess; i++, rules->n++) {
 		const char *why = compile_rule(&rules->rule[i], &cfg->access[i], &groups);
@@ -182,6 +192,15 @@ int access_compile(struct server *srv)
 				log_error("built-in access rule %d: %s", i + 1, why);
 			return -1;
 		}
+	}
+	for (int i = 0; i < rules->n; i++) {
+		const struct rule *r = &rules->rule[i];
+		if (!r->all_attrs && !r->entry)
+			continue;
+		if (r->scope == ACCESS_SCOPE_ANY && !r->filter && r->nwho &&
+		    r->who[0].src->kind == ACCESS_WHO_ANY)
+			rules->entry_floor = r->who[0].src->level;
+		break;
 	}
 	return 0;
 }
@@ -196,6 +215,7 @@ void access_free(struct server *srv)
 		buf_free(&r->key);
 		filter_free(r->filter);
 		free(r->names);
+		free(r->name_lens);
 		for (int j = 0; j < r->nwho; j++)
 			buf_free(&r->who[j].key);
 		free(r->who);
@@ -213,6 +233,11 @@ void access_op_init(struct access_op *op, struct conn *c)
 	op->rules = c->w->srv->access;
 	op->c = c;
 	op->bypass = c->auth == AUTH_ROOT;
+}
+
+bool access_entry_granted(const struct access_op *op, enum access_level need)
+{
+	return op->bypass || op->rules->entry_floor >= need;
 }
 
 void access_op_free(struct access_op *op)
@@ -321,11 +346,12 @@ static bool covers(const struct rule *r, const char *type, size_t len)
 {
 	if (r->all_attrs)
 		return true;
-	const char *semi = memchr(type, ';', len);
-	size_t base = semi ? (size_t)(semi - type) : len;
-	for (size_t i = 0; i < r->nnames; i++)
-		if (strncasecmp(r->names[i], type, base) == 0 && r->names[i][base] == '\0')
+	for (size_t i = 0; i < r->nnames; i++) {
+		size_t n = r->name_lens[i]; /* the name, then the end or options */
+		if ((len == n || (len > n && type[n] == ';')) &&
+		    strncasecmp(r->names[i], type, n) == 0)
 			return true;
+	}
 	return false;
 }
 

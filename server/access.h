@@ -47,6 +47,10 @@ struct access_op {
 };
 
 void access_op_init(struct access_op *op, struct conn *c);
+
+/* True if op's client has at least need on every entry itself ("entry"), whatever the
+ * entry: a fast answer that spares looking the entry up; false means "look". */
+bool access_entry_granted(const struct access_op *op, enum access_level need);
 void access_op_free(struct access_op *op);
 
 struct access_entry;

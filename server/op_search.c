@@ -168,7 +168,8 @@ static void search_finish(struct conn *c, int rc, const char *matched, const cha
 enum step { STEP_MATCH, STEP_SKIP, STEP_END, STEP_ERROR };
 
 /* Reads the next candidate and tests it: scope and filter. */
-static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view *e, int *rc)
+static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view *e,
+                                struct access_entry *ae, int *rc)
 {
 	struct search_op *s = running(c);
 	struct worker *w = c->w;
@@ -192,14 +193,11 @@ static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view 
 			return STEP_SKIP; /* the search reaches the target itself: no duplicate */
 	}
 	/* An entry the client may not read is not there for it (slapd skips it too). */
-	struct access_entry ae;
-	access_entry_init(&ae, &s->access, *id, e);
-	if (ae.entry < ACCESS_READ)
+	access_entry_init(ae, &s->access, *id, e);
+	if (ae->entry < ACCESS_READ)
 		return STEP_SKIP;
-	struct filter_ctx fctx = {.dn = e->dn,
-	                          .dnlen = e->dnlen,
-	                          .gate = access_search_gate(&ae),
-	                          .scratch = &w->scratch};
+	struct filter_ctx fctx = {
+	    .dn = e->dn, .dnlen = e->dnlen, .gate = access_search_gate(ae), .scratch = &w->scratch};
 	if (s->filter_oper) { /* the filter names computed attributes (entryDN, ...) */
 		w->extra.off = w->extra.len = 0;
 		if (op_attrs_all(&w->extra, &w->srv->db, w->txn, *id, e) < 0) {
@@ -214,7 +212,8 @@ static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view 
 }
 
 /* The next entry to send: a page's look-ahead, the sorted list, or a candidate. */
-static enum step next_match(struct conn *c, entry_id *id, struct entry_view *e, int *rc)
+static enum step next_match(struct conn *c, entry_id *id, struct entry_view *e,
+                            struct access_entry *ae, int *rc)
 {
 	struct search_op *s = running(c);
 	struct worker *w = c->w;
@@ -228,18 +227,20 @@ static enum step next_match(struct conn *c, entry_id *id, struct entry_view *e, 
 			return STEP_END;
 		}
 		*rc = db_get_entry(&w->srv->db, w->txn, *id, e);
+		if (*rc == 0)
+			access_entry_init(ae, &s->access, *id, e);
 		return *rc == 0 ? STEP_MATCH : *rc == MDB_NOTFOUND ? STEP_SKIP : STEP_ERROR;
 	}
-	return next_candidate(c, id, e, rc);
+	return next_candidate(c, id, e, ae, rc);
 }
 
-static int send_entry(struct conn *c, entry_id id, const struct entry_view *e)
+/* Sends entry id (viewed as e), as ae lets the client read it. */
+static int send_entry(struct conn *c, entry_id id, const struct entry_view *e,
+                      const struct access_entry *ae)
 {
 	struct search_op *s = running(c);
 	struct worker *w = c->w;
-	struct access_entry ae;
-	access_entry_init(&ae, &s->access, id, e);
-	s->sel.gate = access_read_gate(&ae);
+	s->sel.gate = access_read_gate(ae);
 	w->extra.off = w->extra.len = 0;
 	int rc = 0;
 	if (s->want_oper && op_attrs_build(&w->extra, &s->sel, &w->srv->db, w->txn, id, e) < 0)
@@ -250,7 +251,7 @@ static int send_entry(struct conn *c, entry_id id, const struct entry_view *e)
 	if (rc == 0 &&
 	    reply_entry(c, s->msgid, e->op, e->oplen, &s->sel, w->extra.data, w->extra.len) < 0)
 		rc = ENOMEM;
-	s->sel.gate = NULL; /* ae ends here */
+	s->sel.gate = NULL; /* ae is the caller's, for this entry only */
 	return rc;
 }
 
@@ -282,14 +283,11 @@ static void search_run(struct conn *c)
 		entry_id id;
 		struct entry_view e;
 		if (s->sorting && !s->sort_collected) {
-			enum step st = next_candidate(c, &id, &e, &rc);
 			struct access_entry ae;
-			if (st == STEP_MATCH) {
-				access_entry_init(&ae, &s->access, id, &e);
-				if (sort_add(&s->sorted, &s->sort, id, &e, access_read_gate(&ae),
-				             &w->scratch) < 0)
-					rc = ENOMEM;
-			}
+			enum step st = next_candidate(c, &id, &e, &ae, &rc);
+			if (st == STEP_MATCH && sort_add(&s->sorted, &s->sort, id, &e,
+			                                 access_read_gate(&ae), &w->scratch) < 0)
+				rc = ENOMEM;
 			/* One match past the size limit is enough to know it is exceeded:
 			 * collecting stops there, so memory stays bounded by the limit. */
 			if (st == STEP_MATCH && s->sizelimit && s->sorted.n > (size_t)s->sizelimit)
@@ -303,7 +301,8 @@ static void search_run(struct conn *c)
 				rc = 0;
 			continue;
 		}
-		enum step st = next_match(c, &id, &e, &rc);
+		struct access_entry ae;
+		enum step st = next_match(c, &id, &e, &ae, &rc);
 		if (st == STEP_SKIP) {
 			rc = 0;
 			continue;
@@ -327,7 +326,7 @@ static void search_run(struct conn *c)
 			page_full = true;
 			break;
 		}
-		rc = send_entry(c, id, &e);
+		rc = send_entry(c, id, &e, &ae);
 	}
 	cand_end(&s->plan.cand);
 	mdb_txn_reset(w->txn);
@@ -364,6 +363,8 @@ void op_matched_dn(struct worker *w, const struct buf *key, struct buf *out)
  */
 static int check_base_access(struct conn *c, entry_id base)
 {
+	if (access_entry_granted(&running(c)->access, ACCESS_SEARCH))
+		return LDAP_SUCCESS;
 	struct entry_view e;
 	if (db_get_entry(&c->w->srv->db, c->w->txn, base, &e) != 0)
 		return LDAP_OTHER;
