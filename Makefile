@@ -136,6 +136,7 @@ build-fuzz/fuzz_%: build-fuzz/fuzz/fuzz_%.o $(LIB)
 bench: deps all
 	@./scripts/deps.sh bench
 	@./bench/run.sh
+	@./bench/access_log.sh
 
 format:
 	clang-format -i $(shell git ls-files '*.c' '*.h')
