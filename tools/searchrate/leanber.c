@@ -280,12 +280,14 @@ void lb_filter_free(struct lb_filter *f)
 	*f = (struct lb_filter){0};
 }
 
-/* libldap's encoding of the filter f->scratch (NUL terminated) into *bv. */
+/* libldap's encoding of the filter f->scratch (NUL terminated) into *bv. A filter it refuses
+ * is LDAP_FILTER_ERROR, as ldap_search_ext says (the assertion control says encodingError). */
 static int encode(struct lb_filter *f, struct berval *bv)
 {
 	f->encodes++;
 	*bv = (struct berval){0, NULL};
-	return ldap_create_assertion_control_value(f->ld, f->scratch, bv);
+	int rc = ldap_create_assertion_control_value(f->ld, f->scratch, bv);
+	return rc == LDAP_SUCCESS || rc == LDAP_NO_MEMORY ? rc : LDAP_FILTER_ERROR;
 }
 
 /* Encodes str[0..len) into f->slow (the previous one freed); NULL and *rc on failure. */
