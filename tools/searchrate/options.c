@@ -339,7 +339,8 @@ static int check_combinations(struct sr_config *cfg)
 	return -1;
 }
 
-/* The TLS options: one way to start TLS, one way to trust, a trust store that can be read. */
+/* The TLS options: one way to start TLS, one way to trust, a trust store that can be read, and
+ * the engine: libldap for TLS (the lean one speaks plain LDAP), else lean unless told. */
 static int check_tls(struct sr_config *cfg)
 {
 	if (cfg->use_ssl && cfg->use_starttls)
