@@ -9,7 +9,6 @@
 #include "tools/searchrate/lean.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>

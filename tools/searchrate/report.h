@@ -3,8 +3,8 @@
  * format is fixed: the banner, the table header and one row per interval (six columns of
  * %12.3f, or CSV with --csv), then the summary ("Total searches:", "Searches/sec:",
  * "Latency ms: min .. p50 .. p90 .. p99 .. p99.9 .. max ..", result codes, CPU, "Client CPU
- * us/search:"), whose lines
- * are '#' comments in CSV mode. Every function flushes stdout where a reader may be waiting.
+ * us/search:"), whose lines are '#' comments in CSV mode. Every function flushes stdout where a
+ * reader may be waiting.
  */
 #ifndef SEARCHRATE_REPORT_H
 #define SEARCHRATE_REPORT_H
