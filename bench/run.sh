@@ -26,7 +26,8 @@
 # builds), all on private 127.0.0.1 ports, all running the whole time (idle when not
 # measured); each workload is measured on all five in turn.
 #
-# Workloads (the load tool is build/searchrate, asynchronous with one request
+# Workloads (the load tool is build/searchrate --engine lean, or --engine libldap over TLS,
+# asynchronous with one request
 # outstanding per connection, so N connections means N requests in flight; always one
 # connection per searchrate thread: with several connections per thread, searchrate
 # loses track of a connection whose response arrives in two segments (slapd and
@@ -374,8 +375,8 @@ stop_servers() {
 # tls-X is X over ldaps:// (PORT is then the server's TLS port).
 load_cmd() { # WORKLOAD PORT ENTRIES
 	local w=${1#tls-} port=$2 n=$3 c
-	local sr=("$BIN/searchrate" -h 127.0.0.1 -p "$port" -a -O 1)
-	[ "$w" = "$1" ] || sr+=(-Z -P "$CERTS/ca.pem")
+	local sr=("$BIN/searchrate" -h 127.0.0.1 -p "$port" -a -O 1 --engine lean)
+	[ "$w" = "$1" ] || sr=("$BIN/searchrate" -h 127.0.0.1 -p "$port" -a -O 1 --engine libldap -Z -P "$CERTS/ca.pem")
 	case $w in
 	lookup-*c)
 		c=${w#lookup-}
@@ -429,7 +430,7 @@ latency_hist() {
 
 TICK=$(getconf CLK_TCK)
 RESULTS=$work/results.tsv
-printf 'workload\tserver\tentries_dir\tsearches_s\tentries_s\tentries_per_search\tp99_ms\terrors\tclient_cpu_pct\tsrv_cpu_us_op\tsrv_cpu_pct\tst_ops\tsends_op\tsetsockopt_op\tfutex_op\tsyscalls_op\tmon_sends_resp\tmon_setsockopt_resp\tmon_resp_op\tepoll_op\trecv_op\tmachine_cpu_pct\tsteal_pct\tslowest_fastest_interval\tmax_ms\tsrv_max_ms\tmachine_stall_ms\tmon_tls_records_resp\tmon_bytes_resp\tmon_handshakes_resp\tmon_resumed_handshakes\tmon_handshake_failures\treconnects_s\n' > "$RESULTS"
+printf 'workload\tserver\tentries_dir\tsearches_s\tentries_s\tentries_per_search\tp99_ms\terrors\tclient_cpu_pct\tsrv_cpu_us_op\tsrv_cpu_pct\tst_ops\tsends_op\tsetsockopt_op\tfutex_op\tsyscalls_op\tmon_sends_resp\tmon_setsockopt_resp\tmon_resp_op\tepoll_op\trecv_op\tmachine_cpu_pct\tsteal_pct\tslowest_fastest_interval\tmax_ms\tsrv_max_ms\tmachine_stall_ms\tmon_tls_records_resp\tmon_bytes_resp\tmon_handshakes_resp\tmon_resumed_handshakes\tmon_handshake_failures\treconnects_s\tclient_cpu_us_op\n' > "$RESULTS"
 
 measure() { # WORKLOAD SERVER ENTRIES
 	local w=$1 s=$2 n=$3 tag=$1.$2 pid=${PID[$2]} port=${PORT[$2]} lport=${PORT[$2]}
@@ -480,7 +481,7 @@ measure() { # WORKLOAD SERVER ENTRIES
 	local stall
 	stall=$(sed -n 's/^stallwatch: max_gap_ms \([0-9.]*\).*/\1/p' "$sw")
 
-	local total entries errors sps measured p99 ccpu ivr maxms srvmax="" recs
+	local total entries errors sps measured p99 ccpu cus ivr maxms srvmax="" recs
 	# The slowest operation the client saw, and the server's own bound for that window:
 	# the upper edge of the highest cn=latency bucket that grew (minidir only).
 	maxms=$(sed -n 's/.*Latency ms:.* max \([0-9.]*\).*/\1/p' "$f" | head -1)
@@ -497,6 +498,7 @@ measure() { # WORKLOAD SERVER ENTRIES
 	p99=$(sed -n 's/.*Latency ms:.* p99 \([0-9.]*\) .*/\1/p' "$f" | head -1)
 	ccpu=$(sed -n 's/.*CPU: .*= \([0-9.]*\)% of one core.*/\1/p' "$f" | head -1)
 	recs=$(sed -n 's/.*Reconnects: *[0-9]* (\([0-9.]*\)\/s).*/\1/p' "$f" | head -1)
+	cus=$(sumval "$f" "Client CPU us/search")
 	# Slowest measured interval / fastest: far below 1 means a stall or outside noise.
 	ivr=$(awk -F, '/^[0-9]/ && !/warming/ { if (mn == "" || $1 < mn) mn = $1; if ($1 > mx) mx = $1 }
 		END { if (mx > 0) printf "%.2f", mn / mx }' "$f")
@@ -544,7 +546,7 @@ measure() { # WORKLOAD SERVER ENTRIES
 		-v ba="${ba:-}" -v bb="${bb:-}" -v sa="${sa:-}" -v sb="${sb:-}" -v m0="$m0" -v m1="$m1" \
 		-v st_ops="$st_ops" -v sends="$sends" -v sso="${sso:-0}" -v futex="${futex:-0}" -v sys="$sys" \
 		-v epoll="$epoll" -v recv="$recv" -v ivr="$ivr" -v maxms="$maxms" -v srvmax="$srvmax" \
-		-v stall="$stall" -v tls="${w%%-*}" -v recs="$recs" 'BEGIN {
+		-v stall="$stall" -v tls="${w%%-*}" -v recs="$recs" -v cus="$cus" 'BEGIN {
 		OFS = "\t"
 		eps = measured > 0 ? entries / measured : 0
 		cpu_us = cpu_pct = busy = steal = ""
@@ -573,9 +575,9 @@ measure() { # WORKLOAD SERVER ENTRIES
 				}
 			}
 		}
-		print w, s, n, sprintf("%.0f", sps), sprintf("%.0f", eps), sprintf("%.1f", entries / total), p99, errors, ccpu, cpu_us, cpu_pct, st_ops, so, ss, sf, sy, ms, mo, mr, se, sr, busy, steal, ivr, maxms, srvmax, stall, mt, mb, mh, mhr, mhf, recs
+		print w, s, n, sprintf("%.0f", sps), sprintf("%.0f", eps), sprintf("%.1f", entries / total), p99, errors, ccpu, cpu_us, cpu_pct, st_ops, so, ss, sf, sy, ms, mo, mr, se, sr, busy, steal, ivr, maxms, srvmax, stall, mt, mb, mh, mhr, mhf, recs, cus
 	}' >> "$RESULTS"
-	say "$(tail -1 "$RESULTS" | awk -F'\t' '{ printf "%-10s %-13s %8s searches/s  p99 %s ms  %s us/op  %s syscalls/op  (%s errors)", $1, $2, $4, $7, $10, $16, $8 }')"
+	say "$(tail -1 "$RESULTS" | awk -F'\t' '{ printf "%-10s %-13s %8s searches/s  p99 %s ms  %s us/op (client %s)  %s syscalls/op  (%s errors)", $1, $2, $4, $7, $10, $34, $16, $8 }')"
 }
 
 # ---- the runs ------------------------------------------------------------------------------
@@ -645,18 +647,18 @@ tables() {
 			base = (b[4] ~ /^[0-9]/) ? b[4] : 0
 			printf "### %s\n\n%s\n\n", w, desc[w]
 			tls = w ~ /^tls-/
-			printf "%s", "| server | searches/s | vs slapd | entries/s | p99 ms | sends/op | setsockopt/op | futex/op | syscalls/op | CPU us/op | server CPU % | load-tool CPU % | machine CPU % | monitor sends/resp | monitor setsockopt/resp | max ms | server max ms | machine stall ms |"
+			printf "%s", "| server | searches/s | vs slapd | entries/s | p99 ms | sends/op | setsockopt/op | futex/op | syscalls/op | CPU us/op | client CPU us/op | server CPU % | load-tool CPU % | machine CPU % | monitor sends/resp | monitor setsockopt/resp | max ms | server max ms | machine stall ms |"
 			print tls ? " monitor TLS records/resp | monitor bytes/resp | monitor handshakes/resp |" : ""
-			print "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|" (tls ? "--:|--:|--:|" : "")
+			print "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|" (tls ? "--:|--:|--:|" : "")
 			for (j = 1; j <= ns; j++) {
 				s = S[j]; name = s == "slapd" ? "slapd" : "minidir/" s
 				if (!((w SUBSEP s) in row)) continue
 				split(row[w SUBSEP s], r, "\t")
-				if (r[4] !~ /^[0-9]/) { printf "| %s | %s |||||||||||||||\n", name, r[4]; continue }
+				if (r[4] !~ /^[0-9]/) { printf "| %s | %s ||||||||||||||||\n", name, r[4]; continue }
 				ratio = base > 0 ? sprintf("%.2fx", r[4] / base) : "n/a"
 				mon = s == "slapd" ? "-" : v(r[17]); mon2 = s == "slapd" ? "-" : v(r[18])
-				printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |",
-					name, r[4], ratio, r[5], v(r[7]), v(r[13]), v(r[14]), v(r[15]), v(r[16]), v(r[10]), v(r[11]), v(r[9]), v(r[22]), mon, mon2, v(r[25]), s == "slapd" ? "-" : v(r[26]), v(r[27])
+				printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |",
+					name, r[4], ratio, r[5], v(r[7]), v(r[13]), v(r[14]), v(r[15]), v(r[16]), v(r[10]), v(r[34]), v(r[11]), v(r[9]), v(r[22]), mon, mon2, v(r[25]), s == "slapd" ? "-" : v(r[26]), v(r[27])
 				if (tls) printf " %s | %s | %s |", s == "slapd" ? "-" : v(r[28]), s == "slapd" ? "-" : v(r[29]), s == "slapd" ? "-" : v(r[30])
 				print ""
 				if (r[8] > 0) warn = warn sprintf("%s/%s: %s errors; ", w, name, r[8])
@@ -715,13 +717,14 @@ tls_goals() {
 	echo "- minidir $rev, 2 worker threads; $("$SLAPD" -VV 2>&1 | sed -n 's/.*\(slapd [0-9][^ ]*\).*/OpenLDAP \1/p' | head -1) (Debian), back_mdb, \`threads 2\`, \`loglevel 0\`"
 	echo "- same LDIF for both (bench/gen-ldif.sh, ~$(awk 'BEGIN { RS = "" } NR > 2 { s += length($0) + 2; n++ } END { printf "%d", s / n }' "$work/data-${SIZES%% *}.ldif") bytes/entry, userPassword {SSHA} added), equality indexes on both: $INDEXES; \`sizelimit\` unlimited on both"
 	[ -n "$TLS" ] && echo "- TLS (tls-* workloads): throwaway CA and EC P-256 server certificate (tests/integration/tls_certs.sh); minidir: an \`ldaps://\` listener, \`tls_cert_file\`/\`tls_key_file\`, OpenSSL $(openssl version | awk '{ print $2 }'); slapd: global \`TLSCertificateFile\`/\`TLSCertificateKeyFile\`/\`TLSCACertificateFile\` and an \`ldaps://\` URL in -h (Debian's slapd uses GnuTLS); load: searchrate -Z -P ca.pem (libldap, GnuTLS), certificate verified; negotiated with openssl s_client: ${TLSINFO:-n/a}"
-	echo "- load: build/searchrate on the same machine over loopback, asynchronous, 1 request outstanding per connection, one connection per client thread; servers measured in turn per workload, all running meanwhile; each throughput window: $WARM x ${INTERVAL}s warm-up then $NIV x ${INTERVAL}s measured; syscalls from a separate ${STRACE_S}s run under \`strace -f -C -y -p PID\`"
+	echo "- load: build/searchrate --engine lean (over TLS: --engine libldap) on the same machine over loopback, asynchronous, 1 request outstanding per connection, one connection per client thread; servers measured in turn per workload, all running meanwhile; each throughput window: $WARM x ${INTERVAL}s warm-up then $NIV x ${INTERVAL}s measured; syscalls from a separate ${STRACE_S}s run under \`strace -f -C -y -p PID\`"
 	echo
 	echo "Columns: **searches/s**, **entries/s**, **p99** and **load-tool CPU %** (of one core) from searchrate's summary;"
 	echo "**vs slapd** = searches/s divided by slapd's in this run; **sends/op** = write/writev/send/sendto/sendmsg on sockets"
 	echo "(slapd's wake-up pipe writes are not counted there, but are in syscalls/op); **setsockopt/op**, **futex/op**,"
 	echo "**syscalls/op** = strace counts / searches in the strace run; **CPU us/op** = server utime+stime over the measured"
-	echo "window / searches; **server CPU %** = the same over wall time (200% = both cores); **machine CPU %** = all CPUs busy
+	echo "window / searches; **client CPU us/op** = the load tool's own utime+stime over the same measured intervals / searches"
+	echo "(searchrate's \`Client CPU us/search\`; n/a for bindsearch): beside CPU us/op it shows which side a row is bound by; **server CPU %** = the same over wall time (200% = both cores); **machine CPU %** = all CPUs busy
 over that window (/proc/stat; well above server + load tool means other work ran); **monitor** columns = deltas of"
 	echo "minidir's own cn=<policy>,cn=monitor counters over the throughput run, per response; **max ms** = the"
 	echo "slowest search the load tool saw; **server max ms** = minidir's own bound for the same window (the upper"

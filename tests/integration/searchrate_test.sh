@@ -72,6 +72,69 @@ done
 if grep -qE '^ *Latency ms: +min [0-9.]+ +p50 [0-9.]+ +p90 [0-9.]+ +p99 [0-9.]+ +p99\.9 [0-9.]+' "$work/uid.out"; then ok "uid lookups: latency percentiles p50/p90/p99/p99.9"; else not_ok "uid lookups: no latency percentiles"; show uid; fi
 if grep -qE '^ *searchrate CPU: +[0-9.]+ s .*% of one core' "$work/uid.out"; then ok "uid lookups: reports its own CPU use"; else not_ok "uid lookups: no CPU line"; show uid; fi
 
+# --- the two engines side by side: the same counts and result codes from each ------------------
+# (--engine lean is the default over plain LDAP; every case runs on both, named explicitly)
+PEOPLE=ou=people,$BASE
+persons=$(timeout 10 ldapsearch -x -LLL -H "ldap://$HOST:$PORT" -b "$PEOPLE" -s one "(objectClass=person)" dn | grep -c '^dn:')
+# entries_per NAME: Entries per search in the summary of run NAME ("Total entries: N (X per search)").
+entries_per() { sed -n 's/^ *Total entries: *[0-9]* (\([0-9.]*\) per search).*/\1/p' "$work/$1.out"; }
+# rc_count NAME CODE: how many searches of run NAME ended with result code CODE.
+rc_count() { sed -n "s/^ *$2 ([^)]*): *\([0-9]*\)\$/\1/p" "$work/$1.out"; }
+# engine_ok NAME WHAT ENTRIES CODE: run NAME exited 0, ENTRIES per search (x.xxx), and every
+# search ended with CODE (errors: all of them, unless CODE is 0).
+engine_ok() {
+	local n e want_e
+	n=$(summary_value "$1" "Total searches")
+	e=$(summary_value "$1" "Total errors")
+	want_e=0
+	[ "$4" = 0 ] || want_e=$n
+	if [ "$rc" = 0 ] && [ -n "$n" ] && [ "$n" -gt 0 ] && [ "$(entries_per "$1")" = "$3" ] &&
+		[ "$(rc_count "$1" "$4")" = "$n" ] && [ "$e" = "$want_e" ]; then
+		ok "$2: $n searches, $3 entries each, all result code $4"
+	else
+		not_ok "$2: exit $rc, ${n:-no} searches, $(entries_per "$1") entries each (want $3), $(rc_count "$1" "$4") with code $4, ${e:-no} errors"
+		show "$1"
+	fi
+}
+for e in lean libldap; do
+	sr "one_$e" --engine "$e" -b "$BASE" -f "(uid=user[0-9])" -t 2 --numConnections 4 -i 1 -I 1
+	engine_ok "one_$e" "$e engine: uid lookups, 4 connections on 2 threads" 1.000 0
+	grep -q "^searchrate: ldap://$HOST:$PORT, $e engine, 2 threads, 4 connections, synchronous" "$work/one_$e.out" ||
+		not_ok "$e engine: the banner does not name it: $(head -1 "$work/one_$e.out")"
+	grep -qE '^ *Client CPU us/search: +[0-9]+\.[0-9]+ ' "$work/one_$e.out" ||
+		not_ok "$e engine: no \"Client CPU us/search\" in the summary"
+	sr "none_$e" --engine "$e" -b "$BASE" -f "(uid=nobody[0-9])" -i 1 -I 1
+	engine_ok "none_$e" "$e engine: a filter that matches nothing" 0.000 0
+	bad=$(table_rows "none_$e" | awk '$1 > 0 && $3 != "0.000"' | wc -l)
+	[ "$bad" = 0 ] || not_ok "$e engine: a filter that matches nothing shows entries in $bad rows"
+	sr "all_$e" --engine "$e" -b "$PEOPLE" -s one -f "(objectClass=person)" -a -O 4 -i 1 -I 1
+	engine_ok "all_$e" "$e engine: every person ($persons) per search, asynchronous" "$persons.000" 0
+	sr "size_$e" --engine "$e" -b "$PEOPLE" -s one -f "(objectClass=person)" -z 2 -i 1 -I 1
+	engine_ok "size_$e" "$e engine: --sizeLimit 2 of $persons" 2.000 4
+	sr "async_$e" --engine "$e" -b "$PEOPLE" -s one -f "(uid=user[0:9])" -A uid -a -O 16 -t 2 --numConnections 4 -i 1 -I 2
+	engine_ok "async_$e" "$e engine: --asynchronous --maxOutstandingRequests 16, 4 connections" 1.000 0
+	left=$(sed -n 's/^ *In flight at stop: *\([0-9]*\).*/\1/p' "$work/async_$e.out")
+	[ "${left:-0}" -le 64 ] || not_ok "$e engine: $left requests in flight at stop, more than 4 x 16"
+	sr "noobj_$e" --engine "$e" -b "ou=missing,$BASE" -f "(uid=user[0-9])" -a -O 8 -i 1 -I 1
+	engine_ok "noobj_$e" "$e engine: a missing base, asynchronous" 0.000 32
+	sr "bind_$e" --engine "$e" -D "uid=user1,$PEOPLE" -w secret1 -b "$BASE" -f "(uid=user[1-2])" -A userPassword -t 2 -i 1 -I 1
+	engine_ok "bind_$e" "$e engine: simple bind as uid=user1" 1.000 0
+	sr "badpw_$e" --engine "$e" -D "uid=user1,$PEOPLE" -w wrong -b "$BASE" -i 1 -I 1
+	if [ "$rc" = 1 ] && grep -q "^searchrate: cannot bind to ldap://$HOST:$PORT as uid=user1,$PEOPLE: Invalid credentials (49)" "$work/badpw_$e.err"; then
+		ok "$e engine: a wrong bind password stops the run: exit 1, invalidCredentials"
+	else
+		not_ok "$e engine: a wrong bind password: exit $rc"
+		show "badpw_$e"
+	fi
+done
+sr leantls --engine lean -b "$BASE" -Z -X -i 1 -I 1
+if [ "$rc" = 2 ] && grep -q "^searchrate: --engine lean speaks plain LDAP only: --useSSL needs --engine libldap" "$work/leantls.err"; then
+	ok "--engine lean with --useSSL: exit 2, says to use --engine libldap"
+else
+	not_ok "--engine lean with --useSSL: exit $rc"
+	show leantls
+fi
+
 # --- several connections per thread, one request each: none may stall -----------------------
 # (a response read ahead by libldap once never woke ppoll, and the rate fell to 0 for good).
 # The last two of 5 intervals: a loaded machine may stall a whole second, not two in a row.
@@ -271,6 +334,7 @@ check_exit() {
 check_exit "unknown option" 2 -h "$HOST" -p "$PORT" -b "$BASE" --noSuchOption -I 1
 if grep -q "Usage:" "$work/x.err"; then ok "unknown option: usage on stderr"; else not_ok "unknown option: no usage on stderr"; fi
 check_exit "missing --baseDN" 2 -h "$HOST" -p "$PORT" -I 1
+check_exit "bad --engine" 2 -h "$HOST" -p "$PORT" -b "$BASE" --engine fast -I 1
 check_exit "bad --scope" 2 -h "$HOST" -p "$PORT" -b "$BASE" -s everything -I 1
 check_exit "bad value pattern" 2 -h "$HOST" -p "$PORT" -b "$BASE" -f "(uid=user[0-)" -I 1
 check_exit "bad filter" 2 -h "$HOST" -p "$PORT" -b "$BASE" -f "(uid=user" -I 1

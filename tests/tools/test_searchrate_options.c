@@ -1,4 +1,4 @@
-/* searchrate's TLS and reconnect options (tools/searchrate/options.c): the values and the
+/* searchrate's TLS, reconnect and engine options (tools/searchrate/options.c): the values and the
  * URI they give, and the combinations refused with exit status 2. */
 #include <check.h>
 #include <getopt.h>
@@ -104,13 +104,31 @@ START_TEST(combinations_refused)
 }
 END_TEST
 
+START_TEST(engine_lean_unless_tls)
+{
+	ck_assert_int_eq(parse(NULL), -1);
+	ck_assert_int_eq(cfg.engine, SR_ENGINE_LEAN);
+	ck_assert_int_eq(parse("-Z", "-X", NULL), -1);
+	ck_assert_int_eq(cfg.engine, SR_ENGINE_LIBLDAP);
+	ck_assert_int_eq(parse("-q", "-X", NULL), -1);
+	ck_assert_int_eq(cfg.engine, SR_ENGINE_LIBLDAP);
+	ck_assert_int_eq(parse("--engine", "libldap", NULL), -1);
+	ck_assert_int_eq(cfg.engine, SR_ENGINE_LIBLDAP);
+	ck_assert_int_eq(parse("--engine", "lean", "-a", "-O", "16", NULL), -1);
+	ck_assert_int_eq(cfg.engine, SR_ENGINE_LEAN);
+	ck_assert_int_eq(cfg.max_outstanding, 16);
+	ck_assert_int_eq(parse("--engine", "lean", "-Z", "-X", NULL), 2);
+	ck_assert_int_eq(parse("--engine", "lean", "-q", NULL), 2);
+	ck_assert_int_eq(parse("--engine", "fast", NULL), 2);
+	ck_assert_int_eq(parse("--engine", NULL), 2);
+}
+END_TEST
+
 int main(void)
 {
 	const TTest *const tests[] = {
-	    use_ssl_gives_ldaps,
-	    starttls_stays_ldap,
-	    iterations_before_reconnect,
-	    combinations_refused,
+	    use_ssl_gives_ldaps,  starttls_stays_ldap,    iterations_before_reconnect,
+	    combinations_refused, engine_lean_unless_tls,
 	};
 	return searchrate_check_run("searchrate_options", setup, teardown, tests,
 	                            sizeof(tests) / sizeof(tests[0]));

@@ -17,6 +17,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "tools/searchrate/lean.h"
 #include "tools/searchrate/options.h"
 #include "tools/searchrate/report.h"
 #include "tools/searchrate/run.h"
@@ -28,8 +29,22 @@
 struct totals {
 	struct stats *overall, *warm, *iv, *scratch;
 	uint64_t measure_start, end, measured_intervals;
+	double cpu_start, cpu_end; /* the process's CPU seconds when measuring started, ended */
 	bool interrupted;
 };
+
+static double tv_secs(struct timeval tv)
+{
+	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+/* The process's CPU seconds so far (user and system, every thread). */
+static double cpu_secs(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return tv_secs(ru.ru_utime) + tv_secs(ru.ru_stime);
+}
 
 /* Sleeps until the monotonic deadline; true if SIGINT or SIGTERM arrived instead. */
 static bool wait_until(uint64_t deadline, const sigset_t *sigs)
@@ -54,12 +69,13 @@ static void run_intervals(struct sr_run *run, struct totals *tot, uint64_t t0, c
 	const uint64_t total = cfg->intervals ? cfg->warmup + cfg->intervals : UINT64_MAX;
 	uint64_t prev = t0;
 	tot->measure_start = t0;
+	tot->cpu_start = cpu_secs();
 	for (uint64_t i = 1; i <= total && !tot->interrupted; i++) {
 		tot->interrupted = wait_until(t0 + i * interval_ns, sigs);
 		uint64_t now = now_ns();
 		bool warming = i <= cfg->warmup;
 		stats_reset(tot->iv);
-		workers_collect(run, tot->iv, tot->scratch);
+		run->engine->collect(run, tot->iv, tot->scratch);
 		stats_add(warming ? tot->warm : tot->overall, tot->iv);
 		if (!warming)
 			tot->measured_intervals++;
@@ -68,15 +84,12 @@ static void run_intervals(struct sr_run *run, struct totals *tot, uint64_t t0, c
 		prev = now;
 		if (warming && i == cfg->warmup) {
 			tot->measure_start = now;
+			tot->cpu_start = cpu_secs();
 			report_warmup_done(cfg);
 		}
 	}
 	tot->end = prev;
-}
-
-static double tv_secs(struct timeval tv)
-{
-	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+	tot->cpu_end = cpu_secs();
 }
 
 static void summarize(const struct sr_run *run, const struct totals *tot, int left,
@@ -93,6 +106,7 @@ static void summarize(const struct sr_run *run, const struct totals *tot, int le
 	    .user = tv_secs(ru.ru_utime),
 	    .sys = tv_secs(ru.ru_stime),
 	    .wall = (double)(now_ns() - t_start) / 1e9,
+	    .measured_cpu = tot->cpu_end - tot->cpu_start,
 	};
 	report_summary(&run->cfg, &end);
 }
@@ -107,17 +121,17 @@ static int run_load(struct sr_run *run, struct totals *tot, uint64_t t_start)
 	sigaddset(&sigs, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL); /* threads inherit it; main takes them */
 
-	workers_create(run, (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32) ^ t_start);
-	if (!workers_connect(run))
+	run->engine->create(run, (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32) ^ t_start);
+	if (!run->engine->connect(run))
 		return 1;
 	report_banner(&run->cfg);
 	report_header(&run->cfg);
 	uint64_t t0 = now_ns();
-	bool started = workers_start(run);
+	bool started = run->engine->start(run);
 	if (started)
 		run_intervals(run, tot, t0, &sigs);
 	atomic_store(&run->stop, true);
-	int left = workers_join(run);
+	int left = run->engine->join(run);
 	if (!started)
 		return 1;
 	summarize(run, tot, left, t_start);
@@ -130,6 +144,7 @@ int main(int argc, char **argv)
 	struct sr_run run = {0};
 	atomic_init(&run.stop, false);
 	int status = options_parse(&run.cfg, argc, argv);
+	run.engine = run.cfg.engine == SR_ENGINE_LIBLDAP ? &sr_engine_libldap : &sr_engine_lean;
 	if (status < 0) {
 		struct totals tot = {
 		    .overall = sr_xcalloc(1, sizeof(struct stats)),
@@ -145,7 +160,7 @@ int main(int argc, char **argv)
 		free(tot.iv);
 		free(tot.scratch);
 	}
-	workers_free(&run);
+	run.engine->free(&run);
 	options_free(&run.cfg);
 	return status;
 }

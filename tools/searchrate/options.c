@@ -47,6 +47,11 @@ static const char usage_text[] =
     "  -z, --sizeLimit N               size limit of each search (default 0: none)\n"
     "  -l, --timeLimit SECONDS         time limit of each search (default 0: none)\n"
     "Load:\n"
+    "      --engine lean|libldap       how requests go out and responses come in: lean (BER\n"
+    "                                  by hand on non-blocking sockets and epoll, a few us\n"
+    "                                  of client CPU per search; plain LDAP only) or libldap\n"
+    "                                  (its per-message API; TLS) (default: lean; libldap\n"
+    "                                  with --useSSL or --useStartTLS)\n"
     "  -t, --numThreads N              threads (default 1)\n"
     "      --numConnections N          connections, spread over the threads (default: one\n"
     "                                  per thread); must be at least --numThreads\n"
@@ -83,13 +88,14 @@ static const char usage_text[] =
     "established (or StartTLS failed on it), 2 bad options.\n";
 
 enum opt_kind {
-	K_STR,   /* const char * */
-	K_INT,   /* int, from lo to hi */
-	K_U64,   /* uint64_t, from lo to hi */
-	K_NUM,   /* double, from dlo to dhi */
-	K_FLAG,  /* bool, set */
-	K_SCOPE, /* --scope */
-	K_ATTR,  /* --attribute, repeatable */
+	K_STR,    /* const char * */
+	K_INT,    /* int, from lo to hi */
+	K_U64,    /* uint64_t, from lo to hi */
+	K_NUM,    /* double, from dlo to dhi */
+	K_FLAG,   /* bool, set */
+	K_SCOPE,  /* --scope */
+	K_ATTR,   /* --attribute, repeatable */
+	K_ENGINE, /* --engine */
 	K_HELP,
 };
 
@@ -97,6 +103,7 @@ enum {
 	OPT_NUM_CONNECTIONS = 1000,
 	OPT_WARMUP,
 	OPT_RECONNECT,
+	OPT_ENGINE,
 };
 
 struct opt_spec {
@@ -127,6 +134,7 @@ static const struct opt_spec specs[] = {
     {"sizeLimit", 'z', K_INT, OFF(sizelimit), 0, INT_MAX, 0, 0},
     {"timeLimit", 'l', K_INT, OFF(timelimit), 0, INT_MAX, 0, 0},
     {"numThreads", 't', K_INT, OFF(threads), 1, 4096, 0, 0},
+    {"engine", OPT_ENGINE, K_ENGINE, OFF(engine), 0, 0, 0, 0},
     {"numConnections", OPT_NUM_CONNECTIONS, K_INT, OFF(conns), 1, 1000000, 0, 0},
     {"ratePerSecond", 'r', K_NUM, OFF(rate), 0, 0, 0, 1e9},
     {"asynchronous", 'a', K_FLAG, OFF(async), 0, 0, 0, 0},
@@ -168,6 +176,17 @@ static int set_scope(struct sr_config *cfg, const char *s)
 	else
 		return usage_error("--scope: \"%s\" is not base, one, sub or subordinates", s);
 	cfg->scope_name = s;
+	return -1;
+}
+
+static int set_engine(struct sr_config *cfg, const char *s)
+{
+	if (!strcmp(s, "lean"))
+		cfg->engine = SR_ENGINE_LEAN;
+	else if (!strcmp(s, "libldap"))
+		cfg->engine = SR_ENGINE_LIBLDAP;
+	else
+		return usage_error("--engine: \"%s\" is not lean or libldap", s);
 	return -1;
 }
 
@@ -223,6 +242,8 @@ static int apply(struct sr_config *cfg, const struct opt_spec *o, char *arg)
 		return set_scope(cfg, arg);
 	case K_ATTR:
 		return add_attr(cfg, arg);
+	case K_ENGINE:
+		return set_engine(cfg, arg);
 	case K_HELP:
 		fputs(usage_text, stdout);
 		return 0;
@@ -318,8 +339,9 @@ static int check_combinations(struct sr_config *cfg)
 	return -1;
 }
 
-/* The TLS options: one way to start TLS, one way to trust, a trust store that can be read. */
-static int check_tls(const struct sr_config *cfg)
+/* The TLS options: one way to start TLS, one way to trust, a trust store that can be read, and
+ * the engine: libldap for TLS (the lean one speaks plain LDAP), else lean unless told. */
+static int check_tls(struct sr_config *cfg)
 {
 	if (cfg->use_ssl && cfg->use_starttls)
 		return usage_error("give --useSSL or --useStartTLS, not both");
@@ -328,6 +350,13 @@ static int check_tls(const struct sr_config *cfg)
 	if ((cfg->trust_all || cfg->truststore) && !cfg->use_ssl && !cfg->use_starttls)
 		return usage_error("--%s needs --useSSL or --useStartTLS",
 		                   cfg->trust_all ? "trustAll" : "trustStorePath");
+	bool tls = cfg->use_ssl || cfg->use_starttls;
+	if (tls && cfg->engine == SR_ENGINE_LEAN)
+		return usage_error(
+		    "--engine lean speaks plain LDAP only: --%s needs --engine libldap",
+		    cfg->use_ssl ? "useSSL" : "useStartTLS");
+	if (cfg->engine == SR_ENGINE_AUTO)
+		cfg->engine = tls ? SR_ENGINE_LIBLDAP : SR_ENGINE_LEAN;
 	if (!cfg->truststore)
 		return -1;
 	/* libldap would only fail each handshake, without saying why. */

@@ -12,7 +12,11 @@
 
 #include "tools/searchrate/pattern.h"
 
+/* --engine: the lean one (plain LDAP only) or libldap's; AUTO until options_parse chooses. */
+enum sr_engine_kind { SR_ENGINE_AUTO, SR_ENGINE_LEAN, SR_ENGINE_LIBLDAP };
+
 struct sr_config {
+	enum sr_engine_kind engine;
 	const char *host;
 	int port;
 	const char *binddn;     /* NULL: no bind */

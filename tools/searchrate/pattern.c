@@ -99,6 +99,7 @@ static bool comp_add_range(struct pattern *p, const struct range *r)
 		c->step = r->a <= r->b ? r->step : -r->step;
 	}
 	p->maxlen += (r->width > 20 ? (size_t)r->width : 20) + 1;
+	p->nranges++;
 	return true;
 }
 
@@ -230,6 +231,12 @@ static int64_t comp_value(struct pattern_comp *c, uint64_t *rng)
 
 const char *pattern_expand(struct pattern *p, uint64_t *rng, char *buf)
 {
+	return pattern_expand_spans(p, rng, buf, NULL);
+}
+
+const char *pattern_expand_spans(struct pattern *p, uint64_t *rng, char *buf,
+                                 struct pattern_span *spans)
+{
 	if (p->fixed)
 		return p->fixed;
 	size_t pos = 0;
@@ -242,6 +249,8 @@ const char *pattern_expand(struct pattern *p, uint64_t *rng, char *buf)
 		}
 		int w = snprintf(buf + pos, p->maxlen + 1 - pos, "%0*" PRId64, c->width,
 		                 comp_value(c, rng));
+		if (spans)
+			*spans++ = (struct pattern_span){pos, (size_t)w};
 		pos += (size_t)w;
 	}
 	buf[pos] = '\0';
@@ -264,4 +273,5 @@ void pattern_free(struct pattern *p)
 	p->ncomps = 0;
 	p->fixed = NULL;
 	p->maxlen = 0;
+	p->nranges = 0;
 }

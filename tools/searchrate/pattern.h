@@ -27,8 +27,9 @@ struct pattern {
 	const char *src;            /* the text parsed (not copied: the caller keeps it alive) */
 	struct pattern_comp *comps; /* owned */
 	size_t ncomps;
-	size_t maxlen; /* the longest expansion, without its NUL */
-	char *fixed;   /* owned: the expansion when the pattern has no ranges, else NULL */
+	size_t maxlen;  /* the longest expansion, without its NUL */
+	size_t nranges; /* bracketed ranges in it */
+	char *fixed;    /* owned: the expansion when the pattern has no ranges, else NULL */
 };
 
 /*
@@ -48,6 +49,16 @@ bool pattern_parse(struct pattern *p, const char *src, char *err, size_t errlen)
  * ranges (then buf is untouched). Thread-safe for threads with their own rng and buf.
  */
 const char *pattern_expand(struct pattern *p, uint64_t *rng, char *buf);
+
+/* Where one range's value went in an expansion: buf[at, at + len). */
+struct pattern_span {
+	size_t at, len;
+};
+
+/* pattern_expand, also writing to spans (p->nranges of them, in order; NULL: not wanted)
+ * where each range's value went. */
+const char *pattern_expand_spans(struct pattern *p, uint64_t *rng, char *buf,
+                                 struct pattern_span *spans);
 
 /* Puts every sequential range back at its first value (not while others expand p). */
 void pattern_rewind(struct pattern *p);

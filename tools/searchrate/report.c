@@ -20,8 +20,9 @@ void report_banner(const struct sr_config *cfg)
 {
 	if (cfg->csv)
 		return;
-	printf("searchrate: %s%s, %d thread%s, %d connection%s, %s", cfg->uri,
-	       cfg->use_starttls ? " with StartTLS" : "", cfg->threads,
+	printf("searchrate: %s%s, %s engine, %d thread%s, %d connection%s, %s", cfg->uri,
+	       cfg->use_starttls ? " with StartTLS" : "",
+	       cfg->engine == SR_ENGINE_LIBLDAP ? "libldap" : "lean", cfg->threads,
 	       cfg->threads == 1 ? "" : "s", cfg->conns, cfg->conns == 1 ? "" : "s",
 	       cfg->async ? "asynchronous" : "synchronous");
 	if (cfg->async)
@@ -171,5 +172,10 @@ void report_summary(const struct sr_config *cfg, const struct report_end *end)
 	        "over %.3f s wall\n",
 	        end->user + end->sys, end->user, end->sys,
 	        ratio((end->user + end->sys) * 100, end->wall), end->wall);
+	if (o->searches) /* the measured intervals only: no start-up, no warm-up */
+		summary(cfg,
+		        "  Client CPU us/search:  %.2f (searchrate's user+sys over the measured "
+		        "intervals)\n",
+		        ratio(end->measured_cpu * 1e6, (double)o->searches));
 	fflush(stdout);
 }

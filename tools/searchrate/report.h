@@ -2,8 +2,9 @@
  * report.h: what searchrate prints on stdout. bench/run.sh and the tests parse it, so its
  * format is fixed: the banner, the table header and one row per interval (six columns of
  * %12.3f, or CSV with --csv), then the summary ("Total searches:", "Searches/sec:",
- * "Latency ms: min .. p50 .. p90 .. p99 .. p99.9 .. max ..", result codes, CPU), whose lines
- * are '#' comments in CSV mode. Every function flushes stdout where a reader may be waiting.
+ * "Latency ms: min .. p50 .. p90 .. p99 .. p99.9 .. max ..", result codes, CPU, "Client CPU
+ * us/search:"), whose lines are '#' comments in CSV mode. Every function flushes stdout where a
+ * reader may be waiting.
  */
 #ifndef SEARCHRATE_REPORT_H
 #define SEARCHRATE_REPORT_H
@@ -35,6 +36,7 @@ struct report_end {
 	bool interrupted;            /* by SIGINT or SIGTERM, in the last interval */
 	int left;                    /* requests in flight at stop */
 	double user, sys, wall;      /* the process's CPU seconds, and seconds since start */
+	double measured_cpu;         /* the process's CPU seconds over the measured intervals */
 };
 
 void report_summary(const struct sr_config *cfg, const struct report_end *end);

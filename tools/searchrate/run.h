@@ -9,15 +9,38 @@
 #define SEARCHRATE_RUN_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
 
 #include "tools/searchrate/options.h"
 
+#include "tools/searchrate/stats.h"
+
+struct sr_run;
 struct sr_worker;
+struct sr_lean;
+
+/*
+ * A load engine: the libldap one (worker.h) or the lean one (lean.h). The main thread calls
+ * create, connect, start; then, every interval, collect; then sets stop and calls join; free
+ * last (also after a failure anywhere). worker.h documents each step.
+ */
+struct sr_engine {
+	const char *name;
+	void (*create)(struct sr_run *run, uint64_t seed);
+	bool (*connect)(struct sr_run *run);
+	bool (*start)(struct sr_run *run);
+	int (*join)(struct sr_run *run);
+	void (*collect)(struct sr_run *run, struct stats *into, struct stats *scratch);
+	void (*free)(struct sr_run *run);
+};
 
 struct sr_run {
 	struct sr_config cfg;
-	atomic_bool stop;          /* set once by the main thread; the load threads then end */
-	struct sr_worker *workers; /* cfg.threads of them (worker.h) */
+	const struct sr_engine *engine; /* as cfg.engine says */
+	atomic_bool stop;               /* set once by the main thread; the load threads then end */
+	struct sr_worker *workers;      /* the libldap engine's threads, cfg.threads of them */
+	struct sr_lean *lean;           /* the lean engine's threads, cfg.threads of them */
 };
 
 #endif

@@ -33,4 +33,15 @@ static inline void *sr_xcalloc(size_t n, size_t size)
 	return p;
 }
 
+/* realloc(p, size), or "searchrate: <errno text>" on stderr and exit status 1. */
+static inline void *sr_xrealloc(void *p, size_t size)
+{
+	void *q = realloc(p, size ? size : 1);
+	if (!q) {
+		perror("searchrate");
+		exit(1);
+	}
+	return q;
+}
+
 #endif

@@ -19,6 +19,8 @@
 #include <string.h>
 #include <sys/time.h>
 
+#include "tools/searchrate/pace.h"
+#include "tools/searchrate/tally.h"
 #include "tools/searchrate/util.h"
 
 static struct sr_slot *slot_find(struct sr_conn *c, int msgid)
@@ -54,21 +56,6 @@ static void slot_delete(struct sr_conn *c, struct sr_slot *s)
 		}
 	}
 	c->slots[i].msgid = -1;
-}
-
-static void record_search(struct sr_worker *w, int rc, uint64_t entries, uint64_t ns)
-{
-	pthread_mutex_lock(&w->mu);
-	stats_record_search(&w->st, rc, entries, ns);
-	pthread_mutex_unlock(&w->mu);
-}
-
-/* An error that is not a completed search: a request lost with its connection, a failed connect. */
-static void record_error(struct sr_worker *w, int rc, uint64_t n)
-{
-	pthread_mutex_lock(&w->mu);
-	stats_record_error(&w->st, rc, n);
-	pthread_mutex_unlock(&w->mu);
 }
 
 /* How far opening a connection came before it failed (for the first connection's message). */
@@ -188,7 +175,7 @@ static void conn_lost(struct sr_worker *w, struct sr_conn *c, int rc)
 	    (ldap_get_option(c->ld, LDAP_OPT_RESULT_CODE, &rc) != LDAP_OPT_SUCCESS ||
 	     rc == LDAP_SUCCESS))
 		rc = LDAP_SERVER_DOWN;
-	record_error(w, rc, c->outstanding > 0 ? (uint64_t)c->outstanding : 1);
+	tally_error(&w->tally, rc, c->outstanding > 0 ? (uint64_t)c->outstanding : 1);
 	conn_close(w, c);
 	c->retry_at = now_ns();
 	c->backoff_ns = 0;
@@ -201,12 +188,10 @@ static void conn_retry(struct sr_worker *w, struct sr_conn *c, uint64_t now)
 	int rc = conn_open(&w->run->cfg, c, &diag, &step);
 	ldap_memfree(diag);
 	if (rc == LDAP_SUCCESS) {
-		pthread_mutex_lock(&w->mu);
-		w->st.reconnects++;
-		pthread_mutex_unlock(&w->mu);
+		tally_reconnect(&w->tally);
 		return;
 	}
-	record_error(w, rc, 1);
+	tally_error(&w->tally, rc, 1);
 	c->backoff_ns = c->backoff_ns ? c->backoff_ns * 2 : 50 * NS_PER_MS;
 	if (c->backoff_ns > NS_PER_SEC)
 		c->backoff_ns = NS_PER_SEC;
@@ -247,7 +232,7 @@ static void send_one(struct sr_worker *w, struct sr_conn *c)
 		w->inflight++;
 		conn_lost(w, c, rc);
 	} else {
-		record_error(w, rc, 1);
+		tally_error(&w->tally, rc, 1);
 	}
 }
 
@@ -260,7 +245,7 @@ static void finish_search(struct sr_worker *w, struct sr_conn *c, struct sr_slot
 	int prc = ldap_parse_result(c->ld, msg, &err, NULL, NULL, NULL, NULL, 0);
 	if (prc != LDAP_SUCCESS)
 		err = prc;
-	record_search(w, err, s->entries, t1 - s->t0);
+	tally_search(&w->tally, err, s->entries, t1 - s->t0);
 	slot_delete(c, s);
 	c->outstanding--;
 	w->inflight--;
@@ -309,17 +294,9 @@ static int fill(struct sr_worker *w, struct sr_conn *c, uint64_t *wake, bool *ra
 	int sent = 0;
 	while (c->ld && c->outstanding < w->conn_max && w->inflight < w->thread_max &&
 	       !conn_used_up(w, c)) {
-		if (w->period_ns) {
-			uint64_t now = now_ns();
-			if (now < w->next_send) {
-				*rate_blocked = true;
-				if (w->next_send < *wake)
-					*wake = w->next_send;
-				break;
-			}
-			if (now - w->next_send > NS_PER_SEC) /* far behind: resume, no burst */
-				w->next_send = now;
-			w->next_send += w->period_ns;
+		if (!pacer_take(&w->pacer, wake)) {
+			*rate_blocked = true;
+			break;
 		}
 		send_one(w, c);
 		sent++;
@@ -435,7 +412,7 @@ static void worker_round(struct sr_worker *w)
 static void *worker_main(void *arg)
 {
 	struct sr_worker *w = arg;
-	w->next_send = now_ns();
+	pacer_init(&w->pacer, &w->run->cfg);
 	while (!atomic_load_explicit(&w->run->stop, memory_order_relaxed))
 		worker_round(w);
 	for (int i = 0; i < w->nconns; i++) {
@@ -478,12 +455,7 @@ static void worker_init(struct sr_run *run, struct sr_worker *w, int t, uint64_t
 	w->thread_max = cfg->async ? INT_MAX : 1;
 	w->conn_max = cfg->async ? cfg->max_outstanding : 1;
 	w->rng = seed + (uint64_t)t * 0x632be59bd9b4e019ull;
-	if (cfg->rate > 0)
-		w->period_ns = (uint64_t)((double)NS_PER_SEC * cfg->threads / cfg->rate);
-	if (cfg->rate > 0 && !w->period_ns)
-		w->period_ns = 1;
-	pthread_mutex_init(&w->mu, NULL);
-	stats_reset(&w->st);
+	tally_init(&w->tally);
 }
 
 void workers_create(struct sr_run *run, uint64_t seed)
@@ -565,7 +537,7 @@ bool workers_connect(struct sr_run *run)
 			return false;
 		} else {
 			ldap_memfree(diag);
-			record_error(w, rc, 1);
+			tally_error(&w->tally, rc, 1);
 			c->retry_at = now_ns() + 50 * NS_PER_MS;
 		}
 	}
@@ -603,12 +575,7 @@ int workers_join(struct sr_run *run)
 void workers_collect(struct sr_run *run, struct stats *into, struct stats *scratch)
 {
 	for (int t = 0; t < run->cfg.threads; t++) {
-		struct sr_worker *w = &run->workers[t];
-		pthread_mutex_lock(&w->mu);
-		memcpy(scratch, &w->st, sizeof(*scratch));
-		stats_reset(&w->st);
-		pthread_mutex_unlock(&w->mu);
-		stats_add(into, scratch);
+		tally_take(&run->workers[t].tally, into, scratch);
 	}
 }
 
@@ -627,8 +594,13 @@ void workers_free(struct sr_run *run)
 		free(w->pfd);
 		free(w->pconn);
 		free(w->pconn_ready);
-		pthread_mutex_destroy(&w->mu);
+		tally_destroy(&w->tally);
 	}
 	free(run->workers);
 	run->workers = NULL;
 }
+
+const struct sr_engine sr_engine_libldap = {
+    "libldap",    workers_create,  workers_connect, workers_start,
+    workers_join, workers_collect, workers_free,
+};

@@ -23,7 +23,9 @@
 #include <stdint.h>
 
 #include "tools/searchrate/run.h"
+#include "tools/searchrate/pace.h"
 #include "tools/searchrate/stats.h"
+#include "tools/searchrate/tally.h"
 
 /* A request in flight. */
 struct sr_slot {
@@ -53,15 +55,13 @@ struct sr_worker {
 	int left_outstanding;     /* requests still in flight when the run stopped */
 	int thread_max, conn_max; /* requests in flight at most, per thread and per connection */
 	uint64_t rng;
-	uint64_t period_ns; /* 0: no rate limit */
-	uint64_t next_send;
+	struct sr_pacer pacer;
 	int rr; /* the connection to send on first, round robin */
 	char *basebuf, *filterbuf;
 	struct pollfd *pfd; /* ppoll's set, with the connection of each and whether */
 	struct sr_conn **pconn;
-	bool *pconn_ready; /* its readahead layer holds a message already */
-	pthread_mutex_t mu;
-	struct stats st; /* guarded by mu; moved out by the main thread every interval */
+	bool *pconn_ready;     /* its readahead layer holds a message already */
+	struct sr_tally tally; /* moved out by the main thread every interval */
 };
 
 /* Allocates run->workers (cfg.threads of them) and their connections, not yet connected;
@@ -89,5 +89,8 @@ void workers_collect(struct sr_run *run, struct stats *into, struct stats *scrat
 
 /* Closes every connection and frees run->workers (NULL is harmless). */
 void workers_free(struct sr_run *run);
+
+/* The functions above, as the libldap engine (run.h). */
+extern const struct sr_engine sr_engine_libldap;
 
 #endif

@@ -1,0 +1,646 @@
+/*
+ * lean.c: the lean engine (see lean.h). A thread's loop, each round: reconnect the
+ * connections whose retry time has come (and replace those used up by
+ * --iterationsBeforeReconnect); queue requests on every connection with room, round robin,
+ * as far as the rate limiter allows, and send each connection's queue at once; then wait in
+ * epoll_wait (until the next send or retry time, at most 100 ms so that run->stop is seen
+ * soon) and read every ready connection.
+ */
+#include "tools/searchrate/lean.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "tools/searchrate/leanber.h"
+#include "tools/searchrate/pace.h"
+#include "tools/searchrate/tally.h"
+#include "tools/searchrate/util.h"
+
+#define LEAN_IN_START (64u * 1024)
+#define LEAN_MAX_PDU (64u * 1024 * 1024) /* a response larger than this loses the connection */
+#define LEAN_EVENTS 64
+#define CONNECT_MS 5000
+#define BIND_MS 10000
+
+/* A request in flight; msgid 0: a free slot. */
+struct lean_slot {
+	int msgid;
+	uint64_t t0;
+	uint64_t entries;
+};
+
+struct lean_conn {
+	int fd; /* -1 while down */
+	unsigned char *in;
+	size_t inlen, incap;
+	unsigned char *out; /* bytes out[outoff..outlen) not yet sent */
+	size_t outoff, outlen, outcap;
+	bool pollout; /* registered for EPOLLOUT */
+	struct lean_slot *slots;
+	unsigned mask;
+	int next_id;
+	int outstanding;
+	uint64_t sent; /* searches sent since it was opened (--iterationsBeforeReconnect) */
+	uint64_t retry_at, backoff_ns;
+};
+
+struct sr_lean {
+	pthread_t tid;
+	bool started;
+	struct sr_run *run;
+	int ep;
+	struct lean_conn *conns;
+	int nconns;
+	int inflight, left_outstanding, thread_max, conn_max;
+	int rr;
+	uint64_t rng;
+	struct sr_pacer pacer;
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+	char *basebuf, *filterbuf;
+	struct pattern_span *fspans;
+	struct lb_search search;
+	struct lb_filter filter;
+	struct sr_tally tally;
+};
+
+/* ---- connections ------------------------------------------------------------------------ */
+
+/* Waits up to ms for events on fd; true if they came. */
+static bool wait_fd(int fd, short events, int ms)
+{
+	struct pollfd p = {.fd = fd, .events = events};
+	int n;
+	while ((n = poll(&p, 1, ms)) < 0 && errno == EINTR)
+		;
+	return n > 0;
+}
+
+/* Connects the non-blocking socket fd to the thread's address within CONNECT_MS. */
+static bool connect_fd(const struct sr_lean *t, int fd)
+{
+	if (connect(fd, (const struct sockaddr *)&t->addr, t->addrlen) == 0)
+		return true;
+	if (errno != EINPROGRESS || !wait_fd(fd, POLLOUT, CONNECT_MS))
+		return false;
+	int err = 0;
+	socklen_t len = sizeof(err);
+	return getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err == 0;
+}
+
+/* Reads one whole LDAPMessage from fd (at most BIND_MS) into buf; its length, 0 on failure. */
+static long read_one(int fd, unsigned char *buf, size_t cap, struct lb_msg *m)
+{
+	size_t have = 0, need;
+	for (;;) {
+		long k = lb_frame(buf, have, cap, m, &need);
+		if (k != 0)
+			return k > 0 ? k : 0;
+		if (have == cap || !wait_fd(fd, POLLIN, BIND_MS))
+			return 0;
+		ssize_t n = recv(fd, buf + have, cap - have, 0);
+		if (n <= 0 && !(n < 0 && (errno == EINTR || errno == EAGAIN)))
+			return 0;
+		if (n > 0)
+			have += (size_t)n;
+	}
+}
+
+/* Sends buf[0..len) on the non-blocking fd, waiting as needed (at most BIND_MS each time). */
+static bool send_all(int fd, const unsigned char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+		if (n > 0) {
+			buf += n;
+			len -= (size_t)n;
+		} else if (!(n < 0 && (errno == EINTR || errno == EAGAIN)) ||
+		           !wait_fd(fd, POLLOUT, BIND_MS)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The simple bind of cfg on fd (message ID 1); an LDAP result code, the server's diagnostic
+ * message (if any) in diag. */
+static int bind_fd(const struct sr_config *cfg, int fd, char *diag, size_t diaglen)
+{
+	size_t dnlen = strlen(cfg->binddn), pwlen = strlen(cfg->bindpw);
+	size_t cap = lb_bind_max(dnlen, pwlen);
+	if (cap < 65536)
+		cap = 65536;
+	unsigned char *buf = malloc(cap);
+	if (!buf)
+		return LDAP_NO_MEMORY;
+	size_t n = lb_put_bind(buf, 1, cfg->binddn, dnlen, cfg->bindpw, pwlen);
+	struct lb_msg m;
+	int rc = LDAP_SERVER_DOWN;
+	if (send_all(fd, buf, n)) {
+		rc = LDAP_TIMEOUT;
+		if (read_one(fd, buf, cap, &m) > 0) {
+			bool ours = m.op == LB_OP_BIND_RESPONSE && m.msgid == 1;
+			rc = ours ? m.rc : LDAP_SERVER_DOWN; /* else a notice of disconnection */
+			snprintf(diag, diaglen, "%.*s", (int)m.diaglen,
+			         m.diag ? (const char *)m.diag : "");
+		}
+	}
+	free(buf);
+	return rc;
+}
+
+/* How far opening a connection came before it failed. */
+enum lean_step { LEAN_CONNECT, LEAN_BIND };
+
+/* Opens (and with --bindDN binds) c; an LDAP result code, and on failure the step and the
+ * server's diagnostic message. */
+static int conn_open(struct sr_lean *t, struct lean_conn *c, enum lean_step *step, char *diag,
+                     size_t diaglen)
+{
+	const struct sr_config *cfg = &t->run->cfg;
+	*step = LEAN_CONNECT;
+	diag[0] = '\0';
+	int fd = socket(t->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return LDAP_LOCAL_ERROR;
+	int one = 1;
+	int rc = LDAP_SUCCESS;
+	if (!connect_fd(t, fd))
+		rc = LDAP_SERVER_DOWN;
+	else
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (rc == LDAP_SUCCESS && cfg->binddn) {
+		*step = LEAN_BIND;
+		rc = bind_fd(cfg, fd, diag, diaglen);
+	}
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
+	if (rc == LDAP_SUCCESS && epoll_ctl(t->ep, EPOLL_CTL_ADD, fd, &ev) != 0)
+		rc = LDAP_LOCAL_ERROR;
+	if (rc != LDAP_SUCCESS) {
+		close(fd);
+		return rc;
+	}
+	c->fd = fd;
+	c->inlen = c->outoff = c->outlen = 0;
+	c->pollout = false;
+	c->next_id = 2;
+	c->outstanding = 0;
+	c->sent = 0;
+	return LDAP_SUCCESS;
+}
+
+/* Closes c; with polite, says goodbye first (an UnbindRequest, as ldap_unbind_ext does). */
+static void conn_close(struct sr_lean *t, struct lean_conn *c, bool polite)
+{
+	if (polite) {
+		unsigned char bye[LB_UNBIND_MAX];
+		size_t n = lb_put_unbind(bye, c->next_id);
+		if (send(c->fd, bye, n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+			(void)0; /* nothing to do: the connection is going anyway */
+	}
+	epoll_ctl(t->ep, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	c->fd = -1;
+	for (unsigned i = 0; i <= c->mask; i++)
+		c->slots[i].msgid = 0;
+	t->inflight -= c->outstanding;
+	c->outstanding = 0;
+}
+
+/* The connection failed: its requests in flight count as errors with result code rc (at
+ * least one error for the loss itself), and it is re-established next round. */
+static void conn_lost(struct sr_lean *t, struct lean_conn *c, int rc)
+{
+	tally_error(&t->tally, rc, c->outstanding > 0 ? (uint64_t)c->outstanding : 1);
+	conn_close(t, c, false);
+	c->retry_at = now_ns();
+	c->backoff_ns = 0;
+}
+
+static void conn_retry(struct sr_lean *t, struct lean_conn *c, uint64_t now)
+{
+	enum lean_step step;
+	char diag[256];
+	int rc = conn_open(t, c, &step, diag, sizeof(diag));
+	if (rc == LDAP_SUCCESS) {
+		tally_reconnect(&t->tally);
+		return;
+	}
+	tally_error(&t->tally, rc, 1);
+	c->backoff_ns = c->backoff_ns ? c->backoff_ns * 2 : 50 * NS_PER_MS;
+	if (c->backoff_ns > NS_PER_SEC)
+		c->backoff_ns = NS_PER_SEC;
+	c->retry_at = now + c->backoff_ns;
+}
+
+static bool conn_used_up(const struct sr_lean *t, const struct lean_conn *c)
+{
+	uint64_t every = t->run->cfg.reconnect_every;
+	return every && c->sent >= every;
+}
+
+/* ---- requests --------------------------------------------------------------------------- */
+
+/* A message ID whose slot is free (there always is one: the table is twice the window). */
+static int next_msgid(struct lean_conn *c)
+{
+	for (;;) {
+		int id = c->next_id;
+		c->next_id = id == INT_MAX ? 1 : id + 1;
+		if (c->slots[(unsigned)id & c->mask].msgid == 0)
+			return id;
+	}
+}
+
+static void out_reserve(struct lean_conn *c, size_t more)
+{
+	if (c->outlen + more <= c->outcap)
+		return;
+	size_t cap = c->outcap ? c->outcap : 4096;
+	while (cap < c->outlen + more)
+		cap *= 2;
+	c->out = sr_xrealloc(c->out, cap);
+	c->outcap = cap;
+}
+
+/* Queues one search on c; false when its filter could not be encoded (counted as an error). */
+static bool queue_search(struct sr_lean *t, struct lean_conn *c)
+{
+	struct sr_config *cfg = &t->run->cfg;
+	const char *base = pattern_expand(&cfg->base, &t->rng, t->basebuf);
+	const char *filter = pattern_expand_spans(&cfg->filter, &t->rng, t->filterbuf, t->fspans);
+	size_t flen, blen = strlen(base);
+	int rc;
+	c->sent++;
+	const unsigned char *fber = lb_filter_get(&t->filter, filter, strlen(filter), t->fspans,
+	                                          cfg->filter.nranges, &flen, &rc);
+	if (!fber) {
+		tally_error(&t->tally, rc, 1);
+		return false;
+	}
+	int id = next_msgid(c);
+	out_reserve(c, lb_search_max(&t->search, blen, flen));
+	c->outlen += lb_put_search(c->out + c->outlen, &t->search, id, base, blen, fber, flen);
+	c->slots[(unsigned)id & c->mask] = (struct lean_slot){id, now_ns(), 0};
+	c->outstanding++;
+	t->inflight++;
+	return true;
+}
+
+static void set_pollout(struct sr_lean *t, struct lean_conn *c, bool on)
+{
+	if (c->pollout == on)
+		return;
+	struct epoll_event ev = {.events = EPOLLIN | (on ? EPOLLOUT : 0u), .data.ptr = c};
+	epoll_ctl(t->ep, EPOLL_CTL_MOD, c->fd, &ev);
+	c->pollout = on;
+}
+
+/* Sends what c has queued; what the socket does not take waits for EPOLLOUT. */
+static void flush(struct sr_lean *t, struct lean_conn *c)
+{
+	while (c->outoff < c->outlen) {
+		ssize_t n = send(c->fd, c->out + c->outoff, c->outlen - c->outoff, MSG_NOSIGNAL);
+		if (n > 0) {
+			c->outoff += (size_t)n;
+		} else if (n < 0 && errno == EINTR) {
+			continue;
+		} else if (n < 0 && errno == EAGAIN) {
+			break;
+		} else {
+			conn_lost(t, c, LDAP_SERVER_DOWN);
+			return;
+		}
+	}
+	if (c->outoff == c->outlen)
+		c->outoff = c->outlen = 0;
+	set_pollout(t, c, c->outlen > 0);
+}
+
+/* Queues searches on c while it has room (per connection and per thread) and the rate
+ * limiter allows, then sends them. */
+static void fill(struct sr_lean *t, struct lean_conn *c, uint64_t *wake, bool *rate_blocked)
+{
+	bool queued = false;
+	while (c->fd >= 0 && c->outstanding < t->conn_max && t->inflight < t->thread_max &&
+	       !conn_used_up(t, c)) {
+		if (!pacer_take(&t->pacer, wake)) {
+			*rate_blocked = true;
+			break;
+		}
+		if (!queue_search(t, c))
+			break; /* a filter libldap refuses: counted; try again next round */
+		queued = true;
+	}
+	if (queued)
+		flush(t, c);
+}
+
+/* ---- responses -------------------------------------------------------------------------- */
+
+/* One response on c; *t1 is the time the read that brought it returned (taken once). */
+static void handle(struct sr_lean *t, struct lean_conn *c, const struct lb_msg *m, uint64_t *t1)
+{
+	struct lean_slot *s = &c->slots[(unsigned)m->msgid & c->mask];
+	bool ours = m->msgid != 0 && s->msgid == m->msgid;
+	if (m->op == LB_OP_SEARCH_ENTRY && ours) {
+		s->entries++;
+	} else if (m->op == LB_OP_SEARCH_DONE && ours) {
+		if (!*t1)
+			*t1 = now_ns();
+		tally_search(&t->tally, m->rc, s->entries, *t1 - s->t0);
+		s->msgid = 0;
+		c->outstanding--;
+		t->inflight--;
+	} else if (m->op == LB_OP_EXTENDED_RESPONSE && m->msgid == 0) {
+		conn_lost(t, c, LDAP_SERVER_DOWN); /* a notice of disconnection */
+	} /* else search references and anything unexpected, as the libldap engine */
+}
+
+/* Frames and handles every whole message in c's input; keeps the rest for the next read. */
+static void parse_input(struct sr_lean *t, struct lean_conn *c)
+{
+	size_t off = 0, need = 0;
+	uint64_t t1 = 0;
+	while (c->fd >= 0 && off < c->inlen) {
+		struct lb_msg m;
+		long k = lb_frame(c->in + off, c->inlen - off, LEAN_MAX_PDU, &m, &need);
+		if (k < 0) {
+			conn_lost(t, c, LDAP_DECODING_ERROR);
+			return;
+		}
+		if (k == 0)
+			break;
+		off += (size_t)k;
+		handle(t, c, &m, &t1);
+	}
+	if (c->fd < 0)
+		return;
+	memmove(c->in, c->in + off, c->inlen - off);
+	c->inlen -= off;
+	if (need > c->incap) { /* a message larger than the buffer: make room for all of it */
+		c->in = sr_xrealloc(c->in, need);
+		c->incap = need;
+	}
+}
+
+/* Reads what has arrived on c (until the socket is empty, bounded) and handles it. */
+static void read_conn(struct sr_lean *t, struct lean_conn *c)
+{
+	for (int round = 0; round < 4 && c->fd >= 0; round++) {
+		size_t room = c->incap - c->inlen;
+		ssize_t n = recv(c->fd, c->in + c->inlen, room, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n <= 0) {
+			conn_lost(t, c, LDAP_SERVER_DOWN);
+			return;
+		}
+		c->inlen += (size_t)n;
+		parse_input(t, c);
+		if ((size_t)n < room) /* the socket is empty */
+			return;
+	}
+}
+
+/* ---- the thread ------------------------------------------------------------------------- */
+
+static void reconnect_due(struct sr_lean *t, uint64_t *wake)
+{
+	uint64_t now = now_ns();
+	for (int i = 0; i < t->nconns; i++) {
+		struct lean_conn *c = &t->conns[i];
+		if (c->fd >= 0 && c->outstanding == 0 && conn_used_up(t, c)) {
+			conn_close(t, c, true);
+			c->retry_at = now;
+			c->backoff_ns = 0;
+		}
+		if (c->fd >= 0)
+			continue;
+		if (now >= c->retry_at) {
+			conn_retry(t, c, now);
+			now = now_ns();
+		}
+		if (c->fd < 0 && c->retry_at < *wake)
+			*wake = c->retry_at;
+	}
+}
+
+static void lean_round(struct sr_lean *t)
+{
+	uint64_t wake = now_ns() + 100 * NS_PER_MS; /* at the latest: look at stop again */
+	bool rate_blocked = false;
+	reconnect_due(t, &wake);
+	for (int k = 0; k < t->nconns && t->inflight < t->thread_max && !rate_blocked; k++) {
+		int idx = (t->rr + k) % t->nconns;
+		int before = t->inflight;
+		fill(t, &t->conns[idx], &wake, &rate_blocked);
+		if (t->inflight != before)
+			t->rr = (idx + 1) % t->nconns;
+	}
+	uint64_t now = now_ns();
+	int ms = wake > now ? (int)((wake - now + NS_PER_MS - 1) / NS_PER_MS) : 0;
+	struct epoll_event ev[LEAN_EVENTS];
+	int n = epoll_wait(t->ep, ev, LEAN_EVENTS, ms);
+	for (int i = 0; i < n; i++) {
+		struct lean_conn *c = ev[i].data.ptr;
+		if (c->fd >= 0 && (ev[i].events & EPOLLOUT))
+			flush(t, c);
+		if (c->fd >= 0 && (ev[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP)))
+			read_conn(t, c);
+	}
+}
+
+static void *lean_main(void *arg)
+{
+	struct sr_lean *t = arg;
+	pacer_init(&t->pacer, &t->run->cfg);
+	while (!atomic_load_explicit(&t->run->stop, memory_order_relaxed))
+		lean_round(t);
+	for (int i = 0; i < t->nconns; i++) {
+		if (t->conns[i].fd >= 0) {
+			t->left_outstanding += t->conns[i].outstanding;
+			conn_close(t, &t->conns[i], true);
+		}
+	}
+	return NULL;
+}
+
+/* ---- the engine ------------------------------------------------------------------------- */
+
+static void lean_init(struct sr_run *run, struct sr_lean *t, int idx, uint64_t seed)
+{
+	struct sr_config *cfg = &run->cfg;
+	unsigned table = 2;
+	while (table < 2u * (unsigned)(cfg->async ? cfg->max_outstanding : 1))
+		table *= 2;
+	t->run = run;
+	t->ep = -1;
+	t->nconns = cfg->conns / cfg->threads + (idx < cfg->conns % cfg->threads);
+	t->conns = sr_xcalloc((size_t)t->nconns, sizeof(*t->conns));
+	for (int i = 0; i < t->nconns; i++) {
+		struct lean_conn *c = &t->conns[i];
+		c->fd = -1;
+		c->mask = table - 1;
+		c->slots = sr_xcalloc(table, sizeof(*c->slots));
+		c->in = sr_xcalloc(LEAN_IN_START, 1);
+		c->incap = LEAN_IN_START;
+	}
+	t->thread_max = cfg->async ? INT_MAX : 1;
+	t->conn_max = cfg->async ? cfg->max_outstanding : 1;
+	t->rng = seed + (uint64_t)idx * 0x632be59bd9b4e019ull;
+	t->basebuf = sr_xcalloc(cfg->base.maxlen + 1, 1);
+	t->filterbuf = sr_xcalloc(cfg->filter.maxlen + 1, 1);
+	t->fspans = sr_xcalloc(cfg->filter.nranges, sizeof(*t->fspans));
+	if (!lb_search_init(&t->search, cfg->scope, cfg->sizelimit, cfg->timelimit, cfg->attrs) ||
+	    !lb_filter_init(&t->filter, cfg->filter.maxlen)) {
+		fputs("searchrate: cannot set up the lean engine (out of memory)\n", stderr);
+		exit(1);
+	}
+	tally_init(&t->tally);
+}
+
+static void lean_create(struct sr_run *run, uint64_t seed)
+{
+	run->lean = sr_xcalloc((size_t)run->cfg.threads, sizeof(*run->lean));
+	for (int i = 0; i < run->cfg.threads; i++)
+		lean_init(run, &run->lean[i], i, seed);
+}
+
+static void report_failure(const struct sr_config *cfg, enum lean_step step, int rc,
+                           const char *diag)
+{
+	if (step == LEAN_BIND)
+		fprintf(stderr, "searchrate: cannot bind to %s as %s", cfg->uri, cfg->binddn);
+	else
+		fprintf(stderr, "searchrate: cannot connect to %s", cfg->uri);
+	fprintf(stderr, ": %s (%d)%s%s\n", ldap_err2string(rc), rc, *diag ? ": " : "", diag);
+}
+
+/* The server's address into every thread; false (and a message) when it cannot be resolved. */
+static bool resolve(struct sr_run *run)
+{
+	const struct sr_config *cfg = &run->cfg;
+	char port[16];
+	snprintf(port, sizeof(port), "%d", cfg->port);
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai = NULL;
+	int err = getaddrinfo(cfg->host, port, &hints, &ai);
+	if (err || !ai) {
+		report_failure(cfg, LEAN_CONNECT, LDAP_SERVER_DOWN, gai_strerror(err));
+		return false;
+	}
+	for (int i = 0; i < cfg->threads; i++) {
+		memcpy(&run->lean[i].addr, ai->ai_addr, ai->ai_addrlen);
+		run->lean[i].addrlen = ai->ai_addrlen;
+	}
+	freeaddrinfo(ai);
+	return true;
+}
+
+static bool lean_connect(struct sr_run *run)
+{
+	const struct sr_config *cfg = &run->cfg;
+	if (!resolve(run))
+		return false;
+	for (int i = 0; i < cfg->threads; i++) {
+		if ((run->lean[i].ep = epoll_create1(EPOLL_CLOEXEC)) < 0) {
+			perror("searchrate: epoll_create1");
+			return false;
+		}
+	}
+	int connected = 0;
+	for (int i = 0; i < cfg->conns; i++) {
+		struct sr_lean *t = &run->lean[i % cfg->threads];
+		struct lean_conn *c = &t->conns[i / cfg->threads];
+		enum lean_step step;
+		char diag[256];
+		int rc = conn_open(t, c, &step, diag, sizeof(diag));
+		if (rc == LDAP_SUCCESS) {
+			connected++;
+		} else if (!connected) {
+			report_failure(cfg, step, rc, diag);
+			return false;
+		} else {
+			tally_error(&t->tally, rc, 1);
+			c->retry_at = now_ns() + 50 * NS_PER_MS;
+		}
+	}
+	return true;
+}
+
+static bool lean_start(struct sr_run *run)
+{
+	for (int i = 0; i < run->cfg.threads; i++) {
+		struct sr_lean *t = &run->lean[i];
+		int err = pthread_create(&t->tid, NULL, lean_main, t);
+		if (err) {
+			fprintf(stderr, "searchrate: pthread_create: %s\n", strerror(err));
+			return false;
+		}
+		t->started = true;
+	}
+	return true;
+}
+
+static int lean_join(struct sr_run *run)
+{
+	int left = 0;
+	for (int i = 0; run->lean && i < run->cfg.threads; i++) {
+		struct sr_lean *t = &run->lean[i];
+		if (!t->started)
+			continue;
+		pthread_join(t->tid, NULL);
+		t->started = false;
+		left += t->left_outstanding;
+	}
+	return left;
+}
+
+static void lean_collect(struct sr_run *run, struct stats *into, struct stats *scratch)
+{
+	for (int i = 0; i < run->cfg.threads; i++)
+		tally_take(&run->lean[i].tally, into, scratch);
+}
+
+static void lean_free(struct sr_run *run)
+{
+	for (int i = 0; run->lean && i < run->cfg.threads; i++) {
+		struct sr_lean *t = &run->lean[i];
+		for (int k = 0; t->conns && k < t->nconns; k++) {
+			struct lean_conn *c = &t->conns[k];
+			if (c->fd >= 0)
+				close(c->fd);
+			free(c->slots);
+			free(c->in);
+			free(c->out);
+		}
+		free(t->conns);
+		if (t->ep >= 0)
+			close(t->ep);
+		free(t->basebuf);
+		free(t->filterbuf);
+		free(t->fspans);
+		lb_search_free(&t->search);
+		lb_filter_free(&t->filter);
+		tally_destroy(&t->tally);
+	}
+	free(run->lean);
+	run->lean = NULL;
+}
+
+const struct sr_engine sr_engine_lean = {
+    "lean", lean_create, lean_connect, lean_start, lean_join, lean_collect, lean_free,
+};
