@@ -154,27 +154,40 @@ static int insert(struct slot *t, const char *name, const void *value)
 	return -1;
 }
 
+/*
+ * Makes room for one more element at the end of array arr of n elements; evaluates to
+ * true, or to false when memory ran out (arr is then as it was). Used for the schema's
+ * parallel arrays (parsed and libldap's raw definitions), each of its own type.
+ */
+#define GROW_BY_ONE(arr, n)                                                                        \
+	__extension__({                                                                            \
+		__typeof__(arr) grown_ = realloc((arr), ((n) + 1) * sizeof(*grown_));              \
+		if (grown_)                                                                        \
+			(arr) = grown_;                                                            \
+		grown_ != NULL;                                                                    \
+	})
+
+/* A definition libldap could not parse: "WHERE: reason near "..."", and -1. */
+static int syntax_error(char *err, size_t errlen, const char *where, int code, const char *errp)
+{
+	snprintf(err, errlen, "%s: %s near \"%.20s\"", where, ldap_scherr2str(code), errp);
+	return -1;
+}
+
 static int add_attr(const char *def, char *err, size_t errlen, const char *where)
 {
 	int code;
 	const char *errp;
 	LDAPAttributeType *at = ldap_str2attributetype(def, &code, &errp, LDAP_SCHEMA_ALLOW_ALL);
-	if (!at) {
-		snprintf(err, errlen, "%s: %s near \"%.20s\"", where, ldap_scherr2str(code), errp);
-		return -1;
-	}
+	if (!at)
+		return syntax_error(err, errlen, where, code, errp);
 	if (lookup(S.attr_slots, at->at_oid, strlen(at->at_oid))) {
 		ldap_attributetype_free(at); /* defined already (built-in or earlier file) */
 		return 0;
 	}
 	struct schema_attr *a = calloc(1, sizeof(*a));
-	struct schema_attr **grown = realloc(S.attrs, (S.nattrs + 1) * sizeof(*grown));
-	LDAPAttributeType **raw = realloc(S.raw, (S.nattrs + 1) * sizeof(*raw));
-	if (grown)
-		S.attrs = grown;
-	if (raw)
-		S.raw = raw;
-	if (!a || !grown || !raw) {
+	bool grown = GROW_BY_ONE(S.attrs, S.nattrs) & GROW_BY_ONE(S.raw, S.nattrs);
+	if (!a || !grown) {
 		free(a);
 		ldap_attributetype_free(at);
 		snprintf(err, errlen, "%s: out of memory", where);
@@ -204,22 +217,15 @@ static int add_class(const char *def, char *err, size_t errlen, const char *wher
 	int code;
 	const char *errp;
 	LDAPObjectClass *oc = ldap_str2objectclass(def, &code, &errp, LDAP_SCHEMA_ALLOW_ALL);
-	if (!oc) {
-		snprintf(err, errlen, "%s: %s near \"%.20s\"", where, ldap_scherr2str(code), errp);
-		return -1;
-	}
+	if (!oc)
+		return syntax_error(err, errlen, where, code, errp);
 	if (lookup(S.oc_slots, oc->oc_oid, strlen(oc->oc_oid))) {
 		ldap_objectclass_free(oc);
 		return 0;
 	}
 	struct schema_oc *c = calloc(1, sizeof(*c));
-	struct schema_oc **grown = realloc(S.ocs, (S.nocs + 1) * sizeof(*grown));
-	LDAPObjectClass **raw = realloc(S.raw_oc, (S.nocs + 1) * sizeof(*raw));
-	if (grown)
-		S.ocs = grown;
-	if (raw)
-		S.raw_oc = raw;
-	if (!c || !grown || !raw) {
+	bool grown = GROW_BY_ONE(S.ocs, S.nocs) & GROW_BY_ONE(S.raw_oc, S.nocs);
+	if (!c || !grown) {
 		free(c);
 		ldap_objectclass_free(oc);
 		return -1;

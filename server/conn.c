@@ -27,6 +27,7 @@
 #include "protocol/response.h"
 #include "server/access_log.h"
 #include "server/clock.h"
+#include "server/dlist.h"
 #include "server/log.h"
 #include "server/tls.h"
 #include "server/worker.h"
@@ -121,10 +122,7 @@ int conn_accept(struct worker *w, int fd, enum listen_scheme scheme)
 		return -1;
 	}
 	c->events = EPOLLIN;
-	c->next = w->conns;
-	if (w->conns)
-		w->conns->prev = c;
-	w->conns = c;
+	DLIST_PUSH(w->conns, c);
 	STAT_ADD(w->stats.connections_total, 1);
 	STAT_ADD(w->stats.connections_by_policy[c->policy->id], 1);
 	STAT_ADD(w->stats.connections_current, 1);
@@ -184,12 +182,7 @@ void conn_close(struct conn *c, const char *why)
 				break;
 			}
 	}
-	if (c->prev)
-		c->prev->next = c->next;
-	else
-		w->conns = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
+	DLIST_UNLINK(w->conns, c);
 	conn_tls_end(c);
 	close(c->fd); /* also removes it from epoll */
 	worker_fd_freed(w);

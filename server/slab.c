@@ -5,6 +5,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "server/dlist.h"
+
 #if defined(__SANITIZE_ADDRESS__) || defined(__has_feature)
 #if defined(__SANITIZE_ADDRESS__) || __has_feature(address_sanitizer)
 #define SLAB_MALLOC 1
@@ -55,21 +57,13 @@ static size_t slots_per_page(const struct slab *s)
 
 static void unlink_page(struct slab *s, struct slab_page *p)
 {
-	if (p->prev)
-		p->prev->next = p->next;
-	else
-		s->pages = p->next;
-	if (p->next)
-		p->next->prev = p->prev;
+	DLIST_UNLINK(s->pages, p);
 	p->prev = p->next = NULL;
 }
 
 static void push_front(struct slab *s, struct slab_page *p)
 {
-	p->next = s->pages;
-	if (s->pages)
-		s->pages->prev = p;
-	s->pages = p;
+	DLIST_PUSH(s->pages, p);
 }
 
 /* A slab mapped at a multiple of SLAB_BYTES, so a slot finds its slab by masking. */

@@ -25,6 +25,7 @@
 #include "tools/searchrate/leanber.h"
 #include "tools/searchrate/pace.h"
 #include "tools/searchrate/tally.h"
+#include "tools/searchrate/threads.h"
 #include "tools/searchrate/util.h"
 
 #define LEAN_IN_START (64u * 1024)
@@ -56,13 +57,12 @@ struct lean_conn {
 };
 
 struct sr_lean {
-	pthread_t tid;
-	bool started;
+	struct sr_thread th; /* first: threads.h */
 	struct sr_run *run;
 	int ep;
 	struct lean_conn *conns;
 	int nconns;
-	int inflight, left_outstanding, thread_max, conn_max;
+	int inflight, thread_max, conn_max;
 	int rr;
 	uint64_t rng;
 	struct sr_pacer pacer;
@@ -238,10 +238,7 @@ static void conn_retry(struct sr_lean *t, struct lean_conn *c, uint64_t now)
 		return;
 	}
 	tally_error(&t->tally, rc, 1);
-	c->backoff_ns = c->backoff_ns ? c->backoff_ns * 2 : 50 * NS_PER_MS;
-	if (c->backoff_ns > NS_PER_SEC)
-		c->backoff_ns = NS_PER_SEC;
-	c->retry_at = now + c->backoff_ns;
+	c->retry_at = backoff_next(&c->backoff_ns, now);
 }
 
 static bool conn_used_up(const struct sr_lean *t, const struct lean_conn *c)
@@ -472,7 +469,7 @@ static void *lean_main(void *arg)
 		lean_round(t);
 	for (int i = 0; i < t->nconns; i++) {
 		if (t->conns[i].fd >= 0) {
-			t->left_outstanding += t->conns[i].outstanding;
+			t->th.left_outstanding += t->conns[i].outstanding;
 			conn_close(t, &t->conns[i], true);
 		}
 	}
@@ -583,30 +580,12 @@ static bool lean_connect(struct sr_run *run)
 
 static bool lean_start(struct sr_run *run)
 {
-	for (int i = 0; i < run->cfg.threads; i++) {
-		struct sr_lean *t = &run->lean[i];
-		int err = pthread_create(&t->tid, NULL, lean_main, t);
-		if (err) {
-			fprintf(stderr, "searchrate: pthread_create: %s\n", strerror(err));
-			return false;
-		}
-		t->started = true;
-	}
-	return true;
+	return sr_threads_start(run->lean, sizeof(*run->lean), run->cfg.threads, lean_main);
 }
 
 static int lean_join(struct sr_run *run)
 {
-	int left = 0;
-	for (int i = 0; run->lean && i < run->cfg.threads; i++) {
-		struct sr_lean *t = &run->lean[i];
-		if (!t->started)
-			continue;
-		pthread_join(t->tid, NULL);
-		t->started = false;
-		left += t->left_outstanding;
-	}
-	return left;
+	return sr_threads_join(run->lean, sizeof(*run->lean), run->cfg.threads);
 }
 
 static void lean_collect(struct sr_run *run, struct stats *into, struct stats *scratch)

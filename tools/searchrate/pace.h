@@ -45,4 +45,14 @@ static inline bool pacer_take(struct sr_pacer *p, uint64_t *wake)
 	return true;
 }
 
+/* A failed reconnect: the wait before the next try doubles from 50 ms up to 1 s; returns
+ * the time of that try. */
+static inline uint64_t backoff_next(uint64_t *backoff_ns, uint64_t now)
+{
+	*backoff_ns = *backoff_ns ? *backoff_ns * 2 : 50 * NS_PER_MS;
+	if (*backoff_ns > NS_PER_SEC)
+		*backoff_ns = NS_PER_SEC;
+	return now + *backoff_ns;
+}
+
 #endif

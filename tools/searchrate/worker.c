@@ -192,10 +192,7 @@ static void conn_retry(struct sr_worker *w, struct sr_conn *c, uint64_t now)
 		return;
 	}
 	tally_error(&w->tally, rc, 1);
-	c->backoff_ns = c->backoff_ns ? c->backoff_ns * 2 : 50 * NS_PER_MS;
-	if (c->backoff_ns > NS_PER_SEC)
-		c->backoff_ns = NS_PER_SEC;
-	c->retry_at = now + c->backoff_ns;
+	c->retry_at = backoff_next(&c->backoff_ns, now);
 }
 
 static bool conn_level_error(int rc)
@@ -417,7 +414,7 @@ static void *worker_main(void *arg)
 		worker_round(w);
 	for (int i = 0; i < w->nconns; i++) {
 		if (w->conns[i].ld) {
-			w->left_outstanding += w->conns[i].outstanding;
+			w->th.left_outstanding += w->conns[i].outstanding;
 			conn_close(w, &w->conns[i]);
 		}
 	}
@@ -546,30 +543,12 @@ bool workers_connect(struct sr_run *run)
 
 bool workers_start(struct sr_run *run)
 {
-	for (int t = 0; t < run->cfg.threads; t++) {
-		struct sr_worker *w = &run->workers[t];
-		int err = pthread_create(&w->tid, NULL, worker_main, w);
-		if (err) {
-			fprintf(stderr, "searchrate: pthread_create: %s\n", strerror(err));
-			return false;
-		}
-		w->started = true;
-	}
-	return true;
+	return sr_threads_start(run->workers, sizeof(*run->workers), run->cfg.threads, worker_main);
 }
 
 int workers_join(struct sr_run *run)
 {
-	int left = 0;
-	for (int t = 0; run->workers && t < run->cfg.threads; t++) {
-		struct sr_worker *w = &run->workers[t];
-		if (!w->started)
-			continue;
-		pthread_join(w->tid, NULL);
-		w->started = false;
-		left += w->left_outstanding;
-	}
-	return left;
+	return sr_threads_join(run->workers, sizeof(*run->workers), run->cfg.threads);
 }
 
 void workers_collect(struct sr_run *run, struct stats *into, struct stats *scratch)

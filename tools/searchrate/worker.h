@@ -26,6 +26,7 @@
 #include "tools/searchrate/pace.h"
 #include "tools/searchrate/stats.h"
 #include "tools/searchrate/tally.h"
+#include "tools/searchrate/threads.h"
 
 /* A request in flight. */
 struct sr_slot {
@@ -46,13 +47,11 @@ struct sr_conn {
 };
 
 struct sr_worker {
-	pthread_t tid;
-	bool started; /* tid is a running or ended thread to join */
+	struct sr_thread th; /* first: threads.h */
 	struct sr_run *run;
 	struct sr_conn *conns;
 	int nconns;
 	int inflight;
-	int left_outstanding;     /* requests still in flight when the run stopped */
 	int thread_max, conn_max; /* requests in flight at most, per thread and per connection */
 	uint64_t rng;
 	struct sr_pacer pacer;
