@@ -16,6 +16,8 @@
 #include "storage/entry.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 /* A gate that refuses userPassword, as the default access rules do for most clients. */
 static bool allows_all_but_password(const struct attr_gate *g, const char *type, size_t len)
 {
@@ -23,8 +25,6 @@ static bool allows_all_but_password(const struct attr_gate *g, const char *type,
 	return !(len == 12 && strncasecmp(type, "userPassword", 12) == 0);
 }
 static const struct attr_gate no_password = {allows_all_but_password};
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char dn[] = "uid=alice+cn=Alice Smith,ou=people,dc=example,dc=com";
 static struct buf record;
@@ -78,14 +78,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	build_entry();
 	return 0;
 }
-
-/* A gate that refuses userPassword, as the default access rules do for most clients. */
-static bool allows_all_but_password(const struct attr_gate *g, const char *type, size_t len)
-{
-	(void)g;
-	return !(len == 12 && strncasecmp(type, "userPassword", 12) == 0);
-}
-static const struct attr_gate no_password = {allows_all_but_password};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
