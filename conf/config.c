@@ -1,6 +1,7 @@
 #include "conf/config.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <ini.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,20 +228,11 @@ static int parse_listen(struct parse_state *st, const char *value)
 	return 1;
 }
 
-/* The TLS keys (tls_*, require_tls). Returns -1 when key is not one of them. */
+/* The TLS keys but the file names and cipher lists (string_keys). Returns -1 when key is
+ * not one of them. */
 static int parse_tls(struct parse_state *st, const char *key, const char *value)
 {
 	struct config *c = st->cfg;
-	if (strcmp(key, "tls_cert_file") == 0)
-		return copy_str(st, c->tls_cert_file, sizeof(c->tls_cert_file), key, value);
-	if (strcmp(key, "tls_key_file") == 0)
-		return copy_str(st, c->tls_key_file, sizeof(c->tls_key_file), key, value);
-	if (strcmp(key, "tls_ca_file") == 0)
-		return copy_str(st, c->tls_ca_file, sizeof(c->tls_ca_file), key, value);
-	if (strcmp(key, "tls_ciphers") == 0)
-		return copy_str(st, c->tls_ciphers, sizeof(c->tls_ciphers), key, value);
-	if (strcmp(key, "tls_ciphersuites") == 0)
-		return copy_str(st, c->tls_ciphersuites, sizeof(c->tls_ciphersuites), key, value);
 	if (strcmp(key, "tls_verify_client") == 0) {
 		int v = 0,
 		    rc = parse_choice(st, &v, key, value, tls_verify_names,
@@ -308,6 +300,29 @@ static int parse_index(struct parse_state *st, const char *value)
 	}
 	return 1;
 }
+
+/* Keys whose value is kept as written (a file, a name, a list for OpenSSL). */
+#define STRING_KEY(name)                                                                           \
+	{                                                                                          \
+#name, offsetof(struct config, name), sizeof(((struct config *)0)->name)           \
+	}
+static const struct {
+	const char *key;
+	size_t offset, size;
+} string_keys[] = {
+    STRING_KEY(rootpw),
+    STRING_KEY(user),
+    STRING_KEY(group),
+    STRING_KEY(pid_file),
+    STRING_KEY(schema_dir),
+    STRING_KEY(schema),
+    STRING_KEY(tls_cert_file),
+    STRING_KEY(tls_key_file),
+    STRING_KEY(tls_ca_file),
+    STRING_KEY(tls_ciphers),
+    STRING_KEY(tls_ciphersuites),
+};
+#undef STRING_KEY
 
 /* access = to ... (a new rule) or by ... (the rule before it goes on). */
 static int parse_access(struct parse_state *st, const char *value)
@@ -382,6 +397,10 @@ static int handler(void *user, const char *section, const char *key, const char 
 	struct config *c = st->cfg;
 	if (section[0])
 		return bad(st, "sections are not used (found [%s])", section, NULL);
+	for (size_t i = 0; i < sizeof(string_keys) / sizeof(string_keys[0]); i++)
+		if (strcmp(key, string_keys[i].key) == 0)
+			return copy_str(st, (char *)c + string_keys[i].offset, string_keys[i].size,
+			                key, value);
 	if (strcmp(key, "listen") == 0)
 		return parse_listen(st, value);
 	int tls = parse_tls(st, key, value);
@@ -408,8 +427,6 @@ static int handler(void *user, const char *section, const char *key, const char 
 			return bad(st, "rootdn: \"%s\" is not a valid DN", value, NULL);
 		return copy_str(st, c->rootdn, sizeof(c->rootdn), key, value);
 	}
-	if (strcmp(key, "rootpw") == 0)
-		return copy_str(st, c->rootpw, sizeof(c->rootpw), key, value);
 	if (strcmp(key, "send_policy") == 0) {
 		int v = 0, rc = parse_choice(st, &v, key, value, policy_names,
 		                             sizeof(policy_names) / sizeof(policy_names[0]));
@@ -425,20 +442,10 @@ static int handler(void *user, const char *section, const char *key, const char 
 			c->monitor_access = (enum monitor_access)v;
 		return rc;
 	}
-	if (strcmp(key, "user") == 0)
-		return copy_str(st, c->user, sizeof(c->user), key, value);
-	if (strcmp(key, "group") == 0)
-		return copy_str(st, c->group, sizeof(c->group), key, value);
-	if (strcmp(key, "pid_file") == 0)
-		return copy_str(st, c->pid_file, sizeof(c->pid_file), key, value);
 	if (strcmp(key, "access_log") == 0)
 		return value[0]
 		           ? copy_str(st, c->access_log, sizeof(c->access_log), key, value)
 		           : bad(st, "access_log: none, stderr, syslog or a file path", NULL, NULL);
-	if (strcmp(key, "schema_dir") == 0)
-		return copy_str(st, c->schema_dir, sizeof(c->schema_dir), key, value);
-	if (strcmp(key, "schema") == 0)
-		return copy_str(st, c->schema, sizeof(c->schema), key, value);
 	if (strcmp(key, "sizelimit") == 0 || strcmp(key, "timelimit") == 0) {
 		char *end;
 		long n = strtol(value, &end, 10);
