@@ -302,10 +302,9 @@ static int parse_index(struct parse_state *st, const char *value)
 }
 
 /* Keys whose value is kept as written (a file, a name, a list for OpenSSL). */
-#define STRING_KEY(name)                                                                           \
-	{                                                                                          \
-#name, offsetof(struct config, name), sizeof(((struct config *)0)->name)           \
-	}
+/* clang-format off */
+#define STRING_KEY(name) {#name, offsetof(struct config, name), sizeof(((struct config *)0)->name)}
+/* clang-format on */
 static const struct {
 	const char *key;
 	size_t offset, size;
