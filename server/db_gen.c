@@ -63,7 +63,7 @@ void db_gen_publish(struct server *srv, struct db_gen *g)
 	pthread_mutex_lock(&srv->gen_lock);
 	struct db_gen *old = srv->gen;
 	g->number = old ? old->number + 1 : 1;
-	srv->gen = g;
+	__atomic_store_n(&srv->gen, g, __ATOMIC_RELEASE); /* workers compare it unlocked */
 	pthread_mutex_unlock(&srv->gen_lock);
 	/* The previous generation stays readable by the searches that started on it. */
 	__atomic_store_n(&srv->gen_min, old ? old->number : 1, __ATOMIC_RELAXED);

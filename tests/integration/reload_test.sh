@@ -121,13 +121,17 @@ kill -HUP "$pid"
 reloads 4 && ok "a re-import and SIGHUP: reloaded" || not_ok "re-import and SIGHUP: no reload line"
 
 # --- reloads under load: no search fails ------------------------------------------------------
+# At most 30 s of load; stopped (SIGINT: it prints its summary) a second after the last reload.
 timeout 60 "$BUILD/searchrate" -h 127.0.0.1 -p "$port" -b "$PEOPLE" -s one -f "(uid=u[0-9])" \
-	-t 2 --numConnections 4 -i 1 -I 5 > "$work/sr.out" 2>&1 &
+	-t 2 --numConnections 4 -i 1 -I 30 > "$work/sr.out" 2>&1 &
 sr=$!
 for v in 3 1 2; do
 	sleep 1
 	"$BUILD/minidir-import" -q -f "$work/db.conf" "$work/v$v.ldif"
 done
+reloads 7
+sleep 1
+kill -INT "$sr"
 wait "$sr"
 rc=$?
 under=$(grep -c "database reloaded: $work/db.mdb" "$log")
