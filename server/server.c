@@ -188,9 +188,11 @@ static bool is_refused(const struct server *srv, const struct stat *st)
 	       r->mtime.tv_sec == st->st_mtim.tv_sec && r->mtime.tv_nsec == st->st_mtim.tv_nsec;
 }
 
-static void refuse(struct server *srv, const struct stat *st, const char *why)
+/* Logs why the file st was refused (a and b: the reason's two parts) and keeps it from
+ * being tried again as long as it stays as it is. */
+static void refuse(struct server *srv, const struct stat *st, const char *a, const char *b)
 {
-	log_error("database not reloaded: %s; still serving the previous one", why);
+	log_error("database not reloaded: %s%s; still serving the previous one", a, b);
 	srv->db_refused = (struct db_refused){
 	    .dev = st->st_dev, .ino = st->st_ino, .size = st->st_size, .mtime = st->st_mtim};
 }
@@ -205,6 +207,11 @@ void server_db_check(struct server *srv)
 		return;
 	/* The lease first: a file another process still writes is not read yet. */
 	int fd, lease = db_watch_lease(path, st.st_dev, st.st_ino, &fd), lease_err = errno;
+	if (lease < 0 && lease_err != ESTALE) {
+		refuse(srv, &st, path,
+		       lease_err == EACCES ? ": permission denied" : ": cannot be opened");
+		return;
+	}
 	if (lease < 0 || (lease > 0 && lease_err == EAGAIN)) {
 		log_debug("%s: a new file, still open for writing (or replaced again); retrying",
 		          path);
@@ -219,7 +226,7 @@ void server_db_check(struct server *srv)
 		return;
 	}
 	if (!g || op_bind_prepare(srv, g) < 0) {
-		refuse(srv, &st, g ? "reading its passwords failed" : err);
+		refuse(srv, &st, g ? path : err, g ? ": reading its passwords failed" : "");
 		db_gen_release(g);
 		if (fd >= 0)
 			close(fd);
@@ -228,6 +235,10 @@ void server_db_check(struct server *srv)
 	if (lease > 0)
 		log_info("%s: no lease on the new database file (%s)", path, strerror(lease_err));
 	log_missing_indexes(&srv->cfg, &g->db);
+	if (st.st_mode & (S_IRWXG | S_IRWXO))
+		log_info("warning: %s is readable by others (mode %03o) and holds password hashes; "
+		         "chmod 600 it",
+		         path, (unsigned)(st.st_mode & 0777));
 	g->map_slot = db_watch_map_add(g->dev, g->ino, path);
 	db_gen_publish(srv, g);
 	db_watch_set(srv, fd); /* the old file's lease goes: its name is gone */
