@@ -115,6 +115,7 @@ integration: export ASAN_OPTIONS := detect_leaks=1:$(ASAN_OPTIONS)
 integration: export UBSAN_OPTIONS := print_stacktrace=1:$(UBSAN_OPTIONS)
 integration: $(BINS) $(ITEST_BIN)
 	@BUILD=$(B) ./tests/integration/run.sh
+	@BUILD=$(B) ./tests/integration/reload_test.sh
 	@BUILD=$(B) ./tests/integration/leak_test.sh
 	@BUILD=$(B) ./tests/integration/policy_test.sh
 	@BUILD=$(B) ./tests/integration/fault_test.sh

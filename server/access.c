@@ -8,6 +8,7 @@
 #include "protocol/dn.h"
 #include "protocol/filter.h"
 #include "protocol/schema.h"
+#include "server/db_gen.h"
 #include "server/log.h"
 #include "server/ops.h"
 
@@ -233,6 +234,8 @@ void access_op_init(struct access_op *op, struct conn *c)
 	op->rules = c->w->srv->access;
 	op->c = c;
 	op->bypass = c->auth == AUTH_ROOT;
+	op->db = &c->w->gen->db;
+	op->txn = c->w->txn;
 }
 
 bool access_entry_granted(const struct access_op *op, enum access_level need)
@@ -272,12 +275,11 @@ static bool in_group(struct access_op *op, const struct who *w)
 	if (op->groups_known & bit)
 		return op->groups_member & bit;
 	struct worker *wk = op->c->w;
-	const struct db *db = &wk->srv->db;
 	entry_id gid;
 	struct entry_view g;
 	bool member = false;
-	if (db_dn2id(db, wk->txn, w->key.data, w->key.len, &gid) == 0 &&
-	    db_get_entry(db, wk->txn, gid, &g) == 0) {
+	if (db_dn2id(op->db, op->txn, w->key.data, w->key.len, &gid) == 0 &&
+	    db_get_entry(op->db, op->txn, gid, &g) == 0) {
 		const char *cls = w->src->group_class, *attr = w->src->group_attr;
 		struct berval oc = {11, "objectClass"}, clsv = {strlen(cls), (char *)cls};
 		struct berval at = {strlen(attr), (char *)attr};
@@ -332,7 +334,7 @@ static bool what_holds(struct access_op *op, const struct rule *r, entry_id id,
 	if (r->filter_computed) {
 		if (!*extra_built) {
 			op->extra.off = op->extra.len = 0;
-			op_attrs_all(&op->extra, &w->srv->db, w->txn, id, e);
+			op_attrs_all(&op->extra, op->db, op->txn, id, e);
 			*extra_built = true;
 		}
 		ctx.extra = op->extra.data;

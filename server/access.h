@@ -44,8 +44,13 @@ struct access_op {
 	bool bypass; /* the rootdn */
 	uint64_t groups_known, groups_member;
 	struct buf extra; /* computed attributes for a rule's filter */
+	/* What group rules and rule filters read: the worker's generation and read
+	 * transaction, unless the operation reads its own (a search across a reload). */
+	const struct db *db;
+	MDB_txn *txn;
 };
 
+/* Who asks, reading the worker's database generation (see db and txn above). */
 void access_op_init(struct access_op *op, struct conn *c);
 
 /* True if op's client has at least need on every entry itself ("entry"), whatever the

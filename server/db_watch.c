@@ -12,23 +12,32 @@
 
 #include "server/log.h"
 
-/* What the fault handler needs; set once before the workers start. A signal
- * handler can reach nothing else. */
+/* What the fault handler needs: the address ranges of the database files mapped
+ * (one per generation still open: db_gen.h), and the line to write. A signal
+ * handler can reach nothing else. A slot is free when its start is 0; it is
+ * filled start first and emptied end first, so that it never covers a range
+ * it should not while it changes. */
 static struct {
-	uintptr_t map_start, map_end;
+	struct {
+		uintptr_t start, end; /* atomic */
+	} maps[DB_WATCH_MAPS];
 	char message[512];
 	size_t message_len;
 } fault;
 
-/* A fault inside the mapped database: the file changed under the server. */
+/* A fault inside a mapped database: the file changed under the server. */
 static void on_fault(int sig, siginfo_t *si, void *ctx)
 {
 	(void)ctx;
 	uintptr_t a = (uintptr_t)si->si_addr;
-	if (a >= fault.map_start && a < fault.map_end) {
-		ssize_t n = write(STDERR_FILENO, fault.message, fault.message_len);
-		(void)n;
-		_exit(1);
+	for (int i = 0; i < DB_WATCH_MAPS; i++) {
+		uintptr_t lo = __atomic_load_n(&fault.maps[i].start, __ATOMIC_RELAXED);
+		uintptr_t hi = __atomic_load_n(&fault.maps[i].end, __ATOMIC_RELAXED);
+		if (lo && a >= lo && a < hi) {
+			ssize_t n = write(STDERR_FILENO, fault.message, fault.message_len);
+			(void)n;
+			_exit(1);
+		}
 	}
 	signal(sig, SIG_DFL); /* any other fault is a bug: let it crash as usual */
 	raise(sig);
@@ -57,13 +66,35 @@ static bool find_map(dev_t dev, ino_t ino, uintptr_t *start, uintptr_t *end)
 	return found;
 }
 
+int db_watch_map_add(dev_t dev, ino_t ino, const char *path)
+{
+	uintptr_t lo, hi;
+	if (!find_map(dev, ino, &lo, &hi)) {
+		log_info("%s: the database map was not found in /proc/self/maps", path);
+		return -1;
+	}
+	for (int i = 0; i < DB_WATCH_MAPS; i++)
+		if (__atomic_load_n(&fault.maps[i].start, __ATOMIC_ACQUIRE) == 0) {
+			__atomic_store_n(&fault.maps[i].start, lo, __ATOMIC_RELEASE);
+			__atomic_store_n(&fault.maps[i].end, hi, __ATOMIC_RELEASE);
+			return i;
+		}
+	log_info("%s: more than %d database generations mapped; a fault in this one would "
+	         "not be told apart",
+	         path, DB_WATCH_MAPS);
+	return -1;
+}
+
+void db_watch_map_remove(int slot)
+{
+	if (slot < 0 || slot >= DB_WATCH_MAPS)
+		return;
+	__atomic_store_n(&fault.maps[slot].end, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&fault.maps[slot].start, 0, __ATOMIC_RELEASE);
+}
+
 static void install_fault_handler(struct server *srv)
 {
-	if (!find_map(srv->db_dev, srv->db_ino, &fault.map_start, &fault.map_end)) {
-		log_info("%s: the database map was not found in /proc/self/maps",
-		         srv->cfg.database);
-		return;
-	}
 	int n = snprintf(fault.message, sizeof(fault.message),
 	                 "minidir: error: %s changed under the running server (written in place, "
 	                 "not replaced by minidir-import); stopping\n",
@@ -75,26 +106,51 @@ static void install_fault_handler(struct server *srv)
 	sigaction(SIGSEGV, &sa, NULL);
 }
 
-void db_watch_start(struct server *srv)
+int db_watch_lease(const char *path, dev_t dev, ino_t ino, int *fd_out)
 {
-	install_fault_handler(srv);
-	int fd = open(srv->cfg.database, O_RDONLY | O_CLOEXEC);
+	*fd_out = -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0 || st.st_ino != srv->db_ino || st.st_dev != srv->db_dev) {
-		log_error("%s: cannot watch the database file: %s", srv->cfg.database,
-		          fd < 0 ? strerror(errno) : "it was replaced while opening");
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_ino != ino || st.st_dev != dev) {
+		int err = fd < 0 ? errno : ESTALE;
 		if (fd >= 0)
 			close(fd);
-		return;
+		errno = err;
+		return -1;
 	}
 	if (fcntl(fd, F_SETSIG, DB_WATCH_SIGNAL) < 0 || fcntl(fd, F_SETLEASE, F_RDLCK) < 0) {
+		int err = errno;
+		close(fd);
+		errno = err;
+		return 1;
+	}
+	*fd_out = fd;
+	return 0;
+}
+
+void db_watch_set(struct server *srv, int fd)
+{
+	if (srv->db_watch_fd >= 0)
+		close(srv->db_watch_fd); /* the file it leased was replaced: nobody opens it by path
+		                          */
+	srv->db_watch_fd = fd;
+}
+
+int db_watch_start(struct server *srv, dev_t dev, ino_t ino)
+{
+	install_fault_handler(srv);
+	int slot = db_watch_map_add(dev, ino, srv->cfg.database);
+	int fd, rc = db_watch_lease(srv->cfg.database, dev, ino, &fd);
+	if (rc < 0)
+		log_error("%s: cannot watch the database file: %s", srv->cfg.database,
+		          errno == ESTALE ? "it was replaced while opening" : strerror(errno));
+	else if (rc > 0)
 		log_info("%s: no lease on the database file (%s): writing it in place (instead of "
 		         "minidir-import) would stop the server abruptly",
 		         srv->cfg.database, strerror(errno));
-		close(fd);
-		return;
-	}
-	srv->db_watch_fd = fd;
+	else
+		db_watch_set(srv, fd);
+	return slot;
 }
 
 void db_watch_stop(struct server *srv)

@@ -8,6 +8,7 @@
 #include "protocol/dn.h"
 #include "server/access.h"
 #include "server/clock.h"
+#include "server/db_gen.h"
 #include "server/log.h"
 #include "server/ops.h"
 #include "server/reply.h"
@@ -23,7 +24,7 @@ static bool entry_password_ok(struct conn *c, const struct buf *key, const struc
                               bool *checked)
 {
 	struct worker *w = c->w;
-	struct db *db = &w->srv->db;
+	struct db *db = &w->gen->db;
 	bool ok = false;
 	*checked = false;
 	if (mdb_txn_renew(w->txn) != 0)
@@ -99,12 +100,12 @@ static uint64_t check_ns(const char *stored, size_t len)
 	return best;
 }
 
-int op_bind_prepare(struct server *srv)
+int op_bind_prepare(struct server *srv, struct db_gen *g)
 {
 	struct decoy_scan s = {.n = 0};
 	if (srv->cfg.rootpw[0])
 		decoy_add(&s, srv->cfg.rootpw, strlen(srv->cfg.rootpw));
-	int rc = db_foreach_entry(&srv->db, decoy_scan_entry, &s);
+	int rc = db_foreach_entry(&g->db, decoy_scan_entry, &s);
 	if (rc) {
 		log_error("%s: reading passwords: %s", srv->cfg.database, mdb_strerror(rc));
 		return -1;
@@ -121,11 +122,11 @@ int op_bind_prepare(struct server *srv)
 	if (best < 0) {
 		/* No password anywhere: every simple bind but the anonymous one fails. */
 		static const char none[] = "{SSHA}AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
-		srv->bind_decoy = strdup(none);
-		srv->bind_decoy_len = sizeof(none) - 1;
+		g->bind_decoy = strdup(none);
+		g->bind_decoy_len = sizeof(none) - 1;
 	} else {
-		srv->bind_decoy = s.c[best].sample;
-		srv->bind_decoy_len = s.c[best].len;
+		g->bind_decoy = s.c[best].sample;
+		g->bind_decoy_len = s.c[best].len;
 		s.c[best].sample = NULL;
 		log_info("bind: %d password schemes in use; binds to unknown DNs and to entries "
 		         "without userPassword check a %s hash (%.0f us) so that timing does not "
@@ -134,7 +135,7 @@ int op_bind_prepare(struct server *srv)
 	}
 	for (int i = 0; i < s.n; i++)
 		free(s.c[i].sample);
-	return srv->bind_decoy ? 0 : -1;
+	return g->bind_decoy ? 0 : -1;
 }
 
 /* True if ndn (a normal form, dn_normalize's) is the configured rootdn. */
@@ -239,8 +240,8 @@ void op_bind(struct conn *c, struct ldap_request *req)
 		bool checked;
 		ok = entry_password_ok(c, &key, &b->cred, &checked);
 		if (!checked) /* the same work as for a real user (see op_bind_prepare) */
-			password_check(srv->bind_decoy, srv->bind_decoy_len, b->cred.bv_val,
-			               b->cred.bv_len);
+			password_check(c->w->gen->bind_decoy, c->w->gen->bind_decoy_len,
+			               b->cred.bv_val, b->cred.bv_len);
 		if (ok) {
 			c->auth = AUTH_USER;
 			buf_append(&c->bound_key, key.data, key.len);

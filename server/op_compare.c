@@ -6,6 +6,7 @@
 #include "protocol/dn.h"
 #include "protocol/schema.h"
 #include "server/access.h"
+#include "server/db_gen.h"
 #include "server/ops.h"
 #include "server/reply.h"
 
@@ -26,7 +27,7 @@ static int compare_entry(struct conn *c, entry_id id, const struct entry_view *e
 	                         .gate = access_compare_gate(ae),
 	                         .scratch = &w->scratch};
 	w->extra.off = w->extra.len = 0;
-	if (op_attrs_in_filter(eq) && op_attrs_all(&w->extra, &w->srv->db, w->txn, id, e) < 0)
+	if (op_attrs_in_filter(eq) && op_attrs_all(&w->extra, &w->gen->db, w->txn, id, e) < 0)
 		return LDAP_OTHER;
 	ctx.extra = w->extra.data;
 	ctx.extra_len = w->extra.len;
@@ -40,7 +41,7 @@ void op_compare(struct conn *c, struct ldap_request *req)
 {
 	struct compare_request *r = &req->u.compare;
 	struct worker *w = c->w;
-	const struct db *db = &w->srv->db;
+	const struct db *db = &w->gen->db;
 	struct buf key = {0}, matched = {0};
 	int rc = LDAP_SUCCESS;
 	const char *msg = NULL;

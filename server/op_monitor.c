@@ -2,7 +2,9 @@
  * cn=monitor: the server's own counters as entries, read with ldapsearch
  * (like OpenLDAP's back-monitor and 389's cn=monitor).
  *
- *   cn=monitor                      uptime, threads, connections, operations
+ *   cn=monitor                      uptime, threads, connections, operations, the
+ *                                   database served (entries, import time,
+ *                                   generation) and how many reloads
  *   cn=<policy>,cn=monitor          per send policy: what sending cost
  *   cn=latency,cn=monitor           how long operations took, as a histogram
  *
@@ -18,6 +20,7 @@
 
 #include "protocol/dn.h"
 #include "protocol/response.h"
+#include "server/db_gen.h"
 #include "server/ops.h"
 #include "server/reply.h"
 #include "server/search_plan.h"
@@ -115,7 +118,8 @@ static void take_snapshot(struct server *srv, struct snapshot *s)
 	}
 }
 
-static int build_server_entry(struct server *srv, const struct snapshot *s, struct buf *out)
+static int build_server_entry(struct server *srv, const struct db_gen *g, const struct snapshot *s,
+                              struct buf *out)
 {
 	struct mon_builder b = {.n = 0};
 	char start[32];
@@ -140,7 +144,11 @@ static int build_server_entry(struct server *srv, const struct snapshot *s, stru
 	add_u64(&b, "opsAbandon", s->total.ops[STAT_OP_ABANDON]);
 	add_u64(&b, "opsOther", s->total.ops[STAT_OP_OTHER]);
 	add_u64(&b, "entriesSent", s->total.entries_sent);
-	add(&b, "databaseEntries", "%zu", srv->db.entries);
+	/* The database this worker serves now (a reload is taken between operations). */
+	add(&b, "databaseEntries", "%zu", g->db.entries);
+	add(&b, "databaseCreated", "%s", g->db.created);
+	add_u64(&b, "databaseGeneration", g->number);
+	add_u64(&b, "databaseReloads", __atomic_load_n(&srv->reloads, __ATOMIC_RELAXED));
 	return finish(&b, MONITOR_DN, out);
 }
 
@@ -249,7 +257,7 @@ void op_monitor_search(struct conn *c, struct ldap_request *req, const struct bu
 	struct snapshot snap;
 	take_snapshot(srv, &snap);
 	struct buf recs[MONITOR_ENTRIES] = {{0}};
-	int rc = build_server_entry(srv, &snap, &recs[0]);
+	int rc = build_server_entry(srv, c->w->gen, &snap, &recs[0]);
 	for (int p = 0; p < SEND_POLICY_N && rc == 0; p++)
 		rc = build_policy_entry((enum send_policy_id)p, &snap, &recs[1 + p]);
 	if (rc == 0)

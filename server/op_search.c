@@ -4,8 +4,15 @@
  * policy. The search is a resumable cursor (struct search_op): it stops when
  * the socket is full and continues on EPOLLOUT, and it yields after
  * SEARCH_SLICE candidates so other connections of the worker are served.
+ *
+ * A search reads one database generation (db_gen.h) from its start to its end,
+ * a paged one across all its pages: the worker's read transaction while the
+ * worker serves that generation, else a transaction of its own, made when the
+ * worker has moved to a newer database. A search still running, paused or
+ * parked when its generation is two reloads old ends with unwillingToPerform.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/random.h>
 #include <time.h>
@@ -17,6 +24,7 @@
 #include "protocol/schema.h"
 #include "protocol/response.h"
 #include "server/clock.h"
+#include "server/db_gen.h"
 #include "server/log.h"
 #include "server/access.h"
 #include "server/ops.h"
@@ -34,6 +42,11 @@
 struct search_op {
 	struct conn_task task; /* first: a conn_task * is a search_op * */
 	int32_t msgid;
+	struct conn *c;
+	struct db_hold hold;     /* the generation it reads, from start to end */
+	const struct db *db;     /* hold's database */
+	MDB_txn *txn;            /* the read transaction of the slice running */
+	MDB_txn *own_txn;        /* on hold's generation once the worker moved on; or NULL */
 	struct search_plan plan; /* scope, base, candidates */
 	int deref;               /* derefAliases of the request */
 	struct filter *filter;
@@ -77,6 +90,9 @@ static void search_free(struct search_op *s)
 	filter_free(s->values);
 	buf_free(&s->name_bytes);
 	free(s->names);
+	if (s->own_txn)
+		mdb_txn_abort(s->own_txn);
+	db_hold_end(s->c->w, &s->hold); /* last: it may close the environment */
 	free(s);
 }
 
@@ -178,7 +194,7 @@ static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view 
 		return STEP_END;
 	if (*rc)
 		return STEP_ERROR;
-	*rc = db_get_entry(&w->srv->db, w->txn, *id, e);
+	*rc = db_get_entry(s->db, s->txn, *id, e);
 	if (*rc == MDB_NOTFOUND) /* an index naming a missing entry: skip it */
 		return STEP_SKIP;
 	if (*rc)
@@ -187,7 +203,7 @@ static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view 
 		return STEP_SKIP;
 	/* derefInSearching: an alias below the base stands for its target. */
 	if ((s->deref & LDAP_DEREF_SEARCHING) && *id != s->plan.base_id && search_is_alias(e)) {
-		if (search_deref(&w->srv->db, w->txn, id, e) != LDAP_SUCCESS)
+		if (search_deref(s->db, s->txn, id, e) != LDAP_SUCCESS)
 			return STEP_SKIP; /* a dangling alias matches nothing */
 		if (search_plan_reaches(&s->plan, *id, e))
 			return STEP_SKIP; /* the search reaches the target itself: no duplicate */
@@ -200,7 +216,7 @@ static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view 
 	    .dn = e->dn, .dnlen = e->dnlen, .gate = access_search_gate(ae), .scratch = &w->scratch};
 	if (s->filter_oper) { /* the filter names computed attributes (entryDN, ...) */
 		w->extra.off = w->extra.len = 0;
-		if (op_attrs_all(&w->extra, &w->srv->db, w->txn, *id, e) < 0) {
+		if (op_attrs_all(&w->extra, s->db, s->txn, *id, e) < 0) {
 			*rc = ENOMEM;
 			return STEP_ERROR;
 		}
@@ -216,7 +232,6 @@ static enum step next_match(struct conn *c, entry_id *id, struct entry_view *e,
                             struct access_entry *ae, int *rc)
 {
 	struct search_op *s = running(c);
-	struct worker *w = c->w;
 	if (s->have_pending || s->sort_collected) {
 		if (s->have_pending) {
 			*id = s->pending_id;
@@ -226,7 +241,7 @@ static enum step next_match(struct conn *c, entry_id *id, struct entry_view *e,
 		} else {
 			return STEP_END;
 		}
-		*rc = db_get_entry(&w->srv->db, w->txn, *id, e);
+		*rc = db_get_entry(s->db, s->txn, *id, e);
 		if (*rc == 0)
 			access_entry_init(ae, &s->access, *id, e);
 		return *rc == 0 ? STEP_MATCH : *rc == MDB_NOTFOUND ? STEP_SKIP : STEP_ERROR;
@@ -243,7 +258,7 @@ static int send_entry(struct conn *c, entry_id id, const struct entry_view *e,
 	s->sel.gate = access_read_gate(ae);
 	w->extra.off = w->extra.len = 0;
 	int rc = 0;
-	if (s->want_oper && op_attrs_build(&w->extra, &s->sel, &w->srv->db, w->txn, id, e) < 0)
+	if (s->want_oper && op_attrs_build(&w->extra, &s->sel, s->db, s->txn, id, e) < 0)
 		rc = ENOMEM;
 	s->sent++;
 	s->page_sent++;
@@ -256,6 +271,46 @@ static int send_entry(struct conn *c, entry_id id, const struct entry_view *e,
 }
 
 /*
+ * Starts a slice of s in the read transaction of its generation: the worker's
+ * while the worker serves it, else s's own (made the first time it is needed,
+ * so that the usual search allocates none). Returns 0 or an LMDB error.
+ */
+static int slice_begin(struct search_op *s, struct worker *w)
+{
+	int rc;
+	if (s->hold.gen == w->gen) {
+		s->txn = w->txn;
+		rc = mdb_txn_renew(s->txn);
+	} else if (s->own_txn) {
+		s->txn = s->own_txn;
+		rc = mdb_txn_renew(s->txn);
+	} else {
+		rc = mdb_txn_begin(s->hold.gen->db.env, NULL, MDB_RDONLY, &s->own_txn);
+		s->txn = s->own_txn;
+	}
+	/* Group rules and rule filters read the search's generation too. */
+	s->access.db = s->db;
+	s->access.txn = s->txn;
+	return rc;
+}
+
+static const char expired_message[] =
+    "the database was reloaded twice since this search began; search again";
+
+/* db_hold's expire: s's generation is too old to keep. A search waiting for its
+ * client ends now (a parked page with no answer: its cookie is no longer valid);
+ * one on the ready list ends at its next slice (search_run). */
+static void search_expire(struct db_hold *h)
+{
+	struct search_op *s = (struct search_op *)((char *)h - offsetof(struct search_op, hold));
+	struct conn *c = s->c;
+	if (c->parked == &s->task)
+		conn_task_drop(&c->parked);
+	else if (c->task == &s->task && c->blocked && !c->closing)
+		search_finish(c, LDAP_UNWILLING_TO_PERFORM, NULL, expired_message);
+}
+
+/*
  * Runs the search until it ends, the socket is full, the slice is used or a
  * page is complete. Sorting first collects every match, then sends in order.
  */
@@ -263,9 +318,13 @@ static void search_run(struct conn *c)
 {
 	struct search_op *s = running(c);
 	struct worker *w = c->w;
-	int rc = mdb_txn_renew(w->txn);
+	if (db_hold_expired(w->srv, &s->hold)) {
+		search_finish(c, LDAP_UNWILLING_TO_PERFORM, NULL, expired_message);
+		return;
+	}
+	int rc = slice_begin(s, w);
 	if (rc == 0)
-		rc = cand_begin(&s->plan.cand, w->txn);
+		rc = cand_begin(&s->plan.cand, s->txn);
 	int result = LDAP_SUCCESS;
 	bool done = false, page_full = false;
 	for (int n = 0; rc == 0 && !done; n++) {
@@ -329,7 +388,8 @@ static void search_run(struct conn *c)
 		rc = send_entry(c, id, &e, &ae);
 	}
 	cand_end(&s->plan.cand);
-	mdb_txn_reset(w->txn);
+	if (s->txn)
+		mdb_txn_reset(s->txn);
 	if (rc != 0 && rc != MDB_NOTFOUND) {
 		log_error("search: %s", rc == ENOMEM ? "out of memory" : mdb_strerror(rc));
 		search_finish(c, LDAP_OTHER, NULL, "internal error reading the database");
@@ -342,7 +402,7 @@ static void search_run(struct conn *c)
 
 void op_matched_dn(struct worker *w, const struct buf *key, struct buf *out)
 {
-	const struct db *db = &w->srv->db;
+	const struct db *db = &w->gen->db;
 	size_t len = dn_key_parent_len(key->data, key->len);
 	while (len >= db->suffix_key.len && len > 0) {
 		entry_id id;
@@ -366,7 +426,7 @@ static int check_base_access(struct conn *c, entry_id base)
 	if (access_entry_granted(&running(c)->access, ACCESS_SEARCH))
 		return LDAP_SUCCESS;
 	struct entry_view e;
-	if (db_get_entry(&c->w->srv->db, c->w->txn, base, &e) != 0)
+	if (db_get_entry(&c->w->gen->db, c->w->txn, base, &e) != 0)
 		return LDAP_OTHER;
 	struct access_entry ae;
 	access_entry_init(&ae, &running(c)->access, base, &e);
@@ -397,7 +457,7 @@ static int check_assertion(struct conn *c, const struct ldap_request *req, entry
 		return LDAP_PROTOCOL_ERROR;
 	struct entry_view e;
 	int rc = LDAP_OTHER;
-	if (db_get_entry(&w->srv->db, w->txn, base, &e) == 0) {
+	if (db_get_entry(&w->gen->db, w->txn, base, &e) == 0) {
 		struct access_entry ae;
 		access_entry_init(&ae, &running(c)->access, base, &e);
 		struct filter_ctx fctx = {.dn = e.dn,
@@ -406,7 +466,7 @@ static int check_assertion(struct conn *c, const struct ldap_request *req, entry
 		                          .scratch = &w->scratch};
 		w->extra.off = w->extra.len = 0;
 		if (op_attrs_in_filter(f) &&
-		    op_attrs_all(&w->extra, &w->srv->db, w->txn, base, &e) == 0) {
+		    op_attrs_all(&w->extra, &w->gen->db, w->txn, base, &e) == 0) {
 			fctx.extra = w->extra.data;
 			fctx.extra_len = w->extra.len;
 		}
@@ -458,6 +518,8 @@ static void resume_page(struct conn *c, struct ldap_request *req, int page_size,
 	uint64_t want;
 	if (!s || cookie->bv_len != sizeof(want) ||
 	    (memcpy(&want, cookie->bv_val, sizeof(want)), want != s->cookie)) {
+		/* Also the cookie of a search dropped because the database was reloaded
+		 * twice since it began (search_expire). */
 		reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_UNWILLING_TO_PERFORM, NULL,
 		           "paged results cookie is invalid");
 		return;
@@ -487,7 +549,7 @@ void op_search(struct conn *c, struct ldap_request *req)
 {
 	struct search_request *r = &req->u.search;
 	struct worker *w = c->w;
-	const struct db *db = &w->srv->db;
+	const struct db *db = &w->gen->db;
 	if (!access_may_read(c)) {
 		reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_INSUFFICIENT_ACCESS, NULL,
 		           "anonymous access is disabled (allow_anonymous)");
@@ -533,6 +595,9 @@ void op_search(struct conn *c, struct ldap_request *req)
 	s->msgid = s->task.msgid = req->msgid;
 	s->task.resume = search_run;
 	s->task.free = search_task_free;
+	s->c = c;
+	db_hold_begin(w, &s->hold, search_expire); /* the generation w serves, from now on */
+	s->db = db;
 	access_op_init(&s->access, c);
 	s->plan.scope = r->scope;
 	s->deref = r->deref;

@@ -2,10 +2,11 @@
  * Operations: one handler per request type, chosen from a table by the
  * request's protocolOp tag (ops.c). Every handler runs on the connection's
  * worker thread, answers only through the reply API (reply.h), and reads the
- * database inside the worker's read transaction (w->txn, renewed and reset by
- * the handler). A request's strings point into the connection's input and are
- * valid only during the call; a handler that must keep something copies it,
- * except where stated below.
+ * database generation the worker serves (w->gen, db_gen.h) inside the worker's
+ * read transaction (w->txn, renewed and reset by the handler); a search that
+ * outlives a reload keeps reading its own generation. A request's strings point into the
+ * connection's input and are valid only during the call; a handler that must keep something copies
+ * it, except where stated below.
  *
  * This header is a map of the files: each group names the file it lives in.
  */
@@ -38,13 +39,15 @@ void op_trace(struct conn *c, const struct ldap_request *req);
 
 void op_bind(struct conn *c, struct ldap_request *req);
 /*
- * Picks srv->bind_decoy: a stored password value of the costliest scheme in use
- * (every userPassword in the database, and rootpw), which a bind to an unknown DN
+ * Picks g->bind_decoy: a stored password value of the costliest scheme in use
+ * (every userPassword in g's database, and rootpw), which a bind to an unknown DN
  * or to an entry without userPassword is checked against, so that such a bind
  * takes as long as a wrong password for a real user. Reads every entry once (at
- * start-up). Returns 0, or -1 after logging why.
+ * start-up and for each database reload, on the main thread). Returns 0, or -1
+ * after logging why.
  */
-int op_bind_prepare(struct server *srv);
+struct db_gen;
+int op_bind_prepare(struct server *srv, struct db_gen *g);
 
 /* --- op_compare.c, op_extended.c (WhoAmI) ---------------------------------------------- */
 

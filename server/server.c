@@ -20,6 +20,7 @@
 #include "server/access.h"
 #include "server/access_log.h"
 #include "server/conn.h"
+#include "server/db_gen.h"
 #include "server/db_watch.h"
 #include "server/log.h"
 #include "server/ops.h"
@@ -145,42 +146,106 @@ static void listen_url(const struct listen_addr *a, const char *port, char *out,
 	         v6 ? "[" : "", a->host, v6 ? "]" : "", port);
 }
 
+/* Logs the indexes the config names that the database at hand was imported without. */
+static void log_missing_indexes(const struct config *cfg, const struct db *db)
+{
+	for (int i = 0; i < cfg->nindex; i++)
+		if (!db_index_find(db, cfg->index[i], strlen(cfg->index[i])))
+			log_info("index %s is configured but %s was imported without it; run "
+			         "minidir-import again to build it",
+			         cfg->index[i], cfg->database);
+}
+
 static int open_database(struct server *srv)
 {
 	char err[1024];
 	struct config *cfg = &srv->cfg;
-	if (db_open(&srv->db, cfg->database, false, NULL, NULL, 0, err, sizeof(err)) < 0) {
+	struct db_gen *g = db_gen_open(cfg->database, cfg->suffix, err, sizeof(err));
+	if (!g) {
 		log_error("%s (create it with: minidir-import -f %s FILE.ldif)", err, cfg->path);
 		return -1;
 	}
-	struct buf key = {0};
-	dn_normalize(cfg->suffix, strlen(cfg->suffix), NULL, &key);
-	bool same = key.len == srv->db.suffix_key.len &&
-	            memcmp(key.data, srv->db.suffix_key.data, key.len) == 0;
-	buf_free(&key);
-	if (!same) {
-		log_error("%s holds suffix \"%.*s\" but %s says suffix = %s; re-import the data",
-		          cfg->database, (int)srv->db.suffix.len, (char *)srv->db.suffix.data,
-		          cfg->path, cfg->suffix);
+	if (op_bind_prepare(srv, g) < 0) {
+		db_gen_release(g);
 		return -1;
 	}
-	for (int i = 0; i < cfg->nindex; i++)
-		if (!db_index_find(&srv->db, cfg->index[i], strlen(cfg->index[i])))
-			log_info("index %s is configured but %s was imported without it; run "
-			         "minidir-import again to build it",
-			         cfg->index[i], cfg->database);
+	log_missing_indexes(cfg, &g->db);
 	struct stat st;
-	if (stat(cfg->database, &st) == 0) {
-		srv->db_dev = st.st_dev;
-		srv->db_ino = st.st_ino;
-		if (st.st_mode & (S_IRWXG | S_IRWXO))
-			log_info("warning: %s is readable by others (mode %03o) and holds password "
-			         "hashes; chmod 600 it",
-			         cfg->database, (unsigned)(st.st_mode & 0777));
-	}
-	log_info("database %s: suffix %s, %zu entries", cfg->database, cfg->suffix,
-	         srv->db.entries);
+	if (stat(cfg->database, &st) == 0 && (st.st_mode & (S_IRWXG | S_IRWXO)))
+		log_info("warning: %s is readable by others (mode %03o) and holds password "
+		         "hashes; chmod 600 it",
+		         cfg->database, (unsigned)(st.st_mode & 0777));
+	db_gen_publish(srv, g);
+	log_info("database %s: suffix %s, %zu entries", cfg->database, cfg->suffix, g->db.entries);
 	return 0;
+}
+
+/* True if st is the file refused last (as it was then). */
+static bool is_refused(const struct server *srv, const struct stat *st)
+{
+	const struct db_refused *r = &srv->db_refused;
+	return r->dev == st->st_dev && r->ino == st->st_ino && r->size == st->st_size &&
+	       r->mtime.tv_sec == st->st_mtim.tv_sec && r->mtime.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+/* Logs why the file st was refused (a and b: the reason's two parts) and keeps it from
+ * being tried again as long as it stays as it is. */
+static void refuse(struct server *srv, const struct stat *st, const char *a, const char *b)
+{
+	log_error("database not reloaded: %s%s; still serving the previous one", a, b);
+	srv->db_refused = (struct db_refused){
+	    .dev = st->st_dev, .ino = st->st_ino, .size = st->st_size, .mtime = st->st_mtim};
+}
+
+void server_db_check(struct server *srv)
+{
+	const char *path = srv->cfg.database;
+	struct db_gen *cur = srv->gen; /* the main thread publishes: no lock to read it */
+	struct stat st;
+	if (stat(path, &st) < 0 || (st.st_dev == cur->dev && st.st_ino == cur->ino) ||
+	    is_refused(srv, &st))
+		return;
+	/* The lease first: a file another process still writes is not read yet. */
+	int fd, lease = db_watch_lease(path, st.st_dev, st.st_ino, &fd), lease_err = errno;
+	if (lease < 0 && lease_err != ESTALE) {
+		refuse(srv, &st, path,
+		       lease_err == EACCES ? ": permission denied" : ": cannot be opened");
+		return;
+	}
+	if (lease < 0 || (lease > 0 && lease_err == EAGAIN)) {
+		log_debug("%s: a new file, still open for writing (or replaced again); retrying",
+		          path);
+		return;
+	}
+	char err[1024];
+	struct db_gen *g = db_gen_open(path, srv->cfg.suffix, err, sizeof(err));
+	if (g && (g->dev != st.st_dev || g->ino != st.st_ino)) {
+		db_gen_release(g); /* replaced again since the stat: the next round takes it */
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	if (!g || op_bind_prepare(srv, g) < 0) {
+		refuse(srv, &st, g ? path : err, g ? ": reading its passwords failed" : "");
+		db_gen_release(g);
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	if (lease > 0)
+		log_info("%s: no lease on the new database file (%s)", path, strerror(lease_err));
+	log_missing_indexes(&srv->cfg, &g->db);
+	if (st.st_mode & (S_IRWXG | S_IRWXO))
+		log_info("warning: %s is readable by others (mode %03o) and holds password hashes; "
+		         "chmod 600 it",
+		         path, (unsigned)(st.st_mode & 0777));
+	g->map_slot = db_watch_map_add(g->dev, g->ino, path);
+	db_gen_publish(srv, g);
+	db_watch_set(srv, fd); /* the old file's lease goes: its name is gone */
+	__atomic_add_fetch(&srv->reloads, 1, __ATOMIC_RELAXED);
+	log_info("database reloaded: %s (%zu entries, imported %s; generation %llu)", path,
+	         g->db.entries, g->db.created[0] ? g->db.created : "at an unknown time",
+	         (unsigned long long)g->number);
 }
 
 static int init_worker(struct server *srv, struct worker *w, int id)
@@ -198,7 +263,8 @@ static int init_worker(struct server *srv, struct worker *w, int id)
 		log_error("worker %d: %s", id, strerror(errno));
 		return -1;
 	}
-	int rc = mdb_txn_begin(srv->db.env, NULL, MDB_RDONLY, &w->txn);
+	w->gen = db_gen_current(srv);
+	int rc = mdb_txn_begin(w->gen->db.env, NULL, MDB_RDONLY, &w->txn);
 	if (rc) {
 		log_error("worker %d: read transaction: %s", id, mdb_strerror(rc));
 		return -1;
@@ -215,6 +281,7 @@ int server_init(struct server *srv)
 	srv->access_log = srv->access_log_old = -1;
 	srv->dispatch = ops_dispatch;
 	pthread_mutex_init(&srv->accept_lock, NULL);
+	pthread_mutex_init(&srv->gen_lock, NULL);
 	srv->rt.policy = policy_for(cfg->send_policy);
 	srv->local_policy = policy_for(SEND_BATCH);
 	srv->rt.batch_bytes = cfg->batch_bytes;
@@ -236,7 +303,7 @@ int server_init(struct server *srv)
 		return -1;
 	if (open_database(srv) < 0)
 		return -1;
-	db_watch_start(srv);
+	srv->gen->map_slot = db_watch_start(srv, srv->gen->dev, srv->gen->ino);
 	if (tls_setup(cfg, &srv->tls) < 0) /* before the root DSE, which lists StartTLS */
 		return -1;
 	if (access_log_open(srv, cfg->access_log) < 0)
@@ -245,8 +312,6 @@ int server_init(struct server *srv)
 		log_error("building the root DSE: out of memory");
 		return -1;
 	}
-	if (op_bind_prepare(srv) < 0)
-		return -1;
 	srv->nworkers = cfg->threads;
 	srv->workers = calloc((size_t)srv->nworkers, sizeof(*srv->workers));
 	if (!srv->workers)
@@ -321,6 +386,7 @@ void server_stop(struct server *srv)
 			close(w->listenfd[j]);
 		if (w->txn)
 			mdb_txn_abort(w->txn);
+		db_gen_release(w->gen);
 		if (w->ber)
 			ber_free(w->ber, 0);
 		buf_free(&w->scratch);
@@ -343,15 +409,16 @@ void server_stop(struct server *srv)
 			unlink(srv->cfg.listen[a].path); /* ours: bound by server_listen */
 	buf_free(&srv->rootdse);
 	buf_free(&srv->subschema);
-	free(srv->bind_decoy);
 	tls_teardown(srv->tls);
 	srv->tls = NULL;
 	access_log_close(srv);
 	access_free(srv);
-	db_close(&srv->db);
+	db_gen_release(srv->gen); /* the last reference: every worker has let go */
+	srv->gen = NULL;
 	db_watch_stop(srv); /* after the map is gone: a writer held back may go on */
 	config_free(&srv->cfg);
 	pthread_mutex_destroy(&srv->accept_lock);
+	pthread_mutex_destroy(&srv->gen_lock);
 	schema_free();
 }
 
@@ -401,12 +468,7 @@ int server_reload(struct server *srv)
 	else if (n.tls_cert_file[0])
 		log_info("SIGHUP: TLS was off at start-up; restart minidir to turn it on");
 	access_log_reopen(srv, n.access_log); /* after logrotate moved the file away */
-	struct stat st;
-	if (stat(srv->cfg.database, &st) == 0 &&
-	    (st.st_dev != srv->db_dev || st.st_ino != srv->db_ino))
-		log_info(
-		    "SIGHUP: %s was replaced (a new minidir-import); restart minidir to serve it",
-		    srv->cfg.database);
+	server_db_check(srv);                 /* a new import is picked up within a second anyway */
 	const struct send_policy *old = server_policy(srv), *p = policy_for(n.send_policy);
 	if (p != old) {
 		__atomic_store_n(&srv->rt.policy, p, __ATOMIC_RELEASE);

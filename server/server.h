@@ -32,9 +32,22 @@ void server_stop(struct server *srv);
  * runtime take effect at once: send_policy (for connections accepted from then
  * on), batch_bytes, max_pending_bytes, monitor_access, write_timeout,
  * idle_timeout, sizelimit, timelimit and allow_anonymous. Other changed keys
- * are logged as needing a restart, and so is a database file replaced by a new
- * import. A config with errors is logged and ignored. Returns 0 or -1.
+ * are logged as needing a restart. A config with errors is logged and ignored.
+ * A database file replaced by a new import is picked up (server_db_check).
+ * Returns 0 or -1.
  */
 int server_reload(struct server *srv);
+
+/*
+ * Database reload, on the main thread (once a second and at SIGHUP): if the
+ * file at the database path is another than the one served (device, inode),
+ * opens it, checks it (format, suffix), builds what depends on its data (the
+ * bind decoy) and makes it the current generation (db_gen.h); the lease
+ * follows it. Logs "database reloaded: PATH (N entries, imported TIME ...)",
+ * or why the file was refused (it is not tried again until it changes; the
+ * previous one keeps serving). A file another process still has open for
+ * writing waits for the next round.
+ */
+void server_db_check(struct server *srv);
 
 #endif

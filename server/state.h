@@ -28,6 +28,8 @@ struct access_rules;
 struct worker_hooks;
 struct conn;
 struct ldap_request;
+struct db_gen;
+struct db_hold;
 
 struct worker {
 	int id;
@@ -40,7 +42,9 @@ struct worker {
 	int nlisten;
 	int reservefd;         /* spare descriptor, freed to shed connections at EMFILE; -1: lost */
 	bool listen_paused;    /* listeners out of the epoll set until a descriptor is free */
-	MDB_txn *txn;          /* this worker's read transaction, reset between slices */
+	struct db_gen *gen;    /* the database generation it serves (db_gen.h), held */
+	MDB_txn *txn;          /* its read transaction on gen, reset between slices */
+	struct db_hold *holds; /* operations reading a generation over several rounds */
 	BerElement *ber;       /* reused by every request decode */
 	struct buf scratch;    /* filter evaluation work space */
 	struct buf extra;      /* operational attributes of the entry being sent */
@@ -79,11 +83,18 @@ struct server {
 	struct config cfg; /* as loaded at start-up; runtime holds what reloads change */
 	struct runtime rt;
 	const struct send_policy *local_policy; /* ldapi:// connections' (batch: no TCP options) */
-	struct db db;
+	struct db_gen *gen; /* the current database generation (db_gen.h): under gen_lock */
+	pthread_mutex_t gen_lock;
+	uint64_t gen_min; /* the oldest generation a search may still hold (atomic) */
+	uint64_t reloads; /* database files picked up since start-up (atomic) */
+	struct db_refused {
+		dev_t dev; /* a new file at the database path that was refused, */
+		ino_t ino; /* not tried again while it stays as it is */
+		off_t size;
+		struct timespec mtime;
+	} db_refused;
 	struct worker *workers;
 	int nworkers;
-	dev_t db_dev; /* the database file opened, to notice a re-import */
-	ino_t db_ino;
 	int db_watch_fd;      /* holds the read lease on the database file (db_watch.h); -1: none */
 	struct buf rootdse;   /* the root DSE, as a stored entry record */
 	struct buf subschema; /* cn=Subschema, as a stored entry record */
@@ -93,8 +104,6 @@ struct server {
 	int access_log;        /* its descriptor, -2 syslog, -1 off (atomic; access_log.h) */
 	int access_log_old;    /* the one SIGHUP replaced, closed at the next SIGHUP */
 	uint64_t next_conn_id; /* connection numbers in the access log (atomic) */
-	char *bind_decoy;      /* see op_bind_prepare */
-	size_t bind_decoy_len;
 	time_t started;
 	volatile int stopping;
 	/* Runs a decoded request (ops_dispatch): how the connection layer, below the

@@ -1,6 +1,7 @@
 /*
  * A worker's event loop: accept on its own listening sockets, hand the sockets and
- * their events to the layer above (worker_hooks), sweep once a second, stop when woken.
+ * their events to the layer above (worker_hooks), move to a reloaded database between
+ * rounds, sweep once a second, stop when woken.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -13,6 +14,7 @@
 
 #include "server/clock.h"
 #include "server/access_log.h"
+#include "server/db_gen.h"
 #include "server/log.h"
 #include "server/worker.h"
 
@@ -121,6 +123,8 @@ void *worker_main(void *arg)
 		}
 		if (w->srv->stopping)
 			break;
+		/* Between operations: a new import, if one was published, serves from here on. */
+		db_gen_worker_switch(w);
 		for (int i = 0; i < n; i++) {
 			void *ptr = events[i].data.ptr;
 			int li;
@@ -139,6 +143,7 @@ void *worker_main(void *arg)
 			worker_fd_freed(
 			    w); /* retries a lost spare descriptor and paused listeners */
 			w->hooks->sweep(w, now);
+			db_gen_worker_sweep(w); /* searches on a database two reloads old */
 		}
 	}
 	w->hooks->stop(w);
