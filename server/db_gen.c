@@ -8,6 +8,7 @@
 
 #include "protocol/dn.h"
 #include "server/db_watch.h"
+#include "server/dlist.h"
 #include "server/log.h"
 
 struct db_gen *db_gen_open(const char *path, const char *suffix, char *err, size_t errlen)
@@ -84,23 +85,14 @@ void db_hold_begin(struct worker *w, struct db_hold *h, void (*expire)(struct db
 	h->gen = w->gen;
 	h->owned = false;
 	h->expire = expire;
-	h->prev = NULL;
-	h->next = w->holds;
-	if (w->holds)
-		w->holds->prev = h;
-	w->holds = h;
+	DLIST_PUSH(w->holds, h);
 }
 
 void db_hold_end(struct worker *w, struct db_hold *h)
 {
 	if (!h->gen)
 		return;
-	if (h->prev)
-		h->prev->next = h->next;
-	else
-		w->holds = h->next;
-	if (h->next)
-		h->next->prev = h->prev;
+	DLIST_UNLINK(w->holds, h);
 	if (h->owned)
 		db_gen_release(h->gen);
 	h->gen = NULL;
