@@ -43,7 +43,7 @@ SR_OBJ   := $(SR_SRC:%.c=$(B)/%.o)
 SR_LIB   := $(B)/libsearchrate.a
 SR_LIBS  := -lldap -llber -lpthread -lm
 SR_UNIT_BIN := $(filter $(B)/tests/tools/%,$(UNIT_BIN))
-ITEST_BIN := $(B)/tests/integration/ldapclient $(B)/tests/integration/faultclient $(B)/bench/idleconns
+ITEST_BIN := $(B)/tests/integration/ldapclient $(B)/tests/integration/faultclient $(B)/bench/idleconns $(B)/bench/floor
 
 FUZZ_TARGETS := request filter ldif config
 FUZZ_BIN := $(FUZZ_TARGETS:%=build-fuzz/fuzz_%)
@@ -138,6 +138,7 @@ bench: deps all
 	@./scripts/deps.sh bench
 	@./bench/run.sh
 	@./bench/access_log.sh
+	@./bench/floor.sh
 
 format:
 	clang-format -i $(shell git ls-files '*.c' '*.h')
