@@ -43,7 +43,7 @@ SR_OBJ   := $(SR_SRC:%.c=$(B)/%.o)
 SR_LIB   := $(B)/libsearchrate.a
 SR_LIBS  := -lldap -llber -lpthread -lm
 SR_UNIT_BIN := $(filter $(B)/tests/tools/%,$(UNIT_BIN))
-ITEST_BIN := $(B)/tests/integration/ldapclient $(B)/tests/integration/faultclient $(B)/bench/idleconns $(B)/bench/floor
+ITEST_BIN := $(B)/tests/integration/ldapclient $(B)/tests/integration/faultclient $(B)/tests/integration/syncprobe $(B)/bench/idleconns $(B)/bench/floor
 
 FUZZ_TARGETS := request filter ldif config
 FUZZ_BIN := $(FUZZ_TARGETS:%=build-fuzz/fuzz_%)
@@ -121,6 +121,7 @@ integration: $(BINS) $(ITEST_BIN)
 	@BUILD=$(B) ./tests/integration/fault_test.sh
 	@BUILD=$(B) ./tests/integration/tls_test.sh
 	@BUILD=$(B) ./tests/integration/access_test.sh
+	@BUILD=$(B) ./tests/integration/sync_test.sh
 	@BUILD=$(B) ./tests/conformance/run.sh
 	@BUILD=$(B) CONFORMANCE_TLS=1 CONFORMANCE_QUIET=1 ./tests/conformance/run.sh
 
