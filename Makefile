@@ -23,7 +23,10 @@ SANFLAGS :=
 OPT     := -O2 -g
 endif
 CFLAGS  ?= $(OPT)
-CFLAGS  += -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -I. $(SANFLAGS) -MMD -MP
+# -ffile-prefix-map: the debug information names sources relative to the tree, so that no
+# build path is baked into what make install ships.
+CFLAGS  += -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -I. $(SANFLAGS) -MMD -MP \
+           -ffile-prefix-map=$(CURDIR)=.
 LDFLAGS += $(SANFLAGS)
 LDLIBS  := -pthread $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lldap -llber -llmdb -linih -lssl -lcrypto) -lcrypt
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt)
@@ -49,7 +52,8 @@ FUZZ_TARGETS := request filter ldif config
 FUZZ_BIN := $(FUZZ_TARGETS:%=build-fuzz/fuzz_%)
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps run test layers unit integration bench format format-check clean fuzz fuzz-smoke fuzz-build
+.PHONY: all deps run test layers unit integration bench format format-check clean fuzz fuzz-smoke fuzz-build \
+        install install-strip uninstall packaging-test
 all: $(BINS) $(UNIT_BIN) $(ITEST_BIN)
 
 deps:
@@ -122,8 +126,79 @@ integration: $(BINS) $(ITEST_BIN)
 	@BUILD=$(B) ./tests/integration/tls_test.sh
 	@BUILD=$(B) ./tests/integration/access_test.sh
 	@BUILD=$(B) ./tests/integration/sync_test.sh
+	@BUILD=$(B) ./tests/integration/install_test.sh
 	@BUILD=$(B) ./tests/conformance/run.sh
 	@BUILD=$(B) CONFORMANCE_TLS=1 CONFORMANCE_QUIET=1 ./tests/conformance/run.sh
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: placed as a Debian package would place them
+# (README "Install"). The server and the tools that write or read its database (slapd,
+# slapadd, slapcat's places) in sbin with man section 8; searchrate, a user's tool, in
+# bin. The configuration goes to /etc when PREFIX is /usr, else PREFIX/etc; an existing
+# one is kept. Binaries are not stripped: a packager's dh_strip keeps their debug
+# information in a -dbgsym package (make install-strip strips them).
+PREFIX        ?= /usr/local
+ifeq ($(PREFIX),/usr)
+SYSCONFDIR    ?= /etc
+LOCALSTATEDIR ?= /var
+UNITDIR       ?= /lib/systemd/system
+else
+SYSCONFDIR    ?= $(PREFIX)/etc
+LOCALSTATEDIR ?= $(PREFIX)/var
+UNITDIR       ?= $(PREFIX)/lib/systemd/system
+endif
+BINDIR        ?= $(PREFIX)/bin
+SBINDIR       ?= $(PREFIX)/sbin
+MANDIR        ?= $(PREFIX)/share/man
+SYSUSERSDIR   ?= $(PREFIX)/lib/sysusers.d
+TMPFILESDIR   ?= $(PREFIX)/lib/tmpfiles.d
+INSTALL       ?= install
+SBIN_PROGS    := minidir minidir-import minidir-export
+BIN_PROGS     := searchrate
+MAN_PAGES     := man/minidir.8 man/minidir-import.8 man/minidir-export.8 man/minidir.conf.5 \
+                 man/searchrate.1
+SUBST         := sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+                     -e 's|@LOCALSTATEDIR@|$(LOCALSTATEDIR)|g'
+CONF_DIR      := $(DESTDIR)$(SYSCONFDIR)/minidir
+
+install: $(BINS)
+	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(CONF_DIR) \
+	    $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) \
+	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
+	$(INSTALL) -d -m 0750 $(DESTDIR)$(LOCALSTATEDIR)/lib/minidir
+	$(INSTALL) -m 0755 $(INSTALL_STRIP) $(SBIN_PROGS:%=$(B)/%) $(DESTDIR)$(SBINDIR)/
+	$(INSTALL) -m 0755 $(INSTALL_STRIP) $(BIN_PROGS:%=$(B)/%) $(DESTDIR)$(BINDIR)/
+	@set -e; for m in $(MAN_PAGES); do \
+	    echo "$(INSTALL) -m 0644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/"; \
+	    $(INSTALL) -m 0644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/; done
+	$(SUBST) packaging/minidir.service.in > $(DESTDIR)$(UNITDIR)/minidir.service
+	$(SUBST) packaging/minidir.sysusers.in > $(DESTDIR)$(SYSUSERSDIR)/minidir.conf
+	$(SUBST) packaging/minidir.tmpfiles.in > $(DESTDIR)$(TMPFILESDIR)/minidir.conf
+	chmod 0644 $(DESTDIR)$(UNITDIR)/minidir.service $(DESTDIR)$(SYSUSERSDIR)/minidir.conf \
+	    $(DESTDIR)$(TMPFILESDIR)/minidir.conf
+	@if [ -e $(CONF_DIR)/minidir.conf ]; then \
+	    echo "install: $(CONF_DIR)/minidir.conf exists: kept"; \
+	else \
+	    echo "install: $(CONF_DIR)/minidir.conf (database in $(LOCALSTATEDIR)/lib/minidir)"; \
+	    sed 's|^database = .*|database = $(LOCALSTATEDIR)/lib/minidir/minidir.mdb|' \
+	        conf/minidir.conf > $(CONF_DIR)/minidir.conf.tmp; \
+	    chmod 0640 $(CONF_DIR)/minidir.conf.tmp; \
+	    mv $(CONF_DIR)/minidir.conf.tmp $(CONF_DIR)/minidir.conf; \
+	fi
+
+install-strip:
+	@$(MAKE) --no-print-directory install INSTALL_STRIP=-s
+
+# Leaves the configuration and the database, as a package's remove (not purge) does.
+uninstall:
+	rm -f $(SBIN_PROGS:%=$(DESTDIR)$(SBINDIR)/%) $(BIN_PROGS:%=$(DESTDIR)$(BINDIR)/%) \
+	    $(foreach m,$(MAN_PAGES),$(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m))) \
+	    $(DESTDIR)$(UNITDIR)/minidir.service $(DESTDIR)$(SYSUSERSDIR)/minidir.conf \
+	    $(DESTDIR)$(TMPFILESDIR)/minidir.conf
+	@echo "uninstall: $(CONF_DIR)/minidir.conf and $(DESTDIR)$(LOCALSTATEDIR)/lib/minidir are left"
+
+# The packaging checks alone (man pages, unit, make install): tests/integration/install_test.sh.
+packaging-test: $(BINS)
+	@BUILD=$(B) ./tests/integration/install_test.sh
 
 # libFuzzer: build-fuzz/fuzz_<target>, each run FUZZ_SECONDS from fuzz/corpus/<target>/.
 fuzz-build: deps

@@ -10,12 +10,14 @@ BENCH_PKGS="tcpdump gnuplot-nox ethtool iproute2 slapd linux-perf"
 # slapd is needed for its schema files (/etc/ldap/schema) and as the peer of the
 # conformance tests and of searchrate's TLS tests; its own service is kept from starting
 # (see below). openssl makes those tests' throwaway certificates (tests/integration/tls_certs.sh);
-# python3-ldap is the second client of tests/integration/tls_test.sh. clang builds
+# python3-ldap is the second client of tests/integration/tls_test.sh. groff-base renders
+# the man pages and systemd's systemd-analyze verifies the unit (tests/integration/install_test.sh;
+# installing the package starts nothing). clang builds
 # make test SAN=1 and make fuzz; libclang-rt-14-dev holds its sanitizer and libFuzzer
 # runtimes (libclang_rt.fuzzer-x86_64.a).
 PKGS="build-essential pkg-config libldap-dev liblmdb-dev lmdb-utils check \
 libsubunit-dev ldap-utils libinih-dev libssl-dev libcrypt-dev strace clang-format slapd \
-procps diffutils clang libclang-rt-14-dev openssl python3-ldap"
+procps diffutils clang libclang-rt-14-dev openssl python3-ldap groff-base systemd"
 
 [ "${1:-}" = bench ] && PKGS="$PKGS $BENCH_PKGS"
 

@@ -124,11 +124,19 @@ START_TEST(engine_lean_unless_tls)
 }
 END_TEST
 
+/* --version, like --help, ends the parse with status 0 (it prints "searchrate VERSION"). */
+START_TEST(version_exits_zero)
+{
+	ck_assert_int_eq(parse("--version", NULL), 0);
+	ck_assert_int_eq(parse("--version", "--bogus", NULL), 0);
+}
+END_TEST
+
 int main(void)
 {
 	const TTest *const tests[] = {
 	    use_ssl_gives_ldaps,  starttls_stays_ldap,    iterations_before_reconnect,
-	    combinations_refused, engine_lean_unless_tls,
+	    combinations_refused, engine_lean_unless_tls, version_exits_zero,
 	};
 	return searchrate_check_run("searchrate_options", setup, teardown, tests,
 	                            sizeof(tests) / sizeof(tests[0]));

@@ -20,6 +20,8 @@
 #include <lber.h>
 #include <ldap.h>
 
+#include "conf/cli.h" /* MINIDIR_VERSION */
+
 static const char usage_text[] =
     "Usage: searchrate -b BASEDN [options]\n"
     "\n"
@@ -72,6 +74,7 @@ static const char usage_text[] =
     "                                  statistics and the summary (default 0)\n"
     "  -c, --csv                       print CSV rows instead of the table\n"
     "  -H, --help                      print this help and exit\n"
+    "      --version                   print the version and exit\n"
     "\n"
     "Value patterns (in --baseDN and --filter), expanded for each search:\n"
     "  [1-1000]     a uniformly random integer from 1 to 1000\n"
@@ -97,6 +100,7 @@ enum opt_kind {
 	K_ATTR,   /* --attribute, repeatable */
 	K_ENGINE, /* --engine */
 	K_HELP,
+	K_VERSION,
 };
 
 enum {
@@ -104,6 +108,7 @@ enum {
 	OPT_WARMUP,
 	OPT_RECONNECT,
 	OPT_ENGINE,
+	OPT_VERSION,
 };
 
 struct opt_spec {
@@ -146,6 +151,7 @@ static const struct opt_spec specs[] = {
     {"warmUpIntervals", OPT_WARMUP, K_U64, OFF(warmup), 0, LLONG_MAX / 2, 0, 0},
     {"csv", 'c', K_FLAG, OFF(csv), 0, 0, 0, 0},
     {"help", 'H', K_HELP, 0, 0, 0, 0, 0},
+    {"version", OPT_VERSION, K_VERSION, 0, 0, 0, 0, 0},
 };
 #define NSPECS (sizeof(specs) / sizeof(specs[0]))
 static const char shortopts[] = ":h:p:D:w:j:ZqXP:b:s:f:A:z:l:t:r:aO:i:I:cH";
@@ -247,6 +253,9 @@ static int apply(struct sr_config *cfg, const struct opt_spec *o, char *arg)
 	case K_HELP:
 		fputs(usage_text, stdout);
 		return 0;
+	case K_VERSION:
+		printf("searchrate %s\n", MINIDIR_VERSION);
+		return 0;
 	default:
 		return set_number(o, field, arg);
 	}
@@ -265,7 +274,8 @@ static int read_options(struct sr_config *cfg, int argc, char **argv)
 {
 	struct option longopts[NSPECS + 1];
 	for (size_t i = 0; i < NSPECS; i++) {
-		bool has_arg = specs[i].kind != K_FLAG && specs[i].kind != K_HELP;
+		bool has_arg = specs[i].kind != K_FLAG && specs[i].kind != K_HELP &&
+		               specs[i].kind != K_VERSION;
 		longopts[i] = (struct option){
 		    specs[i].name, has_arg ? required_argument : no_argument, NULL, specs[i].key};
 	}

@@ -1,0 +1,271 @@
+#!/usr/bin/env bash
+# Packaging: the man pages document every config key the parser accepts and every
+# option each program's --help prints (both lists read from the code and the programs,
+# never written down here), and render without warnings; the systemd unit verifies;
+# `make install DESTDIR=... PREFIX=/usr` lays out the tree a package ships; the
+# *installed* minidir-import and minidir then import and serve examples/example.ldif,
+# as root switching to nobody by the user/group keys, and as the unit runs it (an
+# unprivileged user with CAP_NET_BIND_SERVICE only, on a port below 1024).
+#   BUILD=build tests/integration/install_test.sh
+set -eu
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+. tests/integration/lib.sh
+use_work_dir install
+chmod 0755 "$work" # the server, once nobody, reads its config here on SIGHUP
+
+case $BUILD in
+build) make_args=() ;;
+build-san) make_args=(SAN=1) ;;
+*)
+	echo "install_test: BUILD=$BUILD: make install builds into build/ or build-san/ only" >&2
+	exit 1
+	;;
+esac
+
+for tool in groff make ldapsearch; do
+	command -v "$tool" > /dev/null || { echo "install_test: $tool not found (scripts/deps.sh installs it)" >&2; exit 1; }
+done
+version=$(sed -n 's/^#define MINIDIR_VERSION "\(.*\)"/\1/p' conf/cli.h)
+[ -n "$version" ] || { echo "install_test: no MINIDIR_VERSION in conf/cli.h" >&2; exit 1; }
+
+# A page as plain text: no hyphenation, lines long enough that no option is broken.
+render() { groff -man -Tascii -P-cbou -rHY=0 -rLL=250n "$1" 2> /dev/null; }
+
+# --- man pages ----------------------------------------------------------------
+pages="man/minidir.8 man/minidir-import.8 man/minidir-export.8 man/minidir.conf.5 man/searchrate.1"
+for page in $pages; do
+	if [ ! -f "$page" ]; then
+		not_ok "$page: missing"
+		continue
+	fi
+	warn=$(groff -man -Tutf8 -ww -z "$page" 2>&1) && [ -z "$warn" ] &&
+		ok "$page renders without warnings" || not_ok "$page: groff -ww: $warn"
+	grep -q "^\.TH .*\"minidir $version\"" "$page" && ok "$page: .TH names version $version" ||
+		not_ok "$page: .TH does not name minidir $version: $(grep '^\.TH' "$page")"
+done
+
+# Every key the parser accepts: each word of conf/config.c and config.h that the parser,
+# given "WORD = x", does not answer with "unknown key" (however the code spells its keys).
+probe=$work/probe.conf
+keys=$(grep -ohE '\b[a-z][a-z0-9_]*\b' conf/config.c conf/config.h | sort -u | while read -r w; do
+	printf 'database = %s/none.mdb\nsuffix = dc=example,dc=com\n%s = x\n' "$work" "$w" > "$probe"
+	case $("$BUILD/minidir-export" -q -f "$probe" 2>&1) in
+	*"unknown key"* | *"syntax error"*) ;;
+	*) echo "$w" ;;
+	esac
+done)
+nkeys=$(echo "$keys" | wc -w)
+if [ "$nkeys" -ge 25 ] && echo "$keys" | grep -qx listen && echo "$keys" | grep -qx tls_cert_file; then
+	ok "the parser accepts $nkeys keys"
+else
+	not_ok "the parser accepts $nkeys keys of the words in conf/config.c: $keys"
+fi
+conf5=$(render man/minidir.conf.5)
+missing_man='' missing_conf=''
+for k in $keys; do
+	# A tagged paragraph of its own ("KEY = VALUE" at the page's left margin).
+	grep -qE "^ {7}$k = " <<< "$conf5" || missing_man="$missing_man $k"
+	grep -qE "^#? ?$k =" conf/minidir.conf || missing_conf="$missing_conf $k"
+done
+[ -z "$missing_man" ] && ok "minidir.conf(5) documents every key" ||
+	not_ok "minidir.conf(5) does not document:$missing_man"
+[ -z "$missing_conf" ] && ok "conf/minidir.conf shows every key" ||
+	not_ok "conf/minidir.conf does not show:$missing_conf"
+
+# Every option each program's --help prints, in its page's OPTIONS section as the head
+# of a tagged paragraph ("-f CONFIG", "-h, --help", "--version").
+for prog_page in minidir:man/minidir.8 minidir-import:man/minidir-import.8 \
+	minidir-export:man/minidir-export.8 searchrate:man/searchrate.1; do
+	prog=${prog_page%%:*} page=${prog_page#*:}
+	help=$("$BUILD/$prog" --help 2>&1) || { not_ok "$prog --help: exit status $?"; continue; }
+	opts=$(grep -oE '(^|[][ ,(|])--?[A-Za-z][A-Za-z0-9-]*' <<< "$help" | sed 's/^[^-]*//' | sort -u)
+	if ! grep -qx -- --version <<< "$opts" || ! grep -qx -- --help <<< "$opts"; then
+		not_ok "$prog --help lists no --help or --version: $(tr '\n' ' ' <<< "$opts")"
+	fi
+	section=$(render "$page" | awk '/^OPTIONS$/ { on = 1; next } /^[A-Z]/ { on = 0 } on')
+	missing=
+	for o in $opts; do
+		grep -qE -- "^ {7}(-[A-Za-z], )?$o([ ,]|$)" <<< "$section" || missing="$missing $o"
+	done
+	[ -z "$missing" ] && ok "$page documents all $(echo "$opts" | wc -w) options of $prog --help" ||
+		not_ok "$page: OPTIONS lacks$missing"
+	out=$("$BUILD/$prog" --version 2>&1) && [ "$out" = "$prog $version" ] &&
+		ok "$prog --version: $out" || not_ok "$prog --version: \"$out\""
+done
+
+# --- make install -------------------------------------------------------------
+dest=$work/dest
+if out=$(make --no-print-directory "${make_args[@]}" install DESTDIR="$dest" PREFIX=/usr 2>&1); then
+	ok "make install DESTDIR=... PREFIX=/usr"
+else
+	not_ok "make install: $out"
+	exit 1
+fi
+for f in usr/sbin/minidir usr/sbin/minidir-import usr/sbin/minidir-export usr/bin/searchrate; do
+	[ -x "$dest/$f" ] && [ "$(stat -c %a "$dest/$f")" = 755 ] && ok "installed /$f" ||
+		not_ok "/$f: missing or not mode 0755"
+done
+for f in usr/share/man/man8/minidir.8 usr/share/man/man8/minidir-import.8 \
+	usr/share/man/man8/minidir-export.8 usr/share/man/man5/minidir.conf.5 \
+	usr/share/man/man1/searchrate.1 lib/systemd/system/minidir.service \
+	usr/lib/sysusers.d/minidir.conf usr/lib/tmpfiles.d/minidir.conf; do
+	[ -f "$dest/$f" ] && [ "$(stat -c %a "$dest/$f")" = 644 ] && ok "installed /$f" ||
+		not_ok "/$f: missing or not mode 0644"
+done
+conf=$dest/etc/minidir/minidir.conf
+[ -f "$conf" ] && [ "$(stat -c %a "$conf")" = 640 ] && ok "installed /etc/minidir/minidir.conf, mode 0640" ||
+	not_ok "/etc/minidir/minidir.conf: missing or not mode 0640"
+grep -qx "database = /var/lib/minidir/minidir.mdb" "$conf" && ok "installed config: database in /var/lib/minidir" ||
+	not_ok "installed config: $(grep '^database' "$conf")"
+[ -d "$dest/var/lib/minidir" ] && ok "installed /var/lib/minidir" || not_ok "/var/lib/minidir: missing"
+# Relative to the tree they were built in, nothing installed may name it.
+left=$(grep -rlF -e "$PWD" -e "@SBINDIR@" -e "@SYSCONFDIR@" -e "@LOCALSTATEDIR@" "$dest" || true)
+[ -z "$left" ] && ok "no build path or @PLACEHOLDER@ in the installed tree" ||
+	not_ok "build path or placeholder in: $left"
+unit=$dest/lib/systemd/system/minidir.service
+grep -qx "ExecStart=/usr/sbin/minidir -f /etc/minidir/minidir.conf" "$unit" &&
+	ok "unit: ExecStart=/usr/sbin/minidir -f /etc/minidir/minidir.conf" ||
+	not_ok "unit: $(grep ExecStart= "$unit")"
+for want in User=minidir ProtectSystem=strict ProtectHome=yes PrivateTmp=yes NoNewPrivileges=yes \
+	RuntimeDirectory=minidir AmbientCapabilities=CAP_NET_BIND_SERVICE \
+	CapabilityBoundingSet=CAP_NET_BIND_SERVICE 'ExecReload=/bin/kill -HUP $MAINPID'; do
+	grep -qxF "$want" "$unit" || { not_ok "unit: no $want"; continue; }
+	ok "unit: $want"
+done
+grep -qE '^u minidir - ".*" /var/lib/minidir$' "$dest/usr/lib/sysusers.d/minidir.conf" &&
+	ok "sysusers.d: the minidir user" || not_ok "sysusers.d: $(cat "$dest/usr/lib/sysusers.d/minidir.conf")"
+
+# systemd-analyze checks the unit's syntax, its commands (run from the install tree) and
+# its Documentation= pages (from the install tree's man pages).
+if command -v systemd-analyze > /dev/null; then
+	mkdir "$work/verify"
+	sed "s|=/usr/sbin/|=$dest/usr/sbin/|" "$unit" > "$work/verify/minidir.service"
+	out=$(MANPATH=$dest/usr/share/man systemd-analyze verify "$work/verify/minidir.service" 2>&1) &&
+		[ -z "$out" ] && ok "systemd-analyze verify: clean" || not_ok "systemd-analyze verify: $out"
+	out=$(systemd-analyze security --offline=yes --threshold=30 "$work/verify/minidir.service" 2>&1) &&
+		ok "systemd-analyze security: $(grep -o 'exposure level.*' <<< "$out")" ||
+		not_ok "systemd-analyze security: $(tail -1 <<< "$out")"
+else
+	echo "# systemd-analyze not found: the unit is not verified (apt-get install systemd)"
+fi
+
+# Installing again keeps an edited configuration.
+echo "# edited" >> "$conf"
+make --no-print-directory "${make_args[@]}" install DESTDIR="$dest" PREFIX=/usr > /dev/null 2>&1 &&
+	tail -1 "$conf" | grep -qx "# edited" && ok "make install again keeps the configuration" ||
+	not_ok "make install again replaced the configuration"
+
+# The default PREFIX, /usr/local: the configuration under it, the unit naming it.
+local_dest=$work/local
+if make --no-print-directory "${make_args[@]}" install DESTDIR="$local_dest" > /dev/null 2>&1 &&
+	[ -f "$local_dest/usr/local/etc/minidir/minidir.conf" ] &&
+	grep -qx "database = /usr/local/var/lib/minidir/minidir.mdb" "$local_dest/usr/local/etc/minidir/minidir.conf" &&
+	grep -qx "ExecStart=/usr/local/sbin/minidir -f /usr/local/etc/minidir/minidir.conf" \
+		"$local_dest/usr/local/lib/systemd/system/minidir.service" &&
+	[ -x "$local_dest/usr/local/sbin/minidir" ] && [ -f "$local_dest/usr/local/share/man/man5/minidir.conf.5" ]; then
+	ok "make install with the default PREFIX: /usr/local/{sbin,etc,share/man,lib/systemd/system}"
+else
+	not_ok "make install with the default PREFIX: $(cd "$local_dest" 2> /dev/null && find . -type f | tr '\n' ' ')"
+fi
+make --no-print-directory "${make_args[@]}" uninstall DESTDIR="$local_dest" > /dev/null 2>&1 || true
+left=$(cd "$local_dest" && find . -type f | sort | tr '\n' ' ' || true)
+[ "$left" = "./usr/local/etc/minidir/minidir.conf " ] && ok "make uninstall leaves only the configuration" ||
+	not_ok "make uninstall left: $left"
+
+# --- the installed programs, run -----------------------------------------------
+if [ "$(id -u)" != 0 ]; then
+	not_ok "not root: the installed server is not run as another user (run this test as root)"
+	echo "# $pass passed, $fail failed"
+	exit 1
+fi
+sbin=$dest/usr/sbin
+ldif=examples/example.ldif
+
+# (1) As root, switching to nobody/nogroup by the user and group keys; the configuration
+# is the installed one with the database, address and pid file moved into $work.
+install -d -o nobody -g nogroup "$work/run"
+mkdir "$work/db"
+sed -e "s|^database = .*|database = $work/db/example.mdb|" -e "s|^listen = .*|listen = 127.0.0.1:0|" \
+	"$conf" > "$work/root.conf"
+printf 'user = nobody\ngroup = nogroup\npid_file = %s\n' "$work/run/minidir.pid" >> "$work/root.conf"
+chmod 0644 "$work/root.conf"
+out=$("$sbin/minidir-import" -f "$work/root.conf" "$ldif" 2>&1) && ok "installed minidir-import: $out" ||
+	not_ok "installed minidir-import: $out"
+out=$("$sbin/minidir" -t -f "$work/root.conf" 2>&1) && ok "installed minidir -t: $(tail -n 1 <<< "$out")" ||
+	not_ok "installed minidir -t: $out"
+"$sbin/minidir" -f "$work/root.conf" > "$work/root.log" 2>&1 &
+pid=$!
+pids+=("$pid")
+port=$(wait_port "$work/root.log")
+search() { # PORT FILTER [ldapsearch options]: the DNs found
+	local p=$1 f=$2
+	shift 2
+	ldapsearch -LLL -x -H "ldap://127.0.0.1:$p" -b dc=example,dc=com "$@" "$f" dn 2>&1 | sed -n 's/^dn: //p'
+}
+if [ -z "$port" ]; then
+	not_ok "installed minidir as root did not start: $(tail -3 "$work/root.log")"
+else
+	dn=$(search "$port" '(uid=alice)')
+	[ "$dn" = "uid=alice,ou=people,dc=example,dc=com" ] && ok "installed minidir answers ldapsearch: $dn" ||
+		not_ok "installed minidir: search for uid=alice: $dn"
+	pw=$(ldapsearch -LLL -x -H "ldap://127.0.0.1:$port" -D uid=alice,ou=people,dc=example,dc=com \
+		-w alice-secret -b dc=example,dc=com '(uid=alice)' userPassword 2>&1 | grep -c '^userPassword::' || true)
+	[ "$pw" = 1 ] && ok "installed minidir: alice binds and reads her userPassword" ||
+		not_ok "installed minidir: alice's bind and userPassword: $pw"
+	uid=$(awk '/^Uid:/ { print $2, $3, $4, $5 }' "/proc/$pid/status" || true)
+	gid=$(awk '/^Gid:/ { print $2, $3, $4, $5 }' "/proc/$pid/status" || true)
+	u=$(id -u nobody) g=$(getent group nogroup | cut -d: -f3)
+	[ "$uid" = "$u $u $u $u" ] && [ "$gid" = "$g $g $g $g" ] &&
+		ok "installed minidir runs as nobody/nogroup (Uid $uid, Gid $gid)" ||
+		not_ok "installed minidir: Uid $uid, Gid $gid (want $u, $g)"
+	[ "$(cat "$work/run/minidir.pid" 2> /dev/null)" = "$pid" ] && ok "pid_file holds the server's PID" ||
+		not_ok "pid_file: $(cat "$work/run/minidir.pid" 2>&1)"
+	# What the unit's ExecReload sends: the server re-reads its config, as nobody, and serves on.
+	kill -HUP "$pid" || true
+	for _ in $(seq 1 50); do grep -q SIGHUP "$work/root.log" && break; sleep 0.1; done
+	dn=$(search "$port" '(uid=bob)')
+	grep -q SIGHUP "$work/root.log" && ! grep -q 'error' "$work/root.log" &&
+		[ "$dn" = "uid=bob,ou=people,dc=example,dc=com" ] && ok "SIGHUP: reloaded, still serving" ||
+		not_ok "SIGHUP: $dn; $(tail -3 "$work/root.log")"
+	stop_checked "$pid" "$work/root.log" && ok "installed minidir stops on SIGTERM" || not_ok "stop: $stop_why"
+	[ ! -e "$work/run/minidir.pid" ] && ok "pid_file removed at the stop" || not_ok "pid_file left"
+fi
+
+# (2) As the unit runs it: the database imported by the service's user (runuser, as the
+# man pages say), the server started as that user with CAP_NET_BIND_SERVICE only, on a
+# port below 1024.
+install -d -o nobody -g nogroup -m 0750 "$work/unitdb"
+sed -e "s|^database = .*|database = $work/unitdb/minidir.mdb|" "$conf" > "$work/unit.conf"
+chmod 0644 "$work/unit.conf"
+out=$(runuser -u nobody -- "$sbin/minidir-import" -q -f "$work/unit.conf" "$ldif" 2>&1) &&
+	[ "$(stat -c %U "$work/unitdb/minidir.mdb")" = nobody ] &&
+	ok "minidir-import as the service's user: the database is its own" ||
+	not_ok "minidir-import as nobody: $out"
+# A port below 1024 that nothing listens on (a connect to it is refused).
+low=
+for p in $(shuf -i 600-999 -n 20); do
+	(exec 3<> "/dev/tcp/127.0.0.1/$p") 2> /dev/null || { low=$p; break; }
+done
+sed -i "s|^listen = .*|listen = 127.0.0.1:$low|" "$work/unit.conf"
+setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all,+net_bind_service \
+	--ambient-caps=-all,+net_bind_service --bounding-set=-all,+net_bind_service --no-new-privs \
+	"$sbin/minidir" -f "$work/unit.conf" > "$work/unit.log" 2>&1 &
+upid=$!
+pids+=("$upid")
+for _ in $(seq 1 100); do grep -q "listening on" "$work/unit.log" && break; sleep 0.05; done
+if grep -q "listening on ldap://127.0.0.1:$low/" "$work/unit.log"; then
+	dn=$(search "$low" '(uid=alice)')
+	caps=$(awk '/^CapEff:/ { print $2 }' "/proc/$upid/status" || true)
+	uid=$(awk '/^Uid:/ { print $2 }' "/proc/$upid/status" || true)
+	[ "$dn" = "uid=alice,ou=people,dc=example,dc=com" ] && [ "$uid" = "$(id -u nobody)" ] &&
+		[ "$caps" = 0000000000000400 ] &&
+		ok "as the unit runs it (nobody, CAP_NET_BIND_SERVICE only): port $low, search answered" ||
+		not_ok "as the unit runs it: dn \"$dn\", uid $uid, CapEff $caps"
+	stop_checked "$upid" "$work/unit.log" && ok "unit-style server stops on SIGTERM" || not_ok "stop: $stop_why"
+else
+	not_ok "as the unit runs it: did not listen on port $low: $(tail -3 "$work/unit.log")"
+fi
+
+echo "# $pass passed, $fail failed"
+[ "$fail" = 0 ]
