@@ -16,6 +16,7 @@
 #include "protocol/dn.h"
 #include "protocol/schema.h"
 #include "storage/db.h"
+#include "storage/entry_index.h"
 #include "storage/entry_schema.h"
 #include "storage/ldif_check.h"
 #include "storage/ldif_reader.h"
@@ -68,52 +69,6 @@ static bool has_objectclass(LDAPMod **mods)
 		    mods[i]->mod_bvalues[0])
 			return true;
 	return false;
-}
-
-/* Adds id under the normal form of v[0..len) in index ix. */
-static int put_key(struct importer *im, const struct db_index *ix, entry_id id, const char *type,
-                   const char *v, size_t len)
-{
-	im->val.len = 0;
-	if (match_normalize(ix->rule, v, len, &im->val) < 0) {
-		report(im, im->line, "value of %s is not valid: \"%.*s\"", type, (int)len, v);
-		return -1;
-	}
-	if (im->val.len == 0)
-		return 0;
-	MDB_val k = {db_index_keylen(im->val.len), im->val.data}, d = {sizeof(id), &id};
-	int rc = mdb_put(im->txn, ix->dbi, &k, &d, MDB_NODUPDATA);
-	if (rc && rc != MDB_KEYEXIST) {
-		report(im, im->line, "index %s: %s", ix->attr, mdb_strerror(rc));
-		return -1;
-	}
-	return 0;
-}
-
-static int put_index(struct importer *im, entry_id id, LDAPMod **mods)
-{
-	for (int i = 0; mods && mods[i]; i++) {
-		const char *type = mods[i]->mod_type;
-		const struct db_index *ix = db_index_find(&im->db, type, strlen(type));
-		if (!ix)
-			continue;
-		bool classes = strcasecmp(type, "objectClass") == 0;
-		for (int j = 0; mods[i]->mod_bvalues[j]; j++) {
-			struct berval *v = mods[i]->mod_bvalues[j];
-			if (put_key(im, ix, id, type, v->bv_val, v->bv_len) < 0)
-				return -1;
-			/* An entry belongs to every superclass of its classes (RFC 4512 2.4.1): the
-			 * index answers (objectClass=person) for an inetOrgPerson too. */
-			const struct schema_oc *oc =
-			    classes ? schema_oc_find(v->bv_val, v->bv_len) : NULL;
-			for (size_t k = 0; oc && oc->superclasses[k]; k++) {
-				const char *oid = oc->superclasses[k]->oid;
-				if (put_key(im, ix, id, type, oid, strlen(oid)) < 0)
-					return -1;
-			}
-		}
-	}
-	return 0;
 }
 
 /* The entry's entryUUID: from the LDIF (an export keeps it) or a new random one. */
@@ -249,19 +204,32 @@ static int add_entry(struct importer *im, LDIFRecord *lr)
 	}
 	MDB_val k = {sizeof(id), &id}, v = {im->rec.len, im->rec.data};
 	MDB_val dk = {im->key.len, im->key.data}, dv = {sizeof(id), &id};
-	MDB_val pk = {sizeof(parent), &parent};
+	MDB_val pk = {sizeof(parent), &parent}, uk = {16, uuid};
 	int rc = mdb_put(im->txn, im->db.id2entry, &k, &v, MDB_APPEND);
 	if (!rc)
 		rc = mdb_put(im->txn, im->db.dn2id, &dk, &dv, MDB_NOOVERWRITE);
 	if (!rc)
 		rc = mdb_put(im->txn, im->db.children, &pk, &dv, MDB_APPENDDUP);
+	if (!rc &&
+	    (rc = mdb_put(im->txn, im->db.uuid2id, &uk, &dv, MDB_NOOVERWRITE)) == MDB_KEYEXIST) {
+		char text[37];
+		entry_uuid_format(uuid, text);
+		report(im, im->line, "entry \"%s\": entryUUID %s is another entry's too",
+		       lr->lr_dn.bv_val, text);
+		return -1;
+	}
 	if (rc) {
 		report(im, im->line, "storing \"%s\" in %s: %s", lr->lr_dn.bv_val, tmp_path,
 		       mdb_strerror(db_write_error(&im->db, rc)));
 		return -1;
 	}
-	if (put_index(im, id, lr->lrop_mods) < 0)
+	struct entry_view e;
+	if (entry_parse(im->rec.data, im->rec.len, &e) < 0 ||
+	    (rc = entry_index_write(&im->db, im->txn, id, &e, true, &im->val, why, sizeof(why)))) {
+		report(im, im->line, "%s",
+		       rc > 0 ? mdb_strerror(db_write_error(&im->db, rc)) : why);
 		return -1;
+	}
 	if (memberships_add(&im->members, id, lr->lrop_mods) < 0) {
 		report(im, im->line, "out of memory");
 		return -1;
