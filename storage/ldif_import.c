@@ -17,6 +17,7 @@
 #include "protocol/schema.h"
 #include "storage/db.h"
 #include "storage/entry_index.h"
+#include "storage/entry_mods.h"
 #include "storage/entry_schema.h"
 #include "storage/ldif_check.h"
 #include "storage/ldif_reader.h"
@@ -94,50 +95,6 @@ static int take_uuid(struct importer *im, LDAPMod **mods, unsigned char uuid[16]
 	return 0;
 }
 
-/*
- * Stores attribute types by their schema name ("commonName: x" is kept as "cn",
- * "CN;Lang-EN" as "cn;lang-en"). The names are written over the record's own
- * (libldap frees its blob, not these pointers) or, when longer, into names.
- */
-static int canonical_names(LDAPMod **mods, struct buf *names)
-{
-	/* Operational attributes (slapcat writes them) are the server's own, not stored;
-	 * entryUUID is taken apart before this and kept in the record header. */
-	int kept = 0;
-	for (int i = 0; mods && mods[i]; i++) {
-		const struct schema_attr *at =
-		    schema_attr_find(mods[i]->mod_type, strlen(mods[i]->mod_type));
-		if (at && at->operational && strcasecmp(at->name, "entryUUID") != 0)
-			continue;
-		mods[kept++] = mods[i];
-	}
-	if (mods)
-		mods[kept] = NULL;
-	names->off = names->len = 0;
-	size_t offs[256];
-	int n = 0;
-	for (int i = 0; mods && mods[i]; i++) {
-		char canon[256];
-		const char *t = mods[i]->mod_type;
-		size_t len = schema_canonical_desc(t, strlen(t), canon, sizeof(canon));
-		if (len == 0)
-			continue;
-		if (len <= strlen(t)) {
-			memcpy(mods[i]->mod_type, canon, len + 1);
-		} else if (n < 256) {
-			offs[n++] = names->len;
-			if (buf_append(names, canon, len + 1) < 0)
-				return -1;
-			mods[i]->mod_type = NULL; /* set below, once names stops moving */
-		}
-	}
-	int k = 0;
-	for (int i = 0; mods && mods[i] && k < n; i++)
-		if (!mods[i]->mod_type)
-			mods[i]->mod_type = (char *)names->data + offs[k++];
-	return 0;
-}
-
 /* Checks and stores one parsed add record. */
 static int add_entry(struct importer *im, LDIFRecord *lr)
 {
@@ -187,7 +144,7 @@ static int add_entry(struct importer *im, LDIFRecord *lr)
 	unsigned char uuid[16];
 	if (take_uuid(im, lr->lrop_mods, uuid) < 0)
 		return -1;
-	if (canonical_names(lr->lrop_mods, &im->names) < 0) {
+	if (entry_mods_canonical(lr->lrop_mods, &im->names) < 0) {
 		report(im, im->line, "out of memory");
 		return -1;
 	}
