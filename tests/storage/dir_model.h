@@ -15,7 +15,7 @@
 
 #include "storage/db_update.h"
 
-#define MODEL_MAX 4096
+#define MODEL_MAX 12000
 
 struct mentry {
 	unsigned char uuid[16];

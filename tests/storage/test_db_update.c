@@ -206,9 +206,11 @@ START_TEST(scripted_changes_match_a_fresh_import)
 	check_same();
 	/* Rename a group that is a member of another. */
 	model_rename(&M, G("cn=admins"), G("cn=root"));
-	set_attrs(admins, "objectClass: groupOfNames\ncn: root\nmember: " P("uid=alice,ou=eng,ou="
-	                                                                    "ops") "\nmember: " P(
-	                      "uid=bob,ou=eng,ou=ops") "\nmember: " P("uid=david") "\n");
+	set_attrs(
+	    admins,
+	    "objectClass: groupOfNames\ncn: root\nmember: " P(
+	        "uid=alice,ou=eng,ou="
+	        "ops") "\nmember: " P("uid=bob,ou=eng,ou=ops") "\nmember: " P("uid=david") "\n");
 	put_ok(admins);
 	check_same();
 	struct mentry *nested = model_find(&M, G("cn=nested"));
@@ -405,6 +407,220 @@ START_TEST(random_changes_match_a_fresh_import)
 }
 END_TEST
 
+/* Applies raw input to a_path; returns the result code (the txn commits what is left). */
+static int put_raw(const unsigned char uuid[16], const char *dn, const unsigned char *attrs,
+                   size_t len, struct db_update_error *err)
+{
+	struct db db;
+	MDB_txn *txn;
+	open_rw(&db, a_path);
+	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, 0, &txn), 0);
+	int rc = db_update_put(&db, txn, uuid, dn, strlen(dn), attrs, len, 0, err);
+	ck_assert_int_eq(mdb_txn_commit(txn), 0);
+	db_close(&db);
+	return rc;
+}
+
+/* Bad changes get their code and a message, and change nothing. */
+START_TEST(bad_changes_are_refused_and_change_nothing)
+{
+	scripted_directory();
+	import_to(a_path);
+	struct db_update_error err;
+	struct mentry *bob = model_find(&M, P("uid=bob,ou=eng"));
+	struct mentry *dave = model_find(&M, P("uid=dave"));
+	size_t len;
+	unsigned char *ber = model_ber(bob->attrs, &len);
+	unsigned char fresh[16] = {1, 2, 3};
+	const struct {
+		const unsigned char *uuid;
+		const char *dn;
+		int code;
+		const char *says;
+	} cases[] = {
+	    {fresh, "not a DN", LDAP_INVALID_DN_SYNTAX, "invalid DN"},
+	    {fresh, "uid=x,dc=other,dc=org", LDAP_UNWILLING_TO_PERFORM, "outside the suffix"},
+	    {fresh, P("uid=x,ou=nowhere"), LDAP_NO_SUCH_OBJECT, "does not exist"},
+	    {fresh, P("uid=dave"), LDAP_ALREADY_EXISTS, "another entryUUID"},
+	    {bob->uuid, P("uid=dave"), LDAP_ALREADY_EXISTS, "another entryUUID"},
+	    {model_find(&M, P("ou=eng"))->uuid, P("ou=x,uid=bob,ou=eng"), LDAP_UNWILLING_TO_PERFORM,
+	     "below itself"},
+	    {M.e[0].uuid, "ou=x," SUFFIX, LDAP_UNWILLING_TO_PERFORM, "suffix entry"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc = put_raw(cases[i].uuid, cases[i].dn, ber, len, &err);
+		ck_assert_msg(rc == cases[i].code && strstr(err.msg, cases[i].says), "%s: %d %s",
+		              cases[i].dn, rc, err.msg);
+	}
+	/* Malformed BER: cut short, a wrong tag, trailing bytes. */
+	ck_assert_int_eq(put_raw(fresh, P("uid=x"), ber, len - 1, &err), LDAP_PROTOCOL_ERROR);
+	unsigned char bad[4096];
+	memcpy(bad, ber, len);
+	bad[0] = 0x31;
+	ck_assert_int_eq(put_raw(fresh, P("uid=x"), bad, len, &err), LDAP_PROTOCOL_ERROR);
+	memcpy(bad, ber, len);
+	bad[len] = 0x04;
+	ck_assert_int_eq(put_raw(fresh, P("uid=x"), bad, len + 1, &err), LDAP_PROTOCOL_ERROR);
+	free(ber);
+	/* Schema: no objectClass; a MUST missing (inetOrgPerson without sn); a bad value. */
+	const char *attrs[] = {"uid: x\n", "objectClass: inetOrgPerson\nuid: x\ncn: x\n",
+	                       "objectClass: inetOrgPerson\nuid: x\ncn: x\nsn: x\n"
+	                       "uidNumber: many\n"};
+	for (size_t i = 0; i < 3; i++) {
+		ber = model_ber(attrs[i], &len);
+		int rc = put_raw(fresh, P("uid=x"), ber, len, &err);
+		ck_assert_msg(rc == LDAP_OBJECT_CLASS_VIOLATION, "%s: %d %s", attrs[i], rc,
+		              err.msg);
+		free(ber);
+	}
+	/* Deletes: a non-leaf, an unknown UUID. */
+	ck_assert_int_eq(delete_one(model_find(&M, P("ou=eng")), 0, &err),
+	                 LDAP_NOT_ALLOWED_ON_NONLEAF);
+	struct mentry ghost = {.uuid = {9, 9, 9}};
+	ck_assert_int_eq(delete_one(&ghost, 0, &err), LDAP_NO_SUCH_OBJECT);
+	(void)dave;
+	check_same();
+}
+END_TEST
+
+/* The cookie is stored with the changes of its transaction, and only then. */
+START_TEST(cookie_goes_with_its_transaction)
+{
+	scripted_directory();
+	import_to(a_path);
+	struct db db;
+	MDB_txn *txn;
+	const void *data;
+	size_t len;
+	struct db_update_error err;
+	open_rw(&db, a_path);
+	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, 0, &txn), 0);
+	ck_assert_int_eq(db_update_get_cookie(&db, txn, &data, &len), MDB_NOTFOUND);
+	struct mentry *zed = model_add(&M, P("uid=zed,ou=ops"), user_attrs("zed", ""));
+	ck_assert_int_eq(model_put(&db, txn, zed, &err), 0);
+	ck_assert_int_eq(db_update_set_cookie(&db, txn, "rid=001,csn=1", 13), 0);
+	mdb_txn_abort(txn);
+	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
+	ck_assert_int_eq(db_update_get_cookie(&db, txn, &data, &len), MDB_NOTFOUND);
+	mdb_txn_abort(txn);
+	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, 0, &txn), 0);
+	ck_assert_int_eq(model_put(&db, txn, zed, &err), 0);
+	ck_assert_int_eq(db_update_set_cookie(&db, txn, "rid=001,csn=2", 13), 0);
+	ck_assert_int_eq(mdb_txn_commit(txn), 0);
+	db_close(&db);
+	open_rw(&db, a_path);
+	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
+	ck_assert_int_eq(db_update_get_cookie(&db, txn, &data, &len), 0);
+	ck_assert_uint_eq(len, 13);
+	ck_assert_int_eq(memcmp(data, "rid=001,csn=2", 13), 0);
+	mdb_txn_abort(txn);
+	db_close(&db);
+	check_same();
+}
+END_TEST
+
+/* A replica starts from no file: db_open_rw makes an empty database, and entries put in
+ * (parents first, as a refresh sends them) give what an import gives. */
+START_TEST(replica_from_no_file)
+{
+	scripted_directory();
+	struct db db;
+	char err[512];
+	ck_assert_int_eq(db_open_rw(&db, a_path, NULL, NULL, 0, err, sizeof(err)), -1);
+	ck_assert_msg(strstr(err, "no suffix"), "%s", err);
+	open_rw(&db, a_path);
+	ck_assert_uint_eq(db.entries, 0);
+	MDB_txn *txn;
+	struct db_update_error uerr;
+	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, 0, &txn), 0);
+	for (int d = 1; d < 8; d++)
+		for (size_t i = 0; i < M.n; i++)
+			if (depth(M.e[i].dn) == d)
+				ck_assert_int_eq(model_put(&db, txn, &M.e[i], &uerr), 0);
+	ck_assert_int_eq(mdb_txn_commit(txn), 0);
+	db_close(&db);
+	/* Opened again: another suffix is refused. */
+	ck_assert_int_eq(db_open_rw(&db, a_path, "dc=other", NULL, 0, err, sizeof(err)), -1);
+	ck_assert_msg(strstr(err, "holds suffix"), "%s", err);
+	check_same();
+}
+END_TEST
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Median microseconds of n samples. */
+static double median_us(double *t, int n)
+{
+	qsort(t, (size_t)n, sizeof(*t), dbl_cmp);
+	return t[n / 2] * 1e6;
+}
+
+/* Not a test of speed (no timing is asserted): prints what a change costs. */
+START_TEST(bench_changes_on_10000_entries)
+{
+	if (!getenv("MINIDIR_BENCH"))
+		return;
+	base_directory();
+	char dn[256];
+	for (int i = 0; i < 10000; i++) {
+		snprintf(dn, sizeof(dn), "uid=u%d,ou=people," SUFFIX, i);
+		char uid[16];
+		snprintf(uid, sizeof(uid), "u%d", i);
+		model_add(&M, dn, user_attrs(uid, ""));
+	}
+	import_to(a_path);
+	enum { N = 500 };
+	static double apply[3][N], commit[3][N];
+	struct db db;
+	MDB_txn *txn;
+	struct db_update_error err;
+	open_rw(&db, a_path);
+	for (int kind = 0; kind < 3; kind++)
+		for (int i = 0; i < N; i++) {
+			struct mentry *e;
+			if (kind == 0) {
+				snprintf(dn, sizeof(dn), "uid=new%d,ou=people," SUFFIX, i);
+				char uid[16];
+				snprintf(uid, sizeof(uid), "new%d", i);
+				e = model_add(&M, dn, user_attrs(uid, ""));
+			} else {
+				e = &M.e[3 + model_rand(&M) % 10000];
+				char *uid = strstr(e->attrs, "uid: ") + 5;
+				char name[16];
+				snprintf(name, sizeof(name), "%.*s", (int)(strchr(uid, '\n') - uid),
+				         uid);
+				set_attrs(e, user_attrs(name, kind == 1 ? "description: x\n" : ""));
+			}
+			double t0 = now();
+			ck_assert_int_eq(mdb_txn_begin(db.env, NULL, 0, &txn), 0);
+			ck_assert_int_eq(model_put(&db, txn, e, &err), 0);
+			double t1 = now();
+			ck_assert_int_eq(db_update_set_cookie(&db, txn, "c", 1), 0);
+			ck_assert_int_eq(mdb_txn_commit(txn), 0);
+			apply[kind][i] = t1 - t0;
+			commit[kind][i] = now() - t0;
+		}
+	db_close(&db);
+	const char *what[] = {"add", "modify (description added)", "modify (description gone)"};
+	for (int kind = 0; kind < 3; kind++)
+		printf("db_update on 10,000 entries: %s: median %.1f us applied, %.1f us with its "
+		       "own commit (durable)\n",
+		       what[kind], median_us(apply[kind], N), median_us(commit[kind], N));
+	check_same();
+}
+END_TEST
+
 static Suite *update_suite(void)
 {
 	Suite *s = suite_create("db_update");
@@ -414,6 +630,10 @@ static Suite *update_suite(void)
 	tcase_add_test(tc, scripted_changes_match_a_fresh_import);
 	tcase_add_test(tc, comparison_sees_a_difference);
 	tcase_add_loop_test(tc, random_changes_match_a_fresh_import, 0, 3);
+	tcase_add_test(tc, bad_changes_are_refused_and_change_nothing);
+	tcase_add_test(tc, cookie_goes_with_its_transaction);
+	tcase_add_test(tc, replica_from_no_file);
+	tcase_add_test(tc, bench_changes_on_10000_entries);
 	suite_add_tcase(s, tc);
 	return s;
 }
