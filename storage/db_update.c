@@ -248,9 +248,10 @@ static int next_id(struct change *c, entry_id *id)
 		return rc;
 	rc = mdb_cursor_get(cur, &k, &v, MDB_LAST);
 	mdb_cursor_close(cur);
-	*id = 1;
+	*id = 0;
 	if (rc == 0 && k.mv_size == sizeof(*id))
-		*id = *(entry_id *)k.mv_data + 1;
+		memcpy(id, k.mv_data, sizeof(*id));
+	++*id;
 	return rc == MDB_NOTFOUND ? 0 : rc;
 }
 

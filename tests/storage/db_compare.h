@@ -123,14 +123,17 @@ static void dump_db(const char *path, struct rows *out)
 	MDB_cursor *cur;
 	MDB_val k, v;
 	ck_assert_int_eq(mdb_cursor_open(txn, db.id2entry, &cur), 0);
+	entry_id id = 0;
 	if (mdb_cursor_get(cur, &k, &v, MDB_LAST) == 0)
-		m.n = *(entry_id *)k.mv_data + 1;
+		memcpy(&id, k.mv_data, sizeof(id));
+	m.n = (size_t)id + 1;
 	m.u = calloc(m.n + 1, 16);
 	for (int rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
 	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
 		struct entry_view e;
 		ck_assert_int_eq(entry_parse(v.mv_data, v.mv_size, &e), 0);
-		memcpy(m.u[*(entry_id *)k.mv_data], e.uuid, 16);
+		memcpy(&id, k.mv_data, sizeof(id));
+		memcpy(m.u[id], e.uuid, 16);
 	}
 	mdb_cursor_close(cur);
 	dump_table(txn, db.meta, "meta", R_BYTES, R_BYTES, &m, out);
