@@ -35,6 +35,7 @@ struct replica {
 	int batched;      /* messages in txn */
 	bool uncovered;   /* txn holds changes no cookie in it covers yet */
 	uint64_t pending_changes;
+	uint64_t refresh_puts, refresh_deletes; /* in the refresh under way, for its log line */
 	char pending_cookie[256];
 	unsigned char *present; /* UUIDs reported present in this present phase */
 	size_t npresent, cap_present;
@@ -168,6 +169,7 @@ static int delete_uuid(struct replica *r, const unsigned char *uuid, char *why, 
 		return -1;
 	}
 	r->pending_changes++;
+	r->refresh_deletes++;
 	r->uncovered = true;
 	return 0;
 }
@@ -305,6 +307,7 @@ static int on_entry(struct replica *r, LDAPMessage *m, char *why, size_t cap)
 			goto out;
 		}
 		r->pending_changes++;
+		r->refresh_puts++;
 		r->uncovered = true;
 		status = 0;
 	}
@@ -318,11 +321,16 @@ out:
 	return status;
 }
 
-static void refresh_done(struct replica *r)
+/* The refresh stage ends (its last phase: present or delete): counted and logged. */
+static void refresh_done(struct replica *r, bool present)
 {
 	pthread_mutex_lock(&r->lock);
 	r->st.refreshes++;
 	pthread_mutex_unlock(&r->lock);
+	log_info("syncrepl rid=%03d: refresh done (%s phase): %llu entries added or changed, "
+	         "%llu deleted",
+	         r->conf->rid, present ? "present" : "delete", (unsigned long long)r->refresh_puts,
+	         (unsigned long long)r->refresh_deletes);
 }
 
 static int on_info(struct replica *r, LDAPMessage *m, char *why, size_t cap)
@@ -349,8 +357,8 @@ static int on_info(struct replica *r, LDAPMessage *m, char *why, size_t cap)
 	case SYNC_INFO_REFRESH_DELETE:
 		r->npresent = 0;
 		if (info.refresh_done && status == 0) {
+			refresh_done(r, info.kind == SYNC_INFO_REFRESH_PRESENT);
 			set_state(r, "persisting", NULL);
-			refresh_done(r);
 		}
 		break;
 	case SYNC_INFO_ID_SET:
@@ -411,8 +419,8 @@ static int on_done(struct replica *r, LDAPMessage *m, char *why, size_t cap)
 			snprintf(why, cap, "the provider ended the persistent search");
 			status = SESSION_ERROR;
 		}
-		if (status != SESSION_ERROR || r->conf->type == SYNCREPL_REFRESH_AND_PERSIST)
-			refresh_done(r);
+		if (status == SESSION_DONE)
+			refresh_done(r, !deletes);
 	}
 	ldap_memfree(text);
 	ldap_controls_free(ctrls);
@@ -515,6 +523,7 @@ static int start_search(struct replica *r, char *why, size_t cap)
 	}
 	r->drop_cookie = false;
 	r->npresent = 0;
+	r->refresh_puts = r->refresh_deletes = 0;
 	return 0;
 }
 

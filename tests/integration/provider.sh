@@ -42,14 +42,18 @@ EOF
 }
 
 # provider_start [PORT]: starts slapd on PORT (else a free port), waiting until it
-# answers; sets $port and $spid (added to $pids). Returns 1 (with not_ok) when it does not.
+# answers; sets $port and $spid (added to $pids). With PROVIDER_LDAPS=1 it listens on
+# ldaps://127.0.0.1:PORT+1/ too (slapd.conf must name its certificate). Returns 1 (with
+# not_ok) when it does not.
 provider_start() {
-	local want=${1:-} p
+	local want=${1:-} p urls
 	port=
 	for _ in $(seq 1 10); do
 		p=${want:-$((20000 + RANDOM % 20000))}
 		[ -z "$want" ] && timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$p" 2> /dev/null && continue
-		"$SLAPD" -f "$work/slapd.conf" -h "ldap://127.0.0.1:$p/" -d 0 >> "$work/slapd.log" 2>&1 &
+		urls="ldap://127.0.0.1:$p/"
+		[ "${PROVIDER_LDAPS:-}" = 1 ] && urls="$urls ldaps://127.0.0.1:$((p + 1))/"
+		"$SLAPD" -f "$work/slapd.conf" -h "$urls" -d 0 >> "$work/slapd.log" 2>&1 &
 		spid=$!
 		pids+=("$spid")
 		for _ in $(seq 1 100); do

@@ -21,7 +21,16 @@ finish() {
 	[ "$fail" = 0 ]
 	exit
 }
-provider_setup && provider_start || finish
+# The provider speaks ldaps:// (port + 1) and StartTLS too, with throwaway certificates.
+if ! tests/integration/tls_certs.sh "$work/pki" > "$work/certs.log" 2>&1; then
+	not_ok "tls_certs.sh: $(cat "$work/certs.log")"
+	finish
+fi
+provider_setup || finish
+sed -i "/^pidfile/i TLSCACertificateFile $work/pki/ca.pem\nTLSCertificateFile $work/pki/server.pem\nTLSCertificateKeyFile $work/pki/server.key" \
+	"$work/slapd.conf"
+PROVIDER_LDAPS=1
+provider_start || finish
 PROV=ldap://127.0.0.1:$port
 pport=$port
 
@@ -76,6 +85,15 @@ monitor() { # ATTR: the replica's cn=replication,cn=monitor value
 	timeout 5 ldapsearch -x -H "$REP" -D "$ADMIN" -w secret -LLL -o ldif-wrap=no \
 		-b cn=replication,cn=monitor -s base "$1" 2> /dev/null | sed -n "s/^$1: //p"
 }
+wait_state() { # STATE: polls cn=monitor up to 5 s for it; $state is the last seen
+	state=
+	for _ in $(seq 1 50); do
+		state=$(monitor replicationState)
+		[ "$state" = "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
 pmod() { timeout 10 ldapmodify -x -H "$PROV" -D "$ADMIN" -w secret "$@" > "$work/pmod.log" 2>&1; }
 
 # 0. A provider that does not answer: the replica serves an empty suffix (noSuchObject)
@@ -85,12 +103,7 @@ sed -i "s#provider=$PROV#provider=ldap://127.0.0.1:1#" "$work/dead.conf"
 replica_start dead
 rc=0
 timeout 5 ldapsearch -x -H "$REP" -LLL -b "$EX" -s base 1.1 > /dev/null 2>&1 || rc=$?
-state=
-for _ in $(seq 1 50); do
-	state=$(monitor replicationState)
-	[ "$state" = retrying ] && break
-	sleep 0.1
-done
+wait_state retrying
 [ "$rc" = 32 ] && [ "$state" = retrying ] && ok "provider unreachable: the empty suffix is noSuchObject (32), state retrying" ||
 	not_ok "provider unreachable: search rc $rc, state '$state'"
 stop_checked "$rpid" "$rlog" && ok "a retrying replica stops on SIGTERM, exit 0" || not_ok "stop: $stop_why"
@@ -175,25 +188,26 @@ dn: uid=carol,ou=people,$EX
 changetype: modify
 replace: title
 title: changed while the replica was down
+
+dn: uid=frank,ou=people,$EX
+changetype: delete
 EOF
 replica_start rp
-if converge 10 && grep -q "resuming from cookie" "$rlog" && ! grep -q "full refresh" "$rlog"; then
-	ok "restarted: resumed from its cookie, converged in ${took}s, $(monitor replicationChanges) change(s) applied (the one made while it was down)"
+if converge 10 && grep -q "resuming from cookie" "$rlog" && ! grep -q "full refresh" "$rlog" &&
+	grep -q "refresh done (present phase): 1 entries added or changed, 1 deleted" "$rlog"; then
+	ok "restarted: resumed from its cookie, converged in ${took}s, $(monitor replicationChanges) changes applied (the two made while it was down; the delete found by the present phase)"
 else
 	not_ok "restart: $(grep syncrepl "$rlog" | head -3) $(cat "$work/diff" 2> /dev/null)"
 fi
-[ "$(monitor replicationChanges)" -le 2 ] 2> /dev/null || not_ok "restart applied $(monitor replicationChanges) changes (a full reload?)"
+[ "$(monitor replicationChanges)" -le 3 ] 2> /dev/null || not_ok "restart applied $(monitor replicationChanges) changes (a full reload?)"
 
 # 5. The provider stops and comes back: retrying, then converged.
 kill "$spid" && wait "$spid" 2> /dev/null
-state=
-for _ in $(seq 1 50); do
-	state=$(monitor replicationState)
-	[ "$state" = retrying ] && break
-	sleep 0.1
-done
+wait_state retrying
 [ "$state" = retrying ] && ok "provider stopped: cn=monitor says retrying ($(monitor replicationLastError))" ||
 	not_ok "provider stopped: state '$state'"
+# It comes back with a session log: a refresh from a cookie it covers is a delete phase.
+sed -i "s/^syncprov-checkpoint 1 1$/&\nsyncprov-sessionlog 10000/" "$work/slapd.conf"
 provider_start "$pport" || finish
 pmod << EOF
 dn: uid=dave,ou=people,$EX
@@ -207,19 +221,26 @@ n=$(grep -c "connection lost\|Can't contact" "$rlog")
 
 # 6. kill -9 in the middle of a stream of changes, then a restart: no lost, repeated or
 # phantom entry.
-for i in $(seq 1 400); do
+for i in $(seq 1 3000); do
 	printf 'dn: uid=burst%d,ou=people,%s\nchangetype: add\nobjectClass: inetOrgPerson\nuid: burst%d\ncn: B %d\nsn: B\n\n' "$i" "$EX" "$i" "$i"
 	[ $((i % 3)) = 0 ] && printf 'dn: uid=burst%d,ou=people,%s\nchangetype: delete\n\n' $((i - 1)) "$EX"
 done > "$work/burst.ldif"
 pmod -f "$work/burst.ldif" &
 bpid=$!
-sleep 0.2
+burst_count() {
+	timeout 5 ldapsearch -x -H "$1" -LLL -b "ou=people,$EX" "(uid=burst*)" 1.1 2> /dev/null | grep -c "^dn:"
+}
+for _ in $(seq 1 200); do # until the replica has applied part of the stream
+	[ "$(burst_count "$REP")" -ge 100 ] && break
+	sleep 0.02
+done
 kill -9 "$rpid"
 wait "$rpid" 2> /dev/null
-applied=$(timeout 5 ldapsearch -x -H "$PROV" -LLL -b "ou=people,$EX" "(uid=burst*)" 1.1 2> /dev/null | grep -c "^dn:")
+applied=$(burst_count "$PROV")
+kill -0 "$bpid" 2> /dev/null && during="the stream still running" || during="after the stream ended (not mid-stream)"
 wait "$bpid" || not_ok "the burst of changes on the provider: $(cat "$work/pmod.log")"
 replica_start rp
-converge 10 && ok "kill -9 during persist ($applied burst entries on the provider at the kill), restart: converged in ${took}s, no lost, repeated or phantom entry" ||
+converge 20 && ok "kill -9 during persist ($during; $applied of 2000 burst entries on the provider at the kill), restart: converged in ${took}s, no lost, repeated or phantom entry ($(grep -o "refresh done.*" "$rlog"))" ||
 	not_ok "after kill -9: $(cat "$work/diff")"
 stop_checked "$rpid" "$rlog" && ok "replica stopped" || not_ok "replica stop: $stop_why"
 
@@ -242,7 +263,26 @@ out=$(printf 'dn: uid=eve,ou=people,%s\nchangetype: delete\n' "$EX" |
 	not_ok "updateref: rc $rc: $out"
 stop_checked "$rpid" "$rlog" && ok "refreshOnly replica stopped" || not_ok "replica stop: $stop_why"
 
-# 8. examples/replica.conf, pointed at this provider (its port, a free one to listen on, the
+# 8. TLS to the provider: ldaps://, StartTLS (critical), and a certificate from another CA
+# refused (tls_reqcert=demand).
+for v in "ldaps://127.0.0.1:$((pport + 1)) tls_cacert=$work/pki/ca.pem" \
+	"$PROV starttls=critical tls_cacert=$work/pki/ca.pem tls_reqcert=demand"; do
+	replica_conf tls refreshAndPersist
+	sed -i "s#provider=$PROV#provider=$v#" "$work/tls.conf"
+	rm -f "$work/tls.mdb" "$work/tls.mdb-lock"
+	replica_start tls
+	converge 20 && ok "TLS: provider=$v: converged in ${took}s" || not_ok "TLS $v: $(grep syncrepl "$rlog" | tail -2)"
+	stop_checked "$rpid" "$rlog" || not_ok "replica stop: $stop_why"
+done
+replica_conf tls refreshAndPersist
+sed -i "s#provider=$PROV#provider=$PROV starttls=critical tls_cacert=$work/pki/other-ca.pem#" "$work/tls.conf"
+replica_start tls
+wait_state retrying
+[ "$state" = retrying ] && ok "TLS: a provider certificate from another CA is refused ($(monitor replicationLastError))" ||
+	not_ok "TLS with another CA: state '$state'"
+stop_checked "$rpid" "$rlog" || not_ok "replica stop: $stop_why"
+
+# 9. examples/replica.conf, pointed at this provider (its port, a free one to listen on, the
 # database in the work directory), works as it is.
 sed -e "s#127.0.0.1:389#127.0.0.1:$pport#g" -e "s#^listen = .*#listen = 127.0.0.1:0#" \
 	-e "s#var/replica.mdb#$work/example.mdb#" examples/replica.conf > "$work/example.conf"
