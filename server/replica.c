@@ -37,6 +37,7 @@ struct replica {
 	uint64_t pending_changes;
 	uint64_t refresh_puts, refresh_deletes; /* in the refresh under way, for its log line */
 	char pending_cookie[256];
+	bool refreshing;        /* the refresh stage (not yet refreshDone) */
 	unsigned char *present; /* UUIDs reported present in this present phase */
 	size_t npresent, cap_present;
 	char *attrs[64]; /* the attribute list asked for */
@@ -52,7 +53,7 @@ static bool stopping(struct replica *r)
 static void set_state(struct replica *r, const char *state, const char *error)
 {
 	pthread_mutex_lock(&r->lock);
-	bool changed = r->st.state != state;
+	bool changed = strcmp(r->st.state, state) != 0;
 	bool new_error = error && strcmp(error, r->st.last_error) != 0;
 	r->st.state = state;
 	if (error)
@@ -140,6 +141,8 @@ static int set_cookie(struct replica *r, const struct berval *cookie)
 
 static void note_present(struct replica *r, const unsigned char *uuid)
 {
+	if (!r->refreshing)
+		return; /* persisting: no present phase to end */
 	if (r->npresent == r->cap_present) {
 		size_t cap = r->cap_present ? 2 * r->cap_present : 1024;
 		unsigned char *p = realloc(r->present, cap * SYNC_UUID_LEN);
@@ -357,6 +360,7 @@ static int on_info(struct replica *r, LDAPMessage *m, char *why, size_t cap)
 	case SYNC_INFO_REFRESH_DELETE:
 		r->npresent = 0;
 		if (info.refresh_done && status == 0) {
+			r->refreshing = false;
 			refresh_done(r, info.kind == SYNC_INFO_REFRESH_PRESENT);
 			set_state(r, "persisting", NULL);
 		}
@@ -524,6 +528,7 @@ static int start_search(struct replica *r, char *why, size_t cap)
 	r->drop_cookie = false;
 	r->npresent = 0;
 	r->refresh_puts = r->refresh_deletes = 0;
+	r->refreshing = true;
 	return 0;
 }
 

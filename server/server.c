@@ -493,6 +493,8 @@ static void log_restart_needed(const struct config *old, const struct config *n)
 	    {"max_pdu_bytes", old->max_pdu_bytes == n->max_pdu_bytes},
 	    {"schema_dir", strcmp(old->schema_dir, n->schema_dir) == 0},
 	    {"schema", strcmp(old->schema, n->schema) == 0},
+	    {"syncrepl", memcmp(&old->syncrepl, &n->syncrepl, sizeof(n->syncrepl)) == 0},
+	    {"updateref", strcmp(old->updateref, n->updateref) == 0},
 	};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (!keys[i].same)
