@@ -191,15 +191,25 @@ title: changed while the replica was down
 
 dn: uid=frank,ou=people,$EX
 changetype: delete
+
+dn: uid=grace,ou=people,$EX
+changetype: delete
+
+dn: uid=grace,ou=people,$EX
+changetype: add
+objectClass: inetOrgPerson
+uid: grace
+cn: Grace Again
+sn: Again
 EOF
 replica_start rp
 if converge 10 && grep -q "resuming from cookie" "$rlog" && ! grep -q "full refresh" "$rlog" &&
-	grep -q "refresh done (present phase): 1 entries added or changed, 1 deleted" "$rlog"; then
-	ok "restarted: resumed from its cookie, converged in ${took}s, $(monitor replicationChanges) changes applied (the two made while it was down; the delete found by the present phase)"
+	grep -q "refresh done (present phase): 2 entries added or changed, 2 deleted" "$rlog"; then
+	ok "restarted: resumed from its cookie, converged in ${took}s, $(monitor replicationChanges) changes applied (those made while it was down: a modify, a delete found by the present phase, an entry deleted and added again under its DN with a new entryUUID)"
 else
 	not_ok "restart: $(grep syncrepl "$rlog" | head -3) $(cat "$work/diff" 2> /dev/null)"
 fi
-[ "$(monitor replicationChanges)" -le 3 ] 2> /dev/null || not_ok "restart applied $(monitor replicationChanges) changes (a full reload?)"
+[ "$(monitor replicationChanges)" -le 4 ] 2> /dev/null || not_ok "restart applied $(monitor replicationChanges) changes (a full reload?)"
 
 # 5. The provider stops and comes back: retrying, then converged.
 kill "$spid" && wait "$spid" 2> /dev/null
