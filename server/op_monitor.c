@@ -250,6 +250,8 @@ static int build_replication_entry(const struct replica_status *st, struct buf *
 		add(&b, "replicationCookie", "%s", st->cookie);
 	if (st->context_csn[0])
 		add(&b, "contextCSN", "%s", st->context_csn);
+	if (st->lag_ms >= 0)
+		add(&b, "replicationLagMilliseconds", "%lld", (long long)st->lag_ms);
 	return finish(&b, "cn=replication," MONITOR_DN, out);
 }
 

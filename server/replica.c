@@ -102,6 +102,19 @@ static void cookie_csn(const char *cookie, char *out, size_t cap)
 	snprintf(out, cap, "%.*s", (int)n, p);
 }
 
+/* A CSN's time (YYYYmmddHHMMSS.ffffffZ#...) in milliseconds since the epoch, or -1. */
+static int64_t csn_ms(const char *csn)
+{
+	struct tm tm = {0};
+	unsigned usec = 0;
+	if (sscanf(csn, "%4d%2d%2d%2d%2d%2d.%6uZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+	           &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &usec) != 7)
+		return -1;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	return (int64_t)timegm(&tm) * 1000 + usec / 1000;
+}
+
 /* Commits when every change in the transaction is covered by a cookie in it. */
 static int txn_commit(struct replica *r)
 {
@@ -119,6 +132,11 @@ static int txn_commit(struct replica *r)
 	if (r->pending_cookie[0]) {
 		snprintf(r->st.cookie, sizeof(r->st.cookie), "%s", r->pending_cookie);
 		cookie_csn(r->st.cookie, r->st.context_csn, sizeof(r->st.context_csn));
+		struct timespec now;
+		clock_gettime(CLOCK_REALTIME, &now);
+		int64_t at = csn_ms(r->st.context_csn);
+		if (r->pending_changes && at >= 0)
+			r->st.lag_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000 - at;
 	}
 	pthread_mutex_unlock(&r->lock);
 	return 0;
@@ -674,6 +692,7 @@ int replica_start(struct server *srv)
 	r->db = &srv->gen->db;
 	pthread_mutex_init(&r->lock, NULL);
 	r->st.state = "refreshing";
+	r->st.lag_ms = -1;
 	snprintf(r->st.provider, sizeof(r->st.provider), "%s", r->conf->provider);
 	snprintf(r->attrs_buf, sizeof(r->attrs_buf), "%s", r->conf->attrs);
 	int n = 0;

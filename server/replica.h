@@ -36,6 +36,10 @@ struct replica_status {
 	char last_error[256]; /* "" when none */
 	char cookie[256];     /* the cookie committed last ("" when none) */
 	char context_csn[64]; /* its csn= part: the provider's contextCSN ("" when none) */
+	/* From the provider's commit of the last change applied (its CSN's time) to the
+	 * replica's commit of it, in milliseconds; -1 when unknown. Both clocks count: on
+	 * two machines, their skew is in it. */
+	int64_t lag_ms;
 };
 
 /*

@@ -176,6 +176,9 @@ newrdn: ou=contractors
 deleteoldrdn: 0
 newsuperior: ou=groups,$EX
 EOF
+lag=$(monitor replicationLagMilliseconds)
+[ -n "$lag" ] && [ "$lag" -ge 0 ] && [ "$lag" -lt 5000 ] && ok "cn=monitor: the last change reached the replica ${lag} ms after the provider committed it" ||
+	not_ok "replicationLagMilliseconds '$lag'"
 timeout 5 ldapwhoami -x -H "$REP" -D "uid=oldie,ou=people,$EX" -w newbie-secret > /dev/null 2>&1 &&
 	ok "the renamed entry binds with its password" || not_ok "bind as the renamed entry"
 [ "$(monitor replicationChanges)" -ge 5 ] 2> /dev/null && ok "cn=monitor: $(monitor replicationChanges) changes applied" ||
