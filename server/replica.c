@@ -503,7 +503,7 @@ static int connect_provider(struct replica *r, char *why, size_t cap)
 static int start_search(struct replica *r, char *why, size_t cap)
 {
 	const struct syncrepl_conf *s = r->conf;
-	char stored[256] = "";
+	char stored[4096] = "";
 	struct berval cookie = {0, NULL};
 	if (!r->drop_cookie) {
 		MDB_txn *rt;
@@ -514,6 +514,11 @@ static int start_search(struct replica *r, char *why, size_t cap)
 			    len < sizeof(stored)) {
 				memcpy(stored, data, len);
 				cookie = (struct berval){len, stored};
+			} else if (db_update_get_cookie(r->db, rt, &data, &len) == 0) {
+				log_error(
+				    "syncrepl rid=%03d: the stored cookie takes %zu bytes, more "
+				    "than %zu: not sent",
+				    s->rid, len, sizeof(stored) - 1);
 			}
 			mdb_txn_abort(rt);
 		}
