@@ -27,6 +27,7 @@ struct replica {
 	int stop; /* atomic */
 	pthread_mutex_t lock;
 	struct replica_status st; /* under lock */
+	char logged_error[256];   /* the failure logged last, until the consumer works again */
 	/* Session state (the thread's own). */
 	LDAP *ld;
 	int msgid;
@@ -37,7 +38,11 @@ struct replica {
 	uint64_t pending_changes;
 	uint64_t refresh_puts, refresh_deletes; /* in the refresh under way, for its log line */
 	char pending_cookie[256];
-	bool refreshing;        /* the refresh stage (not yet refreshDone) */
+	bool refreshing; /* the refresh stage (not yet refreshDone) */
+	/* The search went without a cookie (initial content, or a reload after
+	 * e-syncRefreshRequired): the replica's content is replaced, so at the refresh's end
+	 * every entry not received goes, whichever phase the provider ended with. */
+	bool full_refresh;
 	unsigned char *present; /* UUIDs reported present in this present phase */
 	size_t npresent, cap_present;
 	char *attrs[64]; /* the attribute list asked for */
@@ -49,20 +54,36 @@ static bool stopping(struct replica *r)
 	return __atomic_load_n(&r->stop, __ATOMIC_ACQUIRE) != 0;
 }
 
-/* Sets the state; a new error (state or text other than the last) is logged once. */
+/*
+ * Sets the state. A failure is logged once, not at every retry: again only when its
+ * reason changes, or after the consumer worked (persisting, or a refresh done) in between,
+ * which is logged too.
+ */
 static void set_state(struct replica *r, const char *state, const char *error)
 {
 	pthread_mutex_lock(&r->lock);
 	bool changed = strcmp(r->st.state, state) != 0;
-	bool new_error = error && strcmp(error, r->st.last_error) != 0;
 	r->st.state = state;
 	if (error)
 		snprintf(r->st.last_error, sizeof(r->st.last_error), "%s", error);
 	pthread_mutex_unlock(&r->lock);
-	if (error && (changed || new_error))
-		log_error("syncrepl rid=%03d %s: %s", r->conf->rid, r->conf->provider, error);
-	else if (changed)
+	if (error) {
+		if (strcmp(error, r->logged_error) != 0)
+			log_error("syncrepl rid=%03d %s: %s", r->conf->rid, r->conf->provider,
+			          error);
+		snprintf(r->logged_error, sizeof(r->logged_error), "%s", error);
+		return;
+	}
+	bool working = strcmp(state, "persisting") == 0 || strcmp(state, "idle") == 0;
+	if (working && r->logged_error[0])
+		log_info("syncrepl rid=%03d: %s again (after: %s)", r->conf->rid, state,
+		         r->logged_error);
+	else if (changed && strcmp(state, "persisting") == 0)
 		log_info("syncrepl rid=%03d: %s", r->conf->rid, state);
+	else if (changed)
+		log_debug("syncrepl rid=%03d: %s", r->conf->rid, state);
+	if (working)
+		r->logged_error[0] = '\0';
 }
 
 /* ---- the write transaction ------------------------------------------------------ */
@@ -233,10 +254,8 @@ static int end_present_phase(struct replica *r, char *why, size_t cap)
 	for (size_t i = 0; i < ngone && status == 0; i++)
 		status = delete_uuid(r, gone + i * SYNC_UUID_LEN, why, cap);
 	if (status == 0 && ngone)
-		log_info(
-		    "syncrepl rid=%03d: present phase: %zu entries not on the provider any more "
-		    "deleted",
-		    r->conf->rid, ngone);
+		log_info("syncrepl rid=%03d: %zu entries not on the provider any more: deleted",
+		         r->conf->rid, ngone);
 	free(gone);
 	r->npresent = 0;
 	return status;
@@ -345,12 +364,15 @@ out:
 /* The refresh stage ends (its last phase: present or delete): counted and logged. */
 static void refresh_done(struct replica *r, bool present)
 {
+	const char *how = r->full_refresh ? "full refresh"
+	                  : present       ? "present phase"
+	                                  : "delete phase";
 	pthread_mutex_lock(&r->lock);
 	r->st.refreshes++;
 	pthread_mutex_unlock(&r->lock);
-	log_info("syncrepl rid=%03d: refresh done (%s phase): %llu entries added or changed, "
+	log_info("syncrepl rid=%03d: refresh done (%s): %llu entries added or changed, "
 	         "%llu deleted",
-	         r->conf->rid, present ? "present" : "delete", (unsigned long long)r->refresh_puts,
+	         r->conf->rid, how, (unsigned long long)r->refresh_puts,
 	         (unsigned long long)r->refresh_deletes);
 }
 
@@ -373,10 +395,12 @@ static int on_info(struct replica *r, LDAPMessage *m, char *why, size_t cap)
 	case SYNC_INFO_NEW_COOKIE:
 		break;
 	case SYNC_INFO_REFRESH_PRESENT:
-		status = end_present_phase(r, why, cap);
-		/* fall through */
 	case SYNC_INFO_REFRESH_DELETE:
-		r->npresent = 0;
+		/* A present phase ends here; a full refresh's present set runs to its end. */
+		if (r->full_refresh ? info.refresh_done : info.kind == SYNC_INFO_REFRESH_PRESENT)
+			status = end_present_phase(r, why, cap);
+		else if (!r->full_refresh)
+			r->npresent = 0;
 		if (info.refresh_done && status == 0) {
 			r->refreshing = false;
 			refresh_done(r, info.kind == SYNC_INFO_REFRESH_PRESENT);
@@ -432,7 +456,7 @@ static int on_done(struct replica *r, LDAPMessage *m, char *why, size_t cap)
 		if (c && sync_done_decode(&c->ldctl_value, &cookie, &deletes) < 0) {
 			snprintf(why, cap, "Sync Done control does not parse");
 			status = SESSION_ERROR;
-		} else if (!deletes && end_present_phase(r, why, cap) < 0) {
+		} else if ((!deletes || r->full_refresh) && end_present_phase(r, why, cap) < 0) {
 			status = SESSION_ERROR;
 		} else if (set_cookie(r, &cookie) != 0) {
 			snprintf(why, cap, "storing the cookie failed");
@@ -523,10 +547,18 @@ static int start_search(struct replica *r, char *why, size_t cap)
 			mdb_txn_abort(rt);
 		}
 	}
+	r->full_refresh = !cookie.bv_val;
+	char said[4200];
 	if (cookie.bv_val)
-		log_info("syncrepl rid=%03d: resuming from cookie %s", s->rid, stored);
+		snprintf(said, sizeof(said), "syncrepl rid=%03d: resuming from cookie %s", s->rid,
+		         stored);
 	else
-		log_info("syncrepl rid=%03d: no cookie: full refresh from %s", s->rid, s->provider);
+		snprintf(said, sizeof(said), "syncrepl rid=%03d: no cookie: full refresh from %s",
+		         s->rid, s->provider);
+	if (r->logged_error[0]) /* retrying after a failure already logged: not again */
+		log_debug("%s", said);
+	else
+		log_info("%s", said);
 	struct berval *value = NULL;
 	LDAPControl *ctrl = NULL;
 	enum sync_mode mode =

@@ -276,7 +276,43 @@ out=$(printf 'dn: uid=eve,ou=people,%s\nchangetype: delete\n' "$EX" |
 	not_ok "updateref: rc $rc: $out"
 stop_checked "$rpid" "$rlog" && ok "refreshOnly replica stopped" || not_ok "replica stop: $stop_why"
 
-# 8. TLS to the provider: ldaps://, StartTLS (critical), and a certificate from another CA
+# 8. The provider restored from a backup whose entries all changed after the replica's
+# cookie, with syncprov-reloadhint: slapd finds the cookie stale and answers
+# e-syncRefreshRequired (4096); a full reload follows, and what the backup lacks is deleted.
+replica_conf rr refreshAndPersist
+replica_start rr
+converge 20 || not_ok "before the restore: $(cat "$work/diff")"
+SLAPCAT=${SLAPCAT:-/usr/sbin/slapcat}
+# (a few seconds ahead: newer than the replica's cookie after the change below too)
+csn_now=$(date -u -d "+5 seconds" +%Y%m%d%H%M%S).000000Z#000000#000#000000
+timeout 60 "$SLAPCAT" -f "$work/slapd.conf" 2> /dev/null |
+	sed -e "s/^entryCSN: .*/entryCSN: $csn_now/" -e '/^contextCSN:/d' > "$work/backup.ldif"
+pmod << EOF
+dn: uid=afterbackup,ou=people,$EX
+changetype: add
+objectClass: inetOrgPerson
+uid: afterbackup
+cn: After Backup
+sn: Backup
+EOF
+converge 5 || not_ok "a change before the restore: $(cat "$work/diff")"
+kill "$spid" && wait "$spid" 2> /dev/null
+rm -rf "$work/db" && mkdir -p "$work/db"
+sed -i "s/^syncprov-checkpoint 1 1$/&\nsyncprov-reloadhint TRUE/" "$work/slapd.conf"
+if timeout 60 "$SLAPADD" -w -f "$work/slapd.conf" -l "$work/backup.ldif" > "$work/slapadd.log" 2>&1; then
+	provider_start "$pport" || finish
+	if converge 20 && grep -q "e-syncRefreshRequired" "$rlog" && ! dump "$REP" | grep -q afterbackup; then
+		ok "provider restored from a backup: e-syncRefreshRequired, a full reload in ${took}s, the entry added after the backup deleted"
+	else
+		not_ok "restore: $(grep syncrepl "$rlog" | tail -4) $(cat "$work/diff" 2> /dev/null)"
+	fi
+else
+	not_ok "slapadd of the backup: $(cat "$work/slapadd.log")"
+	provider_start "$pport" || finish
+fi
+stop_checked "$rpid" "$rlog" && ok "replica stopped" || not_ok "replica stop: $stop_why"
+
+# 9. TLS to the provider: ldaps://, StartTLS (critical), and a certificate from another CA
 # refused (tls_reqcert=demand).
 for v in "ldaps://127.0.0.1:$((pport + 1)) tls_cacert=$work/pki/ca.pem" \
 	"$PROV starttls=critical tls_cacert=$work/pki/ca.pem tls_reqcert=demand"; do
@@ -295,7 +331,7 @@ wait_state retrying
 	not_ok "TLS with another CA: state '$state'"
 stop_checked "$rpid" "$rlog" || not_ok "replica stop: $stop_why"
 
-# 9. examples/replica.conf, pointed at this provider (its port, a free one to listen on, the
+# 10. examples/replica.conf, pointed at this provider (its port, a free one to listen on, the
 # database in the work directory), works as it is.
 sed -e "s#127.0.0.1:389#127.0.0.1:$pport#g" -e "s#^listen = .*#listen = 127.0.0.1:0#" \
 	-e "s#var/replica.mdb#$work/example.mdb#" examples/replica.conf > "$work/example.conf"
