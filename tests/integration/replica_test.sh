@@ -107,6 +107,16 @@ wait_state retrying
 [ "$rc" = 32 ] && [ "$state" = retrying ] && ok "provider unreachable: the empty suffix is noSuchObject (32), state retrying" ||
 	not_ok "provider unreachable: search rc $rc, state '$state'"
 stop_checked "$rpid" "$rlog" && ok "a retrying replica stops on SIGTERM, exit 0" || not_ok "stop: $stop_why"
+# A retry schedule used up: state stopped, the server goes on serving.
+sed -i 's/retry="1 +"/retry="1 1"/' "$work/dead.conf"
+replica_start dead
+if wait_state stopped && grep -q "retry schedule is used up" "$rlog" &&
+	timeout 5 ldapsearch -x -H "$REP" -LLL -b "" -s base 1.1 > /dev/null 2>&1; then
+	ok "retry=\"1 1\" used up: state stopped, logged, the server still answers"
+else
+	not_ok "retry schedule used up: state '$state': $(grep syncrepl "$rlog" | tail -2)"
+fi
+stop_checked "$rpid" "$rlog" || not_ok "stop: $stop_why"
 
 # 1. From no database file: the first refresh converges.
 replica_conf rp refreshAndPersist
