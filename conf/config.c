@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "protocol/dn.h"
 #include "protocol/schema.h"
@@ -467,6 +468,18 @@ static int handler(void *user, const char *section, const char *key, const char 
 		return parse_index(st, value);
 	if (strcmp(key, "access") == 0)
 		return parse_access(st, value);
+	if (strcmp(key, "syncrepl") == 0) {
+		char why[512];
+		return syncrepl_parse(&c->syncrepl, value, why, sizeof(why)) < 0
+		           ? bad(st, "%s", why, NULL)
+		           : 1;
+	}
+	if (strcmp(key, "updateref") == 0)
+		return strncasecmp(value, "ldap://", 7) == 0 ||
+		               strncasecmp(value, "ldaps://", 8) == 0
+		           ? copy_str(st, c->updateref, sizeof(c->updateref), key, value)
+		           : bad(st, "updateref: \"%s\" is not an ldap:// or ldaps:// URL", value,
+		                 NULL);
 	if (strcmp(key, "max_pdu_bytes") == 0)
 		return parse_size(st, &c->max_pdu_bytes, key, value, 1024, 64u << 20);
 	if (strcmp(key, "max_pending_bytes") == 0)
@@ -513,6 +526,7 @@ static void set_defaults(struct config *c)
 	c->tls_min_version = 12;
 	strcpy(c->access_log, "none");
 	c->tls_handshake_timeout = 10;
+	syncrepl_defaults(&c->syncrepl);
 	for (size_t i = 0; i < sizeof(default_index) / sizeof(default_index[0]); i++)
 		c->index[c->nindex++] = strdup(default_index[i]);
 }
@@ -547,6 +561,11 @@ static int load(struct config *cfg, const char *path, char *err, size_t errlen)
 	}
 	if (cfg->rootpw[0] && !cfg->rootdn[0]) {
 		snprintf(err, errlen, "%s: rootpw is set but rootdn is not", path);
+		return -1;
+	}
+	if (cfg->syncrepl.set &&
+	    syncrepl_check(&cfg->syncrepl, cfg->suffix, why, sizeof(why)) < 0) {
+		snprintf(err, errlen, "%s: %s", path, why);
 		return -1;
 	}
 	number_access_rules(cfg);

@@ -11,6 +11,7 @@
 
 #include "conf/access_rule.h"
 #include "conf/send_policies.h"
+#include "conf/syncrepl.h"
 
 #define CONFIG_MAX_LISTEN 16
 #define CONFIG_MAX_INDEX 32
@@ -83,6 +84,9 @@ struct config {
 	 * built-in two (userPassword for self and binding, everything else readable). */
 	struct access_rule *access;
 	int naccess;
+	/* A replica (conf/syncrepl.h): set when the file has a syncrepl key. */
+	struct syncrepl_conf syncrepl;
+	char updateref[1024]; /* writes are referred here ("" = refused with 53) */
 };
 
 /*

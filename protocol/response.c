@@ -35,8 +35,10 @@ int response_result_ex(struct buf *out, int32_t msgid, unsigned char optag, int 
                        const char *matched, const char *message, const struct result_extra *x)
 {
 	size_t mlen = str_len(matched), dlen = str_len(message), olen = str_len(x->oid);
+	size_t rlen = str_len(x->referral);
 	size_t op = tlv_int_size(rc) + tlv_size(mlen) + tlv_size(dlen) +
-	            (x->oid ? tlv_size(olen) : 0) + (x->has_value ? tlv_size(x->vlen) : 0);
+	            (x->referral ? tlv_size(tlv_size(rlen)) : 0) + (x->oid ? tlv_size(olen) : 0) +
+	            (x->has_value ? tlv_size(x->vlen) : 0);
 	size_t msg = tlv_int_size(msgid) + tlv_size(op) + x->clen;
 	if (buf_reserve(out, tlv_size(msg)) < 0)
 		return -1;
@@ -49,6 +51,11 @@ int response_result_ex(struct buf *out, int32_t msgid, unsigned char optag, int 
 	tlv_put_int(out, LBER_ENUMERATED, rc);
 	tlv_put(out, LBER_OCTETSTRING, matched, mlen);
 	tlv_put(out, LBER_OCTETSTRING, message, dlen);
+	if (x->referral) { /* Referral ::= SEQUENCE SIZE (1..MAX) OF uri URI */
+		p = put_header(out->data + out->len, LDAP_TAG_REFERRAL, tlv_size(rlen));
+		out->len = (size_t)(p - out->data);
+		tlv_put(out, LBER_OCTETSTRING, x->referral, rlen);
+	}
 	if (x->oid)
 		tlv_put(out, LDAP_TAG_EXOP_RES_OID, x->oid, olen);
 	if (x->has_value)

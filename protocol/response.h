@@ -31,10 +31,12 @@
 int response_result(struct buf *out, int32_t msgid, unsigned char optag, int rc,
                     const char *matched, const char *message, const char *oid);
 
-/* Optional parts of a result: ExtendedResponse name and value, response controls. */
+/* Optional parts of a result: a referral, ExtendedResponse name and value, response
+ * controls. */
 struct result_extra {
-	const char *oid; /* responseName, or NULL */
-	bool has_value;  /* responseValue present */
+	const char *referral; /* one LDAP URL: the result's referral [3] (rc 10), or NULL */
+	const char *oid;      /* responseName, or NULL */
+	bool has_value;       /* responseValue present */
 	const void *value;
 	size_t vlen;
 	const void *controls; /* a whole [0] Controls element, or NULL */

@@ -7,6 +7,8 @@
  *                                   generation) and how many reloads
  *   cn=<policy>,cn=monitor          per send policy: what sending cost
  *   cn=latency,cn=monitor           how long operations took, as a histogram
+ *   cn=replication,cn=monitor       a replica's syncrepl consumer (replica.h): state,
+ *                                   provider, changes, last change and error, cookie
  *
  * Entries are built from a snapshot taken before the response starts, so the
  * numbers a client reads never include the search that reads them. Who may
@@ -22,12 +24,13 @@
 #include "protocol/response.h"
 #include "server/db_gen.h"
 #include "server/ops.h"
+#include "server/replica.h"
 #include "server/reply.h"
 #include "server/search_plan.h"
 
 #define MONITOR_DN "cn=monitor"
 #define MONITOR_MAX_ATTRS 32
-#define MONITOR_ENTRIES (3 + SEND_POLICY_N)
+#define MONITOR_ENTRIES (4 + SEND_POLICY_N)
 
 /* One entry under construction: attributes with a single value each. */
 struct mon_builder {
@@ -35,7 +38,7 @@ struct mon_builder {
 	LDAPMod *list[MONITOR_MAX_ATTRS + 1];
 	struct berval vals[MONITOR_MAX_ATTRS];
 	struct berval *vlist[MONITOR_MAX_ATTRS][2];
-	char text[MONITOR_MAX_ATTRS][128];
+	char text[MONITOR_MAX_ATTRS][256];
 	int n;
 };
 
@@ -224,6 +227,34 @@ static int build_latency_entry(const struct snapshot *s, struct buf *out)
 	return finish(&b, "cn=latency," MONITOR_DN, out);
 }
 
+static int build_replication_entry(const struct replica_status *st, struct buf *out)
+{
+	struct mon_builder b = {.n = 0};
+	char when[32] = "";
+	struct tm tm;
+	if (st->last_change) {
+		gmtime_r(&st->last_change, &tm);
+		strftime(when, sizeof(when), "%Y%m%d%H%M%SZ", &tm);
+	}
+	add(&b, "objectClass", "extensibleObject");
+	add(&b, "cn", "replication");
+	add(&b, "replicationState", "%s", st->state);
+	add(&b, "replicationProvider", "%s", st->provider);
+	add_u64(&b, "replicationChanges", st->changes);
+	add_u64(&b, "replicationRefreshes", st->refreshes);
+	if (when[0])
+		add(&b, "replicationLastChange", "%s", when);
+	if (st->last_error[0])
+		add(&b, "replicationLastError", "%s", st->last_error);
+	if (st->cookie[0])
+		add(&b, "replicationCookie", "%s", st->cookie);
+	if (st->context_csn[0])
+		add(&b, "contextCSN", "%s", st->context_csn);
+	if (st->lag_ms >= 0)
+		add(&b, "replicationLagMilliseconds", "%lld", (long long)st->lag_ms);
+	return finish(&b, "cn=replication," MONITOR_DN, out);
+}
+
 bool op_monitor_holds(const struct buf *key)
 {
 	static const char mkey[] = "cn=monitor"; /* its reversed key, NUL included */
@@ -264,9 +295,13 @@ void op_monitor_search(struct conn *c, struct ldap_request *req, const struct bu
 		rc = build_latency_entry(&snap, &recs[1 + SEND_POLICY_N]);
 	if (rc == 0)
 		rc = build_tls_entry(srv, &snap, &recs[2 + SEND_POLICY_N]);
+	int n = MONITOR_ENTRIES - 1; /* the replication entry: a replica's only */
+	struct replica_status rs;
+	if (rc == 0 && replica_status(srv, &rs))
+		rc = build_replication_entry(&rs, &recs[n++]);
 	struct entry_view e[MONITOR_ENTRIES];
 	bool base_found = false;
-	for (int i = 0; i < MONITOR_ENTRIES && rc == 0; i++) {
+	for (int i = 0; i < n && rc == 0; i++) {
 		rc = entry_parse(recs[i].data, recs[i].len, &e[i]);
 		if (rc == 0 && e[i].keylen == key->len &&
 		    memcmp(e[i].key, key->data, key->len) == 0)
@@ -277,7 +312,7 @@ void op_monitor_search(struct conn *c, struct ldap_request *req, const struct bu
 	struct attr_select sel;
 	attr_select_init(&sel, r->attrs, r->nattrs, r->typesonly);
 	int sent = 0;
-	for (int i = 0; i < MONITOR_ENTRIES && result == LDAP_SUCCESS; i++) {
+	for (int i = 0; i < n && result == LDAP_SUCCESS; i++) {
 		if (!search_scope_holds_key(r->scope, key->data, key->len, e[i].key, e[i].keylen) ||
 		    filter_eval(r->filter, e[i].attrs, e[i].attrslen, &c->w->scratch) !=
 		        FILTER_TRUE)

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "server/ops.h"
+#include "protocol/response.h"
+#include "server/replica.h"
 #include "server/reply.h"
 #include "server/search_names.h"
 
@@ -31,7 +33,16 @@ void op_special_search(struct conn *c, struct ldap_request *req, const struct bu
 		struct attr_select sel;
 		attr_select_init(&sel, names, r->nattrs, r->typesonly);
 		sel.check_operational = true;
-		reply_entry(c, req->msgid, e.op, e.oplen, &sel, NULL, 0);
+		/* A replica's root DSE: the provider's contextCSN, as of the last commit. */
+		struct replica_status st;
+		struct buf extra = {0};
+		if (record == &c->w->srv->rootdse && replica_status(c->w->srv, &st) &&
+		    st.context_csn[0] && attr_select_wants(&sel, "contextCSN")) {
+			struct berval v = {strlen(st.context_csn), st.context_csn};
+			response_put_attr(&extra, "contextCSN", &v, 1, r->typesonly);
+		}
+		reply_entry(c, req->msgid, e.op, e.oplen, &sel, extra.data, extra.len);
+		buf_free(&extra);
 	}
 	/* The subschema subentry is a leaf: nothing lies below it. */
 	int rc = record == &c->w->srv->subschema &&

@@ -21,13 +21,22 @@ static void op_abandon(struct conn *c, struct ldap_request *req)
 	conn_task_cancel(c, req->u.abandon_msgid);
 }
 
-/* Add, modify, delete, modDN: minidir is read-only. */
+/* Add, modify, delete, modDN: minidir is read-only; a replica with updateref refers
+ * them to its provider (as slapd's updateref). */
 static void op_read_only(struct conn *c, struct ldap_request *req)
 {
 	unsigned char tag = req->op == LDAP_REQ_ADD      ? LDAP_RES_ADD
 	                    : req->op == LDAP_REQ_DELETE ? LDAP_RES_DELETE
 	                    : req->op == LDAP_REQ_MODRDN ? LDAP_RES_MODRDN
 	                                                 : LDAP_RES_MODIFY;
+	const char *ref = c->w->srv->cfg.updateref;
+	if (ref[0]) {
+		struct result_extra x = {.referral = ref};
+		reply_begin(c);
+		reply_result(c, req->msgid, tag, LDAP_REFERRAL, NULL,
+		             "minidir is a read-only replica: write to the provider", &x);
+		return;
+	}
 	reply_done(c, req->msgid, tag, LDAP_UNWILLING_TO_PERFORM, NULL,
 	           "minidir is a read-only server");
 }

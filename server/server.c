@@ -25,6 +25,7 @@
 #include "server/log.h"
 #include "server/ops.h"
 #include "server/policy.h"
+#include "server/replica.h"
 #include "server/tls.h"
 #include "server/worker.h"
 
@@ -156,11 +157,47 @@ static void log_missing_indexes(const struct config *cfg, const struct db *db)
 			         cfg->index[i], cfg->database);
 }
 
+/*
+ * A replica's database: opened read-write (created for the suffix when there is no
+ * file yet) as the one and only generation; the consumer changes it in place.
+ */
+static struct db_gen *open_replica_database(const struct config *cfg, char *err, size_t errlen)
+{
+	struct db_gen *g = calloc(1, sizeof(*g));
+	if (!g) {
+		snprintf(err, errlen, "%.900s: out of memory", cfg->database);
+		return NULL;
+	}
+	g->refs = 1;
+	g->map_slot = -1;
+	struct stat st;
+	int fd;
+	if (db_open_rw(&g->db, cfg->database, cfg->suffix, cfg->index, cfg->nindex, err, errlen) <
+	    0) {
+		free(g);
+		return NULL;
+	}
+	if (mdb_env_get_fd(g->db.env, &fd) != 0 || fstat(fd, &st) < 0) {
+		snprintf(err, errlen, "%.900s: cannot stat the database file", cfg->database);
+		db_gen_release(g);
+		return NULL;
+	}
+	g->dev = st.st_dev;
+	g->ino = st.st_ino;
+	return g;
+}
+
 static int open_database(struct server *srv)
 {
 	char err[1024];
 	struct config *cfg = &srv->cfg;
-	struct db_gen *g = db_gen_open(cfg->database, cfg->suffix, err, sizeof(err));
+	bool replica = cfg->syncrepl.set;
+	struct db_gen *g = replica ? open_replica_database(cfg, err, sizeof(err))
+	                           : db_gen_open(cfg->database, cfg->suffix, err, sizeof(err));
+	if (!g && replica) {
+		log_error("%s", err);
+		return -1;
+	}
 	if (!g) {
 		log_error("%s (create it with: minidir-import -f %s FILE.ldif)", err, cfg->path);
 		return -1;
@@ -177,6 +214,10 @@ static int open_database(struct server *srv)
 		         cfg->database, (unsigned)(st.st_mode & 0777));
 	db_gen_publish(srv, g);
 	log_info("database %s: suffix %s, %zu entries", cfg->database, cfg->suffix, g->db.entries);
+	if (replica)
+		log_info("replica of %s: the consumer writes %s in place; it is not reloaded from "
+		         "new imports",
+		         cfg->syncrepl.provider, cfg->database);
 	return 0;
 }
 
@@ -199,6 +240,8 @@ static void refuse(struct server *srv, const struct stat *st, const char *a, con
 
 void server_db_check(struct server *srv)
 {
+	if (srv->cfg.syncrepl.set)
+		return; /* a replica's file changes in place, by its consumer */
 	const char *path = srv->cfg.database;
 	struct db_gen *cur = srv->gen; /* the main thread publishes: no lock to read it */
 	struct stat st;
@@ -303,7 +346,8 @@ int server_init(struct server *srv)
 		return -1;
 	if (open_database(srv) < 0)
 		return -1;
-	srv->gen->map_slot = db_watch_start(srv, srv->gen->dev, srv->gen->ino);
+	if (!cfg->syncrepl.set) /* a replica's file is written in place, by its consumer */
+		srv->gen->map_slot = db_watch_start(srv, srv->gen->dev, srv->gen->ino);
 	if (tls_setup(cfg, &srv->tls) < 0) /* before the root DSE, which lists StartTLS */
 		return -1;
 	if (access_log_open(srv, cfg->access_log) < 0)
@@ -368,11 +412,12 @@ int server_start(struct server *srv)
 			return -1;
 		}
 	}
-	return 0;
+	return srv->cfg.syncrepl.set ? replica_start(srv) : 0;
 }
 
 void server_stop(struct server *srv)
 {
+	replica_stop(srv); /* first: it writes the database the workers read */
 	srv->stopping = 1;
 	uint64_t one = 1;
 	for (int i = 0; i < srv->nworkers; i++)
@@ -448,6 +493,8 @@ static void log_restart_needed(const struct config *old, const struct config *n)
 	    {"max_pdu_bytes", old->max_pdu_bytes == n->max_pdu_bytes},
 	    {"schema_dir", strcmp(old->schema_dir, n->schema_dir) == 0},
 	    {"schema", strcmp(old->schema, n->schema) == 0},
+	    {"syncrepl", memcmp(&old->syncrepl, &n->syncrepl, sizeof(n->syncrepl)) == 0},
+	    {"updateref", strcmp(old->updateref, n->updateref) == 0},
 	};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (!keys[i].same)

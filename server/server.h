@@ -22,9 +22,10 @@ int server_init(struct server *srv);
  * listens on, even one with SO_REUSEPORT such as a second minidir.
  */
 int server_listen(struct server *srv);
-/* Starts the workers; returns 0 or -1. */
+/* Starts the workers, then the syncrepl consumer of a replica; returns 0 or -1. */
 int server_start(struct server *srv);
-/* Asks every worker to stop, waits for them, and frees everything. */
+/* Stops the consumer of a replica, asks every worker to stop, waits for them, and
+ * frees everything. */
 void server_stop(struct server *srv);
 
 /*

@@ -83,7 +83,8 @@ struct server {
 	struct config cfg; /* as loaded at start-up; runtime holds what reloads change */
 	struct runtime rt;
 	const struct send_policy *local_policy; /* ldapi:// connections' (batch: no TCP options) */
-	struct db_gen *gen; /* the current database generation (db_gen.h): under gen_lock */
+	struct db_gen *gen;      /* the current database generation (db_gen.h): under gen_lock */
+	struct replica *replica; /* the syncrepl consumer (replica.h), NULL when none */
 	pthread_mutex_t gen_lock;
 	uint64_t gen_min; /* the oldest generation a search may still hold (atomic) */
 	uint64_t reloads; /* database files picked up since start-up (atomic) */

@@ -126,18 +126,48 @@ static int init_meta(struct db *db, MDB_txn *txn, const char *suffix, char *cons
 	return rc ? fail(err, errlen, "initialising", path, rc) : 0;
 }
 
-int db_open(struct db *db, const char *path, bool create, const char *suffix, char *const *index,
-            int nindex, char *err, size_t errlen)
+enum open_mode { OPEN_READ, OPEN_CREATE, OPEN_RW, OPEN_RW_CREATE };
+
+#define DUP_IDS (MDB_DUPSORT | MDB_DUPFIXED | MDB_INTEGERDUP)
+
+/* The tables every format-4 file has, opened (made, with c = MDB_CREATE) in txn. */
+static int open_tables(struct db *db, MDB_txn *txn, unsigned c)
+{
+	int rc;
+	if ((rc = mdb_dbi_open(txn, "memberof", c | MDB_INTEGERKEY | DUP_IDS, &db->memberof)) ||
+	    (rc = mdb_dbi_open(txn, "memberdn", c | DUP_IDS, &db->memberdn)))
+		return rc;
+	return mdb_dbi_open(txn, "uuid2id", c, &db->uuid2id);
+}
+
+/* A replica's file must serve the config's suffix. */
+static int check_suffix(const struct db *db, const char *suffix, const char *path, char *err,
+                        size_t errlen)
+{
+	struct buf want = {0};
+	int ok = suffix && dn_normalize(suffix, strlen(suffix), &want, NULL) == 0 &&
+	         want.len == db->suffix.len && memcmp(want.data, db->suffix.data, want.len) == 0;
+	buf_free(&want);
+	if (!ok)
+		snprintf(err, errlen, "%s: holds suffix \"%.*s\", not \"%s\"", path,
+		         (int)db->suffix.len, (const char *)db->suffix.data, suffix ? suffix : "");
+	return ok ? 0 : -1;
+}
+
+static int open_mode(struct db *db, const char *path, enum open_mode mode, const char *suffix,
+                     char *const *index, int nindex, char *err, size_t errlen)
 {
 	memset(db, 0, sizeof(*db));
+	bool create = mode == OPEN_CREATE || mode == OPEN_RW_CREATE;
 	int rc;
 	MDB_txn *txn = NULL;
 	if ((rc = mdb_env_create(&db->env)) != 0)
 		return fail(err, errlen, "creating environment", path, rc);
 	mdb_env_set_maxdbs(db->env, DB_MAX_INDEX + 8);
 	mdb_env_set_mapsize(db->env, DB_MAP_SIZE);
-	/* NOLOCK: the file is never written once renamed into place (see db.h). */
-	unsigned flags = MDB_NOSUBDIR | MDB_NOLOCK | (create ? 0 : MDB_RDONLY);
+	/* NOLOCK: an imported file is never written once renamed into place (see db.h). */
+	unsigned flags = MDB_NOSUBDIR | (mode == OPEN_READ ? MDB_RDONLY : 0) |
+	                 (mode == OPEN_READ || mode == OPEN_CREATE ? MDB_NOLOCK : MDB_NOTLS);
 	if ((rc = mdb_env_open(db->env, path, flags, DB_FILE_MODE)) != 0) {
 		fail(err, errlen, create ? "creating database" : "opening database", path, rc);
 		goto bad;
@@ -148,7 +178,7 @@ int db_open(struct db *db, const char *path, bool create, const char *suffix, ch
 		snprintf(err, errlen, "%s: chmod: %s", path, strerror(errno));
 		goto bad;
 	}
-	if ((rc = mdb_txn_begin(db->env, NULL, create ? 0 : MDB_RDONLY, &txn)) != 0) {
+	if ((rc = mdb_txn_begin(db->env, NULL, mode == OPEN_READ ? MDB_RDONLY : 0, &txn)) != 0) {
 		fail(err, errlen, "starting transaction", path, rc);
 		goto bad;
 	}
@@ -156,9 +186,7 @@ int db_open(struct db *db, const char *path, bool create, const char *suffix, ch
 	if ((rc = mdb_dbi_open(txn, "meta", c, &db->meta)) ||
 	    (rc = mdb_dbi_open(txn, "id2entry", c | MDB_INTEGERKEY, &db->id2entry)) ||
 	    (rc = mdb_dbi_open(txn, "dn2id", c, &db->dn2id)) ||
-	    (rc = mdb_dbi_open(txn, "children",
-	                       c | MDB_INTEGERKEY | MDB_DUPSORT | MDB_DUPFIXED | MDB_INTEGERDUP,
-	                       &db->children))) {
+	    (rc = mdb_dbi_open(txn, "children", c | MDB_INTEGERKEY | DUP_IDS, &db->children))) {
 		if (rc == MDB_NOTFOUND)
 			snprintf(err, errlen, "%s: not a minidir database", path);
 		else
@@ -168,10 +196,10 @@ int db_open(struct db *db, const char *path, bool create, const char *suffix, ch
 	if (create ? init_meta(db, txn, suffix, index, nindex, path, err, errlen)
 	           : load_meta(db, txn, path, err, errlen))
 		goto bad;
+	if (mode == OPEN_RW && check_suffix(db, suffix, path, err, errlen) < 0)
+		goto bad;
 	/* After the format check: an older file has no memberof table. */
-	if ((rc = mdb_dbi_open(txn, "memberof",
-	                       c | MDB_INTEGERKEY | MDB_DUPSORT | MDB_DUPFIXED | MDB_INTEGERDUP,
-	                       &db->memberof))) {
+	if ((rc = open_tables(db, txn, c)) != 0) {
 		fail(err, errlen, "opening tables", path, rc);
 		goto bad;
 	}
@@ -186,6 +214,26 @@ bad:
 		mdb_txn_abort(txn);
 	db_close(db);
 	return -1;
+}
+
+int db_open(struct db *db, const char *path, bool create, const char *suffix, char *const *index,
+            int nindex, char *err, size_t errlen)
+{
+	return open_mode(db, path, create ? OPEN_CREATE : OPEN_READ, suffix, index, nindex, err,
+	                 errlen);
+}
+
+int db_open_rw(struct db *db, const char *path, const char *suffix, char *const *index, int nindex,
+               char *err, size_t errlen)
+{
+	struct stat st;
+	bool missing = stat(path, &st) < 0 && errno == ENOENT;
+	if (missing && !suffix) {
+		snprintf(err, errlen, "%s: no such database, and no suffix to create it for", path);
+		return -1;
+	}
+	return open_mode(db, path, missing ? OPEN_RW_CREATE : OPEN_RW, suffix, index, nindex, err,
+	                 errlen);
 }
 
 void db_close(struct db *db)
@@ -231,16 +279,37 @@ int db_foreach_group(const struct db *db, MDB_txn *txn, entry_id id,
 	return rc == MDB_NOTFOUND ? 0 : rc;
 }
 
-int db_dn2id(const struct db *db, MDB_txn *txn, const void *key, size_t keylen, entry_id *id)
+/* The entry ID a table maps key[0..len) to. */
+static int get_id(MDB_txn *txn, MDB_dbi dbi, const void *key, size_t len, entry_id *id)
 {
-	MDB_val k = {keylen, (void *)key}, v;
-	int rc = mdb_get(txn, db->dn2id, &k, &v);
+	MDB_val k = {len, (void *)key}, v;
+	int rc = mdb_get(txn, dbi, &k, &v);
 	if (rc)
 		return rc;
 	if (v.mv_size != sizeof(*id))
 		return MDB_CORRUPTED;
 	memcpy(id, v.mv_data, sizeof(*id));
 	return 0;
+}
+
+int db_uuid2id(const struct db *db, MDB_txn *txn, const unsigned char uuid[16], entry_id *id)
+{
+	return get_id(txn, db->uuid2id, uuid, 16, id);
+}
+
+int db_entry_count(const struct db *db, MDB_txn *txn, size_t *count)
+{
+	MDB_val v;
+	int rc = meta_get(txn, db->meta, "entries", &v);
+	*count = 0;
+	if (rc == 0 && v.mv_size == sizeof(*count))
+		memcpy(count, v.mv_data, sizeof(*count));
+	return rc == MDB_NOTFOUND ? 0 : rc;
+}
+
+int db_dn2id(const struct db *db, MDB_txn *txn, const void *key, size_t keylen, entry_id *id)
+{
+	return get_id(txn, db->dn2id, key, keylen, id);
 }
 
 int db_get_entry(const struct db *db, MDB_txn *txn, entry_id id, struct entry_view *e)

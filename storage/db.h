@@ -8,10 +8,18 @@
  *              (eq.memberof always: the members of each group, by the group's normalized DN)
  *   memberof   entry ID -> IDs of the groups whose member or uniqueMember names it (sorted
  *              duplicates): memberOf, computed at import as slapd's memberof overlay does
- *   meta       "format", "suffix", "indexes", "entries"
+ *   memberdn   reversed DN key of a member/uniqueMember value -> IDs of the groups holding
+ *              it, whether or not it names an entry (sorted duplicates): which groups to
+ *              link when an entry of that DN is added or renamed (storage/db_update.h);
+ *              keys longer than LMDB's key limit name no entry and are left out
+ *   uuid2id    16-byte entryUUID -> entry ID: entries as syncrepl (RFC 4533) names them
+ *   meta       "format", "suffix", "indexes", "entries", "created", "creator", and
+ *              "cookie" (the replication cookie, storage/db_update.h) once one is stored
  *
- * The file is written only by import, into a new file renamed over the old
- * one, so readers (the server) open it MDB_RDONLY|MDB_NOLOCK and never wait.
+ * Two ways to write it. Import writes a new file renamed over the old one, so readers of
+ * an imported file open it MDB_RDONLY|MDB_NOLOCK (db_open) and never wait. A replica
+ * opens its file with db_open_rw (LMDB's lock file, one writer, readers in the same
+ * process see committed snapshots) and changes it in place with storage/db_update.h.
  */
 #ifndef MINIDIR_STORAGE_DB_H
 #define MINIDIR_STORAGE_DB_H
@@ -23,8 +31,9 @@
 #include "protocol/match.h"
 #include "storage/entry.h"
 
-/* minidir-3: objectClass keys include superclasses; memberof and eq.memberof. */
-#define DB_FORMAT "minidir-3"
+/* minidir-3: objectClass keys include superclasses; memberof and eq.memberof.
+ * minidir-4: uuid2id and memberdn. */
+#define DB_FORMAT "minidir-4"
 /* A new database file is created with exactly this mode, whatever the umask: it
  * holds password hashes. (MDB_NOLOCK: LMDB makes no lock file.) */
 #define DB_FILE_MODE 0600
@@ -41,7 +50,7 @@ struct db_index {
 
 struct db {
 	MDB_env *env;
-	MDB_dbi id2entry, dn2id, children, memberof, meta;
+	MDB_dbi id2entry, dn2id, children, memberof, memberdn, uuid2id, meta;
 	struct db_index index[DB_MAX_INDEX];
 	int nindex;
 	struct buf suffix;     /* normalized suffix DN */
@@ -59,10 +68,30 @@ struct db {
  */
 int db_open(struct db *db, const char *path, bool create, const char *suffix, char *const *index,
             int nindex, char *err, size_t errlen);
+
+/*
+ * Opens path read-write for one writing process (a replica), with LMDB's lock file
+ * ("path-lock", mode DB_FILE_MODE) so that readers in the same process can search
+ * while the writer commits, and MDB_NOTLS (a read transaction may move between threads
+ * and outlive a pause). When path does not exist, a new empty database (no entries)
+ * is created for suffix and index[0..nindex), as db_open with create; when it does,
+ * its suffix must be suffix (compared normalized) and its format DB_FORMAT, and its
+ * own index list is used (index is then ignored). Only one process may open a file
+ * this way at a time; a file opened so must not be opened with db_open meanwhile
+ * (MDB_NOLOCK readers do not see the writer). On failure returns -1 with a message in err.
+ */
+int db_open_rw(struct db *db, const char *path, const char *suffix, char *const *index, int nindex,
+               char *err, size_t errlen);
 void db_close(struct db *db);
 
 /* The equality index of attribute name[0..len) (any case), or NULL. */
 const struct db_index *db_index_find(const struct db *db, const char *name, size_t len);
+
+/* Looks up an entryUUID. Returns 0 (*id set), MDB_NOTFOUND or an LMDB error. */
+int db_uuid2id(const struct db *db, MDB_txn *txn, const unsigned char uuid[16], entry_id *id);
+
+/* The "entries" count of meta as txn sees it (db->entries is the count at open). */
+int db_entry_count(const struct db *db, MDB_txn *txn, size_t *count);
 
 /* Looks up a reversed DN key. Returns 0 (*id set), MDB_NOTFOUND or an LMDB error. */
 int db_dn2id(const struct db *db, MDB_txn *txn, const void *key, size_t keylen, entry_id *id);

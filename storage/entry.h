@@ -22,6 +22,9 @@
 
 typedef uint32_t entry_id;
 
+/* Bytes of a record before its DN key: parent ID, entryUUID, key length. */
+#define ENTRY_HEADER_BYTES 22
+
 /*
  * The largest entry record (as entry_encode writes it) minidir-import
  * accepts: 16 MiB. The server relies on it: whatever import stored, it can

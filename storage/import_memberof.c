@@ -14,7 +14,7 @@
  * The reversed key of a member value: a DN or, for uniqueMember, a DN followed by an
  * optional "#'0101'B" UID (RFC 4517 NameAndOptionalUID), which is not part of the DN.
  */
-static int member_key(const struct berval *v, bool unique, struct buf *key)
+int memberof_value_key(const struct berval *v, bool unique, struct buf *key)
 {
 	size_t len = v->bv_len;
 	const char *s = v->bv_val;
@@ -28,6 +28,15 @@ static int member_key(const struct berval *v, bool unique, struct buf *key)
 	return dn_normalize(s, len, NULL, key);
 }
 
+int memberof_put_dn(const struct db *db, MDB_txn *txn, const void *key, size_t len, entry_id group)
+{
+	if (len == 0 || len > (size_t)mdb_env_get_maxkeysize(db->env))
+		return 0; /* longer than any dn2id key: names no entry */
+	MDB_val k = {len, (void *)key}, v = {sizeof(group), &group};
+	int rc = mdb_put(txn, db->memberdn, &k, &v, MDB_NODUPDATA);
+	return rc == MDB_KEYEXIST ? 0 : rc;
+}
+
 int memberships_add(struct memberships *m, entry_id group, LDAPMod **mods)
 {
 	struct buf key = {0};
@@ -38,7 +47,8 @@ int memberships_add(struct memberships *m, entry_id group, LDAPMod **mods)
 			continue;
 		for (int j = 0; rc == 0 && mods[i]->mod_bvalues[j]; j++) {
 			key.off = key.len = 0;
-			if (member_key(mods[i]->mod_bvalues[j], unique, &key) < 0 || key.len == 0)
+			if (memberof_value_key(mods[i]->mod_bvalues[j], unique, &key) < 0 ||
+			    key.len == 0)
 				continue; /* not a DN: names no entry */
 			uint32_t len = (uint32_t)key.len;
 			if (buf_append(&m->pairs, &group, sizeof(group)) < 0 ||
@@ -53,9 +63,8 @@ int memberships_add(struct memberships *m, entry_id group, LDAPMod **mods)
 	return rc;
 }
 
-/* The normal form of group's DN under the index's rule, into gdn. */
-static int group_key(const struct db *db, MDB_txn *txn, const struct db_index *ix, entry_id group,
-                     struct buf *gdn)
+int memberof_group_key(const struct db *db, MDB_txn *txn, const struct db_index *ix, entry_id group,
+                       struct buf *gdn)
 {
 	struct entry_view e;
 	int rc = db_get_entry(db, txn, group, &e);
@@ -80,9 +89,11 @@ int memberships_store(struct memberships *m, struct db *db, MDB_txn **txn, char 
 		memcpy(&len, p + sizeof(group), sizeof(len));
 		const unsigned char *key = p + sizeof(group) + sizeof(len);
 		p = key + len;
-		if (group != current && (rc = group_key(db, *txn, ix, group, &gdn)) != 0)
+		if (group != current && (rc = memberof_group_key(db, *txn, ix, group, &gdn)) != 0)
 			break;
 		current = group;
+		if ((rc = memberof_put_dn(db, *txn, key, len, group)) != 0)
+			break;
 		if ((rc = db_dn2id(db, *txn, key, len, &member)) == MDB_NOTFOUND) {
 			rc = 0; /* a member that does not exist: ignored, as the overlay does */
 			continue;

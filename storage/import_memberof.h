@@ -13,6 +13,7 @@
 #define MINIDIR_STORAGE_IMPORT_MEMBEROF_H
 
 #include <ldap.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "storage/db.h"
@@ -41,5 +42,24 @@ int memberships_store(struct memberships *m, struct db *db, MDB_txn **txn, char 
                       size_t errlen);
 
 void memberships_free(struct memberships *m);
+
+/* Shared with storage/db_update.c, which keeps the same tables up to date. */
+
+/*
+ * Appends to key the reversed DN key of a member value v (unique: a uniqueMember value,
+ * whose optional "#'0101'B" UID is not part of the DN). Returns 0, or -1 when v is not
+ * a DN (key unchanged).
+ */
+int memberof_value_key(const struct berval *v, bool unique, struct buf *key);
+
+/* Sets gdn to group's eq.memberof key: its DN in the normal form of ix's rule. Returns 0,
+ * MDB_NOTFOUND (no such entry), MDB_CORRUPTED or an LMDB error. */
+int memberof_group_key(const struct db *db, MDB_txn *txn, const struct db_index *ix, entry_id group,
+                       struct buf *gdn);
+
+/* Records in memberdn that group holds a member value of reversed key key[0..len) (once;
+ * an empty key or one longer than LMDB keys may be is left out). Returns 0 or an LMDB
+ * error. */
+int memberof_put_dn(const struct db *db, MDB_txn *txn, const void *key, size_t len, entry_id group);
 
 #endif

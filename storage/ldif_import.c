@@ -16,6 +16,8 @@
 #include "protocol/dn.h"
 #include "protocol/schema.h"
 #include "storage/db.h"
+#include "storage/entry_index.h"
+#include "storage/entry_mods.h"
 #include "storage/entry_schema.h"
 #include "storage/ldif_check.h"
 #include "storage/ldif_reader.h"
@@ -70,52 +72,6 @@ static bool has_objectclass(LDAPMod **mods)
 	return false;
 }
 
-/* Adds id under the normal form of v[0..len) in index ix. */
-static int put_key(struct importer *im, const struct db_index *ix, entry_id id, const char *type,
-                   const char *v, size_t len)
-{
-	im->val.len = 0;
-	if (match_normalize(ix->rule, v, len, &im->val) < 0) {
-		report(im, im->line, "value of %s is not valid: \"%.*s\"", type, (int)len, v);
-		return -1;
-	}
-	if (im->val.len == 0)
-		return 0;
-	MDB_val k = {db_index_keylen(im->val.len), im->val.data}, d = {sizeof(id), &id};
-	int rc = mdb_put(im->txn, ix->dbi, &k, &d, MDB_NODUPDATA);
-	if (rc && rc != MDB_KEYEXIST) {
-		report(im, im->line, "index %s: %s", ix->attr, mdb_strerror(rc));
-		return -1;
-	}
-	return 0;
-}
-
-static int put_index(struct importer *im, entry_id id, LDAPMod **mods)
-{
-	for (int i = 0; mods && mods[i]; i++) {
-		const char *type = mods[i]->mod_type;
-		const struct db_index *ix = db_index_find(&im->db, type, strlen(type));
-		if (!ix)
-			continue;
-		bool classes = strcasecmp(type, "objectClass") == 0;
-		for (int j = 0; mods[i]->mod_bvalues[j]; j++) {
-			struct berval *v = mods[i]->mod_bvalues[j];
-			if (put_key(im, ix, id, type, v->bv_val, v->bv_len) < 0)
-				return -1;
-			/* An entry belongs to every superclass of its classes (RFC 4512 2.4.1): the
-			 * index answers (objectClass=person) for an inetOrgPerson too. */
-			const struct schema_oc *oc =
-			    classes ? schema_oc_find(v->bv_val, v->bv_len) : NULL;
-			for (size_t k = 0; oc && oc->superclasses[k]; k++) {
-				const char *oid = oc->superclasses[k]->oid;
-				if (put_key(im, ix, id, type, oid, strlen(oid)) < 0)
-					return -1;
-			}
-		}
-	}
-	return 0;
-}
-
 /* The entry's entryUUID: from the LDIF (an export keeps it) or a new random one. */
 static int take_uuid(struct importer *im, LDAPMod **mods, unsigned char uuid[16])
 {
@@ -136,50 +92,6 @@ static int take_uuid(struct importer *im, LDAPMod **mods, unsigned char uuid[16]
 	}
 	uuid[6] = (unsigned char)((uuid[6] & 0x0f) | 0x40); /* version 4 */
 	uuid[8] = (unsigned char)((uuid[8] & 0x3f) | 0x80); /* RFC 4122 variant */
-	return 0;
-}
-
-/*
- * Stores attribute types by their schema name ("commonName: x" is kept as "cn",
- * "CN;Lang-EN" as "cn;lang-en"). The names are written over the record's own
- * (libldap frees its blob, not these pointers) or, when longer, into names.
- */
-static int canonical_names(LDAPMod **mods, struct buf *names)
-{
-	/* Operational attributes (slapcat writes them) are the server's own, not stored;
-	 * entryUUID is taken apart before this and kept in the record header. */
-	int kept = 0;
-	for (int i = 0; mods && mods[i]; i++) {
-		const struct schema_attr *at =
-		    schema_attr_find(mods[i]->mod_type, strlen(mods[i]->mod_type));
-		if (at && at->operational && strcasecmp(at->name, "entryUUID") != 0)
-			continue;
-		mods[kept++] = mods[i];
-	}
-	if (mods)
-		mods[kept] = NULL;
-	names->off = names->len = 0;
-	size_t offs[256];
-	int n = 0;
-	for (int i = 0; mods && mods[i]; i++) {
-		char canon[256];
-		const char *t = mods[i]->mod_type;
-		size_t len = schema_canonical_desc(t, strlen(t), canon, sizeof(canon));
-		if (len == 0)
-			continue;
-		if (len <= strlen(t)) {
-			memcpy(mods[i]->mod_type, canon, len + 1);
-		} else if (n < 256) {
-			offs[n++] = names->len;
-			if (buf_append(names, canon, len + 1) < 0)
-				return -1;
-			mods[i]->mod_type = NULL; /* set below, once names stops moving */
-		}
-	}
-	int k = 0;
-	for (int i = 0; mods && mods[i] && k < n; i++)
-		if (!mods[i]->mod_type)
-			mods[i]->mod_type = (char *)names->data + offs[k++];
 	return 0;
 }
 
@@ -232,7 +144,7 @@ static int add_entry(struct importer *im, LDIFRecord *lr)
 	unsigned char uuid[16];
 	if (take_uuid(im, lr->lrop_mods, uuid) < 0)
 		return -1;
-	if (canonical_names(lr->lrop_mods, &im->names) < 0) {
+	if (entry_mods_canonical(lr->lrop_mods, &im->names) < 0) {
 		report(im, im->line, "out of memory");
 		return -1;
 	}
@@ -249,19 +161,32 @@ static int add_entry(struct importer *im, LDIFRecord *lr)
 	}
 	MDB_val k = {sizeof(id), &id}, v = {im->rec.len, im->rec.data};
 	MDB_val dk = {im->key.len, im->key.data}, dv = {sizeof(id), &id};
-	MDB_val pk = {sizeof(parent), &parent};
+	MDB_val pk = {sizeof(parent), &parent}, uk = {16, uuid};
 	int rc = mdb_put(im->txn, im->db.id2entry, &k, &v, MDB_APPEND);
 	if (!rc)
 		rc = mdb_put(im->txn, im->db.dn2id, &dk, &dv, MDB_NOOVERWRITE);
 	if (!rc)
 		rc = mdb_put(im->txn, im->db.children, &pk, &dv, MDB_APPENDDUP);
+	if (!rc &&
+	    (rc = mdb_put(im->txn, im->db.uuid2id, &uk, &dv, MDB_NOOVERWRITE)) == MDB_KEYEXIST) {
+		char text[37];
+		entry_uuid_format(uuid, text);
+		report(im, im->line, "entry \"%s\": entryUUID %s is another entry's too",
+		       lr->lr_dn.bv_val, text);
+		return -1;
+	}
 	if (rc) {
 		report(im, im->line, "storing \"%s\" in %s: %s", lr->lr_dn.bv_val, tmp_path,
 		       mdb_strerror(db_write_error(&im->db, rc)));
 		return -1;
 	}
-	if (put_index(im, id, lr->lrop_mods) < 0)
+	struct entry_view e;
+	if (entry_parse(im->rec.data, im->rec.len, &e) < 0 ||
+	    (rc = entry_index_write(&im->db, im->txn, id, &e, true, &im->val, why, sizeof(why)))) {
+		report(im, im->line, "%s",
+		       rc > 0 ? mdb_strerror(db_write_error(&im->db, rc)) : why);
 		return -1;
+	}
 	if (memberships_add(&im->members, id, lr->lrop_mods) < 0) {
 		report(im, im->line, "out of memory");
 		return -1;

@@ -457,6 +457,73 @@ START_TEST(err_access)
 }
 END_TEST
 
+START_TEST(syncrepl_directive)
+{
+	struct config cfg;
+	load_ok(
+	    BASE
+	    "syncrepl = rid=7 provider=ldaps://p.example:636\n"
+	    "\tbindmethod=simple binddn=\"cn=admin,dc=example,dc=com\" credentials=\"s e\\\"c\"\n"
+	    "  searchbase=\"dc=example,dc=com\" filter=\"(|(uid=a) (cn=b))\" scope=sub\n"
+	    "  attrs=\"*,+\" type=refreshAndPersist interval=01:02:03:04\n"
+	    "  retry=\"5 5 60 +\" starttls=critical tls_cacert=/etc/ca.pem tls_reqcert=never\n"
+	    "updateref = ldap://provider/\n",
+	    &cfg);
+	const struct syncrepl_conf *s = &cfg.syncrepl;
+	ck_assert(s->set);
+	ck_assert_int_eq(s->rid, 7);
+	ck_assert_str_eq(s->provider, "ldaps://p.example:636");
+	ck_assert_str_eq(s->binddn, "cn=admin,dc=example,dc=com");
+	ck_assert_str_eq(s->credentials, "s e\"c");
+	ck_assert_str_eq(s->filter, "(|(uid=a) (cn=b))");
+	ck_assert_int_eq(s->type, SYNCREPL_REFRESH_AND_PERSIST);
+	ck_assert_int_eq(s->interval, ((1 * 24 + 2) * 60 + 3) * 60 + 4);
+	ck_assert_int_eq(s->nretry, 2);
+	ck_assert_int_eq(s->retry_interval[0], 5);
+	ck_assert_int_eq(s->retry_count[0], 5);
+	ck_assert_int_eq(s->retry_interval[1], 60);
+	ck_assert_int_eq(s->retry_count[1], -1);
+	ck_assert_int_eq(s->starttls, SYNCREPL_STARTTLS_CRITICAL);
+	ck_assert(s->tls_reqcert_never);
+	ck_assert_str_eq(cfg.updateref, "ldap://provider/");
+	config_free(&cfg);
+	load_ok(BASE, &cfg); /* no syncrepl key: no replica */
+	ck_assert(!cfg.syncrepl.set);
+	config_free(&cfg);
+}
+END_TEST
+
+START_TEST(err_syncrepl)
+{
+#define SR "syncrepl = rid=1 provider=ldap://p searchbase=dc=example,dc=com\n"
+	load_fails_at(BASE SR "  bogus=1\n", 4, "unknown word \"bogus\"");
+	load_fails_at(BASE SR "  bindmethod=sasl\n", 4, "only simple");
+	load_fails_at(BASE SR "  type=refreshSometimes\n", 4, "type=refreshSometimes");
+	load_fails_at(BASE SR "  retry=\"5 + 60 +\"\n", 4, "only the last count");
+	load_fails_at(BASE SR "  retry=\"5\"\n", 4, "pairs");
+	load_fails_at(BASE SR "  interval=1:00\n", 4, "dd:hh:mm:ss");
+	load_fails_at(BASE SR "  filter=\"(uid=a\"\n", 4, "not a valid filter");
+	load_fails_at(BASE SR "  binddn=\"cn=a\n", 4, "double quote");
+	load_fails_at(BASE "syncrepl = provider=ldap://p\n", 3, "starts with rid=");
+	load_fails_at(BASE SR "syncrepl = rid=2\n", 4, "only one syncrepl");
+	load_fails_at(BASE "syncrepl = rid=1 provider=http://p\n", 3, "ldap://");
+	load_fails_at(BASE "updateref = provider\n", 3, "updateref");
+#undef SR
+	struct config cfg;
+	char err[1024];
+	write_conf(BASE "syncrepl = rid=1 provider=ldap://p searchbase=ou=x,dc=example,dc=com\n");
+	ck_assert_int_eq(config_load(&cfg, path, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "must be the suffix"));
+	write_conf(BASE "syncrepl = rid=1 searchbase=dc=example,dc=com\n");
+	ck_assert_int_eq(config_load(&cfg, path, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "provider= is required"));
+	write_conf(BASE "syncrepl = rid=1 provider=ldap://p searchbase=dc=example,dc=com "
+	                "binddn=cn=x\n");
+	ck_assert_int_eq(config_load(&cfg, path, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "go together"));
+}
+END_TEST
+
 START_TEST(err_syntax)
 {
 	load_fails_at(BASE "just some words\n", 3, NULL);
@@ -562,6 +629,8 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, err_index);
 	tcase_add_test(tc, err_section);
 	tcase_add_test(tc, err_syntax);
+	tcase_add_test(tc, syncrepl_directive);
+	tcase_add_test(tc, err_syncrepl);
 	tcase_add_test(tc, err_access);
 	tcase_add_test(tc, err_first_error_wins);
 	tcase_add_test(tc, err_missing_required);

@@ -10,60 +10,10 @@ set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 . tests/integration/lib.sh
-SLAPD=${SLAPD:-/usr/sbin/slapd}
-SLAPADD=${SLAPADD:-/usr/sbin/slapadd}
-SCHEMADIR=${SCHEMADIR:-/etc/ldap/schema}
-MODULEDIR=${MODULEDIR:-/usr/lib/ldap}
-export LDAPNOINIT=1
+. tests/integration/provider.sh
 
 use_work_dir sync
-EX=dc=example,dc=com
-ADMIN=cn=admin,$EX
-mkdir -p "$work/db"
-cat > "$work/slapd.conf" << EOF
-include $SCHEMADIR/core.schema
-include $SCHEMADIR/cosine.schema
-include $SCHEMADIR/inetorgperson.schema
-include $SCHEMADIR/nis.schema
-modulepath $MODULEDIR
-moduleload back_mdb
-moduleload syncprov
-pidfile $work/slapd.pid
-loglevel none
-database mdb
-suffix "$EX"
-rootdn "$ADMIN"
-rootpw secret
-directory $work/db
-maxsize 67108864
-dbnosync
-index objectClass,entryUUID,entryCSN eq
-overlay syncprov
-syncprov-checkpoint 1 1
-EOF
-grep -v "^version:" examples/example.ldif > "$work/data.ldif" # slapadd reads no version line
-if ! timeout 60 "$SLAPADD" -f "$work/slapd.conf" -l "$work/data.ldif" > "$work/slapadd.log" 2>&1; then
-	not_ok "slapadd: $(cat "$work/slapadd.log")"
-	echo "# sync: $pass passed, $fail failed"
-	exit 1
-fi
-port=
-for _ in $(seq 1 10); do
-	p=$((20000 + RANDOM % 20000))
-	timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$p" 2> /dev/null && continue
-	"$SLAPD" -f "$work/slapd.conf" -h "ldap://127.0.0.1:$p/" -d 0 > "$work/slapd.log" 2>&1 &
-	spid=$!
-	pids+=("$spid")
-	for _ in $(seq 1 100); do
-		timeout 5 ldapsearch -x -H "ldap://127.0.0.1:$p" -LLL -b "$EX" -s base 1.1 2> /dev/null |
-			grep -qi "^dn: $EX\$" && { port=$p; break; }
-		kill -0 "$spid" 2> /dev/null || break
-		sleep 0.05
-	done
-	[ -n "$port" ] && break
-done
-if [ -z "$port" ]; then
-	not_ok "slapd did not start: $(cat "$work/slapd.log")"
+if ! provider_setup || ! provider_start; then
 	echo "# sync: $pass passed, $fail failed"
 	exit 1
 fi

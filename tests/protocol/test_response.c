@@ -336,6 +336,30 @@ START_TEST(result_extended_with_oid)
 }
 END_TEST
 
+START_TEST(result_referral)
+{
+	/* LDAPResult with referral [3] SEQUENCE OF URI (RFC 4511 4.1.9), as updateref sends it. */
+	struct buf out = {0};
+	struct result_extra x = {.referral = "ldap://provider.example:389/"};
+	ck_assert_int_eq(
+	    response_result_ex(&out, 9, LDAP_RES_MODIFY, LDAP_REFERRAL, NULL, "go", &x), 0);
+	struct berval bv = {out.len, (char *)out.data}, matched, msg, url;
+	BerElement *ber = ber_init(&bv);
+	ck_assert_ptr_nonnull(ber);
+	ber_int_t msgid, rc;
+	ber_len_t len;
+	ck_assert_int_ne(ber_scanf(ber, "{i{emm", &msgid, &rc, &matched, &msg), LBER_ERROR);
+	ck_assert_int_eq(msgid, 9);
+	ck_assert_int_eq(rc, LDAP_REFERRAL);
+	assert_bv(&msg, "go");
+	ck_assert_uint_eq(ber_peek_tag(ber, &len), LDAP_TAG_REFERRAL);
+	ck_assert_int_ne(ber_scanf(ber, "{m}}}", &url), LBER_ERROR);
+	assert_bv(&url, "ldap://provider.example:389/");
+	ber_free(ber, 1);
+	buf_free(&out);
+}
+END_TEST
+
 START_TEST(result_appends)
 {
 	/* Responses queue up in one buffer; earlier ones stay intact. */
@@ -651,6 +675,7 @@ static Suite *response_suite(void)
 	tcase_add_test(tc, result_msgids_and_codes);
 	tcase_add_test(tc, result_long_message);
 	tcase_add_test(tc, result_extended_with_oid);
+	tcase_add_test(tc, result_referral);
 	tcase_add_test(tc, result_appends);
 	suite_add_tcase(s, tc);
 

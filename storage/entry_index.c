@@ -1,0 +1,86 @@
+#include "storage/entry_index.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "protocol/schema.h"
+
+struct writer {
+	const struct db *db;
+	MDB_txn *txn;
+	entry_id id;
+	bool add;
+	struct buf *val;
+	const unsigned char *type; /* as the record names it, for messages */
+	size_t tlen;
+	char *err;
+	size_t errlen;
+};
+
+/* Adds or removes w->id under the normal form of v[0..len) in index ix. */
+static int put_key(struct writer *w, const struct db_index *ix, const char *v, size_t len)
+{
+	w->val->off = w->val->len = 0;
+	if (match_normalize(ix->rule, v, len, w->val) < 0) {
+		snprintf(w->err, w->errlen, "value of %.*s is not valid: \"%.*s\"", (int)w->tlen,
+		         (const char *)w->type, (int)len, v);
+		return ENTRY_INDEX_BAD_VALUE;
+	}
+	if (w->val->len == 0)
+		return 0;
+	MDB_val k = {db_index_keylen(w->val->len), w->val->data}, d = {sizeof(w->id), &w->id};
+	int rc = w->add ? mdb_put(w->txn, ix->dbi, &k, &d, MDB_NODUPDATA)
+	                : mdb_del(w->txn, ix->dbi, &k, &d);
+	if (rc == MDB_KEYEXIST || rc == MDB_NOTFOUND)
+		return 0;
+	if (rc)
+		snprintf(w->err, w->errlen, "index %s: %s", ix->attr, mdb_strerror(rc));
+	return rc;
+}
+
+/* The keys of one value: itself and, for a class, its superclasses. */
+static int put_value(struct writer *w, const struct db_index *ix, bool classes, const char *v,
+                     size_t len)
+{
+	int rc = put_key(w, ix, v, len);
+	const struct schema_oc *oc = classes && !rc ? schema_oc_find(v, len) : NULL;
+	for (size_t k = 0; oc && oc->superclasses[k] && !rc; k++)
+		rc = put_key(w, ix, oc->superclasses[k]->oid, strlen(oc->superclasses[k]->oid));
+	return rc;
+}
+
+int entry_index_write(const struct db *db, MDB_txn *txn, entry_id id, const struct entry_view *e,
+                      bool add, struct buf *scratch, char *err, size_t errlen)
+{
+	struct writer w = {db, txn, id, add, scratch, NULL, 0, err, errlen};
+	const unsigned char *p = e->attrs, *end = e->attrs + e->attrslen, *seq, *t, *vals, *v;
+	size_t slen, tlen, vlen, len;
+	unsigned char tag;
+	int rc = 0;
+	while (rc == 0 && p < end && tlv_read(&p, end, &tag, &seq, &slen)) {
+		const unsigned char *q = seq;
+		if (!tlv_read(&q, seq + slen, &tag, &t, &tlen) ||
+		    !tlv_read(&q, seq + slen, &tag, &vals, &vlen))
+			break;
+		const struct db_index *ix = db_index_find(db, (const char *)t, tlen);
+		if (!ix)
+			continue;
+		w.type = t;
+		w.tlen = tlen;
+		bool classes = tlen == 11 && strncasecmp((const char *)t, "objectClass", 11) == 0;
+		for (const unsigned char *r = vals;
+		     rc == 0 && entry_next_value(&r, vals + vlen, &v, &len);)
+			rc = put_value(&w, ix, classes, (const char *)v, len);
+	}
+	const struct db_index *uix = db_index_find(db, "entryUUID", 9);
+	static const unsigned char none[16];
+	if (rc == 0 && uix && memcmp(e->uuid, none, 16) != 0) {
+		char text[37];
+		entry_uuid_format(e->uuid, text);
+		w.type = (const unsigned char *)"entryUUID";
+		w.tlen = 9;
+		rc = put_key(&w, uix, text, 36);
+	}
+	return rc;
+}

@@ -1,0 +1,34 @@
+/*
+ * The equality index keys of one stored entry (the eq.<attr> tables of storage/db.h),
+ * written or removed together, the same way by import and by storage/db_update.h so
+ * that both give the same tables: every value of each indexed attribute of the record,
+ * normalized by the index's rule and truncated to DB_MAX_INDEX_KEY (an empty normal form
+ * is not indexed), plus, for objectClass, the OID of every superclass of each class the
+ * loaded schema knows (RFC 4512 2.4.1), and for an entryUUID index the record's UUID as
+ * RFC 4122 text. eq.memberof is not written here (storage/import_memberof.h).
+ *
+ * Thread rules: the caller's write transaction; scratch is the caller's.
+ */
+#ifndef MINIDIR_STORAGE_ENTRY_INDEX_H
+#define MINIDIR_STORAGE_ENTRY_INDEX_H
+
+#include <lmdb.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "storage/db.h"
+
+/* What entry_index_write returns for a value its index's rule cannot normalize. */
+#define ENTRY_INDEX_BAD_VALUE (-1)
+
+/*
+ * Adds (add true) or removes (add false) entry id under every key of e (a record of
+ * id, parsed with entry_parse; it must not point into pages txn writes: copy a record
+ * read from txn before changing it). Removing a key that is not there is no error.
+ * Returns 0; ENTRY_INDEX_BAD_VALUE with "value of TYPE is not valid: "..."" in err; or
+ * an LMDB error with "index ATTR: reason" in err.
+ */
+int entry_index_write(const struct db *db, MDB_txn *txn, entry_id id, const struct entry_view *e,
+                      bool add, struct buf *scratch, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,70 @@
+# A syncrepl provider for the integration scripts (sourced after lib.sh): OpenLDAP
+# slapd with back_mdb and the syncprov overlay, configured in $work, loaded with
+# examples/example.ldif, on a private 127.0.0.1 port, stopped by PID.
+SLAPD=${SLAPD:-/usr/sbin/slapd}
+SLAPADD=${SLAPADD:-/usr/sbin/slapadd}
+SCHEMADIR=${SCHEMADIR:-/etc/ldap/schema}
+MODULEDIR=${MODULEDIR:-/usr/lib/ldap}
+export LDAPNOINIT=1
+EX=dc=example,dc=com
+ADMIN=cn=admin,$EX
+
+# provider_setup: $work/slapd.conf and its database, loaded with slapadd. Returns 1
+# (with not_ok) when slapadd fails.
+provider_setup() {
+	mkdir -p "$work/db"
+	cat > "$work/slapd.conf" << EOF
+include $SCHEMADIR/core.schema
+include $SCHEMADIR/cosine.schema
+include $SCHEMADIR/inetorgperson.schema
+include $SCHEMADIR/nis.schema
+modulepath $MODULEDIR
+moduleload back_mdb
+moduleload syncprov
+pidfile $work/slapd.pid
+loglevel none
+database mdb
+suffix "$EX"
+rootdn "$ADMIN"
+rootpw secret
+directory $work/db
+maxsize 67108864
+dbnosync
+index objectClass,entryUUID,entryCSN eq
+overlay syncprov
+syncprov-checkpoint 1 1
+EOF
+	grep -v "^version:" examples/example.ldif > "$work/data.ldif" # slapadd reads no version line
+	if ! timeout 60 "$SLAPADD" -f "$work/slapd.conf" -l "$work/data.ldif" > "$work/slapadd.log" 2>&1; then
+		not_ok "slapadd: $(cat "$work/slapadd.log")"
+		return 1
+	fi
+}
+
+# provider_start [PORT]: starts slapd on PORT (else a free port), waiting until it
+# answers; sets $port and $spid (added to $pids). With PROVIDER_LDAPS=1 it listens on
+# ldaps://127.0.0.1:PORT+1/ too (slapd.conf must name its certificate). Returns 1 (with
+# not_ok) when it does not.
+provider_start() {
+	local want=${1:-} p urls
+	port=
+	for _ in $(seq 1 10); do
+		p=${want:-$((20000 + RANDOM % 20000))}
+		[ -z "$want" ] && timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$p" 2> /dev/null && continue
+		urls="ldap://127.0.0.1:$p/"
+		[ "${PROVIDER_LDAPS:-}" = 1 ] && urls="$urls ldaps://127.0.0.1:$((p + 1))/"
+		"$SLAPD" -f "$work/slapd.conf" -h "$urls" -d 0 >> "$work/slapd.log" 2>&1 &
+		spid=$!
+		pids+=("$spid")
+		for _ in $(seq 1 100); do
+			timeout 5 ldapsearch -x -H "ldap://127.0.0.1:$p" -LLL -b "$EX" -s base 1.1 2> /dev/null |
+				grep -qi "^dn: $EX\$" && { port=$p; break; }
+			kill -0 "$spid" 2> /dev/null || break
+			sleep 0.05
+		done
+		[ -n "$port" ] && return 0
+		[ -n "$want" ] && sleep 0.5 # the port may still be held by the last slapd
+	done
+	not_ok "slapd did not start: $(tail -5 "$work/slapd.log")"
+	return 1
+}
