@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "protocol/dn.h"
+#include "server/clock.h"
 #include "server/db_watch.h"
 #include "server/dlist.h"
 #include "server/log.h"
@@ -85,6 +86,7 @@ void db_hold_begin(struct worker *w, struct db_hold *h, void (*expire)(struct db
 	h->gen = w->gen;
 	h->owned = false;
 	h->expire = expire;
+	h->pinned_since = 0;
 	DLIST_PUSH(w->holds, h);
 }
 
@@ -101,7 +103,8 @@ void db_hold_end(struct worker *w, struct db_hold *h)
 
 bool db_hold_expired(struct server *srv, const struct db_hold *h)
 {
-	return h->gen->number < __atomic_load_n(&srv->gen_min, __ATOMIC_RELAXED);
+	return h->gen->number < __atomic_load_n(&srv->gen_min, __ATOMIC_RELAXED) ||
+	       (h->pinned_since && clock_seconds() - h->pinned_since > DB_SNAPSHOT_MAX_SECONDS);
 }
 
 void db_gen_worker_switch(struct worker *w)

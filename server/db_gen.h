@@ -27,6 +27,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 #include <sys/types.h>
 
 #include "server/state.h"
@@ -75,10 +76,18 @@ struct db_hold {
 	struct db_gen *gen;
 	bool owned; /* a reference of its own (its worker moved on); else the worker's */
 	struct db_hold *prev, *next; /* the worker's holds */
-	/* The generation is two reloads old: end the operation now if it waits for its
-	 * client (db_hold_end follows), or let it see db_hold_expired at its next step. */
+	/* The generation is two reloads old, or the operation has pinned a snapshot of a
+	 * database changed in place for longer than DB_SNAPSHOT_MAX_SECONDS: end the
+	 * operation now if it waits for its client (db_hold_end follows), or let it see
+	 * db_hold_expired at its next step. */
 	void (*expire)(struct db_hold *h);
+	time_t pinned_since; /* when the operation began to keep its snapshot; 0: it does not */
 };
+
+/* How long a search may keep its view of a database that changes in place (a replica)
+ * while it waits for its client or its next page: a read transaction held open keeps
+ * LMDB from reusing the pages the writer has freed since. */
+#define DB_SNAPSHOT_MAX_SECONDS 60
 
 /* h holds w's generation, for an operation that runs on w. */
 void db_hold_begin(struct worker *w, struct db_hold *h, void (*expire)(struct db_hold *h));

@@ -46,7 +46,10 @@ struct search_op {
 	struct db_hold hold;     /* the generation it reads, from start to end */
 	const struct db *db;     /* hold's database */
 	MDB_txn *txn;            /* the read transaction of the slice running */
-	MDB_txn *own_txn;        /* on hold's generation once the worker moved on; or NULL */
+	MDB_txn *own_txn;        /* on hold's generation once the worker moved on, or the
+	                            snapshot it keeps (txn_live); or NULL */
+	bool txn_live;           /* txn is open on the snapshot the search began on: the
+	                            next slice reads it as it is, without a renew */
 	struct search_plan plan; /* scope, base, candidates */
 	int deref;               /* derefAliases of the request */
 	struct filter *filter;
@@ -90,6 +93,8 @@ static void search_free(struct search_op *s)
 	filter_free(s->values);
 	buf_free(&s->name_bytes);
 	free(s->names);
+	if (s->txn_live && s->txn == s->c->w->txn)
+		mdb_txn_reset(s->txn); /* ended before its first slice */
 	if (s->own_txn)
 		mdb_txn_abort(s->own_txn);
 	db_hold_end(s->c->w, &s->hold); /* last: it may close the environment */
@@ -277,8 +282,10 @@ static int send_entry(struct conn *c, entry_id id, const struct entry_view *e,
  */
 static int slice_begin(struct search_op *s, struct worker *w)
 {
-	int rc;
-	if (s->hold.gen == w->gen) {
+	int rc = 0;
+	if (s->txn_live) {
+		/* the transaction it planned in, or the snapshot it keeps: as it was */
+	} else if (s->hold.gen == w->gen) {
 		s->txn = w->txn;
 		rc = mdb_txn_renew(s->txn);
 	} else if (s->own_txn) {
@@ -292,6 +299,51 @@ static int slice_begin(struct search_op *s, struct worker *w)
 	s->access.db = s->db;
 	s->access.txn = s->txn;
 	return rc;
+}
+
+/* True if db changes in place (a replica's, written by the consumer): a transaction
+ * renewed later may see other data. An imported file never changes (MDB_NOLOCK). */
+static bool changes_in_place(const struct db *db)
+{
+	unsigned flags = 0;
+	return mdb_env_get_flags(db->env, &flags) == 0 && !(flags & MDB_NOLOCK);
+}
+
+/*
+ * Ends a slice. A search that goes on (paused on a full socket, yielding, or parked
+ * for its next page) over a database that changes in place keeps its snapshot: the
+ * transaction stays open as its own and the worker gets a new one, so that every slice
+ * and page reads the data the search began on (the hold's sweep bounds how long,
+ * DB_SNAPSHOT_MAX_SECONDS). Otherwise the transaction is reset.
+ */
+static void slice_end(struct search_op *s, struct worker *w, bool goes_on)
+{
+	if (!s->txn)
+		return;
+	if (goes_on && changes_in_place(s->db)) {
+		if (s->txn != w->txn) { /* its own already */
+			s->txn_live = true;
+		} else {
+			MDB_txn *fresh;
+			if (mdb_txn_begin(w->gen->db.env, NULL, MDB_RDONLY, &fresh) == 0) {
+				mdb_txn_reset(fresh);
+				if (s->own_txn)
+					mdb_txn_abort(s->own_txn);
+				s->own_txn = s->txn;
+				w->txn = fresh;
+				s->txn_live = true;
+			}
+		}
+		if (s->txn_live) {
+			if (!s->hold.pinned_since)
+				s->hold.pinned_since = clock_seconds();
+			return;
+		}
+		log_debug("search: cannot keep a snapshot (no reader slot); the next slice reads "
+		          "the newest data");
+	}
+	mdb_txn_reset(s->txn);
+	s->txn_live = false;
 }
 
 static const char expired_message[] =
@@ -388,8 +440,8 @@ static void search_run(struct conn *c)
 		rc = send_entry(c, id, &e, &ae);
 	}
 	cand_end(&s->plan.cand);
-	if (s->txn)
-		mdb_txn_reset(s->txn);
+	bool ends = (rc != 0 && rc != MDB_NOTFOUND) || (done && !page_full);
+	slice_end(s, w, !ends);
 	if (rc != 0 && rc != MDB_NOTFOUND) {
 		log_error("search: %s", rc == ENOMEM ? "out of memory" : mdb_strerror(rc));
 		search_finish(c, LDAP_OTHER, NULL, "internal error reading the database");
@@ -645,7 +697,10 @@ void op_search(struct conn *c, struct ldap_request *req)
 	struct buf matched = {0};
 	if (rc == MDB_NOTFOUND)
 		op_matched_dn(w, &s->plan.base_key, &matched);
-	mdb_txn_reset(w->txn);
+	if (rc)
+		mdb_txn_reset(w->txn);
+	else /* the first slice reads on in this transaction: one snapshot from the base on */
+		s->txn = w->txn, s->txn_live = true;
 	if (rc) {
 		search_finish(c, rc == MDB_NOTFOUND ? LDAP_NO_SUCH_OBJECT : LDAP_OTHER,
 		              rc == MDB_NOTFOUND ? (const char *)matched.data : NULL, NULL);

@@ -165,6 +165,9 @@ static int open_mode(struct db *db, const char *path, enum open_mode mode, const
 		return fail(err, errlen, "creating environment", path, rc);
 	mdb_env_set_maxdbs(db->env, DB_MAX_INDEX + 8);
 	mdb_env_set_mapsize(db->env, DB_MAP_SIZE);
+	/* A replica's readers: each worker's transaction, and one per search that keeps its
+	 * snapshot while it waits for its client (server/op_search.c). */
+	mdb_env_set_maxreaders(db->env, DB_MAX_READERS);
 	/* NOLOCK: an imported file is never written once renamed into place (see db.h). */
 	unsigned flags = MDB_NOSUBDIR | (mode == OPEN_READ ? MDB_RDONLY : 0) |
 	                 (mode == OPEN_READ || mode == OPEN_CREATE ? MDB_NOLOCK : MDB_NOTLS);

@@ -38,6 +38,8 @@
  * holds password hashes. (MDB_NOLOCK: LMDB makes no lock file.) */
 #define DB_FILE_MODE 0600
 #define DB_MAX_INDEX 32
+/* Read transactions open at once on a database changed in place (LMDB's reader table). */
+#define DB_MAX_READERS 4096
 #define DB_MAX_ATTR_NAME 64
 /* Index keys longer than this are truncated; the filter re-checks candidates. */
 #define DB_MAX_INDEX_KEY 480
