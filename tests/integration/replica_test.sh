@@ -194,6 +194,24 @@ timeout 5 ldapwhoami -x -H "$REP" -D "uid=oldie,ou=people,$EX" -w newbie-secret 
 [ "$(monitor replicationChanges)" -ge 5 ] 2> /dev/null && ok "cn=monitor: $(monitor replicationChanges) changes applied" ||
 	not_ok "cn=monitor replicationChanges '$(monitor replicationChanges)'"
 
+# A search reads one snapshot: a paged search of ou=people across a delete and an add.
+cat > "$work/snapchange.sh" << EOF
+#!/bin/sh
+last=\$(ldapsearch -x -H "$PROV" -D "$ADMIN" -w secret -LLL -b "ou=people,$EX" -s one "(uid=*)" 1.1 |
+	sed -n 's/^dn: //p' | LC_ALL=C sort | tail -1)
+printf 'dn: %s\nchangetype: delete\n\ndn: uid=snapnew,ou=people,$EX\nchangetype: add\nobjectClass: inetOrgPerson\nuid: snapnew\ncn: Snap\nsn: New\n' "\$last" |
+	ldapmodify -x -H "$PROV" -D "$ADMIN" -w secret > /dev/null || exit 1
+for i in \$(seq 1 50); do
+	ldapsearch -x -H "$REP" -D "$ADMIN" -w secret -LLL -b "uid=snapnew,ou=people,$EX" -s base 1.1 2>/dev/null | grep -q "^dn:" &&
+		! ldapsearch -x -H "$REP" -D "$ADMIN" -w secret -LLL -b "\$last" -s base 1.1 2>/dev/null | grep -q "^dn:" && exit 0
+	sleep 0.1
+done
+exit 1
+EOF
+chmod +x "$work/snapchange.sh"
+client_report "" "$(timeout 60 /usr/bin/python3 tests/integration/replica_snapshot.py "$REP" "$ADMIN" secret "ou=people,$EX" "$work/snapchange.sh" 2>&1)"
+converge 5 || not_ok "after the snapshot check: $(cat "$work/diff")"
+
 # 4. A restart resumes from the cookie: nothing applied again.
 stop_checked "$rpid" "$rlog" && ok "replica stopped by SIGTERM, exit 0" || not_ok "replica stop: $stop_why"
 pmod << EOF
