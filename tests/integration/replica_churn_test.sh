@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A replica under load while its provider changes: 10,000 changes on OpenLDAP slapd
-# (syncprov; tests/integration/provider.sh) — adds, modifies and deletes of 2,500 people,
+# (syncprov; tests/integration/provider.sh): adds, modifies and deletes of 2,500 people,
 # in one ldapmodify stream — while build/searchrate loads the minidir replica
 # (refreshAndPersist) with 1-entry lookups of entries that exist throughout. Asserts: no
 # search fails, and the replica converges (its full dump equals the provider's) within
