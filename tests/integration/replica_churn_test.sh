@@ -2,9 +2,9 @@
 # A replica under load while its provider changes: 10,000 changes on OpenLDAP slapd
 # (syncprov; tests/integration/provider.sh): adds, modifies and deletes of 2,500 people,
 # in one ldapmodify stream — while build/searchrate loads the minidir replica
-# (refreshAndPersist) with 1-entry lookups of entries that exist throughout. Asserts: no
+# (refreshAndPersist) with 1-entry lookups of an entry that exists throughout. Asserts: no
 # search fails, and the replica converges (its full dump equals the provider's) within
-# 30 s of the last change. Prints searches/s during the churn beside searches/s without
+# 120 s of the last change (about 1 s in a plain build here, 24 s under SAN=1). Prints searches/s during the churn beside searches/s without
 # it (reported, never asserted: this machine is 2 shared cores). Stopped by PID.
 set -u
 cd "$(dirname "$0")/../.."
@@ -100,10 +100,10 @@ if [ "$churn_err" = 0 ] && [ "$base_err" = 0 ] && [ "$churn_n" -gt 0 ]; then
 else
 	not_ok "searches failed: before $base_err error kinds, during $churn_err ($churn_n lookups)"
 fi
-if converge 30; then
+if converge 120; then
 	ok "converged ${took} s after the last change: the replica's dump equals the provider's ($(dump "$REP" | cut -d'|' -f1 | sort -u | wc -l) entries)"
 else
-	not_ok "not converged 30 s after the last change: $(cat "$work/diff")"
+	not_ok "not converged 120 s after the last change: $(cat "$work/diff")"
 fi
 echo "# churn: lookups/s on the replica: $base_rate without changes, $churn_rate during $changes changes (4 connections, 1 in flight each; 2 shared cores)"
 stop_checked "$rpid" "$work/replica.log" && ok "replica stopped cleanly" || not_ok "replica: $stop_why"
