@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # A replica under load while its provider changes: 10,000 changes on OpenLDAP slapd
 # (syncprov; tests/integration/provider.sh): adds, modifies and deletes of 2,500 people,
-# in one ldapmodify stream — while build/searchrate loads the minidir replica
-# (refreshAndPersist) with 1-entry lookups of an entry that exists throughout. Asserts: no
-# search fails, and the replica converges (its full dump equals the provider's) within
-# 120 s of the last change (about 1 s in a plain build here, 24 s under SAN=1). Prints searches/s during the churn beside searches/s without
-# it (reported, never asserted: this machine is 2 shared cores). Stopped by PID.
+# in one ldapmodify stream, while build/searchrate loads the minidir replica
+# (refreshAndPersist) with 1-entry lookups of an entry that exists throughout. Asserts:
+# no search fails, and the replica converges (its full dump equals the provider's)
+# within 120 s of the last change (about 1 s in a plain build here, 24 s under SAN=1).
+# Prints lookups/s during the churn beside lookups/s without it (reported, never
+# asserted: this machine is 2 shared cores). Stopped by PID.
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
