@@ -131,6 +131,7 @@ integration: $(BINS) $(ITEST_BIN)
 	@BUILD=$(B) ./tests/integration/install_test.sh
 	@BUILD=$(B) ./tests/conformance/run.sh
 	@BUILD=$(B) CONFORMANCE_TLS=1 CONFORMANCE_QUIET=1 ./tests/conformance/run.sh
+	@BUILD=$(B) CONFORMANCE_REPLICA=1 CONFORMANCE_QUIET=1 ./tests/conformance/run.sh
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: placed as a Debian package would place them
 # (README "Install"). The server and the tools that write or read its database (slapd,

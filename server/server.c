@@ -177,6 +177,9 @@ static struct db_gen *open_replica_database(const struct config *cfg, char *err,
 		free(g);
 		return NULL;
 	}
+	/* A new replica's entries are made by the rootdn, as minidir-import records it. */
+	if (!g->db.creator[0] && cfg->rootdn[0] && db_set_creator(&g->db, cfg->rootdn) != 0)
+		log_error("%s: recording the database's creator failed", cfg->database);
 	if (mdb_env_get_fd(g->db.env, &fd) != 0 || fstat(fd, &st) < 0) {
 		snprintf(err, errlen, "%.900s: cannot stat the database file", cfg->database);
 		db_gen_release(g);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -128,6 +129,23 @@ static int init_meta(struct db *db, MDB_txn *txn, const char *suffix, char *cons
 
 enum open_mode { OPEN_READ, OPEN_CREATE, OPEN_RW, OPEN_RW_CREATE };
 
+/*
+ * A replica's new file: "created" is now and "creator" empty, as an import of no entries
+ * would leave them (import writes its own at its end). createTimestamp and friends of the
+ * entries come from them.
+ */
+static int stamp_created(struct db *db, MDB_txn *txn)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(db->created, sizeof(db->created), "%Y%m%d%H%M%SZ", &tm);
+	MDB_val kc = {7, "created"}, vc = {strlen(db->created), db->created};
+	MDB_val kw = {7, "creator"}, vw = {0, ""};
+	int rc = mdb_put(txn, db->meta, &kc, &vc, 0);
+	return rc ? rc : mdb_put(txn, db->meta, &kw, &vw, 0);
+}
+
 #define DUP_IDS (MDB_DUPSORT | MDB_DUPFIXED | MDB_INTEGERDUP)
 
 /* The tables every format-4 file has, opened (made, with c = MDB_CREATE) in txn. */
@@ -199,6 +217,10 @@ static int open_mode(struct db *db, const char *path, enum open_mode mode, const
 	if (create ? init_meta(db, txn, suffix, index, nindex, path, err, errlen)
 	           : load_meta(db, txn, path, err, errlen))
 		goto bad;
+	if (mode == OPEN_RW_CREATE && (rc = stamp_created(db, txn)) != 0) {
+		fail(err, errlen, "writing meta", path, rc);
+		goto bad;
+	}
 	if (mode == OPEN_RW && check_suffix(db, suffix, path, err, errlen) < 0)
 		goto bad;
 	/* After the format check: an older file has no memberof table. */
@@ -224,6 +246,22 @@ int db_open(struct db *db, const char *path, bool create, const char *suffix, ch
 {
 	return open_mode(db, path, create ? OPEN_CREATE : OPEN_READ, suffix, index, nindex, err,
 	                 errlen);
+}
+
+int db_set_creator(struct db *db, const char *creator)
+{
+	MDB_txn *txn;
+	int rc = mdb_txn_begin(db->env, NULL, 0, &txn);
+	if (rc)
+		return rc;
+	MDB_val k = {7, "creator"}, v = {strlen(creator), (void *)creator};
+	if ((rc = mdb_put(txn, db->meta, &k, &v, 0)) != 0) {
+		mdb_txn_abort(txn);
+		return rc;
+	}
+	if ((rc = mdb_txn_commit(txn)) == 0)
+		snprintf(db->creator, sizeof(db->creator), "%s", creator);
+	return rc;
 }
 
 int db_open_rw(struct db *db, const char *path, const char *suffix, char *const *index, int nindex,

@@ -86,6 +86,10 @@ int db_open_rw(struct db *db, const char *path, const char *suffix, char *const 
                char *err, size_t errlen);
 void db_close(struct db *db);
 
+/* A file db_open_rw made: records creator (creatorsName of its entries, as an import's
+ * creator is) in meta, in a write transaction of its own. Returns 0 or an LMDB error. */
+int db_set_creator(struct db *db, const char *creator);
+
 /* The equality index of attribute name[0..len) (any case), or NULL. */
 const struct db_index *db_index_find(const struct db *db, const char *name, size_t len);
 

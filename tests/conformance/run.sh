@@ -14,6 +14,9 @@
 # reads the cases from FILE instead of cases.txt; CONFORMANCE_TLS=1 runs every
 # case over ldaps:// against both servers (certificates made by
 # tests/integration/tls_certs.sh), which must give the same answers.
+# CONFORMANCE_REPLICA=1 loads only slapd (with the syncprov overlay) and makes minidir
+# its syncrepl replica (refreshAndPersist, from no database file): once minidir's dump
+# equals slapd's, every case must give the same answers as with an imported minidir.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
@@ -28,6 +31,7 @@ KEEP=${CONFORMANCE_KEEP:-}
 JOBS=${CONFORMANCE_JOBS:-4}
 CASES=${CONFORMANCE_CASES:-$HERE/cases.txt}
 TLS=${CONFORMANCE_TLS:-0}
+REPLICA=${CONFORMANCE_REPLICA:-0}
 [ "$TLS" = 1 ] && SCHEME=ldaps || SCHEME=ldap
 SUFFIX=dc=conf,dc=test
 # Shorthands the case arguments may use.
@@ -98,6 +102,11 @@ mkdir -p "$work/slapd-db"
 sed -e "s#@WORK@#$work#g" -e "s#@SCHEMADIR@#$SCHEMADIR#g" -e "s#@MODULEDIR@#$MODULEDIR#g" \
 	"$HERE/slapd.conf.in" > "$work/slapd.conf"
 sed -e "s#@WORK@#$work#g" -e "s#@SCHEMADIR@#$SCHEMADIR#g" "$HERE/minidir.conf.in" > "$work/minidir.conf"
+if [ "$REPLICA" = 1 ]; then
+	# The provider's side: syncprov, last on the database (after memberof).
+	sed -i "/^moduleload *memberof/a moduleload      syncprov" "$work/slapd.conf"
+	printf '%s\n' "index           entryUUID,entryCSN eq" "overlay         syncprov" >> "$work/slapd.conf"
+fi
 if [ "$TLS" = 1 ]; then
 	if ! tests/integration/tls_certs.sh "$work/pki" > "$work/pki.log" 2>&1; then
 		cat "$work/pki.log"
@@ -131,7 +140,9 @@ slapadd_or_fail() { # ldif
 	fi
 }
 slapadd_or_fail "$work/slapd-data.ldif"
-if ! timeout 60 "$BUILD/minidir-import" -q -f "$work/minidir.conf" "$work/data.ldif" > "$work/import.log" 2>&1; then
+if [ "$REPLICA" = 1 ]; then
+	: # minidir gets its data from slapd, once slapd runs with it
+elif ! timeout 60 "$BUILD/minidir-import" -q -f "$work/minidir.conf" "$work/data.ldif" > "$work/import.log" 2>&1; then
 	cat "$work/import.log"
 	echo "# conformance: minidir-import failed"
 	exit 1
@@ -220,7 +231,30 @@ awk -v RS= -v ORS='\n\n' -v FS='\n' '
 	}' "$work/groups.ldif" "$work/slapcat.ldif" > "$work/slapd-final.ldif"
 slapadd_or_fail "$work/slapd-final.ldif"
 start_slapd
+if [ "$REPLICA" = 1 ]; then
+	printf '%s\n' "syncrepl = rid=001 provider=$SLAPD_URI bindmethod=simple" \
+		"	binddn=\"cn=admin,$SUFFIX\" credentials=secret searchbase=\"$SUFFIX\"" \
+		"	type=refreshAndPersist retry=\"1 +\"" >> "$work/minidir.conf"
+fi
 start_minidir
+if [ "$REPLICA" = 1 ]; then
+	# Converged: every entry with its user attributes, as each server's rootdn reads them.
+	dump() {
+		timeout 20 ldapsearch -x -H "$1" -D "cn=admin,$SUFFIX" -w secret -LLL -o ldif-wrap=no \
+			-b "$SUFFIX" "*" 2> /dev/null | awk '/^dn::? /{dn=$0} NF{print dn " | " $0}' | LC_ALL=C sort
+	}
+	want=$(dump "$SLAPD_URI")
+	for _ in $(seq 1 100); do
+		[ -n "$want" ] && [ "$(dump "$MINIDIR_URI")" = "$want" ] && break
+		sleep 0.2
+	done
+	if [ "$(dump "$MINIDIR_URI")" != "$want" ]; then
+		diff <(echo "$want") <(dump "$MINIDIR_URI") | head -10
+		echo "# conformance: the replica did not converge with slapd in 20 s"
+		exit 1
+	fi
+	echo "# conformance: minidir is slapd's syncrepl replica; converged ($(grep -c '^dn: ' <<< "$(dump "$SLAPD_URI" | cut -d'|' -f1 | sort -u)") entries)"
+fi
 
 # --- cases ----------------------------------------------------------------------
 # trim VAR STRING: VAR=STRING without leading and trailing white space (no fork)
