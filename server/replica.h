@@ -25,22 +25,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "server/replica_status.h"
 #include "server/state.h"
-
-struct replica_status {
-	const char *state; /* "refreshing", "persisting", "retrying", "idle" or "stopped" */
-	char provider[1024];
-	time_t last_change;   /* when a change was last committed (0: none yet) */
-	uint64_t changes;     /* entries added, modified or deleted since start-up */
-	uint64_t refreshes;   /* refreshes completed since start-up */
-	char last_error[256]; /* "" when none */
-	char cookie[256];     /* the cookie committed last ("" when none) */
-	char context_csn[64]; /* its csn= part: the provider's contextCSN ("" when none) */
-	/* From the provider's commit of the last change applied (its CSN's time) to the
-	 * replica's commit of it, in milliseconds; -1 when unknown. Both clocks count: on
-	 * two machines, their skew is in it. */
-	int64_t lag_ms;
-};
 
 /*
  * Starts the consumer for srv->cfg.syncrepl on srv->gen's database (opened with

@@ -1,0 +1,81 @@
+/*
+ * The syncrepl consumer's state and how it applies what the provider sends (server/replica.c
+ * runs the sessions; see replica.h): the write transaction, the cookie, the present set of
+ * a refresh, and one handler per kind of message. Private to the two files.
+ *
+ * Thread rules: the consumer's thread only, but for st (under lock).
+ */
+#ifndef MINIDIR_SERVER_REPLICA_APPLY_H
+#define MINIDIR_SERVER_REPLICA_APPLY_H
+
+#include <ldap.h>
+#include <lmdb.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "conf/syncrepl.h"
+#include "server/replica_status.h"
+#include "storage/db.h"
+
+/* How a session ended (replica_on_done's results too). */
+enum { SESSION_ERROR = -1, SESSION_DONE = 0, SESSION_STOPPED = 1, SESSION_RELOAD = 2 };
+
+struct replica {
+	struct server *srv;
+	const struct syncrepl_conf *conf;
+	struct db *db;
+	pthread_t thread;
+	int stop; /* atomic */
+	pthread_mutex_t lock;
+	struct replica_status st; /* under lock */
+	char logged_error[256];   /* the failure logged last, until the consumer works again */
+	/* Session state (the thread's own). */
+	LDAP *ld;
+	int msgid;
+	bool drop_cookie; /* e-syncRefreshRequired: the next search goes without one */
+	MDB_txn *txn;     /* the open write transaction, or NULL */
+	int batched;      /* messages in txn */
+	bool uncovered;   /* txn holds changes no cookie in it covers yet */
+	uint64_t pending_changes;
+	uint64_t refresh_puts, refresh_deletes; /* in the refresh under way, for its log line */
+	char pending_cookie[256];
+	bool refreshing; /* the refresh stage (not yet refreshDone) */
+	/* The search went without a cookie (initial content, or a reload after
+	 * e-syncRefreshRequired): the replica's content is replaced, so at the refresh's end
+	 * every entry not received goes, whichever phase the provider ended with. */
+	bool full_refresh;
+	unsigned char *present; /* UUIDs reported present in this present phase */
+	size_t npresent, cap_present;
+	char *attrs[64]; /* the attribute list asked for */
+	char attrs_buf[1024];
+};
+
+/* True once replica_stop asked the thread to end. */
+bool replica_stopping(struct replica *r);
+
+/*
+ * Sets the state ("refreshing", "persisting", ...) and, when error is not NULL, the
+ * last error. A failure is logged once, not at every retry: again only when its reason
+ * changes, or after the consumer worked in between, which is logged too.
+ */
+void replica_set_state(struct replica *r, const char *state, const char *error);
+
+/* The write transaction that collects changes until a cookie covers them: opened when
+ * none is (0 or an LMDB error), aborted (changes no cookie covers are dropped), or
+ * committed with what its cookie covers (0 or an LMDB error; the status follows). */
+int replica_txn_open(struct replica *r);
+void replica_txn_abort(struct replica *r);
+int replica_txn_commit(struct replica *r);
+
+/*
+ * The handlers of a SearchResultEntry (its Sync State: add, modify, delete, present), an
+ * IntermediateResponse (Sync Info) and the SearchResultDone, inside the open write
+ * transaction. The first two return 0, or -1 with the reason in why; replica_on_done
+ * returns a SESSION_* outcome.
+ */
+int replica_on_entry(struct replica *r, LDAPMessage *m, char *why, size_t cap);
+int replica_on_info(struct replica *r, LDAPMessage *m, char *why, size_t cap);
+int replica_on_done(struct replica *r, LDAPMessage *m, char *why, size_t cap);
+
+#endif
