@@ -32,6 +32,7 @@
 #include "protocol/controls.h"
 #include "server/search_alias.h"
 #include "server/search_sort.h"
+#include "server/search_txn.h"
 #include "server/search_names.h"
 #include "server/search_plan.h"
 #include "storage/candidates.h"
@@ -43,13 +44,7 @@ struct search_op {
 	struct conn_task task; /* first: a conn_task * is a search_op * */
 	int32_t msgid;
 	struct conn *c;
-	struct db_hold hold;     /* the generation it reads, from start to end */
-	const struct db *db;     /* hold's database */
-	MDB_txn *txn;            /* the read transaction of the slice running */
-	MDB_txn *own_txn;        /* on hold's generation once the worker moved on, or the
-	                            snapshot it keeps (txn_live); or NULL */
-	bool txn_live;           /* txn is open on the snapshot the search began on: the
-	                            next slice reads it as it is, without a renew */
+	struct search_txn rt;    /* what it reads through (search_txn.h) */
 	struct search_plan plan; /* scope, base, candidates */
 	int deref;               /* derefAliases of the request */
 	struct filter *filter;
@@ -93,11 +88,7 @@ static void search_free(struct search_op *s)
 	filter_free(s->values);
 	buf_free(&s->name_bytes);
 	free(s->names);
-	if (s->txn_live && s->txn == s->c->w->txn)
-		mdb_txn_reset(s->txn); /* ended before its first slice */
-	if (s->own_txn)
-		mdb_txn_abort(s->own_txn);
-	db_hold_end(s->c->w, &s->hold); /* last: it may close the environment */
+	search_txn_end(&s->rt, s->c->w); /* last: it may close the environment */
 	free(s);
 }
 
@@ -199,7 +190,7 @@ static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view 
 		return STEP_END;
 	if (*rc)
 		return STEP_ERROR;
-	*rc = db_get_entry(s->db, s->txn, *id, e);
+	*rc = db_get_entry(s->rt.db, s->rt.txn, *id, e);
 	if (*rc == MDB_NOTFOUND) /* an index naming a missing entry: skip it */
 		return STEP_SKIP;
 	if (*rc)
@@ -208,7 +199,7 @@ static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view 
 		return STEP_SKIP;
 	/* derefInSearching: an alias below the base stands for its target. */
 	if ((s->deref & LDAP_DEREF_SEARCHING) && *id != s->plan.base_id && search_is_alias(e)) {
-		if (search_deref(s->db, s->txn, id, e) != LDAP_SUCCESS)
+		if (search_deref(s->rt.db, s->rt.txn, id, e) != LDAP_SUCCESS)
 			return STEP_SKIP; /* a dangling alias matches nothing */
 		if (search_plan_reaches(&s->plan, *id, e))
 			return STEP_SKIP; /* the search reaches the target itself: no duplicate */
@@ -221,7 +212,7 @@ static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view 
 	    .dn = e->dn, .dnlen = e->dnlen, .gate = access_search_gate(ae), .scratch = &w->scratch};
 	if (s->filter_oper) { /* the filter names computed attributes (entryDN, ...) */
 		w->extra.off = w->extra.len = 0;
-		if (op_attrs_all(&w->extra, s->db, s->txn, *id, e) < 0) {
+		if (op_attrs_all(&w->extra, s->rt.db, s->rt.txn, *id, e) < 0) {
 			*rc = ENOMEM;
 			return STEP_ERROR;
 		}
@@ -246,7 +237,7 @@ static enum step next_match(struct conn *c, entry_id *id, struct entry_view *e,
 		} else {
 			return STEP_END;
 		}
-		*rc = db_get_entry(s->db, s->txn, *id, e);
+		*rc = db_get_entry(s->rt.db, s->rt.txn, *id, e);
 		if (*rc == 0)
 			access_entry_init(ae, &s->access, *id, e);
 		return *rc == 0 ? STEP_MATCH : *rc == MDB_NOTFOUND ? STEP_SKIP : STEP_ERROR;
@@ -263,7 +254,7 @@ static int send_entry(struct conn *c, entry_id id, const struct entry_view *e,
 	s->sel.gate = access_read_gate(ae);
 	w->extra.off = w->extra.len = 0;
 	int rc = 0;
-	if (s->want_oper && op_attrs_build(&w->extra, &s->sel, s->db, s->txn, id, e) < 0)
+	if (s->want_oper && op_attrs_build(&w->extra, &s->sel, s->rt.db, s->rt.txn, id, e) < 0)
 		rc = ENOMEM;
 	s->sent++;
 	s->page_sent++;
@@ -275,75 +266,14 @@ static int send_entry(struct conn *c, entry_id id, const struct entry_view *e,
 	return rc;
 }
 
-/*
- * Starts a slice of s in the read transaction of its generation: the worker's
- * while the worker serves it, else s's own (made the first time it is needed,
- * so that the usual search allocates none). Returns 0 or an LMDB error.
- */
+/* Starts a slice of s: its read transaction (search_txn.h), which the access rules' group
+ * lookups and rule filters read too. Returns 0 or an LMDB error. */
 static int slice_begin(struct search_op *s, struct worker *w)
 {
-	int rc = 0;
-	if (s->txn_live) {
-		/* the transaction it planned in, or the snapshot it keeps: as it was */
-	} else if (s->hold.gen == w->gen) {
-		s->txn = w->txn;
-		rc = mdb_txn_renew(s->txn);
-	} else if (s->own_txn) {
-		s->txn = s->own_txn;
-		rc = mdb_txn_renew(s->txn);
-	} else {
-		rc = mdb_txn_begin(s->hold.gen->db.env, NULL, MDB_RDONLY, &s->own_txn);
-		s->txn = s->own_txn;
-	}
-	/* Group rules and rule filters read the search's generation too. */
-	s->access.db = s->db;
-	s->access.txn = s->txn;
+	int rc = search_txn_slice_begin(&s->rt, w);
+	s->access.db = s->rt.db;
+	s->access.txn = s->rt.txn;
 	return rc;
-}
-
-/* True if db changes in place (a replica's, written by the consumer): a transaction
- * renewed later may see other data. An imported file never changes (MDB_NOLOCK). */
-static bool changes_in_place(const struct db *db)
-{
-	unsigned flags = 0;
-	return mdb_env_get_flags(db->env, &flags) == 0 && !(flags & MDB_NOLOCK);
-}
-
-/*
- * Ends a slice. A search that goes on (paused on a full socket, yielding, or parked
- * for its next page) over a database that changes in place keeps its snapshot: the
- * transaction stays open as its own and the worker gets a new one, so that every slice
- * and page reads the data the search began on (the hold's sweep bounds how long,
- * DB_SNAPSHOT_MAX_SECONDS). Otherwise the transaction is reset.
- */
-static void slice_end(struct search_op *s, struct worker *w, bool goes_on)
-{
-	if (!s->txn)
-		return;
-	if (goes_on && changes_in_place(s->db)) {
-		if (s->txn != w->txn) { /* its own already */
-			s->txn_live = true;
-		} else {
-			MDB_txn *fresh;
-			if (mdb_txn_begin(w->gen->db.env, NULL, MDB_RDONLY, &fresh) == 0) {
-				mdb_txn_reset(fresh);
-				if (s->own_txn)
-					mdb_txn_abort(s->own_txn);
-				s->own_txn = s->txn;
-				w->txn = fresh;
-				s->txn_live = true;
-			}
-		}
-		if (s->txn_live) {
-			if (!s->hold.pinned_since)
-				s->hold.pinned_since = clock_seconds();
-			return;
-		}
-		log_debug("search: cannot keep a snapshot (no reader slot); the next slice reads "
-		          "the newest data");
-	}
-	mdb_txn_reset(s->txn);
-	s->txn_live = false;
 }
 
 static const char expired_message[] =
@@ -354,7 +284,8 @@ static const char expired_message[] =
  * one on the ready list ends at its next slice (search_run). */
 static void search_expire(struct db_hold *h)
 {
-	struct search_op *s = (struct search_op *)((char *)h - offsetof(struct search_op, hold));
+	struct search_op *s = (struct search_op *)((char *)h - offsetof(struct search_op, rt) -
+	                                           offsetof(struct search_txn, hold));
 	struct conn *c = s->c;
 	if (c->parked == &s->task)
 		conn_task_drop(&c->parked);
@@ -370,13 +301,13 @@ static void search_run(struct conn *c)
 {
 	struct search_op *s = running(c);
 	struct worker *w = c->w;
-	if (db_hold_expired(w->srv, &s->hold)) {
+	if (db_hold_expired(w->srv, &s->rt.hold)) {
 		search_finish(c, LDAP_UNWILLING_TO_PERFORM, NULL, expired_message);
 		return;
 	}
 	int rc = slice_begin(s, w);
 	if (rc == 0)
-		rc = cand_begin(&s->plan.cand, s->txn);
+		rc = cand_begin(&s->plan.cand, s->rt.txn);
 	int result = LDAP_SUCCESS;
 	bool done = false, page_full = false;
 	for (int n = 0; rc == 0 && !done; n++) {
@@ -441,7 +372,7 @@ static void search_run(struct conn *c)
 	}
 	cand_end(&s->plan.cand);
 	bool ends = (rc != 0 && rc != MDB_NOTFOUND) || (done && !page_full);
-	slice_end(s, w, !ends);
+	search_txn_slice_end(&s->rt, w, !ends);
 	if (rc != 0 && rc != MDB_NOTFOUND) {
 		log_error("search: %s", rc == ENOMEM ? "out of memory" : mdb_strerror(rc));
 		search_finish(c, LDAP_OTHER, NULL, "internal error reading the database");
@@ -648,8 +579,7 @@ void op_search(struct conn *c, struct ldap_request *req)
 	s->task.resume = search_run;
 	s->task.free = search_task_free;
 	s->c = c;
-	db_hold_begin(w, &s->hold, search_expire); /* the generation w serves, from now on */
-	s->db = db;
+	search_txn_start(&s->rt, w, search_expire); /* the generation w serves, from now on */
 	access_op_init(&s->access, c);
 	s->plan.scope = r->scope;
 	s->deref = r->deref;
@@ -700,7 +630,7 @@ void op_search(struct conn *c, struct ldap_request *req)
 	if (rc)
 		mdb_txn_reset(w->txn);
 	else /* the first slice reads on in this transaction: one snapshot from the base on */
-		s->txn = w->txn, s->txn_live = true;
+		search_txn_planned(&s->rt, w);
 	if (rc) {
 		search_finish(c, rc == MDB_NOTFOUND ? LDAP_NO_SUCH_OBJECT : LDAP_OTHER,
 		              rc == MDB_NOTFOUND ? (const char *)matched.data : NULL, NULL);
