@@ -2,7 +2,8 @@
 # Scale-out: one OpenLDAP slapd provider (syncprov) with bench/gen-ldif.sh N entries, two
 # minidir replicas (refreshAndPersist) and HAProxy in TCP mode with `option ldap-check`
 # in front, all on 127.0.0.1 private ports, configured in a temp dir and stopped by PID.
-#   bench/scaleout.sh            (N=10000 SECS=10 FAIL_SECS=30; KEEP=1 keeps the temp dir)
+#   bench/scaleout.sh            (N=10000 SECS=10 FAIL_SECS=30; KEEP=1 keeps the temp dir;
+#                                 CHECK=replication: a health check that waits for replication)
 # 1. Throughput: build/searchrate (lean engine, 1-entry uid lookups) straight at one
 #    replica, then through HAProxy with 1 replica behind it and with 2.
 # 2. Failover: the same load through HAProxy with 2 replicas for FAIL_SECS; at KILL_AT s
@@ -53,6 +54,29 @@ r2pid=$rpid
 # HAProxy: frontend "one" -> replica 1 only; frontend "two" -> both (round robin per
 # connection). Health check: an anonymous LDAP bind every 250 ms; 2 failures mark a
 # server DOWN, 2 successes UP. A connection to a server that refuses is redispatched.
+# CHECK=replication: backend "two" checks replication instead (tcp-check: a bind as the
+# rootdn and a search of cn=replication,cn=monitor for replicationState, BER by hand; a
+# server is UP only while the answer says "persisting").
+check2="	option ldap-check"
+if [ "${CHECK:-ldap}" = replication ]; then
+	hex=$(printf 'cn=admin,dc=example,dc=com\nsecret\n' | "$PYTHON" -c '
+import sys
+dn, pw = [l.encode() for l in sys.stdin.read().split("\n")[:2]]
+def tlv(t, b):
+    n = len(b)
+    return bytes([t]) + (bytes([n]) if n < 128 else bytes([0x81, n])) + b
+def i(v): return tlv(2, bytes([v]))
+bind = tlv(0x30, i(1) + tlv(0x60, i(3) + tlv(4, dn) + tlv(0x80, pw)))
+search = tlv(0x30, i(2) + tlv(0x63, tlv(4, b"cn=replication,cn=monitor") + tlv(0x0a, b"\0") + tlv(0x0a, b"\0")
+    + i(0) + i(0) + tlv(1, b"\0") + tlv(0x87, b"objectClass") + tlv(0x30, tlv(4, b"replicationState"))))
+unbind = tlv(0x30, i(3) + tlv(0x42, b""))
+print((bind + search + unbind).hex())')
+	check2="	option tcp-check
+	timeout check 1s
+	tcp-check connect
+	tcp-check send-binary $hex
+	tcp-check expect string persisting"
+fi
 cat > "$work/haproxy.cfg" << EOF
 global
 	maxconn 4000
@@ -77,7 +101,7 @@ backend one
 	server r1 127.0.0.1:$r1port check inter 250 fall 2 rise 2
 backend two
 	balance roundrobin
-	option ldap-check
+$check2
 	server r1 127.0.0.1:$r1port check inter 250 fall 2 rise 2
 	server r2 127.0.0.1:$r2port check inter 250 fall 2 rise 2
 EOF
@@ -222,7 +246,11 @@ echo "| r2 restarted on its database file | $(ms "$restarted") of the run (log: 
 echo "| r2 answered with the provider's last change (polled) | $(ms $((${caught_at:-0} - ${restarted:-0}))) after the restart |"
 echo "| r2 committed its refresh from the cookie (its log) | $(since "${restart_ep:-}" "$done_ep") after the restart |"
 echo "| HAProxy marked r2 UP (its log) | $(since "${restart_ep:-}" "$up_ep") after the restart |"
-echo "| r2 UP before it had caught up (served without the changes) | $(since "$up_ep" "$done_ep") |"
+if [ -n "$up_ep" ] && [ -n "$done_ep" ] && awk -v u="$up_ep" -v d="$done_ep" 'BEGIN{exit !(u < d)}'; then
+	echo "| r2 UP before it had caught up (its clients read the old data) | $(since "$up_ep" "$done_ep") |"
+else
+	echo "| r2 UP after it had caught up | $(since "$done_ep" "$up_ep") after |"
+fi
 echo "| sessions HAProxy sent to r2: when UP again / at the end | ${sess_at_up:-?} / ${sess_end:-?} |"
 echo
 echo "# the machine over the failover run: $(cat "$work/stallwatch.txt")"
