@@ -4,8 +4,10 @@
 # Debian 12 machine needs nothing else. Does nothing when all are present.
 set -eu
 
-# "deps.sh bench" adds what the benchmarks need (packet captures, charts, the slapd peer).
-BENCH_PKGS="tcpdump gnuplot-nox ethtool iproute2 slapd linux-perf"
+# "deps.sh bench" adds what the benchmarks need (packet captures, charts, the slapd peer,
+# and haproxy: the load balancer in front of replicas in bench/scaleout.sh, which runs its own
+# on private ports; the system's service is kept from starting, as slapd's below).
+BENCH_PKGS="tcpdump gnuplot-nox ethtool iproute2 slapd linux-perf haproxy"
 
 # slapd is needed for its schema files (/etc/ldap/schema) and as the peer of the
 # conformance tests and of searchrate's TLS tests; its own service is kept from starting
@@ -50,5 +52,8 @@ $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null || stat
 [ -n "$policy" ] && $SUDO rm -f /usr/sbin/policy-rc.d
 case " $missing " in
 *" slapd "*) command -v systemctl >/dev/null 2>&1 && $SUDO systemctl disable slapd >/dev/null 2>&1 || true ;;
+esac
+case " $missing " in
+*" haproxy "*) command -v systemctl >/dev/null 2>&1 && $SUDO systemctl disable haproxy >/dev/null 2>&1 || true ;;
 esac
 exit "${status:-0}"

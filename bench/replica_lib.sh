@@ -1,0 +1,165 @@
+# Shared by bench/scaleout.sh and bench/replica_catchup.sh (sourced, bash, set -u):
+# a slapd provider with syncprov loaded with bench/gen-ldif.sh N, minidir replicas,
+# all on 127.0.0.1 ports in a temp dir ($work), every process started as `cmd &
+# pid=$!`, remembered in $pids and stopped by PID at exit; every wait is bounded.
+SLAPD=${SLAPD:-/usr/sbin/slapd}
+SLAPADD=${SLAPADD:-/usr/sbin/slapadd}
+SCHEMADIR=${SCHEMADIR:-/etc/ldap/schema}
+MODULEDIR=${MODULEDIR:-/usr/lib/ldap}
+BUILD=${BUILD:-build}
+export LDAPNOINIT=1
+EX=dc=example,dc=com
+ADMIN=cn=admin,$EX
+pids=()
+
+die() {
+	echo "$(basename "$0"): $*" >&2
+	exit 1
+}
+need() { for c in "$@"; do command -v "$c" > /dev/null 2>&1 || die "$c is missing (scripts/deps.sh bench)"; done; }
+
+# bench_init NAME: $work, a temp dir removed at exit with every process in $pids stopped.
+bench_init() {
+	work=$(mktemp -d "/tmp/minidir-$1.XXXXXX") || die "mktemp failed"
+	trap bench_cleanup EXIT
+	trap 'exit 130' INT TERM
+}
+bench_cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill -TERM "$p" 2> /dev/null; done
+	for p in "${pids[@]}"; do
+		for _ in $(seq 1 100); do kill -0 "$p" 2> /dev/null || break; sleep 0.05; done
+		kill -KILL "$p" 2> /dev/null
+		wait "$p" 2> /dev/null
+	done
+	[ -n "${KEEP:-}" ] && { echo "kept $work" >&2; return; }
+	rm -rf "$work"
+}
+# forget PID: drops an ended process from $pids (so its number, perhaps reused, is never
+# signalled at exit).
+forget() {
+	local p keep=()
+	for p in "${pids[@]}"; do [ "$p" = "$1" ] || keep+=("$p"); done
+	pids=("${keep[@]}")
+}
+# stop_pid PID: SIGTERM, up to 10 s, then SIGKILL; then forgets it.
+stop_pid() {
+	kill -TERM "$1" 2> /dev/null
+	for _ in $(seq 1 200); do kill -0 "$1" 2> /dev/null || break; sleep 0.05; done
+	kill -KILL "$1" 2> /dev/null
+	wait "$1" 2> /dev/null
+	forget "$1"
+}
+# free_port: a 127.0.0.1 port nobody answers on (and not handed out before in this run).
+used_ports=" "
+free_port() {
+	local p
+	for _ in $(seq 1 50); do
+		p=$((20000 + RANDOM % 20000))
+		case $used_ports in *" $p "*) continue ;; esac
+		timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$p" 2> /dev/null && continue
+		used_ports="$used_ports$p "
+		echo "$p"
+		return 0
+	done
+	die "no free port"
+}
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+# cpu_ticks PID: user+system clock ticks of the process so far (0 when gone).
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2> /dev/null || echo 0; }
+
+# slapd_conf NAME DIR [EXTRA]: $work/NAME.conf, a back-mdb database in DIR for $EX with
+# syncprov (a provider) or EXTRA lines (a consumer's syncrepl). Both run with dbnosync (no
+# fsync per commit), as the tests' provider; CONSUMER_SYNC=1 makes a consumer commit durably,
+# as minidir's replica does (an fdatasync per commit; slapd's consumer commits each entry of
+# a refresh on its own, so this makes its 100,000-entry refresh minutes long).
+slapd_conf() {
+	mkdir -p "$2"
+	cat > "$work/$1.conf" << EOF
+include $SCHEMADIR/core.schema
+include $SCHEMADIR/cosine.schema
+include $SCHEMADIR/inetorgperson.schema
+include $SCHEMADIR/nis.schema
+modulepath $MODULEDIR
+moduleload back_mdb
+moduleload syncprov
+pidfile $work/$1.pid
+argsfile $work/$1.args
+loglevel none
+sizelimit unlimited
+database mdb
+suffix "$EX"
+rootdn "$ADMIN"
+rootpw secret
+directory $2
+maxsize 1073741824
+$([ -z "${3:-}" ] || [ -z "${CONSUMER_SYNC:-}" ] && echo dbnosync)
+index objectClass,entryUUID,entryCSN,uid eq
+${3:-overlay syncprov
+syncprov-checkpoint 100 1}
+EOF
+}
+# provider_load N: slapadd of gen-ldif N into the provider's database.
+provider_load() {
+	bench/gen-ldif.sh "$1" "$EX" > "$work/data.ldif"
+	timeout 600 "$SLAPADD" -q -f "$work/provider.conf" -l "$work/data.ldif" > "$work/slapadd.log" 2>&1 ||
+		die "slapadd: $(tail -3 "$work/slapadd.log")"
+}
+# slapd_start NAME PORT: starts slapd with $work/NAME.conf; sets $spid; waits until it answers.
+slapd_start() {
+	"$SLAPD" -f "$work/$1.conf" -h "ldap://127.0.0.1:$2/" -d 0 >> "$work/$1.log" 2>&1 &
+	spid=$!
+	pids+=("$spid")
+	for _ in $(seq 1 200); do
+		timeout 5 ldapsearch -x -H "ldap://127.0.0.1:$2" -LLL -b "" -s base 1.1 > /dev/null 2>&1 && return 0
+		kill -0 "$spid" 2> /dev/null || break
+		sleep 0.05
+	done
+	die "slapd $1 did not start: $(tail -5 "$work/$1.log")"
+}
+# replica_conf NAME PORT PROVIDER_URL: $work/NAME.conf, a minidir refreshAndPersist replica.
+replica_conf() {
+	cat > "$work/$1.conf" << EOF
+listen = 127.0.0.1:$2
+database = $work/$1.mdb
+suffix = $EX
+rootdn = $ADMIN
+rootpw = secret
+sizelimit = unlimited
+syncrepl = rid=001 provider=$3 bindmethod=simple
+	binddn="$ADMIN" credentials=secret searchbase="$EX"
+	type=refreshAndPersist retry="1 +"
+EOF
+}
+# replica_start NAME PORT: starts minidir with $work/NAME.conf (log appended to
+# $work/NAME.log); sets $rpid; waits until the port answers.
+replica_start() {
+	"$BUILD/minidir" -f "$work/$1.conf" >> "$work/$1.log" 2>&1 &
+	rpid=$!
+	pids+=("$rpid")
+	for _ in $(seq 1 200); do
+		timeout 5 ldapsearch -x -H "ldap://127.0.0.1:$2" -LLL -b "" -s base 1.1 > /dev/null 2>&1 && return 0
+		kill -0 "$rpid" 2> /dev/null || break
+		sleep 0.05
+	done
+	die "minidir $1 did not start: $(tail -5 "$work/$1.log")"
+}
+# monitor URL ATTR: a value of the replica's cn=replication,cn=monitor.
+monitor() {
+	timeout 5 ldapsearch -x -H "$1" -D "$ADMIN" -w secret -LLL -o ldif-wrap=no \
+		-b cn=replication,cn=monitor -s base "$2" 2> /dev/null | sed -n "s/^$2: //p"
+}
+# value URL DN ATTR: the attribute's first value (as the rootdn), empty when none.
+value() {
+	timeout 5 ldapsearch -x -H "$1" -D "$ADMIN" -w secret -LLL -o ldif-wrap=no \
+		-b "$2" -s base "$3" 2> /dev/null | sed -n "s/^$3: //p" | head -1
+}
+# wait_value URL DN ATTR WANT SECONDS: polls (every 20 ms) until ATTR is WANT.
+wait_value() {
+	local end=$(($(now_ms) + $5 * 1000))
+	while [ "$(now_ms)" -lt "$end" ]; do
+		[ "$(value "$1" "$2" "$3")" = "$4" ] && return 0
+		sleep 0.02
+	done
+	return 1
+}
