@@ -32,6 +32,7 @@
 #include "protocol/controls.h"
 #include "server/search_alias.h"
 #include "server/search_sort.h"
+#include "server/search_checks.h"
 #include "server/search_txn.h"
 #include "server/search_names.h"
 #include "server/search_plan.h"
@@ -400,84 +401,6 @@ void op_matched_dn(struct worker *w, const struct buf *key, struct buf *out)
 	buf_append(out, "", 1);
 }
 
-/*
- * Search access on the base entry: else noSuchObject, or insufficientAccess when the
- * client may know that the entry exists (disclose). Inside the read transaction.
- */
-static int check_base_access(struct conn *c, entry_id base)
-{
-	if (access_entry_granted(&running(c)->access, ACCESS_SEARCH))
-		return LDAP_SUCCESS;
-	struct entry_view e;
-	if (db_get_entry(&c->w->gen->db, c->w->txn, base, &e) != 0)
-		return LDAP_OTHER;
-	struct access_entry ae;
-	access_entry_init(&ae, &running(c)->access, base, &e);
-	return ae.entry >= ACCESS_SEARCH     ? LDAP_SUCCESS
-	       : ae.entry >= ACCESS_DISCLOSE ? LDAP_INSUFFICIENT_ACCESS
-	                                     : LDAP_NO_SUCH_OBJECT;
-}
-
-/*
- * The assertion control (RFC 4528): its filter must hold on the base entry, else
- * assertionFailed (122). Called inside the worker's read transaction.
- */
-static int check_assertion(struct conn *c, const struct ldap_request *req, entry_id base)
-{
-	const struct request_control *ctl = request_control(req, CONTROL_ASSERTION);
-	if (!ctl)
-		return LDAP_SUCCESS;
-	struct worker *w = c->w;
-	if (!ctl->has_value)
-		return LDAP_PROTOCOL_ERROR;
-	BerElement *ber = ber_alloc_t(LBER_USE_DER);
-	if (!ber)
-		return LDAP_OTHER;
-	ber_init2(ber, (struct berval *)&ctl->value, LBER_USE_DER);
-	struct filter *f = filter_decode(ber);
-	ber_free(ber, 0);
-	if (!f)
-		return LDAP_PROTOCOL_ERROR;
-	struct entry_view e;
-	int rc = LDAP_OTHER;
-	if (db_get_entry(&w->gen->db, w->txn, base, &e) == 0) {
-		struct access_entry ae;
-		access_entry_init(&ae, &running(c)->access, base, &e);
-		struct filter_ctx fctx = {.dn = e.dn,
-		                          .dnlen = e.dnlen,
-		                          .gate = access_search_gate(&ae),
-		                          .scratch = &w->scratch};
-		w->extra.off = w->extra.len = 0;
-		if (op_attrs_in_filter(f) &&
-		    op_attrs_all(&w->extra, &w->gen->db, w->txn, base, &e) == 0) {
-			fctx.extra = w->extra.data;
-			fctx.extra_len = w->extra.len;
-		}
-		rc = filter_eval_ctx(f, e.attrs, e.attrslen, &fctx) == FILTER_TRUE
-		         ? LDAP_SUCCESS
-		         : LDAP_ASSERTION_FAILED;
-	}
-	filter_free(f);
-	return rc;
-}
-
-/* The Matched Values control (RFC 3876) into s->values: 0, or -1 when malformed. */
-static int take_matched_values(struct search_op *s, const struct ldap_request *req)
-{
-	const struct request_control *ctl = request_control(req, CONTROL_MATCHED_VALUES);
-	if (!ctl)
-		return 0;
-	if (!ctl->has_value)
-		return -1;
-	BerElement *ber = ber_alloc_t(LBER_USE_DER);
-	if (!ber)
-		return -1;
-	ber_init2(ber, (struct berval *)&ctl->value, LBER_USE_DER);
-	s->values = filter_decode_values(ber);
-	ber_free(ber, 0);
-	return s->values ? 0 : -1;
-}
-
 /* Size and time limits: the client's, within the server's (the rootdn has none). */
 static void set_limits(struct conn *c, struct search_op *s, const struct search_request *r)
 {
@@ -612,9 +535,10 @@ void op_search(struct conn *c, struct ldap_request *req)
 			return;
 		}
 	}
-	int asserted = rc == 0 ? check_base_access(c, s->plan.base_id) : LDAP_SUCCESS;
+	int asserted =
+	    rc == 0 ? search_base_access(&s->access, c->w, s->plan.base_id) : LDAP_SUCCESS;
 	if (asserted == LDAP_SUCCESS && rc == 0)
-		asserted = check_assertion(c, req, s->plan.base_id);
+		asserted = search_assertion(req, &s->access, c->w, s->plan.base_id);
 	if (asserted != LDAP_SUCCESS) {
 		mdb_txn_reset(w->txn);
 		search_finish(c, asserted, NULL,
@@ -638,7 +562,7 @@ void op_search(struct conn *c, struct ldap_request *req)
 		return;
 	}
 	attr_select_init(&s->sel, s->names, s->nnames, r->typesonly);
-	if (take_matched_values(s, req) < 0) {
+	if (search_matched_values(req, &s->values) < 0) {
 		search_finish(c, LDAP_PROTOCOL_ERROR, NULL, "malformed matched values control");
 		return;
 	}

@@ -1,0 +1,75 @@
+#include "server/search_checks.h"
+
+#include <ldap.h>
+
+#include "protocol/controls.h"
+#include "server/db_gen.h"
+#include "server/ops.h"
+
+int search_base_access(struct access_op *aop, struct worker *w, entry_id base)
+{
+	if (access_entry_granted(aop, ACCESS_SEARCH))
+		return LDAP_SUCCESS;
+	struct entry_view e;
+	if (db_get_entry(&w->gen->db, w->txn, base, &e) != 0)
+		return LDAP_OTHER;
+	struct access_entry ae;
+	access_entry_init(&ae, aop, base, &e);
+	return ae.entry >= ACCESS_SEARCH     ? LDAP_SUCCESS
+	       : ae.entry >= ACCESS_DISCLOSE ? LDAP_INSUFFICIENT_ACCESS
+	                                     : LDAP_NO_SUCH_OBJECT;
+}
+
+/* The filter of a control's value (the caller's; NULL when malformed or out of memory). */
+static struct filter *control_filter(const struct request_control *ctl, bool values_list)
+{
+	BerElement *ber = ber_alloc_t(LBER_USE_DER);
+	if (!ber)
+		return NULL;
+	ber_init2(ber, (struct berval *)&ctl->value, LBER_USE_DER);
+	struct filter *f = values_list ? filter_decode_values(ber) : filter_decode(ber);
+	ber_free(ber, 0);
+	return f;
+}
+
+int search_assertion(const struct ldap_request *req, struct access_op *aop, struct worker *w,
+                     entry_id base)
+{
+	const struct request_control *ctl = request_control(req, CONTROL_ASSERTION);
+	if (!ctl)
+		return LDAP_SUCCESS;
+	struct filter *f = ctl->has_value ? control_filter(ctl, false) : NULL;
+	if (!f)
+		return LDAP_PROTOCOL_ERROR;
+	struct entry_view e;
+	int rc = LDAP_OTHER;
+	if (db_get_entry(&w->gen->db, w->txn, base, &e) == 0) {
+		struct access_entry ae;
+		access_entry_init(&ae, aop, base, &e);
+		struct filter_ctx fctx = {.dn = e.dn,
+		                          .dnlen = e.dnlen,
+		                          .gate = access_search_gate(&ae),
+		                          .scratch = &w->scratch};
+		w->extra.off = w->extra.len = 0;
+		if (op_attrs_in_filter(f) &&
+		    op_attrs_all(&w->extra, &w->gen->db, w->txn, base, &e) == 0) {
+			fctx.extra = w->extra.data;
+			fctx.extra_len = w->extra.len;
+		}
+		rc = filter_eval_ctx(f, e.attrs, e.attrslen, &fctx) == FILTER_TRUE
+		         ? LDAP_SUCCESS
+		         : LDAP_ASSERTION_FAILED;
+	}
+	filter_free(f);
+	return rc;
+}
+
+int search_matched_values(const struct ldap_request *req, struct filter **values)
+{
+	const struct request_control *ctl = request_control(req, CONTROL_MATCHED_VALUES);
+	*values = NULL;
+	if (!ctl)
+		return 0;
+	*values = ctl->has_value ? control_filter(ctl, true) : NULL;
+	return *values ? 0 : -1;
+}

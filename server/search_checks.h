@@ -1,0 +1,39 @@
+/*
+ * What a search checks on its base entry and its controls before it runs (op_search.c):
+ * search access on the base (access.h), the assertion control (RFC 4528) and the
+ * Matched Values control (RFC 3876).
+ *
+ * Thread rules: the worker that runs the search, inside its read transaction (w->txn
+ * on w's generation) for the first two.
+ */
+#ifndef MINIDIR_SERVER_SEARCH_CHECKS_H
+#define MINIDIR_SERVER_SEARCH_CHECKS_H
+
+#include "protocol/filter.h"
+#include "protocol/request.h"
+#include "server/access.h"
+#include "server/state.h"
+#include "storage/entry.h"
+
+/*
+ * Search access on the base entry for aop's client: LDAP_SUCCESS; else noSuchObject, or
+ * insufficientAccess when the client may know that the entry exists (disclose);
+ * LDAP_OTHER when the entry cannot be read.
+ */
+int search_base_access(struct access_op *aop, struct worker *w, entry_id base);
+
+/*
+ * The assertion control of req, if any: its filter must hold on the base entry (as aop's
+ * client may search it). LDAP_SUCCESS (or no control), LDAP_ASSERTION_FAILED (122),
+ * LDAP_PROTOCOL_ERROR (a malformed control) or LDAP_OTHER.
+ */
+int search_assertion(const struct ldap_request *req, struct access_op *aop, struct worker *w,
+                     entry_id base);
+
+/*
+ * The Matched Values control of req into *values (owned by the caller, filter_free; NULL
+ * without the control). Returns 0, or -1 when it is malformed (*values NULL).
+ */
+int search_matched_values(const struct ldap_request *req, struct filter **values);
+
+#endif
