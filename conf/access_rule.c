@@ -329,3 +329,31 @@ void access_rule_free(struct access_rule *r)
 	free(r->who);
 	memset(r, 0, sizeof(*r));
 }
+
+void access_rule_number(struct access_rule *rules, int nrules, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	char line[ACCESS_RULE_LINE_MAX];
+	bool in_access = false;
+	int lineno = 0, n = 0;
+	while (n < nrules && fgets(line, sizeof(line), f)) {
+		lineno++;
+		const char *p = line + strspn(line, " \t");
+		if (*p == '\0' || *p == '\n' || *p == '#' || *p == ';')
+			continue;
+		if (p == line) { /* a key line */
+			size_t klen = strcspn(p, " \t=:");
+			in_access = klen == 6 && strncmp(p, "access", 6) == 0;
+			if (!in_access)
+				continue;
+			p += klen;
+			p += strspn(p, " \t");
+			p += *p == '=' || *p == ':';
+		}
+		if (in_access && access_rule_starts(p))
+			rules[n++].line = lineno;
+	}
+	fclose(f);
+}

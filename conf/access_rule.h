@@ -88,6 +88,16 @@ bool access_rule_starts(const char *text);
 
 void access_rule_free(struct access_rule *r);
 
+/* Longest config line access_rule_number reads whole (libinih's buffer, and room). */
+#define ACCESS_RULE_LINE_MAX 256
+
+/*
+ * Numbers rules[0..nrules) with the lines of their "to" in the config file at path
+ * (libinih does not tell its handler): "access = to" lines, and continuation lines of an
+ * access key that start with "to", in file order, as the config reader made the rules.
+ */
+void access_rule_number(struct access_rule *rules, int nrules, const char *path);
+
 /* "none", "disclose", ... "read". */
 const char *access_level_name(enum access_level level);
 

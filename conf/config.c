@@ -346,39 +346,6 @@ static int parse_access(struct parse_state *st, const char *value)
 	return 1;
 }
 
-/*
- * Numbers each access rule with the line of its "to" (libinih does not tell the
- * handler): "access = to" lines, and continuation lines of an access key that
- * start with "to", in file order, as parse_access made the rules.
- */
-static void number_access_rules(struct config *c)
-{
-	FILE *f = fopen(c->path, "r");
-	if (!f)
-		return;
-	char line[CONFIG_MAX_LINE + 2];
-	bool in_access = false;
-	int lineno = 0, n = 0;
-	while (n < c->naccess && fgets(line, sizeof(line), f)) {
-		lineno++;
-		const char *p = line + strspn(line, " \t");
-		if (*p == '\0' || *p == '\n' || *p == '#' || *p == ';')
-			continue;
-		if (p == line) { /* a key line */
-			size_t klen = strcspn(p, " \t=:");
-			in_access = klen == 6 && strncmp(p, "access", 6) == 0;
-			if (!in_access)
-				continue;
-			p += klen;
-			p += strspn(p, " \t");
-			p += *p == '=' || *p == ':';
-		}
-		if (in_access && access_rule_starts(p))
-			c->access[n++].line = lineno;
-	}
-	fclose(f);
-}
-
 static int default_access_rules(struct config *c)
 {
 	size_t n = sizeof(default_access) / sizeof(default_access[0]);
@@ -568,7 +535,7 @@ static int load(struct config *cfg, const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", path, why);
 		return -1;
 	}
-	number_access_rules(cfg);
+	access_rule_number(cfg->access, cfg->naccess, cfg->path);
 	if (cfg->naccess == 0 && default_access_rules(cfg) < 0) {
 		snprintf(err, errlen, "%s: out of memory", path);
 		return -1;

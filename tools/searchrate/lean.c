@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "tools/searchrate/lean_io.h"
 #include "tools/searchrate/leanber.h"
 #include "tools/searchrate/pace.h"
 #include "tools/searchrate/tally.h"
@@ -32,7 +33,6 @@
 #define LEAN_MAX_PDU (64u * 1024 * 1024) /* a response larger than this loses the connection */
 #define LEAN_EVENTS 64
 #define CONNECT_MS 5000
-#define BIND_MS 10000
 
 /* A request in flight; msgid 0: a free slot. */
 struct lean_slot {
@@ -77,87 +77,16 @@ struct sr_lean {
 
 /* ---- connections ------------------------------------------------------------------------ */
 
-/* Waits up to ms for events on fd; true if they came. */
-static bool wait_fd(int fd, short events, int ms)
-{
-	struct pollfd p = {.fd = fd, .events = events};
-	int n;
-	while ((n = poll(&p, 1, ms)) < 0 && errno == EINTR)
-		;
-	return n > 0;
-}
-
 /* Connects the non-blocking socket fd to the thread's address within CONNECT_MS. */
 static bool connect_fd(const struct sr_lean *t, int fd)
 {
 	if (connect(fd, (const struct sockaddr *)&t->addr, t->addrlen) == 0)
 		return true;
-	if (errno != EINPROGRESS || !wait_fd(fd, POLLOUT, CONNECT_MS))
+	if (errno != EINPROGRESS || !lean_wait_fd(fd, POLLOUT, CONNECT_MS))
 		return false;
 	int err = 0;
 	socklen_t len = sizeof(err);
 	return getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err == 0;
-}
-
-/* Reads one whole LDAPMessage from fd (at most BIND_MS) into buf; its length, 0 on failure. */
-static long read_one(int fd, unsigned char *buf, size_t cap, struct lb_msg *m)
-{
-	size_t have = 0, need;
-	for (;;) {
-		long k = lb_frame(buf, have, cap, m, &need);
-		if (k != 0)
-			return k > 0 ? k : 0;
-		if (have == cap || !wait_fd(fd, POLLIN, BIND_MS))
-			return 0;
-		ssize_t n = recv(fd, buf + have, cap - have, 0);
-		if (n <= 0 && !(n < 0 && (errno == EINTR || errno == EAGAIN)))
-			return 0;
-		if (n > 0)
-			have += (size_t)n;
-	}
-}
-
-/* Sends buf[0..len) on the non-blocking fd, waiting as needed (at most BIND_MS each time). */
-static bool send_all(int fd, const unsigned char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
-		if (n > 0) {
-			buf += n;
-			len -= (size_t)n;
-		} else if (!(n < 0 && (errno == EINTR || errno == EAGAIN)) ||
-		           !wait_fd(fd, POLLOUT, BIND_MS)) {
-			return false;
-		}
-	}
-	return true;
-}
-
-/* The simple bind of cfg on fd (message ID 1); an LDAP result code, the server's diagnostic
- * message (if any) in diag. */
-static int bind_fd(const struct sr_config *cfg, int fd, char *diag, size_t diaglen)
-{
-	size_t dnlen = strlen(cfg->binddn), pwlen = strlen(cfg->bindpw);
-	size_t cap = lb_bind_max(dnlen, pwlen);
-	if (cap < 65536)
-		cap = 65536;
-	unsigned char *buf = malloc(cap);
-	if (!buf)
-		return LDAP_NO_MEMORY;
-	size_t n = lb_put_bind(buf, 1, cfg->binddn, dnlen, cfg->bindpw, pwlen);
-	struct lb_msg m;
-	int rc = LDAP_SERVER_DOWN;
-	if (send_all(fd, buf, n)) {
-		rc = LDAP_TIMEOUT;
-		if (read_one(fd, buf, cap, &m) > 0) {
-			bool ours = m.op == LB_OP_BIND_RESPONSE && m.msgid == 1;
-			rc = ours ? m.rc : LDAP_SERVER_DOWN; /* else a notice of disconnection */
-			snprintf(diag, diaglen, "%.*s", (int)m.diaglen,
-			         m.diag ? (const char *)m.diag : "");
-		}
-	}
-	free(buf);
-	return rc;
 }
 
 /* How far opening a connection came before it failed. */
@@ -182,7 +111,7 @@ static int conn_open(struct sr_lean *t, struct lean_conn *c, enum lean_step *ste
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	if (rc == LDAP_SUCCESS && cfg->binddn) {
 		*step = LEAN_BIND;
-		rc = bind_fd(cfg, fd, diag, diaglen);
+		rc = lean_bind_fd(cfg, fd, diag, diaglen);
 	}
 	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
 	if (rc == LDAP_SUCCESS && epoll_ctl(t->ep, EPOLL_CTL_ADD, fd, &ev) != 0)
