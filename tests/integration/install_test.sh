@@ -147,7 +147,7 @@ if command -v systemd-analyze > /dev/null; then
 		ok "systemd-analyze security: $(grep -o 'exposure level.*' <<< "$out")" ||
 		not_ok "systemd-analyze security: $(tail -1 <<< "$out")"
 else
-	echo "# systemd-analyze not found: the unit is not verified (apt-get install systemd)"
+	not_ok "systemd-analyze not found: the unit cannot be verified (scripts/deps.sh installs systemd)"
 fi
 
 # Installing again keeps an edited configuration.

@@ -68,3 +68,27 @@ provider_start() {
 	not_ok "slapd did not start: $(tail -5 "$work/slapd.log")"
 	return 1
 }
+
+# dump URI: every entry under $EX with its user attributes, as the rootdn reads them, one
+# "DN | line" a line, sorted (a base64 "dn::" heads its entry too).
+dump() {
+	timeout 20 ldapsearch -x -H "$1" -D "$ADMIN" -w secret -LLL -o ldif-wrap=no -b "$EX" "*" 2> /dev/null |
+		awk '/^dn::? /{dn=$0} NF{print dn " | " $0}' | LC_ALL=C sort
+}
+# converge SECONDS: polls until the dump of $REP (the replica) equals that of $PROV (the
+# provider); sets $took (seconds, to the tenth). Returns 1 when it does not within
+# SECONDS, with the start of the difference in $work/diff.
+converge() {
+	local start=$(date +%s%N) want got
+	want=$(dump "$PROV")
+	for _ in $(seq 1 $(($1 * 10))); do
+		got=$(dump "$REP")
+		if [ -n "$want" ] && [ "$got" = "$want" ]; then
+			took=$(awk -v n=$(($(date +%s%N) - start)) 'BEGIN{printf "%.1f", n/1e9}')
+			return 0
+		fi
+		sleep 0.1
+	done
+	diff <(echo "$want") <(echo "$got") | head -8 > "$work/diff"
+	return 1
+}

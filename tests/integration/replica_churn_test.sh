@@ -40,20 +40,6 @@ rport=$(wait_port "$work/replica.log")
 [ -n "$rport" ] || { not_ok "replica did not start: $(cat "$work/replica.log")"; finish; }
 REP=ldap://127.0.0.1:$rport
 
-dump() {
-	timeout 20 ldapsearch -x -H "$1" -D "$ADMIN" -w secret -LLL -o ldif-wrap=no -b "$EX" "*" 2> /dev/null |
-		awk '/^dn: /{dn=$0} NF{print dn " | " $0}' | LC_ALL=C sort
-}
-converge() { # SECONDS: polls until the dumps are equal; sets $took
-	local start=$SECONDS want
-	want=$(dump "$PROV")
-	for _ in $(seq 1 "$1"); do
-		[ -n "$want" ] && [ "$(dump "$REP")" = "$want" ] && { took=$((SECONDS - start)); return 0; }
-		sleep 1
-	done
-	diff <(echo "$want") <(dump "$REP") | head -6 > "$work/diff"
-	return 1
-}
 converge 20 || { not_ok "first refresh: $(cat "$work/diff")"; finish; }
 
 # searchrate SECONDS: lookups of uid=alice (never changed below) for SECONDS; prints

@@ -60,27 +60,6 @@ replica_start() {
 	rport=$(wait_port "$rlog")
 	REP=ldap://127.0.0.1:$rport
 }
-# dump URI: every entry with its user attributes as "DN | line", sorted.
-dump() {
-	timeout 10 ldapsearch -x -H "$1" -D "$ADMIN" -w secret -LLL -o ldif-wrap=no -b "$EX" "*" 2> /dev/null |
-		awk '/^dn: /{dn=$0} NF{print dn " | " $0}' | LC_ALL=C sort
-}
-# converge SECONDS: polls until the replica's dump equals the provider's; sets $took
-# (seconds, to the tenth). Returns 1 when it does not within SECONDS.
-converge() {
-	local start=$(date +%s%N) want got
-	want=$(dump "$PROV")
-	for _ in $(seq 1 $(($1 * 10))); do
-		got=$(dump "$REP")
-		if [ -n "$want" ] && [ "$got" = "$want" ]; then
-			took=$(awk -v n=$(($(date +%s%N) - start)) 'BEGIN{printf "%.1f", n/1e9}')
-			return 0
-		fi
-		sleep 0.1
-	done
-	diff <(echo "$want") <(echo "$got") | head -8 > "$work/diff"
-	return 1
-}
 monitor() { # ATTR: the replica's cn=replication,cn=monitor value
 	timeout 5 ldapsearch -x -H "$REP" -D "$ADMIN" -w secret -LLL -o ldif-wrap=no \
 		-b cn=replication,cn=monitor -s base "$1" 2> /dev/null | sed -n "s/^$1: //p"
