@@ -13,19 +13,13 @@
 #   ROUNDS=2 SECONDS_PER_RUN=2 bench/access_log.sh
 set -u
 cd "$(dirname "$0")/.." || exit 1
-BUILD=${BUILD:-build}
+. bench/lib.sh
 ROUNDS=${ROUNDS:-4}
 SECS=${SECONDS_PER_RUN:-3}
 SUFFIX=dc=example,dc=com
 MODES="none devnull file"
 
-work=$(mktemp -d /tmp/minidir-bench-accesslog.XXXXXX)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2> /dev/null && wait "$p" 2> /dev/null; done
-	[ -n "${KEEP:-}" ] || rm -rf "$work"
-}
-trap cleanup EXIT
+bench_init bench-accesslog
 
 bench/gen-ldif.sh 10000 "$SUFFIX" > "$work/data.ldif"
 declare -A port pid

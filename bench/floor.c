@@ -86,6 +86,15 @@ static size_t put_message(unsigned char *out, const unsigned char *id, size_t id
 	return n + idlen + oplen;
 }
 
+/* TAG, the length of VALUE and VALUE appended at out + *n. */
+static void put_tlv(unsigned char *out, size_t *n, unsigned char tag, const void *value, size_t len)
+{
+	out[(*n)++] = tag;
+	*n += put_len(out + *n, len);
+	memcpy(out + *n, value, len);
+	*n += len;
+}
+
 /* The canned entry: DN uid=floor,ou=people,dc=example,dc=com and one description value
  * padding the protocolOp to about size bytes. */
 static void build_entry(size_t size)
@@ -96,39 +105,17 @@ static void build_entry(size_t size)
 	size_t vlen = size > fixed + 1 ? size - fixed : 1;
 	if (vlen > sizeof(entry_op) - 64 - fixed)
 		vlen = sizeof(entry_op) - 64 - fixed;
-	unsigned char val[8192], attr[8192], list[8192], body[8192];
+	unsigned char val[8192], set[8192], attr[8192], list[8192], body[8192];
 	size_t n = 0, a = 0, l = 0, b = 0;
 	memset(val, 'x', vlen);
-	/* SET OF value */
-	unsigned char set[8192];
-	set[n++] = 0x04;
-	n += put_len(set + n, vlen);
-	memcpy(set + n, val, vlen);
-	n += vlen;
-	attr[a++] = 0x04;
-	a += put_len(attr + a, strlen(type));
-	memcpy(attr + a, type, strlen(type));
-	a += strlen(type);
-	attr[a++] = 0x31;
-	a += put_len(attr + a, n);
-	memcpy(attr + a, set, n);
-	a += n;
-	list[l++] = 0x30;
-	l += put_len(list + l, a);
-	memcpy(list + l, attr, a);
-	l += a;
-	body[b++] = 0x04;
-	b += put_len(body + b, strlen(dn));
-	memcpy(body + b, dn, strlen(dn));
-	b += strlen(dn);
-	body[b++] = 0x30;
-	b += put_len(body + b, l);
-	memcpy(body + b, list, l);
-	b += l;
-	entry_op[0] = 0x64;
-	entry_op_len = 1 + put_len(entry_op + 1, b);
-	memcpy(entry_op + entry_op_len, body, b);
-	entry_op_len += b;
+	put_tlv(set, &n, 0x04, val, vlen); /* SET OF value */
+	put_tlv(attr, &a, 0x04, type, strlen(type));
+	put_tlv(attr, &a, 0x31, set, n);
+	put_tlv(list, &l, 0x30, attr, a);
+	put_tlv(body, &b, 0x04, dn, strlen(dn));
+	put_tlv(body, &b, 0x30, list, l);
+	entry_op_len = 0;
+	put_tlv(entry_op, &entry_op_len, 0x64, body, b);
 }
 
 static const unsigned char done_op[] = {0x65, 0x07, 0x0a, 0x01, 0x00, 0x04, 0x00, 0x04, 0x00};

@@ -14,19 +14,13 @@
 #   ROUNDS=5 SECONDS_PER_RUN=5 bench/floor.sh
 set -u
 cd "$(dirname "$0")/.." || exit 1
-BUILD=${BUILD:-build}
+. bench/lib.sh
 ROUNDS=${ROUNDS:-3}
 SECS=${SECONDS_PER_RUN:-3}
 SUFFIX=dc=example,dc=com
 SERVERS="minidir floor"
 
-work=$(mktemp -d /tmp/minidir-bench-floor.XXXXXX)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2> /dev/null && wait "$p" 2> /dev/null; done
-	[ -n "${KEEP:-}" ] || rm -rf "$work"
-}
-trap cleanup EXIT
+bench_init bench-floor
 [ -x "$BUILD/bench/floor" ] || { echo "bench/floor.sh: $BUILD/bench/floor is missing (make all)" >&2; exit 1; }
 
 bench/gen-ldif.sh 10000 "$SUFFIX" > "$work/data.ldif"

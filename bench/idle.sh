@@ -12,24 +12,14 @@
 # tests/integration/fault_test.sh runs the same client against minidir alone.
 set -u
 cd "$(dirname "$0")/.." || exit 1
-BUILD=${BUILD:-build}
+. bench/lib.sh
 N=${1:-10000}
 CYCLES=3
 SUFFIX=dc=example,dc=com
 SLAPD=${SLAPD:-/usr/sbin/slapd}
 SLAPADD=${SLAPADD:-/usr/sbin/slapadd}
 
-work=$(mktemp -d /tmp/minidir-idle.XXXXXX)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2> /dev/null && wait "$p" 2> /dev/null; done
-	rm -rf "$work"
-}
-trap cleanup EXIT
-die() {
-	echo "idle.sh: $*" >&2
-	exit 1
-}
+bench_init idle
 
 # Both servers and the client need N descriptors and more.
 need=$((N + 100))

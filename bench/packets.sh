@@ -13,7 +13,7 @@
 # histogram.
 set -u
 cd "$(dirname "$0")/.."
-BUILD=${BUILD:-build}
+. bench/lib.sh
 N=${1:-1000}
 REPEAT=${REPEAT:-3}
 SIZE=${2:-1024}
@@ -32,15 +32,11 @@ for tool in tcpdump ldapsearch; do
 	command -v $tool > /dev/null || { echo "bench/packets: skipped: $tool is missing (scripts/deps.sh bench)"; ip netns del "$SRV"; exit 0; }
 done
 
-work=$(mktemp -d /tmp/minidir-packets.XXXXXX)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2> /dev/null; wait "$p" 2> /dev/null; done
+bench_cleanup_extra() {
 	ip netns del "$SRV" 2> /dev/null
 	ip netns del "$CLI" 2> /dev/null
-	if [ -n "${KEEP:-}" ]; then echo "kept: $work" >&2; else rm -rf "$work"; fi
 }
-trap cleanup EXIT
+bench_init packets
 
 ip netns add "$CLI"
 ip link add mdpkt0 type veth peer name mdpkt1

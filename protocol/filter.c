@@ -112,8 +112,10 @@ static int get_string(BerElement *ber, struct berval *bv)
 	return ber_get_stringbv(ber, bv, LBER_BV_NOTERM) == LBER_DEFAULT ? -1 : 0;
 }
 
+/* A SubstringFilter into F (kind FILTER_SUBSTR); -1 if malformed. */
 static int decode_substrings(BerElement *ber, struct filter *f)
 {
+	f->kind = FILTER_SUBSTR;
 	struct berval attr;
 	ber_len_t len;
 	char *last;
@@ -155,6 +157,7 @@ static int decode_substrings(BerElement *ber, struct filter *f)
  */
 static int decode_extensible(BerElement *ber, struct filter *f)
 {
+	f->kind = FILTER_EXT;
 	ber_len_t len;
 	struct berval v, value, mr = {0, NULL};
 	bool have_value = false;
@@ -244,7 +247,6 @@ static struct filter *decode(BerElement *ber, int depth)
 			goto bad;
 		break;
 	case LDAP_FILTER_SUBSTRINGS:
-		f->kind = FILTER_SUBSTR;
 		if (decode_substrings(ber, f) < 0)
 			goto bad;
 		break;
@@ -254,7 +256,6 @@ static struct filter *decode(BerElement *ber, int depth)
 			goto bad;
 		break;
 	case LDAP_FILTER_EXT:
-		f->kind = FILTER_EXT;
 		if (decode_extensible(ber, f) < 0)
 			goto bad;
 		break;

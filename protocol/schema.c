@@ -174,25 +174,10 @@ static int syntax_error(char *err, size_t errlen, const char *where, int code, c
 	return -1;
 }
 
-static int add_attr(const char *def, char *err, size_t errlen, const char *where)
+/* The attribute type AT into the tables, its slots grown already; A is its zeroed record.
+ * Both become the schema's. */
+static int add_attr(LDAPAttributeType *at, struct schema_attr *a)
 {
-	int code;
-	const char *errp;
-	LDAPAttributeType *at = ldap_str2attributetype(def, &code, &errp, LDAP_SCHEMA_ALLOW_ALL);
-	if (!at)
-		return syntax_error(err, errlen, where, code, errp);
-	if (lookup(S.attr_slots, at->at_oid, strlen(at->at_oid))) {
-		ldap_attributetype_free(at); /* defined already (built-in or earlier file) */
-		return 0;
-	}
-	struct schema_attr *a = calloc(1, sizeof(*a));
-	bool grown = GROW_BY_ONE(S.attrs, S.nattrs) & GROW_BY_ONE(S.raw, S.nattrs);
-	if (!a || !grown) {
-		free(a);
-		ldap_attributetype_free(at);
-		snprintf(err, errlen, "%s: out of memory", where);
-		return -1;
-	}
 	a->oid = at->at_oid;
 	a->names = at->at_names;
 	a->name = a->names && a->names[0] ? a->names[0] : a->oid;
@@ -204,32 +189,15 @@ static int add_attr(const char *def, char *err, size_t errlen, const char *where
 	a->definition = ldap_attributetype2str(at);
 	S.raw[S.nattrs] = at;
 	S.attrs[S.nattrs++] = a;
-	if (insert(S.attr_slots, a->oid, a) < 0)
-		return -1;
-	for (int i = 0; a->names && a->names[i]; i++)
-		if (insert(S.attr_slots, a->names[i], a) < 0)
-			return -1;
-	return 0;
+	int rc = insert(S.attr_slots, a->oid, a);
+	for (int i = 0; rc == 0 && a->names && a->names[i]; i++)
+		rc = insert(S.attr_slots, a->names[i], a);
+	return rc;
 }
 
-static int add_class(const char *def, char *err, size_t errlen, const char *where)
+/* The object class OC into the tables, as add_attr. */
+static int add_class(LDAPObjectClass *oc, struct schema_oc *c)
 {
-	int code;
-	const char *errp;
-	LDAPObjectClass *oc = ldap_str2objectclass(def, &code, &errp, LDAP_SCHEMA_ALLOW_ALL);
-	if (!oc)
-		return syntax_error(err, errlen, where, code, errp);
-	if (lookup(S.oc_slots, oc->oc_oid, strlen(oc->oc_oid))) {
-		ldap_objectclass_free(oc);
-		return 0;
-	}
-	struct schema_oc *c = calloc(1, sizeof(*c));
-	bool grown = GROW_BY_ONE(S.ocs, S.nocs) & GROW_BY_ONE(S.raw_oc, S.nocs);
-	if (!c || !grown) {
-		free(c);
-		ldap_objectclass_free(oc);
-		return -1;
-	}
 	c->oid = strdup(oc->oc_oid);
 	c->name = strdup(oc->oc_names && oc->oc_names[0] ? oc->oc_names[0] : oc->oc_oid);
 	c->sup = oc->oc_sup_oids && oc->oc_sup_oids[0] ? strdup(oc->oc_sup_oids[0]) : NULL;
@@ -246,6 +214,49 @@ static int add_class(const char *def, char *err, size_t errlen, const char *wher
 	for (int i = 0; rc == 0 && oc->oc_names && oc->oc_names[i]; i++)
 		rc = insert(S.oc_slots, oc->oc_names[i], c);
 	return rc;
+}
+
+enum def_kind { DEF_ATTRIBUTE_TYPE = 1, DEF_OBJECT_CLASS };
+
+/* Parses one definition of KIND (an RFC 4512 description) and adds it, unless its OID is
+ * defined already (built-in or an earlier file): 0. A syntax error or no memory: -1 with
+ * "WHERE: reason" in err. */
+static int add_definition(enum def_kind kind, const char *def, char *err, size_t errlen,
+                          const char *where)
+{
+	int code;
+	const char *errp;
+	LDAPAttributeType *at = NULL;
+	LDAPObjectClass *oc = NULL;
+	if (kind == DEF_ATTRIBUTE_TYPE)
+		at = ldap_str2attributetype(def, &code, &errp, LDAP_SCHEMA_ALLOW_ALL);
+	else
+		oc = ldap_str2objectclass(def, &code, &errp, LDAP_SCHEMA_ALLOW_ALL);
+	if (!at && !oc)
+		return syntax_error(err, errlen, where, code, errp);
+	const char *oid = at ? at->at_oid : oc->oc_oid;
+	bool known = lookup(at ? S.attr_slots : S.oc_slots, oid, strlen(oid)) != NULL;
+	void *record = NULL;
+	bool grown = false;
+	if (!known) {
+		record = calloc(1, at ? sizeof(struct schema_attr) : sizeof(struct schema_oc));
+		grown = at ? GROW_BY_ONE(S.attrs, S.nattrs) & GROW_BY_ONE(S.raw, S.nattrs)
+		           : GROW_BY_ONE(S.ocs, S.nocs) & GROW_BY_ONE(S.raw_oc, S.nocs);
+	}
+	if (record && grown) {
+		if ((at ? add_attr(at, record) : add_class(oc, record)) == 0)
+			return 0;
+	} else {
+		free(record);
+		if (at)
+			ldap_attributetype_free(at);
+		else
+			ldap_objectclass_free(oc);
+		if (known)
+			return 0;
+	}
+	snprintf(err, errlen, "%s: out of memory", where);
+	return -1;
 }
 
 /* Fills rules a type lacks from its superior types (SUP chains are short). */
@@ -307,8 +318,7 @@ static int load_file(const char *path, char *err, size_t errlen)
 		}
 		if (!cont && kind) { /* the statement ended: parse it */
 			snprintf(where, sizeof(where), "%s:%d", path, start);
-			int r = kind == 1 ? add_attr(stmt, err, errlen, where)
-			                  : add_class(stmt, err, errlen, where);
+			int r = add_definition(kind, stmt, err, errlen, where);
 			if (r < 0 && !commented) {
 				rc = -1;
 				break;
@@ -322,10 +332,10 @@ static int load_file(const char *path, char *err, size_t errlen)
 			char *p = l + (commented ? 1 : 0);
 			if (strncasecmp(p, "attributetype", 13) == 0 &&
 			    isspace((unsigned char)p[13]))
-				kind = 1, l = p + 13;
+				kind = DEF_ATTRIBUTE_TYPE, l = p + 13;
 			else if (strncasecmp(p, "objectclass", 11) == 0 &&
 			         isspace((unsigned char)p[11]))
-				kind = 2, l = p + 11;
+				kind = DEF_OBJECT_CLASS, l = p + 11;
 			else
 				continue;
 			while (isspace((unsigned char)*l))
@@ -431,10 +441,12 @@ bool schema_oc_is_a(const struct schema_oc *oc, const struct schema_oc *sup)
 int schema_load(const char *dir, const char *files, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < sizeof(builtin_attrs) / sizeof(builtin_attrs[0]); i++)
-		if (add_attr(builtin_attrs[i], err, errlen, "built-in schema") < 0)
+		if (add_definition(DEF_ATTRIBUTE_TYPE, builtin_attrs[i], err, errlen,
+		                   "built-in schema") < 0)
 			return -1;
 	for (size_t i = 0; i < sizeof(builtin_classes) / sizeof(builtin_classes[0]); i++)
-		if (add_class(builtin_classes[i], err, errlen, "built-in schema") < 0)
+		if (add_definition(DEF_OBJECT_CLASS, builtin_classes[i], err, errlen,
+		                   "built-in schema") < 0)
 			return -1;
 	char names[1024], path[4096];
 	snprintf(names, sizeof(names), "%s", files);
