@@ -1,6 +1,7 @@
 #include "protocol/dn.h"
 
 #include <ldap.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,6 +86,14 @@ static int replace_value(LDAPAVA *ava, const void *text, size_t len)
 	return 0;
 }
 
+/* The rule an AVA's value is normalized with: its type's equality rule (AT, or by the
+ * lowercased TYPE without a schema), caseIgnoreMatch where that is none or a DN rule. */
+static enum match_rule ava_rule(const struct schema_attr *at, const char *type, size_t len)
+{
+	enum match_rule rule = at ? at->eq : value_rule_for(type, len);
+	return rule == MATCH_DN || rule == MATCH_NONE ? MATCH_CASE_IGNORE : rule;
+}
+
 /*
  * Rewrites every AVA of dn in its normal form (see dn.h): the attribute type as
  * the schema's name, lowercased ("2.5.4.11" and "organizationalUnitName" are
@@ -114,9 +123,7 @@ static int normalize_avas(LDAPDN dn, struct attr_mem **owned)
 			if (ava->la_flags & LDAP_AVA_BINARY)
 				continue; /* #hex form: kept as given */
 			enum match_rule rule =
-			    at ? at->eq : value_rule_for(ava->la_attr.bv_val, ava->la_attr.bv_len);
-			if (rule == MATCH_DN || rule == MATCH_NONE)
-				rule = MATCH_CASE_IGNORE;
+			    ava_rule(at, ava->la_attr.bv_val, ava->la_attr.bv_len);
 			tmp.len = 0;
 			if (value_normalize(rule, ava->la_value.bv_val, ava->la_value.bv_len,
 			                    &tmp) < 0 ||
@@ -130,10 +137,123 @@ static int normalize_avas(LDAPDN dn, struct attr_mem **owned)
 	return rc;
 }
 
+/*
+ * The plain DN, what nearly every request names ("uid=user.1,ou=people,dc=example,dc=com"):
+ * RDNs of one AVA each, joined by bare commas, each a letter-led type of letters, digits
+ * and hyphens and a value of letters, digits, inner spaces and ".-_@". Such text is its
+ * own parse (RFC 4514 escapes none of it), so it is normalized here without libldap's
+ * parser and its allocations, with the same rules as normalize_avas (a unit test checks
+ * both ways agree). Returns 1 (done, as dn_normalize), 0 (not plain: nothing appended),
+ * -1 (invalid: nothing appended).
+ */
+#define PLAIN_MAX_RDNS 32
+
+static bool plain_type_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '-';
+}
+
+static bool plain_value_char(char c)
+{
+	return plain_type_char(c) || c == ' ' || c == '.' || c == '_' || c == '@';
+}
+
+/* Where pending byte P of b is (buf_reserve may compact b, moving its bytes down). */
+#define AT_PENDING(b, p) ((b)->data + (b)->off + (p))
+
+/* Appends the AVA type[0..tlen)=value[0..vlen) in normal form to out. */
+static int append_plain_ava(struct buf *out, const char *type, size_t tlen, const char *value,
+                            size_t vlen)
+{
+	const struct schema_attr *at = schema_attr_find(type, tlen);
+	if (!at && schema_loaded())
+		return -1; /* an attribute type the schema does not define */
+	const char *name = at ? at->name : type;
+	size_t nlen = at ? strlen(at->name) : tlen;
+	size_t name_at = buf_pending(out);
+	if (buf_append(out, name, nlen) < 0)
+		return -1;
+	char *lowered = (char *)AT_PENDING(out, name_at);
+	value_lower(lowered, nlen);
+	enum match_rule rule = ava_rule(at, lowered, nlen);
+	return buf_append(out, "=", 1) < 0 || value_normalize(rule, value, vlen, out) < 0 ? -1 : 0;
+}
+
+static int normalize_plain(const char *dn, size_t len, struct buf *ndn, struct buf *key)
+{
+	struct buf *out = ndn ? ndn : key; /* the forward form; in key only as scratch */
+	size_t start = buf_pending(out), rdn_at[PLAIN_MAX_RDNS], rdn_len[PLAIN_MAX_RDNS];
+	int n = 0, rc = 1;
+	for (size_t i = 0; rc == 1;) {
+		size_t t = i;
+		while (i < len && plain_type_char(dn[i]))
+			i++;
+		size_t tlen = i - t, v = i + 1;
+		if (tlen == 0 || !plain_type_char(dn[t]) || (dn[t] >= '0' && dn[t] <= '9') ||
+		    dn[t] == '-' || i >= len || dn[i] != '=' || n == PLAIN_MAX_RDNS) {
+			rc = 0;
+			break;
+		}
+		for (i = v; i < len && plain_value_char(dn[i]);)
+			i++;
+		if (i == v || dn[v] == ' ' || dn[i - 1] == ' ' || (i < len && dn[i] != ',')) {
+			rc = 0;
+			break;
+		}
+		if (n > 0 && buf_append(out, ",", 1) < 0) {
+			rc = -1;
+			break;
+		}
+		rdn_at[n] = buf_pending(out);
+		if (append_plain_ava(out, dn + t, tlen, dn + v, i - v) < 0) {
+			rc = -1;
+			break;
+		}
+		rdn_len[n] = buf_pending(out) - rdn_at[n];
+		n++;
+		if (i == len)
+			break;
+		i++; /* the comma */
+		if (i == len)
+			rc = 0; /* a trailing comma: libldap's to judge */
+	}
+	size_t forward = buf_pending(out) - start, klen = 0;
+	for (int j = 0; j < n; j++)
+		klen += rdn_len[j] + 1;
+	if (rc == 1 && key && buf_reserve(key, klen) < 0)
+		rc = -1;
+	if (rc != 1) {
+		out->len = out->off + start;
+		return rc;
+	}
+	if (!key)
+		return 1;
+	/* The key: the RDNs from the root down, each with its NUL, after what key holds
+	 * (after the forward form when that is in key too, then moved down over it). */
+	unsigned char *k = key->data + key->len;
+	for (int j = n - 1; j >= 0; j--) {
+		memcpy(k, AT_PENDING(out, rdn_at[j]), rdn_len[j]);
+		k[rdn_len[j]] = '\0';
+		k += rdn_len[j] + 1;
+	}
+	if (out == key) {
+		memmove(key->data + key->len - forward, key->data + key->len, klen);
+		key->len -= forward;
+	}
+	key->len += klen;
+	return 1;
+}
+
 int dn_normalize(const char *dn, size_t len, struct buf *ndn, struct buf *key)
 {
 	if (len == 0)
 		return 0; /* the root DSE: empty normal form, empty key */
+	struct buf check = {0}; /* the forward form when only validity is asked */
+	int plain = normalize_plain(dn, len, ndn || key ? ndn : &check, key);
+	buf_free(&check);
+	if (plain != 0)
+		return plain < 0 ? -1 : 0;
 	/* libldap may point AVAs into its input; give it a copy we may rewrite. */
 	char *copy = malloc(len + 1);
 	if (!copy)

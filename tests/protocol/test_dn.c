@@ -1,5 +1,6 @@
 /* Unit tests for protocol/dn.c: DN normal form and the reversed key layout. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -306,6 +307,92 @@ START_TEST(key_in_subtree)
 }
 END_TEST
 
+/* Normalizes dn into fresh buffers that already hold a prefix (dn_normalize appends):
+ * rc, and ndn and key with the prefix removed; key_only is the key asked for alone. */
+struct norm_result {
+	int rc;
+	struct buf ndn, key, key_only;
+};
+
+static void norm_all(const char *dn, struct norm_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	buf_append(&r->ndn, "N", 1);
+	buf_append(&r->key, "K", 1);
+	buf_append(&r->key_only, "k", 1);
+	r->rc = dn_normalize(dn, strlen(dn), &r->ndn, &r->key);
+	int rc2 = dn_normalize(dn, strlen(dn), NULL, &r->key_only);
+	ck_assert_int_eq(r->rc, rc2);
+	ck_assert_int_eq(r->rc, dn_normalize(dn, strlen(dn), NULL, NULL)); /* validity alone */
+	ck_assert_uint_eq(r->key.len, r->key_only.len);
+	ck_assert_mem_eq(r->key.data + 1, r->key_only.data + 1, r->key.len - 1);
+}
+
+static void norm_free(struct norm_result *r)
+{
+	buf_free(&r->ndn);
+	buf_free(&r->key);
+	buf_free(&r->key_only);
+}
+
+/* A DN of plain text (dn.c's fast path) and the same DN with the first character of each
+ * value escaped as \XX (libldap's parser) normalize to the same bytes, or both fail. */
+START_TEST(plain_path_agrees_with_libldap)
+{
+	static const char *const types[] = {
+	    "cn",        "CN",          "uid",      "Ou", "dc", "telephoneNumber",
+	    "uidNumber", "description", "x-Custom", "o"};
+	static const char alphabet[] = "aZq09 .-_@-";
+	srand(4514);
+	for (int iter = 0; iter < 3000; iter++) {
+		char plain[512], escaped[1024];
+		size_t p = 0, e = 0;
+		int rdns = 1 + rand() % 5;
+		for (int r = 0; r < rdns; r++) {
+			const char *type = types[rand() % (sizeof(types) / sizeof(types[0]))];
+			if (r) {
+				plain[p++] = ',';
+				escaped[e++] = ',';
+			}
+			p += (size_t)sprintf(plain + p, "%s=", type);
+			e += (size_t)sprintf(escaped + e, "%s=", type);
+			int vlen = 1 + rand() % 10;
+			for (int k = 0; k < vlen; k++) {
+				char c = alphabet[rand() % (sizeof(alphabet) - 1)];
+				if (c == ' ' && (k == 0 || k == vlen - 1))
+					c = 'x';
+				plain[p++] = c;
+				if (k == 0)
+					e += (size_t)sprintf(escaped + e, "\\%02X",
+					                     (unsigned char)c);
+				else
+					escaped[e++] = c;
+			}
+		}
+		plain[p] = escaped[e] = '\0';
+		struct norm_result a, b;
+		norm_all(plain, &a);
+		norm_all(escaped, &b);
+		ck_assert_msg(a.rc == b.rc, "\"%s\" gives %d, \"%s\" %d", plain, a.rc, escaped,
+		              b.rc);
+		if (a.rc == 0) {
+			ck_assert_msg(a.ndn.len == b.ndn.len &&
+			                  memcmp(a.ndn.data, b.ndn.data, a.ndn.len) == 0,
+			              "\"%s\" -> \"%.*s\" but \"%s\" -> \"%.*s\"", plain,
+			              (int)a.ndn.len, (char *)a.ndn.data, escaped, (int)b.ndn.len,
+			              (char *)b.ndn.data);
+			ck_assert_uint_eq(a.key.len, b.key.len);
+			ck_assert_mem_eq(a.key.data, b.key.data, a.key.len);
+		} else {
+			ck_assert_uint_eq(a.ndn.len, 1); /* nothing appended on failure */
+			ck_assert_uint_eq(a.key.len, 1);
+		}
+		norm_free(&a);
+		norm_free(&b);
+	}
+}
+END_TEST
+
 static Suite *dn_suite(void)
 {
 	Suite *s = suite_create("dn");
@@ -320,6 +407,7 @@ static Suite *dn_suite(void)
 	tcase_add_test(tc, embedded_nul_rejected);
 	tcase_add_test(tc, length_bounds_input);
 	tcase_add_test(tc, root_dse_empty);
+	tcase_add_test(tc, plain_path_agrees_with_libldap);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("key");
