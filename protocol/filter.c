@@ -528,9 +528,13 @@ bool filter_uses(const struct filter *f, const char *const *names, size_t n)
 	for (; f; f = f->next) {
 		if (f->child && filter_uses(f->child, names, n))
 			return true;
-		for (size_t i = 0; f->attr && i < n; i++)
-			if (strcasecmp(f->attr, names[i]) == 0)
+		for (size_t i = 0; f->attr && i < n; i++) {
+			char first = names[i][0]; /* f->attr is lowercase: a cheap first test */
+			if (first >= 'A' && first <= 'Z')
+				first = (char)(first - 'A' + 'a');
+			if (f->attr[0] == first && strcasecmp(f->attr, names[i]) == 0)
 				return true;
+		}
 	}
 	return false;
 }

@@ -32,6 +32,8 @@ int op_attrs_all(struct buf *out, const struct db *db, MDB_txn *txn, entry_id id
 
 bool op_attrs_requested(const struct attr_select *sel)
 {
+	if (!sel->all_operational && sel->n == 0)
+		return false; /* the common request: user attributes only */
 	for (size_t i = 0; i < sizeof(op_attr_names) / sizeof(op_attr_names[0]); i++)
 		if (attr_select_wants(sel, op_attr_names[i]))
 			return true;
