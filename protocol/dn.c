@@ -248,7 +248,7 @@ static int normalize_plain(const char *dn, size_t len, struct buf *ndn, struct b
 int dn_normalize(const char *dn, size_t len, struct buf *ndn, struct buf *key)
 {
 	if (len == 0)
-		return 0; /* the root DSE: empty normal form, empty key */
+		return 0;       /* the root DSE: empty normal form, empty key */
 	struct buf check = {0}; /* the forward form when only validity is asked */
 	int plain = normalize_plain(dn, len, ndn || key ? ndn : &check, key);
 	buf_free(&check);

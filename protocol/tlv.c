@@ -12,7 +12,7 @@ int buf_reserve(struct buf *b, size_t n)
 		buf_compact(b);
 		return 0;
 	}
-	size_t cap = b->cap ? b->cap : 4096;
+	size_t cap = b->cap ? b->cap : 256;
 	while (cap - b->len < n)
 		cap *= 2;
 	unsigned char *d = realloc(b->data, cap);

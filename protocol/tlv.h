@@ -38,7 +38,8 @@ struct buf {
 
 /*
  * Makes room for n more bytes at data+len: compacts if consumed space is
- * enough, else reallocates (capacity doubles from 4096).
+ * enough, else reallocates (capacity doubles from 256: small buffers, such as a
+ * request's DN key, stay in malloc's fast per-thread caches).
  * Returns 0; -1 when out of memory (b unchanged).
  */
 int buf_reserve(struct buf *b, size_t n);

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# bench/instructions.sh: user-space instructions per 1-entry lookup, counted by
+# valgrind's callgrind, for minidir (batch policy, one worker) and for bench/floor's
+# canned responder beside it. Instruction counts repeat on a busy machine where
+# timings do not, so this is the figure to compare before and after a change to
+# the hot path (the kernel's share is not in it: see bench/floor.sh for CPU time).
+# Counting starts after start-up (callgrind_control --zero) and stops when the load
+# ends; the top functions of minidir's profile follow the table. Part of `make bench`.
+#
+#   bench/instructions.sh            # 2 x 3 s of load under callgrind each: ~1 minute
+#   TOP=40 bench/instructions.sh     # more of the profile
+set -u
+cd "$(dirname "$0")/.." || exit 1
+. bench/lib.sh
+SUFFIX=dc=example,dc=com
+TOP=${TOP:-25}
+need valgrind callgrind_control callgrind_annotate ldapsearch
+[ -x "$BUILD/bench/floor" ] || die "$BUILD/bench/floor is missing (make all)"
+bench_init instructions
+
+bench/gen-ldif.sh 10000 "$SUFFIX" > "$work/data.ldif"
+cat > "$work/minidir.conf" << EOC
+listen = 127.0.0.1:0
+database = $work/db.mdb
+suffix = $SUFFIX
+threads = 1
+send_policy = batch
+EOC
+"$BUILD/minidir-import" -q -f "$work/minidir.conf" "$work/data.ldif" || die "minidir-import failed"
+
+# count NAME PORT_PATTERN CMD...: runs CMD under callgrind, loads it with 8 connections
+# of 1-entry lookups (one in flight each), prints "NAME searches instructions".
+count() {
+	local name=$1 pattern=$2 port='' vpid
+	shift 2
+	valgrind --tool=callgrind --callgrind-out-file="$work/$name.cg" "$@" > "$work/$name.log" 2>&1 &
+	vpid=$!
+	pids+=("$vpid")
+	for _ in $(seq 1 600); do
+		port=$(sed -n "$pattern" "$work/$name.log" | head -1)
+		[ -n "$port" ] && break
+		sleep 0.1
+	done
+	[ -n "$port" ] || die "$name did not start under valgrind: $(tail -3 "$work/$name.log")"
+	callgrind_control --zero "$vpid" > /dev/null 2>&1 || die "callgrind_control failed"
+	timeout 120 "$BUILD/searchrate" -p "$port" -b "uid=user.[1-10000],ou=people,$SUFFIX" -s base \
+		-t 1 --numConnections 8 -a -O 1 -i 3 -I 2 > "$work/$name.sr" 2>&1 || die "searchrate failed: $(tail -3 "$work/$name.sr")"
+	callgrind_control --dump "$vpid" > /dev/null 2>&1 || die "callgrind_control failed"
+	kill "$vpid" 2> /dev/null
+	wait "$vpid" 2> /dev/null
+	forget "$vpid"
+	local searches instr
+	searches=$(sed -n 's/^ *Total searches: *\([0-9]*\).*/\1/p' "$work/$name.sr")
+	instr=$(callgrind_annotate "$work/$name.cg.1" 2> /dev/null | sed -n 's/^ *\([0-9,]*\) .*PROGRAM TOTALS.*/\1/p' | tr -d ,)
+	[ -n "$searches" ] && [ "$searches" -gt 0 ] && [ -n "$instr" ] || die "$name: no figures ($work/$name.sr)"
+	echo "$name $searches $instr"
+}
+
+m=$(count minidir 's#.*listening on ldap://127.0.0.1:\([0-9]*\)/.*#\1#p' "$BUILD/minidir" -f "$work/minidir.conf")
+bytes=282 # about the size of minidir's answer, as bench/floor.sh measures it
+f=$(count floor 's/^listening on \([0-9]*\).*/\1/p' "$BUILD/bench/floor" 0 1 "$bytes")
+echo "user-space instructions per 1-entry lookup (callgrind; 8 connections, 1 in flight each)"
+printf '%-10s %10s %14s %12s\n' server lookups instructions "per lookup"
+for row in "$m" "$f"; do
+	read -r name searches instr <<< "$row"
+	printf '%-10s %10d %14d %12d\n' "$name" "$searches" "$instr" $((instr / searches))
+done
+read -r _ ms mi <<< "$m"
+read -r _ fs fi <<< "$f"
+awk -v a="$((mi / ms))" -v b="$((fi / fs))" 'BEGIN { printf "minidir/floor: %.1fx the instructions per lookup\n", a / b }'
+echo
+echo "minidir's top functions (self instructions, share of the total):"
+callgrind_annotate --threshold=100 "$work/minidir.cg.1" 2> /dev/null | sed -n '/file:function/,$p' |
+	grep -v -e 'clone.S:clone' -e 'pthread_create.c:start_thread' | grep '%)' | head -n "$TOP" | cut -c1-120
