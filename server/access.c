@@ -41,6 +41,9 @@ struct access_rules {
 	/* The level on "entry" the rules give everyone on every entry (the first rule that
 	 * covers "entry" is for all DNs, with no filter, and starts "by *"), else none. */
 	enum access_level entry_floor;
+	/* Bit n set: some rule names an attribute of n bytes (bit 63: of 63 or more). A type
+	 * whose length (before any options) has no bit is named by no rule. */
+	uint64_t name_lens;
 };
 
 bool access_may_read(const struct conn *c)
@@ -66,6 +69,24 @@ static int add_name(struct rule *r, const char *name)
 	r->name_lens[r->nnames] = strlen(name);
 	r->names[r->nnames++] = name;
 	return 0;
+}
+
+static uint64_t length_bit(size_t len)
+{
+	return (uint64_t)1 << (len < 63 ? len : 63);
+}
+
+/* Whether some rule may name type[0..len) (options allowed), by the lengths rules name. */
+static bool may_be_named(uint64_t name_lens, const char *type, size_t len)
+{
+	if (name_lens & length_bit(63))
+		return true;
+	for (uint64_t bits = name_lens; bits; bits &= bits - 1) {
+		size_t n = (size_t)__builtin_ctzll(bits);
+		if (n == len || (n < len && type[n] == ';'))
+			return true;
+	}
+	return false;
 }
 
 /* The type and its subtypes; without a schema, the name as written. */
@@ -194,6 +215,9 @@ int access_compile(struct server *srv)
 			return -1;
 		}
 	}
+	for (int i = 0; i < rules->n; i++)
+		for (size_t k = 0; k < rules->rule[i].nnames; k++)
+			rules->name_lens |= length_bit(rules->rule[i].name_lens[k]);
 	for (int i = 0; i < rules->n; i++) {
 		const struct rule *r = &rules->rule[i];
 		if (!r->all_attrs && !r->entry)
@@ -357,15 +381,23 @@ static bool covers(const struct rule *r, const char *type, size_t len)
 	return false;
 }
 
-enum access_level access_attr_level(const struct access_entry *ae, const char *type, size_t len)
+/* access_attr_level for a type some rule may name: the first of ae's rules that covers it. */
+static enum access_level named_level(const struct access_entry *ae, const char *type, size_t len)
 {
-	if (ae->op->bypass)
-		return ACCESS_READ;
 	const struct rule *rules = ae->op->rules->rule;
 	for (int k = 0; k < ae->n; k++)
 		if (covers(&rules[ae->rule[k]], type, len))
 			return (enum access_level)ae->level[k];
 	return ACCESS_NONE;
+}
+
+enum access_level access_attr_level(const struct access_entry *ae, const char *type, size_t len)
+{
+	if (ae->op->bypass)
+		return ACCESS_READ;
+	if (!may_be_named(ae->op->rules->name_lens, type, len))
+		return ae->unnamed; /* what the first rule for all attributes gives */
+	return named_level(ae, type, len);
 }
 
 static bool gate_allows(const struct attr_gate *g, const char *type, size_t len)
@@ -405,8 +437,8 @@ void access_entry_init(struct access_entry *ae, struct access_op *op, entry_id i
 	}
 	const struct access_rules *rules = op->rules;
 	bool extra_built = false;
-	ae->entry = ACCESS_NONE;
-	bool entry_decided = false;
+	ae->entry = ae->unnamed = ACCESS_NONE;
+	bool entry_decided = false, unnamed_decided = false;
 	for (int i = 0; i < rules->n; i++) {
 		const struct rule *r = &rules->rule[i];
 		if (!what_holds(op, r, id, e, &extra_built))
@@ -422,6 +454,10 @@ void access_entry_init(struct access_entry *ae, struct access_op *op, entry_id i
 		if (!entry_decided && (r->all_attrs || r->entry)) {
 			ae->entry = level;
 			entry_decided = true;
+		}
+		if (!unnamed_decided && r->all_attrs) {
+			ae->unnamed = level;
+			unnamed_decided = true;
 		}
 	}
 	ae->search_all = all_at_least(ae, ACCESS_SEARCH);

@@ -75,6 +75,7 @@ struct access_entry {
 	uint8_t rule[CONFIG_MAX_ACCESS];  /* their indexes, in order */
 	uint8_t level[CONFIG_MAX_ACCESS]; /* the level each grants op's identity */
 	enum access_level entry;          /* on the entry itself */
+	enum access_level unnamed;        /* on attributes no rule names (the first rule for all) */
 	bool search_all, read_all;        /* every attribute searchable, readable */
 	struct access_gate search, read, compare;
 };
