@@ -199,18 +199,24 @@ static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view 
 	if (!search_plan_holds(&s->plan, *id, e))
 		return STEP_SKIP;
 	/* derefInSearching: an alias below the base stands for its target. */
+	bool from_candidates = true;
 	if ((s->deref & LDAP_DEREF_SEARCHING) && *id != s->plan.base_id && search_is_alias(e)) {
 		if (search_deref(s->rt.db, s->rt.txn, id, e) != LDAP_SUCCESS)
 			return STEP_SKIP; /* a dangling alias matches nothing */
 		if (search_plan_reaches(&s->plan, *id, e))
 			return STEP_SKIP; /* the search reaches the target itself: no duplicate */
+		from_candidates = false;
 	}
 	/* An entry the client may not read is not there for it (slapd skips it too). */
 	access_entry_init(ae, &s->access, *id, e);
 	if (ae->entry < ACCESS_READ)
 		return STEP_SKIP;
+	const struct attr_gate *gate = access_search_gate(ae);
+	if (s->plan.filter_answered && from_candidates &&
+	    attr_gate_allows(gate, s->filter->attr, s->filter->attr_len))
+		return STEP_MATCH; /* the index answered the filter (search_plan.h) */
 	struct filter_ctx fctx = {
-	    .dn = e->dn, .dnlen = e->dnlen, .gate = access_search_gate(ae), .scratch = &w->scratch};
+	    .dn = e->dn, .dnlen = e->dnlen, .gate = gate, .scratch = &w->scratch};
 	if (s->filter_oper) { /* the filter names computed attributes (entryDN, ...) */
 		w->extra.off = w->extra.len = 0;
 		if (op_attrs_all(&w->extra, s->rt.db, s->rt.txn, *id, e) < 0) {

@@ -71,6 +71,7 @@ int search_plan_candidates(struct search_plan *p, const struct db *db, MDB_txn *
 		cand_free(&p->cand);
 		p->cand = idx;
 		p->check_scope = true;
+		p->filter_answered = f->kind != FILTER_AND; /* the item itself, not an operand */
 	} else {
 		cand_free(&idx);
 	}

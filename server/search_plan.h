@@ -23,6 +23,10 @@ struct search_plan {
 	struct buf base_key;    /* the base's reversed DN key (owned) */
 	struct candidates cand; /* filled by search_plan_candidates (owned) */
 	bool check_scope;       /* candidates come from an index: scope checked per entry */
+	/* The candidates are the entries the whole filter matches (it is one equality item
+	 * its index answers): an entry needs no filter evaluation where the client may search
+	 * the item's attribute. */
+	bool filter_answered;
 };
 
 /*
