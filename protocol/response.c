@@ -242,6 +242,9 @@ static int entry_matched_values(struct buf *out, int32_t msgid, const unsigned c
 	return rc < 0 ? -1 : 0;
 }
 
+/* Runs of selected attributes response_entry_extra keeps from its first pass. */
+#define ENTRY_RUNS_MAX 16
+
 int response_entry_extra(struct buf *out, int32_t msgid, const unsigned char *stored, size_t len,
                          const struct attr_select *sel, const unsigned char *extra,
                          size_t extra_len)
@@ -271,7 +274,14 @@ int response_entry_extra(struct buf *out, int32_t msgid, const unsigned char *st
 	if (sel->values)
 		return entry_matched_values(out, msgid, dn, dnlen, attrs, alen, sel, extra,
 		                            extra_len);
-	/* Pass 1: the size of what is selected. */
+	/* Pass 1: the size of what is selected, and where it lies as runs of adjacent
+	 * attributes (most entries: one or two), so pass 2 need not walk them again. */
+	struct span {
+		const unsigned char *at;
+		size_t len;
+	} runs[ENTRY_RUNS_MAX];
+	int nruns = 0;
+	bool walk_again = sel->types_only;
 	size_t sel_len = 0;
 	for (const unsigned char *q = attrs; q < attrs + alen;) {
 		const unsigned char *a = q, *seq, *t;
@@ -281,15 +291,26 @@ int response_entry_extra(struct buf *out, int32_t msgid, const unsigned char *st
 		const unsigned char *s = seq;
 		if (!tlv_read(&s, seq + slen, &tag, &t, &tlen))
 			return -1;
-		if (is_selected(sel, t, tlen))
-			sel_len += selected_size(sel, (size_t)(q - a), tlen);
+		if (!is_selected(sel, t, tlen))
+			continue;
+		sel_len += selected_size(sel, (size_t)(q - a), tlen);
+		if (nruns && runs[nruns - 1].at + runs[nruns - 1].len == a)
+			runs[nruns - 1].len += (size_t)(q - a);
+		else if (nruns < ENTRY_RUNS_MAX)
+			runs[nruns++] = (struct span){a, (size_t)(q - a)};
+		else
+			walk_again = true;
 	}
 	sel_len += extra_len;
 	/* Pass 2: write it; the reservation covers every append below. */
 	if (put_entry_head(out, msgid, dn, dnlen, sel_len) < 0)
 		return -1;
+	for (int i = 0; !walk_again && i < nruns; i++) {
+		memcpy(out->data + out->len, runs[i].at, runs[i].len);
+		out->len += runs[i].len;
+	}
 	unsigned char *w;
-	for (const unsigned char *q = attrs; q < attrs + alen;) {
+	for (const unsigned char *q = attrs; walk_again && q < attrs + alen;) {
 		const unsigned char *a = q, *seq, *t;
 		size_t slen, tlen;
 		tlv_read(&q, attrs + alen, &tag, &seq, &slen);

@@ -3,6 +3,7 @@
  * (an independent BER decoder) and compared with what was encoded.
  */
 #include <check.h>
+#include <stdio.h>
 #include <lber.h>
 #include <ldap.h>
 #include <stdlib.h>
@@ -99,11 +100,12 @@ struct got_attr {
 	struct berval vals[MAX_VALS];
 };
 
+#define GOT_MAX_ATTRS 24 /* attributes decode_entry takes */
 struct got_entry {
 	ber_int_t msgid;
 	struct berval dn;
 	int nattrs;
-	struct got_attr attrs[NATTRS + 2];
+	struct got_attr attrs[GOT_MAX_ATTRS];
 	BerElement *ber; /* owns the bytes the bervals point to */
 };
 
@@ -126,7 +128,7 @@ static void decode_entry(const unsigned char *p, size_t n, struct got_entry *g)
 	ck_assert_uint_eq(ber_get_stringbv(b, &g->dn, LBER_BV_NOTERM), LBER_OCTETSTRING);
 	for (ber_tag_t t = ber_first_element(b, &len, &last); t != LBER_DEFAULT;
 	     t = ber_next_element(b, &len, last)) {
-		ck_assert_int_lt(g->nattrs, (int)(NATTRS + 2));
+		ck_assert_int_lt(g->nattrs, GOT_MAX_ATTRS);
 		struct got_attr *a = &g->attrs[g->nattrs++];
 		struct berval type;
 		ck_assert_uint_eq(t, LBER_SEQUENCE);
@@ -589,6 +591,56 @@ START_TEST(entry_hidden_attribute)
 }
 END_TEST
 
+static bool allows_even_attrs(const struct attr_gate *g, const char *type, size_t len)
+{
+	(void)g;
+	return len >= 2 && (type[len - 1] - '0') % 2 == 0; /* a0, a2, ... a38 */
+}
+static const struct attr_gate even_attrs = {allows_even_attrs};
+
+/* Forty attributes, every other one hidden: more runs of selected attributes than
+ * response_entry keeps from its first pass, so its second pass walks them again. */
+START_TEST(entry_many_hidden_runs)
+{
+	enum { N = 40 };
+	char types[N][4], vals[N][8];
+	struct berval bv[N], *bvp[N][2];
+	LDAPMod mods[N], *modp[N + 1];
+	for (int i = 0; i < N; i++) {
+		snprintf(types[i], sizeof(types[i]), "a%d", i);
+		snprintf(vals[i], sizeof(vals[i]), "v%d", i);
+		bv[i] = (struct berval){strlen(vals[i]), vals[i]};
+		bvp[i][0] = &bv[i];
+		bvp[i][1] = NULL;
+		mods[i] = (LDAPMod){.mod_op = LDAP_MOD_BVALUES, .mod_type = types[i], .mod_bvalues = bvp[i]};
+		modp[i] = &mods[i];
+	}
+	modp[N] = NULL;
+	struct berval dn = {sizeof(entry_dn) - 1, (char *)entry_dn};
+	const char key[] = "dc=com\0dc=example\0ou=people\0uid=alice\0";
+	struct buf rec = {0}, out = {0};
+	struct entry_view e;
+	ck_assert_int_eq(entry_encode(&rec, 7, (const unsigned char *)key, sizeof(key) - 1, &dn, modp), 0);
+	ck_assert_int_eq(entry_parse(rec.data, rec.len, &e), 0);
+	struct attr_select sel;
+	attr_select_init(&sel, NULL, 0, false);
+	sel.gate = &even_attrs;
+	ck_assert_int_eq(response_entry(&out, 5, e.op, e.oplen, &sel), 0);
+	struct got_entry g;
+	decode_entry(out.data, out.len, &g);
+	ck_assert_int_eq(g.nattrs, N / 2);
+	for (int i = 0; i < N / 2; i++) {
+		char want[4];
+		snprintf(want, sizeof(want), "a%d", 2 * i);
+		ck_assert_str_eq(g.attrs[i].type, want);
+		ck_assert_int_eq(g.attrs[i].nvals, 1);
+	}
+	free_got(&g);
+	buf_free(&out);
+	buf_free(&rec);
+}
+END_TEST
+
 START_TEST(entry_appends_after_other_data)
 {
 	/* Entries and a final result share one buffer that grows as they are added. */
@@ -688,6 +740,7 @@ static Suite *response_suite(void)
 	tcase_add_test(tc, entry_no_attributes);
 	tcase_add_test(tc, entry_types_only);
 	tcase_add_test(tc, entry_hidden_attribute);
+	tcase_add_test(tc, entry_many_hidden_runs);
 	tcase_add_test(tc, entry_appends_after_other_data);
 	tcase_add_test(tc, entry_bad_stored_bytes);
 	suite_add_tcase(s, tc);
