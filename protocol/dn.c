@@ -162,22 +162,28 @@ static bool plain_value_char(char c)
 /* Where pending byte P of b is (buf_reserve may compact b, moving its bytes down). */
 #define AT_PENDING(b, p) ((b)->data + (b)->off + (p))
 
-/* Appends the AVA type[0..tlen)=value[0..vlen) in normal form to out. */
-static int append_plain_ava(struct buf *out, const char *type, size_t tlen, const char *value,
-                            size_t vlen)
+/* Appends the AVA type[0..tlen)=value[0..vlen) in normal form to out, after a comma
+ * unless it is the first; *rdn_at: where the RDN starts (pending bytes before it). */
+static int append_plain_ava(struct buf *out, bool first, const char *type, size_t tlen,
+                            const char *value, size_t vlen, size_t *rdn_at)
 {
 	const struct schema_attr *at = schema_attr_find(type, tlen);
 	if (!at && schema_loaded())
 		return -1; /* an attribute type the schema does not define */
 	const char *name = at ? at->name : type;
 	size_t nlen = at ? strlen(at->name) : tlen;
-	size_t name_at = buf_pending(out);
-	if (buf_append(out, name, nlen) < 0)
+	/* One reservation for all of it: a value's normal form is never longer than it. */
+	if (buf_reserve(out, 1 + nlen + 1 + vlen) < 0)
 		return -1;
-	char *lowered = (char *)AT_PENDING(out, name_at);
-	value_lower(lowered, nlen);
-	enum match_rule rule = ava_rule(at, lowered, nlen);
-	return buf_append(out, "=", 1) < 0 || value_normalize(rule, value, vlen, out) < 0 ? -1 : 0;
+	char *p = (char *)out->data + out->len;
+	if (!first)
+		*p++ = ',';
+	*rdn_at = buf_pending(out) + !first;
+	memcpy(p, name, nlen);
+	value_lower(p, nlen);
+	p[nlen] = '=';
+	out->len += !first + nlen + 1;
+	return value_normalize(ava_rule(at, p, nlen), value, vlen, out);
 }
 
 static int normalize_plain(const char *dn, size_t len, struct buf *ndn, struct buf *key)
@@ -201,12 +207,7 @@ static int normalize_plain(const char *dn, size_t len, struct buf *ndn, struct b
 			rc = 0;
 			break;
 		}
-		if (n > 0 && buf_append(out, ",", 1) < 0) {
-			rc = -1;
-			break;
-		}
-		rdn_at[n] = buf_pending(out);
-		if (append_plain_ava(out, dn + t, tlen, dn + v, i - v) < 0) {
+		if (append_plain_ava(out, n == 0, dn + t, tlen, dn + v, i - v, &rdn_at[n]) < 0) {
 			rc = -1;
 			break;
 		}

@@ -612,7 +612,8 @@ START_TEST(entry_many_hidden_runs)
 		bv[i] = (struct berval){strlen(vals[i]), vals[i]};
 		bvp[i][0] = &bv[i];
 		bvp[i][1] = NULL;
-		mods[i] = (LDAPMod){.mod_op = LDAP_MOD_BVALUES, .mod_type = types[i], .mod_bvalues = bvp[i]};
+		mods[i] = (LDAPMod){
+		    .mod_op = LDAP_MOD_BVALUES, .mod_type = types[i], .mod_bvalues = bvp[i]};
 		modp[i] = &mods[i];
 	}
 	modp[N] = NULL;
@@ -620,7 +621,8 @@ START_TEST(entry_many_hidden_runs)
 	const char key[] = "dc=com\0dc=example\0ou=people\0uid=alice\0";
 	struct buf rec = {0}, out = {0};
 	struct entry_view e;
-	ck_assert_int_eq(entry_encode(&rec, 7, (const unsigned char *)key, sizeof(key) - 1, &dn, modp), 0);
+	ck_assert_int_eq(
+	    entry_encode(&rec, 7, (const unsigned char *)key, sizeof(key) - 1, &dn, modp), 0);
 	ck_assert_int_eq(entry_parse(rec.data, rec.len, &e), 0);
 	struct attr_select sel;
 	attr_select_init(&sel, NULL, 0, false);
