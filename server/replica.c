@@ -322,5 +322,6 @@ bool replica_status(struct server *srv, struct replica_status *out)
 	pthread_mutex_lock(&r->lock);
 	*out = r->st;
 	pthread_mutex_unlock(&r->lock);
+	out->lag_entries = __atomic_load_n(&r->pending_changes, __ATOMIC_RELAXED);
 	return true;
 }

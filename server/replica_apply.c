@@ -11,6 +11,12 @@
 #include "server/log.h"
 #include "storage/db_update.h"
 
+void replica_count_change(struct replica *r)
+{
+	__atomic_store_n(&r->pending_changes, r->pending_changes + 1, __ATOMIC_RELAXED);
+	r->uncovered = true;
+}
+
 bool replica_stopping(struct replica *r)
 {
 	return __atomic_load_n(&r->stop, __ATOMIC_ACQUIRE) != 0;
@@ -61,7 +67,7 @@ int replica_txn_open(struct replica *r)
 	}
 	r->batched = 0;
 	r->uncovered = false;
-	r->pending_changes = 0;
+	__atomic_store_n(&r->pending_changes, 0, __ATOMIC_RELAXED);
 	r->pending_cookie[0] = '\0';
 	return 0;
 }
@@ -71,6 +77,7 @@ void replica_txn_abort(struct replica *r)
 	if (r->txn)
 		mdb_txn_abort(r->txn);
 	r->txn = NULL;
+	__atomic_store_n(&r->pending_changes, 0, __ATOMIC_RELAXED);
 }
 
 /* The csn= part of a cookie (rid=001,csn=...;...) into out. */
@@ -121,6 +128,7 @@ int replica_txn_commit(struct replica *r)
 		if (r->pending_changes && at >= 0)
 			r->st.lag_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000 - at;
 	}
+	__atomic_store_n(&r->pending_changes, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&r->lock);
 	return 0;
 }
@@ -172,9 +180,8 @@ static int delete_uuid(struct replica *r, const unsigned char *uuid, char *why, 
 		snprintf(why, cap, "delete: %.400s", e.msg);
 		return -1;
 	}
-	r->pending_changes++;
+	replica_count_change(r);
 	r->refresh_deletes++;
-	r->uncovered = true;
 	return 0;
 }
 
@@ -308,9 +315,8 @@ int replica_on_entry(struct replica *r, LDAPMessage *m, char *why, size_t cap)
 			         rc == LDAP_NO_MEMORY ? "out of memory" : e.msg);
 			goto out;
 		}
-		r->pending_changes++;
+		replica_count_change(r);
 		r->refresh_puts++;
-		r->uncovered = true;
 		status = 0;
 	}
 	if (status == 0 && set_cookie(r, &cookie) != 0) {

@@ -33,11 +33,11 @@ struct replica {
 	/* Session state (the thread's own). */
 	LDAP *ld;
 	int msgid;
-	bool drop_cookie; /* e-syncRefreshRequired: the next search goes without one */
-	MDB_txn *txn;     /* the open write transaction, or NULL */
-	int batched;      /* messages in txn */
-	bool uncovered;   /* txn holds changes no cookie in it covers yet */
-	uint64_t pending_changes;
+	bool drop_cookie;         /* e-syncRefreshRequired: the next search goes without one */
+	MDB_txn *txn;             /* the open write transaction, or NULL */
+	int batched;              /* messages in txn */
+	bool uncovered;           /* txn holds changes no cookie in it covers yet */
+	uint64_t pending_changes; /* changes in txn; readers load it atomically */
 	uint64_t refresh_puts, refresh_deletes; /* in the refresh under way, for its log line */
 	char pending_cookie[256];
 	bool refreshing; /* the refresh stage (not yet refreshDone) */
@@ -50,6 +50,9 @@ struct replica {
 	char *attrs[64]; /* the attribute list asked for */
 	char attrs_buf[1024];
 };
+
+/* Counts one change (a put or a delete) in the open write transaction. */
+void replica_count_change(struct replica *r);
 
 /* True once replica_stop asked the thread to end. */
 bool replica_stopping(struct replica *r);

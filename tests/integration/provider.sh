@@ -69,6 +69,24 @@ provider_start() {
 	return 1
 }
 
+# replica_conf NAME TYPE [LINES]: $work/NAME.conf, a minidir replica of $PROV (type
+# refreshAndPersist or refreshOnly, interval 2 s, retried every second) on a free port,
+# its database $work/NAME.mdb; LINES are added at the end.
+replica_conf() {
+	cat > "$work/$1.conf" << EOF
+listen = 127.0.0.1:0
+database = $work/$1.mdb
+suffix = $EX
+rootdn = $ADMIN
+rootpw = secret
+sizelimit = unlimited
+syncrepl = rid=001 provider=$PROV bindmethod=simple
+	binddn="$ADMIN" credentials=secret searchbase="$EX"
+	type=$2 interval=00:00:00:02 retry="1 +"
+${3:-}
+EOF
+}
+
 # dump URI: every entry under $EX with its user attributes, as the rootdn reads them, one
 # "DN | line" a line, sorted (a base64 "dn::" heads its entry too).
 dump() {
