@@ -264,7 +264,7 @@ static void *replica_main(void *arg)
 	return NULL;
 }
 
-int replica_start(struct server *srv)
+int replica_start(struct server *srv, void (*on_first_refresh)(struct server *srv))
 {
 	struct replica *r = calloc(1, sizeof(*r));
 	if (!r) {
@@ -272,6 +272,7 @@ int replica_start(struct server *srv)
 		return -1;
 	}
 	r->srv = srv;
+	r->on_first_refresh = on_first_refresh;
 	r->conf = &srv->cfg.syncrepl;
 	r->db = &srv->gen->db;
 	pthread_mutex_init(&r->lock, NULL);

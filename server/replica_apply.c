@@ -77,6 +77,7 @@ void replica_txn_abort(struct replica *r)
 	if (r->txn)
 		mdb_txn_abort(r->txn);
 	r->txn = NULL;
+	r->refreshed = false;
 	__atomic_store_n(&r->pending_changes, 0, __ATOMIC_RELAXED);
 }
 
@@ -130,6 +131,12 @@ int replica_txn_commit(struct replica *r)
 	}
 	__atomic_store_n(&r->pending_changes, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&r->lock);
+	if (r->refreshed && !r->announced) {
+		r->announced = true;
+		if (r->on_first_refresh)
+			r->on_first_refresh(r->srv);
+	}
+	r->refreshed = false;
 	return 0;
 }
 
@@ -335,6 +342,7 @@ static void refresh_done(struct replica *r, bool present)
 	const char *how = r->full_refresh ? "full refresh"
 	                  : present       ? "present phase"
 	                                  : "delete phase";
+	r->refreshed = true;
 	pthread_mutex_lock(&r->lock);
 	r->st.refreshes++;
 	pthread_mutex_unlock(&r->lock);

@@ -41,6 +41,10 @@ struct replica {
 	uint64_t refresh_puts, refresh_deletes; /* in the refresh under way, for its log line */
 	char pending_cookie[256];
 	bool refreshing; /* the refresh stage (not yet refreshDone) */
+	/* Called once after the first refresh has committed (replica.h); refreshed: the
+	 * open transaction ends a refresh stage; announced: it was called. */
+	void (*on_first_refresh)(struct server *srv);
+	bool refreshed, announced;
 	/* The search went without a cookie (initial content, or a reload after
 	 * e-syncRefreshRequired): the replica's content is replaced, so at the refresh's end
 	 * every entry not received goes, whichever phase the provider ended with. */

@@ -14,11 +14,6 @@ BUILD=${BUILD:-build}
 . tests/integration/provider.sh
 
 use_work_dir churn
-finish() {
-	echo "# churn: $pass passed, $fail failed"
-	[ "$fail" = 0 ]
-	exit
-}
 provider_setup || finish
 provider_start || finish
 PROV=ldap://127.0.0.1:$port
