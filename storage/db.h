@@ -117,12 +117,14 @@ int db_foreach_group(const struct db *db, MDB_txn *txn, entry_id id,
 #define DB_STOPPED (-1)
 
 /*
- * Calls fn on every entry, in ID (import) order, inside one read transaction of
- * its own; e is valid during the call only. Stops at the first nonzero return of
- * fn. Returns 0, DB_STOPPED, MDB_CORRUPTED (a record does not parse) or an LMDB
- * error. Any thread; the db must stay open.
+ * Calls fn on every entry (id, e), in ID (import) order, inside one read transaction of
+ * its own (txn, which fn may read other entries through; not to be ended); e is valid
+ * during the call only. Stops at the first nonzero return of fn. Returns 0, DB_STOPPED,
+ * MDB_CORRUPTED (a record does not parse) or an LMDB error. Any thread; the db must stay
+ * open.
  */
-int db_foreach_entry(const struct db *db, int (*fn)(const struct entry_view *e, void *arg),
+int db_foreach_entry(const struct db *db,
+                     int (*fn)(MDB_txn *txn, entry_id id, const struct entry_view *e, void *arg),
                      void *arg);
 
 /*

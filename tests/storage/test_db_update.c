@@ -483,6 +483,66 @@ START_TEST(bad_changes_are_refused_and_change_nothing)
 END_TEST
 
 /* The cookie is stored with the changes of its transaction, and only then. */
+/* After a replica moves a subtree under a parent added later (its IDs now below the
+ * parent's), export still writes every parent before its children (held back entries go
+ * right after their parent, with theirs), and the LDIF imports into the same directory. */
+START_TEST(export_after_a_move_writes_parents_first)
+{
+	base_directory();
+	model_add(&M, P("ou=eng"), "objectClass: organizationalUnit\nou: eng\n");
+	model_add(&M, P("uid=alice,ou=eng"), user_attrs("alice", ""));
+	model_add(&M, P("uid=bob,ou=eng"), user_attrs("bob", ""));
+	import_to(a_path);
+	put_ok(model_add(&M, "ou=later," SUFFIX, "objectClass: organizationalUnit\nou: later\n"));
+	put_ok(model_add(&M, "ou=deeper,ou=later," SUFFIX,
+	                 "objectClass: organizationalUnit\nou: deeper\n"));
+	struct mentry *eng = model_find(&M, P("ou=eng"));
+	model_rename(&M, P("ou=eng"), "ou=eng,ou=deeper,ou=later," SUFFIX);
+	put_ok(eng);
+	put_ok(
+	    model_add(&M, "uid=carol,ou=eng,ou=deeper,ou=later," SUFFIX, user_attrs("carol", "")));
+	check_same();
+
+	char out_path[160], c_path[160], err[512], line[4096];
+	snprintf(out_path, sizeof(out_path), "%s/export.ldif", dir);
+	snprintf(c_path, sizeof(c_path), "%s/c.mdb", dir);
+	FILE *out = fopen(out_path, "w");
+	ck_assert_ptr_nonnull(out);
+	ck_assert_msg(ldif_export(a_path, out, err, sizeof(err), NULL, NULL) == 0, "%s", err);
+	fclose(out);
+	/* The DNs in the order written: each one's parent came before it. */
+	static const char *const want[] = {
+	    SUFFIX,
+	    "ou=people," SUFFIX,
+	    "ou=groups," SUFFIX,
+	    "ou=later," SUFFIX,
+	    "ou=deeper,ou=later," SUFFIX,
+	    "ou=eng,ou=deeper,ou=later," SUFFIX,
+	    "uid=alice,ou=eng,ou=deeper,ou=later," SUFFIX,
+	    "uid=bob,ou=eng,ou=deeper,ou=later," SUFFIX,
+	    "uid=carol,ou=eng,ou=deeper,ou=later," SUFFIX,
+	};
+	size_t n = 0;
+	FILE *in = fopen(out_path, "r");
+	ck_assert_ptr_nonnull(in);
+	while (fgets(line, sizeof(line), in))
+		if (strncmp(line, "dn: ", 4) == 0) {
+			line[strcspn(line, "\n")] = '\0';
+			ck_assert_uint_lt(n, sizeof(want) / sizeof(want[0]));
+			ck_assert_str_eq(line + 4, want[n]);
+			n++;
+		}
+	fclose(in);
+	ck_assert_uint_eq(n, sizeof(want) / sizeof(want[0]));
+	struct import_opts opts = {
+	    .suffix = SUFFIX, .index = index_attrs, .nindex = 6, .err = stderr, .creator = "x"};
+	size_t count;
+	ck_assert_int_eq(ldif_import(out_path, c_path, &opts, &count), 0);
+	ck_assert_uint_eq(count, n);
+	ck_assert_msg(db_same(a_path, c_path), "the re-imported export differs");
+}
+END_TEST
+
 START_TEST(cookie_goes_with_its_transaction)
 {
 	scripted_directory();
@@ -630,6 +690,7 @@ static Suite *update_suite(void)
 	tcase_add_test(tc, comparison_sees_a_difference);
 	tcase_add_loop_test(tc, random_changes_match_a_fresh_import, 0, 3);
 	tcase_add_test(tc, bad_changes_are_refused_and_change_nothing);
+	tcase_add_test(tc, export_after_a_move_writes_parents_first);
 	tcase_add_test(tc, cookie_goes_with_its_transaction);
 	tcase_add_test(tc, replica_from_no_file);
 	tcase_add_test(tc, bench_changes_on_10000_entries);
