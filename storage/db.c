@@ -228,6 +228,14 @@ static int open_mode(struct db *db, const char *path, enum open_mode mode, const
 		fail(err, errlen, "opening tables", path, rc);
 		goto bad;
 	}
+	/* opattrs came after format 4: made in a file written to, looked for in one read. */
+	rc = mdb_dbi_open(txn, "opattrs", MDB_INTEGERKEY | (mode == OPEN_READ ? 0 : MDB_CREATE),
+	                  &db->opattrs);
+	if (rc && rc != MDB_NOTFOUND) {
+		fail(err, errlen, "opening tables", path, rc);
+		goto bad;
+	}
+	db->has_opattrs = rc == 0;
 	if ((rc = mdb_txn_commit(txn)) != 0) {
 		txn = NULL;
 		fail(err, errlen, "committing", path, rc);

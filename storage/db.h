@@ -13,6 +13,9 @@
  *              link when an entry of that DN is added or renamed (storage/db_update.h);
  *              keys longer than LMDB's key limit name no entry and are left out
  *   uuid2id    16-byte entryUUID -> entry ID: entries as syncrepl (RFC 4533) names them
+ *   opattrs    entry ID -> the provider's createTimestamp, modifyTimestamp, creatorsName,
+ *              modifiersName and entryCSN of a replica's entry (storage/entry_opattrs.h);
+ *              empty in an imported file, absent from one made before it (then not used)
  *   meta       "format", "suffix", "indexes", "entries", "created", "creator", and
  *              "cookie" (the replication cookie, storage/db_update.h) once one is stored
  *
@@ -52,7 +55,8 @@ struct db_index {
 
 struct db {
 	MDB_env *env;
-	MDB_dbi id2entry, dn2id, children, memberof, memberdn, uuid2id, meta;
+	MDB_dbi id2entry, dn2id, children, memberof, memberdn, uuid2id, meta, opattrs;
+	bool has_opattrs; /* the file has the opattrs table */
 	struct db_index index[DB_MAX_INDEX];
 	int nindex;
 	struct buf suffix;     /* normalized suffix DN */

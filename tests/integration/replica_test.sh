@@ -146,6 +146,21 @@ lag=$(monitor replicationLagMilliseconds)
 lagn=$(monitor replicationLagEntries)
 [ "$lagn" = 0 ] && ok "cn=monitor: replicationLagEntries 0 once converged (replica_refresh_test.sh reads it above 0 in a refresh)" ||
 	not_ok "replicationLagEntries '$lagn' once converged"
+# The provider's operational attributes, as it answers them: a modified entry (its
+# modifyTimestamp after its createTimestamp), a renamed one, a moved one.
+stamps() { # URI DN: the five attributes, one "name: value" a line, sorted
+	timeout 5 ldapsearch -x -H "$1" -D "$ADMIN" -w secret -LLL -o ldif-wrap=no -b "$2" -s base \
+		createTimestamp modifyTimestamp creatorsName modifiersName entryCSN 2> /dev/null | grep -v "^dn:" | grep . | LC_ALL=C sort
+}
+for d in "uid=alice,ou=people,$EX" "uid=oldie,ou=people,$EX" "ou=contractors,ou=groups,$EX"; do
+	want=$(stamps "$PROV" "$d")
+	got=$(stamps "$REP" "$d")
+	if [ "$(grep -c . <<< "$want")" = 5 ] && [ "$got" = "$want" ]; then
+		ok "$d: the replica answers the provider's timestamps, names and entryCSN ($(grep -i modifyTimestamp <<< "$got"))"
+	else
+		not_ok "$d: provider's '$(tr '\n' ' ' <<< "$want")', replica's '$(tr '\n' ' ' <<< "$got")'"
+	fi
+done
 timeout 5 ldapwhoami -x -H "$REP" -D "uid=oldie,ou=people,$EX" -w newbie-secret > /dev/null 2>&1 &&
 	ok "the renamed entry binds with its password" || not_ok "bind as the renamed entry"
 [ "$(monitor replicationChanges)" -ge 5 ] 2> /dev/null && ok "cn=monitor: $(monitor replicationChanges) changes applied" ||

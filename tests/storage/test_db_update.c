@@ -16,6 +16,7 @@
 
 #include "protocol/schema.h"
 #include "storage/db_update.h"
+#include "storage/entry_opattrs.h"
 #include "storage/ldif_import.h"
 #include "tests/check_run.h"
 #include "tests/storage/db_compare.h"
@@ -543,6 +544,63 @@ START_TEST(export_after_a_move_writes_parents_first)
 }
 END_TEST
 
+/* The provider's timestamps and entryCSN sent with an entry are kept beside it (not in
+ * its record: "*" stays the user attributes), replaced by the next put, gone with it. */
+static bool kept_value(const char *path, struct mentry *e, const char *name, const char *want)
+{
+	struct db db;
+	MDB_txn *txn;
+	entry_id id;
+	struct entry_view kept = {0};
+	const unsigned char *vals, *v;
+	size_t vlen, len;
+	open_rw(&db, path);
+	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
+	bool found = db_uuid2id(&db, txn, e->uuid, &id) == 0 &&
+	             entry_opattrs_get(&db, txn, id, &kept) == 0 &&
+	             entry_find_attr(&kept, name, strlen(name), &vals, &vlen) &&
+	             entry_next_value(&vals, vals + vlen, &v, &len) &&
+	             (!want || (len == strlen(want) && memcmp(v, want, len) == 0));
+	mdb_txn_abort(txn);
+	db_close(&db);
+	return found;
+}
+
+START_TEST(provider_timestamps_kept_beside_the_entry)
+{
+	base_directory();
+	import_to(a_path);
+	struct mentry *zed = model_add(
+	    &M, P("uid=zed"),
+	    user_attrs("zed",
+	               "createTimestamp: 20200101000000Z\nmodifyTimestamp: 20210101000000Z\n"
+	               "creatorsName: cn=admin," SUFFIX "\nentryCSN: "
+	               "20210101000000.000001Z#000000#000#000000\nhasSubordinates: FALSE\n"));
+	put_ok(zed);
+	ck_assert(kept_value(a_path, zed, "createTimestamp", "20200101000000Z"));
+	ck_assert(kept_value(a_path, zed, "modifyTimestamp", "20210101000000Z"));
+	ck_assert(kept_value(a_path, zed, "creatorsName", "cn=admin," SUFFIX));
+	ck_assert(kept_value(a_path, zed, "entryCSN", "20210101000000.000001Z#000000#000#000000"));
+	ck_assert(!kept_value(a_path, zed, "hasSubordinates", NULL));
+	set_attrs(zed, user_attrs("zed", "modifyTimestamp: 20220101000000Z\n"));
+	put_ok(zed);
+	ck_assert(kept_value(a_path, zed, "modifyTimestamp", "20220101000000Z"));
+	ck_assert(!kept_value(a_path, zed, "createTimestamp", NULL));
+	/* The records are a fresh import's: the timestamps are not in them. */
+	set_attrs(zed, user_attrs("zed", ""));
+	put_ok(zed);
+	ck_assert(!kept_value(a_path, zed, "modifyTimestamp", NULL));
+	check_same();
+	struct db_update_error err;
+	set_attrs(zed, user_attrs("zed", "entryCSN: 1\n"));
+	put_ok(zed);
+	ck_assert(kept_value(a_path, zed, "entryCSN", "1"));
+	ck_assert_int_eq(delete_one(zed, 0, &err), 0);
+	model_delete(zed, false);
+	check_same(); /* its opattrs row went with it */
+}
+END_TEST
+
 START_TEST(cookie_goes_with_its_transaction)
 {
 	scripted_directory();
@@ -691,6 +749,7 @@ static Suite *update_suite(void)
 	tcase_add_loop_test(tc, random_changes_match_a_fresh_import, 0, 3);
 	tcase_add_test(tc, bad_changes_are_refused_and_change_nothing);
 	tcase_add_test(tc, export_after_a_move_writes_parents_first);
+	tcase_add_test(tc, provider_timestamps_kept_beside_the_entry);
 	tcase_add_test(tc, cookie_goes_with_its_transaction);
 	tcase_add_test(tc, replica_from_no_file);
 	tcase_add_test(tc, bench_changes_on_10000_entries);
