@@ -127,6 +127,7 @@ integration: $(BINS) $(ITEST_BIN)
 	@BUILD=$(B) ./tests/integration/access_test.sh
 	@BUILD=$(B) ./tests/integration/sync_test.sh
 	@BUILD=$(B) ./tests/integration/replica_test.sh
+	@BUILD=$(B) ./tests/integration/replica_refresh_test.sh
 	@BUILD=$(B) ./tests/integration/replica_churn_test.sh
 	@BUILD=$(B) ./tests/integration/install_test.sh
 	@BUILD=$(B) ./tests/conformance/run.sh

@@ -33,7 +33,7 @@ PROV=ldap://127.0.0.1:$pport MURL=ldap://127.0.0.1:$mport SURL=ldap://127.0.0.1:
 last="uid=user.$((N - 1)),ou=people,$EX"
 
 t0=$(now_ms)
-slapd_conf provider "$work/provider-db"
+slapd_conf "$work/provider.conf" "$work/provider-db" "$(slapd_db_lines)"
 provider_load "$N"
 slapd_start provider "$pport"
 ppid_=$spid
@@ -74,9 +74,9 @@ m_cpu=$(awk -v t="$(cpu_ticks "$mpid")" -v hz="$(getconf CLK_TCK)" 'BEGIN{printf
 m_n=$(count "$MURL")
 echo "  minidir: ${m_ms} ms, $m_n entries, consumer CPU ${m_cpu} s, provider CPU ${m_pcpu} s"
 
-slapd_conf consumer "$work/consumer-db" "syncrepl rid=002 provider=$PROV bindmethod=simple
+slapd_conf "$work/consumer.conf" "$work/consumer-db" "$(slapd_db_lines "syncrepl rid=002 provider=$PROV bindmethod=simple
 	binddn=\"$ADMIN\" credentials=secret searchbase=\"$EX\"
-	type=refreshAndPersist retry=\"1 +\" attrs=\"*,+\""
+	type=refreshAndPersist retry=\"1 +\" attrs=\"*,+\"")"
 pc0=$(cpu_ticks "$ppid_")
 start=$(now_ms)
 slapd_start consumer "$sport"

@@ -4,12 +4,11 @@
 # pid=$!`, remembered in $pids and stopped by PID at exit; every wait is bounded.
 SLAPD=${SLAPD:-/usr/sbin/slapd}
 SLAPADD=${SLAPADD:-/usr/sbin/slapadd}
-SCHEMADIR=${SCHEMADIR:-/etc/ldap/schema}
-MODULEDIR=${MODULEDIR:-/usr/lib/ldap}
 BUILD=${BUILD:-build}
 export LDAPNOINIT=1
 EX=dc=example,dc=com
 ADMIN=cn=admin,$EX
+. tests/integration/slapd_conf.sh
 pids=()
 
 die() {
@@ -68,36 +67,18 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 # cpu_ticks PID: user+system clock ticks of the process so far (0 when gone).
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2> /dev/null || echo 0; }
 
-# slapd_conf NAME DIR [EXTRA]: $work/NAME.conf, a back-mdb database in DIR for $EX with
-# syncprov (a provider) or EXTRA lines (a consumer's syncrepl). Both run with dbnosync (no
-# fsync per commit), as the tests' provider; CONSUMER_SYNC=1 makes a consumer commit durably,
-# as minidir's replica does (an fdatasync per commit; slapd's consumer commits each entry of
-# a refresh on its own, so this makes its 100,000-entry refresh minutes long).
-slapd_conf() {
-	mkdir -p "$2"
-	cat > "$work/$1.conf" << EOF
-include $SCHEMADIR/core.schema
-include $SCHEMADIR/cosine.schema
-include $SCHEMADIR/inetorgperson.schema
-include $SCHEMADIR/nis.schema
-modulepath $MODULEDIR
-moduleload back_mdb
-moduleload syncprov
-pidfile $work/$1.pid
-argsfile $work/$1.args
-loglevel none
-sizelimit unlimited
-database mdb
-suffix "$EX"
-rootdn "$ADMIN"
-rootpw secret
-directory $2
+# slapd_db_lines [SYNCREPL]: the database lines of slapd_conf (tests/integration/slapd_conf.sh)
+# for a provider (syncprov) or, with a syncrepl directive, a consumer. Both run with dbnosync
+# (no fsync per commit), as the tests' provider; CONSUMER_SYNC=1 makes a consumer commit
+# durably, as minidir's replica does (an fdatasync per commit; slapd's consumer commits each
+# entry of a refresh on its own, so this makes its 100,000-entry refresh minutes long).
+slapd_db_lines() {
+	echo "sizelimit unlimited
 maxsize 1073741824
-$([ -z "${3:-}" ] || [ -z "${CONSUMER_SYNC:-}" ] && echo dbnosync)
-index objectClass,entryUUID,entryCSN,uid eq
-${3:-overlay syncprov
-syncprov-checkpoint 100 1}
-EOF
+index objectClass,entryUUID,entryCSN,uid eq"
+	[ -n "${1:-}" ] && [ -n "${CONSUMER_SYNC:-}" ] || echo dbnosync
+	echo "${1:-overlay syncprov
+syncprov-checkpoint 100 1}"
 }
 # provider_load N: slapadd of gen-ldif N into the provider's database.
 provider_load() {
@@ -117,7 +98,8 @@ slapd_start() {
 	done
 	die "slapd $1 did not start: $(tail -5 "$work/$1.log")"
 }
-# replica_conf NAME PORT PROVIDER_URL: $work/NAME.conf, a minidir refreshAndPersist replica.
+# replica_conf NAME PORT PROVIDER_URL [LINES]: $work/NAME.conf, a minidir refreshAndPersist
+# replica; LINES are added at the end (listen_after_refresh, say).
 replica_conf() {
 	cat > "$work/$1.conf" << EOF
 listen = 127.0.0.1:$2
@@ -129,15 +111,18 @@ sizelimit = unlimited
 syncrepl = rid=001 provider=$3 bindmethod=simple
 	binddn="$ADMIN" credentials=secret searchbase="$EX"
 	type=refreshAndPersist retry="1 +"
+${4:-}
 EOF
 }
 # replica_start NAME PORT: starts minidir with $work/NAME.conf (log appended to
-# $work/NAME.log); sets $rpid; waits until the port answers.
+# $work/NAME.log); sets $rpid; waits until the port answers (up to 120 s: a replica with
+# listen_after_refresh answers once its first refresh has committed).
 replica_start() {
+	local end=$(($(now_ms) + 120000))
 	"$BUILD/minidir" -f "$work/$1.conf" >> "$work/$1.log" 2>&1 &
 	rpid=$!
 	pids+=("$rpid")
-	for _ in $(seq 1 200); do
+	while [ "$(now_ms)" -lt "$end" ]; do
 		timeout 5 ldapsearch -x -H "ldap://127.0.0.1:$2" -LLL -b "" -s base 1.1 > /dev/null 2>&1 && return 0
 		kill -0 "$rpid" 2> /dev/null || break
 		sleep 0.05

@@ -3,7 +3,8 @@
 # minidir replicas (refreshAndPersist) and HAProxy in TCP mode with `option ldap-check`
 # in front, all on 127.0.0.1 private ports, configured in a temp dir and stopped by PID.
 #   bench/scaleout.sh            (N=10000 SECS=10 FAIL_SECS=30; KEEP=1 keeps the temp dir;
-#                                 CHECK=replication: a health check that waits for replication)
+#                                 CHECK=replication: a health check that waits for replication;
+#                                 HOLD=120: the replicas' listen_after_refresh, 0 = off)
 # 1. Throughput: build/searchrate (lean engine, 1-entry uid lookups) straight at one
 #    replica, then through HAProxy with 1 replica behind it and with 2.
 # 2. Failover: the same load through HAProxy with 2 replicas for FAIL_SECS; at KILL_AT s
@@ -21,6 +22,7 @@ FAIL_SECS=${FAIL_SECS:-30}
 KILL_AT=${KILL_AT:-8}
 RESTART_AT=${RESTART_AT:-16}
 CHANGES=${CHANGES:-200}
+HOLD=${HOLD:-120} # the replicas' listen_after_refresh (0: listen at once)
 HAPROXY=${HAPROXY:-/usr/sbin/haproxy}
 PYTHON=${PYTHON:-/usr/bin/python3}
 need "$SLAPD" "$SLAPADD" "$HAPROXY" ldapsearch ldapmodify "$PYTHON" "$BUILD/searchrate" "$BUILD/minidir"
@@ -31,7 +33,7 @@ pport=$(free_port) r1port=$(free_port) r2port=$(free_port) h1port=$(free_port) h
 PROV=ldap://127.0.0.1:$pport
 
 echo "# provider: slapd + syncprov, gen-ldif $N entries, port $pport"
-slapd_conf provider "$work/provider-db"
+slapd_conf "$work/provider.conf" "$work/provider-db" "$(slapd_db_lines)"
 provider_load "$N"
 slapd_start provider "$pport"
 
@@ -40,11 +42,11 @@ last="uid=user.$((N - 1)),ou=people,$EX"
 # last entry; sets $rpid.
 start_replica() {
 	local t0
-	replica_conf "$1" "$2" "$PROV"
+	replica_conf "$1" "$2" "$PROV" "$([ "$HOLD" = 0 ] || echo "listen_after_refresh = $HOLD")"
 	t0=$(now_ms)
 	replica_start "$1" "$2"
 	wait_value "ldap://127.0.0.1:$2" "$last" uid "user.$((N - 1))" 120 || die "replica $1 did not refresh"
-	echo "# replica $1: port $2, pid $rpid, initial refresh of $N entries visible after $(($(now_ms) - t0)) ms"
+	echo "# replica $1: port $2, pid $rpid, listen_after_refresh = $HOLD, initial refresh of $N entries visible after $(($(now_ms) - t0)) ms"
 }
 start_replica r1 "$r1port"
 r1pid=$rpid

@@ -447,6 +447,8 @@ static int handler(void *user, const char *section, const char *key, const char 
 		           ? copy_str(st, c->updateref, sizeof(c->updateref), key, value)
 		           : bad(st, "updateref: \"%s\" is not an ldap:// or ldaps:// URL", value,
 		                 NULL);
+	if (strcmp(key, "listen_after_refresh") == 0)
+		return parse_int(st, &c->listen_after_refresh, key, value, 0, 86400, "seconds");
 	if (strcmp(key, "max_pdu_bytes") == 0)
 		return parse_size(st, &c->max_pdu_bytes, key, value, 1024, 64u << 20);
 	if (strcmp(key, "max_pending_bytes") == 0)
@@ -533,6 +535,10 @@ static int load(struct config *cfg, const char *path, char *err, size_t errlen)
 	if (cfg->syncrepl.set &&
 	    syncrepl_check(&cfg->syncrepl, cfg->suffix, why, sizeof(why)) < 0) {
 		snprintf(err, errlen, "%s: %s", path, why);
+		return -1;
+	}
+	if (cfg->listen_after_refresh && !cfg->syncrepl.set) {
+		snprintf(err, errlen, "%s: listen_after_refresh is set but syncrepl is not", path);
 		return -1;
 	}
 	access_rule_number(cfg->access, cfg->naccess, cfg->path);

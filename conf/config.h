@@ -87,6 +87,9 @@ struct config {
 	/* A replica (conf/syncrepl.h): set when the file has a syncrepl key. */
 	struct syncrepl_conf syncrepl;
 	char updateref[1024]; /* writes are referred here ("" = refused with 53) */
+	/* A replica listens only once its first refresh has committed, or after this many
+	 * seconds at most; 0: at once. */
+	int listen_after_refresh;
 };
 
 /*

@@ -1,7 +1,7 @@
 /*
  * What a server started by root (or an init system without systemd) needs:
  * a pid file, and giving up root after the ports are bound (user/group keys).
- * Main thread only, after server_listen and before the workers start.
+ * Main thread only, after listeners_bind and before the workers start.
  */
 #ifndef MINIDIR_SERVER_DAEMON_H
 #define MINIDIR_SERVER_DAEMON_H

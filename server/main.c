@@ -7,6 +7,7 @@
 #include "conf/cli.h"
 #include "server/daemon.h"
 #include "server/db_watch.h"
+#include "server/listeners.h"
 #include "server/log.h"
 #include "server/server.h"
 
@@ -52,7 +53,7 @@ int main(int argc, char **argv)
 	}
 	/* Ports (389, 636), the pid file under /run and the database are opened as root;
 	 * then root is given up, before any client is served. */
-	if (server_listen(&srv) < 0 || daemon_write_pid(&srv.cfg) < 0 ||
+	if (listeners_bind(&srv) < 0 || daemon_write_pid(&srv.cfg) < 0 ||
 	    daemon_drop_privileges(&srv.cfg) < 0 || server_start(&srv) < 0) {
 		daemon_remove_pid(&srv.cfg);
 		server_stop(&srv);
@@ -68,6 +69,7 @@ int main(int argc, char **argv)
 		log_tick();
 		if (sig < 0) {
 			server_db_check(&srv);
+			listeners_hold_tick(&srv);
 			continue;
 		}
 		if (sig == SIGHUP) {

@@ -11,11 +11,12 @@
 #include "protocol/response.h"
 #include "protocol/schema.h"
 #include "server/ops.h"
+#include "storage/entry_opattrs.h"
 
 static const char *const op_attr_names[] = {
     "createTimestamp",       "modifyTimestamp", "creatorsName", "modifiersName",
     "structuralObjectClass", "entryDN",         "entryUUID",    "subschemaSubentry",
-    "hasSubordinates",       "numSubordinates", "memberOf",
+    "hasSubordinates",       "numSubordinates", "memberOf",     "entryCSN",
 };
 
 bool op_attrs_in_filter(const struct filter *f)
@@ -119,6 +120,38 @@ static int put_member_of(struct buf *out, const struct db *db, MDB_txn *txn, ent
 	return rc || g.failed ? -1 : 0;
 }
 
+/*
+ * createTimestamp, modifyTimestamp, creatorsName, modifiersName and entryCSN: on a replica,
+ * the provider's values for the entry (storage/entry_opattrs.h); otherwise (or for one the
+ * provider did not send) the import made every entry, and its time and identity are theirs.
+ */
+static int put_stamps(struct buf *out, const struct attr_select *sel, const struct db *db,
+                      MDB_txn *txn, entry_id id)
+{
+	struct entry_view kept = {0};
+	bool have = entry_opattrs_get(db, txn, id, &kept) == 0;
+	int rc = 0;
+	for (int i = 0; entry_opattrs_names[i]; i++) {
+		const char *name = entry_opattrs_names[i];
+		if (!attr_select_wants(sel, name))
+			continue;
+		const unsigned char *vals, *v;
+		size_t vlen, len;
+		struct berval bv[8];
+		int n = 0;
+		if (have && entry_find_attr(&kept, name, strlen(name), &vals, &vlen))
+			for (const unsigned char *r = vals;
+			     n < 8 && entry_next_value(&r, vals + vlen, &v, &len); n++)
+				bv[n] = (struct berval){len, (char *)v};
+		const char *own = i < 2 ? db->created : i < 4 ? db->creator : "";
+		if (n == 0 && own[0])
+			bv[n++] = (struct berval){strlen(own), (char *)own};
+		if (n)
+			rc |= response_put_attr(out, name, bv, n, sel->types_only);
+	}
+	return rc;
+}
+
 int op_attrs_build(struct buf *out, const struct attr_select *sel, const struct db *db,
                    MDB_txn *txn, entry_id id, const struct entry_view *e)
 {
@@ -134,23 +167,7 @@ int op_attrs_build(struct buf *out, const struct attr_select *sel, const struct 
 			rc |= response_put_attr(out, "structuralObjectClass", &v, 1, to);
 		}
 	}
-	/* The import made every entry: its time and identity are theirs. */
-	if (db->created[0]) {
-		const char *stamps[] = {"createTimestamp", "modifyTimestamp"};
-		const char *names[] = {"creatorsName", "modifiersName"};
-		for (int i = 0; i < 2; i++) {
-			v.bv_val = (char *)db->created;
-			v.bv_len = strlen(db->created);
-			if (attr_select_wants(sel, stamps[i]))
-				rc |= response_put_attr(out, stamps[i], &v, 1, to);
-		}
-		for (int i = 0; i < 2 && db->creator[0]; i++) {
-			v.bv_val = (char *)db->creator;
-			v.bv_len = strlen(db->creator);
-			if (attr_select_wants(sel, names[i]))
-				rc |= response_put_attr(out, names[i], &v, 1, to);
-		}
-	}
+	rc |= put_stamps(out, sel, db, txn, id);
 	if (attr_select_wants(sel, "entryDN")) {
 		v.bv_val = (char *)e->dn;
 		v.bv_len = e->dnlen;

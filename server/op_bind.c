@@ -77,8 +77,10 @@ static void decoy_add(struct decoy_scan *s, const char *v, size_t len)
 	s->c[s->n++].len = len;
 }
 
-static int decoy_scan_entry(const struct entry_view *e, void *arg)
+static int decoy_scan_entry(MDB_txn *txn, entry_id id, const struct entry_view *e, void *arg)
 {
+	(void)txn;
+	(void)id;
 	const unsigned char *vals, *v;
 	size_t vlen, len;
 	if (entry_find_attr(e, "userPassword", 12, &vals, &vlen))

@@ -252,6 +252,7 @@ static int build_replication_entry(const struct replica_status *st, struct buf *
 		add(&b, "contextCSN", "%s", st->context_csn);
 	if (st->lag_ms >= 0)
 		add(&b, "replicationLagMilliseconds", "%lld", (long long)st->lag_ms);
+	add_u64(&b, "replicationLagEntries", st->lag_entries);
 	return finish(&b, "cn=replication," MONITOR_DN, out);
 }
 

@@ -264,7 +264,7 @@ static void *replica_main(void *arg)
 	return NULL;
 }
 
-int replica_start(struct server *srv)
+int replica_start(struct server *srv, void (*on_first_refresh)(struct server *srv))
 {
 	struct replica *r = calloc(1, sizeof(*r));
 	if (!r) {
@@ -272,6 +272,7 @@ int replica_start(struct server *srv)
 		return -1;
 	}
 	r->srv = srv;
+	r->on_first_refresh = on_first_refresh;
 	r->conf = &srv->cfg.syncrepl;
 	r->db = &srv->gen->db;
 	pthread_mutex_init(&r->lock, NULL);
@@ -322,5 +323,6 @@ bool replica_status(struct server *srv, struct replica_status *out)
 	pthread_mutex_lock(&r->lock);
 	*out = r->st;
 	pthread_mutex_unlock(&r->lock);
+	out->lag_entries = __atomic_load_n(&r->pending_changes, __ATOMIC_RELAXED);
 	return true;
 }

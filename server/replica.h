@@ -30,9 +30,12 @@
 
 /*
  * Starts the consumer for srv->cfg.syncrepl on srv->gen's database (opened with
- * db_open_rw), after the workers. Returns 0, or -1 after logging why.
+ * db_open_rw), after the workers. on_first_refresh (may be NULL) is called once, on the
+ * consumer's thread, right after the first refresh of this run has committed (its
+ * refresh stage done, refreshOnly or refreshAndPersist). Returns 0, or -1 after logging
+ * why.
  */
-int replica_start(struct server *srv);
+int replica_start(struct server *srv, void (*on_first_refresh)(struct server *srv));
 
 /* Stops it (abandons the search, unbinds, joins the thread, commits what its cookie
  * covers); nothing when none runs. */

@@ -11,6 +11,12 @@
 #include "server/log.h"
 #include "storage/db_update.h"
 
+void replica_count_change(struct replica *r)
+{
+	__atomic_store_n(&r->pending_changes, r->pending_changes + 1, __ATOMIC_RELAXED);
+	r->uncovered = true;
+}
+
 bool replica_stopping(struct replica *r)
 {
 	return __atomic_load_n(&r->stop, __ATOMIC_ACQUIRE) != 0;
@@ -61,7 +67,7 @@ int replica_txn_open(struct replica *r)
 	}
 	r->batched = 0;
 	r->uncovered = false;
-	r->pending_changes = 0;
+	__atomic_store_n(&r->pending_changes, 0, __ATOMIC_RELAXED);
 	r->pending_cookie[0] = '\0';
 	return 0;
 }
@@ -71,6 +77,8 @@ void replica_txn_abort(struct replica *r)
 	if (r->txn)
 		mdb_txn_abort(r->txn);
 	r->txn = NULL;
+	r->refreshed = false;
+	__atomic_store_n(&r->pending_changes, 0, __ATOMIC_RELAXED);
 }
 
 /* The csn= part of a cookie (rid=001,csn=...;...) into out. */
@@ -121,7 +129,14 @@ int replica_txn_commit(struct replica *r)
 		if (r->pending_changes && at >= 0)
 			r->st.lag_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000 - at;
 	}
+	__atomic_store_n(&r->pending_changes, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&r->lock);
+	if (r->refreshed && !r->announced) {
+		r->announced = true;
+		if (r->on_first_refresh)
+			r->on_first_refresh(r->srv);
+	}
+	r->refreshed = false;
 	return 0;
 }
 
@@ -172,9 +187,8 @@ static int delete_uuid(struct replica *r, const unsigned char *uuid, char *why, 
 		snprintf(why, cap, "delete: %.400s", e.msg);
 		return -1;
 	}
-	r->pending_changes++;
+	replica_count_change(r);
 	r->refresh_deletes++;
-	r->uncovered = true;
 	return 0;
 }
 
@@ -223,26 +237,30 @@ static int end_present_phase(struct replica *r, char *why, size_t cap)
 	return status;
 }
 
-/* The entry's attributes as a PartialAttributeList's content (liblber's encoding). */
-static int encode_attrs(LDAP *ld, LDAPMessage *m, struct berval *out, BerElement **berp)
+/*
+ * The entry's attributes as the content of its PartialAttributeList, in place in the
+ * message (valid while m is): the attribute SEQUENCEs that follow the DN, up to the
+ * controls ([0]) or the end. One pass over bytes libldap has already read, where asking for
+ * each attribute's values (ldap_get_values_len) scanned the entry again from its start
+ * each time. *berp is the reader to free (ber_free(*berp, 0)). Returns 0 or -1.
+ */
+static int entry_attrs(LDAP *ld, LDAPMessage *m, struct berval *out, BerElement **berp)
 {
-	BerElement *in = NULL, *ber = ber_alloc_t(LBER_USE_DER);
-	if (!ber)
+	struct berval dn, el;
+	*out = (struct berval){0, NULL};
+	if (ldap_get_dn_ber(ld, m, berp, &dn) != LDAP_SUCCESS)
 		return -1;
-	int rc = 0;
-	for (char *a = ldap_first_attribute(ld, m, &in); a && rc == 0;
-	     a = ldap_next_attribute(ld, m, in)) {
-		struct berval **vals = ldap_get_values_len(ld, m, a);
-		if (ber_printf(ber, "{s[V]}", a, vals) < 0)
-			rc = -1;
-		ldap_value_free_len(vals);
-		ldap_memfree(a);
+	const char *start = NULL, *end = NULL;
+	ber_len_t len;
+	while (ber_peek_tag(*berp, &len) == LBER_SEQUENCE &&
+	       ber_skip_raw(*berp, &el) != LBER_DEFAULT) {
+		if (!start)
+			start = el.bv_val;
+		end = el.bv_val + el.bv_len;
 	}
-	ber_free(in, 0);
-	if (rc == 0 && ber_flatten2(ber, out, 0) < 0)
-		rc = -1;
-	*berp = ber;
-	return rc;
+	if (start)
+		*out = (struct berval){(ber_len_t)(end - start), (char *)start};
+	return 0;
 }
 
 /* An entry that holds dn under another UUID goes first (deleted on the provider, and the
@@ -293,7 +311,7 @@ int replica_on_entry(struct replica *r, LDAPMessage *m, char *why, size_t cap)
 		BerElement *ber = NULL;
 		struct db_update_error e;
 		int rc = LDAP_NO_MEMORY;
-		if (encode_attrs(r->ld, m, &attrs, &ber) == 0) {
+		if (entry_attrs(r->ld, m, &attrs, &ber) == 0) {
 			rc = db_update_put(r->db, r->txn, uuid, dn, strlen(dn),
 			                   (const unsigned char *)attrs.bv_val, attrs.bv_len,
 			                   DB_UPDATE_NO_SCHEMA, &e);
@@ -302,15 +320,14 @@ int replica_on_entry(struct replica *r, LDAPMessage *m, char *why, size_t cap)
 				                   (const unsigned char *)attrs.bv_val,
 				                   attrs.bv_len, DB_UPDATE_NO_SCHEMA, &e);
 		}
-		ber_free(ber, 1);
+		ber_free(ber, 0); /* the reader; the bytes are the message's */
 		if (rc) {
 			snprintf(why, cap, "put %.200s: %.250s", dn,
 			         rc == LDAP_NO_MEMORY ? "out of memory" : e.msg);
 			goto out;
 		}
-		r->pending_changes++;
+		replica_count_change(r);
 		r->refresh_puts++;
-		r->uncovered = true;
 		status = 0;
 	}
 	if (status == 0 && set_cookie(r, &cookie) != 0) {
@@ -329,6 +346,7 @@ static void refresh_done(struct replica *r, bool present)
 	const char *how = r->full_refresh ? "full refresh"
 	                  : present       ? "present phase"
 	                                  : "delete phase";
+	r->refreshed = true;
 	pthread_mutex_lock(&r->lock);
 	r->st.refreshes++;
 	pthread_mutex_unlock(&r->lock);

@@ -33,14 +33,18 @@ struct replica {
 	/* Session state (the thread's own). */
 	LDAP *ld;
 	int msgid;
-	bool drop_cookie; /* e-syncRefreshRequired: the next search goes without one */
-	MDB_txn *txn;     /* the open write transaction, or NULL */
-	int batched;      /* messages in txn */
-	bool uncovered;   /* txn holds changes no cookie in it covers yet */
-	uint64_t pending_changes;
+	bool drop_cookie;         /* e-syncRefreshRequired: the next search goes without one */
+	MDB_txn *txn;             /* the open write transaction, or NULL */
+	int batched;              /* messages in txn */
+	bool uncovered;           /* txn holds changes no cookie in it covers yet */
+	uint64_t pending_changes; /* changes in txn; readers load it atomically */
 	uint64_t refresh_puts, refresh_deletes; /* in the refresh under way, for its log line */
 	char pending_cookie[256];
 	bool refreshing; /* the refresh stage (not yet refreshDone) */
+	/* Called once after the first refresh has committed (replica.h); refreshed: the
+	 * open transaction ends a refresh stage; announced: it was called. */
+	void (*on_first_refresh)(struct server *srv);
+	bool refreshed, announced;
 	/* The search went without a cookie (initial content, or a reload after
 	 * e-syncRefreshRequired): the replica's content is replaced, so at the refresh's end
 	 * every entry not received goes, whichever phase the provider ended with. */
@@ -50,6 +54,9 @@ struct replica {
 	char *attrs[64]; /* the attribute list asked for */
 	char attrs_buf[1024];
 };
+
+/* Counts one change (a put or a delete) in the open write transaction. */
+void replica_count_change(struct replica *r);
 
 /* True once replica_stop asked the thread to end. */
 bool replica_stopping(struct replica *r);

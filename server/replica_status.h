@@ -18,6 +18,11 @@ struct replica_status {
 	 * replica's commit of it, in milliseconds; -1 when unknown. Both clocks count: on
 	 * two machines, their skew is in it. */
 	int64_t lag_ms;
+	/* Changes (entries added, modified or deleted) received from the provider and not
+	 * yet committed: in a refresh, all it has brought so far (a refresh commits at its
+	 * end, with its cookie); persisting, those waiting for their cookie or their batch.
+	 * 0 when every change received is served. */
+	uint64_t lag_entries;
 };
 
 #endif

@@ -3,16 +3,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <netdb.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "protocol/dn.h"
@@ -22,130 +18,13 @@
 #include "server/conn.h"
 #include "server/db_gen.h"
 #include "server/db_watch.h"
+#include "server/listeners.h"
 #include "server/log.h"
 #include "server/ops.h"
 #include "server/policy.h"
 #include "server/replica.h"
 #include "server/tls.h"
 #include "server/worker.h"
-
-/*
- * True if a socket already listens on the address. The workers' sockets use
- * SO_REUSEPORT, which would let a second server (same user) bind the address
- * silently and take a share of its connections. A socket bound without
- * SO_REUSEPORT cannot share a listening address, so its bind tells.
- */
-static bool address_served(const struct addrinfo *ai)
-{
-	int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	int one = 1;
-	if (fd < 0)
-		return false;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)); /* TIME_WAIT is not a server */
-	if (ai->ai_family == AF_INET6)
-		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-	bool served = bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 && errno == EADDRINUSE;
-	close(fd);
-	return served;
-}
-
-/*
- * Opens one listening socket on addr; port is updated with the port bound. The
- * first socket of an address (first) checks that nothing else listens there.
- */
-static int listen_on(const struct listen_addr *a, char *port, size_t portlen, bool first)
-{
-	struct addrinfo hints = {.ai_family = AF_UNSPEC,
-	                         .ai_socktype = SOCK_STREAM,
-	                         .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
-	struct addrinfo *res;
-	int rc = getaddrinfo(a->host, port, &hints, &res);
-	if (rc) {
-		log_error("listen %s:%s: %s", a->host, port, gai_strerror(rc));
-		return -1;
-	}
-	if (first && strcmp(port, "0") != 0 && address_served(res)) {
-		log_error("listen %s:%s: the address is already served by another process (a "
-		          "second minidir?); refusing to share it",
-		          a->host, port);
-		freeaddrinfo(res);
-		return -1;
-	}
-	int fd = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	int one = 1;
-	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
-	    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0 ||
-	    (res->ai_family == AF_INET6 &&
-	     setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0) ||
-	    bind(fd, res->ai_addr, res->ai_addrlen) < 0 || listen(fd, 1024) < 0) {
-		log_error("listen %s:%s: %s", a->host, port, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		freeaddrinfo(res);
-		return -1;
-	}
-	freeaddrinfo(res);
-	struct sockaddr_storage ss;
-	socklen_t sl = sizeof(ss);
-	if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0)
-		getnameinfo((struct sockaddr *)&ss, sl, NULL, 0, port, (socklen_t)portlen,
-		            NI_NUMERICSERV);
-	return fd;
-}
-
-/*
- * The Unix socket of an ldapi:// listener. A socket file no process answers on
- * (left by a server that was killed) is replaced; one that answers is another
- * server's, and refused. Mode 0666: any local user may connect, and SASL EXTERNAL
- * tells them apart by their uid and gid.
- */
-static int listen_unix(const struct listen_addr *a)
-{
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", a->path);
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		log_error("listen ldapi %s: %s", a->path, strerror(errno));
-		return -1;
-	}
-	struct stat st;
-	if (lstat(a->path, &st) == 0) {
-		int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		bool served = probe >= 0 && connect(probe, (struct sockaddr *)&sa, sizeof(sa)) == 0;
-		if (probe >= 0)
-			close(probe);
-		if (served || !S_ISSOCK(st.st_mode)) {
-			log_error("listen ldapi %s: %s; refusing to replace it", a->path,
-			          served ? "another process serves this socket"
-			                 : "the path exists and is not a socket");
-			close(fd);
-			return -1;
-		}
-		unlink(a->path); /* left behind by a server that did not stop cleanly */
-	}
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || chmod(a->path, 0666) < 0 ||
-	    listen(fd, 1024) < 0) {
-		log_error("listen ldapi %s: %s", a->path, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* A listener as a URL, for the log: ldap://HOST:PORT/, ldaps://..., ldapi://%2F.../ */
-static void listen_url(const struct listen_addr *a, const char *port, char *out, size_t cap)
-{
-	if (a->scheme == LISTEN_LDAPI) {
-		size_t n = (size_t)snprintf(out, cap, "ldapi://");
-		for (const char *p = a->path; *p && n + 4 < cap; p++)
-			n += (size_t)snprintf(out + n, cap - n, *p == '/' ? "%%2F" : "%c", *p);
-		snprintf(out + n, cap - n, "/");
-		return;
-	}
-	bool v6 = strchr(a->host, ':') != NULL;
-	snprintf(out, cap, "%s://%s%s%s:%s/", a->scheme == LISTEN_LDAPS ? "ldaps" : "ldap",
-	         v6 ? "[" : "", a->host, v6 ? "]" : "", port);
-}
 
 /* Logs the indexes the config names that the database at hand was imported without. */
 static void log_missing_indexes(const struct config *cfg, const struct db *db)
@@ -369,40 +248,11 @@ int server_init(struct server *srv)
 	return 0;
 }
 
-int server_listen(struct server *srv)
+/* The consumer's first refresh of this run has committed: held listeners open. */
+static void first_refresh_done(struct server *srv)
 {
-	struct config *cfg = &srv->cfg;
-	/* One socket per address per worker; port 0 resolves once, then is shared. */
-	for (int a = 0; a < cfg->nlisten; a++) {
-		const struct listen_addr *la = &cfg->listen[a];
-		char port[16], url[400];
-		snprintf(port, sizeof(port), "%s", la->port);
-		/* TCP: one SO_REUSEPORT socket per worker. A Unix socket: one, which every
-		 * worker watches through its own descriptor (dup), accepting under the lock. */
-		int shared = la->scheme == LISTEN_LDAPI ? listen_unix(la) : -1;
-		if (la->scheme == LISTEN_LDAPI && shared < 0)
-			return -1;
-		srv->unix_bound[a] = shared >= 0;
-		for (int i = 0; i < srv->nworkers; i++) {
-			struct worker *w = &srv->workers[i];
-			int fd = shared >= 0 ? (i == 0 ? shared : fcntl(shared, F_DUPFD_CLOEXEC, 0))
-			                     : listen_on(la, port, sizeof(port), i == 0);
-			if (fd < 0)
-				return -1;
-			w->listen_scheme[w->nlisten] = la->scheme;
-			w->listenfd[w->nlisten++] = fd;
-		}
-		listen_url(la, port, url, sizeof(url));
-		log_info("listening on %s (%d workers, send_policy %s%s)", url, srv->nworkers,
-		         la->scheme == LISTEN_LDAPI ? "batch" : srv->rt.policy->name,
-		         la->scheme == LISTEN_LDAP && srv->tls ? ", StartTLS" : "");
-	}
-	for (int i = 0; i < srv->nworkers; i++)
-		if (worker_register(&srv->workers[i]) < 0) {
-			log_error("epoll_ctl: %s", strerror(errno));
-			return -1;
-		}
-	return 0;
+	listeners_open(srv, "syncrepl: the first refresh has committed: listening "
+	                    "(listen_after_refresh)");
 }
 
 int server_start(struct server *srv)
@@ -415,7 +265,7 @@ int server_start(struct server *srv)
 			return -1;
 		}
 	}
-	return srv->cfg.syncrepl.set ? replica_start(srv) : 0;
+	return srv->cfg.syncrepl.set ? replica_start(srv, first_refresh_done) : 0;
 }
 
 void server_stop(struct server *srv)
@@ -454,7 +304,7 @@ void server_stop(struct server *srv)
 	srv->workers = NULL;
 	for (int a = 0; a < srv->cfg.nlisten; a++)
 		if (srv->unix_bound[a])
-			unlink(srv->cfg.listen[a].path); /* ours: bound by server_listen */
+			unlink(srv->cfg.listen[a].path); /* ours: bound by listeners_bind */
 	buf_free(&srv->rootdse);
 	buf_free(&srv->subschema);
 	tls_teardown(srv->tls);
@@ -498,6 +348,7 @@ static void log_restart_needed(const struct config *old, const struct config *n)
 	    {"schema", strcmp(old->schema, n->schema) == 0},
 	    {"syncrepl", memcmp(&old->syncrepl, &n->syncrepl, sizeof(n->syncrepl)) == 0},
 	    {"updateref", strcmp(old->updateref, n->updateref) == 0},
+	    {"listen_after_refresh", old->listen_after_refresh == n->listen_after_refresh},
 	};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (!keys[i].same)

@@ -16,13 +16,9 @@
  * logging why; server_stop frees what was made either way.
  */
 int server_init(struct server *srv);
-/*
- * Binds every listening address for every worker (after server_init). Refuses,
- * returning -1 after logging why, an address that another process already
- * listens on, even one with SO_REUSEPORT such as a second minidir.
- */
-int server_listen(struct server *srv);
-/* Starts the workers, then the syncrepl consumer of a replica; returns 0 or -1. */
+/* Starts the workers (after listeners_bind, listeners.h), then the syncrepl consumer of a
+ * replica, which opens held listeners once its first refresh has committed; returns 0 or
+ * -1. */
 int server_start(struct server *srv);
 /* Stops the consumer of a replica, asks every worker to stop, waits for them, and
  * frees everything. */

@@ -101,10 +101,13 @@ struct server {
 	struct buf subschema; /* cn=Subschema, as a stored entry record */
 	struct tls_server *tls;      /* the TLS context (tls.h), NULL when TLS is not configured */
 	struct access_rules *access; /* cfg's access rules compiled (access.h) */
-	bool unix_bound[CONFIG_MAX_LISTEN]; /* ldapi:// socket files this server made */
-	int access_log;        /* its descriptor, -2 syslog, -1 off (atomic; access_log.h) */
-	int access_log_old;    /* the one SIGHUP replaced, closed at the next SIGHUP */
-	uint64_t next_conn_id; /* connection numbers in the access log (atomic) */
+	bool unix_bound[CONFIG_MAX_LISTEN];       /* ldapi:// socket files this server made */
+	char listen_urls[CONFIG_MAX_LISTEN][400]; /* each address as a URL, port resolved */
+	bool listening;                           /* the listeners listen (atomic; listeners.h) */
+	time_t listen_hold_until; /* a replica's hold ends then at the latest (clock_seconds) */
+	int access_log;           /* its descriptor, -2 syslog, -1 off (atomic; access_log.h) */
+	int access_log_old;       /* the one SIGHUP replaced, closed at the next SIGHUP */
+	uint64_t next_conn_id;    /* connection numbers in the access log (atomic) */
 	time_t started;
 	volatile int stopping;
 	/* Runs a decoded request (ops_dispatch): how the connection layer, below the

@@ -153,10 +153,13 @@ void *worker_main(void *arg)
 int worker_register(struct worker *w)
 {
 	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = TAG_WAKE};
-	if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->wakefd, &ev) < 0)
-		return -1;
+	return epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->wakefd, &ev);
+}
+
+int worker_add_listeners(struct worker *w)
+{
 	for (int i = 0; i < w->nlisten; i++) {
-		ev.data.ptr = (void *)(intptr_t)(i + 2);
+		struct epoll_event ev = {.events = EPOLLIN, .data.ptr = (void *)(intptr_t)(i + 2)};
 		if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->listenfd[i], &ev) < 0)
 			return -1;
 	}

@@ -28,8 +28,11 @@ struct worker_hooks {
 	void (*stop)(struct worker *w);
 };
 
-/* Adds the wake-up descriptor and the listening sockets to w's epoll set. */
+/* Adds the wake-up descriptor to w's epoll set (0, or -1 with errno). */
 int worker_register(struct worker *w);
+/* Adds w's listening sockets to its epoll set, once they listen (0, or -1 with errno); from
+ * any thread. */
+int worker_add_listeners(struct worker *w);
 /* The thread body: runs until srv->stopping is set and w->wakefd is signalled. */
 void *worker_main(void *arg);
 

@@ -228,6 +228,14 @@ static int open_mode(struct db *db, const char *path, enum open_mode mode, const
 		fail(err, errlen, "opening tables", path, rc);
 		goto bad;
 	}
+	/* opattrs came after format 4: made in a file written to, looked for in one read. */
+	rc = mdb_dbi_open(txn, "opattrs", MDB_INTEGERKEY | (mode == OPEN_READ ? 0 : MDB_CREATE),
+	                  &db->opattrs);
+	if (rc && rc != MDB_NOTFOUND) {
+		fail(err, errlen, "opening tables", path, rc);
+		goto bad;
+	}
+	db->has_opattrs = rc == 0;
 	if ((rc = mdb_txn_commit(txn)) != 0) {
 		txn = NULL;
 		fail(err, errlen, "committing", path, rc);
@@ -362,7 +370,8 @@ int db_get_entry(const struct db *db, MDB_txn *txn, entry_id id, struct entry_vi
 	return entry_parse(v.mv_data, v.mv_size, e) < 0 ? MDB_CORRUPTED : 0;
 }
 
-int db_foreach_entry(const struct db *db, int (*fn)(const struct entry_view *e, void *arg),
+int db_foreach_entry(const struct db *db,
+                     int (*fn)(MDB_txn *txn, entry_id id, const struct entry_view *e, void *arg),
                      void *arg)
 {
 	MDB_txn *txn = NULL;
@@ -376,7 +385,10 @@ int db_foreach_entry(const struct db *db, int (*fn)(const struct entry_view *e, 
 		struct entry_view e;
 		if (!rc && entry_parse(v.mv_data, v.mv_size, &e) < 0)
 			rc = MDB_CORRUPTED;
-		if (!rc && fn(&e, arg) != 0)
+		entry_id id = 0;
+		if (!rc && k.mv_size == sizeof(id))
+			memcpy(&id, k.mv_data, sizeof(id));
+		if (!rc && fn(txn, id, &e, arg) != 0)
 			rc = DB_STOPPED;
 	}
 	if (cur)

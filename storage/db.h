@@ -13,6 +13,9 @@
  *              link when an entry of that DN is added or renamed (storage/db_update.h);
  *              keys longer than LMDB's key limit name no entry and are left out
  *   uuid2id    16-byte entryUUID -> entry ID: entries as syncrepl (RFC 4533) names them
+ *   opattrs    entry ID -> the provider's createTimestamp, modifyTimestamp, creatorsName,
+ *              modifiersName and entryCSN of a replica's entry (storage/entry_opattrs.h);
+ *              empty in an imported file, absent from one made before it (then not used)
  *   meta       "format", "suffix", "indexes", "entries", "created", "creator", and
  *              "cookie" (the replication cookie, storage/db_update.h) once one is stored
  *
@@ -52,7 +55,8 @@ struct db_index {
 
 struct db {
 	MDB_env *env;
-	MDB_dbi id2entry, dn2id, children, memberof, memberdn, uuid2id, meta;
+	MDB_dbi id2entry, dn2id, children, memberof, memberdn, uuid2id, meta, opattrs;
+	bool has_opattrs; /* the file has the opattrs table */
 	struct db_index index[DB_MAX_INDEX];
 	int nindex;
 	struct buf suffix;     /* normalized suffix DN */
@@ -117,12 +121,14 @@ int db_foreach_group(const struct db *db, MDB_txn *txn, entry_id id,
 #define DB_STOPPED (-1)
 
 /*
- * Calls fn on every entry, in ID (import) order, inside one read transaction of
- * its own; e is valid during the call only. Stops at the first nonzero return of
- * fn. Returns 0, DB_STOPPED, MDB_CORRUPTED (a record does not parse) or an LMDB
- * error. Any thread; the db must stay open.
+ * Calls fn on every entry (id, e), in ID (import) order, inside one read transaction of
+ * its own (txn, which fn may read other entries through; not to be ended); e is valid
+ * during the call only. Stops at the first nonzero return of fn. Returns 0, DB_STOPPED,
+ * MDB_CORRUPTED (a record does not parse) or an LMDB error. Any thread; the db must stay
+ * open.
  */
-int db_foreach_entry(const struct db *db, int (*fn)(const struct entry_view *e, void *arg),
+int db_foreach_entry(const struct db *db,
+                     int (*fn)(MDB_txn *txn, entry_id id, const struct entry_view *e, void *arg),
                      void *arg);
 
 /*

@@ -10,6 +10,7 @@
 #include "protocol/dn.h"
 #include "storage/entry_index.h"
 #include "storage/entry_mods.h"
+#include "storage/entry_opattrs.h"
 #include "storage/entry_schema.h"
 #include "storage/update_memberof.h"
 
@@ -19,6 +20,7 @@ struct change {
 	MDB_txn *txn; /* nested in the caller's */
 	struct db_update_error *err;
 	struct buf ndn, key, rec, old, val, ids, subkeys;
+	struct buf opattrs; /* the provider's operational attributes (storage/entry_opattrs.h) */
 	struct entry_mods mods;
 	struct memberof_scratch ms;
 };
@@ -219,7 +221,8 @@ static int store(struct change *c, entry_id id, entry_id parent, const struct en
 	              (rc = del_pair(c->txn, c->db->children, &old->parent, sizeof(old->parent),
 	                             &id, sizeof(id)))))
 		return rc;
-	if ((rc = put_pair(c->txn, c->db->id2entry, &id, sizeof(id), c->rec.data, c->rec.len, 0)))
+	if ((rc = put_pair(c->txn, c->db->id2entry, &id, sizeof(id), c->rec.data, c->rec.len, 0)) ||
+	    (rc = entry_opattrs_put(c->db, c->txn, id, &c->opattrs)))
 		return rc;
 	if (!old || moved) {
 		if ((rc = put_pair(c->txn, c->db->dn2id, c->key.data, c->key.len, &id, sizeof(id),
@@ -283,6 +286,9 @@ static int prepare(struct change *c, const unsigned char uuid[16], const struct 
 	if (!(flags & DB_UPDATE_NO_SCHEMA) &&
 	    entry_schema_check(c->mods.mods, &fault, why, sizeof(why)) < 0)
 		return say(c, LDAP_OBJECT_CLASS_VIOLATION, "entry \"%s\": %s", dn->bv_val, why);
+	/* Before they are dropped: the provider's timestamps, kept beside the entry. */
+	if (c->db->has_opattrs && entry_opattrs_encode(c->mods.mods, &c->opattrs) < 0)
+		return lmdb_fail(c, ENOMEM, "operational attributes");
 	if (entry_mods_canonical(c->mods.mods, &c->mods.names) < 0)
 		return lmdb_fail(c, ENOMEM, "naming attributes");
 	c->rec.off = c->rec.len = 0;
@@ -367,6 +373,7 @@ static void change_free(struct change *c)
 	buf_free(&c->val);
 	buf_free(&c->ids);
 	buf_free(&c->subkeys);
+	buf_free(&c->opattrs);
 	entry_mods_free(&c->mods);
 	memberof_scratch_free(&c->ms);
 }
@@ -446,7 +453,8 @@ static int delete_change(struct change *c, const unsigned char *uuid, unsigned f
 		    (rc = del_pair(c->txn, c->db->children, &e.parent, sizeof(e.parent), &d,
 		                   sizeof(d))) ||
 		    (rc = del_pair(c->txn, c->db->uuid2id, e.uuid, 16, NULL, 0)) ||
-		    (rc = del_pair(c->txn, c->db->id2entry, &d, sizeof(d), NULL, 0)))
+		    (rc = del_pair(c->txn, c->db->id2entry, &d, sizeof(d), NULL, 0)) ||
+		    (rc = entry_opattrs_delete(c->db, c->txn, d)))
 			return rc == -LDAP_INVALID_SYNTAX ? LDAP_INVALID_SYNTAX
 			                                  : lmdb_fail(c, rc, "deleting");
 	}

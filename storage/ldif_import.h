@@ -42,7 +42,9 @@ struct import_opts {
 int ldif_import(const char *ldif_path, const char *db_path, const struct import_opts *opts,
                 size_t *count);
 
-/* Writes every entry of db_path as LDIF to out, parents first; progress (NULL: none)
+/* Writes every entry of db_path as LDIF to out in ID (import) order, parents first (an
+ * entry whose parent comes later in ID order, after a replica's move, goes right after
+ * it; -1 when an entry's parent is missing); progress (NULL: none)
  * is called every so many entries with how many are written, of total. Returns 0 or
  * -1 with a message in err. */
 int ldif_export(const char *db_path, FILE *out, char *err, size_t errlen,

@@ -6,7 +6,7 @@ BASE=dc=test,dc=org
 
 # use_work_dir NAME: $work, a fresh /tmp/minidir-NAME.XXXXXX. At exit every PID in
 # $pids (servers started as `cmd & pids+=($!)`) is stopped, and $work removed unless
-# KEEP is set.
+# KEEP is set. finish then prints "# NAME: P passed, F failed" and exits (1 on a failure).
 pids=()
 stop_pids_and_work() {
 	for p in "${pids[@]}"; do
@@ -15,8 +15,15 @@ stop_pids_and_work() {
 	[ -n "${KEEP:-}" ] || rm -rf "$work"
 }
 use_work_dir() {
+	suite=$1
 	work=$(mktemp -d "/tmp/minidir-$1.XXXXXX")
 	trap stop_pids_and_work EXIT
+}
+
+finish() {
+	echo "# $suite: $pass passed, $fail failed"
+	[ "$fail" = 0 ]
+	exit
 }
 
 # ok / not_ok print a TAP-like line and count it in pass / fail.
@@ -34,12 +41,13 @@ cleanup_server_and_work() {
 	[ -n "${KEEP:-}" ] || rm -rf "$work"
 }
 
-# Prints the port minidir logged in LOG ("listening on SCHEME://127.0.0.1:PORT/",
-# SCHEME ldap unless given), waiting up to 5 s for it; prints nothing if it never came.
+# wait_port LOG [SCHEME [WORDS [SECONDS]]]: prints the port minidir logged in LOG
+# ("WORDS SCHEME://127.0.0.1:PORT/": SCHEME ldap, WORDS "listening on" unless given),
+# waiting up to SECONDS (5) for it; prints nothing if it never came.
 wait_port() {
-	local port= scheme=${2:-ldap}
-	for _ in $(seq 1 100); do
-		port=$(sed -n "s#.*listening on $scheme://127.0.0.1:\([0-9]*\)/.*#\1#p" "$1" | head -1)
+	local port= scheme=${2:-ldap} words=${3:-listening on}
+	for _ in $(seq 1 $((${4:-5} * 20))); do
+		port=$(sed -n "s#.*$words $scheme://127.0.0.1:\([0-9]*\)/.*#\1#p" "$1" | head -1)
 		[ -n "$port" ] && break
 		sleep 0.05
 	done

@@ -3,40 +3,34 @@
 # examples/example.ldif, on a private 127.0.0.1 port, stopped by PID.
 SLAPD=${SLAPD:-/usr/sbin/slapd}
 SLAPADD=${SLAPADD:-/usr/sbin/slapadd}
-SCHEMADIR=${SCHEMADIR:-/etc/ldap/schema}
-MODULEDIR=${MODULEDIR:-/usr/lib/ldap}
 export LDAPNOINIT=1
 EX=dc=example,dc=com
 ADMIN=cn=admin,$EX
+. tests/integration/slapd_conf.sh
 
 # provider_setup: $work/slapd.conf and its database, loaded with slapadd. Returns 1
 # (with not_ok) when slapadd fails.
 provider_setup() {
-	mkdir -p "$work/db"
-	cat > "$work/slapd.conf" << EOF
-include $SCHEMADIR/core.schema
-include $SCHEMADIR/cosine.schema
-include $SCHEMADIR/inetorgperson.schema
-include $SCHEMADIR/nis.schema
-modulepath $MODULEDIR
-moduleload back_mdb
-moduleload syncprov
-pidfile $work/slapd.pid
-loglevel none
-database mdb
-suffix "$EX"
-rootdn "$ADMIN"
-rootpw secret
-directory $work/db
-maxsize 67108864
+	slapd_conf "$work/slapd.conf" "$work/db" "maxsize 67108864
 dbnosync
 index objectClass,entryUUID,entryCSN eq
 overlay syncprov
-syncprov-checkpoint 1 1
-EOF
+syncprov-checkpoint 1 1"
 	grep -v "^version:" examples/example.ldif > "$work/data.ldif" # slapadd reads no version line
 	if ! timeout 60 "$SLAPADD" -f "$work/slapd.conf" -l "$work/data.ldif" > "$work/slapadd.log" 2>&1; then
 		not_ok "slapadd: $(cat "$work/slapadd.log")"
+		return 1
+	fi
+}
+
+# provider_add_generated N: N more entries (bench/gen-ldif.sh: uid=user.0..N-1 under
+# example.ldif's ou=people) slapadd'ed into the provider's database before it starts.
+# Returns 1 (with not_ok) when slapadd fails.
+provider_add_generated() {
+	# gen-ldif's first two records, the suffix and ou=people, are there already
+	bench/gen-ldif.sh "$1" "$EX" | awk 'BEGIN{RS=""; ORS="\n\n"} NR>2' > "$work/more.ldif"
+	if ! timeout 120 "$SLAPADD" -q -f "$work/slapd.conf" -l "$work/more.ldif" > "$work/slapadd2.log" 2>&1; then
+		not_ok "slapadd of $1 generated entries: $(tail -3 "$work/slapadd2.log")"
 		return 1
 	fi
 }
@@ -67,6 +61,35 @@ provider_start() {
 	done
 	not_ok "slapd did not start: $(tail -5 "$work/slapd.log")"
 	return 1
+}
+
+# replica_conf NAME TYPE [LINES]: $work/NAME.conf, a minidir replica of $PROV (type
+# refreshAndPersist or refreshOnly, interval 2 s, retried every second) on a free port,
+# its database $work/NAME.mdb; LINES are added at the end.
+replica_conf() {
+	cat > "$work/$1.conf" << EOF
+listen = 127.0.0.1:0
+database = $work/$1.mdb
+suffix = $EX
+rootdn = $ADMIN
+rootpw = secret
+sizelimit = unlimited
+syncrepl = rid=001 provider=$PROV bindmethod=simple
+	binddn="$ADMIN" credentials=secret searchbase="$EX"
+	type=$2 interval=00:00:00:02 retry="1 +"
+${3:-}
+EOF
+}
+
+# replica_run NAME: starts minidir with $work/NAME.conf, its log $work/NAME.N.log (N counts
+# the starts); sets $rpid (added to $pids) and $rlog.
+starts=0
+replica_run() {
+	starts=$((starts + 1))
+	rlog=$work/$1.$starts.log
+	"$BUILD/minidir" -f "$work/$1.conf" > "$rlog" 2>&1 &
+	rpid=$!
+	pids+=("$rpid")
 }
 
 # dump URI: every entry under $EX with its user attributes, as the rootdn reads them, one

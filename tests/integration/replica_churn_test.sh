@@ -14,25 +14,10 @@ BUILD=${BUILD:-build}
 . tests/integration/provider.sh
 
 use_work_dir churn
-finish() {
-	echo "# churn: $pass passed, $fail failed"
-	[ "$fail" = 0 ]
-	exit
-}
 provider_setup || finish
 provider_start || finish
 PROV=ldap://127.0.0.1:$port
-cat > "$work/replica.conf" << EOF
-listen = 127.0.0.1:0
-database = $work/replica.mdb
-suffix = $EX
-rootdn = $ADMIN
-rootpw = secret
-sizelimit = unlimited
-syncrepl = rid=001 provider=$PROV bindmethod=simple
-	binddn="$ADMIN" credentials=secret searchbase="$EX"
-	type=refreshAndPersist retry="1 +"
-EOF
+replica_conf replica refreshAndPersist
 "$BUILD/minidir" -f "$work/replica.conf" > "$work/replica.log" 2>&1 &
 rpid=$!
 pids+=("$rpid")

@@ -143,6 +143,8 @@ static void dump_db(const char *path, struct rows *out)
 	dump_table(txn, db.memberof, "memberof", R_ID, R_ID, &m, out);
 	dump_table(txn, db.memberdn, "memberdn", R_BYTES, R_ID, &m, out);
 	dump_table(txn, db.uuid2id, "uuid2id", R_BYTES, R_ID, &m, out);
+	if (db.has_opattrs)
+		dump_table(txn, db.opattrs, "opattrs", R_ID, R_BYTES, &m, out);
 	for (int i = 0; i < db.nindex; i++) {
 		char name[80];
 		snprintf(name, sizeof(name), "eq.%s", db.index[i].attr);

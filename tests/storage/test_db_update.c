@@ -16,6 +16,7 @@
 
 #include "protocol/schema.h"
 #include "storage/db_update.h"
+#include "storage/entry_opattrs.h"
 #include "storage/ldif_import.h"
 #include "tests/check_run.h"
 #include "tests/storage/db_compare.h"
@@ -483,6 +484,123 @@ START_TEST(bad_changes_are_refused_and_change_nothing)
 END_TEST
 
 /* The cookie is stored with the changes of its transaction, and only then. */
+/* After a replica moves a subtree under a parent added later (its IDs now below the
+ * parent's), export still writes every parent before its children (held back entries go
+ * right after their parent, with theirs), and the LDIF imports into the same directory. */
+START_TEST(export_after_a_move_writes_parents_first)
+{
+	base_directory();
+	model_add(&M, P("ou=eng"), "objectClass: organizationalUnit\nou: eng\n");
+	model_add(&M, P("uid=alice,ou=eng"), user_attrs("alice", ""));
+	model_add(&M, P("uid=bob,ou=eng"), user_attrs("bob", ""));
+	import_to(a_path);
+	put_ok(model_add(&M, "ou=later," SUFFIX, "objectClass: organizationalUnit\nou: later\n"));
+	put_ok(model_add(&M, "ou=deeper,ou=later," SUFFIX,
+	                 "objectClass: organizationalUnit\nou: deeper\n"));
+	struct mentry *eng = model_find(&M, P("ou=eng"));
+	model_rename(&M, P("ou=eng"), "ou=eng,ou=deeper,ou=later," SUFFIX);
+	put_ok(eng);
+	put_ok(
+	    model_add(&M, "uid=carol,ou=eng,ou=deeper,ou=later," SUFFIX, user_attrs("carol", "")));
+	check_same();
+
+	char out_path[160], c_path[160], err[512], line[4096];
+	snprintf(out_path, sizeof(out_path), "%s/export.ldif", dir);
+	snprintf(c_path, sizeof(c_path), "%s/c.mdb", dir);
+	FILE *out = fopen(out_path, "w");
+	ck_assert_ptr_nonnull(out);
+	ck_assert_msg(ldif_export(a_path, out, err, sizeof(err), NULL, NULL) == 0, "%s", err);
+	fclose(out);
+	/* The DNs in the order written: each one's parent came before it. */
+	static const char *const want[] = {
+	    SUFFIX,
+	    "ou=people," SUFFIX,
+	    "ou=groups," SUFFIX,
+	    "ou=later," SUFFIX,
+	    "ou=deeper,ou=later," SUFFIX,
+	    "ou=eng,ou=deeper,ou=later," SUFFIX,
+	    "uid=alice,ou=eng,ou=deeper,ou=later," SUFFIX,
+	    "uid=bob,ou=eng,ou=deeper,ou=later," SUFFIX,
+	    "uid=carol,ou=eng,ou=deeper,ou=later," SUFFIX,
+	};
+	size_t n = 0;
+	FILE *in = fopen(out_path, "r");
+	ck_assert_ptr_nonnull(in);
+	while (fgets(line, sizeof(line), in))
+		if (strncmp(line, "dn: ", 4) == 0) {
+			line[strcspn(line, "\n")] = '\0';
+			ck_assert_uint_lt(n, sizeof(want) / sizeof(want[0]));
+			ck_assert_str_eq(line + 4, want[n]);
+			n++;
+		}
+	fclose(in);
+	ck_assert_uint_eq(n, sizeof(want) / sizeof(want[0]));
+	struct import_opts opts = {
+	    .suffix = SUFFIX, .index = index_attrs, .nindex = 6, .err = stderr, .creator = "x"};
+	size_t count;
+	ck_assert_int_eq(ldif_import(out_path, c_path, &opts, &count), 0);
+	ck_assert_uint_eq(count, n);
+	ck_assert_msg(db_same(a_path, c_path), "the re-imported export differs");
+}
+END_TEST
+
+/* The provider's timestamps and entryCSN sent with an entry are kept beside it (not in
+ * its record: "*" stays the user attributes), replaced by the next put, gone with it. */
+static bool kept_value(const char *path, struct mentry *e, const char *name, const char *want)
+{
+	struct db db;
+	MDB_txn *txn;
+	entry_id id;
+	struct entry_view kept = {0};
+	const unsigned char *vals, *v;
+	size_t vlen, len;
+	open_rw(&db, path);
+	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
+	bool found = db_uuid2id(&db, txn, e->uuid, &id) == 0 &&
+	             entry_opattrs_get(&db, txn, id, &kept) == 0 &&
+	             entry_find_attr(&kept, name, strlen(name), &vals, &vlen) &&
+	             entry_next_value(&vals, vals + vlen, &v, &len) &&
+	             (!want || (len == strlen(want) && memcmp(v, want, len) == 0));
+	mdb_txn_abort(txn);
+	db_close(&db);
+	return found;
+}
+
+START_TEST(provider_timestamps_kept_beside_the_entry)
+{
+	base_directory();
+	import_to(a_path);
+	struct mentry *zed = model_add(
+	    &M, P("uid=zed"),
+	    user_attrs("zed",
+	               "createTimestamp: 20200101000000Z\nmodifyTimestamp: 20210101000000Z\n"
+	               "creatorsName: cn=admin," SUFFIX "\nentryCSN: "
+	               "20210101000000.000001Z#000000#000#000000\nhasSubordinates: FALSE\n"));
+	put_ok(zed);
+	ck_assert(kept_value(a_path, zed, "createTimestamp", "20200101000000Z"));
+	ck_assert(kept_value(a_path, zed, "modifyTimestamp", "20210101000000Z"));
+	ck_assert(kept_value(a_path, zed, "creatorsName", "cn=admin," SUFFIX));
+	ck_assert(kept_value(a_path, zed, "entryCSN", "20210101000000.000001Z#000000#000#000000"));
+	ck_assert(!kept_value(a_path, zed, "hasSubordinates", NULL));
+	set_attrs(zed, user_attrs("zed", "modifyTimestamp: 20220101000000Z\n"));
+	put_ok(zed);
+	ck_assert(kept_value(a_path, zed, "modifyTimestamp", "20220101000000Z"));
+	ck_assert(!kept_value(a_path, zed, "createTimestamp", NULL));
+	/* The records are a fresh import's: the timestamps are not in them. */
+	set_attrs(zed, user_attrs("zed", ""));
+	put_ok(zed);
+	ck_assert(!kept_value(a_path, zed, "modifyTimestamp", NULL));
+	check_same();
+	struct db_update_error err;
+	set_attrs(zed, user_attrs("zed", "entryCSN: 1\n"));
+	put_ok(zed);
+	ck_assert(kept_value(a_path, zed, "entryCSN", "1"));
+	ck_assert_int_eq(delete_one(zed, 0, &err), 0);
+	model_delete(zed, false);
+	check_same(); /* its opattrs row went with it */
+}
+END_TEST
+
 START_TEST(cookie_goes_with_its_transaction)
 {
 	scripted_directory();
@@ -630,6 +748,8 @@ static Suite *update_suite(void)
 	tcase_add_test(tc, comparison_sees_a_difference);
 	tcase_add_loop_test(tc, random_changes_match_a_fresh_import, 0, 3);
 	tcase_add_test(tc, bad_changes_are_refused_and_change_nothing);
+	tcase_add_test(tc, export_after_a_move_writes_parents_first);
+	tcase_add_test(tc, provider_timestamps_kept_beside_the_entry);
 	tcase_add_test(tc, cookie_goes_with_its_transaction);
 	tcase_add_test(tc, replica_from_no_file);
 	tcase_add_test(tc, bench_changes_on_10000_entries);

@@ -1,0 +1,68 @@
+/* A replica's copy of its provider's operational attributes: see entry_opattrs.h. */
+#include "storage/entry_opattrs.h"
+
+#include <lber.h>
+#include <strings.h>
+
+const char *const entry_opattrs_names[] = {"createTimestamp", "modifyTimestamp", "creatorsName",
+                                           "modifiersName",   "entryCSN",        NULL};
+
+int entry_opattrs_encode(LDAPMod **mods, struct buf *out)
+{
+	out->off = out->len = 0;
+	BerElement *ber = NULL;
+	int rc = 0;
+	for (int n = 0; entry_opattrs_names[n] && rc == 0; n++)
+		for (int i = 0; mods && mods[i] && rc == 0; i++) {
+			if (strcasecmp(mods[i]->mod_type, entry_opattrs_names[n]) != 0 ||
+			    !mods[i]->mod_bvalues || !mods[i]->mod_bvalues[0])
+				continue;
+			if (!ber && !(ber = ber_alloc_t(LBER_USE_DER)))
+				return -1;
+			if (ber_printf(ber, "{s[V]}", entry_opattrs_names[n],
+			               mods[i]->mod_bvalues) < 0)
+				rc = -1;
+			break; /* one attribute of a name */
+		}
+	if (!ber)
+		return rc;
+	struct berval bv;
+	if (rc == 0 && ber_flatten2(ber, &bv, 0) == 0)
+		rc = buf_append(out, bv.bv_val, bv.bv_len) < 0 ? -1 : 0;
+	else
+		rc = -1;
+	ber_free(ber, 1);
+	return rc;
+}
+
+int entry_opattrs_put(const struct db *db, MDB_txn *txn, entry_id id, const struct buf *rec)
+{
+	if (!db->has_opattrs)
+		return 0;
+	if (rec->len == 0)
+		return entry_opattrs_delete(db, txn, id);
+	MDB_val k = {sizeof(id), &id}, v = {rec->len, rec->data};
+	return mdb_put(txn, db->opattrs, &k, &v, 0);
+}
+
+int entry_opattrs_delete(const struct db *db, MDB_txn *txn, entry_id id)
+{
+	if (!db->has_opattrs)
+		return 0;
+	MDB_val k = {sizeof(id), &id};
+	int rc = mdb_del(txn, db->opattrs, &k, NULL);
+	return rc == MDB_NOTFOUND ? 0 : rc;
+}
+
+int entry_opattrs_get(const struct db *db, MDB_txn *txn, entry_id id, struct entry_view *e)
+{
+	if (!db->has_opattrs)
+		return MDB_NOTFOUND;
+	MDB_val k = {sizeof(id), &id}, v;
+	int rc = mdb_get(txn, db->opattrs, &k, &v);
+	if (rc == 0) {
+		e->attrs = v.mv_data;
+		e->attrslen = v.mv_size;
+	}
+	return rc;
+}
