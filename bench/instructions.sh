@@ -29,7 +29,8 @@ EOC
 "$BUILD/minidir-import" -q -f "$work/minidir.conf" "$work/data.ldif" || die "minidir-import failed"
 
 # count NAME PORT_PATTERN CMD...: runs CMD under callgrind, loads it with 8 connections
-# of 1-entry lookups (one in flight each), prints "NAME searches instructions".
+# of 1-entry lookups ((uid=user.N) from the suffix, as bench/floor.sh and bench/run.sh;
+# one in flight each), prints "NAME searches instructions".
 count() {
 	local name=$1 pattern=$2 port='' vpid
 	shift 2
@@ -43,7 +44,7 @@ count() {
 	done
 	[ -n "$port" ] || die "$name did not start under valgrind: $(tail -3 "$work/$name.log")"
 	callgrind_control --zero "$vpid" > /dev/null 2>&1 || die "callgrind_control failed"
-	timeout 120 "$BUILD/searchrate" -p "$port" -b "uid=user.[1-10000],ou=people,$SUFFIX" -s base \
+	timeout 120 "$BUILD/searchrate" -p "$port" -b "$SUFFIX" -f "(uid=user.[0-9999])" \
 		-t 1 --numConnections 8 -a -O 1 -i 3 -I 2 > "$work/$name.sr" 2>&1 || die "searchrate failed: $(tail -3 "$work/$name.sr")"
 	callgrind_control --dump "$vpid" > /dev/null 2>&1 || die "callgrind_control failed"
 	kill "$vpid" 2> /dev/null

@@ -18,16 +18,12 @@ static int take_value(enum match_rule rule, const struct berval *in, struct filt
 		*invalid = true; /* e.g. "(member=not a dn)": Undefined, not an error */
 		tmp.len = 0;
 	}
-	out->val = malloc(tmp.len + 1);
-	if (!out->val) {
+	if (buf_append(&tmp, "", 1) < 0) { /* NUL-terminated; then the value is tmp's memory */
 		buf_free(&tmp);
 		return -1;
 	}
-	if (tmp.len)
-		memcpy(out->val, tmp.data, tmp.len);
-	out->val[tmp.len] = '\0';
-	out->len = tmp.len;
-	buf_free(&tmp);
+	out->val = (char *)tmp.data;
+	out->len = tmp.len - 1;
 	return 0;
 }
 

@@ -20,9 +20,10 @@ static bool index_answers(const struct db *db, const struct filter *f, const str
  * *best_count, 0 when no index applies, -1 when out of memory.
  */
 static int indexed_candidates(const struct db *db, MDB_txn *txn, const struct filter *f,
-                              struct candidates *best, size_t *best_count)
+                              bool need_count, struct candidates *best, size_t *best_count)
 {
 	const struct filter *one = f->kind == FILTER_AND ? f->child : f;
+	need_count = need_count || f->kind == FILTER_AND; /* operands compete */
 	int found = 0;
 	for (; one; one = f->kind == FILTER_AND ? one->next : NULL) {
 		const struct db_index *ix;
@@ -34,7 +35,7 @@ static int indexed_candidates(const struct db *db, MDB_txn *txn, const struct fi
 				cand_free(best);
 			return -1;
 		}
-		size_t n = cand_count(&c, txn);
+		size_t n = need_count ? cand_count(&c, txn) : 0; /* 0: fewer than any scope */
 		if (!found || n < *best_count) {
 			if (found)
 				cand_free(best);
@@ -62,9 +63,11 @@ int search_plan_candidates(struct search_plan *p, const struct db *db, MDB_txn *
 		rc = cand_init_subtree(&p->cand, db, p->base_key.data, p->base_key.len);
 	if (rc < 0)
 		return -1;
+	/* A subtree's size is never counted (cand_count: SIZE_MAX), so any index is smaller:
+	 * the one index of a filter that is one item is then taken without counting it. */
 	struct candidates idx;
 	size_t n = SIZE_MAX;
-	int found = indexed_candidates(db, txn, f, &idx, &n);
+	int found = indexed_candidates(db, txn, f, p->cand.kind != CAND_SUBTREE, &idx, &n);
 	if (found <= 0)
 		return found;
 	if (n < cand_count(&p->cand, txn)) {

@@ -63,6 +63,7 @@ size_t cand_count(struct candidates *c, MDB_txn *txn)
 
 int cand_begin(struct candidates *c, MDB_txn *txn)
 {
+	c->positioned = false; /* a renewed cursor (or a new one) sits nowhere */
 	if (c->kind == CAND_ONE)
 		return 0;
 	if (c->cursor)
@@ -94,6 +95,8 @@ static int next_dup(struct candidates *c, entry_id *id)
 		return MDB_NOTFOUND;
 	if (!c->started) {
 		rc = mdb_cursor_get(c->cursor, &k, &v, MDB_SET_KEY);
+	} else if (c->positioned) { /* the same transaction: step, no descent */
+		rc = mdb_cursor_get(c->cursor, &k, &v, MDB_NEXT_DUP);
 	} else {
 		entry_id after = c->last + 1;
 		if (after == 0)
@@ -102,6 +105,7 @@ static int next_dup(struct candidates *c, entry_id *id)
 		v.mv_data = &after;
 		rc = mdb_cursor_get(c->cursor, &k, &v, MDB_GET_BOTH_RANGE);
 	}
+	c->positioned = rc == 0;
 	if (rc)
 		return rc;
 	memcpy(id, v.mv_data, sizeof(*id));

@@ -27,6 +27,7 @@ struct candidates {
 	entry_id last;  /* one: the ID; children/index: the last ID returned */
 	bool started;
 	bool done;
+	bool positioned;    /* the cursor sits on the last ID returned (this cand_begin) */
 	MDB_cursor *cursor; /* valid between cand_begin and cand_end */
 };
 
