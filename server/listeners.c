@@ -166,10 +166,8 @@ int listeners_bind(struct server *srv)
 			log_error("epoll_ctl: %s", strerror(errno));
 			return -1;
 		}
-	if (!hold) {
-		listeners_open(srv, NULL);
-		return 0;
-	}
+	if (!hold)
+		return listeners_open(srv, NULL);
 	srv->listen_hold_until = clock_seconds() + cfg->listen_after_refresh;
 	for (int a = 0; a < cfg->nlisten; a++)
 		log_info("holding %s closed until the first refresh has committed "
@@ -178,18 +176,22 @@ int listeners_bind(struct server *srv)
 	return 0;
 }
 
-void listeners_open(struct server *srv, const char *why)
+int listeners_open(struct server *srv, const char *why)
 {
 	if (__atomic_exchange_n(&srv->listening, true, __ATOMIC_ACQ_REL))
-		return;
+		return 0;
 	const struct config *cfg = &srv->cfg;
 	for (int i = 0; i < srv->nworkers; i++) {
 		struct worker *w = &srv->workers[i];
 		for (int j = 0; j < w->nlisten; j++)
-			if (listen(w->listenfd[j], 1024) < 0)
+			if (listen(w->listenfd[j], 1024) < 0) {
 				log_error("listen %s: %s", srv->listen_urls[j], strerror(errno));
-		if (worker_add_listeners(w) < 0)
+				return -1;
+			}
+		if (worker_add_listeners(w) < 0) {
 			log_error("epoll_ctl: %s", strerror(errno));
+			return -1;
+		}
 	}
 	for (int a = 0; a < cfg->nlisten; a++) {
 		const struct listen_addr *la = &cfg->listen[a];
@@ -199,6 +201,7 @@ void listeners_open(struct server *srv, const char *why)
 	}
 	if (why)
 		log_info("%s", why);
+	return 0;
 }
 
 void listeners_hold_tick(struct server *srv)
@@ -214,5 +217,5 @@ void listeners_hold_tick(struct server *srv)
 	         "(syncrepl state %s%s%.300s): serving anyway, the data as it is",
 	         srv->cfg.listen_after_refresh, st.state, st.last_error[0] ? ", last error: " : "",
 	         st.last_error);
-	listeners_open(srv, why);
+	listeners_open(srv, why); /* a failure is logged; the address stays closed */
 }

@@ -27,10 +27,11 @@ int listeners_bind(struct server *srv);
 /*
  * Makes the bound sockets listen and adds them to the workers' epoll sets; logs
  * "listening on URL ..." for each address, and why (NULL: nothing more). The first call
- * does it; later ones return at once. A listen that fails is logged (the address
- * stays closed). The replica's on_first_refresh callback (replica.h).
+ * does it; later ones return 0 at once. Returns 0, or -1 after logging a listen or
+ * epoll_ctl that failed (at start-up the server then stops; held, the addresses left stay
+ * closed). What the replica's on_first_refresh callback calls (server.c).
  */
-void listeners_open(struct server *srv, const char *why);
+int listeners_open(struct server *srv, const char *why);
 
 /* Once a second: when the hold's bound has passed, logs why and listens anyway. */
 void listeners_hold_tick(struct server *srv);

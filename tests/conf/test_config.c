@@ -467,7 +467,8 @@ START_TEST(syncrepl_directive)
 	    "  searchbase=\"dc=example,dc=com\" filter=\"(|(uid=a) (cn=b))\" scope=sub\n"
 	    "  attrs=\"*,+\" type=refreshAndPersist interval=01:02:03:04\n"
 	    "  retry=\"5 5 60 +\" starttls=critical tls_cacert=/etc/ca.pem tls_reqcert=never\n"
-	    "updateref = ldap://provider/\n",
+	    "updateref = ldap://provider/\n"
+	    "listen_after_refresh = 300\n",
 	    &cfg);
 	const struct syncrepl_conf *s = &cfg.syncrepl;
 	ck_assert(s->set);
@@ -486,6 +487,7 @@ START_TEST(syncrepl_directive)
 	ck_assert_int_eq(s->starttls, SYNCREPL_STARTTLS_CRITICAL);
 	ck_assert(s->tls_reqcert_never);
 	ck_assert_str_eq(cfg.updateref, "ldap://provider/");
+	ck_assert_int_eq(cfg.listen_after_refresh, 300);
 	config_free(&cfg);
 	load_ok(BASE, &cfg); /* no syncrepl key: no replica */
 	ck_assert(!cfg.syncrepl.set);
@@ -508,12 +510,17 @@ START_TEST(err_syncrepl)
 	load_fails_at(BASE SR "syncrepl = rid=2\n", 4, "only one syncrepl");
 	load_fails_at(BASE "syncrepl = rid=1 provider=http://p\n", 3, "ldap://");
 	load_fails_at(BASE "updateref = provider\n", 3, "updateref");
+	load_fails_at(BASE SR "listen_after_refresh = soon\n", 4, "listen_after_refresh");
+	load_fails_at(BASE SR "listen_after_refresh = 86401\n", 4, "listen_after_refresh");
 #undef SR
 	struct config cfg;
 	char err[1024];
 	write_conf(BASE "syncrepl = rid=1 provider=ldap://p searchbase=ou=x,dc=example,dc=com\n");
 	ck_assert_int_eq(config_load(&cfg, path, err, sizeof(err)), -1);
 	ck_assert_ptr_nonnull(strstr(err, "must be the suffix"));
+	write_conf(BASE "listen_after_refresh = 10\n");
+	ck_assert_int_eq(config_load(&cfg, path, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "listen_after_refresh is set but syncrepl is not"));
 	write_conf(BASE "syncrepl = rid=1 searchbase=dc=example,dc=com\n");
 	ck_assert_int_eq(config_load(&cfg, path, err, sizeof(err)), -1);
 	ck_assert_ptr_nonnull(strstr(err, "provider= is required"));
