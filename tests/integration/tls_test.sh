@@ -198,6 +198,47 @@ os._exit(0)" > "$work/midrecord" 2>&1 || not_ok "mid-record client: $(cat "$work
 		"${LS[@]}" -H "$S" -b "$BASE" "(uid=user3)" cn
 	check "cn=tls,cn=monitor counts resumed handshakes" 0 "^resumedHandshakes: [1-9]" \
 		"${LS[@]}" -H "$S" -D "cn=admin,$BASE" -w root-secret -b "cn=tls,cn=monitor" -s base
+
+	# searchrate's lean engine (OpenSSL): a handshake per search, full, then resumed, each
+	# counted by the server as well; StartTLS, a bind, and pipelined subtree searches.
+	tlsmon() { "${LS[@]}" -H "$S" -D "cn=admin,$BASE" -w root-secret -b "cn=tls,cn=monitor" -s base "$1" | sed -n "s/^$1: //p"; }
+	srun() { # NAME args...: searchrate on 127.0.0.1, 2 intervals of 0.5 s; $work/NAME
+		local name=$1
+		shift
+		timeout 60 "$BUILD/searchrate" -h 127.0.0.1 -i 0.5 -I 2 "$@" > "$work/$name" 2>&1
+		src=$?
+	}
+	sval() { sed -n "s/^ *$2: *\([0-9][0-9]*\).*/\1/p" "$work/$1" | head -1; }
+	h0=$(tlsmon handshakes) r0=$(tlsmon resumedHandshakes)
+	srun srfull -p "$sport" -Z -P "$PKI/ca.pem" -b "$BASE" -f "(uid=user[1-3])" -t 2 --iterationsBeforeReconnect 1
+	n=$(sval srfull Reconnects) h1=$(tlsmon handshakes) r1=$(tlsmon resumedHandshakes)
+	if [ "$src" = 0 ] && [ "${n:-0}" -gt 0 ] && [ "$(sval srfull "Total errors")" = 0 ] &&
+		[ $((h1 - h0)) -ge "$n" ] && [ "$r1" = "$r0" ]; then
+		ok "searchrate lean, a full handshake per search: $n reconnects, the server counts $((h1 - h0)) handshakes, none resumed"
+	else
+		not_ok "searchrate lean, full handshakes: exit $src, ${n:-no} reconnects, handshakes $h0 -> $h1, resumed $r0 -> $r1: $(head -c 600 "$work/srfull")"
+	fi
+	srun srres -p "$sport" -Z -P "$PKI/ca.pem" -b "$BASE" -f "(uid=user[1-3])" -t 2 --iterationsBeforeReconnect 1 --resumeTLSSessions
+	n=$(sval srres Reconnects) res=$(sval srres "Resumed TLS sessions") r2=$(tlsmon resumedHandshakes)
+	if [ "$src" = 0 ] && [ "${n:-0}" -gt 0 ] && [ "$(sval srres "Total errors")" = 0 ] &&
+		[ "${res:-0}" -ge $((n - 2)) ] && [ $((r2 - r1)) -ge "${res:-1}" ]; then
+		ok "searchrate lean --resumeTLSSessions: $res of $n reconnects resumed, the server counts $((r2 - r1))"
+	else
+		not_ok "searchrate lean --resumeTLSSessions: exit $src, ${res:-no} resumed of ${n:-no}, server resumed $r1 -> $r2: $(head -c 600 "$work/srres")"
+	fi
+	want=$(grep -c '^dn:' "$LDIF")
+	srun srst -p "$port" -q -P "$PKI/ca.pem" -D "cn=admin,$BASE" -w root-secret -b "$BASE" -a -O 20 -t 2 --numConnections 4
+	if [ "$src" = 0 ] && [ "$(sval srst "Total errors")" = 0 ] && grep -q "^ *Total entries: .*($want.000 per search)" "$work/srst"; then
+		ok "searchrate lean --useStartTLS, a bind, 20 pipelined subtree searches of $want entries"
+	else
+		not_ok "searchrate lean --useStartTLS subtree searches: exit $src: $(head -c 600 "$work/srst")"
+	fi
+	srun srbad -p "$sport" -Z -P "$PKI/other-ca.pem" -b "$BASE"
+	if [ "$src" = 1 ] && grep -q "^searchrate: cannot connect to ldaps://127.0.0.1:$sport: .*certificate verify failed.*certificate was rejected" "$work/srbad"; then
+		ok "searchrate lean trusting another CA: exit 1, the certificate rejected"
+	else
+		not_ok "searchrate lean trusting another CA: exit $src: $(head -c 400 "$work/srbad")"
+	fi
 	stop "$pid" main
 fi
 
