@@ -102,6 +102,9 @@ bad_start "demand without a CA file" "needs tls_ca_file" \
 	"tls_cert_file = $PKI/server.pem" "tls_key_file = $PKI/server.key" \
 	"tls_verify_client = demand"
 bad_start "an unknown scheme" "scheme must be ldap://, ldaps:// or ldapi://" "listen = http://127.0.0.1:0"
+bad_start "tls_ktls without a certificate" "tls_ktls = yes needs tls_cert_file and tls_key_file" "tls_ktls = yes"
+bad_start "tls_ktls with a bad value" "tls_ktls" \
+	"tls_cert_file = $PKI/server.pem" "tls_key_file = $PKI/server.key" "tls_ktls = maybe"
 
 # --- ldaps:// and StartTLS --------------------------------------------------------------------
 write_conf main "tls_ca_file = $PKI/ca.pem" "tls_verify_client = allow"
@@ -240,6 +243,50 @@ os._exit(0)" > "$work/midrecord" 2>&1 || not_ok "mid-record client: $(cat "$work
 		not_ok "searchrate lean trusting another CA: exit $src: $(head -c 400 "$work/srbad")"
 	fi
 	stop "$pid" main
+fi
+
+# --- kernel TLS (tls_ktls) ---------------------------------------------------------------------
+# Whether this kernel has the tls ULP: it attaches to connected sockets only, so an unconnected
+# one answers ENOTCONN where it exists and ENOENT where it does not.
+ulp=$("$PYTHON" -c "
+import errno, socket
+s = socket.socket()
+try:
+    s.setsockopt(socket.IPPROTO_TCP, 31, b'tls')
+    print('yes')
+except OSError as e:
+    print('yes' if e.errno == errno.ENOTCONN else 'no')")
+mon_tls() { "${LS[@]}" -H "ldaps://127.0.0.1:$sport" -D "cn=admin,$BASE" -w root-secret -b "cn=tls,cn=monitor" -s base "$1" | sed -n "s/^$1: //p"; }
+write_conf plain_tls
+if start plain_tls; then
+	[ "$(mon_tls kernelTls)" = FALSE ] && ok "without tls_ktls: kernelTls FALSE" || not_ok "without tls_ktls: kernelTls $(mon_tls kernelTls)"
+	grep -q "kernel TLS" "$work/plain_tls.log" && not_ok "without tls_ktls: a kernel TLS line in the log" || ok "without tls_ktls: nothing logged about kernel TLS"
+	stop "$pid" plain_tls
+fi
+write_conf ktls "tls_ktls = yes" "send_policy = msg-more"
+if start ktls; then
+	if [ "$ulp" = no ]; then
+		grep -q "info: TLS: kernel TLS requested but this kernel has no tls ULP: setsockopt TCP_ULP \"tls\": No such file or directory; using userspace TLS" "$work/ktls.log" &&
+			ok "tls_ktls = yes on a kernel without the tls ULP: logged, userspace TLS" ||
+			not_ok "tls_ktls = yes without the tls ULP: no clear log line: $(grep -i kernel "$work/ktls.log")"
+		want_k=FALSE
+	else
+		grep -q "info: TLS: kernel TLS on (tls_ktls)" "$work/ktls.log" && ok "tls_ktls = yes on a kernel with the tls ULP: logged" ||
+			not_ok "tls_ktls = yes with the tls ULP: not logged: $(grep -i kernel "$work/ktls.log")"
+		want_k=TRUE
+	fi
+	check "tls_ktls: ldaps:// search" 0 "^cn: User Three" "${LS[@]}" -H "ldaps://127.0.0.1:$sport" -b "$BASE" "(uid=user3)" cn
+	check "tls_ktls: StartTLS search" 0 "^cn: User Three" "${LS[@]}" -ZZ -H "ldap://127.0.0.1:$port" -b "$BASE" "(uid=user3)" cn
+	n=$("${LS[@]}" -H "ldaps://127.0.0.1:$sport" -b "$BASE" "(objectClass=*)" | grep -c '^dn:')
+	[ "$n" = "$(grep -c '^dn:' "$LDIF")" ] && ok "tls_ktls: subtree search over ldaps://, all $n entries" ||
+		not_ok "tls_ktls: subtree search: $n entries"
+	k=$(mon_tls kernelTls) kc=$(mon_tls kernelTlsConnections)
+	if [ "$k" = "$want_k" ] && { [ "$want_k" = TRUE ] || [ "$kc" = 0 ]; } && [ -n "$kc" ]; then
+		ok "tls_ktls: cn=tls,cn=monitor kernelTls $k, kernelTlsConnections $kc"
+	else
+		not_ok "tls_ktls: cn=tls,cn=monitor kernelTls ${k:-none} (want $want_k), kernelTlsConnections ${kc:-none}"
+	fi
+	stop "$pid" ktls
 fi
 
 # --- ldapi:// (a Unix socket) and SASL EXTERNAL by the peer's uid and gid -------------------------
