@@ -23,7 +23,9 @@
  * cipher, the session goes back to memory buffers when the handshake ends.
  * Not exercised on the machines this was written on (no tls ULP): the
  * handshake must fit the socket's send buffer (else it fails, logged), and a
- * client's TLS 1.3 KeyUpdate asking for ours ends the connection.
+ * client's TLS 1.3 KeyUpdate asking for ours ends the connection. For tests,
+ * MINIDIR_KTLS_ASSUME=1 in the environment makes the probe succeed: on such a
+ * kernel that runs the handshake on the socket and the way back to memory.
  *
  * Thread rules: tls_setup, tls_reload and tls_teardown run in the main
  * thread; tls_session_new in any worker (it takes the context under a lock);

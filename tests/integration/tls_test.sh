@@ -288,6 +288,34 @@ if start ktls; then
 	fi
 	stop "$pid" ktls
 fi
+# The kernel TLS handshake (OpenSSL writes to the socket) and the way back to records made in
+# user space when the kernel does not take the keys: MINIDIR_KTLS_ASSUME=1 makes the probe
+# succeed on a kernel without the ULP (server/tls.h).
+if [ "$ulp" = no ]; then
+	write_conf ktls_assume "tls_ktls = yes" "send_policy = batch"
+	export MINIDIR_KTLS_ASSUME=1
+	start ktls_assume
+	started=$?
+	unset MINIDIR_KTLS_ASSUME
+	if [ "$started" = 0 ]; then
+		grep -q "info: TLS: kernel TLS on (tls_ktls)" "$work/ktls_assume.log" && ok "kernel TLS assumed: logged as on" ||
+			not_ok "kernel TLS assumed: not logged: $(grep -i kernel "$work/ktls_assume.log")"
+		check "kernel TLS assumed: ldaps:// search" 0 "^cn: User Three" "${LS[@]}" -H "ldaps://127.0.0.1:$sport" -b "$BASE" "(uid=user3)" cn
+		check "kernel TLS assumed: StartTLS search" 0 "^cn: User Three" "${LS[@]}" -ZZ -H "ldap://127.0.0.1:$port" -b "$BASE" "(uid=user3)" cn
+		srun srk -p "$sport" -Z -P "$PKI/ca.pem" -b "$BASE" -a -O 20 -t 2 --numConnections 4 --iterationsBeforeReconnect 50 --resumeTLSSessions
+		if [ "$src" = 0 ] && [ "$(sval srk "Total errors")" = 0 ] && [ "$(sval srk "Reconnects")" -gt 0 ] &&
+			grep -q "^ *Total entries: .*($(grep -c '^dn:' "$LDIF").000 per search)" "$work/srk"; then
+			ok "kernel TLS assumed: searchrate, pipelined subtree searches, reconnects, resumed"
+		else
+			not_ok "kernel TLS assumed: searchrate: exit $src: $(head -c 600 "$work/srk")"
+		fi
+		k=$(mon_tls kernelTls) kc=$(mon_tls kernelTlsConnections) hf=$(mon_tls handshakeFailures)
+		[ "$k" = TRUE ] && [ "$kc" = 0 ] && [ "$hf" = 0 ] &&
+			ok "kernel TLS assumed: kernelTls TRUE, kernelTlsConnections 0 (the kernel took no keys), no failures" ||
+			not_ok "kernel TLS assumed: kernelTls ${k:-none}, kernelTlsConnections ${kc:-none}, handshakeFailures ${hf:-none}"
+		stop "$pid" ktls_assume
+	fi
+fi
 
 # --- ldapi:// (a Unix socket) and SASL EXTERNAL by the peer's uid and gid -------------------------
 me_uid=$(id -u) me_gid=$(id -g)
