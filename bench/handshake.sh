@@ -79,6 +79,7 @@ timeout 60 "$BUILD/minidir-import" -q -f "$work/minidir.conf" "$LDIF" || die "mi
 declare -A PORT PID
 start_minidir() {
 	local log=$work/minidir.log wrap=()
+	: > "$log"
 	[ -z "$CALLGRIND" ] || wrap=(valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.%p")
 	"${wrap[@]}" "$BUILD/minidir" -f "$work/minidir.conf" 2> "$log" &
 	pids+=($!)
