@@ -44,7 +44,7 @@ UNIT_BIN := $(UNIT_SRC:%.c=$(B)/%)
 SR_SRC   := $(filter-out tools/searchrate/main.c,$(wildcard tools/searchrate/*.c))
 SR_OBJ   := $(SR_SRC:%.c=$(B)/%.o)
 SR_LIB   := $(B)/libsearchrate.a
-SR_LIBS  := -lldap -llber -lpthread -lm
+SR_LIBS  := -lldap -llber -lssl -lcrypto -lpthread -lm
 SR_UNIT_BIN := $(filter $(B)/tests/tools/%,$(UNIT_BIN))
 ITEST_BIN := $(B)/tests/integration/ldapclient $(B)/tests/integration/faultclient $(B)/tests/integration/syncprobe $(B)/bench/idleconns $(B)/bench/floor
 

@@ -26,7 +26,7 @@
 # builds), all on private 127.0.0.1 ports, all running the whole time (idle when not
 # measured); each workload is measured on all five in turn.
 #
-# Workloads (the load tool is build/searchrate --engine lean, or --engine libldap over TLS,
+# Workloads (the load tool is build/searchrate --engine lean, over TLS too (OpenSSL),
 # asynchronous with one request
 # outstanding per connection, so N connections means N requests in flight; always one
 # connection per searchrate thread: with several connections per thread, searchrate
@@ -48,15 +48,16 @@
 # minidir gets a second listener ldaps://127.0.0.1:0/ and tls_cert_file/tls_key_file
 # (OpenSSL), slapd the global TLSCertificateFile, TLSCertificateKeyFile and
 # TLSCACertificateFile (Debian's slapd: GnuTLS) and an ldaps:// URL beside ldap:// in -h;
-# the load is searchrate -Z -P ca.pem (libldap, GnuTLS), certificate verified:
+# the load is searchrate --engine lean -Z -P ca.pem (TLS through OpenSSL), certificate verified:
 #   tls-lookup-8c     lookup-8c over 8 long-lived TLS connections
 #   tls-sub1000       sub1000 over TLS (QUICK: tls-sub100, the 10k directory's 100 entries)
 #   tls-handshake     new TLS connection per search: searchrate --iterationsBeforeReconnect 1,
 #                     8 threads, a root DSE read on each (no bind), so searches/s is full
-#                     handshakes/s. A handshake costs the client about 2.5 ms of CPU (GnuTLS,
-#                     ECDSA P-256 verification), several times the server's, so with client and
-#                     server on the same 2 cores the load tool bounds this figure for both
-#                     servers: compare the server's CPU us per handshake beside it.
+#                     handshakes/s. A handshake costs the client about 1.3 ms of CPU (OpenSSL;
+#                     libldap over GnuTLS took 2.5 ms), more than the server's, so with client
+#                     and server on the same 2 cores the load tool bounds this figure for both
+#                     servers: compare the server's CPU us per handshake beside it (and
+#                     bench/handshake.sh, full and resumed handshakes).
 # For minidir the monitor columns add, per response, TLS records (tlsRecords of
 # cn=<policy>,cn=monitor: application data records, at most 16 KiB each) and bytes
 # (ciphertext) and full handshakes (cn=tls,cn=monitor; resumed ones and failures counted).
@@ -376,7 +377,7 @@ stop_servers() {
 load_cmd() { # WORKLOAD PORT ENTRIES
 	local w=${1#tls-} port=$2 n=$3 c
 	local sr=("$BIN/searchrate" -h 127.0.0.1 -p "$port" -a -O 1 --engine lean)
-	[ "$w" = "$1" ] || sr=("$BIN/searchrate" -h 127.0.0.1 -p "$port" -a -O 1 --engine libldap -Z -P "$CERTS/ca.pem")
+	[ "$w" = "$1" ] || sr+=(-Z -P "$CERTS/ca.pem")
 	case $w in
 	lookup-*c)
 		c=${w#lookup-}
@@ -620,7 +621,7 @@ describe() {
 	tls-lookup-8c) echo "over TLS (ldaps://): 1-entry lookup (uid=user.[random]), subtree from $SUFFIX, $big entries, 8 long-lived TLS connections" ;;
 	tls-sub100) echo "over TLS (ldaps://): subtree search (departmentNumber=7): 100 entries of 10,000, 8 long-lived TLS connections (QUICK's stand-in for tls-sub1000)" ;;
 	tls-sub1000) echo "over TLS (ldaps://): subtree search (departmentNumber=7): 1000 entries of 100,000, 8 long-lived TLS connections" ;;
-	tls-handshake) echo "over TLS (ldaps://): a new connection and full TLS handshake per search (searchrate --iterationsBeforeReconnect 1, 8 threads), then a root DSE read and close, no bind: searches/s = handshakes/s. A handshake costs the client (GnuTLS) about 2.5 ms of CPU, so on 2 shared cores the load tool bounds this rate (load-tool CPU %); the server's cost is CPU us/op" ;;
+	tls-handshake) echo "over TLS (ldaps://): a new connection and full TLS handshake per search (searchrate --iterationsBeforeReconnect 1, 8 threads), then a root DSE read and close, no bind: searches/s = handshakes/s. A handshake costs the client (OpenSSL) about 1.3 ms of CPU, so on 2 shared cores the load tool bounds this rate (load-tool CPU %); the server's cost is CPU us/op" ;;
 	esac
 }
 cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
@@ -716,8 +717,8 @@ tls_goals() {
 	echo "- machine: $(nproc) CPUs ($cpu_model), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) RAM, kernel $(uname -sr); load average (1 min) $LOAD_START at the start, $(cut -d' ' -f1 /proc/loadavg) at the end (other work on the machine adds noise)"
 	echo "- minidir $rev, 2 worker threads; $("$SLAPD" -VV 2>&1 | sed -n 's/.*\(slapd [0-9][^ ]*\).*/OpenLDAP \1/p' | head -1) (Debian), back_mdb, \`threads 2\`, \`loglevel 0\`"
 	echo "- same LDIF for both (bench/gen-ldif.sh, ~$(awk 'BEGIN { RS = "" } NR > 2 { s += length($0) + 2; n++ } END { printf "%d", s / n }' "$work/data-${SIZES%% *}.ldif") bytes/entry, userPassword {SSHA} added), equality indexes on both: $INDEXES; \`sizelimit\` unlimited on both"
-	[ -n "$TLS" ] && echo "- TLS (tls-* workloads): throwaway CA and EC P-256 server certificate (tests/integration/tls_certs.sh); minidir: an \`ldaps://\` listener, \`tls_cert_file\`/\`tls_key_file\`, OpenSSL $(openssl version | awk '{ print $2 }'); slapd: global \`TLSCertificateFile\`/\`TLSCertificateKeyFile\`/\`TLSCACertificateFile\` and an \`ldaps://\` URL in -h (Debian's slapd uses GnuTLS); load: searchrate -Z -P ca.pem (libldap, GnuTLS), certificate verified; negotiated with openssl s_client: ${TLSINFO:-n/a}"
-	echo "- load: build/searchrate --engine lean (over TLS: --engine libldap) on the same machine over loopback, asynchronous, 1 request outstanding per connection, one connection per client thread; servers measured in turn per workload, all running meanwhile; each throughput window: $WARM x ${INTERVAL}s warm-up then $NIV x ${INTERVAL}s measured; syscalls from a separate ${STRACE_S}s run under \`strace -f -C -y -p PID\`"
+	[ -n "$TLS" ] && echo "- TLS (tls-* workloads): throwaway CA and EC P-256 server certificate (tests/integration/tls_certs.sh); minidir: an \`ldaps://\` listener, \`tls_cert_file\`/\`tls_key_file\`, OpenSSL $(openssl version | awk '{ print $2 }'); slapd: global \`TLSCertificateFile\`/\`TLSCertificateKeyFile\`/\`TLSCACertificateFile\` and an \`ldaps://\` URL in -h (Debian's slapd uses GnuTLS); load: searchrate --engine lean -Z -P ca.pem (OpenSSL), certificate verified; negotiated with openssl s_client: ${TLSINFO:-n/a}"
+	echo "- load: build/searchrate --engine lean (over TLS too, through OpenSSL) on the same machine over loopback, asynchronous, 1 request outstanding per connection, one connection per client thread; servers measured in turn per workload, all running meanwhile; each throughput window: $WARM x ${INTERVAL}s warm-up then $NIV x ${INTERVAL}s measured; syscalls from a separate ${STRACE_S}s run under \`strace -f -C -y -p PID\`"
 	echo
 	echo "Columns: **searches/s**, **entries/s**, **p99** and **load-tool CPU %** (of one core) from searchrate's summary;"
 	echo "**vs slapd** = searches/s divided by slapd's in this run; **sends/op** = write/writev/send/sendto/sendmsg on sockets"

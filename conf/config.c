@@ -253,6 +253,8 @@ static int parse_tls(struct parse_state *st, const char *key, const char *value)
 		return parse_int(st, &c->tls_handshake_timeout, key, value, 1, 3600, "seconds");
 	if (strcmp(key, "require_tls") == 0)
 		return parse_bool(st, &c->require_tls, key, value);
+	if (strcmp(key, "tls_ktls") == 0)
+		return parse_bool(st, &c->tls_ktls, key, value);
 	return -1;
 }
 
@@ -268,6 +270,8 @@ static int check_tls(const struct config *cfg, char *err, size_t errlen)
 		why = "tls_cert_file and tls_key_file go together";
 	if (!why && cfg->require_tls && !on)
 		why = "require_tls = yes needs tls_cert_file and tls_key_file";
+	if (!why && cfg->tls_ktls && !on)
+		why = "tls_ktls = yes needs tls_cert_file and tls_key_file";
 	if (!why && cfg->tls_verify_client != TLS_VERIFY_NEVER && !cfg->tls_ca_file[0])
 		why = "tls_verify_client allow or demand needs tls_ca_file";
 	if (why)

@@ -80,6 +80,7 @@ struct config {
 	int tls_min_version;         /* 12 or 13 */
 	int tls_handshake_timeout;   /* seconds a handshake may take */
 	bool require_tls;            /* binds, searches, compares need TLS (rootDSE exempt) */
+	bool tls_ktls;               /* kernel TLS for sending where the kernel has it (tls_ktls) */
 	/* Access rules in order (conf/access_rule.h), malloc'd; without an access key the
 	 * built-in two (userPassword for self and binding, everything else readable). */
 	struct access_rule *access;

@@ -234,19 +234,20 @@ static int send_pending(struct conn *c, struct buf *b, int flags, bool *sent_any
 int conn_flush(struct conn *c, int flags)
 {
 	bool was_blocked = c->blocked_since != 0, sent_any = false;
+	bool records = c->tls && !c->ktls; /* ciphertext of out goes through tls_out */
 	c->out_more = flags & MSG_MORE;
 	for (;;) {
-		if (c->tls && conn_tls_encrypt(c, flags & MSG_MORE) < 0)
+		if (records && conn_tls_encrypt(c, flags & MSG_MORE) < 0)
 			return -1;
-		struct buf *wire = c->tls ? &c->tls_out : &c->out;
+		struct buf *wire = records ? &c->tls_out : &c->out;
 		uint64_t before = buf_pending(wire);
 		if (before == 0 || c->blocked)
 			break;
 		if (send_pending(c, wire, flags, &sent_any) < 0)
 			return -1;
-		if (!c->tls)
+		if (!records)
 			c->out_sent += before - buf_pending(wire);
-		if (!c->tls || buf_pending(&c->out) == 0)
+		if (!records || buf_pending(&c->out) == 0)
 			break;
 	}
 	size_t waiting = buf_pending(&c->out) + buf_pending(&c->tls_out);

@@ -92,6 +92,7 @@ struct conn {
 	gid_t peer_gid;
 	struct tls_session *tls;  /* TLS on this connection (ldaps://, StartTLS), or NULL: tls.h */
 	struct buf tls_out;       /* ciphertext of out, waiting for the socket */
+	bool ktls;                /* the kernel encrypts: out goes to the socket as it is (tls.h) */
 	bool tls_starting;        /* StartTLS was answered: TLS begins once the answer is sent */
 	time_t tls_since;         /* when the handshake began (tls_handshake_timeout) */
 	struct conn *prev, *next; /* the worker's list */

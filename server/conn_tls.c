@@ -23,7 +23,7 @@ static ssize_t tls_received(struct conn *c, const void *in, size_t len);
 int conn_tls_begin(struct conn *c)
 {
 	struct worker *w = c->w;
-	if (!w->srv->tls || !(c->tls = tls_session_new(w->srv->tls)))
+	if (!w->srv->tls || !(c->tls = tls_session_new(w->srv->tls, c->fd)))
 		return -1;
 	c->tls_since = clock_seconds();
 	STAT_ADD(w->stats.tls.connections, 1);
@@ -105,12 +105,14 @@ static ssize_t tls_received(struct conn *c, const void *in, size_t len)
 		char what[128];
 		tls_describe(c->tls, what, sizeof(what));
 		STAT_ADD(st->tls.handshakes, 1);
+		if ((c->ktls = tls_kernel_send(c->tls)))
+			STAT_ADD(st->tls.ktls, 1); /* conn_flush sends plaintext from now on */
 		if (tls_resumed(c->tls))
 			STAT_ADD(st->tls.resumed, 1);
 		access_log_add(c->w, "conn=%llu TLS %s%s", (unsigned long long)c->id, what,
 		               tls_resumed(c->tls) ? " resumed" : "");
-		log_debug("conn fd=%d from %s: TLS established: %s%s", c->fd, c->peer, what,
-		          tls_resumed(c->tls) ? " (resumed)" : "");
+		log_debug("conn fd=%d from %s: TLS established: %s%s%s", c->fd, c->peer, what,
+		          tls_resumed(c->tls) ? " (resumed)" : "", c->ktls ? " (kernel TLS)" : "");
 	}
 	/* The handshake's answer goes now. TLS 1.3 session tickets, which the server writes when
 	 * the handshake ends, can wait: they leave with the first response, one send fewer. */
@@ -153,5 +155,6 @@ void conn_tls_end(struct conn *c)
 	}
 	tls_session_free(c->tls);
 	c->tls = NULL;
+	c->ktls = false;
 	buf_free(&c->tls_out);
 }

@@ -27,6 +27,7 @@
 #include "server/replica.h"
 #include "server/reply.h"
 #include "server/search_plan.h"
+#include "server/tls.h"
 
 #define MONITOR_DN "cn=monitor"
 #define MONITOR_MAX_ATTRS 32
@@ -112,6 +113,7 @@ static void take_snapshot(struct server *srv, struct snapshot *s)
 		t->tls.resumed += STAT_READ(w->tls.resumed);
 		t->tls.failures += STAT_READ(w->tls.failures);
 		t->tls.starttls += STAT_READ(w->tls.starttls);
+		t->tls.ktls += STAT_READ(w->tls.ktls);
 		t->entries_sent += STAT_READ(w->entries_sent);
 		for (int b = 0; b < STAT_LATENCY_BUCKETS; b++)
 			t->latency[b] += STAT_READ(w->latency[b]);
@@ -188,9 +190,10 @@ static int build_tls_entry(struct server *srv, const struct snapshot *s, struct 
 	add(&b, "objectClass", "extensibleObject");
 	add(&b, "cn", "tls");
 	add(&b, "tlsEnabled", "%s", srv->tls ? "TRUE" : "FALSE");
-	/* Records are built in user space: sessions use memory buffers so that the send
-	 * policy's flags and gathering apply to the ciphertext (see server/tls.h). */
-	add(&b, "kernelTls", "FALSE");
+	/* TRUE with tls_ktls = yes on a kernel with the tls ULP; else records are built in user
+	 * space (see server/tls.h). */
+	add(&b, "kernelTls", "%s", tls_kernel(srv->tls) ? "TRUE" : "FALSE");
+	add_u64(&b, "kernelTlsConnections", s->total.tls.ktls);
 	add_u64(&b, "tlsConnections", s->total.tls.connections);
 	add_u64(&b, "handshakes", s->total.tls.handshakes);
 	add_u64(&b, "resumedHandshakes", s->total.tls.resumed);

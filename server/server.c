@@ -349,6 +349,7 @@ static void log_restart_needed(const struct config *old, const struct config *n)
 	    {"syncrepl", memcmp(&old->syncrepl, &n->syncrepl, sizeof(n->syncrepl)) == 0},
 	    {"updateref", strcmp(old->updateref, n->updateref) == 0},
 	    {"listen_after_refresh", old->listen_after_refresh == n->listen_after_refresh},
+	    {"tls_ktls", old->tls_ktls == n->tls_ktls},
 	};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (!keys[i].same)

@@ -124,7 +124,7 @@ void slab_put(struct slab *s, void *obj)
 	struct slot *slot = obj;
 	slot->next_free = p->free;
 	p->free = slot;
-	if (--p->used == 0) {
+	if (--p->used == 0 && s->pages_n > 1) {
 		unlink_page(s, p);
 		munmap(p, SLAB_BYTES);
 		s->pages_n--;

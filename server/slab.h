@@ -7,7 +7,10 @@
  * connection structs end up between the buffers of other connections, and each
  * pins a heap page that malloc_trim cannot return even once the buffers around
  * it are freed. Slabs keep them together: a slab is one mmap of SLAB_BYTES,
- * unmapped as soon as its last object is freed. Under AddressSanitizer every
+ * unmapped as soon as its last object is freed, but for the set's last slab,
+ * which stays for the next object (a worker whose connections come and go one
+ * at a time, as with a new TLS connection per search, would otherwise map and
+ * unmap a slab, four system calls and a page fault, per connection). Under AddressSanitizer every
  * object is its own malloc instead, so that a use after free is still caught.
  *
  * A slab set belongs to one thread; nothing here locks.
@@ -29,7 +32,7 @@ struct slab {
 
 /* A zeroed object of s->size bytes (at most SLAB_BYTES / 4), or NULL (ENOMEM). */
 void *slab_get(struct slab *s);
-/* Gives back p (from slab_get on s); its slab is unmapped when empty. */
+/* Gives back p (from slab_get on s); its slab is unmapped when empty, unless it is the last. */
 void slab_put(struct slab *s, void *p);
 /* Unmaps every slab; every object must have been put back. */
 void slab_free(struct slab *s);

@@ -38,6 +38,7 @@ struct tls_stats {
 	uint64_t resumed;
 	uint64_t failures; /* handshakes that failed or timed out */
 	uint64_t starttls; /* StartTLS operations that succeeded */
+	uint64_t ktls;     /* connections whose sends the kernel encrypts (tls_ktls) */
 };
 
 /*

@@ -13,6 +13,20 @@
  * send, as plaintext would. No call blocks; a handshake advances as bytes
  * arrive, inside the worker's event loop.
  *
+ * Kernel TLS (tls_ktls = yes, on a kernel with the "tls" TCP ULP, probed once
+ * at tls_setup) is the one exception: a session then writes its handshake to
+ * the socket itself (a socket BIO, SSL_OP_ENABLE_KTLS; input still comes
+ * through memory), so that OpenSSL can hand the keys to the kernel. Once
+ * tls_kernel_send says so, the connection sends plaintext on the socket with
+ * the policy's flags and the kernel builds the records (MSG_MORE and TCP_CORK
+ * gather them as they gather segments). Where the kernel refused the session's
+ * cipher, the session goes back to memory buffers when the handshake ends.
+ * Not exercised on the machines this was written on (no tls ULP): the
+ * handshake must fit the socket's send buffer (else it fails, logged), and a
+ * client's TLS 1.3 KeyUpdate asking for ours ends the connection. For tests,
+ * MINIDIR_KTLS_ASSUME=1 in the environment makes the probe succeed: on such a
+ * kernel that runs the handshake on the socket and the way back to memory.
+ *
  * Thread rules: tls_setup, tls_reload and tls_teardown run in the main
  * thread; tls_session_new in any worker (it takes the context under a lock);
  * a session belongs to one connection and is used by its worker only.
@@ -38,12 +52,15 @@ struct tls_session;
  * and the reason (unreadable, not PEM, key not matching the certificate...).
  */
 int tls_setup(const struct config *cfg, struct tls_server **out);
+/* True when tls_ktls = yes found kernel TLS usable at tls_setup (ts NULL: false). */
+bool tls_kernel(const struct tls_server *ts);
 /* Rebuilds the context from cfg's files; on failure logs why and keeps the old one. */
 void tls_reload(struct tls_server *ts, const struct config *cfg);
 void tls_teardown(struct tls_server *ts);
 
-/* A server session on a new connection, or NULL (logged). */
-struct tls_session *tls_session_new(struct tls_server *ts);
+/* A server session on a new connection whose socket is fd (borrowed: written to only by a
+ * kernel TLS handshake, never closed), or NULL (logged). */
+struct tls_session *tls_session_new(struct tls_server *ts, int fd);
 /* Frees t (NULL allowed); with notify, first queues a close_notify alert for tls_output. */
 void tls_session_free(struct tls_session *t);
 /* Queues a close_notify alert (after a completed handshake), for tls_output. */
@@ -73,6 +90,9 @@ int tls_output(struct tls_session *t, const void *plain, size_t len, struct buf 
                unsigned *records);
 
 bool tls_handshake_done(const struct tls_session *t);
+/* True once the handshake is done and the kernel encrypts what is sent on the socket:
+ * the connection then sends plaintext itself and calls tls_output only with len 0. */
+bool tls_kernel_send(const struct tls_session *t);
 /* Why the session failed (an OpenSSL reason), for the log. */
 const char *tls_why(const struct tls_session *t);
 /* The negotiated protocol and cipher, e.g. "TLSv1.3 TLS_AES_256_GCM_SHA384". */

@@ -127,12 +127,19 @@ for e in lean libldap; do
 		show "badpw_$e"
 	fi
 done
-sr leantls --engine lean -b "$BASE" -Z -X -i 1 -I 1
-if [ "$rc" = 2 ] && grep -q "^searchrate: --engine lean speaks plain LDAP only: --useSSL needs --engine libldap" "$work/leantls.err"; then
-	ok "--engine lean with --useSSL: exit 2, says to use --engine libldap"
+sr resume_plain -b "$BASE" --resumeTLSSessions -i 1 -I 1
+if [ "$rc" = 2 ] && grep -q "^searchrate: --resumeTLSSessions needs --useSSL or --useStartTLS" "$work/resume_plain.err"; then
+	ok "--resumeTLSSessions without TLS: exit 2, says why"
 else
-	not_ok "--engine lean with --useSSL: exit $rc"
-	show leantls
+	not_ok "--resumeTLSSessions without TLS: exit $rc"
+	show resume_plain
+fi
+sr resume_libldap --engine libldap -b "$BASE" -Z -X --resumeTLSSessions -i 1 -I 1
+if [ "$rc" = 2 ] && grep -q "^searchrate: --resumeTLSSessions needs --engine lean" "$work/resume_libldap.err"; then
+	ok "--resumeTLSSessions with --engine libldap: exit 2, says why"
+else
+	not_ok "--resumeTLSSessions with --engine libldap: exit $rc"
+	show resume_libldap
 fi
 
 # --- several connections per thread, one request each: none may stall -----------------------
@@ -281,36 +288,40 @@ else
 		not_ok "TLS: the peer answers plain LDAP searches (exit $rc)"
 		show plain
 	fi
-	tsr ssl -p "$LDAPS_PORT" -Z -P "$tls/ca.pem"
-	tls_ok ssl "--useSSL --trustStorePath ca.pem"
-	grep -q "^searchrate: ldaps://127.0.0.1:$LDAPS_PORT," "$work/ssl.out" || not_ok "--useSSL: the banner does not name ldaps://"
-	tsr starttls -p "$LDAP_PORT" -q -P "$tls/ca.pem" -D "$TLS_ROOTDN" -w secret
-	tls_ok starttls "--useStartTLS --trustStorePath ca.pem, then a bind"
-	tsr trustall -p "$LDAPS_PORT" -Z -X
-	tls_ok trustall "--useSSL --trustAll"
-	tsr untrusted -p "$LDAPS_PORT" -Z
-	tls_rejected untrusted "--useSSL without a trust store" "cannot connect to ldaps://127.0.0.1:$LDAPS_PORT: "
-	tsr otherca -p "$LDAPS_PORT" -Z -P "$tls/other-ca.pem"
-	tls_rejected otherca "--useSSL trusting another CA" "cannot connect to ldaps://127.0.0.1:$LDAPS_PORT: "
-	tsr untrusted_st -p "$LDAP_PORT" -q
-	tls_rejected untrusted_st "--useStartTLS without a trust store" "StartTLS on 127.0.0.1:$LDAP_PORT: "
-	# A reconnect (handshake included) after each search: about one per search.
-	tsr reconnect -p "$LDAPS_PORT" -Z -P "$tls/ca.pem" --iterationsBeforeReconnect 1
-	n=$(summary_value reconnect "Total searches")
-	r=$(summary_value reconnect "Reconnects")
-	if [ "$rc" = 0 ] && [ -n "$r" ] && [ "$r" -gt 0 ] && [ "$(summary_value reconnect "Total errors")" = 0 ] &&
-		[ $((n - r)) -ge -2 ] && [ $((n - r)) -le 2 ]; then
-		ok "--iterationsBeforeReconnect 1 over TLS: $r reconnects for $n searches"
-	else
-		not_ok "--iterationsBeforeReconnect 1 over TLS: ${r:-no} reconnects for ${n:-no} searches (exit $rc)"
-		show reconnect
-	fi
-	tsr async -p "$LDAPS_PORT" -Z -P "$tls/ca.pem" -a -O 10 -t 2 --numConnections 4
-	tls_ok async "--asynchronous over --useSSL, 4 connections on 2 threads"
-	tsr async_rc -p "$LDAP_PORT" -q -P "$tls/ca.pem" -a -O 5 -t 2 --numConnections 4 --iterationsBeforeReconnect 20
-	tls_ok async_rc "--asynchronous over --useStartTLS, reconnecting every 20 searches"
-	r=$(summary_value async_rc "Reconnects")
-	[ -n "$r" ] && [ "$r" -gt 0 ] || not_ok "--asynchronous --iterationsBeforeReconnect 20: no reconnects"
+	# Each engine: the lean one (OpenSSL, the default) and libldap's (GnuTLS here).
+	for e in lean libldap; do
+		tsr "ssl_$e" --engine "$e" -p "$LDAPS_PORT" -Z -P "$tls/ca.pem"
+		tls_ok "ssl_$e" "$e: --useSSL --trustStorePath ca.pem"
+		grep -q "^searchrate: ldaps://127.0.0.1:$LDAPS_PORT, $e engine," "$work/ssl_$e.out" ||
+			not_ok "$e: --useSSL: the banner does not name ldaps:// and the engine"
+		tsr "starttls_$e" --engine "$e" -p "$LDAP_PORT" -q -P "$tls/ca.pem" -D "$TLS_ROOTDN" -w secret
+		tls_ok "starttls_$e" "$e: --useStartTLS --trustStorePath ca.pem, then a bind"
+		tsr "trustall_$e" --engine "$e" -p "$LDAPS_PORT" -Z -X
+		tls_ok "trustall_$e" "$e: --useSSL --trustAll"
+		tsr "untrusted_$e" --engine "$e" -p "$LDAPS_PORT" -Z
+		tls_rejected "untrusted_$e" "$e: --useSSL without a trust store" "cannot connect to ldaps://127.0.0.1:$LDAPS_PORT: "
+		tsr "otherca_$e" --engine "$e" -p "$LDAPS_PORT" -Z -P "$tls/other-ca.pem"
+		tls_rejected "otherca_$e" "$e: --useSSL trusting another CA" "cannot connect to ldaps://127.0.0.1:$LDAPS_PORT: "
+		tsr "untrusted_st_$e" --engine "$e" -p "$LDAP_PORT" -q
+		tls_rejected "untrusted_st_$e" "$e: --useStartTLS without a trust store" "StartTLS on 127.0.0.1:$LDAP_PORT: "
+		# A reconnect (handshake included) after each search: about one per search.
+		tsr "reconnect_$e" --engine "$e" -p "$LDAPS_PORT" -Z -P "$tls/ca.pem" --iterationsBeforeReconnect 1
+		n=$(summary_value "reconnect_$e" "Total searches")
+		r=$(summary_value "reconnect_$e" "Reconnects")
+		if [ "$rc" = 0 ] && [ -n "$r" ] && [ "$r" -gt 0 ] && [ "$(summary_value "reconnect_$e" "Total errors")" = 0 ] &&
+			[ $((n - r)) -ge -2 ] && [ $((n - r)) -le 2 ]; then
+			ok "$e: --iterationsBeforeReconnect 1 over TLS: $r reconnects for $n searches"
+		else
+			not_ok "$e: --iterationsBeforeReconnect 1 over TLS: ${r:-no} reconnects for ${n:-no} searches (exit $rc)"
+			show "reconnect_$e"
+		fi
+		tsr "async_$e" --engine "$e" -p "$LDAPS_PORT" -Z -P "$tls/ca.pem" -a -O 10 -t 2 --numConnections 4
+		tls_ok "async_$e" "$e: --asynchronous over --useSSL, 4 connections on 2 threads"
+		tsr "async_rc_$e" --engine "$e" -p "$LDAP_PORT" -q -P "$tls/ca.pem" -a -O 5 -t 2 --numConnections 4 --iterationsBeforeReconnect 20
+		tls_ok "async_rc_$e" "$e: --asynchronous over --useStartTLS, reconnecting every 20 searches"
+		r=$(summary_value "async_rc_$e" "Reconnects")
+		[ -n "$r" ] && [ "$r" -gt 0 ] || not_ok "$e: --asynchronous --iterationsBeforeReconnect 20: no reconnects"
+	done
 fi
 stop_slapd
 

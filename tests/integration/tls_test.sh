@@ -102,6 +102,9 @@ bad_start "demand without a CA file" "needs tls_ca_file" \
 	"tls_cert_file = $PKI/server.pem" "tls_key_file = $PKI/server.key" \
 	"tls_verify_client = demand"
 bad_start "an unknown scheme" "scheme must be ldap://, ldaps:// or ldapi://" "listen = http://127.0.0.1:0"
+bad_start "tls_ktls without a certificate" "tls_ktls = yes needs tls_cert_file and tls_key_file" "tls_ktls = yes"
+bad_start "tls_ktls with a bad value" "tls_ktls" \
+	"tls_cert_file = $PKI/server.pem" "tls_key_file = $PKI/server.key" "tls_ktls = maybe"
 
 # --- ldaps:// and StartTLS --------------------------------------------------------------------
 write_conf main "tls_ca_file = $PKI/ca.pem" "tls_verify_client = allow"
@@ -198,7 +201,120 @@ os._exit(0)" > "$work/midrecord" 2>&1 || not_ok "mid-record client: $(cat "$work
 		"${LS[@]}" -H "$S" -b "$BASE" "(uid=user3)" cn
 	check "cn=tls,cn=monitor counts resumed handshakes" 0 "^resumedHandshakes: [1-9]" \
 		"${LS[@]}" -H "$S" -D "cn=admin,$BASE" -w root-secret -b "cn=tls,cn=monitor" -s base
+
+	# searchrate's lean engine (OpenSSL): a handshake per search, full, then resumed, each
+	# counted by the server as well; StartTLS, a bind, and pipelined subtree searches.
+	tlsmon() { "${LS[@]}" -H "$S" -D "cn=admin,$BASE" -w root-secret -b "cn=tls,cn=monitor" -s base "$1" | sed -n "s/^$1: //p"; }
+	srun() { # NAME args...: searchrate on 127.0.0.1, 2 intervals of 0.5 s; $work/NAME
+		local name=$1
+		shift
+		timeout 60 "$BUILD/searchrate" -h 127.0.0.1 -i 0.5 -I 2 "$@" > "$work/$name" 2>&1
+		src=$?
+	}
+	sval() { sed -n "s/^ *$2: *\([0-9][0-9]*\).*/\1/p" "$work/$1" | head -1; }
+	h0=$(tlsmon handshakes) r0=$(tlsmon resumedHandshakes)
+	srun srfull -p "$sport" -Z -P "$PKI/ca.pem" -b "$BASE" -f "(uid=user[1-3])" -t 2 --iterationsBeforeReconnect 1
+	n=$(sval srfull Reconnects) h1=$(tlsmon handshakes) r1=$(tlsmon resumedHandshakes)
+	if [ "$src" = 0 ] && [ "${n:-0}" -gt 0 ] && [ "$(sval srfull "Total errors")" = 0 ] &&
+		[ $((h1 - h0)) -ge "$n" ] && [ "$r1" = "$r0" ]; then
+		ok "searchrate lean, a full handshake per search: $n reconnects, the server counts $((h1 - h0)) handshakes, none resumed"
+	else
+		not_ok "searchrate lean, full handshakes: exit $src, ${n:-no} reconnects, handshakes $h0 -> $h1, resumed $r0 -> $r1: $(head -c 600 "$work/srfull")"
+	fi
+	srun srres -p "$sport" -Z -P "$PKI/ca.pem" -b "$BASE" -f "(uid=user[1-3])" -t 2 --iterationsBeforeReconnect 1 --resumeTLSSessions
+	n=$(sval srres Reconnects) res=$(sval srres "Resumed TLS sessions") r2=$(tlsmon resumedHandshakes)
+	if [ "$src" = 0 ] && [ "${n:-0}" -gt 0 ] && [ "$(sval srres "Total errors")" = 0 ] &&
+		[ "${res:-0}" -ge $((n - 2)) ] && [ $((r2 - r1)) -ge "${res:-1}" ]; then
+		ok "searchrate lean --resumeTLSSessions: $res of $n reconnects resumed, the server counts $((r2 - r1))"
+	else
+		not_ok "searchrate lean --resumeTLSSessions: exit $src, ${res:-no} resumed of ${n:-no}, server resumed $r1 -> $r2: $(head -c 600 "$work/srres")"
+	fi
+	want=$(grep -c '^dn:' "$LDIF")
+	srun srst -p "$port" -q -P "$PKI/ca.pem" -D "cn=admin,$BASE" -w root-secret -b "$BASE" -a -O 20 -t 2 --numConnections 4
+	if [ "$src" = 0 ] && [ "$(sval srst "Total errors")" = 0 ] && grep -q "^ *Total entries: .*($want.000 per search)" "$work/srst"; then
+		ok "searchrate lean --useStartTLS, a bind, 20 pipelined subtree searches of $want entries"
+	else
+		not_ok "searchrate lean --useStartTLS subtree searches: exit $src: $(head -c 600 "$work/srst")"
+	fi
+	srun srbad -p "$sport" -Z -P "$PKI/other-ca.pem" -b "$BASE"
+	if [ "$src" = 1 ] && grep -q "^searchrate: cannot connect to ldaps://127.0.0.1:$sport: .*certificate verify failed.*certificate was rejected" "$work/srbad"; then
+		ok "searchrate lean trusting another CA: exit 1, the certificate rejected"
+	else
+		not_ok "searchrate lean trusting another CA: exit $src: $(head -c 400 "$work/srbad")"
+	fi
 	stop "$pid" main
+fi
+
+# --- kernel TLS (tls_ktls) ---------------------------------------------------------------------
+# Whether this kernel has the tls ULP: it attaches to connected sockets only, so an unconnected
+# one answers ENOTCONN where it exists and ENOENT where it does not.
+ulp=$("$PYTHON" -c "
+import errno, socket
+s = socket.socket()
+try:
+    s.setsockopt(socket.IPPROTO_TCP, 31, b'tls')
+    print('yes')
+except OSError as e:
+    print('yes' if e.errno == errno.ENOTCONN else 'no')")
+mon_tls() { "${LS[@]}" -H "ldaps://127.0.0.1:$sport" -D "cn=admin,$BASE" -w root-secret -b "cn=tls,cn=monitor" -s base "$1" | sed -n "s/^$1: //p"; }
+write_conf plain_tls
+if start plain_tls; then
+	[ "$(mon_tls kernelTls)" = FALSE ] && ok "without tls_ktls: kernelTls FALSE" || not_ok "without tls_ktls: kernelTls $(mon_tls kernelTls)"
+	grep -q "kernel TLS" "$work/plain_tls.log" && not_ok "without tls_ktls: a kernel TLS line in the log" || ok "without tls_ktls: nothing logged about kernel TLS"
+	stop "$pid" plain_tls
+fi
+write_conf ktls "tls_ktls = yes" "send_policy = msg-more"
+if start ktls; then
+	if [ "$ulp" = no ]; then
+		grep -q "info: TLS: kernel TLS requested but this kernel has no tls ULP: setsockopt TCP_ULP \"tls\": No such file or directory; using userspace TLS" "$work/ktls.log" &&
+			ok "tls_ktls = yes on a kernel without the tls ULP: logged, userspace TLS" ||
+			not_ok "tls_ktls = yes without the tls ULP: no clear log line: $(grep -i kernel "$work/ktls.log")"
+		want_k=FALSE
+	else
+		grep -q "info: TLS: kernel TLS on (tls_ktls)" "$work/ktls.log" && ok "tls_ktls = yes on a kernel with the tls ULP: logged" ||
+			not_ok "tls_ktls = yes with the tls ULP: not logged: $(grep -i kernel "$work/ktls.log")"
+		want_k=TRUE
+	fi
+	check "tls_ktls: ldaps:// search" 0 "^cn: User Three" "${LS[@]}" -H "ldaps://127.0.0.1:$sport" -b "$BASE" "(uid=user3)" cn
+	check "tls_ktls: StartTLS search" 0 "^cn: User Three" "${LS[@]}" -ZZ -H "ldap://127.0.0.1:$port" -b "$BASE" "(uid=user3)" cn
+	n=$("${LS[@]}" -H "ldaps://127.0.0.1:$sport" -b "$BASE" "(objectClass=*)" | grep -c '^dn:')
+	[ "$n" = "$(grep -c '^dn:' "$LDIF")" ] && ok "tls_ktls: subtree search over ldaps://, all $n entries" ||
+		not_ok "tls_ktls: subtree search: $n entries"
+	k=$(mon_tls kernelTls) kc=$(mon_tls kernelTlsConnections)
+	if [ "$k" = "$want_k" ] && { [ "$want_k" = TRUE ] || [ "$kc" = 0 ]; } && [ -n "$kc" ]; then
+		ok "tls_ktls: cn=tls,cn=monitor kernelTls $k, kernelTlsConnections $kc"
+	else
+		not_ok "tls_ktls: cn=tls,cn=monitor kernelTls ${k:-none} (want $want_k), kernelTlsConnections ${kc:-none}"
+	fi
+	stop "$pid" ktls
+fi
+# The kernel TLS handshake (OpenSSL writes to the socket) and the way back to records made in
+# user space when the kernel does not take the keys: MINIDIR_KTLS_ASSUME=1 makes the probe
+# succeed on a kernel without the ULP (server/tls.h).
+if [ "$ulp" = no ]; then
+	write_conf ktls_assume "tls_ktls = yes" "send_policy = batch"
+	export MINIDIR_KTLS_ASSUME=1
+	start ktls_assume
+	started=$?
+	unset MINIDIR_KTLS_ASSUME
+	if [ "$started" = 0 ]; then
+		grep -q "info: TLS: kernel TLS on (tls_ktls)" "$work/ktls_assume.log" && ok "kernel TLS assumed: logged as on" ||
+			not_ok "kernel TLS assumed: not logged: $(grep -i kernel "$work/ktls_assume.log")"
+		check "kernel TLS assumed: ldaps:// search" 0 "^cn: User Three" "${LS[@]}" -H "ldaps://127.0.0.1:$sport" -b "$BASE" "(uid=user3)" cn
+		check "kernel TLS assumed: StartTLS search" 0 "^cn: User Three" "${LS[@]}" -ZZ -H "ldap://127.0.0.1:$port" -b "$BASE" "(uid=user3)" cn
+		srun srk -p "$sport" -Z -P "$PKI/ca.pem" -b "$BASE" -a -O 20 -t 2 --numConnections 4 --iterationsBeforeReconnect 50 --resumeTLSSessions
+		if [ "$src" = 0 ] && [ "$(sval srk "Total errors")" = 0 ] && [ "$(sval srk "Reconnects")" -gt 0 ] &&
+			grep -q "^ *Total entries: .*($(grep -c '^dn:' "$LDIF").000 per search)" "$work/srk"; then
+			ok "kernel TLS assumed: searchrate, pipelined subtree searches, reconnects, resumed"
+		else
+			not_ok "kernel TLS assumed: searchrate: exit $src: $(head -c 600 "$work/srk")"
+		fi
+		k=$(mon_tls kernelTls) kc=$(mon_tls kernelTlsConnections) hf=$(mon_tls handshakeFailures)
+		[ "$k" = TRUE ] && [ "$kc" = 0 ] && [ "$hf" = 0 ] &&
+			ok "kernel TLS assumed: kernelTls TRUE, kernelTlsConnections 0 (the kernel took no keys), no failures" ||
+			not_ok "kernel TLS assumed: kernelTls ${k:-none}, kernelTlsConnections ${kc:-none}, handshakeFailures ${hf:-none}"
+		stop "$pid" ktls_assume
+	fi
 fi
 
 # --- ldapi:// (a Unix socket) and SASL EXTERNAL by the peer's uid and gid -------------------------

@@ -104,21 +104,23 @@ START_TEST(combinations_refused)
 }
 END_TEST
 
-START_TEST(engine_lean_unless_tls)
+START_TEST(engine_lean_by_default)
 {
 	ck_assert_int_eq(parse(NULL), -1);
 	ck_assert_int_eq(cfg.engine, SR_ENGINE_LEAN);
 	ck_assert_int_eq(parse("-Z", "-X", NULL), -1);
-	ck_assert_int_eq(cfg.engine, SR_ENGINE_LIBLDAP);
-	ck_assert_int_eq(parse("-q", "-X", NULL), -1);
+	ck_assert_int_eq(cfg.engine, SR_ENGINE_LEAN);
+	ck_assert_int_eq(parse("-q", "-X", "--engine", "libldap", NULL), -1);
 	ck_assert_int_eq(cfg.engine, SR_ENGINE_LIBLDAP);
 	ck_assert_int_eq(parse("--engine", "libldap", NULL), -1);
 	ck_assert_int_eq(cfg.engine, SR_ENGINE_LIBLDAP);
 	ck_assert_int_eq(parse("--engine", "lean", "-a", "-O", "16", NULL), -1);
 	ck_assert_int_eq(cfg.engine, SR_ENGINE_LEAN);
 	ck_assert_int_eq(cfg.max_outstanding, 16);
-	ck_assert_int_eq(parse("--engine", "lean", "-Z", "-X", NULL), 2);
-	ck_assert_int_eq(parse("--engine", "lean", "-q", NULL), 2);
+	ck_assert_int_eq(parse("--engine", "lean", "-Z", "-X", "--resumeTLSSessions", NULL), -1);
+	ck_assert(cfg.resume_tls);
+	ck_assert_int_eq(parse("--resumeTLSSessions", NULL), 2); /* without TLS */
+	ck_assert_int_eq(parse("--engine", "libldap", "-q", "-X", "--resumeTLSSessions", NULL), 2);
 	ck_assert_int_eq(parse("--engine", "fast", NULL), 2);
 	ck_assert_int_eq(parse("--engine", NULL), 2);
 }
@@ -136,7 +138,7 @@ int main(void)
 {
 	const TTest *const tests[] = {
 	    use_ssl_gives_ldaps,  starttls_stays_ldap,    iterations_before_reconnect,
-	    combinations_refused, engine_lean_unless_tls, version_exits_zero,
+	    combinations_refused, engine_lean_by_default, version_exits_zero,
 	};
 	return searchrate_check_run("searchrate_options", setup, teardown, tests,
 	                            sizeof(tests) / sizeof(tests[0]));

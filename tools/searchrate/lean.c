@@ -23,8 +23,10 @@
 #include <unistd.h>
 
 #include "tools/searchrate/lean_io.h"
+#include "tools/searchrate/lean_tls.h"
 #include "tools/searchrate/leanber.h"
 #include "tools/searchrate/pace.h"
+#include "tools/searchrate/report.h"
 #include "tools/searchrate/tally.h"
 #include "tools/searchrate/threads.h"
 #include "tools/searchrate/util.h"
@@ -42,7 +44,7 @@ struct lean_slot {
 };
 
 struct lean_conn {
-	int fd; /* -1 while down */
+	struct lean_link link; /* link.fd -1 while down; link.ssl with TLS */
 	unsigned char *in;
 	size_t inlen, incap;
 	unsigned char *out; /* bytes out[outoff..outlen) not yet sent */
@@ -73,6 +75,7 @@ struct sr_lean {
 	struct lb_search search;
 	struct lb_filter filter;
 	struct sr_tally tally;
+	struct lean_tls tls; /* the thread's TLS context (--useSSL, --useStartTLS) */
 };
 
 /* ---- connections ------------------------------------------------------------------------ */
@@ -90,37 +93,65 @@ static bool connect_fd(const struct sr_lean *t, int fd)
 }
 
 /* How far opening a connection came before it failed. */
-enum lean_step { LEAN_CONNECT, LEAN_BIND };
+enum lean_step { LEAN_CONNECT, LEAN_STARTTLS, LEAN_BIND };
 
-/* Opens (and with --bindDN binds) c; an LDAP result code, and on failure the step and the
- * server's diagnostic message. */
-static int conn_open(struct sr_lean *t, struct lean_conn *c, enum lean_step *step, char *diag,
-                     size_t diaglen)
+/* What went wrong opening a connection, for the first one's message. */
+struct lean_failure {
+	enum lean_step step;
+	bool cert_rejected; /* the TLS handshake failed on the server's certificate */
+	char diag[256];     /* the server's diagnostic message, or the TLS layer's reason */
+};
+
+/* With --useSSL or --useStartTLS: StartTLS (if asked for), then the TLS handshake on l. */
+static int conn_secure(struct sr_lean *t, struct lean_link *l, struct lean_failure *f)
 {
 	const struct sr_config *cfg = &t->run->cfg;
-	*step = LEAN_CONNECT;
-	diag[0] = '\0';
-	int fd = socket(t->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
+	bool resumed;
+	if (cfg->use_starttls) {
+		f->step = LEAN_STARTTLS;
+		int rc = lean_starttls(l, f->diag, sizeof(f->diag));
+		if (rc != LDAP_SUCCESS)
+			return rc;
+	}
+	if (!lean_tls_handshake(&t->tls, cfg, l, BIND_MS, &resumed, &f->cert_rejected, f->diag,
+	                        sizeof(f->diag)))
+		return cfg->use_starttls ? LDAP_CONNECT_ERROR : LDAP_SERVER_DOWN;
+	if (resumed)
+		tally_resumed(&t->tally);
+	return LDAP_SUCCESS;
+}
+
+/* Opens (with TLS as configured, and with --bindDN binds) c; an LDAP result code, and on
+ * failure what failed in *f. */
+static int conn_open(struct sr_lean *t, struct lean_conn *c, struct lean_failure *f)
+{
+	const struct sr_config *cfg = &t->run->cfg;
+	*f = (struct lean_failure){LEAN_CONNECT, false, ""};
+	struct lean_link l = {
+	    .fd = socket(t->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)};
+	if (l.fd < 0)
 		return LDAP_LOCAL_ERROR;
 	int one = 1;
 	int rc = LDAP_SUCCESS;
-	if (!connect_fd(t, fd))
+	if (!connect_fd(t, l.fd))
 		rc = LDAP_SERVER_DOWN;
 	else
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		setsockopt(l.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (rc == LDAP_SUCCESS && t->tls.ctx)
+		rc = conn_secure(t, &l, f);
 	if (rc == LDAP_SUCCESS && cfg->binddn) {
-		*step = LEAN_BIND;
-		rc = lean_bind_fd(cfg, fd, diag, diaglen);
+		f->step = LEAN_BIND;
+		rc = lean_bind(cfg, &l, f->diag, sizeof(f->diag));
 	}
 	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
-	if (rc == LDAP_SUCCESS && epoll_ctl(t->ep, EPOLL_CTL_ADD, fd, &ev) != 0)
+	if (rc == LDAP_SUCCESS && epoll_ctl(t->ep, EPOLL_CTL_ADD, l.fd, &ev) != 0)
 		rc = LDAP_LOCAL_ERROR;
 	if (rc != LDAP_SUCCESS) {
-		close(fd);
+		lean_link_end(&l, false);
+		close(l.fd);
 		return rc;
 	}
-	c->fd = fd;
+	c->link = l;
 	c->inlen = c->outoff = c->outlen = 0;
 	c->pollout = false;
 	c->next_id = 2;
@@ -135,12 +166,13 @@ static void conn_close(struct sr_lean *t, struct lean_conn *c, bool polite)
 	if (polite) {
 		unsigned char bye[LB_UNBIND_MAX];
 		size_t n = lb_put_unbind(bye, c->next_id);
-		if (send(c->fd, bye, n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		if (lean_link_send(&c->link, bye, n) < 0)
 			(void)0; /* nothing to do: the connection is going anyway */
 	}
-	epoll_ctl(t->ep, EPOLL_CTL_DEL, c->fd, NULL);
-	close(c->fd);
-	c->fd = -1;
+	lean_link_end(&c->link, polite);
+	epoll_ctl(t->ep, EPOLL_CTL_DEL, c->link.fd, NULL);
+	close(c->link.fd);
+	c->link.fd = -1;
 	for (unsigned i = 0; i <= c->mask; i++)
 		c->slots[i].msgid = 0;
 	t->inflight -= c->outstanding;
@@ -159,9 +191,8 @@ static void conn_lost(struct sr_lean *t, struct lean_conn *c, int rc)
 
 static void conn_retry(struct sr_lean *t, struct lean_conn *c, uint64_t now)
 {
-	enum lean_step step;
-	char diag[256];
-	int rc = conn_open(t, c, &step, diag, sizeof(diag));
+	struct lean_failure f;
+	int rc = conn_open(t, c, &f);
 	if (rc == LDAP_SUCCESS) {
 		tally_reconnect(&t->tally);
 		return;
@@ -229,7 +260,7 @@ static void set_pollout(struct sr_lean *t, struct lean_conn *c, bool on)
 	if (c->pollout == on)
 		return;
 	struct epoll_event ev = {.events = EPOLLIN | (on ? EPOLLOUT : 0u), .data.ptr = c};
-	epoll_ctl(t->ep, EPOLL_CTL_MOD, c->fd, &ev);
+	epoll_ctl(t->ep, EPOLL_CTL_MOD, c->link.fd, &ev);
 	c->pollout = on;
 }
 
@@ -237,7 +268,7 @@ static void set_pollout(struct sr_lean *t, struct lean_conn *c, bool on)
 static void flush(struct sr_lean *t, struct lean_conn *c)
 {
 	while (c->outoff < c->outlen) {
-		ssize_t n = send(c->fd, c->out + c->outoff, c->outlen - c->outoff, MSG_NOSIGNAL);
+		ssize_t n = lean_link_send(&c->link, c->out + c->outoff, c->outlen - c->outoff);
 		if (n > 0) {
 			c->outoff += (size_t)n;
 		} else if (n < 0 && errno == EINTR) {
@@ -259,7 +290,7 @@ static void flush(struct sr_lean *t, struct lean_conn *c)
 static void fill(struct sr_lean *t, struct lean_conn *c, uint64_t *wake, bool *rate_blocked)
 {
 	bool queued = false;
-	while (c->fd >= 0 && c->outstanding < t->conn_max && t->inflight < t->thread_max &&
+	while (c->link.fd >= 0 && c->outstanding < t->conn_max && t->inflight < t->thread_max &&
 	       !conn_used_up(t, c)) {
 		if (!pacer_take(&t->pacer, wake)) {
 			*rate_blocked = true;
@@ -299,7 +330,7 @@ static void parse_input(struct sr_lean *t, struct lean_conn *c)
 {
 	size_t off = 0, need = 0;
 	uint64_t t1 = 0;
-	while (c->fd >= 0 && off < c->inlen) {
+	while (c->link.fd >= 0 && off < c->inlen) {
 		struct lb_msg m;
 		long k = lb_frame(c->in + off, c->inlen - off, LEAN_MAX_PDU, &m, &need);
 		if (k < 0) {
@@ -311,7 +342,7 @@ static void parse_input(struct sr_lean *t, struct lean_conn *c)
 		off += (size_t)k;
 		handle(t, c, &m, &t1);
 	}
-	if (c->fd < 0)
+	if (c->link.fd < 0)
 		return;
 	memmove(c->in, c->in + off, c->inlen - off);
 	c->inlen -= off;
@@ -321,12 +352,14 @@ static void parse_input(struct sr_lean *t, struct lean_conn *c)
 	}
 }
 
-/* Reads what has arrived on c (until the socket is empty, bounded) and handles it. */
+/* Reads what has arrived on c (until the socket is empty, bounded) and handles it. With TLS,
+ * until OpenSSL has nothing more: plaintext it holds would not wake epoll (parse_input always
+ * leaves room). */
 static void read_conn(struct sr_lean *t, struct lean_conn *c)
 {
-	for (int round = 0; round < 4 && c->fd >= 0; round++) {
+	for (int round = 0; (round < 4 || c->link.ssl) && c->link.fd >= 0; round++) {
 		size_t room = c->incap - c->inlen;
-		ssize_t n = recv(c->fd, c->in + c->inlen, room, 0);
+		ssize_t n = lean_link_recv(&c->link, c->in + c->inlen, room);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN)
@@ -337,7 +370,7 @@ static void read_conn(struct sr_lean *t, struct lean_conn *c)
 		}
 		c->inlen += (size_t)n;
 		parse_input(t, c);
-		if ((size_t)n < room) /* the socket is empty */
+		if ((size_t)n < room && !c->link.ssl) /* the socket is empty */
 			return;
 	}
 }
@@ -349,18 +382,18 @@ static void reconnect_due(struct sr_lean *t, uint64_t *wake)
 	uint64_t now = now_ns();
 	for (int i = 0; i < t->nconns; i++) {
 		struct lean_conn *c = &t->conns[i];
-		if (c->fd >= 0 && c->outstanding == 0 && conn_used_up(t, c)) {
+		if (c->link.fd >= 0 && c->outstanding == 0 && conn_used_up(t, c)) {
 			conn_close(t, c, true);
 			c->retry_at = now;
 			c->backoff_ns = 0;
 		}
-		if (c->fd >= 0)
+		if (c->link.fd >= 0)
 			continue;
 		if (now >= c->retry_at) {
 			conn_retry(t, c, now);
 			now = now_ns();
 		}
-		if (c->fd < 0 && c->retry_at < *wake)
+		if (c->link.fd < 0 && c->retry_at < *wake)
 			*wake = c->retry_at;
 	}
 }
@@ -383,9 +416,9 @@ static void lean_round(struct sr_lean *t)
 	int n = epoll_wait(t->ep, ev, LEAN_EVENTS, ms);
 	for (int i = 0; i < n; i++) {
 		struct lean_conn *c = ev[i].data.ptr;
-		if (c->fd >= 0 && (ev[i].events & EPOLLOUT))
+		if (c->link.fd >= 0 && (ev[i].events & EPOLLOUT))
 			flush(t, c);
-		if (c->fd >= 0 && (ev[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP)))
+		if (c->link.fd >= 0 && (ev[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP)))
 			read_conn(t, c);
 	}
 }
@@ -397,7 +430,7 @@ static void *lean_main(void *arg)
 	while (!atomic_load_explicit(&t->run->stop, memory_order_relaxed))
 		lean_round(t);
 	for (int i = 0; i < t->nconns; i++) {
-		if (t->conns[i].fd >= 0) {
+		if (t->conns[i].link.fd >= 0) {
 			t->th.left_outstanding += t->conns[i].outstanding;
 			conn_close(t, &t->conns[i], true);
 		}
@@ -419,7 +452,7 @@ static void lean_init(struct sr_run *run, struct sr_lean *t, int idx, uint64_t s
 	t->conns = sr_xcalloc((size_t)t->nconns, sizeof(*t->conns));
 	for (int i = 0; i < t->nconns; i++) {
 		struct lean_conn *c = &t->conns[i];
-		c->fd = -1;
+		c->link.fd = -1;
 		c->mask = table - 1;
 		c->slots = sr_xcalloc(table, sizeof(*c->slots));
 		c->in = sr_xcalloc(LEAN_IN_START, 1);
@@ -436,6 +469,13 @@ static void lean_init(struct sr_run *run, struct sr_lean *t, int idx, uint64_t s
 		fputs("searchrate: cannot set up the lean engine (out of memory)\n", stderr);
 		exit(1);
 	}
+	char err[256];
+	if (!lean_tls_init(&t->tls, cfg, err, sizeof(err))) {
+		fprintf(stderr, "searchrate: cannot set up TLS%s%s: %s\n",
+		        cfg->truststore ? " with the CA certificates of " : "",
+		        cfg->truststore ? cfg->truststore : "", err);
+		exit(1);
+	}
 	tally_init(&t->tally);
 }
 
@@ -446,14 +486,16 @@ static void lean_create(struct sr_run *run, uint64_t seed)
 		lean_init(run, &run->lean[i], i, seed);
 }
 
-static void report_failure(const struct sr_config *cfg, enum lean_step step, int rc,
-                           const char *diag)
+static void report_failure(const struct sr_config *cfg, const struct lean_failure *f, int rc)
 {
-	if (step == LEAN_BIND)
-		fprintf(stderr, "searchrate: cannot bind to %s as %s", cfg->uri, cfg->binddn);
+	char what[800];
+	if (f->step == LEAN_BIND)
+		snprintf(what, sizeof(what), "cannot bind to %s as %s", cfg->uri, cfg->binddn);
+	else if (f->step == LEAN_STARTTLS) /* the address without "ldap://" */
+		snprintf(what, sizeof(what), "StartTLS on %s", cfg->uri + strlen("ldap://"));
 	else
-		fprintf(stderr, "searchrate: cannot connect to %s", cfg->uri);
-	fprintf(stderr, ": %s (%d)%s%s\n", ldap_err2string(rc), rc, *diag ? ": " : "", diag);
+		snprintf(what, sizeof(what), "cannot connect to %s", cfg->uri);
+	report_open_failure(cfg, what, rc, f->diag, f->cert_rejected);
 }
 
 /* The server's address into every thread; false (and a message) when it cannot be resolved. */
@@ -465,7 +507,9 @@ static bool resolve(struct sr_run *run)
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai = NULL;
 	int err = getaddrinfo(cfg->host, port, &hints, &ai);
 	if (err || !ai) {
-		report_failure(cfg, LEAN_CONNECT, LDAP_SERVER_DOWN, gai_strerror(err));
+		struct lean_failure f = {LEAN_CONNECT, false, ""};
+		snprintf(f.diag, sizeof(f.diag), "%s", gai_strerror(err));
+		report_failure(cfg, &f, LDAP_SERVER_DOWN);
 		return false;
 	}
 	for (int i = 0; i < cfg->threads; i++) {
@@ -491,13 +535,12 @@ static bool lean_connect(struct sr_run *run)
 	for (int i = 0; i < cfg->conns; i++) {
 		struct sr_lean *t = &run->lean[i % cfg->threads];
 		struct lean_conn *c = &t->conns[i / cfg->threads];
-		enum lean_step step;
-		char diag[256];
-		int rc = conn_open(t, c, &step, diag, sizeof(diag));
+		struct lean_failure f;
+		int rc = conn_open(t, c, &f);
 		if (rc == LDAP_SUCCESS) {
 			connected++;
 		} else if (!connected) {
-			report_failure(cfg, step, rc, diag);
+			report_failure(cfg, &f, rc);
 			return false;
 		} else {
 			tally_error(&t->tally, rc, 1);
@@ -529,8 +572,9 @@ static void lean_free(struct sr_run *run)
 		struct sr_lean *t = &run->lean[i];
 		for (int k = 0; t->conns && k < t->nconns; k++) {
 			struct lean_conn *c = &t->conns[k];
-			if (c->fd >= 0)
-				close(c->fd);
+			lean_link_end(&c->link, false);
+			if (c->link.fd >= 0)
+				close(c->link.fd);
 			free(c->slots);
 			free(c->in);
 			free(c->out);
@@ -543,6 +587,7 @@ static void lean_free(struct sr_run *run)
 		free(t->fspans);
 		lb_search_free(&t->search);
 		lb_filter_free(&t->filter);
+		lean_tls_free(&t->tls);
 		tally_destroy(&t->tally);
 	}
 	free(run->lean);

@@ -1,5 +1,5 @@
 /*
- * lean.h: the lean engine (--engine lean, the default over plain LDAP). The same load as
+ * lean.h: the lean engine (--engine lean, the default). The same load as
  * the libldap engine (worker.h: threads owning their connections, synchronous or
  * --asynchronous with --maxOutstandingRequests per connection, --ratePerSecond,
  * --iterationsBeforeReconnect, lost connections counted and re-established with backoff,
@@ -16,8 +16,9 @@
  *     a table of at least twice --maxOutstandingRequests: a response finds its request
  *     with one load.
  *
- * Connecting (and a simple bind with --bindDN) is done with blocking waits bounded at 5 s
- * for the connect and 10 s for the bind, as the libldap engine's timeouts.
+ * Connecting (then StartTLS and the TLS handshake with --useStartTLS or --useSSL, through
+ * OpenSSL: lean_tls.h, and a simple bind with --bindDN) is done with blocking waits bounded
+ * at 5 s for the connect and 10 s for each later step, as the libldap engine's timeouts.
  */
 #ifndef SEARCHRATE_LEAN_H
 #define SEARCHRATE_LEAN_H

@@ -41,6 +41,9 @@ static const char usage_text[] =
     "  -X, --trustAll                  with -Z or -q: accept any server certificate\n"
     "  -P, --trustStorePath FILE       with -Z or -q: verify the server certificate with the\n"
     "                                  CA certificates in FILE (PEM) (default: the system's)\n"
+    "      --resumeTLSSessions         with -Z or -q (lean engine): each new connection offers\n"
+    "                                  the newest session its thread was given (a ticket),\n"
+    "                                  for resumed handshakes (default: every one full)\n"
     "Search:\n"
     "  -b, --baseDN DN                 search base (required; may be a value pattern)\n"
     "  -s, --scope SCOPE               base, one, sub or subordinates (default sub)\n"
@@ -51,9 +54,9 @@ static const char usage_text[] =
     "Load:\n"
     "      --engine lean|libldap       how requests go out and responses come in: lean (BER\n"
     "                                  by hand on non-blocking sockets and epoll, a few us\n"
-    "                                  of client CPU per search; plain LDAP only) or libldap\n"
-    "                                  (its per-message API; TLS) (default: lean; libldap\n"
-    "                                  with --useSSL or --useStartTLS)\n"
+    "                                  of client CPU per search; TLS through OpenSSL) or\n"
+    "                                  libldap (its per-message API; its TLS library)\n"
+    "                                  (default: lean)\n"
     "  -t, --numThreads N              threads (default 1)\n"
     "      --numConnections N          connections, spread over the threads (default: one\n"
     "                                  per thread); must be at least --numThreads\n"
@@ -109,6 +112,7 @@ enum {
 	OPT_RECONNECT,
 	OPT_ENGINE,
 	OPT_VERSION,
+	OPT_RESUME,
 };
 
 struct opt_spec {
@@ -132,6 +136,7 @@ static const struct opt_spec specs[] = {
     {"useStartTLS", 'q', K_FLAG, OFF(use_starttls), 0, 0, 0, 0},
     {"trustAll", 'X', K_FLAG, OFF(trust_all), 0, 0, 0, 0},
     {"trustStorePath", 'P', K_STR, OFF(truststore), 0, 0, 0, 0},
+    {"resumeTLSSessions", OPT_RESUME, K_FLAG, OFF(resume_tls), 0, 0, 0, 0},
     {"baseDN", 'b', K_STR, OFF(arg.base), 0, 0, 0, 0},
     {"scope", 's', K_SCOPE, OFF(scope), 0, 0, 0, 0},
     {"filter", 'f', K_STR, OFF(arg.filter), 0, 0, 0, 0},
@@ -350,7 +355,7 @@ static int check_combinations(struct sr_config *cfg)
 }
 
 /* The TLS options: one way to start TLS, one way to trust, a trust store that can be read, and
- * the engine: libldap for TLS (the lean one speaks plain LDAP), else lean unless told. */
+ * the engine: lean unless told (resumption is the lean engine's). */
 static int check_tls(struct sr_config *cfg)
 {
 	if (cfg->use_ssl && cfg->use_starttls)
@@ -361,12 +366,12 @@ static int check_tls(struct sr_config *cfg)
 		return usage_error("--%s needs --useSSL or --useStartTLS",
 		                   cfg->trust_all ? "trustAll" : "trustStorePath");
 	bool tls = cfg->use_ssl || cfg->use_starttls;
-	if (tls && cfg->engine == SR_ENGINE_LEAN)
-		return usage_error(
-		    "--engine lean speaks plain LDAP only: --%s needs --engine libldap",
-		    cfg->use_ssl ? "useSSL" : "useStartTLS");
+	if (cfg->resume_tls && !tls)
+		return usage_error("--resumeTLSSessions needs --useSSL or --useStartTLS");
+	if (cfg->resume_tls && cfg->engine == SR_ENGINE_LIBLDAP)
+		return usage_error("--resumeTLSSessions needs --engine lean");
 	if (cfg->engine == SR_ENGINE_AUTO)
-		cfg->engine = tls ? SR_ENGINE_LIBLDAP : SR_ENGINE_LEAN;
+		cfg->engine = SR_ENGINE_LEAN;
 	if (!cfg->truststore)
 		return -1;
 	/* libldap would only fail each handshake, without saying why. */

@@ -12,7 +12,7 @@
 
 #include "tools/searchrate/pattern.h"
 
-/* --engine: the lean one (plain LDAP only) or libldap's; AUTO until options_parse chooses. */
+/* --engine: the lean one or libldap's; AUTO until options_parse chooses. */
 enum sr_engine_kind { SR_ENGINE_AUTO, SR_ENGINE_LEAN, SR_ENGINE_LIBLDAP };
 
 struct sr_config {
@@ -25,6 +25,7 @@ struct sr_config {
 	bool use_starttls;      /* --useStartTLS: ldap://, then StartTLS before anything else */
 	bool trust_all;         /* --trustAll: do not verify the server's certificate */
 	const char *truststore; /* --trustStorePath: CA certificates (PEM); NULL: the system's */
+	bool resume_tls;        /* --resumeTLSSessions: offer each thread's newest session (lean) */
 	uint64_t
 	    reconnect_every; /* --iterationsBeforeReconnect: searches per connection; 0: no limit */
 	struct pattern base, filter;

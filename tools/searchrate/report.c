@@ -20,8 +20,9 @@ void report_banner(const struct sr_config *cfg)
 {
 	if (cfg->csv)
 		return;
-	printf("searchrate: %s%s, %s engine, %d thread%s, %d connection%s, %s", cfg->uri,
+	printf("searchrate: %s%s%s, %s engine, %d thread%s, %d connection%s, %s", cfg->uri,
 	       cfg->use_starttls ? " with StartTLS" : "",
+	       cfg->resume_tls ? ", TLS sessions resumed" : "",
 	       cfg->engine == SR_ENGINE_LIBLDAP ? "libldap" : "lean", cfg->threads,
 	       cfg->threads == 1 ? "" : "s", cfg->conns, cfg->conns == 1 ? "" : "s",
 	       cfg->async ? "asynchronous" : "synchronous");
@@ -159,6 +160,9 @@ void report_summary(const struct sr_config *cfg, const struct report_end *end)
 	if (o->reconnects) /* with --iterationsBeforeReconnect, a TLS handshake rate */
 		summary(cfg, "  Reconnects:            %" PRIu64 " (%.3f/s)\n", o->reconnects,
 		        ratio((double)o->reconnects, end->measured));
+	if (cfg->resume_tls)
+		summary(cfg, "  Resumed TLS sessions:  %" PRIu64 " (%.3f/s)\n", o->resumed,
+		        ratio((double)o->resumed, end->measured));
 	if (cfg->warmup) {
 		summary(cfg, "  Warm-up (excluded):    %" PRIu64 " searches, %" PRIu64 " errors\n",
 		        warm->searches, warm->errors);
@@ -178,4 +182,20 @@ void report_summary(const struct sr_config *cfg, const struct report_end *end)
 		        "intervals)\n",
 		        ratio(end->measured_cpu * 1e6, (double)o->searches));
 	fflush(stdout);
+}
+
+void report_open_failure(const struct sr_config *cfg, const char *what, int rc, const char *diag,
+                         bool cert_rejected)
+{
+	fprintf(stderr, "searchrate: %s: %s (%d)%s%s", what, ldap_err2string(rc), rc,
+	        diag && *diag ? ": " : "", diag ? diag : "");
+	if (cert_rejected)
+		fprintf(
+		    stderr,
+		    "; TLS: the server's certificate was rejected (not issued by %s%s, expired, "
+		    "or not for %s): give --trustStorePath with its CA certificate, or "
+		    "--trustAll",
+		    cfg->truststore ? "a CA in " : "one of the system's CAs",
+		    cfg->truststore ? cfg->truststore : "", cfg->host);
+	fputc('\n', stderr);
 }

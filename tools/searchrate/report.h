@@ -41,4 +41,9 @@ struct report_end {
 
 void report_summary(const struct sr_config *cfg, const struct report_end *end);
 
+/* On stderr, for the first connection that failed: "searchrate: WHAT: RESULT (CODE): DIAG",
+ * with cert_rejected the reason ("; TLS: the server's certificate was rejected ..."). */
+void report_open_failure(const struct sr_config *cfg, const char *what, int rc, const char *diag,
+                         bool cert_rejected);
+
 #endif

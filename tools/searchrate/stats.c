@@ -40,6 +40,7 @@ void stats_add(struct stats *to, const struct stats *from)
 	to->errors += from->errors;
 	to->dur_ns += from->dur_ns;
 	to->reconnects += from->reconnects;
+	to->resumed += from->resumed;
 	if (from->min_ns < to->min_ns)
 		to->min_ns = from->min_ns;
 	if (from->max_ns > to->max_ns)

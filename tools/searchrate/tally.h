@@ -49,6 +49,14 @@ static inline void tally_reconnect(struct sr_tally *t)
 	pthread_mutex_unlock(&t->mu);
 }
 
+/* A TLS handshake that resumed an earlier session (--resumeTLSSessions). */
+static inline void tally_resumed(struct sr_tally *t)
+{
+	pthread_mutex_lock(&t->mu);
+	t->st.resumed++;
+	pthread_mutex_unlock(&t->mu);
+}
+
 /* Adds t's counters to into and resets them; scratch (one struct stats) keeps the mutex held
  * only for a copy. */
 static inline void tally_take(struct sr_tally *t, struct stats *into, struct stats *scratch)

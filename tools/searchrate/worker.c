@@ -20,6 +20,7 @@
 #include <sys/time.h>
 
 #include "tools/searchrate/pace.h"
+#include "tools/searchrate/report.h"
 #include "tools/searchrate/tally.h"
 #include "tools/searchrate/util.h"
 
@@ -488,8 +489,8 @@ static bool cert_rejected(const struct sr_config *cfg, enum conn_step step)
 }
 
 /* "searchrate: WHAT: RESULT (CODE): DIAGNOSTIC" for the first connection, which failed at step. */
-static void report_open_failure(const struct sr_config *cfg, enum conn_step step, int rc,
-                                const char *diag)
+static void report_first_failure(const struct sr_config *cfg, enum conn_step step, int rc,
+                                 const char *diag)
 {
 	char what[800];
 	if (step == STEP_TLS_SETUP && cfg->truststore)
@@ -503,17 +504,7 @@ static void report_open_failure(const struct sr_config *cfg, enum conn_step step
 		snprintf(what, sizeof(what), "cannot bind to %s as %s", cfg->uri, cfg->binddn);
 	else
 		snprintf(what, sizeof(what), "cannot connect to %s", cfg->uri);
-	fprintf(stderr, "searchrate: %s: %s (%d)%s%s", what, ldap_err2string(rc), rc,
-	        diag && *diag ? ": " : "", diag ? diag : "");
-	if (cert_rejected(cfg, step))
-		fprintf(
-		    stderr,
-		    "; TLS: the server's certificate was rejected (not issued by %s%s, expired, "
-		    "or not for %s): give --trustStorePath with its CA certificate, or "
-		    "--trustAll",
-		    cfg->truststore ? "a CA in " : "one of the system's CAs",
-		    cfg->truststore ? cfg->truststore : "", cfg->host);
-	fputc('\n', stderr);
+	report_open_failure(cfg, what, rc, diag, cert_rejected(cfg, step));
 }
 
 bool workers_connect(struct sr_run *run)
@@ -529,7 +520,7 @@ bool workers_connect(struct sr_run *run)
 		if (rc == LDAP_SUCCESS) {
 			connected++;
 		} else if (!connected) {
-			report_open_failure(cfg, step, rc, diag);
+			report_first_failure(cfg, step, rc, diag);
 			ldap_memfree(diag);
 			return false;
 		} else {
