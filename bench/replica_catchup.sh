@@ -62,30 +62,42 @@ refresh_wait() {
 	return 1
 }
 
+# seconds TICKS: clock ticks as seconds, one decimal.
+seconds() { awk -v t="$1" -v hz="$(getconf CLK_TCK)" 'BEGIN{printf "%.1f", t/hz}'; }
+# initial_refresh LABEL URL CSN_BASE START_CMD...: runs START_CMD (which starts a consumer
+# and sets $consumer_pid), waits for its refresh and prints the time, entries and both
+# sides' CPU, also left in $refresh_ms, $refresh_n, $refresh_cpu and $refresh_pcpu.
+initial_refresh() {
+	local label=$1 url=$2 base=$3 pc0 start
+	shift 3
+	pc0=$(cpu_ticks "$ppid_")
+	start=$(now_ms)
+	"$@"
+	refresh_ms=$(refresh_wait "$url" "$consumer_pid" "$start" "$base")
+	refresh_pcpu=$(seconds $(($(cpu_ticks "$ppid_") - pc0)))
+	refresh_cpu=$(seconds "$(cpu_ticks "$consumer_pid")")
+	refresh_n=$(count "$url")
+	echo "  $label: ${refresh_ms} ms, $refresh_n entries, consumer CPU $refresh_cpu s, provider CPU $refresh_pcpu s"
+}
+start_minidir() {
+	replica_start minidir "$mport"
+	consumer_pid=$rpid
+}
+start_slapd_consumer() {
+	slapd_start consumer "$sport"
+	consumer_pid=$spid
+}
+
 echo "# initial refresh of $N entries (+2), from no database"
 replica_conf minidir "$mport" "$PROV"
-pc0=$(cpu_ticks "$ppid_")
-start=$(now_ms)
-replica_start minidir "$mport"
-mpid=$rpid
-m_ms=$(refresh_wait "$MURL" "$mpid" "$start" "")
-m_pcpu=$(awk -v t=$(($(cpu_ticks "$ppid_") - pc0)) -v hz="$(getconf CLK_TCK)" 'BEGIN{printf "%.1f", t/hz}')
-m_cpu=$(awk -v t="$(cpu_ticks "$mpid")" -v hz="$(getconf CLK_TCK)" 'BEGIN{printf "%.1f", t/hz}')
-m_n=$(count "$MURL")
-echo "  minidir: ${m_ms} ms, $m_n entries, consumer CPU ${m_cpu} s, provider CPU ${m_pcpu} s"
+initial_refresh minidir "$MURL" "" start_minidir
+m_ms=$refresh_ms m_n=$refresh_n m_cpu=$refresh_cpu m_pcpu=$refresh_pcpu
 
 slapd_conf "$work/consumer.conf" "$work/consumer-db" "$(slapd_db_lines "syncrepl rid=002 provider=$PROV bindmethod=simple
 	binddn=\"$ADMIN\" credentials=secret searchbase=\"$EX\"
 	type=refreshAndPersist retry=\"1 +\" attrs=\"*,+\"")"
-pc0=$(cpu_ticks "$ppid_")
-start=$(now_ms)
-slapd_start consumer "$sport"
-cpid=$spid
-s_ms=$(refresh_wait "$SURL" "$cpid" "$start" "$EX")
-s_pcpu=$(awk -v t=$(($(cpu_ticks "$ppid_") - pc0)) -v hz="$(getconf CLK_TCK)" 'BEGIN{printf "%.1f", t/hz}')
-s_cpu=$(awk -v t="$(cpu_ticks "$cpid")" -v hz="$(getconf CLK_TCK)" 'BEGIN{printf "%.1f", t/hz}')
-s_n=$(count "$SURL")
-echo "  slapd consumer: ${s_ms} ms, $s_n entries, consumer CPU ${s_cpu} s, provider CPU ${s_pcpu} s"
+initial_refresh "slapd consumer" "$SURL" "$EX" start_slapd_consumer
+cpid=$consumer_pid s_ms=$refresh_ms s_n=$refresh_n s_cpu=$refresh_cpu s_pcpu=$refresh_pcpu
 # For the persist phase the slapd consumer commits durably, as minidir does (an fdatasync
 # per commit): restarted without dbnosync, it resumes from its cookie. PERSIST_NOSYNC=1
 # keeps it on dbnosync.

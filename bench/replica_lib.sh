@@ -4,43 +4,12 @@
 # pid=$!`, remembered in $pids and stopped by PID at exit; every wait is bounded.
 SLAPD=${SLAPD:-/usr/sbin/slapd}
 SLAPADD=${SLAPADD:-/usr/sbin/slapadd}
-BUILD=${BUILD:-build}
 export LDAPNOINIT=1
 EX=dc=example,dc=com
 ADMIN=cn=admin,$EX
+. bench/lib.sh
 . tests/integration/slapd_conf.sh
-pids=()
 
-die() {
-	echo "$(basename "$0"): $*" >&2
-	exit 1
-}
-need() { for c in "$@"; do command -v "$c" > /dev/null 2>&1 || die "$c is missing (scripts/deps.sh bench)"; done; }
-
-# bench_init NAME: $work, a temp dir removed at exit with every process in $pids stopped.
-bench_init() {
-	work=$(mktemp -d "/tmp/minidir-$1.XXXXXX") || die "mktemp failed"
-	trap bench_cleanup EXIT
-	trap 'exit 130' INT TERM
-}
-bench_cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill -TERM "$p" 2> /dev/null; done
-	for p in "${pids[@]}"; do
-		for _ in $(seq 1 100); do kill -0 "$p" 2> /dev/null || break; sleep 0.05; done
-		kill -KILL "$p" 2> /dev/null
-		wait "$p" 2> /dev/null
-	done
-	[ -n "${KEEP:-}" ] && { echo "kept $work" >&2; return; }
-	rm -rf "$work"
-}
-# forget PID: drops an ended process from $pids (so its number, perhaps reused, is never
-# signalled at exit).
-forget() {
-	local p keep=()
-	for p in "${pids[@]}"; do [ "$p" = "$1" ] || keep+=("$p"); done
-	pids=("${keep[@]}")
-}
 # stop_pid PID: SIGTERM, up to 10 s, then SIGKILL; then forgets it.
 stop_pid() {
 	kill -TERM "$1" 2> /dev/null
@@ -91,12 +60,18 @@ slapd_start() {
 	"$SLAPD" -f "$work/$1.conf" -h "ldap://127.0.0.1:$2/" -d 0 >> "$work/$1.log" 2>&1 &
 	spid=$!
 	pids+=("$spid")
-	for _ in $(seq 1 200); do
-		timeout 5 ldapsearch -x -H "ldap://127.0.0.1:$2" -LLL -b "" -s base 1.1 > /dev/null 2>&1 && return 0
-		kill -0 "$spid" 2> /dev/null || break
+	answers_within 10 "$spid" "$2" || die "slapd $1 did not start: $(tail -5 "$work/$1.log")"
+}
+# answers_within SECONDS PID PORT: whether the server PID answers a root DSE read on PORT
+# within SECONDS (false at once when it exits).
+answers_within() {
+	local end=$(($(now_ms) + $1 * 1000))
+	while [ "$(now_ms)" -lt "$end" ]; do
+		timeout 5 ldapsearch -x -H "ldap://127.0.0.1:$3" -LLL -b "" -s base 1.1 > /dev/null 2>&1 && return 0
+		kill -0 "$2" 2> /dev/null || return 1
 		sleep 0.05
 	done
-	die "slapd $1 did not start: $(tail -5 "$work/$1.log")"
+	return 1
 }
 # replica_conf NAME PORT PROVIDER_URL [LINES]: $work/NAME.conf, a minidir refreshAndPersist
 # replica; LINES are added at the end (listen_after_refresh, say).
@@ -118,16 +93,10 @@ EOF
 # $work/NAME.log); sets $rpid; waits until the port answers (up to 120 s: a replica with
 # listen_after_refresh answers once its first refresh has committed).
 replica_start() {
-	local end=$(($(now_ms) + 120000))
 	"$BUILD/minidir" -f "$work/$1.conf" >> "$work/$1.log" 2>&1 &
 	rpid=$!
 	pids+=("$rpid")
-	while [ "$(now_ms)" -lt "$end" ]; do
-		timeout 5 ldapsearch -x -H "ldap://127.0.0.1:$2" -LLL -b "" -s base 1.1 > /dev/null 2>&1 && return 0
-		kill -0 "$rpid" 2> /dev/null || break
-		sleep 0.05
-	done
-	die "minidir $1 did not start: $(tail -5 "$work/$1.log")"
+	answers_within 120 "$rpid" "$2" || die "minidir $1 did not start: $(tail -5 "$work/$1.log")"
 }
 # monitor URL ATTR: a value of the replica's cn=replication,cn=monitor.
 monitor() {

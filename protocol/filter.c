@@ -242,17 +242,14 @@ static struct filter *decode(BerElement *ber, int depth)
 		    get_string(ber, &val) < 0 || take_assertion(f, &attr, &val) < 0)
 			goto bad;
 		break;
-	case LDAP_FILTER_SUBSTRINGS:
-		if (decode_substrings(ber, f) < 0)
-			goto bad;
-		break;
 	case LDAP_FILTER_PRESENT:
 		f->kind = FILTER_PRESENT;
 		if (get_string(ber, &attr) < 0 || take_attr(f, &attr) < 0)
 			goto bad;
 		break;
-	case LDAP_FILTER_EXT:
-		if (decode_extensible(ber, f) < 0)
+	case LDAP_FILTER_SUBSTRINGS:
+	case LDAP_FILTER_EXT: /* a SEQUENCE each: their own decoders */
+		if ((tag == LDAP_FILTER_EXT ? decode_extensible : decode_substrings)(ber, f) < 0)
 			goto bad;
 		break;
 	default:

@@ -154,6 +154,15 @@ static int insert(struct slot *t, const char *name, const void *value)
 	return -1;
 }
 
+/* Files value under its OID and each of its names (NULL-terminated, or NULL). */
+static int insert_named(struct slot *t, const char *oid, char **names, const void *value)
+{
+	int rc = insert(t, oid, value);
+	for (int i = 0; rc == 0 && names && names[i]; i++)
+		rc = insert(t, names[i], value);
+	return rc;
+}
+
 /*
  * Makes room for one more element at the end of array arr of n elements; evaluates to
  * true, or to false when memory ran out (arr is then as it was). Used for the schema's
@@ -189,10 +198,7 @@ static int add_attr(LDAPAttributeType *at, struct schema_attr *a)
 	a->definition = ldap_attributetype2str(at);
 	S.raw[S.nattrs] = at;
 	S.attrs[S.nattrs++] = a;
-	int rc = insert(S.attr_slots, a->oid, a);
-	for (int i = 0; rc == 0 && a->names && a->names[i]; i++)
-		rc = insert(S.attr_slots, a->names[i], a);
-	return rc;
+	return insert_named(S.attr_slots, a->oid, a->names, a);
 }
 
 /* The object class OC into the tables, as add_attr. */
@@ -210,10 +216,7 @@ static int add_class(LDAPObjectClass *oc, struct schema_oc *c)
 	c->may = oc->oc_at_oids_may;
 	S.raw_oc[S.nocs] = oc;
 	S.ocs[S.nocs++] = c;
-	int rc = insert(S.oc_slots, c->oid, c);
-	for (int i = 0; rc == 0 && oc->oc_names && oc->oc_names[i]; i++)
-		rc = insert(S.oc_slots, oc->oc_names[i], c);
-	return rc;
+	return insert_named(S.oc_slots, c->oid, oc->oc_names, c);
 }
 
 enum def_kind { DEF_ATTRIBUTE_TYPE = 1, DEF_OBJECT_CLASS };

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/array.h"
 #include "protocol/response.h"
 #include "protocol/schema.h"
 #include "server/ops.h"
@@ -93,15 +94,9 @@ static int add_group(entry_id group, void *arg)
 	struct entry_view e;
 	if (db_get_entry(g->db, g->txn, group, &e) != 0)
 		return 0; /* a group that went missing: nothing to say */
-	if (g->n == g->cap) {
-		size_t cap = g->cap ? g->cap * 2 : 16;
-		struct berval *dns = realloc(g->dns, cap * sizeof(*dns));
-		if (!dns) {
-			g->failed = true;
-			return 1;
-		}
-		g->dns = dns;
-		g->cap = cap;
+	if (!ARRAY_ROOM_FOR(g->dns, g->cap, g->n, 16)) {
+		g->failed = true;
+		return 1;
 	}
 	g->dns[g->n].bv_val = (char *)e.dn; /* into the map: valid for the transaction */
 	g->dns[g->n++].bv_len = e.dnlen;

@@ -8,6 +8,7 @@
 #include <lber.h>
 #include <ldif.h> /* needs stdio.h and lber.h first */
 
+#include "protocol/array.h"
 #include "storage/candidates.h"
 #include "storage/db.h"
 #include "storage/ldif_import.h"
@@ -144,15 +145,9 @@ static int export_one(MDB_txn *txn, entry_id id, const struct entry_view *e, voi
 		x->rc = write_entry(x, txn, id, e); /* its parent has gone out */
 		return x->rc != 0;
 	}
-	if (x->nheld == x->capheld) {
-		size_t cap = x->capheld ? 2 * x->capheld : 256;
-		struct held *p = realloc(x->held, cap * sizeof(*p));
-		if (!p) {
-			x->rc = ENOMEM;
-			return 1;
-		}
-		x->held = p;
-		x->capheld = cap;
+	if (!ARRAY_ROOM_FOR(x->held, x->capheld, x->nheld, 256)) {
+		x->rc = ENOMEM;
+		return 1;
 	}
 	x->held[x->nheld++] = (struct held){id, false};
 	x->waiting++;

@@ -443,9 +443,7 @@ static void *lean_main(void *arg)
 static void lean_init(struct sr_run *run, struct sr_lean *t, int idx, uint64_t seed)
 {
 	struct sr_config *cfg = &run->cfg;
-	unsigned table = 2;
-	while (table < 2u * (unsigned)(cfg->async ? cfg->max_outstanding : 1))
-		table *= 2;
+	unsigned table = sr_slot_table_size(cfg);
 	t->run = run;
 	t->ep = -1;
 	t->nconns = cfg->conns / cfg->threads + (idx < cfg->conns % cfg->threads);

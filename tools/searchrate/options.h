@@ -61,4 +61,14 @@ int options_parse(struct sr_config *cfg, int argc, char **argv);
 /* Frees what cfg owns. */
 void options_free(struct sr_config *cfg);
 
+/* The size of an engine's table of the requests in flight on one connection: a power of
+ * two of at least twice the most cfg keeps in flight (so slots are found by a mask). */
+static inline unsigned sr_slot_table_size(const struct sr_config *cfg)
+{
+	unsigned table = 2;
+	while (table < 2u * (unsigned)(cfg->async ? cfg->max_outstanding : 1))
+		table *= 2;
+	return table;
+}
+
 #endif

@@ -422,19 +422,10 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* The slot table size: a power of two of at least twice the requests in flight. */
-static unsigned slot_table_size(const struct sr_config *cfg)
-{
-	unsigned table = 2;
-	while (table < 2u * (unsigned)(cfg->async ? cfg->max_outstanding : 1))
-		table *= 2;
-	return table;
-}
-
 static void worker_init(struct sr_run *run, struct sr_worker *w, int t, uint64_t seed)
 {
 	const struct sr_config *cfg = &run->cfg;
-	unsigned table = slot_table_size(cfg);
+	unsigned table = sr_slot_table_size(cfg);
 	w->run = run;
 	w->nconns = cfg->conns / cfg->threads + (t < cfg->conns % cfg->threads);
 	w->conns = sr_xcalloc((size_t)w->nconns, sizeof(*w->conns));
