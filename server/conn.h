@@ -43,8 +43,7 @@ enum conn_auth { AUTH_ANONYMOUS, AUTH_ROOT, AUTH_USER };
  * policy_<ident>` for each line of conf/send_policies.h; nothing else lists them.
  */
 struct send_policy {
-	const char *name;
-	enum send_policy_id id;
+	enum send_policy_id id; /* its config name: config_policy_name(id) */
 	/* Socket options for a new connection. Returns 0 or -1 (close it). NULL: none. */
 	int (*accept)(struct conn *c);
 	/* A response starts (before its first PDU is queued). NULL: nothing to do. */

@@ -196,7 +196,9 @@ int listeners_open(struct server *srv, const char *why)
 	for (int a = 0; a < cfg->nlisten; a++) {
 		const struct listen_addr *la = &cfg->listen[a];
 		log_info("listening on %s (%d workers, send_policy %s%s)", srv->listen_urls[a],
-		         srv->nworkers, la->scheme == LISTEN_LDAPI ? "batch" : srv->rt.policy->name,
+		         srv->nworkers,
+		         config_policy_name(la->scheme == LISTEN_LDAPI ? SEND_BATCH
+		                                                       : srv->rt.policy->id),
 		         la->scheme == LISTEN_LDAP && srv->tls ? ", StartTLS" : "");
 	}
 	if (why)

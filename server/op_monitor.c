@@ -137,7 +137,7 @@ static int build_server_entry(struct server *srv, const struct db_gen *g, const 
 	add(&b, "startTime", "%s", start);
 	add_u64(&b, "uptime", (uint64_t)(time(NULL) - srv->started));
 	add(&b, "threads", "%d", srv->nworkers);
-	add(&b, "sendPolicy", "%s", server_policy(srv)->name);
+	add(&b, "sendPolicy", "%s", config_policy_name(server_policy(srv)->id));
 	add_u64(&b, "batchBytes", server_batch_bytes(srv));
 	add_u64(&b, "maxPendingBytes", server_max_pending_bytes(srv));
 	add_u64(&b, "currentConnections", s->total.connections_current);

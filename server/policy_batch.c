@@ -23,8 +23,4 @@ static void batch_pdu_end(struct conn *c, bool last, bool more_requests)
 }
 
 const struct send_policy policy_batch = {
-    .name = "batch",
-    .id = SEND_BATCH,
-    .accept = policy_accept_nodelay,
-    .pdu_end = batch_pdu_end,
-};
+    .id = SEND_BATCH, .accept = policy_accept_nodelay, .pdu_end = batch_pdu_end};

@@ -23,8 +23,4 @@ static void cork_pdu_end(struct conn *c, bool last, bool more_requests)
 }
 
 const struct send_policy policy_cork_toggle = {
-    .name = "cork-toggle",
-    .id = SEND_CORK_TOGGLE,
-    .response_begin = cork_response_begin,
-    .pdu_end = cork_pdu_end,
-};
+    .id = SEND_CORK_TOGGLE, .response_begin = cork_response_begin, .pdu_end = cork_pdu_end};

@@ -18,8 +18,4 @@ static void msg_more_pdu_end(struct conn *c, bool last, bool more_requests)
 }
 
 const struct send_policy policy_msg_more = {
-    .name = "msg-more",
-    .id = SEND_MSG_MORE,
-    .accept = policy_accept_nodelay,
-    .pdu_end = msg_more_pdu_end,
-};
+    .id = SEND_MSG_MORE, .accept = policy_accept_nodelay, .pdu_end = msg_more_pdu_end};

@@ -13,8 +13,4 @@ static void nodelay_pdu_end(struct conn *c, bool last, bool more_requests)
 }
 
 const struct send_policy policy_nodelay_once = {
-    .name = "nodelay-once",
-    .id = SEND_NODELAY_ONCE,
-    .accept = policy_accept_nodelay,
-    .pdu_end = nodelay_pdu_end,
-};
+    .id = SEND_NODELAY_ONCE, .accept = policy_accept_nodelay, .pdu_end = nodelay_pdu_end};

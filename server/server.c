@@ -375,7 +375,7 @@ int server_reload(struct server *srv)
 	if (p != old) {
 		__atomic_store_n(&srv->rt.policy, p, __ATOMIC_RELEASE);
 		log_info("SIGHUP: send_policy %s -> %s (for connections accepted from now on)",
-		         old->name, p->name);
+		         config_policy_name(old->id), config_policy_name(p->id));
 	}
 /* A runtime value that changed: stored for the workers, and said. */
 #define RELOAD(field, fmt, shown)                                                                  \
