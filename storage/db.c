@@ -172,6 +172,19 @@ static int check_suffix(const struct db *db, const char *suffix, const char *pat
 	return ok ? 0 : -1;
 }
 
+/* The entry ID a table maps key[0..len) to. */
+static int get_id(MDB_txn *txn, MDB_dbi dbi, const void *key, size_t len, entry_id *id)
+{
+	MDB_val k = {len, (void *)key}, v;
+	int rc = mdb_get(txn, dbi, &k, &v);
+	if (rc)
+		return rc;
+	if (v.mv_size != sizeof(*id))
+		return MDB_CORRUPTED;
+	memcpy(id, v.mv_data, sizeof(*id));
+	return 0;
+}
+
 static int open_mode(struct db *db, const char *path, enum open_mode mode, const char *suffix,
                      char *const *index, int nindex, char *err, size_t errlen)
 {
@@ -236,6 +249,10 @@ static int open_mode(struct db *db, const char *path, enum open_mode mode, const
 		goto bad;
 	}
 	db->has_opattrs = rc == 0;
+	/* A file opened read-only never changes: its suffix entry's ID is looked up once. */
+	if (mode == OPEN_READ &&
+	    get_id(txn, db->dn2id, db->suffix_key.data, db->suffix_key.len, &db->suffix_id) != 0)
+		db->suffix_id = 0;
 	if ((rc = mdb_txn_commit(txn)) != 0) {
 		txn = NULL;
 		fail(err, errlen, "committing", path, rc);
@@ -328,19 +345,6 @@ int db_foreach_group(const struct db *db, MDB_txn *txn, entry_id id,
 	return rc == MDB_NOTFOUND ? 0 : rc;
 }
 
-/* The entry ID a table maps key[0..len) to. */
-static int get_id(MDB_txn *txn, MDB_dbi dbi, const void *key, size_t len, entry_id *id)
-{
-	MDB_val k = {len, (void *)key}, v;
-	int rc = mdb_get(txn, dbi, &k, &v);
-	if (rc)
-		return rc;
-	if (v.mv_size != sizeof(*id))
-		return MDB_CORRUPTED;
-	memcpy(id, v.mv_data, sizeof(*id));
-	return 0;
-}
-
 int db_uuid2id(const struct db *db, MDB_txn *txn, const unsigned char uuid[16], entry_id *id)
 {
 	return get_id(txn, db->uuid2id, uuid, 16, id);
@@ -358,6 +362,11 @@ int db_entry_count(const struct db *db, MDB_txn *txn, size_t *count)
 
 int db_dn2id(const struct db *db, MDB_txn *txn, const void *key, size_t keylen, entry_id *id)
 {
+	if (db->suffix_id && keylen == db->suffix_key.len &&
+	    memcmp(key, db->suffix_key.data, keylen) == 0) {
+		*id = db->suffix_id; /* searches from the suffix: no descent */
+		return 0;
+	}
 	return get_id(txn, db->dn2id, key, keylen, id);
 }
 

@@ -61,6 +61,7 @@ struct db {
 	int nindex;
 	struct buf suffix;     /* normalized suffix DN */
 	struct buf suffix_key; /* its reversed key */
+	entry_id suffix_id;    /* its entry's ID in a file opened read-only (0: look it up) */
 	size_t entries;
 	char created[32];   /* when the import ran, GeneralizedTime */
 	char creator[1024]; /* the DN the import ran as ("" if none) */
