@@ -54,7 +54,7 @@ static int take_attr(struct filter *f, const struct berval *attr)
 		return -1;
 	const struct schema_attr *at = schema_attr_find(attr->bv_val, attr->bv_len);
 	char canon[256];
-	size_t clen = schema_canonical_desc(attr->bv_val, attr->bv_len, canon, sizeof(canon));
+	size_t clen = schema_desc_as(at, attr->bv_val, attr->bv_len, canon, sizeof(canon));
 	const char *name = clen ? canon : attr->bv_val;
 	size_t len = clen ? clen : attr->bv_len;
 	f->attr = malloc(len + 1);

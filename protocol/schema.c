@@ -471,7 +471,12 @@ int schema_load(const char *dir, const char *files, char *err, size_t errlen)
 
 size_t schema_canonical_desc(const char *in, size_t len, char *out, size_t cap)
 {
-	const struct schema_attr *at = schema_attr_find(in, len);
+	return schema_desc_as(schema_attr_find(in, len), in, len, out, cap);
+}
+
+size_t schema_desc_as(const struct schema_attr *at, const char *in, size_t len, char *out,
+                      size_t cap)
+{
 	if (!at)
 		return 0;
 	const char *semi = memchr(in, ';', len);

@@ -89,6 +89,10 @@ void schema_free(void);
  * result does not fit (out then untouched).
  */
 size_t schema_canonical_desc(const char *in, size_t len, char *out, size_t cap);
+/* The same for a description whose type the caller found already: at is
+ * schema_attr_find(in, len) (NULL: returns 0). */
+size_t schema_desc_as(const struct schema_attr *at, const char *in, size_t len, char *out,
+                      size_t cap);
 
 /*
  * The attribute type named name[0..len) (borrowed, need not be NUL-terminated;
