@@ -33,11 +33,19 @@ static int fail(unsigned long *line, unsigned long at, char *why, size_t whylen,
 	return -1;
 }
 
+/* fail() naming character c: itself when printable, else as \\xNN. */
+static int fail_char(unsigned long *line, unsigned long at, char *why, size_t whylen,
+                     const char *fmt, unsigned char c)
+{
+	char shown[8];
+	snprintf(shown, sizeof(shown), isprint(c) ? "%c" : "\\x%02x", c);
+	return fail(line, at, why, whylen, fmt, shown);
+}
+
 /* Consumes one character of a logical line's text at physical line at. */
 static int take_char(struct logical *l, unsigned char c, unsigned long at, unsigned long *line,
                      char *why, size_t whylen)
 {
-	char shown[8];
 	if (l->comment)
 		return 0;
 	if (l->in_type) {
@@ -46,14 +54,13 @@ static int take_char(struct logical *l, unsigned char c, unsigned long at, unsig
 			l->type[l->tlen] = '\0';
 			return 0;
 		}
-		snprintf(shown, sizeof(shown), isprint(c) ? "%c" : "\\x%02x", c);
 		if (!(isalnum(c) || c == '-' || c == ';' || c == '.') ||
 		    l->tlen + 1 >= sizeof(l->type))
-			return fail(
+			return fail_char(
 			    line, at, why, whylen,
 			    "invalid character '%s' in an attribute description (or a missing "
 			    "':')",
-			    shown);
+			    c);
 		l->type[l->tlen++] = (char)c;
 		return 0;
 	}
@@ -68,16 +75,15 @@ static int take_char(struct logical *l, unsigned char c, unsigned long at, unsig
 		l->val[l->vlen++] = (char)c;
 	if (l->kind != ':')
 		return 0;
-	snprintf(shown, sizeof(shown), isprint(c) ? "%c" : "\\x%02x", c);
 	if (c == '=') {
 		l->pad++;
 	} else if (l->pad) {
-		return fail(line, at, why, whylen,
-		            "bad base64 value: '%s' after '=' padding (padding ends a value)",
-		            shown);
+		return fail_char(line, at, why, whylen,
+		                 "bad base64 value: '%s' after '=' padding (padding ends a value)",
+		                 c);
 	} else if (!b64_char(c)) {
-		return fail(line, at, why, whylen, "bad base64 value: invalid character '%s'",
-		            shown);
+		return fail_char(line, at, why, whylen, "bad base64 value: invalid character '%s'",
+		                 c);
 	}
 	l->b64++;
 	return 0;

@@ -28,6 +28,10 @@ struct import_opts {
 	FILE *err;           /* where "file:line: reason" messages go */
 	const char *creator; /* creatorsName/modifiersName of the entries ("" if none) */
 	bool skip_schema;    /* no schema checking (slapadd -s); else storage/entry_schema.h */
+	/* 2 or more: records are parsed, checked and encoded on a thread of their own while
+	 * this one writes them (storage/import_parse.h); 0 or 1: one thread does both. The
+	 * database is the same either way. */
+	int threads;
 	/* Called every so many entries with the entries stored and the bytes of the file read
 	 * so far, of bytes_total; NULL: none. */
 	void (*progress)(void *arg, size_t entries, long long bytes, long long bytes_total);

@@ -1,0 +1,80 @@
+/*
+ * The part of minidir-import that needs no LMDB transaction: one LDIF record of the
+ * file made ready to store. The parser reads the next record (storage/ldif_reader.h),
+ * checks its syntax (storage/ldif_check.h), parses it with libldap, normalizes the DN and
+ * checks it is under the suffix, checks objectClass and the schema
+ * (storage/entry_schema.h), takes or makes the entryUUID, encodes the entry record
+ * (storage/entry.h) and lists the equality index keys (storage/entry_index.h) and the
+ * member DN keys (storage/import_memberof.h) the writer will store. What needs the
+ * database (a duplicate DN, a missing parent, the parent's ID, the writes themselves)
+ * is the writer's (storage/ldif_import.c), which may run on another thread.
+ *
+ * A problem is not printed here: the item keeps it with its line and the point of the
+ * writer's checks it comes after (enum import_fault), so that the writer reports the
+ * first problem of the file, in file order and as one thread would, whichever thread
+ * found it.
+ *
+ * Thread rules: a parser and the items it fills belong to one thread at a time; the
+ * schema and the db's index list and suffix are only read (another thread may write the
+ * database meanwhile).
+ */
+#ifndef MINIDIR_STORAGE_IMPORT_PARSE_H
+#define MINIDIR_STORAGE_IMPORT_PARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "storage/db.h"
+#include "storage/ldif_reader.h"
+
+enum import_item_kind {
+	IMPORT_ITEM_ENTRY, /* an entry record (or one that failed: see fault) */
+	IMPORT_ITEM_NONE,  /* a record that holds no entry: "version: 1" or comments only */
+	IMPORT_ITEM_END,   /* the end of the file (or a read error: see fault) */
+};
+
+/* Where the writer reports a problem the parser found, among its own checks. */
+enum import_fault {
+	IMPORT_FAULT_NONE,
+	IMPORT_FAULT_FIRST, /* at once: LDIF syntax, the DN, the suffix, a read error */
+	IMPORT_FAULT_ENTRY, /* after the duplicate and parent checks: class, schema, UUID, size */
+	IMPORT_FAULT_INDEX, /* after the entry's own writes: a value its index cannot normalize */
+};
+
+struct import_item {
+	enum import_item_kind kind;
+	enum import_fault fault;
+	unsigned long line; /* the record's "dn:" line (else its first): where it is reported */
+	unsigned long fault_line; /* where fault is reported */
+	struct buf msg;           /* fault's reason, NUL-terminated */
+	long long offset;         /* bytes of the file read up to the end of this record */
+	struct buf dn;            /* the DN as written, NUL-terminated */
+	struct buf key;           /* its reversed normalized key (storage/dn.h) */
+	struct buf rec;           /* the entry record, parent ID 0: the writer sets it */
+	unsigned char uuid[16];
+	/* Index keys, each: u8 position in db->index, u16 length (native order), the key. */
+	struct buf keys;
+	struct buf members; /* member DN keys as memberof_collect appends them */
+};
+
+struct import_parser {
+	const struct db *db; /* suffix and index list */
+	bool skip_schema;    /* no schema checking (storage/entry_schema.h) */
+	struct ldif_reader rd;
+	long long size; /* bytes of the file */
+	bool first;     /* no record read yet */
+	struct buf raw, ndn, names, val;
+};
+
+/* Opens path for p. Returns 0, or -1 with errno set. db is borrowed. */
+int import_parser_open(struct import_parser *p, const char *path, const struct db *db,
+                       bool skip_schema);
+
+/* Fills it (its buffers reused) from the next record of the file. Never fails: a problem is
+ * it->fault. After an END item, or one with a fault, call it no more. */
+void import_parse_next(struct import_parser *p, struct import_item *it);
+
+void import_parser_close(struct import_parser *p);
+void import_item_free(struct import_item *it);
+
+#endif
