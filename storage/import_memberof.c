@@ -1,15 +1,11 @@
 #include "storage/import_memberof.h"
 
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #include "protocol/dn.h"
-
-/* Members linked per transaction: bounds the dirty pages, as the entries' own. */
-#define MEMBEROF_TXN_LINKS 50000
 
 /*
  * The reversed key of a member value: a DN or, for uniqueMember, a DN followed by an
@@ -84,35 +80,13 @@ static int link_member(struct db *db, MDB_txn *txn, const struct db_index *ix, c
 	return rc == MDB_KEYEXIST ? 0 : rc; /* the same member twice, spelled two ways */
 }
 
-/* Commits *txn and begins the next one, with cur reopened at k and group (copied in pos
- * first: k points into the map). */
-static int renew_at(struct db *db, MDB_txn **txn, MDB_cursor **cur, MDB_val *k, entry_id group,
-                    struct buf *pos)
-{
-	pos->off = pos->len = 0;
-	if (buf_append(pos, k->mv_data, k->mv_size) < 0)
-		return ENOMEM;
-	mdb_cursor_close(*cur);
-	*cur = NULL;
-	int rc = mdb_txn_commit(*txn);
-	*txn = NULL;
-	if (rc == 0)
-		rc = mdb_txn_begin(db->env, NULL, 0, txn);
-	if (rc == 0)
-		rc = mdb_cursor_open(*txn, db->memberdn, cur);
-	MDB_val v = {sizeof(group), &group};
-	*k = (MDB_val){pos->len, pos->data};
-	return rc ? rc : mdb_cursor_get(*cur, k, &v, MDB_GET_BOTH);
-}
-
-int memberof_resolve(struct db *db, MDB_txn **txn, char *err, size_t errlen)
+int memberof_resolve(struct db *db, MDB_txn *txn, char *err, size_t errlen)
 {
 	const struct db_index *ix = db_index_find(db, "memberOf", 8);
-	struct buf gdn = {0}, pos = {0};
+	struct buf gdn = {0};
 	entry_id current = 0;
-	size_t links = 0;
 	MDB_cursor *cur = NULL;
-	int rc = ix ? mdb_cursor_open(*txn, db->memberdn, &cur) : MDB_NOTFOUND;
+	int rc = ix ? mdb_cursor_open(txn, db->memberdn, &cur) : MDB_NOTFOUND;
 	MDB_val k, v;
 	for (int op = MDB_FIRST; rc == 0; op = MDB_NEXT) {
 		entry_id group;
@@ -123,17 +97,14 @@ int memberof_resolve(struct db *db, MDB_txn **txn, char *err, size_t errlen)
 			break;
 		}
 		memcpy(&group, v.mv_data, sizeof(group));
-		if (group != current && (rc = memberof_group_key(db, *txn, ix, group, &gdn)) != 0)
+		if (group != current && (rc = memberof_group_key(db, txn, ix, group, &gdn)) != 0)
 			break;
 		current = group;
-		rc = link_member(db, *txn, ix, &k, group, &gdn);
-		if (rc == 0 && ++links % MEMBEROF_TXN_LINKS == 0)
-			rc = renew_at(db, txn, &cur, &k, group, &pos);
+		rc = link_member(db, txn, ix, &k, group, &gdn);
 	}
 	if (cur)
 		mdb_cursor_close(cur);
 	buf_free(&gdn);
-	buf_free(&pos);
 	if (rc == MDB_NOTFOUND && ix)
 		rc = 0;
 	if (rc)

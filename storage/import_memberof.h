@@ -29,11 +29,10 @@
 int memberof_collect(LDAPMod **mods, struct buf *keys, struct buf *scratch);
 
 /*
- * Writes memberof and eq.memberof from what memberdn holds, inside *txn, which it commits
- * and renews every so many writes (*txn is the open transaction afterwards, or NULL after
- * a failed commit). Returns 0, or -1 with a message in err.
+ * Writes memberof and eq.memberof from what memberdn holds, in txn (walked with a cursor,
+ * so in one transaction). Returns 0, or -1 with a message in err.
  */
-int memberof_resolve(struct db *db, MDB_txn **txn, char *err, size_t errlen);
+int memberof_resolve(struct db *db, MDB_txn *txn, char *err, size_t errlen);
 
 /* Shared with storage/db_update.c, which keeps the same tables up to date. */
 

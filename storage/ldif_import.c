@@ -1,6 +1,8 @@
 #include "storage/ldif_import.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -17,8 +19,6 @@
 #include "storage/import_queue.h"
 #include "storage/import_stale.h"
 
-/* Entries per write transaction: bounds the memory of dirty pages. */
-#define IMPORT_TXN_ENTRIES 20000
 /* Entries between two calls of the progress callback. */
 #define IMPORT_PROGRESS_ENTRIES 1024
 
@@ -33,6 +33,27 @@ static void on_signal(int sig)
 	raise(sig);
 }
 
+/*
+ * The new file is written through LMDB's writable map (MDB_WRITEMAP, storage/db.h), in one
+ * transaction: no page is copied twice, and the dirty pages are the file's page cache, not
+ * the process's memory. A page the file system cannot back (a full disk) is a SIGBUS on
+ * the writer's store into the map; the writer catches it (siglongjmp back to
+ * build_guarded) and reports it as a write error.
+ */
+static _Thread_local sigjmp_buf *bus_jump;
+static void *volatile bus_addr;
+
+static void on_sigbus(int sig, siginfo_t *si, void *ctx)
+{
+	(void)ctx;
+	if (bus_jump) {
+		bus_addr = si->si_addr;
+		siglongjmp(*bus_jump, 1);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 /* The writer: the one thread that touches the database. */
 struct importer {
 	const char *file;
@@ -40,9 +61,12 @@ struct importer {
 	struct db db;
 	MDB_txn *txn;
 	entry_id next_id;
+	unsigned long line;      /* the record being stored (or the last one) */
 	unsigned long last_line; /* where "no entries to import" is reported */
 	struct import_parser parser;
 	struct import_queue queue;
+	pthread_t parser_thread;
+	bool parser_running;
 };
 
 static void report(struct importer *im, unsigned long line, const char *fmt, ...)
@@ -63,16 +87,19 @@ static int report_fault(struct importer *im, const struct import_item *it)
 	return -1;
 }
 
-static int commit_and_renew(struct importer *im, unsigned long line, bool renew)
+/* The errno a store into the map at addr failed with: what allocating that page says. */
+static int map_error(struct importer *im, void *addr)
 {
-	int rc = mdb_txn_commit(im->txn);
-	im->txn = NULL;
-	if (!rc && renew)
-		rc = mdb_txn_begin(im->db.env, NULL, 0, &im->txn);
-	if (rc)
-		report(im, line, "writing %s: %s", tmp_path,
-		       mdb_strerror(db_write_error(&im->db, rc)));
-	return rc ? -1 : 0;
+	MDB_envinfo info;
+	MDB_stat st;
+	int fd;
+	if (mdb_env_info(im->db.env, &info) != 0 || mdb_env_stat(im->db.env, &st) != 0 ||
+	    mdb_env_get_fd(im->db.env, &fd) != 0)
+		return EIO;
+	off_t off = (off_t)((char *)addr - (char *)info.me_mapaddr);
+	off -= off % (off_t)st.ms_psize;
+	int rc = posix_fallocate(fd, off < 0 ? 0 : off, st.ms_psize);
+	return rc ? rc : EIO;
 }
 
 /* The parent's ID of a checked, new entry (0 for the suffix entry). */
@@ -158,6 +185,7 @@ static int put_keys(struct importer *im, const struct import_item *it, entry_id 
 /* Stores one parsed record, or reports why it cannot be; in the order one thread checks. */
 static int store_item(struct importer *im, struct import_item *it)
 {
+	im->line = it->line;
 	if (it->kind == IMPORT_ITEM_END)
 		im->last_line = it->line;
 	if (it->fault == IMPORT_FAULT_FIRST)
@@ -176,8 +204,6 @@ static int store_item(struct importer *im, struct import_item *it)
 	if (put_keys(im, it, id) < 0)
 		return -1;
 	im->next_id++;
-	if ((im->next_id - 1) % IMPORT_TXN_ENTRIES == 0 && commit_and_renew(im, it->line, true) < 0)
-		return -1;
 	if (im->opts->progress && im->next_id % IMPORT_PROGRESS_ENTRIES == 0)
 		im->opts->progress(im->opts->progress_arg, im->next_id - 1, it->offset,
 		                   im->parser.size);
@@ -218,6 +244,16 @@ static int store_batch(struct importer *im, struct import_batch *b)
 	return 0;
 }
 
+/* Stops the parser thread, if it runs, and waits for it. */
+static void stop_parser(struct importer *im)
+{
+	if (!im->parser_running)
+		return;
+	import_queue_stop(&im->queue);
+	pthread_join(im->parser_thread, NULL);
+	im->parser_running = false;
+}
+
 /* Reads, checks and stores every record of the file: parsing on a thread of its own
  * when opts->threads is 2 or more, else between the writes. */
 static int import_records(struct importer *im)
@@ -231,24 +267,98 @@ static int import_records(struct importer *im)
 			rc = store_batch(im, b);
 		}
 	} else {
-		pthread_t th;
-		if ((rc = pthread_create(&th, NULL, parse_thread, im)) != 0) {
+		if ((rc = pthread_create(&im->parser_thread, NULL, parse_thread, im)) != 0) {
 			fprintf(im->opts->err, "%s: no parser thread: %s\n", im->file,
 			        strerror(rc));
 			return -1;
 		}
+		im->parser_running = true;
 		struct import_batch *b;
 		while (rc == 0 && (b = import_queue_take(&im->queue)) != NULL) {
 			rc = store_batch(im, b);
 			import_queue_release(&im->queue);
 		}
-		import_queue_stop(&im->queue);
-		pthread_join(th, NULL);
+		stop_parser(im);
 	}
 	if (rc == 0 && im->next_id == 1) {
 		report(im, im->last_line, "no entries to import");
 		rc = -1;
 	}
+	return rc;
+}
+
+/* meta's "entries", "created" and "creator". Returns 0 or an LMDB error. */
+static int put_meta(struct importer *im, size_t n)
+{
+	char stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%SZ", &tm);
+	const char *creator = im->opts->creator ? im->opts->creator : "";
+	MDB_val k = {7, "entries"}, v = {sizeof(n), &n};
+	MDB_val kc = {7, "created"}, vc = {strlen(stamp), stamp};
+	MDB_val kw = {7, "creator"}, vw = {strlen(creator), (void *)creator};
+	int rc = mdb_put(im->txn, im->db.meta, &k, &v, 0);
+	if (rc == 0)
+		rc = mdb_put(im->txn, im->db.meta, &kc, &vc, 0);
+	return rc ? rc : mdb_put(im->txn, im->db.meta, &kw, &vw, 0);
+}
+
+/* Commits, syncs the map, and cuts the file (as long as the map while it was written) to
+ * the pages in use. Returns 0 or an LMDB error / errno value. */
+static int finish_file(struct importer *im)
+{
+	int rc = mdb_txn_commit(im->txn), fd;
+	im->txn = NULL;
+	MDB_envinfo info;
+	MDB_stat st;
+	if (rc == 0 && (rc = mdb_env_sync(im->db.env, 1)) == 0 &&
+	    (rc = mdb_env_info(im->db.env, &info)) == 0 &&
+	    (rc = mdb_env_stat(im->db.env, &st)) == 0 &&
+	    (rc = mdb_env_get_fd(im->db.env, &fd)) == 0 &&
+	    (ftruncate(fd, (off_t)(info.me_last_pgno + 1) * st.ms_psize) < 0 || fsync(fd) < 0))
+		rc = errno;
+	return rc;
+}
+
+/* Everything that writes the new file: the entries, memberOf, meta, the commit. */
+static int build(struct importer *im, size_t *count)
+{
+	char err[512];
+	int rc = import_records(im);
+	if (rc == 0 && memberof_resolve(&im->db, im->txn, err, sizeof(err)) < 0) {
+		fprintf(im->opts->err, "%s: %s\n", tmp_path, err);
+		rc = -1;
+	}
+	if (rc == 0 && ((rc = put_meta(im, im->next_id - 1)) != 0 || (rc = finish_file(im)) != 0)) {
+		report(im, im->last_line, "writing %s: %s", tmp_path,
+		       mdb_strerror(db_write_error(&im->db, rc)));
+		rc = -1;
+	}
+	*count = im->next_id - 1;
+	return rc;
+}
+
+/* build, with a SIGBUS from the map (a full disk) reported as the write error it is. */
+static int build_guarded(struct importer *im, size_t *count)
+{
+	struct sigaction sa = {.sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO}, old;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, &old);
+	sigjmp_buf jb;
+	int rc;
+	if (sigsetjmp(jb, 1) == 0) {
+		bus_jump = &jb;
+		rc = build(im, count);
+	} else {
+		stop_parser(im);
+		report(im, im->line, "writing %s: %s", tmp_path, strerror(map_error(im, bus_addr)));
+		im->txn = NULL; /* not usable after the fault: closing the environment ends it */
+		rc = -1;
+	}
+	bus_jump = NULL;
+	sigaction(SIGBUS, &old, NULL);
 	return rc;
 }
 
@@ -278,41 +388,12 @@ int ldif_import(const char *ldif_path, const char *db_path, const struct import_
 	if (db_open(&im.db, tmp_path, true, opts->suffix, opts->index, opts->nindex, err,
 	            sizeof(err)) < 0) {
 		fprintf(opts->err, "%s\n", err);
-		goto out;
-	}
-	if ((rc = mdb_txn_begin(im.db.env, NULL, 0, &im.txn)) != 0) {
+	} else if ((rc = mdb_txn_begin(im.db.env, NULL, 0, &im.txn)) != 0) {
 		fprintf(opts->err, "%s: %s\n", tmp_path, mdb_strerror(rc));
 		rc = -1;
-		goto out;
+	} else {
+		rc = build_guarded(&im, count);
 	}
-	rc = import_records(&im);
-	if (rc == 0 && memberof_resolve(&im.db, &im.txn, err, sizeof(err)) < 0) {
-		fprintf(opts->err, "%s: %s\n", tmp_path, err);
-		rc = -1;
-	}
-	if (rc == 0) {
-		size_t n = im.next_id - 1;
-		char stamp[32];
-		time_t now = time(NULL);
-		struct tm tm;
-		gmtime_r(&now, &tm);
-		strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%SZ", &tm);
-		const char *creator = opts->creator ? opts->creator : "";
-		MDB_val k = {7, "entries"}, v = {sizeof(n), &n};
-		MDB_val kc = {7, "created"}, vc = {strlen(stamp), stamp};
-		MDB_val kw = {7, "creator"}, vw = {strlen(creator), (void *)creator};
-		if ((rc = mdb_put(im.txn, im.db.meta, &k, &v, 0)) != 0 ||
-		    (rc = mdb_put(im.txn, im.db.meta, &kc, &vc, 0)) != 0 ||
-		    (rc = mdb_put(im.txn, im.db.meta, &kw, &vw, 0)) != 0)
-			report(&im, im.last_line, "writing %s: %s", tmp_path,
-			       mdb_strerror(db_write_error(&im.db, rc)));
-		else
-			rc = commit_and_renew(&im, im.last_line, false);
-		*count = n;
-	}
-	if (rc == 0 && (rc = mdb_env_sync(im.db.env, 1)) != 0)
-		fprintf(opts->err, "%s: sync: %s\n", tmp_path, mdb_strerror(rc));
-out:
 	if (im.txn)
 		mdb_txn_abort(im.txn);
 	if (im.db.env)
