@@ -82,8 +82,9 @@ static bool has_objectclass(LDAPMod **mods)
 	return false;
 }
 
-/* The entry's entryUUID: from the LDIF (an export keeps it) or a new random one. */
-static int take_uuid(struct import_item *it, LDAPMod **mods)
+/* The entry's entryUUID: from the LDIF (an export keeps it) or a new random one, from the
+ * parser's pool of random bytes (one getrandom call per so many entries). */
+static int take_uuid(struct import_parser *p, struct import_item *it, LDAPMod **mods)
 {
 	for (int i = 0; mods && mods[i]; i++) {
 		if (strcasecmp(mods[i]->mod_type, "entryUUID") != 0)
@@ -95,9 +96,14 @@ static int take_uuid(struct import_item *it, LDAPMod **mods)
 			             "entryUUID must be one RFC 4122 UUID");
 		return 0;
 	}
-	if (getrandom(it->uuid, 16, 0) != 16)
-		return fault(it, IMPORT_FAULT_ENTRY, it->line, "no random bytes for entryUUID: %s",
-		             strerror(errno));
+	if (p->random_left < 16) {
+		if (getrandom(p->random, sizeof(p->random), 0) != (ssize_t)sizeof(p->random))
+			return fault(it, IMPORT_FAULT_ENTRY, it->line,
+			             "no random bytes for entryUUID: %s", strerror(errno));
+		p->random_left = sizeof(p->random);
+	}
+	p->random_left -= 16;
+	memcpy(it->uuid, p->random + p->random_left, 16);
 	it->uuid[6] = (unsigned char)((it->uuid[6] & 0x0f) | 0x40); /* version 4 */
 	it->uuid[8] = (unsigned char)((it->uuid[8] & 0x3f) | 0x80); /* RFC 4122 variant */
 	return 0;
@@ -107,7 +113,11 @@ static int take_uuid(struct import_item *it, LDAPMod **mods)
 struct key_list {
 	struct import_item *it;
 	const struct db *db;
+	size_t n; /* keys listed */
 };
+
+/* Keys of an entry checked for duplicates (see list_key). */
+#define IMPORT_DEDUP_KEYS 64
 
 /* An entry_index_fn appending each key to the item's list: u8 position of ix in
  * db->index (ix points into that array), u16 length, the key. */
@@ -117,6 +127,17 @@ static int list_key(void *arg, const struct db_index *ix, const void *key, size_
 	uint8_t at = (uint8_t)(ix - kl->db->index);
 	uint16_t n = (uint16_t)len;
 	struct buf *b = &kl->it->keys;
+	/* A key the entry has already (a class and the superclass of another): once. Only
+	 * among the first keys, so that a group of many members costs no quadratic scan. */
+	for (const unsigned char *p = b->data, *end = p + (kl->n < IMPORT_DEDUP_KEYS ? b->len : 0);
+	     p < end;) {
+		uint16_t plen;
+		memcpy(&plen, p + 1, sizeof(plen));
+		if (p[0] == at && plen == n && memcmp(p + 3, key, len) == 0)
+			return 0;
+		p += 3 + plen;
+	}
+	kl->n++;
 	return buf_append(b, &at, 1) < 0 || buf_append(b, &n, sizeof(n)) < 0 ||
 	               buf_append(b, key, len) < 0
 	           ? ENOMEM
@@ -160,7 +181,7 @@ static int parse_entry(struct import_parser *p, struct import_item *it, LDIFReco
 		return fault(it, IMPORT_FAULT_ENTRY, at ? at : it->line, "entry \"%s\": %s", dn,
 		             why);
 	}
-	if (take_uuid(it, lr->lrop_mods) < 0)
+	if (take_uuid(p, it, lr->lrop_mods) < 0)
 		return -1;
 	if (entry_mods_canonical(lr->lrop_mods, &p->names) < 0)
 		return fault(it, IMPORT_FAULT_ENTRY, it->line, "out of memory");
@@ -173,7 +194,7 @@ static int parse_entry(struct import_parser *p, struct import_item *it, LDIFReco
 		             "entry \"%s\" is too large: %zu bytes encoded, more than %d (16 MiB)",
 		             dn, it->rec.len, ENTRY_MAX_BYTES);
 	struct entry_view e;
-	struct key_list kl = {it, p->db};
+	struct key_list kl = {it, p->db, 0};
 	int rc = entry_parse(it->rec.data, it->rec.len, &e) < 0
 	             ? ENTRY_INDEX_BAD_VALUE
 	             : entry_index_keys(p->db, &e, list_key, &kl, &p->val, why, sizeof(why));

@@ -64,6 +64,8 @@ struct import_parser {
 	long long size; /* bytes of the file */
 	bool first;     /* no record read yet */
 	struct buf raw, ndn, names, val;
+	unsigned char random[4096]; /* entryUUIDs to come: random[0..random_left) */
+	size_t random_left;
 };
 
 /* Opens path for p. Returns 0, or -1 with errno set. db is borrowed. */

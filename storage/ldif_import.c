@@ -164,7 +164,8 @@ static int put_keys(struct importer *im, const struct import_item *it, entry_id 
 		const struct db_index *ix = &im->db.index[p[0]];
 		MDB_val k = {len, (void *)(p + 3)};
 		p += 3 + len;
-		if ((rc = mdb_put(im->txn, ix->dbi, &k, &dv, MDB_NODUPDATA)) == MDB_KEYEXIST)
+		/* IDs grow: this entry's ID goes after every one the key has. */
+		if ((rc = mdb_put(im->txn, ix->dbi, &k, &dv, MDB_APPENDDUP)) == MDB_KEYEXIST)
 			rc = 0; /* two values of the entry with one normal form */
 		if (rc)
 			report(im, it->line, "index %s: %s", ix->attr,
