@@ -218,6 +218,7 @@ bench: deps all
 	@./bench/run.sh
 	@./bench/access_log.sh
 	@./bench/floor.sh
+	@./bench/import.sh
 
 format:
 	clang-format -i $(shell git ls-files '*.c' '*.h')

@@ -18,12 +18,9 @@
 #include "storage/import_memberof.h"
 #include "storage/ldif_check.h"
 
-int import_parser_open(struct import_parser *p, const char *path, const struct db *db,
-                       bool skip_schema)
+int import_parser_open(struct import_parser *p, const char *path)
 {
 	memset(p, 0, sizeof(*p));
-	p->db = db;
-	p->skip_schema = skip_schema;
 	p->first = true;
 	if (ldif_reader_open(&p->rd, path) < 0)
 		return -1;
@@ -35,7 +32,18 @@ int import_parser_open(struct import_parser *p, const char *path, const struct d
 void import_parser_close(struct import_parser *p)
 {
 	ldif_reader_close(&p->rd);
-	struct buf *bufs[] = {&p->raw, &p->ndn, &p->names, &p->val};
+}
+
+void import_worker_init(struct import_worker *w, const struct db *db, bool skip_schema)
+{
+	memset(w, 0, sizeof(*w));
+	w->db = db;
+	w->skip_schema = skip_schema;
+}
+
+void import_worker_free(struct import_worker *w)
+{
+	struct buf *bufs[] = {&w->raw, &w->ndn, &w->names, &w->val};
 	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
 		buf_free(bufs[i]);
 }
@@ -43,7 +51,8 @@ void import_parser_close(struct import_parser *p)
 /* Empties (free false) or frees every buffer of it. */
 static void item_bufs(struct import_item *it, bool free)
 {
-	struct buf *bufs[] = {&it->msg, &it->dn, &it->key, &it->rec, &it->keys, &it->members};
+	struct buf *bufs[] = {&it->text, &it->msg,  &it->dn,     &it->key,
+	                      &it->rec,  &it->keys, &it->members};
 	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++) {
 		if (free)
 			buf_free(bufs[i]);
@@ -84,7 +93,7 @@ static bool has_objectclass(LDAPMod **mods)
 
 /* The entry's entryUUID: from the LDIF (an export keeps it) or a new random one, from the
  * parser's pool of random bytes (one getrandom call per so many entries). */
-static int take_uuid(struct import_parser *p, struct import_item *it, LDAPMod **mods)
+static int take_uuid(struct import_worker *p, struct import_item *it, LDAPMod **mods)
 {
 	for (int i = 0; mods && mods[i]; i++) {
 		if (strcasecmp(mods[i]->mod_type, "entryUUID") != 0)
@@ -145,7 +154,7 @@ static int list_key(void *arg, const struct db_index *ix, const void *key, size_
 }
 
 /* The DN checks: its syntax and its place under the suffix. */
-static int parse_dn(struct import_parser *p, struct import_item *it, const struct berval *dn)
+static int parse_dn(struct import_worker *p, struct import_item *it, const struct berval *dn)
 {
 	p->ndn.len = p->ndn.off = 0;
 	if (buf_append(&it->dn, dn->bv_val, dn->bv_len) < 0 || buf_append(&it->dn, "", 1) < 0)
@@ -161,7 +170,7 @@ static int parse_dn(struct import_parser *p, struct import_item *it, const struc
 }
 
 /* Checks and encodes one parsed add record into it. */
-static int parse_entry(struct import_parser *p, struct import_item *it, LDIFRecord *lr,
+static int parse_entry(struct import_worker *p, struct import_item *it, LDIFRecord *lr,
                        unsigned long first_line)
 {
 	const char *dn = lr->lr_dn.bv_val;
@@ -207,7 +216,7 @@ static int parse_entry(struct import_parser *p, struct import_item *it, LDIFReco
 }
 
 /* Parses one checked record into it. */
-static void parse_record(struct import_parser *p, struct import_item *it, struct ldif_record *rec)
+static void parse_record(struct import_worker *p, struct import_item *it, struct ldif_record *rec)
 {
 	/* Kept as read, to find an attribute's line if the entry breaks the schema. */
 	p->raw.len = p->raw.off = 0;
@@ -232,13 +241,13 @@ static void parse_record(struct import_parser *p, struct import_item *it, struct
 	ldap_ldif_record_done(&lr);
 }
 
-void import_parse_next(struct import_parser *p, struct import_item *it)
+bool import_frame(struct import_parser *p, struct import_item *it)
 {
 	it->kind = IMPORT_ITEM_ENTRY;
 	it->fault = IMPORT_FAULT_NONE;
 	item_bufs(it, false);
 	struct ldif_record rec;
-	unsigned long bad = 0, dn_line = 0;
+	unsigned long bad = 0;
 	char why[256];
 	int got = ldif_reader_next(&p->rd, &rec, &bad, why, sizeof(why));
 	it->offset = (long long)ftello(p->rd.fp);
@@ -247,13 +256,32 @@ void import_parse_next(struct import_parser *p, struct import_item *it)
 		it->line = p->rd.line;
 		if (got < 0)
 			fault(it, IMPORT_FAULT_FIRST, bad, "%s", why);
-		return;
+		return true;
 	}
-	if (ldif_check_record(&rec, p->first, &dn_line, &bad, why, sizeof(why)) < 0) {
+	if (buf_append(&it->text, rec.text, rec.len + 1) < 0) {
+		fault(it, IMPORT_FAULT_FIRST, rec.first_line, "out of memory");
+		return true;
+	}
+	it->first_line = rec.first_line;
+	it->last_line = rec.last_line;
+	it->cut = rec.cut;
+	it->first = p->first;
+	p->first = false;
+	return false;
+}
+
+void import_parse(struct import_worker *w, struct import_item *it)
+{
+	if (it->kind == IMPORT_ITEM_END || it->fault != IMPORT_FAULT_NONE)
+		return;
+	struct ldif_record rec = {(char *)it->text.data, it->text.len - 1, it->first_line,
+	                          it->last_line, it->cut};
+	unsigned long bad = 0, dn_line = 0;
+	char why[256];
+	if (ldif_check_record(&rec, it->first, &dn_line, &bad, why, sizeof(why)) < 0) {
 		fault(it, IMPORT_FAULT_FIRST, bad, "LDIF syntax error: %s", why);
 		return;
 	}
-	p->first = false;
 	it->line = dn_line ? dn_line : rec.first_line;
-	parse_record(p, it, &rec);
+	parse_record(w, it, &rec);
 }

@@ -44,6 +44,11 @@ enum import_fault {
 struct import_item {
 	enum import_item_kind kind;
 	enum import_fault fault;
+	/* The record as read (import_frame): text NUL-terminated, its physical lines, whether
+	 * its last line lacks a newline, whether it is the file's first record. */
+	struct buf text;
+	unsigned long first_line, last_line;
+	bool cut, first;
 	unsigned long line; /* the record's "dn:" line (else its first): where it is reported */
 	unsigned long fault_line; /* where fault is reported */
 	struct buf msg;           /* fault's reason, NUL-terminated */
@@ -57,26 +62,41 @@ struct import_item {
 	struct buf members; /* member DN keys as memberof_collect appends them */
 };
 
+/* The file's records, one after another: one thread at a time (the caller locks). */
 struct import_parser {
-	const struct db *db; /* suffix and index list */
-	bool skip_schema;    /* no schema checking (storage/entry_schema.h) */
 	struct ldif_reader rd;
 	long long size; /* bytes of the file */
 	bool first;     /* no record read yet */
+};
+
+/* What one parsing thread needs of its own. */
+struct import_worker {
+	const struct db *db; /* suffix and index list, only read */
+	bool skip_schema;    /* no schema checking (storage/entry_schema.h) */
 	struct buf raw, ndn, names, val;
 	unsigned char random[4096]; /* entryUUIDs to come: random[0..random_left) */
 	size_t random_left;
 };
 
-/* Opens path for p. Returns 0, or -1 with errno set. db is borrowed. */
-int import_parser_open(struct import_parser *p, const char *path, const struct db *db,
-                       bool skip_schema);
-
-/* Fills it (its buffers reused) from the next record of the file. Never fails: a problem is
- * it->fault. After an END item, or one with a fault, call it no more. */
-void import_parse_next(struct import_parser *p, struct import_item *it);
-
+/* Opens path for p. Returns 0, or -1 with errno set. */
+int import_parser_open(struct import_parser *p, const char *path);
 void import_parser_close(struct import_parser *p);
+
+/*
+ * Reads the next record of the file into it (its buffers reused): the cheap, ordered part,
+ * done under the caller's lock when several threads parse. Returns true when it is the
+ * last item to read: an END item (a read error is its fault).
+ */
+bool import_frame(struct import_parser *p, struct import_item *it);
+
+/* A worker for db (borrowed; its index list and suffix are only read). */
+void import_worker_init(struct import_worker *w, const struct db *db, bool skip_schema);
+void import_worker_free(struct import_worker *w);
+
+/* Checks, parses and encodes the record import_frame read into it. Never fails: a problem
+ * is it->fault. Does nothing to an END item. */
+void import_parse(struct import_worker *w, struct import_item *it);
+
 void import_item_free(struct import_item *it);
 
 #endif

@@ -20,24 +20,25 @@ void import_queue_free(struct import_queue *q)
 	pthread_mutex_destroy(&q->mu);
 }
 
-struct import_batch *import_queue_slot(struct import_queue *q)
+struct import_batch *import_queue_claim(struct import_queue *q)
 {
 	pthread_mutex_lock(&q->mu);
-	while (!q->stop && q->count == IMPORT_QUEUE_BATCHES)
+	while (!q->stop && q->batches[q->tail].state != IMPORT_BATCH_FREE)
 		pthread_cond_wait(&q->cv, &q->mu);
-	struct import_batch *b =
-	    q->stop ? NULL : &q->batches[(q->head + q->count) % IMPORT_QUEUE_BATCHES];
-	pthread_mutex_unlock(&q->mu);
-	if (b)
+	struct import_batch *b = q->stop ? NULL : &q->batches[q->tail];
+	if (b) {
+		b->state = IMPORT_BATCH_FILLING;
 		b->n = 0;
+		q->tail = (q->tail + 1) % IMPORT_QUEUE_BATCHES;
+	}
+	pthread_mutex_unlock(&q->mu);
 	return b;
 }
 
-void import_queue_push(struct import_queue *q, bool last)
+void import_queue_ready(struct import_queue *q, struct import_batch *b)
 {
 	pthread_mutex_lock(&q->mu);
-	q->count++;
-	q->done = last;
+	b->state = IMPORT_BATCH_READY;
 	pthread_cond_broadcast(&q->cv);
 	pthread_mutex_unlock(&q->mu);
 }
@@ -45,9 +46,9 @@ void import_queue_push(struct import_queue *q, bool last)
 struct import_batch *import_queue_take(struct import_queue *q)
 {
 	pthread_mutex_lock(&q->mu);
-	while (q->count == 0 && !q->done)
+	while (q->batches[q->head].state != IMPORT_BATCH_READY)
 		pthread_cond_wait(&q->cv, &q->mu);
-	struct import_batch *b = q->count ? &q->batches[q->head] : NULL;
+	struct import_batch *b = &q->batches[q->head];
 	pthread_mutex_unlock(&q->mu);
 	return b;
 }
@@ -55,8 +56,8 @@ struct import_batch *import_queue_take(struct import_queue *q)
 void import_queue_release(struct import_queue *q)
 {
 	pthread_mutex_lock(&q->mu);
+	q->batches[q->head].state = IMPORT_BATCH_FREE;
 	q->head = (q->head + 1) % IMPORT_QUEUE_BATCHES;
-	q->count--;
 	pthread_cond_broadcast(&q->cv);
 	pthread_mutex_unlock(&q->mu);
 }

@@ -19,6 +19,8 @@
 #include "storage/import_queue.h"
 #include "storage/import_stale.h"
 
+/* Parsing threads at the most (opts->threads). */
+#define IMPORT_MAX_THREADS 16
 /* Entries between two calls of the progress callback. */
 #define IMPORT_PROGRESS_ENTRIES 1024
 
@@ -61,12 +63,14 @@ struct importer {
 	struct db db;
 	MDB_txn *txn;
 	entry_id next_id;
-	unsigned long line;      /* the record being stored (or the last one) */
-	unsigned long last_line; /* where "no entries to import" is reported */
-	struct import_parser parser;
+	unsigned long line;          /* the record being stored (or the last one) */
+	unsigned long last_line;     /* where "no entries to import" is reported */
+	struct import_parser parser; /* read under read_lock */
+	pthread_mutex_t read_lock;
+	bool eof; /* the last record was read (under read_lock) */
 	struct import_queue queue;
-	pthread_t parser_thread;
-	bool parser_running;
+	pthread_t threads[IMPORT_MAX_THREADS];
+	int nthreads; /* parsing threads running */
 };
 
 static void report(struct importer *im, unsigned long line, const char *fmt, ...)
@@ -211,81 +215,117 @@ static int store_item(struct importer *im, struct import_item *it)
 	return 0;
 }
 
-/* Parses records into b until it is full or the file (or a fault) ends; true at the end. */
-static bool parse_batch(struct import_parser *p, struct import_batch *b)
+/* Reads records into b until it is full or the file ends; true at the end. */
+static bool frame_batch(struct import_parser *p, struct import_batch *b)
 {
-	while (b->n < IMPORT_BATCH_ITEMS) {
-		struct import_item *it = &b->items[b->n++];
-		import_parse_next(p, it);
-		if (it->kind == IMPORT_ITEM_END || it->fault != IMPORT_FAULT_NONE)
+	while (b->n < IMPORT_BATCH_ITEMS)
+		if (import_frame(p, &b->items[b->n++]))
 			return true;
-	}
 	return false;
 }
 
-/* The parser thread: fills the queue's batches until the end of the file or a stop. */
+/* Parses the records of b, up to the first with a problem (the writer stops there). */
+static void parse_batch(struct import_worker *w, struct import_batch *b)
+{
+	for (int i = 0; i < b->n; i++) {
+		import_parse(w, &b->items[i]);
+		if (b->items[i].fault != IMPORT_FAULT_NONE) {
+			b->n = i + 1;
+			return;
+		}
+	}
+}
+
+/* A parsing thread: claims the next batch and reads its records (in file order, under
+ * read_lock), parses them, hands the batch over; until the file ends or the writer stops. */
 static void *parse_thread(void *arg)
 {
 	struct importer *im = arg;
-	struct import_batch *b;
-	bool last = false;
-	while (!last && (b = import_queue_slot(&im->queue)) != NULL) {
-		last = parse_batch(&im->parser, b);
-		import_queue_push(&im->queue, last);
+	struct import_worker w;
+	import_worker_init(&w, &im->db, im->opts->skip_schema);
+	for (;;) {
+		pthread_mutex_lock(&im->read_lock);
+		struct import_batch *b = im->eof ? NULL : import_queue_claim(&im->queue);
+		if (b && frame_batch(&im->parser, b))
+			im->eof = true;
+		pthread_mutex_unlock(&im->read_lock);
+		if (!b)
+			break;
+		parse_batch(&w, b);
+		import_queue_ready(&im->queue, b);
 	}
+	import_worker_free(&w);
 	return NULL;
 }
 
-/* Stores the items of b; -1 at the first problem. */
+/* Stores the items of b: -1 at the first problem, 1 at the end of the file, else 0. */
 static int store_batch(struct importer *im, struct import_batch *b)
 {
-	for (int i = 0; i < b->n; i++)
+	for (int i = 0; i < b->n; i++) {
 		if (store_item(im, &b->items[i]) < 0)
 			return -1;
+		if (b->items[i].kind == IMPORT_ITEM_END)
+			return 1;
+	}
 	return 0;
 }
 
-/* Stops the parser thread, if it runs, and waits for it. */
-static void stop_parser(struct importer *im)
+/* Stops the parsing threads and waits for them. */
+static void stop_parsers(struct importer *im)
 {
-	if (!im->parser_running)
-		return;
 	import_queue_stop(&im->queue);
-	pthread_join(im->parser_thread, NULL);
-	im->parser_running = false;
+	for (; im->nthreads > 0; im->nthreads--)
+		pthread_join(im->threads[im->nthreads - 1], NULL);
 }
 
-/* Reads, checks and stores every record of the file: parsing on a thread of its own
- * when opts->threads is 2 or more, else between the writes. */
+/* Every record through one thread: read, parse, store, a batch at a time. */
+static int import_alone(struct importer *im)
+{
+	struct import_worker w;
+	import_worker_init(&w, &im->db, im->opts->skip_schema);
+	struct import_batch *b = &im->queue.batches[0];
+	int rc = 0;
+	while (rc == 0) {
+		b->n = 0;
+		frame_batch(&im->parser, b);
+		parse_batch(&w, b);
+		rc = store_batch(im, b);
+	}
+	import_worker_free(&w);
+	return rc;
+}
+
+/* Reads, checks and stores every record of the file: parsing on opts->threads threads of
+ * their own when it is 2 or more, else on this one between the writes. */
 static int import_records(struct importer *im)
 {
-	int rc = 0;
-	if (im->opts->threads < 2) {
-		struct import_batch *b = &im->queue.batches[0];
-		for (bool last = false; rc == 0 && !last;) {
-			b->n = 0;
-			last = parse_batch(&im->parser, b);
-			rc = store_batch(im, b);
-		}
+	int want = im->opts->threads, rc = 0;
+	if (want < 2) {
+		rc = import_alone(im);
 	} else {
-		if ((rc = pthread_create(&im->parser_thread, NULL, parse_thread, im)) != 0) {
-			fprintf(im->opts->err, "%s: no parser thread: %s\n", im->file,
+		for (; im->nthreads < want && im->nthreads < IMPORT_MAX_THREADS; im->nthreads++)
+			if ((rc = pthread_create(&im->threads[im->nthreads], NULL, parse_thread,
+			                         im)))
+				break;
+		if (im->nthreads == 0) {
+			fprintf(im->opts->err, "%s: no parsing thread: %s\n", im->file,
 			        strerror(rc));
 			return -1;
 		}
-		im->parser_running = true;
-		struct import_batch *b;
-		while (rc == 0 && (b = import_queue_take(&im->queue)) != NULL) {
-			rc = store_batch(im, b);
+		rc = 0;
+		while (rc == 0) {
+			rc = store_batch(im, import_queue_take(&im->queue));
 			import_queue_release(&im->queue);
 		}
-		stop_parser(im);
+		stop_parsers(im);
 	}
-	if (rc == 0 && im->next_id == 1) {
+	if (rc < 0)
+		return -1;
+	if (im->next_id == 1) {
 		report(im, im->last_line, "no entries to import");
-		rc = -1;
+		return -1;
 	}
-	return rc;
+	return 0;
 }
 
 /* meta's "entries", "created" and "creator". Returns 0 or an LMDB error. */
@@ -353,7 +393,7 @@ static int build_guarded(struct importer *im, size_t *count)
 		bus_jump = &jb;
 		rc = build(im, count);
 	} else {
-		stop_parser(im);
+		stop_parsers(im);
 		report(im, im->line, "writing %s: %s", tmp_path, strerror(map_error(im, bus_addr)));
 		im->txn = NULL; /* not usable after the fault: closing the environment ends it */
 		rc = -1;
@@ -368,11 +408,13 @@ int ldif_import(const char *ldif_path, const char *db_path, const struct import_
 {
 	struct importer im = {.file = ldif_path, .opts = opts, .next_id = 1};
 	char err[512];
-	if (import_parser_open(&im.parser, ldif_path, &im.db, opts->skip_schema) < 0) {
+	if (import_parser_open(&im.parser, ldif_path) < 0) {
 		fprintf(opts->err, "%s: %s\n", ldif_path, strerror(errno));
 		return -1;
 	}
 	int rc = import_queue_init(&im.queue);
+	if (rc == 0 && (rc = pthread_mutex_init(&im.read_lock, NULL)) != 0)
+		import_queue_free(&im.queue);
 	if (rc != 0) {
 		fprintf(opts->err, "%s: %s\n", ldif_path, strerror(rc));
 		import_parser_close(&im.parser);
@@ -401,6 +443,7 @@ int ldif_import(const char *ldif_path, const char *db_path, const struct import_
 		db_close(&im.db);
 	import_parser_close(&im.parser);
 	import_queue_free(&im.queue);
+	pthread_mutex_destroy(&im.read_lock);
 	if (rc == 0 && rename(tmp_path, db_path) < 0) {
 		fprintf(opts->err, "%s: %s\n", db_path, strerror(errno));
 		rc = -1;

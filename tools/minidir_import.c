@@ -23,9 +23,9 @@ static const char usage[] =
     "              attribute types and object classes, missing MUST\n"
     "              attributes, attributes no class allows, values that\n"
     "              violate their syntax\n"
-    "  -j THREADS  1: read, check and store the entries on one thread; 2 (the\n"
-    "              default): parse, check and encode them on a second thread\n"
-    "              while the first stores them. The database is the same.\n"
+    "  -j THREADS  threads that parse, check and encode entries while one more\n"
+    "              stores them (1 to 16; default 2); 1: one thread does all.\n"
+    "              The database is the same.\n"
     "  -h, --help  this help; --version: the version\n";
 
 static void show_progress(void *arg, size_t entries, long long bytes, long long total)
@@ -45,8 +45,11 @@ int main(int argc, char **argv)
 	int status = cli_parse(&cli, argc, argv);
 	if (status >= 0)
 		return status;
-	if (strcmp(threads, "1") != 0 && strcmp(threads, "2") != 0) {
-		fprintf(stderr, "minidir-import: -j %s: THREADS must be 1 or 2\n", threads);
+	char *end;
+	long nthreads = strtol(threads, &end, 10);
+	if (*threads == '\0' || *end != '\0' || nthreads < 1 || nthreads > 16) {
+		fprintf(stderr, "minidir-import: -j %s: THREADS must be a number from 1 to 16\n",
+		        threads);
 		return 2;
 	}
 	if (cli_load_config(&cli, &cfg) < 0)
@@ -63,7 +66,7 @@ int main(int argc, char **argv)
 	                           .err = stderr,
 	                           .creator = cfg.rootdn,
 	                           .skip_schema = skip_schema,
-	                           .threads = atoi(threads)};
+	                           .threads = (int)nthreads};
 	struct cli_progress progress;
 	cli_progress_start(&progress, "minidir-import", quiet);
 	opts.progress = show_progress;
