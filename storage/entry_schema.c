@@ -1,6 +1,7 @@
 #include "storage/entry_schema.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,13 +114,14 @@ static int check_classes(const struct typed_mods *tm, const struct schema_oc **c
 	return 0;
 }
 
-/* entry_schema_check on mods whose types tm has resolved. */
-static int check_typed(const struct typed_mods *tm, struct schema_fault *fault, char *why,
-                       size_t whylen)
+/* entry_schema_check on mods whose types tm has resolved; with shape_known, the classes,
+ * MUSTs and allowed types are known to pass (entry_schema_memo_check). */
+static int check_typed(const struct typed_mods *tm, bool shape_known, struct schema_fault *fault,
+                       char *why, size_t whylen)
 {
 	const struct schema_oc *classes[SCHEMA_MAX_CLASSES];
-	int n;
-	if (check_classes(tm, classes, &n, fault, why, whylen) < 0)
+	int n = 0;
+	if (!shape_known && check_classes(tm, classes, &n, fault, why, whylen) < 0)
 		return -1;
 	*fault = (struct schema_fault){NULL, 0};
 	bool extensible = false;
@@ -139,7 +141,7 @@ static int check_typed(const struct typed_mods *tm, struct schema_fault *fault, 
 		}
 		if (at->operational)
 			continue; /* the importer keeps entryUUID and drops the others */
-		bool allowed = extensible;
+		bool allowed = extensible || shape_known;
 		for (int k = 0; k < n && !allowed; k++)
 			allowed = oc_allows(classes[k], at);
 		if (!allowed) {
@@ -168,10 +170,60 @@ static int check_typed(const struct typed_mods *tm, struct schema_fault *fault, 
 	return 0;
 }
 
+/* The objectClass values of tm (its first objectClass mod's) as memo->classes keeps them. */
+static int class_key(const struct typed_mods *tm, size_t n, struct buf *key)
+{
+	const struct schema_attr *oc_at = schema_attr_find("objectClass", 11);
+	key->off = key->len = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (tm->types[i] != oc_at)
+			continue;
+		for (int j = 0; tm->mods[i]->mod_bvalues[j]; j++) {
+			const struct berval *v = tm->mods[i]->mod_bvalues[j];
+			uint32_t len = (uint32_t)v->bv_len;
+			if (buf_append(key, &len, sizeof(len)) < 0 ||
+			    buf_append(key, v->bv_val, v->bv_len) < 0)
+				return -1;
+		}
+		break;
+	}
+	return 0;
+}
+
+/* Whether the entry tm (n mods) has memo's shape; remembers its shape in memo if not. */
+static bool same_shape(struct entry_schema_memo *memo, const struct typed_mods *tm, size_t n,
+                       struct buf *classes)
+{
+	if (class_key(tm, n, classes) < 0)
+		return false;
+	return n == memo->ntypes && memcmp(tm->types, memo->types, n * sizeof(*tm->types)) == 0 &&
+	       classes->len == memo->classes.len &&
+	       memcmp(classes->data, memo->classes.data, classes->len) == 0;
+}
+
+/* Remembers the shape of a passing entry. */
+static void remember(struct entry_schema_memo *memo, const struct typed_mods *tm, size_t n,
+                     struct buf *classes)
+{
+	memo->ntypes = 0;
+	if (n > memo->cap) {
+		const struct schema_attr **grown = realloc(memo->types, n * sizeof(*grown));
+		if (!grown)
+			return;
+		memo->types = grown;
+		memo->cap = n;
+	}
+	memcpy(memo->types, tm->types, n * sizeof(*tm->types));
+	memo->classes.off = memo->classes.len = 0;
+	if (buf_append(&memo->classes, classes->data, classes->len) == 0)
+		memo->ntypes = n;
+}
+
 /* Attributes an entry has without a memory allocation for their types. */
 #define SCHEMA_TYPES_ON_STACK 64
 
-int entry_schema_check(LDAPMod **mods, struct schema_fault *fault, char *why, size_t whylen)
+int entry_schema_memo_check(struct entry_schema_memo *memo, LDAPMod **mods,
+                            struct schema_fault *fault, char *why, size_t whylen)
 {
 	*fault = (struct schema_fault){NULL, 0};
 	if (!schema_loaded() || !mods)
@@ -188,8 +240,25 @@ int entry_schema_check(LDAPMod **mods, struct schema_fault *fault, char *why, si
 	}
 	for (size_t i = 0; i < n; i++)
 		tm.types[i] = schema_attr_find(mods[i]->mod_type, strlen(mods[i]->mod_type));
-	int rc = check_typed(&tm, fault, why, whylen);
+	struct buf classes = {0};
+	bool known = memo && n > 0 && same_shape(memo, &tm, n, &classes);
+	int rc = check_typed(&tm, known, fault, why, whylen);
+	if (rc == 0 && memo && !known && n > 0)
+		remember(memo, &tm, n, &classes);
+	buf_free(&classes);
 	if (tm.types != local)
 		free(tm.types);
 	return rc;
+}
+
+int entry_schema_check(LDAPMod **mods, struct schema_fault *fault, char *why, size_t whylen)
+{
+	return entry_schema_memo_check(NULL, mods, fault, why, whylen);
+}
+
+void entry_schema_memo_free(struct entry_schema_memo *memo)
+{
+	free(memo->types);
+	buf_free(&memo->classes);
+	memset(memo, 0, sizeof(*memo));
 }

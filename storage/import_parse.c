@@ -46,6 +46,7 @@ void import_worker_free(struct import_worker *w)
 	struct buf *bufs[] = {&w->raw, &w->ndn, &w->names, &w->val};
 	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
 		buf_free(bufs[i]);
+	entry_schema_memo_free(&w->schema);
 }
 
 /* Empties (free false) or frees every buffer of it. */
@@ -181,7 +182,8 @@ static int parse_entry(struct import_worker *p, struct import_item *it, LDIFReco
 		             dn);
 	char why[512];
 	struct schema_fault sf;
-	if (!p->skip_schema && entry_schema_check(lr->lrop_mods, &sf, why, sizeof(why)) < 0) {
+	if (!p->skip_schema &&
+	    entry_schema_memo_check(&p->schema, lr->lrop_mods, &sf, why, sizeof(why)) < 0) {
 		/* At the line of the value at fault when there is one, else at "dn:". */
 		unsigned long at =
 		    sf.mod ? ldif_record_type_line((const char *)p->raw.data, first_line,

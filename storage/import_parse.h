@@ -25,6 +25,7 @@
 #include <stddef.h>
 
 #include "storage/db.h"
+#include "storage/entry_schema.h"
 #include "storage/ldif_reader.h"
 
 enum import_item_kind {
@@ -74,7 +75,8 @@ struct import_worker {
 	const struct db *db; /* suffix and index list, only read */
 	bool skip_schema;    /* no schema checking (storage/entry_schema.h) */
 	struct buf raw, ndn, names, val;
-	unsigned char random[4096]; /* entryUUIDs to come: random[0..random_left) */
+	struct entry_schema_memo schema; /* the last entry's shape */
+	unsigned char random[4096];      /* entryUUIDs to come: random[0..random_left) */
 	size_t random_left;
 };
 

@@ -89,6 +89,14 @@ static int take_char(struct logical *l, unsigned char c, unsigned long at, unsig
 	return 0;
 }
 
+/* Whether the rest of l's characters can change nothing take_char records: a comment, or
+ * a plain or URL value once the start kept for "version" is full. */
+static bool settled(const struct logical *l)
+{
+	return l->comment ||
+	       (!l->in_type && l->kind != ':' && l->started && l->vlen + 1 >= sizeof(l->val));
+}
+
 /* The record so far: where its dn is. */
 struct record_state {
 	bool first;
@@ -172,7 +180,7 @@ int ldif_check_record(const struct ldif_record *rec, bool first, unsigned long *
 			open = true;
 			last_continued = false;
 		}
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < n && !settled(&l); i++)
 			if (take_char(&l, (unsigned char)p[i], at, line, why, whylen) < 0)
 				return -1;
 		l.end = at;
