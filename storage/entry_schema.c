@@ -198,7 +198,7 @@ static bool same_shape(struct entry_schema_memo *memo, const struct typed_mods *
 		return false;
 	return n == memo->ntypes && memcmp(tm->types, memo->types, n * sizeof(*tm->types)) == 0 &&
 	       classes->len == memo->classes.len &&
-	       memcmp(classes->data, memo->classes.data, classes->len) == 0;
+	       (classes->len == 0 || memcmp(classes->data, memo->classes.data, classes->len) == 0);
 }
 
 /* Remembers the shape of a passing entry. */
@@ -215,7 +215,7 @@ static void remember(struct entry_schema_memo *memo, const struct typed_mods *tm
 	}
 	memcpy(memo->types, tm->types, n * sizeof(*tm->types));
 	memo->classes.off = memo->classes.len = 0;
-	if (buf_append(&memo->classes, classes->data, classes->len) == 0)
+	if (classes->len == 0 || buf_append(&memo->classes, classes->data, classes->len) == 0)
 		memo->ntypes = n;
 }
 

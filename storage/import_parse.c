@@ -139,8 +139,8 @@ static int list_key(void *arg, const struct db_index *ix, const void *key, size_
 	struct buf *b = &kl->it->keys;
 	/* A key the entry has already (a class and the superclass of another): once. Only
 	 * among the first keys, so that a group of many members costs no quadratic scan. */
-	for (const unsigned char *p = b->data, *end = p + (kl->n < IMPORT_DEDUP_KEYS ? b->len : 0);
-	     p < end;) {
+	size_t scan = b->data && kl->n < IMPORT_DEDUP_KEYS ? b->len : 0;
+	for (const unsigned char *p = b->data, *end = scan ? p + scan : p; p < end;) {
 		uint16_t plen;
 		memcpy(&plen, p + 1, sizeof(plen));
 		if (p[0] == at && plen == n && memcmp(p + 3, key, len) == 0)

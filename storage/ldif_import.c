@@ -162,7 +162,8 @@ static int put_keys(struct importer *im, const struct import_item *it, entry_id 
 {
 	MDB_val dv = {sizeof(id), &id};
 	int rc = 0;
-	for (const unsigned char *p = it->keys.data, *end = p + it->keys.len; rc == 0 && p < end;) {
+	const unsigned char *p = it->keys.data, *end = p ? p + it->keys.len : p;
+	for (; rc == 0 && p < end;) {
 		uint16_t len;
 		memcpy(&len, p + 1, sizeof(len));
 		const struct db_index *ix = &im->db.index[p[0]];
@@ -175,8 +176,8 @@ static int put_keys(struct importer *im, const struct import_item *it, entry_id 
 			report(im, it->line, "index %s: %s", ix->attr,
 			       mdb_strerror(db_write_error(&im->db, rc)));
 	}
-	for (const unsigned char *p = it->members.data, *end = p + it->members.len;
-	     rc == 0 && p < end;) {
+	p = it->members.data;
+	for (end = p ? p + it->members.len : p; rc == 0 && p < end;) {
 		uint32_t len;
 		memcpy(&len, p, sizeof(len));
 		if ((rc = memberof_put_dn(&im->db, im->txn, p + sizeof(len), len, id)) != 0)
