@@ -220,6 +220,7 @@ bench: deps all
 	@./bench/access_log.sh
 	@./bench/floor.sh
 	@./bench/instructions.sh
+	@./bench/import.sh
 
 format:
 	clang-format -i $(shell git ls-files '*.c' '*.h')

@@ -14,8 +14,11 @@ int cli_parse(struct cli *cli, int argc, char **argv)
 	static const struct option longopts[] = {
 	    {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, OPT_VERSION}, {0}};
 	char spec[64] = "f:h";
-	for (int i = 0; i < cli->nflags && strlen(spec) + 1 < sizeof(spec); i++)
+	for (int i = 0; i < cli->nflags && strlen(spec) + 2 < sizeof(spec); i++) {
 		spec[strlen(spec)] = cli->flags[i].letter;
+		if (cli->flags[i].arg)
+			spec[strlen(spec)] = ':';
+	}
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, spec, longopts, NULL)) != -1) {
@@ -36,6 +39,8 @@ int cli_parse(struct cli *cli, int argc, char **argv)
 				return 2;
 			}
 			*cli->flags[i].set = true;
+			if (cli->flags[i].arg)
+				*cli->flags[i].arg = optarg;
 		}
 	}
 	if (!cli->config || argc - optind != cli->noperands) {

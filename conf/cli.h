@@ -12,10 +12,12 @@
 
 #define MINIDIR_VERSION "0.9.0"
 
-/* A one-letter flag: -LETTER sets *set to true. */
+/* A one-letter flag: -LETTER sets *set to true; with arg (not NULL) it takes a value,
+ * "-LETTER VALUE", and *arg points to it (borrowed from argv). */
 struct cli_flag {
 	char letter;
 	bool *set;
+	const char **arg;
 };
 
 struct cli {

@@ -423,6 +423,33 @@ static int resolve_superclasses(void)
 	return 0;
 }
 
+/* names resolved to types (unknown ones left out), NULL-terminated; NULL: no memory. */
+static const struct schema_attr **resolve_attrs(char **names)
+{
+	size_t n = 0;
+	while (names && names[n])
+		n++;
+	const struct schema_attr **list = calloc(n + 1, sizeof(*list));
+	for (size_t i = 0, k = 0; list && i < n; i++) {
+		const struct schema_attr *a = lookup(S.attr_slots, names[i], strlen(names[i]));
+		if (a)
+			list[k++] = a;
+	}
+	return list;
+}
+
+/* Fills each class's must_attrs and may_attrs. */
+static int resolve_class_attrs(void)
+{
+	for (size_t i = 0; i < S.nocs; i++) {
+		S.ocs[i]->must_attrs = resolve_attrs(S.ocs[i]->must);
+		S.ocs[i]->may_attrs = resolve_attrs(S.ocs[i]->may);
+		if (!S.ocs[i]->must_attrs || !S.ocs[i]->may_attrs)
+			return -1;
+	}
+	return 0;
+}
+
 bool schema_attr_is_a(const struct schema_attr *at, const struct schema_attr *sup)
 {
 	for (int depth = 0; at && depth <= SCHEMA_MAX_SUP_DEPTH; depth++, at = at->sup)
@@ -461,7 +488,7 @@ int schema_load(const char *dir, const char *files, char *err, size_t errlen)
 	}
 	inherit_rules();
 	mark_supertypes();
-	if (resolve_superclasses() < 0) {
+	if (resolve_superclasses() < 0 || resolve_class_attrs() < 0) {
 		snprintf(err, errlen, "schema: out of memory");
 		return -1;
 	}
@@ -543,6 +570,8 @@ void schema_free(void)
 		free(S.ocs[i]->oid);
 		free(S.ocs[i]->sup);
 		free(S.ocs[i]->superclasses);
+		free(S.ocs[i]->must_attrs);
+		free(S.ocs[i]->may_attrs);
 		free(S.ocs[i]);
 		ldap_objectclass_free(S.raw_oc[i]);
 	}

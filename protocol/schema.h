@@ -60,6 +60,9 @@ struct schema_oc {
 	 * NULL-terminated, never NULL after schema_load. */
 	const struct schema_oc **superclasses;
 	bool has_subclasses; /* some class derives from this one */
+	/* must and may resolved: the types they name, in the same order, names the schema
+	 * does not define left out. NULL-terminated, never NULL after schema_load. */
+	const struct schema_attr **must_attrs, **may_attrs;
 	char *definition;
 };
 

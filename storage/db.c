@@ -202,6 +202,9 @@ static int open_mode(struct db *db, const char *path, enum open_mode mode, const
 	/* NOLOCK: an imported file is never written once renamed into place (see db.h). */
 	unsigned flags = MDB_NOSUBDIR | (mode == OPEN_READ ? MDB_RDONLY : 0) |
 	                 (mode == OPEN_READ || mode == OPEN_CREATE ? MDB_NOLOCK : MDB_NOTLS);
+	/* An import's new file: no sync per commit; the importer syncs once before the rename. */
+	if (mode == OPEN_CREATE)
+		flags |= MDB_NOSYNC | MDB_WRITEMAP;
 	if ((rc = mdb_env_open(db->env, path, flags, DB_FILE_MODE)) != 0) {
 		fail(err, errlen, create ? "creating database" : "opening database", path, rc);
 		goto bad;

@@ -70,8 +70,14 @@ struct db {
 /*
  * Opens the database file at path. With create, a new empty database is made
  * (the file must not exist; it is made mode DB_FILE_MODE) holding suffix and the equality indexes
- * named in index[0..nindex) and memberOf; otherwise the existing file is opened read-only and
- * suffix/index come from its meta. On failure returns -1 with a message in err.
+ * named in index[0..nindex) and memberOf, written through LMDB's writable map
+ * (MDB_WRITEMAP: LMDB extends the file, sparse, to the map size, DB_MAP_SIZE; the creator
+ * cuts it to its last page once done, and a store into a page the file system cannot back,
+ * a full disk, is a SIGBUS the creator must catch), and its commits do not sync
+ * (MDB_NOSYNC: the creator calls mdb_env_sync once it is complete, before anyone reads
+ * it); otherwise the existing
+ * file is opened read-only and suffix/index come from its meta. On failure returns -1 with a
+ * message in err.
  */
 int db_open(struct db *db, const char *path, bool create, const char *suffix, char *const *index,
             int nindex, char *err, size_t errlen);

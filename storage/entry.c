@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -96,13 +97,105 @@ int entry_uuid_parse(const char *s, size_t len, unsigned char uuid[16])
 	return 0;
 }
 
-/* True if a mod before mods[i] has the same type. */
-static bool seen_before(LDAPMod **mods, int i)
+/* Bytes of a TLV (one-byte tag, minimal length) with n bytes of content. */
+static size_t tlv_size(size_t n)
 {
-	for (int k = 0; k < i; k++)
-		if (strcasecmp(mods[k]->mod_type, mods[i]->mod_type) == 0)
-			return true;
-	return false;
+	return 1 + tlv_len_size(n) + n;
+}
+
+/* Writes a tag and a minimal length at *p, and moves *p past them. */
+static void put_head(unsigned char **p, unsigned char tag, size_t len)
+{
+	*(*p)++ = tag;
+	*p += tlv_put_len(*p, len);
+}
+
+/* The attribute each mod's values go into: owner[i] is the first mod of mods[i]'s type
+ * ("cn" and "commonName" once both are named cn), or -1 for entryUUID (kept in the
+ * record's header). */
+static void attr_owners(LDAPMod **mods, int n, int *owner)
+{
+	for (int i = 0; i < n; i++) {
+		owner[i] = strcasecmp(mods[i]->mod_type, "entryUUID") == 0 ? -1 : i;
+		for (int k = 0; k < i && owner[i] == i; k++)
+			if (owner[k] == k && strcasecmp(mods[k]->mod_type, mods[i]->mod_type) == 0)
+				owner[i] = k;
+	}
+}
+
+/* The content length of the values of attribute i (every mod it owns), or those values
+ * written at *p when p is not NULL. */
+static size_t attr_values(LDAPMod **mods, int n, const int *owner, int i, unsigned char **p)
+{
+	size_t len = 0;
+	for (int m = i; m < n; m++) {
+		if (owner[m] != i)
+			continue;
+		for (int j = 0; mods[m]->mod_bvalues && mods[m]->mod_bvalues[j]; j++) {
+			const struct berval *v = mods[m]->mod_bvalues[j];
+			len += tlv_size(v->bv_len);
+			if (p) {
+				put_head(p, 0x04, v->bv_len);
+				memcpy(*p, v->bv_val, v->bv_len);
+				*p += v->bv_len;
+			}
+		}
+	}
+	return len;
+}
+
+/* Mods an entry has without an allocation for encode_op's owner array. */
+#define ENCODE_MODS_ON_STACK 64
+
+/*
+ * The SearchResultEntry protocolOp, DER as liblber's ber_printf writes it with
+ * LBER_USE_DER (minimal lengths), encoded by hand: two passes over mods, one for the
+ * lengths and one writing. Returns 0, or -1 when out of memory or a length does not fit
+ * 32 bits.
+ */
+static int encode_op(struct buf *out, const struct berval *dn, LDAPMod **mods)
+{
+	int n = 0;
+	while (mods && mods[n])
+		n++;
+	int local[ENCODE_MODS_ON_STACK];
+	int *owner = n <= ENCODE_MODS_ON_STACK ? local : malloc((size_t)n * sizeof(*owner));
+	if (!owner)
+		return -1;
+	attr_owners(mods, n, owner);
+	size_t list = 0;
+	for (int i = 0; i < n; i++)
+		if (owner[i] == i)
+			list += tlv_size(tlv_size(strlen(mods[i]->mod_type)) +
+			                 tlv_size(attr_values(mods, n, owner, i, NULL)));
+	size_t op = tlv_size(dn->bv_len) + tlv_size(list);
+	int rc = -1;
+	if (tlv_size(op) > UINT32_MAX || buf_reserve(out, tlv_size(op)) < 0)
+		goto out;
+	unsigned char *start = out->data + out->len, *p = start;
+	put_head(&p, 0x64, op); /* [APPLICATION 4] */
+	put_head(&p, 0x04, dn->bv_len);
+	memcpy(p, dn->bv_val, dn->bv_len);
+	p += dn->bv_len;
+	put_head(&p, 0x30, list);
+	for (int i = 0; i < n; i++) {
+		if (owner[i] != i)
+			continue;
+		size_t tlen = strlen(mods[i]->mod_type);
+		size_t vals = attr_values(mods, n, owner, i, NULL);
+		put_head(&p, 0x30, tlv_size(tlen) + tlv_size(vals));
+		put_head(&p, 0x04, tlen);
+		memcpy(p, mods[i]->mod_type, tlen);
+		p += tlen;
+		put_head(&p, 0x31, vals);
+		attr_values(mods, n, owner, i, &p);
+	}
+	out->len += (size_t)(p - start);
+	rc = 0;
+out:
+	if (owner != local)
+		free(owner);
+	return rc;
 }
 
 int entry_encode_uuid(struct buf *out, entry_id parent, const unsigned char uuid[16],
@@ -111,40 +204,13 @@ int entry_encode_uuid(struct buf *out, entry_id parent, const unsigned char uuid
 {
 	if (keylen > UINT16_MAX)
 		return -1;
-	BerElement *ber = ber_alloc_t(LBER_USE_DER);
-	if (!ber)
-		return -1;
-	int rc = -1;
-	struct berval *flat = NULL;
-	if (ber_printf(ber, "t{O{", (ber_tag_t)LDAP_RES_SEARCH_ENTRY, dn) < 0)
-		goto out;
-	for (int i = 0; mods && mods[i]; i++) {
-		if (strcasecmp(mods[i]->mod_type, "entryUUID") == 0 || seen_before(mods, i))
-			continue; /* entryUUID is kept in the record header */
-		if (ber_printf(ber, "{s[", mods[i]->mod_type) < 0)
-			goto out;
-		/* One attribute per type: later mods of the same type ("cn" and "commonName"
-		 * once both are named cn) add their values here. */
-		for (int m = i; mods[m]; m++) {
-			if (m != i && strcasecmp(mods[m]->mod_type, mods[i]->mod_type) != 0)
-				continue;
-			for (int j = 0; mods[m]->mod_bvalues && mods[m]->mod_bvalues[j]; j++)
-				if (ber_printf(ber, "O", mods[m]->mod_bvalues[j]) < 0)
-					goto out;
-		}
-		if (ber_printf(ber, "]}") < 0)
-			goto out;
-	}
-	if (ber_printf(ber, "}}") < 0 || ber_flatten(ber, &flat) < 0)
-		goto out;
 	uint16_t k = (uint16_t)keylen;
+	size_t was = out->len;
 	if (buf_append(out, &parent, 4) < 0 || buf_append(out, uuid, 16) < 0 ||
 	    buf_append(out, &k, 2) < 0 || buf_append(out, key, keylen) < 0 ||
-	    buf_append(out, flat->bv_val, flat->bv_len) < 0)
-		goto out;
-	rc = 0;
-out:
-	ber_bvfree(flat);
-	ber_free(ber, 1);
-	return rc;
+	    encode_op(out, dn, mods) < 0) {
+		out->len = was;
+		return -1;
+	}
+	return 0;
 }

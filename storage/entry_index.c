@@ -8,9 +8,8 @@
 
 struct writer {
 	const struct db *db;
-	MDB_txn *txn;
-	entry_id id;
-	bool add;
+	entry_index_fn *fn;
+	void *arg;
 	struct buf *val;
 	const unsigned char *type; /* as the record names it, for messages */
 	size_t tlen;
@@ -18,7 +17,7 @@ struct writer {
 	size_t errlen;
 };
 
-/* Adds or removes w->id under the normal form of v[0..len) in index ix. */
+/* Hands fn the normal form of v[0..len) in index ix. */
 static int put_key(struct writer *w, const struct db_index *ix, const char *v, size_t len)
 {
 	w->val->off = w->val->len = 0;
@@ -29,14 +28,7 @@ static int put_key(struct writer *w, const struct db_index *ix, const char *v, s
 	}
 	if (w->val->len == 0)
 		return 0;
-	MDB_val k = {db_index_keylen(w->val->len), w->val->data}, d = {sizeof(w->id), &w->id};
-	int rc = w->add ? mdb_put(w->txn, ix->dbi, &k, &d, MDB_NODUPDATA)
-	                : mdb_del(w->txn, ix->dbi, &k, &d);
-	if (rc == MDB_KEYEXIST || rc == MDB_NOTFOUND)
-		return 0;
-	if (rc)
-		snprintf(w->err, w->errlen, "index %s: %s", ix->attr, mdb_strerror(rc));
-	return rc;
+	return w->fn(w->arg, ix, w->val->data, db_index_keylen(w->val->len));
 }
 
 /* The keys of one value: itself and, for a class, its superclasses. */
@@ -50,10 +42,10 @@ static int put_value(struct writer *w, const struct db_index *ix, bool classes, 
 	return rc;
 }
 
-int entry_index_write(const struct db *db, MDB_txn *txn, entry_id id, const struct entry_view *e,
-                      bool add, struct buf *scratch, char *err, size_t errlen)
+int entry_index_keys(const struct db *db, const struct entry_view *e, entry_index_fn *fn, void *arg,
+                     struct buf *scratch, char *err, size_t errlen)
 {
-	struct writer w = {db, txn, id, add, scratch, NULL, 0, err, errlen};
+	struct writer w = {db, fn, arg, scratch, NULL, 0, err, errlen};
 	const unsigned char *p = e->attrs, *end = e->attrs + e->attrslen, *seq, *t, *vals, *v;
 	size_t slen, tlen, vlen, len;
 	unsigned char tag;
@@ -83,4 +75,34 @@ int entry_index_write(const struct db *db, MDB_txn *txn, entry_id id, const stru
 		rc = put_key(&w, uix, text, 36);
 	}
 	return rc;
+}
+
+/* entry_index_write's state: where the keys go, and its message. */
+struct put {
+	MDB_txn *txn;
+	entry_id id;
+	bool add;
+	char *err;
+	size_t errlen;
+};
+
+/* An entry_index_fn adding or removing the entry under one key. */
+static int put_id(void *arg, const struct db_index *ix, const void *key, size_t len)
+{
+	struct put *p = arg;
+	MDB_val k = {len, (void *)key}, d = {sizeof(p->id), &p->id};
+	int rc = p->add ? mdb_put(p->txn, ix->dbi, &k, &d, MDB_NODUPDATA)
+	                : mdb_del(p->txn, ix->dbi, &k, &d);
+	if (rc == MDB_KEYEXIST || rc == MDB_NOTFOUND)
+		return 0;
+	if (rc)
+		snprintf(p->err, p->errlen, "index %s: %s", ix->attr, mdb_strerror(rc));
+	return rc;
+}
+
+int entry_index_write(const struct db *db, MDB_txn *txn, entry_id id, const struct entry_view *e,
+                      bool add, struct buf *scratch, char *err, size_t errlen)
+{
+	struct put p = {txn, id, add, err, errlen};
+	return entry_index_keys(db, e, put_id, &p, scratch, err, errlen);
 }

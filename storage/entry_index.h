@@ -7,7 +7,7 @@
  * loaded schema knows (RFC 4512 2.4.1), and for an entryUUID index the record's UUID as
  * RFC 4122 text. eq.memberof is not written here (storage/import_memberof.h).
  *
- * Thread rules: the caller's write transaction; scratch is the caller's.
+ * Thread rules: the caller's write transaction (entry_index_write); scratch is the caller's.
  */
 #ifndef MINIDIR_STORAGE_ENTRY_INDEX_H
 #define MINIDIR_STORAGE_ENTRY_INDEX_H
@@ -20,6 +20,23 @@
 
 /* What entry_index_write returns for a value its index's rule cannot normalize. */
 #define ENTRY_INDEX_BAD_VALUE (-1)
+
+/*
+ * Called with each key of an entry in index ix: key[0..len) (valid during the call only;
+ * already truncated to DB_MAX_INDEX_KEY). Returns 0 to go on, or a nonzero code that
+ * entry_index_keys returns at once.
+ */
+typedef int entry_index_fn(void *arg, const struct db_index *ix, const void *key, size_t len);
+
+/*
+ * Calls fn for every key of e (a parsed record) in db's indexes, in record order: the
+ * keys entry_index_write adds or removes, computed without a transaction (db's index list
+ * is only read, so any thread may call this while another writes). Returns 0,
+ * ENTRY_INDEX_BAD_VALUE with "value of TYPE is not valid: "..."" in err, or what fn
+ * returned.
+ */
+int entry_index_keys(const struct db *db, const struct entry_view *e, entry_index_fn *fn, void *arg,
+                     struct buf *scratch, char *err, size_t errlen);
 
 /*
  * Adds (add true) or removes (add false) entry id under every key of e (a record of

@@ -18,6 +18,9 @@
 #include <ldap.h>
 #include <stddef.h>
 
+#include "protocol/schema.h"
+#include "protocol/tlv.h"
+
 /* Where a schema problem lies: a value of one of the entry's attributes, or the
  * entry as a whole (mod NULL: a missing MUST attribute, no structural class). */
 struct schema_fault {
@@ -32,5 +35,23 @@ struct schema_fault {
  * NUL-terminated) and where it lies in *fault. mods are not modified.
  */
 int entry_schema_check(LDAPMod **mods, struct schema_fault *fault, char *why, size_t whylen);
+
+/*
+ * What entry_schema_memo_check remembers of the last entry it passed: its attribute types
+ * in order and its objectClass values. An entry of the same shape (most of a directory's
+ * entries are) needs only its values checked: the classes, the MUST attributes and which
+ * attributes the classes allow are the same. A zeroed struct is empty; one thread uses it.
+ */
+struct entry_schema_memo {
+	const struct schema_attr **types;
+	size_t ntypes, cap;
+	struct buf classes; /* the objectClass values, each u32 length then bytes */
+};
+
+/* entry_schema_check, with the same result, skipping what memo (the caller's) shows the
+ * entry shares with the last one that passed. */
+int entry_schema_memo_check(struct entry_schema_memo *memo, LDAPMod **mods,
+                            struct schema_fault *fault, char *why, size_t whylen);
+void entry_schema_memo_free(struct entry_schema_memo *memo);
 
 #endif

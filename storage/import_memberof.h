@@ -1,13 +1,15 @@
 /*
  * memberOf at import, as slapd's memberof overlay keeps it: an entry is a
- * member of every group whose member or uniqueMember names it. The values are
- * recorded while entries are stored and resolved once all of them are, so a
- * group may come before its members in the LDIF. Membership is direct (a
- * member of a group in a group is not a member of the outer one), values
- * that name no entry are ignored, and an entry named twice by one group (in
- * two spellings) is its member once.
+ * member of every group whose member or uniqueMember names it. While entries are
+ * stored, each group's member values go into memberdn (storage/db.h) as they would
+ * for a replica; once every entry is, memberof_resolve walks memberdn and links the
+ * values that name an entry, so a group may come before its members in the LDIF and
+ * nothing but the database holds the memberships. Membership is direct (a member of
+ * a group in a group is not a member of the outer one), values that name no entry are
+ * ignored, and an entry named twice by one group (in two spellings) is its member once.
  *
- * Thread rules: one importer, one thread.
+ * Thread rules: memberof_collect keeps no state (any thread); the others take the
+ * caller's write transaction.
  */
 #ifndef MINIDIR_STORAGE_IMPORT_MEMBEROF_H
 #define MINIDIR_STORAGE_IMPORT_MEMBEROF_H
@@ -18,30 +20,19 @@
 
 #include "storage/db.h"
 
-struct memberships {
-	struct buf pairs; /* (group ID, member's reversed DN key) records */
-	size_t count;     /* pairs recorded */
-	size_t stored;    /* memberOf values written by memberships_store */
-};
+/*
+ * Appends to keys, for each member and uniqueMember value of mods (the stored types, as
+ * the import spells them), a record: u32 length (native order), then the value's
+ * reversed DN key (memberof_value_key). A value that is not a DN, or whose key is
+ * empty, is skipped. scratch is the caller's. Returns 0 or -1 (out of memory).
+ */
+int memberof_collect(LDAPMod **mods, struct buf *keys, struct buf *scratch);
 
 /*
- * Records the member and uniqueMember values of mods (the stored types, as
- * the import spells them) for the group entry group. A value that is not a DN
- * is skipped (uniqueMember's optional "#'0101'B" UID is ignored). Returns 0 or
- * -1 (out of memory).
+ * Writes memberof and eq.memberof from what memberdn holds, in txn (walked with a cursor,
+ * so in one transaction). Returns 0, or -1 with a message in err.
  */
-int memberships_add(struct memberships *m, entry_id group, LDAPMod **mods);
-
-/*
- * Writes what memberships_add recorded into db's memberof and eq.memberof,
- * inside *txn, which it commits and renews every so many writes (*txn is the
- * open transaction afterwards, or NULL after a failed commit). Returns 0, or
- * -1 with a message in err.
- */
-int memberships_store(struct memberships *m, struct db *db, MDB_txn **txn, char *err,
-                      size_t errlen);
-
-void memberships_free(struct memberships *m);
+int memberof_resolve(struct db *db, MDB_txn *txn, char *err, size_t errlen);
 
 /* Shared with storage/db_update.c, which keeps the same tables up to date. */
 

@@ -33,11 +33,19 @@ static int fail(unsigned long *line, unsigned long at, char *why, size_t whylen,
 	return -1;
 }
 
+/* fail() naming character c: itself when printable, else as \\xNN. */
+static int fail_char(unsigned long *line, unsigned long at, char *why, size_t whylen,
+                     const char *fmt, unsigned char c)
+{
+	char shown[8];
+	snprintf(shown, sizeof(shown), isprint(c) ? "%c" : "\\x%02x", c);
+	return fail(line, at, why, whylen, fmt, shown);
+}
+
 /* Consumes one character of a logical line's text at physical line at. */
 static int take_char(struct logical *l, unsigned char c, unsigned long at, unsigned long *line,
                      char *why, size_t whylen)
 {
-	char shown[8];
 	if (l->comment)
 		return 0;
 	if (l->in_type) {
@@ -46,14 +54,13 @@ static int take_char(struct logical *l, unsigned char c, unsigned long at, unsig
 			l->type[l->tlen] = '\0';
 			return 0;
 		}
-		snprintf(shown, sizeof(shown), isprint(c) ? "%c" : "\\x%02x", c);
 		if (!(isalnum(c) || c == '-' || c == ';' || c == '.') ||
 		    l->tlen + 1 >= sizeof(l->type))
-			return fail(
+			return fail_char(
 			    line, at, why, whylen,
 			    "invalid character '%s' in an attribute description (or a missing "
 			    "':')",
-			    shown);
+			    c);
 		l->type[l->tlen++] = (char)c;
 		return 0;
 	}
@@ -68,19 +75,26 @@ static int take_char(struct logical *l, unsigned char c, unsigned long at, unsig
 		l->val[l->vlen++] = (char)c;
 	if (l->kind != ':')
 		return 0;
-	snprintf(shown, sizeof(shown), isprint(c) ? "%c" : "\\x%02x", c);
 	if (c == '=') {
 		l->pad++;
 	} else if (l->pad) {
-		return fail(line, at, why, whylen,
-		            "bad base64 value: '%s' after '=' padding (padding ends a value)",
-		            shown);
+		return fail_char(line, at, why, whylen,
+		                 "bad base64 value: '%s' after '=' padding (padding ends a value)",
+		                 c);
 	} else if (!b64_char(c)) {
-		return fail(line, at, why, whylen, "bad base64 value: invalid character '%s'",
-		            shown);
+		return fail_char(line, at, why, whylen, "bad base64 value: invalid character '%s'",
+		                 c);
 	}
 	l->b64++;
 	return 0;
+}
+
+/* Whether the rest of l's characters can change nothing take_char records: a comment, or
+ * a plain or URL value once the start kept for "version" is full. */
+static bool settled(const struct logical *l)
+{
+	return l->comment ||
+	       (!l->in_type && l->kind != ':' && l->started && l->vlen + 1 >= sizeof(l->val));
 }
 
 /* The record so far: where its dn is. */
@@ -166,7 +180,7 @@ int ldif_check_record(const struct ldif_record *rec, bool first, unsigned long *
 			open = true;
 			last_continued = false;
 		}
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < n && !settled(&l); i++)
 			if (take_char(&l, (unsigned char)p[i], at, line, why, whylen) < 0)
 				return -1;
 		l.end = at;

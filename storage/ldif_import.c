@@ -2,30 +2,25 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ldap.h>
+#include <setjmp.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/random.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "protocol/dn.h"
-#include "protocol/schema.h"
 #include "storage/db.h"
-#include "storage/entry_index.h"
-#include "storage/entry_mods.h"
-#include "storage/entry_schema.h"
-#include "storage/ldif_check.h"
-#include "storage/ldif_reader.h"
 #include "storage/import_memberof.h"
+#include "storage/import_parse.h"
+#include "storage/import_queue.h"
 #include "storage/import_stale.h"
 
-/* Entries per write transaction: bounds the memory of dirty pages. */
-#define IMPORT_TXN_ENTRIES 20000
+/* Parsing threads at the most (opts->threads). */
+#define IMPORT_MAX_THREADS 16
 /* Entries between two calls of the progress callback. */
 #define IMPORT_PROGRESS_ENTRIES 1024
 
@@ -40,17 +35,42 @@ static void on_signal(int sig)
 	raise(sig);
 }
 
+/*
+ * The new file is written through LMDB's writable map (MDB_WRITEMAP, storage/db.h), in one
+ * transaction: no page is copied twice, and the dirty pages are the file's page cache, not
+ * the process's memory. A page the file system cannot back (a full disk) is a SIGBUS on
+ * the writer's store into the map; the writer catches it (siglongjmp back to
+ * build_guarded) and reports it as a write error.
+ */
+static _Thread_local sigjmp_buf *bus_jump;
+static void *volatile bus_addr;
+
+static void on_sigbus(int sig, siginfo_t *si, void *ctx)
+{
+	(void)ctx;
+	if (bus_jump) {
+		bus_addr = si->si_addr;
+		siglongjmp(*bus_jump, 1);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* The writer: the one thread that touches the database. */
 struct importer {
 	const char *file;
 	const struct import_opts *opts;
 	struct db db;
 	MDB_txn *txn;
 	entry_id next_id;
-	unsigned long line;       /* line of the current record's "dn:" */
-	unsigned long first_line; /* physical line of the current record's first line */
-	struct buf raw; /* the current record's text as read (the parser writes into it) */
-	struct buf ndn, key, rec, val, names;
-	struct memberships members; /* resolved into memberOf once every entry is stored */
+	unsigned long line;          /* the record being stored (or the last one) */
+	unsigned long last_line;     /* where "no entries to import" is reported */
+	struct import_parser parser; /* read under read_lock */
+	pthread_mutex_t read_lock;
+	bool eof; /* the last record was read (under read_lock) */
+	struct import_queue queue;
+	pthread_t threads[IMPORT_MAX_THREADS];
+	int nthreads; /* parsing threads running */
 };
 
 static void report(struct importer *im, unsigned long line, const char *fmt, ...)
@@ -63,105 +83,59 @@ static void report(struct importer *im, unsigned long line, const char *fmt, ...
 	va_end(ap);
 }
 
-static bool has_objectclass(LDAPMod **mods)
+/* Reports the problem the parser found in it; returns -1. */
+static int report_fault(struct importer *im, const struct import_item *it)
 {
-	for (int i = 0; mods && mods[i]; i++)
-		if (strcasecmp(mods[i]->mod_type, "objectClass") == 0 && mods[i]->mod_bvalues &&
-		    mods[i]->mod_bvalues[0])
-			return true;
-	return false;
+	report(im, it->fault_line, "%s",
+	       it->msg.len ? (const char *)it->msg.data : "out of memory");
+	return -1;
 }
 
-/* The entry's entryUUID: from the LDIF (an export keeps it) or a new random one. */
-static int take_uuid(struct importer *im, LDAPMod **mods, unsigned char uuid[16])
+/* The errno a store into the map at addr failed with: what allocating that page says. */
+static int map_error(struct importer *im, void *addr)
 {
-	for (int i = 0; mods && mods[i]; i++) {
-		if (strcasecmp(mods[i]->mod_type, "entryUUID") != 0)
-			continue;
-		struct berval *v = mods[i]->mod_bvalues[0];
-		if (!v || mods[i]->mod_bvalues[1] ||
-		    entry_uuid_parse(v->bv_val, v->bv_len, uuid) < 0) {
-			report(im, im->line, "entryUUID must be one RFC 4122 UUID");
-			return -1;
-		}
-		return 0;
-	}
-	if (getrandom(uuid, 16, 0) != 16) {
-		report(im, im->line, "no random bytes for entryUUID: %s", strerror(errno));
+	MDB_envinfo info;
+	MDB_stat st;
+	int fd;
+	if (mdb_env_info(im->db.env, &info) != 0 || mdb_env_stat(im->db.env, &st) != 0 ||
+	    mdb_env_get_fd(im->db.env, &fd) != 0)
+		return EIO;
+	off_t off = (off_t)((char *)addr - (char *)info.me_mapaddr);
+	off -= off % (off_t)st.ms_psize;
+	int rc = posix_fallocate(fd, off < 0 ? 0 : off, st.ms_psize);
+	return rc ? rc : EIO;
+}
+
+/* The parent's ID of a checked, new entry (0 for the suffix entry). */
+static int find_parent(struct importer *im, const struct import_item *it, entry_id *parent)
+{
+	const unsigned char *key = it->key.data;
+	const char *dn = (const char *)it->dn.data;
+	entry_id existing;
+	*parent = 0;
+	if (db_dn2id(&im->db, im->txn, key, it->key.len, &existing) == 0) {
+		report(im, it->line, "duplicate entry \"%s\"", dn);
 		return -1;
 	}
-	uuid[6] = (unsigned char)((uuid[6] & 0x0f) | 0x40); /* version 4 */
-	uuid[8] = (unsigned char)((uuid[8] & 0x3f) | 0x80); /* RFC 4122 variant */
+	if (it->key.len == im->db.suffix_key.len)
+		return 0;
+	size_t plen = dn_key_parent_len(key, it->key.len);
+	if (db_dn2id(&im->db, im->txn, key, plen, parent) != 0) {
+		const char *comma = strchr(dn, ',');
+		report(im, it->line, "parent entry \"%s\" does not exist (parents must come first)",
+		       comma ? comma + 1 : "");
+		return -1;
+	}
 	return 0;
 }
 
-/* Checks and stores one parsed add record. */
-static int add_entry(struct importer *im, LDIFRecord *lr)
+/* The entry's own tables: id2entry, dn2id, children, uuid2id. */
+static int put_entry(struct importer *im, struct import_item *it, entry_id id, entry_id parent)
 {
-	im->ndn.len = im->key.len = im->rec.len = 0;
-	if (dn_normalize(lr->lr_dn.bv_val, lr->lr_dn.bv_len, &im->ndn, &im->key) < 0 ||
-	    im->key.len == 0) {
-		report(im, im->line, "invalid DN \"%s\"", lr->lr_dn.bv_val);
-		return -1;
-	}
-	const struct buf *sk = &im->db.suffix_key;
-	if (!dn_key_in_subtree(im->key.data, im->key.len, sk->data, sk->len)) {
-		report(im, im->line, "DN \"%s\" is outside the suffix \"%.*s\"", lr->lr_dn.bv_val,
-		       (int)im->db.suffix.len, (char *)im->db.suffix.data);
-		return -1;
-	}
-	entry_id id = im->next_id, parent = 0, existing;
-	if (db_dn2id(&im->db, im->txn, im->key.data, im->key.len, &existing) == 0) {
-		report(im, im->line, "duplicate entry \"%s\"", lr->lr_dn.bv_val);
-		return -1;
-	}
-	if (im->key.len != sk->len) {
-		size_t plen = dn_key_parent_len(im->key.data, im->key.len);
-		if (db_dn2id(&im->db, im->txn, im->key.data, plen, &parent) != 0) {
-			const char *comma = strchr(lr->lr_dn.bv_val, ',');
-			report(im, im->line,
-			       "parent entry \"%s\" does not exist (parents must come first)",
-			       comma ? comma + 1 : "");
-			return -1;
-		}
-	}
-	if (!has_objectclass(lr->lrop_mods)) {
-		report(im, im->line, "entry \"%s\" has no objectClass", lr->lr_dn.bv_val);
-		return -1;
-	}
-	char why[512];
-	struct schema_fault fault;
-	if (!im->opts->skip_schema &&
-	    entry_schema_check(lr->lrop_mods, &fault, why, sizeof(why)) < 0) {
-		/* At the line of the value at fault when there is one, else at "dn:". */
-		unsigned long at =
-		    fault.mod ? ldif_record_type_line((const char *)im->raw.data, im->first_line,
-		                                      fault.mod->mod_type, fault.value)
-		              : 0;
-		report(im, at ? at : im->line, "entry \"%s\": %s", lr->lr_dn.bv_val, why);
-		return -1;
-	}
-	unsigned char uuid[16];
-	if (take_uuid(im, lr->lrop_mods, uuid) < 0)
-		return -1;
-	if (entry_mods_canonical(lr->lrop_mods, &im->names) < 0) {
-		report(im, im->line, "out of memory");
-		return -1;
-	}
-	if (entry_encode_uuid(&im->rec, parent, uuid, im->key.data, im->key.len, &lr->lr_dn,
-	                      lr->lrop_mods) < 0) {
-		report(im, im->line, "entry \"%s\" is too large to encode", lr->lr_dn.bv_val);
-		return -1;
-	}
-	if (im->rec.len > ENTRY_MAX_BYTES) {
-		report(im, im->line,
-		       "entry \"%s\" is too large: %zu bytes encoded, more than %d (16 MiB)",
-		       lr->lr_dn.bv_val, im->rec.len, ENTRY_MAX_BYTES);
-		return -1;
-	}
-	MDB_val k = {sizeof(id), &id}, v = {im->rec.len, im->rec.data};
-	MDB_val dk = {im->key.len, im->key.data}, dv = {sizeof(id), &id};
-	MDB_val pk = {sizeof(parent), &parent}, uk = {16, uuid};
+	memcpy(it->rec.data, &parent, sizeof(parent)); /* the record's first field */
+	MDB_val k = {sizeof(id), &id}, v = {it->rec.len, it->rec.data};
+	MDB_val dk = {it->key.len, it->key.data}, dv = {sizeof(id), &id};
+	MDB_val pk = {sizeof(parent), &parent}, uk = {16, it->uuid};
 	int rc = mdb_put(im->txn, im->db.id2entry, &k, &v, MDB_APPEND);
 	if (!rc)
 		rc = mdb_put(im->txn, im->db.dn2id, &dk, &dv, MDB_NOOVERWRITE);
@@ -170,106 +144,263 @@ static int add_entry(struct importer *im, LDIFRecord *lr)
 	if (!rc &&
 	    (rc = mdb_put(im->txn, im->db.uuid2id, &uk, &dv, MDB_NOOVERWRITE)) == MDB_KEYEXIST) {
 		char text[37];
-		entry_uuid_format(uuid, text);
-		report(im, im->line, "entry \"%s\": entryUUID %s is another entry's too",
-		       lr->lr_dn.bv_val, text);
+		entry_uuid_format(it->uuid, text);
+		report(im, it->line, "entry \"%s\": entryUUID %s is another entry's too",
+		       (const char *)it->dn.data, text);
 		return -1;
 	}
 	if (rc) {
-		report(im, im->line, "storing \"%s\" in %s: %s", lr->lr_dn.bv_val, tmp_path,
-		       mdb_strerror(db_write_error(&im->db, rc)));
+		report(im, it->line, "storing \"%s\" in %s: %s", (const char *)it->dn.data,
+		       tmp_path, mdb_strerror(db_write_error(&im->db, rc)));
 		return -1;
 	}
-	struct entry_view e;
-	if (entry_parse(im->rec.data, im->rec.len, &e) < 0 ||
-	    (rc = entry_index_write(&im->db, im->txn, id, &e, true, &im->val, why, sizeof(why)))) {
-		report(im, im->line, "%s",
-		       rc > 0 ? mdb_strerror(db_write_error(&im->db, rc)) : why);
-		return -1;
-	}
-	if (memberships_add(&im->members, id, lr->lrop_mods) < 0) {
-		report(im, im->line, "out of memory");
-		return -1;
-	}
-	im->next_id++;
 	return 0;
 }
 
-static int commit_and_renew(struct importer *im, bool renew)
+/* The index keys and member values the parser listed. */
+static int put_keys(struct importer *im, const struct import_item *it, entry_id id)
 {
-	int rc = mdb_txn_commit(im->txn);
-	im->txn = NULL;
-	if (!rc && renew)
-		rc = mdb_txn_begin(im->db.env, NULL, 0, &im->txn);
-	if (rc)
-		report(im, im->line, "writing %s: %s", tmp_path,
-		       mdb_strerror(db_write_error(&im->db, rc)));
+	MDB_val dv = {sizeof(id), &id};
+	int rc = 0;
+	const unsigned char *p = it->keys.data, *end = p ? p + it->keys.len : p;
+	for (; rc == 0 && p < end;) {
+		uint16_t len;
+		memcpy(&len, p + 1, sizeof(len));
+		const struct db_index *ix = &im->db.index[p[0]];
+		MDB_val k = {len, (void *)(p + 3)};
+		p += 3 + len;
+		/* IDs grow: this entry's ID goes after every one the key has. */
+		if ((rc = mdb_put(im->txn, ix->dbi, &k, &dv, MDB_APPENDDUP)) == MDB_KEYEXIST)
+			rc = 0; /* two values of the entry with one normal form */
+		if (rc)
+			report(im, it->line, "index %s: %s", ix->attr,
+			       mdb_strerror(db_write_error(&im->db, rc)));
+	}
+	p = it->members.data;
+	for (end = p ? p + it->members.len : p; rc == 0 && p < end;) {
+		uint32_t len;
+		memcpy(&len, p, sizeof(len));
+		if ((rc = memberof_put_dn(&im->db, im->txn, p + sizeof(len), len, id)) != 0)
+			report(im, it->line, "memberOf: %s",
+			       mdb_strerror(db_write_error(&im->db, rc)));
+		p += sizeof(len) + len;
+	}
 	return rc ? -1 : 0;
 }
 
-/* Parses one checked record and stores its entry. */
-static int import_record(struct importer *im, struct ldif_record *rec)
+/* Stores one parsed record, or reports why it cannot be; in the order one thread checks. */
+static int store_item(struct importer *im, struct import_item *it)
 {
-	unsigned long at = im->line ? im->line : rec->first_line;
-	/* Kept as read, to find an attribute's line if the entry breaks the schema. */
-	im->raw.len = im->raw.off = 0;
-	if (buf_append(&im->raw, rec->text, rec->len + 1) < 0) {
-		report(im, at, "out of memory");
+	im->line = it->line;
+	if (it->kind == IMPORT_ITEM_END)
+		im->last_line = it->line;
+	if (it->fault == IMPORT_FAULT_FIRST)
+		return report_fault(im, it);
+	if (it->kind != IMPORT_ITEM_ENTRY)
+		return 0;
+	entry_id id = im->next_id, parent;
+	if (find_parent(im, it, &parent) < 0)
 		return -1;
+	if (it->fault == IMPORT_FAULT_ENTRY)
+		return report_fault(im, it);
+	if (put_entry(im, it, id, parent) < 0)
+		return -1;
+	if (it->fault == IMPORT_FAULT_INDEX)
+		return report_fault(im, it);
+	if (put_keys(im, it, id) < 0)
+		return -1;
+	im->next_id++;
+	if (im->opts->progress && im->next_id % IMPORT_PROGRESS_ENTRIES == 0)
+		im->opts->progress(im->opts->progress_arg, im->next_id - 1, it->offset,
+		                   im->parser.size);
+	return 0;
+}
+
+/* Reads records into b until it is full or the file ends; true at the end. */
+static bool frame_batch(struct import_parser *p, struct import_batch *b)
+{
+	while (b->n < IMPORT_BATCH_ITEMS)
+		if (import_frame(p, &b->items[b->n++]))
+			return true;
+	return false;
+}
+
+/* Parses the records of b, up to the first with a problem (the writer stops there). */
+static void parse_batch(struct import_worker *w, struct import_batch *b)
+{
+	for (int i = 0; i < b->n; i++) {
+		import_parse(w, &b->items[i]);
+		if (b->items[i].fault != IMPORT_FAULT_NONE) {
+			b->n = i + 1;
+			return;
+		}
 	}
-	im->first_line = rec->first_line;
-	struct berval bv = {rec->len, rec->text};
-	LDIFRecord lr;
-	memset(&lr, 0, sizeof(lr));
+}
+
+/* A parsing thread: claims the next batch and reads its records (in file order, under
+ * read_lock), parses them, hands the batch over; until the file ends or the writer stops. */
+static void *parse_thread(void *arg)
+{
+	struct importer *im = arg;
+	struct import_worker w;
+	import_worker_init(&w, &im->db, im->opts->skip_schema);
+	for (;;) {
+		pthread_mutex_lock(&im->read_lock);
+		struct import_batch *b = im->eof ? NULL : import_queue_claim(&im->queue);
+		if (b && frame_batch(&im->parser, b))
+			im->eof = true;
+		pthread_mutex_unlock(&im->read_lock);
+		if (!b)
+			break;
+		parse_batch(&w, b);
+		import_queue_ready(&im->queue, b);
+	}
+	import_worker_free(&w);
+	return NULL;
+}
+
+/* Stores the items of b: -1 at the first problem, 1 at the end of the file, else 0. */
+static int store_batch(struct importer *im, struct import_batch *b)
+{
+	for (int i = 0; i < b->n; i++) {
+		if (store_item(im, &b->items[i]) < 0)
+			return -1;
+		if (b->items[i].kind == IMPORT_ITEM_END)
+			return 1;
+	}
+	return 0;
+}
+
+/* Stops the parsing threads and waits for them. */
+static void stop_parsers(struct importer *im)
+{
+	import_queue_stop(&im->queue);
+	for (; im->nthreads > 0; im->nthreads--)
+		pthread_join(im->threads[im->nthreads - 1], NULL);
+}
+
+/* Every record through one thread: read, parse, store, a batch at a time. */
+static int import_alone(struct importer *im)
+{
+	struct import_worker w;
+	import_worker_init(&w, &im->db, im->opts->skip_schema);
+	struct import_batch *b = &im->queue.batches[0];
 	int rc = 0;
-	if (ldap_parse_ldif_record(&bv, at, &lr, "minidir-import",
-	                           LDIF_DEFAULT_ADD | LDIF_NO_CONTROLS) != 0) {
-		report(im, at, "LDIF syntax error");
-		rc = -1;
-	} else if (lr.lr_op == 0 && lr.lr_dn.bv_val == NULL) {
-		/* A "version: 1" line or comments only. */
-	} else if (lr.lr_op != LDAP_REQ_ADD) {
-		report(im, at,
-		       "changetype records are not supported (minidir imports entries only)");
-		rc = -1;
-	} else if (add_entry(im, &lr) < 0) {
-		rc = -1;
-	} else if ((im->next_id - 1) % IMPORT_TXN_ENTRIES == 0) {
-		rc = commit_and_renew(im, true);
+	while (rc == 0) {
+		b->n = 0;
+		frame_batch(&im->parser, b);
+		parse_batch(&w, b);
+		rc = store_batch(im, b);
 	}
-	ldap_ldif_record_done(&lr);
+	import_worker_free(&w);
 	return rc;
 }
 
-/* Reads, checks and stores every record of the file. */
-static int import_records(struct importer *im, struct ldif_reader *rd)
+/* Reads, checks and stores every record of the file: parsing on opts->threads threads of
+ * their own when it is 2 or more, else on this one between the writes. */
+static int import_records(struct importer *im)
 {
-	struct ldif_record rec;
-	unsigned long bad = 0;
-	char why[256];
-	int got, rc = 0;
-	bool first = true;
-	struct stat st;
-	long long total = fstat(fileno(rd->fp), &st) == 0 ? (long long)st.st_size : 0;
-	while (rc == 0 && (got = ldif_reader_next(rd, &rec, &bad, why, sizeof(why))) > 0) {
-		if (ldif_check_record(&rec, first, &im->line, &bad, why, sizeof(why)) < 0) {
-			report(im, bad, "LDIF syntax error: %s", why);
+	int want = im->opts->threads, rc = 0;
+	if (want < 2) {
+		rc = import_alone(im);
+	} else {
+		for (; im->nthreads < want && im->nthreads < IMPORT_MAX_THREADS; im->nthreads++)
+			if ((rc = pthread_create(&im->threads[im->nthreads], NULL, parse_thread,
+			                         im)))
+				break;
+		if (im->nthreads == 0) {
+			fprintf(im->opts->err, "%s: no parsing thread: %s\n", im->file,
+			        strerror(rc));
 			return -1;
 		}
-		first = false;
-		rc = import_record(im, &rec);
-		if (im->opts->progress && im->next_id % IMPORT_PROGRESS_ENTRIES == 0)
-			im->opts->progress(im->opts->progress_arg, im->next_id - 1,
-			                   (long long)ftello(rd->fp), total);
+		rc = 0;
+		while (rc == 0) {
+			rc = store_batch(im, import_queue_take(&im->queue));
+			import_queue_release(&im->queue);
+		}
+		stop_parsers(im);
 	}
-	if (rc == 0 && got < 0) {
-		report(im, bad, "%s", why);
+	if (rc < 0)
+		return -1;
+	if (im->next_id == 1) {
+		report(im, im->last_line, "no entries to import");
+		return -1;
+	}
+	return 0;
+}
+
+/* meta's "entries", "created" and "creator". Returns 0 or an LMDB error. */
+static int put_meta(struct importer *im, size_t n)
+{
+	char stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%SZ", &tm);
+	const char *creator = im->opts->creator ? im->opts->creator : "";
+	MDB_val k = {7, "entries"}, v = {sizeof(n), &n};
+	MDB_val kc = {7, "created"}, vc = {strlen(stamp), stamp};
+	MDB_val kw = {7, "creator"}, vw = {strlen(creator), (void *)creator};
+	int rc = mdb_put(im->txn, im->db.meta, &k, &v, 0);
+	if (rc == 0)
+		rc = mdb_put(im->txn, im->db.meta, &kc, &vc, 0);
+	return rc ? rc : mdb_put(im->txn, im->db.meta, &kw, &vw, 0);
+}
+
+/* Commits, syncs the map, and cuts the file (as long as the map while it was written) to
+ * the pages in use. Returns 0 or an LMDB error / errno value. */
+static int finish_file(struct importer *im)
+{
+	int rc = mdb_txn_commit(im->txn), fd;
+	im->txn = NULL;
+	MDB_envinfo info;
+	MDB_stat st;
+	if (rc == 0 && (rc = mdb_env_sync(im->db.env, 1)) == 0 &&
+	    (rc = mdb_env_info(im->db.env, &info)) == 0 &&
+	    (rc = mdb_env_stat(im->db.env, &st)) == 0 &&
+	    (rc = mdb_env_get_fd(im->db.env, &fd)) == 0 &&
+	    (ftruncate(fd, (off_t)(info.me_last_pgno + 1) * st.ms_psize) < 0 || fsync(fd) < 0))
+		rc = errno;
+	return rc;
+}
+
+/* Everything that writes the new file: the entries, memberOf, meta, the commit. */
+static int build(struct importer *im, size_t *count)
+{
+	char err[512];
+	int rc = import_records(im);
+	if (rc == 0 && memberof_resolve(&im->db, im->txn, err, sizeof(err)) < 0) {
+		fprintf(im->opts->err, "%s: %s\n", tmp_path, err);
 		rc = -1;
 	}
-	if (rc == 0 && im->next_id == 1) {
-		report(im, rd->line, "no entries to import");
+	if (rc == 0 && ((rc = put_meta(im, im->next_id - 1)) != 0 || (rc = finish_file(im)) != 0)) {
+		report(im, im->last_line, "writing %s: %s", tmp_path,
+		       mdb_strerror(db_write_error(&im->db, rc)));
 		rc = -1;
 	}
+	*count = im->next_id - 1;
+	return rc;
+}
+
+/* build, with a SIGBUS from the map (a full disk) reported as the write error it is. */
+static int build_guarded(struct importer *im, size_t *count)
+{
+	struct sigaction sa = {.sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO}, old;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, &old);
+	sigjmp_buf jb;
+	int rc;
+	if (sigsetjmp(jb, 1) == 0) {
+		bus_jump = &jb;
+		rc = build(im, count);
+	} else {
+		stop_parsers(im);
+		report(im, im->line, "writing %s: %s", tmp_path, strerror(map_error(im, bus_addr)));
+		im->txn = NULL; /* not usable after the fault: closing the environment ends it */
+		rc = -1;
+	}
+	bus_jump = NULL;
+	sigaction(SIGBUS, &old, NULL);
 	return rc;
 }
 
@@ -278,9 +409,16 @@ int ldif_import(const char *ldif_path, const char *db_path, const struct import_
 {
 	struct importer im = {.file = ldif_path, .opts = opts, .next_id = 1};
 	char err[512];
-	struct ldif_reader rd;
-	if (ldif_reader_open(&rd, ldif_path) < 0) {
+	if (import_parser_open(&im.parser, ldif_path) < 0) {
 		fprintf(opts->err, "%s: %s\n", ldif_path, strerror(errno));
+		return -1;
+	}
+	int rc = import_queue_init(&im.queue);
+	if (rc == 0 && (rc = pthread_mutex_init(&im.read_lock, NULL)) != 0)
+		import_queue_free(&im.queue);
+	if (rc != 0) {
+		fprintf(opts->err, "%s: %s\n", ldif_path, strerror(rc));
+		import_parser_close(&im.parser);
 		return -1;
 	}
 	import_remove_stale(db_path, opts->err);
@@ -290,50 +428,23 @@ int ldif_import(const char *ldif_path, const char *db_path, const struct import_
 	void (*old_term)(int) = signal(SIGTERM, on_signal);
 	/* A file size limit (RLIMIT_FSIZE) is a write error to report, not a signal to die of. */
 	void (*old_xfsz)(int) = signal(SIGXFSZ, SIG_IGN);
-	int rc = -1;
+	rc = -1;
 	if (db_open(&im.db, tmp_path, true, opts->suffix, opts->index, opts->nindex, err,
 	            sizeof(err)) < 0) {
 		fprintf(opts->err, "%s\n", err);
-		goto out;
-	}
-	if ((rc = mdb_txn_begin(im.db.env, NULL, 0, &im.txn)) != 0) {
+	} else if ((rc = mdb_txn_begin(im.db.env, NULL, 0, &im.txn)) != 0) {
 		fprintf(opts->err, "%s: %s\n", tmp_path, mdb_strerror(rc));
 		rc = -1;
-		goto out;
+	} else {
+		rc = build_guarded(&im, count);
 	}
-	rc = import_records(&im, &rd);
-	if (rc == 0 && memberships_store(&im.members, &im.db, &im.txn, err, sizeof(err)) < 0) {
-		fprintf(opts->err, "%s: %s\n", tmp_path, err);
-		rc = -1;
-	}
-	if (rc == 0) {
-		size_t n = im.next_id - 1;
-		char stamp[32];
-		time_t now = time(NULL);
-		struct tm tm;
-		gmtime_r(&now, &tm);
-		strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%SZ", &tm);
-		const char *creator = opts->creator ? opts->creator : "";
-		MDB_val k = {7, "entries"}, v = {sizeof(n), &n};
-		MDB_val kc = {7, "created"}, vc = {strlen(stamp), stamp};
-		MDB_val kw = {7, "creator"}, vw = {strlen(creator), (void *)creator};
-		if ((rc = mdb_put(im.txn, im.db.meta, &k, &v, 0)) != 0 ||
-		    (rc = mdb_put(im.txn, im.db.meta, &kc, &vc, 0)) != 0 ||
-		    (rc = mdb_put(im.txn, im.db.meta, &kw, &vw, 0)) != 0)
-			report(&im, im.line, "writing %s: %s", tmp_path,
-			       mdb_strerror(db_write_error(&im.db, rc)));
-		else
-			rc = commit_and_renew(&im, false);
-		*count = n;
-	}
-	if (rc == 0 && (rc = mdb_env_sync(im.db.env, 1)) != 0)
-		fprintf(opts->err, "%s: sync: %s\n", tmp_path, mdb_strerror(rc));
-out:
 	if (im.txn)
 		mdb_txn_abort(im.txn);
 	if (im.db.env)
 		db_close(&im.db);
-	ldif_reader_close(&rd);
+	import_parser_close(&im.parser);
+	import_queue_free(&im.queue);
+	pthread_mutex_destroy(&im.read_lock);
 	if (rc == 0 && rename(tmp_path, db_path) < 0) {
 		fprintf(opts->err, "%s: %s\n", db_path, strerror(errno));
 		rc = -1;
@@ -344,12 +455,5 @@ out:
 	signal(SIGINT, old_int);
 	signal(SIGTERM, old_term);
 	signal(SIGXFSZ, old_xfsz);
-	buf_free(&im.ndn);
-	buf_free(&im.key);
-	buf_free(&im.rec);
-	buf_free(&im.val);
-	buf_free(&im.names);
-	buf_free(&im.raw);
-	memberships_free(&im.members);
 	return rc ? -1 : 0;
 }

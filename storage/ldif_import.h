@@ -13,6 +13,15 @@
  * modifyTimestamp, creatorsName and modifiersName. memberOf is computed from the
  * groups (storage/import_memberof.h), and with a schema loaded the objectClass
  * index holds every entry under the superclasses of its classes too.
+ *
+ * Records are parsed on opts->threads threads (storage/import_parse.h, import_queue.h)
+ * while the calling thread writes them in one transaction through LMDB's writable map;
+ * memory stays bounded whatever the file's size. A full disk shows as a SIGBUS on that
+ * map: ldif_import handles SIGBUS while it runs (and restores the previous handler),
+ * and reports "file:line: writing <db>.tmp.<pid>: reason".
+ *
+ * Thread rules: one ldif_import at a time in a process (it handles SIGINT, SIGTERM,
+ * SIGXFSZ and SIGBUS, and names its temporary file in static storage).
  */
 #ifndef MINIDIR_STORAGE_LDIF_IMPORT_H
 #define MINIDIR_STORAGE_LDIF_IMPORT_H
@@ -28,6 +37,10 @@ struct import_opts {
 	FILE *err;           /* where "file:line: reason" messages go */
 	const char *creator; /* creatorsName/modifiersName of the entries ("" if none) */
 	bool skip_schema;    /* no schema checking (slapadd -s); else storage/entry_schema.h */
+	/* 2 or more: records are parsed, checked and encoded on a thread of their own while
+	 * this one writes them (storage/import_parse.h); 0 or 1: one thread does both. The
+	 * database is the same either way. */
+	int threads;
 	/* Called every so many entries with the entries stored and the bytes of the file read
 	 * so far, of bytes_total; NULL: none. */
 	void (*progress)(void *arg, size_t entries, long long bytes, long long bytes_total);
