@@ -3,7 +3,7 @@
 # with clang when CC is not given (its UBSan also checks pointer arithmetic on NULL).
 
 CC      ?= cc
-PKGS    := ldap lber lmdb inih libssl libcrypto
+PKGS    := ldap lber lmdb inih libssl libcrypto liburing
 ifeq ($(FUZZ),1)
 # libFuzzer targets (make fuzz): clang, everything instrumented for coverage.
 B       := build-fuzz
@@ -28,7 +28,7 @@ CFLAGS  ?= $(OPT)
 CFLAGS  += -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -I. $(SANFLAGS) -MMD -MP \
            -ffile-prefix-map=$(CURDIR)=.
 LDFLAGS += $(SANFLAGS)
-LDLIBS  := -pthread $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lldap -llber -llmdb -linih -lssl -lcrypto) -lcrypt
+LDLIBS  := -pthread $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lldap -llber -llmdb -linih -lssl -lcrypto -luring) -lcrypt
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt)
 
 CONF     ?= conf/minidir.conf
