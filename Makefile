@@ -52,7 +52,7 @@ FUZZ_TARGETS := request filter ldif config
 FUZZ_BIN := $(FUZZ_TARGETS:%=build-fuzz/fuzz_%)
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps run test layers unit integration bench format format-check clean fuzz fuzz-smoke fuzz-build \
+.PHONY: all deps run test test-io-uring layers unit integration bench format format-check clean fuzz fuzz-smoke fuzz-build \
         install install-strip uninstall packaging-test
 all: $(BINS) $(UNIT_BIN) $(ITEST_BIN)
 
@@ -132,6 +132,17 @@ integration: $(BINS) $(ITEST_BIN)
 	@BUILD=$(B) ./tests/conformance/run.sh
 	@BUILD=$(B) CONFORMANCE_TLS=1 CONFORMANCE_QUIET=1 ./tests/conformance/run.sh
 	@BUILD=$(B) CONFORMANCE_REPLICA=1 CONFORMANCE_QUIET=1 ./tests/conformance/run.sh
+	@BUILD=$(B) ./tests/integration/engine_test.sh
+	@# The same again on the io_uring engine (README "Tests"; make test-io-uring runs all).
+	@BUILD=$(B) MINIDIR_IO_ENGINE=io_uring ./tests/integration/run.sh
+	@BUILD=$(B) MINIDIR_IO_ENGINE=io_uring ./tests/integration/policy_test.sh
+	@BUILD=$(B) MINIDIR_IO_ENGINE=io_uring ./tests/integration/tls_test.sh
+	@BUILD=$(B) MINIDIR_IO_ENGINE=io_uring ./tests/conformance/run.sh
+
+# Every integration script and the conformance suite with the io_uring engine forced.
+test-io-uring: deps
+	@$(MAKE) --no-print-directory all
+	@MINIDIR_IO_ENGINE=io_uring $(MAKE) --no-print-directory integration
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: placed as a Debian package would place them
 # (README "Install"). The server and the tools that write or read its database (slapd,

@@ -34,17 +34,8 @@ cleanup_server_and_work() {
 	[ -n "${KEEP:-}" ] || rm -rf "$work"
 }
 
-# Prints the port minidir logged in LOG ("listening on SCHEME://127.0.0.1:PORT/",
-# SCHEME ldap unless given), waiting up to 5 s for it; prints nothing if it never came.
-wait_port() {
-	local port= scheme=${2:-ldap}
-	for _ in $(seq 1 100); do
-		port=$(sed -n "s#.*listening on $scheme://127.0.0.1:\([0-9]*\)/.*#\1#p" "$1" | head -1)
-		[ -n "$port" ] && break
-		sleep 0.05
-	done
-	echo "$port"
-}
+# wait_port LOG [SCHEME]: the port minidir logged (shared with bench/lib.sh).
+. scripts/wait_port.sh
 
 # Turns ldapclient's "ok - ..." / "not ok - ..." output into ok/not_ok lines, with PREFIX.
 client_report() {
