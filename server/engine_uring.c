@@ -24,12 +24,15 @@
  *            as close() after a send would), and the descriptor is closed when the
  *            last completion of it has come back: its number is not reused before.
  *
- * A socket's state lives in a table indexed by descriptor; entries are reused,
- * never freed before teardown, so a pointer to one stays valid across upcalls.
+ * A socket's state lives in a table indexed by descriptor (blocks of URING_BLOCK);
+ * entries are reused, never freed before teardown, so a pointer to one stays valid
+ * across upcalls. Send buffers come from a per-worker pool and go back to it once
+ * empty, so an idle connection holds no memory here.
  * Completions are tagged (kind << 32 | descriptor or listener index).
  */
 #include <errno.h>
 #include <liburing.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,58 +42,11 @@
 #include <unistd.h>
 
 #include "server/engine.h"
-
-#define URING_ENTRIES 512          /* submission queue; completions 4x */
-#define URING_BUFS 128             /* provided receive buffers per worker */
-#define URING_BUF_SIZE (16 * 1024) /* each (as the epoll path's read chunk) */
-#define URING_BGID 0               /* their group */
-#define URING_CQE_BATCH 256
-
-enum ud_kind { UD_WAKE = 1, UD_ACCEPT, UD_RECV, UD_SEND, UD_CANCEL };
-#define UD(kind, idx) (((uint64_t)(kind) << 32) | (uint32_t)(idx))
-
-struct usock {
-	int fd;
-	bool live;     /* between add and the real close */
-	void *handler; /* NULL once the connection closed it */
-	uint32_t want; /* EPOLLIN, EPOLLOUT */
-	bool recv_armed, recv_cancelling, eof;
-	int err;      /* errno of a failed recv or send (0: none) */
-	bool sending; /* flight is in the kernel */
-	bool send_cancelling;
-	bool on_dirty, on_pending;
-	const unsigned char *chunk; /* a completion's bytes being handed up now */
-	size_t chunk_len;
-	struct buf spill;  /* received, not yet taken by the connection */
-	struct buf staged; /* to send, not yet submitted */
-	int staged_flags;  /* MSG_MORE when the staged bytes end inside a response */
-	struct buf flight; /* the send in the kernel */
-	int flight_flags;  /* its flags */
-	struct usock *dirty_next, *pending_next;
-};
-
-struct uring_state {
-	struct io_uring ring;
-	struct worker_stats *stats; /* the worker's */
-	struct io_uring_buf_ring *br;
-	unsigned char *bufs;
-	struct usock **socks; /* by descriptor */
-	int nsocks;
-	struct usock *dirty;   /* to arm, cancel or send before the next wait */
-	struct usock *pending; /* may have input or output room to report */
-	bool listening;
-	bool accept_armed[CONFIG_MAX_LISTEN];
-	uint64_t wake_value;
-};
+#include "server/engine_uring.h"
 
 static struct uring_state *state(struct worker *w)
 {
 	return w->engine_state;
-}
-
-static struct usock *usock_of(struct uring_state *s, int fd)
-{
-	return fd >= 0 && fd < s->nsocks ? s->socks[fd] : NULL;
 }
 
 /* A free submission slot, submitting what is queued when the ring is full. */
@@ -123,13 +79,6 @@ static void mark_dirty(struct uring_state *s, struct usock *u)
 static void mark_pending(struct uring_state *s, struct usock *u)
 {
 	push_once(&s->pending, u, &u->on_pending, &u->pending_next);
-}
-
-static void recycle(struct uring_state *s, unsigned bid)
-{
-	io_uring_buf_ring_add(s->br, s->bufs + (size_t)bid * URING_BUF_SIZE, URING_BUF_SIZE, bid,
-	                      io_uring_buf_ring_mask(URING_BUFS), 0);
-	io_uring_buf_ring_advance(s->br, 1);
 }
 
 static void arm_accept(struct uring_state *s, struct worker *w, int li)
@@ -189,15 +138,16 @@ static void submit_send(struct uring_state *s, struct usock *u, int flags)
 }
 
 /* Closes u's descriptor once nothing of it is left in the kernel. */
-static void finish_close(struct usock *u)
+static void finish_close(struct uring_state *s, struct usock *u)
 {
 	if (u->handler || !u->live || u->recv_armed || u->sending)
 		return;
 	close(u->fd);
 	u->live = false;
 	buf_free(&u->spill);
-	buf_free(&u->staged);
-	buf_free(&u->flight);
+	pool_put(s, &u->staged);
+	pool_put(s, &u->flight);
+	uring_sock_dead(s, u);
 }
 
 /* Before waiting: receives armed or cancelled, staged output submitted, closes finished. */
@@ -230,7 +180,7 @@ static void flush(struct uring_state *s)
 			} else if (!u->sending && buf_pending(&u->staged) > 0 && !u->err) {
 				submit_send(s, u, MSG_DONTWAIT);
 			}
-			finish_close(u);
+			finish_close(s, u);
 		} else if (!u->sending && buf_pending(&u->staged) > 0 && !u->err) {
 			submit_send(s, u, MSG_WAITALL | u->staged_flags);
 		}
@@ -240,10 +190,10 @@ static void flush(struct uring_state *s)
 static void on_recv(struct uring_state *s, struct worker *w, const struct engine_upcalls *up,
                     int fd, int res, unsigned flags)
 {
-	struct usock *u = usock_of(s, fd);
+	struct usock *u = uring_sock(s, fd);
 	if (!u || !u->live) {
 		if (res > 0 && (flags & IORING_CQE_F_BUFFER))
-			recycle(s, flags >> IORING_CQE_BUFFER_SHIFT);
+			uring_recycle(s, flags >> IORING_CQE_BUFFER_SHIFT);
 		return;
 	}
 	if (!(flags & IORING_CQE_F_MORE)) {
@@ -267,7 +217,7 @@ static void on_recv(struct uring_state *s, struct worker *w, const struct engine
 				u->err = ENOMEM;
 			mark_pending(s, u);
 		}
-		recycle(s, bid);
+		uring_recycle(s, bid);
 	} else if (res == 0) {
 		u->eof = true;
 		mark_pending(s, u);
@@ -279,7 +229,7 @@ static void on_recv(struct uring_state *s, struct worker *w, const struct engine
 
 static void on_send(struct uring_state *s, int fd, int res)
 {
-	struct usock *u = usock_of(s, fd);
+	struct usock *u = uring_sock(s, fd);
 	if (!u || !u->live)
 		return;
 	if (res < 0) {
@@ -298,12 +248,15 @@ static void on_send(struct uring_state *s, int fd, int res)
 		u->flight.off = u->flight.len = 0;
 	}
 	u->sending = u->send_cancelling = false;
+	pool_put(s, &u->flight);
 	if (!u->handler) {
 		mark_dirty(s, u);
 		return;
 	}
 	if (buf_pending(&u->staged) > 0 && !u->err) /* room for more at once: EPOLLOUT */
 		submit_send(s, u, MSG_WAITALL | u->staged_flags);
+	else
+		pool_put(s, &u->staged);
 	mark_pending(s, u);
 }
 
@@ -413,19 +366,8 @@ static void ur_listen(struct worker *w, bool on)
 static int ur_add(struct worker *w, int fd, void *handler, uint32_t events)
 {
 	struct uring_state *s = state(w);
-	if (fd >= s->nsocks) {
-		int n = s->nsocks ? s->nsocks : 64;
-		while (n <= fd)
-			n *= 2;
-		struct usock **t = realloc(s->socks, (size_t)n * sizeof(*t));
-		if (!t)
-			return -1;
-		memset(t + s->nsocks, 0, (size_t)(n - s->nsocks) * sizeof(*t));
-		s->socks = t;
-		s->nsocks = n;
-	}
-	struct usock *u = s->socks[fd];
-	if (!u && !(u = s->socks[fd] = calloc(1, sizeof(*u))))
+	struct usock *u = uring_sock_new(s, fd);
+	if (!u)
 		return -1;
 	if (u->live) { /* cannot be: the descriptor is ours until its close finished */
 		errno = EEXIST;
@@ -446,7 +388,7 @@ static int ur_add(struct worker *w, int fd, void *handler, uint32_t events)
 static void ur_watch(struct worker *w, int fd, void *handler, uint32_t events)
 {
 	struct uring_state *s = state(w);
-	struct usock *u = usock_of(s, fd);
+	struct usock *u = uring_sock(s, fd);
 	if (!u || !u->live)
 		return;
 	u->handler = handler;
@@ -460,7 +402,7 @@ static void ur_watch(struct worker *w, int fd, void *handler, uint32_t events)
 
 static ssize_t ur_recv(struct worker *w, int fd, void *buf, size_t cap)
 {
-	struct usock *u = usock_of(state(w), fd);
+	struct usock *u = uring_sock(state(w), fd);
 	if (!u || !u->live) {
 		errno = EBADF;
 		return -1;
@@ -470,6 +412,8 @@ static ssize_t ur_recv(struct worker *w, int fd, void *buf, size_t cap)
 		n = k < cap ? k : cap;
 		memcpy(buf, u->spill.data + u->spill.off, n);
 		buf_consume(&u->spill, n);
+		if (buf_pending(&u->spill) == 0)
+			buf_free(&u->spill); /* rare: input the connection did not take at once */
 	}
 	if (n < cap && u->chunk_len > 0) {
 		k = u->chunk_len < cap - n ? u->chunk_len : cap - n;
@@ -493,7 +437,7 @@ static ssize_t ur_recv(struct worker *w, int fd, void *buf, size_t cap)
 static ssize_t ur_send(struct worker *w, int fd, const void *buf, size_t len, int flags)
 {
 	struct uring_state *s = state(w);
-	struct usock *u = usock_of(s, fd);
+	struct usock *u = uring_sock(s, fd);
 	if (!u || !u->live) {
 		errno = EBADF;
 		return -1;
@@ -508,6 +452,7 @@ static ssize_t ur_send(struct worker *w, int fd, const void *buf, size_t len, in
 		return -1;
 	}
 	size_t n = len < ENGINE_SEND_HELD - held ? len : ENGINE_SEND_HELD - held;
+	pool_get(s, &u->staged);
 	if (buf_append(&u->staged, buf, n) < 0) {
 		errno = ENOMEM;
 		return -1;
@@ -520,7 +465,7 @@ static ssize_t ur_send(struct worker *w, int fd, const void *buf, size_t len, in
 static void ur_close(struct worker *w, int fd)
 {
 	struct uring_state *s = state(w);
-	struct usock *u = usock_of(s, fd);
+	struct usock *u = uring_sock(s, fd);
 	if (!u || !u->live) {
 		close(fd);
 		return;
@@ -539,53 +484,10 @@ static int ur_setup(struct worker *w, char *why, size_t whylen)
 		snprintf(why, whylen, "out of memory");
 		return -1;
 	}
-	struct io_uring_params p = {.flags = IORING_SETUP_CQSIZE | IORING_SETUP_COOP_TASKRUN,
-	                            .cq_entries = 4 * URING_ENTRIES};
-	int rc = io_uring_queue_init_params(URING_ENTRIES, &s->ring, &p);
-	if (rc == -EINVAL) { /* a kernel before 5.19 knows no COOP_TASKRUN */
-		memset(&p, 0, sizeof(p));
-		rc = io_uring_queue_init_params(URING_ENTRIES, &s->ring, &p);
-	}
-	if (rc < 0) {
-		snprintf(why, whylen, "io_uring_setup: %s", strerror(-rc));
+	if (uring_ring_init(s, why, whylen) < 0) {
 		free(s);
 		return -1;
 	}
-	const char *fail = NULL;
-	if (!(p.features & IORING_FEAT_EXT_ARG))
-		fail = "kernel without IORING_FEAT_EXT_ARG (5.11)";
-	size_t ringsz = URING_BUFS * sizeof(struct io_uring_buf);
-	if (!fail) {
-		s->br =
-		    mmap(NULL, ringsz, PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
-		s->bufs = malloc((size_t)URING_BUFS * URING_BUF_SIZE);
-		if (s->br == MAP_FAILED || !s->bufs)
-			fail = "out of memory for the receive buffers";
-	}
-	if (!fail) {
-		/* liburing 2.3 has no io_uring_setup_buf_ring: registered by hand. */
-		struct io_uring_buf_reg reg = {
-		    .ring_addr = (uintptr_t)s->br, .ring_entries = URING_BUFS, .bgid = URING_BGID};
-		io_uring_buf_ring_init(s->br);
-		if ((rc = io_uring_register_buf_ring(&s->ring, &reg, 0)) < 0) {
-			snprintf(why, whylen, "io_uring_register_buf_ring: %s", strerror(-rc));
-			fail = why;
-		}
-	}
-	if (fail) {
-		if (fail != why)
-			snprintf(why, whylen, "%s", fail);
-		io_uring_queue_exit(&s->ring);
-		if (s->br && s->br != MAP_FAILED)
-			munmap(s->br, ringsz);
-		free(s->bufs);
-		free(s);
-		return -1;
-	}
-	for (unsigned i = 0; i < URING_BUFS; i++)
-		io_uring_buf_ring_add(s->br, s->bufs + (size_t)i * URING_BUF_SIZE, URING_BUF_SIZE,
-		                      i, io_uring_buf_ring_mask(URING_BUFS), (int)i);
-	io_uring_buf_ring_advance(s->br, URING_BUFS);
 	w->engine_state = s;
 	s->stats = &w->stats;
 	arm_wake(s, w);
@@ -598,21 +500,7 @@ static void ur_teardown(struct worker *w)
 	struct uring_state *s = state(w);
 	if (!s)
 		return;
-	io_uring_queue_exit(&s->ring); /* ends what is still in the kernel */
-	for (int fd = 0; fd < s->nsocks; fd++) {
-		struct usock *u = s->socks[fd];
-		if (!u)
-			continue;
-		if (u->live)
-			close(fd);
-		buf_free(&u->spill);
-		buf_free(&u->staged);
-		buf_free(&u->flight);
-		free(u);
-	}
-	free(s->socks);
-	munmap(s->br, URING_BUFS * sizeof(struct io_uring_buf));
-	free(s->bufs);
+	uring_ring_exit(s);
 	free(s);
 	w->engine_state = NULL;
 }
