@@ -32,12 +32,10 @@
  */
 #include <errno.h>
 #include <liburing.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
