@@ -3,7 +3,7 @@
 # with clang when CC is not given (its UBSan also checks pointer arithmetic on NULL).
 
 CC      ?= cc
-PKGS    := ldap lber lmdb inih libssl libcrypto
+PKGS    := ldap lber lmdb inih libssl libcrypto liburing
 ifeq ($(FUZZ),1)
 # libFuzzer targets (make fuzz): clang, everything instrumented for coverage.
 B       := build-fuzz
@@ -28,7 +28,7 @@ CFLAGS  ?= $(OPT)
 CFLAGS  += -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -I. $(SANFLAGS) -MMD -MP \
            -ffile-prefix-map=$(CURDIR)=.
 LDFLAGS += $(SANFLAGS)
-LDLIBS  := -pthread $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lldap -llber -llmdb -linih -lssl -lcrypto) -lcrypt
+LDLIBS  := -pthread $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lldap -llber -llmdb -linih -lssl -lcrypto -luring) -lcrypt
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt)
 
 CONF     ?= conf/minidir.conf
@@ -52,7 +52,7 @@ FUZZ_TARGETS := request filter ldif config
 FUZZ_BIN := $(FUZZ_TARGETS:%=build-fuzz/fuzz_%)
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps run test layers unit integration bench format format-check clean fuzz fuzz-smoke fuzz-build \
+.PHONY: all deps run test test-io-uring layers unit integration bench format format-check clean fuzz fuzz-smoke fuzz-build \
         install install-strip uninstall packaging-test
 all: $(BINS) $(UNIT_BIN) $(ITEST_BIN)
 
@@ -133,6 +133,17 @@ integration: $(BINS) $(ITEST_BIN)
 	@BUILD=$(B) ./tests/conformance/run.sh
 	@BUILD=$(B) CONFORMANCE_TLS=1 CONFORMANCE_QUIET=1 ./tests/conformance/run.sh
 	@BUILD=$(B) CONFORMANCE_REPLICA=1 CONFORMANCE_QUIET=1 ./tests/conformance/run.sh
+	@BUILD=$(B) ./tests/integration/engine_test.sh
+	@# The same again on the io_uring engine (README "Tests"; make test-io-uring runs all).
+	@BUILD=$(B) MINIDIR_IO_ENGINE=io_uring ./tests/integration/run.sh
+	@BUILD=$(B) MINIDIR_IO_ENGINE=io_uring ./tests/integration/policy_test.sh
+	@BUILD=$(B) MINIDIR_IO_ENGINE=io_uring ./tests/integration/tls_test.sh
+	@BUILD=$(B) MINIDIR_IO_ENGINE=io_uring ./tests/conformance/run.sh
+
+# Every integration script and the conformance suite with the io_uring engine forced.
+test-io-uring: deps
+	@$(MAKE) --no-print-directory all
+	@MINIDIR_IO_ENGINE=io_uring $(MAKE) --no-print-directory integration
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: placed as a Debian package would place them
 # (README "Install"). The server and the tools that write or read its database (slapd,

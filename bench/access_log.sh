@@ -45,11 +45,7 @@ for m in $MODES; do
 	pids+=("${pid[$m]}")
 done
 for m in $MODES; do
-	for _ in $(seq 1 100); do
-		port[$m]=$(sed -n 's#.*listening on ldap://127.0.0.1:\([0-9]*\)/.*#\1#p' "$work/$m.log" | head -1)
-		[ -n "${port[$m]}" ] && break
-		sleep 0.05
-	done
+	port[$m]=$(wait_port "$work/$m.log")
 	[ -n "${port[$m]}" ] || { echo "minidir ($m) did not start: $(cat "$work/$m.log")" >&2; exit 1; }
 done
 

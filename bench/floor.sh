@@ -5,10 +5,14 @@
 # is the cost of epoll, read and send on this kernel. Both serve 1-entry lookups
 # ((uid=user.[0-9999]) from the suffix, 10,000 entries) from build/searchrate's lean
 # engine, 8 connections, first with one request in flight per connection, then with
-# 16; ROUNDS rounds of SECS seconds each, the order reversed every round. Prints
-# lookups/s, server CPU us per lookup (utime + stime from /proc/PID/stat), the load
-# tool's CPU us per lookup, and minidir as a multiple of the floor. Part of
-# `make bench`; never of `make test`.
+# 16; ROUNDS rounds of SECS seconds each, the order reversed every round. minidir
+# runs twice, on each I/O engine (minidir: io_engine epoll; minidir-uring: io_uring,
+# one server process each, the same database). Prints lookups/s, server CPU us per
+# lookup (utime + stime from /proc/PID/stat), the load tool's CPU us per lookup,
+# the server's system calls per lookup (perf stat -e raw_syscalls:sys_enter attached
+# for one more run of SECS seconds each, after the timed rounds; "-" without perf),
+# and each minidir as a multiple of the floor. Part of `make bench`; never of
+# `make test`.
 #
 #   bench/floor.sh                      # 3 rounds of 3 s per server and load: ~1 minute
 #   ROUNDS=5 SECONDS_PER_RUN=5 bench/floor.sh
@@ -18,7 +22,7 @@ cd "$(dirname "$0")/.." || exit 1
 ROUNDS=${ROUNDS:-3}
 SECS=${SECONDS_PER_RUN:-3}
 SUFFIX=dc=example,dc=com
-SERVERS="minidir floor"
+SERVERS="minidir minidir-uring floor"
 
 bench_init bench-floor
 [ -x "$BUILD/bench/floor" ] || { echo "bench/floor.sh: $BUILD/bench/floor is missing (make all)" >&2; exit 1; }
@@ -33,15 +37,16 @@ sizelimit = unlimited
 EOF
 "$BUILD/minidir-import" -q -f "$work/minidir.conf" "$work/data.ldif" || exit 1
 declare -A port pid
-"$BUILD/minidir" -f "$work/minidir.conf" 2> "$work/minidir.log" &
-pid[minidir]=$!
-pids+=("${pid[minidir]}")
-for _ in $(seq 1 100); do
-	port[minidir]=$(sed -n 's#.*listening on ldap://127.0.0.1:\([0-9]*\)/.*#\1#p' "$work/minidir.log" | head -1)
-	[ -n "${port[minidir]}" ] && break
-	sleep 0.05
+for s in minidir minidir-uring; do
+	engine=epoll
+	[ "$s" = minidir-uring ] && engine=io_uring
+	MINIDIR_IO_ENGINE=$engine "$BUILD/minidir" -f "$work/minidir.conf" 2> "$work/$s.log" &
+	pid[$s]=$!
+	pids+=("${pid[$s]}")
+	port[$s]=$(wait_port "$work/$s.log")
+	[ -n "${port[$s]}" ] || { echo "$s did not start: $(cat "$work/$s.log")" >&2; exit 1; }
+	grep -q "io_engine $engine\$" "$work/$s.log" || { echo "$s: not on $engine: $(grep io_engine "$work/$s.log")" >&2; exit 1; }
 done
-[ -n "${port[minidir]}" ] || { echo "minidir did not start: $(cat "$work/minidir.log")" >&2; exit 1; }
 # The floor's entry: as long as minidir's answer to a lookup (its LDIF, a close measure).
 bytes=$(ldapsearch -x -LLL -o ldif-wrap=no -H "ldap://127.0.0.1:${port[minidir]}" -b "$SUFFIX" "(uid=user.1)" | wc -c)
 "$BUILD/bench/floor" 0 2 "$bytes" > "$work/floor.log" 2>&1 &
@@ -56,18 +61,24 @@ done
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 hz=$(getconf CLK_TCK)
-declare -A ops ticks client
+# load SERVER INFLIGHT: one searchrate run of SECS seconds; sets n (lookups) and cl.
+load() {
+	out=$(timeout $((SECS * 2 + 30)) "$BUILD/searchrate" --engine lean -p "${port[$1]}" \
+		-b "$SUFFIX" -f "(uid=user.[0-9999])" -t 8 -a -O "$2" -i "$SECS" -I 1 2>&1)
+	n=$(sed -n 's/.*0 (Success): *\([0-9]*\).*/\1/p' <<< "$out" | head -1)
+	cl=$(sed -n 's/.*Client CPU us\/search: *\([0-9.]*\).*/\1/p' <<< "$out" | head -1)
+	[ -n "$n" ] || { echo "searchrate against $1 failed: $out" >&2; exit 1; }
+}
+declare -A ops ticks client sys
+perf_ok=
+perf stat -e raw_syscalls:sys_enter -- true > /dev/null 2>&1 && perf_ok=yes
 for inflight in 1 16; do
 	order=$SERVERS
 	for r in $(seq 1 "$ROUNDS"); do
 		for s in $order; do
 			c0=$(cpu_ticks "${pid[$s]}")
-			out=$(timeout $((SECS * 2 + 30)) "$BUILD/searchrate" --engine lean -p "${port[$s]}" \
-				-b "$SUFFIX" -f "(uid=user.[0-9999])" -t 8 -a -O "$inflight" -i "$SECS" -I 1 2>&1)
+			load "$s" "$inflight"
 			c1=$(cpu_ticks "${pid[$s]}")
-			n=$(sed -n 's/.*0 (Success): *\([0-9]*\).*/\1/p' <<< "$out" | head -1)
-			cl=$(sed -n 's/.*Client CPU us\/search: *\([0-9.]*\).*/\1/p' <<< "$out" | head -1)
-			[ -n "$n" ] || { echo "searchrate against $s failed: $out" >&2; exit 1; }
 			k="$s/$inflight"
 			ops[$k]=$((${ops[$k]:-0} + n))
 			ticks[$k]=$((${ticks[$k]:-0} + c1 - c0))
@@ -75,20 +86,37 @@ for inflight in 1 16; do
 		done
 		order=$(tr ' ' '\n' <<< "$order" | tac | tr '\n' ' ')
 	done
+	# System calls per lookup: perf counts every thread's sys_enter during one more run.
+	for s in $SERVERS; do
+		sys[$s/$inflight]=-
+		[ -n "$perf_ok" ] || continue
+		perf stat -x, -e raw_syscalls:sys_enter -p "${pid[$s]}" -o "$work/perf.$s" &
+		perf_pid=$!
+		sleep 0.2
+		load "$s" "$inflight"
+		kill -INT "$perf_pid"
+		wait "$perf_pid"
+		calls=$(awk -F, '/raw_syscalls:sys_enter/ { print $1 }' "$work/perf.$s")
+		[ -n "$calls" ] && sys[$s/$inflight]=$(awk -v c="$calls" -v n="$n" 'BEGIN { printf "%.3f", c / n }')
+	done
 done
 
 echo "distance to the floor: 1-entry lookups, 8 connections, $ROUNDS rounds of ${SECS} s, orders alternated (floor entry $bytes bytes)"
-printf '%-10s %-8s %12s %14s %14s\n' in-flight server lookups/s "server us/op" "client us/op"
+echo "(minidir: io_engine epoll; minidir-uring: io_engine io_uring; syscalls/op from perf stat over one more run)"
+printf '%-10s %-14s %12s %14s %14s %12s\n' in-flight server lookups/s "server us/op" "client us/op" syscalls/op
 for inflight in 1 16; do
 	for s in $SERVERS; do
 		k="$s/$inflight"
-		printf '%-10s %-8s %12.0f %14.2f %14.2f\n' "$inflight" "$s" \
+		printf '%-10s %-14s %12.0f %14.2f %14.2f %12s\n' "$inflight" "$s" \
 			"$(awk -v n="${ops[$k]}" -v t="$((ROUNDS * SECS))" 'BEGIN { print n / t }')" \
 			"$(awk -v k="${ticks[$k]}" -v n="${ops[$k]}" -v hz="$hz" 'BEGIN { print k * 1e6 / hz / n }')" \
-			"${client[$k]}"
+			"${client[$k]}" "${sys[$k]}"
 	done
-	m="minidir/$inflight" f="floor/$inflight"
-	awk -v mo="${ops[$m]}" -v fo="${ops[$f]}" -v mt="${ticks[$m]}" -v ft="${ticks[$f]}" -v i="$inflight" 'BEGIN {
-		printf "%-10s minidir/floor: lookups/s %.2fx, server CPU per lookup %.2fx\n", i, mo / fo, (mt / mo) / (ft / fo) }'
+	for m in minidir minidir-uring; do
+		awk -v mo="${ops[$m/$inflight]}" -v fo="${ops[floor/$inflight]}" -v mt="${ticks[$m/$inflight]}" \
+			-v ft="${ticks[floor/$inflight]}" -v i="$inflight" -v m="$m" 'BEGIN {
+			printf "%-10s %s/floor: lookups/s %.2fx, server CPU per lookup %.2fx\n", i, m, mo / fo, (mt / mo) / (ft / fo) }'
+	done
 done
-echo "(goals, issue 12: server CPU per lookup at most 1.2x the floor with 1 in flight; lookups/s at least 0.5x with 16)"
+echo "(goals, issue 12: server CPU per lookup at most 1.2x the floor with 1 in flight; lookups/s at least 0.5x with 16;"
+echo " io_uring: fewer than 1 syscall per lookup at 8+ connections, server CPU per lookup below the floor's)"

@@ -36,3 +36,5 @@ forget() {
 	for p in "${pids[@]}"; do [ "$p" = "$1" ] || keep+=("$p"); done
 	pids=("${keep[@]}")
 }
+# wait_port LOG [SCHEME]: the port minidir logged in LOG.
+. scripts/wait_port.sh

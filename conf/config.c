@@ -32,6 +32,8 @@ struct parse_state {
 	bool have_index; /* the file names indexes: defaults dropped */
 };
 
+static const char *const io_engine_names[] = {"epoll", "io_uring"};
+
 static const char *const monitor_access_names[] = {
     [MONITOR_ROOTDN] = "rootdn",
     [MONITOR_AUTHENTICATED] = "authenticated",
@@ -58,6 +60,11 @@ const char *config_monitor_access_name(enum monitor_access a)
 const char *config_policy_name(enum send_policy_id id)
 {
 	return policy_names[id];
+}
+
+const char *config_io_engine_name(enum io_engine e)
+{
+	return io_engine_names[e];
 }
 
 static int bad(struct parse_state *st, const char *fmt, const char *a, const char *b)
@@ -403,6 +410,12 @@ static int handler(void *user, const char *section, const char *key, const char 
 		                             sizeof(policy_names) / sizeof(policy_names[0]));
 		if (rc)
 			c->send_policy = (enum send_policy_id)v;
+		return rc;
+	}
+	if (strcmp(key, "io_engine") == 0) { /* unchanged when value is not a name */
+		int v = (int)c->io_engine,
+		    rc = parse_choice(st, &v, key, value, io_engine_names, 2);
+		c->io_engine = (enum io_engine)v;
 		return rc;
 	}
 	if (strcmp(key, "monitor_access") == 0) {

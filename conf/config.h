@@ -27,6 +27,9 @@ enum send_policy_id {
 	    SEND_POLICY_N
 };
 
+/* What the workers' event loops wait with (io_engine). */
+enum io_engine { IO_ENGINE_EPOLL, IO_ENGINE_IO_URING };
+
 /* Who may read cn=monitor. */
 enum monitor_access { MONITOR_ROOTDN, MONITOR_AUTHENTICATED, MONITOR_ANONYMOUS, MONITOR_NONE };
 
@@ -54,6 +57,7 @@ struct config {
 	char rootpw[256];
 	enum send_policy_id send_policy;
 	size_t batch_bytes;
+	enum io_engine io_engine;      /* epoll (default) or io_uring, falling back to epoll */
 	char *index[CONFIG_MAX_INDEX]; /* malloc'd attribute names */
 	int nindex;
 	size_t max_pdu_bytes;
@@ -108,5 +112,7 @@ const char *config_tls_verify_name(enum tls_verify v);
 
 /* The config-file name of a send policy ("nodelay-once", ...). */
 const char *config_policy_name(enum send_policy_id id);
+/* "epoll" or "io_uring". */
+const char *config_io_engine_name(enum io_engine e);
 
 #endif

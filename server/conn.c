@@ -2,10 +2,11 @@
  * Connections: reading and framing requests, answering them in order, and
  * sending through the send policy.
  *
- * The epoll registration is level-triggered. A read that fills less than the
- * free buffer space means the socket was drained, so a request costs one recv
- * and (with most policies) one send: no extra recv to see EAGAIN, and no
- * epoll_ctl unless the socket fills up.
+ * The socket is read, written and watched through the worker's engine
+ * (engine.h: epoll or io_uring), level-triggered. A read that fills less than
+ * the free buffer space means the socket was drained, so a request costs one
+ * recv and (with most policies) one send: no extra recv to see EAGAIN, and no
+ * change of the watched events unless the socket fills up.
  */
 #include "server/conn.h"
 
@@ -28,6 +29,7 @@
 #include "server/access_log.h"
 #include "server/clock.h"
 #include "server/dlist.h"
+#include "server/engine.h"
 #include "server/log.h"
 #include "server/tls.h"
 #include "server/worker.h"
@@ -38,9 +40,8 @@ static void set_events(struct conn *c, uint32_t events)
 {
 	if (c->events == events)
 		return;
-	struct epoll_event ev = {.events = events, .data.ptr = c};
-	if (epoll_ctl(c->w->epfd, EPOLL_CTL_MOD, c->fd, &ev) == 0)
-		c->events = events;
+	engine_watch(c->w, c->fd, c, events);
+	c->events = events;
 }
 
 /*
@@ -114,9 +115,8 @@ int conn_accept(struct worker *w, int fd, enum listen_scheme scheme)
 		slab_put(&w->conn_slab, c);
 		return -1;
 	}
-	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
-	if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
-		log_error("epoll_ctl: %s", strerror(errno));
+	if (engine_add(w, fd, c, EPOLLIN) < 0) {
+		log_error("%s: adding a connection: %s", w->engine->name, strerror(errno));
 		close(fd);
 		slab_put(&w->conn_slab, c);
 		return -1;
@@ -184,7 +184,7 @@ void conn_close(struct conn *c, const char *why)
 	}
 	DLIST_UNLINK(w->conns, c);
 	conn_tls_end(c);
-	close(c->fd); /* also removes it from epoll */
+	engine_close(w, c->fd);
 	worker_fd_freed(w);
 	buf_free(&c->in);
 	buf_free(&c->out);
@@ -204,7 +204,7 @@ static int send_pending(struct conn *c, struct buf *b, int flags, bool *sent_any
 	struct send_stats *st = c->stats;
 	while (buf_pending(b) > 0 && !c->blocked) {
 		size_t want = buf_pending(b);
-		ssize_t n = send(c->fd, b->data + b->off, want, flags | MSG_NOSIGNAL);
+		ssize_t n = engine_send(c->w, c->fd, b->data + b->off, want, flags);
 		STAT_ADD(st->send_calls, 1);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -482,10 +482,7 @@ static ssize_t read_some(struct conn *c)
 	if (buf_reserve(&c->in, want + 1) < 0)
 		return -1;
 	size_t room = c->in.cap - c->in.len - 1;
-	ssize_t n;
-	do
-		n = recv(c->fd, c->in.data + c->in.len, room, 0);
-	while (n < 0 && errno == EINTR);
+	ssize_t n = engine_recv(c->w, c->fd, c->in.data + c->in.len, room);
 	if (n < 0)
 		return errno == EAGAIN || errno == EWOULDBLOCK ? (ssize_t)-2 : -1;
 	c->in.len += (size_t)n;

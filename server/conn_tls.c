@@ -12,6 +12,7 @@
 #include "server/access_log.h"
 #include "server/clock.h"
 #include "server/conn.h"
+#include "server/engine.h"
 #include "server/log.h"
 #include "server/tls.h"
 
@@ -130,10 +131,7 @@ ssize_t conn_tls_read(struct conn *c)
 	struct buf *raw = &c->w->tls_in;
 	if (buf_reserve(raw, CONN_TLS_READ_CHUNK) < 0)
 		return -1;
-	ssize_t n;
-	do
-		n = recv(c->fd, raw->data, raw->cap, 0);
-	while (n < 0 && errno == EINTR);
+	ssize_t n = engine_recv(c->w, c->fd, raw->data, raw->cap);
 	if (n <= 0)
 		return n == 0 ? 0 : errno == EAGAIN || errno == EWOULDBLOCK ? (ssize_t)-2 : -1;
 	return tls_received(c, raw->data, (size_t)n);
@@ -148,8 +146,8 @@ void conn_tls_end(struct conn *c)
 		tls_session_shutdown(c->tls);
 		if (tls_output(c->tls, NULL, 0, &c->tls_out, &records) == 0 && c->tls_out.len) {
 			STAT_ADD(c->stats->send_calls, 1);
-			if (send(c->fd, c->tls_out.data, c->tls_out.len,
-			         MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+			if (engine_send(c->w, c->fd, c->tls_out.data, c->tls_out.len,
+			                MSG_DONTWAIT) < 0)
 				log_debug("conn fd=%d: close_notify: %s", c->fd, strerror(errno));
 		}
 	}

@@ -5,7 +5,9 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -13,6 +15,7 @@
 #include <unistd.h>
 
 #include "server/clock.h"
+#include "server/engine.h"
 #include "server/log.h"
 #include "server/policy.h"
 #include "server/replica.h"
@@ -135,6 +138,29 @@ static void listen_url(const struct listen_addr *a, const char *port, char *out,
 	         v6 ? "[" : "", a->host, v6 ? "]" : "", port);
 }
 
+/* Each worker's event loop engine: io_engine, or MINIDIR_IO_ENGINE where set (tests run
+ * every suite on both); io_uring falls back to epoll with a log line (engine.h). */
+static int start_engines(struct server *srv)
+{
+	enum io_engine engine = srv->cfg.io_engine;
+	const char *env = getenv("MINIDIR_IO_ENGINE");
+	if (env && *env) {
+		if (strcmp(env, "epoll") == 0)
+			engine = IO_ENGINE_EPOLL;
+		else if (strcmp(env, "io_uring") == 0)
+			engine = IO_ENGINE_IO_URING;
+		else {
+			log_error("MINIDIR_IO_ENGINE=%s: expected epoll or io_uring", env);
+			return -1;
+		}
+	}
+	for (int i = 0; i < srv->nworkers; i++)
+		if (engine_setup(&srv->workers[i], engine) < 0)
+			return -1;
+	log_info("io_engine %s", srv->workers[0].engine->name);
+	return 0;
+}
+
 int listeners_bind(struct server *srv)
 {
 	struct config *cfg = &srv->cfg;
@@ -161,13 +187,15 @@ int listeners_bind(struct server *srv)
 		}
 		listen_url(la, port, srv->listen_urls[a], sizeof(srv->listen_urls[a]));
 	}
-	for (int i = 0; i < srv->nworkers; i++)
-		if (worker_register(&srv->workers[i]) < 0) {
-			log_error("epoll_ctl: %s", strerror(errno));
-			return -1;
-		}
+	/* Listening before the engines start: io_uring arms its accepts at once. */
+	if (!hold && listeners_open(srv, NULL) < 0)
+		return -1;
+	for (int i = 0; i < srv->nworkers; i++) /* held: not watched until listeners_open */
+		srv->workers[i].listen_held = srv->workers[i].listen_paused = hold;
+	if (start_engines(srv) < 0)
+		return -1;
 	if (!hold)
-		return listeners_open(srv, NULL);
+		return 0;
 	srv->listen_hold_until = clock_seconds() + cfg->listen_after_refresh;
 	for (int a = 0; a < cfg->nlisten; a++)
 		log_info("holding %s closed until the first refresh has committed "
@@ -188,10 +216,18 @@ int listeners_open(struct server *srv, const char *why)
 				log_error("listen %s: %s", srv->listen_urls[j], strerror(errno));
 				return -1;
 			}
-		if (worker_add_listeners(w) < 0) {
-			log_error("epoll_ctl: %s", strerror(errno));
-			return -1;
-		}
+	}
+	/* Held: each worker starts watching its listeners itself (an io_uring submission
+	 * belongs to its ring's thread), told through its wake-up descriptor. */
+	for (int i = 0; i < srv->nworkers; i++) {
+		struct worker *w = &srv->workers[i];
+		if (!__atomic_load_n(&w->listen_held, __ATOMIC_ACQUIRE))
+			continue;
+		__atomic_store_n(&w->listen_held, false, __ATOMIC_RELEASE);
+		__atomic_store_n(&w->listen_release, true, __ATOMIC_RELEASE);
+		uint64_t one = 1;
+		if (write(w->wakefd, &one, sizeof(one)) < 0)
+			log_error("worker %d: waking it to listen: %s", w->id, strerror(errno));
 	}
 	for (int a = 0; a < cfg->nlisten; a++) {
 		const struct listen_addr *la = &cfg->listen[a];

@@ -23,6 +23,7 @@
 #include "protocol/dn.h"
 #include "protocol/response.h"
 #include "server/db_gen.h"
+#include "server/engine.h"
 #include "server/ops.h"
 #include "server/replica.h"
 #include "server/reply.h"
@@ -115,6 +116,9 @@ static void take_snapshot(struct server *srv, struct snapshot *s)
 		t->tls.starttls += STAT_READ(w->tls.starttls);
 		t->tls.ktls += STAT_READ(w->tls.ktls);
 		t->entries_sent += STAT_READ(w->entries_sent);
+		t->io_sends += STAT_READ(w->io_sends);
+		t->io_sends_more += STAT_READ(w->io_sends_more);
+		t->io_waits += STAT_READ(w->io_waits);
 		for (int b = 0; b < STAT_LATENCY_BUCKETS; b++)
 			t->latency[b] += STAT_READ(w->latency[b]);
 		uint64_t max = STAT_READ(w->latency_max_ns);
@@ -138,6 +142,10 @@ static int build_server_entry(struct server *srv, const struct db_gen *g, const 
 	add_u64(&b, "uptime", (uint64_t)(time(NULL) - srv->started));
 	add(&b, "threads", "%d", srv->nworkers);
 	add(&b, "sendPolicy", "%s", config_policy_name(server_policy(srv)->id));
+	add(&b, "ioEngine", "%s", srv->workers[0].engine->name);
+	add_u64(&b, "ioSends", s->total.io_sends);
+	add_u64(&b, "ioSendsMore", s->total.io_sends_more);
+	add_u64(&b, "ioWaits", s->total.io_waits);
 	add_u64(&b, "batchBytes", server_batch_bytes(srv));
 	add_u64(&b, "maxPendingBytes", server_max_pending_bytes(srv));
 	add_u64(&b, "currentConnections", s->total.connections_current);

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,6 +18,7 @@
 #include "server/db_gen.h"
 #include "server/db_watch.h"
 #include "server/listeners.h"
+#include "server/engine.h"
 #include "server/log.h"
 #include "server/ops.h"
 #include "server/policy.h"
@@ -181,10 +181,9 @@ static int init_worker(struct server *srv, struct worker *w, int id)
 	w->conn_slab.size = sizeof(struct conn);
 	w->hooks = &conn_worker_hooks;
 	w->reservefd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	w->epfd = epoll_create1(EPOLL_CLOEXEC);
 	w->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	w->ber = ber_alloc_t(LBER_USE_DER);
-	if (w->epfd < 0 || w->wakefd < 0 || !w->ber) {
+	if (w->wakefd < 0 || !w->ber) {
 		log_error("worker %d: %s", id, strerror(errno));
 		return -1;
 	}
@@ -293,8 +292,8 @@ void server_stop(struct server *srv)
 		access_log_flush(w); /* the thread has stopped: its last lines */
 		buf_free(&w->tls_in);
 		buf_free(&w->access_log);
-		if (w->epfd > 0)
-			close(w->epfd);
+		if (w->engine)
+			w->engine->teardown(w); /* the thread's did, unless it never ran */
 		if (w->wakefd > 0)
 			close(w->wakefd);
 		if (w->reservefd >= 0)
@@ -340,6 +339,7 @@ static void log_restart_needed(const struct config *old, const struct config *n)
 	    {"database", strcmp(old->database, n->database) == 0},
 	    {"suffix", strcmp(old->suffix, n->suffix) == 0},
 	    {"threads", old->threads == n->threads},
+	    {"io_engine", old->io_engine == n->io_engine},
 	    {"rootdn", strcmp(old->rootdn, n->rootdn) == 0},
 	    {"rootpw", strcmp(old->rootpw, n->rootpw) == 0},
 	    {"index", index_same},

@@ -26,6 +26,7 @@ struct send_policy;
 struct tls_server;
 struct access_rules;
 struct worker_hooks;
+struct engine_ops;
 struct conn;
 struct ldap_request;
 struct db_gen;
@@ -35,13 +36,16 @@ struct worker {
 	int id;
 	struct server *srv;
 	pthread_t thread;
-	int epfd;
-	int wakefd; /* eventfd: the main thread asks the loop to stop */
+	const struct engine_ops *engine; /* epoll or io_uring (engine.h) */
+	void *engine_state;              /* the engine's own */
+	int wakefd;                      /* eventfd: the main thread asks the loop to stop */
 	int listenfd[CONFIG_MAX_LISTEN];
 	enum listen_scheme listen_scheme[CONFIG_MAX_LISTEN]; /* what each listener speaks */
 	int nlisten;
 	int reservefd;         /* spare descriptor, freed to shed connections at EMFILE; -1: lost */
-	bool listen_paused;    /* listeners out of the epoll set until a descriptor is free */
+	bool listen_paused;    /* listeners not watched until a descriptor is free */
+	bool listen_held;      /* not listening yet (listen_after_refresh); atomic */
+	bool listen_release;   /* listeners_open asks the worker to watch them; atomic */
 	struct db_gen *gen;    /* the database generation it serves (db_gen.h), held */
 	MDB_txn *txn;          /* its read transaction on gen, reset between slices */
 	struct db_hold *holds; /* operations reading a generation over several rounds */

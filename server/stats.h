@@ -60,6 +60,9 @@ struct worker_stats {
 	uint64_t connections_shed; /* closed unserved: out of file descriptors */
 	struct tls_stats tls;
 	uint64_t entries_sent;
+	uint64_t io_sends;      /* sends given to the kernel by the engine (engine.h) */
+	uint64_t io_sends_more; /* of which with MSG_MORE */
+	uint64_t io_waits;      /* epoll_wait or io_uring_enter calls of the loop */
 };
 
 #define STAT_ADD(field, n)                                                                         \

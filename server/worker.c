@@ -7,7 +7,6 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <fcntl.h>
@@ -16,34 +15,18 @@
 #include "server/access_log.h"
 #include "server/db_gen.h"
 #include "server/log.h"
+#include "server/engine.h"
 #include "server/worker.h"
 
-#define WORKER_EVENTS 128
-/* Tags for epoll data that are not connections. */
-#define TAG_WAKE ((void *)1)
 /* Pending connections closed at most per shedding. */
 #define WORKER_SHED_MAX 1024
-
-/* The index of the listening socket ptr tags, or -1 (a connection). */
-static int listener_index(const struct worker *w, void *ptr)
-{
-	intptr_t v = (intptr_t)ptr;
-	for (int i = 0; i < w->nlisten; i++)
-		if (v == (intptr_t)(i + 2))
-			return i;
-	return -1;
-}
 
 /* Stops or restarts watching w's listening sockets (their backlog waits in the kernel). */
 static void set_listening(struct worker *w, bool on)
 {
-	if (w->listen_paused == !on)
+	if (w->listen_paused == !on || (on && __atomic_load_n(&w->listen_held, __ATOMIC_ACQUIRE)))
 		return;
-	for (int i = 0; i < w->nlisten; i++) {
-		struct epoll_event ev = {.events = on ? EPOLLIN : 0,
-		                         .data.ptr = (void *)(intptr_t)(i + 2)};
-		epoll_ctl(w->epfd, EPOLL_CTL_MOD, w->listenfd[i], &ev);
-	}
+	w->engine->listen(w, on);
 	w->listen_paused = !on;
 }
 
@@ -83,6 +66,19 @@ static void shed_connections(struct worker *w, int lfd, int err)
 	          shed, w->reservefd < 0 ? ", accepting again when a descriptor is free" : "");
 }
 
+/* What accept failing with err means: shedding, pausing, a log line. */
+static void accept_failed(struct worker *w, int err)
+{
+	if (err == ENOBUFS || err == ENOMEM) {
+		/* The kernel is short of memory: listen again at the next sweep. */
+		log_error("worker %d: accept: %s", w->id, strerror(err));
+		set_listening(w, false);
+	} else if (err != EAGAIN && err != EWOULDBLOCK && err != EINTR && err != ECONNABORTED &&
+	           err != EMFILE && err != ENFILE)
+		log_error("worker %d: accept: %s", w->id, strerror(err));
+}
+
+/* epoll: listener li is readable. */
 static void accept_all(struct worker *w, int li)
 {
 	int lfd = w->listenfd[li];
@@ -95,46 +91,58 @@ static void accept_all(struct worker *w, int li)
 			shed_connections(w, lfd, err);
 		pthread_mutex_unlock(lock);
 		if (fd < 0) {
-			if (err == ENOBUFS || err == ENOMEM) {
-				/* The kernel is short of memory: listen again at the next sweep. */
-				log_error("worker %d: accept: %s", w->id, strerror(err));
-				set_listening(w, false);
-			} else if (err != EAGAIN && err != EWOULDBLOCK && err != EINTR &&
-			           err != ECONNABORTED && err != EMFILE && err != ENFILE)
-				log_error("worker %d: accept: %s", w->id, strerror(err));
+			accept_failed(w, err);
 			return;
 		}
 		w->hooks->accepted(w, fd, w->listen_scheme[li]);
 	}
 }
 
+/* io_uring: the kernel accepted fd on listener li, or failed with -fd. */
+static void accepted(struct worker *w, int li, int fd)
+{
+	if (fd >= 0) {
+		w->hooks->accepted(w, fd, w->listen_scheme[li]);
+		return;
+	}
+	if (-fd == EMFILE || -fd == ENFILE) {
+		pthread_mutex_lock(&w->srv->accept_lock);
+		shed_connections(w, w->listenfd[li], -fd);
+		pthread_mutex_unlock(&w->srv->accept_lock);
+	}
+	accept_failed(w, -fd);
+}
+
+static void event(struct worker *w, void *handler, uint32_t events)
+{
+	w->hooks->event(handler, events);
+}
+
+static const struct engine_upcalls upcalls = {
+    .listener_ready = accept_all,
+    .accepted = accepted,
+    .event = event,
+};
+
 void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	struct epoll_event events[WORKER_EVENTS];
 	time_t last_sweep = clock_seconds();
 	for (;;) {
 		/* Wakes once a second at most, to close clients past write_timeout or idle_timeout.
 		 */
-		int n = epoll_wait(w->epfd, events, WORKER_EVENTS, w->ready ? 0 : 1000);
-		if (n < 0 && errno != EINTR) {
-			log_error("worker %d: epoll_wait: %s", w->id, strerror(errno));
+		if (w->engine->wait(w, w->ready ? 0 : 1000) < 0) {
+			log_error("worker %d: %s wait: %s", w->id, w->engine->name,
+			          strerror(errno));
 			break;
 		}
 		if (w->srv->stopping)
 			break;
 		/* Between operations: a new import, if one was published, serves from here on. */
 		db_gen_worker_switch(w);
-		for (int i = 0; i < n; i++) {
-			void *ptr = events[i].data.ptr;
-			int li;
-			if (ptr == TAG_WAKE)
-				continue;
-			if ((li = listener_index(w, ptr)) >= 0)
-				accept_all(w, li);
-			else
-				w->hooks->event(ptr, events[i].events);
-		}
+		w->engine->dispatch(w, &upcalls);
+		if (__atomic_exchange_n(&w->listen_release, false, __ATOMIC_ACQ_REL))
+			set_listening(w, true); /* listeners_open: they listen now */
 		w->hooks->run_ready(w);
 		access_log_tick(w); /* a few writes a second for all the lines */
 		time_t now = clock_seconds();
@@ -147,21 +155,6 @@ void *worker_main(void *arg)
 		}
 	}
 	w->hooks->stop(w);
+	w->engine->teardown(w);
 	return NULL;
-}
-
-int worker_register(struct worker *w)
-{
-	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = TAG_WAKE};
-	return epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->wakefd, &ev);
-}
-
-int worker_add_listeners(struct worker *w)
-{
-	for (int i = 0; i < w->nlisten; i++) {
-		struct epoll_event ev = {.events = EPOLLIN, .data.ptr = (void *)(intptr_t)(i + 2)};
-		if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->listenfd[i], &ev) < 0)
-			return -1;
-	}
-	return 0;
 }

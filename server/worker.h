@@ -1,9 +1,9 @@
 /*
- * The worker event loop (struct worker is in state.h): epoll over the worker's
- * listening sockets and its connections, the spare descriptor for running out
- * of them, a sweep once a second. It knows nothing of connections: what to do
- * with a new socket, with events on a registered descriptor, with the ready
- * list and at the sweep, the layer above says through struct worker_hooks.
+ * The worker event loop (struct worker is in state.h): its engine (engine.h:
+ * epoll or io_uring) over the worker's listening sockets and its connections, the spare descriptor
+ * for running out of them, a sweep once a second. It knows nothing of connections: what to do with
+ * a new socket, with events on a registered descriptor, with the ready list and at the sweep, the
+ * layer above says through struct worker_hooks.
  */
 #ifndef MINIDIR_SERVER_WORKER_H
 #define MINIDIR_SERVER_WORKER_H
@@ -18,7 +18,7 @@ struct worker_hooks {
 	/* A freshly accepted non-blocking socket, now the hook's to keep or close
 	 * (returns 0, or -1 when it closed it), and what its listener speaks. */
 	int (*accepted)(struct worker *w, int fd, enum listen_scheme scheme);
-	/* epoll events for a descriptor the layer above registered with data.ptr = handler. */
+	/* Events for a socket the layer above added with engine_add(..., handler, ...). */
 	void (*event)(void *handler, uint32_t events);
 	/* After each round of events: continue what is on w->ready. */
 	void (*run_ready)(struct worker *w);
@@ -28,11 +28,6 @@ struct worker_hooks {
 	void (*stop)(struct worker *w);
 };
 
-/* Adds the wake-up descriptor to w's epoll set (0, or -1 with errno). */
-int worker_register(struct worker *w);
-/* Adds w's listening sockets to its epoll set, once they listen (0, or -1 with errno); from
- * any thread. */
-int worker_add_listeners(struct worker *w);
 /* The thread body: runs until srv->stopping is set and w->wakefd is signalled. */
 void *worker_main(void *arg);
 

@@ -41,18 +41,8 @@ cleanup_server_and_work() {
 	[ -n "${KEEP:-}" ] || rm -rf "$work"
 }
 
-# wait_port LOG [SCHEME [WORDS [SECONDS]]]: prints the port minidir logged in LOG
-# ("WORDS SCHEME://127.0.0.1:PORT/": SCHEME ldap, WORDS "listening on" unless given),
-# waiting up to SECONDS (5) for it; prints nothing if it never came.
-wait_port() {
-	local port= scheme=${2:-ldap} words=${3:-listening on}
-	for _ in $(seq 1 $((${4:-5} * 20))); do
-		port=$(sed -n "s#.*$words $scheme://127.0.0.1:\([0-9]*\)/.*#\1#p" "$1" | head -1)
-		[ -n "$port" ] && break
-		sleep 0.05
-	done
-	echo "$port"
-}
+# wait_port LOG [SCHEME [WORDS [SECONDS]]]: the port minidir logged (shared with bench/lib.sh).
+. scripts/wait_port.sh
 
 # Turns ldapclient's "ok - ..." / "not ok - ..." output into ok/not_ok lines, with PREFIX.
 client_report() {
