@@ -40,6 +40,7 @@ struct slab_page {
 	struct slab_page *prev, *next;
 	struct slot *free; /* free slots of this slab */
 	size_t used;
+	size_t high; /* the most slots it had in use at once */
 	_Alignas(16) unsigned char slots[];
 };
 
@@ -104,7 +105,8 @@ void *slab_get(struct slab *s)
 	}
 	struct slot *slot = p->free;
 	p->free = slot->next_free;
-	p->used++;
+	if (++p->used > p->high)
+		p->high = p->used;
 	if (!p->free && p->next && p->next->free) {
 		/* Full: to the back, so the front slab has room while any does. */
 		unlink_page(s, p);
@@ -124,7 +126,8 @@ void slab_put(struct slab *s, void *obj)
 	struct slot *slot = obj;
 	slot->next_free = p->free;
 	p->free = slot;
-	if (--p->used == 0 && s->pages_n > 1) {
+	/* Empty: unmapped, but for a last slab that stayed small (see slab.h). */
+	if (--p->used == 0 && (s->pages_n > 1 || p->high * slot_size(s) > SLAB_KEEP_BYTES)) {
 		unlink_page(s, p);
 		munmap(p, SLAB_BYTES);
 		s->pages_n--;

@@ -7,11 +7,12 @@
  * connection structs end up between the buffers of other connections, and each
  * pins a heap page that malloc_trim cannot return even once the buffers around
  * it are freed. Slabs keep them together: a slab is one mmap of SLAB_BYTES,
- * unmapped as soon as its last object is freed, but for the set's last slab,
- * which stays for the next object (a worker whose connections come and go one
- * at a time, as with a new TLS connection per search, would otherwise map and
- * unmap a slab, four system calls and a page fault, per connection). Under AddressSanitizer every
- * object is its own malloc instead, so that a use after free is still caught.
+ * unmapped as soon as its last object is freed, but for the set's last slab when
+ * it never held more than SLAB_KEEP_BYTES of objects at once: it stays for the next
+ * object (a worker whose connections come and go one at a time, as with a new TLS
+ * connection per search, would otherwise map and unmap a slab, four system calls and
+ * a page fault, per connection), while one a burst filled goes back whole. Under AddressSanitizer
+ * every object is its own malloc instead, so that a use after free is still caught.
  *
  * A slab set belongs to one thread; nothing here locks.
  */
@@ -21,6 +22,7 @@
 #include <stddef.h>
 
 #define SLAB_BYTES (128 * 1024)
+#define SLAB_KEEP_BYTES (16 * 1024)
 
 struct slab_page;
 

@@ -9,6 +9,15 @@
 
 #define MANY 2000
 
+/* Under AddressSanitizer slab.c hands out plain mallocs (no slabs to count). */
+#if defined(__SANITIZE_ADDRESS__)
+#define SLABS_ARE_MALLOC 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SLABS_ARE_MALLOC 1
+#endif
+#endif
+
 struct object {
 	int id;
 	char payload[300];
@@ -42,8 +51,11 @@ START_TEST(get_gives_distinct_zeroed_objects_and_put_empties_the_set)
 	ck_assert_uint_eq(s.pages_n, pages); /* no new slab while old ones had room */
 	for (int i = 0; i < MANY; i++)
 		slab_put(&s, o[i]);
-	ck_assert_uint_le(s.pages_n, 1); /* the last slab stays, for the next get */
-	/* Objects that come and go one at a time map nothing new. */
+#ifndef SLABS_ARE_MALLOC
+	ck_assert_uint_eq(s.pages_n, 0); /* slabs a burst filled go back, the last too */
+#endif
+	/* Objects that come and go one at a time keep the one slab they use: nothing new
+	 * is mapped for each. */
 	for (int i = 0; i < 10; i++) {
 		o[0] = slab_get(&s);
 		ck_assert_int_eq(o[0]->id, 0);
@@ -51,6 +63,9 @@ START_TEST(get_gives_distinct_zeroed_objects_and_put_empties_the_set)
 		slab_put(&s, o[0]);
 		ck_assert_uint_le(s.pages_n, 1);
 	}
+#ifndef SLABS_ARE_MALLOC
+	ck_assert_uint_eq(s.pages_n, 1);
+#endif
 	slab_free(&s);
 	ck_assert_uint_eq(s.pages_n, 0);
 	ck_assert_ptr_null(s.pages);
