@@ -113,31 +113,24 @@ unit: export ASAN_OPTIONS := detect_leaks=1:$(ASAN_OPTIONS)
 unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; CK_DEFAULT_TIMEOUT=30 ./$$t; done
 
+# The integration scripts (tests/integration/NAME.sh) make test runs, in this order, and
+# those it runs again with the io_uring engine forced.
+ITESTS := run reload_test leak_test policy_test fault_test tls_test access_test sync_test \
+          replica_test replica_refresh_test replica_churn_test install_test engine_test
+ITESTS_IO_URING := run policy_test tls_test
+
 # Under SAN=1 LeakSanitizer checks every server at its SIGTERM exit; the scripts fail
 # on a report or an exit status other than 0.
 integration: export ASAN_OPTIONS := detect_leaks=1:$(ASAN_OPTIONS)
 integration: export UBSAN_OPTIONS := print_stacktrace=1:$(UBSAN_OPTIONS)
 integration: $(BINS) $(ITEST_BIN)
-	@BUILD=$(B) ./tests/integration/run.sh
-	@BUILD=$(B) ./tests/integration/reload_test.sh
-	@BUILD=$(B) ./tests/integration/leak_test.sh
-	@BUILD=$(B) ./tests/integration/policy_test.sh
-	@BUILD=$(B) ./tests/integration/fault_test.sh
-	@BUILD=$(B) ./tests/integration/tls_test.sh
-	@BUILD=$(B) ./tests/integration/access_test.sh
-	@BUILD=$(B) ./tests/integration/sync_test.sh
-	@BUILD=$(B) ./tests/integration/replica_test.sh
-	@BUILD=$(B) ./tests/integration/replica_refresh_test.sh
-	@BUILD=$(B) ./tests/integration/replica_churn_test.sh
-	@BUILD=$(B) ./tests/integration/install_test.sh
+	@set -e; for t in $(ITESTS); do BUILD=$(B) ./tests/integration/$$t.sh; done
 	@BUILD=$(B) ./tests/conformance/run.sh
 	@BUILD=$(B) CONFORMANCE_TLS=1 CONFORMANCE_QUIET=1 ./tests/conformance/run.sh
 	@BUILD=$(B) CONFORMANCE_REPLICA=1 CONFORMANCE_QUIET=1 ./tests/conformance/run.sh
-	@BUILD=$(B) ./tests/integration/engine_test.sh
 	@# The same again on the io_uring engine (README "Tests"; make test-io-uring runs all).
-	@BUILD=$(B) MINIDIR_IO_ENGINE=io_uring ./tests/integration/run.sh
-	@BUILD=$(B) MINIDIR_IO_ENGINE=io_uring ./tests/integration/policy_test.sh
-	@BUILD=$(B) MINIDIR_IO_ENGINE=io_uring ./tests/integration/tls_test.sh
+	@set -e; for t in $(ITESTS_IO_URING); do \
+		BUILD=$(B) MINIDIR_IO_ENGINE=io_uring ./tests/integration/$$t.sh; done
 	@BUILD=$(B) MINIDIR_IO_ENGINE=io_uring ./tests/conformance/run.sh
 
 # Every integration script and the conformance suite with the io_uring engine forced.

@@ -11,12 +11,9 @@
 #
 #   bench/access_log.sh            # 4 rounds of 3 x 3 s: about 1.5 minutes
 #   ROUNDS=2 SECONDS_PER_RUN=2 bench/access_log.sh
-set -u
-cd "$(dirname "$0")/.." || exit 1
-. bench/lib.sh
+. "$(dirname "$0")/lib.sh" # set -u, and the tree's root as the directory
 ROUNDS=${ROUNDS:-4}
 SECS=${SECONDS_PER_RUN:-3}
-SUFFIX=dc=example,dc=com
 MODES="none devnull file"
 
 bench_init bench-accesslog

@@ -16,26 +16,15 @@
 #
 #   bench/floor.sh                      # 3 rounds of 3 s per server and load: ~1 minute
 #   ROUNDS=5 SECONDS_PER_RUN=5 bench/floor.sh
-set -u
-cd "$(dirname "$0")/.." || exit 1
-. bench/lib.sh
+. "$(dirname "$0")/lib.sh" # set -u, and the tree's root as the directory
 ROUNDS=${ROUNDS:-3}
 SECS=${SECONDS_PER_RUN:-3}
-SUFFIX=dc=example,dc=com
 SERVERS="minidir minidir-uring floor"
 
 bench_init bench-floor
 [ -x "$BUILD/bench/floor" ] || { echo "bench/floor.sh: $BUILD/bench/floor is missing (make all)" >&2; exit 1; }
 
-bench/gen-ldif.sh 10000 "$SUFFIX" > "$work/data.ldif"
-cat > "$work/minidir.conf" << EOF
-listen = 127.0.0.1:0
-database = $work/db.mdb
-suffix = $SUFFIX
-threads = 2
-sizelimit = unlimited
-EOF
-"$BUILD/minidir-import" -q -f "$work/minidir.conf" "$work/data.ldif" || exit 1
+bench_directory 10000 "$work/minidir.conf" "threads = 2" "sizelimit = unlimited"
 declare -A port pid
 for s in minidir minidir-uring; do
 	engine=epoll

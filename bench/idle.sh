@@ -10,12 +10,9 @@
 #   bench/idle.sh [N]          # needs build/ (make all) and slapd (scripts/deps.sh bench)
 #
 # tests/integration/fault_test.sh runs the same client against minidir alone.
-set -u
-cd "$(dirname "$0")/.." || exit 1
-. bench/lib.sh
+. "$(dirname "$0")/lib.sh" # set -u, and the tree's root as the directory
 N=${1:-10000}
 CYCLES=3
-SUFFIX=dc=example,dc=com
 SLAPD=${SLAPD:-/usr/sbin/slapd}
 SLAPADD=${SLAPADD:-/usr/sbin/slapadd}
 
@@ -27,11 +24,7 @@ need=$((N + 100))
 ulimit -n "$need"
 
 [ -x "$BUILD/bench/idleconns" ] || die "$BUILD/bench/idleconns is missing: make all"
-bench/gen-ldif.sh 1000 "$SUFFIX" > "$work/data.ldif" || die "gen-ldif.sh failed"
-
-printf 'listen = 127.0.0.1:0\ndatabase = %s\nsuffix = %s\nthreads = 2\n' \
-	"$work/minidir.mdb" "$SUFFIX" > "$work/minidir.conf"
-"$BUILD/minidir-import" -f "$work/minidir.conf" "$work/data.ldif" > /dev/null || die "minidir-import failed"
+bench_directory 1000 "$work/minidir.conf" "threads = 2"
 
 mkdir -p "$work/slapd"
 {

@@ -9,24 +9,13 @@
 #
 #   bench/instructions.sh            # 2 x 3 s of load under callgrind each: ~1 minute
 #   TOP=40 bench/instructions.sh     # more of the profile
-set -u
-cd "$(dirname "$0")/.." || exit 1
-. bench/lib.sh
-SUFFIX=dc=example,dc=com
+. "$(dirname "$0")/lib.sh" # set -u, and the tree's root as the directory
 TOP=${TOP:-25}
 need valgrind callgrind_control callgrind_annotate ldapsearch
 [ -x "$BUILD/bench/floor" ] || die "$BUILD/bench/floor is missing (make all)"
 bench_init instructions
 
-bench/gen-ldif.sh 10000 "$SUFFIX" > "$work/data.ldif"
-cat > "$work/minidir.conf" << EOC
-listen = 127.0.0.1:0
-database = $work/db.mdb
-suffix = $SUFFIX
-threads = 1
-send_policy = batch
-EOC
-"$BUILD/minidir-import" -q -f "$work/minidir.conf" "$work/data.ldif" || die "minidir-import failed"
+bench_directory 10000 "$work/minidir.conf" "threads = 1" "send_policy = batch"
 
 # count NAME PORT_PATTERN CMD...: runs CMD under callgrind, loads it with 8 connections
 # of 1-entry lookups ((uid=user.N) from the suffix, as bench/floor.sh and bench/run.sh;

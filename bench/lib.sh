@@ -1,7 +1,11 @@
-# Shared by the bench/*.sh scripts (sourced, bash, set -u): a temp dir ($work) and
+# Shared by the bench/*.sh scripts (sourced first, bash): set -u, the tree's root as
+# the working directory, $BUILD and $SUFFIX, a temp dir ($work) and
 # the processes the script started ($pids), stopped by PID at exit. A script that
 # has more to undo at exit (network namespaces) defines bench_cleanup_extra.
+set -u
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 BUILD=${BUILD:-build}
+SUFFIX=${SUFFIX:-dc=example,dc=com} # bench/gen-ldif.sh's entries go below it
 pids=()
 
 die() {
@@ -35,6 +39,16 @@ forget() {
 	local p keep=()
 	for p in "${pids[@]}"; do [ "$p" = "$1" ] || keep+=("$p"); done
 	pids=("${keep[@]}")
+}
+# bench_directory N CONF [LINE...]: $work/data.ldif, N entries of bench/gen-ldif.sh under
+# $SUFFIX, and the minidir config CONF (listen on any port, database $work/db.mdb, the
+# suffix, then each LINE) with that LDIF imported.
+bench_directory() {
+	local n=$1 conf=$2
+	shift 2
+	bench/gen-ldif.sh "$n" "$SUFFIX" > "$work/data.ldif" || die "gen-ldif.sh failed"
+	printf '%s\n' "listen = 127.0.0.1:0" "database = $work/db.mdb" "suffix = $SUFFIX" "$@" > "$conf"
+	"$BUILD/minidir-import" -q -f "$conf" "$work/data.ldif" || die "minidir-import failed"
 }
 # wait_port LOG [SCHEME]: the port minidir logged in LOG.
 . scripts/wait_port.sh

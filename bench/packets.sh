@@ -11,9 +11,7 @@
 # Segment counts depend on when ACKs come back, so each policy runs REPEAT
 # times (default 3); the table shows every run's count and the median run's
 # histogram.
-set -u
-cd "$(dirname "$0")/.."
-. bench/lib.sh
+. "$(dirname "$0")/lib.sh" # set -u, and the tree's root as the directory
 N=${1:-1000}
 REPEAT=${REPEAT:-3}
 SIZE=${2:-1024}
