@@ -16,14 +16,11 @@
 #    the new value (time-to-visible, up to 2 s; later counts as not visible), and reads minidir's replicationLagMilliseconds
 #    (cn=replication,cn=monitor). A few probes first without the stream (idle).
 # Not part of make test. Needs slapd, ldap-utils, python3-ldap.
-set -u
-cd "$(dirname "$0")/.." || exit 1
-. bench/replica_lib.sh
+. "$(dirname "$0")/replica_lib.sh" # with bench/lib.sh: set -u, the tree's root
 N=${N:-100000}
 RATE=${RATE:-1000}
 STREAM_SECS=${STREAM_SECS:-30}
 IDLE_SECS=${IDLE_SECS:-5}
-PYTHON=${PYTHON:-/usr/bin/python3} # Debian's, where python3-ldap is
 need "$SLAPD" "$SLAPADD" ldapsearch ldapmodify "$PYTHON" "$BUILD/minidir"
 "$PYTHON" -c 'import ldap' 2> /dev/null || die "python3-ldap is missing"
 bench_init catchup

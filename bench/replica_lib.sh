@@ -4,10 +4,11 @@
 # pid=$!`, remembered in $pids and stopped by PID at exit; every wait is bounded.
 SLAPD=${SLAPD:-/usr/sbin/slapd}
 SLAPADD=${SLAPADD:-/usr/sbin/slapadd}
+PYTHON=${PYTHON:-/usr/bin/python3} # Debian's, where python3-ldap is
 export LDAPNOINIT=1
 EX=dc=example,dc=com
 ADMIN=cn=admin,$EX
-. bench/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 . tests/integration/slapd_conf.sh
 
 # stop_pid PID: SIGTERM, up to 10 s, then SIGKILL; then forgets it.

@@ -13,9 +13,7 @@
 #    cookie). Prints searchrate's errors per second, when HAProxy marked it DOWN and UP
 #    again, and when the replica had the provider's last change.
 # Not part of make test. Needs slapd, haproxy, ldap-utils, python3 (scripts/deps.sh bench).
-set -u
-cd "$(dirname "$0")/.." || exit 1
-. bench/replica_lib.sh
+. "$(dirname "$0")/replica_lib.sh" # with bench/lib.sh: set -u, the tree's root
 N=${N:-10000}
 SECS=${SECS:-10}
 FAIL_SECS=${FAIL_SECS:-30}
@@ -24,7 +22,6 @@ RESTART_AT=${RESTART_AT:-16}
 CHANGES=${CHANGES:-200}
 HOLD=${HOLD:-120} # the replicas' listen_after_refresh (0: listen at once)
 HAPROXY=${HAPROXY:-/usr/sbin/haproxy}
-PYTHON=${PYTHON:-/usr/bin/python3}
 need "$SLAPD" "$SLAPADD" "$HAPROXY" ldapsearch ldapmodify "$PYTHON" "$BUILD/searchrate" "$BUILD/minidir"
 bench_init scaleout
 timeout 120 cc -O2 -o "$work/stallwatch" bench/stallwatch.c || die "cannot build bench/stallwatch.c"

@@ -12,11 +12,7 @@
 
 void entry_mods_free(struct entry_mods *m)
 {
-	free(m->mods);
-	free(m->mod);
-	free(m->vptrs);
-	free(m->vals);
-	free(m->types);
+	free(m->mod); /* the block every array lives in (entry_mods_decode) */
 	buf_free(&m->names);
 	memset(m, 0, sizeof(*m));
 }
@@ -69,15 +65,19 @@ int entry_mods_decode(struct entry_mods *m, const unsigned char *attrs, size_t l
 	unsigned char tag;
 	if (!count(p, end, &nattr, &nval, &tbytes))
 		return -1;
-	m->mods = calloc(nattr + 1, sizeof(*m->mods));
-	m->mod = calloc(nattr + 1, sizeof(*m->mod));
-	m->vptrs = calloc(nval + nattr + 1, sizeof(*m->vptrs));
-	m->vals = calloc(nval + 1, sizeof(*m->vals));
-	m->types = malloc(tbytes + 1);
-	if (!m->mods || !m->mod || !m->vptrs || !m->vals || !m->types) {
-		entry_mods_free(m);
+	/* One block: the LDAPMods, the values, the two pointer arrays, the type names (every
+	 * part a multiple of the pointer size but the last, so each is aligned). */
+	size_t mod_bytes = (nattr + 1) * sizeof(*m->mod), val_bytes = (nval + 1) * sizeof(*m->vals);
+	size_t mods_bytes = (nattr + 1) * sizeof(*m->mods);
+	size_t vptr_bytes = (nval + nattr + 1) * sizeof(*m->vptrs);
+	char *block = calloc(1, mod_bytes + val_bytes + mods_bytes + vptr_bytes + tbytes + 1);
+	if (!block)
 		return -2;
-	}
+	m->mod = (LDAPMod *)block;
+	m->vals = (struct berval *)(block + mod_bytes);
+	m->mods = (LDAPMod **)(block + mod_bytes + val_bytes);
+	m->vptrs = (struct berval **)(block + mod_bytes + val_bytes + mods_bytes);
+	m->types = block + mod_bytes + val_bytes + mods_bytes + vptr_bytes;
 	size_t a = 0, nv = 0, np = 0, tb = 0;
 	while (p < end && next_attr(&p, end, &t, &tlen, &vals, &vlen)) {
 		if (vlen == 0)

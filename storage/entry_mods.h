@@ -13,9 +13,9 @@
 
 #include "protocol/tlv.h"
 
-/* Attributes decoded from BER: owns the arrays and the type names; the values point
- * into the bytes decoded (borrowed: they must outlive the mods). A zeroed struct is
- * empty. */
+/* Attributes decoded from BER: owns the arrays and the type names (one allocation, at
+ * mod); the values point into the bytes decoded (borrowed: they must outlive the mods).
+ * A zeroed struct is empty. */
 struct entry_mods {
 	LDAPMod **mods; /* NULL-terminated */
 	LDAPMod *mod;
