@@ -161,8 +161,10 @@ static int conn_open(struct sr_lean *t, struct lean_conn *c, struct lean_failure
 }
 
 /* Closes c; with polite, says goodbye first (an UnbindRequest, as ldap_unbind_ext does). */
-static void conn_close(struct sr_lean *t, struct lean_conn *c, bool polite)
+/* Closes c (with an Unbind when polite); returns the requests it had in flight. */
+static int conn_close(struct sr_lean *t, struct lean_conn *c, bool polite)
 {
+	int dropped = c->outstanding;
 	if (polite) {
 		unsigned char bye[LB_UNBIND_MAX];
 		size_t n = lb_put_unbind(bye, c->next_id);
@@ -177,6 +179,13 @@ static void conn_close(struct sr_lean *t, struct lean_conn *c, bool polite)
 		c->slots[i].msgid = 0;
 	t->inflight -= c->outstanding;
 	c->outstanding = 0;
+	return dropped;
+}
+
+static int close_at_end(struct sr_thread *th, int i)
+{
+	struct lean_conn *c = &((struct sr_lean *)th)->conns[i];
+	return c->link.fd < 0 ? 0 : conn_close((struct sr_lean *)th, c, true);
 }
 
 /* The connection failed: its requests in flight count as errors with result code rc (at
@@ -398,8 +407,9 @@ static void reconnect_due(struct sr_lean *t, uint64_t *wake)
 	}
 }
 
-static void lean_round(struct sr_lean *t)
+static void lean_round(struct sr_thread *th)
 {
+	struct sr_lean *t = (struct sr_lean *)th;
 	uint64_t wake = now_ns() + 100 * NS_PER_MS; /* at the latest: look at stop again */
 	bool rate_blocked = false;
 	reconnect_due(t, &wake);
@@ -423,20 +433,7 @@ static void lean_round(struct sr_lean *t)
 	}
 }
 
-static void *lean_main(void *arg)
-{
-	struct sr_lean *t = arg;
-	pacer_init(&t->pacer, &t->run->cfg);
-	while (!atomic_load_explicit(&t->run->stop, memory_order_relaxed))
-		lean_round(t);
-	for (int i = 0; i < t->nconns; i++) {
-		if (t->conns[i].link.fd >= 0) {
-			t->th.left_outstanding += t->conns[i].outstanding;
-			conn_close(t, &t->conns[i], true);
-		}
-	}
-	return NULL;
-}
+static const struct sr_thread_ops lean_ops = {lean_round, close_at_end};
 
 /* ---- the engine ------------------------------------------------------------------------- */
 
@@ -444,9 +441,11 @@ static void lean_init(struct sr_run *run, struct sr_lean *t, int idx, uint64_t s
 {
 	struct sr_config *cfg = &run->cfg;
 	unsigned table = sr_slot_table_size(cfg);
-	t->run = run;
+	t->run = t->th.run = run;
+	t->th.ops = &lean_ops;
+	t->th.pacer = &t->pacer;
 	t->ep = -1;
-	t->nconns = cfg->conns / cfg->threads + (idx < cfg->conns % cfg->threads);
+	t->nconns = t->th.nconns = cfg->conns / cfg->threads + (idx < cfg->conns % cfg->threads);
 	t->conns = sr_xcalloc((size_t)t->nconns, sizeof(*t->conns));
 	for (int i = 0; i < t->nconns; i++) {
 		struct lean_conn *c = &t->conns[i];
@@ -550,7 +549,7 @@ static bool lean_connect(struct sr_run *run)
 
 static bool lean_start(struct sr_run *run)
 {
-	return sr_threads_start(run->lean, sizeof(*run->lean), run->cfg.threads, lean_main);
+	return sr_threads_start(run->lean, sizeof(*run->lean), run->cfg.threads);
 }
 
 static int lean_join(struct sr_run *run)

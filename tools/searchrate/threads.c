@@ -3,16 +3,31 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tools/searchrate/pace.h"
+#include "tools/searchrate/run.h"
+
 static struct sr_thread *at(void *array, size_t size, int i)
 {
 	return (struct sr_thread *)((char *)array + (size_t)i * size);
 }
 
-bool sr_threads_start(void *array, size_t size, int n, void *(*fn)(void *))
+/* A thread of either engine, from start to the end of the run. */
+static void *thread_main(void *arg)
+{
+	struct sr_thread *th = arg;
+	pacer_init(th->pacer, &th->run->cfg);
+	while (!atomic_load_explicit(&th->run->stop, memory_order_relaxed))
+		th->ops->round(th);
+	for (int i = 0; i < th->nconns; i++)
+		th->left_outstanding += th->ops->close_at_end(th, i);
+	return NULL;
+}
+
+bool sr_threads_start(void *array, size_t size, int n)
 {
 	for (int i = 0; i < n; i++) {
 		struct sr_thread *t = at(array, size, i);
-		int err = pthread_create(&t->tid, NULL, fn, t);
+		int err = pthread_create(&t->tid, NULL, thread_main, t);
 		if (err) {
 			fprintf(stderr, "searchrate: pthread_create: %s\n", strerror(err));
 			return false;

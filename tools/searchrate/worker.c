@@ -155,8 +155,10 @@ static int conn_open(const struct sr_config *cfg, struct sr_conn *c, char **diag
 	return LDAP_SUCCESS;
 }
 
-static void conn_close(struct sr_worker *w, struct sr_conn *c)
+/* Unbinds and drops c; returns the requests it had in flight. */
+static int conn_close(struct sr_worker *w, struct sr_conn *c)
 {
+	int dropped = c->outstanding;
 	for (unsigned i = 0; i <= c->mask; i++)
 		c->slots[i].msgid = -1;
 	w->inflight -= c->outstanding;
@@ -164,6 +166,13 @@ static void conn_close(struct sr_worker *w, struct sr_conn *c)
 	ldap_unbind_ext(c->ld, NULL, NULL);
 	c->ld = NULL;
 	c->sb = NULL;
+	return dropped;
+}
+
+static int close_at_end(struct sr_thread *th, int i)
+{
+	struct sr_conn *c = &((struct sr_worker *)th)->conns[i];
+	return c->ld ? conn_close((struct sr_worker *)th, c) : 0;
 }
 
 /*
@@ -385,8 +394,9 @@ static void pump_many(struct sr_worker *w, int npoll, uint64_t wait, uint64_t *w
 }
 
 /* One round of the loop: reconnect, send, wait for and read responses. */
-static void worker_round(struct sr_worker *w)
+static void worker_round(struct sr_thread *th)
 {
+	struct sr_worker *w = (struct sr_worker *)th;
 	uint64_t wake = now_ns() + 100 * NS_PER_MS; /* at the latest: look at stop again */
 	bool rate_blocked = false;
 	reconnect_due(w, &wake);
@@ -407,27 +417,16 @@ static void worker_round(struct sr_worker *w)
 	}
 }
 
-static void *worker_main(void *arg)
-{
-	struct sr_worker *w = arg;
-	pacer_init(&w->pacer, &w->run->cfg);
-	while (!atomic_load_explicit(&w->run->stop, memory_order_relaxed))
-		worker_round(w);
-	for (int i = 0; i < w->nconns; i++) {
-		if (w->conns[i].ld) {
-			w->th.left_outstanding += w->conns[i].outstanding;
-			conn_close(w, &w->conns[i]);
-		}
-	}
-	return NULL;
-}
+static const struct sr_thread_ops worker_ops = {worker_round, close_at_end};
 
 static void worker_init(struct sr_run *run, struct sr_worker *w, int t, uint64_t seed)
 {
 	const struct sr_config *cfg = &run->cfg;
 	unsigned table = sr_slot_table_size(cfg);
-	w->run = run;
-	w->nconns = cfg->conns / cfg->threads + (t < cfg->conns % cfg->threads);
+	w->run = w->th.run = run;
+	w->th.ops = &worker_ops;
+	w->th.pacer = &w->pacer;
+	w->nconns = w->th.nconns = cfg->conns / cfg->threads + (t < cfg->conns % cfg->threads);
 	w->conns = sr_xcalloc((size_t)w->nconns, sizeof(*w->conns));
 	w->basebuf = sr_xcalloc(cfg->base.maxlen + 1, 1);
 	w->filterbuf = sr_xcalloc(cfg->filter.maxlen + 1, 1);
@@ -525,7 +524,7 @@ bool workers_connect(struct sr_run *run)
 
 bool workers_start(struct sr_run *run)
 {
-	return sr_threads_start(run->workers, sizeof(*run->workers), run->cfg.threads, worker_main);
+	return sr_threads_start(run->workers, sizeof(*run->workers), run->cfg.threads);
 }
 
 int workers_join(struct sr_run *run)
