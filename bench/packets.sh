@@ -1,16 +1,23 @@
 #!/usr/bin/env bash
 # bench/packets.sh: how each send policy cuts a 1000-entry search response into
 # TCP segments. Two network namespaces joined by a veth pair (MTU 1500, offloads
-# off so the capture sees real segments); minidir in one, ldapsearch in the
-# other, tcpdump on the server side. Prints, per policy, the data segments and
-# the top-5 segment sizes (as the ceph MSG_SENDPAGE_NOTLAST commit did), and
-# draws bench/results/packets.png. Needs root; skipped with a message otherwise.
+# off so the capture sees real segments); minidir in one, the client in the other,
+# tcpdump on the server side. Prints, per policy, the data segments beside the
+# floor (the response's bytes over the MSS, rounded up), the share of bytes in
+# full-MSS segments and the top-5 segment sizes (as the ceph MSG_SENDPAGE_NOTLAST
+# commit did), and draws bench/results/packets.png. Needs root; skipped with a
+# message otherwise.
 #
 #   bench/packets.sh [ENTRIES] [ENTRY_BYTES]     (defaults 1000 and 1024)
 #
-# Segment counts depend on when ACKs come back, so each policy runs REPEAT
-# times (default 3); the table shows every run's count and the median run's
-# histogram.
+# Two clients read the response: bench/read_search.py, which reads as fast as the
+# bytes come (the receive window stays open: what the server sends is what the
+# policy chose), and ldapsearch, which formats each entry as LDIF and falls behind
+# on this small machine: its window closes and reopens a few KiB at a time, and
+# with TCP_NODELAY the kernel fills each reopened window to the byte, short
+# segment included (only TCP_CORK stops that). Segment counts depend on when ACKs
+# come back, so each policy runs REPEAT times per client (default 3); the table
+# shows every run's count and the median run's figures.
 . "$(dirname "$0")/lib.sh" # set -u, and the tree's root as the directory
 N=${1:-1000}
 REPEAT=${REPEAT:-3}
@@ -66,10 +73,9 @@ conf nodelay-once
 
 mkdir -p "$OUT"
 : > "$work/summary"
-printf '%-13s %-17s %9s %8s   %s\n' policy "segments (runs)" bytes "%full" "top-5 segment sizes of the median run (size x count)"
-# capture POLICY RUN: one search under tcpdump; leaves $work/POLICY.RUN.sizes
+# capture POLICY READER RUN: one search under tcpdump; leaves $work/POLICY.READER.RUN.sizes
 capture() {
-	local policy=$1 run=$2 spid tpid got
+	local policy=$1 reader=$2 run=$3 spid tpid got
 	conf "$policy"
 	ip netns exec "$SRV" "$BUILD/minidir" -f "$work/minidir.conf" 2> "$work/log.$policy" &
 	spid=$!
@@ -79,43 +85,63 @@ capture() {
 	tpid=$!
 	pids+=("$tpid")
 	sleep 1
-	got=$(timeout 60 ip netns exec "$CLI" ldapsearch -x -LLL -H "ldap://$SRV_IP:3389" -b "ou=people,$BASE" -s one "(objectClass=*)" | grep -c '^dn:')
+	if [ "$reader" = fast ]; then
+		got=$(timeout 60 ip netns exec "$CLI" python3 bench/read_search.py $SRV_IP 3389 "ou=people,$BASE")
+	else
+		got=$(timeout 60 ip netns exec "$CLI" ldapsearch -x -LLL -H "ldap://$SRV_IP:3389" -b "ou=people,$BASE" -s one "(objectClass=*)" | grep -c '^dn:')
+	fi
 	sleep 0.5
 	kill "$tpid"; wait "$tpid" 2> /dev/null
 	kill "$spid"; wait "$spid" 2> /dev/null
-	[ "$got" = "$N" ] || echo "warning: $policy returned $got entries, expected $N" >&2
+	[ "$got" = "$N" ] || echo "warning: $policy ($reader) returned $got entries, expected $N" >&2
 	# Payload sizes of the server's data segments.
-	tcpdump -r "$work/pcap" -nn -q 2> /dev/null | sed -n 's/.* tcp \([0-9]*\)$/\1/p' | awk '$1 > 0' > "$work/$policy.$run.sizes"
+	tcpdump -r "$work/pcap" -nn -q 2> /dev/null | sed -n 's/.* tcp \([0-9]*\)$/\1/p' | awk '$1 > 0' > "$work/$policy.$reader.$run.sizes"
 }
-for policy in nodelay-once cork-toggle msg-more batch; do
-	runs=""
+# runs POLICY READER: sets $result to "SEGMENTS (RUN/RUN/RUN) %BYTES_FULL" for the
+# median run and leaves its sizes file in $work/median.sizes. (No subshell: $pids must
+# see every process capture starts.)
+runs() {
+	local policy=$1 reader=$2 run list="" median
 	for run in $(seq 1 "$REPEAT"); do
-		capture "$policy" "$run"
-		runs="$runs $(wc -l < "$work/$policy.$run.sizes"):$run"
+		capture "$policy" "$reader" "$run"
+		list="$list $(wc -l < "$work/$policy.$reader.$run.sizes"):$run"
 	done
-	median=$(echo $runs | tr ' ' '\n' | sort -t: -k1,1n | sed -n "$(( (REPEAT + 1) / 2 ))p")
-	sizes=$work/$policy.${median#*:}.sizes
-	segs=${median%%:*}
-	bytes=$(awk '{ s += $1 } END { print s + 0 }' "$sizes")
-	mss=$(sort -n "$sizes" | tail -1)
-	full=$(awk -v m="$mss" '$1 == m { f++ } END { printf "%.1f", 100 * f / (NR ? NR : 1) }' "$sizes")
-	top=$(sort -n "$sizes" | uniq -c | sort -k1,1nr -k2,2nr | head -5 | awk '{ printf "%sx%s  ", $2, $1 }')
-	all=$(echo $runs | tr ' ' '\n' | cut -d: -f1 | paste -sd/)
-	printf '%-13s %5d %-11s %9d %7s%%   %s\n' "$policy" "$segs" "($all)" "$bytes" "$full" "$top"
-	printf '%s %d\n' "$policy" "$segs" >> "$work/summary"
+	median=$(echo $list | tr ' ' '\n' | sort -t: -k1,1n | sed -n "$(( (REPEAT + 1) / 2 ))p")
+	cp "$work/$policy.$reader.${median#*:}.sizes" "$work/median.sizes"
+	printf -v result '%5d %-15s %6s%%' "${median%%:*}" "($(echo $list | tr ' ' '\n' | cut -d: -f1 | paste -sd/))" \
+		"$(awk -v m=$MSS '{ b += $1 } $1 == m { f += $1 } END { printf "%.2f", 100 * f / (b ? b : 1) }' "$work/median.sizes")"
+}
+MSS=1448 # MTU 1500 less the IP and TCP headers and the timestamp option
+printf '%-13s %-30s %-30s %s\n' "" "read as it arrives" "ldapsearch (falls behind)" ""
+printf '%-13s %-22s %7s %-22s %7s   %s\n' policy "segments (runs)" "%bytes" "segments (runs)" "%bytes" "top-5 segment sizes, read as it arrives (size x count)"
+for policy in nodelay-once cork-toggle msg-more batch; do
+	runs "$policy" fast
+	fast=$result
+	top=$(sort -n "$work/median.sizes" | uniq -c | sort -k1,1nr -k2,2nr | head -5 | awk '{ printf "%sx%s  ", $2, $1 }')
+	bytes=$(awk '{ s += $1 } END { print s + 0 }' "$work/median.sizes")
+	runs "$policy" ldapsearch
+	slow=$result
+	printf '%-13s %s %s   %s\n' "$policy" "$fast" "$slow" "$top"
+	printf '%s %d %d\n' "$policy" "${fast%% (*}" "${slow%% (*}" >> "$work/summary"
 done
+floor=$(( (bytes + MSS - 1) / MSS ))
+printf '%-13s %5d %-15s %6s%%   (%d bytes in %d-byte segments: all full but the last)\n' floor $floor "" \
+	"$(awk -v b=$bytes -v m=$MSS -v f=$floor 'BEGIN { printf "%.2f", 100 * (f - 1) * m / b }')" "$bytes" $MSS
+printf 'floor %d %d\n' $floor $floor >> "$work/summary"
 
 if command -v gnuplot > /dev/null; then
 	gnuplot <<PLOT 2> /dev/null && echo "chart: $OUT/packets.png"
 set terminal png size 800,480
 set output "$OUT/packets.png"
 set title "TCP data segments for one $N-entry search response (MTU 1500, median of $REPEAT)"
+set style data histogram
+set style histogram clustered gap 1
 set style fill solid 0.6
-set boxwidth 0.6
 set ylabel "segments"
 set yrange [0:*]
 set offsets 0,0,graph 0.12,0
 set grid ytics
-plot "$work/summary" using 0:2:xtic(1) with boxes notitle, "" using 0:2:2 with labels offset 0,1 notitle
+set key top right
+plot "$work/summary" using 2:xtic(1) title "read as it arrives", "" using 3 title "ldapsearch (falls behind)"
 PLOT
 fi

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <linux/sockios.h>
 #include <sys/ioctl.h>
@@ -196,14 +198,15 @@ void conn_close(struct conn *c, const char *why)
 }
 
 /*
- * Sends what waits in b with flags until b is empty or the socket is full (then
- * c->blocked). Returns 0, or -1 when the connection failed (marked closing).
+ * Sends what waits in b but its last `hold` bytes with flags, until they are
+ * sent or the socket is full (then c->blocked). Returns 0, or -1 when the
+ * connection failed (marked closing).
  */
-static int send_pending(struct conn *c, struct buf *b, int flags, bool *sent_any)
+static int send_pending(struct conn *c, struct buf *b, size_t hold, int flags, bool *sent_any)
 {
 	struct send_stats *st = c->stats;
-	while (buf_pending(b) > 0 && !c->blocked) {
-		size_t want = buf_pending(b);
+	while (buf_pending(b) > hold && !c->blocked) {
+		size_t want = buf_pending(b) - hold;
 		ssize_t n = engine_send(c->w, c->fd, b->data + b->off, want, flags);
 		STAT_ADD(st->send_calls, 1);
 		if (n < 0) {
@@ -231,6 +234,29 @@ static int send_pending(struct conn *c, struct buf *b, int flags, bool *sent_any
 	return 0;
 }
 
+/*
+ * Of `pending` bytes of out to go with MSG_MORE, the bytes that end on a segment
+ * boundary; the rest is better held back. A short tail left in the kernel does
+ * not wait for the bytes that follow: with TCP_NODELAY the next ACK pushes it as
+ * a short segment. Segments count from where the kernel was last told to send
+ * everything; when it could not (window or send buffer full), it keeps the tail
+ * and appends to it, so the count still holds. The MSS is read once, on the
+ * first such send: 1-entry lookups never pay for it.
+ */
+static size_t whole_segments(struct conn *c, size_t pending)
+{
+	if (c->mss == 0) {
+		int mss = 0;
+		socklen_t len = sizeof(mss);
+		if (getsockopt(c->fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &len) < 0 || mss <= 0)
+			mss = 1; /* not known: hold nothing back */
+		c->mss = (unsigned)mss;
+	}
+	uint64_t end = c->out_sent + pending;
+	uint64_t boundary = end - (end - c->segs_from) % c->mss;
+	return boundary > c->out_sent ? (size_t)(boundary - c->out_sent) : 0;
+}
+
 int conn_flush(struct conn *c, int flags)
 {
 	bool was_blocked = c->blocked_since != 0, sent_any = false;
@@ -243,7 +269,10 @@ int conn_flush(struct conn *c, int flags)
 		uint64_t before = buf_pending(wire);
 		if (before == 0 || c->blocked)
 			break;
-		if (send_pending(c, wire, flags, &sent_any) < 0)
+		size_t hold = 0;
+		if ((flags & MSG_MORE) && c->policy->whole_segments && !c->tls && !c->local)
+			hold = (size_t)before - whole_segments(c, (size_t)before);
+		if (send_pending(c, wire, hold, flags, &sent_any) < 0)
 			return -1;
 		if (!records)
 			c->out_sent += before - buf_pending(wire);
@@ -268,7 +297,10 @@ int conn_flush(struct conn *c, int flags)
 	}
 	c->blocked_since = 0;
 	c->outq_last = 0;
-	c->out_pdu_max = 0;
+	if (waiting == 0)
+		c->out_pdu_max = 0;
+	if (!(flags & MSG_MORE))
+		c->segs_from = c->out_sent;
 	c->last_request = clock_seconds(); /* idle_timeout counts from the end of the last answer */
 	if (c->tls_starting && waiting == 0)
 		return conn_tls_switch(c);

@@ -52,6 +52,9 @@ struct send_policy {
 	 * more_requests (only with last) says that further complete requests are already
 	 * buffered on the connection, whose responses will follow at once. */
 	void (*pdu_end)(struct conn *c, bool last, bool more_requests);
+	/* A send with MSG_MORE takes only what ends on a TCP segment boundary; the rest
+	 * waits in out for the next send (conn.c, whole_segments). */
+	bool whole_segments;
 };
 
 struct conn {
@@ -63,6 +66,8 @@ struct conn {
 	struct buf out;
 	bool out_more;          /* the bytes in out end inside a response (MSG_MORE) */
 	uint64_t out_sent;      /* bytes of out sent since accept */
+	uint64_t segs_from;     /* out_sent at the last send without MSG_MORE */
+	unsigned mss;           /* TCP_MAXSEG, read when whole_segments first needs it */
 	uint64_t out_queued;    /* out_sent + pending when the last PDU was queued */
 	size_t out_pdu_max;     /* the largest PDU queued since out was last empty */
 	bool blocked;           /* the socket refused bytes: waiting for EPOLLOUT */

@@ -10,8 +10,9 @@
  *   cork-toggle   Nagle on; TCP_CORK set by response_begin, cleared after the last PDU
  *   nodelay-once  TCP_NODELAY at accept; one send per PDU
  *   msg-more      TCP_NODELAY at accept; MSG_MORE on every PDU but a response's last
- *   batch         TCP_NODELAY at accept; one send per response, or per batch_bytes;
- *                 responses to requests already buffered share one send
+ *   batch         TCP_NODELAY at accept; one send per response, or per batch_bytes
+ *                 (such a send ends on a TCP segment boundary, the rest joins the
+ *                 next); responses to requests already buffered share one send
  */
 #ifndef MINIDIR_SERVER_POLICY_H
 #define MINIDIR_SERVER_POLICY_H
