@@ -9,10 +9,13 @@
 # message otherwise.
 #
 #   bench/packets.sh [ENTRIES] [ENTRY_BYTES]     (defaults 1000 and 1024)
+#   TLS=1 bench/packets.sh                        the same over ldaps:// (throwaway
+#                                                 certificates from tests/integration/tls_certs.sh)
 #
 # Two clients read the response: bench/read_search.py, which reads as fast as the
-# bytes come (the receive window stays open: what the server sends is what the
-# policy chose), and ldapsearch, which formats each entry as LDIF and falls behind
+# bytes come, with a receive buffer that holds the whole response (the receive
+# window stays open: what the server sends is what the policy chose), and
+# ldapsearch (the kernel's default receive buffer), which formats each entry as LDIF and falls behind
 # on this small machine: its window closes and reopens a few KiB at a time, and
 # with TCP_NODELAY the kernel fills each reopened window to the byte, short
 # segment included (only TCP_CORK stops that). Segment counts depend on when ACKs
@@ -28,6 +31,9 @@ CLI=minidir-pkt-cli
 SRV_IP=10.203.0.1
 CLI_IP=10.203.0.2
 OUT=bench/results
+TLS=${TLS:-}
+SCHEME=ldap
+[ -n "$TLS" ] && SCHEME=ldaps
 
 if [ "$(id -u)" -ne 0 ] || ! ip netns add "$SRV" 2> /dev/null; then
 	echo "bench/packets: skipped: needs root and network namespaces (ip netns)"
@@ -58,9 +64,16 @@ for ns_dev in "$SRV mdpkt0" "$CLI mdpkt1"; do
 done
 
 bench/gen-ldif.sh "$N" "$BASE" "$SIZE" > "$work/data.ldif"
+tls_conf=
+if [ -n "$TLS" ]; then
+	tests/integration/tls_certs.sh "$work/pki" > "$work/pki.log" 2>&1 || die "certificates: $(tail -3 "$work/pki.log")"
+	tls_conf="tls_cert_file = $work/pki/server.pem
+tls_key_file = $work/pki/server.key"
+fi
 conf() {
 	cat > "$work/minidir.conf" <<CONF
-listen = $SRV_IP:3389
+listen = $SCHEME://$SRV_IP:3389/
+$tls_conf
 database = $work/data.mdb
 suffix = $BASE
 threads = 1
@@ -73,6 +86,7 @@ conf nodelay-once
 
 mkdir -p "$OUT"
 : > "$work/summary"
+rmem_default=$(ip netns exec "$CLI" sysctl -n net.ipv4.tcp_rmem)
 # capture POLICY READER RUN: one search under tcpdump; leaves $work/POLICY.READER.RUN.sizes
 capture() {
 	local policy=$1 reader=$2 run=$3 spid tpid got
@@ -86,9 +100,13 @@ capture() {
 	pids+=("$tpid")
 	sleep 1
 	if [ "$reader" = fast ]; then
-		got=$(timeout 60 ip netns exec "$CLI" python3 bench/read_search.py $SRV_IP 3389 "ou=people,$BASE")
+		# A receive buffer that holds the whole response from the start: the window
+		# stays open even when this busy machine leaves the reader unscheduled a while.
+		ip netns exec "$CLI" sysctl -qw net.ipv4.tcp_rmem="4096 8388608 8388608"
+		got=$(timeout 60 ip netns exec "$CLI" python3 bench/read_search.py ${TLS:+--tls} $SRV_IP 3389 "ou=people,$BASE")
 	else
-		got=$(timeout 60 ip netns exec "$CLI" ldapsearch -x -LLL -H "ldap://$SRV_IP:3389" -b "ou=people,$BASE" -s one "(objectClass=*)" | grep -c '^dn:')
+		ip netns exec "$CLI" sysctl -qw net.ipv4.tcp_rmem="$rmem_default"
+		got=$(LDAPTLS_REQCERT=never timeout 60 ip netns exec "$CLI" ldapsearch -x -LLL -H "$SCHEME://$SRV_IP:3389" -b "ou=people,$BASE" -s one "(objectClass=*)" | grep -c '^dn:')
 	fi
 	sleep 0.5
 	kill "$tpid"; wait "$tpid" 2> /dev/null
@@ -114,26 +132,34 @@ runs() {
 MSS=1448 # MTU 1500 less the IP and TCP headers and the timestamp option
 printf '%-13s %-30s %-30s %s\n' "" "read as it arrives" "ldapsearch (falls behind)" ""
 printf '%-13s %-22s %7s %-22s %7s   %s\n' policy "segments (runs)" "%bytes" "segments (runs)" "%bytes" "top-5 segment sizes, read as it arrives (size x count)"
-for policy in nodelay-once cork-toggle msg-more batch; do
+for policy in ${POLICIES:-nodelay-once cork-toggle msg-more batch}; do
 	runs "$policy" fast
 	fast=$result
 	top=$(sort -n "$work/median.sizes" | uniq -c | sort -k1,1nr -k2,2nr | head -5 | awk '{ printf "%sx%s  ", $2, $1 }')
-	bytes=$(awk '{ s += $1 } END { print s + 0 }' "$work/median.sizes")
+	# The response's bytes (for the floor, from the last policy's run). Over TLS the
+	# capture also holds the handshake's two flights (the server's hello to its
+	# Finished, then the session tickets: the first two segments) and the
+	# close_notify alert (the last); they count apart, one segment each.
+	bytes=$(awk -v n="$(wc -l < "$work/median.sizes")" -v tls="$TLS" \
+		'!tls || (NR > 2 && NR < n) { s += $1 } END { print s + 0 }' "$work/median.sizes")
 	runs "$policy" ldapsearch
 	slow=$result
 	printf '%-13s %s %s   %s\n' "$policy" "$fast" "$slow" "$top"
 	printf '%s %d %d\n' "$policy" "${fast%% (*}" "${slow%% (*}" >> "$work/summary"
 done
-floor=$(( (bytes + MSS - 1) / MSS ))
-printf '%-13s %5d %-15s %6s%%   (%d bytes in %d-byte segments: all full but the last)\n' floor $floor "" \
-	"$(awk -v b=$bytes -v m=$MSS -v f=$floor 'BEGIN { printf "%.2f", 100 * (f - 1) * m / b }')" "$bytes" $MSS
+extra=0
+[ -n "$TLS" ] && extra=3
+floor=$(( (bytes + MSS - 1) / MSS + extra ))
+printf '%-13s %5d %-15s %6s%%   (%d bytes of response%s in %d-byte segments: all full but the last%s)\n' floor $floor "" \
+	"$(awk -v b=$bytes -v m=$MSS -v f=$((floor - extra)) 'BEGIN { printf "%.2f", 100 * (f - 1) * m / b }')" "$bytes" \
+	"${TLS:+ (of batch, in records)}" $MSS "${TLS:+; plus 3 for the handshake and close_notify}"
 printf 'floor %d %d\n' $floor $floor >> "$work/summary"
 
 if command -v gnuplot > /dev/null; then
-	gnuplot <<PLOT 2> /dev/null && echo "chart: $OUT/packets.png"
+	gnuplot <<PLOT 2> /dev/null && echo "chart: $OUT/packets${TLS:+-tls}.png"
 set terminal png size 800,480
-set output "$OUT/packets.png"
-set title "TCP data segments for one $N-entry search response (MTU 1500, median of $REPEAT)"
+set output "$OUT/packets${TLS:+-tls}.png"
+set title "TCP data segments for one $N-entry search response${TLS:+ over TLS} (MTU 1500, median of $REPEAT)"
 set style data histogram
 set style histogram clustered gap 1
 set style fill solid 0.6

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""bench/read_search.py HOST PORT BASE: one one-level (objectClass=*) search over a
-plain socket, its response read as fast as it arrives (1 MiB recv, framing only, no
+"""bench/read_search.py [--tls] HOST PORT BASE: one one-level (objectClass=*) search
+over a plain socket (--tls: over TLS from the first byte, the certificate not
+checked: the benchmark's own throwaway one), its response read as fast as it arrives (1 MiB recv, framing only, no
 decoding of the entries); prints the number of entries. bench/packets.sh uses it as
 the reader that keeps the receive window open, beside ldapsearch, which formats
 every entry as LDIF and falls behind."""
 import socket
+import ssl
 import sys
 
 
@@ -28,8 +30,15 @@ def search_request(base):
 
 
 def main():
-    host, port, base = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    args = sys.argv[1:]
+    tls = args[:1] == ["--tls"]
+    host, port, base = args[tls:][0], int(args[tls:][1]), args[tls:][2]
     s = socket.create_connection((host, port), timeout=60)
+    if tls:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+        s = ctx.wrap_socket(s)
     s.sendall(search_request(base))
     buf, pos, entries = bytearray(), 0, 0
     while True:

@@ -235,7 +235,8 @@ static int send_pending(struct conn *c, struct buf *b, size_t hold, int flags, b
 }
 
 /*
- * Of `pending` bytes of out to go with MSG_MORE, the bytes that end on a segment
+ * Of `pending` bytes waiting for the socket (out, or tls_out's ciphertext) to go
+ * with MSG_MORE, the bytes that end on a segment
  * boundary; the rest is better held back. A short tail left in the kernel does
  * not wait for the bytes that follow: with TCP_NODELAY the next ACK pushes it as
  * a short segment. Segments count from where the kernel was last told to send
@@ -252,31 +253,36 @@ static size_t whole_segments(struct conn *c, size_t pending)
 			mss = 1; /* not known: hold nothing back */
 		c->mss = (unsigned)mss;
 	}
-	uint64_t end = c->out_sent + pending;
+	uint64_t end = c->wire_sent + pending;
 	uint64_t boundary = end - (end - c->segs_from) % c->mss;
-	return boundary > c->out_sent ? (size_t)(boundary - c->out_sent) : 0;
+	return boundary > c->wire_sent ? (size_t)(boundary - c->wire_sent) : 0;
 }
 
 int conn_flush(struct conn *c, int flags)
 {
 	bool was_blocked = c->blocked_since != 0, sent_any = false;
 	bool records = c->tls && !c->ktls; /* ciphertext of out goes through tls_out */
+	bool whole = (flags & MSG_MORE) && c->policy->whole_segments && !c->local && !c->ktls;
 	c->out_more = flags & MSG_MORE;
 	for (;;) {
 		if (records && conn_tls_encrypt(c, flags & MSG_MORE) < 0)
 			return -1;
 		struct buf *wire = records ? &c->tls_out : &c->out;
-		uint64_t before = buf_pending(wire);
+		size_t before = buf_pending(wire);
 		if (before == 0 || c->blocked)
 			break;
-		size_t hold = 0;
-		if ((flags & MSG_MORE) && c->policy->whole_segments && !c->tls && !c->local)
-			hold = (size_t)before - whole_segments(c, (size_t)before);
+		size_t hold = whole ? before - whole_segments(c, before) : 0;
+		if (hold == before)
+			break; /* less than a segment: it waits for what follows */
 		if (send_pending(c, wire, hold, flags, &sent_any) < 0)
 			return -1;
-		if (!records)
-			c->out_sent += before - buf_pending(wire);
-		if (!records || buf_pending(&c->out) == 0)
+		size_t took = before - buf_pending(wire);
+		c->wire_sent += took;
+		if (!records) {
+			c->out_sent += took;
+			break;
+		}
+		if (buf_pending(&c->out) == 0)
 			break;
 	}
 	size_t waiting = buf_pending(&c->out) + buf_pending(&c->tls_out);
@@ -300,7 +306,7 @@ int conn_flush(struct conn *c, int flags)
 	if (waiting == 0)
 		c->out_pdu_max = 0;
 	if (!(flags & MSG_MORE))
-		c->segs_from = c->out_sent;
+		c->segs_from = c->wire_sent;
 	c->last_request = clock_seconds(); /* idle_timeout counts from the end of the last answer */
 	if (c->tls_starting && waiting == 0)
 		return conn_tls_switch(c);

@@ -66,7 +66,8 @@ struct conn {
 	struct buf out;
 	bool out_more;          /* the bytes in out end inside a response (MSG_MORE) */
 	uint64_t out_sent;      /* bytes of out sent since accept */
-	uint64_t segs_from;     /* out_sent at the last send without MSG_MORE */
+	uint64_t wire_sent;     /* bytes the socket took since accept (over TLS: ciphertext) */
+	uint64_t segs_from;     /* wire_sent at the last send without MSG_MORE */
 	unsigned mss;           /* TCP_MAXSEG, read when whole_segments first needs it */
 	uint64_t out_queued;    /* out_sent + pending when the last PDU was queued */
 	size_t out_pdu_max;     /* the largest PDU queued since out was last empty */

@@ -57,13 +57,17 @@ int conn_tls_switch(struct conn *c)
 /*
  * With TLS: the plaintext waiting in out becomes records in tls_out, once what
  * tls_out held has gone (so ciphertext waiting for a slow client stays one flush
- * deep), with whatever the session has to send itself (handshake, alerts).
+ * deep) but for less than a segment (what batch holds back to end its sends on a
+ * segment boundary: conn.c, whole_segments), with whatever the session has to
+ * send itself (handshake, alerts).
  */
 int conn_tls_encrypt(struct conn *c, bool more)
 {
-	if (buf_pending(&c->tls_out) > 0)
+	size_t waiting = buf_pending(&c->tls_out);
+	if (waiting > 0 && waiting >= c->mss)
 		return 0;
-	c->tls_out.off = c->tls_out.len = 0;
+	if (waiting == 0)
+		c->tls_out.off = c->tls_out.len = 0;
 	size_t plain = buf_pending(&c->out);
 	/* More of the response follows (MSG_MORE): only whole 16 KiB records now, the rest
 	 * joins what comes next, so a gathered response is full records and one short one. */

@@ -196,27 +196,36 @@ done
 
 # batch, a response larger than batch_bytes: each MSG_MORE send ends on a TCP segment
 # boundary counted from the response's start (the rest waits for the next send), so
-# the kernel is never left a short tail to push. Checked from the send sizes: the
-# offsets where complete MSG_MORE sends ended must all be multiples of one segment
-# size (loopback's MSS is about 64 KiB); ends at entry boundaries share no such factor.
-if [ -z "$uring" ]; then
-	write_conf batch
-	sed -i 's/^batch_bytes = .*/batch_bytes = 8K/' "$work/minidir.conf"
-	start_server sendto,sendmsg
-	many=$(timeout 60 ldapsearch -x -LLL -H "ldap://127.0.0.1:$port" -b "ou=people,$BASE" -s one "(objectClass=*)" | grep -c '^dn:')
-	stop_server "batch whole segments"
-	seg=$(awk '/sendto\(/ && !/= -1 / {
-			got = $NF; t = $0; sub(/, NULL, 0\) = [0-9]+$/, "", t)
-			m = split(t, f, ", "); n = f[m - 1]; more = f[m] ~ /MSG_MORE/
-			at += got
-			if (got == n && more) ends[k++] = at
-			if (got == n && !more) at = 0 }
-		function gcd(a, b) { while (b) { t = b; b = a % b; a = t }; return a }
-		END { g = 0; for (i = 0; i < k; i++) g = gcd(ends[i], g); print k, g }' "$work/trace")
-	set -- $seg
-	[ "$many" = $N ] && [ "$1" -ge 3 ] && [ "$2" -ge 536 ] &&
-		ok "batch: $1 MSG_MORE sends of a $N-entry response all ended on a multiple of $2 bytes (whole segments)" ||
-		not_ok "batch: $many entries; $1 complete MSG_MORE sends, their ends' common factor $2 (want at least 3 sends and a segment size)"
+# the kernel is never left a short tail to push; over TLS the same for the records'
+# ciphertext. Checked from the send sizes: the offsets where complete MSG_MORE sends
+# ended must all be multiples of one segment size (loopback's MSS is 32-64 KiB);
+# ends at entry or record boundaries share no such factor.
+if [ -z "$uring" ] && tests/integration/tls_certs.sh "$work/pki" > "$work/pki.log" 2>&1; then
+	for scheme in ldap ldaps; do
+		write_conf batch
+		sed -i 's/^batch_bytes = .*/batch_bytes = 8K/' "$work/minidir.conf"
+		if [ $scheme = ldaps ]; then
+			printf '%s\n' "listen = ldaps://127.0.0.1:0/" "tls_cert_file = $work/pki/server.pem" "tls_key_file = $work/pki/server.key" >> "$work/minidir.conf"
+		fi
+		start_server sendto,sendmsg
+		[ $scheme = ldaps ] && port=$(wait_port "$work/log" ldaps)
+		many=$(LDAPTLS_CACERT=$work/pki/ca.pem timeout 60 ldapsearch -x -LLL -H "$scheme://127.0.0.1:$port" -b "ou=people,$BASE" -s one "(objectClass=*)" | grep -c '^dn:')
+		stop_server "batch whole segments ($scheme)"
+		seg=$(awk '/sendto\(/ && !/= -1 / {
+				got = $NF; t = $0; sub(/, NULL, 0\) = [0-9]+$/, "", t)
+				m = split(t, f, ", "); n = f[m - 1]; more = f[m] ~ /MSG_MORE/
+				at += got
+				if (got == n && more) ends[k++] = at
+				if (got == n && !more) at = 0 }
+			function gcd(a, b) { while (b) { t = b; b = a % b; a = t }; return a }
+			END { g = 0; for (i = 0; i < k; i++) g = gcd(ends[i], g); print k, g }' "$work/trace")
+		set -- $seg
+		[ "$many" = $N ] && [ "$1" -ge 3 ] && [ "$2" -ge 536 ] &&
+			ok "batch ($scheme): $1 MSG_MORE sends of a $N-entry response all ended on a multiple of $2 bytes (whole segments)" ||
+			not_ok "batch ($scheme): $many entries; $1 complete MSG_MORE sends, their ends' common factor $2 (want at least 3 sends and a segment size)"
+	done
+elif [ -z "$uring" ]; then
+	not_ok "certificates for the ldaps:// check: $(tail -3 "$work/pki.log")"
 fi
 
 # A slow reader (4 KiB window): sends are cut and refused with EAGAIN, and the rest
