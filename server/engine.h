@@ -60,6 +60,7 @@ struct engine_ops {
 	void (*watch)(struct worker *w, int fd, void *handler, uint32_t events);
 	ssize_t (*recv)(struct worker *w, int fd, void *buf, size_t cap);
 	ssize_t (*send)(struct worker *w, int fd, const void *buf, size_t len, int flags);
+	int (*set_option)(struct worker *w, int fd, int level, int opt, int on);
 	void (*close)(struct worker *w, int fd);
 	int (*wait)(struct worker *w, int timeout_ms);
 	void (*dispatch)(struct worker *w, const struct engine_upcalls *up);
@@ -70,8 +71,8 @@ struct engine_ops {
 	{                                                                                          \
 		.name = engine_name, .setup = prefix##_setup, .teardown = prefix##_teardown,       \
 		.listen = prefix##_listen, .add = prefix##_add, .watch = prefix##_watch,           \
-		.recv = prefix##_recv, .send = prefix##_send, .close = prefix##_close,             \
-		.wait = prefix##_wait, .dispatch = prefix##_dispatch,                              \
+		.recv = prefix##_recv, .send = prefix##_send, .set_option = prefix##_set_option,   \
+		.close = prefix##_close, .wait = prefix##_wait, .dispatch = prefix##_dispatch,     \
 	}
 
 extern const struct engine_ops engine_epoll;
@@ -109,6 +110,14 @@ static inline ssize_t engine_recv(struct worker *w, int fd, void *buf, size_t ca
 static inline ssize_t engine_send(struct worker *w, int fd, const void *buf, size_t len, int flags)
 {
 	return w->engine->send(w, fd, buf, len, flags);
+}
+/* As setsockopt(fd, level, opt, &on, sizeof(on)), in order with the output: it applies
+ * after the bytes engine_send took (cork-toggle's TCP_CORK off must come after the
+ * response it pushes). On io_uring what is staged is submitted first, and the kernel
+ * takes it at once unless the socket is full. Returns setsockopt's result. */
+static inline int engine_set_option(struct worker *w, int fd, int level, int opt, int on)
+{
+	return w->engine->set_option(w, fd, level, opt, on);
 }
 /* Stops watching fd and closes it (output already taken is still sent, as by close()). */
 static inline void engine_close(struct worker *w, int fd)

@@ -460,6 +460,19 @@ static ssize_t ur_send(struct worker *w, int fd, const void *buf, size_t len, in
 	return (ssize_t)n;
 }
 
+/* The staged bytes go to the kernel first (one io_uring_enter), unless a send is still
+ * in the kernel: then they follow it, and the option applies before them. */
+static int ur_set_option(struct worker *w, int fd, int level, int opt, int on)
+{
+	struct uring_state *s = state(w);
+	struct usock *u = uring_sock(s, fd);
+	if (u && u->live && !u->sending && buf_pending(&u->staged) > 0 && !u->err) {
+		submit_send(s, u, MSG_WAITALL | u->staged_flags);
+		io_uring_submit(&s->ring);
+	}
+	return setsockopt(fd, level, opt, &on, sizeof(on));
+}
+
 static void ur_close(struct worker *w, int fd)
 {
 	struct uring_state *s = state(w);

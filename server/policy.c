@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 
 #include "server/conn.h"
+#include "server/engine.h"
 
 #define SEND_POLICY_EXTERN(E, ident, name) extern const struct send_policy policy_##ident;
 SEND_POLICY_LIST(SEND_POLICY_EXTERN)
@@ -25,7 +26,7 @@ const struct send_policy *policy_for(enum send_policy_id id)
 int policy_set_tcp_option(struct conn *c, int opt, int on)
 {
 	STAT_ADD(c->stats->setsockopt_calls, 1);
-	return setsockopt(c->fd, IPPROTO_TCP, opt, &on, sizeof(on));
+	return engine_set_option(c->w, c->fd, IPPROTO_TCP, opt, on);
 }
 
 int policy_accept_nodelay(struct conn *c)

@@ -141,6 +141,13 @@ for policy in nodelay-once cork-toggle msg-more batch; do
 			ok "$policy: io_uring: setsockopt as on epoll (TCP_NODELAY $nodelay, TCP_CORK $cork_on on, $cork_off off)" ||
 			not_ok "$policy: io_uring: TCP_NODELAY $nodelay (want $nodelay_want), TCP_CORK $cork_on/$cork_off (want $cork_want)"
 		uring_checks "$policy" "$sends"
+		if [ "$policy" = cork-toggle ]; then
+			# The response's bytes reach the kernel (an io_uring_enter) while it is corked.
+			order=$(awk '/TCP_CORK, \[1\]/ { c = 1; e = 0 } /io_uring_enter\(/ { if (c) e = 1 }
+				/TCP_CORK, \[0\]/ { if (!e) bad++; c = 0 } END { print bad + 0 }' "$work/trace")
+			[ "$order" = 0 ] && ok "$policy: io_uring: every response is submitted while corked" ||
+				not_ok "$policy: io_uring: $order of $cork_on responses uncorked before their bytes were submitted"
+		fi
 		continue
 	fi
 	case $policy in
