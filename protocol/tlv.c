@@ -141,33 +141,27 @@ int tlv_put(struct buf *b, unsigned char tag, const void *val, size_t vlen)
 }
 
 /* Minimal two's-complement big-endian content bytes of v, into out[4]. */
-static size_t int_content(int32_t v, unsigned char out[4])
+/* Octets of the shortest two's complement form of v (X.690 8.3.2). */
+static size_t int_octets(int32_t v)
 {
-	uint32_t u = (uint32_t)v;
-	size_t n = 4;
-	/* Drop leading bytes that only repeat the sign. */
-	while (n > 1) {
-		unsigned char top = (unsigned char)(u >> ((n - 1) * 8));
-		unsigned char next = (unsigned char)(u >> ((n - 2) * 8));
-		if ((top == 0x00 && !(next & 0x80)) || (top == 0xff && (next & 0x80)))
-			n--;
-		else
-			break;
-	}
-	for (size_t i = 0; i < n; i++)
-		out[i] = (unsigned char)(u >> ((n - 1 - i) * 8));
-	return n;
+	if (v >= -0x80 && v < 0x80)
+		return 1;
+	if (v >= -0x8000 && v < 0x8000)
+		return 2;
+	return v >= -0x800000 && v < 0x800000 ? 3 : 4;
 }
 
 size_t tlv_int_size(int32_t v)
 {
-	unsigned char c[4];
-	return 2 + int_content(v, c);
+	return 2 + int_octets(v);
 }
 
 int tlv_put_int(struct buf *b, unsigned char tag, int32_t v)
 {
 	unsigned char c[4];
-	size_t n = int_content(v, c);
+	size_t n = int_octets(v);
+	uint32_t u = (uint32_t)v;
+	for (size_t i = 0; i < n; i++)
+		c[i] = (unsigned char)(u >> ((n - 1 - i) * 8));
 	return tlv_put(b, tag, c, n);
 }

@@ -289,6 +289,8 @@ void server_stop(struct server *srv)
 		buf_free(&w->scratch);
 		slab_free(&w->conn_slab);
 		buf_free(&w->extra);
+		buf_free(&w->base_dn);
+		buf_free(&w->base_key);
 		access_log_flush(w); /* the thread has stopped: its last lines */
 		buf_free(&w->tls_in);
 		buf_free(&w->access_log);

@@ -52,8 +52,10 @@ struct worker {
 	BerElement *ber;       /* reused by every request decode */
 	struct buf scratch;    /* filter evaluation work space */
 	struct buf extra;      /* operational attributes of the entry being sent */
-	struct buf tls_in;     /* ciphertext just received, before decryption */
-	struct buf access_log; /* access log lines not yet written (access_log.h) */
+	struct buf base_dn;    /* the last search base as sent, and its key (op_search.c) */
+	struct buf base_key;
+	struct buf tls_in;           /* ciphertext just received, before decryption */
+	struct buf access_log;       /* access log lines not yet written (access_log.h) */
 	uint64_t access_log_flushed; /* clock_ns() of the last write */
 	time_t access_log_second;    /* the second access_log_stamp is of */
 	char access_log_stamp[24];   /* "2026-11-30T13:51:14" */
