@@ -134,6 +134,30 @@ void db_gen_worker_switch(struct worker *w)
 	db_gen_release(w->gen);
 	w->gen = g;
 	w->txn = txn;
+	w->txn_open = false;
+}
+
+bool db_changes_in_place(const struct db *db)
+{
+	unsigned flags = 0;
+	return mdb_env_get_flags(db->env, &flags) == 0 && !(flags & MDB_NOLOCK);
+}
+
+int db_gen_txn_begin(struct worker *w)
+{
+	if (w->txn_open)
+		return 0;
+	int rc = mdb_txn_renew(w->txn);
+	w->txn_open = rc == 0;
+	return rc;
+}
+
+void db_gen_txn_end(struct worker *w)
+{
+	if (w->txn_open && db_changes_in_place(&w->gen->db)) {
+		mdb_txn_reset(w->txn);
+		w->txn_open = false;
+	}
 }
 
 void db_gen_worker_sweep(struct worker *w)

@@ -105,6 +105,20 @@ bool db_hold_expired(struct server *srv, const struct db_hold *h);
  * at the next round.
  */
 void db_gen_worker_switch(struct worker *w);
+/*
+ * w->txn for an operation: renewed, or still open from the last one on a file that
+ * never changes in place (an imported one: there is nothing new to see, and keeping
+ * it spares the renewal and LMDB's look-up of each table's root in every new
+ * transaction). Returns 0 or an LMDB error.
+ */
+int db_gen_txn_begin(struct worker *w);
+/* The operation is done with w->txn: reset where the file changes in place (a
+ * replica's: the next operation sees the consumer's writes, and no old snapshot stays
+ * pinned), kept open otherwise. */
+void db_gen_txn_end(struct worker *w);
+/* True if db changes in place (a replica's, written by the consumer); an imported
+ * file never does (it is opened MDB_NOLOCK and replaced whole). */
+bool db_changes_in_place(const struct db *db);
 /* Once a second: expires w's holds on generations too old to keep. */
 void db_gen_worker_sweep(struct worker *w);
 

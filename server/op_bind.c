@@ -27,7 +27,7 @@ static bool entry_password_ok(struct conn *c, const struct buf *key, const struc
 	struct db *db = &w->gen->db;
 	bool ok = false;
 	*checked = false;
-	if (mdb_txn_renew(w->txn) != 0)
+	if (db_gen_txn_begin(w) != 0)
 		return false;
 	entry_id id;
 	struct entry_view e;
@@ -48,7 +48,7 @@ static bool entry_password_ok(struct conn *c, const struct buf *key, const struc
 			*checked = true;
 		}
 	}
-	mdb_txn_reset(w->txn);
+	db_gen_txn_end(w);
 	access_op_free(&aop);
 	return ok;
 }

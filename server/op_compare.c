@@ -68,7 +68,7 @@ void op_compare(struct conn *c, struct ldap_request *req)
 		rc = LDAP_INVALID_SYNTAX;
 	} else if (!dn_key_in_subtree(key.data, key.len, db->suffix_key.data, db->suffix_key.len)) {
 		rc = LDAP_NO_SUCH_OBJECT;
-	} else if (mdb_txn_renew(w->txn) != 0) {
+	} else if (db_gen_txn_begin(w) != 0) {
 		rc = LDAP_OTHER;
 	} else {
 		entry_id id;
@@ -96,7 +96,7 @@ void op_compare(struct conn *c, struct ldap_request *req)
 				rc = LDAP_NO_SUCH_OBJECT;
 			access_op_free(&aop);
 		}
-		mdb_txn_reset(w->txn);
+		db_gen_txn_end(w);
 	}
 	reply_done(c, req->msgid, LDAP_RES_COMPARE, rc,
 	           matched.len ? (const char *)matched.data : NULL, msg);

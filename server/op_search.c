@@ -540,7 +540,7 @@ void op_search(struct conn *c, struct ldap_request *req)
 	s->plan.base_key = key;
 	c->task = &s->task;
 	reply_begin(c);
-	if (copy_names(s, r) < 0 || mdb_txn_renew(w->txn) != 0) {
+	if (copy_names(s, r) < 0 || db_gen_txn_begin(w) != 0) {
 		search_finish(c, LDAP_OTHER, NULL, "out of memory");
 		return;
 	}
@@ -557,7 +557,7 @@ void op_search(struct conn *c, struct ldap_request *req)
 			d = buf_append(&s->plan.base_key, be.key, be.keylen) < 0 ? LDAP_OTHER : d;
 		}
 		if (d != LDAP_SUCCESS) {
-			mdb_txn_reset(w->txn);
+			db_gen_txn_end(w);
 			search_finish(c, d, NULL, NULL);
 			return;
 		}
@@ -567,7 +567,7 @@ void op_search(struct conn *c, struct ldap_request *req)
 	if (asserted == LDAP_SUCCESS && rc == 0)
 		asserted = search_assertion(req, &s->access, c->w, s->plan.base_id);
 	if (asserted != LDAP_SUCCESS) {
-		mdb_txn_reset(w->txn);
+		db_gen_txn_end(w);
 		search_finish(c, asserted, NULL,
 		              asserted == LDAP_PROTOCOL_ERROR ? "malformed assertion control"
 		                                              : NULL);
@@ -579,7 +579,7 @@ void op_search(struct conn *c, struct ldap_request *req)
 	if (rc == MDB_NOTFOUND)
 		op_matched_dn(w, &s->plan.base_key, &matched);
 	if (rc)
-		mdb_txn_reset(w->txn);
+		db_gen_txn_end(w);
 	else /* the first slice reads on in this transaction: one snapshot from the base on */
 		search_txn_planned(&s->rt, w);
 	if (rc) {

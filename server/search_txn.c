@@ -22,7 +22,7 @@ int search_txn_slice_begin(struct search_txn *t, struct worker *w)
 		/* the transaction it planned in, or the snapshot it keeps: as it was */
 	} else if (t->hold.gen == w->gen) {
 		t->txn = w->txn;
-		rc = mdb_txn_renew(t->txn);
+		rc = db_gen_txn_begin(w);
 	} else if (t->own_txn) {
 		t->txn = t->own_txn;
 		rc = mdb_txn_renew(t->txn);
@@ -33,19 +33,11 @@ int search_txn_slice_begin(struct search_txn *t, struct worker *w)
 	return rc;
 }
 
-/* True if db changes in place (a replica's, written by the consumer): a transaction
- * renewed later may see other data. An imported file never changes (MDB_NOLOCK). */
-static bool changes_in_place(const struct db *db)
-{
-	unsigned flags = 0;
-	return mdb_env_get_flags(db->env, &flags) == 0 && !(flags & MDB_NOLOCK);
-}
-
 void search_txn_slice_end(struct search_txn *t, struct worker *w, bool goes_on)
 {
 	if (!t->txn)
 		return;
-	if (goes_on && changes_in_place(t->db)) {
+	if (goes_on && db_changes_in_place(t->db)) {
 		if (t->txn != w->txn) { /* its own already */
 			t->live = true;
 		} else {
@@ -56,6 +48,7 @@ void search_txn_slice_end(struct search_txn *t, struct worker *w, bool goes_on)
 					mdb_txn_abort(t->own_txn);
 				t->own_txn = t->txn;
 				w->txn = fresh;
+				w->txn_open = false;
 				t->live = true;
 			}
 		}
@@ -67,14 +60,17 @@ void search_txn_slice_end(struct search_txn *t, struct worker *w, bool goes_on)
 		log_debug("search: cannot keep a snapshot (no reader slot); the next slice reads "
 		          "the newest data");
 	}
-	mdb_txn_reset(t->txn);
+	if (t->txn == w->txn)
+		db_gen_txn_end(w);
+	else
+		mdb_txn_reset(t->txn);
 	t->live = false;
 }
 
 void search_txn_end(struct search_txn *t, struct worker *w)
 {
 	if (t->live && t->txn == w->txn)
-		mdb_txn_reset(t->txn); /* ended before its first slice */
+		db_gen_txn_end(w); /* ended before its first slice */
 	if (t->own_txn)
 		mdb_txn_abort(t->own_txn);
 	db_hold_end(w, &t->hold);

@@ -7,7 +7,8 @@
  * connections) or parks for its next page keeps that transaction as its own while the
  * worker takes a new one. db_gen's sweep ends a search that keeps one longer than
  * DB_SNAPSHOT_MAX_SECONDS. On an imported file (which never changes) the worker's
- * transaction is renewed slice by slice: the usual search allocates nothing here.
+ * transaction stays open from slice to slice and from one operation to the next
+ * (db_gen_txn_begin): the usual search allocates nothing here.
  *
  * Thread rules: the worker that runs the search.
  */

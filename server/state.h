@@ -47,7 +47,9 @@ struct worker {
 	bool listen_held;      /* not listening yet (listen_after_refresh); atomic */
 	bool listen_release;   /* listeners_open asks the worker to watch them; atomic */
 	struct db_gen *gen;    /* the database generation it serves (db_gen.h), held */
-	MDB_txn *txn;          /* its read transaction on gen, reset between slices */
+	MDB_txn *txn;          /* its read transaction on gen (db_gen_txn_begin, _end) */
+	bool txn_open;         /* txn is open, not reset: kept between operations on a file
+	                          that never changes in place */
 	struct db_hold *holds; /* operations reading a generation over several rounds */
 	BerElement *ber;       /* reused by every request decode */
 	struct buf scratch;    /* filter evaluation work space */
