@@ -14,11 +14,6 @@ static unsigned char *put_header(unsigned char *p, unsigned char tag, size_t cle
 	return p + tlv_put_len(p, clen);
 }
 
-static size_t tlv_size(size_t clen)
-{
-	return 1 + tlv_len_size(clen) + clen;
-}
-
 static size_t str_len(const char *s)
 {
 	return s ? strlen(s) : 0;
@@ -42,24 +37,22 @@ int response_result_ex(struct buf *out, int32_t msgid, unsigned char optag, int 
 	size_t msg = tlv_int_size(msgid) + tlv_size(op) + x->clen;
 	if (buf_reserve(out, tlv_size(msg)) < 0)
 		return -1;
-	unsigned char *start = out->data + out->len;
-	unsigned char *p = put_header(start, LBER_SEQUENCE, msg);
-	out->len += (size_t)(p - start);
-	tlv_put_int(out, LBER_INTEGER, msgid);
-	p = put_header(out->data + out->len, optag, op);
-	out->len = (size_t)(p - out->data);
-	tlv_put_int(out, LBER_ENUMERATED, rc);
-	tlv_put(out, LBER_OCTETSTRING, matched, mlen);
-	tlv_put(out, LBER_OCTETSTRING, message, dlen);
+	/* Reserved whole: written with pointer bumps, no check per element. */
+	unsigned char *p = put_header(out->data + out->len, LBER_SEQUENCE, msg);
+	p = tlv_write_int(p, LBER_INTEGER, msgid);
+	p = put_header(p, optag, op);
+	p = tlv_write_int(p, LBER_ENUMERATED, rc);
+	p = tlv_write(p, LBER_OCTETSTRING, matched, mlen);
+	p = tlv_write(p, LBER_OCTETSTRING, message, dlen);
 	if (x->referral) { /* Referral ::= SEQUENCE SIZE (1..MAX) OF uri URI */
-		p = put_header(out->data + out->len, LDAP_TAG_REFERRAL, tlv_size(rlen));
-		out->len = (size_t)(p - out->data);
-		tlv_put(out, LBER_OCTETSTRING, x->referral, rlen);
+		p = put_header(p, LDAP_TAG_REFERRAL, tlv_size(rlen));
+		p = tlv_write(p, LBER_OCTETSTRING, x->referral, rlen);
 	}
 	if (x->oid)
-		tlv_put(out, LDAP_TAG_EXOP_RES_OID, x->oid, olen);
+		p = tlv_write(p, LDAP_TAG_EXOP_RES_OID, x->oid, olen);
 	if (x->has_value)
-		tlv_put(out, LDAP_TAG_EXOP_RES_VALUE, x->value, x->vlen);
+		p = tlv_write(p, LDAP_TAG_EXOP_RES_VALUE, x->value, x->vlen);
+	out->len = (size_t)(p - out->data);
 	if (x->clen)
 		buf_append(out, x->controls, x->clen);
 	return 0;

@@ -127,16 +127,20 @@ bool tlv_read(const unsigned char **p, const unsigned char *end, unsigned char *
 	return true;
 }
 
-int tlv_put(struct buf *b, unsigned char tag, const void *val, size_t vlen)
+unsigned char *tlv_write(unsigned char *p, unsigned char tag, const void *val, size_t vlen)
 {
-	if (buf_reserve(b, 1 + 5 + vlen) < 0)
-		return -1;
-	unsigned char *p = b->data + b->len;
 	*p++ = tag;
 	p += tlv_put_len(p, vlen);
 	if (vlen)
 		memcpy(p, val, vlen);
-	b->len = (size_t)(p + vlen - b->data);
+	return p + vlen;
+}
+
+int tlv_put(struct buf *b, unsigned char tag, const void *val, size_t vlen)
+{
+	if (buf_reserve(b, 1 + 5 + vlen) < 0)
+		return -1;
+	b->len = (size_t)(tlv_write(b->data + b->len, tag, val, vlen) - b->data);
 	return 0;
 }
 
@@ -156,12 +160,21 @@ size_t tlv_int_size(int32_t v)
 	return 2 + int_octets(v);
 }
 
-int tlv_put_int(struct buf *b, unsigned char tag, int32_t v)
+unsigned char *tlv_write_int(unsigned char *p, unsigned char tag, int32_t v)
 {
-	unsigned char c[4];
 	size_t n = int_octets(v);
 	uint32_t u = (uint32_t)v;
+	*p++ = tag;
+	*p++ = (unsigned char)n;
 	for (size_t i = 0; i < n; i++)
-		c[i] = (unsigned char)(u >> ((n - 1 - i) * 8));
-	return tlv_put(b, tag, c, n);
+		p[i] = (unsigned char)(u >> ((n - 1 - i) * 8));
+	return p + n;
+}
+
+int tlv_put_int(struct buf *b, unsigned char tag, int32_t v)
+{
+	if (buf_reserve(b, 6) < 0)
+		return -1;
+	b->len = (size_t)(tlv_write_int(b->data + b->len, tag, v) - b->data);
+	return 0;
 }

@@ -84,6 +84,18 @@ size_t tlv_put_len(unsigned char *p, size_t len);
 bool tlv_read(const unsigned char **p, const unsigned char *end, unsigned char *tag,
               const unsigned char **val, size_t *vlen);
 
+/* Bytes of an element whose content is clen bytes (tag, length, content). Pure. */
+static inline size_t tlv_size(size_t clen)
+{
+	return 1 + tlv_len_size(clen) + clen;
+}
+
+/* Writes tag, length and val[0..vlen) at p, which has room for them (tlv_size(vlen));
+ * returns the end. For encoders that reserve a whole PDU once. */
+unsigned char *tlv_write(unsigned char *p, unsigned char tag, const void *val, size_t vlen);
+/* The same for v as tlv_put_int encodes it (tlv_int_size(v) bytes). */
+unsigned char *tlv_write_int(unsigned char *p, unsigned char tag, int32_t v);
+
 /* Appends tag, length and val[0..vlen) (val may be NULL when vlen is 0).
  * Returns 0; -1 when out of memory (b unchanged). */
 int tlv_put(struct buf *b, unsigned char tag, const void *val, size_t vlen);

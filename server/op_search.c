@@ -518,13 +518,14 @@ void op_search(struct conn *c, struct ldap_request *req)
 		op_special_search(c, req, &w->srv->subschema);
 	else if (!dn_key_in_subtree(key.data, key.len, db->suffix_key.data, db->suffix_key.len))
 		reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_NO_SUCH_OBJECT, NULL, NULL);
-	else if (!(s = calloc(1, sizeof(*s))))
+	else if (!(s = malloc(sizeof(*s)))) /* not calloc: glibc's skips the per-thread cache */
 		reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_OTHER, NULL,
 		           "out of memory");
 	if (!s) {
 		buf_free(&key);
 		return;
 	}
+	memset(s, 0, sizeof(*s));
 	s->msgid = s->task.msgid = req->msgid;
 	s->task.resume = search_run;
 	s->task.free = search_task_free;

@@ -97,12 +97,6 @@ int entry_uuid_parse(const char *s, size_t len, unsigned char uuid[16])
 	return 0;
 }
 
-/* Bytes of a TLV (one-byte tag, minimal length) with n bytes of content. */
-static size_t tlv_size(size_t n)
-{
-	return 1 + tlv_len_size(n) + n;
-}
-
 /* Writes a tag and a minimal length at *p, and moves *p past them. */
 static void put_head(unsigned char **p, unsigned char tag, size_t len)
 {
