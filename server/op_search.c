@@ -48,8 +48,9 @@ struct search_op {
 	struct search_txn rt;    /* what it reads through (search_txn.h) */
 	struct search_plan plan; /* scope, base, candidates */
 	int deref;               /* derefAliases of the request */
-	struct filter *filter;
-	int sizelimit; /* 0: none */
+	struct arena mem; /* its filter and Matched Values items: the worker's, lent (arena.h) */
+	struct filter *filter; /* in mem */
+	int sizelimit;         /* 0: none */
 	int sent;
 	time_t deadline; /* timelimit as a CLOCK_MONOTONIC second; 0: none */
 	/* Paged results (RFC 2696): page_size 0 means not paged. */
@@ -66,7 +67,7 @@ struct search_op {
 	struct sorted sorted;
 	struct attr_select sel;
 	struct access_op access; /* who asks (access.h) */
-	struct filter *values;   /* the Matched Values control's items, or NULL */
+	struct filter *values;   /* the Matched Values control's items (in mem), or NULL */
 	bool want_oper;          /* operational attributes are asked for */
 	bool filter_oper;        /* the filter names operational attributes */
 	struct berval *names;    /* copies of the requested attribute names */
@@ -85,8 +86,7 @@ static void search_free(struct search_op *s)
 	sort_free(&s->sorted);
 	access_op_free(&s->access);
 	search_plan_free(&s->plan);
-	filter_free(s->filter);
-	filter_free(s->values);
+	arena_recycle(&s->c->w->req_mem, &s->mem); /* the block goes back to the worker */
 	buf_free(&s->name_bytes);
 	free(s->names);
 	search_txn_end(&s->rt, s->c->w); /* last: it may close the environment */
@@ -514,8 +514,8 @@ void op_search(struct conn *c, struct ldap_request *req)
 	s->deref = r->deref;
 	set_limits(c, s, r);
 	s->page_size = paged ? page_size : 0;
+	arena_take(&s->mem, req->mem); /* the filter lives as long as the search now */
 	s->filter = r->filter;
-	r->filter = NULL; /* the search owns it now */
 	s->plan.base_key = key;
 	c->task = &s->task;
 	reply_begin(c);
@@ -568,7 +568,7 @@ void op_search(struct conn *c, struct ldap_request *req)
 		return;
 	}
 	attr_select_init(&s->sel, s->names, s->nnames, r->typesonly);
-	if (search_matched_values(req, &s->values) < 0) {
+	if (search_matched_values(req, &s->mem, &w->scratch, &s->values) < 0) {
 		search_finish(c, LDAP_PROTOCOL_ERROR, NULL, "malformed matched values control");
 		return;
 	}
