@@ -48,7 +48,9 @@ struct search_op {
 	struct search_txn rt;    /* what it reads through (search_txn.h) */
 	struct search_plan plan; /* scope, base, candidates */
 	int deref;               /* derefAliases of the request */
-	struct arena mem; /* its filter and Matched Values items: the worker's, lent (arena.h) */
+	/* The worker's request arena, lent (arena.h): the search itself, its filter and its
+	 * Matched Values items live there. */
+	struct arena mem;
 	struct filter *filter; /* in mem */
 	int sizelimit;         /* 0: none */
 	int sent;
@@ -83,14 +85,15 @@ static struct search_op *running(const struct conn *c)
 
 static void search_free(struct search_op *s)
 {
+	struct worker *w = s->c->w;
+	struct arena mem = s->mem; /* s itself lives there */
 	sort_free(&s->sorted);
 	access_op_free(&s->access);
 	search_plan_free(&s->plan);
-	arena_recycle(&s->c->w->req_mem, &s->mem); /* the block goes back to the worker */
 	buf_free(&s->name_bytes);
 	free(s->names);
-	search_txn_end(&s->rt, s->c->w); /* last: it may close the environment */
-	free(s);
+	search_txn_end(&s->rt, w);        /* it may close the environment */
+	arena_recycle(&w->req_mem, &mem); /* last: s is gone; the block goes back to the worker */
 }
 
 static void search_task_free(struct conn_task *t)
@@ -497,13 +500,14 @@ void op_search(struct conn *c, struct ldap_request *req)
 		op_special_search(c, req, &w->srv->subschema);
 	else if (!dn_key_in_subtree(key.data, key.len, db->suffix_key.data, db->suffix_key.len))
 		reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_NO_SUCH_OBJECT, NULL, NULL);
-	else if (!(s = calloc(1, sizeof(*s))))
+	else if (!(s = arena_alloc(req->mem, sizeof(*s))))
 		reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_OTHER, NULL,
 		           "out of memory");
 	if (!s) {
 		buf_free(&key);
 		return;
 	}
+	memset(s, 0, sizeof(*s));
 	s->msgid = s->task.msgid = req->msgid;
 	s->task.resume = search_run;
 	s->task.free = search_task_free;
@@ -514,7 +518,7 @@ void op_search(struct conn *c, struct ldap_request *req)
 	s->deref = r->deref;
 	set_limits(c, s, r);
 	s->page_size = paged ? page_size : 0;
-	arena_take(&s->mem, req->mem); /* the filter lives as long as the search now */
+	arena_take(&s->mem, req->mem); /* the search and its filter live as long as it does */
 	s->filter = r->filter;
 	s->plan.base_key = key;
 	c->task = &s->task;
