@@ -556,8 +556,8 @@ void op_search(struct conn *c, struct ldap_request *req)
 		                                              : NULL);
 		return;
 	}
-	if (rc == 0 && search_plan_candidates(&s->plan, db, w->txn, s->filter) < 0)
-		rc = ENOMEM;
+	if (rc == 0)
+		search_plan_candidates(&s->plan, db, w->txn, s->filter);
 	struct buf matched = {0};
 	if (rc == MDB_NOTFOUND)
 		op_matched_dn(w, &s->plan.base_key, &matched);
