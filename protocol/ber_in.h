@@ -59,7 +59,8 @@ static inline int ber_in_take(struct ber_in *in, unsigned char tag, struct ber_i
 {
 	const unsigned char *p = in->p;
 	size_t left = (size_t)(in->end - p);
-	if (left >= 2 && p[0] == tag && p[1] < 0x80 && left - 2 >= p[1]) {
+	/* tag is the caller's: it may be a byte the client sent (an operation's tag) */
+	if (left >= 2 && p[0] == tag && (tag & 0x1f) != 0x1f && p[1] < 0x80 && left - 2 >= p[1]) {
 		content->p = p + 2;
 		content->end = in->p = p + 2 + p[1];
 		return 0;
