@@ -108,9 +108,7 @@ static int take_dn(struct lexer *lx, char **dst, const char *value)
 
 static int take_filter(struct lexer *lx, struct access_rule *r, const char *value)
 {
-	struct filter *f = filter_from_string(value);
-	filter_free(f);
-	if (!f)
+	if (!filter_string_valid(value))
 		return fail(lx, "filter=%s is not a valid LDAP filter (RFC 4515)", value);
 	free(r->filter);
 	return (r->filter = strdup(value)) ? 0 : fail(lx, "out of memory%s", "");

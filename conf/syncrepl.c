@@ -182,10 +182,8 @@ static int word(struct syncrepl_conf *s, const char *name, const char *v, char *
 	if (strcmp(name, "credentials") == 0)
 		return copy(s->credentials, sizeof(s->credentials), name, v, why, whylen);
 	if (strcmp(name, "filter") == 0) {
-		struct filter *f = filter_from_string(v);
-		if (!f)
+		if (!filter_string_valid(v))
 			return fail(why, whylen, "syncrepl: filter=%s is not a valid filter", v);
-		filter_free(f);
 		return copy(s->filter, sizeof(s->filter), name, v, why, whylen);
 	}
 	if (strcmp(name, "attrs") == 0)

@@ -81,23 +81,21 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct berval bv = {size, (char *)data};
-	BerElement *ber = ber_init(&bv); /* a copy: liblber reads only inside it */
-	if (!ber)
-		return 0;
-	struct filter *f = filter_decode(ber);
+	struct ber_in in = ber_in_make(data, size);
+	struct arena mem = {0};
+	struct buf scratch = {0};
+	struct filter *f = filter_decode(&in, &mem, &scratch);
 	if (f) {
-		struct buf scratch = {0}, text = {0};
+		struct buf text = {0};
 		struct filter_ctx ctx = {.dn = (const unsigned char *)dn,
 		                         .dnlen = sizeof(dn) - 1,
 		                         .gate = (size & 1) ? &no_password : NULL,
 		                         .scratch = &scratch};
 		filter_eval_ctx(f, entry.attrs, entry.attrslen, &ctx);
 		filter_to_string(f, &text);
-		buf_free(&scratch);
 		buf_free(&text);
-		filter_free(f);
 	}
-	ber_free(ber, 1);
+	buf_free(&scratch);
+	arena_free(&mem);
 	return 0;
 }

@@ -4,7 +4,6 @@
  * request names are normalized as the operations do (search base, bind and
  * compare DN); a search's filter is also written in string form.
  */
-#include <lber.h>
 #include <ldap.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -38,26 +37,21 @@ static void normalize(const struct berval *dn, struct buf *ndn, struct buf *key)
 
 int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size)
 {
-	/* As in a connection's input buffer, one byte after the data is readable
-	 * (request.h: liblber may load the byte after a PDU's last element). */
-	uint8_t *copy = malloc(size + 1);
-	BerElement *ber = ber_alloc_t(LBER_USE_DER);
-	if (!copy || !ber) {
-		free(copy);
-		if (ber)
-			ber_free(ber, 0);
+	/* An exact-size copy: the decoder must read nothing past a PDU's end. */
+	uint8_t *copy = malloc(size ? size : 1);
+	if (!copy)
 		return 0;
-	}
 	if (size)
 		memcpy(copy, input, size);
-	copy[size] = 0;
 	const uint8_t *data = copy;
-	struct buf ndn = {0}, key = {0}, text = {0};
+	struct buf ndn = {0}, key = {0}, text = {0}, scratch = {0};
+	struct arena mem = {0}; /* reset per request, as a worker's */
 	size_t pdu_len;
 	while (size > 0 && frame_next(data, size, 1 << 20, &pdu_len) == FRAME_OK) {
 		struct ldap_request req;
 		const char *why;
-		if (request_decode(ber, data, pdu_len, &req, &why) == 0) {
+		arena_reset(&mem);
+		if (request_decode(data, pdu_len, &req, &mem, &scratch, &why) == 0) {
 			if (req.op == LDAP_REQ_SEARCH) {
 				normalize(&req.u.search.base, &ndn, &key);
 				text.len = 0;
@@ -68,14 +62,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size)
 				normalize(&req.u.compare.dn, &ndn, &key);
 			}
 		}
-		request_free(&req);
 		data += pdu_len;
 		size -= pdu_len;
 	}
 	buf_free(&ndn);
 	buf_free(&key);
 	buf_free(&text);
-	ber_free(ber, 0);
+	buf_free(&scratch);
+	arena_free(&mem);
 	free(copy);
 	return 0;
 }

@@ -1,74 +1,50 @@
 #include "protocol/controls.h"
 
+#include "protocol/ber_in.h"
+
 #include <ldap.h>
 
 /* Tags inside a SortKey (RFC 2891). */
 #define SORT_RULE_TAG 0x80
 #define SORT_REVERSE_TAG 0x81
 
-/* A BerElement reading value in place (no copy): strings point into value. */
-static BerElement *reader(const struct berval *value)
-{
-	BerElement *ber = ber_alloc_t(LBER_USE_DER);
-	if (ber)
-		ber_init2(ber, (struct berval *)value, LBER_USE_DER);
-	return ber;
-}
-
-static int get_string(BerElement *ber, struct berval *bv)
-{
-	return ber_get_stringbv(ber, bv, LBER_BV_NOTERM) == LBER_DEFAULT ? -1 : 0;
-}
-
 int control_paged_decode(const struct berval *value, int *size, struct berval *cookie)
 {
-	BerElement *ber = reader(value);
-	if (!ber)
+	struct ber_in in = ber_in_make(value->bv_val, value->bv_len), seq;
+	int32_t n;
+	if (ber_in_take(&in, LBER_SEQUENCE, &seq) < 0 || !ber_in_end(&in) ||
+	    ber_in_int(&seq, LBER_INTEGER, &n) < 0 || n < 0 ||
+	    ber_in_string(&seq, LBER_OCTETSTRING, cookie) < 0 || !ber_in_end(&seq))
 		return -1;
-	ber_len_t len;
-	ber_int_t n;
-	int rc = ber_skip_tag(ber, &len) != LBER_SEQUENCE || ber_get_int(ber, &n) == LBER_DEFAULT ||
-	                 n < 0 || get_string(ber, cookie) < 0
-	             ? -1
-	             : 0;
-	ber_free(ber, 0);
-	if (rc == 0)
-		*size = n;
-	return rc;
+	*size = n;
+	return 0;
+}
+
+/* One SortKey's content into k. */
+static int sort_key(struct ber_in *in, struct sort_key *k)
+{
+	*k = (struct sort_key){0};
+	if (ber_in_string(in, LBER_OCTETSTRING, &k->attr) < 0 ||
+	    (ber_in_peek(in) == SORT_RULE_TAG && ber_in_string(in, SORT_RULE_TAG, &k->rule) < 0) ||
+	    (ber_in_peek(in) == SORT_REVERSE_TAG &&
+	     ber_in_bool(in, SORT_REVERSE_TAG, &k->reverse) < 0))
+		return -1;
+	return ber_in_end(in) ? 0 : -1;
 }
 
 int control_sort_decode(const struct berval *value, struct sort_key *keys, int *n)
 {
-	BerElement *ber = reader(value);
-	if (!ber)
-		return -1;
-	ber_len_t len;
-	char *last;
-	int rc = 0;
+	struct ber_in in = ber_in_make(value->bv_val, value->bv_len), list, key;
 	*n = 0;
-	for (ber_tag_t t = ber_first_element(ber, &len, &last); t != LBER_DEFAULT && rc == 0;
-	     t = ber_next_element(ber, &len, last)) {
-		if (*n == CONTROL_MAX_SORT_KEYS) {
-			rc = -1;
-			break;
-		}
-		struct sort_key *k = &keys[(*n)++];
-		*k = (struct sort_key){0};
-		if (ber_skip_tag(ber, &len) != LBER_SEQUENCE || get_string(ber, &k->attr) < 0) {
-			rc = -1;
-			break;
-		}
-		if (ber_peek_tag(ber, &len) == SORT_RULE_TAG && get_string(ber, &k->rule) < 0)
-			rc = -1;
-		if (rc == 0 && ber_peek_tag(ber, &len) == SORT_REVERSE_TAG) {
-			ber_int_t b = 0;
-			if (ber_get_boolean(ber, &b) == LBER_DEFAULT)
-				rc = -1;
-			k->reverse = b != 0;
-		}
+	if (ber_in_take(&in, LBER_SEQUENCE, &list) < 0 || !ber_in_end(&in))
+		return -1;
+	while (!ber_in_end(&list)) {
+		if (*n == CONTROL_MAX_SORT_KEYS || ber_in_take(&list, LBER_SEQUENCE, &key) < 0 ||
+		    sort_key(&key, &keys[*n]) < 0)
+			return -1;
+		(*n)++;
 	}
-	ber_free(ber, 0);
-	return rc == 0 && *n > 0 ? 0 : -1;
+	return *n > 0 ? 0 : -1;
 }
 
 /* Appends SEQUENCE { oid, value } where value is the BER in inner (freed). */

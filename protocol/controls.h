@@ -1,11 +1,12 @@
 /*
- * The request and response controls minidir implements, encoded and decoded
- * with liblber: simple paged results (RFC 2696) and server-side sorting
- * (RFC 2891). Decoded strings point into the control's value (borrowed, not
- * NUL-terminated) and live as long as it does. Values come from clients: the
- * decoders check every length and bound the key count.
- * Thread rules: no state; any thread. Each call allocates and frees its own
- * BerElement.
+ * The request and response controls minidir implements: simple paged results
+ * (RFC 2696) and server-side sorting (RFC 2891), decoded by hand (ber_in.h's
+ * rules: the value is exactly the control's syntax) and encoded with liblber.
+ * Decoded strings point into the control's value (borrowed, not NUL-terminated)
+ * and live as long as it does. Values come from clients: the decoders check
+ * every length and bound the key count, and allocate nothing.
+ * Thread rules: no state; any thread. Each encoding call allocates and frees its
+ * own BerElements.
  */
 #ifndef MINIDIR_PROTOCOL_CONTROLS_H
 #define MINIDIR_PROTOCOL_CONTROLS_H
@@ -32,7 +33,7 @@ struct sort_key {
 };
 
 /* realSearchControlValue ::= SEQUENCE { size INTEGER, cookie OCTET STRING }.
- * Returns 0 (*size >= 0, *cookie into value); -1 if malformed, size negative, or out of memory. */
+ * Returns 0 (*size >= 0, *cookie into value); -1 if malformed or size negative. */
 int control_paged_decode(const struct berval *value, int *size, struct berval *cookie);
 
 /* SortKeyList ::= SEQUENCE OF SEQUENCE { attributeType, [0] orderingRule, [1] reverseOrder }.

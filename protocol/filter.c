@@ -8,23 +8,27 @@
 #include <string.h>
 #include <strings.h>
 
-/* ---- decoding (liblber, untrusted input) ---- */
+/* ---- decoding (untrusted input, ber_in.h) ---- */
 
-static int take_value(enum match_rule rule, const struct berval *in, struct filter_value *out,
-                      bool *invalid)
+/* Where decoded nodes and values go: the caller's arena, and a work buffer values are
+ * normalized in before they are copied there. */
+struct decoder {
+	struct arena *mem;
+	struct buf *scratch;
+};
+
+static int take_value(const struct decoder *d, enum match_rule rule, const struct berval *in,
+                      struct filter_value *out, bool *invalid)
 {
-	struct buf tmp = {0};
-	if (match_normalize(rule, in->bv_val, in->bv_len, &tmp) < 0) {
+	struct buf *tmp = d->scratch;
+	tmp->off = tmp->len = 0;
+	if (match_normalize(rule, in->bv_val, in->bv_len, tmp) < 0) {
 		*invalid = true; /* e.g. "(member=not a dn)": Undefined, not an error */
-		tmp.len = 0;
+		tmp->len = 0;
 	}
-	if (buf_append(&tmp, "", 1) < 0) { /* NUL-terminated; then the value is tmp's memory */
-		buf_free(&tmp);
-		return -1;
-	}
-	out->val = (char *)tmp.data;
-	out->len = tmp.len - 1;
-	return 0;
+	out->val = arena_strdup(d->mem, tmp->data, tmp->len); /* NUL-terminated */
+	out->len = tmp->len;
+	return out->val ? 0 : -1;
 }
 
 /*
@@ -48,7 +52,7 @@ static enum match_rule rule_for_kind(enum filter_kind k, const struct schema_att
 }
 
 /* Sets the attribute of f: its schema name when known (aliases and OIDs resolve). */
-static int take_attr(struct filter *f, const struct berval *attr)
+static int take_attr(const struct decoder *d, struct filter *f, const struct berval *attr)
 {
 	if (attr->bv_len == 0)
 		return -1;
@@ -57,11 +61,8 @@ static int take_attr(struct filter *f, const struct berval *attr)
 	size_t clen = schema_desc_as(at, attr->bv_val, attr->bv_len, canon, sizeof(canon));
 	const char *name = clen ? canon : attr->bv_val;
 	size_t len = clen ? clen : attr->bv_len;
-	f->attr = malloc(len + 1);
-	if (!f->attr)
+	if (!(f->attr = arena_strdup(d->mem, name, len)))
 		return -1;
-	memcpy(f->attr, name, len);
-	f->attr[len] = '\0';
 	f->attr_len = len;
 	if (!at)
 		match_lower(f->attr, f->attr_len);
@@ -94,98 +95,88 @@ static void take_class(struct filter *f, const struct berval *v)
 
 /* An attribute value assertion (f->kind set): its attribute, its value in normal form,
  * and for an objectClass equality or approx the subclasses that match too. */
-static int take_assertion(struct filter *f, const struct berval *attr, const struct berval *val)
+static int take_assertion(const struct decoder *d, struct filter *f, const struct berval *attr,
+                          const struct berval *val)
 {
-	if (take_attr(f, attr) < 0 || take_value(f->rule, val, &f->value, &f->invalid) < 0)
+	if (take_attr(d, f, attr) < 0 || take_value(d, f->rule, val, &f->value, &f->invalid) < 0)
 		return -1;
 	if (f->kind == FILTER_EQ || f->kind == FILTER_APPROX)
 		take_class(f, val);
 	return 0;
 }
 
-static int get_string(BerElement *ber, struct berval *bv)
+/* An AttributeValueAssertion's content: exactly attributeDesc and assertionValue. */
+static int decode_ava(const struct decoder *d, struct ber_in *in, struct filter *f)
 {
-	return ber_get_stringbv(ber, bv, LBER_BV_NOTERM) == LBER_DEFAULT ? -1 : 0;
-}
-
-/* A SubstringFilter into F (kind FILTER_SUBSTR); -1 if malformed. */
-static int decode_substrings(BerElement *ber, struct filter *f)
-{
-	f->kind = FILTER_SUBSTR;
-	struct berval attr;
-	ber_len_t len;
-	char *last;
-	if (ber_skip_tag(ber, &len) == LBER_DEFAULT || get_string(ber, &attr) < 0 ||
-	    take_attr(f, &attr) < 0)
+	struct berval attr, val;
+	if (ber_in_string(in, LBER_OCTETSTRING, &attr) < 0 ||
+	    ber_in_string(in, LBER_OCTETSTRING, &val) < 0 || !ber_in_end(in))
 		return -1;
-	enum match_rule rule = f->rule;
-	int n = 0;
-	for (ber_tag_t t = ber_first_element(ber, &len, &last); t != LBER_DEFAULT;
-	     t = ber_next_element(ber, &len, last), n++) {
-		struct berval piece;
-		if (get_string(ber, &piece) < 0)
-			return -1;
-		struct filter_value *dst;
-		if (t == LDAP_SUBSTRING_INITIAL && n == 0 && !f->initial.val) {
-			dst = &f->initial;
-		} else if (t == LDAP_SUBSTRING_ANY && !f->final.val) {
-			struct filter_value *any = realloc(f->any, (f->nany + 1) * sizeof(*any));
-			if (!any)
-				return -1;
-			f->any = any;
-			dst = &f->any[f->nany++];
-			dst->val = NULL;
-		} else if (t == LDAP_SUBSTRING_FINAL && !f->final.val) {
-			dst = &f->final;
-		} else {
-			return -1;
-		}
-		if (take_value(rule, &piece, dst, &f->invalid) < 0)
-			return -1;
-	}
-	return n > 0 ? 0 : -1;
+	return take_assertion(d, f, &attr, &val);
 }
 
 /*
- * extensibleMatch: [1] matchingRule, [2] type, [3] matchValue, [4] dnAttributes.
- * The rule is the one named, else the type's equality rule; a rule minidir does
- * not know, or an ordering or substrings rule, makes the item Undefined.
+ * A SubstringFilter's content into f (kind FILTER_SUBSTR): the type, then one SEQUENCE of
+ * at least one piece, an initial only first, a final only last. -1 if malformed.
  */
-static int decode_extensible(BerElement *ber, struct filter *f)
+static int decode_substrings(const struct decoder *d, struct ber_in *in, struct filter *f)
 {
-	f->kind = FILTER_EXT;
-	ber_len_t len;
-	struct berval v, value, mr = {0, NULL};
-	bool have_value = false;
-	if (ber_skip_tag(ber, &len) == LBER_DEFAULT)
+	struct berval attr;
+	struct ber_in seq;
+	if (ber_in_string(in, LBER_OCTETSTRING, &attr) < 0 ||
+	    ber_in_take(in, LBER_SEQUENCE, &seq) < 0 || !ber_in_end(in) ||
+	    take_attr(d, f, &attr) < 0)
 		return -1;
-	for (;;) {
-		ber_tag_t t = ber_peek_tag(ber, &len);
-		/* Each element at most once, in this order (a repeat is malformed). */
-		if (t == LDAP_FILTER_EXT_OID) {
-			if (mr.bv_val || f->attr || have_value || get_string(ber, &mr) < 0)
-				return -1;
-		} else if (t == LDAP_FILTER_EXT_TYPE) {
-			if (f->attr || have_value || get_string(ber, &v) < 0 ||
-			    take_attr(f, &v) < 0)
-				return -1;
-		} else if (t == LDAP_FILTER_EXT_VALUE) {
-			if (have_value || get_string(ber, &value) < 0)
-				return -1;
-			have_value = true;
-		} else if (t == LDAP_FILTER_EXT_DNATTRS) {
-			ber_int_t b;
-			if (ber_get_boolean(ber, &b) == LBER_DEFAULT)
-				return -1;
-			f->dn_attrs = b != 0;
-			break;
-		} else {
-			break;
-		}
+	/* Room for every piece as an "any" (the pieces are counted, not yet checked). */
+	size_t n = 0;
+	for (struct ber_in c = seq, piece;
+	     ber_in_take(&c, (unsigned char)ber_in_peek(&c), &piece) == 0;)
+		n++;
+	if (n == 0 || !(f->any = arena_alloc(d->mem, n * sizeof(*f->any))))
+		return -1;
+	for (size_t i = 0; !ber_in_end(&seq); i++) {
+		int t = ber_in_peek(&seq);
+		struct filter_value *dst;
+		struct berval piece;
+		if (t == LDAP_SUBSTRING_INITIAL && i == 0)
+			dst = &f->initial;
+		else if (t == LDAP_SUBSTRING_ANY && !f->final.val)
+			dst = &f->any[f->nany++];
+		else if (t == LDAP_SUBSTRING_FINAL && !f->final.val)
+			dst = &f->final;
+		else
+			return -1;
+		if (ber_in_string(&seq, (unsigned char)t, &piece) < 0 ||
+		    take_value(d, f->rule, &piece, dst, &f->invalid) < 0)
+			return -1;
 	}
-	if (!have_value || (!mr.bv_val && !f->attr))
-		return -1; /* RFC 4511: a rule or a type is required */
-	if (mr.bv_val) {
+	return 0;
+}
+
+/*
+ * A MatchingRuleAssertion's content into f (kind FILTER_EXT): [1] matchingRule, [2] type,
+ * [3] matchValue, [4] dnAttributes, in this order, a rule or a type required (RFC 4511).
+ * The rule is the one named, else the type's equality rule; a rule minidir does not know,
+ * or a substrings rule, makes the item Undefined.
+ */
+static int decode_extensible(const struct decoder *d, struct ber_in *in, struct filter *f)
+{
+	struct berval mr = {0, NULL}, type, value;
+	bool has_rule = false;
+	if (ber_in_peek(in) == LDAP_FILTER_EXT_OID) {
+		if (ber_in_string(in, LDAP_FILTER_EXT_OID, &mr) < 0)
+			return -1;
+		has_rule = true;
+	}
+	if (ber_in_peek(in) == LDAP_FILTER_EXT_TYPE &&
+	    (ber_in_string(in, LDAP_FILTER_EXT_TYPE, &type) < 0 || take_attr(d, f, &type) < 0))
+		return -1;
+	if (ber_in_string(in, LDAP_FILTER_EXT_VALUE, &value) < 0 ||
+	    (ber_in_peek(in) == LDAP_FILTER_EXT_DNATTRS &&
+	     ber_in_bool(in, LDAP_FILTER_EXT_DNATTRS, &f->dn_attrs) < 0) ||
+	    !ber_in_end(in) || (!has_rule && !f->attr))
+		return -1;
+	if (has_rule) {
 		char name[128];
 		snprintf(name, sizeof(name), "%.*s", (int)mr.bv_len,
 		         mr.bv_val); /* An ordering rule matches values below the assertion (X.501);
@@ -196,107 +187,109 @@ static int decode_extensible(BerElement *ber, struct filter *f)
 	} else {
 		take_class(f, &value); /* the type's own equality: objectClass's subclasses too */
 	}
-	return take_value(f->rule, &value, &f->value, &f->invalid);
+	return take_value(d, f->rule, &value, &f->value, &f->invalid);
 }
 
-static struct filter *decode(BerElement *ber, int depth)
+/* A zeroed node from the arena. */
+static struct filter *node(const struct decoder *d, enum filter_kind kind)
 {
-	if (depth > FILTER_MAX_DEPTH)
-		return NULL;
-	ber_len_t len;
-	ber_tag_t tag = ber_peek_tag(ber, &len);
-	struct filter *f = calloc(1, sizeof(*f));
-	if (!f)
-		return NULL;
-	struct berval attr, val;
-	char *last;
-	switch (tag) {
-	case LDAP_FILTER_AND:
-	case LDAP_FILTER_OR: {
-		f->kind = tag == LDAP_FILTER_AND ? FILTER_AND : FILTER_OR;
-		struct filter **tail = &f->child;
-		for (ber_tag_t t = ber_first_element(ber, &len, &last); t != LBER_DEFAULT;
-		     t = ber_next_element(ber, &len, last)) {
-			struct filter *c = decode(ber, depth + 1);
-			if (!c)
-				goto bad;
-			*tail = c;
-			tail = &c->next;
-		}
-		break;
-	}
-	case LDAP_FILTER_NOT:
-		f->kind = FILTER_NOT;
-		if (ber_skip_tag(ber, &len) == LBER_DEFAULT || !(f->child = decode(ber, depth + 1)))
-			goto bad;
-		break;
-	case LDAP_FILTER_EQUALITY:
-	case LDAP_FILTER_GE:
-	case LDAP_FILTER_LE:
-	case LDAP_FILTER_APPROX:
-		f->kind = tag == LDAP_FILTER_EQUALITY ? FILTER_EQ
-		          : tag == LDAP_FILTER_GE     ? FILTER_GE
-		          : tag == LDAP_FILTER_LE     ? FILTER_LE
-		                                      : FILTER_APPROX;
-		if (ber_skip_tag(ber, &len) == LBER_DEFAULT || get_string(ber, &attr) < 0 ||
-		    get_string(ber, &val) < 0 || take_assertion(f, &attr, &val) < 0)
-			goto bad;
-		break;
-	case LDAP_FILTER_PRESENT:
-		f->kind = FILTER_PRESENT;
-		if (get_string(ber, &attr) < 0 || take_attr(f, &attr) < 0)
-			goto bad;
-		break;
-	case LDAP_FILTER_SUBSTRINGS:
-	case LDAP_FILTER_EXT: /* a SEQUENCE each: their own decoders */
-		if ((tag == LDAP_FILTER_EXT ? decode_extensible : decode_substrings)(ber, f) < 0)
-			goto bad;
-		break;
-	default:
-		goto bad;
+	struct filter *f = arena_alloc(d->mem, sizeof(*f));
+	if (f) {
+		memset(f, 0, sizeof(*f));
+		f->kind = kind;
 	}
 	return f;
-bad:
-	filter_free(f);
-	return NULL;
 }
 
-struct filter *filter_decode(BerElement *ber)
+/* The filter kind of each item tag (the and, or and not nodes are told apart first). */
+static int item_kind(int tag)
 {
-	return decode(ber, 1);
+	switch (tag) {
+	case LDAP_FILTER_EQUALITY:
+		return FILTER_EQ;
+	case LDAP_FILTER_GE:
+		return FILTER_GE;
+	case LDAP_FILTER_LE:
+		return FILTER_LE;
+	case LDAP_FILTER_APPROX:
+		return FILTER_APPROX;
+	case LDAP_FILTER_SUBSTRINGS:
+		return FILTER_SUBSTR;
+	case LDAP_FILTER_EXT:
+		return FILTER_EXT;
+	case LDAP_FILTER_PRESENT:
+		return FILTER_PRESENT;
+	case LDAP_FILTER_AND:
+		return FILTER_AND;
+	case LDAP_FILTER_OR:
+		return FILTER_OR;
+	case LDAP_FILTER_NOT:
+		return FILTER_NOT;
+	default:
+		return -1;
+	}
+}
+
+/* Reads one Filter element from in at nesting depth. NULL: malformed, too deep or out of memory. */
+static struct filter *decode(const struct decoder *d, struct ber_in *in, int depth)
+{
+	int tag = ber_in_peek(in), kind = item_kind(tag);
+	struct ber_in c;
+	struct filter *f;
+	if (depth > FILTER_MAX_DEPTH || kind < 0 || !(f = node(d, (enum filter_kind)kind)))
+		return NULL;
+	if (kind == FILTER_PRESENT) {
+		struct berval attr;
+		return ber_in_string(in, (unsigned char)tag, &attr) == 0 &&
+		               take_attr(d, f, &attr) == 0
+		           ? f
+		           : NULL;
+	}
+	if (ber_in_take(in, (unsigned char)tag, &c) < 0)
+		return NULL;
+	switch (kind) {
+	case FILTER_AND:
+	case FILTER_OR: {
+		struct filter **tail = &f->child;
+		while (!ber_in_end(&c)) {
+			if (!(*tail = decode(d, &c, depth + 1)))
+				return NULL;
+			tail = &(*tail)->next;
+		}
+		return f;
+	}
+	case FILTER_NOT:
+		return (f->child = decode(d, &c, depth + 1)) && ber_in_end(&c) ? f : NULL;
+	case FILTER_SUBSTR:
+		return decode_substrings(d, &c, f) == 0 ? f : NULL;
+	case FILTER_EXT:
+		return decode_extensible(d, &c, f) == 0 ? f : NULL;
+	default: /* eq, ge, le, approx */
+		return decode_ava(d, &c, f) == 0 ? f : NULL;
+	}
+}
+
+struct filter *filter_decode(struct ber_in *in, struct arena *mem, struct buf *scratch)
+{
+	struct decoder d = {mem, scratch};
+	struct ber_in save = *in;
+	struct filter *f = decode(&d, in, 1);
+	if (!f)
+		*in = save;
+	return f;
 }
 
 struct filter *filter_make(enum filter_kind kind, const struct berval *attr,
-                           const struct berval *value)
+                           const struct berval *value, struct arena *mem, struct buf *scratch)
 {
-	if (kind != FILTER_EQ && kind != FILTER_PRESENT)
+	struct decoder d = {mem, scratch};
+	struct filter *f;
+	if ((kind != FILTER_EQ && kind != FILTER_PRESENT) || !(f = node(&d, kind)))
 		return NULL;
-	struct filter *f = calloc(1, sizeof(*f));
-	if (!f)
-		return NULL;
-	f->kind = kind;
-	if ((kind == FILTER_EQ ? take_assertion(f, attr, value) : take_attr(f, attr)) < 0) {
-		filter_free(f);
-		return NULL;
-	}
-	return f;
-}
-
-void filter_free(struct filter *f)
-{
-	while (f) {
-		struct filter *next = f->next;
-		filter_free(f->child);
-		free(f->attr);
-		free(f->value.val);
-		free(f->initial.val);
-		free(f->final.val);
-		for (size_t i = 0; i < f->nany; i++)
-			free(f->any[i].val);
-		free(f->any);
-		free(f);
-		f = next;
-	}
+	return (kind == FILTER_EQ ? take_assertion(&d, f, attr, value) : take_attr(&d, f, attr)) ==
+	               0
+	           ? f
+	           : NULL;
 }
 
 /* ---- evaluation (trusted stored entries, hot path) ---- */
@@ -484,22 +477,24 @@ static enum filter_result eval_leaf(const struct filter *f, const unsigned char 
 	return r;
 }
 
-struct filter *filter_decode_values(BerElement *ber)
+struct filter *filter_decode_values(struct ber_in *in, struct arena *mem, struct buf *scratch)
 {
-	ber_len_t len;
-	char *last;
+	struct decoder d = {mem, scratch};
+	struct ber_in save = *in, seq;
 	struct filter *head = NULL, **tail = &head;
-	for (ber_tag_t t = ber_first_element(ber, &len, &last); t != LBER_DEFAULT;
-	     t = ber_next_element(ber, &len, last)) {
-		struct filter *item = NULL;
+	if (ber_in_take(in, LBER_SEQUENCE, &seq) < 0)
+		return NULL;
+	while (!ber_in_end(&seq)) {
+		int t = ber_in_peek(&seq);
 		if (t == LDAP_FILTER_AND || t == LDAP_FILTER_OR || t == LDAP_FILTER_NOT ||
-		    !(item = decode(ber, 1))) {
-			filter_free(head);
+		    !(*tail = decode(&d, &seq, 1))) {
+			*in = save;
 			return NULL;
 		}
-		*tail = item;
-		tail = &item->next;
+		tail = &(*tail)->next;
 	}
+	if (!head)
+		*in = save;
 	return head;
 }
 

@@ -1,7 +1,10 @@
 /*
- * Search filters (RFC 4511 4.5.1.7): decoded from BER with liblber into a tree
+ * Search filters (RFC 4511 4.5.1.7): decoded from BER (ber_in.h) into a tree
  * whose assertion values are already in their attribute's normal form, then
  * evaluated with three-valued logic against entries in stored BER form.
+ *
+ * Memory: a tree's nodes and values live in an arena of the caller's (arena.h), so
+ * decoding one costs no malloc per node and it is freed with the arena in one step.
  *
  * Supported: and, or, not, equalityMatch, substrings, greaterOrEqual,
  * lessOrEqual, present, approxMatch (evaluated as equality) and
@@ -18,7 +21,7 @@
  * ("(objectClass=person)" matches an inetOrgPerson, RFC 4512 2.4.1).
  *
  * Layering: uses match.h, dn.h and schema.h (below it); request.h uses it.
- * Thread rules: a tree is immutable after filter_decode, so threads may
+ * Thread rules: a tree is immutable once built, so threads may
  * evaluate one tree at once, each with its own scratch buffer; decoding and
  * evaluation read the schema (not while it is loaded or freed, schema.h).
  */
@@ -29,7 +32,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "protocol/arena.h"
 #include "protocol/attr_gate.h"
+#include "protocol/ber_in.h"
 #include "protocol/tlv.h"
 #include "protocol/match.h"
 #include "protocol/schema.h"
@@ -53,7 +58,7 @@ enum filter_kind {
 enum filter_result { FILTER_FALSE = 0, FILTER_TRUE = 1, FILTER_UNDEFINED = 2 };
 
 struct filter_value {
-	char *val; /* normal form, malloc'd */
+	char *val; /* normal form, NUL-terminated, in the tree's arena */
 	size_t len;
 };
 
@@ -61,7 +66,7 @@ struct filter {
 	enum filter_kind kind;
 	struct filter *child; /* and/or: first operand; not: the operand */
 	struct filter *next;  /* next operand of the enclosing and/or */
-	char *attr;           /* lowercased attribute description, malloc'd */
+	char *attr;           /* lowercased attribute description, in the tree's arena */
 	size_t attr_len;
 	enum match_rule rule;
 	const struct schema_attr *supertype; /* the type has subtypes, whose values count too */
@@ -76,23 +81,23 @@ struct filter {
 };
 
 /*
- * Decodes one Filter at the current position of ber (the caller's; advanced
- * past the filter on success, position unspecified on failure). Safe on client
- * bytes. Assertion values are copied, so the tree does not borrow ber's buffer.
- * Returns the tree, owned by the caller (filter_free); NULL on malformed
- * input, nesting deeper than FILTER_MAX_DEPTH or out of memory (nothing to free).
+ * Decodes the Filter element at in (client bytes; in advances past it on success and is
+ * unchanged on failure). Nodes and values go into mem (the caller's: the tree lives as long
+ * as the arena's pieces do, and borrows nothing from the input); values are normalized in
+ * scratch first (a reusable work buffer of the caller's, its contents overwritten).
+ * Returns the tree; NULL on malformed input (ber_in.h's rules; an element that holds more
+ * than its syntax is malformed too), nesting deeper than FILTER_MAX_DEPTH or out of memory
+ * (what was taken from mem stays there until the arena is reset).
  */
-struct filter *filter_decode(BerElement *ber);
+struct filter *filter_decode(struct ber_in *in, struct arena *mem, struct buf *scratch);
 /*
  * A leaf built without BER, for operations that test one assertion (compare):
  * FILTER_EQ on attr with value, or FILTER_PRESENT on attr (value ignored), decoded
- * as filter_decode would. Both borrowed. Returns it (filter_free) or NULL: empty attr,
- * another kind, or out of memory.
+ * as filter_decode would, into mem with scratch as there. attr and value are borrowed.
+ * Returns it or NULL: empty attr, another kind, or out of memory.
  */
 struct filter *filter_make(enum filter_kind kind, const struct berval *attr,
-                           const struct berval *value);
-/* Frees f, its operands and the filters after it (f->next); NULL is allowed. */
-void filter_free(struct filter *f);
+                           const struct berval *value, struct arena *mem, struct buf *scratch);
 
 /*
  * Evaluates f against attrs[0..len) (borrowed), the content of a
@@ -123,12 +128,12 @@ enum filter_result filter_eval_ctx(const struct filter *f, const unsigned char *
                                    const struct filter_ctx *ctx);
 
 /*
- * The Matched Values control (RFC 3876): decodes a ValuesReturnFilter, a SEQUENCE OF
- * SimpleFilterItem, at the current position of ber (the caller's) into a list of leaf items
- * linked by next. Returns it, owned by the caller (filter_free); NULL when malformed, empty,
- * or an item is an and, or or not (RFC 3876: a protocol error), or out of memory.
+ * The Matched Values control (RFC 3876): decodes the ValuesReturnFilter at in, a SEQUENCE OF
+ * SimpleFilterItem, into a list of leaf items linked by next, as filter_decode does (mem,
+ * scratch, in). Returns it; NULL when malformed, empty, or an item is an and, or or not
+ * (RFC 3876: a protocol error), or out of memory.
  */
-struct filter *filter_decode_values(BerElement *ber);
+struct filter *filter_decode_values(struct ber_in *in, struct arena *mem, struct buf *scratch);
 
 /*
  * True if some item of items (a filter_decode_values list) holds for the value v[0..vlen) of
@@ -149,9 +154,11 @@ bool filter_uses(const struct filter *f, const char *const *names, size_t n);
 void filter_to_string(const struct filter *f, struct buf *out);
 
 /* Parses text, an RFC 4515 string filter (NUL-terminated; the outer parentheses may be left
- * out, as ldapsearch allows), with libldap's parser. Returns the filter, owned by the caller
- * (filter_free), or NULL when text is not a filter or memory ran out. For configuration
- * (access rules), not for the hot path. */
-struct filter *filter_from_string(const char *text);
+ * out, as ldapsearch allows), with libldap's parser, into mem (as filter_decode). Returns the
+ * filter, or NULL when text is not a filter or memory ran out. For configuration (access
+ * rules), not for the hot path. */
+struct filter *filter_from_string(const char *text, struct arena *mem);
+/* True if filter_from_string takes text (a config file's filter, checked when it is read). */
+bool filter_string_valid(const char *text);
 
 #endif

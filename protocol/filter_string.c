@@ -67,7 +67,7 @@ void filter_to_string(const struct filter *f, struct buf *out)
 		out->len--;
 }
 
-struct filter *filter_from_string(const char *text)
+struct filter *filter_from_string(const char *text, struct arena *mem)
 {
 	BerElement *ber = ber_alloc_t(LBER_USE_DER);
 	if (!ber)
@@ -75,19 +75,22 @@ struct filter *filter_from_string(const char *text)
 	struct filter *f = NULL;
 	struct berval *bv = NULL;
 	if (ldap_pvt_put_filter(ber, text) != -1 && ber_flatten(ber, &bv) == 0) {
-		BerElement *in = ber_init(bv);
-		if (in) {
-			f = filter_decode(in);
-			/* trailing bytes mean the parser stopped early: not one filter */
-			ber_len_t left = 0;
-			if (f && ber_peek_tag(in, &left) != LBER_DEFAULT) {
-				filter_free(f);
-				f = NULL;
-			}
-			ber_free(in, 1);
-		}
+		struct ber_in in = ber_in_make(bv->bv_val, bv->bv_len);
+		struct buf scratch = {0};
+		f = filter_decode(&in, mem, &scratch);
+		if (!ber_in_end(&in))
+			f = NULL; /* trailing bytes mean the parser stopped early: not one filter */
+		buf_free(&scratch);
 	}
 	ber_bvfree(bv);
 	ber_free(ber, 1);
 	return f;
+}
+
+bool filter_string_valid(const char *text)
+{
+	struct arena mem = {0};
+	bool ok = filter_from_string(text, &mem) != NULL;
+	arena_free(&mem);
+	return ok;
 }

@@ -1,32 +1,35 @@
+/* LDAPMessage decoding by hand, element by element (ber_in.h); see request.h. */
 #include "protocol/request.h"
 
-#include "protocol/tlv.h"
+#include "protocol/ber_in.h"
 
 #include <ldap.h>
-#include <stdint.h>
 #include <string.h>
 
-static int get_string(BerElement *ber, struct berval *bv)
+/* BindRequest ::= [APPLICATION 0] SEQUENCE { version, name, authentication }. */
+static int decode_bind(struct ber_in *in, struct bind_request *b, const char **why)
 {
-	return ber_get_stringbv(ber, bv, LBER_BV_NOTERM) == LBER_DEFAULT ? -1 : 0;
-}
-
-static int decode_bind(BerElement *ber, struct bind_request *b, const char **why)
-{
-	ber_len_t len;
-	ber_int_t version;
+	int32_t version;
 	*why = "malformed BindRequest";
-	if (ber_get_int(ber, &version) == LBER_DEFAULT || get_string(ber, &b->dn) < 0)
+	memset(b, 0, sizeof(*b));
+	if (ber_in_int(in, LBER_INTEGER, &version) < 0 ||
+	    ber_in_string(in, LBER_OCTETSTRING, &b->dn) < 0)
 		return -1;
 	b->version = version;
-	ber_tag_t t = ber_peek_tag(ber, &len);
+	int t = ber_in_peek(in);
 	if (t == LDAP_AUTH_SIMPLE) {
 		b->simple = true;
-		return get_string(ber, &b->cred);
+		return ber_in_string(in, LDAP_AUTH_SIMPLE, &b->cred) == 0 && ber_in_end(in) ? 0
+		                                                                            : -1;
 	}
 	if (t == LDAP_AUTH_SASL) {
-		b->simple = false;
-		if (ber_skip_tag(ber, &len) == LBER_DEFAULT || get_string(ber, &b->mech) < 0)
+		/* SaslCredentials ::= SEQUENCE { mechanism, credentials OPTIONAL } */
+		struct ber_in sasl;
+		struct berval creds;
+		if (ber_in_take(in, LDAP_AUTH_SASL, &sasl) < 0 || !ber_in_end(in) ||
+		    ber_in_string(&sasl, LBER_OCTETSTRING, &b->mech) < 0 ||
+		    (!ber_in_end(&sasl) && ber_in_string(&sasl, LBER_OCTETSTRING, &creds) < 0) ||
+		    !ber_in_end(&sasl))
 			return -1;
 		return 0;
 	}
@@ -34,17 +37,21 @@ static int decode_bind(BerElement *ber, struct bind_request *b, const char **why
 	return -1;
 }
 
-static int decode_search(BerElement *ber, struct search_request *s, const char **why)
+/* SearchRequest ::= [APPLICATION 3] SEQUENCE { baseObject, scope, derefAliases, sizeLimit,
+ * timeLimit, typesOnly, filter, attributes }. */
+static int decode_search(struct ber_in *in, struct search_request *s, struct arena *mem,
+                         struct buf *scratch, const char **why)
 {
-	ber_len_t len;
-	ber_int_t scope, deref, sizelimit, timelimit, typesonly;
-	char *last;
+	int32_t scope, deref, sizelimit, timelimit;
 	*why = "malformed SearchRequest";
-	if (get_string(ber, &s->base) < 0 || ber_get_enum(ber, &scope) == LBER_DEFAULT ||
-	    ber_get_enum(ber, &deref) == LBER_DEFAULT ||
-	    ber_get_int(ber, &sizelimit) == LBER_DEFAULT ||
-	    ber_get_int(ber, &timelimit) == LBER_DEFAULT ||
-	    ber_get_boolean(ber, &typesonly) == LBER_DEFAULT)
+	s->filter = NULL;
+	s->nattrs = 0;
+	if (ber_in_string(in, LBER_OCTETSTRING, &s->base) < 0 ||
+	    ber_in_int(in, LBER_ENUMERATED, &scope) < 0 ||
+	    ber_in_int(in, LBER_ENUMERATED, &deref) < 0 ||
+	    ber_in_int(in, LBER_INTEGER, &sizelimit) < 0 ||
+	    ber_in_int(in, LBER_INTEGER, &timelimit) < 0 ||
+	    ber_in_bool(in, LBER_BOOLEAN, &s->typesonly) < 0)
 		return -1;
 	if (scope < LDAP_SCOPE_BASE || scope > LDAP_SCOPE_SUBORDINATE) {
 		*why = "unknown search scope";
@@ -56,101 +63,86 @@ static int decode_search(BerElement *ber, struct search_request *s, const char *
 	s->deref = deref;
 	s->sizelimit = sizelimit;
 	s->timelimit = timelimit;
-	s->typesonly = typesonly != 0;
-	s->filter = filter_decode(ber);
+	s->filter = filter_decode(in, mem, scratch);
 	if (!s->filter) {
 		*why = "malformed or too deeply nested search filter";
 		return -1;
 	}
-	s->nattrs = 0;
-	if (ber_peek_tag(ber, &len) != LBER_SEQUENCE) {
+	struct ber_in attrs;
+	if (ber_in_take(in, LBER_SEQUENCE, &attrs) < 0 || !ber_in_end(in)) {
 		*why = "malformed SearchRequest attribute list";
 		return -1;
 	}
-	for (ber_tag_t t = ber_first_element(ber, &len, &last); t != LBER_DEFAULT;
-	     t = ber_next_element(ber, &len, last)) {
+	while (!ber_in_end(&attrs)) {
 		if (s->nattrs == REQUEST_MAX_ATTRS) {
 			*why = "too many attributes requested";
 			return -1;
 		}
-		if (get_string(ber, &s->attrs[s->nattrs++]) < 0)
+		if (ber_in_string(&attrs, LBER_OCTETSTRING, &s->attrs[s->nattrs++]) < 0)
 			return -1;
 	}
 	return 0;
 }
 
-/* A primitive INTEGER's content bytes (AbandonRequest is [APPLICATION 16] INTEGER). */
-static int decode_int(const struct berval *v, ber_int_t *out)
+/* Controls ::= SEQUENCE OF Control, each SEQUENCE { controlType, criticality BOOLEAN DEFAULT
+ * FALSE, controlValue OCTET STRING OPTIONAL }; notes whether any is critical. */
+static int decode_controls(struct ber_in *in, struct ldap_request *req)
 {
-	if (v->bv_len < 1 || v->bv_len > 4)
-		return -1;
-	const unsigned char *p = (const unsigned char *)v->bv_val;
-	uint32_t u = p[0] & 0x80 ? UINT32_MAX : 0;
-	for (size_t i = 0; i < v->bv_len; i++)
-		u = (u << 8) | p[i];
-	*out = (ber_int_t)u;
-	return 0;
-}
-
-/* Reads the Controls element; notes whether any is critical. */
-static int decode_controls(BerElement *ber, struct ldap_request *req)
-{
-	ber_len_t len;
-	char *last;
-	if (ber_peek_tag(ber, &len) != LDAP_TAG_CONTROLS)
-		return -1;
-	for (ber_tag_t t = ber_first_element(ber, &len, &last); t != LBER_DEFAULT;
-	     t = ber_next_element(ber, &len, last)) {
-		if (req->ncontrols == REQUEST_MAX_CONTROLS)
+	while (!ber_in_end(in)) {
+		struct ber_in ctl;
+		if (req->ncontrols == REQUEST_MAX_CONTROLS ||
+		    ber_in_take(in, LBER_SEQUENCE, &ctl) < 0)
 			return -1;
 		struct request_control *c = &req->controls[req->ncontrols++];
-		ber_int_t critical = 0;
-		if (ber_skip_tag(ber, &len) == LBER_DEFAULT || get_string(ber, &c->oid) < 0)
+		c->critical = c->has_value = false;
+		if (ber_in_string(&ctl, LBER_OCTETSTRING, &c->oid) < 0 ||
+		    (ber_in_peek(&ctl) == LBER_BOOLEAN &&
+		     ber_in_bool(&ctl, LBER_BOOLEAN, &c->critical) < 0))
 			return -1;
-		ber_tag_t n = ber_peek_tag(ber, &len);
-		if (n == LBER_BOOLEAN) {
-			if (ber_get_boolean(ber, &critical) == LBER_DEFAULT)
-				return -1;
-			n = ber_peek_tag(ber, &len);
-		}
-		if (n == LBER_OCTETSTRING) {
-			if (get_string(ber, &c->value) < 0)
+		if (!ber_in_end(&ctl)) {
+			if (ber_in_string(&ctl, LBER_OCTETSTRING, &c->value) < 0 ||
+			    !ber_in_end(&ctl))
 				return -1;
 			c->has_value = true;
 		}
-		c->critical = critical != 0;
-		if (critical)
+		if (c->critical)
 			req->critical_control = true;
 	}
 	return 0;
 }
 
-static int decode_compare(BerElement *ber, struct compare_request *c, const char **why)
+/* CompareRequest ::= [APPLICATION 14] SEQUENCE { entry, ava SEQUENCE { desc, value } }. */
+static int decode_compare(struct ber_in *in, struct compare_request *c, const char **why)
 {
-	ber_len_t len;
+	struct ber_in ava;
 	*why = "malformed CompareRequest";
-	if (get_string(ber, &c->dn) < 0 || ber_skip_tag(ber, &len) != LBER_SEQUENCE ||
-	    get_string(ber, &c->attr) < 0 || get_string(ber, &c->value) < 0)
+	if (ber_in_string(in, LBER_OCTETSTRING, &c->dn) < 0 ||
+	    ber_in_take(in, LBER_SEQUENCE, &ava) < 0 || !ber_in_end(in) ||
+	    ber_in_string(&ava, LBER_OCTETSTRING, &c->attr) < 0 ||
+	    ber_in_string(&ava, LBER_OCTETSTRING, &c->value) < 0 || !ber_in_end(&ava))
 		return -1;
 	return 0;
 }
 
-static int decode_extended(BerElement *ber, struct extended_request *x, const char **why)
+/* ExtendedRequest ::= [APPLICATION 23] SEQUENCE { requestName [0], requestValue [1] OPTIONAL }. */
+static int decode_extended(struct ber_in *in, struct extended_request *x, const char **why)
 {
-	ber_len_t len;
 	*why = "malformed ExtendedRequest";
-	if (ber_peek_tag(ber, &len) != LDAP_TAG_EXOP_REQ_OID || get_string(ber, &x->oid) < 0)
+	x->has_value = false;
+	if (ber_in_string(in, LDAP_TAG_EXOP_REQ_OID, &x->oid) < 0)
 		return -1;
-	if (ber_peek_tag(ber, &len) == LDAP_TAG_EXOP_REQ_VALUE) {
-		if (get_string(ber, &x->value) < 0)
+	if (!ber_in_end(in)) {
+		if (ber_in_string(in, LDAP_TAG_EXOP_REQ_VALUE, &x->value) < 0)
 			return -1;
 		x->has_value = true;
 	}
-	return 0;
+	return ber_in_end(in) ? 0 : -1;
 }
 
 const struct request_control *request_control(const struct ldap_request *req, const char *oid)
 {
+	if (req->ncontrols == 0)
+		return NULL;
 	size_t n = strlen(oid);
 	for (int i = 0; i < req->ncontrols; i++)
 		if (req->controls[i].oid.bv_len == n &&
@@ -159,62 +151,64 @@ const struct request_control *request_control(const struct ldap_request *req, co
 	return NULL;
 }
 
-int request_decode(BerElement *ber, const unsigned char *pdu, size_t len, struct ldap_request *req,
-                   const char **why)
+/* The operation's content (the element op, its tag req->op). */
+static int decode_op(struct ber_in *op, struct ldap_request *req, struct buf *scratch,
+                     const char **why)
 {
-	memset(req, 0, sizeof(*req));
-	req->msgid = -1;
-	*why = "malformed LDAPMessage";
-	struct berval bv = {len, (char *)pdu};
-	ber_init2(ber, &bv, LBER_USE_DER);
-	ber_len_t blen;
-	ber_int_t msgid;
-	if (ber_skip_tag(ber, &blen) != LBER_SEQUENCE || ber_peek_tag(ber, &blen) != LBER_INTEGER ||
-	    ber_get_int(ber, &msgid) == LBER_DEFAULT || msgid < 0)
-		return -1;
-	req->msgid = msgid;
-	req->op = ber_peek_tag(ber, &blen);
-	struct berval op;
-	if (req->op == LBER_DEFAULT || ber_peek_element(ber, &op) == LBER_DEFAULT)
-		return -1;
-	/* Whatever follows the operation must be one well-formed Controls element. */
-	const unsigned char *rest = (const unsigned char *)op.bv_val + op.bv_len;
-	size_t nrest = (size_t)(pdu + len - rest);
-	if (nrest > 0) {
-		struct berval cbv = {nrest, (char *)rest};
-		unsigned char ctag;
-		const unsigned char *p = rest, *cval;
-		size_t clen;
-		ber_init2(ber, &cbv, LBER_USE_DER);
-		if (!tlv_read(&p, rest + nrest, &ctag, &cval, &clen) || p != rest + nrest ||
-		    decode_controls(ber, req) < 0) {
-			*why = "malformed controls";
-			return -1;
-		}
-	}
-	/* The operation's content (ber_peek_element gives it without tag and length). */
-	ber_init2(ber, &op, LBER_USE_DER);
 	switch (req->op) {
 	case LDAP_REQ_BIND:
-		return decode_bind(ber, &req->u.bind, why);
+		return decode_bind(op, &req->u.bind, why);
 	case LDAP_REQ_SEARCH:
-		return decode_search(ber, &req->u.search, why);
+		return decode_search(op, &req->u.search, req->mem, scratch, why);
 	case LDAP_REQ_COMPARE:
-		return decode_compare(ber, &req->u.compare, why);
+		return decode_compare(op, &req->u.compare, why);
 	case LDAP_REQ_EXTENDED:
-		return decode_extended(ber, &req->u.extended, why);
-	case LDAP_REQ_ABANDON:
+		return decode_extended(op, &req->u.extended, why);
+	case LDAP_REQ_ABANDON: /* [APPLICATION 16] MessageID, a primitive INTEGER */
 		*why = "malformed AbandonRequest";
-		return decode_int(&op, &req->u.abandon_msgid);
+		return ber_in_int_value(op->p, (size_t)(op->end - op->p), &req->u.abandon_msgid) ==
+		                   0 &&
+		               req->u.abandon_msgid >= 0
+		           ? 0
+		           : -1;
+	case LDAP_REQ_UNBIND: /* [APPLICATION 2] NULL */
+		*why = "malformed UnbindRequest";
+		return ber_in_end(op) ? 0 : -1;
 	default:
 		return 0;
 	}
 }
 
-void request_free(struct ldap_request *req)
+int request_decode(const unsigned char *pdu, size_t len, struct ldap_request *req,
+                   struct arena *mem, struct buf *scratch, const char **why)
 {
-	if (req->op == LDAP_REQ_SEARCH) {
-		filter_free(req->u.search.filter);
-		req->u.search.filter = NULL;
+	/* Not the whole struct: its attribute and control arrays are set as far as they are used.
+	 */
+	req->msgid = -1;
+	req->op = 0;
+	req->mem = mem;
+	req->critical_control = false;
+	req->ncontrols = 0;
+	*why = "malformed LDAPMessage";
+	/* LDAPMessage ::= SEQUENCE { messageID, protocolOp, controls [0] OPTIONAL }, the whole PDU.
+	 */
+	struct ber_in whole = ber_in_make(pdu, len), msg, op;
+	int32_t msgid;
+	if (ber_in_take(&whole, LBER_SEQUENCE, &msg) < 0 || !ber_in_end(&whole) ||
+	    ber_in_int(&msg, LBER_INTEGER, &msgid) < 0 || msgid < 0)
+		return -1;
+	req->msgid = msgid;
+	int tag = ber_in_peek(&msg);
+	if (tag < 0 || ber_in_take(&msg, (unsigned char)tag, &op) < 0)
+		return -1;
+	req->op = (ber_tag_t)tag;
+	if (!ber_in_end(&msg)) {
+		struct ber_in controls;
+		if (ber_in_take(&msg, LDAP_TAG_CONTROLS, &controls) < 0 || !ber_in_end(&msg) ||
+		    decode_controls(&controls, req) < 0) {
+			*why = "malformed controls";
+			return -1;
+		}
 	}
+	return decode_op(&op, req, scratch, why);
 }

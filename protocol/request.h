@@ -1,20 +1,26 @@
 /*
- * LDAP requests (RFC 4511 section 4), decoded from one framed PDU with
- * liblber. Strings in a decoded request point into the PDU bytes (they are
- * not NUL-terminated) and live as long as those bytes; the filter tree is
- * owned by the request. Free with request_free().
+ * LDAP requests (RFC 4511 section 4), decoded from one framed PDU by hand
+ * (ber_in.h), without liblber: the hot path costs no allocation. Strings in a
+ * decoded request point into the PDU bytes (they are not NUL-terminated) and
+ * live as long as those bytes; a search's filter tree lives in the arena the
+ * caller passed (req->mem), until the caller resets or frees it.
  *
  * Made for client bytes: every length is checked against the PDU, counts are
  * bounded (REQUEST_MAX_ATTRS, REQUEST_MAX_CONTROLS, FILTER_MAX_DEPTH), and
- * a malformed request is an error, never a crash.
- * Thread rules: no global state; a BerElement and a request belong to one
- * thread at a time. The filter decoder reads the schema (schema.h).
+ * a malformed request is an error, never a crash. The encoding rules are
+ * ber_in.h's: stricter than liblber (tags, INTEGER and BOOLEAN sizes, nothing
+ * after the last field of an element).
+ * Thread rules: no global state; a request belongs to one thread at a time.
+ * The filter decoder reads the schema (schema.h).
  */
 #ifndef MINIDIR_PROTOCOL_REQUEST_H
 #define MINIDIR_PROTOCOL_REQUEST_H
 
 #include <lber.h>
 #include <stdbool.h>
+
+#include "protocol/arena.h"
+#include "protocol/tlv.h"
 
 #include "protocol/filter.h"
 
@@ -36,7 +42,7 @@ struct search_request {
 	int sizelimit;
 	int timelimit;
 	bool typesonly;
-	struct filter *filter;
+	struct filter *filter; /* in the request's arena (mem) */
 	struct berval attrs[REQUEST_MAX_ATTRS];
 	int nattrs;
 };
@@ -66,6 +72,7 @@ struct extended_request {
 struct ldap_request {
 	ber_int_t msgid;
 	ber_tag_t op;          /* LDAP_REQ_BIND, LDAP_REQ_SEARCH, ... */
+	struct arena *mem;     /* where the filter lives: request_decode's mem (the caller's) */
 	bool critical_control; /* some control is marked critical */
 	struct request_control controls[REQUEST_MAX_CONTROLS];
 	int ncontrols;
@@ -83,25 +90,17 @@ struct ldap_request {
 const struct request_control *request_control(const struct ldap_request *req, const char *oid);
 
 /*
- * Decodes the LDAPMessage pdu[0..len) (borrowed: req points into it) using
- * ber, a BerElement the caller allocated once (ber_alloc_t) and reuses; req is
- * overwritten. Call request_free(req) afterwards, on success and on failure.
- * Returns 0 on success. Returns -1
- * if the message is malformed; *why then says how (for the protocolError
- * notice) and req->msgid holds the message ID when it could be read, else -1.
- * Operations minidir does not decode (add, modify, ...) succeed with only
- * msgid and op set.
- *
- * pdu[len] must be readable (its value does not matter): liblber's
- * ber_skip_element, which ber_get_stringbv and others use, loads the tag byte
- * after the element it skips, one past the end when the PDU's last element is
- * read. The connection keeps a spare byte after its input for this.
+ * Decodes the LDAPMessage pdu[0..len) (borrowed: req points into it); req is
+ * overwritten (only the fields of its operation are set). A search's filter
+ * goes into mem, its values normalized in scratch first (a reusable work
+ * buffer of the caller's, contents overwritten); nothing else is allocated.
+ * Returns 0 on success. Returns -1 if the message is malformed; *why then
+ * says how (for the protocolError notice) and req->msgid holds the message ID
+ * when it could be read, else -1; what went into mem stays there until the
+ * caller resets it. Operations minidir does not decode (add, modify, ...)
+ * succeed with only msgid and op set.
  */
-int request_decode(BerElement *ber, const unsigned char *pdu, size_t len, struct ldap_request *req,
-                   const char **why);
-
-/* Frees what req owns (a search's filter) and sets it NULL; safe after a failed decode
- * and twice. The PDU bytes are the caller's and are not touched. */
-void request_free(struct ldap_request *req);
+int request_decode(const unsigned char *pdu, size_t len, struct ldap_request *req,
+                   struct arena *mem, struct buf *scratch, const char **why);
 
 #endif

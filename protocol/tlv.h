@@ -5,10 +5,11 @@
  *
  * Why not liblber here: a search answers with thousands of SearchResultEntry
  * PDUs spliced from pre-encoded entries; liblber would allocate a BerElement
- * and copy each one. Requests are decoded with liblber (request.h).
+ * and copy each one. Requests are read element by element on top of tlv_read
+ * (ber_in.h).
  *
- * Hostile input: tlv_read also sees client bytes (request.c checks a request's
- * trailing Controls element with it, after frame_next bounded the PDU). On any
+ * Hostile input: tlv_read also sees client bytes (ber_in.c reads requests with
+ * it, after frame_next bounded the PDU). On any
  * bytes it reads only inside [*p, end), returns a value that lies inside them,
  * and fails rather than guesses: it never trusts a length beyond end.
  *

@@ -23,7 +23,8 @@ struct who {
 
 struct rule {
 	enum access_scope scope;
-	struct buf key; /* of the rule's dn= */
+	struct buf key;          /* of the rule's dn= */
+	struct arena filter_mem; /* where filter lives */
 	struct filter *filter;
 	bool filter_computed; /* the filter tests computed attributes (memberOf...) */
 	bool all_attrs;       /* no attrs=: every attribute and the entry */
@@ -164,7 +165,7 @@ static const char *compile_rule(struct rule *r, const struct access_rule *src, i
 	if ((why = compile_dn(&r->key, src->dn)))
 		return why;
 	if (src->filter) {
-		if (!(r->filter = filter_from_string(src->filter)))
+		if (!(r->filter = filter_from_string(src->filter, &r->filter_mem)))
 			return "filter=: not a valid filter";
 		r->filter_computed = op_attrs_in_filter(r->filter);
 	}
@@ -238,7 +239,7 @@ void access_free(struct server *srv)
 	for (int i = 0; i < rules->n; i++) {
 		struct rule *r = &rules->rule[i];
 		buf_free(&r->key);
-		filter_free(r->filter);
+		arena_free(&r->filter_mem);
 		free(r->names);
 		free(r->name_lens);
 		for (int j = 0; j < r->nwho; j++)
@@ -308,13 +309,15 @@ static bool in_group(struct access_op *op, const struct who *w)
 		struct berval oc = {11, "objectClass"}, clsv = {strlen(cls), (char *)cls};
 		struct berval at = {strlen(attr), (char *)attr};
 		struct berval me = {op->c->bound_dn.len, (char *)op->c->bound_dn.data};
-		struct filter *is_group = filter_make(FILTER_EQ, &oc, &clsv);
-		struct filter *has_me = filter_make(FILTER_EQ, &at, &me);
+		unsigned char space[1024];
+		struct arena mem;
+		arena_init(&mem, space, sizeof(space));
+		struct filter *is_group = filter_make(FILTER_EQ, &oc, &clsv, &mem, &wk->scratch);
+		struct filter *has_me = filter_make(FILTER_EQ, &at, &me, &mem, &wk->scratch);
 		member = is_group && has_me &&
 		         filter_eval(is_group, g.attrs, g.attrslen, &wk->scratch) == FILTER_TRUE &&
 		         filter_eval(has_me, g.attrs, g.attrslen, &wk->scratch) == FILTER_TRUE;
-		filter_free(is_group);
-		filter_free(has_me);
+		arena_free(&mem);
 	}
 	op->groups_known |= bit;
 	if (member)

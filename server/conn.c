@@ -437,9 +437,9 @@ static void take_abandons(struct conn *c, unsigned char *from)
 		}
 		struct ldap_request req;
 		const char *why;
-		if (request_decode(c->w->ber, from, len, &req, &why) == 0)
+		/* An abandon takes nothing from the arena (a running search may hold it, lent). */
+		if (request_decode(from, len, &req, &c->w->req_mem, &c->w->scratch, &why) == 0)
 			c->w->srv->dispatch(c, &req);
-		request_free(&req);
 		memmove(from, from + len, (size_t)(end - from - len));
 		c->in.len -= len;
 		end -= len;
@@ -473,8 +473,8 @@ static void process_input(struct conn *c)
 		}
 		struct ldap_request req;
 		const char *why;
-		if (request_decode(w->ber, p, len, &req, &why) < 0) {
-			request_free(&req);
+		arena_reset(&w->req_mem); /* the last request's filter is done with */
+		if (request_decode(p, len, &req, &w->req_mem, &w->scratch, &why) < 0) {
 			disconnect(c, LDAP_PROTOCOL_ERROR, why);
 			return;
 		}
@@ -485,7 +485,6 @@ static void process_input(struct conn *c)
 		c->op_start_ns = clock_ns();
 		bool had_tls = c->tls != NULL;
 		w->srv->dispatch(c, &req);
-		request_free(&req);
 		if (c->tls_starting || (c->tls != NULL) != had_tls)
 			break; /* what follows the StartTLS request is a TLS handshake */
 	}
@@ -514,12 +513,11 @@ static ssize_t read_some(struct conn *c)
 		if (2 + nlen + body > pending + want)
 			want = 2 + nlen + body - pending;
 	}
-	if (c->in.off > 0 && c->in.cap - c->in.len < want + 1)
+	if (c->in.off > 0 && c->in.cap - c->in.len < want)
 		buf_compact(&c->in);
-	/* One byte more than is read: request_decode may read pdu[len] (request.h). */
-	if (buf_reserve(&c->in, want + 1) < 0)
+	if (buf_reserve(&c->in, want) < 0)
 		return -1;
-	size_t room = c->in.cap - c->in.len - 1;
+	size_t room = c->in.cap - c->in.len;
 	ssize_t n = engine_recv(c->w, c->fd, c->in.data + c->in.len, room);
 	if (n < 0)
 		return errno == EAGAIN || errno == EWOULDBLOCK ? (ssize_t)-2 : -1;

@@ -49,8 +49,8 @@ void op_compare(struct conn *c, struct ldap_request *req)
 	const char *attr = at ? at->name : r->attr.bv_val;
 	size_t alen = at ? strlen(at->name) : r->attr.bv_len;
 	/* The value is normalized once, here: eq's rule and validity answer the checks below. */
-	struct filter *present = filter_make(FILTER_PRESENT, &r->attr, NULL);
-	struct filter *eq = filter_make(FILTER_EQ, &r->attr, &r->value);
+	struct filter *present = filter_make(FILTER_PRESENT, &r->attr, NULL, req->mem, &w->scratch);
+	struct filter *eq = filter_make(FILTER_EQ, &r->attr, &r->value, req->mem, &w->scratch);
 	if (!access_may_read(c)) {
 		rc = LDAP_INSUFFICIENT_ACCESS;
 		msg = "anonymous access is disabled (allow_anonymous)";
@@ -102,6 +102,4 @@ void op_compare(struct conn *c, struct ldap_request *req)
 	           matched.len ? (const char *)matched.data : NULL, msg);
 	buf_free(&key);
 	buf_free(&matched);
-	filter_free(present);
-	filter_free(eq);
 }

@@ -48,8 +48,11 @@ struct search_op {
 	struct search_txn rt;    /* what it reads through (search_txn.h) */
 	struct search_plan plan; /* scope, base, candidates */
 	int deref;               /* derefAliases of the request */
-	struct filter *filter;
-	int sizelimit; /* 0: none */
+	/* The worker's request arena, lent (arena.h): the search itself, its filter and its
+	 * Matched Values items live there. */
+	struct arena mem;
+	struct filter *filter; /* in mem */
+	int sizelimit;         /* 0: none */
 	int sent;
 	time_t deadline; /* timelimit as a CLOCK_MONOTONIC second; 0: none */
 	/* Paged results (RFC 2696): page_size 0 means not paged. */
@@ -66,7 +69,7 @@ struct search_op {
 	struct sorted sorted;
 	struct attr_select sel;
 	struct access_op access; /* who asks (access.h) */
-	struct filter *values;   /* the Matched Values control's items, or NULL */
+	struct filter *values;   /* the Matched Values control's items (in mem), or NULL */
 	bool want_oper;          /* operational attributes are asked for */
 	bool filter_oper;        /* the filter names operational attributes */
 	struct berval *names;    /* copies of the requested attribute names */
@@ -82,15 +85,15 @@ static struct search_op *running(const struct conn *c)
 
 static void search_free(struct search_op *s)
 {
+	struct worker *w = s->c->w;
+	struct arena mem = s->mem; /* s itself lives there */
 	sort_free(&s->sorted);
 	access_op_free(&s->access);
 	search_plan_free(&s->plan);
-	filter_free(s->filter);
-	filter_free(s->values);
 	buf_free(&s->name_bytes);
 	free(s->names);
-	search_txn_end(&s->rt, s->c->w); /* last: it may close the environment */
-	free(s);
+	search_txn_end(&s->rt, w);        /* it may close the environment */
+	arena_recycle(&w->req_mem, &mem); /* last: s is gone; the block goes back to the worker */
 }
 
 static void search_task_free(struct conn_task *t)
@@ -518,7 +521,7 @@ void op_search(struct conn *c, struct ldap_request *req)
 		op_special_search(c, req, &w->srv->subschema);
 	else if (!dn_key_in_subtree(key.data, key.len, db->suffix_key.data, db->suffix_key.len))
 		reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_NO_SUCH_OBJECT, NULL, NULL);
-	else if (!(s = malloc(sizeof(*s)))) /* not calloc: glibc's skips the per-thread cache */
+	else if (!(s = arena_alloc(req->mem, sizeof(*s))))
 		reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_OTHER, NULL,
 		           "out of memory");
 	if (!s) {
@@ -536,8 +539,8 @@ void op_search(struct conn *c, struct ldap_request *req)
 	s->deref = r->deref;
 	set_limits(c, s, r);
 	s->page_size = paged ? page_size : 0;
+	arena_take(&s->mem, req->mem); /* the search and its filter live as long as it does */
 	s->filter = r->filter;
-	r->filter = NULL; /* the search owns it now */
 	s->plan.base_key = key;
 	c->task = &s->task;
 	reply_begin(c);
@@ -574,8 +577,8 @@ void op_search(struct conn *c, struct ldap_request *req)
 		                                              : NULL);
 		return;
 	}
-	if (rc == 0 && search_plan_candidates(&s->plan, db, w->txn, s->filter) < 0)
-		rc = ENOMEM;
+	if (rc == 0)
+		search_plan_candidates(&s->plan, db, w->txn, s->filter);
 	struct buf matched = {0};
 	if (rc == MDB_NOTFOUND)
 		op_matched_dn(w, &s->plan.base_key, &matched);
@@ -590,7 +593,7 @@ void op_search(struct conn *c, struct ldap_request *req)
 		return;
 	}
 	attr_select_init(&s->sel, s->names, s->nnames, r->typesonly);
-	if (search_matched_values(req, &s->values) < 0) {
+	if (search_matched_values(req, &s->mem, &w->scratch, &s->values) < 0) {
 		search_finish(c, LDAP_PROTOCOL_ERROR, NULL, "malformed matched values control");
 		return;
 	}

@@ -20,16 +20,17 @@ int search_base_access(struct access_op *aop, struct worker *w, entry_id base)
 	                                     : LDAP_NO_SUCH_OBJECT;
 }
 
-/* The filter of a control's value (the caller's; NULL when malformed or out of memory). */
-static struct filter *control_filter(const struct request_control *ctl, bool values_list)
+/* The filter of a control's value, the whole value, into mem (NULL when malformed, absent or
+ * out of memory). */
+static struct filter *control_filter(const struct request_control *ctl, bool values_list,
+                                     struct arena *mem, struct buf *scratch)
 {
-	BerElement *ber = ber_alloc_t(LBER_USE_DER);
-	if (!ber)
+	if (!ctl->has_value)
 		return NULL;
-	ber_init2(ber, (struct berval *)&ctl->value, LBER_USE_DER);
-	struct filter *f = values_list ? filter_decode_values(ber) : filter_decode(ber);
-	ber_free(ber, 0);
-	return f;
+	struct ber_in in = ber_in_make(ctl->value.bv_val, ctl->value.bv_len);
+	struct filter *f = values_list ? filter_decode_values(&in, mem, scratch)
+	                               : filter_decode(&in, mem, scratch);
+	return ber_in_end(&in) ? f : NULL;
 }
 
 int search_assertion(const struct ldap_request *req, struct access_op *aop, struct worker *w,
@@ -38,9 +39,14 @@ int search_assertion(const struct ldap_request *req, struct access_op *aop, stru
 	const struct request_control *ctl = request_control(req, CONTROL_ASSERTION);
 	if (!ctl)
 		return LDAP_SUCCESS;
-	struct filter *f = ctl->has_value ? control_filter(ctl, false) : NULL;
-	if (!f)
+	unsigned char space[1024]; /* an assertion of a few items needs no malloc */
+	struct arena mem;
+	arena_init(&mem, space, sizeof(space));
+	struct filter *f = control_filter(ctl, false, &mem, &w->scratch);
+	if (!f) {
+		arena_free(&mem);
 		return LDAP_PROTOCOL_ERROR;
+	}
 	struct entry_view e;
 	int rc = LDAP_OTHER;
 	if (db_get_entry(&w->gen->db, w->txn, base, &e) == 0) {
@@ -60,16 +66,17 @@ int search_assertion(const struct ldap_request *req, struct access_op *aop, stru
 		         ? LDAP_SUCCESS
 		         : LDAP_ASSERTION_FAILED;
 	}
-	filter_free(f);
+	arena_free(&mem);
 	return rc;
 }
 
-int search_matched_values(const struct ldap_request *req, struct filter **values)
+int search_matched_values(const struct ldap_request *req, struct arena *mem, struct buf *scratch,
+                          struct filter **values)
 {
 	const struct request_control *ctl = request_control(req, CONTROL_MATCHED_VALUES);
 	*values = NULL;
 	if (!ctl)
 		return 0;
-	*values = ctl->has_value ? control_filter(ctl, true) : NULL;
+	*values = control_filter(ctl, true, mem, scratch);
 	return *values ? 0 : -1;
 }

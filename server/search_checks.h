@@ -31,9 +31,11 @@ int search_assertion(const struct ldap_request *req, struct access_op *aop, stru
                      entry_id base);
 
 /*
- * The Matched Values control of req into *values (owned by the caller, filter_free; NULL
- * without the control). Returns 0, or -1 when it is malformed (*values NULL).
+ * The Matched Values control of req into *values, decoded into mem (the caller's, as
+ * filter_decode_values with scratch; NULL without the control). Returns 0, or -1 when it
+ * is malformed (*values NULL).
  */
-int search_matched_values(const struct ldap_request *req, struct filter **values);
+int search_matched_values(const struct ldap_request *req, struct arena *mem, struct buf *scratch,
+                          struct filter **values);
 
 #endif

@@ -16,32 +16,28 @@ static bool index_answers(const struct db *db, const struct filter *f, const str
 /*
  * The smallest candidate set an equality index offers for f: f itself, or the operand
  * of a top-level AND with the fewest IDs ((&(objectClass=person)(uid=x)) reads uid's one
- * ID, not every person). Returns 1 with *best (the caller's to free) and its size in
- * *best_count, 0 when no index applies, -1 when out of memory.
+ * ID, not every person). Returns true with *best (the caller's to free; it borrows f's
+ * value) and its size in *best_count, false when no index applies.
  */
-static int indexed_candidates(const struct db *db, MDB_txn *txn, const struct filter *f,
-                              bool need_count, struct candidates *best, size_t *best_count)
+static bool indexed_candidates(const struct db *db, MDB_txn *txn, const struct filter *f,
+                               bool need_count, struct candidates *best, size_t *best_count)
 {
 	const struct filter *one = f->kind == FILTER_AND ? f->child : f;
 	need_count = need_count || f->kind == FILTER_AND; /* operands compete */
-	int found = 0;
+	bool found = false;
 	for (; one; one = f->kind == FILTER_AND ? one->next : NULL) {
 		const struct db_index *ix;
 		if (!index_answers(db, one, &ix))
 			continue;
 		struct candidates c;
-		if (cand_init_index(&c, ix, one->value.val, one->value.len) < 0) {
-			if (found)
-				cand_free(best);
-			return -1;
-		}
+		cand_init_index(&c, ix, one->value.val, one->value.len);
 		size_t n = need_count ? cand_count(&c, txn) : 0; /* 0: fewer than any scope */
 		if (!found || n < *best_count) {
 			if (found)
 				cand_free(best);
 			*best = c;
 			*best_count = n;
-			found = 1;
+			found = true;
 		} else {
 			cand_free(&c);
 		}
@@ -49,27 +45,23 @@ static int indexed_candidates(const struct db *db, MDB_txn *txn, const struct fi
 	return found;
 }
 
-int search_plan_candidates(struct search_plan *p, const struct db *db, MDB_txn *txn,
-                           const struct filter *f)
+void search_plan_candidates(struct search_plan *p, const struct db *db, MDB_txn *txn,
+                            const struct filter *f)
 {
-	int rc = 0;
 	if (p->scope == LDAP_SCOPE_BASE) {
 		cand_init_one(&p->cand, p->base_id);
-		return 0;
+		return;
 	}
 	if (p->scope == LDAP_SCOPE_ONELEVEL)
-		rc = cand_init_children(&p->cand, db, p->base_id);
+		cand_init_children(&p->cand, db, p->base_id);
 	else
-		rc = cand_init_subtree(&p->cand, db, p->base_key.data, p->base_key.len);
-	if (rc < 0)
-		return -1;
+		cand_init_subtree(&p->cand, db, p->base_key.data, p->base_key.len);
 	/* A subtree's size is never counted (cand_count: SIZE_MAX), so any index is smaller:
 	 * the one index of a filter that is one item is then taken without counting it. */
 	struct candidates idx;
 	size_t n = SIZE_MAX;
-	int found = indexed_candidates(db, txn, f, p->cand.kind != CAND_SUBTREE, &idx, &n);
-	if (found <= 0)
-		return found;
+	if (!indexed_candidates(db, txn, f, p->cand.kind != CAND_SUBTREE, &idx, &n))
+		return;
 	if (n < cand_count(&p->cand, txn)) {
 		cand_free(&p->cand);
 		p->cand = idx;
@@ -78,7 +70,6 @@ int search_plan_candidates(struct search_plan *p, const struct db *db, MDB_txn *
 	} else {
 		cand_free(&idx);
 	}
-	return 0;
 }
 
 bool search_plan_holds(const struct search_plan *p, entry_id id, const struct entry_view *e)

@@ -32,11 +32,11 @@ struct search_plan {
 /*
  * Chooses p->cand for filter f: the base alone, its children, its subtree, or
  * the entries an equality index gives for f (or for an operand of a top-level
- * AND) when they are fewer; then each must pass search_plan_holds. f is borrowed.
- * Returns 0 or -1 (out of memory).
+ * AND) when they are fewer; then each must pass search_plan_holds. f and p->base_key
+ * are borrowed by p->cand: they must not change or go before p does.
  */
-int search_plan_candidates(struct search_plan *p, const struct db *db, MDB_txn *txn,
-                           const struct filter *f);
+void search_plan_candidates(struct search_plan *p, const struct db *db, MDB_txn *txn,
+                            const struct filter *f);
 
 /* Whether candidate id (viewed as e) lies in the scope. */
 bool search_plan_holds(const struct search_plan *p, entry_id id, const struct entry_view *e);

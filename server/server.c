@@ -182,8 +182,7 @@ static int init_worker(struct server *srv, struct worker *w, int id)
 	w->hooks = &conn_worker_hooks;
 	w->reservefd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	w->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	w->ber = ber_alloc_t(LBER_USE_DER);
-	if (w->wakefd < 0 || !w->ber) {
+	if (w->wakefd < 0) {
 		log_error("worker %d: %s", id, strerror(errno));
 		return -1;
 	}
@@ -284,10 +283,9 @@ void server_stop(struct server *srv)
 		if (w->txn)
 			mdb_txn_abort(w->txn);
 		db_gen_release(w->gen);
-		if (w->ber)
-			ber_free(w->ber, 0);
 		buf_free(&w->scratch);
 		slab_free(&w->conn_slab);
+		arena_free(&w->req_mem); /* after the connections: a search hands its block back */
 		buf_free(&w->extra);
 		buf_free(&w->base_dn);
 		buf_free(&w->base_key);

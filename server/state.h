@@ -9,7 +9,6 @@
 #ifndef MINIDIR_SERVER_STATE_H
 #define MINIDIR_SERVER_STATE_H
 
-#include <lber.h>
 #include <lmdb.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -18,6 +17,7 @@
 #include <time.h>
 
 #include "conf/config.h"
+#include "protocol/arena.h"
 #include "server/slab.h"
 #include "server/stats.h"
 #include "storage/db.h"
@@ -51,7 +51,7 @@ struct worker {
 	bool txn_open;         /* txn is open, not reset: kept between operations on a file
 	                          that never changes in place */
 	struct db_hold *holds; /* operations reading a generation over several rounds */
-	BerElement *ber;       /* reused by every request decode */
+	struct arena req_mem;  /* a request's filter: reset before each decode, lent to a search */
 	struct buf scratch;    /* filter evaluation work space */
 	struct buf extra;      /* operational attributes of the entry being sent */
 	struct buf base_dn;    /* the last search base as sent, and its key (op_search.c) */

@@ -11,33 +11,37 @@ void cand_init_one(struct candidates *c, entry_id id)
 	c->last = id;
 }
 
-int cand_init_children(struct candidates *c, const struct db *db, entry_id parent)
+void cand_init_children(struct candidates *c, const struct db *db, entry_id parent)
 {
 	memset(c, 0, sizeof(*c));
 	c->kind = CAND_CHILDREN;
 	c->dbi = db->children;
-	return buf_append(&c->key, &parent, sizeof(parent));
+	c->parent = parent;
 }
 
-int cand_init_subtree(struct candidates *c, const struct db *db, const void *key, size_t keylen)
+void cand_init_subtree(struct candidates *c, const struct db *db, const void *key, size_t keylen)
 {
 	memset(c, 0, sizeof(*c));
 	c->kind = CAND_SUBTREE;
 	c->dbi = db->dn2id;
-	return buf_append(&c->key, key, keylen);
+	c->key = key;
+	c->keylen = keylen;
 }
 
-int cand_init_index(struct candidates *c, const struct db_index *ix, const void *value, size_t len)
+void cand_init_index(struct candidates *c, const struct db_index *ix, const void *value, size_t len)
 {
 	memset(c, 0, sizeof(*c));
 	c->kind = CAND_INDEX;
 	c->dbi = ix->dbi;
-	return buf_append(&c->key, value, db_index_keylen(len));
+	c->key = value;
+	c->keylen = db_index_keylen(len);
 }
 
 static MDB_val key_of(const struct candidates *c)
 {
-	MDB_val k = {c->key.len, c->key.data};
+	if (c->kind == CAND_CHILDREN)
+		return (MDB_val){sizeof(c->parent), (void *)&c->parent};
+	MDB_val k = {c->keylen, (void *)c->key};
 	if (k.mv_size == 0)
 		k.mv_data = (void *)"";
 	return k;
@@ -82,7 +86,6 @@ void cand_end(struct candidates *c)
 void cand_free(struct candidates *c)
 {
 	cand_end(c);
-	buf_free(&c->key);
 	buf_free(&c->pos);
 }
 
@@ -129,7 +132,7 @@ static int next_subtree(struct candidates *c, entry_id *id)
 	}
 	if (rc)
 		return rc;
-	if (k.mv_size < c->key.len || memcmp(k.mv_data, c->key.data, c->key.len) != 0)
+	if (k.mv_size < c->keylen || (c->keylen && memcmp(k.mv_data, c->key, c->keylen) != 0))
 		return MDB_NOTFOUND;
 	if (v.mv_size != sizeof(*id))
 		return MDB_CORRUPTED;

@@ -22,19 +22,26 @@ enum cand_kind { CAND_ONE, CAND_CHILDREN, CAND_SUBTREE, CAND_INDEX };
 struct candidates {
 	enum cand_kind kind;
 	MDB_dbi dbi;
-	struct buf key; /* children: parent ID; subtree: key prefix; index: value */
-	struct buf pos; /* subtree: the last key returned */
-	entry_id last;  /* one: the ID; children/index: the last ID returned */
+	/* subtree: the key prefix; index: the value (borrowed: it must outlive the set) */
+	const void *key;
+	size_t keylen;
+	entry_id parent; /* children: the parent's ID, their key */
+	struct buf pos;  /* subtree: the last key returned */
+	entry_id last;   /* one: the ID; children/index: the last ID returned */
 	bool started;
 	bool done;
 	bool positioned;    /* the cursor sits on the last ID returned (this cand_begin) */
 	MDB_cursor *cursor; /* valid between cand_begin and cand_end */
 };
 
+/* A set to read: one ID, the children of parent, the dn2id keys below key[0..keylen), or the
+ * IDs under value[0..len) in index ix. key and value are borrowed, not copied (the set
+ * allocates nothing here): they must outlive it. */
 void cand_init_one(struct candidates *c, entry_id id);
-int cand_init_children(struct candidates *c, const struct db *db, entry_id parent);
-int cand_init_subtree(struct candidates *c, const struct db *db, const void *key, size_t keylen);
-int cand_init_index(struct candidates *c, const struct db_index *ix, const void *value, size_t len);
+void cand_init_children(struct candidates *c, const struct db *db, entry_id parent);
+void cand_init_subtree(struct candidates *c, const struct db *db, const void *key, size_t keylen);
+void cand_init_index(struct candidates *c, const struct db_index *ix, const void *value,
+                     size_t len);
 
 /*
  * Number of candidates for an index or children set, an estimate used to

@@ -109,9 +109,8 @@ static int write_entry(struct exporter *x, MDB_txn *txn, entry_id id, const stru
 static int write_held_children(struct exporter *x, MDB_txn *txn, entry_id parent)
 {
 	struct candidates c;
-	int rc = cand_init_children(&c, x->db, parent);
-	if (rc == 0)
-		rc = cand_begin(&c, txn);
+	cand_init_children(&c, x->db, parent);
+	int rc = cand_begin(&c, txn);
 	entry_id child = 0;
 	while (rc == 0 && x->waiting && (rc = cand_next(&c, &child)) == 0 && child < x->now) {
 		struct held *h = held_waiting(x, child);

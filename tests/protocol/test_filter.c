@@ -47,6 +47,7 @@ static const struct {
 static struct buf record;
 static struct entry_view entry;
 static struct buf scratch;
+static struct arena mem; /* every filter a test decodes, freed after it */
 
 static void build_entry(void)
 {
@@ -71,6 +72,7 @@ static void build_entry(void)
 	                    (char *)"uid=alice,ou=people,dc=example,dc=com"};
 	memset(&record, 0, sizeof(record));
 	memset(&scratch, 0, sizeof(scratch));
+	memset(&mem, 0, sizeof(mem));
 	ck_assert_int_eq(
 	    entry_encode(&record, 7, (const unsigned char *)key, sizeof(key) - 1, &dn, modp), 0);
 	ck_assert_int_eq(entry_parse(record.data, record.len, &entry), 0);
@@ -81,6 +83,7 @@ static void free_entry(void)
 {
 	buf_free(&record);
 	buf_free(&scratch);
+	arena_free(&mem);
 }
 
 /* ---- building filters ---- */
@@ -92,28 +95,22 @@ static BerElement *writer(void)
 	return w;
 }
 
+/* Decodes a filter from raw bytes into mem; NULL unless it is one filter and nothing more. */
+static struct filter *decode_bytes(const void *p, size_t n)
+{
+	struct ber_in in = ber_in_make(p, n);
+	struct filter *f = filter_decode(&in, &mem, &scratch);
+	return ber_in_end(&in) ? f : NULL;
+}
+
 /* Flattens w (freed), decodes one filter from the bytes. */
 static struct filter *finish(BerElement *w)
 {
 	struct berval *flat = NULL;
 	ck_assert_int_eq(ber_flatten(w, &flat), 0);
 	ber_free(w, 1);
-	BerElement *r = ber_init(flat);
-	ck_assert_ptr_nonnull(r);
-	struct filter *f = filter_decode(r);
-	ber_free(r, 1);
+	struct filter *f = decode_bytes(flat->bv_val, flat->bv_len);
 	ber_bvfree(flat);
-	return f;
-}
-
-/* Decodes a filter from raw bytes. */
-static struct filter *decode_bytes(const void *p, size_t n)
-{
-	struct berval bv = {n, (char *)p};
-	BerElement *r = ber_init(&bv);
-	ck_assert_ptr_nonnull(r);
-	struct filter *f = filter_decode(r);
-	ber_free(r, 1);
 	return f;
 }
 
@@ -189,19 +186,19 @@ static enum filter_result eval(const struct filter *f)
 	return filter_eval(f, entry.attrs, entry.attrslen, &scratch);
 }
 
-/* Decodes and evaluates, frees, returns the result. */
-static enum filter_result eval_free(struct filter *f)
+/* Evaluates a filter that must have decoded. */
+static enum filter_result eval_decoded(struct filter *f)
 {
 	ck_assert_ptr_nonnull(f);
 	enum filter_result r = eval(f);
-	filter_free(f);
 	return r;
 }
 
 #define ASSERT_EQ_RESULT(attr, val, want)                                                          \
-	ck_assert_msg(eval_free(eq_filter(attr, val)) == (want), "(%s=%s) not %s", attr, val, #want)
+	ck_assert_msg(eval_decoded(eq_filter(attr, val)) == (want), "(%s=%s) not %s", attr, val,   \
+	              #want)
 #define ASSERT_AVA_RESULT(tag, attr, val, want)                                                    \
-	ck_assert_msg(eval_free(ava_filter(tag, attr, val)) == (want), "%s %s %s not %s", attr,    \
+	ck_assert_msg(eval_decoded(ava_filter(tag, attr, val)) == (want), "%s %s %s not %s", attr, \
 	              #tag, val, #want)
 
 /* ---- decoding ---- */
@@ -217,13 +214,11 @@ START_TEST(decode_equality_fields)
 	ck_assert_uint_eq(f->value.len, 5); /* normal form */
 	ck_assert_mem_eq(f->value.val, "alice", 5);
 	ck_assert(!f->invalid);
-	filter_free(f);
 
 	f = eq_filter("member", "UID=Bob, OU=People,DC=Example,DC=Com");
 	ck_assert_ptr_nonnull(f);
 	ck_assert_int_eq(f->rule, MATCH_DN);
 	ck_assert_str_eq(f->value.val, "uid=bob,ou=people,dc=example,dc=com");
-	filter_free(f);
 }
 END_TEST
 
@@ -252,7 +247,6 @@ START_TEST(decode_and_or_structure)
 		n++;
 	ck_assert_int_eq(n, 3);
 	ck_assert_int_eq(c->child->kind, FILTER_PRESENT);
-	filter_free(f);
 }
 END_TEST
 
@@ -271,7 +265,6 @@ START_TEST(decode_depth_limit)
 			ck_assert_msg(f != NULL, "%d levels refused", nots + 1);
 			/* An odd number of NOTs around a true assertion is false. */
 			ck_assert_int_eq(eval(f), nots % 2 ? FILTER_FALSE : FILTER_TRUE);
-			filter_free(f);
 		} else {
 			ck_assert_msg(f == NULL, "%d levels accepted", nots + 1);
 		}
@@ -396,7 +389,6 @@ START_TEST(decode_extensible)
 	struct filter *f = ext_filter("caseExactMatch", "cn", "Alice Smith");
 	ck_assert_ptr_nonnull(f);
 	ck_assert_int_eq(f->kind, FILTER_EXT);
-	filter_free(f);
 	/* An extensible match without a matchValue is malformed. */
 	BerElement *w = writer();
 	ck_assert_int_ge(ber_printf(w, "t{ts}", (ber_tag_t)LDAP_FILTER_EXT,
@@ -440,13 +432,15 @@ START_TEST(eval_presence)
 	for (size_t i = 0; i < sizeof(present) / sizeof(present[0]); i++) {
 		BerElement *w = writer();
 		put_present(w, present[i]);
-		ck_assert_msg(eval_free(finish(w)) == FILTER_TRUE, "(%s=*) not true", present[i]);
+		ck_assert_msg(eval_decoded(finish(w)) == FILTER_TRUE, "(%s=*) not true",
+		              present[i]);
 	}
 	const char *absent[] = {"fax", "userPassword", "mai", "mailx"};
 	for (size_t i = 0; i < sizeof(absent) / sizeof(absent[0]); i++) {
 		BerElement *w = writer();
 		put_present(w, absent[i]);
-		ck_assert_msg(eval_free(finish(w)) == FILTER_FALSE, "(%s=*) not false", absent[i]);
+		ck_assert_msg(eval_decoded(finish(w)) == FILTER_FALSE, "(%s=*) not false",
+		              absent[i]);
 	}
 }
 END_TEST
@@ -460,45 +454,45 @@ START_TEST(eval_and_or_not)
 	put_eq(w, "uid", "alice");
 	put_eq(w, "sn", "smith");
 	close_set(w);
-	ck_assert_int_eq(eval_free(finish(w)), FILTER_TRUE);
+	ck_assert_int_eq(eval_decoded(finish(w)), FILTER_TRUE);
 	/* (&(uid=alice)(sn=jones)) */
 	w = writer();
 	open_set(w, LDAP_FILTER_AND);
 	put_eq(w, "uid", "alice");
 	put_eq(w, "sn", "jones");
 	close_set(w);
-	ck_assert_int_eq(eval_free(finish(w)), FILTER_FALSE);
+	ck_assert_int_eq(eval_decoded(finish(w)), FILTER_FALSE);
 	/* (|(uid=bob)(sn=smith)) */
 	w = writer();
 	open_set(w, LDAP_FILTER_OR);
 	put_eq(w, "uid", "bob");
 	put_eq(w, "sn", "smith");
 	close_set(w);
-	ck_assert_int_eq(eval_free(finish(w)), FILTER_TRUE);
+	ck_assert_int_eq(eval_decoded(finish(w)), FILTER_TRUE);
 	/* (|(uid=bob)(sn=jones)) */
 	w = writer();
 	open_set(w, LDAP_FILTER_OR);
 	put_eq(w, "uid", "bob");
 	put_eq(w, "sn", "jones");
 	close_set(w);
-	ck_assert_int_eq(eval_free(finish(w)), FILTER_FALSE);
+	ck_assert_int_eq(eval_decoded(finish(w)), FILTER_FALSE);
 	/* (!(uid=bob)) and (!(uid=alice)) */
 	w = writer();
 	open_set(w, LDAP_FILTER_NOT);
 	put_eq(w, "uid", "bob");
 	close_set(w);
-	ck_assert_int_eq(eval_free(finish(w)), FILTER_TRUE);
+	ck_assert_int_eq(eval_decoded(finish(w)), FILTER_TRUE);
 	w = writer();
 	open_set(w, LDAP_FILTER_NOT);
 	put_eq(w, "uid", "alice");
 	close_set(w);
-	ck_assert_int_eq(eval_free(finish(w)), FILTER_FALSE);
+	ck_assert_int_eq(eval_decoded(finish(w)), FILTER_FALSE);
 	/* (!(fax=*)) */
 	w = writer();
 	open_set(w, LDAP_FILTER_NOT);
 	put_present(w, "fax");
 	close_set(w);
-	ck_assert_int_eq(eval_free(finish(w)), FILTER_TRUE);
+	ck_assert_int_eq(eval_decoded(finish(w)), FILTER_TRUE);
 	/* (&(objectClass=person)(|(uid=bob)(!(mail=*))(cn=ali))) */
 	w = writer();
 	open_set(w, LDAP_FILTER_AND);
@@ -511,7 +505,7 @@ START_TEST(eval_and_or_not)
 	put_eq(w, "cn", "ali");
 	close_set(w);
 	close_set(w);
-	ck_assert_int_eq(eval_free(finish(w)), FILTER_TRUE);
+	ck_assert_int_eq(eval_decoded(finish(w)), FILTER_TRUE);
 }
 END_TEST
 
@@ -519,8 +513,8 @@ START_TEST(eval_empty_and_or)
 {
 	/* RFC 4526 absolute true and false: (&) and (|). */
 	const unsigned char and[] = {0xa0, 0x00}, or [] = {0xa1, 0x00};
-	ck_assert_int_eq(eval_free(decode_bytes(and, sizeof(and))), FILTER_TRUE);
-	ck_assert_int_eq(eval_free(decode_bytes(or, sizeof(or))), FILTER_FALSE);
+	ck_assert_int_eq(eval_decoded(decode_bytes(and, sizeof(and))), FILTER_TRUE);
+	ck_assert_int_eq(eval_decoded(decode_bytes(or, sizeof(or))), FILTER_FALSE);
 }
 END_TEST
 
@@ -529,7 +523,7 @@ static enum filter_result substr(const char *attr, const char *initial, const ch
 {
 	BerElement *w = writer();
 	put_substr(w, attr, initial, any, final);
-	return eval_free(finish(w));
+	return eval_decoded(finish(w));
 }
 
 START_TEST(eval_substrings)
@@ -652,17 +646,19 @@ END_TEST
 START_TEST(eval_extensible)
 {
 	/* caseExactMatch sees case; caseIgnoreMatch does not; both by name or OID. */
-	ck_assert_int_eq(eval_free(ext_filter("caseExactMatch", "cn", "Alice Smith")), FILTER_TRUE);
-	ck_assert_int_eq(eval_free(ext_filter("caseExactMatch", "cn", "alice smith")),
+	ck_assert_int_eq(eval_decoded(ext_filter("caseExactMatch", "cn", "Alice Smith")),
+	                 FILTER_TRUE);
+	ck_assert_int_eq(eval_decoded(ext_filter("caseExactMatch", "cn", "alice smith")),
 	                 FILTER_FALSE);
-	ck_assert_int_eq(eval_free(ext_filter("caseIgnoreMatch", "cn", "ALICE SMITH")),
+	ck_assert_int_eq(eval_decoded(ext_filter("caseIgnoreMatch", "cn", "ALICE SMITH")),
 	                 FILTER_TRUE);
-	ck_assert_int_eq(eval_free(ext_filter("2.5.13.2", "cn", "alice  smith")), FILTER_TRUE);
+	ck_assert_int_eq(eval_decoded(ext_filter("2.5.13.2", "cn", "alice  smith")), FILTER_TRUE);
 	/* An ordering rule matches values below the assertion; a substrings rule is undefined. */
-	ck_assert_int_eq(eval_free(ext_filter("caseIgnoreOrderingMatch", "cn", "a")), FILTER_FALSE);
-	ck_assert_int_eq(eval_free(ext_filter("caseIgnoreOrderingMatch", "cn", "zzz")),
+	ck_assert_int_eq(eval_decoded(ext_filter("caseIgnoreOrderingMatch", "cn", "a")),
+	                 FILTER_FALSE);
+	ck_assert_int_eq(eval_decoded(ext_filter("caseIgnoreOrderingMatch", "cn", "zzz")),
 	                 FILTER_TRUE);
-	ck_assert_int_eq(eval_free(ext_filter("caseIgnoreSubstringsMatch", "cn", "a")),
+	ck_assert_int_eq(eval_decoded(ext_filter("caseIgnoreSubstringsMatch", "cn", "a")),
 	                 FILTER_UNDEFINED);
 }
 END_TEST
@@ -671,7 +667,7 @@ START_TEST(eval_three_valued)
 {
 	BerElement *w;
 	/* An extensible match with a rule the server does not know is undefined. */
-	ck_assert_int_eq(eval_free(ext_filter("unknownMatch", "cn", "Alice Smith")),
+	ck_assert_int_eq(eval_decoded(ext_filter("unknownMatch", "cn", "Alice Smith")),
 	                 FILTER_UNDEFINED);
 	/* NOT undefined is undefined. */
 	w = writer();
@@ -683,13 +679,13 @@ START_TEST(eval_three_valued)
 	                            (ber_tag_t)LDAP_FILTER_EXT_DNATTRS, (ber_int_t)0),
 	                 0);
 	close_set(w);
-	ck_assert_int_eq(eval_free(finish(w)), FILTER_UNDEFINED);
+	ck_assert_int_eq(eval_decoded(finish(w)), FILTER_UNDEFINED);
 	/* NOT of an invalid assertion value is undefined as well. */
 	w = writer();
 	open_set(w, LDAP_FILTER_NOT);
 	put_eq(w, "member", "not a dn");
 	close_set(w);
-	ck_assert_int_eq(eval_free(finish(w)), FILTER_UNDEFINED);
+	ck_assert_int_eq(eval_decoded(finish(w)), FILTER_UNDEFINED);
 
 	/* AND: false wins over undefined, in either order; undefined wins over true. */
 	const ber_tag_t sets[] = {LDAP_FILTER_AND, LDAP_FILTER_OR};
@@ -705,7 +701,7 @@ START_TEST(eval_three_valued)
 			if (order == 1)
 				put_eq(w, "member", "not a dn");
 			close_set(w);
-			ck_assert_msg(eval_free(finish(w)) == with_false[s],
+			ck_assert_msg(eval_decoded(finish(w)) == with_false[s],
 			              "set %d order %d with a false operand", s, order);
 
 			w = writer();
@@ -716,7 +712,7 @@ START_TEST(eval_three_valued)
 			if (order == 1)
 				put_eq(w, "member", "not a dn");
 			close_set(w);
-			ck_assert_msg(eval_free(finish(w)) == with_true[s],
+			ck_assert_msg(eval_decoded(finish(w)) == with_true[s],
 			              "set %d order %d with a true operand", s, order);
 		}
 	}
@@ -728,7 +724,7 @@ START_TEST(eval_three_valued)
 	put_eq(w, "uid", "bob");
 	close_set(w);
 	close_set(w);
-	ck_assert_int_eq(eval_free(finish(w)), FILTER_TRUE);
+	ck_assert_int_eq(eval_decoded(finish(w)), FILTER_TRUE);
 }
 END_TEST
 
@@ -748,10 +744,8 @@ START_TEST(eval_stored_value_invalid_for_rule)
 	ck_assert_int_eq(entry_parse(rec.data, rec.len, &e), 0);
 	struct filter *f = eq_filter("member", "DC=COM");
 	ck_assert_int_eq(filter_eval(f, e.attrs, e.attrslen, &scratch), FILTER_TRUE);
-	filter_free(f);
 	f = eq_filter("member", "dc=org");
 	ck_assert_int_ne(filter_eval(f, e.attrs, e.attrslen, &scratch), FILTER_TRUE);
-	filter_free(f);
 	buf_free(&rec);
 }
 END_TEST
@@ -783,7 +777,6 @@ START_TEST(to_string_nested)
 	ck_assert_uint_eq(out.len, strlen(want));
 	ck_assert_str_eq((const char *)out.data, want); /* NUL-terminated */
 	buf_free(&out);
-	filter_free(f);
 }
 END_TEST
 
@@ -797,7 +790,6 @@ START_TEST(to_string_substr_final)
 	filter_to_string(f, &out);
 	ck_assert_str_eq((const char *)out.data, "(sn=*ith)");
 	buf_free(&out);
-	filter_free(f);
 }
 END_TEST
 

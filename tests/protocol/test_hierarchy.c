@@ -107,20 +107,22 @@ static void build_olp(void)
 static enum filter_result eval_eq(const char *attr, const char *value)
 {
 	struct berval a = {strlen(attr), (char *)attr}, v = {strlen(value), (char *)value};
-	struct filter *f = filter_make(FILTER_EQ, &a, &v);
+	struct arena mem = {0};
+	struct filter *f = filter_make(FILTER_EQ, &a, &v, &mem, &scratch);
 	ck_assert_ptr_nonnull(f);
 	enum filter_result r = filter_eval(f, entry.attrs, entry.attrslen, &scratch);
-	filter_free(f);
+	arena_free(&mem);
 	return r;
 }
 
 static enum filter_result eval_present(const char *attr)
 {
 	struct berval a = {strlen(attr), (char *)attr};
-	struct filter *f = filter_make(FILTER_PRESENT, &a, NULL);
+	struct arena mem = {0};
+	struct filter *f = filter_make(FILTER_PRESENT, &a, NULL, &mem, &scratch);
 	ck_assert_ptr_nonnull(f);
 	enum filter_result r = filter_eval(f, entry.attrs, entry.attrslen, &scratch);
-	filter_free(f);
+	arena_free(&mem);
 	return r;
 }
 
@@ -169,8 +171,18 @@ START_TEST(supertype_in_attribute_list)
 }
 END_TEST
 
-/* A ValuesReturnFilter of two equality items, decoded. */
-static struct filter *values_filter(const char *a1, const char *v1, const char *a2, const char *v2)
+/* Decodes the flattened ValuesReturnFilter flat (freed) into mem. */
+static struct filter *decode_values(struct berval *flat, struct arena *mem)
+{
+	struct ber_in in = ber_in_make(flat->bv_val, flat->bv_len);
+	struct filter *f = filter_decode_values(&in, mem, &scratch);
+	ber_bvfree(flat);
+	return f;
+}
+
+/* A ValuesReturnFilter of two equality items, decoded into mem. */
+static struct filter *values_filter(const char *a1, const char *v1, const char *a2, const char *v2,
+                                    struct arena *mem)
 {
 	BerElement *w = ber_alloc_t(LBER_USE_DER);
 	ck_assert_ptr_nonnull(w);
@@ -180,16 +192,13 @@ static struct filter *values_filter(const char *a1, const char *v1, const char *
 	struct berval *flat = NULL;
 	ck_assert_int_eq(ber_flatten(w, &flat), 0);
 	ber_free(w, 1);
-	BerElement *r = ber_init(flat);
-	struct filter *f = filter_decode_values(r);
-	ber_free(r, 1);
-	ber_bvfree(flat);
-	return f;
+	return decode_values(flat, mem);
 }
 
 START_TEST(matched_values_items)
 {
-	struct filter *f = values_filter("name", "Ali", "objectClass", "person");
+	struct arena mem = {0};
+	struct filter *f = values_filter("name", "Ali", "objectClass", "person", &mem);
 	ck_assert_ptr_nonnull(f);
 	struct buf s = {0};
 #define MATCH(t, v)                                                                                \
@@ -202,7 +211,6 @@ START_TEST(matched_values_items)
 	ck_assert(MATCH("objectClass", "inetOrgPerson"));
 	ck_assert(!MATCH("objectClass", "posixAccount"));
 #undef MATCH
-	filter_free(f);
 	buf_free(&s);
 
 	/* and, or, not are not SimpleFilterItems. */
@@ -213,10 +221,8 @@ START_TEST(matched_values_items)
 	struct berval *flat = NULL;
 	ck_assert_int_eq(ber_flatten(w, &flat), 0);
 	ber_free(w, 1);
-	BerElement *r = ber_init(flat);
-	ck_assert_ptr_null(filter_decode_values(r));
-	ber_free(r, 1);
-	ber_bvfree(flat);
+	ck_assert_ptr_null(decode_values(flat, &mem));
+	arena_free(&mem);
 }
 END_TEST
 

@@ -13,17 +13,27 @@
 #include "protocol/request.h"
 #include "tests/check_run.h"
 
-static BerElement *dec; /* the decoder's BerElement, reused as the server does */
+/* The decoder's arena and work buffer, reused (and the arena reset) as a worker does. */
+static struct arena mem;
+static struct buf scratch;
 
 static void setup(void)
 {
-	dec = ber_alloc_t(LBER_USE_DER);
-	ck_assert_ptr_nonnull(dec);
+	memset(&mem, 0, sizeof(mem));
+	memset(&scratch, 0, sizeof(scratch));
 }
 
 static void teardown(void)
 {
-	ber_free(dec, 0);
+	arena_free(&mem);
+	buf_free(&scratch);
+}
+
+static int decode_bytes(const unsigned char *p, size_t n, struct ldap_request *req,
+                        const char **why)
+{
+	arena_reset(&mem);
+	return request_decode(p, n, req, &mem, &scratch, why);
 }
 
 static BerElement *writer(void)
@@ -44,7 +54,7 @@ static struct berval *flatten(BerElement *w)
 
 static int decode(const struct berval *pdu, struct ldap_request *req, const char **why)
 {
-	return request_decode(dec, (const unsigned char *)pdu->bv_val, pdu->bv_len, req, why);
+	return decode_bytes((const unsigned char *)pdu->bv_val, pdu->bv_len, req, why);
 }
 
 static void assert_bv(const struct berval *bv, const char *want)
@@ -123,8 +133,6 @@ START_TEST(search_fields)
 	ck_assert_int_eq(s->filter->child->next->kind, FILTER_EQ);
 	ck_assert_str_eq(s->filter->child->next->attr, "uid");
 	ck_assert_ptr_null(s->filter->child->next->next);
-	request_free(&req);
-	ck_assert_ptr_null(req.u.search.filter);
 	ber_bvfree(pdu);
 }
 END_TEST
@@ -153,7 +161,6 @@ START_TEST(search_scopes_and_options)
 		ck_assert_uint_eq(req.u.search.base.bv_len, 0);
 		ck_assert_int_eq(req.u.search.nattrs, 0);
 		ck_assert_int_eq(req.u.search.filter->kind, FILTER_PRESENT);
-		request_free(&req);
 		ber_bvfree(pdu);
 	}
 }
@@ -168,7 +175,6 @@ START_TEST(search_bad_scope)
 	ck_assert_int_eq(decode(pdu, &req, &why), -1);
 	ck_assert_ptr_nonnull(why);
 	ck_assert_int_eq(req.msgid, 9); /* known, for the protocolError answer */
-	request_free(&req);
 	ber_bvfree(pdu);
 }
 END_TEST
@@ -185,7 +191,6 @@ START_TEST(search_negative_limits)
 	struct ldap_request req;
 	const char *why;
 	ck_assert_int_eq(decode(pdu, &req, &why), -1);
-	request_free(&req);
 	ber_bvfree(pdu);
 }
 END_TEST
@@ -216,7 +221,6 @@ START_TEST(search_attr_limit)
 			ck_assert_int_eq(rc, -1);
 			ck_assert_int_eq(req.msgid, 5);
 		}
-		request_free(&req);
 		ber_bvfree(pdu);
 	}
 }
@@ -238,7 +242,6 @@ START_TEST(search_deep_filter)
 	ck_assert_int_eq(decode(pdu, &req, &why), -1);
 	ck_assert_ptr_nonnull(why);
 	ck_assert_int_eq(req.msgid, 11);
-	request_free(&req);
 	ber_bvfree(pdu);
 }
 END_TEST
@@ -260,7 +263,6 @@ START_TEST(bind_simple)
 	ck_assert(req.u.bind.simple);
 	assert_bv(&req.u.bind.dn, "cn=admin,dc=example,dc=com");
 	assert_bv(&req.u.bind.cred, "s3cret");
-	request_free(&req);
 	ber_bvfree(pdu);
 }
 END_TEST
@@ -279,7 +281,6 @@ START_TEST(bind_anonymous_v2)
 	ck_assert(req.u.bind.simple);
 	ck_assert_uint_eq(req.u.bind.dn.bv_len, 0);
 	ck_assert_uint_eq(req.u.bind.cred.bv_len, 0);
-	request_free(&req);
 	ber_bvfree(pdu);
 }
 END_TEST
@@ -298,7 +299,6 @@ START_TEST(bind_sasl)
 	ck_assert_uint_eq(req.op, LDAP_REQ_BIND);
 	ck_assert(!req.u.bind.simple);
 	assert_bv(&req.u.bind.mech, "DIGEST-MD5");
-	request_free(&req);
 	ber_bvfree(pdu);
 
 	/* Without credentials. */
@@ -310,7 +310,6 @@ START_TEST(bind_sasl)
 	ck_assert_int_eq(decode(pdu, &req, &why), 0);
 	ck_assert(!req.u.bind.simple);
 	assert_bv(&req.u.bind.mech, "EXTERNAL");
-	request_free(&req);
 	ber_bvfree(pdu);
 }
 END_TEST
@@ -327,7 +326,6 @@ START_TEST(bind_unknown_auth_choice)
 	ck_assert_int_eq(decode(pdu, &req, &why), -1);
 	ck_assert_ptr_nonnull(why);
 	ck_assert_int_eq(req.msgid, 6);
-	request_free(&req);
 	ber_bvfree(pdu);
 }
 END_TEST
@@ -346,7 +344,6 @@ START_TEST(abandon)
 		ck_assert_int_eq(req.msgid, 9);
 		ck_assert_uint_eq(req.op, LDAP_REQ_ABANDON);
 		ck_assert_int_eq(req.u.abandon_msgid, ids[i]);
-		request_free(&req);
 		ber_bvfree(pdu);
 	}
 }
@@ -360,9 +357,9 @@ START_TEST(abandon_bad_length)
 	                              0x05, 0x01, 0x02, 0x03, 0x04, 0x05};
 	struct ldap_request req;
 	const char *why;
-	ck_assert_int_eq(request_decode(dec, empty, sizeof(empty), &req, &why), -1);
+	ck_assert_int_eq(decode_bytes(empty, sizeof(empty), &req, &why), -1);
 	ck_assert_int_eq(req.msgid, 9);
-	ck_assert_int_eq(request_decode(dec, five, sizeof(five), &req, &why), -1);
+	ck_assert_int_eq(decode_bytes(five, sizeof(five), &req, &why), -1);
 }
 END_TEST
 
@@ -376,7 +373,6 @@ START_TEST(unbind_and_undecoded_ops)
 	ck_assert_int_eq(decode(pdu, &req, &why), 0);
 	ck_assert_int_eq(req.msgid, 12);
 	ck_assert_uint_eq(req.op, LDAP_REQ_UNBIND);
-	request_free(&req);
 	ber_bvfree(pdu);
 
 	/* An AddRequest: not decoded, but msgid and op are known. */
@@ -388,7 +384,6 @@ START_TEST(unbind_and_undecoded_ops)
 	ck_assert_int_eq(decode(pdu, &req, &why), 0);
 	ck_assert_int_eq(req.msgid, 13);
 	ck_assert_uint_eq(req.op, LDAP_REQ_ADD);
-	request_free(&req);
 	ber_bvfree(pdu);
 }
 END_TEST
@@ -403,13 +398,11 @@ START_TEST(controls)
 	ck_assert(req.critical_control);
 	ck_assert_int_eq(req.msgid, 21);
 	ck_assert_int_eq(req.u.search.nattrs, 1);
-	request_free(&req);
 	ber_bvfree(pdu);
 
 	pdu = search_pdu(22, "dc=example,dc=com", LDAP_SCOPE_BASE, attrs, 0);
 	ck_assert_int_eq(decode(pdu, &req, &why), 0);
 	ck_assert(!req.critical_control);
-	request_free(&req);
 	ber_bvfree(pdu);
 
 	/* Several controls, the critical one last; criticality and value optional. */
@@ -421,14 +414,12 @@ START_TEST(controls)
 	pdu = flatten(w);
 	ck_assert_int_eq(decode(pdu, &req, &why), 0);
 	ck_assert(req.critical_control);
-	request_free(&req);
 	ber_bvfree(pdu);
 
-	/* A reused BerElement/request does not carry the flag over. */
+	/* A reused request does not carry the flag over. */
 	pdu = search_pdu(24, "dc=example,dc=com", LDAP_SCOPE_BASE, attrs, -1);
 	ck_assert_int_eq(decode(pdu, &req, &why), 0);
 	ck_assert(!req.critical_control);
-	request_free(&req);
 	ber_bvfree(pdu);
 }
 END_TEST
@@ -454,13 +445,11 @@ START_TEST(controls_malformed)
 	const char *why = NULL;
 	ck_assert_int_eq(decode(pdu, &req, &why), 0); /* as built: fine */
 	ck_assert(req.critical_control);
-	request_free(&req);
 	p[8] += 16;
 	why = NULL;
 	int rc = decode(pdu, &req, &why);
 	ck_assert_msg(rc == -1, "controls running past the message accepted (critical_control=%d)",
 	              (int)req.critical_control);
-	request_free(&req);
 	ber_bvfree(pdu);
 }
 END_TEST
@@ -487,11 +476,126 @@ START_TEST(garbage)
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		why = NULL;
-		ck_assert_msg(request_decode(dec, cases[i].p, cases[i].n, &req, &why) == -1,
+		ck_assert_msg(decode_bytes(cases[i].p, cases[i].n, &req, &why) == -1,
 		              "case %zu accepted", i);
 		ck_assert_ptr_nonnull(why);
 		ck_assert_msg(req.msgid == cases[i].msgid, "case %zu: msgid %d", i, (int)req.msgid);
-		request_free(&req);
+	}
+}
+END_TEST
+
+/* Wraps content[0..n) (under 100 bytes) as the protocolOp tag of message 7, into out. */
+static size_t message(unsigned char tag, const unsigned char *content, size_t n, unsigned char *out)
+{
+	const unsigned char head[] = {0x30, (unsigned char)(n + 5), 0x02, 0x01, 0x07,
+	                              tag,  (unsigned char)n};
+	memcpy(out, head, sizeof(head));
+	memcpy(out + sizeof(head), content, n);
+	return sizeof(head) + n;
+}
+
+static void expect_strict(const char *what, const unsigned char *pdu, size_t n, bool valid,
+                          int msgid)
+{
+	struct ldap_request req;
+	const char *why = NULL;
+	int rc = decode_bytes(pdu, n, &req, &why);
+	ck_assert_msg(rc == (valid ? 0 : -1), "%s: %s", what, rc == 0 ? "accepted" : why);
+	ck_assert_msg(req.msgid == msgid, "%s: msgid %d", what, (int)req.msgid);
+}
+
+/*
+ * BER that liblber takes but RFC 4511 / X.690 do not allow: each is malformed, with the
+ * message ID known unless it is the message ID that is at fault. The valid forms (marked
+ * true) decode.
+ */
+START_TEST(strict_encoding)
+{
+	static const struct {
+		const char *what;
+		unsigned char bytes[20];
+		size_t n;
+		bool valid;
+		int msgid;
+	} messages[] = {
+	    {"unbind", {0x30, 0x05, 0x02, 0x01, 0x07, 0x42, 0x00}, 7, true, 7},
+	    {"unbind with content", {0x30, 0x06, 0x02, 0x01, 0x07, 0x42, 0x01, 0x00}, 8, false, 7},
+	    {"message ID padded", {0x30, 0x06, 0x02, 0x02, 0x00, 0x07, 0x42, 0x00}, 8, false, -1},
+	    {"message ID empty", {0x30, 0x04, 0x02, 0x00, 0x42, 0x00}, 6, false, -1},
+	    {"a multi-byte tag", {0x30, 0x06, 0x02, 0x01, 0x07, 0x7f, 0x02, 0x00}, 8, false, 7},
+	    {"a multi-byte tag, short", {0x30, 0x05, 0x02, 0x01, 0x07, 0x7f, 0x00}, 7, false, 7},
+	    {"an element after the controls",
+	     {0x30, 0x09, 0x02, 0x01, 0x07, 0x42, 0x00, 0xa0, 0x00, 0x04, 0x00},
+	     11,
+	     false,
+	     7},
+	    {"abandon", {0x30, 0x06, 0x02, 0x01, 0x07, 0x50, 0x01, 0x05}, 8, true, 7},
+	    {"abandon of a negative ID",
+	     {0x30, 0x06, 0x02, 0x01, 0x07, 0x50, 0x01, 0xfb},
+	     8,
+	     false,
+	     7},
+	    {"abandon padded", {0x30, 0x07, 0x02, 0x01, 0x07, 0x50, 0x02, 0x00, 0x05}, 9, false, 7},
+	    {"control with an element after its value",
+	     {0x30, 0x10, 0x02, 0x01, 0x07, 0x42, 0x00, 0xa0, 0x09, 0x30, 0x07, 0x04, 0x01, '1',
+	      0x04, 0x00, 0x04, 0x00},
+	     18,
+	     false,
+	     7},
+	    {"control criticality of two bytes",
+	     {0x30, 0x10, 0x02, 0x01, 0x07, 0x42, 0x00, 0xa0, 0x09, 0x30, 0x07, 0x04, 0x01, '1',
+	      0x01, 0x02, 0x00, 0xff},
+	     18,
+	     false,
+	     7},
+	    {"control",
+	     {0x30, 0x0d, 0x02, 0x01, 0x07, 0x42, 0x00, 0xa0, 0x06, 0x30, 0x04, 0x04, 0x02, '1',
+	      '2'},
+	     15,
+	     true,
+	     7},
+	};
+	for (size_t i = 0; i < sizeof(messages) / sizeof(messages[0]); i++)
+		expect_strict(messages[i].what, messages[i].bytes, messages[i].n, messages[i].valid,
+		              messages[i].msgid);
+
+	/* A SearchRequest (base "", scopes 0, limits 0, typesOnly FALSE, (cn=*), no attributes)
+	 * with one field replaced; field 8 is what follows the attribute list. */
+	static const struct {
+		unsigned char bytes[8];
+		size_t n;
+	} fields[] = {{{0x04, 0x00}, 2},           {{0x0a, 0x01, 0x00}, 3}, {{0x0a, 0x01, 0x00}, 3},
+	              {{0x02, 0x01, 0x00}, 3},     {{0x02, 0x01, 0x00}, 3}, {{0x01, 0x01, 0x00}, 3},
+	              {{0x87, 0x02, 'c', 'n'}, 4}, {{0x30, 0x00}, 2},       {{0}, 0}};
+	static const struct {
+		const char *what;
+		int field;
+		unsigned char bytes[12];
+		size_t n;
+	} searches[] = {
+	    {"search", 0, {0x04, 0x00}, 2},
+	    {"typesOnly of two bytes", 5, {0x01, 0x02, 0x00, 0x00}, 4},
+	    {"a base with a constructed tag", 0, {0x24, 0x00}, 2},
+	    {"scope as an INTEGER", 1, {0x02, 0x01, 0x00}, 3},
+	    {"an element after the attribute list", 8, {0x04, 0x00}, 2},
+	    {"an attribute that is not an OCTET STRING", 7, {0x30, 0x02, 0x02, 0x00}, 4},
+	    {"not with two operands", 6, {0xa2, 0x06, 0x87, 0x01, 'a', 0x87, 0x01, 'b'}, 8},
+	    {"equality with a third element",
+	     6,
+	     {0xa3, 0x07, 0x04, 0x01, 'a', 0x04, 0x00, 0x04, 0x00},
+	     9},
+	};
+	for (size_t i = 0; i < sizeof(searches) / sizeof(searches[0]); i++) {
+		unsigned char content[64], pdu[80];
+		size_t n = 0;
+		for (int f = 0; f < 9; f++) {
+			bool mine = f == searches[i].field;
+			memcpy(content + n, mine ? searches[i].bytes : fields[f].bytes,
+			       mine ? searches[i].n : fields[f].n);
+			n += mine ? searches[i].n : fields[f].n;
+		}
+		expect_strict(searches[i].what, pdu, message(LDAP_REQ_SEARCH, content, n, pdu),
+		              i == 0, 7);
 	}
 }
 END_TEST
@@ -506,10 +610,9 @@ static void check_truncations(const struct berval *pdu)
 		memcpy(exact, pdu->bv_val, n);
 		struct ldap_request req;
 		const char *why = NULL;
-		int rc = request_decode(dec, exact, n, &req, &why);
+		int rc = decode_bytes(exact, n, &req, &why);
 		ck_assert_msg(rc == -1, "prefix of %zu/%zu bytes accepted", n, pdu->bv_len);
 		ck_assert_ptr_nonnull(why);
-		request_free(&req);
 		free(exact);
 	}
 }
@@ -584,7 +687,6 @@ START_TEST(truncated_inside_search)
 	const char *why;
 	ck_assert_int_eq(decode(whole, &req, &why), 0);
 	ck_assert_int_eq(req.u.search.nattrs, 1);
-	request_free(&req);
 	ber_bvfree(whole);
 
 	char accepted[256] = "";
@@ -600,7 +702,6 @@ START_TEST(truncated_inside_search)
 			ck_assert_ptr_nonnull(why);
 		}
 		ck_assert_int_eq(req.msgid, 5);
-		request_free(&req);
 		ber_bvfree(cut);
 	}
 	ck_assert_msg(naccepted == 0,
@@ -637,13 +738,12 @@ START_TEST(mutated_pdus_do_not_crash)
 			}
 			struct ldap_request req;
 			const char *why;
-			int rc = request_decode(dec, m, n, &req, &why);
+			int rc = decode_bytes(m, n, &req, &why);
 			ck_assert(rc == 0 || rc == -1);
 			if (rc == 0 && req.op == LDAP_REQ_SEARCH) {
 				ck_assert_ptr_nonnull(req.u.search.filter);
 				ck_assert_int_le(req.u.search.nattrs, REQUEST_MAX_ATTRS);
 			}
-			request_free(&req);
 		}
 		free(m);
 		ber_bvfree(pdus[k]);
@@ -679,6 +779,7 @@ static Suite *request_suite(void)
 	tc = tcase_create("malformed");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, garbage);
+	tcase_add_test(tc, strict_encoding);
 	tcase_add_test(tc, controls_malformed);
 	tcase_add_test(tc, truncated_pdus);
 	tcase_add_test(tc, truncated_inside_search);
