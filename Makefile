@@ -225,6 +225,8 @@ bench: deps all
 	@./bench/floor.sh
 	@./bench/instructions.sh
 	@./bench/import.sh
+	@TLS= ./bench/packets.sh
+	@TLS=1 ./bench/packets.sh
 
 format:
 	clang-format -i $(shell git ls-files '*.c' '*.h')
