@@ -41,6 +41,8 @@ bool lean_tls_init(struct lean_tls *t, const struct sr_config *cfg, char *err, s
 	SSL_CTX_set_mode(t->ctx,
 	                 SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
 	SSL_CTX_set_options(t->ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
+	/* One recv takes all that has arrived, not a record's header and then its body. */
+	SSL_CTX_set_read_ahead(t->ctx, 1);
 	if (cfg->resume_tls) {
 		SSL_CTX_set_session_cache_mode(t->ctx, SSL_SESS_CACHE_CLIENT |
 		                                           SSL_SESS_CACHE_NO_INTERNAL_STORE);
@@ -151,6 +153,11 @@ ssize_t lean_link_recv(struct lean_link *l, void *buf, size_t len)
 	size_t got = 0;
 	int rc = SSL_read_ex(l->ssl, buf, len, &got);
 	return rc == 1 ? (ssize_t)got : link_error(l, rc);
+}
+
+bool lean_link_pending(const struct lean_link *l)
+{
+	return l->ssl && SSL_has_pending(l->ssl);
 }
 
 ssize_t lean_link_send(struct lean_link *l, const void *buf, size_t len)

@@ -54,6 +54,9 @@ bool lean_tls_handshake(struct lean_tls *t, const struct sr_config *cfg, struct 
  * end of the stream (recv), or -1 with errno (EAGAIN: wait for l->want, then try again). */
 ssize_t lean_link_recv(struct lean_link *l, void *buf, size_t len);
 ssize_t lean_link_send(struct lean_link *l, const void *buf, size_t len);
+/* True if l's TLS session holds received bytes that lean_link_recv has not returned yet
+ * (read-ahead takes all that has arrived): epoll on the socket would not say so. */
+bool lean_link_pending(const struct lean_link *l);
 
 /* Ends l's TLS session: with polite, a close_notify first (sent only if it can go at once);
  * frees l->ssl. Does not close the socket. */
