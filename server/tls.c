@@ -36,12 +36,12 @@ struct tls_server {
  */
 struct tls_session {
 	SSL *ssl;
-	BIO *bio;              /* tls_bio.h over io: read, and written unless sock_wbio */
-	struct tls_bio_io io;  /* io.out is &own but inside tls_output */
-	struct buf own, held;  /* ciphertext to send, received but not yet read */
-	bool done;             /* handshake complete */
-	bool sock_wbio;        /* kernel TLS: the write BIO is the socket (until the handshake ends) */
-	bool ktls_send;        /* the kernel encrypts what is sent (tls_kernel_send) */
+	BIO *bio;             /* tls_bio.h over io: read, and written unless sock_wbio */
+	struct tls_bio_io io; /* io.out is &own but inside tls_output */
+	struct buf own, held; /* ciphertext to send, received but not yet read */
+	bool done;            /* handshake complete */
+	bool sock_wbio; /* kernel TLS: the write BIO is the socket (until the handshake ends) */
+	bool ktls_send; /* the kernel encrypts what is sent (tls_kernel_send) */
 	bool failed;
 	char why[200];
 };

@@ -7,11 +7,11 @@
  * session holds a reference to the context it was made from).
  *
  * A session never touches the socket. Ciphertext goes in and out through
- * memory buffers (a BIO of its own, tls_bio.h, over the caller's buffers), so that the connection keeps doing its own recv and send
- * with the send policy's flags: a flush of plaintext becomes records of up to
- * 16 KiB (one record per flush when the flush is smaller) and leaves in one
- * send, as plaintext would. No call blocks; a handshake advances as bytes
- * arrive, inside the worker's event loop.
+ * memory buffers (a BIO of its own, tls_bio.h, over the caller's buffers), so that the connection
+ * keeps doing its own recv and send with the send policy's flags: a flush of plaintext becomes
+ * records of up to 16 KiB (one record per flush when the flush is smaller) and leaves in one send,
+ * as plaintext would. No call blocks; a handshake advances as bytes arrive, inside the worker's
+ * event loop.
  *
  * Kernel TLS (tls_ktls = yes, on a kernel with the "tls" TCP ULP, probed once
  * at tls_setup) is the one exception: a session then writes its handshake to
