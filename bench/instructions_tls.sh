@@ -15,8 +15,10 @@
 #
 # The counting window opens once the load runs (connections and handshakes done, one
 # interval after the start) and lasts SECS seconds: callgrind_control --zero, then --dump;
-# the lookups in it are the server's opsSearch delta in cn=monitor (read over plain LDAP,
-# uninstrumented side or not). So neither start-up nor handshakes are in the figures.
+# the lookups in it are the calls, in that dump, of a function called once a search (the
+# server's op_search, searchrate's pattern_expand_spans). So neither start-up nor handshakes
+# are in the figures. Records and sends per lookup come from cn=monitor (tlsRecords and
+# sendCalls of cn=batch, over opsSearch), read over plain LDAP around the window.
 #
 #   TLS=1 bench/instructions.sh              # 4 windows of 5 s under callgrind: ~1.5 minutes
 #   TLS=1 SECS=10 TOP=30 bench/instructions.sh
@@ -88,18 +90,29 @@ load() {
 	done
 	die "searchrate did not run: $(tail -3 "$out")"
 }
-# window VPID NAME: zeroes VPID's counters, waits SECS, dumps them to $work/NAME.cg.1;
-# prints "lookups records sends instructions".
+# calls FILE FN: how many times FN was called in callgrind's dump FILE.
+calls() {
+	callgrind_annotate --tree=caller --threshold=100 "$1" 2> /dev/null | tr -d , | awk -v fn=":$2 [" '
+		/^$/ { n = 0; next }
+		/ < / && match($0, /\(([0-9]+)x\)/) { n += substr($0, RSTART + 1, RLENGTH - 3) }
+		/ \* / && index($0, fn) { print n; exit }'
+}
+# window VPID NAME FN: zeroes VPID's counters, waits SECS, dumps them to $work/NAME.cg.1;
+# prints "lookups records sends instructions": lookups are the calls of FN (one a search)
+# in the dump, so both figures cover the same instructions whenever valgrind took the
+# commands; records and sends per lookup from cn=monitor over about the same time.
 window() {
-	local a b instr
+	local a b n instr
 	read -r -a a <<< "$(monitor)"
 	callgrind_control --zero "$1" > /dev/null 2>&1 || die "callgrind_control --zero failed"
 	sleep "$SECS"
 	callgrind_control --dump "$1" > /dev/null 2>&1 || die "callgrind_control --dump failed"
 	read -r -a b <<< "$(monitor)"
-	# the first monitor read is counted by the second: not a lookup
+	n=$(calls "$work/$2.cg.1" "$3")
 	instr=$(callgrind_annotate "$work/$2.cg.1" 2> /dev/null | sed -n 's/^ *\([0-9,]*\) .*PROGRAM TOTALS.*/\1/p' | tr -d ,)
-	echo "$((b[0] - a[0] - 1)) $((b[1] - a[1])) $((b[2] - a[2])) ${instr:-0}"
+	# the first monitor read is counted by the second: not a lookup
+	awk -v n="${n:-0}" -v i="${instr:-0}" -v m=$((b[0] - a[0] - 1)) -v r=$((b[1] - a[1])) -v s=$((b[2] - a[2])) \
+		'BEGIN { printf "%d %.4f %.4f %d\n", n, (m > 0 ? r / m : 0), (m > 0 ? s / m : 0), i }'
 }
 cg() { echo valgrind --tool=callgrind --callgrind-out-file="$work/$1.cg"; }
 
@@ -112,12 +125,12 @@ for mode in $MODES; do
 			# shellcheck disable=SC2046 # the words of cg
 			server $(cg "server-$mode")
 			load "$mode"
-			ROW[server-$mode]=$(window "$SPID" "server-$mode")
+			ROW[server-$mode]=$(window "$SPID" "server-$mode" op_search)
 		else
 			server
 			# shellcheck disable=SC2046
 			load "$mode" $(cg "client-$mode") --collect-atstart=no --toggle-collect=thread_main
-			ROW[client-$mode]=$(window "$LPID" "client-$mode")
+			ROW[client-$mode]=$(window "$LPID" "client-$mode" pattern_expand_spans)
 		fi
 		[ "$mode" = tls ] && [ -z "${NEG:-}" ] &&
 			NEG=$(timeout 10 openssl s_client -connect "127.0.0.1:$TPORT" -CAfile "$CERTS/ca.pem" < /dev/null 2> /dev/null |
@@ -137,7 +150,7 @@ for side in $SIDES; do
 		read -r n r s i <<< "${ROW[$side-$mode]}"
 		[ "$n" -gt 0 ] && [ "$i" -gt 0 ] || die "$side over $mode: no figures ($work)"
 		awk -v side="$side" -v mode="$mode" -v n="$n" -v i="$i" -v r="$r" -v s="$s" 'BEGIN {
-			printf "%-8s %-6s %9d %14d %11d %12.2f %10.2f\n", side, mode, n, i, i / n, r / n, s / n }'
+			printf "%-8s %-6s %9d %14d %11d %12.2f %10.2f\n", side, mode, n, i, i / n, r, s }'
 	done
 done
 for side in $SIDES; do

@@ -284,9 +284,10 @@ void tls_session_free(struct tls_session *t)
 
 void tls_session_idle(struct tls_session *t)
 {
-	/* Refused (kept) while a buffer holds part of a record. */
-	SSL_free_buffers(t->ssl);
-	buf_free(&t->own);
+	if (t->done && !t->failed)
+		SSL_free_buffers(t->ssl); /* refused (kept) while one holds part of a record */
+	if (buf_pending(&t->own) == 0)    /* else a ticket waits for the first answer */
+		buf_free(&t->own);
 }
 
 /* Records a failure of the call that returned rc. Returns TLS_FAILED or TLS_CLOSED. */
