@@ -224,6 +224,7 @@ bench: deps all
 	@./bench/access_log.sh
 	@./bench/floor.sh
 	@./bench/instructions.sh
+	@TLS=1 ./bench/instructions.sh
 	@./bench/import.sh
 
 format:
