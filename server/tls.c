@@ -29,10 +29,10 @@ struct tls_server {
 
 /*
  * Ciphertext in: tls_input lends the bytes it was given to the BIO (io.in) and OpenSSL
- * reads them into its own buffer (read-ahead: all of them, as far as its buffer goes);
- * any it did not take wait in held for the next call. Ciphertext out: during tls_output
- * the BIO appends records straight to the caller's buffer; what OpenSSL writes at other
- * times (handshake, tickets, alerts) waits in own, and tls_output puts it first.
+ * reads them into its own buffer (read-ahead: all of them, a buffer at a time, while
+ * tls_input reads records); any it did not take wait in held for the next call. Ciphertext out:
+ * during tls_output the BIO appends records straight to the caller's buffer; what OpenSSL writes at
+ * other times (handshake, tickets, alerts) waits in own, and tls_output puts it first.
  */
 struct tls_session {
 	SSL *ssl;
@@ -389,7 +389,8 @@ enum tls_status tls_input(struct tls_session *t, const void *in, size_t len, str
 	t->io.in = in;
 	t->io.in_len = len;
 	enum tls_status s = input(t, plain);
-	/* With read-ahead OpenSSL takes everything while its buffer has room: this is rare. */
+	/* With read-ahead OpenSSL takes all it is lent; bytes stay only when it stopped for
+	 * something else (kernel TLS: a socket that would not take a write SSL_read made). */
 	size_t left = t->io.in_len;
 	if (s == TLS_OK && from_held)
 		buf_consume(&t->held, buf_pending(&t->held) - left);
