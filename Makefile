@@ -223,7 +223,8 @@ bench: deps all
 	@./bench/run.sh
 	@./bench/access_log.sh
 	@./bench/floor.sh
-	@./bench/instructions.sh
+	@TLS= ./bench/instructions.sh
+	@TLS=1 ./bench/instructions.sh
 	@./bench/import.sh
 	@TLS= ./bench/packets.sh
 	@TLS=1 ./bench/packets.sh

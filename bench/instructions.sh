@@ -9,6 +9,8 @@
 #
 #   bench/instructions.sh            # 2 x 3 s of load under callgrind each: ~1 minute
 #   TOP=40 bench/instructions.sh     # more of the profile
+#   TLS=1 bench/instructions.sh      # over TLS, server and client: bench/instructions_tls.sh
+[ -z "${TLS:-}" ] || exec "$(dirname "$0")/instructions_tls.sh"
 . "$(dirname "$0")/lib.sh" # set -u, and the tree's root as the directory
 TOP=${TOP:-25}
 need valgrind callgrind_control callgrind_annotate ldapsearch

@@ -320,6 +320,8 @@ size_t conn_release_buffers(struct conn *c)
 	if (buf_pending(&c->tls_out))
 		return 0;
 	size_t freed = c->in.cap + c->out.cap + c->tls_out.cap;
+	if (c->tls)
+		tls_session_idle(c->tls);
 	buf_free(&c->in);
 	buf_free(&c->out);
 	buf_free(&c->tls_out);

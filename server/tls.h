@@ -7,11 +7,11 @@
  * session holds a reference to the context it was made from).
  *
  * A session never touches the socket. Ciphertext goes in and out through
- * memory buffers, so that the connection keeps doing its own recv and send
- * with the send policy's flags: a flush of plaintext becomes records of up to
- * 16 KiB (one record per flush when the flush is smaller) and leaves in one
- * send, as plaintext would. No call blocks; a handshake advances as bytes
- * arrive, inside the worker's event loop.
+ * memory buffers (a BIO of its own, tls_bio.h, over the caller's buffers), so that the connection
+ * keeps doing its own recv and send with the send policy's flags: a flush of plaintext becomes
+ * records of up to 16 KiB (one record per flush when the flush is smaller) and leaves in one send,
+ * as plaintext would. No call blocks; a handshake advances as bytes arrive, inside the worker's
+ * event loop.
  *
  * Kernel TLS (tls_ktls = yes, on a kernel with the "tls" TCP ULP, probed once
  * at tls_setup) is the one exception: a session then writes its handshake to
@@ -65,6 +65,9 @@ struct tls_session *tls_session_new(struct tls_server *ts, int fd);
 void tls_session_free(struct tls_session *t);
 /* Queues a close_notify alert (after a completed handshake), for tls_output. */
 void tls_session_shutdown(struct tls_session *t);
+/* The connection went idle: the session gives back the buffers it can (OpenSSL's read and
+ * write buffers, unless one holds part of a record); they come back when next needed. */
+void tls_session_idle(struct tls_session *t);
 
 /* What tls_input returns. */
 enum tls_status {

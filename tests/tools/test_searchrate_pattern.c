@@ -134,6 +134,28 @@ START_TEST(escapes_and_padding)
 }
 END_TEST
 
+/* The digits are written by hand: as snprintf's "%0*" PRId64 would write them. */
+START_TEST(values_read_as_printf_writes_them)
+{
+	static const char *const srcs[] = {
+	    "[-12:-12]",
+	    "[-12:-12%0000]",
+	    "[0:0]",
+	    "[0:0%000]",
+	    "[7:7%0]",
+	    "[12345:12345%00]",
+	    "[-9223372036854775808:-9223372036854775808]",
+	    "[9223372036854775807:9223372036854775807%00000000000000000000]"};
+	static const long long vals[] = {-12, -12, 0, 0, 7, 12345, INT64_MIN, INT64_MAX};
+	static const int widths[] = {0, 4, 0, 3, 1, 2, 0, 20};
+	for (size_t i = 0; i < sizeof(srcs) / sizeof(srcs[0]); i++) {
+		char want[64];
+		snprintf(want, sizeof(want), "%0*lld", widths[i], vals[i]);
+		expect(srcs[i], want, NULL);
+	}
+}
+END_TEST
+
 /* Each malformed pattern and the offset of the '[' the message names. */
 static const struct {
 	const char *src;
@@ -180,6 +202,7 @@ int main(void)
 	    random_stays_in_range_and_covers_it,
 	    random_is_reproducible_from_the_seed,
 	    escapes_and_padding,
+	    values_read_as_printf_writes_them,
 	    malformed_patterns_say_where,
 	};
 	return searchrate_check_run("searchrate_pattern", NULL, teardown, tests,

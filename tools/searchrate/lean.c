@@ -362,8 +362,9 @@ static void parse_input(struct sr_lean *t, struct lean_conn *c)
 }
 
 /* Reads what has arrived on c (until the socket is empty, bounded) and handles it. With TLS,
- * until OpenSSL has nothing more: plaintext it holds would not wake epoll (parse_input always
- * leaves room). */
+ * until OpenSSL holds nothing more: bytes it holds would not wake epoll (parse_input always
+ * leaves room), while what is still in the socket does (level-triggered), so no read is
+ * spent on learning that the socket is empty. */
 static void read_conn(struct sr_lean *t, struct lean_conn *c)
 {
 	for (int round = 0; (round < 4 || c->link.ssl) && c->link.fd >= 0; round++) {
@@ -379,8 +380,8 @@ static void read_conn(struct sr_lean *t, struct lean_conn *c)
 		}
 		c->inlen += (size_t)n;
 		parse_input(t, c);
-		if ((size_t)n < room && !c->link.ssl) /* the socket is empty */
-			return;
+		if (c->link.ssl ? !lean_link_pending(&c->link) : (size_t)n < room)
+			return; /* nothing more in hand (TLS), the socket is empty (plain) */
 	}
 }
 

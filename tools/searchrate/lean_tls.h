@@ -1,8 +1,9 @@
 /*
  * lean_tls.h: TLS for the lean engine, through OpenSSL directly (--useSSL, --useStartTLS,
  * --trustAll, --trustStorePath, --resumeTLSSessions). A connection is a socket and, with TLS,
- * an SSL object on it (a socket BIO: the engine's recv and send become SSL_read and SSL_write
- * on the same non-blocking socket, and epoll still watches the socket).
+ * an SSL object on it (a BIO of recv and send on the socket, with read-ahead: the engine's
+ * recv and send become SSL_read and SSL_write on the same non-blocking socket, and epoll still
+ * watches the socket).
  *
  * Each load thread has its own client context (struct lean_tls), so threads share no TLS
  * state: its certificate checks (the CAs of --trustStorePath or the system's, and the
@@ -24,6 +25,7 @@
 /* One thread's client context. */
 struct lean_tls {
 	SSL_CTX *ctx;        /* owned; NULL without TLS */
+	BIO_METHOD *fd_bio;  /* owned: the sessions' BIO over their socket */
 	SSL_SESSION *resume; /* owned: the session offered next (--resumeTLSSessions), or NULL */
 };
 
@@ -54,6 +56,9 @@ bool lean_tls_handshake(struct lean_tls *t, const struct sr_config *cfg, struct 
  * end of the stream (recv), or -1 with errno (EAGAIN: wait for l->want, then try again). */
 ssize_t lean_link_recv(struct lean_link *l, void *buf, size_t len);
 ssize_t lean_link_send(struct lean_link *l, const void *buf, size_t len);
+/* True if l's TLS session holds received bytes that lean_link_recv has not returned yet
+ * (read-ahead takes all that has arrived): epoll on the socket would not say so. */
+bool lean_link_pending(const struct lean_link *l);
 
 /* Ends l's TLS session: with polite, a close_notify first (sent only if it can go at once);
  * frees l->ssl. Does not close the socket. */

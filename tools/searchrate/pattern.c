@@ -1,7 +1,7 @@
 /*
  * pattern.c: value patterns (see pattern.h). A pattern is parsed once into components,
  * literal runs and ranges, so that expanding it for each search is a copy per literal and
- * one snprintf per range, with no parsing and no allocation in the load loop.
+ * the digits of each range written by hand, with no parsing and no allocation in the load loop.
  */
 #include "tools/searchrate/pattern.h"
 
@@ -229,6 +229,26 @@ static int64_t comp_value(struct pattern_comp *c, uint64_t *rng)
 	return (int64_t)((uint64_t)c->lo + k * (uint64_t)c->step);
 }
 
+/* v in decimal at out, zero padded to width characters as "%0*" PRId64 writes it (a minus sign
+ * counts in the width); returns its length. snprintf took about 700 instructions a search. */
+static size_t put_decimal(char *out, int64_t v, int width)
+{
+	char digits[20];
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+	size_t n = 0, len = 0;
+	do {
+		digits[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		out[len++] = '-';
+	while (len + n < (size_t)width)
+		out[len++] = '0';
+	while (n)
+		out[len++] = digits[--n];
+	return len;
+}
+
 const char *pattern_expand(struct pattern *p, uint64_t *rng, char *buf)
 {
 	return pattern_expand_spans(p, rng, buf, NULL);
@@ -247,11 +267,10 @@ const char *pattern_expand_spans(struct pattern *p, uint64_t *rng, char *buf,
 			pos += c->len;
 			continue;
 		}
-		int w = snprintf(buf + pos, p->maxlen + 1 - pos, "%0*" PRId64, c->width,
-		                 comp_value(c, rng));
+		size_t w = put_decimal(buf + pos, comp_value(c, rng), c->width);
 		if (spans)
-			*spans++ = (struct pattern_span){pos, (size_t)w};
-		pos += (size_t)w;
+			*spans++ = (struct pattern_span){pos, w};
+		pos += w;
 	}
 	buf[pos] = '\0';
 	return buf;
