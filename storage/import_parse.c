@@ -47,6 +47,7 @@ void import_worker_free(struct import_worker *w)
 	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
 		buf_free(bufs[i]);
 	entry_schema_memo_free(&w->schema);
+	entry_index_memo_free(&w->index);
 }
 
 /* Empties (free false) or frees every buffer of it. */
@@ -208,7 +209,8 @@ static int parse_entry(struct import_worker *p, struct import_item *it, LDIFReco
 	struct key_list kl = {it, p->db, 0};
 	int rc = entry_parse(it->rec.data, it->rec.len, &e) < 0
 	             ? ENTRY_INDEX_BAD_VALUE
-	             : entry_index_keys(p->db, &e, list_key, &kl, &p->val, why, sizeof(why));
+	             : entry_index_keys_memo(p->db, &e, list_key, &kl, &p->index, &p->val, why,
+	                                     sizeof(why));
 	if (rc)
 		return fault(it, IMPORT_FAULT_INDEX, it->line, "%s",
 		             rc == ENTRY_INDEX_BAD_VALUE ? why : "out of memory");
