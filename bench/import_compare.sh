@@ -16,13 +16,13 @@ shift 2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# Gives each entry (a "dn:" line) an entryUUID unless the file's entries have some.
+# Gives each entry (a record with a "dn:" line) without an entryUUID one, at its end.
 with_uuids() {
-	if grep -qi '^entryUUID:' "$1"; then
-		cat "$1"
-	else
-		awk '{ print } /^dn:/ { n++; printf "entryUUID: 00000000-0000-4000-8000-%012d\n", n }' "$1"
-	fi
+	awk 'BEGIN { RS = ""; ORS = "\n\n" }
+		{ n++ }
+		/(^|\n)dn:/ && !/(^|\n)[eE][nN][tT][rR][yY][uU][uU][iI][dD]:/ {
+			printf "%s\nentryUUID: 00000000-0000-4000-8000-%012d\n\n", $0, n; next }
+		{ print }' "$1"
 }
 
 # Every table of the database file $1, one dump after another, without meta's stamps.

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "protocol/dn.h"
+#include "protocol/schema.h"
 #include "storage/entry_index.h"
 #include "storage/entry_mods.h"
 #include "storage/entry_schema.h"
@@ -195,7 +196,13 @@ static int parse_entry(struct import_worker *p, struct import_item *it, LDIFReco
 	}
 	if (take_uuid(p, it, lr->lrop_mods) < 0)
 		return -1;
-	if (entry_mods_canonical(lr->lrop_mods, &p->names) < 0)
+	/* The schema check's memo holds the types of this entry's mods once it passed. */
+	size_t nmods = 0;
+	while (lr->lrop_mods && lr->lrop_mods[nmods])
+		nmods++;
+	bool typed = !p->skip_schema && schema_loaded() && nmods > 0 && p->schema.ntypes == nmods;
+	if (entry_mods_canonical_typed(lr->lrop_mods, typed ? p->schema.types : NULL, &p->names) <
+	    0)
 		return fault(it, IMPORT_FAULT_ENTRY, it->line, "out of memory");
 	if (entry_encode_uuid(&it->rec, 0, it->uuid, it->key.data, it->key.len, &lr->lr_dn,
 	                      lr->lrop_mods) < 0)
