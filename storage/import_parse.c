@@ -150,10 +150,14 @@ static int list_key(void *arg, const struct db_index *ix, const void *key, size_
 		p += 3 + plen;
 	}
 	kl->n++;
-	return buf_append(b, &at, 1) < 0 || buf_append(b, &n, sizeof(n)) < 0 ||
-	               buf_append(b, key, len) < 0
-	           ? ENOMEM
-	           : 0;
+	if (buf_reserve(b, 3 + len) < 0)
+		return ENOMEM;
+	unsigned char *w = b->data + b->len;
+	w[0] = at;
+	memcpy(w + 1, &n, sizeof(n));
+	memcpy(w + 3, key, len);
+	b->len += 3 + len;
+	return 0;
 }
 
 /* The DN checks: its syntax and its place under the suffix. */

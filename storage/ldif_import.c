@@ -120,6 +120,21 @@ static int cursor(struct importer *im, MDB_dbi dbi, MDB_cursor **c)
 	return *c ? 0 : mdb_cursor_open(im->txn, dbi, c);
 }
 
+/* Frees the writer's cursors where the transaction will not (it is dropped after a fault);
+ * a commit or an abort frees them otherwise. */
+static void close_cursors(struct importer *im)
+{
+	MDB_cursor *all[] = {im->c_id2entry, im->c_dn2id, im->c_children, im->c_uuid2id};
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (all[i])
+			mdb_cursor_close(all[i]);
+	for (int i = 0; i < DB_MAX_INDEX; i++)
+		if (im->c_index[i])
+			mdb_cursor_close(im->c_index[i]);
+	im->c_id2entry = im->c_dn2id = im->c_children = im->c_uuid2id = NULL;
+	memset(im->c_index, 0, sizeof(im->c_index));
+}
+
 /* Whether b holds key[0..len). */
 static bool same_key(const struct buf *b, const unsigned char *key, size_t len)
 {
@@ -439,6 +454,7 @@ static int build_guarded(struct importer *im, size_t *count)
 	} else {
 		stop_parsers(im);
 		report(im, im->line, "writing %s: %s", tmp_path, strerror(map_error(im, bus_addr)));
+		close_cursors(im);
 		im->txn = NULL; /* not usable after the fault: closing the environment ends it */
 		rc = -1;
 	}
