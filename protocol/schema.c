@@ -106,6 +106,7 @@ static const char *const builtin_classes[] = {
 
 struct slot {
 	char *key;
+	size_t len; /* strlen(key) */
 	const void *value;
 };
 
@@ -129,13 +130,51 @@ static size_t hash(const char *s, size_t len)
 	return (size_t)h;
 }
 
-static const void *lookup(const struct slot *t, const char *name, size_t len)
+static const void *lookup_table(const struct slot *t, const char *name, size_t len)
 {
 	for (size_t i = hash(name, len) % SCHEMA_SLOTS, n = 0; t[i].key && n < SCHEMA_SLOTS;
 	     i = (i + 1) % SCHEMA_SLOTS, n++)
-		if (strlen(t[i].key) == len && strncasecmp(t[i].key, name, len) == 0)
+		if (t[i].len == len && strncasecmp(t[i].key, name, len) == 0)
 			return t[i].value;
 	return NULL;
+}
+
+/* Incremented by each schema_load: what a thread remembers of an older schema is void. */
+static unsigned schema_generation;
+
+/* Names remembered per thread, spelled as asked. */
+#define LOOKUP_MEMO_SLOTS 64
+#define LOOKUP_MEMO_NAME 24
+
+/*
+ * An import asks the same few names many times an entry (each attribute's type, each
+ * objectClass value, by several checks), so each thread remembers its last answers by
+ * the exact bytes asked: a hit is a memcmp, not a hash and a case-insensitive compare.
+ */
+static const void *lookup(const struct slot *t, const char *name, size_t len)
+{
+	static _Thread_local struct {
+		const struct slot *table;
+		unsigned generation;
+		size_t len;
+		char name[LOOKUP_MEMO_NAME];
+		const void *value;
+	} memo[LOOKUP_MEMO_SLOTS];
+	if (!S.loaded || len == 0 || len > LOOKUP_MEMO_NAME)
+		return lookup_table(t, name, len); /* while loading, names still come */
+	size_t i = (len * 31 + (unsigned char)name[0] * 7 + (unsigned char)name[len - 1] +
+	            (t == S.oc_slots)) %
+	           LOOKUP_MEMO_SLOTS;
+	if (memo[i].table == t && memo[i].generation == schema_generation && memo[i].len == len &&
+	    memcmp(memo[i].name, name, len) == 0)
+		return memo[i].value;
+	const void *value = lookup_table(t, name, len);
+	memo[i].table = t;
+	memo[i].generation = schema_generation;
+	memo[i].len = len;
+	memcpy(memo[i].name, name, len);
+	memo[i].value = value;
+	return value;
 }
 
 static int insert(struct slot *t, const char *name, const void *value)
@@ -147,6 +186,7 @@ static int insert(struct slot *t, const char *name, const void *value)
 	     i = (i + 1) % SCHEMA_SLOTS, n++) {
 		if (!t[i].key) {
 			t[i].key = strdup(name);
+			t[i].len = len;
 			t[i].value = value;
 			return t[i].key ? 0 : -1;
 		}
@@ -492,6 +532,7 @@ int schema_load(const char *dir, const char *files, char *err, size_t errlen)
 		snprintf(err, errlen, "schema: out of memory");
 		return -1;
 	}
+	schema_generation++;
 	S.loaded = true;
 	return 0;
 }

@@ -316,8 +316,13 @@ void db_close(struct db *db)
 
 const struct db_index *db_index_find(const struct db *db, const char *name, size_t len)
 {
+	if (len == 0)
+		return NULL;
+	/* Asked per attribute of every entry imported: the first character (attr is
+	 * lowercased) rules out most indexes before a strlen. */
+	char first = name[0] >= 'A' && name[0] <= 'Z' ? (char)(name[0] + ('a' - 'A')) : name[0];
 	for (int i = 0; i < db->nindex; i++)
-		if (strlen(db->index[i].attr) == len &&
+		if (db->index[i].attr[0] == first && strlen(db->index[i].attr) == len &&
 		    strncasecmp(db->index[i].attr, name, len) == 0)
 			return &db->index[i];
 	return NULL;

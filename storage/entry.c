@@ -104,47 +104,56 @@ static void put_head(unsigned char **p, unsigned char tag, size_t len)
 	*p += tlv_put_len(*p, len);
 }
 
-/* The attribute each mod's values go into: owner[i] is the first mod of mods[i]'s type
- * ("cn" and "commonName" once both are named cn), or -1 for entryUUID (kept in the
- * record's header). */
-static void attr_owners(LDAPMod **mods, int n, int *owner)
+/* Per mod: the attribute its values go into (owner: the first mod of its type, "cn" and
+ * "commonName" once both are named cn, or -1 for entryUUID, kept in the record's header),
+ * the length of its type, and the content length of its values. */
+struct mod_shape {
+	int owner;
+	size_t tlen, vals;
+};
+
+/* Fills shape[0..n) for mods; a type is compared only with types of its length. */
+static void attr_shapes(LDAPMod **mods, int n, struct mod_shape *shape)
 {
 	for (int i = 0; i < n; i++) {
-		owner[i] = strcasecmp(mods[i]->mod_type, "entryUUID") == 0 ? -1 : i;
-		for (int k = 0; k < i && owner[i] == i; k++)
-			if (owner[k] == k && strcasecmp(mods[k]->mod_type, mods[i]->mod_type) == 0)
-				owner[i] = k;
+		const char *t = mods[i]->mod_type;
+		size_t tlen = strlen(t), vals = 0;
+		int owner = tlen == 9 && strcasecmp(t, "entryUUID") == 0 ? -1 : i;
+		for (int k = 0; k < i && owner == i; k++)
+			if (shape[k].owner == k && shape[k].tlen == tlen &&
+			    strcasecmp(mods[k]->mod_type, t) == 0)
+				owner = k;
+		for (int j = 0; mods[i]->mod_bvalues && mods[i]->mod_bvalues[j]; j++)
+			vals += tlv_size(mods[i]->mod_bvalues[j]->bv_len);
+		shape[i] = (struct mod_shape){owner, tlen, vals};
+		if (owner >= 0 && owner != i)
+			shape[owner].vals += vals;
 	}
 }
 
-/* The content length of the values of attribute i (every mod it owns), or those values
- * written at *p when p is not NULL. */
-static size_t attr_values(LDAPMod **mods, int n, const int *owner, int i, unsigned char **p)
+/* Writes at *p the values of attribute i: those of every mod it owns. */
+static void attr_values(LDAPMod **mods, int n, const struct mod_shape *shape, int i,
+                        unsigned char **p)
 {
-	size_t len = 0;
 	for (int m = i; m < n; m++) {
-		if (owner[m] != i)
+		if (shape[m].owner != i)
 			continue;
 		for (int j = 0; mods[m]->mod_bvalues && mods[m]->mod_bvalues[j]; j++) {
 			const struct berval *v = mods[m]->mod_bvalues[j];
-			len += tlv_size(v->bv_len);
-			if (p) {
-				put_head(p, 0x04, v->bv_len);
-				memcpy(*p, v->bv_val, v->bv_len);
-				*p += v->bv_len;
-			}
+			put_head(p, 0x04, v->bv_len);
+			memcpy(*p, v->bv_val, v->bv_len);
+			*p += v->bv_len;
 		}
 	}
-	return len;
 }
 
-/* Mods an entry has without an allocation for encode_op's owner array. */
+/* Mods an entry has without an allocation for encode_op's shape array. */
 #define ENCODE_MODS_ON_STACK 64
 
 /*
  * The SearchResultEntry protocolOp, DER as liblber's ber_printf writes it with
- * LBER_USE_DER (minimal lengths), encoded by hand: two passes over mods, one for the
- * lengths and one writing. Returns 0, or -1 when out of memory or a length does not fit
+ * LBER_USE_DER (minimal lengths), encoded by hand: one pass over mods for the lengths
+ * and one writing. Returns 0, or -1 when out of memory or a length does not fit
  * 32 bits.
  */
 static int encode_op(struct buf *out, const struct berval *dn, LDAPMod **mods)
@@ -152,16 +161,16 @@ static int encode_op(struct buf *out, const struct berval *dn, LDAPMod **mods)
 	int n = 0;
 	while (mods && mods[n])
 		n++;
-	int local[ENCODE_MODS_ON_STACK];
-	int *owner = n <= ENCODE_MODS_ON_STACK ? local : malloc((size_t)n * sizeof(*owner));
-	if (!owner)
+	struct mod_shape local[ENCODE_MODS_ON_STACK];
+	struct mod_shape *shape =
+	    n <= ENCODE_MODS_ON_STACK ? local : malloc((size_t)n * sizeof(*shape));
+	if (!shape)
 		return -1;
-	attr_owners(mods, n, owner);
+	attr_shapes(mods, n, shape);
 	size_t list = 0;
 	for (int i = 0; i < n; i++)
-		if (owner[i] == i)
-			list += tlv_size(tlv_size(strlen(mods[i]->mod_type)) +
-			                 tlv_size(attr_values(mods, n, owner, i, NULL)));
+		if (shape[i].owner == i)
+			list += tlv_size(tlv_size(shape[i].tlen) + tlv_size(shape[i].vals));
 	size_t op = tlv_size(dn->bv_len) + tlv_size(list);
 	int rc = -1;
 	if (tlv_size(op) > UINT32_MAX || buf_reserve(out, tlv_size(op)) < 0)
@@ -173,22 +182,21 @@ static int encode_op(struct buf *out, const struct berval *dn, LDAPMod **mods)
 	p += dn->bv_len;
 	put_head(&p, 0x30, list);
 	for (int i = 0; i < n; i++) {
-		if (owner[i] != i)
+		if (shape[i].owner != i)
 			continue;
-		size_t tlen = strlen(mods[i]->mod_type);
-		size_t vals = attr_values(mods, n, owner, i, NULL);
-		put_head(&p, 0x30, tlv_size(tlen) + tlv_size(vals));
+		size_t tlen = shape[i].tlen;
+		put_head(&p, 0x30, tlv_size(tlen) + tlv_size(shape[i].vals));
 		put_head(&p, 0x04, tlen);
 		memcpy(p, mods[i]->mod_type, tlen);
 		p += tlen;
-		put_head(&p, 0x31, vals);
-		attr_values(mods, n, owner, i, &p);
+		put_head(&p, 0x31, shape[i].vals);
+		attr_values(mods, n, shape, i, &p);
 	}
 	out->len += (size_t)(p - start);
 	rc = 0;
 out:
-	if (owner != local)
-		free(owner);
+	if (shape != local)
+		free(shape);
 	return rc;
 }
 

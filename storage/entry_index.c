@@ -1,5 +1,6 @@
 #include "storage/entry_index.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -42,8 +43,70 @@ static int put_value(struct writer *w, const struct db_index *ix, bool classes, 
 	return rc;
 }
 
+/* An entry_index_fn that files each key in the memo, then hands it on. */
+struct recorder {
+	entry_index_fn *fn;
+	void *arg;
+	struct buf *keys;
+	bool failed; /* out of memory: the memo is not to be kept */
+};
+
+static int record_key(void *arg, const struct db_index *ix, const void *key, size_t len)
+{
+	struct recorder *r = arg;
+	uint16_t n = (uint16_t)len; /* at most DB_MAX_INDEX_KEY */
+	if (buf_append(r->keys, &n, sizeof(n)) < 0 || buf_append(r->keys, key, len) < 0)
+		r->failed = true;
+	return r->fn(r->arg, ix, key, len);
+}
+
+/* The keys of the objectClass values vals[0..vlen) in ix: replayed from memo when it has
+ * them, else made (put_value) and remembered. */
+static int class_keys(struct writer *w, const struct db_index *ix, struct entry_index_memo *memo,
+                      const unsigned char *vals, size_t vlen)
+{
+	const unsigned char *v;
+	size_t len;
+	int rc = 0;
+	if (memo->ix == ix && memo->vals.len == vlen && memcmp(memo->vals.data, vals, vlen) == 0) {
+		const unsigned char *p = memo->keys.data, *end = p + memo->keys.len;
+		while (rc == 0 && p < end) {
+			uint16_t n;
+			memcpy(&n, p, sizeof(n));
+			rc = w->fn(w->arg, ix, p + sizeof(n), n);
+			p += sizeof(n) + n;
+		}
+		return rc;
+	}
+	memo->ix = NULL;
+	memo->vals.off = memo->vals.len = memo->keys.off = memo->keys.len = 0;
+	struct recorder r = {w->fn, w->arg, &memo->keys, false};
+	struct writer rw = *w;
+	rw.fn = record_key;
+	rw.arg = &r;
+	for (const unsigned char *q = vals; rc == 0 && entry_next_value(&q, vals + vlen, &v, &len);)
+		rc = put_value(&rw, ix, true, (const char *)v, len);
+	if (rc == 0 && !r.failed && buf_append(&memo->vals, vals, vlen) == 0)
+		memo->ix = ix;
+	return rc;
+}
+
 int entry_index_keys(const struct db *db, const struct entry_view *e, entry_index_fn *fn, void *arg,
                      struct buf *scratch, char *err, size_t errlen)
+{
+	return entry_index_keys_memo(db, e, fn, arg, NULL, scratch, err, errlen);
+}
+
+void entry_index_memo_free(struct entry_index_memo *memo)
+{
+	buf_free(&memo->vals);
+	buf_free(&memo->keys);
+	memset(memo, 0, sizeof(*memo));
+}
+
+int entry_index_keys_memo(const struct db *db, const struct entry_view *e, entry_index_fn *fn,
+                          void *arg, struct entry_index_memo *memo, struct buf *scratch, char *err,
+                          size_t errlen)
 {
 	struct writer w = {db, fn, arg, scratch, NULL, 0, err, errlen};
 	const unsigned char *p = e->attrs, *end = e->attrs + e->attrslen, *seq, *t, *vals, *v;
@@ -61,6 +124,10 @@ int entry_index_keys(const struct db *db, const struct entry_view *e, entry_inde
 		w.type = t;
 		w.tlen = tlen;
 		bool classes = tlen == 11 && strncasecmp((const char *)t, "objectClass", 11) == 0;
+		if (classes && memo) {
+			rc = class_keys(&w, ix, memo, vals, vlen);
+			continue;
+		}
 		for (const unsigned char *r = vals;
 		     rc == 0 && entry_next_value(&r, vals + vlen, &v, &len);)
 			rc = put_value(&w, ix, classes, (const char *)v, len);

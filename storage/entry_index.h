@@ -39,6 +39,24 @@ int entry_index_keys(const struct db *db, const struct entry_view *e, entry_inde
                      struct buf *scratch, char *err, size_t errlen);
 
 /*
+ * The keys of the last objectClass attribute entry_index_keys_memo saw, and its values:
+ * entries of one kind (most of an import) have the same classes, whose keys (each class
+ * and its superclasses, by OID) then need no normalizing and no schema look-ups. Zeroed
+ * before its first use; one per thread; entry_index_memo_free frees it.
+ */
+struct entry_index_memo {
+	const struct db_index *ix; /* the objectClass index the keys are of; NULL: none yet */
+	struct buf vals;           /* the attribute's SET OF content, as in the record */
+	struct buf keys;           /* u16 length and the key, for each key in order */
+};
+
+/* entry_index_keys, fn called with the same keys in the same order, faster with memo. */
+int entry_index_keys_memo(const struct db *db, const struct entry_view *e, entry_index_fn *fn,
+                          void *arg, struct entry_index_memo *memo, struct buf *scratch, char *err,
+                          size_t errlen);
+void entry_index_memo_free(struct entry_index_memo *memo);
+
+/*
  * Adds (add true) or removes (add false) entry id under every key of e (a record of
  * id, parsed with entry_parse; it must not point into pages txn writes: copy a record
  * read from txn before changing it). Removing a key that is not there is no error.

@@ -107,28 +107,42 @@ int entry_mods_decode(struct entry_mods *m, const unsigned char *attrs, size_t l
  */
 int entry_mods_canonical(LDAPMod **mods, struct buf *names)
 {
+	return entry_mods_canonical_typed(mods, NULL, names);
+}
+
+int entry_mods_canonical_typed(LDAPMod **mods, const struct schema_attr *const *types,
+                               struct buf *names)
+{
 	/* Operational attributes (slapcat writes them) are the server's own, not stored;
-	 * entryUUID is taken apart before this and kept in the record header. */
+	 * entryUUID is taken apart before this and kept in the record header. The types of
+	 * the mods kept, in kept[] (when given and few enough to fit). */
+	const struct schema_attr *kept_types[256];
 	int kept = 0;
 	for (int i = 0; mods && mods[i]; i++) {
 		const struct schema_attr *at =
-		    schema_attr_find(mods[i]->mod_type, strlen(mods[i]->mod_type));
+		    types ? types[i]
+		          : schema_attr_find(mods[i]->mod_type, strlen(mods[i]->mod_type));
 		if (at && at->operational && strcasecmp(at->name, "entryUUID") != 0)
 			continue;
+		if (kept < 256)
+			kept_types[kept] = at;
 		mods[kept++] = mods[i];
 	}
 	if (mods)
 		mods[kept] = NULL;
+	bool typed = types && kept <= 256;
 	names->off = names->len = 0;
 	size_t offs[256];
 	int n = 0;
 	for (int i = 0; mods && mods[i]; i++) {
 		char canon[256];
 		const char *t = mods[i]->mod_type;
-		size_t len = schema_canonical_desc(t, strlen(t), canon, sizeof(canon));
+		size_t tlen = strlen(t);
+		size_t len = typed ? schema_desc_as(kept_types[i], t, tlen, canon, sizeof(canon))
+		                   : schema_canonical_desc(t, tlen, canon, sizeof(canon));
 		if (len == 0)
 			continue;
-		if (len <= strlen(t)) {
+		if (len <= tlen) {
 			memcpy(mods[i]->mod_type, canon, len + 1);
 		} else if (n < 256) {
 			offs[n++] = names->len;

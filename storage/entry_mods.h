@@ -45,4 +45,11 @@ void entry_mods_free(struct entry_mods *m);
  */
 int entry_mods_canonical(LDAPMod **mods, struct buf *names);
 
+struct schema_attr;
+/* entry_mods_canonical with each mod's type known already: types[i] is
+ * schema_attr_find(mods[i]->mod_type) (NULL for one the schema lacks), as
+ * entry_schema_memo_check found them; no look-up is made again. */
+int entry_mods_canonical_typed(LDAPMod **mods, const struct schema_attr *const *types,
+                               struct buf *names);
+
 #endif

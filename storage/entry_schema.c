@@ -240,12 +240,12 @@ int entry_schema_memo_check(struct entry_schema_memo *memo, LDAPMod **mods,
 	}
 	for (size_t i = 0; i < n; i++)
 		tm.types[i] = schema_attr_find(mods[i]->mod_type, strlen(mods[i]->mod_type));
-	struct buf classes = {0};
-	bool known = memo && n > 0 && same_shape(memo, &tm, n, &classes);
+	struct buf none = {0}, *classes = memo ? &memo->scratch : &none;
+	bool known = memo && n > 0 && same_shape(memo, &tm, n, classes);
 	int rc = check_typed(&tm, known, fault, why, whylen);
 	if (rc == 0 && memo && !known && n > 0)
-		remember(memo, &tm, n, &classes);
-	buf_free(&classes);
+		remember(memo, &tm, n, classes);
+	buf_free(&none);
 	if (tm.types != local)
 		free(tm.types);
 	return rc;
@@ -260,5 +260,6 @@ void entry_schema_memo_free(struct entry_schema_memo *memo)
 {
 	free(memo->types);
 	buf_free(&memo->classes);
+	buf_free(&memo->scratch);
 	memset(memo, 0, sizeof(*memo));
 }

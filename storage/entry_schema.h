@@ -46,6 +46,7 @@ struct entry_schema_memo {
 	const struct schema_attr **types;
 	size_t ntypes, cap;
 	struct buf classes; /* the objectClass values, each u32 length then bytes */
+	struct buf scratch; /* the checked entry's, compared with classes */
 };
 
 /* entry_schema_check, with the same result, skipping what memo (the caller's) shows the

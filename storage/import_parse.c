@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "protocol/dn.h"
+#include "protocol/schema.h"
 #include "storage/entry_index.h"
 #include "storage/entry_mods.h"
 #include "storage/entry_schema.h"
@@ -47,6 +48,7 @@ void import_worker_free(struct import_worker *w)
 	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
 		buf_free(bufs[i]);
 	entry_schema_memo_free(&w->schema);
+	entry_index_memo_free(&w->index);
 }
 
 /* Empties (free false) or frees every buffer of it. */
@@ -148,10 +150,14 @@ static int list_key(void *arg, const struct db_index *ix, const void *key, size_
 		p += 3 + plen;
 	}
 	kl->n++;
-	return buf_append(b, &at, 1) < 0 || buf_append(b, &n, sizeof(n)) < 0 ||
-	               buf_append(b, key, len) < 0
-	           ? ENOMEM
-	           : 0;
+	if (buf_reserve(b, 3 + len) < 0)
+		return ENOMEM;
+	unsigned char *w = b->data + b->len;
+	w[0] = at;
+	memcpy(w + 1, &n, sizeof(n));
+	memcpy(w + 3, key, len);
+	b->len += 3 + len;
+	return 0;
 }
 
 /* The DN checks: its syntax and its place under the suffix. */
@@ -194,7 +200,13 @@ static int parse_entry(struct import_worker *p, struct import_item *it, LDIFReco
 	}
 	if (take_uuid(p, it, lr->lrop_mods) < 0)
 		return -1;
-	if (entry_mods_canonical(lr->lrop_mods, &p->names) < 0)
+	/* The schema check's memo holds the types of this entry's mods once it passed. */
+	size_t nmods = 0;
+	while (lr->lrop_mods && lr->lrop_mods[nmods])
+		nmods++;
+	bool typed = !p->skip_schema && schema_loaded() && nmods > 0 && p->schema.ntypes == nmods;
+	if (entry_mods_canonical_typed(lr->lrop_mods, typed ? p->schema.types : NULL, &p->names) <
+	    0)
 		return fault(it, IMPORT_FAULT_ENTRY, it->line, "out of memory");
 	if (entry_encode_uuid(&it->rec, 0, it->uuid, it->key.data, it->key.len, &lr->lr_dn,
 	                      lr->lrop_mods) < 0)
@@ -208,7 +220,8 @@ static int parse_entry(struct import_worker *p, struct import_item *it, LDIFReco
 	struct key_list kl = {it, p->db, 0};
 	int rc = entry_parse(it->rec.data, it->rec.len, &e) < 0
 	             ? ENTRY_INDEX_BAD_VALUE
-	             : entry_index_keys(p->db, &e, list_key, &kl, &p->val, why, sizeof(why));
+	             : entry_index_keys_memo(p->db, &e, list_key, &kl, &p->index, &p->val, why,
+	                                     sizeof(why));
 	if (rc)
 		return fault(it, IMPORT_FAULT_INDEX, it->line, "%s",
 		             rc == ENTRY_INDEX_BAD_VALUE ? why : "out of memory");

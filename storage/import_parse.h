@@ -25,6 +25,7 @@
 #include <stddef.h>
 
 #include "storage/db.h"
+#include "storage/entry_index.h"
 #include "storage/entry_schema.h"
 #include "storage/ldif_reader.h"
 
@@ -76,6 +77,7 @@ struct import_worker {
 	bool skip_schema;    /* no schema checking (storage/entry_schema.h) */
 	struct buf raw, ndn, names, val;
 	struct entry_schema_memo schema; /* the last entry's shape */
+	struct entry_index_memo index;   /* the last entry's objectClass keys */
 	unsigned char random[4096];      /* entryUUIDs to come: random[0..random_left) */
 	size_t random_left;
 };

@@ -42,6 +42,21 @@ static int fail_char(unsigned long *line, unsigned long at, char *why, size_t wh
 	return fail(line, at, why, whylen, fmt, shown);
 }
 
+/* Whether c may stand in an attribute description (ALPHA DIGIT "-" ";" "."): a table, as
+ * every character of every type of the file is tested. */
+static bool type_char(unsigned char c)
+{
+	static const unsigned char ok[32] = {
+	    [5] = 0x60,                                         /* '-' '.' */
+	    [6] = 0xff,                                         /* '0'-'7' */
+	    [7] = 0x0b,                                         /* '8' '9' ';' */
+	    [8] = 0xfe,                                         /* 'A'-'G' */
+	    [9] = 0xff,  [10] = 0xff, [11] = 0x07,              /* 'H'-'Z' */
+	    [12] = 0xfe, [13] = 0xff, [14] = 0xff, [15] = 0x07, /* 'a'-'z' */
+	};
+	return ok[c >> 3] & (1u << (c & 7));
+}
+
 /* Consumes one character of a logical line's text at physical line at. */
 static int take_char(struct logical *l, unsigned char c, unsigned long at, unsigned long *line,
                      char *why, size_t whylen)
@@ -54,8 +69,7 @@ static int take_char(struct logical *l, unsigned char c, unsigned long at, unsig
 			l->type[l->tlen] = '\0';
 			return 0;
 		}
-		if (!(isalnum(c) || c == '-' || c == ';' || c == '.') ||
-		    l->tlen + 1 >= sizeof(l->type))
+		if (!type_char(c) || l->tlen + 1 >= sizeof(l->type))
 			return fail_char(
 			    line, at, why, whylen,
 			    "invalid character '%s' in an attribute description (or a missing "
@@ -116,7 +130,7 @@ static int end_logical(struct logical *l, int k, struct record_state *st, unsign
 	if (l->tlen == 0)
 		return fail(line, l->start, why, whylen, "%s",
 		            "missing attribute description before ':'");
-	bool is_dn = strcasecmp(l->type, "dn") == 0;
+	bool is_dn = l->tlen == 2 && strcasecmp(l->type, "dn") == 0;
 	if (st->dn_k < 0) {
 		if (k == 0 && st->first && strcasecmp(l->type, "version") == 0)
 			return l->kind == 0 && strcmp(l->val, "1") == 0
@@ -180,9 +194,18 @@ int ldif_check_record(const struct ldif_record *rec, bool first, unsigned long *
 			open = true;
 			last_continued = false;
 		}
-		for (size_t i = 0; i < n && !settled(&l); i++)
-			if (take_char(&l, (unsigned char)p[i], at, line, why, whylen) < 0)
+		for (size_t i = 0; i < n; i++) {
+			unsigned char c = (unsigned char)p[i];
+			/* The type's characters, most of what is read: take_char's first case. */
+			if (l.in_type && type_char(c) && l.tlen + 1 < sizeof(l.type)) {
+				l.type[l.tlen++] = (char)c;
+				continue;
+			}
+			if (settled(&l))
+				break;
+			if (take_char(&l, c, at, line, why, whylen) < 0)
 				return -1;
+		}
 		l.end = at;
 		p = nl + 1;
 	}

@@ -71,6 +71,14 @@ struct importer {
 	struct import_queue queue;
 	pthread_t threads[IMPORT_MAX_THREADS];
 	int nthreads; /* parsing threads running */
+	/* The writer's cursors, kept across puts: a key on the page the last put left the
+	 * cursor on skips the descent from the root (LMDB's mdb_cursor_set). Closed with the
+	 * transaction. */
+	MDB_cursor *c_id2entry, *c_dn2id, *c_children, *c_uuid2id, *c_index[DB_MAX_INDEX];
+	/* The last parent looked up, and the last entry stored (often the next one's parent):
+	 * their dn2id keys and IDs, so most entries need no dn2id look-up. */
+	struct buf parent_key, prev_key;
+	entry_id parent_id, prev_id;
 };
 
 static void report(struct importer *im, unsigned long line, const char *fmt, ...)
@@ -106,43 +114,88 @@ static int map_error(struct importer *im, void *addr)
 	return rc ? rc : EIO;
 }
 
-/* The parent's ID of a checked, new entry (0 for the suffix entry). */
-static int find_parent(struct importer *im, const struct import_item *it, entry_id *parent)
+/* The cursor *c on dbi, opened at its first use. */
+static int cursor(struct importer *im, MDB_dbi dbi, MDB_cursor **c)
+{
+	return *c ? 0 : mdb_cursor_open(im->txn, dbi, c);
+}
+
+/* Frees the writer's cursors where the transaction will not (it is dropped after a fault);
+ * a commit or an abort frees them otherwise. */
+static void close_cursors(struct importer *im)
+{
+	MDB_cursor *all[] = {im->c_id2entry, im->c_dn2id, im->c_children, im->c_uuid2id};
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (all[i])
+			mdb_cursor_close(all[i]);
+	for (int i = 0; i < DB_MAX_INDEX; i++)
+		if (im->c_index[i])
+			mdb_cursor_close(im->c_index[i]);
+	im->c_id2entry = im->c_dn2id = im->c_children = im->c_uuid2id = NULL;
+	memset(im->c_index, 0, sizeof(im->c_index));
+}
+
+/* Whether b holds key[0..len). */
+static bool same_key(const struct buf *b, const unsigned char *key, size_t len)
+{
+	return b->len == len && (len == 0 || memcmp(b->data, key, len) == 0);
+}
+
+/*
+ * Files the entry's DN under id in dn2id (a duplicate DN is found so, with no look-up
+ * before) and finds its parent's ID (0 for the suffix entry). An LMDB error of that put is
+ * left in *put_rc, reported where put_entry reports its own, after the parent's checks.
+ */
+static int find_parent(struct importer *im, const struct import_item *it, entry_id id,
+                       entry_id *parent, int *put_rc)
 {
 	const unsigned char *key = it->key.data;
 	const char *dn = (const char *)it->dn.data;
-	entry_id existing;
 	*parent = 0;
-	if (db_dn2id(&im->db, im->txn, key, it->key.len, &existing) == 0) {
+	MDB_val dk = {it->key.len, it->key.data}, dv = {sizeof(id), &id};
+	*put_rc = cursor(im, im->db.dn2id, &im->c_dn2id);
+	if (!*put_rc)
+		*put_rc = mdb_cursor_put(im->c_dn2id, &dk, &dv, MDB_NOOVERWRITE);
+	if (*put_rc == MDB_KEYEXIST) {
 		report(im, it->line, "duplicate entry \"%s\"", dn);
 		return -1;
 	}
 	if (it->key.len == im->db.suffix_key.len)
 		return 0;
 	size_t plen = dn_key_parent_len(key, it->key.len);
+	if (im->prev_id && same_key(&im->prev_key, key, plen)) {
+		*parent = im->prev_id;
+		return 0;
+	}
+	if (im->parent_id && same_key(&im->parent_key, key, plen)) {
+		*parent = im->parent_id;
+		return 0;
+	}
 	if (db_dn2id(&im->db, im->txn, key, plen, parent) != 0) {
 		const char *comma = strchr(dn, ',');
 		report(im, it->line, "parent entry \"%s\" does not exist (parents must come first)",
 		       comma ? comma + 1 : "");
 		return -1;
 	}
+	im->parent_key.len = im->parent_key.off = 0;
+	im->parent_id = buf_append(&im->parent_key, key, plen) < 0 ? 0 : *parent;
 	return 0;
 }
 
-/* The entry's own tables: id2entry, dn2id, children, uuid2id. */
-static int put_entry(struct importer *im, struct import_item *it, entry_id id, entry_id parent)
+/* The entry's other tables: id2entry, children, uuid2id (dn2id: find_parent). */
+static int put_entry(struct importer *im, struct import_item *it, entry_id id, entry_id parent,
+                     int rc)
 {
 	memcpy(it->rec.data, &parent, sizeof(parent)); /* the record's first field */
 	MDB_val k = {sizeof(id), &id}, v = {it->rec.len, it->rec.data};
-	MDB_val dk = {it->key.len, it->key.data}, dv = {sizeof(id), &id};
+	MDB_val dv = {sizeof(id), &id};
 	MDB_val pk = {sizeof(parent), &parent}, uk = {16, it->uuid};
-	int rc = mdb_put(im->txn, im->db.id2entry, &k, &v, MDB_APPEND);
-	if (!rc)
-		rc = mdb_put(im->txn, im->db.dn2id, &dk, &dv, MDB_NOOVERWRITE);
-	if (!rc)
-		rc = mdb_put(im->txn, im->db.children, &pk, &dv, MDB_APPENDDUP);
-	if (!rc &&
-	    (rc = mdb_put(im->txn, im->db.uuid2id, &uk, &dv, MDB_NOOVERWRITE)) == MDB_KEYEXIST) {
+	if (!rc && !(rc = cursor(im, im->db.id2entry, &im->c_id2entry)))
+		rc = mdb_cursor_put(im->c_id2entry, &k, &v, MDB_APPEND);
+	if (!rc && !(rc = cursor(im, im->db.children, &im->c_children)))
+		rc = mdb_cursor_put(im->c_children, &pk, &dv, MDB_APPENDDUP);
+	if (!rc && !(rc = cursor(im, im->db.uuid2id, &im->c_uuid2id)) &&
+	    (rc = mdb_cursor_put(im->c_uuid2id, &uk, &dv, MDB_NOOVERWRITE)) == MDB_KEYEXIST) {
 		char text[37];
 		entry_uuid_format(it->uuid, text);
 		report(im, it->line, "entry \"%s\": entryUUID %s is another entry's too",
@@ -154,6 +207,8 @@ static int put_entry(struct importer *im, struct import_item *it, entry_id id, e
 		       tmp_path, mdb_strerror(db_write_error(&im->db, rc)));
 		return -1;
 	}
+	im->prev_key.len = im->prev_key.off = 0;
+	im->prev_id = buf_append(&im->prev_key, it->key.data, it->key.len) < 0 ? 0 : id;
 	return 0;
 }
 
@@ -170,7 +225,9 @@ static int put_keys(struct importer *im, const struct import_item *it, entry_id 
 		MDB_val k = {len, (void *)(p + 3)};
 		p += 3 + len;
 		/* IDs grow: this entry's ID goes after every one the key has. */
-		if ((rc = mdb_put(im->txn, ix->dbi, &k, &dv, MDB_APPENDDUP)) == MDB_KEYEXIST)
+		if ((rc = cursor(im, ix->dbi, &im->c_index[ix - im->db.index])) == 0 &&
+		    (rc = mdb_cursor_put(im->c_index[ix - im->db.index], &k, &dv, MDB_APPENDDUP)) ==
+		        MDB_KEYEXIST)
 			rc = 0; /* two values of the entry with one normal form */
 		if (rc)
 			report(im, it->line, "index %s: %s", ix->attr,
@@ -199,11 +256,12 @@ static int store_item(struct importer *im, struct import_item *it)
 	if (it->kind != IMPORT_ITEM_ENTRY)
 		return 0;
 	entry_id id = im->next_id, parent;
-	if (find_parent(im, it, &parent) < 0)
+	int put_rc;
+	if (find_parent(im, it, id, &parent, &put_rc) < 0)
 		return -1;
 	if (it->fault == IMPORT_FAULT_ENTRY)
 		return report_fault(im, it);
-	if (put_entry(im, it, id, parent) < 0)
+	if (put_entry(im, it, id, parent, put_rc) < 0)
 		return -1;
 	if (it->fault == IMPORT_FAULT_INDEX)
 		return report_fault(im, it);
@@ -396,6 +454,7 @@ static int build_guarded(struct importer *im, size_t *count)
 	} else {
 		stop_parsers(im);
 		report(im, im->line, "writing %s: %s", tmp_path, strerror(map_error(im, bus_addr)));
+		close_cursors(im);
 		im->txn = NULL; /* not usable after the fault: closing the environment ends it */
 		rc = -1;
 	}
@@ -444,6 +503,8 @@ int ldif_import(const char *ldif_path, const char *db_path, const struct import_
 		db_close(&im.db);
 	import_parser_close(&im.parser);
 	import_queue_free(&im.queue);
+	buf_free(&im.parent_key);
+	buf_free(&im.prev_key);
 	pthread_mutex_destroy(&im.read_lock);
 	if (rc == 0 && rename(tmp_path, db_path) < 0) {
 		fprintf(opts->err, "%s: %s\n", db_path, strerror(errno));

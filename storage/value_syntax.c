@@ -120,43 +120,66 @@ static bool valid_gentime(const char *v, size_t len)
 
 #define PRINTABLE "'()+,-./:? "
 
+/* n of syntax SYN(n) (no leading zero, as SYN writes it), or -1 for any other OID. */
+static int syntax_number(const char *syntax)
+{
+	static const char prefix[] = SYN();
+	if (strncmp(syntax, prefix, sizeof(prefix) - 1) != 0)
+		return -1;
+	const char *p = syntax + sizeof(prefix) - 1;
+	int n = 0;
+	if (*p < '1' || *p > '9')
+		return -1;
+	for (int i = 0; *p; p++, i++) {
+		if (*p < '0' || *p > '9' || i == 3)
+			return -1;
+		n = n * 10 + (*p - '0');
+	}
+	return n;
+}
+
+/* Called for every value of every entry imported: one prefix compare and a switch, not a
+ * strcmp per known syntax. */
 const char *value_syntax_check(const char *syntax, const char *v, size_t len)
 {
 	if (!syntax)
 		return NULL;
-	if (strcmp(syntax, SYN(27)) == 0)
+	switch (syntax_number(syntax)) {
+	case 27:
 		return valid_integer(v, len) ? NULL : "an INTEGER (digits, an optional '-')";
-	if (strcmp(syntax, SYN(7)) == 0)
+	case 7:
 		return (len == 4 && memcmp(v, "TRUE", 4) == 0) ||
 		               (len == 5 && memcmp(v, "FALSE", 5) == 0)
 		           ? NULL
 		           : "a Boolean (TRUE or FALSE)";
-	if (strcmp(syntax, SYN(12)) == 0)
+	case 12:
 		return dn_normalize(v, len, NULL, NULL) == 0 ? NULL : "a DN";
-	if (strcmp(syntax, SYN(24)) == 0)
+	case 24:
 		return valid_gentime(v, len) ? NULL : "a Generalized Time (YYYYMMDDHHMMSSZ)";
-	if (strcmp(syntax, SYN(26)) == 0) {
+	case 26:
 		for (size_t i = 0; i < len; i++)
 			if ((unsigned char)v[i] >= 0x80)
 				return "an IA5 String (ASCII only)";
 		return NULL;
-	}
-	if (strcmp(syntax, SYN(15)) == 0)
+	case 15:
 		return len > 0 && valid_utf8(v, len) ? NULL
 		                                     : "a Directory String (non-empty UTF-8)";
-	if (strcmp(syntax, SYN(38)) == 0)
+	case 38:
 		return valid_oid(v, len) ? NULL : "an OID (1.2.3 or a name)";
-	if (strcmp(syntax, SYN(50)) == 0 || strcmp(syntax, SYN(44)) == 0)
+	case 50:
+	case 44:
 		return len > 0 && all_of(v, len, PRINTABLE, true, true)
 		           ? NULL
 		           : "a Printable String (letters, digits, space and '()+,-./:?)";
-	if (strcmp(syntax, SYN(36)) == 0)
+	case 36:
 		return len > 0 && all_of(v, len, " ", true, false)
 		           ? NULL
 		           : "a Numeric String (digits, spaces)";
-	if (strcmp(syntax, SYN(11)) == 0)
+	case 11:
 		return len == 2 && all_of(v, len, PRINTABLE, true, true)
 		           ? NULL
 		           : "a two-letter Country String";
-	return NULL;
+	default:
+		return NULL;
+	}
 }
