@@ -13,14 +13,26 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct attr_gate {
 	bool (*allows)(const struct attr_gate *g, const char *type, size_t len);
+	/* Optional shortcut, so that most types are decided without the call: with
+	 * has_shortcut, a type of len < 63 bytes for which no bit 0..len of named_lens is
+	 * set gets others (bit n: the gate may tell apart types whose name, before any
+	 * options, is n bytes long). A zeroed shortcut calls allows for every type. */
+	bool has_shortcut;
+	bool others;
+	uint64_t named_lens;
 };
 
 static inline bool attr_gate_allows(const struct attr_gate *g, const char *type, size_t len)
 {
-	return !g || g->allows(g, type, len);
+	if (!g)
+		return true;
+	if (g->has_shortcut && len < 63 && !(g->named_lens & ((UINT64_C(2) << len) - 1)))
+		return g->others;
+	return g->allows(g, type, len);
 }
 
 #endif

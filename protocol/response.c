@@ -108,7 +108,9 @@ bool attr_select_wants(const struct attr_select *sel, const char *name)
 	return sel->all_operational || named(sel, name, strlen(name));
 }
 
-static bool is_selected(const struct attr_select *sel, const unsigned char *t, size_t n)
+/* Inline: it runs for every attribute of every entry sent, and most requests decide at
+ * the gate's shortcut and all_user. */
+static inline bool is_selected(const struct attr_select *sel, const unsigned char *t, size_t n)
 {
 	if (!attr_gate_allows(sel->gate, (const char *)t, n))
 		return false;
@@ -207,12 +209,10 @@ static int put_entry_head(struct buf *out, int32_t msgid, const unsigned char *d
 	if (buf_reserve(out, tlv_size(msg)) < 0)
 		return -1;
 	unsigned char *w = put_header(out->data + out->len, LBER_SEQUENCE, msg);
-	out->len = (size_t)(w - out->data);
-	tlv_put_int(out, LBER_INTEGER, msgid);
-	w = put_header(out->data + out->len, LDAP_RES_SEARCH_ENTRY, op);
-	out->len = (size_t)(w - out->data);
-	tlv_put(out, LBER_OCTETSTRING, dn, dnlen);
-	w = put_header(out->data + out->len, LBER_SEQUENCE, attrs_len);
+	w = tlv_write_int(w, LBER_INTEGER, msgid);
+	w = put_header(w, LDAP_RES_SEARCH_ENTRY, op);
+	w = tlv_write(w, LBER_OCTETSTRING, dn, dnlen);
+	w = put_header(w, LBER_SEQUENCE, attrs_len);
 	out->len = (size_t)(w - out->data);
 	return 0;
 }
@@ -238,6 +238,19 @@ static int entry_matched_values(struct buf *out, int32_t msgid, const unsigned c
 /* Runs of selected attributes response_entry_extra keeps from its first pass. */
 #define ENTRY_RUNS_MAX 16
 
+/* The next attribute of a stored list at *q (before end): its type t[0..*tlen), *q moved past
+ * it. False if the bytes are not an attribute. */
+static inline bool next_attr(const unsigned char **q, const unsigned char *end,
+                             const unsigned char **t, size_t *tlen)
+{
+	const unsigned char *seq;
+	size_t slen;
+	unsigned char tag;
+	if (!tlv_read_inline(q, end, &tag, &seq, &slen))
+		return false;
+	return tlv_read_inline(&seq, *q, &tag, t, tlen);
+}
+
 int response_entry_extra(struct buf *out, int32_t msgid, const unsigned char *stored, size_t len,
                          const struct attr_select *sel, const unsigned char *extra,
                          size_t extra_len)
@@ -248,11 +261,10 @@ int response_entry_extra(struct buf *out, int32_t msgid, const unsigned char *st
 		size_t msg = tlv_int_size(msgid) + len;
 		if (buf_reserve(out, tlv_size(msg)) < 0)
 			return -1;
-		unsigned char *p = put_header(out->data + out->len, LBER_SEQUENCE, msg);
-		out->len = (size_t)(p - out->data);
-		tlv_put_int(out, LBER_INTEGER, msgid);
-		memcpy(out->data + out->len, stored, len);
-		out->len += len;
+		unsigned char *w = put_header(out->data + out->len, LBER_SEQUENCE, msg);
+		w = tlv_write_int(w, LBER_INTEGER, msgid);
+		memcpy(w, stored, len);
+		out->len = (size_t)(w + len - out->data);
 		return 0;
 	}
 	const unsigned char *p = stored, *end = stored + len, *body, *dn, *attrs;
@@ -262,7 +274,7 @@ int response_entry_extra(struct buf *out, int32_t msgid, const unsigned char *st
 		return -1;
 	p = body;
 	end = body + blen;
-	if (!tlv_read(&p, end, &tag, &dn, &dnlen) || !tlv_read(&p, end, &tag, &attrs, &alen))
+	if (!tlv_read_inline(&p, end, &tag, &dn, &dnlen) || !tlv_read(&p, end, &tag, &attrs, &alen))
 		return -1;
 	if (sel->values)
 		return entry_matched_values(out, msgid, dn, dnlen, attrs, alen, sel, extra,
@@ -276,13 +288,11 @@ int response_entry_extra(struct buf *out, int32_t msgid, const unsigned char *st
 	int nruns = 0;
 	bool walk_again = sel->types_only;
 	size_t sel_len = 0;
-	for (const unsigned char *q = attrs; q < attrs + alen;) {
-		const unsigned char *a = q, *seq, *t;
-		size_t slen, tlen;
-		if (!tlv_read(&q, attrs + alen, &tag, &seq, &slen))
-			return -1;
-		const unsigned char *s = seq;
-		if (!tlv_read(&s, seq + slen, &tag, &t, &tlen))
+	const unsigned char *aend = attrs + alen;
+	for (const unsigned char *q = attrs; q < aend;) {
+		const unsigned char *a = q, *t;
+		size_t tlen;
+		if (!next_attr(&q, aend, &t, &tlen))
 			return -1;
 		if (!is_selected(sel, t, tlen))
 			continue;
@@ -295,31 +305,33 @@ int response_entry_extra(struct buf *out, int32_t msgid, const unsigned char *st
 			walk_again = true;
 	}
 	sel_len += extra_len;
-	/* Pass 2: write it; the reservation covers every append below. */
+	/* Pass 2: write it; the reservation covers every byte below. */
 	if (put_entry_head(out, msgid, dn, dnlen, sel_len) < 0)
 		return -1;
+	unsigned char *w = out->data + out->len;
 	for (int i = 0; !walk_again && i < nruns; i++) {
-		memcpy(out->data + out->len, runs[i].at, runs[i].len);
-		out->len += runs[i].len;
+		memcpy(w, runs[i].at, runs[i].len);
+		w += runs[i].len;
 	}
-	unsigned char *w;
-	for (const unsigned char *q = attrs; walk_again && q < attrs + alen;) {
-		const unsigned char *a = q, *seq, *t;
-		size_t slen, tlen;
-		tlv_read(&q, attrs + alen, &tag, &seq, &slen);
-		const unsigned char *s = seq;
-		tlv_read(&s, seq + slen, &tag, &t, &tlen);
+	for (const unsigned char *q = attrs; walk_again && q < aend;) {
+		const unsigned char *a = q, *t;
+		size_t tlen;
+		next_attr(&q, aend, &t, &tlen); /* pass 1 read these bytes whole */
 		if (!is_selected(sel, t, tlen))
 			continue;
 		if (sel->types_only) {
-			w = put_header(out->data + out->len, LBER_SEQUENCE, tlv_size(tlen) + 2);
-			out->len = (size_t)(w - out->data);
-			tlv_put(out, LBER_OCTETSTRING, t, tlen);
-			tlv_put(out, LBER_SET, NULL, 0);
+			w = put_header(w, LBER_SEQUENCE, tlv_size(tlen) + 2);
+			w = tlv_write(w, LBER_OCTETSTRING, t, tlen);
+			w = tlv_write(w, LBER_SET, NULL, 0);
 		} else {
-			memcpy(out->data + out->len, a, (size_t)(q - a));
-			out->len += (size_t)(q - a);
+			memcpy(w, a, (size_t)(q - a));
+			w += q - a;
 		}
 	}
-	return extra_len ? buf_append(out, extra, extra_len) : 0;
+	if (extra_len) {
+		memcpy(w, extra, extra_len);
+		w += extra_len;
+	}
+	out->len = (size_t)(w - out->data);
+	return 0;
 }

@@ -543,7 +543,7 @@ static bool allows_all_but_password(const struct attr_gate *g, const char *type,
 	(void)g;
 	return !(len == 12 && strncasecmp(type, "userPassword", 12) == 0);
 }
-static const struct attr_gate no_password = {allows_all_but_password};
+static const struct attr_gate no_password = {.allows = allows_all_but_password};
 
 START_TEST(entry_hidden_attribute)
 {
@@ -596,7 +596,7 @@ static bool allows_even_attrs(const struct attr_gate *g, const char *type, size_
 	(void)g;
 	return len >= 2 && (type[len - 1] - '0') % 2 == 0; /* a0, a2, ... a38 */
 }
-static const struct attr_gate even_attrs = {allows_even_attrs};
+static const struct attr_gate even_attrs = {.allows = allows_even_attrs};
 
 /* Forty attributes, every other one hidden: more runs of selected attributes than
  * response_entry keeps from its first pass, so its second pass walks them again. */
