@@ -270,11 +270,12 @@ int response_entry_extra(struct buf *out, int32_t msgid, const unsigned char *st
 	const unsigned char *p = stored, *end = stored + len, *body, *dn, *attrs;
 	size_t blen, dnlen, alen;
 	unsigned char tag;
-	if (!tlv_read(&p, end, &tag, &body, &blen))
+	if (!tlv_read_inline(&p, end, &tag, &body, &blen))
 		return -1;
 	p = body;
 	end = body + blen;
-	if (!tlv_read_inline(&p, end, &tag, &dn, &dnlen) || !tlv_read(&p, end, &tag, &attrs, &alen))
+	if (!tlv_read_inline(&p, end, &tag, &dn, &dnlen) ||
+	    !tlv_read_inline(&p, end, &tag, &attrs, &alen))
 		return -1;
 	if (sel->values)
 		return entry_matched_values(out, msgid, dn, dnlen, attrs, alen, sel, extra,

@@ -86,23 +86,34 @@ bool tlv_read(const unsigned char **p, const unsigned char *end, unsigned char *
               const unsigned char **val, size_t *vlen);
 
 /*
- * tlv_read with the short form (content under 128 bytes) read inline, the same results
- * on all bytes: for walks over many small elements, such as a stored entry's attributes
- * and values, where the call would cost more than the reading.
+ * tlv_read with lengths of up to two bytes (content under 64 KiB) read inline, the same
+ * results on all bytes: for walks over many small elements, such as a stored entry's
+ * attributes and values, where the call would cost more than the reading.
  */
 static inline bool tlv_read_inline(const unsigned char **p, const unsigned char *end,
                                    unsigned char *tag, const unsigned char **val, size_t *vlen)
 {
 	const unsigned char *q = *p;
-	size_t left = (size_t)(end - q);
-	if (left >= 2 && (q[0] & 0x1f) != 0x1f && q[1] < 0x80 && left - 2 >= q[1]) {
-		*tag = q[0];
-		*val = q + 2;
-		*vlen = q[1];
-		*p = q + 2 + q[1];
-		return true;
+	size_t left = (size_t)(end - q), h = 2, len;
+	if (left < 4 || (q[0] & 0x1f) == 0x1f)
+		return tlv_read(p, end, tag, val, vlen);
+	len = q[1];
+	if (len == 0x81) {
+		len = q[2];
+		h = 3;
+	} else if (len == 0x82) {
+		len = (size_t)q[2] << 8 | q[3];
+		h = 4;
+	} else if (len & 0x80) {
+		return tlv_read(p, end, tag, val, vlen);
 	}
-	return tlv_read(p, end, tag, val, vlen);
+	if (left - h < len)
+		return false;
+	*tag = q[0];
+	*val = q + h;
+	*vlen = len;
+	*p = q + h + len;
+	return true;
 }
 
 /* Bytes of an element whose content is clen bytes (tag, length, content). Pure. */

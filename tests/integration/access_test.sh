@@ -145,5 +145,38 @@ expect_lines "the rootdn reads everything" "$people" "^telephoneNumber:" \
 	anonymous -D "cn=admin,$EX" -w root-secret -b "$P" -s one "(objectClass=person)" telephoneNumber
 
 stop_checked "$pid" "$work/minidir.log" && ok "server stopped cleanly" || not_ok "$stop_why"
+
+# Rules with no dn= and no filter=: an operation decides access once for every entry but
+# the client's own (server/access.c's cache); the answers must be the same.
+write_conf \
+	"access = to attrs=userPassword" \
+	"    by self read" \
+	"    by anonymous auth" \
+	"    by * none" \
+	"access = to attrs=telephoneNumber,mobile" \
+	"    by group=\"cn=admins,ou=groups,$EX\" read" \
+	"    by self read" \
+	"    by * none" \
+	"access = to * by * read"
+: > "$work/minidir.log"
+"$BUILD/minidir" -f "$work/minidir.conf" 2> "$work/minidir.log" &
+pid=$!
+pids+=("$pid")
+port=$(wait_port "$work/minidir.log")
+[ -n "$port" ] || not_ok "server did not start: $(cat "$work/minidir.log")"
+URI=ldap://127.0.0.1:$port
+expect_lines "rules without dn=: admins (bob) read every telephone number" "$people" \
+	"^telephoneNumber:" bob -b "$P" -s one "(objectClass=person)" telephoneNumber
+expect_lines "rules without dn=: alice reads only her own, in the same search" 1 \
+	"^telephoneNumber:" alice -b "$P" -s one "(objectClass=person)" telephoneNumber
+expect_lines "rules without dn=: alice reads only her own userPassword" 1 "^userPassword:" \
+	alice -b "$P" -s one "(objectClass=person)" userPassword
+expect_lines "rules without dn=: her own is the one" 1 "^telephoneNumber:" \
+	alice -b "$P" -s one "(uid=alice)" telephoneNumber
+expect_lines "rules without dn=: anonymous reads none" 0 "^telephoneNumber:" \
+	anonymous -b "$P" -s one "(objectClass=person)" telephoneNumber
+expect_lines "rules without dn=: every entry is there for anonymous" "$people" "^dn:" \
+	anonymous -b "$P" -s one "(objectClass=person)" cn
+stop_checked "$pid" "$work/minidir.log" && ok "server stopped cleanly" || not_ok "$stop_why"
 echo "# access: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -591,6 +591,56 @@ START_TEST(entry_hidden_attribute)
 }
 END_TEST
 
+/* A gate with attr_gate's shortcut: allows is called only for types the shortcut cannot
+ * decide (12 or 2 bytes, or a 2-byte name before options), refuses userPassword and cn;x. */
+static int shortcut_calls;
+static bool shortcut_allows(const struct attr_gate *g, const char *type, size_t len)
+{
+	(void)g;
+	shortcut_calls++;
+	ck_assert(len == 12 || len == 2 || (len > 2 && type[2] == ';'));
+	return !(len == 12 && strncasecmp(type, "userPassword", 12) == 0) &&
+	       !(len == 4 && strncasecmp(type, "cn;x", 4) == 0);
+}
+
+START_TEST(gate_shortcut)
+{
+	struct attr_gate g = {.allows = shortcut_allows,
+	                      .has_shortcut = true,
+	                      .others = true,
+	                      .named_lens = 1u << 12 | 1u << 2};
+	shortcut_calls = 0;
+	ck_assert(attr_gate_allows(&g, "objectClass", 11));
+	ck_assert(attr_gate_allows(&g, "telephoneNumber", 15)); /* bit 12, but no ';' at 12 */
+	ck_assert(attr_gate_allows(&g, "description", 11));
+	ck_assert_int_eq(shortcut_calls, 0);
+	ck_assert(!attr_gate_allows(&g, "userPassword", 12));
+	ck_assert(!attr_gate_allows(&g, "cn;x", 4));
+	ck_assert(attr_gate_allows(&g, "cn;lang-en", 10));
+	ck_assert_int_eq(shortcut_calls, 3);
+	g.others = false; /* what the rules give types they do not name */
+	ck_assert(!attr_gate_allows(&g, "mail", 4));
+	ck_assert(attr_gate_allows(&g, "cn", 2)); /* a named length: asked */
+	ck_assert_int_eq(shortcut_calls, 4);
+
+	/* In an answer: userPassword left out, the other types decided without a call. */
+	g.others = true;
+	struct attr_select sel;
+	attr_select_init(&sel, NULL, 0, false);
+	sel.gate = &g;
+	struct buf out = {0};
+	shortcut_calls = 0;
+	ck_assert_int_eq(response_entry(&out, 8, entry.op, entry.oplen, &sel), 0);
+	ck_assert_int_eq(shortcut_calls, 2); /* userPassword and cn */
+	struct got_entry got;
+	decode_entry(out.data, out.len, &got);
+	ck_assert_int_eq(got.nattrs, (int)NATTRS - 1);
+	ck_assert_ptr_null(find_got(&got, "userPassword"));
+	free_got(&got);
+	buf_free(&out);
+}
+END_TEST
+
 static bool allows_even_attrs(const struct attr_gate *g, const char *type, size_t len)
 {
 	(void)g;
@@ -743,6 +793,7 @@ static Suite *response_suite(void)
 	tcase_add_test(tc, entry_types_only);
 	tcase_add_test(tc, entry_hidden_attribute);
 	tcase_add_test(tc, entry_many_hidden_runs);
+	tcase_add_test(tc, gate_shortcut);
 	tcase_add_test(tc, entry_appends_after_other_data);
 	tcase_add_test(tc, entry_bad_stored_bytes);
 	suite_add_tcase(s, tc);
