@@ -72,15 +72,17 @@ fi
 
 # The example of README's "Access rules": telephone numbers for the admins group,
 # userPassword for its owner, and ou=groups only for users.
-write_conf \
-	"access = to attrs=userPassword" \
-	"    by self read" \
-	"    by anonymous auth" \
-	"    by * none" \
-	"access = to attrs=telephoneNumber,mobile" \
-	"    by group=\"cn=admins,ou=groups,$EX\" read" \
-	"    by self read" \
-	"    by * none" \
+attr_rules=(
+	"access = to attrs=userPassword"
+	"    by self read"
+	"    by anonymous auth"
+	"    by * none"
+	"access = to attrs=telephoneNumber,mobile"
+	"    by group=\"cn=admins,ou=groups,$EX\" read"
+	"    by self read"
+	"    by * none"
+)
+write_conf "${attr_rules[@]}" \
 	"access = to dn.subtree=\"ou=groups,$EX\"" \
 	"    by users read" \
 	"    by * none" \
@@ -148,15 +150,7 @@ stop_checked "$pid" "$work/minidir.log" && ok "server stopped cleanly" || not_ok
 
 # Rules with no dn= and no filter=: an operation decides access once for every entry but
 # the client's own (server/access.c's cache); the answers must be the same.
-write_conf \
-	"access = to attrs=userPassword" \
-	"    by self read" \
-	"    by anonymous auth" \
-	"    by * none" \
-	"access = to attrs=telephoneNumber,mobile" \
-	"    by group=\"cn=admins,ou=groups,$EX\" read" \
-	"    by self read" \
-	"    by * none" \
+write_conf "${attr_rules[@]}" \
 	"access = to * by * read"
 : > "$work/minidir.log"
 "$BUILD/minidir" -f "$work/minidir.conf" 2> "$work/minidir.log" &
