@@ -8,10 +8,16 @@
 #include <strings.h>
 
 /* Writes tag and length of a constructed element whose content is clen bytes. */
-static unsigned char *put_header(unsigned char *p, unsigned char tag, size_t clen)
+static inline unsigned char *put_header(unsigned char *p, unsigned char tag, size_t clen)
 {
 	*p++ = tag;
-	return p + tlv_put_len(p, clen);
+	return tlv_write_len(p, clen);
+}
+
+/* tlv_size, its length's size worked out inline. */
+static inline size_t elem_size(size_t clen)
+{
+	return 1 + tlv_len_size_inline(clen) + clen;
 }
 
 static size_t str_len(const char *s)
@@ -31,11 +37,11 @@ int response_result_ex(struct buf *out, int32_t msgid, unsigned char optag, int 
 {
 	size_t mlen = str_len(matched), dlen = str_len(message), olen = str_len(x->oid);
 	size_t rlen = str_len(x->referral);
-	size_t op = tlv_int_size(rc) + tlv_size(mlen) + tlv_size(dlen) +
-	            (x->referral ? tlv_size(tlv_size(rlen)) : 0) + (x->oid ? tlv_size(olen) : 0) +
-	            (x->has_value ? tlv_size(x->vlen) : 0);
-	size_t msg = tlv_int_size(msgid) + tlv_size(op) + x->clen;
-	if (buf_reserve(out, tlv_size(msg)) < 0)
+	size_t op = tlv_int_size(rc) + elem_size(mlen) + elem_size(dlen) +
+	            (x->referral ? elem_size(elem_size(rlen)) : 0) +
+	            (x->oid ? elem_size(olen) : 0) + (x->has_value ? elem_size(x->vlen) : 0);
+	size_t msg = tlv_int_size(msgid) + elem_size(op) + x->clen;
+	if (buf_reserve(out, elem_size(msg)) < 0)
 		return -1;
 	/* Reserved whole: written with pointer bumps, no check per element. */
 	unsigned char *p = put_header(out->data + out->len, LBER_SEQUENCE, msg);
@@ -45,7 +51,7 @@ int response_result_ex(struct buf *out, int32_t msgid, unsigned char optag, int 
 	p = tlv_write(p, LBER_OCTETSTRING, matched, mlen);
 	p = tlv_write(p, LBER_OCTETSTRING, message, dlen);
 	if (x->referral) { /* Referral ::= SEQUENCE SIZE (1..MAX) OF uri URI */
-		p = put_header(p, LDAP_TAG_REFERRAL, tlv_size(rlen));
+		p = put_header(p, LDAP_TAG_REFERRAL, elem_size(rlen));
 		p = tlv_write(p, LBER_OCTETSTRING, x->referral, rlen);
 	}
 	if (x->oid)
@@ -108,9 +114,7 @@ bool attr_select_wants(const struct attr_select *sel, const char *name)
 	return sel->all_operational || named(sel, name, strlen(name));
 }
 
-/* Inline: it runs for every attribute of every entry sent, and most requests decide at
- * the gate's shortcut and all_user. */
-static inline bool is_selected(const struct attr_select *sel, const unsigned char *t, size_t n)
+static bool is_selected(const struct attr_select *sel, const unsigned char *t, size_t n)
 {
 	if (!attr_gate_allows(sel->gate, (const char *)t, n))
 		return false;
@@ -125,7 +129,7 @@ static inline bool is_selected(const struct attr_select *sel, const unsigned cha
 /* Size of one attribute as sent: whole, or type and an empty value set. */
 static size_t selected_size(const struct attr_select *sel, size_t whole, size_t tlen)
 {
-	return sel->types_only ? tlv_size(tlv_size(tlen) + 2) : whole;
+	return sel->types_only ? elem_size(elem_size(tlen) + 2) : whole;
 }
 
 int response_put_attr(struct buf *out, const char *type, const struct berval *vals, int nvals,
@@ -133,9 +137,9 @@ int response_put_attr(struct buf *out, const char *type, const struct berval *va
 {
 	size_t tlen = strlen(type), set = 0;
 	for (int i = 0; !types_only && i < nvals; i++)
-		set += tlv_size(vals[i].bv_len);
-	size_t seq = tlv_size(tlen) + tlv_size(set);
-	if (buf_reserve(out, tlv_size(seq)) < 0)
+		set += elem_size(vals[i].bv_len);
+	size_t seq = elem_size(tlen) + elem_size(set);
+	if (buf_reserve(out, elem_size(seq)) < 0)
 		return -1;
 	unsigned char *w = put_header(out->data + out->len, LBER_SEQUENCE, seq);
 	out->len = (size_t)(w - out->data);
@@ -185,10 +189,10 @@ static int put_matched_values(struct buf *out, const struct attr_select *sel, bo
 		if (vals->len == 0)
 			continue;
 		size_t setsz = sel->types_only ? 0 : vals->len;
-		if (buf_reserve(out, tlv_size(tlv_size(tlen) + tlv_size(setsz))) < 0)
+		if (buf_reserve(out, elem_size(elem_size(tlen) + elem_size(setsz))) < 0)
 			return -1;
 		unsigned char *w = put_header(out->data + out->len, LBER_SEQUENCE,
-		                              tlv_size(tlen) + tlv_size(setsz));
+		                              elem_size(tlen) + elem_size(setsz));
 		out->len = (size_t)(w - out->data);
 		tlv_put(out, LBER_OCTETSTRING, t, tlen);
 		tlv_put(out, LBER_SET, vals->data, setsz);
@@ -204,9 +208,9 @@ static int put_matched_values(struct buf *out, const struct attr_select *sel, bo
 static int put_entry_head(struct buf *out, int32_t msgid, const unsigned char *dn, size_t dnlen,
                           size_t attrs_len)
 {
-	size_t op = tlv_size(dnlen) + tlv_size(attrs_len);
-	size_t msg = tlv_int_size(msgid) + tlv_size(op);
-	if (buf_reserve(out, tlv_size(msg)) < 0)
+	size_t op = elem_size(dnlen) + elem_size(attrs_len);
+	size_t msg = tlv_int_size(msgid) + elem_size(op);
+	if (buf_reserve(out, elem_size(msg)) < 0)
 		return -1;
 	unsigned char *w = put_header(out->data + out->len, LBER_SEQUENCE, msg);
 	w = tlv_write_int(w, LBER_INTEGER, msgid);
@@ -238,17 +242,34 @@ static int entry_matched_values(struct buf *out, int32_t msgid, const unsigned c
 /* Runs of selected attributes response_entry_extra keeps from its first pass. */
 #define ENTRY_RUNS_MAX 16
 
-/* The next attribute of a stored list at *q (before end): its type t[0..*tlen), *q moved past
- * it. False if the bytes are not an attribute. */
-static inline bool next_attr(const unsigned char **q, const unsigned char *end,
-                             const unsigned char **t, size_t *tlen)
+/* attr_at's reading by tlv_read, element by element: whatever the bytes. */
+static const unsigned char *attr_at_slow(const unsigned char *q, const unsigned char *end,
+                                         const unsigned char **t, size_t *tlen)
 {
 	const unsigned char *seq;
 	size_t slen;
 	unsigned char tag;
-	if (!tlv_read_inline(q, end, &tag, &seq, &slen))
-		return false;
-	return tlv_read_inline(&seq, *q, &tag, t, tlen);
+	if (!tlv_read(&q, end, &tag, &seq, &slen) || !tlv_read(&seq, q, &tag, t, tlen))
+		return NULL;
+	return q;
+}
+
+/*
+ * The attribute at q of a stored list that ends at end (storage/entry.c wrote it: SEQUENCE
+ * { type, SET OF value }): its type in t[0..*tlen), and the byte after it returned; NULL
+ * when the bytes hold none. Inline for what storage writes (lengths of up to two bytes, a
+ * short type); tags are not looked at here, only where things lie, always inside end.
+ */
+static inline const unsigned char *attr_at(const unsigned char *q, const unsigned char *end,
+                                           const unsigned char **t, size_t *tlen)
+{
+	size_t left = (size_t)(end - q), len, h;
+	if (left < 6 || !tlv_head_inline(q, &len, &h) || left - h < len || len < 2 ||
+	    q[h + 1] >= 0x80 || q[h + 1] > len - 2)
+		return attr_at_slow(q, end, t, tlen);
+	*t = q + h + 2;
+	*tlen = q[h + 1];
+	return q + h + len;
 }
 
 int response_entry_extra(struct buf *out, int32_t msgid, const unsigned char *stored, size_t len,
@@ -259,7 +280,7 @@ int response_entry_extra(struct buf *out, int32_t msgid, const unsigned char *st
 	                !sel->check_operational && !sel->values;
 	if (verbatim) {
 		size_t msg = tlv_int_size(msgid) + len;
-		if (buf_reserve(out, tlv_size(msg)) < 0)
+		if (buf_reserve(out, elem_size(msg)) < 0)
 			return -1;
 		unsigned char *w = put_header(out->data + out->len, LBER_SEQUENCE, msg);
 		w = tlv_write_int(w, LBER_INTEGER, msgid);
@@ -288,22 +309,26 @@ int response_entry_extra(struct buf *out, int32_t msgid, const unsigned char *st
 	} runs[ENTRY_RUNS_MAX];
 	int nruns = 0;
 	bool walk_again = sel->types_only;
+	/* the usual request: every user attribute the gate lets through */
+	bool gate_only = sel->all_user && !sel->check_operational;
 	size_t sel_len = 0;
-	const unsigned char *aend = attrs + alen;
+	const unsigned char *aend = attrs + alen, *run_end = NULL;
 	for (const unsigned char *q = attrs; q < aend;) {
 		const unsigned char *a = q, *t;
 		size_t tlen;
-		if (!next_attr(&q, aend, &t, &tlen))
+		if (!(q = attr_at(a, aend, &t, &tlen)))
 			return -1;
-		if (!is_selected(sel, t, tlen))
+		if (gate_only ? !attr_gate_allows(sel->gate, (const char *)t, tlen)
+		              : !is_selected(sel, t, tlen))
 			continue;
 		sel_len += selected_size(sel, (size_t)(q - a), tlen);
-		if (nruns && runs[nruns - 1].at + runs[nruns - 1].len == a)
+		if (a == run_end)
 			runs[nruns - 1].len += (size_t)(q - a);
 		else if (nruns < ENTRY_RUNS_MAX)
 			runs[nruns++] = (struct span){a, (size_t)(q - a)};
 		else
-			walk_again = true;
+			walk_again = true; /* runs are not used then */
+		run_end = q;
 	}
 	sel_len += extra_len;
 	/* Pass 2: write it; the reservation covers every byte below. */
@@ -317,11 +342,11 @@ int response_entry_extra(struct buf *out, int32_t msgid, const unsigned char *st
 	for (const unsigned char *q = attrs; walk_again && q < aend;) {
 		const unsigned char *a = q, *t;
 		size_t tlen;
-		next_attr(&q, aend, &t, &tlen); /* pass 1 read these bytes whole */
+		q = attr_at(a, aend, &t, &tlen); /* pass 1 read these bytes whole */
 		if (!is_selected(sel, t, tlen))
 			continue;
 		if (sel->types_only) {
-			w = put_header(w, LBER_SEQUENCE, tlv_size(tlen) + 2);
+			w = put_header(w, LBER_SEQUENCE, elem_size(tlen) + 2);
 			w = tlv_write(w, LBER_OCTETSTRING, t, tlen);
 			w = tlv_write(w, LBER_SET, NULL, 0);
 		} else {

@@ -770,6 +770,43 @@ START_TEST(entry_bad_stored_bytes)
 }
 END_TEST
 
+/* Attribute lengths are read inline for what storage writes and by tlv_read otherwise:
+ * every byte of the stored entry changed to each of a few values, with all attributes
+ * asked for through a gate and by name, each copy in a block of its size (ASan sees a read
+ * past it): an answer is either refused or one liblber decodes. */
+START_TEST(entry_corrupt_stored_bytes)
+{
+	static const unsigned char bytes[] = {0x00, 0x01, 0x05, 0x7f, 0x80, 0x81, 0x82, 0x83, 0xff};
+	struct berval names[] = {{3, (char *)"uid"}, {4, (char *)"mail"}};
+	for (int named = 0; named < 2; named++) {
+		struct attr_select sel;
+		attr_select_init(&sel, named ? names : NULL, named ? 2 : 0, false);
+		sel.gate = &no_password;
+		for (size_t i = 0; i < entry.oplen; i++) {
+			for (size_t k = 0; k < sizeof(bytes); k++) {
+				unsigned char *copy = malloc(entry.oplen);
+				ck_assert_ptr_nonnull(copy);
+				memcpy(copy, entry.op, entry.oplen);
+				copy[i] = bytes[k];
+				struct buf out = {0};
+				if (response_entry(&out, 1, copy, entry.oplen, &sel) == 0) {
+					BerElement *ber =
+					    ber_init(&(struct berval){out.len, (char *)out.data});
+					ber_len_t len;
+					ck_assert_ptr_nonnull(ber);
+					ck_assert_uint_eq(ber_peek_tag(ber, &len), LBER_SEQUENCE);
+					ck_assert_uint_eq(len + 2 + (len >= 0x80) + (len > 0xff),
+					                  out.len);
+					ber_free(ber, 1);
+				}
+				buf_free(&out);
+				free(copy);
+			}
+		}
+	}
+}
+END_TEST
+
 static Suite *response_suite(void)
 {
 	Suite *s = suite_create("response");
@@ -794,6 +831,7 @@ static Suite *response_suite(void)
 	tcase_add_test(tc, entry_hidden_attribute);
 	tcase_add_test(tc, entry_many_hidden_runs);
 	tcase_add_test(tc, gate_shortcut);
+	tcase_add_test(tc, entry_corrupt_stored_bytes);
 	tcase_add_test(tc, entry_appends_after_other_data);
 	tcase_add_test(tc, entry_bad_stored_bytes);
 	suite_add_tcase(s, tc);
