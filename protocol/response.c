@@ -208,15 +208,25 @@ static int put_matched_values(struct buf *out, const struct attr_select *sel, bo
 static int put_entry_head(struct buf *out, int32_t msgid, const unsigned char *dn, size_t dnlen,
                           size_t attrs_len)
 {
+	/* most message IDs take one byte: written here, without the calls */
+	bool small_id = msgid >= 0 && msgid < 0x80;
 	size_t op = elem_size(dnlen) + elem_size(attrs_len);
-	size_t msg = tlv_int_size(msgid) + elem_size(op);
+	size_t msg = (small_id ? 3 : tlv_int_size(msgid)) + elem_size(op);
 	if (buf_reserve(out, elem_size(msg)) < 0)
 		return -1;
 	unsigned char *w = put_header(out->data + out->len, LBER_SEQUENCE, msg);
-	w = tlv_write_int(w, LBER_INTEGER, msgid);
+	if (small_id) {
+		w[0] = LBER_INTEGER;
+		w[1] = 1;
+		w[2] = (unsigned char)msgid;
+		w += 3;
+	} else {
+		w = tlv_write_int(w, LBER_INTEGER, msgid);
+	}
 	w = put_header(w, LDAP_RES_SEARCH_ENTRY, op);
-	w = tlv_write(w, LBER_OCTETSTRING, dn, dnlen);
-	w = put_header(w, LBER_SEQUENCE, attrs_len);
+	w = put_header(w, LBER_OCTETSTRING, dnlen);
+	memcpy(w, dn, dnlen);
+	w = put_header(w + dnlen, LBER_SEQUENCE, attrs_len);
 	out->len = (size_t)(w - out->data);
 	return 0;
 }
@@ -308,9 +318,10 @@ int response_entry_extra(struct buf *out, int32_t msgid, const unsigned char *st
 		size_t len;
 	} runs[ENTRY_RUNS_MAX];
 	int nruns = 0;
-	bool walk_again = sel->types_only;
+	bool types_only = sel->types_only, walk_again = types_only;
 	/* the usual request: every user attribute the gate lets through */
 	bool gate_only = sel->all_user && !sel->check_operational;
+	const struct attr_gate *gate = sel->gate;
 	size_t sel_len = 0;
 	const unsigned char *aend = attrs + alen, *run_end = NULL;
 	for (const unsigned char *q = attrs; q < aend;) {
@@ -318,14 +329,15 @@ int response_entry_extra(struct buf *out, int32_t msgid, const unsigned char *st
 		size_t tlen;
 		if (!(q = attr_at(a, aend, &t, &tlen)))
 			return -1;
-		if (gate_only ? !attr_gate_allows(sel->gate, (const char *)t, tlen)
+		if (gate_only ? !attr_gate_allows(gate, (const char *)t, tlen)
 		              : !is_selected(sel, t, tlen))
 			continue;
-		sel_len += selected_size(sel, (size_t)(q - a), tlen);
+		size_t asize = (size_t)(q - a);
+		sel_len += types_only ? selected_size(sel, asize, tlen) : asize;
 		if (a == run_end)
-			runs[nruns - 1].len += (size_t)(q - a);
+			runs[nruns - 1].len += asize;
 		else if (nruns < ENTRY_RUNS_MAX)
-			runs[nruns++] = (struct span){a, (size_t)(q - a)};
+			runs[nruns++] = (struct span){a, asize};
 		else
 			walk_again = true; /* runs are not used then */
 		run_end = q;
