@@ -770,6 +770,30 @@ START_TEST(entry_bad_stored_bytes)
 }
 END_TEST
 
+/* Message IDs of one, two (written inline) and more bytes, in whole entries and through a
+ * gate: each decodes back. */
+START_TEST(entry_msgids)
+{
+	static const int32_t ids[] = {0, 1, 127, 128, 255, 256, 0x7fff, 0x8000, 65536, 0x7fffffff};
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		for (int gated = 0; gated < 2; gated++) {
+			struct attr_select sel;
+			attr_select_init(&sel, NULL, 0, false);
+			sel.gate = gated ? &no_password : NULL;
+			struct buf out = {0};
+			ck_assert_int_eq(response_entry(&out, ids[i], entry.op, entry.oplen, &sel),
+			                 0);
+			struct got_entry g;
+			decode_entry(out.data, out.len, &g);
+			ck_assert_int_eq(g.msgid, ids[i]);
+			ck_assert_int_eq(g.nattrs, (int)NATTRS - gated);
+			free_got(&g);
+			buf_free(&out);
+		}
+	}
+}
+END_TEST
+
 /* Attribute lengths are read inline for what storage writes and by tlv_read otherwise:
  * every byte of the stored entry changed to each of a few values, with all attributes
  * asked for through a gate and by name, each copy in a block of its size (ASan sees a read
@@ -832,6 +856,7 @@ static Suite *response_suite(void)
 	tcase_add_test(tc, entry_many_hidden_runs);
 	tcase_add_test(tc, gate_shortcut);
 	tcase_add_test(tc, entry_corrupt_stored_bytes);
+	tcase_add_test(tc, entry_msgids);
 	tcase_add_test(tc, entry_appends_after_other_data);
 	tcase_add_test(tc, entry_bad_stored_bytes);
 	suite_add_tcase(s, tc);
