@@ -10,18 +10,28 @@
 #   bench/instructions.sh            # 2 x 3 s of load under callgrind each: ~1 minute
 #   TOP=40 bench/instructions.sh     # more of the profile
 #   TLS=1 bench/instructions.sh      # over TLS, server and client: bench/instructions_tls.sh
+#   ENTRIES=100 bench/instructions.sh  # minidir alone, a 100-entry subtree search instead
+#                                    # ((departmentNumber=7), indexed, as bench/run.sh's sub100):
+#                                    # instructions per search and per entry sent
+#   KEEP=1 bench/instructions.sh     # keeps minidir.cg.1 for callgrind_annotate --tree=caller
 [ -z "${TLS:-}" ] || exec "$(dirname "$0")/instructions_tls.sh"
 . "$(dirname "$0")/lib.sh" # set -u, and the tree's root as the directory
 TOP=${TOP:-25}
+ENTRIES=${ENTRIES:-1}
+case $ENTRIES in
+1) filter='(uid=user.[0-9999])' index=() ;;
+100) filter='(departmentNumber=7)' index=("index = objectClass, uid, cn, mail, member, departmentNumber") ;;
+*) die "ENTRIES is 1 or 100" ;;
+esac
 need valgrind callgrind_control callgrind_annotate ldapsearch
 [ -x "$BUILD/bench/floor" ] || die "$BUILD/bench/floor is missing (make all)"
 bench_init instructions
 
-bench_directory 10000 "$work/minidir.conf" "threads = 1" "send_policy = batch"
+bench_directory 10000 "$work/minidir.conf" "threads = 1" "send_policy = batch" "${index[@]}"
 
 # count NAME PORT_PATTERN CMD...: runs CMD under callgrind, loads it with 8 connections
 # of 1-entry lookups ((uid=user.N) from the suffix, as bench/floor.sh and bench/run.sh;
-# one in flight each), prints "NAME searches instructions".
+# one in flight each; with ENTRIES=100 the subtree search), prints "NAME searches instructions".
 count() {
 	local name=$1 pattern=$2 port='' vpid
 	shift 2
@@ -35,7 +45,7 @@ count() {
 	done
 	[ -n "$port" ] || die "$name did not start under valgrind: $(tail -3 "$work/$name.log")"
 	callgrind_control --zero "$vpid" > /dev/null 2>&1 || die "callgrind_control failed"
-	timeout 120 "$BUILD/searchrate" -p "$port" -b "$SUFFIX" -f "(uid=user.[0-9999])" \
+	timeout 120 "$BUILD/searchrate" -p "$port" -b "$SUFFIX" -f "$filter" \
 		-t 1 --numConnections 8 -a -O 1 -i 3 -I 2 > "$work/$name.sr" 2>&1 || die "searchrate failed: $(tail -3 "$work/$name.sr")"
 	callgrind_control --dump "$vpid" > /dev/null 2>&1 || die "callgrind_control failed"
 	kill "$vpid" 2> /dev/null
@@ -49,17 +59,24 @@ count() {
 }
 
 m=$(count minidir 's#.*listening on ldap://127.0.0.1:\([0-9]*\)/.*#\1#p' "$BUILD/minidir" -f "$work/minidir.conf")
-bytes=282 # about the size of minidir's answer, as bench/floor.sh measures it
-f=$(count floor 's/^listening on \([0-9]*\).*/\1/p' "$BUILD/bench/floor" 0 1 "$bytes")
-echo "user-space instructions per 1-entry lookup (callgrind; 8 connections, 1 in flight each)"
-printf '%-10s %10s %14s %12s\n' server lookups instructions "per lookup"
-for row in "$m" "$f"; do
-	read -r name searches instr <<< "$row"
-	printf '%-10s %10d %14d %12d\n' "$name" "$searches" "$instr" $((instr / searches))
-done
-read -r _ ms mi <<< "$m"
-read -r _ fs fi <<< "$f"
-awk -v a="$((mi / ms))" -v b="$((fi / fs))" 'BEGIN { printf "minidir/floor: %.1fx the instructions per lookup\n", a / b }'
+if [ "$ENTRIES" = 1 ]; then
+	bytes=282 # about the size of minidir's answer, as bench/floor.sh measures it
+	f=$(count floor 's/^listening on \([0-9]*\).*/\1/p' "$BUILD/bench/floor" 0 1 "$bytes")
+	echo "user-space instructions per 1-entry lookup (callgrind; 8 connections, 1 in flight each)"
+	printf '%-10s %10s %14s %12s\n' server lookups instructions "per lookup"
+	for row in "$m" "$f"; do
+		read -r name searches instr <<< "$row"
+		printf '%-10s %10d %14d %12d\n' "$name" "$searches" "$instr" $((instr / searches))
+	done
+	read -r _ ms mi <<< "$m"
+	read -r _ fs fi <<< "$f"
+	awk -v a="$((mi / ms))" -v b="$((fi / fs))" 'BEGIN { printf "minidir/floor: %.1fx the instructions per lookup\n", a / b }'
+else
+	read -r _ ms mi <<< "$m"
+	echo "user-space instructions per ${ENTRIES}-entry search $filter (callgrind; 8 connections, 1 in flight each)"
+	printf '%-10s %10s %14s %12s %12s\n' server searches instructions "per search" "per entry"
+	printf '%-10s %10d %14d %12d %12d\n' minidir "$ms" "$mi" $((mi / ms)) $((mi / ms / ENTRIES))
+fi
 echo
 echo "minidir's top functions (self instructions, share of the total):"
 callgrind_annotate --threshold=100 "$work/minidir.cg.1" 2> /dev/null | sed -n '/file:function/,$p' |

@@ -24,7 +24,7 @@ static bool allows_all_but_password(const struct attr_gate *g, const char *type,
 	(void)g;
 	return !(len == 12 && strncasecmp(type, "userPassword", 12) == 0);
 }
-static const struct attr_gate no_password = {allows_all_but_password};
+static const struct attr_gate no_password = {.allows = allows_all_but_password};
 
 static const char dn[] = "uid=alice+cn=Alice Smith,ou=people,dc=example,dc=com";
 static struct buf record;

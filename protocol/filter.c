@@ -516,13 +516,15 @@ bool filter_uses(const struct filter *f, const char *const *names, size_t n)
 	for (; f; f = f->next) {
 		if (f->child && filter_uses(f->child, names, n))
 			return true;
-		for (size_t i = 0; f->attr && i < n; i++) {
-			char first = names[i][0]; /* f->attr is lowercase: a cheap first test */
-			if (first >= 'A' && first <= 'Z')
-				first = (char)(first - 'A' + 'a');
-			if (f->attr[0] == first && strcasecmp(f->attr, names[i]) == 0)
+		if (!f->attr)
+			continue;
+		/* A cheap first test: first bytes equal but for case (| 0x20 folds letters; it
+		 * may let through a pair strcasecmp then tells apart, never stops a match). */
+		unsigned char first = (unsigned char)f->attr[0] | 0x20;
+		for (size_t i = 0; i < n; i++)
+			if (((unsigned char)names[i][0] | 0x20) == first &&
+			    strcasecmp(f->attr, names[i]) == 0)
 				return true;
-		}
 	}
 	return false;
 }

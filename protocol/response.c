@@ -8,10 +8,16 @@
 #include <strings.h>
 
 /* Writes tag and length of a constructed element whose content is clen bytes. */
-static unsigned char *put_header(unsigned char *p, unsigned char tag, size_t clen)
+static inline unsigned char *put_header(unsigned char *p, unsigned char tag, size_t clen)
 {
 	*p++ = tag;
-	return p + tlv_put_len(p, clen);
+	return tlv_write_len(p, clen);
+}
+
+/* tlv_size, its length's size worked out inline. */
+static inline size_t elem_size(size_t clen)
+{
+	return 1 + tlv_len_size_inline(clen) + clen;
 }
 
 static size_t str_len(const char *s)
@@ -31,11 +37,11 @@ int response_result_ex(struct buf *out, int32_t msgid, unsigned char optag, int 
 {
 	size_t mlen = str_len(matched), dlen = str_len(message), olen = str_len(x->oid);
 	size_t rlen = str_len(x->referral);
-	size_t op = tlv_int_size(rc) + tlv_size(mlen) + tlv_size(dlen) +
-	            (x->referral ? tlv_size(tlv_size(rlen)) : 0) + (x->oid ? tlv_size(olen) : 0) +
-	            (x->has_value ? tlv_size(x->vlen) : 0);
-	size_t msg = tlv_int_size(msgid) + tlv_size(op) + x->clen;
-	if (buf_reserve(out, tlv_size(msg)) < 0)
+	size_t op = tlv_int_size(rc) + elem_size(mlen) + elem_size(dlen) +
+	            (x->referral ? elem_size(elem_size(rlen)) : 0) +
+	            (x->oid ? elem_size(olen) : 0) + (x->has_value ? elem_size(x->vlen) : 0);
+	size_t msg = tlv_int_size(msgid) + elem_size(op) + x->clen;
+	if (buf_reserve(out, elem_size(msg)) < 0)
 		return -1;
 	/* Reserved whole: written with pointer bumps, no check per element. */
 	unsigned char *p = put_header(out->data + out->len, LBER_SEQUENCE, msg);
@@ -45,7 +51,7 @@ int response_result_ex(struct buf *out, int32_t msgid, unsigned char optag, int 
 	p = tlv_write(p, LBER_OCTETSTRING, matched, mlen);
 	p = tlv_write(p, LBER_OCTETSTRING, message, dlen);
 	if (x->referral) { /* Referral ::= SEQUENCE SIZE (1..MAX) OF uri URI */
-		p = put_header(p, LDAP_TAG_REFERRAL, tlv_size(rlen));
+		p = put_header(p, LDAP_TAG_REFERRAL, elem_size(rlen));
 		p = tlv_write(p, LBER_OCTETSTRING, x->referral, rlen);
 	}
 	if (x->oid)
@@ -123,7 +129,7 @@ static bool is_selected(const struct attr_select *sel, const unsigned char *t, s
 /* Size of one attribute as sent: whole, or type and an empty value set. */
 static size_t selected_size(const struct attr_select *sel, size_t whole, size_t tlen)
 {
-	return sel->types_only ? tlv_size(tlv_size(tlen) + 2) : whole;
+	return sel->types_only ? elem_size(elem_size(tlen) + 2) : whole;
 }
 
 int response_put_attr(struct buf *out, const char *type, const struct berval *vals, int nvals,
@@ -131,9 +137,9 @@ int response_put_attr(struct buf *out, const char *type, const struct berval *va
 {
 	size_t tlen = strlen(type), set = 0;
 	for (int i = 0; !types_only && i < nvals; i++)
-		set += tlv_size(vals[i].bv_len);
-	size_t seq = tlv_size(tlen) + tlv_size(set);
-	if (buf_reserve(out, tlv_size(seq)) < 0)
+		set += elem_size(vals[i].bv_len);
+	size_t seq = elem_size(tlen) + elem_size(set);
+	if (buf_reserve(out, elem_size(seq)) < 0)
 		return -1;
 	unsigned char *w = put_header(out->data + out->len, LBER_SEQUENCE, seq);
 	out->len = (size_t)(w - out->data);
@@ -183,10 +189,10 @@ static int put_matched_values(struct buf *out, const struct attr_select *sel, bo
 		if (vals->len == 0)
 			continue;
 		size_t setsz = sel->types_only ? 0 : vals->len;
-		if (buf_reserve(out, tlv_size(tlv_size(tlen) + tlv_size(setsz))) < 0)
+		if (buf_reserve(out, elem_size(elem_size(tlen) + elem_size(setsz))) < 0)
 			return -1;
 		unsigned char *w = put_header(out->data + out->len, LBER_SEQUENCE,
-		                              tlv_size(tlen) + tlv_size(setsz));
+		                              elem_size(tlen) + elem_size(setsz));
 		out->len = (size_t)(w - out->data);
 		tlv_put(out, LBER_OCTETSTRING, t, tlen);
 		tlv_put(out, LBER_SET, vals->data, setsz);
@@ -199,20 +205,44 @@ static int put_matched_values(struct buf *out, const struct attr_select *sel, bo
  * and writes everything before that list (message, objectName, the list's header).
  * Returns 0 or -1 (out of memory).
  */
+/* The messageID's INTEGER: its size, and written at w (its end returned). IDs under 0x8000
+ * (a connection's first 32767 requests, most of any load) without the calls. */
+static inline size_t msgid_size(int32_t msgid)
+{
+	return msgid >= 0 && msgid < 0x80     ? 3
+	       : msgid >= 0 && msgid < 0x8000 ? 4
+	                                      : tlv_int_size(msgid);
+}
+
+static inline unsigned char *put_msgid(unsigned char *w, int32_t msgid)
+{
+	if (msgid < 0 || msgid >= 0x8000)
+		return tlv_write_int(w, LBER_INTEGER, msgid);
+	w[0] = LBER_INTEGER;
+	if (msgid < 0x80) {
+		w[1] = 1;
+		w[2] = (unsigned char)msgid;
+		return w + 3;
+	}
+	w[1] = 2;
+	w[2] = (unsigned char)(msgid >> 8);
+	w[3] = (unsigned char)msgid;
+	return w + 4;
+}
+
 static int put_entry_head(struct buf *out, int32_t msgid, const unsigned char *dn, size_t dnlen,
                           size_t attrs_len)
 {
-	size_t op = tlv_size(dnlen) + tlv_size(attrs_len);
-	size_t msg = tlv_int_size(msgid) + tlv_size(op);
-	if (buf_reserve(out, tlv_size(msg)) < 0)
+	size_t op = elem_size(dnlen) + elem_size(attrs_len);
+	size_t msg = msgid_size(msgid) + elem_size(op);
+	if (buf_reserve(out, elem_size(msg)) < 0)
 		return -1;
 	unsigned char *w = put_header(out->data + out->len, LBER_SEQUENCE, msg);
-	out->len = (size_t)(w - out->data);
-	tlv_put_int(out, LBER_INTEGER, msgid);
-	w = put_header(out->data + out->len, LDAP_RES_SEARCH_ENTRY, op);
-	out->len = (size_t)(w - out->data);
-	tlv_put(out, LBER_OCTETSTRING, dn, dnlen);
-	w = put_header(out->data + out->len, LBER_SEQUENCE, attrs_len);
+	w = put_msgid(w, msgid);
+	w = put_header(w, LDAP_RES_SEARCH_ENTRY, op);
+	w = put_header(w, LBER_OCTETSTRING, dnlen);
+	memcpy(w, dn, dnlen);
+	w = put_header(w + dnlen, LBER_SEQUENCE, attrs_len);
 	out->len = (size_t)(w - out->data);
 	return 0;
 }
@@ -238,6 +268,36 @@ static int entry_matched_values(struct buf *out, int32_t msgid, const unsigned c
 /* Runs of selected attributes response_entry_extra keeps from its first pass. */
 #define ENTRY_RUNS_MAX 16
 
+/* attr_at's reading by tlv_read, element by element: whatever the bytes. */
+static const unsigned char *attr_at_slow(const unsigned char *q, const unsigned char *end,
+                                         const unsigned char **t, size_t *tlen)
+{
+	const unsigned char *seq;
+	size_t slen;
+	unsigned char tag;
+	if (!tlv_read(&q, end, &tag, &seq, &slen) || !tlv_read(&seq, q, &tag, t, tlen))
+		return NULL;
+	return q;
+}
+
+/*
+ * The attribute at q of a stored list that ends at end (storage/entry.c wrote it: SEQUENCE
+ * { type, SET OF value }): its type in t[0..*tlen), and the byte after it returned; NULL
+ * when the bytes hold none. Inline for what storage writes (lengths of up to two bytes, a
+ * short type); tags are not looked at here, only where things lie, always inside end.
+ */
+static inline const unsigned char *attr_at(const unsigned char *q, const unsigned char *end,
+                                           const unsigned char **t, size_t *tlen)
+{
+	size_t left = (size_t)(end - q), len, h;
+	if (left < 6 || !tlv_head_inline(q, &len, &h) || left - h < len || len < 2 ||
+	    q[h + 1] >= 0x80 || q[h + 1] > len - 2)
+		return attr_at_slow(q, end, t, tlen);
+	*t = q + h + 2;
+	*tlen = q[h + 1];
+	return q + h + len;
+}
+
 int response_entry_extra(struct buf *out, int32_t msgid, const unsigned char *stored, size_t len,
                          const struct attr_select *sel, const unsigned char *extra,
                          size_t extra_len)
@@ -245,24 +305,24 @@ int response_entry_extra(struct buf *out, int32_t msgid, const unsigned char *st
 	bool verbatim = sel->all_user && !sel->types_only && !sel->gate && extra_len == 0 &&
 	                !sel->check_operational && !sel->values;
 	if (verbatim) {
-		size_t msg = tlv_int_size(msgid) + len;
-		if (buf_reserve(out, tlv_size(msg)) < 0)
+		size_t msg = msgid_size(msgid) + len;
+		if (buf_reserve(out, elem_size(msg)) < 0)
 			return -1;
-		unsigned char *p = put_header(out->data + out->len, LBER_SEQUENCE, msg);
-		out->len = (size_t)(p - out->data);
-		tlv_put_int(out, LBER_INTEGER, msgid);
-		memcpy(out->data + out->len, stored, len);
-		out->len += len;
+		unsigned char *w = put_header(out->data + out->len, LBER_SEQUENCE, msg);
+		w = put_msgid(w, msgid);
+		memcpy(w, stored, len);
+		out->len = (size_t)(w + len - out->data);
 		return 0;
 	}
 	const unsigned char *p = stored, *end = stored + len, *body, *dn, *attrs;
 	size_t blen, dnlen, alen;
 	unsigned char tag;
-	if (!tlv_read(&p, end, &tag, &body, &blen))
+	if (!tlv_read_inline(&p, end, &tag, &body, &blen))
 		return -1;
 	p = body;
 	end = body + blen;
-	if (!tlv_read(&p, end, &tag, &dn, &dnlen) || !tlv_read(&p, end, &tag, &attrs, &alen))
+	if (!tlv_read_inline(&p, end, &tag, &dn, &dnlen) ||
+	    !tlv_read_inline(&p, end, &tag, &attrs, &alen))
 		return -1;
 	if (sel->values)
 		return entry_matched_values(out, msgid, dn, dnlen, attrs, alen, sel, extra,
@@ -274,52 +334,58 @@ int response_entry_extra(struct buf *out, int32_t msgid, const unsigned char *st
 		size_t len;
 	} runs[ENTRY_RUNS_MAX];
 	int nruns = 0;
-	bool walk_again = sel->types_only;
+	bool types_only = sel->types_only, walk_again = types_only;
+	/* the usual request: every user attribute the gate lets through */
+	bool gate_only = sel->all_user && !sel->check_operational;
+	const struct attr_gate *gate = sel->gate;
 	size_t sel_len = 0;
-	for (const unsigned char *q = attrs; q < attrs + alen;) {
-		const unsigned char *a = q, *seq, *t;
-		size_t slen, tlen;
-		if (!tlv_read(&q, attrs + alen, &tag, &seq, &slen))
+	const unsigned char *aend = attrs + alen, *run_end = NULL;
+	for (const unsigned char *q = attrs; q < aend;) {
+		const unsigned char *a = q, *t;
+		size_t tlen;
+		if (!(q = attr_at(a, aend, &t, &tlen)))
 			return -1;
-		const unsigned char *s = seq;
-		if (!tlv_read(&s, seq + slen, &tag, &t, &tlen))
-			return -1;
-		if (!is_selected(sel, t, tlen))
+		if (gate_only ? !attr_gate_allows(gate, (const char *)t, tlen)
+		              : !is_selected(sel, t, tlen))
 			continue;
-		sel_len += selected_size(sel, (size_t)(q - a), tlen);
-		if (nruns && runs[nruns - 1].at + runs[nruns - 1].len == a)
-			runs[nruns - 1].len += (size_t)(q - a);
+		size_t asize = (size_t)(q - a);
+		sel_len += types_only ? selected_size(sel, asize, tlen) : asize;
+		if (a == run_end)
+			runs[nruns - 1].len += asize;
 		else if (nruns < ENTRY_RUNS_MAX)
-			runs[nruns++] = (struct span){a, (size_t)(q - a)};
+			runs[nruns++] = (struct span){a, asize};
 		else
-			walk_again = true;
+			walk_again = true; /* runs are not used then */
+		run_end = q;
 	}
 	sel_len += extra_len;
-	/* Pass 2: write it; the reservation covers every append below. */
+	/* Pass 2: write it; the reservation covers every byte below. */
 	if (put_entry_head(out, msgid, dn, dnlen, sel_len) < 0)
 		return -1;
+	unsigned char *w = out->data + out->len;
 	for (int i = 0; !walk_again && i < nruns; i++) {
-		memcpy(out->data + out->len, runs[i].at, runs[i].len);
-		out->len += runs[i].len;
+		memcpy(w, runs[i].at, runs[i].len);
+		w += runs[i].len;
 	}
-	unsigned char *w;
-	for (const unsigned char *q = attrs; walk_again && q < attrs + alen;) {
-		const unsigned char *a = q, *seq, *t;
-		size_t slen, tlen;
-		tlv_read(&q, attrs + alen, &tag, &seq, &slen);
-		const unsigned char *s = seq;
-		tlv_read(&s, seq + slen, &tag, &t, &tlen);
+	for (const unsigned char *q = attrs; walk_again && q < aend;) {
+		const unsigned char *a = q, *t;
+		size_t tlen;
+		q = attr_at(a, aend, &t, &tlen); /* pass 1 read these bytes whole */
 		if (!is_selected(sel, t, tlen))
 			continue;
 		if (sel->types_only) {
-			w = put_header(out->data + out->len, LBER_SEQUENCE, tlv_size(tlen) + 2);
-			out->len = (size_t)(w - out->data);
-			tlv_put(out, LBER_OCTETSTRING, t, tlen);
-			tlv_put(out, LBER_SET, NULL, 0);
+			w = put_header(w, LBER_SEQUENCE, elem_size(tlen) + 2);
+			w = tlv_write(w, LBER_OCTETSTRING, t, tlen);
+			w = tlv_write(w, LBER_SET, NULL, 0);
 		} else {
-			memcpy(out->data + out->len, a, (size_t)(q - a));
-			out->len += (size_t)(q - a);
+			memcpy(w, a, (size_t)(q - a));
+			w += q - a;
 		}
 	}
-	return extra_len ? buf_append(out, extra, extra_len) : 0;
+	if (extra_len) {
+		memcpy(w, extra, extra_len);
+		w += extra_len;
+	}
+	out->len = (size_t)(w - out->data);
+	return 0;
 }

@@ -85,6 +85,78 @@ size_t tlv_put_len(unsigned char *p, size_t len);
 bool tlv_read(const unsigned char **p, const unsigned char *end, unsigned char *tag,
               const unsigned char **val, size_t *vlen);
 
+/*
+ * The length of the element at q (which has at least 4 bytes) when it takes the short
+ * form or 0x81/0x82 (content under 64 KiB): true, *len the content's length and *h the
+ * bytes of tag and length. False for any other form (tlv_read reads those). Nothing is
+ * checked against an end: the caller does.
+ */
+static inline bool tlv_head_inline(const unsigned char *q, size_t *len, size_t *h)
+{
+	size_t n = q[1];
+	*h = 2;
+	if (n == 0x81) {
+		n = q[2];
+		*h = 3;
+	} else if (n == 0x82) {
+		n = (size_t)q[2] << 8 | q[3];
+		*h = 4;
+	} else if (n & 0x80) {
+		return false;
+	}
+	*len = n;
+	return true;
+}
+
+/*
+ * tlv_read with lengths of up to two bytes (content under 64 KiB) read inline, the same
+ * results on all bytes: for walks over many small elements, such as a stored entry's
+ * attributes and values, where the call would cost more than the reading.
+ */
+static inline bool tlv_read_inline(const unsigned char **p, const unsigned char *end,
+                                   unsigned char *tag, const unsigned char **val, size_t *vlen)
+{
+	const unsigned char *q = *p;
+	size_t left = (size_t)(end - q), h, len;
+	if (left < 4 || (q[0] & 0x1f) == 0x1f || !tlv_head_inline(q, &len, &h))
+		return tlv_read(p, end, tag, val, vlen);
+	if (left - h < len)
+		return false;
+	*tag = q[0];
+	*val = q + h;
+	*vlen = len;
+	*p = q + h + len;
+	return true;
+}
+
+/* tlv_len_size and tlv_put_len with lengths under 64 KiB inline (longer ones call them):
+ * for encoders that write a PDU's headers with pointer bumps. tlv_write_len returns the
+ * end of the length. */
+static inline size_t tlv_len_size_inline(size_t len)
+{
+	return len < 0x80 ? 1 : len <= 0xff ? 2 : len <= 0xffff ? 3 : tlv_len_size(len);
+}
+
+static inline unsigned char *tlv_write_len(unsigned char *p, size_t len)
+{
+	if (len < 0x80) {
+		p[0] = (unsigned char)len;
+		return p + 1;
+	}
+	if (len <= 0xff) {
+		p[0] = 0x81;
+		p[1] = (unsigned char)len;
+		return p + 2;
+	}
+	if (len <= 0xffff) {
+		p[0] = 0x82;
+		p[1] = (unsigned char)(len >> 8);
+		p[2] = (unsigned char)len;
+		return p + 3;
+	}
+	return p + tlv_put_len(p, len);
+}
+
 /* Bytes of an element whose content is clen bytes (tag, length, content). Pure. */
 static inline size_t tlv_size(size_t clen)
 {

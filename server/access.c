@@ -45,6 +45,9 @@ struct access_rules {
 	/* Bit n set: some rule names an attribute of n bytes (bit 63: of 63 or more). A type
 	 * whose length (before any options) has no bit is named by no rule. */
 	uint64_t name_lens;
+	/* No rule has a dn= scope or a filter: entries differ only by being the client's own
+	 * (by self), so access_op caches the decision for the others. */
+	bool entry_free;
 };
 
 bool access_may_read(const struct conn *c)
@@ -216,9 +219,13 @@ int access_compile(struct server *srv)
 			return -1;
 		}
 	}
-	for (int i = 0; i < rules->n; i++)
+	rules->entry_free = true;
+	for (int i = 0; i < rules->n; i++) {
 		for (size_t k = 0; k < rules->rule[i].nnames; k++)
 			rules->name_lens |= length_bit(rules->rule[i].name_lens[k]);
+		if (rules->rule[i].scope != ACCESS_SCOPE_ANY || rules->rule[i].filter)
+			rules->entry_free = false;
+	}
 	for (int i = 0; i < rules->n; i++) {
 		const struct rule *r = &rules->rule[i];
 		if (!r->all_attrs && !r->entry)
@@ -255,12 +262,14 @@ void access_free(struct server *srv)
 
 void access_op_init(struct access_op *op, struct conn *c)
 {
-	memset(op, 0, sizeof(*op));
 	op->rules = c->w->srv->access;
 	op->c = c;
 	op->bypass = c->auth == AUTH_ROOT;
+	op->groups_known = op->groups_member = 0;
+	op->extra = (struct buf){0};
 	op->db = &c->w->gen->db;
 	op->txn = c->w->txn;
+	op->cached = false; /* op->cache is filled by the first entry that may use it */
 }
 
 bool access_entry_granted(const struct access_op *op, enum access_level need)
@@ -325,6 +334,14 @@ static bool in_group(struct access_op *op, const struct who *w)
 	return member;
 }
 
+/* Whether e is the bound client's own entry (what "by self" asks). */
+static bool is_self(const struct access_op *op, const struct entry_view *e)
+{
+	const struct conn *c = op->c;
+	return c->auth == AUTH_USER && c->bound_key.len == e->keylen &&
+	       memcmp(c->bound_key.data, e->key, e->keylen) == 0;
+}
+
 static bool who_holds(struct access_op *op, const struct who *w, const struct entry_view *e)
 {
 	const struct conn *c = op->c;
@@ -337,8 +354,7 @@ static bool who_holds(struct access_op *op, const struct who *w, const struct en
 	case ACCESS_WHO_USERS:
 		return c->auth != AUTH_ANONYMOUS;
 	case ACCESS_WHO_SELF:
-		return user && c->bound_key.len == e->keylen &&
-		       memcmp(c->bound_key.data, e->key, e->keylen) == 0;
+		return is_self(op, e);
 	case ACCESS_WHO_DN:
 		return user &&
 		       in_scope(w->src->scope, &w->key, c->bound_key.data, c->bound_key.len);
@@ -388,9 +404,10 @@ static bool covers(const struct rule *r, const char *type, size_t len)
 static enum access_level named_level(const struct access_entry *ae, const char *type, size_t len)
 {
 	const struct rule *rules = ae->op->rules->rule;
-	for (int k = 0; k < ae->n; k++)
-		if (covers(&rules[ae->rule[k]], type, len))
-			return (enum access_level)ae->level[k];
+	const struct access_entry *d = ae->d;
+	for (int k = 0; k < d->n; k++)
+		if (covers(&rules[d->rule[k]], type, len))
+			return (enum access_level)d->level[k];
 	return ACCESS_NONE;
 }
 
@@ -424,18 +441,32 @@ static bool all_at_least(const struct access_entry *ae, enum access_level need)
 	return false;
 }
 
-void access_entry_init(struct access_entry *ae, struct access_op *op, entry_id id,
-                       const struct entry_view *e)
+/* The gates of d (the decision an access_entry reads through), with attr_gate's shortcut:
+ * a type no rule may name gets what the first rule for all attributes gives. */
+static void init_gates(struct access_entry *d)
 {
-	ae->op = op;
-	ae->e = e;
+	const struct access_rules *rules = d->op->rules;
+	static const enum access_level need[] = {ACCESS_SEARCH, ACCESS_READ, ACCESS_COMPARE};
+	struct access_gate *g[] = {&d->search, &d->read, &d->compare};
+	for (int i = 0; i < 3; i++)
+		*g[i] = (struct access_gate){{.allows = gate_allows,
+		                              .has_shortcut = true,
+		                              .others = d->op->bypass || d->unnamed >= need[i],
+		                              .named_lens = d->op->bypass ? 0 : rules->name_lens},
+		                             d,
+		                             need[i]};
+}
+
+/* Decides every rule for entry id (viewed as e) into ae, which becomes its own decision. */
+static void decide(struct access_entry *ae, struct access_op *op, entry_id id,
+                   const struct entry_view *e)
+{
+	ae->d = ae;
 	ae->n = 0;
-	ae->search = (struct access_gate){{gate_allows}, ae, ACCESS_SEARCH};
-	ae->read = (struct access_gate){{gate_allows}, ae, ACCESS_READ};
-	ae->compare = (struct access_gate){{gate_allows}, ae, ACCESS_COMPARE};
 	if (op->bypass) {
-		ae->entry = ACCESS_READ;
+		ae->entry = ae->unnamed = ACCESS_READ;
 		ae->search_all = ae->read_all = true;
+		init_gates(ae);
 		return;
 	}
 	const struct access_rules *rules = op->rules;
@@ -465,19 +496,43 @@ void access_entry_init(struct access_entry *ae, struct access_op *op, entry_id i
 	}
 	ae->search_all = all_at_least(ae, ACCESS_SEARCH);
 	ae->read_all = all_at_least(ae, ACCESS_READ);
+	init_gates(ae);
+}
+
+void access_entry_init(struct access_entry *ae, struct access_op *op, entry_id id,
+                       const struct entry_view *e)
+{
+	ae->op = op;
+	ae->e = e;
+	if (!op->rules->entry_free || is_self(op, e)) {
+		decide(ae, op, id, e);
+		return;
+	}
+	struct access_entry *d = &op->cache;
+	if (!op->cached) {
+		d->op = op;
+		decide(d, op, id, e);
+		d->e = NULL; /* e is borrowed for this entry only */
+		op->cached = true;
+	}
+	ae->d = d; /* n, rule and level are read through d */
+	ae->entry = d->entry;
+	ae->unnamed = d->unnamed;
+	ae->search_all = d->search_all;
+	ae->read_all = d->read_all;
 }
 
 const struct attr_gate *access_search_gate(const struct access_entry *ae)
 {
-	return ae->search_all ? NULL : &ae->search.gate;
+	return ae->search_all ? NULL : &ae->d->search.gate;
 }
 
 const struct attr_gate *access_read_gate(const struct access_entry *ae)
 {
-	return ae->read_all ? NULL : &ae->read.gate;
+	return ae->read_all ? NULL : &ae->d->read.gate;
 }
 
 const struct attr_gate *access_compare_gate(const struct access_entry *ae)
 {
-	return ae->search_all ? NULL : &ae->compare.gate; /* search implies compare */
+	return ae->search_all ? NULL : &ae->d->compare.gate; /* search implies compare */
 }

@@ -37,28 +37,8 @@ void access_free(struct server *srv);
 /* False when c is anonymous and allow_anonymous is off. */
 bool access_may_read(const struct conn *c);
 
-/* Who asks, for one operation of c; its group memberships are looked up once. */
-struct access_op {
-	const struct access_rules *rules;
-	struct conn *c;
-	bool bypass; /* the rootdn */
-	uint64_t groups_known, groups_member;
-	struct buf extra; /* computed attributes for a rule's filter */
-	/* What group rules and rule filters read: the worker's generation and read
-	 * transaction, unless the operation reads its own (a search across a reload). */
-	const struct db *db;
-	MDB_txn *txn;
-};
-
-/* Who asks, reading the worker's database generation (see db and txn above). */
-void access_op_init(struct access_op *op, struct conn *c);
-
-/* True if op's client has at least need on every entry itself ("entry"), whatever the
- * entry: a fast answer that spares looking the entry up; false means "look". */
-bool access_entry_granted(const struct access_op *op, enum access_level need);
-void access_op_free(struct access_op *op);
-
 struct access_entry;
+struct access_op;
 
 /* A gate (attr_gate.h) that lets through what needs at least level need. */
 struct access_gate {
@@ -71,6 +51,9 @@ struct access_gate {
 struct access_entry {
 	struct access_op *op;
 	const struct entry_view *e;
+	/* Where the per-attribute decision lies (n, rule, level, the gates): this struct, or
+	 * op's cache when the rules cannot tell this entry from others (access_op). */
+	const struct access_entry *d;
 	int n;                            /* rules whose WHAT holds for the entry */
 	uint8_t rule[CONFIG_MAX_ACCESS];  /* their indexes, in order */
 	uint8_t level[CONFIG_MAX_ACCESS]; /* the level each grants op's identity */
@@ -79,6 +62,32 @@ struct access_entry {
 	bool search_all, read_all;        /* every attribute searchable, readable */
 	struct access_gate search, read, compare;
 };
+
+/* Who asks, for one operation of c; its group memberships are looked up once. */
+struct access_op {
+	const struct access_rules *rules;
+	struct conn *c;
+	bool bypass; /* the rootdn */
+	uint64_t groups_known, groups_member;
+	struct buf extra; /* computed attributes for a rule's filter */
+	/* What group rules and rule filters read: the worker's generation and read
+	 * transaction, unless the operation reads its own (a search across a reload). */
+	const struct db *db;
+	MDB_txn *txn;
+	/* When no rule has a dn= scope or a filter, an entry decides only whether it is the
+	 * client's own (by self): the decision for all the others is made once, here. */
+	bool cached;
+	struct access_entry cache;
+};
+
+/* Who asks, reading the worker's database generation (see db and txn above); the
+ * cache starts empty. */
+void access_op_init(struct access_op *op, struct conn *c);
+
+/* True if op's client has at least need on every entry itself ("entry"), whatever the
+ * entry: a fast answer that spares looking the entry up; false means "look". */
+bool access_entry_granted(const struct access_op *op, enum access_level need);
+void access_op_free(struct access_op *op);
 
 /*
  * Works out what op may do with entry id (viewed as e, borrowed until ae is done

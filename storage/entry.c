@@ -48,11 +48,11 @@ int entry_parse(const void *data, size_t len, struct entry_view *e)
 	const unsigned char *body, *q;
 	size_t blen;
 	unsigned char tag;
-	if (!tlv_read(&p, end, &tag, &body, &blen) || tag != LDAP_RES_SEARCH_ENTRY)
+	if (!tlv_read_inline(&p, end, &tag, &body, &blen) || tag != LDAP_RES_SEARCH_ENTRY)
 		return -1;
 	q = body;
-	if (!tlv_read(&q, body + blen, &tag, &e->dn, &e->dnlen) ||
-	    !tlv_read(&q, body + blen, &tag, &e->attrs, &e->attrslen))
+	if (!tlv_read_inline(&q, body + blen, &tag, &e->dn, &e->dnlen) ||
+	    !tlv_read_inline(&q, body + blen, &tag, &e->attrs, &e->attrslen))
 		return -1;
 	return 0;
 }

@@ -72,15 +72,17 @@ fi
 
 # The example of README's "Access rules": telephone numbers for the admins group,
 # userPassword for its owner, and ou=groups only for users.
-write_conf \
-	"access = to attrs=userPassword" \
-	"    by self read" \
-	"    by anonymous auth" \
-	"    by * none" \
-	"access = to attrs=telephoneNumber,mobile" \
-	"    by group=\"cn=admins,ou=groups,$EX\" read" \
-	"    by self read" \
-	"    by * none" \
+attr_rules=(
+	"access = to attrs=userPassword"
+	"    by self read"
+	"    by anonymous auth"
+	"    by * none"
+	"access = to attrs=telephoneNumber,mobile"
+	"    by group=\"cn=admins,ou=groups,$EX\" read"
+	"    by self read"
+	"    by * none"
+)
+write_conf "${attr_rules[@]}" \
 	"access = to dn.subtree=\"ou=groups,$EX\"" \
 	"    by users read" \
 	"    by * none" \
@@ -144,6 +146,31 @@ if [ "$rc" = 6 ]; then ok "an admin's compare: compareTrue (6)"; else not_ok "ad
 expect_lines "the rootdn reads everything" "$people" "^telephoneNumber:" \
 	anonymous -D "cn=admin,$EX" -w root-secret -b "$P" -s one "(objectClass=person)" telephoneNumber
 
+stop_checked "$pid" "$work/minidir.log" && ok "server stopped cleanly" || not_ok "$stop_why"
+
+# Rules with no dn= and no filter=: an operation decides access once for every entry but
+# the client's own (server/access.c's cache); the answers must be the same.
+write_conf "${attr_rules[@]}" \
+	"access = to * by * read"
+: > "$work/minidir.log"
+"$BUILD/minidir" -f "$work/minidir.conf" 2> "$work/minidir.log" &
+pid=$!
+pids+=("$pid")
+port=$(wait_port "$work/minidir.log")
+[ -n "$port" ] || not_ok "server did not start: $(cat "$work/minidir.log")"
+URI=ldap://127.0.0.1:$port
+expect_lines "rules without dn=: admins (bob) read every telephone number" "$people" \
+	"^telephoneNumber:" bob -b "$P" -s one "(objectClass=person)" telephoneNumber
+expect_lines "rules without dn=: alice reads only her own, in the same search" 1 \
+	"^telephoneNumber:" alice -b "$P" -s one "(objectClass=person)" telephoneNumber
+expect_lines "rules without dn=: alice reads only her own userPassword" 1 "^userPassword:" \
+	alice -b "$P" -s one "(objectClass=person)" userPassword
+expect_lines "rules without dn=: her own is the one" 1 "^telephoneNumber:" \
+	alice -b "$P" -s one "(uid=alice)" telephoneNumber
+expect_lines "rules without dn=: anonymous reads none" 0 "^telephoneNumber:" \
+	anonymous -b "$P" -s one "(objectClass=person)" telephoneNumber
+expect_lines "rules without dn=: every entry is there for anonymous" "$people" "^dn:" \
+	anonymous -b "$P" -s one "(objectClass=person)" cn
 stop_checked "$pid" "$work/minidir.log" && ok "server stopped cleanly" || not_ok "$stop_why"
 echo "# access: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -793,6 +793,27 @@ START_TEST(to_string_substr_final)
 }
 END_TEST
 
+/* filter_uses: any item, nested or not, naming one of the names, case aside. */
+START_TEST(uses_names)
+{
+	static const char *const computed[] = {"createTimestamp", "entryDN", "memberOf"};
+	static const char *const other[] = {"Description", "sn", "2.5.4.3"};
+	struct filter *f = filter_from_string("(&(uid=x)(|(ENTRYDN=y)(!(cn=z))))", &mem);
+	ck_assert_ptr_nonnull(f);
+	ck_assert(filter_uses(f, computed, 3));
+	ck_assert(!filter_uses(f, computed + 2, 1)); /* memberOf alone */
+	ck_assert(!filter_uses(f, other, 3));
+	f = filter_from_string("(!(&(sn=a)(description=*)))", &mem);
+	ck_assert_ptr_nonnull(f);
+	ck_assert(filter_uses(f, other, 1)); /* "Description" */
+	ck_assert(!filter_uses(f, computed, 3));
+	f = filter_from_string("(2.5.4.3=x)", &mem);
+	ck_assert_ptr_nonnull(f);
+	ck_assert(filter_uses(f, other, 3));
+	ck_assert(!filter_uses(f, other, 2));
+}
+END_TEST
+
 static Suite *filter_suite(void)
 {
 	Suite *s = suite_create("filter");
@@ -823,6 +844,7 @@ static Suite *filter_suite(void)
 	tcase_add_test(tc, eval_extensible);
 	tcase_add_test(tc, decode_extensible_repeats);
 	tcase_add_test(tc, eval_stored_value_invalid_for_rule);
+	tcase_add_test(tc, uses_names);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("to_string");

@@ -543,7 +543,7 @@ static bool allows_all_but_password(const struct attr_gate *g, const char *type,
 	(void)g;
 	return !(len == 12 && strncasecmp(type, "userPassword", 12) == 0);
 }
-static const struct attr_gate no_password = {allows_all_but_password};
+static const struct attr_gate no_password = {.allows = allows_all_but_password};
 
 START_TEST(entry_hidden_attribute)
 {
@@ -591,12 +591,62 @@ START_TEST(entry_hidden_attribute)
 }
 END_TEST
 
+/* A gate with attr_gate's shortcut: allows is called only for types the shortcut cannot
+ * decide (12 or 2 bytes, or a 2-byte name before options), refuses userPassword and cn;x. */
+static int shortcut_calls;
+static bool shortcut_allows(const struct attr_gate *g, const char *type, size_t len)
+{
+	(void)g;
+	shortcut_calls++;
+	ck_assert(len == 12 || len == 2 || (len > 2 && type[2] == ';'));
+	return !(len == 12 && strncasecmp(type, "userPassword", 12) == 0) &&
+	       !(len == 4 && strncasecmp(type, "cn;x", 4) == 0);
+}
+
+START_TEST(gate_shortcut)
+{
+	struct attr_gate g = {.allows = shortcut_allows,
+	                      .has_shortcut = true,
+	                      .others = true,
+	                      .named_lens = 1u << 12 | 1u << 2};
+	shortcut_calls = 0;
+	ck_assert(attr_gate_allows(&g, "objectClass", 11));
+	ck_assert(attr_gate_allows(&g, "telephoneNumber", 15)); /* bit 12, but no ';' at 12 */
+	ck_assert(attr_gate_allows(&g, "description", 11));
+	ck_assert_int_eq(shortcut_calls, 0);
+	ck_assert(!attr_gate_allows(&g, "userPassword", 12));
+	ck_assert(!attr_gate_allows(&g, "cn;x", 4));
+	ck_assert(attr_gate_allows(&g, "cn;lang-en", 10));
+	ck_assert_int_eq(shortcut_calls, 3);
+	g.others = false; /* what the rules give types they do not name */
+	ck_assert(!attr_gate_allows(&g, "mail", 4));
+	ck_assert(attr_gate_allows(&g, "cn", 2)); /* a named length: asked */
+	ck_assert_int_eq(shortcut_calls, 4);
+
+	/* In an answer: userPassword left out, the other types decided without a call. */
+	g.others = true;
+	struct attr_select sel;
+	attr_select_init(&sel, NULL, 0, false);
+	sel.gate = &g;
+	struct buf out = {0};
+	shortcut_calls = 0;
+	ck_assert_int_eq(response_entry(&out, 8, entry.op, entry.oplen, &sel), 0);
+	ck_assert_int_eq(shortcut_calls, 2); /* userPassword and cn */
+	struct got_entry got;
+	decode_entry(out.data, out.len, &got);
+	ck_assert_int_eq(got.nattrs, (int)NATTRS - 1);
+	ck_assert_ptr_null(find_got(&got, "userPassword"));
+	free_got(&got);
+	buf_free(&out);
+}
+END_TEST
+
 static bool allows_even_attrs(const struct attr_gate *g, const char *type, size_t len)
 {
 	(void)g;
 	return len >= 2 && (type[len - 1] - '0') % 2 == 0; /* a0, a2, ... a38 */
 }
-static const struct attr_gate even_attrs = {allows_even_attrs};
+static const struct attr_gate even_attrs = {.allows = allows_even_attrs};
 
 /* Forty attributes, every other one hidden: more runs of selected attributes than
  * response_entry keeps from its first pass, so its second pass walks them again. */
@@ -720,6 +770,67 @@ START_TEST(entry_bad_stored_bytes)
 }
 END_TEST
 
+/* Message IDs of one, two (written inline) and more bytes, in whole entries and through a
+ * gate: each decodes back. */
+START_TEST(entry_msgids)
+{
+	static const int32_t ids[] = {0, 1, 127, 128, 255, 256, 0x7fff, 0x8000, 65536, 0x7fffffff};
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		for (int gated = 0; gated < 2; gated++) {
+			struct attr_select sel;
+			attr_select_init(&sel, NULL, 0, false);
+			sel.gate = gated ? &no_password : NULL;
+			struct buf out = {0};
+			ck_assert_int_eq(response_entry(&out, ids[i], entry.op, entry.oplen, &sel),
+			                 0);
+			struct got_entry g;
+			decode_entry(out.data, out.len, &g);
+			ck_assert_int_eq(g.msgid, ids[i]);
+			ck_assert_int_eq(g.nattrs, (int)NATTRS - gated);
+			free_got(&g);
+			buf_free(&out);
+		}
+	}
+}
+END_TEST
+
+/* Attribute lengths are read inline for what storage writes and by tlv_read otherwise:
+ * every byte of the stored entry changed to each of a few values, with all attributes
+ * asked for through a gate and by name, each copy in a block of its size (ASan sees a read
+ * past it): an answer is either refused or one liblber decodes. */
+START_TEST(entry_corrupt_stored_bytes)
+{
+	static const unsigned char bytes[] = {0x00, 0x01, 0x05, 0x7f, 0x80, 0x81, 0x82, 0x83, 0xff};
+	struct berval names[] = {{3, (char *)"uid"}, {4, (char *)"mail"}};
+	for (int named = 0; named < 2; named++) {
+		struct attr_select sel;
+		attr_select_init(&sel, named ? names : NULL, named ? 2 : 0, false);
+		sel.gate = &no_password;
+		for (size_t i = 0; i < entry.oplen; i++) {
+			for (size_t k = 0; k < sizeof(bytes); k++) {
+				unsigned char *copy = malloc(entry.oplen);
+				ck_assert_ptr_nonnull(copy);
+				memcpy(copy, entry.op, entry.oplen);
+				copy[i] = bytes[k];
+				struct buf out = {0};
+				if (response_entry(&out, 1, copy, entry.oplen, &sel) == 0) {
+					BerElement *ber =
+					    ber_init(&(struct berval){out.len, (char *)out.data});
+					ber_len_t len;
+					ck_assert_ptr_nonnull(ber);
+					ck_assert_uint_eq(ber_peek_tag(ber, &len), LBER_SEQUENCE);
+					ck_assert_uint_eq(len + 2 + (len >= 0x80) + (len > 0xff),
+					                  out.len);
+					ber_free(ber, 1);
+				}
+				buf_free(&out);
+				free(copy);
+			}
+		}
+	}
+}
+END_TEST
+
 static Suite *response_suite(void)
 {
 	Suite *s = suite_create("response");
@@ -743,6 +854,9 @@ static Suite *response_suite(void)
 	tcase_add_test(tc, entry_types_only);
 	tcase_add_test(tc, entry_hidden_attribute);
 	tcase_add_test(tc, entry_many_hidden_runs);
+	tcase_add_test(tc, gate_shortcut);
+	tcase_add_test(tc, entry_corrupt_stored_bytes);
+	tcase_add_test(tc, entry_msgids);
 	tcase_add_test(tc, entry_appends_after_other_data);
 	tcase_add_test(tc, entry_bad_stored_bytes);
 	suite_add_tcase(s, tc);

@@ -360,6 +360,67 @@ START_TEST(read_arbitrary_bytes_stays_in_bounds)
 }
 END_TEST
 
+/* tlv_read_inline must give tlv_read's results, element for element, on any bytes: every
+ * three-byte input after four kinds of tag byte, then pseudo-random ones rich in 0x81/0x82 length
+ * forms (its inline cases) and in lengths just past the end, each in a block of its exact size
+ * (ASan). */
+static void same_as_tlv_read(const unsigned char *in, size_t len)
+{
+	for (size_t off = 0; off <= len; off++) {
+		const unsigned char *p = in + off, *q = in + off, *v1 = NULL, *v2 = NULL;
+		unsigned char t1 = 0, t2 = 0;
+		size_t l1 = 0, l2 = 0;
+		for (;;) {
+			bool a = tlv_read(&p, in + len, &t1, &v1, &l1);
+			bool b = tlv_read_inline(&q, in + len, &t2, &v2, &l2);
+			ck_assert_int_eq(a, b);
+			ck_assert_ptr_eq(p, q);
+			if (!a)
+				break;
+			ck_assert_uint_eq(t1, t2);
+			ck_assert_ptr_eq(v1, v2);
+			ck_assert_uint_eq(l1, l2);
+		}
+	}
+}
+
+START_TEST(read_inline_same_as_read)
+{
+	static const unsigned char tags[] = {0x04, 0x30, 0x64, 0x1f};
+	for (unsigned i = 0; i < sizeof(tags) << 16; i++) {
+		unsigned char *in = malloc(3);
+		in[0] = tags[i >> 16];
+		in[1] = (unsigned char)(i >> 8);
+		in[2] = (unsigned char)i;
+		same_as_tlv_read(in, 3);
+		free(in);
+	}
+	uint32_t x = 88172645u;
+	for (int round = 0; round < 3000; round++) {
+		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+		size_t len = x % 64;
+		unsigned char *in = malloc(len ? len : 1);
+		for (size_t i = 0; i < len; i++) {
+			x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+			in[i] = (unsigned char)(x % 5 == 0   ? 0x81 + (x >> 8) % 2
+			                        : x % 5 == 1 ? (x >> 8) % 8
+			                        : x % 5 == 2 ? 0x80 | (x >> 8) % 6
+			                                     : x >> 8);
+		}
+		same_as_tlv_read(in, len);
+		free(in);
+	}
+	/* Its inline forms on a real element: 0x81 and 0x82 lengths, content reaching the end. */
+	unsigned char e[4 + 300];
+	memset(e, 'v', sizeof(e));
+	e[0] = 0x04, e[1] = 0x82, e[2] = 0x01, e[3] = 0x2c; /* 300 */
+	same_as_tlv_read(e, sizeof(e));
+	same_as_tlv_read(e, sizeof(e) - 1); /* one byte short */
+	e[1] = 0x81, e[2] = 0xc8;           /* 200 */
+	same_as_tlv_read(e, 3 + 200);
+}
+END_TEST
+
 /* ---- buffers ---- */
 
 START_TEST(buf_append_consume_compact)
@@ -494,6 +555,7 @@ static Suite *tlv_suite(void)
 	tcase_add_test(tc, read_rejects_length_past_end);
 	tcase_add_test(tc, read_rejects_long_tags_and_lengths);
 	tcase_add_test(tc, read_arbitrary_bytes_stays_in_bounds);
+	tcase_add_test(tc, read_inline_same_as_read);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("buf");
