@@ -70,6 +70,17 @@ else
 	not_ok "bad continuation line: $out"
 fi
 
+# Starts minidir on $work/minidir.conf; sets pid, port and URI.
+start_server() {
+	: > "$work/minidir.log"
+	"$BUILD/minidir" -f "$work/minidir.conf" 2> "$work/minidir.log" &
+	pid=$!
+	pids+=("$pid")
+	port=$(wait_port "$work/minidir.log")
+	[ -n "$port" ] || not_ok "server did not start: $(cat "$work/minidir.log")"
+	URI=ldap://127.0.0.1:$port
+}
+
 # The example of README's "Access rules": telephone numbers for the admins group,
 # userPassword for its owner, and ou=groups only for users.
 attr_rules=(
@@ -87,13 +98,7 @@ write_conf "${attr_rules[@]}" \
 	"    by users read" \
 	"    by * none" \
 	"access = to * by * read"
-: > "$work/minidir.log"
-"$BUILD/minidir" -f "$work/minidir.conf" 2> "$work/minidir.log" &
-pid=$!
-pids+=("$pid")
-port=$(wait_port "$work/minidir.log")
-[ -n "$port" ] || not_ok "server did not start: $(cat "$work/minidir.log")"
-URI=ldap://127.0.0.1:$port
+start_server
 
 # search WHO... -- ARGS: ldapsearch -LLL as WHO (anonymous, or a uid with its password).
 search() {
@@ -152,13 +157,7 @@ stop_checked "$pid" "$work/minidir.log" && ok "server stopped cleanly" || not_ok
 # the client's own (server/access.c's cache); the answers must be the same.
 write_conf "${attr_rules[@]}" \
 	"access = to * by * read"
-: > "$work/minidir.log"
-"$BUILD/minidir" -f "$work/minidir.conf" 2> "$work/minidir.log" &
-pid=$!
-pids+=("$pid")
-port=$(wait_port "$work/minidir.log")
-[ -n "$port" ] || not_ok "server did not start: $(cat "$work/minidir.log")"
-URI=ldap://127.0.0.1:$port
+start_server
 expect_lines "rules without dn=: admins (bob) read every telephone number" "$people" \
 	"^telephoneNumber:" bob -b "$P" -s one "(objectClass=person)" telephoneNumber
 expect_lines "rules without dn=: alice reads only her own, in the same search" 1 \
