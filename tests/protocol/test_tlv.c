@@ -301,6 +301,15 @@ START_TEST(read_rejects_long_tags_and_lengths)
 }
 END_TEST
 
+/* The next of Marsaglia's xorshift32 sequence in *x (pseudo-random test inputs that repeat). */
+static uint32_t xorshift(uint32_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 17;
+	*x ^= *x << 5;
+	return *x;
+}
+
 /* Checks one tlv_read over in[0..len): a result inside the input, *p moved only on success. */
 static bool read_in_bounds(const unsigned char *in, size_t len, const unsigned char **p)
 {
@@ -337,11 +346,10 @@ START_TEST(read_arbitrary_bytes_stays_in_bounds)
 	}
 	uint32_t x = 2463534242u;
 	for (int round = 0; round < 20000; round++) {
-		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
-		size_t len = x % 48;
+		size_t len = xorshift(&x) % 48;
 		unsigned char *in = malloc(len ? len : 1);
 		for (size_t i = 0; i < len; i++) {
-			x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+			xorshift(&x);
 			/* Mostly small lengths and long-form length bytes, so that reads succeed
 			 * often. */
 			in[i] = (unsigned char)(x % 4 == 0   ? 0x80 | (x >> 8) % 6
@@ -397,11 +405,10 @@ START_TEST(read_inline_same_as_read)
 	}
 	uint32_t x = 88172645u;
 	for (int round = 0; round < 3000; round++) {
-		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
-		size_t len = x % 64;
+		size_t len = xorshift(&x) % 64;
 		unsigned char *in = malloc(len ? len : 1);
 		for (size_t i = 0; i < len; i++) {
-			x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+			xorshift(&x);
 			in[i] = (unsigned char)(x % 5 == 0   ? 0x81 + (x >> 8) % 2
 			                        : x % 5 == 1 ? (x >> 8) % 8
 			                        : x % 5 == 2 ? 0x80 | (x >> 8) % 6
