@@ -236,13 +236,12 @@ static int send_pending(struct conn *c, struct buf *b, size_t hold, int flags, b
 
 /*
  * Of `pending` bytes waiting for the socket (out, or tls_out's ciphertext) to go
- * with MSG_MORE, the bytes that end on a segment
- * boundary; the rest is better held back. A short tail left in the kernel does
- * not wait for the bytes that follow: with TCP_NODELAY the next ACK pushes it as
- * a short segment. Segments count from where the kernel was last told to send
- * everything; when it could not (window or send buffer full), it keeps the tail
- * and appends to it, so the count still holds. The MSS is read once, on the
- * first such send: 1-entry lookups never pay for it.
+ * with MSG_MORE, the bytes that end on a segment boundary; the rest is better
+ * held back. A short tail left in the kernel does not wait for the bytes that
+ * follow: with TCP_NODELAY the next ACK pushes it as a short segment. Segments count from where the
+ * kernel was last told to send everything; when it could not (window or send buffer full), it keeps
+ * the tail and appends to it, so the count still holds. The MSS is read once, on the first such
+ * send: 1-entry lookups never pay for it.
  */
 static size_t whole_segments(struct conn *c, size_t pending)
 {

@@ -135,6 +135,16 @@ static void submit_send(struct uring_state *s, struct usock *u, int flags)
 	u->sending = true;
 }
 
+/* u's staged bytes become its send, unless one is in the kernel (they follow it) or
+ * the socket failed. Returns whether there was a send to queue. */
+static bool submit_staged(struct uring_state *s, struct usock *u)
+{
+	if (u->sending || buf_pending(&u->staged) == 0 || u->err)
+		return false;
+	submit_send(s, u, MSG_WAITALL | u->staged_flags);
+	return true;
+}
+
 /* Closes u's descriptor once nothing of it is left in the kernel. */
 static void finish_close(struct uring_state *s, struct usock *u)
 {
@@ -179,8 +189,8 @@ static void flush(struct uring_state *s)
 				submit_send(s, u, MSG_DONTWAIT);
 			}
 			finish_close(s, u);
-		} else if (!u->sending && buf_pending(&u->staged) > 0 && !u->err) {
-			submit_send(s, u, MSG_WAITALL | u->staged_flags);
+		} else {
+			submit_staged(s, u);
 		}
 	}
 }
@@ -466,10 +476,8 @@ static int ur_set_option(struct worker *w, int fd, int level, int opt, int on)
 {
 	struct uring_state *s = state(w);
 	struct usock *u = uring_sock(s, fd);
-	if (u && u->live && !u->sending && buf_pending(&u->staged) > 0 && !u->err) {
-		submit_send(s, u, MSG_WAITALL | u->staged_flags);
+	if (u && u->live && submit_staged(s, u))
 		io_uring_submit(&s->ring);
-	}
 	return setsockopt(fd, level, opt, &on, sizeof(on));
 }
 
