@@ -11,6 +11,7 @@
 #   bench/packets.sh [ENTRIES] [ENTRY_BYTES]     (defaults 1000 and 1024)
 #   TLS=1 bench/packets.sh                        the same over ldaps:// (throwaway
 #                                                 certificates from tests/integration/tls_certs.sh)
+#   POLICIES="batch cork-toggle" bench/packets.sh only these policies (default: all four)
 #
 # Two clients read the response: bench/read_search.py, which reads as fast as the
 # bytes come, with a receive buffer that holds the whole response (the receive
