@@ -129,6 +129,7 @@ void db_gen_worker_switch(struct worker *w)
 			db_gen_hold(h->gen);
 			h->owned = true;
 		}
+	cursor_pool_reset(&w->cursors, g->db.env); /* the old environment's cursors go */
 	if (w->txn)
 		mdb_txn_abort(w->txn);
 	db_gen_release(w->gen);
@@ -139,8 +140,7 @@ void db_gen_worker_switch(struct worker *w)
 
 bool db_changes_in_place(const struct db *db)
 {
-	unsigned flags = 0;
-	return mdb_env_get_flags(db->env, &flags) == 0 && !(flags & MDB_NOLOCK);
+	return db->changes_in_place;
 }
 
 int db_gen_txn_begin(struct worker *w)

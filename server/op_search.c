@@ -317,7 +317,7 @@ static void search_run(struct conn *c)
 	}
 	int rc = slice_begin(s, w);
 	if (rc == 0)
-		rc = cand_begin(&s->plan.cand, s->rt.txn);
+		rc = cand_begin(&s->plan.cand, s->rt.txn, &w->cursors);
 	int result = LDAP_SUCCESS;
 	bool done = false, page_full = false;
 	for (int n = 0; rc == 0 && !done; n++) {
@@ -380,7 +380,7 @@ static void search_run(struct conn *c)
 		}
 		rc = send_entry(c, id, &e, &ae);
 	}
-	cand_end(&s->plan.cand);
+	cand_end(&s->plan.cand, &w->cursors);
 	bool ends = (rc != 0 && rc != MDB_NOTFOUND) || (done && !page_full);
 	search_txn_slice_end(&s->rt, w, !ends);
 	if (rc != 0 && rc != MDB_NOTFOUND) {
@@ -426,24 +426,23 @@ static void set_limits(struct conn *c, struct search_op *s, const struct search_
 }
 
 /*
- * Appends the key of the search base to key; -1 if it is not a valid DN. A
- * load names the same base search after search, and normalizing it costs about
- * a tenth of a lookup, so each worker keeps the last base it normalized. The
- * schema, which the normal form follows, does not change while the server runs
- * (a reload that would change it is refused).
+ * The key of the search base, in w->base_key (valid until the worker's next search
+ * starts); NULL if it is not a valid DN. A load names the same base search after search, and
+ * normalizing it costs about a tenth of a lookup, so each worker keeps the last base it normalized.
+ * The schema, which the normal form follows, does not change while the server runs (a reload that
+ * would change it is refused).
  */
-static int base_key(struct worker *w, const struct berval *base, struct buf *key)
+static const struct buf *base_key(struct worker *w, const struct berval *base)
 {
 	if (w->base_dn.len == base->bv_len && base->bv_len > 0 &&
 	    memcmp(w->base_dn.data, base->bv_val, base->bv_len) == 0)
-		return buf_append(key, w->base_key.data, w->base_key.len);
-	if (dn_normalize(base->bv_val, base->bv_len, NULL, key) < 0)
-		return -1;
-	w->base_dn.len = w->base_key.len = 0;
-	if (buf_append(&w->base_dn, base->bv_val, base->bv_len) < 0 ||
-	    buf_append(&w->base_key, key->data, key->len) < 0)
+		return &w->base_key;
+	w->base_dn.len = w->base_key.len = 0; /* forgotten until both are stored again */
+	if (dn_normalize(base->bv_val, base->bv_len, NULL, &w->base_key) < 0)
+		return NULL;
+	if (buf_append(&w->base_dn, base->bv_val, base->bv_len) < 0)
 		w->base_dn.len = 0; /* not kept: the next search normalizes again */
-	return 0;
+	return &w->base_key;
 }
 
 /* The next page of the paged search parked on c (RFC 2696 3). */
@@ -510,24 +509,25 @@ void op_search(struct conn *c, struct ldap_request *req)
 		return;
 	}
 	conn_task_drop(&c->parked); /* a new search replaces an unfinished paged one */
-	struct buf key = {0};
+	/* The worker's (the last base normalized): copied into the search's arena below. */
+	const struct buf *key = base_key(w, &r->base);
 	struct search_op *s = NULL;
-	if (base_key(w, &r->base, &key) < 0)
+	const unsigned char *own_key = NULL;
+	if (!key)
 		reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_INVALID_DN_SYNTAX, NULL,
 		           "invalid DN");
-	else if (op_monitor_holds(&key))
-		op_monitor_search(c, req, &key);
-	else if (op_special_is_subschema(&key))
+	else if (op_monitor_holds(key))
+		op_monitor_search(c, req, key);
+	else if (op_special_is_subschema(key))
 		op_special_search(c, req, &w->srv->subschema);
-	else if (!dn_key_in_subtree(key.data, key.len, db->suffix_key.data, db->suffix_key.len))
+	else if (!dn_key_in_subtree(key->data, key->len, db->suffix_key.data, db->suffix_key.len))
 		reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_NO_SUCH_OBJECT, NULL, NULL);
-	else if (!(s = arena_alloc(req->mem, sizeof(*s))))
+	else if (!(s = arena_alloc(req->mem, sizeof(*s))) ||
+	         !(own_key = (const unsigned char *)arena_strdup(req->mem, key->data, key->len)))
 		reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_OTHER, NULL,
 		           "out of memory");
-	if (!s) {
-		buf_free(&key);
+	if (!own_key)
 		return;
-	}
 	memset(s, 0, sizeof(*s));
 	s->msgid = s->task.msgid = req->msgid;
 	s->task.resume = search_run;
@@ -541,15 +541,15 @@ void op_search(struct conn *c, struct ldap_request *req)
 	s->page_size = paged ? page_size : 0;
 	arena_take(&s->mem, req->mem); /* the search and its filter live as long as it does */
 	s->filter = r->filter;
-	s->plan.base_key = key;
+	s->plan.base_key = own_key;
+	s->plan.base_keylen = key->len;
 	c->task = &s->task;
 	reply_begin(c);
 	if (copy_names(s, r) < 0 || db_gen_txn_begin(w) != 0) {
 		search_finish(c, LDAP_OTHER, NULL, "out of memory");
 		return;
 	}
-	int rc =
-	    db_dn2id(db, w->txn, s->plan.base_key.data, s->plan.base_key.len, &s->plan.base_id);
+	int rc = db_dn2id(db, w->txn, s->plan.base_key, s->plan.base_keylen, &s->plan.base_id);
 	if (rc == 0 && (r->deref & LDAP_DEREF_FINDING)) {
 		/* derefFindingBaseObj: the search starts at the alias's target. */
 		struct entry_view be;
@@ -557,8 +557,10 @@ void op_search(struct conn *c, struct ldap_request *req)
 		            ? search_deref(db, w->txn, &s->plan.base_id, &be)
 		            : LDAP_OTHER;
 		if (d == LDAP_SUCCESS) {
-			s->plan.base_key.off = s->plan.base_key.len = 0;
-			d = buf_append(&s->plan.base_key, be.key, be.keylen) < 0 ? LDAP_OTHER : d;
+			s->plan.base_key =
+			    (const unsigned char *)arena_strdup(&s->mem, be.key, be.keylen);
+			s->plan.base_keylen = be.keylen;
+			d = s->plan.base_key ? d : LDAP_OTHER;
 		}
 		if (d != LDAP_SUCCESS) {
 			db_gen_txn_end(w);
@@ -581,7 +583,10 @@ void op_search(struct conn *c, struct ldap_request *req)
 		search_plan_candidates(&s->plan, db, w->txn, s->filter);
 	struct buf matched = {0};
 	if (rc == MDB_NOTFOUND)
-		op_matched_dn(w, &s->plan.base_key, &matched);
+		op_matched_dn(w,
+		              &(struct buf){.data = (unsigned char *)s->plan.base_key,
+		                            .len = s->plan.base_keylen},
+		              &matched);
 	if (rc)
 		db_gen_txn_end(w);
 	else /* the first slice reads on in this transaction: one snapshot from the base on */

@@ -55,7 +55,7 @@ void search_plan_candidates(struct search_plan *p, const struct db *db, MDB_txn 
 	if (p->scope == LDAP_SCOPE_ONELEVEL)
 		cand_init_children(&p->cand, db, p->base_id);
 	else
-		cand_init_subtree(&p->cand, db, p->base_key.data, p->base_key.len);
+		cand_init_subtree(&p->cand, db, p->base_key, p->base_keylen);
 	/* A subtree's size is never counted (cand_count: SIZE_MAX), so any index is smaller:
 	 * the one index of a filter that is one item is then taken without counting it. */
 	struct candidates idx;
@@ -80,7 +80,7 @@ bool search_plan_holds(const struct search_plan *p, entry_id id, const struct en
 		return true;
 	if (p->scope == LDAP_SCOPE_ONELEVEL)
 		return e->parent == p->base_id && id != p->base_id;
-	return dn_key_in_subtree(e->key, e->keylen, p->base_key.data, p->base_key.len);
+	return dn_key_in_subtree(e->key, e->keylen, p->base_key, p->base_keylen);
 }
 
 bool search_plan_reaches(const struct search_plan *p, entry_id id, const struct entry_view *e)
@@ -90,7 +90,7 @@ bool search_plan_reaches(const struct search_plan *p, entry_id id, const struct 
 	if (p->scope == LDAP_SCOPE_SUBORDINATE && id == p->base_id)
 		return false;
 	return p->scope != LDAP_SCOPE_BASE &&
-	       dn_key_in_subtree(e->key, e->keylen, p->base_key.data, p->base_key.len);
+	       dn_key_in_subtree(e->key, e->keylen, p->base_key, p->base_keylen);
 }
 
 bool search_scope_holds_key(int scope, const unsigned char *b, size_t blen, const unsigned char *k,
@@ -112,5 +112,4 @@ bool search_scope_holds_key(int scope, const unsigned char *b, size_t blen, cons
 void search_plan_free(struct search_plan *p)
 {
 	cand_free(&p->cand);
-	buf_free(&p->base_key);
 }

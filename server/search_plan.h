@@ -18,9 +18,10 @@
 #include "storage/db.h"
 
 struct search_plan {
-	int scope;              /* LDAP_SCOPE_BASE, _ONELEVEL, _SUBTREE or _SUBORDINATE */
-	entry_id base_id;       /* set by the caller once the base is found */
-	struct buf base_key;    /* the base's reversed DN key (owned) */
+	int scope;                     /* LDAP_SCOPE_BASE, _ONELEVEL, _SUBTREE or _SUBORDINATE */
+	entry_id base_id;              /* set by the caller once the base is found */
+	const unsigned char *base_key; /* the base's reversed DN key (the caller's) */
+	size_t base_keylen;
 	struct candidates cand; /* filled by search_plan_candidates (owned) */
 	bool check_scope;       /* candidates come from an index: scope checked per entry */
 	/* The candidates are the entries the whole filter matches (it is one equality item

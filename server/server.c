@@ -187,6 +187,7 @@ static int init_worker(struct server *srv, struct worker *w, int id)
 		return -1;
 	}
 	w->gen = db_gen_current(srv);
+	cursor_pool_reset(&w->cursors, w->gen->db.env);
 	int rc = mdb_txn_begin(w->gen->db.env, NULL, MDB_RDONLY, &w->txn);
 	if (rc) {
 		log_error("worker %d: read transaction: %s", id, mdb_strerror(rc));
@@ -280,6 +281,7 @@ void server_stop(struct server *srv)
 			pthread_join(w->thread, NULL);
 		for (int j = 0; j < w->nlisten; j++)
 			close(w->listenfd[j]);
+		cursor_pool_reset(&w->cursors, NULL);
 		if (w->txn)
 			mdb_txn_abort(w->txn);
 		db_gen_release(w->gen);

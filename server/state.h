@@ -20,6 +20,7 @@
 #include "protocol/arena.h"
 #include "server/slab.h"
 #include "server/stats.h"
+#include "storage/cursor_pool.h"
 #include "storage/db.h"
 
 struct send_policy;
@@ -42,19 +43,20 @@ struct worker {
 	int listenfd[CONFIG_MAX_LISTEN];
 	enum listen_scheme listen_scheme[CONFIG_MAX_LISTEN]; /* what each listener speaks */
 	int nlisten;
-	int reservefd;         /* spare descriptor, freed to shed connections at EMFILE; -1: lost */
-	bool listen_paused;    /* listeners not watched until a descriptor is free */
-	bool listen_held;      /* not listening yet (listen_after_refresh); atomic */
-	bool listen_release;   /* listeners_open asks the worker to watch them; atomic */
-	struct db_gen *gen;    /* the database generation it serves (db_gen.h), held */
-	MDB_txn *txn;          /* its read transaction on gen (db_gen_txn_begin, _end) */
-	bool txn_open;         /* txn is open, not reset: kept between operations on a file
-	                          that never changes in place */
-	struct db_hold *holds; /* operations reading a generation over several rounds */
-	struct arena req_mem;  /* a request's filter: reset before each decode, lent to a search */
-	struct buf scratch;    /* filter evaluation work space */
-	struct buf extra;      /* operational attributes of the entry being sent */
-	struct buf base_dn;    /* the last search base as sent, and its key (op_search.c) */
+	int reservefd;       /* spare descriptor, freed to shed connections at EMFILE; -1: lost */
+	bool listen_paused;  /* listeners not watched until a descriptor is free */
+	bool listen_held;    /* not listening yet (listen_after_refresh); atomic */
+	bool listen_release; /* listeners_open asks the worker to watch them; atomic */
+	struct db_gen *gen;  /* the database generation it serves (db_gen.h), held */
+	MDB_txn *txn;        /* its read transaction on gen (db_gen_txn_begin, _end) */
+	bool txn_open;       /* txn is open, not reset: kept between operations on a file
+	                        that never changes in place */
+	struct cursor_pool cursors; /* searches' spare cursors on gen's environment */
+	struct db_hold *holds;      /* operations reading a generation over several rounds */
+	struct arena req_mem; /* a request's filter: reset before each decode, lent to a search */
+	struct buf scratch;   /* filter evaluation work space */
+	struct buf extra;     /* operational attributes of the entry being sent */
+	struct buf base_dn;   /* the last search base as sent, and its key (op_search.c) */
 	struct buf base_key;
 	struct buf tls_in;           /* ciphertext just received, before decryption */
 	struct buf access_log;       /* access log lines not yet written (access_log.h) */

@@ -65,27 +65,25 @@ size_t cand_count(struct candidates *c, MDB_txn *txn)
 	return n;
 }
 
-int cand_begin(struct candidates *c, MDB_txn *txn)
+int cand_begin(struct candidates *c, MDB_txn *txn, struct cursor_pool *pool)
 {
 	c->positioned = false; /* a renewed cursor (or a new one) sits nowhere */
 	if (c->kind == CAND_ONE)
 		return 0;
-	if (c->cursor)
-		return mdb_cursor_renew(txn, c->cursor);
-	return mdb_cursor_open(txn, c->dbi, &c->cursor);
+	return cursor_pool_take(pool, txn, c->dbi, &c->cursor);
 }
 
-void cand_end(struct candidates *c)
+void cand_end(struct candidates *c, struct cursor_pool *pool)
 {
 	if (c->cursor) {
-		mdb_cursor_close(c->cursor);
+		cursor_pool_give(pool, c->cursor);
 		c->cursor = NULL;
 	}
 }
 
 void cand_free(struct candidates *c)
 {
-	cand_end(c);
+	cand_end(c, NULL);
 	buf_free(&c->pos);
 }
 

@@ -15,6 +15,7 @@
 #include <lmdb.h>
 #include <stdbool.h>
 
+#include "storage/cursor_pool.h"
 #include "storage/db.h"
 
 enum cand_kind { CAND_ONE, CAND_CHILDREN, CAND_SUBTREE, CAND_INDEX };
@@ -49,12 +50,14 @@ void cand_init_index(struct candidates *c, const struct db_index *ix, const void
  */
 size_t cand_count(struct candidates *c, MDB_txn *txn);
 
-/* Attaches c to a read transaction. Returns 0 or an LMDB error. */
-int cand_begin(struct candidates *c, MDB_txn *txn);
+/* Attaches c to a read transaction, its cursor from pool (NULL: none, a cursor of its
+ * own). Returns 0 or an LMDB error. */
+int cand_begin(struct candidates *c, MDB_txn *txn, struct cursor_pool *pool);
 /* Next candidate: 0 with *id set, MDB_NOTFOUND at the end, or an LMDB error. */
 int cand_next(struct candidates *c, entry_id *id);
-/* Detaches c from its transaction (call before the transaction ends). */
-void cand_end(struct candidates *c);
+/* Detaches c from its transaction (call before the transaction ends), its cursor back
+ * to pool (the one cand_begin had it from). */
+void cand_end(struct candidates *c, struct cursor_pool *pool);
 void cand_free(struct candidates *c);
 
 #endif

@@ -200,8 +200,9 @@ static int open_mode(struct db *db, const char *path, enum open_mode mode, const
 	 * snapshot while it waits for its client (server/op_search.c). */
 	mdb_env_set_maxreaders(db->env, DB_MAX_READERS);
 	/* NOLOCK: an imported file is never written once renamed into place (see db.h). */
+	db->changes_in_place = !(mode == OPEN_READ || mode == OPEN_CREATE);
 	unsigned flags = MDB_NOSUBDIR | (mode == OPEN_READ ? MDB_RDONLY : 0) |
-	                 (mode == OPEN_READ || mode == OPEN_CREATE ? MDB_NOLOCK : MDB_NOTLS);
+	                 (db->changes_in_place ? MDB_NOTLS : MDB_NOLOCK);
 	/* An import's new file: no sync per commit; the importer syncs once before the rename. */
 	if (mode == OPEN_CREATE)
 		flags |= MDB_NOSYNC | MDB_WRITEMAP;

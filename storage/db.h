@@ -57,6 +57,9 @@ struct db {
 	MDB_env *env;
 	MDB_dbi id2entry, dn2id, children, memberof, memberdn, uuid2id, meta, opattrs;
 	bool has_opattrs; /* the file has the opattrs table */
+	/* Written while it is read (a replica's file, with LMDB's locks); an imported file
+	 * is opened MDB_NOLOCK and never changes once in place. */
+	bool changes_in_place;
 	struct db_index index[DB_MAX_INDEX];
 	int nindex;
 	struct buf suffix;     /* normalized suffix DN */

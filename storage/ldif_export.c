@@ -110,7 +110,7 @@ static int write_held_children(struct exporter *x, MDB_txn *txn, entry_id parent
 {
 	struct candidates c;
 	cand_init_children(&c, x->db, parent);
-	int rc = cand_begin(&c, txn);
+	int rc = cand_begin(&c, txn, NULL);
 	entry_id child = 0;
 	while (rc == 0 && x->waiting && (rc = cand_next(&c, &child)) == 0 && child < x->now) {
 		struct held *h = held_waiting(x, child);
@@ -122,7 +122,7 @@ static int write_held_children(struct exporter *x, MDB_txn *txn, entry_id parent
 		if ((rc = db_get_entry(x->db, txn, child, &e)) == 0)
 			rc = write_entry(x, txn, child, &e);
 	}
-	cand_end(&c);
+	cand_end(&c, NULL);
 	cand_free(&c);
 	return rc == MDB_NOTFOUND ? 0 : rc;
 }

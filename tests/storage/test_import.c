@@ -193,7 +193,7 @@ static entry_id id_of(struct db *db, MDB_txn *txn, const char *dn)
 /* All IDs of a candidate set, in the order given; checks they are distinct. */
 static size_t drain(struct candidates *c, MDB_txn *txn, entry_id *ids, size_t max)
 {
-	ck_assert_int_eq(cand_begin(c, txn), 0);
+	ck_assert_int_eq(cand_begin(c, txn, NULL), 0);
 	size_t n = 0;
 	entry_id id;
 	int rc;
@@ -206,7 +206,7 @@ static size_t drain(struct candidates *c, MDB_txn *txn, entry_id *ids, size_t ma
 	ck_assert_int_eq(rc, MDB_NOTFOUND);
 	/* Stays at the end. */
 	ck_assert_int_eq(cand_next(c, &id), MDB_NOTFOUND);
-	cand_end(c);
+	cand_end(c, NULL);
 	return n;
 }
 
@@ -417,6 +417,9 @@ START_TEST(candidates_resume_across_transactions)
 	parent_people = id_of(&db, txn, "ou=people,dc=test,dc=org");
 	mdb_txn_abort(txn);
 
+	/* Each transaction's cursor is the last one's, renewed (as a worker's searches). */
+	struct cursor_pool pool = {0};
+	cursor_pool_reset(&pool, db.env);
 	for (int kind = 0; kind < 2; kind++) {
 		struct candidates r;
 		if (kind == 0)
@@ -429,7 +432,7 @@ START_TEST(candidates_resume_across_transactions)
 		while (rc == 0) {
 			/* Two IDs per transaction. */
 			ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
-			ck_assert_int_eq(cand_begin(&r, txn), 0);
+			ck_assert_int_eq(cand_begin(&r, txn, &pool), 0);
 			for (int k = 0; k < 2 && rc == 0; k++) {
 				entry_id id;
 				rc = cand_next(&r, &id);
@@ -438,7 +441,8 @@ START_TEST(candidates_resume_across_transactions)
 					got[m++] = id;
 				}
 			}
-			cand_end(&r);
+			cand_end(&r, &pool);
+			ck_assert_int_eq(pool.n, kind + 1); /* one per table: reused, not added */
 			mdb_txn_abort(txn);
 		}
 		ck_assert_int_eq(rc, MDB_NOTFOUND);
@@ -459,6 +463,7 @@ START_TEST(candidates_resume_across_transactions)
 		}
 		cand_free(&r);
 	}
+	cursor_pool_reset(&pool, NULL);
 	db_close(&db);
 }
 END_TEST
