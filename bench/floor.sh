@@ -14,11 +14,17 @@
 # and each minidir as a multiple of the floor. Part of `make bench`; never of
 # `make test`.
 #
+# Last, where minidir's time goes beyond the floor's: `perf record` (cpu-clock samples,
+# which a virtual machine without hardware counters still has) of each server under the
+# 16-in-flight load for SECS seconds, summed by what the time was spent in (the kernel,
+# LMDB, minidir's own code, libc, ...) and minidir's top symbols. PROFILE=0 skips it.
+#
 #   bench/floor.sh                      # 3 rounds of 3 s per server and load: ~1 minute
 #   ROUNDS=5 SECONDS_PER_RUN=5 bench/floor.sh
 . "$(dirname "$0")/lib.sh" # set -u, and the tree's root as the directory
 ROUNDS=${ROUNDS:-3}
 SECS=${SECONDS_PER_RUN:-3}
+PROFILE=${PROFILE:-1}
 SERVERS="minidir minidir-uring floor"
 
 bench_init bench-floor
@@ -109,3 +115,27 @@ for inflight in 1 16; do
 done
 echo "(goals, issue 12: server CPU per lookup at most 1.2x the floor with 1 in flight; lookups/s at least 0.5x with 16;"
 echo " io_uring: fewer than 1 syscall per lookup at 8+ connections, server CPU per lookup below the floor's)"
+
+# profile SERVER: perf record of SERVER under 16 in flight; prints the share of each
+# part of the process image and the top symbols.
+profile() {
+	perf record -q -e cpu-clock -p "${pid[$1]}" -o "$work/perf.data.$1" > /dev/null 2>&1 &
+	local perf_pid=$!
+	sleep 0.2
+	load "$1" 16
+	kill -INT "$perf_pid"
+	wait "$perf_pid" || true
+	perf report -i "$work/perf.data.$1" --sort dso --stdio 2> /dev/null |
+		awk -v s="$1" '/^ +[0-9.]+%/ { gsub(/^\[|\]$/, "", $2); sub(/^kernel.kallsyms$/, "kernel", $2); parts = parts sprintf("  %s %s", $2, $1) }
+			END { printf "%-14s%s\n", s ":", parts }'
+}
+if [ "$PROFILE" = 1 ] && perf record -q -e cpu-clock -o "$work/perf.probe" -- true > /dev/null 2>&1; then
+	echo
+	echo "where the server time goes, 16 in flight (perf record -e cpu-clock, ${SECS} s each; share of samples):"
+	for s in floor minidir minidir-uring; do
+		profile "$s"
+	done
+	echo "minidir's (epoll) top symbols:"
+	perf report -i "$work/perf.data.minidir" --sort dso,sym --stdio 2> /dev/null |
+		awk '/^ +[0-9.]+%/ { n++; if (n <= 15) { $3 = ""; print "  " $0 } }'
+fi
