@@ -3,6 +3,7 @@
 #include <locale.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 #include <wctype.h>
@@ -115,6 +116,33 @@ static size_t fold_utf8(const char *in, size_t avail, unsigned char *o)
 }
 
 /* Appends in with leading/trailing spaces dropped and inner runs folded to one. */
+/* Eight copies of byte b, one in each byte of a word. */
+#define BYTES8(b) (0x0101010101010101ull * (uint8_t)(b))
+
+/*
+ * Copies in[0..len) to o (folded to lower case if lower) eight bytes at a time, up to
+ * the first word with a space or a non-ASCII byte; returns how many bytes it copied.
+ */
+static size_t ascii_words(const char *in, size_t len, unsigned char *o, int lower)
+{
+	size_t i = 0;
+	for (; i + 8 <= len; i += 8) {
+		uint64_t x;
+		memcpy(&x, in + i, 8);
+		uint64_t sp = x ^ BYTES8(' '); /* a zero byte where x has a space */
+		if ((x | ((sp - BYTES8(1)) & ~sp)) & BYTES8(0x80))
+			break; /* a non-ASCII byte or a space */
+		if (lower) {
+			/* Every byte is below 0x80, so no sum carries into the next byte: the top
+			 * bit of a byte of ge_a is set where it is >= 'A', of gt_z where > 'Z'. */
+			uint64_t ge_a = x + BYTES8(0x80 - 'A'), gt_z = x + BYTES8(0x80 - 'Z' - 1);
+			x |= ((ge_a ^ gt_z) & BYTES8(0x80)) >> 2; /* 0x20: upper to lower case */
+		}
+		memcpy(o + i, &x, 8);
+	}
+	return i;
+}
+
 static int fold_spaces(const char *in, size_t len, struct buf *out, int lower, int drop_hyphens)
 {
 	if (len == 0)
@@ -122,9 +150,20 @@ static int fold_spaces(const char *in, size_t len, struct buf *out, int lower, i
 	if (buf_reserve(out, len) < 0)
 		return -1;
 	unsigned char *o = out->data + out->len;
-	size_t n = 0;
+	size_t i = 0;
+	/* The usual value (a uid, a mail address): ASCII without spaces, copied and folded
+	 * a word, then a byte, at a time up to the first space or non-ASCII byte, if any. */
+	if (!drop_hyphens)
+		for (i = ascii_words(in, len, o, lower); i < len; i++) {
+			unsigned char c = (unsigned char)in[i];
+			if (c == ' ' || c >= 0x80)
+				break;
+			o[i] = lower && (unsigned)(c - 'A') < 26u ? (unsigned char)(c + ('a' - 'A'))
+			                                          : c;
+		}
+	size_t n = i;
 	int pending_space = 0;
-	for (size_t i = 0; i < len; i++) {
+	for (; i < len; i++) {
 		char c = in[i];
 		if (c == ' ') {
 			if (!drop_hyphens)

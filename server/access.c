@@ -465,8 +465,7 @@ static void decide(struct access_entry *ae, struct access_op *op, entry_id id,
 	ae->n = 0;
 	if (op->bypass) {
 		ae->entry = ae->unnamed = ACCESS_READ;
-		ae->search_all = ae->read_all = true;
-		init_gates(ae);
+		ae->search_all = ae->read_all = true; /* no gate is asked for */
 		return;
 	}
 	const struct access_rules *rules = op->rules;
@@ -496,7 +495,8 @@ static void decide(struct access_entry *ae, struct access_op *op, entry_id id,
 	}
 	ae->search_all = all_at_least(ae, ACCESS_SEARCH);
 	ae->read_all = all_at_least(ae, ACCESS_READ);
-	init_gates(ae);
+	if (!ae->search_all || !ae->read_all) /* else every access_*_gate is NULL */
+		init_gates(ae);
 }
 
 void access_entry_init(struct access_entry *ae, struct access_op *op, entry_id id,

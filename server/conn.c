@@ -483,7 +483,7 @@ static void process_input(struct conn *c)
 		 * bytes stay in place until the next read. */
 		buf_consume(&c->in, len);
 		c->last_request = clock_seconds();
-		c->op_start_ns = clock_ns();
+		c->op_start_ns = w->round_ns; /* it waited since the worker woke to it */
 		bool had_tls = c->tls != NULL;
 		w->srv->dispatch(c, &req);
 		if (c->tls_starting || (c->tls != NULL) != had_tls)

@@ -61,12 +61,15 @@ struct worker {
 	struct buf tls_in;           /* ciphertext just received, before decryption */
 	struct buf access_log;       /* access log lines not yet written (access_log.h) */
 	uint64_t access_log_flushed; /* clock_ns() of the last write */
-	time_t access_log_second;    /* the second access_log_stamp is of */
-	char access_log_stamp[24];   /* "2026-11-30T13:51:14" */
-	char access_log_zone[8];     /* "+00:00" */
-	struct conn *conns;          /* all connections of this worker */
-	struct slab conn_slab;       /* where they are allocated */
-	struct conn *ready;          /* connections with a search to continue */
+	/* clock_ns() when the loop last woke: a request read in that round counts its
+	 * latency from there (one clock read a round, not one a request) */
+	uint64_t round_ns;
+	time_t access_log_second;  /* the second access_log_stamp is of */
+	char access_log_stamp[24]; /* "2026-11-30T13:51:14" */
+	char access_log_zone[8];   /* "+00:00" */
+	struct conn *conns;        /* all connections of this worker */
+	struct slab conn_slab;     /* where they are allocated */
+	struct conn *ready;        /* connections with a search to continue */
 	struct worker_stats stats;
 	const struct worker_hooks *hooks; /* the layer above the loop (worker.h) */
 };

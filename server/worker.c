@@ -138,6 +138,7 @@ void *worker_main(void *arg)
 		}
 		if (w->srv->stopping)
 			break;
+		w->round_ns = clock_ns();
 		/* Between operations: a new import, if one was published, serves from here on. */
 		db_gen_worker_switch(w);
 		w->engine->dispatch(w, &upcalls);

@@ -39,6 +39,30 @@ START_TEST(case_ignore)
 	            "a\xff"
 	            "b");
 	ASSERT_NORM(MATCH_CASE_IGNORE, "\xc3", "\xc3");
+	/* ASCII up to a space or a non-ASCII byte takes a shorter path: the same result. */
+	ASSERT_NORM(MATCH_CASE_IGNORE, "User.1234", "user.1234");
+	ASSERT_NORM(MATCH_CASE_IGNORE, "@AZ[`az{", "@az[`az{");
+	ASSERT_NORM(MATCH_CASE_IGNORE, "Mail@Example.COM  Tail", "mail@example.com tail");
+	ASSERT_NORM(MATCH_CASE_IGNORE, "AbC\xc3\x9cX", "abc\xc3\xbcx");
+	ASSERT_NORM(MATCH_CASE_EXACT, "AbC-D  E", "AbC-D E");
+	/* ... eight bytes at a time: every byte value around the letters, in words. */
+	ASSERT_NORM(MATCH_CASE_IGNORE,
+	            "ABCDEFGHIJKLMNOPQRSTUVWXYZ@[`{}~\x7f\x01"
+	            "Az",
+	            "abcdefghijklmnopqrstuvwxyz@[`{}~\x7f\x01"
+	            "az");
+	ASSERT_NORM(MATCH_CASE_EXACT, "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "ABCDEFGHIJKLMNOPQRSTUVWXYZ");
+	ASSERT_NORM(MATCH_CASE_IGNORE, "FirstWord Second  THIRDWORD", "firstword second thirdword");
+	ASSERT_NORM(MATCH_CASE_IGNORE,
+	            "EightByt\xc3\x89"
+	            "COLE ABCDEFGH",
+	            "eightbyt\xc3\xa9"
+	            "cole abcdefgh");
+	ASSERT_NORM(MATCH_CASE_IGNORE,
+	            "\xc3\x89"
+	            "COLEABCDEFGH",
+	            "\xc3\xa9"
+	            "coleabcdefgh");
 }
 END_TEST
 
