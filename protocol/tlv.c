@@ -127,48 +127,12 @@ bool tlv_read(const unsigned char **p, const unsigned char *end, unsigned char *
 	return true;
 }
 
-unsigned char *tlv_write(unsigned char *p, unsigned char tag, const void *val, size_t vlen)
-{
-	*p++ = tag;
-	p += tlv_put_len(p, vlen);
-	if (vlen)
-		memcpy(p, val, vlen);
-	return p + vlen;
-}
-
 int tlv_put(struct buf *b, unsigned char tag, const void *val, size_t vlen)
 {
 	if (buf_reserve(b, 1 + 5 + vlen) < 0)
 		return -1;
 	b->len = (size_t)(tlv_write(b->data + b->len, tag, val, vlen) - b->data);
 	return 0;
-}
-
-/* Minimal two's-complement big-endian content bytes of v, into out[4]. */
-/* Octets of the shortest two's complement form of v (X.690 8.3.2). */
-static size_t int_octets(int32_t v)
-{
-	if (v >= -0x80 && v < 0x80)
-		return 1;
-	if (v >= -0x8000 && v < 0x8000)
-		return 2;
-	return v >= -0x800000 && v < 0x800000 ? 3 : 4;
-}
-
-size_t tlv_int_size(int32_t v)
-{
-	return 2 + int_octets(v);
-}
-
-unsigned char *tlv_write_int(unsigned char *p, unsigned char tag, int32_t v)
-{
-	size_t n = int_octets(v);
-	uint32_t u = (uint32_t)v;
-	*p++ = tag;
-	*p++ = (unsigned char)n;
-	for (size_t i = 0; i < n; i++)
-		p[i] = (unsigned char)(u >> ((n - 1 - i) * 8));
-	return p + n;
 }
 
 int tlv_put_int(struct buf *b, unsigned char tag, int32_t v)

@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /*
  * A growable byte buffer with a consumed offset: data[off..len) is pending,
@@ -164,10 +165,45 @@ static inline size_t tlv_size(size_t clen)
 }
 
 /* Writes tag, length and val[0..vlen) at p, which has room for them (tlv_size(vlen));
- * returns the end. For encoders that reserve a whole PDU once. */
-unsigned char *tlv_write(unsigned char *p, unsigned char tag, const void *val, size_t vlen);
+ * returns the end. For encoders that reserve a whole PDU once (inline: a result PDU
+ * writes several). */
+static inline unsigned char *tlv_write(unsigned char *p, unsigned char tag, const void *val,
+                                       size_t vlen)
+{
+	*p++ = tag;
+	p = tlv_write_len(p, vlen);
+	if (vlen)
+		memcpy(p, val, vlen);
+	return p + vlen;
+}
+
+/* Octets of the shortest two's complement form of v (X.690 8.3.2). */
+static inline size_t tlv_int_octets(int32_t v)
+{
+	if (v >= -0x80 && v < 0x80)
+		return 1;
+	if (v >= -0x8000 && v < 0x8000)
+		return 2;
+	return v >= -0x800000 && v < 0x800000 ? 3 : 4;
+}
+
+/* Size of tlv_put_int's encoding of v (tag, length, content: 3 to 6 bytes). Pure. */
+static inline size_t tlv_int_size(int32_t v)
+{
+	return 2 + tlv_int_octets(v);
+}
+
 /* The same for v as tlv_put_int encodes it (tlv_int_size(v) bytes). */
-unsigned char *tlv_write_int(unsigned char *p, unsigned char tag, int32_t v);
+static inline unsigned char *tlv_write_int(unsigned char *p, unsigned char tag, int32_t v)
+{
+	size_t n = tlv_int_octets(v);
+	uint32_t u = (uint32_t)v;
+	*p++ = tag;
+	*p++ = (unsigned char)n;
+	for (size_t i = 0; i < n; i++)
+		p[i] = (unsigned char)(u >> ((n - 1 - i) * 8));
+	return p + n;
+}
 
 /* Appends tag, length and val[0..vlen) (val may be NULL when vlen is 0).
  * Returns 0; -1 when out of memory (b unchanged). */
@@ -175,7 +211,5 @@ int tlv_put(struct buf *b, unsigned char tag, const void *val, size_t vlen);
 /* Appends v in minimal two's complement with tag (0x02 INTEGER, 0x0a ENUMERATED).
  * Returns 0; -1 when out of memory (b unchanged). */
 int tlv_put_int(struct buf *b, unsigned char tag, int32_t v);
-/* Size of tlv_put_int's encoding of v (tag, length, content: 3 to 6 bytes). Pure. */
-size_t tlv_int_size(int32_t v);
 
 #endif

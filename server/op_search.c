@@ -68,13 +68,15 @@ struct search_op {
 	struct sort_spec sort;
 	struct sorted sorted;
 	struct attr_select sel;
-	struct access_op access; /* who asks (access.h) */
-	struct filter *values;   /* the Matched Values control's items (in mem), or NULL */
-	bool want_oper;          /* operational attributes are asked for */
-	bool filter_oper;        /* the filter names operational attributes */
-	struct berval *names;    /* copies of the requested attribute names */
+	struct filter *values; /* the Matched Values control's items (in mem), or NULL */
+	bool want_oper;        /* operational attributes are asked for */
+	bool filter_oper;      /* the filter names operational attributes */
+	struct berval *names;  /* copies of the requested attribute names */
 	int nnames;
 	struct buf name_bytes;
+	/* Last: op_search zeroes what comes before it; access_op_init sets what it needs
+	 * (its decision cache, most of its bytes, is filled when first used). */
+	struct access_op access; /* who asks (access.h) */
 };
 
 /* The search c runs, or NULL. */
@@ -528,7 +530,7 @@ void op_search(struct conn *c, struct ldap_request *req)
 		           "out of memory");
 	if (!own_key)
 		return;
-	memset(s, 0, sizeof(*s));
+	memset(s, 0, offsetof(struct search_op, access));
 	s->msgid = s->task.msgid = req->msgid;
 	s->task.resume = search_run;
 	s->task.free = search_task_free;
