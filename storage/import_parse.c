@@ -9,6 +9,7 @@
 #include <strings.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <stdlib.h>
 
 #include "protocol/dn.h"
@@ -17,7 +18,6 @@
 #include "storage/entry_mods.h"
 #include "storage/entry_schema.h"
 #include "storage/import_memberof.h"
-#include "storage/ldif_check.h"
 
 int import_parser_open(struct import_parser *p, const char *path)
 {
@@ -26,7 +26,7 @@ int import_parser_open(struct import_parser *p, const char *path)
 	if (ldif_reader_open(&p->rd, path) < 0)
 		return -1;
 	struct stat st;
-	p->size = fstat(fileno(p->rd.fp), &st) == 0 ? (long long)st.st_size : 0;
+	p->size = fstat(p->rd.fd, &st) == 0 ? (long long)st.st_size : 0;
 	return 0;
 }
 
@@ -44,9 +44,10 @@ void import_worker_init(struct import_worker *w, const struct db *db, bool skip_
 
 void import_worker_free(struct import_worker *w)
 {
-	struct buf *bufs[] = {&w->raw, &w->ndn, &w->names, &w->val};
+	struct buf *bufs[] = {&w->raw, &w->lib, &w->ndn, &w->names, &w->val};
 	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
 		buf_free(bufs[i]);
+	ldif_entry_free(&w->entry);
 	entry_schema_memo_free(&w->schema);
 	entry_index_memo_free(&w->index);
 }
@@ -88,18 +89,26 @@ __attribute__((format(printf, 4, 5))) static int fault(struct import_item *it, e
 static bool has_objectclass(LDAPMod **mods)
 {
 	for (int i = 0; mods && mods[i]; i++)
-		if (strcasecmp(mods[i]->mod_type, "objectClass") == 0 && mods[i]->mod_bvalues &&
+		if ((mods[i]->mod_type[0] | 0x20) == 'o' &&
+		    strcasecmp(mods[i]->mod_type, "objectClass") == 0 && mods[i]->mod_bvalues &&
 		    mods[i]->mod_bvalues[0])
 			return true;
 	return false;
 }
 
-/* The entry's entryUUID: from the LDIF (an export keeps it) or a new random one, from the
- * parser's pool of random bytes (one getrandom call per so many entries). */
+/*
+ * The entry's entryUUID: from the LDIF (an export keeps it) or a new one, RFC 9562
+ * version 7: the time in milliseconds (48 bits, big-endian) and 74 random bits from the
+ * parser's pool of random bytes (one getrandom call per so many entries). Entries imported
+ * together get neighbouring uuid2id keys, so that table grows at its end: with random
+ * (version 4) UUIDs each entry's key fell on a random page of it, 2.5-3 s more CPU for
+ * 1,000,000 entries (bench/gen-ldif.sh, the writer's cache misses).
+ */
 static int take_uuid(struct import_worker *p, struct import_item *it, LDAPMod **mods)
 {
 	for (int i = 0; mods && mods[i]; i++) {
-		if (strcasecmp(mods[i]->mod_type, "entryUUID") != 0)
+		if ((mods[i]->mod_type[0] | 0x20) != 'e' ||
+		    strcasecmp(mods[i]->mod_type, "entryUUID") != 0)
 			continue;
 		struct berval *v = mods[i]->mod_bvalues[0];
 		if (!v || mods[i]->mod_bvalues[1] ||
@@ -116,8 +125,13 @@ static int take_uuid(struct import_worker *p, struct import_item *it, LDAPMod **
 	}
 	p->random_left -= 16;
 	memcpy(it->uuid, p->random + p->random_left, 16);
-	it->uuid[6] = (unsigned char)((it->uuid[6] & 0x0f) | 0x40); /* version 4 */
-	it->uuid[8] = (unsigned char)((it->uuid[8] & 0x3f) | 0x80); /* RFC 4122 variant */
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	uint64_t ms = (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
+	for (int i = 0; i < 6; i++)
+		it->uuid[i] = (unsigned char)(ms >> (40 - 8 * i));
+	it->uuid[6] = (unsigned char)((it->uuid[6] & 0x0f) | 0x70); /* version 7 */
+	it->uuid[8] = (unsigned char)((it->uuid[8] & 0x3f) | 0x80); /* RFC 9562 variant */
 	return 0;
 }
 
@@ -176,70 +190,83 @@ static int parse_dn(struct import_worker *p, struct import_item *it, const struc
 	return 0;
 }
 
-/* Checks and encodes one parsed add record into it. */
-static int parse_entry(struct import_worker *p, struct import_item *it, LDIFRecord *lr,
-                       unsigned long first_line)
+/* The entry of a record: its DN and attributes, from storage/ldif_parse.h or (raw not
+ * NULL: the record's text, first_line its first line) from libldap. */
+struct parsed {
+	const struct berval *dn;
+	LDAPMod **mods;
+	const char *raw;
+	unsigned long first_line;
+};
+
+/* The physical line of the n-th value of mod, or 0. */
+static unsigned long value_line(const struct import_worker *p, const struct parsed *e,
+                                const LDAPMod *mod, int n)
 {
-	const char *dn = lr->lr_dn.bv_val;
-	if (parse_dn(p, it, &lr->lr_dn) < 0)
+	return e->raw ? ldif_record_type_line(e->raw, e->first_line, mod->mod_type, n)
+	              : ldif_entry_value_line(&p->entry, mod, n);
+}
+
+/* Checks and encodes one parsed entry into it. */
+static int parse_entry(struct import_worker *p, struct import_item *it, const struct parsed *e)
+{
+	const char *dn = e->dn->bv_val;
+	LDAPMod **mods = e->mods;
+	if (parse_dn(p, it, e->dn) < 0)
 		return -1;
-	if (!has_objectclass(lr->lrop_mods))
+	if (!has_objectclass(mods))
 		return fault(it, IMPORT_FAULT_ENTRY, it->line, "entry \"%s\" has no objectClass",
 		             dn);
 	char why[512];
 	struct schema_fault sf;
 	if (!p->skip_schema &&
-	    entry_schema_memo_check(&p->schema, lr->lrop_mods, &sf, why, sizeof(why)) < 0) {
+	    entry_schema_memo_check(&p->schema, mods, &sf, why, sizeof(why)) < 0) {
 		/* At the line of the value at fault when there is one, else at "dn:". */
-		unsigned long at =
-		    sf.mod ? ldif_record_type_line((const char *)p->raw.data, first_line,
-		                                   sf.mod->mod_type, sf.value)
-		           : 0;
+		unsigned long at = sf.mod ? value_line(p, e, sf.mod, sf.value) : 0;
 		return fault(it, IMPORT_FAULT_ENTRY, at ? at : it->line, "entry \"%s\": %s", dn,
 		             why);
 	}
-	if (take_uuid(p, it, lr->lrop_mods) < 0)
+	if (take_uuid(p, it, mods) < 0)
 		return -1;
 	/* The schema check's memo holds the types of this entry's mods once it passed. */
 	size_t nmods = 0;
-	while (lr->lrop_mods && lr->lrop_mods[nmods])
+	while (mods && mods[nmods])
 		nmods++;
 	bool typed = !p->skip_schema && schema_loaded() && nmods > 0 && p->schema.ntypes == nmods;
-	if (entry_mods_canonical_typed(lr->lrop_mods, typed ? p->schema.types : NULL, &p->names) <
-	    0)
+	if (entry_mods_canonical_typed(mods, typed ? p->schema.types : NULL, &p->names) < 0)
 		return fault(it, IMPORT_FAULT_ENTRY, it->line, "out of memory");
-	if (entry_encode_uuid(&it->rec, 0, it->uuid, it->key.data, it->key.len, &lr->lr_dn,
-	                      lr->lrop_mods) < 0)
+	if (entry_encode_uuid(&it->rec, 0, it->uuid, it->key.data, it->key.len, e->dn, mods) < 0)
 		return fault(it, IMPORT_FAULT_ENTRY, it->line,
 		             "entry \"%s\" is too large to encode", dn);
 	if (it->rec.len > ENTRY_MAX_BYTES)
 		return fault(it, IMPORT_FAULT_ENTRY, it->line,
 		             "entry \"%s\" is too large: %zu bytes encoded, more than %d (16 MiB)",
 		             dn, it->rec.len, ENTRY_MAX_BYTES);
-	struct entry_view e;
+	struct entry_view ev;
 	struct key_list kl = {it, p->db, 0};
-	int rc = entry_parse(it->rec.data, it->rec.len, &e) < 0
+	int rc = entry_parse(it->rec.data, it->rec.len, &ev) < 0
 	             ? ENTRY_INDEX_BAD_VALUE
-	             : entry_index_keys_memo(p->db, &e, list_key, &kl, &p->index, &p->val, why,
+	             : entry_index_keys_memo(p->db, &ev, list_key, &kl, &p->index, &p->val, why,
 	                                     sizeof(why));
 	if (rc)
 		return fault(it, IMPORT_FAULT_INDEX, it->line, "%s",
 		             rc == ENTRY_INDEX_BAD_VALUE ? why : "out of memory");
-	if (memberof_collect(lr->lrop_mods, &it->members, &p->val) < 0)
+	if (memberof_collect(mods, &it->members, &p->val) < 0)
 		return fault(it, IMPORT_FAULT_INDEX, it->line, "out of memory");
 	return 0;
 }
 
-/* Parses one checked record into it. */
-static void parse_record(struct import_worker *p, struct import_item *it, struct ldif_record *rec)
+/* Parses a record storage/ldif_parse.h left to libldap (checked already) into it. */
+static void parse_with_libldap(struct import_worker *p, struct import_item *it)
 {
 	/* Kept as read, to find an attribute's line if the entry breaks the schema. */
-	p->raw.len = p->raw.off = 0;
-	if (buf_append(&p->raw, rec->text, rec->len + 1) < 0) {
+	p->raw.len = p->raw.off = p->lib.len = p->lib.off = 0;
+	if (ldif_record_text((const char *)it->text.data, it->text.len - 1, &p->raw) < 0 ||
+	    buf_append(&p->lib, p->raw.data, p->raw.len) < 0) {
 		fault(it, IMPORT_FAULT_FIRST, it->line, "out of memory");
 		return;
 	}
-	struct berval bv = {rec->len, rec->text};
+	struct berval bv = {p->lib.len - 1, (char *)p->lib.data};
 	LDIFRecord lr;
 	memset(&lr, 0, sizeof(lr));
 	if (ldap_parse_ldif_record(&bv, it->line, &lr, "minidir-import",
@@ -251,7 +278,9 @@ static void parse_record(struct import_worker *p, struct import_item *it, struct
 		fault(it, IMPORT_FAULT_FIRST, it->line,
 		      "changetype records are not supported (minidir imports entries only)");
 	} else {
-		parse_entry(p, it, &lr, rec->first_line);
+		struct parsed e = {&lr.lr_dn, lr.lrop_mods, (const char *)p->raw.data,
+		                   it->first_line};
+		parse_entry(p, it, &e);
 	}
 	ldap_ldif_record_done(&lr);
 }
@@ -265,7 +294,7 @@ bool import_frame(struct import_parser *p, struct import_item *it)
 	unsigned long bad = 0;
 	char why[256];
 	int got = ldif_reader_next(&p->rd, &rec, &bad, why, sizeof(why));
-	it->offset = (long long)ftello(p->rd.fp);
+	it->offset = p->rd.offset;
 	if (got <= 0) {
 		it->kind = IMPORT_ITEM_END;
 		it->line = p->rd.line;
@@ -273,10 +302,13 @@ bool import_frame(struct import_parser *p, struct import_item *it)
 			fault(it, IMPORT_FAULT_FIRST, bad, "%s", why);
 		return true;
 	}
-	if (buf_append(&it->text, rec.text, rec.len + 1) < 0) {
+	if (buf_reserve(&it->text, rec.len + 1) < 0) {
 		fault(it, IMPORT_FAULT_FIRST, rec.first_line, "out of memory");
 		return true;
 	}
+	memcpy(it->text.data, rec.text, rec.len);
+	it->text.data[rec.len] = '\0';
+	it->text.len = rec.len + 1;
 	it->first_line = rec.first_line;
 	it->last_line = rec.last_line;
 	it->cut = rec.cut;
@@ -289,14 +321,21 @@ void import_parse(struct import_worker *w, struct import_item *it)
 {
 	if (it->kind == IMPORT_ITEM_END || it->fault != IMPORT_FAULT_NONE)
 		return;
-	struct ldif_record rec = {(char *)it->text.data, it->text.len - 1, it->first_line,
-	                          it->last_line, it->cut};
-	unsigned long bad = 0, dn_line = 0;
-	char why[256];
-	if (ldif_check_record(&rec, it->first, &dn_line, &bad, why, sizeof(why)) < 0) {
-		fault(it, IMPORT_FAULT_FIRST, bad, "LDIF syntax error: %s", why);
-		return;
+	unsigned long bad = 0;
+	char why[512];
+	struct ldif_entry *le = &w->entry;
+	enum ldif_parse_result rc =
+	    ldif_parse_record(le, (const char *)it->text.data, it->text.len - 1, it->first_line,
+	                      it->cut, it->first, &bad, why, sizeof(why));
+	it->line = le->dn_line ? le->dn_line : it->first_line;
+	if (rc == LDIF_PARSE_ERROR) {
+		fault(it, IMPORT_FAULT_FIRST, bad, "%s", why);
+	} else if (rc == LDIF_PARSE_NONE) {
+		it->kind = IMPORT_ITEM_NONE; /* a "version: 1" line or comments only */
+	} else if (rc == LDIF_PARSE_LIBLDAP) {
+		parse_with_libldap(w, it);
+	} else {
+		struct parsed e = {&le->dn, le->mods, NULL, it->first_line};
+		parse_entry(w, it, &e);
 	}
-	it->line = dn_line ? dn_line : rec.first_line;
-	parse_record(w, it, &rec);
 }

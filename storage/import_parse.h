@@ -1,8 +1,9 @@
 /*
  * The part of minidir-import that needs no LMDB transaction: one LDIF record of the
- * file made ready to store. The parser reads the next record (storage/ldif_reader.h),
- * checks its syntax (storage/ldif_check.h), parses it with libldap, normalizes the DN and
- * checks it is under the suffix, checks objectClass and the schema
+ * file made ready to store. The parser frames the next record (storage/ldif_reader.h),
+ * checks its syntax and splits it into the DN and attributes in one pass
+ * (storage/ldif_parse.h; libldap's parser for the few records that one leaves to it),
+ * normalizes the DN and checks it is under the suffix, checks objectClass and the schema
  * (storage/entry_schema.h), takes or makes the entryUUID, encodes the entry record
  * (storage/entry.h) and lists the equality index keys (storage/entry_index.h) and the
  * member DN keys (storage/import_memberof.h) the writer will store. What needs the
@@ -27,6 +28,7 @@
 #include "storage/db.h"
 #include "storage/entry_index.h"
 #include "storage/entry_schema.h"
+#include "storage/ldif_parse.h"
 #include "storage/ldif_reader.h"
 
 enum import_item_kind {
@@ -46,8 +48,9 @@ enum import_fault {
 struct import_item {
 	enum import_item_kind kind;
 	enum import_fault fault;
-	/* The record as read (import_frame): text NUL-terminated, its physical lines, whether
-	 * its last line lacks a newline, whether it is the file's first record. */
+	/* The record as read (import_frame): text as in the file (LF or CR LF line ends) and a
+	 * NUL after it, its physical lines, whether its last line lacks a newline, whether it
+	 * is the file's first record. */
 	struct buf text;
 	unsigned long first_line, last_line;
 	bool cut, first;
@@ -75,7 +78,11 @@ struct import_parser {
 struct import_worker {
 	const struct db *db; /* suffix and index list, only read */
 	bool skip_schema;    /* no schema checking (storage/entry_schema.h) */
-	struct buf raw, ndn, names, val;
+	struct buf ndn, names, val;
+	struct ldif_entry entry; /* the record parsed */
+	/* For a record libldap parses: its text as it takes it, kept as read (raw, to find
+	 * an attribute's line) and parsed in place (lib). */
+	struct buf raw, lib;
 	struct entry_schema_memo schema; /* the last entry's shape */
 	struct entry_index_memo index;   /* the last entry's objectClass keys */
 	unsigned char random[4096];      /* entryUUIDs to come: random[0..random_left) */

@@ -1,60 +1,117 @@
 #include "storage/ldif_reader.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/types.h>
+#include <unistd.h>
+
+/* Bytes asked of each read(2); the buffer grows beyond it only for a longer record. */
+#define READER_CHUNK (1u << 20)
 
 int ldif_reader_open(struct ldif_reader *r, const char *path)
 {
 	memset(r, 0, sizeof(*r));
-	r->fp = fopen(path, "r");
-	return r->fp ? 0 : -1;
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	return r->fd < 0 ? -1 : 0;
 }
 
-static int reader_append(struct ldif_reader *r, const char *s, size_t n)
+void ldif_reader_close(struct ldif_reader *r)
 {
-	if (r->len + n + 2 > r->cap) {
-		size_t cap = (r->len + n + 2) * 2;
-		char *grown = realloc(r->text, cap);
-		if (!grown)
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->buf);
+	memset(r, 0, sizeof(*r));
+	r->fd = -1;
+}
+
+/* Reads more of the file, after moving buf[*keep..end) to the front (*keep and pos move
+ * with it). Returns 0, or -1 with errno set. */
+static int reader_fill(struct ldif_reader *r, size_t *keep)
+{
+	size_t kept = r->end - *keep;
+	if (kept)
+		memmove(r->buf, r->buf + *keep, kept);
+	r->pos -= *keep;
+	r->end = kept;
+	*keep = 0;
+	if (r->cap - r->end < READER_CHUNK / 2) {
+		size_t cap = r->cap ? r->cap * 2 : READER_CHUNK;
+		while (cap - r->end < READER_CHUNK / 2)
+			cap *= 2;
+		char *grown = realloc(r->buf, cap);
+		if (!grown) {
+			errno = ENOMEM;
 			return -1;
-		r->text = grown;
+		}
+		r->buf = grown;
 		r->cap = cap;
 	}
-	memcpy(r->text + r->len, s, n);
-	r->len += n;
-	r->text[r->len++] = '\n';
-	r->text[r->len] = '\0';
+	ssize_t got;
+	do
+		got = read(r->fd, r->buf + r->end, r->cap - r->end);
+	while (got < 0 && errno == EINTR);
+	if (got < 0)
+		return -1;
+	r->end += (size_t)got;
+	r->eof = got == 0;
 	return 0;
+}
+
+/*
+ * The whole line at pos, reading more when needed (buf[*keep..) is kept): its length
+ * without the LF in *len, without a CR before that too in *n, and whether it has the LF.
+ * Returns 1, 0 at the end of the file, or -1 with errno set.
+ */
+static int reader_line(struct ldif_reader *r, size_t *keep, size_t *len, size_t *n, bool *newline)
+{
+	for (;;) {
+		const char *s = r->buf + r->pos;
+		const char *nl = r->pos < r->end ? memchr(s, '\n', r->end - r->pos) : NULL;
+		if (nl || r->eof) {
+			if (!nl && r->pos == r->end)
+				return 0;
+			*len = nl ? (size_t)(nl - s) : r->end - r->pos;
+			*n = *len - (*len > 0 && s[*len - 1] == '\r');
+			*newline = nl != NULL;
+			return 1;
+		}
+		if (reader_fill(r, keep) < 0)
+			return -1;
+	}
+}
+
+/* Moves past the line reader_line measured. */
+static void reader_skip(struct ldif_reader *r, size_t len, bool newline)
+{
+	r->pos += len + newline;
+	r->offset += (long long)(len + newline);
+	r->line++;
+}
+
+static int read_error(struct ldif_reader *r, unsigned long *line, char *why, size_t whylen)
+{
+	*line = r->line + 1;
+	snprintf(why, whylen, "%s", errno == ENOMEM ? "out of memory" : "read error: ");
+	if (errno != ENOMEM)
+		snprintf(why + strlen(why), whylen - strlen(why), "%s", strerror(errno));
+	return -1;
 }
 
 int ldif_reader_next(struct ldif_reader *r, struct ldif_record *rec, unsigned long *line, char *why,
                      size_t whylen)
 {
 	memset(rec, 0, sizeof(*rec));
-	r->len = 0;
-	for (;;) {
-		errno = 0;
-		ssize_t got = getline(&r->lbuf, &r->lcap, r->fp);
-		if (got < 0) {
-			if (ferror(r->fp)) {
-				*line = r->line + 1;
-				snprintf(why, whylen, "read error: %s",
-				         strerror(errno ? errno : EIO));
-				return -1;
-			}
-			break;
-		}
-		size_t n = (size_t)got;
-		r->line++;
-		bool newline = n > 0 && r->lbuf[n - 1] == '\n';
-		n -= newline;
-		if (n > 0 && r->lbuf[n - 1] == '\r')
-			n--;
-		*line = r->line;
-		if (r->line == 1 && n >= 3 && memcmp(r->lbuf, "\xEF\xBB\xBF", 3) == 0) {
+	size_t keep = r->pos, len, n;
+	bool newline;
+	if (!r->begun) {
+		while (r->end - r->pos < 3 && !r->eof)
+			if (reader_fill(r, &keep) < 0)
+				return read_error(r, line, why, whylen);
+		r->begun = true;
+		if (r->end - r->pos >= 3 && memcmp(r->buf + r->pos, "\xEF\xBB\xBF", 3) == 0) {
+			*line = 1;
 			snprintf(
 			    why, whylen,
 			    "the file starts with a UTF-8 byte order mark, which RFC 2849 LDIF "
@@ -62,52 +119,33 @@ int ldif_reader_next(struct ldif_reader *r, struct ldif_record *rec, unsigned lo
 			    "remove it");
 			return -1;
 		}
-		if (memchr(r->lbuf, '\0', n)) {
-			snprintf(why, whylen,
-			         "NUL byte in the line (binary values must be base64)");
-			return -1;
-		}
-		if (n == 0) {
-			if (r->len)
-				break; /* the blank line ending the record */
-			continue;
-		}
-		if (!r->len)
-			rec->first_line = r->line;
-		if (reader_append(r, r->lbuf, n) < 0) {
-			snprintf(why, whylen, "out of memory");
-			return -1;
-		}
+	}
+	int got;
+	for (;;) { /* blank lines before the record */
+		keep = r->pos;
+		if ((got = reader_line(r, &keep, &len, &n, &newline)) <= 0)
+			return got < 0 ? read_error(r, line, why, whylen) : 0;
+		if (n > 0)
+			break;
+		reader_skip(r, len, newline);
+	}
+	rec->first_line = r->line + 1;
+	size_t rec_len = 0;
+	for (;;) {
+		reader_skip(r, len, newline);
+		rec_len += len + newline;
 		rec->last_line = r->line;
 		rec->cut = !newline;
+		if ((got = reader_line(r, &keep, &len, &n, &newline)) < 0)
+			return read_error(r, line, why, whylen);
+		if (got == 0)
+			break;
+		if (n == 0) { /* the blank line ending the record */
+			reader_skip(r, len, newline);
+			break;
+		}
 	}
-	rec->text = r->text;
-	rec->len = r->len;
-	return r->len ? 1 : 0;
-}
-
-void ldif_reader_close(struct ldif_reader *r)
-{
-	if (r->fp)
-		fclose(r->fp);
-	free(r->text);
-	free(r->lbuf);
-	memset(r, 0, sizeof(*r));
-}
-
-unsigned long ldif_record_type_line(const char *text, unsigned long first_line, const char *type,
-                                    int n)
-{
-	size_t tlen = strlen(type);
-	unsigned long line = first_line;
-	for (const char *p = text; *p; line++) {
-		const char *end = strchr(p, '\n');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		/* Not a continuation (" ...") or a comment: "type:", "type::" or "type:<". */
-		if (p[0] != ' ' && p[0] != '#' && len > tlen && p[tlen] == ':' &&
-		    strncasecmp(p, type, tlen) == 0 && n-- == 0)
-			return line;
-		p += len + (end != NULL);
-	}
-	return 0;
+	rec->text = r->buf + keep;
+	rec->len = rec_len;
+	return 1;
 }

@@ -213,7 +213,7 @@ expect_grep "cn=Subschema holds matching rules" "^matchingRules: ( 2.5.13.2 NAME
 expect_grep "cn=Subschema holds LDAP syntaxes" "^ldapSyntaxes: ( 1.3.6.1.4.1.1466.115.121.1.27 DESC 'INTEGER' )$" ls_ -b cn=Subschema -s base +
 expect_grep "cn=Subschema holds object classes" "^objectClasses: ( 2.16.840.1.113730.3.2.2 NAME 'inetOrgPerson'" ls_ -b cn=subschema -s base +
 expect_grep "entryDN by name" "^entryDN: uid=user3,$PEOPLE" ls_ -b "uid=user3,$PEOPLE" -s base entryDN
-expect_grep "entryUUID is an RFC 4122 UUID" "^entryUUID: [0-9a-f]\{8\}-[0-9a-f]\{4\}-4[0-9a-f]\{3\}-[89ab][0-9a-f]\{3\}-[0-9a-f]\{12\}$" ls_ -b "uid=user3,$PEOPLE" -s base +
+expect_grep "entryUUID is an RFC 9562 version 7 UUID" "^entryUUID: [0-9a-f]\{8\}-[0-9a-f]\{4\}-7[0-9a-f]\{3\}-[89ab][0-9a-f]\{3\}-[0-9a-f]\{12\}$" ls_ -b "uid=user3,$PEOPLE" -s base +
 expect_grep "hasSubordinates of a parent" "^hasSubordinates: TRUE" ls_ -b "$PEOPLE" -s base hasSubordinates
 expect_grep "structuralObjectClass" "^structuralObjectClass: inetOrgPerson" ls_ -b "uid=user3,$PEOPLE" -s base +
 expect_grep "createTimestamp is the import's time" "^createTimestamp: 20[0-9]\{12\}Z$" ls_ -b "uid=user3,$PEOPLE" -s base createTimestamp
