@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "storage/entry.h"
+
 /* Bytes asked of each read(2); the buffer grows beyond it only for a longer record. */
 #define READER_CHUNK (1u << 20)
 
@@ -77,6 +79,11 @@ static int reader_line(struct ldif_reader *r, size_t *keep, size_t *len, size_t 
 			*newline = nl != NULL;
 			return 1;
 		}
+		if (r->end - *keep >= LDIF_RECORD_MAX_BYTES) {
+			errno =
+			    EFBIG; /* not read on: the file could hold gigabytes of one record */
+			return -1;
+		}
 		if (reader_fill(r, keep) < 0)
 			return -1;
 	}
@@ -90,9 +97,19 @@ static void reader_skip(struct ldif_reader *r, size_t len, bool newline)
 	r->line++;
 }
 
-static int read_error(struct ldif_reader *r, unsigned long *line, char *why, size_t whylen)
+/* first: the record's first line, 0 before a record began. */
+static int read_error(struct ldif_reader *r, unsigned long first, unsigned long *line, char *why,
+                      size_t whylen)
 {
 	*line = r->line + 1;
+	if (errno == EFBIG) {
+		*line = first ? first : *line;
+		snprintf(why, whylen,
+		         "a record of more than %d MiB of LDIF text (an entry may take at most %d "
+		         "MiB encoded)",
+		         LDIF_RECORD_MAX_BYTES >> 20, ENTRY_MAX_BYTES >> 20);
+		return -1;
+	}
 	snprintf(why, whylen, "%s", errno == ENOMEM ? "out of memory" : "read error: ");
 	if (errno != ENOMEM)
 		snprintf(why + strlen(why), whylen - strlen(why), "%s", strerror(errno));
@@ -108,7 +125,7 @@ int ldif_reader_next(struct ldif_reader *r, struct ldif_record *rec, unsigned lo
 	if (!r->begun) {
 		while (r->end - r->pos < 3 && !r->eof)
 			if (reader_fill(r, &keep) < 0)
-				return read_error(r, line, why, whylen);
+				return read_error(r, 0, line, why, whylen);
 		r->begun = true;
 		if (r->end - r->pos >= 3 && memcmp(r->buf + r->pos, "\xEF\xBB\xBF", 3) == 0) {
 			*line = 1;
@@ -124,7 +141,7 @@ int ldif_reader_next(struct ldif_reader *r, struct ldif_record *rec, unsigned lo
 	for (;;) { /* blank lines before the record */
 		keep = r->pos;
 		if ((got = reader_line(r, &keep, &len, &n, &newline)) <= 0)
-			return got < 0 ? read_error(r, line, why, whylen) : 0;
+			return got < 0 ? read_error(r, 0, line, why, whylen) : 0;
 		if (n > 0)
 			break;
 		reader_skip(r, len, newline);
@@ -137,7 +154,7 @@ int ldif_reader_next(struct ldif_reader *r, struct ldif_record *rec, unsigned lo
 		rec->last_line = r->line;
 		rec->cut = !newline;
 		if ((got = reader_line(r, &keep, &len, &n, &newline)) < 0)
-			return read_error(r, line, why, whylen);
+			return read_error(r, rec->first_line, line, why, whylen);
 		if (got == 0)
 			break;
 		if (n == 0) { /* the blank line ending the record */

@@ -19,6 +19,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* The most LDIF text one record may take: four times what an entry may take encoded
+ * (ENTRY_MAX_BYTES; base64, folding and type names make the text longer than the entry).
+ * A longer record is an error at its first line, before the file is read any further. */
+#define LDIF_RECORD_MAX_BYTES (64 * 1024 * 1024)
+
 struct ldif_reader {
 	int fd;
 	unsigned long line; /* physical lines framed so far */
@@ -42,7 +47,7 @@ int ldif_reader_open(struct ldif_reader *r, const char *path);
 /*
  * Reads the next record into *rec. Returns 1, 0 at the end of the file, or -1
  * with *line and why set: a UTF-8 byte order mark on line 1, a read error (why
- * holds strerror's text) or no memory.
+ * holds strerror's text), a record longer than LDIF_RECORD_MAX_BYTES or no memory.
  */
 int ldif_reader_next(struct ldif_reader *r, struct ldif_record *rec, unsigned long *line, char *why,
                      size_t whylen);

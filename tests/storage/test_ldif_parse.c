@@ -452,6 +452,43 @@ static bool same_bv(const struct berval *a, const struct berval *b)
 	return a->bv_len == b->bv_len && memcmp(a->bv_val, b->bv_val, a->bv_len) == 0;
 }
 
+/* A record of more LDIF text than LDIF_RECORD_MAX_BYTES is refused at its first line, and
+ * the file is not read to the end of it: a first record that fits is framed, then the
+ * long one (lines of 1 MiB, then one line with no end) stops the reader. */
+START_TEST(reader_record_too_long)
+{
+	char path[] = "/tmp/minidir-ldif-XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	FILE *fp = fdopen(fd, "wb");
+	ck_assert_ptr_nonnull(fp);
+	fputs("dn: a\ncn: b\n\ndn: c\n", fp);
+	char *line = malloc(1u << 20);
+	ck_assert_ptr_nonnull(line);
+	memset(line, 'x', 1u << 20);
+	memcpy(line, "cn: ", 4);
+	line[(1u << 20) - 1] = '\n';
+	for (unsigned i = 0; i < (LDIF_RECORD_MAX_BYTES >> 20) + 2; i++)
+		ck_assert_uint_eq(fwrite(line, 1, 1u << 20, fp), 1u << 20);
+	ck_assert_uint_eq(fwrite(line, 1, (1u << 20) - 1, fp), (1u << 20) - 1); /* no LF */
+	free(line);
+	fclose(fp);
+	struct ldif_reader r;
+	struct ldif_record rec;
+	unsigned long at;
+	char msg[256];
+	ck_assert_int_eq(ldif_reader_open(&r, path), 0);
+	ck_assert_int_eq(ldif_reader_next(&r, &rec, &at, msg, sizeof(msg)), 1);
+	ck_assert_uint_eq(rec.first_line, 1);
+	ck_assert_int_eq(ldif_reader_next(&r, &rec, &at, msg, sizeof(msg)), -1);
+	ck_assert_uint_eq(at, 4);
+	ck_assert_msg(strstr(msg, "more than 64 MiB of LDIF text") != NULL, "%s", msg);
+	ck_assert_uint_le(r.cap, 2u * LDIF_RECORD_MAX_BYTES);
+	ldif_reader_close(&r);
+	unlink(path);
+}
+END_TEST
+
 START_TEST(differential_against_libldap)
 {
 	struct buf rec = {0}, lib = {0};
@@ -532,6 +569,7 @@ static Suite *ldif_parse_suite(void)
 	tcase_add_test(tc, errors_and_lines);
 	tcase_add_test(tc, many_types);
 	tcase_add_test(tc, reader_framing);
+	tcase_add_test(tc, reader_record_too_long);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, differential_against_libldap);
 	suite_add_tcase(s, tc);
