@@ -385,6 +385,11 @@ int db_get_entry(const struct db *db, MDB_txn *txn, entry_id id, struct entry_vi
 	int rc = mdb_get(txn, db->id2entry, &k, &v);
 	if (rc)
 		return rc;
+	/* The entry is parsed now and walked whole to answer it: its cache lines asked for
+	 * at once miss together instead of one after another (the first KiB: a lookup's
+	 * entry is a few hundred bytes). */
+	for (size_t off = 64; off < v.mv_size && off < 1024; off += 64)
+		__builtin_prefetch((const char *)v.mv_data + off);
 	return entry_parse(v.mv_data, v.mv_size, e) < 0 ? MDB_CORRUPTED : 0;
 }
 
