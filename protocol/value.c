@@ -115,7 +115,6 @@ static size_t fold_utf8(const char *in, size_t avail, unsigned char *o)
 	return (out << 8) | need;
 }
 
-/* Appends in with leading/trailing spaces dropped and inner runs folded to one. */
 /* Eight copies of byte b, one in each byte of a word. */
 #define BYTES8(b) (0x0101010101010101ull * (uint8_t)(b))
 
@@ -143,6 +142,7 @@ static size_t ascii_words(const char *in, size_t len, unsigned char *o, int lowe
 	return i;
 }
 
+/* Appends in with leading/trailing spaces dropped and inner runs folded to one. */
 static int fold_spaces(const char *in, size_t len, struct buf *out, int lower, int drop_hyphens)
 {
 	if (len == 0)
@@ -150,17 +150,10 @@ static int fold_spaces(const char *in, size_t len, struct buf *out, int lower, i
 	if (buf_reserve(out, len) < 0)
 		return -1;
 	unsigned char *o = out->data + out->len;
-	size_t i = 0;
-	/* The usual value (a uid, a mail address): ASCII without spaces, copied and folded
-	 * a word, then a byte, at a time up to the first space or non-ASCII byte, if any. */
-	if (!drop_hyphens)
-		for (i = ascii_words(in, len, o, lower); i < len; i++) {
-			unsigned char c = (unsigned char)in[i];
-			if (c == ' ' || c >= 0x80)
-				break;
-			o[i] = lower && (unsigned)(c - 'A') < 26u ? (unsigned char)(c + ('a' - 'A'))
-			                                          : c;
-		}
+	/* The usual value (a uid, a mail address) starts with ASCII without spaces: that
+	 * much goes a word at a time, the rest (and every byte of a hyphen-dropping rule)
+	 * through the loop below. */
+	size_t i = drop_hyphens ? 0 : ascii_words(in, len, o, lower);
 	size_t n = i;
 	int pending_space = 0;
 	for (; i < len; i++) {
