@@ -72,11 +72,7 @@ fi
 
 # Starts minidir on $work/minidir.conf; sets pid, port and URI.
 start_server() {
-	: > "$work/minidir.log"
-	"$BUILD/minidir" -f "$work/minidir.conf" 2> "$work/minidir.log" &
-	pid=$!
-	pids+=("$pid")
-	port=$(wait_port "$work/minidir.log")
+	start_minidir "$work/minidir.conf" "$work/minidir.log"
 	[ -n "$port" ] || not_ok "server did not start: $(cat "$work/minidir.log")"
 	URI=ldap://127.0.0.1:$port
 }

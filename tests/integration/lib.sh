@@ -44,6 +44,16 @@ cleanup_server_and_work() {
 # wait_port LOG [SCHEME [WORDS [SECONDS]]]: the port minidir logged (shared with bench/lib.sh).
 . scripts/wait_port.sh
 
+# start_minidir CONF LOG: starts $BUILD/minidir on CONF with its stderr in LOG (emptied
+# first); sets pid (added to pids, stopped at exit) and port (empty if it did not start).
+start_minidir() {
+	: > "$2"
+	"$BUILD/minidir" -f "$1" 2> "$2" &
+	pid=$!
+	pids+=("$pid")
+	port=$(wait_port "$2")
+}
+
 # Turns ldapclient's "ok - ..." / "not ok - ..." output into ok/not_ok lines, with PREFIX.
 client_report() {
 	local prefix=$1 out=$2

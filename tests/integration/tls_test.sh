@@ -44,11 +44,7 @@ write_conf() {
 # start NAME: starts minidir on NAME.conf; sets pid, port (ldap://) and sport (ldaps://).
 start() {
 	local name=$1
-	: > "$work/$name.log"
-	"$BUILD/minidir" -f "$work/$name.conf" 2> "$work/$name.log" &
-	pid=$!
-	pids+=("$pid")
-	port=$(wait_port "$work/$name.log")
+	start_minidir "$work/$name.conf" "$work/$name.log"
 	sport=$(wait_port "$work/$name.log" ldaps)
 	if [ -z "$port" ] || [ -z "$sport" ]; then
 		not_ok "$name: server did not start: $(cat "$work/$name.log")"
@@ -322,13 +318,7 @@ me_uid=$(id -u) me_gid=$(id -g)
 peer_dn="gidNumber=$me_gid+uidNumber=$me_uid,cn=peercred,cn=external,cn=auth"
 printf '%s\n' "listen = 127.0.0.1:0" "listen = ldapi://$work/ldapi" "database = $work/db.mdb" \
 	"suffix = $BASE" "rootdn = $peer_dn" > "$work/local.conf"
-start_local() {
-	: > "$work/local.log"
-	"$BUILD/minidir" -f "$work/local.conf" 2> "$work/local.log" &
-	pid=$!
-	pids+=("$pid")
-	port=$(wait_port "$work/local.log")
-}
+start_local() { start_minidir "$work/local.conf" "$work/local.log"; }
 start_local
 I="ldapi://$(printf '%s' "$work/ldapi" | sed 's#/#%2F#g')"
 if [ -S "$work/ldapi" ] && [ "$(stat -c %a "$work/ldapi")" = 666 ]; then
@@ -364,11 +354,7 @@ listen = 127.0.0.1:0
 database = $work/db.mdb
 suffix = $BASE
 EOF
-: > "$work/plain.log"
-"$BUILD/minidir" -f "$work/plain.conf" 2> "$work/plain.log" &
-pid=$!
-pids+=("$pid")
-port=$(wait_port "$work/plain.log")
+start_minidir "$work/plain.conf" "$work/plain.log"
 check "StartTLS without TLS configured: a clear error" 1 "TLS is not configured" \
 	"${LS[@]}" -ZZ -H "ldap://127.0.0.1:$port" -b "" -s base
 stop "$pid" plain
