@@ -17,7 +17,8 @@
 # Last, where minidir's time goes beyond the floor's: `perf record` (cpu-clock samples,
 # which a virtual machine without hardware counters still has) of each server under the
 # 16-in-flight load for SECS seconds, summed by what the time was spent in (the kernel,
-# LMDB, minidir's own code, libc, ...) and minidir's top symbols. PROFILE=0 skips it.
+# LMDB, minidir's own code, libc, ...) and minidir's top symbols. PROFILE=0 skips it;
+# where perf record cannot run, a line says so instead.
 #
 #   bench/floor.sh                      # 3 rounds of 3 s per server and load: ~1 minute
 #   ROUNDS=5 SECONDS_PER_RUN=5 bench/floor.sh
@@ -138,4 +139,7 @@ if [ "$PROFILE" = 1 ] && perf record -q -e cpu-clock -o "$work/perf.probe" -- tr
 	echo "minidir's (epoll) top symbols:"
 	perf report -i "$work/perf.data.minidir" --sort dso,sym --stdio 2> /dev/null |
 		awk '/^ +[0-9.]+%/ { n++; if (n <= 15) { $3 = ""; print "  " $0 } }'
+elif [ "$PROFILE" = 1 ]; then
+	echo
+	echo "no profile: perf record -e cpu-clock cannot run here (perf missing, or perf_event_paranoid)"
 fi
