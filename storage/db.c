@@ -185,6 +185,32 @@ static int get_id(MDB_txn *txn, MDB_dbi dbi, const void *key, size_t len, entry_
 	return 0;
 }
 
+/* Room for every ID of a file opened read-only (its largest ID is its last key). */
+static int alloc_records_at(struct db *db, MDB_txn *txn)
+{
+	MDB_cursor *cur;
+	MDB_val k, v;
+	int rc = mdb_cursor_open(txn, db->id2entry, &cur);
+	if (rc)
+		return rc;
+	rc = mdb_cursor_get(cur, &k, &v, MDB_LAST);
+	mdb_cursor_close(cur);
+	if (rc == MDB_NOTFOUND)
+		return 0;
+	entry_id last;
+	if (rc || k.mv_size != sizeof(last))
+		return rc ? rc : MDB_CORRUPTED;
+	memcpy(&last, k.mv_data, sizeof(last));
+	if (last == UINT32_MAX)
+		return 0;
+	/* calloc of this size maps zero pages: only those written to take memory. */
+	db->records_at = calloc((size_t)last + 1, sizeof(*db->records_at));
+	if (!db->records_at)
+		return ENOMEM;
+	db->records_at_count = last + 1;
+	return 0;
+}
+
 static int open_mode(struct db *db, const char *path, enum open_mode mode, const char *suffix,
                      char *const *index, int nindex, char *err, size_t errlen)
 {
@@ -257,6 +283,10 @@ static int open_mode(struct db *db, const char *path, enum open_mode mode, const
 	if (mode == OPEN_READ &&
 	    get_id(txn, db->dn2id, db->suffix_key.data, db->suffix_key.len, &db->suffix_id) != 0)
 		db->suffix_id = 0;
+	if (mode == OPEN_READ && (rc = alloc_records_at(db, txn)) != 0) {
+		fail(err, errlen, "reading id2entry", path, rc);
+		goto bad;
+	}
 	if ((rc = mdb_txn_commit(txn)) != 0) {
 		txn = NULL;
 		fail(err, errlen, "committing", path, rc);
@@ -312,6 +342,7 @@ void db_close(struct db *db)
 		mdb_env_close(db->env);
 	buf_free(&db->suffix);
 	buf_free(&db->suffix_key);
+	free(db->records_at);
 	memset(db, 0, sizeof(*db));
 }
 
@@ -382,9 +413,19 @@ int db_dn2id(const struct db *db, MDB_txn *txn, const void *key, size_t keylen, 
 int db_get_entry(const struct db *db, MDB_txn *txn, entry_id id, struct entry_view *e)
 {
 	MDB_val k = {sizeof(id), &id}, v;
-	int rc = mdb_get(txn, db->id2entry, &k, &v);
-	if (rc)
-		return rc;
+	struct db_record_at *at = id < db->records_at_count ? &db->records_at[id] : NULL;
+	if (at && (v.mv_data = (void *)atomic_load_explicit(&at->data, memory_order_acquire))) {
+		v.mv_size = atomic_load_explicit(&at->size, memory_order_relaxed);
+	} else {
+		int rc = mdb_get(txn, db->id2entry, &k, &v);
+		if (rc)
+			return rc;
+		if (at && v.mv_size <= ENTRY_MAX_BYTES) {
+			/* The file never changes: the record stays where it is while it is open. */
+			atomic_store_explicit(&at->size, (uint32_t)v.mv_size, memory_order_relaxed);
+			atomic_store_explicit(&at->data, v.mv_data, memory_order_release);
+		}
+	}
 	/* The entry is parsed now and walked whole to answer it: its cache lines asked for
 	 * at once miss together instead of one after another (the first KiB: a lookup's
 	 * entry is a few hundred bytes). */

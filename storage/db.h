@@ -28,6 +28,7 @@
 #define MINIDIR_STORAGE_DB_H
 
 #include <lmdb.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -53,6 +54,12 @@ struct db_index {
 	enum match_rule rule;
 };
 
+/* Where a record of id2entry lies in the map of a file that never changes. */
+struct db_record_at {
+	_Atomic(const void *) data; /* NULL: not looked up yet */
+	_Atomic uint32_t size;      /* stored before data is */
+};
+
 struct db {
 	MDB_env *env;
 	MDB_dbi id2entry, dn2id, children, memberof, memberdn, uuid2id, meta, opattrs;
@@ -65,6 +72,12 @@ struct db {
 	struct buf suffix;     /* normalized suffix DN */
 	struct buf suffix_key; /* its reversed key */
 	entry_id suffix_id;    /* its entry's ID in a file opened read-only (0: look it up) */
+	/* A file opened read-only: the records of IDs below records_at_count, as each is first
+	 * read, so that reading one again skips id2entry's B-tree (its leaf pages' cache
+	 * misses were a lookup's largest cost). Shared by every thread reading the file; its
+	 * pages are touched only as entries are read. NULL for a file changed in place. */
+	struct db_record_at *records_at;
+	entry_id records_at_count;
 	size_t entries;
 	char created[32];   /* when the import ran, GeneralizedTime */
 	char creator[1024]; /* the DN the import ran as ("" if none) */

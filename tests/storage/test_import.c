@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <glob.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -469,6 +470,78 @@ START_TEST(candidates_resume_across_transactions)
 END_TEST
 
 /* Normalized index key of value under attribute attr's rule. */
+/* ---- reading a record again (db.h's records_at) ---- */
+
+struct reread {
+	struct db *db;
+	size_t count;
+	struct buf *first; /* the records' bytes as the first read returned them */
+	int mismatches;
+};
+
+static void *reread_all(void *arg)
+{
+	struct reread *r = arg;
+	MDB_txn *txn;
+	if (mdb_txn_begin(r->db->env, NULL, MDB_RDONLY, &txn) != 0) {
+		r->mismatches = -1;
+		return NULL;
+	}
+	for (int pass = 0; pass < 3; pass++)
+		for (entry_id id = 1; id <= r->count; id++) {
+			struct entry_view e;
+			const struct buf *b = &r->first[id];
+			if (db_get_entry(r->db, txn, id, &e) != 0 || e.oplen != b->len ||
+			    memcmp(e.op, b->data, b->len) != 0)
+				r->mismatches++;
+		}
+	mdb_txn_abort(txn);
+	return NULL;
+}
+
+START_TEST(records_read_again)
+{
+	size_t count;
+	import_good(&count);
+	struct db db;
+	open_db(&db, db_path);
+	/* Room for every ID of the file, none of it filled before a read. */
+	ck_assert_ptr_nonnull(db.records_at);
+	ck_assert_uint_eq(db.records_at_count, count + 1);
+	MDB_txn *txn;
+	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
+	struct buf *first = calloc(count + 1, sizeof(*first));
+	for (entry_id id = 1; id <= count; id++) {
+		struct entry_view e;
+		ck_assert_ptr_null(atomic_load(&db.records_at[id].data));
+		ck_assert_int_eq(db_get_entry(&db, txn, id, &e), 0);
+		ck_assert_int_eq(buf_append(&first[id], e.op, e.oplen), 0);
+		ck_assert_ptr_nonnull(atomic_load(&db.records_at[id].data));
+	}
+	/* IDs with no record are not found however often they are asked for. */
+	struct entry_view e;
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(db_get_entry(&db, txn, 0, &e), MDB_NOTFOUND);
+		ck_assert_int_eq(db_get_entry(&db, txn, (entry_id)(count + 1), &e), MDB_NOTFOUND);
+	}
+	mdb_txn_abort(txn);
+
+	/* Read again from two threads, in transactions of their own: the same bytes. */
+	struct reread r[2] = {{&db, count, first, 0}, {&db, count, first, 0}};
+	pthread_t t[2];
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, reread_all, &r[i]), 0);
+	for (int i = 0; i < 2; i++) {
+		pthread_join(t[i], NULL);
+		ck_assert_int_eq(r[i].mismatches, 0);
+	}
+	for (entry_id id = 1; id <= count; id++)
+		buf_free(&first[id]);
+	free(first);
+	db_close(&db);
+}
+END_TEST
+
 static size_t index_ids(struct db *db, MDB_txn *txn, const char *attr, const char *value,
                         entry_id *ids)
 {
@@ -977,6 +1050,7 @@ static Suite *import_suite(void)
 	tcase_add_test(tc, candidates_subtree);
 	tcase_add_test(tc, candidates_resume_across_transactions);
 	tcase_add_test(tc, candidates_index);
+	tcase_add_test(tc, records_read_again);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("failures");
