@@ -30,7 +30,7 @@ static bool indexed_candidates(const struct db *db, MDB_txn *txn, const struct f
 		if (!index_answers(db, one, &ix))
 			continue;
 		struct candidates c;
-		cand_init_index(&c, ix, one->value.val, one->value.len);
+		cand_init_index(&c, db, ix, one->value.val, one->value.len);
 		size_t n = need_count ? cand_count(&c, txn) : 0; /* 0: fewer than any scope */
 		if (!found || n < *best_count) {
 			if (found)

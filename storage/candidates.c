@@ -28,10 +28,12 @@ void cand_init_subtree(struct candidates *c, const struct db *db, const void *ke
 	c->keylen = keylen;
 }
 
-void cand_init_index(struct candidates *c, const struct db_index *ix, const void *value, size_t len)
+void cand_init_index(struct candidates *c, const struct db *db, const struct db_index *ix,
+                     const void *value, size_t len)
 {
 	memset(c, 0, sizeof(*c));
 	c->kind = CAND_INDEX;
+	c->memo = db->index_memo.slot ? &db->index_memo : NULL;
 	c->dbi = ix->dbi;
 	c->key = value;
 	c->keylen = db_index_keylen(len);
@@ -68,9 +70,14 @@ size_t cand_count(struct candidates *c, MDB_txn *txn)
 int cand_begin(struct candidates *c, MDB_txn *txn, struct cursor_pool *pool)
 {
 	c->positioned = false; /* a renewed cursor (or a new one) sits nowhere */
-	if (c->kind == CAND_ONE)
-		return 0;
-	return cursor_pool_take(pool, txn, c->dbi, &c->cursor);
+	c->txn = txn;
+	c->pool = pool;
+	return 0;
+}
+
+static int take_cursor(struct candidates *c)
+{
+	return c->cursor ? 0 : cursor_pool_take(c->pool, c->txn, c->dbi, &c->cursor);
 }
 
 void cand_end(struct candidates *c, struct cursor_pool *pool)
@@ -79,12 +86,40 @@ void cand_end(struct candidates *c, struct cursor_pool *pool)
 		cursor_pool_give(pool, c->cursor);
 		c->cursor = NULL;
 	}
+	c->txn = NULL;
+	c->pool = NULL;
 }
 
 void cand_free(struct candidates *c)
 {
 	cand_end(c, NULL);
 	buf_free(&c->pos);
+}
+
+/* The first ID under key k (positioning the cursor, unless the file's memo has the key: an
+ * index key found to hold one ID goes into it). Returns 0, MDB_NOTFOUND or an LMDB error. */
+static int first_dup(struct candidates *c, MDB_val *k, entry_id *id)
+{
+	if (c->memo && key_memo_get(c->memo, c->dbi, k->mv_data, k->mv_size, id)) {
+		c->single = true;
+		return 0;
+	}
+	MDB_val v;
+	int rc = take_cursor(c);
+	if (rc == 0)
+		rc = mdb_cursor_get(c->cursor, k, &v, MDB_SET_KEY);
+	if (rc == 0 && v.mv_size != sizeof(*id))
+		rc = MDB_CORRUPTED;
+	c->positioned = rc == 0;
+	if (rc)
+		return rc;
+	memcpy(id, v.mv_data, sizeof(*id));
+	size_t n;
+	if (c->memo && mdb_cursor_count(c->cursor, &n) == 0 && n == 1) {
+		c->single = true;
+		key_memo_put(c->memo, c->dbi, k->mv_data, k->mv_size, *id);
+	}
+	return 0;
 }
 
 /* Next duplicate ID after c->last under c->key (children and index sets). */
@@ -94,9 +129,13 @@ static int next_dup(struct candidates *c, entry_id *id)
 	int rc;
 	if (k.mv_size == 0) /* an empty index value never has candidates */
 		return MDB_NOTFOUND;
-	if (!c->started) {
-		rc = mdb_cursor_get(c->cursor, &k, &v, MDB_SET_KEY);
-	} else if (c->positioned) { /* the same transaction: step, no descent */
+	if (!c->started)
+		return first_dup(c, &k, id);
+	if (c->single)
+		return MDB_NOTFOUND;
+	if ((rc = take_cursor(c)) != 0)
+		return rc;
+	if (c->positioned) { /* the same transaction: step, no descent */
 		rc = mdb_cursor_get(c->cursor, &k, &v, MDB_NEXT_DUP);
 	} else {
 		entry_id after = c->last + 1;
@@ -117,6 +156,8 @@ static int next_subtree(struct candidates *c, entry_id *id)
 {
 	MDB_val k, v;
 	int rc;
+	if ((rc = take_cursor(c)) != 0)
+		return rc;
 	if (!c->started) {
 		k = key_of(c);
 		rc = mdb_cursor_get(c->cursor, &k, &v, MDB_SET_RANGE);

@@ -31,18 +31,24 @@ struct candidates {
 	entry_id last;   /* one: the ID; children/index: the last ID returned */
 	bool started;
 	bool done;
-	bool positioned;    /* the cursor sits on the last ID returned (this cand_begin) */
-	MDB_cursor *cursor; /* valid between cand_begin and cand_end */
+	bool positioned;             /* the cursor sits on the last ID returned (this cand_begin) */
+	bool single;                 /* index: the key holds one ID, the one returned */
+	const struct key_memo *memo; /* index: the file's memo of one-ID keys, or NULL */
+	/* Between cand_begin and cand_end: the transaction, and the cursor, taken from pool
+	 * when first needed (an index key the memo holds needs none). */
+	MDB_txn *txn;
+	struct cursor_pool *pool;
+	MDB_cursor *cursor;
 };
 
 /* A set to read: one ID, the children of parent, the dn2id keys below key[0..keylen), or the
- * IDs under value[0..len) in index ix. key and value are borrowed, not copied (the set
+ * IDs under value[0..len) in index ix of db. key and value are borrowed, not copied (the set
  * allocates nothing here): they must outlive it. */
 void cand_init_one(struct candidates *c, entry_id id);
 void cand_init_children(struct candidates *c, const struct db *db, entry_id parent);
 void cand_init_subtree(struct candidates *c, const struct db *db, const void *key, size_t keylen);
-void cand_init_index(struct candidates *c, const struct db_index *ix, const void *value,
-                     size_t len);
+void cand_init_index(struct candidates *c, const struct db *db, const struct db_index *ix,
+                     const void *value, size_t len);
 
 /*
  * Number of candidates for an index or children set, an estimate used to
@@ -50,8 +56,8 @@ void cand_init_index(struct candidates *c, const struct db_index *ix, const void
  */
 size_t cand_count(struct candidates *c, MDB_txn *txn);
 
-/* Attaches c to a read transaction, its cursor from pool (NULL: none, a cursor of its
- * own). Returns 0 or an LMDB error. */
+/* Attaches c to a read transaction, its cursor to come from pool (NULL: none, a cursor
+ * of its own). Returns 0 or an LMDB error. */
 int cand_begin(struct candidates *c, MDB_txn *txn, struct cursor_pool *pool);
 /* Next candidate: 0 with *id set, MDB_NOTFOUND at the end, or an LMDB error. */
 int cand_next(struct candidates *c, entry_id *id);

@@ -287,6 +287,10 @@ static int open_mode(struct db *db, const char *path, enum open_mode mode, const
 		fail(err, errlen, "reading id2entry", path, rc);
 		goto bad;
 	}
+	if (mode == OPEN_READ && key_memo_init(&db->index_memo, db->entries * 2) < 0) {
+		fail(err, errlen, "opening", path, ENOMEM);
+		goto bad;
+	}
 	if ((rc = mdb_txn_commit(txn)) != 0) {
 		txn = NULL;
 		fail(err, errlen, "committing", path, rc);
@@ -343,6 +347,7 @@ void db_close(struct db *db)
 	buf_free(&db->suffix);
 	buf_free(&db->suffix_key);
 	free(db->records_at);
+	key_memo_free(&db->index_memo);
 	memset(db, 0, sizeof(*db));
 }
 

@@ -34,6 +34,7 @@
 
 #include "protocol/match.h"
 #include "storage/entry.h"
+#include "storage/key_memo.h"
 
 /* minidir-3: objectClass keys include superclasses; memberof and eq.memberof.
  * minidir-4: uuid2id and memberdn. */
@@ -78,6 +79,10 @@ struct db {
 	 * pages are touched only as entries are read. NULL for a file changed in place. */
 	struct db_record_at *records_at;
 	entry_id records_at_count;
+	/* A file opened read-only: its equality-index keys that hold one ID, as each is
+	 * first looked up (storage/key_memo.h). Zeroed (no slots) for a file changed in
+	 * place. */
+	struct key_memo index_memo;
 	size_t entries;
 	char created[32];   /* when the import ran, GeneralizedTime */
 	char creator[1024]; /* the DN the import ran as ("" if none) */

@@ -550,7 +550,7 @@ static size_t index_ids(struct db *db, MDB_txn *txn, const char *attr, const cha
 	struct buf v = {0};
 	ck_assert_int_eq(match_normalize(ix->rule, value, strlen(value), &v), 0);
 	struct candidates c;
-	cand_init_index(&c, ix, v.data, v.len);
+	cand_init_index(&c, db, ix, v.data, v.len);
 	size_t est = cand_count(&c, txn);
 	size_t n = drain(&c, txn, ids, MAX_DNS);
 	ck_assert_uint_eq(est, n);

@@ -1,0 +1,54 @@
+/*
+ * Equality-index keys of a file opened read-only that hold exactly one ID, remembered
+ * as each is first looked up: looking one up again is a hash, a slot and a compare
+ * with the key's bytes in the map, where LMDB descends the index's B-tree (about 1,200
+ * instructions and a cache miss a level). The lookups a directory answers most are of
+ * this kind: uid, mail, uidNumber, each naming one entry.
+ *
+ * Slots are direct-mapped (a key whose slot is taken replaces what was there) and hold
+ * a pointer to the key in LMDB's map, which stays valid while the file is open because
+ * the file never changes (storage/db.h). Keys that hold several IDs, and keys not
+ * found, are not remembered.
+ *
+ * Thread rules: any number of threads get and put at once. Each slot is a sequence lock:
+ * a reader that sees it change under it takes it as a miss; a writer that finds another
+ * one in it leaves it.
+ */
+#ifndef MINIDIR_STORAGE_KEY_MEMO_H
+#define MINIDIR_STORAGE_KEY_MEMO_H
+
+#include <lmdb.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Slots at most: 24 MiB of them, touched only as they are written. */
+#define KEY_MEMO_MAX_SLOTS ((size_t)1 << 20)
+
+struct key_memo_slot {
+	_Atomic uint32_t seq;      /* odd while a writer fills the slot; 0: never filled */
+	_Atomic uint32_t id;       /* the key's one ID */
+	_Atomic(const void *) key; /* the key's bytes in the map */
+	_Atomic uint32_t dbi_len;  /* the index's table << 16 | the key's length */
+};
+
+struct key_memo {
+	struct key_memo_slot *slot;
+	size_t mask; /* slots - 1; a power of two */
+};
+
+/* Room for about keys keys (twice as many slots, at most KEY_MEMO_MAX_SLOTS).
+ * Returns 0, or -1 when out of memory. */
+int key_memo_init(struct key_memo *m, size_t keys);
+void key_memo_free(struct key_memo *m);
+
+/* The ID of key[0..len) in table dbi, if remembered: true with *id set. */
+bool key_memo_get(const struct key_memo *m, MDB_dbi dbi, const void *key, size_t len, uint32_t *id);
+
+/* Remembers that key[0..len) (its bytes in the map of a file that never changes) holds
+ * the one ID id in table dbi. Keys longer than 65535 bytes or tables past 65535 are not.
+ * (m is const: its slots change, not where they are.) */
+void key_memo_put(const struct key_memo *m, MDB_dbi dbi, const void *key, size_t len, uint32_t id);
+
+#endif
