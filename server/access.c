@@ -499,6 +499,42 @@ static void decide(struct access_entry *ae, struct access_op *op, entry_id id,
 		init_gates(ae);
 }
 
+/*
+ * What an anonymous client may do when the rules cannot tell entries apart (entry_free):
+ * the same for every operation, as the rules do not change while workers run. A worker
+ * decides it once and keeps it. Its op is its own, holding what the gates read of one
+ * (rules, bypass), so that it outlives the operation that made it.
+ */
+struct access_anonymous {
+	struct access_op op;
+	struct access_entry d;
+};
+
+/* The worker's anonymous decision, made now from op's first entry if not yet; NULL when
+ * out of memory (the operation decides for itself then). */
+static const struct access_entry *anonymous(struct access_op *op, entry_id id,
+                                            const struct entry_view *e)
+{
+	struct worker *w = op->c->w;
+	if (w->anonymous)
+		return &w->anonymous->d;
+	struct access_anonymous *a = calloc(1, sizeof(*a));
+	if (!a)
+		return NULL;
+	a->op = (struct access_op){.rules = op->rules};
+	a->d.op = &a->op;         /* what the gates read */
+	decide(&a->d, op, id, e); /* op: the client's, anonymous */
+	a->d.e = NULL;            /* e is borrowed for this entry only */
+	w->anonymous = a;
+	return &a->d;
+}
+
+void access_worker_free(struct worker *w)
+{
+	free(w->anonymous);
+	w->anonymous = NULL;
+}
+
 void access_entry_init(struct access_entry *ae, struct access_op *op, entry_id id,
                        const struct entry_view *e)
 {
@@ -508,12 +544,17 @@ void access_entry_init(struct access_entry *ae, struct access_op *op, entry_id i
 		decide(ae, op, id, e);
 		return;
 	}
-	struct access_entry *d = &op->cache;
-	if (!op->cached) {
-		d->op = op;
-		decide(d, op, id, e);
-		d->e = NULL; /* e is borrowed for this entry only */
-		op->cached = true;
+	const struct access_entry *d = NULL;
+	if (op->c->auth == AUTH_ANONYMOUS)
+		d = anonymous(op, id, e);
+	if (!d) {
+		d = &op->cache;
+		if (!op->cached) {
+			op->cache.op = op;
+			decide(&op->cache, op, id, e);
+			op->cache.e = NULL; /* e is borrowed for this entry only */
+			op->cached = true;
+		}
 	}
 	ae->d = d; /* n, rule and level are read through d */
 	ae->entry = d->entry;

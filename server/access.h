@@ -84,6 +84,9 @@ struct access_op {
  * cache starts empty. */
 void access_op_init(struct access_op *op, struct conn *c);
 
+/* Lets go of what w kept of the access rules' decisions (after its thread stopped). */
+void access_worker_free(struct worker *w);
+
 /* True if op's client has at least need on every entry itself ("entry"), whatever the
  * entry: a fast answer that spares looking the entry up; false means "look". */
 bool access_entry_granted(const struct access_op *op, enum access_level need);

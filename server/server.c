@@ -282,6 +282,7 @@ void server_stop(struct server *srv)
 		for (int j = 0; j < w->nlisten; j++)
 			close(w->listenfd[j]);
 		cursor_pool_reset(&w->cursors, NULL);
+		access_worker_free(w);
 		if (w->txn)
 			mdb_txn_abort(w->txn);
 		db_gen_release(w->gen);

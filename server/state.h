@@ -51,12 +51,14 @@ struct worker {
 	MDB_txn *txn;        /* its read transaction on gen (db_gen_txn_begin, _end) */
 	bool txn_open;       /* txn is open, not reset: kept between operations on a file
 	                        that never changes in place */
-	struct cursor_pool cursors; /* searches' spare cursors on gen's environment */
-	struct db_hold *holds;      /* operations reading a generation over several rounds */
-	struct arena req_mem; /* a request's filter: reset before each decode, lent to a search */
-	struct buf scratch;   /* filter evaluation work space */
-	struct buf extra;     /* operational attributes of the entry being sent */
-	struct buf base_dn;   /* the last search base as sent, and its key (op_search.c) */
+	struct cursor_pool cursors;         /* searches' spare cursors on gen's environment */
+	struct access_anonymous *anonymous; /* an anonymous client's access, decided once
+	                                       (server/access.c; NULL until then) */
+	struct db_hold *holds; /* operations reading a generation over several rounds */
+	struct arena req_mem;  /* a request's filter: reset before each decode, lent to a search */
+	struct buf scratch;    /* filter evaluation work space */
+	struct buf extra;      /* operational attributes of the entry being sent */
+	struct buf base_dn;    /* the last search base as sent, and its key (op_search.c) */
 	struct buf base_key;
 	struct buf tls_in;           /* ciphertext just received, before decryption */
 	struct buf access_log;       /* access log lines not yet written (access_log.h) */
