@@ -1,60 +1,81 @@
 #include "storage/key_memo.h"
 
-#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 int key_memo_init(struct key_memo *m, size_t keys)
 {
-	size_t n = 64;
-	while (n < keys * 2 && n < KEY_MEMO_MAX_SLOTS)
-		n *= 2;
-	/* calloc of this size maps zero pages: only those written to take memory. */
-	m->slot = calloc(n, sizeof(*m->slot));
-	m->mask = n - 1;
-	return m->slot ? 0 : -1;
+	size_t slots = 64;
+	while (slots < keys * 2 && slots < KEY_MEMO_MAX_SLOTS)
+		slots *= 2;
+	/* An anonymous map: aligned to a page, so a pair is a cache line, and its zero pages
+	 * take memory only once written to. */
+	m->bytes = slots * sizeof(*m->slot);
+	m->slot = mmap(NULL, m->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m->slot == MAP_FAILED) {
+		*m = (struct key_memo){0};
+		return -1;
+	}
+	m->mask = slots / 2 - 1;
+	return 0;
 }
 
 void key_memo_free(struct key_memo *m)
 {
-	free(m->slot);
-	m->slot = NULL;
-	m->mask = 0;
+	if (m->slot)
+		munmap(m->slot, m->bytes);
+	*m = (struct key_memo){0};
 }
 
 /* FNV-1a over the table and the key: index keys are short, most under 32 bytes. */
-static size_t slot_of(const struct key_memo *m, MDB_dbi dbi, const unsigned char *key, size_t len)
+static uint64_t hash(MDB_dbi dbi, const unsigned char *key, size_t len)
 {
 	uint64_t h = 0xcbf29ce484222325u ^ dbi;
 	for (size_t i = 0; i < len; i++)
 		h = (h ^ key[i]) * 0x100000001b3u;
-	return (size_t)(h ^ h >> 32) & m->mask;
+	return h ^ h >> 32;
+}
+
+/* Whether slot s holds key[0..len) of table dbi (read under its sequence lock). */
+static bool holds(struct key_memo_slot *s, uint32_t dbi_len, const void *key, size_t len,
+                  uint32_t *id)
+{
+	uint32_t seq = atomic_load_explicit(&s->seq, memory_order_acquire);
+	if (seq == 0 || seq & 1)
+		return false;
+	uint32_t found_dbi_len = atomic_load_explicit(&s->dbi_len, memory_order_relaxed);
+	const void *at = atomic_load_explicit(&s->key, memory_order_relaxed);
+	uint32_t found = atomic_load_explicit(&s->id, memory_order_relaxed);
+	atomic_thread_fence(memory_order_acquire);
+	if (atomic_load_explicit(&s->seq, memory_order_relaxed) != seq)
+		return false; /* rewritten while read */
+	if (found_dbi_len != dbi_len || memcmp(at, key, len) != 0)
+		return false;
+	*id = found;
+	return true;
 }
 
 bool key_memo_get(const struct key_memo *m, MDB_dbi dbi, const void *key, size_t len, uint32_t *id)
 {
 	if (len > 0xffff || dbi > 0xffff)
 		return false;
-	struct key_memo_slot *s = &m->slot[slot_of(m, dbi, key, len)];
-	uint32_t seq = atomic_load_explicit(&s->seq, memory_order_acquire);
-	if (seq == 0 || seq & 1)
-		return false;
-	const void *at = atomic_load_explicit(&s->key, memory_order_relaxed);
-	uint32_t dbi_len = atomic_load_explicit(&s->dbi_len, memory_order_relaxed);
-	uint32_t found = atomic_load_explicit(&s->id, memory_order_relaxed);
-	atomic_thread_fence(memory_order_acquire);
-	if (atomic_load_explicit(&s->seq, memory_order_relaxed) != seq)
-		return false; /* rewritten while read */
-	if (dbi_len != (dbi << 16 | (uint32_t)len) || memcmp(at, key, len) != 0)
-		return false;
-	*id = found;
-	return true;
+	uint32_t dbi_len = dbi << 16 | (uint32_t)len;
+	struct key_memo_slot *pair = &m->slot[2 * (hash(dbi, key, len) & m->mask)];
+	return holds(&pair[0], dbi_len, key, len, id) || holds(&pair[1], dbi_len, key, len, id);
 }
 
 void key_memo_put(const struct key_memo *m, MDB_dbi dbi, const void *key, size_t len, uint32_t id)
 {
 	if (len > 0xffff || dbi > 0xffff)
 		return;
-	struct key_memo_slot *s = &m->slot[slot_of(m, dbi, key, len)];
+	uint64_t h = hash(dbi, key, len);
+	struct key_memo_slot *pair = &m->slot[2 * (h & m->mask)];
+	/* the empty slot of the pair, else one of the two by a bit of the hash the pair's
+	 * number does not use */
+	struct key_memo_slot *s =
+	    &pair[atomic_load_explicit(&pair[0].seq, memory_order_relaxed) == 0   ? 0
+	          : atomic_load_explicit(&pair[1].seq, memory_order_relaxed) == 0 ? 1
+	                                                                          : (h >> 63)];
 	uint32_t seq = atomic_load_explicit(&s->seq, memory_order_relaxed);
 	if (seq & 1 || !atomic_compare_exchange_strong_explicit(
 	                   &s->seq, &seq, seq + 1, memory_order_acquire, memory_order_relaxed))

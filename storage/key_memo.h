@@ -5,10 +5,10 @@
  * instructions and a cache miss a level). The lookups a directory answers most are of
  * this kind: uid, mail, uidNumber, each naming one entry.
  *
- * Slots are direct-mapped (a key whose slot is taken replaces what was there) and hold
- * a pointer to the key in LMDB's map, which stays valid while the file is open because
- * the file never changes (storage/db.h). Keys that hold several IDs, and keys not
- * found, are not remembered.
+ * Slots come in pairs, one cache line each: a key goes into the empty one of its pair, or
+ * takes the place of one of them. A slot holds a pointer to the key in LMDB's map, which
+ * stays valid while the file is open because the file never changes (storage/db.h). Keys
+ * that hold several IDs, and keys not found, are not remembered.
  *
  * Thread rules: any number of threads get and put at once. Each slot is a sequence lock:
  * a reader that sees it change under it takes it as a miss; a writer that finds another
@@ -23,19 +23,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Slots at most: 24 MiB of them, touched only as they are written. */
+/* Slots at most: 32 MiB of them, touched only as they are written. */
 #define KEY_MEMO_MAX_SLOTS ((size_t)1 << 20)
 
 struct key_memo_slot {
-	_Atomic uint32_t seq;      /* odd while a writer fills the slot; 0: never filled */
-	_Atomic uint32_t id;       /* the key's one ID */
-	_Atomic(const void *) key; /* the key's bytes in the map */
-	_Atomic uint32_t dbi_len;  /* the index's table << 16 | the key's length */
+	_Alignas(32) _Atomic uint32_t seq; /* odd while a writer fills the slot; 0: never filled */
+	_Atomic uint32_t id;               /* the key's one ID */
+	_Atomic uint32_t dbi_len;          /* the index's table << 16 | the key's length */
+	_Atomic(const void *) key;         /* the key's bytes in the map */
 };
 
 struct key_memo {
-	struct key_memo_slot *slot;
-	size_t mask; /* slots - 1; a power of two */
+	struct key_memo_slot *slot; /* pairs; mapped whole, zero until written */
+	size_t bytes;
+	size_t mask; /* pairs - 1; a power of two */
 };
 
 /* Room for about keys keys (twice as many slots, at most KEY_MEMO_MAX_SLOTS).

@@ -46,7 +46,7 @@ START_TEST(crowded_slots_never_answer_wrong)
 {
 	struct key_memo m;
 	ck_assert_int_eq(key_memo_init(&m, 1), 0); /* 64 slots for 4,096 keys */
-	ck_assert_uint_eq(m.mask + 1, 64);
+	ck_assert_uint_eq(2 * (m.mask + 1), 64);
 	int found = 0;
 	for (int i = 0; i < NKEYS; i++) {
 		key_memo_put(&m, 1, map_keys[i], strlen(map_keys[i]), (uint32_t)i);
@@ -68,14 +68,33 @@ START_TEST(crowded_slots_never_answer_wrong)
 }
 END_TEST
 
+/* 20 keys in 32 pairs: some share a pair (as 20 keys in 64 single slots would collide),
+ * none of these three to a pair, so every one stays. */
+START_TEST(pairs_keep_colliding_keys)
+{
+	struct key_memo m;
+	ck_assert_int_eq(key_memo_init(&m, 1), 0);
+	for (int i = 0; i < 20; i++)
+		key_memo_put(&m, 1, map_keys[i], strlen(map_keys[i]), (uint32_t)i);
+	for (int i = 0; i < 20; i++) {
+		uint32_t id;
+		ck_assert_msg(key_memo_get(&m, 1, map_keys[i], strlen(map_keys[i]), &id), "%s lost",
+		              map_keys[i]);
+		ck_assert_uint_eq(id, (uint32_t)i);
+	}
+	key_memo_free(&m);
+}
+END_TEST
+
 START_TEST(sizes_and_limits)
 {
 	struct key_memo m;
 	ck_assert_int_eq(key_memo_init(&m, 10000), 0);
-	ck_assert_uint_eq(m.mask + 1, 32768); /* the power of two at or above twice the keys */
+	/* slots: the power of two at or above twice the keys, in pairs */
+	ck_assert_uint_eq(2 * (m.mask + 1), 32768);
 	key_memo_free(&m);
 	ck_assert_int_eq(key_memo_init(&m, (size_t)1 << 30), 0);
-	ck_assert_uint_eq(m.mask + 1, KEY_MEMO_MAX_SLOTS);
+	ck_assert_uint_eq(2 * (m.mask + 1), KEY_MEMO_MAX_SLOTS);
 	/* A key too long for a slot's length, or a table number past 16 bits: not kept. */
 	size_t big = 70000;
 	char *key = calloc(1, big);
@@ -142,6 +161,7 @@ static Suite *key_memo_suite(void)
 	tcase_add_unchecked_fixture(tc, fill_keys, NULL);
 	tcase_add_test(tc, put_then_get);
 	tcase_add_test(tc, crowded_slots_never_answer_wrong);
+	tcase_add_test(tc, pairs_keep_colliding_keys);
 	tcase_add_test(tc, sizes_and_limits);
 	tcase_add_test(tc, readers_racing_writers);
 	suite_add_tcase(s, tc);
