@@ -134,8 +134,9 @@ int db_entry_count(const struct db *db, MDB_txn *txn, size_t *count);
 /* Looks up a reversed DN key. Returns 0 (*id set), MDB_NOTFOUND or an LMDB error. */
 int db_dn2id(const struct db *db, MDB_txn *txn, const void *key, size_t keylen, entry_id *id);
 
-/* Reads entry id into *e (pointing into the txn's map). Returns 0, MDB_NOTFOUND,
- * MDB_CORRUPTED (record does not parse) or an LMDB error. */
+/* Reads entry id into *e (pointing into the txn's map; on a file opened read-only, where
+ * records_at says once it was read). Returns 0, MDB_NOTFOUND, MDB_CORRUPTED (record does
+ * not parse) or an LMDB error. Any number of threads at once. */
 int db_get_entry(const struct db *db, MDB_txn *txn, entry_id id, struct entry_view *e);
 
 /*
