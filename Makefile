@@ -20,14 +20,19 @@ OPT     := -O1 -g
 else
 B       := build
 SANFLAGS :=
-OPT     := -O2 -g
+# Link-time optimization: a lookup's path crosses protocol/, storage/ and server/, and LTO
+# inlines across them (5,950 -> 5,450 instructions per lookup, bench/instructions.sh).
+# `make LTO=` builds without it.
+LTO     ?= -flto=auto
+OPT     := -O2 -g $(LTO)
 endif
 CFLAGS  ?= $(OPT)
 # -ffile-prefix-map: the debug information names sources relative to the tree, so that no
 # build path is baked into what make install ships.
 CFLAGS  += -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -I. $(SANFLAGS) -MMD -MP \
            -ffile-prefix-map=$(CURDIR)=.
-LDFLAGS += $(SANFLAGS)
+# (LTO compiles again at the link: the prefix map there too.)
+LDFLAGS += $(SANFLAGS) $(if $(LTO),$(LTO) -ffile-prefix-map=$(CURDIR)=.)
 LDLIBS  := -pthread $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lldap -llber -llmdb -linih -lssl -lcrypto -luring) -lcrypt
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt)
 
