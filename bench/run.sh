@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# bench/run.sh: minidir's four send policies and OpenLDAP slapd side by side, in one
-# run on one machine (what `make bench` runs). Writes bench/results/latest.md (a table
+# bench/run.sh: minidir's four send policies (epoll), its batch policy on the io_uring
+# engine (batch-uring) and OpenLDAP slapd side by side, in one run on one machine (what `make bench` runs). Writes bench/results/latest.md (a table
 # per workload, the machine, the command), latest.tsv (raw numbers), throughput.png and
 # syscalls.png, and prints the tables. Never part of `make test`.
 #
-#   bench/run.sh                 # full: 10k and 100k entries, about 9 minutes (budget 13.5)
-#   QUICK=1 bench/run.sh         # 10k entries only, 1 s windows, no sub1000: about 2.5 minutes
-#   TLS=1 bench/run.sh           # adds the tls-* workloads below: about 15 minutes (budget 21;
-#                                # TLS=1 QUICK=1: about 4 minutes); without TLS=1 nothing changes
+#   bench/run.sh                 # full: 10k and 100k entries, about 11 minutes (budget 17)
+#   QUICK=1 bench/run.sh         # 10k entries only, 1 s windows, no sub1000: about 3 minutes
+#   TLS=1 bench/run.sh           # adds the tls-* workloads below: about 18 minutes (budget 26;
+#                                # TLS=1 QUICK=1: about 5 minutes); without TLS=1 nothing changes
 #   KEEP=1 bench/run.sh          # keep the work directory (logs, strace traces, raw outputs)
 #   bench/run.sh --charts        # redraw the charts from bench/results/latest.tsv
 #
@@ -22,7 +22,8 @@
 # (build/minidir-import) and into Debian's slapd (slapadd -q, back_mdb), both with
 # equality indexes on objectClass, uid, cn, mail, member and departmentNumber, both
 # with 2 worker threads, logging off and no size limit. Servers: slapd and one minidir
-# per send policy (the binaries copied once, so a rebuild meanwhile does not mix
+# per send policy on epoll, and one more with the batch policy on io_uring (batch-uring;
+# MINIDIR_IO_ENGINE, if set, overrides every minidir's engine) (the binaries copied once, so a rebuild meanwhile does not mix
 # builds), all on private 127.0.0.1 ports, all running the whole time (idle when not
 # measured); each workload is measured on all five in turn.
 #
@@ -92,7 +93,9 @@ ROOTPW=secret
 USERPW=secret
 USERPW_HASH='{SSHA}rdl+PB0MGZGrpb6QN3IWGMe8hL5iKyTs' # "secret"
 POLICIES="cork-toggle nodelay-once msg-more batch"
-SERVERS="slapd $POLICIES"
+# every minidir: a policy on epoll, or POLICY-uring (the policy on io_uring)
+MINIDIRS="$POLICIES batch-uring"
+SERVERS="slapd $MINIDIRS"
 ALL_WORKLOADS="lookup-1c lookup-8c lookup-64c lookup-class sub100 sub1000 rootdse bindsearch tls-lookup-8c tls-sub100 tls-sub1000 tls-handshake"
 INDEXES="objectClass uid cn mail member departmentNumber"
 
@@ -101,21 +104,21 @@ if [ -n "$QUICK" ]; then
 	SIZES="10000"
 	WORKLOADS_10000="lookup-1c lookup-8c lookup-64c lookup-class sub100 rootdse bindsearch"
 	INTERVAL=1 WARM=1 NIV=2 STRACE_S=1
-	BUDGET=${BUDGET:-190}
+	BUDGET=${BUDGET:-230}
 else
 	SIZES="10000 100000"
 	WORKLOADS_10000="sub100"
 	WORKLOADS_100000="lookup-1c lookup-8c lookup-64c lookup-class sub1000 rootdse bindsearch"
 	INTERVAL=2 WARM=1 NIV=5 STRACE_S=3
-	BUDGET=${BUDGET:-920}
+	BUDGET=${BUDGET:-1100}
 fi
 if [ -n "$TLS" ]; then
 	if [ -n "$QUICK" ]; then
 		WORKLOADS_10000="$WORKLOADS_10000 tls-lookup-8c tls-sub100 tls-handshake"
-		BUDGET=$((BUDGET + 120))
+		BUDGET=$((BUDGET + 145))
 	else
 		WORKLOADS_100000="$WORKLOADS_100000 tls-lookup-8c tls-sub1000 tls-handshake"
-		BUDGET=$((BUDGET + 330))
+		BUDGET=$((BUDGET + 400))
 	fi
 fi
 # Safety nets: no load run, strace or server outlives these even if this script is killed.
@@ -238,7 +241,9 @@ fi
 
 # ---- data and imports ----------------------------------------------------------------------
 
-md_conf() { # POLICY ENTRIES FILE
+md_conf() { # POLICY[-uring] ENTRIES FILE
+	local engine=epoll
+	[ "$1" = "${1%-uring}" ] || engine=io_uring
 	cat > "$3" << EOF
 listen = 127.0.0.1:0
 database = $work/minidir-$2.mdb
@@ -246,7 +251,8 @@ suffix = $SUFFIX
 threads = 2
 rootdn = $ROOTDN
 rootpw = $ROOTPW
-send_policy = $1
+send_policy = ${1%-uring}
+io_engine = $engine
 sizelimit = unlimited
 index = ${INDEXES// /, }
 monitor_access = rootdn
@@ -443,7 +449,7 @@ measure() { # WORKLOAD SERVER ENTRIES
 		return
 	fi
 	load_cmd "$w" "$lport" "$n"
-	case $s in slapd) ;; *) m0=$(monitor "$port" "$s") h0=$(latency_hist "$port") ;; esac
+	case $s in slapd) ;; *) m0=$(monitor "$port" "${s%-uring}") h0=$(latency_hist "$port") ;; esac
 
 	# Phase 1: throughput, with the server's CPU time sampled when the measured window
 	# opens (end of the warm-up) and closes (last interval).
@@ -475,7 +481,7 @@ measure() { # WORKLOAD SERVER ENTRIES
 			done
 		}
 	} > "$work/$tag.cpu"
-	case $s in slapd) ;; *) m1=$(monitor "$port" "$s") h1=$(latency_hist "$port") ;; esac
+	case $s in slapd) ;; *) m1=$(monitor "$port" "${s%-uring}") h1=$(latency_hist "$port") ;; esac
 	kill -TERM "$swp" 2> /dev/null
 	wait "$swp" 2> /dev/null
 	forget "$swp"
@@ -586,9 +592,9 @@ measure() { # WORKLOAD SERVER ENTRIES
 for n in $SIZES; do
 	wl_var=WORKLOADS_$n
 	[ -n "${!wl_var:-}" ] || continue
-	say "starting slapd and 4 minidir (one per policy) on the $n-entry directory"
+	say "starting slapd and 5 minidir (one per policy, and batch on io_uring) on the $n-entry directory"
 	start_slapd "$n"
-	for p in $POLICIES; do start_minidir "$p" "$n"; done
+	for p in $MINIDIRS; do start_minidir "$p" "$n"; done
 	if [ -n "$TLS" ] && [ -z "${TLSINFO:-}" ]; then # what TLS a client gets, once
 		TLSINFO=$(for s in slapd batch; do
 			printf '%s: %s; ' "${s/batch/minidir}" "$(timeout 10 openssl s_client -connect "127.0.0.1:${TPORT[$s]}" -CAfile "$CERTS/ca.pem" < /dev/null 2> /dev/null |
@@ -679,7 +685,7 @@ for w in $ALL_WORKLOADS; do printf '%s\t%s\n' "$w" "$(describe "$w")"; done > "$
 # The TLS issue's goals: minidir >= 2x slapd on lookups and 1000-entry searches over TLS,
 # >= 1x on new TLS connections per second; each policy's ratio, met or missed.
 tls_goals() {
-	awk -F'\t' -v servers="$POLICIES" '
+	awk -F'\t' -v servers="$MINIDIRS" '
 	NR > 1 && $1 ~ /^tls-/ { v[$1 SUBSEP $2] = $4; c[$1 SUBSEP $2] = $9; seen[$1] = 1 }
 	END {
 		split("tls-lookup-8c tls-sub1000 tls-sub100 tls-handshake", W, " ")

@@ -330,7 +330,10 @@ size_t conn_release_buffers(struct conn *c)
 bool conn_check_timeouts(struct conn *c, time_t now)
 {
 	int hs = server_tls_handshake_timeout(c->w->srv);
-	if (c->tls && !tls_handshake_done(c->tls) && now - c->tls_since >= hs) {
+	/* The clock counts whole seconds: "more than N" is at least N seconds of real time,
+	 * where ">= N" is already true a moment after a second begins (idle_timeout = 1
+	 * closed a client between its bind's answer and its search). */
+	if (c->tls && !tls_handshake_done(c->tls) && now - c->tls_since > hs) {
 		STAT_ADD(c->w->stats.tls.failures, 1);
 		log_info("conn fd=%d from %s: TLS handshake not done in %d s "
 		         "(tls_handshake_timeout); closing",
@@ -340,7 +343,7 @@ bool conn_check_timeouts(struct conn *c, time_t now)
 	}
 	int idle = server_idle_timeout(c->w->srv);
 	if (idle && !c->task && !c->blocked && buf_pending(&c->out) == 0 &&
-	    now - c->last_request >= idle) {
+	    now - c->last_request > idle) {
 		log_debug("conn fd=%d from %s: no request for %d s (idle_timeout)", c->fd, c->peer,
 		          idle);
 		conn_close(c, "idle timeout");
