@@ -178,7 +178,7 @@ set yrange [$ymin:*]
 set grid ytics
 set key outside bottom center horizontal
 set ylabel "searches/s"
-plot for [i=2:6] "$work/tp.dat" using i:xtic(1) title columnheader(i)
+plot for [i=2:$(($(wc -w <<< "$SERVERS") + 1))] "$work/tp.dat" using i:xtic(1) title columnheader(i)
 unset logscale y
 set yrange [0:*]
 set output "$OUT/syscalls.png"
