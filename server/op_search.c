@@ -319,7 +319,7 @@ static void search_run(struct conn *c)
 	}
 	int rc = slice_begin(s, w);
 	if (rc == 0)
-		rc = cand_begin(&s->plan.cand, s->rt.txn, &w->cursors);
+		cand_begin(&s->plan.cand, s->rt.txn, &w->cursors);
 	int result = LDAP_SUCCESS;
 	bool done = false, page_full = false;
 	for (int n = 0; rc == 0 && !done; n++) {

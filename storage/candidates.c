@@ -67,12 +67,11 @@ size_t cand_count(struct candidates *c, MDB_txn *txn)
 	return n;
 }
 
-int cand_begin(struct candidates *c, MDB_txn *txn, struct cursor_pool *pool)
+void cand_begin(struct candidates *c, MDB_txn *txn, struct cursor_pool *pool)
 {
 	c->positioned = false; /* a renewed cursor (or a new one) sits nowhere */
 	c->txn = txn;
 	c->pool = pool;
-	return 0;
 }
 
 static int take_cursor(struct candidates *c)

@@ -57,8 +57,8 @@ void cand_init_index(struct candidates *c, const struct db *db, const struct db_
 size_t cand_count(struct candidates *c, MDB_txn *txn);
 
 /* Attaches c to a read transaction, its cursor to come from pool (NULL: none, a cursor
- * of its own). Returns 0 or an LMDB error. */
-int cand_begin(struct candidates *c, MDB_txn *txn, struct cursor_pool *pool);
+ * of its own) when first needed: cand_next reports an error in taking it. */
+void cand_begin(struct candidates *c, MDB_txn *txn, struct cursor_pool *pool);
 /* Next candidate: 0 with *id set, MDB_NOTFOUND at the end, or an LMDB error. */
 int cand_next(struct candidates *c, entry_id *id);
 /* Detaches c from its transaction (call before the transaction ends), its cursor back

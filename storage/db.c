@@ -287,6 +287,7 @@ static int open_mode(struct db *db, const char *path, enum open_mode mode, const
 		fail(err, errlen, "reading id2entry", path, rc);
 		goto bad;
 	}
+	/* Room for two one-ID keys per entry (a uid and a mail, say): four slots. */
 	if (mode == OPEN_READ && key_memo_init(&db->index_memo, db->entries * 2) < 0) {
 		fail(err, errlen, "opening", path, ENOMEM);
 		goto bad;

@@ -110,7 +110,8 @@ static int write_held_children(struct exporter *x, MDB_txn *txn, entry_id parent
 {
 	struct candidates c;
 	cand_init_children(&c, x->db, parent);
-	int rc = cand_begin(&c, txn, NULL);
+	cand_begin(&c, txn, NULL);
+	int rc = 0;
 	entry_id child = 0;
 	while (rc == 0 && x->waiting && (rc = cand_next(&c, &child)) == 0 && child < x->now) {
 		struct held *h = held_waiting(x, child);
