@@ -100,6 +100,71 @@ if start fd 64; then
 	stop "$pid" fd
 fi
 
+# --- out of file descriptors while connections stay open, on io_uring ------------------
+# The limit reached and held by idle connections: a multishot accept re-armed at EMFILE
+# fails at once (the kernel takes the descriptor before it looks for a connection), so
+# the listener must rest, as on epoll, until a connection is pending again.
+write_conf fdu "io_engine = io_uring"
+"$BUILD/minidir-import" -f "$work/fdu.conf" "$LDIF" > /dev/null || not_ok "import for fd test on io_uring"
+if start fdu 64; then
+	if ! grep -q "info: io_engine io_uring" "$work/fdu.log"; then
+		not_ok "fd limit on io_uring: the server runs $(sed -n 's/.*info: io_engine //p' "$work/fdu.log")"
+	fi
+	coproc HOLD { "$BUILD/tests/integration/faultclient" hold 127.0.0.1 "$port" 64; }
+	hold_pid=$HOLD_PID
+	held=
+	read -r -t 30 held <&"${HOLD[0]}"
+	case $held in
+	"held "*" 0 hanging") ok "fd limit on io_uring: 64 connections at 64 descriptors: ${held#held }" ;;
+	*) not_ok "fd limit on io_uring: 64 connections at 64 descriptors: '$held'" ;;
+	esac
+	t0=$(cpu_ticks "$pid")
+	sleep 2
+	t1=$(cpu_ticks "$pid")
+	hz=$(getconf CLK_TCK)
+	if [ $((t1 - t0)) -le $((hz / 5)) ]; then
+		ok "fd limit on io_uring: idle at the limit ($((t1 - t0)) ticks of CPU in 2 s)"
+	else
+		not_ok "fd limit on io_uring: $((t1 - t0)) ticks of CPU in 2 s at the limit (spinning)"
+	fi
+	# The limit holds and new connections come: each is closed, and the loop rests again.
+	out=$(timeout 60 "$BUILD/tests/integration/faultclient" hold 127.0.0.1 "$port" 5 < /dev/null)
+	case $out in
+	"held 0 answered, 5 closed, 0 hanging"*) ok "fd limit on io_uring: 5 more connections closed at once" ;;
+	*) not_ok "fd limit on io_uring: 5 more connections: '$out'" ;;
+	esac
+	t0=$(cpu_ticks "$pid")
+	sleep 2
+	t1=$(cpu_ticks "$pid")
+	if [ $((t1 - t0)) -le $((hz / 5)) ]; then
+		ok "fd limit on io_uring: idle again ($((t1 - t0)) ticks of CPU in 2 s)"
+	else
+		not_ok "fd limit on io_uring: $((t1 - t0)) ticks of CPU in 2 s after more connections (spinning)"
+	fi
+	echo >&"${HOLD[1]}"
+	released=
+	read -r -t 30 released <&"${HOLD[0]}"
+	wait "$hold_pid"
+	[ "$released" = released ] || not_ok "fd limit on io_uring: the holding client did not release: '$released'"
+	n=0
+	for _ in 1 2 3 4 5 6 7 8; do
+		timeout 10 ldapsearch -x -LLL -H "ldap://127.0.0.1:$port" -b "$BASE" -s base dn 2>&1 |
+			grep -q "^dn: $BASE" && n=$((n + 1))
+	done
+	if [ "$n" -eq 8 ]; then
+		ok "fd limit on io_uring: serves every connection once descriptors are free"
+	else
+		not_ok "fd limit on io_uring: answered $n of 8 connections once descriptors are free"
+	fi
+	lines=$(grep -c 'accept:' "$work/fdu.log")
+	if [ "$lines" -le 40 ]; then
+		ok "fd limit on io_uring: $lines log lines about accept"
+	else
+		not_ok "fd limit on io_uring: $lines log lines about accept"
+	fi
+	stop "$pid" fdu
+fi
+
 # --- a second server on a served address ----------------------------------------
 write_conf one
 "$BUILD/minidir-import" -f "$work/one.conf" "$LDIF" > /dev/null || not_ok "import for address test"
