@@ -79,17 +79,18 @@ static bool diag_bound_inactive(const struct sockaddr *sa)
 		ssize_t got = recv(fd, buf, sizeof(buf), 0);
 		if (got <= 0)
 			break;
-		int len = (int)got;
-		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, len);
-		     h = NLMSG_NEXT(h, len)) {
-			if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR) {
-				done = true;
+		/* NLMSG_OK and NLMSG_NEXT compare the u32 length with an int: walked here. */
+		for (size_t off = 0; !done && off + sizeof(struct nlmsghdr) <= (size_t)got;) {
+			const struct nlmsghdr *h = (const void *)((const char *)buf + off);
+			if (h->nlmsg_len < sizeof(*h) || h->nlmsg_len > (size_t)got - off)
 				break;
-			}
 			const struct inet_diag_msg *m = NLMSG_DATA(h);
-			if (h->nlmsg_len >= NLMSG_LENGTH(sizeof(*m)) &&
-			    m->id.idiag_sport == port_of(sa) && same_address(m, sa))
+			if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR)
+				done = true;
+			else if (h->nlmsg_len >= NLMSG_LENGTH(sizeof(*m)) &&
+			         m->id.idiag_sport == port_of(sa) && same_address(m, sa))
 				found = true;
+			off += NLMSG_ALIGN(h->nlmsg_len);
 		}
 	}
 	close(fd);

@@ -80,7 +80,8 @@ START_TEST(time_wait_is_not_served)
 	ck_assert_int_eq(recv(c, &byte, 1, 0), 0);
 	close(c);
 	close(lfd);
-	ck_assert_msg(!addr_tcp_served((struct sockaddr *)&ss, len), "TIME_WAIT taken for a server");
+	ck_assert_msg(!addr_tcp_served((struct sockaddr *)&ss, len),
+	              "TIME_WAIT taken for a server");
 }
 END_TEST
 
