@@ -139,10 +139,7 @@ fi
 # the listener must rest, as on epoll, until a connection is pending again.
 write_conf fdu "io_engine = io_uring"
 "$BUILD/minidir-import" -f "$work/fdu.conf" "$LDIF" > /dev/null || not_ok "import for fd test on io_uring"
-if start fdu 64; then
-	if ! grep -q "info: io_engine io_uring" "$work/fdu.log"; then
-		not_ok "fd limit on io_uring: the server runs $(sed -n 's/.*info: io_engine //p' "$work/fdu.log")"
-	fi
+if MINIDIR_IO_ENGINE=io_uring start fdu 64; then # (the variable wins over the config: make test-io-uring sets it)
 	coproc HOLD { "$BUILD/tests/integration/faultclient" hold 127.0.0.1 "$port" 64; }
 	hold_pid=$HOLD_PID
 	held=
@@ -151,6 +148,10 @@ if start fdu 64; then
 	"held "*" 0 hanging") ok "fd limit on io_uring: 64 connections at 64 descriptors: ${held#held }" ;;
 	*) not_ok "fd limit on io_uring: 64 connections at 64 descriptors: '$held'" ;;
 	esac
+	# (logged just after "listening on": read once the connections were answered)
+	if ! grep -q "info: io_engine io_uring" "$work/fdu.log"; then
+		not_ok "fd limit on io_uring: the server runs $(sed -n 's/.*info: io_engine //p' "$work/fdu.log")"
+	fi
 	idle_for_2s "$pid" "fd limit on io_uring: idle at the limit"
 	# The limit holds and new connections come: each is closed, and the loop rests again.
 	out=$(timeout 60 "$BUILD/tests/integration/faultclient" hold 127.0.0.1 "$port" 5 < /dev/null)
@@ -216,10 +217,12 @@ for engine in epoll io_uring; do
 		"	credentials=x searchbase=\"$BASE\" type=refreshAndPersist retry=\"1 +\""
 	rm -f "$work/held.mdb"
 	: > "$work/held.log"
-	"$BUILD/minidir" -f "$work/held.conf" 2> "$work/held.log" &
+	MINIDIR_IO_ENGINE=$engine "$BUILD/minidir" -f "$work/held.conf" 2> "$work/held.log" &
 	hpid=$!
 	pids+=("$hpid")
 	hport=$(wait_port "$work/held.log" ldap holding 20)
+	grep -q "info: io_engine $engine" "$work/held.log" ||
+		not_ok "held ($engine): the server runs $(sed -n 's/.*info: io_engine //p' "$work/held.log")"
 	if [ -z "$hport" ]; then
 		not_ok "held ($engine): no \"holding ... closed\" line: $(tail -3 "$work/held.log")"
 		kill "$hpid"
