@@ -2,7 +2,10 @@
  * The epoll engine (engine.h): level-triggered epoll over the wake-up eventfd,
  * the worker's listeners and its connections; recv, send and close are the
  * system calls themselves. A listener's readiness goes up as listener_ready, and
- * the worker accepts.
+ * the worker accepts. A listener not watched is out of the set, not in it with no
+ * events: a socket held bound but not listening (listen_after_refresh) is "hung up"
+ * to epoll, which reports EPOLLHUP whatever the events asked for, and each round's
+ * accept would fail with EINVAL.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -22,7 +25,8 @@
 
 struct epoll_state {
 	int epfd;
-	int n; /* events from the last wait */
+	int n;         /* events from the last wait */
+	bool watching; /* the listeners are in the set */
 	struct epoll_event events[EPOLL_EVENTS];
 };
 
@@ -41,11 +45,11 @@ static int ep_setup(struct worker *w, char *why, size_t whylen)
 	}
 	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = TAG_WAKE};
 	int rc = epoll_ctl(s->epfd, EPOLL_CTL_ADD, w->wakefd, &ev);
-	for (int i = 0; rc == 0 && i < w->nlisten; i++) { /* paused: added, not watched */
-		ev = (struct epoll_event){.events = w->listen_paused ? 0 : EPOLLIN,
-		                          .data.ptr = TAG_LISTENER(i)};
+	for (int i = 0; rc == 0 && !w->listen_paused && i < w->nlisten; i++) {
+		ev = (struct epoll_event){.events = EPOLLIN, .data.ptr = TAG_LISTENER(i)};
 		rc = epoll_ctl(s->epfd, EPOLL_CTL_ADD, w->listenfd[i], &ev);
 	}
+	s->watching = !w->listen_paused;
 	if (rc < 0) {
 		snprintf(why, whylen, "epoll_ctl: %s", strerror(errno));
 		close(s->epfd);
@@ -68,10 +72,14 @@ static void ep_teardown(struct worker *w)
 
 static void ep_listen(struct worker *w, bool on)
 {
+	struct epoll_state *s = state(w);
+	if (s->watching == on)
+		return;
 	for (int i = 0; i < w->nlisten; i++) {
-		struct epoll_event ev = {.events = on ? EPOLLIN : 0, .data.ptr = TAG_LISTENER(i)};
-		epoll_ctl(state(w)->epfd, EPOLL_CTL_MOD, w->listenfd[i], &ev);
+		struct epoll_event ev = {.events = EPOLLIN, .data.ptr = TAG_LISTENER(i)};
+		epoll_ctl(s->epfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, w->listenfd[i], &ev);
 	}
+	s->watching = on;
 }
 
 static int ep_add(struct worker *w, int fd, void *handler, uint32_t events)

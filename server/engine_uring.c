@@ -3,7 +3,10 @@
  * readiness, this does with completions, and the layer above cannot tell:
  *
  *   accept   one multishot accept per listener: each accepted socket is a
- *            completion, handed up as accepted (no accept4, no readiness).
+ *            completion, handed up as accepted (no accept4, no readiness). Out of
+ *            descriptors (EMFILE, ENFILE) the listener rests on a poll until a
+ *            connection is pending, as epoll waits for readiness: an accept armed
+ *            again at once would fail at once, however long nothing comes.
  *   receive  one multishot recv per socket, into a ring of provided buffers
  *            (IOSQE_BUFFER_SELECT from group URING_BGID). A completion is handed up
  *            as EPOLLIN while its buffer is "the socket": engine_recv copies from
@@ -32,6 +35,7 @@
  */
 #include <errno.h>
 #include <liburing.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +92,23 @@ static void arm_accept(struct uring_state *s, struct worker *w, int li)
 	                               SOCK_NONBLOCK | SOCK_CLOEXEC);
 	io_uring_sqe_set_data64(sqe, UD(UD_ACCEPT, li));
 	s->accept_armed[li] = true;
+}
+
+/*
+ * The accept of listener li failed for want of a descriptor. The kernel takes the
+ * descriptor before it looks for a connection, so an accept armed again now would fail
+ * again at once, round after round, with nothing to accept. A one-shot poll waits for a
+ * pending connection instead; then the accept is armed again (and, still out of
+ * descriptors, the worker sheds what is pending and the listener rests again).
+ */
+static void rest_listener(struct uring_state *s, struct worker *w, int li)
+{
+	struct io_uring_sqe *sqe = sqe_get(s);
+	if (!sqe)
+		return;
+	io_uring_prep_poll_add(sqe, w->listenfd[li], POLLIN);
+	io_uring_sqe_set_data64(sqe, UD(UD_LISTEN_POLL, li));
+	s->poll_armed[li] = true;
 }
 
 static void arm_wake(struct uring_state *s, struct worker *w)
@@ -308,7 +329,16 @@ static void ur_dispatch(struct worker *w, const struct engine_upcalls *up)
 				s->accept_armed[idx] = false;
 			if (res != -ECANCELED)
 				up->accepted(w, idx, res);
-			if (!s->accept_armed[idx] && s->listening)
+			if (s->accept_armed[idx] || !s->listening)
+				break;
+			if (res == -EMFILE || res == -ENFILE)
+				rest_listener(s, w, idx);
+			else
+				arm_accept(s, w, idx);
+			break;
+		case UD_LISTEN_POLL: /* a connection is pending (or the poll was cancelled) */
+			s->poll_armed[idx] = false;
+			if (s->listening && !s->accept_armed[idx])
 				arm_accept(s, w, idx);
 			break;
 		case UD_RECV:
@@ -364,10 +394,12 @@ static void ur_listen(struct worker *w, bool on)
 	struct uring_state *s = state(w);
 	s->listening = on;
 	for (int i = 0; i < w->nlisten; i++) {
-		if (on && !s->accept_armed[i])
+		if (on && !s->accept_armed[i] && !s->poll_armed[i])
 			arm_accept(s, w, i);
 		else if (!on && s->accept_armed[i])
 			cancel(s, UD(UD_ACCEPT, i), -1);
+		else if (!on && s->poll_armed[i])
+			cancel(s, UD(UD_LISTEN_POLL, i), -1);
 	}
 }
 

@@ -25,7 +25,7 @@
 #define URING_BLOCK 64                 /* socket states allocated together */
 #define URING_BLOCK_BYTES (URING_BLOCK * sizeof(struct usock))
 
-enum ud_kind { UD_WAKE = 1, UD_ACCEPT, UD_RECV, UD_SEND, UD_CANCEL };
+enum ud_kind { UD_WAKE = 1, UD_ACCEPT, UD_RECV, UD_SEND, UD_CANCEL, UD_LISTEN_POLL };
 #define UD(kind, idx) (((uint64_t)(kind) << 32) | (uint32_t)(idx))
 
 struct usock {
@@ -62,6 +62,9 @@ struct uring_state {
 	struct usock *pending; /* may have input or output room to report */
 	bool listening;
 	bool accept_armed[CONFIG_MAX_LISTEN];
+	/* Out of descriptors: the listener rests, polled for a pending connection, instead of
+	 * an accept that would fail at once (engine_uring.c, rest_listener). */
+	bool poll_armed[CONFIG_MAX_LISTEN];
 	uint64_t wake_value;
 };
 

@@ -14,6 +14,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "server/addr_served.h"
 #include "server/clock.h"
 #include "server/engine.h"
 #include "server/log.h"
@@ -21,48 +22,41 @@
 #include "server/replica.h"
 #include "server/worker.h"
 
-/*
- * True if a socket already listens on the address. The workers' sockets use
- * SO_REUSEPORT, which would let a second server (same user) bind the address
- * silently and take a share of its connections. A socket bound without
- * SO_REUSEPORT cannot share a listening address, so its bind tells.
- */
-static bool address_served(const struct addrinfo *ai)
-{
-	int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	int one = 1;
-	if (fd < 0)
-		return false;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)); /* TIME_WAIT is not a server */
-	if (ai->ai_family == AF_INET6)
-		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-	bool served = bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 && errno == EADDRINUSE;
-	close(fd);
-	return served;
-}
-
-/*
- * Binds one socket on addr (not listening yet); port is updated with the port bound.
- * The first socket of an address (first) checks that nothing else listens there.
- */
-static int bind_tcp(const struct listen_addr *a, char *port, size_t portlen, bool first)
+/* The address of a TCP listener, port given as a string ("0": any). Returns 0, or -1
+ * after logging why. */
+static int resolve_tcp(const struct listen_addr *a, const char *port, struct addrinfo **res)
 {
 	struct addrinfo hints = {.ai_family = AF_UNSPEC,
 	                         .ai_socktype = SOCK_STREAM,
 	                         .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
-	struct addrinfo *res;
-	int rc = getaddrinfo(a->host, port, &hints, &res);
-	if (rc) {
+	int rc = getaddrinfo(a->host, port, &hints, res);
+	if (rc)
 		log_error("listen %s:%s: %s", a->host, port, gai_strerror(rc));
-		return -1;
-	}
-	if (first && strcmp(port, "0") != 0 && address_served(res)) {
+	return rc ? -1 : 0;
+}
+
+/* Whether another process serves or holds the TCP address a (logged: refusing it). Asked
+ * before any socket of ours is bound, which would look like another server's held one. */
+static bool tcp_served(const struct listen_addr *a)
+{
+	struct addrinfo *res;
+	if (strcmp(a->port, "0") == 0 || resolve_tcp(a, a->port, &res) < 0)
+		return false; /* an error in the address is bind_tcp's to report */
+	bool served = addr_tcp_served(res->ai_addr, res->ai_addrlen);
+	freeaddrinfo(res);
+	if (served)
 		log_error("listen %s:%s: the address is already served by another process (a "
 		          "second minidir?); refusing to share it",
-		          a->host, port);
-		freeaddrinfo(res);
+		          a->host, a->port);
+	return served;
+}
+
+/* Binds one socket on addr (not listening yet); port is updated with the port bound. */
+static int bind_tcp(const struct listen_addr *a, char *port, size_t portlen)
+{
+	struct addrinfo *res;
+	if (resolve_tcp(a, port, &res) < 0)
 		return -1;
-	}
 	int fd = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	int one = 1;
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
@@ -87,9 +81,9 @@ static int bind_tcp(const struct listen_addr *a, char *port, size_t portlen, boo
 
 /*
  * The Unix socket of an ldapi:// listener (bound, not listening yet). A socket file no process
- * answers on (left by a server that was killed) is replaced; one that answers is another server's,
- * and refused. Mode 0666: any local user may connect, and SASL EXTERNAL tells them apart by their
- * uid and gid.
+ * answers on or holds (left by a server that was killed) is replaced; one that answers, or that
+ * a held replica has bound, is another server's, and refused. Mode 0666: any local user may
+ * connect, and SASL EXTERNAL tells them apart by their uid and gid.
  */
 static int bind_unix(const struct listen_addr *a)
 {
@@ -102,10 +96,7 @@ static int bind_unix(const struct listen_addr *a)
 	}
 	struct stat st;
 	if (lstat(a->path, &st) == 0) {
-		int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		bool served = probe >= 0 && connect(probe, (struct sockaddr *)&sa, sizeof(sa)) == 0;
-		if (probe >= 0)
-			close(probe);
+		bool served = S_ISSOCK(st.st_mode) && addr_unix_served(a->path);
 		if (served || !S_ISSOCK(st.st_mode)) {
 			log_error("listen ldapi %s: %s; refusing to replace it", a->path,
 			          served ? "another process serves this socket"
@@ -165,6 +156,9 @@ int listeners_bind(struct server *srv)
 {
 	struct config *cfg = &srv->cfg;
 	bool hold = cfg->syncrepl.set && cfg->listen_after_refresh > 0;
+	for (int a = 0; a < cfg->nlisten; a++)
+		if (cfg->listen[a].scheme != LISTEN_LDAPI && tcp_served(&cfg->listen[a]))
+			return -1;
 	/* One socket per address per worker; port 0 resolves once, then is shared. */
 	for (int a = 0; a < cfg->nlisten; a++) {
 		const struct listen_addr *la = &cfg->listen[a];
@@ -179,7 +173,7 @@ int listeners_bind(struct server *srv)
 		for (int i = 0; i < srv->nworkers; i++) {
 			struct worker *w = &srv->workers[i];
 			int fd = shared >= 0 ? (i == 0 ? shared : fcntl(shared, F_DUPFD_CLOEXEC, 0))
-			                     : bind_tcp(la, port, sizeof(port), i == 0);
+			                     : bind_tcp(la, port, sizeof(port));
 			if (fd < 0)
 				return -1;
 			w->listen_scheme[w->nlisten] = la->scheme;

@@ -20,7 +20,7 @@
  * (listen_after_refresh on a replica: logs "holding ldap://HOST:PORT/ closed ..."
  * instead of "listening on ..."). Refuses, returning -1 after logging why, an address
  * that another process already listens on, even one with SO_REUSEPORT such as a second
- * minidir.
+ * minidir, or holds bound for listen_after_refresh (addr_served.h).
  */
 int listeners_bind(struct server *srv);
 

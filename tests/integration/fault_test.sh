@@ -61,6 +61,47 @@ wait_exit() {
 # CPU ticks (user + system) the process has used.
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
+# idle_for_2s PID WHAT [WHY]: PID may use at most 0.2 s of CPU in 2 s ("WHAT (N ticks ...)").
+idle_for_2s() {
+	local t0 t1 hz
+	t0=$(cpu_ticks "$1")
+	sleep 2
+	t1=$(cpu_ticks "$1")
+	hz=$(getconf CLK_TCK)
+	if [ $((t1 - t0)) -le $((hz / 5)) ]; then
+		ok "$2 ($((t1 - t0)) ticks of CPU in 2 s)"
+	else
+		not_ok "$2: $((t1 - t0)) ticks of CPU in 2 s (spinning${3:+; $3})"
+	fi
+}
+
+# second_refused WHAT PATTERN: minidir on $work/two.conf must stop at start-up (exit 1)
+# with PATTERN in its log. One that listens instead is stopped at once.
+second_refused() {
+	local tpid rc=0
+	: > "$work/two.log"
+	"$BUILD/minidir" -f "$work/two.conf" 2> "$work/two.log" &
+	tpid=$!
+	pids+=("$tpid")
+	for _ in $(seq 1 100); do
+		kill -0 "$tpid" 2> /dev/null || break
+		grep -q "listening on" "$work/two.log" && break
+		sleep 0.1
+	done
+	if kill -0 "$tpid" 2> /dev/null; then
+		not_ok "$1: the second server started ($(grep -o 'listening on [^ ]*' "$work/two.log"))"
+		kill "$tpid"
+		wait "$tpid"
+		return
+	fi
+	wait "$tpid" || rc=$?
+	if [ "$rc" = 1 ] && grep -q "$2" "$work/two.log"; then
+		ok "$1 refuses to start: $(sed -n 's/.*error: //p' "$work/two.log")"
+	else
+		not_ok "$1: exit $rc without saying why: $(cat "$work/two.log")"
+	fi
+}
+
 # --- out of file descriptors ---------------------------------------------------
 write_conf fd
 "$BUILD/minidir-import" -f "$work/fd.conf" "$LDIF" > /dev/null || not_ok "import for fd test"
@@ -68,15 +109,7 @@ if start fd 64; then
 	out=$(timeout 120 "$BUILD/tests/integration/faultclient" churn 127.0.0.1 "$port" 200 3)
 	client_report "fd limit 64: " "$out"
 	# Idle again: the workers must not spin on a listener they cannot accept from.
-	t0=$(cpu_ticks "$pid")
-	sleep 2
-	t1=$(cpu_ticks "$pid")
-	hz=$(getconf CLK_TCK)
-	if [ $((t1 - t0)) -le $((hz / 5)) ]; then
-		ok "fd limit: idle after the churn ($((t1 - t0)) ticks of CPU in 2 s)"
-	else
-		not_ok "fd limit: $((t1 - t0)) ticks of CPU in 2 s of idle (spinning)"
-	fi
+	idle_for_2s "$pid" "fd limit: idle after the churn"
 	lines=$(grep -c 'accept:' "$work/fd.log")
 	held=$(grep 'more like this.*accept' "$work/fd.log" | head -1)
 	if [ "$lines" -le 40 ]; then
@@ -100,19 +133,64 @@ if start fd 64; then
 	stop "$pid" fd
 fi
 
+# --- out of file descriptors while connections stay open, on io_uring ------------------
+# The limit reached and held by idle connections: a multishot accept re-armed at EMFILE
+# fails at once (the kernel takes the descriptor before it looks for a connection), so
+# the listener must rest, as on epoll, until a connection is pending again.
+write_conf fdu "io_engine = io_uring"
+"$BUILD/minidir-import" -f "$work/fdu.conf" "$LDIF" > /dev/null || not_ok "import for fd test on io_uring"
+if MINIDIR_IO_ENGINE=io_uring start fdu 64; then # (the variable wins over the config: make test-io-uring sets it)
+	coproc HOLD { "$BUILD/tests/integration/faultclient" hold 127.0.0.1 "$port" 64; }
+	hold_pid=$HOLD_PID
+	held=
+	read -r -t 30 held <&"${HOLD[0]}"
+	case $held in
+	"held "*" 0 hanging") ok "fd limit on io_uring: 64 connections at 64 descriptors: ${held#held }" ;;
+	*) not_ok "fd limit on io_uring: 64 connections at 64 descriptors: '$held'" ;;
+	esac
+	# (logged just after "listening on": read once the connections were answered)
+	if ! grep -q "info: io_engine io_uring" "$work/fdu.log"; then
+		not_ok "fd limit on io_uring: the server runs $(sed -n 's/.*info: io_engine //p' "$work/fdu.log")"
+	fi
+	idle_for_2s "$pid" "fd limit on io_uring: idle at the limit"
+	# The limit holds and new connections come: each is closed, and the loop rests again.
+	out=$(timeout 60 "$BUILD/tests/integration/faultclient" hold 127.0.0.1 "$port" 5 < /dev/null)
+	case $out in
+	"held 0 answered, 5 closed, 0 hanging"*) ok "fd limit on io_uring: 5 more connections closed at once" ;;
+	*) not_ok "fd limit on io_uring: 5 more connections: '$out'" ;;
+	esac
+	idle_for_2s "$pid" "fd limit on io_uring: idle again after them"
+	echo >&"${HOLD[1]}"
+	released=
+	read -r -t 30 released <&"${HOLD[0]}"
+	wait "$hold_pid"
+	[ "$released" = released ] || not_ok "fd limit on io_uring: the holding client did not release: '$released'"
+	n=0
+	for _ in 1 2 3 4 5 6 7 8; do
+		timeout 10 ldapsearch -x -LLL -H "ldap://127.0.0.1:$port" -b "$BASE" -s base dn 2>&1 |
+			grep -q "^dn: $BASE" && n=$((n + 1))
+	done
+	if [ "$n" -eq 8 ]; then
+		ok "fd limit on io_uring: serves every connection once descriptors are free"
+	else
+		not_ok "fd limit on io_uring: answered $n of 8 connections once descriptors are free"
+	fi
+	lines=$(grep -c 'accept:' "$work/fdu.log")
+	if [ "$lines" -le 40 ]; then
+		ok "fd limit on io_uring: $lines log lines about accept"
+	else
+		not_ok "fd limit on io_uring: $lines log lines about accept"
+	fi
+	stop "$pid" fdu
+fi
+
 # --- a second server on a served address ----------------------------------------
 write_conf one
 "$BUILD/minidir-import" -f "$work/one.conf" "$LDIF" > /dev/null || not_ok "import for address test"
 if start one; then
 	first=$pid
 	sed "s/^listen = .*/listen = 127.0.0.1:$port/" "$work/one.conf" > "$work/two.conf"
-	if timeout 10 "$BUILD/minidir" -f "$work/two.conf" 2> "$work/two.log"; then
-		not_ok "second server on 127.0.0.1:$port started"
-	elif grep -q "already served by another process" "$work/two.log"; then
-		ok "second server on a served address refuses to start: $(sed -n 's/.*error: //p' "$work/two.log")"
-	else
-		not_ok "second server failed without saying why: $(cat "$work/two.log")"
-	fi
+	second_refused "second server on a served address" "already served by another process"
 	if out=$(timeout 10 "$BUILD/minidir" -t -f "$work/two.conf" 2>&1); then
 		ok "-t checks a config whose address is served, without binding it"
 	else
@@ -126,6 +204,59 @@ if start one; then
 	if [ "$n" -eq 8 ]; then ok "the first server still answers every connection"; else not_ok "the first server answered $n of 8"; fi
 	stop "$first" one
 fi
+
+# --- a second server on an address a replica holds (listen_after_refresh) ---------
+# The replica's sockets are bound (SO_REUSEPORT) but not listening until its first
+# refresh commits; its provider here never answers, so it holds until the bound (8 s).
+# A second server must be refused as for a listening address, TCP and ldapi://, and the
+# holding workers must be idle (a bound socket that does not listen is always "hung up"
+# to epoll). On each engine.
+for engine in epoll io_uring; do
+	write_conf held "io_engine = $engine" "listen = ldapi://$work/held.sock" "listen_after_refresh = 8" \
+		"syncrepl = rid=001 provider=ldap://127.0.0.1:1 bindmethod=simple binddn=\"cn=admin,$BASE\"" \
+		"	credentials=x searchbase=\"$BASE\" type=refreshAndPersist retry=\"1 +\""
+	rm -f "$work/held.mdb"
+	: > "$work/held.log"
+	MINIDIR_IO_ENGINE=$engine "$BUILD/minidir" -f "$work/held.conf" 2> "$work/held.log" &
+	hpid=$!
+	pids+=("$hpid")
+	hport=$(wait_port "$work/held.log" ldap holding 20)
+	grep -q "info: io_engine $engine" "$work/held.log" ||
+		not_ok "held ($engine): the server runs $(sed -n 's/.*info: io_engine //p' "$work/held.log")"
+	if [ -z "$hport" ]; then
+		not_ok "held ($engine): no \"holding ... closed\" line: $(tail -3 "$work/held.log")"
+		kill "$hpid"
+		wait "$hpid"
+		continue
+	fi
+	idle_for_2s "$hpid" "held ($engine): idle while holding" "$(grep -c 'accept' "$work/held.log") log lines about accept"
+	sed "s/^listen = .*/listen = 127.0.0.1:$hport/" "$work/one.conf" > "$work/two.conf"
+	second_refused "held ($engine): a second server on the held 127.0.0.1:$hport" "already served by another process"
+	sed "s#^listen = .*#listen = ldapi://$work/held.sock#" "$work/one.conf" > "$work/two.conf"
+	second_refused "held ($engine): a second server on the held ldapi socket" "another process serves this socket"
+	if grep -q "listening on" "$work/held.log"; then
+		not_ok "held ($engine): the hold ended before the second servers were tried (the checks took too long)"
+	fi
+	# Once the bound has passed the replica listens; every answer is its own (an empty
+	# suffix: noSuchObject), on TCP and on its socket.
+	if [ -z "$(wait_port "$work/held.log" ldap "listening on" 20)" ]; then
+		not_ok "held ($engine): never listened: $(tail -3 "$work/held.log")"
+	fi
+	n=0
+	I="ldapi://$(printf '%s' "$work/held.sock" | sed 's#/#%2F#g')"
+	for uri in "ldap://127.0.0.1:$hport" "ldap://127.0.0.1:$hport" "ldap://127.0.0.1:$hport" \
+		"ldap://127.0.0.1:$hport" "ldap://127.0.0.1:$hport" "ldap://127.0.0.1:$hport" "$I" "$I"; do
+		rc=0
+		timeout 10 ldapsearch -x -LLL -H "$uri" -b "$BASE" -s base dn > /dev/null 2>&1 || rc=$?
+		[ "$rc" = 32 ] && n=$((n + 1))
+	done
+	if [ "$n" -eq 8 ]; then
+		ok "held ($engine): then the replica answers all 8 connections itself (noSuchObject)"
+	else
+		not_ok "held ($engine): $n of 8 connections answered by the replica (noSuchObject)"
+	fi
+	stop "$hpid" held
+done
 
 # --- bind timing does not tell which DNs exist ---------------------------------
 hash=$("$BUILD/tests/integration/faultclient" crypt right-password '$6$saltsaltsalt$')

@@ -8,6 +8,12 @@
  *       one must be answered or closed by the server (none left hanging), some
  *       must be answered, and (to show the limit was reached) some closed.
  *
+ *   faultclient hold HOST PORT N
+ *       N connections at once, each sending a root DSE search; waits up to 10 s for
+ *       each to be answered or closed, prints "held A answered, C closed, H hanging",
+ *       keeps them all open until a line arrives on standard input, then closes them
+ *       and prints "released". The server stays at its descriptor limit meanwhile.
+ *
  *   faultclient bindtime HOST PORT N DN...
  *       N rounds of simple binds with a wrong password to each DN in turn, on one
  *       connection; the median time of each DN must be within 10% of the first's
@@ -66,6 +72,54 @@ static struct berval *rootdse_search(int msgid)
 
 enum churn_state { WAITING, ANSWERED, CLOSED };
 
+/*
+ * Opens n connections, each sending req, then waits up to 10 s for each to be answered
+ * or closed by the server (st[i]). Returns how many did neither.
+ */
+static int connect_and_wait(struct berval *req, int n, int *fds, enum churn_state *st)
+{
+	for (int i = 0; i < n; i++) {
+		fds[i] = connect_to_server();
+		st[i] = WAITING;
+		/* A connection the server already shed may refuse the bytes: that is a close. */
+		if (send(fds[i], req->bv_val, req->bv_len, MSG_NOSIGNAL) < 0)
+			st[i] = CLOSED;
+	}
+	int waiting = n;
+	for (int i = 0; i < n; i++)
+		waiting -= st[i] != WAITING;
+	double deadline = now_ms() + 10000;
+	while (waiting > 0 && now_ms() < deadline) {
+		struct pollfd p[n];
+		for (int i = 0; i < n; i++)
+			p[i] =
+			    (struct pollfd){.fd = st[i] == WAITING ? fds[i] : -1, .events = POLLIN};
+		if (poll(p, (nfds_t)n, 200) < 0)
+			FAIL("poll: %s", strerror(errno));
+		for (int i = 0; i < n; i++) {
+			if (st[i] != WAITING || !p[i].revents)
+				continue;
+			unsigned char buf[4096];
+			ssize_t got = recv(fds[i], buf, sizeof(buf), MSG_DONTWAIT);
+			if (got < 0 && (errno == EAGAIN || errno == EINTR))
+				continue;
+			/* Any answer starts with an LDAPMessage; EOF or a reset is a close. */
+			st[i] = got > 0 && buf[0] == 0x30 ? ANSWERED : CLOSED;
+			waiting--;
+		}
+	}
+	return waiting;
+}
+
+static void count_states(int n, const enum churn_state *st, long *answered, long *closed)
+{
+	*answered = *closed = 0;
+	for (int i = 0; i < n; i++) {
+		*answered += st[i] == ANSWERED;
+		*closed += st[i] == CLOSED;
+	}
+}
+
 static void cmd_churn(int n, int rounds)
 {
 	struct berval *req = rootdse_search(1);
@@ -73,44 +127,11 @@ static void cmd_churn(int n, int rounds)
 	enum churn_state *st = calloc((size_t)n, sizeof(*st));
 	long answered_total = 0, closed_total = 0;
 	for (int r = 0; r < rounds; r++) {
-		for (int i = 0; i < n; i++) {
-			fds[i] = connect_to_server();
-			st[i] = WAITING;
-			/* A connection the server already shed may refuse the bytes: that is a
-			 * close. */
-			if (send(fds[i], req->bv_val, req->bv_len, MSG_NOSIGNAL) < 0)
-				st[i] = CLOSED;
-		}
-		int waiting = n;
+		int waiting = connect_and_wait(req, n, fds, st);
+		long answered, closed;
+		count_states(n, st, &answered, &closed);
 		for (int i = 0; i < n; i++)
-			waiting -= st[i] != WAITING;
-		double deadline = now_ms() + 10000;
-		while (waiting > 0 && now_ms() < deadline) {
-			struct pollfd p[n];
-			for (int i = 0; i < n; i++)
-				p[i] = (struct pollfd){.fd = st[i] == WAITING ? fds[i] : -1,
-				                       .events = POLLIN};
-			if (poll(p, (nfds_t)n, 200) < 0)
-				FAIL("poll: %s", strerror(errno));
-			for (int i = 0; i < n; i++) {
-				if (st[i] != WAITING || !p[i].revents)
-					continue;
-				unsigned char buf[4096];
-				ssize_t got = recv(fds[i], buf, sizeof(buf), MSG_DONTWAIT);
-				if (got < 0 && (errno == EAGAIN || errno == EINTR))
-					continue;
-				/* Any answer starts with an LDAPMessage; EOF or a reset is a close.
-				 */
-				st[i] = got > 0 && buf[0] == 0x30 ? ANSWERED : CLOSED;
-				waiting--;
-			}
-		}
-		long answered = 0, closed = 0;
-		for (int i = 0; i < n; i++) {
-			answered += st[i] == ANSWERED;
-			closed += st[i] == CLOSED;
 			close(fds[i]);
-		}
 		if (waiting > 0)
 			FAIL("churn round %d: %d of %d connections neither answered nor closed in "
 			     "10 s "
@@ -129,6 +150,31 @@ static void cmd_churn(int n, int rounds)
 	printf("ok - churn: %d rounds of %d connections: %ld answered, %ld closed by the server, "
 	       "none left hanging\n",
 	       rounds, n, answered_total, closed_total);
+	ber_bvfree(req);
+	free(fds);
+	free(st);
+}
+
+/*
+ * N connections at once, kept open after their answer so that the server stays at its
+ * descriptor limit; released (closed) when a line arrives on standard input.
+ */
+static void cmd_hold(int n)
+{
+	struct berval *req = rootdse_search(1);
+	int *fds = calloc((size_t)n, sizeof(int));
+	enum churn_state *st = calloc((size_t)n, sizeof(*st));
+	int waiting = connect_and_wait(req, n, fds, st);
+	long answered, closed;
+	count_states(n, st, &answered, &closed);
+	printf("held %ld answered, %ld closed, %d hanging\n", answered, closed, waiting);
+	fflush(stdout);
+	char line[16];
+	if (!fgets(line, sizeof(line), stdin))
+		line[0] = 0;
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
+	printf("released\n");
 	ber_bvfree(req);
 	free(fds);
 	free(st);
@@ -221,9 +267,9 @@ static void cmd_bindtime(int rounds, int ndn, char **dns)
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
-		fprintf(stderr,
-		        "usage: faultclient churn HOST PORT N ROUNDS | bindtime HOST PORT N DN... "
-		        "| crypt PASSWORD SETTING\n");
+		fprintf(stderr, "usage: faultclient churn HOST PORT N ROUNDS | hold HOST PORT N | "
+		                "bindtime HOST PORT N DN... "
+		                "| crypt PASSWORD SETTING\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "crypt") == 0) {
@@ -240,6 +286,8 @@ int main(int argc, char **argv)
 	const char *cmd = argv[1];
 	if (strcmp(cmd, "churn") == 0 && argc > 5)
 		cmd_churn(atoi(argv[4]), atoi(argv[5]));
+	else if (strcmp(cmd, "hold") == 0 && argc > 4)
+		cmd_hold(atoi(argv[4]));
 	else if (strcmp(cmd, "bindtime") == 0 && argc > 6)
 		cmd_bindtime(atoi(argv[4]), argc - 5, argv + 5);
 	else {
