@@ -2,7 +2,8 @@
 # Access rules (the access key) with real clients: the start-up errors an admin sees
 # for a rule the schema rejects (file:line, with -t and at start), and rules on the
 # example directory read with ldapsearch and ldapcompare: a group rule, a self rule,
-# and a rule that hides whole entries. slapd's semantics are compared case by case in
+# a rule that hides whole entries, and a hidden subtree (ou=contractors) that neither a
+# matchedDN nor numSubordinates tells of. slapd's semantics are compared case by case in
 # tests/conformance (the acl-* cases). Servers: minidir on 127.0.0.1, stopped by PID.
 set -u
 cd "$(dirname "$0")/../.."
