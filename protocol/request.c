@@ -63,6 +63,7 @@ static int decode_search(struct ber_in *in, struct search_request *s, struct are
 	s->deref = deref;
 	s->sizelimit = sizelimit;
 	s->timelimit = timelimit;
+	s->raw_tail = (struct berval){(ber_len_t)(in->end - in->p), (char *)in->p};
 	s->filter = filter_decode(in, mem, scratch);
 	if (!s->filter) {
 		*why = "malformed or too deeply nested search filter";
@@ -148,6 +149,23 @@ const struct request_control *request_control(const struct ldap_request *req, co
 		if (req->controls[i].oid.bv_len == n &&
 		    memcmp(req->controls[i].oid.bv_val, oid, n) == 0)
 			return &req->controls[i];
+	return NULL;
+}
+
+const struct request_control *request_unapplied_critical(const struct ldap_request *req,
+                                                         const char *const *applied, size_t n)
+{
+	if (!req->critical_control)
+		return NULL;
+	for (int i = 0; i < req->ncontrols; i++) {
+		const struct request_control *ctl = &req->controls[i];
+		bool known = false;
+		for (size_t j = 0; j < n && !known; j++)
+			known = ctl->oid.bv_len == strlen(applied[j]) &&
+			        memcmp(ctl->oid.bv_val, applied[j], ctl->oid.bv_len) == 0;
+		if (ctl->critical && !known)
+			return ctl;
+	}
 	return NULL;
 }
 

@@ -45,6 +45,7 @@ struct search_request {
 	struct filter *filter; /* in the request's arena (mem) */
 	struct berval attrs[REQUEST_MAX_ATTRS];
 	int nattrs;
+	struct berval raw_tail; /* the filter and the attribute list, as sent */
 };
 
 /* Most controls one request may carry; more is a protocol error. */
@@ -88,6 +89,12 @@ struct ldap_request {
 /* The first control whose OID is oid (NUL-terminated, compared exactly) in req, or NULL.
  * The result points into req. */
 const struct request_control *request_control(const struct ldap_request *req, const char *oid);
+
+/* The first control of req marked critical whose OID is none of applied[0..n) (each
+ * NUL-terminated), or NULL: what an operation that applies only those must refuse with
+ * unavailableCriticalExtension (RFC 4511 4.1.11). The result points into req. */
+const struct request_control *request_unapplied_critical(const struct ldap_request *req,
+                                                         const char *const *applied, size_t n);
 
 /*
  * Decodes the LDAPMessage pdu[0..len) (borrowed: req points into it); req is

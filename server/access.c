@@ -377,7 +377,7 @@ static bool what_holds(struct access_op *op, const struct rule *r, entry_id id,
 	if (r->filter_computed) {
 		if (!*extra_built) {
 			op->extra.off = op->extra.len = 0;
-			op_attrs_all(&op->extra, op->db, op->txn, id, e);
+			op_attrs_all(&op->extra, op->db, op->txn, id, e, NULL);
 			*extra_built = true;
 		}
 		ctx.extra = op->extra.data;

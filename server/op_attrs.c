@@ -11,6 +11,7 @@
 #include "protocol/array.h"
 #include "protocol/response.h"
 #include "protocol/schema.h"
+#include "server/access.h"
 #include "server/ops.h"
 #include "storage/entry_opattrs.h"
 
@@ -26,10 +27,10 @@ bool op_attrs_in_filter(const struct filter *f)
 }
 
 int op_attrs_all(struct buf *out, const struct db *db, MDB_txn *txn, entry_id id,
-                 const struct entry_view *e)
+                 const struct entry_view *e, struct access_op *aop)
 {
 	struct attr_select all = {.all_operational = true};
-	return op_attrs_build(out, &all, db, txn, id, e);
+	return op_attrs_build(out, &all, db, txn, id, e, aop);
 }
 
 bool op_attrs_requested(const struct attr_select *sel)
@@ -66,15 +67,39 @@ static const struct schema_oc *structural_class(const struct entry_view *e)
 	return best;
 }
 
-static size_t count_children(const struct db *db, MDB_txn *txn, entry_id id)
+/*
+ * The children of id that aop's client may see: those a one-level search would return
+ * (read on their entry). Every child when aop is NULL (a rule's filter, access.c) or may see
+ * them all, counted by LMDB; else each is looked at, so the count costs a one-level search.
+ * With first_only it stops at the first (hasSubordinates).
+ */
+static size_t count_children(const struct db *db, MDB_txn *txn, entry_id id, struct access_op *aop,
+                             bool first_only)
 {
 	MDB_cursor *cur;
 	size_t n = 0;
 	if (mdb_cursor_open(txn, db->children, &cur) != 0)
 		return 0;
 	MDB_val k = {sizeof(id), &id}, v;
-	if (mdb_cursor_get(cur, &k, &v, MDB_SET) == 0 && mdb_cursor_count(cur, &n) != 0)
-		n = 0;
+	int rc = mdb_cursor_get(cur, &k, &v, MDB_SET);
+	if (rc == 0 && (!aop || access_entry_granted(aop, ACCESS_READ))) {
+		if (mdb_cursor_count(cur, &n) != 0)
+			n = 0;
+		rc = MDB_NOTFOUND;
+	}
+	for (; rc == 0; rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT_DUP)) {
+		entry_id child;
+		struct entry_view e;
+		struct access_entry ae;
+		if (v.mv_size != sizeof(child))
+			continue;
+		memcpy(&child, v.mv_data, sizeof(child));
+		if (db_get_entry(db, txn, child, &e) != 0)
+			continue;
+		access_entry_init(&ae, aop, child, &e);
+		if (ae.entry >= ACCESS_READ && (++n, first_only))
+			break;
+	}
 	mdb_cursor_close(cur);
 	return n;
 }
@@ -148,7 +173,7 @@ static int put_stamps(struct buf *out, const struct attr_select *sel, const stru
 }
 
 int op_attrs_build(struct buf *out, const struct attr_select *sel, const struct db *db,
-                   MDB_txn *txn, entry_id id, const struct entry_view *e)
+                   MDB_txn *txn, entry_id id, const struct entry_view *e, struct access_op *aop)
 {
 	bool to = sel->types_only;
 	char text[64];
@@ -185,7 +210,7 @@ int op_attrs_build(struct buf *out, const struct attr_select *sel, const struct 
 	bool has = attr_select_wants(sel, "hasSubordinates"),
 	     num = attr_select_wants(sel, "numSubordinates");
 	if (has || num) {
-		size_t n = count_children(db, txn, id);
+		size_t n = count_children(db, txn, id, aop, !num);
 		if (has) {
 			v.bv_val = n ? "TRUE" : "FALSE";
 			v.bv_len = strlen(v.bv_val);

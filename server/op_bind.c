@@ -199,7 +199,11 @@ void op_bind(struct conn *c, struct ldap_request *req)
 	struct bind_request *b = &req->u.bind;
 	struct server *srv = c->w->srv;
 	int32_t id = req->msgid;
-	c->auth = AUTH_ANONYMOUS; /* a bind, even a failed one, drops the old identity */
+	/* A bind, even a failed one, drops the old identity, and with it a paged search parked
+	 * between pages (its look-ahead entry was chosen for the old identity): its cookie then
+	 * gets unwillingToPerform, as an unknown one. */
+	conn_task_drop(&c->parked);
+	c->auth = AUTH_ANONYMOUS;
 	c->bound_key.len = 0;
 	c->bound_dn.len = 0;
 	if (b->version != LDAP_VERSION3) {

@@ -1,4 +1,5 @@
-/* Compare (RFC 4511 4.10): does the entry hold this attribute value? */
+/* Compare (RFC 4511 4.10): does the entry hold this attribute value? With the assertion
+ * control (RFC 4528), only if its filter holds on the entry. */
 #include <ldap.h>
 #include <string.h>
 #include <strings.h>
@@ -9,6 +10,7 @@
 #include "server/db_gen.h"
 #include "server/ops.h"
 #include "server/reply.h"
+#include "server/search_checks.h"
 
 /*
  * Whether entry id (viewed as e) holds the request's value: compareTrue, compareFalse, or
@@ -27,7 +29,8 @@ static int compare_entry(struct conn *c, entry_id id, const struct entry_view *e
 	                         .gate = access_compare_gate(ae),
 	                         .scratch = &w->scratch};
 	w->extra.off = w->extra.len = 0;
-	if (op_attrs_in_filter(eq) && op_attrs_all(&w->extra, &w->gen->db, w->txn, id, e) < 0)
+	if (op_attrs_in_filter(eq) &&
+	    op_attrs_all(&w->extra, &w->gen->db, w->txn, id, e, ae->op) < 0)
 		return LDAP_OTHER;
 	ctx.extra = w->extra.data;
 	ctx.extra_len = w->extra.len;
@@ -73,29 +76,38 @@ void op_compare(struct conn *c, struct ldap_request *req)
 	} else {
 		entry_id id;
 		struct entry_view e;
+		struct access_op aop;
+		access_op_init(&aop, c);
 		int dbrc = db_dn2id(db, w->txn, key.data, key.len, &id);
 		if (dbrc == 0)
 			dbrc = db_get_entry(db, w->txn, id, &e);
 		if (dbrc == MDB_NOTFOUND) {
 			rc = LDAP_NO_SUCH_OBJECT;
-			op_matched_dn(w, &key, &matched);
 		} else if (dbrc) {
 			rc = LDAP_OTHER;
 		} else {
-			struct access_op aop;
 			struct access_entry ae;
-			access_op_init(&aop, c);
 			access_entry_init(&ae, &aop, id, &e);
-			if (access_attr_level(&ae, attr, alen) >= ACCESS_COMPARE)
+			/* The assertion control (RFC 4528) first, as slapd: compare only if it
+			 * holds. */
+			int asserted = search_assertion(req, &aop, w, id);
+			if (asserted != LDAP_SUCCESS)
+				rc = asserted;
+			else if (access_attr_level(&ae, attr, alen) >= ACCESS_COMPARE)
 				rc = compare_entry(c, id, &e, &ae, present, eq);
 			else
 				rc = LDAP_INSUFFICIENT_ACCESS;
+			if (rc == LDAP_PROTOCOL_ERROR)
+				msg = "malformed assertion control";
 			/* An error about an entry the client may not know of: it does not exist. */
-			if (rc != LDAP_COMPARE_TRUE && rc != LDAP_COMPARE_FALSE &&
-			    ae.entry < ACCESS_DISCLOSE)
+			else if (rc != LDAP_COMPARE_TRUE && rc != LDAP_COMPARE_FALSE &&
+			         ae.entry < ACCESS_DISCLOSE)
 				rc = LDAP_NO_SUCH_OBJECT;
-			access_op_free(&aop);
 		}
+		/* A missing entry, or one the client may not know of: the same answer. */
+		if (rc == LDAP_NO_SUCH_OBJECT)
+			op_matched_dn(w, &aop, &key, &matched);
+		access_op_free(&aop);
 		db_gen_txn_end(w);
 	}
 	reply_done(c, req->msgid, LDAP_RES_COMPARE, rc,

@@ -35,6 +35,7 @@
 #include "server/search_checks.h"
 #include "server/search_txn.h"
 #include "server/search_names.h"
+#include "server/search_page.h"
 #include "server/search_plan.h"
 #include "storage/candidates.h"
 
@@ -58,7 +59,9 @@ struct search_op {
 	/* Paged results (RFC 2696): page_size 0 means not paged. */
 	int page_size;
 	int page_sent;
-	uint64_t cookie;   /* the cookie handed out with the last page */
+	uint64_t cookie; /* the cookie handed out with the last page */
+	/* What the first page was asked with (search_page.h): the next pages must be too. */
+	unsigned char page_digest[SEARCH_PAGE_DIGEST];
 	bool have_pending; /* pending_id matched and waits for the next page */
 	entry_id pending_id;
 	/* Server-side sort (RFC 2891). */
@@ -224,7 +227,7 @@ static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view 
 	    .dn = e->dn, .dnlen = e->dnlen, .gate = gate, .scratch = &w->scratch};
 	if (s->filter_oper) { /* the filter names computed attributes (entryDN, ...) */
 		w->extra.off = w->extra.len = 0;
-		if (op_attrs_all(&w->extra, s->rt.db, s->rt.txn, *id, e) < 0) {
+		if (op_attrs_all(&w->extra, s->rt.db, s->rt.txn, *id, e, &s->access) < 0) {
 			*rc = ENOMEM;
 			return STEP_ERROR;
 		}
@@ -266,7 +269,8 @@ static int send_entry(struct conn *c, entry_id id, const struct entry_view *e,
 	s->sel.gate = access_read_gate(ae);
 	w->extra.off = w->extra.len = 0;
 	int rc = 0;
-	if (s->want_oper && op_attrs_build(&w->extra, &s->sel, s->rt.db, s->rt.txn, id, e) < 0)
+	if (s->want_oper &&
+	    op_attrs_build(&w->extra, &s->sel, s->rt.db, s->rt.txn, id, e, &s->access) < 0)
 		rc = ENOMEM;
 	s->sent++;
 	s->page_sent++;
@@ -395,15 +399,20 @@ static void search_run(struct conn *c)
 	}
 }
 
-void op_matched_dn(struct worker *w, const struct buf *key, struct buf *out)
+void op_matched_dn(struct worker *w, struct access_op *aop, const struct buf *key, struct buf *out)
 {
 	const struct db *db = &w->gen->db;
 	size_t len = dn_key_parent_len(key->data, key->len);
+	bool all = access_entry_granted(aop, ACCESS_DISCLOSE);
 	while (len >= db->suffix_key.len && len > 0) {
 		entry_id id;
 		struct entry_view e;
+		struct access_entry ae;
+		/* An entry the client may not know of is passed by as if it were not there, so
+		 * that nothing below it tells it exists (slapd names none, which does tell). */
 		if (db_dn2id(db, w->txn, key->data, len, &id) == 0 &&
-		    db_get_entry(db, w->txn, id, &e) == 0) {
+		    db_get_entry(db, w->txn, id, &e) == 0 &&
+		    (all || (access_entry_init(&ae, aop, id, &e), ae.entry >= ACCESS_DISCLOSE))) {
 			buf_append(out, e.dn, e.dnlen);
 			break;
 		}
@@ -459,6 +468,15 @@ static void resume_page(struct conn *c, struct ldap_request *req, int page_size,
 		 * twice since it began (search_expire). */
 		reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_UNWILLING_TO_PERFORM, NULL,
 		           "paged results cookie is invalid");
+		return;
+	}
+	/* The cookie goes on only with the request that made it; the search stays parked. */
+	unsigned char digest[SEARCH_PAGE_DIGEST];
+	if (search_page_digest(c, req, digest) < 0 ||
+	    memcmp(digest, s->page_digest, sizeof(digest)) != 0) {
+		reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_UNWILLING_TO_PERFORM, NULL,
+		           "paged results cookie was made by another search request (base, scope, "
+		           "filter, attributes, controls or identity differ)");
 		return;
 	}
 	c->parked = NULL;
@@ -518,9 +536,12 @@ void op_search(struct conn *c, struct ldap_request *req)
 	if (!key)
 		reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_INVALID_DN_SYNTAX, NULL,
 		           "invalid DN");
-	else if (op_monitor_holds(key))
-		op_monitor_search(c, req, key);
-	else if (op_special_is_subschema(key))
+	else if (op_monitor_holds(key)) {
+		/* Built entries, not paged, sorted or tested (RFC 4511 4.1.11). */
+		static const char *const applied[] = {OP_CONTROL_MANAGE_DSA_IT};
+		if (!ops_refuse_critical(c, req, applied, 1))
+			op_monitor_search(c, req, key);
+	} else if (op_special_is_subschema(key))
 		op_special_search(c, req, &w->srv->subschema);
 	else if (!dn_key_in_subtree(key->data, key->len, db->suffix_key.data, db->suffix_key.len))
 		reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_NO_SUCH_OBJECT, NULL, NULL);
@@ -547,7 +568,8 @@ void op_search(struct conn *c, struct ldap_request *req)
 	s->plan.base_keylen = key->len;
 	c->task = &s->task;
 	reply_begin(c);
-	if (copy_names(s, r) < 0 || db_gen_txn_begin(w) != 0) {
+	if (copy_names(s, r) < 0 || (paged && search_page_digest(c, req, s->page_digest) < 0) ||
+	    db_gen_txn_begin(w) != 0) {
 		search_finish(c, LDAP_OTHER, NULL, "out of memory");
 		return;
 	}
@@ -574,21 +596,23 @@ void op_search(struct conn *c, struct ldap_request *req)
 	    rc == 0 ? search_base_access(&s->access, c->w, s->plan.base_id) : LDAP_SUCCESS;
 	if (asserted == LDAP_SUCCESS && rc == 0)
 		asserted = search_assertion(req, &s->access, c->w, s->plan.base_id);
+	struct buf matched = {0};
+	/* A base the client may not know of is answered as a missing one, matchedDN too. */
+	if (rc == MDB_NOTFOUND || asserted == LDAP_NO_SUCH_OBJECT)
+		op_matched_dn(w, &s->access,
+		              &(struct buf){.data = (unsigned char *)s->plan.base_key,
+		                            .len = s->plan.base_keylen},
+		              &matched);
 	if (asserted != LDAP_SUCCESS) {
 		db_gen_txn_end(w);
-		search_finish(c, asserted, NULL,
+		search_finish(c, asserted, (const char *)matched.data,
 		              asserted == LDAP_PROTOCOL_ERROR ? "malformed assertion control"
 		                                              : NULL);
+		buf_free(&matched);
 		return;
 	}
 	if (rc == 0)
 		search_plan_candidates(&s->plan, db, w->txn, s->filter);
-	struct buf matched = {0};
-	if (rc == MDB_NOTFOUND)
-		op_matched_dn(w,
-		              &(struct buf){.data = (unsigned char *)s->plan.base_key,
-		                            .len = s->plan.base_keylen},
-		              &matched);
 	if (rc)
 		db_gen_txn_end(w);
 	else /* the first slice reads on in this transaction: one snapshot from the base on */

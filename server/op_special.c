@@ -11,12 +11,13 @@
 #include "protocol/response.h"
 #include "server/replica.h"
 #include "server/reply.h"
+#include "server/search_checks.h"
 #include "server/search_names.h"
 
 void op_special_search(struct conn *c, struct ldap_request *req, const struct buf *record)
 {
 	struct search_request *r = &req->u.search;
-	struct entry_view e;
+	struct entry_view e = {0};
 	struct berval names[REQUEST_MAX_ATTRS];
 	size_t cap = search_names_space(r);
 	char *space = malloc(cap);
@@ -26,9 +27,26 @@ void op_special_search(struct conn *c, struct ldap_request *req, const struct bu
 		return;
 	}
 	search_names_canonical(r, names, space, cap);
+	/* An entry of its own: the assertion is tested on it. A page of one entry is the whole
+	 * answer, but nothing here sorts or filters values (RFC 4511 4.1.11, as slapd for
+	 * sorting). */
+	static const char *const applied[] = {OP_CONTROL_ASSERTION, OP_CONTROL_MANAGE_DSA_IT,
+	                                      OP_CONTROL_PAGED_RESULTS};
+	if (ops_refuse_critical(c, req, applied, sizeof(applied) / sizeof(applied[0]))) {
+		free(space);
+		return;
+	}
+	bool parsed = entry_parse(record->data, record->len, &e) == 0;
+	struct filter_ctx ctx = {.dn = e.dn, .dnlen = e.dnlen, .scratch = &c->w->scratch};
+	int asserted = parsed ? search_assertion_on(req, &e, &ctx) : LDAP_OTHER;
+	if (asserted != LDAP_SUCCESS) {
+		reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, asserted, NULL,
+		           asserted == LDAP_PROTOCOL_ERROR ? "malformed assertion control" : NULL);
+		free(space);
+		return;
+	}
 	reply_begin(c);
 	if (r->scope != LDAP_SCOPE_ONELEVEL && r->scope != LDAP_SCOPE_SUBORDINATE &&
-	    entry_parse(record->data, record->len, &e) == 0 &&
 	    filter_eval(r->filter, e.attrs, e.attrslen, &c->w->scratch) == FILTER_TRUE) {
 		struct attr_select sel;
 		attr_select_init(&sel, names, r->nattrs, r->typesonly);

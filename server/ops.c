@@ -3,6 +3,7 @@
 #include "server/reply.h"
 
 #include <ldap.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "server/access_log.h"
@@ -55,11 +56,20 @@ static const struct op_entry op_table[] = {
     {LDAP_REQ_COMPARE, STAT_OP_OTHER, op_compare},  {LDAP_REQ_EXTENDED, STAT_OP_OTHER, op_extended},
 };
 
-/* Controls minidir implements; a critical control not listed fails the operation. */
-static const char *const supported_controls[] = {
+/*
+ * The controls each operation applies (RFC 4511 4.1.11): a critical control its operation
+ * does not apply, known to minidir or not, fails the operation with
+ * unavailableCriticalExtension, as slapd does; a non-critical one is ignored. A search
+ * applies all five (the root DSE and cn=Subschema fewer: op_special.c; cn=monitor only
+ * manageDsaIT: op_search.c); a compare the assertion (op_compare.c) and manageDsaIT (no
+ * entry is a referral here). The writes are refused whatever they carry (read-only), so
+ * they take what slapd takes for them. Bind and the extended operations apply none.
+ */
+static const char *const search_controls[] = {
     OP_CONTROL_PAGED_RESULTS, OP_CONTROL_SORT,           OP_CONTROL_MANAGE_DSA_IT,
     OP_CONTROL_ASSERTION,     OP_CONTROL_MATCHED_VALUES,
 };
+static const char *const compare_controls[] = {OP_CONTROL_ASSERTION, OP_CONTROL_MANAGE_DSA_IT};
 
 /* The response tag of a request that has one. */
 static unsigned char response_tag(ber_tag_t op)
@@ -85,27 +95,37 @@ static unsigned char response_tag(ber_tag_t op)
 	return 0;
 }
 
-/* RFC 4511 4.1.11: a critical control the server does not know fails the operation. */
-static bool unknown_critical_control(struct conn *c, struct ldap_request *req)
+/* The controls req's operation applies (see above): a list of n OIDs. */
+static const char *const *applied_controls(ber_tag_t op, size_t *n)
 {
-	for (int i = 0; i < req->ncontrols; i++) {
-		const struct request_control *ctl = &req->controls[i];
-		if (!ctl->critical)
-			continue;
-		bool known = false;
-		for (size_t j = 0; j < sizeof(supported_controls) / sizeof(supported_controls[0]);
-		     j++)
-			known |=
-			    ctl->oid.bv_len == strlen(supported_controls[j]) &&
-			    memcmp(ctl->oid.bv_val, supported_controls[j], ctl->oid.bv_len) == 0;
-		unsigned char tag = response_tag(req->op);
-		if (known || !tag)
-			continue; /* Unbind and Abandon have no result to refuse with (4.1.11) */
-		reply_done(c, req->msgid, tag, LDAP_UNAVAILABLE_CRITICAL_EXTENSION, NULL,
-		           "critical control not supported");
-		return true;
+	switch (op) {
+	case LDAP_REQ_SEARCH:
+		*n = sizeof(search_controls) / sizeof(search_controls[0]);
+		return search_controls;
+	case LDAP_REQ_COMPARE:
+	case LDAP_REQ_ADD:
+	case LDAP_REQ_MODIFY:
+	case LDAP_REQ_DELETE:
+	case LDAP_REQ_MODRDN:
+		*n = sizeof(compare_controls) / sizeof(compare_controls[0]);
+		return compare_controls;
 	}
-	return false;
+	*n = 0;
+	return NULL;
+}
+
+bool ops_refuse_critical(struct conn *c, const struct ldap_request *req, const char *const *applied,
+                         size_t n)
+{
+	unsigned char tag = response_tag(req->op);
+	const struct request_control *ctl = request_unapplied_critical(req, applied, n);
+	if (!ctl || !tag) /* Unbind and Abandon have no result to refuse with (4.1.11) */
+		return false;
+	char msg[160];
+	snprintf(msg, sizeof(msg), "critical control %.*s is not supported with this operation",
+	         (int)(ctl->oid.bv_len > 100 ? 100 : ctl->oid.bv_len), ctl->oid.bv_val);
+	reply_done(c, req->msgid, tag, LDAP_UNAVAILABLE_CRITICAL_EXTENSION, NULL, msg);
+	return true;
 }
 
 /*
@@ -136,7 +156,9 @@ void ops_dispatch(struct conn *c, struct ldap_request *req)
 {
 	if (access_log_on(c->w->srv))
 		op_trace(c, req);
-	if (req->critical_control && unknown_critical_control(c, req))
+	size_t napplied;
+	const char *const *applied = applied_controls(req->op, &napplied);
+	if (req->critical_control && ops_refuse_critical(c, req, applied, napplied))
 		return;
 	if (refused_without_tls(c, req))
 		return;

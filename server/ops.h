@@ -20,11 +20,18 @@
 /* --- ops.c: the dispatch table, Unbind, Abandon, the write operations ------------------ */
 
 /*
- * Runs req on c: refuses an unknown critical control (RFC 4511 4.1.11), counts
- * the operation, calls its handler. An unknown operation closes c. req stays
- * the caller's, but a handler may take parts of it (op_search takes the filter).
+ * Runs req on c: refuses a critical control its operation does not apply (RFC 4511
+ * 4.1.11), counts the operation, calls its handler. An unknown operation closes c. req
+ * stays the caller's, but a handler may take parts of it (op_search takes the filter).
  */
 void ops_dispatch(struct conn *c, struct ldap_request *req);
+/*
+ * RFC 4511 4.1.11 for an operation that applies only the controls applied[0..n): when req
+ * carries a critical control not among them, answers unavailableCriticalExtension (12) and
+ * returns true (the operation must not be performed); else false, nothing sent.
+ */
+bool ops_refuse_critical(struct conn *c, const struct ldap_request *req, const char *const *applied,
+                         size_t n);
 
 /* --- op_trace.c: the access log's text of a request ------------------------------------ */
 
@@ -63,9 +70,11 @@ void op_extended(struct conn *c, struct ldap_request *req);
  * pages, c->parked.
  */
 void op_search(struct conn *c, struct ldap_request *req);
-/* Appends (NUL-terminated) the DN of the deepest existing entry above key (the
- * matchedDN of noSuchObject). Inside w's read transaction. */
-void op_matched_dn(struct worker *w, const struct buf *key, struct buf *out);
+/* Appends (NUL-terminated) the DN of the deepest existing entry above key that aop's client
+ * may know of (disclose on its entry, access.h): the matchedDN of noSuchObject, "" when there
+ * is none. Inside w's read transaction. */
+struct access_op;
+void op_matched_dn(struct worker *w, struct access_op *aop, const struct buf *key, struct buf *out);
 
 /* --- op_monitor.c: cn=monitor ----------------------------------------------------------- */
 
@@ -103,19 +112,22 @@ int op_subschema_build(struct server *srv);
 
 /* True if filter f tests an operational attribute op_attrs_build computes. */
 bool op_attrs_in_filter(const struct filter *f);
-/* Appends every computed operational attribute of entry id to out (for filters).
- * Returns 0 or -1 (out of memory). */
+/* Appends every computed operational attribute of entry id to out (for filters), as
+ * op_attrs_build. Returns 0 or -1 (out of memory). */
 int op_attrs_all(struct buf *out, const struct db *db, MDB_txn *txn, entry_id id,
-                 const struct entry_view *e);
+                 const struct entry_view *e, struct access_op *aop);
 
 /* True if sel names an operational attribute op_attrs_build computes. */
 bool op_attrs_requested(const struct attr_select *sel);
 /*
  * Appends the operational attributes sel asks for of entry id (viewed as e)
  * to out: structuralObjectClass, entryDN, entryUUID, subschemaSubentry,
- * hasSubordinates, numSubordinates, memberOf. Returns 0 or -1.
+ * hasSubordinates, numSubordinates, memberOf. hasSubordinates and numSubordinates
+ * count the children aop's client may read (those a one-level search returns it:
+ * hidden ones are not told), or every child when aop is NULL; aop reads txn too.
+ * Returns 0 or -1.
  */
 int op_attrs_build(struct buf *out, const struct attr_select *sel, const struct db *db,
-                   MDB_txn *txn, entry_id id, const struct entry_view *e);
+                   MDB_txn *txn, entry_id id, const struct entry_view *e, struct access_op *aop);
 
 #endif

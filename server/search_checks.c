@@ -33,8 +33,20 @@ static struct filter *control_filter(const struct request_control *ctl, bool val
 	return ber_in_end(&in) ? f : NULL;
 }
 
-int search_assertion(const struct ldap_request *req, struct access_op *aop, struct worker *w,
-                     entry_id base)
+/* The assertion filter on e, as ctx lets the client search it: LDAP_SUCCESS (it holds),
+ * LDAP_ASSERTION_FAILED, or LDAP_PROTOCOL_ERROR (f NULL: the control was malformed). */
+static int assert_on(const struct filter *f, const struct entry_view *e,
+                     const struct filter_ctx *ctx)
+{
+	if (!f)
+		return LDAP_PROTOCOL_ERROR;
+	return filter_eval_ctx(f, e->attrs, e->attrslen, ctx) == FILTER_TRUE
+	           ? LDAP_SUCCESS
+	           : LDAP_ASSERTION_FAILED;
+}
+
+int search_assertion_on(const struct ldap_request *req, const struct entry_view *e,
+                        const struct filter_ctx *ctx)
 {
 	const struct request_control *ctl = request_control(req, CONTROL_ASSERTION);
 	if (!ctl)
@@ -42,11 +54,21 @@ int search_assertion(const struct ldap_request *req, struct access_op *aop, stru
 	unsigned char space[1024]; /* an assertion of a few items needs no malloc */
 	struct arena mem;
 	arena_init(&mem, space, sizeof(space));
+	int rc = assert_on(control_filter(ctl, false, &mem, ctx->scratch), e, ctx);
+	arena_free(&mem);
+	return rc;
+}
+
+int search_assertion(const struct ldap_request *req, struct access_op *aop, struct worker *w,
+                     entry_id base)
+{
+	const struct request_control *ctl = request_control(req, CONTROL_ASSERTION);
+	if (!ctl)
+		return LDAP_SUCCESS;
+	unsigned char space[1024];
+	struct arena mem;
+	arena_init(&mem, space, sizeof(space));
 	struct filter *f = control_filter(ctl, false, &mem, &w->scratch);
-	if (!f) {
-		arena_free(&mem);
-		return LDAP_PROTOCOL_ERROR;
-	}
 	struct entry_view e;
 	int rc = LDAP_OTHER;
 	if (db_get_entry(&w->gen->db, w->txn, base, &e) == 0) {
@@ -57,14 +79,12 @@ int search_assertion(const struct ldap_request *req, struct access_op *aop, stru
 		                          .gate = access_search_gate(&ae),
 		                          .scratch = &w->scratch};
 		w->extra.off = w->extra.len = 0;
-		if (op_attrs_in_filter(f) &&
-		    op_attrs_all(&w->extra, &w->gen->db, w->txn, base, &e) == 0) {
+		if (f && op_attrs_in_filter(f) &&
+		    op_attrs_all(&w->extra, &w->gen->db, w->txn, base, &e, aop) == 0) {
 			fctx.extra = w->extra.data;
 			fctx.extra_len = w->extra.len;
 		}
-		rc = filter_eval_ctx(f, e.attrs, e.attrslen, &fctx) == FILTER_TRUE
-		         ? LDAP_SUCCESS
-		         : LDAP_ASSERTION_FAILED;
+		rc = assert_on(f, &e, &fctx);
 	}
 	arena_free(&mem);
 	return rc;

@@ -2,7 +2,8 @@
 # Access rules (the access key) with real clients: the start-up errors an admin sees
 # for a rule the schema rejects (file:line, with -t and at start), and rules on the
 # example directory read with ldapsearch and ldapcompare: a group rule, a self rule,
-# and a rule that hides whole entries. slapd's semantics are compared case by case in
+# a rule that hides whole entries, and a hidden subtree (ou=contractors) that neither a
+# matchedDN nor numSubordinates tells of. slapd's semantics are compared case by case in
 # tests/conformance (the acl-* cases). Servers: minidir on 127.0.0.1, stopped by PID.
 set -u
 cd "$(dirname "$0")/../.."
@@ -147,6 +148,60 @@ if [ "$rc" = 6 ]; then ok "an admin's compare: compareTrue (6)"; else not_ok "ad
 expect_lines "the rootdn reads everything" "$people" "^telephoneNumber:" \
 	anonymous -D "cn=admin,$EX" -w root-secret -b "$P" -s one "(objectClass=person)" telephoneNumber
 
+stop_checked "$pid" "$work/minidir.log" && ok "server stopped cleanly" || not_ok "$stop_why"
+
+# A hidden subtree (issue 23): ou=contractors for the admins group only. A client may not
+# tell an entry it may not know of (disclose) from a missing one: noSuchObject with the
+# matchedDN of the nearest entry above it may know of, for the entry and anything below it
+# (slapd names ou=contractors below it for anonymous, or none, which tells that it exists);
+# numSubordinates and hasSubordinates count only the children the client may see.
+C=ou=contractors,$P
+write_conf "access = to dn.subtree=\"$C\"" \
+	"    by group=\"cn=admins,ou=groups,$EX\" read" \
+	"    by * none" \
+	"${attr_rules[@]:0:4}" \
+	"access = to * by * read"
+start_server
+# matched NAME WANT-RC WANT-MATCHED TOOL ARGS...: the result code and the matchedDN
+# ldapsearch -LLL or ldapcompare prints ("Matched DN: X"; "" for none).
+matched() {
+	local name=$1 want_rc=$2 want=$3 tool=$4 out rc=0
+	shift 4
+	out=$("$tool" -x -H "$URI" "$@" 2>&1) || rc=$?
+	local got
+	got=$(sed -n 's/^Matched DN: //p' <<< "$out" | head -1)
+	if [ "$rc" = "$want_rc" ] && [ "$got" = "$want" ]; then
+		ok "$name: $rc, matchedDN \"$got\""
+	else
+		not_ok "$name: exit $rc, matchedDN \"$got\"; wanted $want_rc, \"$want\": $(head -3 <<< "$out")"
+	fi
+}
+bob=(-D "uid=bob,$P" -w bob-secret)
+matched "a missing entry under ou=people (anonymous)" 32 "$P" ldapsearch -LLL -b "uid=nobody,$P" -s base 1.1
+matched "a missing entry under the hidden ou=contractors: the same answer" 32 "$P" \
+	ldapsearch -LLL -b "uid=nobody,$C" -s base 1.1
+matched "an entry below a hidden one that exists: the same" 32 "$P" \
+	ldapsearch -LLL -b "uid=x,uid=kmorgan,$C" -s base 1.1
+matched "the hidden ou=contractors itself: the same" 32 "$P" ldapsearch -LLL -b "$C" -s base 1.1
+matched "a hidden contractor: the same" 32 "$P" ldapsearch -LLL -b "uid=kmorgan,$C" -s base 1.1
+matched "a compare under the hidden subtree: the same" 32 "$P" ldapcompare "uid=nobody,$C" "uid:nobody"
+matched "a compare of a hidden entry: the same" 32 "$P" ldapcompare "uid=kmorgan,$C" "uid:kmorgan"
+matched "an admin (bob) is told ou=contractors" 32 "$C" ldapsearch -LLL "${bob[@]}" -b "uid=nobody,$C" -s base 1.1
+matched "and reads it" 0 "" ldapsearch -LLL "${bob[@]}" -b "$C" -s base 1.1
+seen=$(search anonymous -b "$P" -s one "(objectClass=*)" 1.1 | grep -c "^dn:")
+all=$(search bob -b "$P" -s one "(objectClass=*)" 1.1 | grep -c "^dn:")
+if [ "$all" = $((seen + 1)) ]; then ok "a one-level search of ou=people: $seen entries for anonymous, $all for bob"; else not_ok "one-level: $seen and $all"; fi
+# The value, as one line of the one entry found.
+expect_lines "numSubordinates of ou=people for anonymous: the children it sees, $seen" 1 \
+	"^numSubordinates: $seen\$" anonymous -b "$P" -s base "(objectClass=*)" numSubordinates
+expect_lines "for an admin: every child, $all" 1 "^numSubordinates: $all\$" \
+	bob -b "$P" -s base "(objectClass=*)" numSubordinates
+expect_lines "for the rootdn: every child, $all" 1 "^numSubordinates: $all\$" \
+	anonymous -D "cn=admin,$EX" -w root-secret -b "$P" -s base "(objectClass=*)" numSubordinates
+expect_lines "ou=contractors has children for bob" 1 "^hasSubordinates: TRUE\$" \
+	bob -b "$C" -s base "(objectClass=*)" hasSubordinates
+expect_lines "a filter on numSubordinates counts the same for anonymous" 1 "^dn:" \
+	anonymous -b "$EX" -s one "(numSubordinates=$seen)" 1.1
 stop_checked "$pid" "$work/minidir.log" && ok "server stopped cleanly" || not_ok "$stop_why"
 
 # Rules with no dn= and no filter=: an operation decides access once for every entry but

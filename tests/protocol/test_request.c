@@ -424,6 +424,61 @@ START_TEST(controls)
 }
 END_TEST
 
+/* request_unapplied_critical: the first critical control not in the list, whatever else. */
+START_TEST(unapplied_critical_control)
+{
+	BerElement *w = writer();
+	ck_assert_int_ge(ber_printf(w, "{itn", (ber_int_t)25, (ber_tag_t)LDAP_REQ_UNBIND), 0);
+	ck_assert_int_ge(ber_printf(w, "t{{sb}{s}{sb}{sb}}}", (ber_tag_t)LDAP_TAG_CONTROLS, "1.2.3",
+	                            (ber_int_t)1, "1.2.4", "1.2.5", (ber_int_t)0, "1.2.6",
+	                            (ber_int_t)1),
+	                 0);
+	struct berval *pdu = flatten(w);
+	struct ldap_request req;
+	const char *why;
+	ck_assert_int_eq(decode(pdu, &req, &why), 0);
+	const char *const none[] = {NULL}, *const first[] = {"1.2.3"},
+	                  *const both[] = {"1.2.6", "1.2.3"}, *const prefix[] = {"1.2"};
+	const struct request_control *c = request_unapplied_critical(&req, none, 0);
+	ck_assert_ptr_nonnull(c);
+	assert_bv(&c->oid, "1.2.3");
+	c = request_unapplied_critical(&req, first, 1);
+	ck_assert_ptr_nonnull(c);
+	assert_bv(&c->oid, "1.2.6"); /* 1.2.4 and 1.2.5 are not critical */
+	ck_assert_ptr_null(request_unapplied_critical(&req, both, 2));
+	c = request_unapplied_critical(&req, prefix, 1); /* OIDs compare whole */
+	ck_assert_ptr_nonnull(c);
+	assert_bv(&c->oid, "1.2.3");
+	ber_bvfree(pdu);
+
+	const char *const attrs[] = {"cn", NULL};
+	pdu = search_pdu(26, "dc=example,dc=com", LDAP_SCOPE_BASE, attrs, 0);
+	ck_assert_int_eq(decode(pdu, &req, &why), 0);
+	ck_assert_ptr_null(request_unapplied_critical(&req, none, 0)); /* none is critical */
+	ber_bvfree(pdu);
+}
+END_TEST
+
+/* raw_tail: the SearchRequest's filter and attribute list as sent. */
+START_TEST(search_raw_content)
+{
+	const char *const attrs[] = {"cn", "mail", NULL};
+	struct berval *pdu = search_pdu(27, "dc=example,dc=com", LDAP_SCOPE_ONELEVEL, attrs, 1);
+	struct ldap_request req;
+	const char *why;
+	ck_assert_int_eq(decode(pdu, &req, &why), 0);
+	const struct berval *raw = &req.u.search.raw_tail;
+	/* It starts at the filter's tag (an AND) and ends with the last attribute's value. */
+	ck_assert_uint_eq((unsigned char)raw->bv_val[0], LDAP_FILTER_AND);
+	/* After the base: scope, derefAliases, sizeLimit 100, timeLimit 30 and typesOnly, each
+	 * of three bytes (tag, length, value). */
+	ck_assert_ptr_eq(raw->bv_val, req.u.search.base.bv_val + req.u.search.base.bv_len + 15);
+	const struct berval *last = &req.u.search.attrs[1];
+	ck_assert_ptr_eq(raw->bv_val + raw->bv_len, last->bv_val + last->bv_len);
+	ber_bvfree(pdu);
+}
+END_TEST
+
 START_TEST(controls_malformed)
 {
 	/*
@@ -774,6 +829,8 @@ static Suite *request_suite(void)
 	tcase_add_test(tc, abandon_bad_length);
 	tcase_add_test(tc, unbind_and_undecoded_ops);
 	tcase_add_test(tc, controls);
+	tcase_add_test(tc, unapplied_critical_control);
+	tcase_add_test(tc, search_raw_content);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("malformed");

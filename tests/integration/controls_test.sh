@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Controls per operation and paged-results cookies (issue 23), with python-ldap
+# (controls_client.py) on the example directory, ou=contractors readable only by the
+# cn=admins group: every operation applies each control it is given or refuses a critical
+# one (bind, compare, WhoAmI, modify, cn=monitor; RFC 4511 4.1.11), and a paged cookie goes
+# on only with the request that made it and not past a bind. The same controls are
+# compared with slapd in tests/conformance (the ctl-* cases). Servers: minidir on
+# 127.0.0.1, stopped by PID.
+set -u
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+. tests/integration/lib.sh
+export LDAPNOINIT=1
+PYTHON=/usr/bin/python3 # Debian's, where python3-ldap is
+EX=dc=example,dc=com
+
+use_work_dir controls
+if ! "$PYTHON" -c "import ldap" 2> /dev/null; then
+	not_ok "python-ldap is not installed (scripts/deps.sh installs python3-ldap)"
+	finish
+fi
+cat > "$work/minidir.conf" << CONF
+listen = 127.0.0.1:0
+database = $work/db.mdb
+suffix = $EX
+rootdn = cn=admin,$EX
+rootpw = root-secret
+monitor_access = anonymous
+access = to dn.subtree="ou=contractors,ou=people,$EX"
+    by group="cn=admins,ou=groups,$EX" read
+    by * none
+access = to attrs=userPassword
+    by self read
+    by anonymous auth
+    by * none
+access = to * by * read
+CONF
+if ! "$BUILD/minidir-import" -q -f "$work/minidir.conf" examples/example.ldif > "$work/import.log" 2>&1; then
+	not_ok "import: $(cat "$work/import.log")"
+	finish
+fi
+start_minidir "$work/minidir.conf" "$work/minidir.log"
+if [ -z "$port" ]; then
+	not_ok "server did not start: $(cat "$work/minidir.log")"
+	finish
+fi
+# Each line of the client's is a check of its own.
+while IFS= read -r line; do
+	case $line in
+	"ok - "*) ok "${line#ok - }" ;;
+	"not ok - "*) not_ok "${line#not ok - }" ;;
+	*) not_ok "controls_client.py: $line" ;;
+	esac
+done < <(timeout 120 "$PYTHON" tests/integration/controls_client.py "ldap://127.0.0.1:$port" 2>&1 ||
+	echo "exit status $?")
+stop_checked "$pid" "$work/minidir.log" && ok "server stopped cleanly" || not_ok "$stop_why"
+finish
