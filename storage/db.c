@@ -213,8 +213,16 @@ static int alloc_records_at(struct db *db, MDB_txn *txn)
 	return 0;
 }
 
+/* What ends the line about an existing file cut short (storage/db_file.h). */
+static const char *cut_remedy(enum open_mode mode)
+{
+	return mode == OPEN_RW
+	           ? "copy it again, or remove it to refresh the replica from the provider"
+	           : "copy it again or import it again";
+}
+
 /*
- * An existing file, before LMDB maps it: is it whole (storage/db_file.h)? A file cut
+ * An existing file, before LMDB opens it: is it whole (storage/db_file.h)? A file cut
  * short would be a SIGBUS at the first page read past its end; read-write, LMDB would
  * even write meta pages into an empty one. *checked is the file checked (st_ino 0: it
  * could not be opened, and LMDB's open says why).
@@ -226,23 +234,30 @@ static int check_whole(const char *path, enum open_mode mode, struct stat *check
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
-	const char *remedy =
-	    mode == OPEN_RW ? "copy it again, or remove it to refresh the replica from the provider"
-	                    : "copy it again or import it again";
-	int rc = db_file_check(fd, path, remedy, NULL, err, errlen);
+	int rc = db_file_check(fd, path, cut_remedy(mode), NULL, err, errlen);
 	if (rc == 0 && fstat(fd, checked) < 0)
 		memset(checked, 0, sizeof(*checked));
 	close(fd);
 	return rc;
 }
 
-/* True if LMDB opened the file check_whole checked (not one renamed over it since). */
-static bool opened_checked(MDB_env *env, const struct stat *checked)
+/*
+ * The file LMDB opened, when it is not the one check_whole checked (another was renamed
+ * over the path in between: a reload racing an import), is checked in turn, on LMDB's
+ * own descriptor, before the first transaction reads its map.
+ */
+static int check_opened(MDB_env *env, const char *path, enum open_mode mode,
+                        const struct stat *checked, char *err, size_t errlen)
 {
 	int fd;
 	struct stat st;
-	return !checked->st_ino || (mdb_env_get_fd(env, &fd) == 0 && fstat(fd, &st) == 0 &&
-	                            st.st_dev == checked->st_dev && st.st_ino == checked->st_ino);
+	if (mdb_env_get_fd(env, &fd) != 0 || fstat(fd, &st) < 0) {
+		snprintf(err, errlen, "%s: cannot stat the database file", path);
+		return -1;
+	}
+	if (checked->st_ino && st.st_dev == checked->st_dev && st.st_ino == checked->st_ino)
+		return 0;
+	return db_file_check(fd, path, cut_remedy(mode), NULL, err, errlen);
 }
 
 static int open_mode(struct db *db, const char *path, enum open_mode mode, const char *suffix,
@@ -273,11 +288,8 @@ static int open_mode(struct db *db, const char *path, enum open_mode mode, const
 		fail(err, errlen, create ? "creating database" : "opening database", path, rc);
 		goto bad;
 	}
-	if (!opened_checked(db->env, &checked)) {
-		snprintf(err, errlen, "%s: replaced by another file while it was being opened",
-		         path);
+	if (!create && check_opened(db->env, path, mode, &checked, err, errlen) < 0)
 		goto bad;
-	}
 	/* The umask may have taken bits away (or, at 0, added none): set it exactly. */
 	int fd;
 	if (create && (mdb_env_get_fd(db->env, &fd) != 0 || fchmod(fd, DB_FILE_MODE) < 0)) {

@@ -276,6 +276,30 @@ for c in $cuts; do
 		fi
 	done
 done
+# The path replaced between that check and LMDB's own open (a reload racing a copy put
+# in place): strace holds LMDB's open of the path 3 s while a copy cut short is renamed
+# over it; the file LMDB opened is checked in turn.
+cp "$work/whole.mdb" "$work/cut.mdb"
+cut_copy "$work/cut.new" $((full / 2))
+rm -f "$work/strace.out"
+: > "$work/strace.out"
+rc=0
+ASAN_OPTIONS=detect_leaks=0:${ASAN_OPTIONS:-} timeout 30 strace -f -qq -o "$work/strace.out" -P "$work/cut.mdb" \
+	-e trace=openat -e inject=openat:delay_enter=3000000:when=2 \
+	"$BUILD/minidir" -t -f "$work/cut.conf" > "$work/cut.out" 2>&1 &
+spid=$!
+for _ in $(seq 1 200); do # the check's open of the path has returned
+	grep -q "O_CLOEXEC) = " "$work/strace.out" && break
+	sleep 0.05
+done
+mv "$work/cut.new" "$work/cut.mdb"
+wait "$spid" || rc=$?
+if [ "$rc" = 1 ] && grep -q "(DELAYED)" "$work/strace.out" &&
+	grep -qF "$work/cut.mdb: the file is cut short ($((full / 2)) bytes" "$work/cut.out"; then
+	ok "cut short: a copy renamed over the path between the check and LMDB's open is refused too"
+else
+	not_ok "cut short, renamed over the path during the open: exit $rc$(signal_of "$rc"): $(tail -2 "$work/cut.out") $(tail -2 "$work/strace.out")"
+fi
 # A file that is no LMDB file at all keeps LMDB's message.
 for kind in random LDIF; do
 	if [ "$kind" = random ]; then head -c 100000 /dev/urandom > "$work/cut.mdb"; else cp "$LDIF" "$work/cut.mdb"; fi
