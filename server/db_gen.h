@@ -46,8 +46,9 @@ struct db_gen {
 
 /*
  * Opens the database file at path read-only as a new generation (one
- * reference, number 0 until published) and checks it: its format, and that it
- * holds suffix (as the config names it). Returns NULL with the reason in err.
+ * reference, number 0 until published) and checks it: that it is whole (not cut
+ * short: db_open), its format, and that it holds suffix (as the config names it).
+ * Returns NULL with the reason in err.
  */
 struct db_gen *db_gen_open(const char *path, const char *suffix, char *err, size_t errlen);
 

@@ -1,6 +1,7 @@
 #include "storage/db.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "protocol/dn.h"
+#include "storage/db_file.h"
 
 /* Room for a directory of a few million entries; the file grows as needed. */
 #define DB_MAP_SIZE ((size_t)16 << 30)
@@ -211,6 +213,53 @@ static int alloc_records_at(struct db *db, MDB_txn *txn)
 	return 0;
 }
 
+/* What ends the line about an existing file cut short (storage/db_file.h). */
+static const char *cut_remedy(enum open_mode mode)
+{
+	return mode == OPEN_RW
+	           ? "copy it again, or remove it to refresh the replica from the provider"
+	           : "copy it again or import it again";
+}
+
+/*
+ * An existing file, before LMDB opens it: is it whole (storage/db_file.h)? A file cut
+ * short would be a SIGBUS at the first page read past its end; read-write, LMDB would
+ * even write meta pages into an empty one. *checked is the file checked (st_ino 0: it
+ * could not be opened, and LMDB's open says why).
+ */
+static int check_whole(const char *path, enum open_mode mode, struct stat *checked, char *err,
+                       size_t errlen)
+{
+	memset(checked, 0, sizeof(*checked));
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	int rc = db_file_check(fd, path, cut_remedy(mode), NULL, err, errlen);
+	if (rc == 0 && fstat(fd, checked) < 0)
+		memset(checked, 0, sizeof(*checked));
+	close(fd);
+	return rc;
+}
+
+/*
+ * The file LMDB opened, when it is not the one check_whole checked (another was renamed
+ * over the path in between: a reload racing an import), is checked in turn, on LMDB's
+ * own descriptor, before the first transaction reads its map.
+ */
+static int check_opened(MDB_env *env, const char *path, enum open_mode mode,
+                        const struct stat *checked, char *err, size_t errlen)
+{
+	int fd;
+	struct stat st;
+	if (mdb_env_get_fd(env, &fd) != 0 || fstat(fd, &st) < 0) {
+		snprintf(err, errlen, "%s: cannot stat the database file", path);
+		return -1;
+	}
+	if (checked->st_ino && st.st_dev == checked->st_dev && st.st_ino == checked->st_ino)
+		return 0;
+	return db_file_check(fd, path, cut_remedy(mode), NULL, err, errlen);
+}
+
 static int open_mode(struct db *db, const char *path, enum open_mode mode, const char *suffix,
                      char *const *index, int nindex, char *err, size_t errlen)
 {
@@ -218,6 +267,9 @@ static int open_mode(struct db *db, const char *path, enum open_mode mode, const
 	bool create = mode == OPEN_CREATE || mode == OPEN_RW_CREATE;
 	int rc;
 	MDB_txn *txn = NULL;
+	struct stat checked = {0};
+	if (!create && check_whole(path, mode, &checked, err, errlen) < 0)
+		return -1;
 	if ((rc = mdb_env_create(&db->env)) != 0)
 		return fail(err, errlen, "creating environment", path, rc);
 	mdb_env_set_maxdbs(db->env, DB_MAX_INDEX + 8);
@@ -236,6 +288,8 @@ static int open_mode(struct db *db, const char *path, enum open_mode mode, const
 		fail(err, errlen, create ? "creating database" : "opening database", path, rc);
 		goto bad;
 	}
+	if (!create && check_opened(db->env, path, mode, &checked, err, errlen) < 0)
+		goto bad;
 	/* The umask may have taken bits away (or, at 0, added none): set it exactly. */
 	int fd;
 	if (create && (mdb_env_get_fd(db->env, &fd) != 0 || fchmod(fd, DB_FILE_MODE) < 0)) {

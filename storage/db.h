@@ -98,7 +98,8 @@ struct db {
  * (MDB_NOSYNC: the creator calls mdb_env_sync once it is complete, before anyone reads
  * it); otherwise the existing
  * file is opened read-only and suffix/index come from its meta. On failure returns -1 with a
- * message in err.
+ * message in err. An existing file shorter than its LMDB meta pages say (cut short) is
+ * refused before it is mapped, where its missing pages would be a SIGBUS (db_file.h).
  */
 int db_open(struct db *db, const char *path, bool create, const char *suffix, char *const *index,
             int nindex, char *err, size_t errlen);
@@ -112,7 +113,8 @@ int db_open(struct db *db, const char *path, bool create, const char *suffix, ch
  * its suffix must be suffix (compared normalized) and its format DB_FORMAT, and its
  * own index list is used (index is then ignored). Only one process may open a file
  * this way at a time; a file opened so must not be opened with db_open meanwhile
- * (MDB_NOLOCK readers do not see the writer). On failure returns -1 with a message in err.
+ * (MDB_NOLOCK readers do not see the writer). On failure returns -1 with a message in err;
+ * an existing file cut short is refused as db_open refuses it, and left as it is.
  */
 int db_open_rw(struct db *db, const char *path, const char *suffix, char *const *index, int nindex,
                char *err, size_t errlen);

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Faults from outside: a server out of file descriptors under connection churn,
 # bind timing that must not tell which DNs exist, a second server on a served
-# address, entries as large as import accepts, and a database file overwritten
-# under a running server. Each part starts its own minidir on 127.0.0.1.
+# address, entries as large as import accepts, a database file overwritten
+# under a running server, and one cut short. Each part starts its own minidir on 127.0.0.1.
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -370,6 +370,120 @@ if start inplace; then
 		ok "in place: a truncated map stops the server with a clear line, not SIGBUS (exit 1)"
 	else
 		not_ok "in place: truncated map: exit $rc; $(tail -2 "$work/inplace.log")"
+	fi
+fi
+
+# --- a database file cut short ------------------------------------------------------------
+# A copy cut short (a full disk, an interrupted copy) was mapped as it was: the first page
+# read past its end killed minidir -t, minidir-export and the server with SIGBUS, and a
+# running server died without a line when such a copy was renamed over its file. Each
+# program now refuses it with one line, and a server keeps serving what it served.
+write_conf cut
+"$BUILD/minidir-import" -q -f "$work/cut.conf" "$LDIF" || not_ok "import for the cut-short test"
+cp "$work/cut.mdb" "$work/whole.mdb"
+full=$(stat -c %s "$work/whole.mdb")
+psize=$(getconf PAGESIZE) # LMDB's page size is the system's
+cuts="inside-the-last-page:$((full - psize / 2)) half:$((full / 2)) the-meta-pages-only:$((2 * psize)) empty:0 100-bytes:100"
+cut_copy() { # FILE BYTES: whole.mdb, cut to BYTES
+	cp "$work/whole.mdb" "$1" && truncate -s "$2" "$1"
+}
+# signal_of RC: " (killed by SIGNAME)" for an exit status above 128
+signal_of() { [ "$1" -gt 128 ] && echo " (killed by SIG$(kill -l $(($1 - 128))))"; }
+for c in $cuts; do
+	what=${c%%:*} n=${c#*:}
+	cut_copy "$work/cut.mdb" "$n"
+	for prog in "minidir -t" minidir-export "minidir (start-up)"; do
+		rc=0
+		case $prog in
+		"minidir -t") timeout 20 "$BUILD/minidir" -t -f "$work/cut.conf" > "$work/cut.out" 2>&1 || rc=$? ;;
+		minidir-export) timeout 20 "$BUILD/minidir-export" -q -f "$work/cut.conf" 2> "$work/cut.out" > /dev/null || rc=$? ;;
+		*) timeout 20 "$BUILD/minidir" -f "$work/cut.conf" > "$work/cut.out" 2>&1 || rc=$? ;;
+		esac
+		if [ "$rc" = 1 ] && [ "$(grep -c "the file is cut short" "$work/cut.out")" = 1 ] &&
+			grep -qF "$work/cut.mdb: the file is cut short ($n bytes, LMDB's" "$work/cut.out"; then
+			ok "cut short ($what: $n of $full bytes): $prog exits 1 with one line"
+		else
+			not_ok "cut short ($what: $n bytes): $prog: exit $rc$(signal_of "$rc"): $(tail -2 "$work/cut.out")"
+		fi
+	done
+done
+# The path replaced between that check and LMDB's own open (a reload racing a copy put
+# in place): strace holds LMDB's open of the path 3 s while a copy cut short is renamed
+# over it; the file LMDB opened is checked in turn.
+cp "$work/whole.mdb" "$work/cut.mdb"
+cut_copy "$work/cut.new" $((full / 2))
+rm -f "$work/strace.out"
+: > "$work/strace.out"
+rc=0
+ASAN_OPTIONS=detect_leaks=0:${ASAN_OPTIONS:-} timeout 30 strace -f -qq -o "$work/strace.out" -P "$work/cut.mdb" \
+	-e trace=openat -e inject=openat:delay_enter=3000000:when=2 \
+	"$BUILD/minidir" -t -f "$work/cut.conf" > "$work/cut.out" 2>&1 &
+spid=$!
+for _ in $(seq 1 200); do # the check's open of the path has returned
+	grep -q "O_CLOEXEC) = " "$work/strace.out" && break
+	sleep 0.05
+done
+mv "$work/cut.new" "$work/cut.mdb"
+wait "$spid" || rc=$?
+if [ "$rc" = 1 ] && grep -q "(DELAYED)" "$work/strace.out" &&
+	grep -qF "$work/cut.mdb: the file is cut short ($((full / 2)) bytes" "$work/cut.out"; then
+	ok "cut short: a copy renamed over the path between the check and LMDB's open is refused too"
+else
+	not_ok "cut short, renamed over the path during the open: exit $rc$(signal_of "$rc"): $(tail -2 "$work/cut.out") $(tail -2 "$work/strace.out")"
+fi
+# A file that is no LMDB file at all keeps LMDB's message.
+for kind in random LDIF; do
+	if [ "$kind" = random ]; then head -c 100000 /dev/urandom > "$work/cut.mdb"; else cp "$LDIF" "$work/cut.mdb"; fi
+	rc=0
+	timeout 20 "$BUILD/minidir" -t -f "$work/cut.conf" > "$work/cut.out" 2>&1 || rc=$?
+	if [ "$rc" = 1 ] && grep -q "File is not an LMDB file" "$work/cut.out" && ! grep -q "cut short" "$work/cut.out"; then
+		ok "$kind bytes as the database: still \"File is not an LMDB file\", exit 1"
+	else
+		not_ok "$kind bytes as the database: exit $rc$(signal_of "$rc"): $(tail -2 "$work/cut.out")"
+	fi
+done
+# Renamed over a running server's file: refused with one line, the old snapshot served,
+# and the next whole file served.
+cp "$work/whole.mdb" "$work/cut.mdb"
+count_all() {
+	timeout 10 ldapsearch -x -LLL -H "ldap://127.0.0.1:$port" -b "$BASE" 1.1 2> /dev/null | grep -c '^dn:'
+}
+refusals() { grep -c "database not reloaded" "$work/cut.log"; }
+if start cut; then
+	before=$(count_all)
+	for c in $cuts; do
+		what=${c%%:*} n=${c#*:}
+		want=$(($(refusals) + 1))
+		cut_copy "$work/cut.new" "$n"
+		mv "$work/cut.new" "$work/cut.mdb"
+		for _ in $(seq 1 50); do # the server checks the path once a second
+			[ "$(refusals)" -ge "$want" ] && break
+			sleep 0.1
+		done
+		sleep 1.2 # a second check: the file refused is not tried again
+		got=$(refusals) now=$(count_all)
+		if kill -0 "$pid" 2> /dev/null && [ "$got" = "$want" ] && [ "$now" = "$before" ] &&
+			grep "database not reloaded" "$work/cut.log" | tail -1 |
+			grep -qF "$work/cut.mdb: the file is cut short ($n bytes, LMDB's"; then
+			ok "reload of a copy cut short ($what): refused with one line, still serving the previous file ($now entries)"
+		else
+			rc=0
+			kill -0 "$pid" 2> /dev/null || { wait "$pid" || rc=$?; }
+			not_ok "reload of a copy cut short ($what): $(kill -0 "$pid" 2> /dev/null && echo running || echo "exit $rc$(signal_of "$rc")"), $((got - want + 1)) refusal lines, $now entries (before: $before): $(tail -1 "$work/cut.log")"
+			kill -0 "$pid" 2> /dev/null || break
+		fi
+	done
+	{ cat "$LDIF"; printf '\ndn: cn=after-cut,%s\nobjectClass: organizationalRole\ncn: after-cut\n' "$BASE"; } > "$work/cut2.ldif"
+	reloads=$(grep -c "database reloaded" "$work/cut.log")
+	if kill -0 "$pid" 2> /dev/null && "$BUILD/minidir-import" -q -f "$work/cut.conf" "$work/cut2.ldif"; then
+		for _ in $(seq 1 50); do
+			[ "$(grep -c "database reloaded" "$work/cut.log")" -gt "$reloads" ] && break
+			sleep 0.1
+		done
+		n=$(timeout 10 ldapsearch -x -LLL -H "ldap://127.0.0.1:$port" -b "cn=after-cut,$BASE" -s base 1.1 2> /dev/null | grep -c '^dn:')
+		[ "$n" = 1 ] && [ "$(count_all)" = $((before + 1)) ] && ok "after the copies cut short, the next whole import is served ($((before + 1)) entries)" ||
+			not_ok "the next whole import: cn=after-cut found $n times: $(tail -2 "$work/cut.log")"
+		stop "$pid" cut
 	fi
 fi
 

@@ -257,6 +257,30 @@ converge 20 && ok "kill -9 during persist ($during; $applied of 2000 burst entri
 	not_ok "after kill -9: $(cat "$work/diff")"
 stop_checked "$rpid" "$rlog" && ok "replica stopped" || not_ok "replica stop: $stop_why"
 
+# 6b. The replica's file cut short (a copy of it restored cut short, a full disk): before,
+# a replica started on it died of SIGBUS (or, empty, LMDB wrote new meta pages into it).
+# It refuses to start with one line and leaves the file as it is: it may be all the admin
+# has. Removed, the replica refreshes from the provider (as 1. shows).
+rp_size=$(stat -c %s "$work/rp.mdb")
+for cut in "half:$((rp_size / 2))" "the meta pages only:$((2 * $(getconf PAGESIZE)))" empty:0; do
+	what=${cut%%:*} n=${cut#*:}
+	replica_conf cut refreshAndPersist
+	cp "$work/rp.mdb" "$work/cut.mdb" && truncate -s "$n" "$work/cut.mdb"
+	rc=0
+	timeout 20 "$BUILD/minidir" -f "$work/cut.conf" > "$work/cut.log" 2>&1 || rc=$?
+	if [ "$rc" = 1 ] && [ "$(grep -c "cut short" "$work/cut.log")" = 1 ] &&
+		grep -qF "$work/cut.mdb: the file is cut short ($n bytes, LMDB's" "$work/cut.log" &&
+		grep -q "remove it to refresh the replica from the provider" "$work/cut.log" &&
+		[ "$(stat -c %s "$work/cut.mdb")" = "$n" ]; then
+		ok "a replica's file cut short ($what: $n of $rp_size bytes): refused at start-up with one line, exit 1, the file left as it was"
+	else
+		sig=
+		[ "$rc" -gt 128 ] && sig=" (killed by SIG$(kill -l $((rc - 128))))"
+		not_ok "a replica's file cut short ($what: $n bytes): exit $rc$sig, the file now $(stat -c %s "$work/cut.mdb") bytes: $(tail -2 "$work/cut.log")"
+	fi
+done
+rm -f "$work/cut.mdb" "$work/cut.mdb-lock"
+
 # 7. refreshOnly, with updateref: catches up after its interval; writes get a referral.
 replica_conf ro refreshOnly "updateref = $PROV/"
 replica_start ro
