@@ -380,8 +380,8 @@ static enum filter_result eval_value(const struct filter *f, const char *v, size
 
 /*
  * One evaluation of a filter on one entry: its context, the work counted so far against the
- * budget (filter.h: a unit per item tested and per value compared), and the entry's DN parsed
- * once for all its :dn: items (an OR of 2,000 of them parsed it 2,000 times).
+ * budget (filter.h: a unit per item tested, one or more per value compared), and the entry's DN
+ * parsed once for all its :dn: items (an OR of 2,000 of them parsed it 2,000 times).
  */
 struct eval {
 	const struct filter_ctx *ctx;
@@ -390,6 +390,16 @@ struct eval {
 	LDAPDN dn;      /* parsed when a :dn: item first needs it; freed at the end */
 	bool dn_parsed;
 };
+
+/*
+ * The units of comparing one value under f's rule: a DN-valued one is normalized by libldap,
+ * about 12 times the cost of a string (0.48 us against 0.039 us a value here: an OR of 1,000
+ * member items, then of 1,000 :dn: caseIgnoreMatch items, on a group of 10,000 members).
+ */
+static uint64_t value_cost(const struct filter *f)
+{
+	return f->rule == MATCH_DN ? 12 : 1;
+}
 
 /* True once the evaluation has used its budget: every item from then on is Undefined. */
 static bool spent(const struct eval *ev)
@@ -406,7 +416,7 @@ static enum filter_result eval_values(const struct filter *f, const unsigned cha
 	const unsigned char *v;
 	size_t vlen;
 	while (p < end && tlv_read(&p, end, &tag, &v, &vlen)) {
-		if (++ev->work > ev->limit)
+		if ((ev->work += value_cost(f)) > ev->limit)
 			return FILTER_UNDEFINED;
 		enum filter_result one = eval_value(f, (const char *)v, vlen, ev->ctx->scratch);
 		if (one == FILTER_TRUE)
@@ -435,7 +445,7 @@ static enum filter_result eval_dn_attrs(const struct filter *f, struct eval *ev)
 	enum filter_result r = FILTER_FALSE;
 	for (int i = 0; dn[i] && r != FILTER_TRUE; i++) {
 		for (int j = 0; dn[i][j] && r != FILTER_TRUE; j++) {
-			if (++ev->work > ev->limit)
+			if ((ev->work += value_cost(f)) > ev->limit)
 				return FILTER_UNDEFINED;
 			LDAPAVA *ava = dn[i][j];
 			const struct schema_attr *at =

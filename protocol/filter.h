@@ -123,10 +123,13 @@ struct filter_ctx {
 	struct buf *scratch;
 	/*
 	 * The work of evaluating, or NULL (not counted, no limit): one unit per filter item (and,
-	 * or, not and leaf) tested and one per value or DN AVA an item compares, so that a unit
-	 * costs about the same whatever the filter (a search slices and bounds its work by it).
+	 * or, not and leaf) tested and one per value or DN AVA an item compares (12 under a DN
+	 * rule, whose normalization costs that much more), so that a unit costs about the same
+	 * whatever the filter (a search slices and bounds its work by it). A single entry's
+	 * evaluation is not split: its work is at most about the filter's items times the
+	 * entry's values.
 	 * The evaluation adds what it did to *work; once *work passes work_limit (0: none) every
-	 * item still to test is Undefined, so the evaluation ends within a unit or two of it
+	 * item still to test is Undefined, so the evaluation ends within a value (12 units) of it
 	 * (the caller then sees *work > work_limit and the result means nothing).
 	 */
 	uint64_t *work;

@@ -19,17 +19,20 @@ static struct buf record, scratch;
 static struct entry_view entry;
 static struct arena mem;
 
-/* uid=alice with three attributes: objectClass (2 values), uid, cn (2 values). */
+/* uid=alice with four attributes: objectClass (2 values), uid, cn (2 values), member. */
 static void build_entry(void)
 {
 	struct berval oc[] = {{3, "top"}, {6, "person"}}, uid[] = {{5, "alice"}},
-	              cn[] = {{11, "Alice Smith"}, {3, "Ali"}};
+	              cn[] = {{11, "Alice Smith"}, {3, "Ali"}},
+	              member[] = {{strlen("uid=bob,ou=people,dc=example,dc=com"),
+	                           "uid=bob,ou=people,dc=example,dc=com"}};
 	struct berval *ocp[] = {&oc[0], &oc[1], NULL}, *uidp[] = {&uid[0], NULL},
-	              *cnp[] = {&cn[0], &cn[1], NULL};
+	              *cnp[] = {&cn[0], &cn[1], NULL}, *memberp[] = {&member[0], NULL};
 	LDAPMod mods[] = {{LDAP_MOD_ADD | LDAP_MOD_BVALUES, "objectClass", {.modv_bvals = ocp}},
 	                  {LDAP_MOD_ADD | LDAP_MOD_BVALUES, "uid", {.modv_bvals = uidp}},
-	                  {LDAP_MOD_ADD | LDAP_MOD_BVALUES, "cn", {.modv_bvals = cnp}}};
-	LDAPMod *modp[] = {&mods[0], &mods[1], &mods[2], NULL};
+	                  {LDAP_MOD_ADD | LDAP_MOD_BVALUES, "cn", {.modv_bvals = cnp}},
+	                  {LDAP_MOD_ADD | LDAP_MOD_BVALUES, "member", {.modv_bvals = memberp}}};
+	LDAPMod *modp[] = {&mods[0], &mods[1], &mods[2], &mods[3], NULL};
 	const char key[] = "dc=com\0dc=example\0ou=people\0uid=alice\0";
 	struct berval dn = {strlen(entry_dn), (char *)entry_dn};
 	memset(&record, 0, sizeof(record));
@@ -102,11 +105,17 @@ START_TEST(work_counts_items_and_values)
 	                 FILTER_TRUE);
 	/* or 1, two uid items 2 each, cn 1 + its 2 values */
 	ck_assert_uint_eq(work, 100 + 1 + 2 + 2 + 3);
-	/* A typeless :dn: item compares every value (5) and every AVA of the DN (4). */
+	/* A typeless :dn: item compares every value (6) and every AVA of the DN (4). */
 	work = 0;
 	ck_assert_int_eq(eval_work(parse("(:dn:caseIgnoreMatch:=nomatch)"), &work, 0),
 	                 FILTER_FALSE);
-	ck_assert_uint_eq(work, 1 + 5 + 4);
+	ck_assert_uint_eq(work, 1 + 6 + 4);
+	/* A value under a DN rule costs 12. */
+	work = 0;
+	ck_assert_int_eq(
+	    eval_work(parse("(member=uid=carol,ou=people,dc=example,dc=com)"), &work, 0),
+	    FILTER_FALSE);
+	ck_assert_uint_eq(work, 1 + 12);
 	/* Without a counter nothing is counted and nothing limits. */
 	struct filter_ctx ctx = {.scratch = &scratch};
 	ck_assert_int_eq(
@@ -116,17 +125,17 @@ START_TEST(work_counts_items_and_values)
 END_TEST
 
 /* Past work_limit evaluation stops: the rest of the OR is not tested (the match at its end
- * is not found), and the work ends within an item of the limit, not at the filter's end. */
+ * is not found), and the work ends within a value of the limit, not at the filter's end. */
 START_TEST(work_limit_stops_evaluation)
 {
 	struct filter *f = dn_or(2000, "(uid=alice)");
 	uint64_t work = 0;
 	ck_assert_int_eq(eval_work(f, &work, 0), FILTER_TRUE);
-	ck_assert_uint_eq(work, 1 + 2000 * 10 + 2);
+	ck_assert_uint_eq(work, 1 + 2000 * 11 + 2);
 	work = 0;
 	ck_assert_int_eq(eval_work(f, &work, 5000), FILTER_UNDEFINED);
 	ck_assert_uint_gt(work, 5000);
-	ck_assert_uint_le(work, 5001);
+	ck_assert_uint_le(work, 5000 + 12); /* at most one value more */
 	/* The limit counts from what *work held before: a search's work over its candidates. */
 	work = 4995;
 	ck_assert_int_eq(eval_work(parse("(|(uid=bob)(cn=x)(uid=alice))"), &work, 5000),
