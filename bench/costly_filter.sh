@@ -18,7 +18,8 @@
 # slapd (no such limits) with 2 threads as minidir and with its default 16; with OLD_BUILD=DIR, the minidir of DIR too (an older commit, e.g.
 # `git archive 60cd1e4 | tar -x -C /tmp/old && make -C /tmp/old build/minidir
 # build/minidir-import`). Environment: ITEMS (2000), ENTRIES (10000), SLAPD, SLAPADD.
-# Never part of `make test`: figures, not assertions.
+# REVERSE=1 runs the rows backwards (slapd first). Never part of `make test`: figures, not
+# assertions.
 . "$(dirname "$0")/lib.sh" # set -u, and the tree's root as the directory
 SECS=${1:-10}
 ITEMS=${ITEMS:-2000}
@@ -60,6 +61,7 @@ if [ -x "$SLAPD" ]; then
 	} > "$work/slapd.conf"
 	timeout 300 "$SLAPADD" -q -f "$work/slapd.conf" -l "$work/data.ldif" > "$work/slapadd.log" 2>&1 &&
 		slapd_ok=1 || echo "slapadd failed: $(tail -3 "$work/slapadd.log"); slapd left out" >&2
+	sed '/^threads /d' "$work/slapd.conf" > "$work/slapd16.conf"
 fi
 
 cpu() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
@@ -70,7 +72,7 @@ start_server() {
 	if [ "$1" = slapd ]; then
 		rm -f "$work/slapd.pid"
 		sport=$((20000 + RANDOM % 20000))
-		"$SLAPD" -d 0 -f "$work/slapd.conf" -h "ldap://127.0.0.1:$sport/" 2> "$work/slapd.log" &
+		"$SLAPD" -d 0 -f "$2" -h "ldap://127.0.0.1:$sport/" 2> "$work/slapd.log" &
 		pids+=($!)
 		for _ in $(seq 1 100); do
 			[ -s "$work/slapd.pid" ] &&
@@ -127,21 +129,20 @@ echo "costly filters: $ENTRIES entries, 8 lookup connections, $SECS s per row, $
 echo
 echo "| server | costly connections | lookups | p50 ms | p99 ms | worst connection's p99 ms | max ms | fewest lookups on one connection | lookups failed | costly searches done | their result codes | server CPU s | machine stall ms |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-sbuild=$BUILD
-row "minidir (defaults)" minidir "$work/minidir.conf" 0 "$ITEMS"
-row "minidir (defaults)" minidir "$work/minidir.conf" 2 "$ITEMS"
-row "minidir (defaults)" minidir "$work/minidir.conf" 2 900
-row "minidir (limits unlimited)" minidir "$work/unlimited.conf" 2 "$ITEMS"
-if [ -n "$OLD_BUILD" ]; then
-	sbuild=$OLD_BUILD
-	row "minidir $OLD_BUILD" minidir "$work/old.conf" 0 "$ITEMS"
-	row "minidir $OLD_BUILD" minidir "$work/old.conf" 2 "$ITEMS"
-	sbuild=$BUILD
-fi
-if [ -n "$slapd_ok" ]; then
-	row "slapd (threads 2)" slapd - 0 "$ITEMS"
-	row "slapd (threads 2)" slapd - 2 "$ITEMS"
-	sed -i '/^threads /d' "$work/slapd.conf"
-	row "slapd (threads 16, its default)" slapd - 0 "$ITEMS"
-	row "slapd (threads 16, its default)" slapd - 2 "$ITEMS"
-fi
+# The rows in order, or (REVERSE=1) backwards, so that two runs alternate what runs first.
+rows=("$BUILD|minidir (defaults)|minidir|$work/minidir.conf|0|$ITEMS"
+	"$BUILD|minidir (defaults)|minidir|$work/minidir.conf|2|$ITEMS"
+	"$BUILD|minidir (defaults)|minidir|$work/minidir.conf|2|900"
+	"$BUILD|minidir (limits unlimited)|minidir|$work/unlimited.conf|2|$ITEMS")
+[ -n "$OLD_BUILD" ] && rows+=("$OLD_BUILD|minidir $OLD_BUILD|minidir|$work/old.conf|0|$ITEMS"
+	"$OLD_BUILD|minidir $OLD_BUILD|minidir|$work/old.conf|2|$ITEMS")
+[ -n "$slapd_ok" ] && rows+=("-|slapd (threads 2)|slapd|$work/slapd.conf|0|$ITEMS"
+	"-|slapd (threads 2)|slapd|$work/slapd.conf|2|$ITEMS"
+	"-|slapd (threads 16, its default)|slapd|$work/slapd16.conf|0|$ITEMS"
+	"-|slapd (threads 16, its default)|slapd|$work/slapd16.conf|2|$ITEMS")
+order=$(seq 0 $((${#rows[@]} - 1)))
+[ -n "${REVERSE:-}" ] && order=$(seq $((${#rows[@]} - 1)) -1 0)
+for i in $order; do
+	IFS='|' read -r sbuild name kind conf natt items <<< "${rows[$i]}"
+	row "$name" "$kind" "$conf" "$natt" "$items"
+done

@@ -135,6 +135,12 @@ static void *attacker(void *arg)
 	return NULL;
 }
 
+/* The p99 of sorted v[0..n) by nearest rank (of 2 samples, the larger); 0 when empty. */
+static double p99_of(const double *v, long n)
+{
+	return n ? v[(n * 99 + 99) / 100 - 1] : 0;
+}
+
 static int by_value(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -189,7 +195,7 @@ int main(int argc, char **argv)
 	if (ns > MAX_SAMPLES)
 		ns = MAX_SAMPLES;
 	qsort(samples, (size_t)ns, sizeof(*samples), by_value);
-	double p50 = ns ? samples[(ns - 1) / 2] : 0, p99 = ns ? samples[(ns - 1) * 99 / 100] : 0,
+	double p50 = ns ? samples[(ns - 1) / 2] : 0, p99 = p99_of(samples, ns),
 	       max = ns ? samples[ns - 1] : 0;
 	printf("lookups %ld p50 %.2f p99 %.2f max %.2f failed %ld attacks %ld codes", ns, p50, p99,
 	       max, atomic_load(&nfailed), atomic_load(&nattacks));
@@ -201,7 +207,7 @@ int main(int argc, char **argv)
 	long fewest = -1;
 	for (int i = 0; i < nlook; i++) {
 		qsort(own[i], (size_t)nown[i], sizeof(double), by_value);
-		double p = nown[i] ? own[i][(nown[i] - 1) * 99 / 100] : 0;
+		double p = p99_of(own[i], nown[i]);
 		worst = p > worst ? p : worst;
 		fewest = fewest < 0 || nown[i] < fewest ? nown[i] : fewest;
 		free(own[i]);
