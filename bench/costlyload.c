@@ -38,7 +38,7 @@ static atomic_long nsamples, nfailed, nattacks;
 /* Each lookup connection's own latencies too: a connection on a worker a costly search
  * holds gets fewer answers, so the pooled percentiles lean on the others. */
 static double *own[MAX_LOOKUPS];
-static long nown[MAX_LOOKUPS];
+static long nown[MAX_LOOKUPS], own_cap;
 static atomic_long codes[MAX_CODES];
 static char *attack_filter;
 /* Every connection binds before any search starts (a stalled server would hold the binds). */
@@ -88,7 +88,7 @@ static void *lookups(void *arg)
 		long i = atomic_fetch_add(&nsamples, 1);
 		if (i < MAX_SAMPLES)
 			samples[i] = t;
-		if (nown[me] < MAX_SAMPLES / MAX_LOOKUPS)
+		if (nown[me] < own_cap)
 			own[me][nown[me]++] = t;
 		if (rc == LDAP_SERVER_DOWN)
 			break;
@@ -170,8 +170,9 @@ int main(int argc, char **argv)
 	samples = malloc(MAX_SAMPLES * sizeof(*samples));
 	if (!attack_filter || !samples)
 		return 1;
+	own_cap = MAX_SAMPLES / nlook;
 	for (int i = 0; i < nlook; i++)
-		if (!(own[i] = malloc(MAX_SAMPLES / MAX_LOOKUPS * sizeof(double))))
+		if (!(own[i] = malloc((size_t)own_cap * sizeof(double))))
 			return 1;
 	size_t len = (size_t)snprintf(attack_filter, cap, "(|");
 	for (int j = 0; j < items; j++)
