@@ -44,21 +44,12 @@ if [ -n "$OLD_BUILD" ]; then
 fi
 slapd_ok=
 if [ -x "$SLAPD" ]; then
-	mkdir -p "$work/slapd"
-	{
-		for s in core cosine inetorgperson nis; do echo "include /etc/ldap/schema/$s.schema"; done
-		echo "modulepath /usr/lib/ldap"
-		echo "moduleload back_mdb"
-		echo "pidfile $work/slapd.pid"
-		echo "threads 2"
-		echo "loglevel 0"
-		echo "sizelimit unlimited"
-		echo "database mdb"
-		echo "suffix \"$SUFFIX\""
-		echo "directory $work/slapd"
-		echo "maxsize 1073741824"
-		echo "index objectClass,uid eq"
-	} > "$work/slapd.conf"
+	# The tests' writer of slapd configs (as bench/replica_lib.sh uses it): back-mdb, the
+	# four schemas; syncprov is loaded but not used, the rootdn is not used.
+	EX=$SUFFIX ADMIN="cn=admin,$SUFFIX"
+	. tests/integration/slapd_conf.sh
+	slapd_conf "$work/slapd.conf" "$work/slapd" "$(printf '%s\n' "maxsize 1073741824" \
+		"index objectClass,uid eq" "sizelimit unlimited" "threads 2")"
 	timeout 300 "$SLAPADD" -q -f "$work/slapd.conf" -l "$work/data.ldif" > "$work/slapadd.log" 2>&1 &&
 		slapd_ok=1 || echo "slapadd failed: $(tail -3 "$work/slapadd.log"); slapd left out" >&2
 	sed '/^threads /d' "$work/slapd.conf" > "$work/slapd16.conf"
