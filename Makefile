@@ -51,7 +51,7 @@ SR_OBJ   := $(SR_SRC:%.c=$(B)/%.o)
 SR_LIB   := $(B)/libsearchrate.a
 SR_LIBS  := -lldap -llber -lssl -lcrypto -lpthread -lm
 SR_UNIT_BIN := $(filter $(B)/tests/tools/%,$(UNIT_BIN))
-ITEST_BIN := $(B)/tests/integration/ldapclient $(B)/tests/integration/faultclient $(B)/tests/integration/syncprobe $(B)/bench/idleconns $(B)/bench/floor
+ITEST_BIN := $(B)/tests/integration/ldapclient $(B)/tests/integration/faultclient $(B)/tests/integration/syncprobe $(B)/bench/idleconns $(B)/bench/floor $(B)/bench/costlyload
 
 FUZZ_TARGETS := request filter ldif config
 FUZZ_BIN := $(FUZZ_TARGETS:%=build-fuzz/fuzz_%)
@@ -121,7 +121,7 @@ unit: $(UNIT_BIN)
 # The integration scripts (tests/integration/NAME.sh) make test runs, in this order, and
 # those it runs again with the io_uring engine forced.
 ITESTS := run reload_test leak_test policy_test fault_test tls_test access_test controls_test sync_test \
-          replica_test replica_refresh_test replica_churn_test install_test engine_test
+          replica_test replica_refresh_test replica_churn_test install_test engine_test limits_test
 ITESTS_IO_URING := run policy_test tls_test
 
 # Under SAN=1 LeakSanitizer checks every server at its SIGTERM exit; the scripts fail

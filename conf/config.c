@@ -100,6 +100,30 @@ static int parse_choice(struct parse_state *st, int *dst, const char *key, const
 	return bad(st, "%s", why, NULL);
 }
 
+/*
+ * max_filter_items (items of a search filter) or max_search_work (filter work of a search,
+ * filter.h's units): a number, or "unlimited" (0). At most 2^32 items, 2^60 units: beyond
+ * that they stand for "unlimited" anyway.
+ */
+static int parse_cost_limit(struct parse_state *st, const char *key, const char *value)
+{
+	bool items = strcmp(key, "max_filter_items") == 0;
+	unsigned long long max = items ? 1ULL << 32 : 1ULL << 60, n = 0;
+	char *end = (char *)value;
+	if (strcmp(value, "unlimited") != 0) {
+		errno = 0;
+		n = value[0] >= '0' && value[0] <= '9' ? strtoull(value, &end, 10) : 0;
+		if (end == value || *end || errno || n == 0 || n > max)
+			return bad(st, "%s: expected a number from 1 or \"unlimited\", got \"%s\"",
+			           key, value);
+	}
+	if (items)
+		st->cfg->max_filter_items = (size_t)n;
+	else
+		st->cfg->max_search_work = n;
+	return 1;
+}
+
 /* "yes" or "no" into *dst. */
 static int parse_bool(struct parse_state *st, bool *dst, const char *key, const char *value)
 {
@@ -441,6 +465,8 @@ static int handler(void *user, const char *section, const char *key, const char 
 		*(key[0] == 's' ? &c->sizelimit : &c->timelimit) = (int)n;
 		return 1;
 	}
+	if (strcmp(key, "max_filter_items") == 0 || strcmp(key, "max_search_work") == 0)
+		return parse_cost_limit(st, key, value);
 	if (strcmp(key, "allow_anonymous") == 0)
 		return parse_bool(st, &c->allow_anonymous, key, value);
 	if (strcmp(key, "write_timeout") == 0 || strcmp(key, "idle_timeout") == 0)
@@ -509,6 +535,8 @@ static void set_defaults(struct config *c)
 	c->sizelimit = 500;
 	c->timelimit = 3600;
 	c->allow_anonymous = true;
+	c->max_filter_items = CONFIG_DEFAULT_MAX_FILTER_ITEMS;
+	c->max_search_work = CONFIG_DEFAULT_MAX_SEARCH_WORK;
 	c->tls_min_version = 12;
 	strcpy(c->access_log, "none");
 	c->tls_handshake_timeout = 10;

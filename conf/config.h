@@ -16,6 +16,9 @@
 #define CONFIG_MAX_LISTEN 16
 #define CONFIG_MAX_INDEX 32
 #define CONFIG_MAX_ACCESS 128
+/* max_filter_items and max_search_work by default: see conf/minidir.conf. */
+#define CONFIG_DEFAULT_MAX_FILTER_ITEMS 1000
+#define CONFIG_DEFAULT_MAX_SEARCH_WORK 50000000ULL
 /* Longest line libinih reads whole, with its newline (INI_MAX_LINE). */
 #define CONFIG_MAX_LINE 200
 
@@ -89,6 +92,11 @@ struct config {
 	 * built-in two (userPassword for self and binding, everything else readable). */
 	struct access_rule *access;
 	int naccess;
+	/* A search's cost, for all but the rootdn (adminLimitExceeded past either); 0: unlimited.
+	 * Items of its filter (filter_items), and work evaluating it over all its candidates
+	 * and pages (struct filter_ctx's units). */
+	size_t max_filter_items;
+	unsigned long long max_search_work;
 	/* A replica (conf/syncrepl.h): set when the file has a syncrepl key. */
 	struct syncrepl_conf syncrepl;
 	char updateref[1024]; /* writes are referred here ("" = refused with 53) */

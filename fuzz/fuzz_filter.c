@@ -8,6 +8,7 @@
 #include <ldap.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -91,7 +92,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		                         .dnlen = sizeof(dn) - 1,
 		                         .gate = (size & 1) ? &no_password : NULL,
 		                         .scratch = &scratch};
-		filter_eval_ctx(f, entry.attrs, entry.attrslen, &ctx);
+		enum filter_result all = filter_eval_ctx(f, entry.attrs, entry.attrslen, &ctx);
+		/* Counted, and again cut at a budget from the input's size: a cut evaluation
+		 * ends past its limit, an uncut one gives the same answer as uncounted. */
+		uint64_t work = 0, cut = 0;
+		ctx.work = &work;
+		if (filter_eval_ctx(f, entry.attrs, entry.attrslen, &ctx) != all)
+			abort();
+		ctx.work = &cut;
+		ctx.work_limit = 1 + size % 64;
+		enum filter_result r = filter_eval_ctx(f, entry.attrs, entry.attrslen, &ctx);
+		if (cut <= ctx.work_limit ? r != all || cut != work : work <= ctx.work_limit)
+			abort();
+		if (filter_items(f) == 0)
+			abort();
 		filter_to_string(f, &text);
 		buf_free(&text);
 	}

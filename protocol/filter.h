@@ -31,6 +31,7 @@
 #include <lber.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "protocol/arena.h"
 #include "protocol/attr_gate.h"
@@ -120,10 +121,24 @@ struct filter_ctx {
 	const unsigned char *extra; /* more attributes (computed operational ones), or NULL */
 	size_t extra_len;
 	struct buf *scratch;
+	/*
+	 * The work of evaluating, or NULL (not counted, no limit): one unit per filter item (and,
+	 * or, not and leaf) tested and one per value or DN AVA an item compares (12 under a DN
+	 * rule, whose normalization costs that much more), so that a unit costs about the same
+	 * whatever the filter (a search slices and bounds its work by it). A single entry's
+	 * evaluation is not split: its work is at most about the filter's items times the
+	 * entry's values.
+	 * The evaluation adds what it did to *work; once *work passes work_limit (0: none) every
+	 * item still to test is Undefined, so the evaluation ends within a value (12 units) of it
+	 * (the caller then sees *work > work_limit and the result means nothing).
+	 */
+	uint64_t *work;
+	uint64_t work_limit;
 };
 
 /* filter_eval with the entry's DN, extra attributes and an attribute gate (struct filter_ctx,
- * borrowed for the call); ctx->scratch must not be NULL. */
+ * borrowed for the call); ctx->scratch must not be NULL. An entry's DN is parsed once for
+ * all the :dn: items of f. */
 enum filter_result filter_eval_ctx(const struct filter *f, const unsigned char *attrs, size_t len,
                                    const struct filter_ctx *ctx);
 
@@ -143,6 +158,10 @@ struct filter *filter_decode_values(struct ber_in *in, struct arena *mem, struct
  */
 bool filter_values_match(const struct filter *items, const unsigned char *t, size_t tlen,
                          const unsigned char *v, size_t vlen, struct buf *scratch);
+
+/* The items of f and the filters after it (f->next): every and, or, not and leaf node, as
+ * the limit on a search filter's size counts them. Pure; 0 for NULL. */
+size_t filter_items(const struct filter *f);
 
 /* True if f, an operand, or a filter after it (f->next) names one of the attributes
  * names[0..n) (NUL-terminated; the whole description, ASCII case ignored). Pure. */

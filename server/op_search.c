@@ -2,8 +2,11 @@
  * Search: picks a candidate set, evaluates the filter on each candidate in one
  * read transaction, and streams SearchResultEntry PDUs through the send
  * policy. The search is a resumable cursor (struct search_op): it stops when
- * the socket is full and continues on EPOLLOUT, and it yields after
- * SEARCH_SLICE candidates so other connections of the worker are served.
+ * the socket is full and continues on EPOLLOUT, and it yields after a slice of
+ * work (SEARCH_SLICE_WORK: candidates read and filter work, filter.h's units) so
+ * that the worker's other connections are served between slices however much
+ * each candidate costs. Past max_filter_items or max_search_work a search (not
+ * the rootdn's) ends with adminLimitExceeded.
  *
  * A search reads one database generation (db_gen.h) from its start to its end,
  * a paged one across all its pages: the worker's read transaction while the
@@ -14,6 +17,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/random.h>
 #include <time.h>
 #include <ldap.h>
@@ -39,8 +43,12 @@
 #include "server/search_plan.h"
 #include "storage/candidates.h"
 
-/* Candidates examined before a search lets the worker's other connections run. */
+/* Candidates examined before a search lets the worker's other connections run, at most. */
 #define SEARCH_SLICE 512
+/* Work in a slice before the search lets them run: each candidate counts as a unit and
+ * filter work as filter.h counts it. About 1 ms of evaluating here (bench/costly_filter.sh):
+ * an OR of 1,000 :dn: items yields after every few candidates, (uid=x) after 512. */
+#define SEARCH_SLICE_WORK 20000
 
 struct search_op {
 	struct conn_task task; /* first: a conn_task * is a search_op * */
@@ -55,7 +63,9 @@ struct search_op {
 	struct filter *filter; /* in mem */
 	int sizelimit;         /* 0: none */
 	int sent;
-	time_t deadline; /* timelimit as a CLOCK_MONOTONIC second; 0: none */
+	time_t deadline;   /* timelimit as a CLOCK_MONOTONIC second; 0: none */
+	uint64_t work;     /* filter work so far, over all pages (filter.h's units) */
+	uint64_t max_work; /* max_search_work; 0: none (the rootdn) */
 	/* Paged results (RFC 2696): page_size 0 means not paged. */
 	int page_size;
 	int page_sent;
@@ -185,8 +195,12 @@ static void search_finish(struct conn *c, int rc, const char *matched, const cha
 	search_finish_page(c, rc, matched, message, false);
 }
 
-/* Outcome of looking at one candidate. */
-enum step { STEP_MATCH, STEP_SKIP, STEP_END, STEP_ERROR };
+/* Outcome of looking at one candidate (STEP_LIMIT: max_search_work is used up). */
+enum step { STEP_MATCH, STEP_SKIP, STEP_END, STEP_ERROR, STEP_LIMIT };
+
+static const char work_message[] =
+    "the search needs more filter work than the server allows (max_search_work); use a "
+    "simpler filter or a narrower base or scope";
 
 /* Reads the next candidate and tests it: scope and filter. */
 static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view *e,
@@ -223,8 +237,12 @@ static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view 
 	if (s->plan.filter_answered && from_candidates &&
 	    attr_gate_allows(gate, s->filter->attr, s->filter->attr_len))
 		return STEP_MATCH; /* the index answered the filter (search_plan.h) */
-	struct filter_ctx fctx = {
-	    .dn = e->dn, .dnlen = e->dnlen, .gate = gate, .scratch = &w->scratch};
+	struct filter_ctx fctx = {.dn = e->dn,
+	                          .dnlen = e->dnlen,
+	                          .gate = gate,
+	                          .scratch = &w->scratch,
+	                          .work = &s->work,
+	                          .work_limit = s->max_work};
 	if (s->filter_oper) { /* the filter names computed attributes (entryDN, ...) */
 		w->extra.off = w->extra.len = 0;
 		if (op_attrs_all(&w->extra, s->rt.db, s->rt.txn, *id, e, &s->access) < 0) {
@@ -234,8 +252,10 @@ static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view 
 		fctx.extra = w->extra.data;
 		fctx.extra_len = w->extra.len;
 	}
-	return filter_eval_ctx(s->filter, e->attrs, e->attrslen, &fctx) == FILTER_TRUE ? STEP_MATCH
-	                                                                               : STEP_SKIP;
+	enum filter_result r = filter_eval_ctx(s->filter, e->attrs, e->attrslen, &fctx);
+	if (s->max_work && s->work > s->max_work)
+		return STEP_LIMIT;
+	return r == FILTER_TRUE ? STEP_MATCH : STEP_SKIP;
 }
 
 /* The next entry to send: a page's look-ahead, the sorted list, or a candidate. */
@@ -325,11 +345,14 @@ static void search_run(struct conn *c)
 	if (rc == 0)
 		cand_begin(&s->plan.cand, s->rt.txn, &w->cursors);
 	int result = LDAP_SUCCESS;
+	const char *message = NULL;
 	bool done = false, page_full = false;
+	uint64_t work_start = s->work;
 	for (int n = 0; rc == 0 && !done; n++) {
 		if (c->blocked || c->closing)
 			break; /* continues on EPOLLOUT */
-		if (n == SEARCH_SLICE) {
+		if (n == SEARCH_SLICE ||
+		    (uint64_t)n + (s->work - work_start) >= SEARCH_SLICE_WORK) {
 			conn_make_ready(c);
 			break;
 		}
@@ -357,6 +380,11 @@ static void search_run(struct conn *c)
 			}
 			if (st == STEP_SKIP)
 				rc = 0;
+			if (st == STEP_LIMIT) {
+				result = LDAP_ADMINLIMIT_EXCEEDED;
+				message = work_message;
+				done = true;
+			}
 			continue;
 		}
 		struct access_entry ae;
@@ -372,6 +400,12 @@ static void search_run(struct conn *c)
 		}
 		if (st == STEP_ERROR)
 			break;
+		if (st == STEP_LIMIT) {
+			result = LDAP_ADMINLIMIT_EXCEEDED;
+			message = work_message;
+			done = true;
+			break;
+		}
 		if (s->sizelimit && s->sent >= s->sizelimit) {
 			result = LDAP_SIZELIMIT_EXCEEDED;
 			done = true;
@@ -395,7 +429,7 @@ static void search_run(struct conn *c)
 	} else if (page_full) {
 		search_finish_page(c, LDAP_SUCCESS, NULL, NULL, true);
 	} else if (done) {
-		search_finish(c, result, NULL, NULL);
+		search_finish(c, result, NULL, message);
 	}
 }
 
@@ -421,11 +455,13 @@ void op_matched_dn(struct worker *w, struct access_op *aop, const struct buf *ke
 	buf_append(out, "", 1);
 }
 
-/* Size and time limits: the client's, within the server's (the rootdn has none). */
+/* Size and time limits: the client's, within the server's (the rootdn has none). The
+ * filter work limit is the server's (max_search_work). */
 static void set_limits(struct conn *c, struct search_op *s, const struct search_request *r)
 {
 	int size = r->sizelimit, time = r->timelimit;
 	int max_size = server_sizelimit(c->w->srv), max_time = server_timelimit(c->w->srv);
+	s->max_work = c->auth != AUTH_ROOT ? server_max_search_work(c->w->srv) : 0;
 	if (c->auth != AUTH_ROOT) {
 		if (max_size && (size == 0 || size > max_size))
 			size = max_size;
@@ -508,6 +544,17 @@ void op_search(struct conn *c, struct ldap_request *req)
 	if (!access_may_read(c)) {
 		reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_INSUFFICIENT_ACCESS, NULL,
 		           "anonymous access is disabled (allow_anonymous)");
+		return;
+	}
+	size_t max_items = server_max_filter_items(w->srv), items;
+	if (c->auth != AUTH_ROOT && max_items && (items = filter_items(r->filter)) > max_items) {
+		char why[160];
+		snprintf(why, sizeof(why),
+		         "the filter has %zu items, more than the %zu allowed "
+		         "(max_filter_items)",
+		         items, max_items);
+		reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_ADMINLIMIT_EXCEEDED, NULL,
+		           why);
 		return;
 	}
 	if (r->base.bv_len == 0 && r->scope == LDAP_SCOPE_BASE) {

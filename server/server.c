@@ -215,6 +215,8 @@ int server_init(struct server *srv)
 	srv->rt.idle_timeout = cfg->idle_timeout;
 	srv->rt.sizelimit = cfg->sizelimit;
 	srv->rt.timelimit = cfg->timelimit;
+	srv->rt.max_filter_items = cfg->max_filter_items;
+	srv->rt.max_search_work = cfg->max_search_work;
 	srv->rt.allow_anonymous = cfg->allow_anonymous;
 	srv->rt.require_tls = cfg->require_tls;
 	srv->rt.tls_handshake_timeout = cfg->tls_handshake_timeout;
@@ -390,6 +392,8 @@ int server_reload(struct server *srv)
 	RELOAD(max_pending_bytes, "%zu", n.max_pending_bytes)
 	RELOAD(sizelimit, "%d (0: unlimited)", n.sizelimit)
 	RELOAD(timelimit, "%d (0: unlimited)", n.timelimit)
+	RELOAD(max_filter_items, "%zu (0: unlimited)", n.max_filter_items)
+	RELOAD(max_search_work, "%llu (0: unlimited)", n.max_search_work)
 	RELOAD(allow_anonymous, "%s", n.allow_anonymous ? "yes" : "no")
 	RELOAD(idle_timeout, "%d", n.idle_timeout)
 	RELOAD(write_timeout, "%d", n.write_timeout)

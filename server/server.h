@@ -28,7 +28,8 @@ void server_stop(struct server *srv);
  * Re-reads the config file (SIGHUP), on the main thread. The keys of struct
  * runtime take effect at once: send_policy (for connections accepted from then
  * on), batch_bytes, max_pending_bytes, monitor_access, write_timeout,
- * idle_timeout, sizelimit, timelimit and allow_anonymous. Other changed keys
+ * idle_timeout, sizelimit, timelimit, max_filter_items, max_search_work and
+ * allow_anonymous. Other changed keys
  * are logged as needing a restart. A config with errors is logged and ignored.
  * A database file replaced by a new import is picked up (server_db_check).
  * Returns 0 or -1.

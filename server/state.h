@@ -89,6 +89,8 @@ struct runtime {
 	int idle_timeout;
 	int sizelimit;
 	int timelimit;
+	size_t max_filter_items;
+	unsigned long long max_search_work;
 	bool allow_anonymous;
 	bool require_tls;
 	int tls_handshake_timeout;
@@ -137,6 +139,7 @@ struct server {
  * Reading what SIGHUP may change, from any thread: server_policy(srv) (acquire:
  * the policy it points to is complete), and server_batch_bytes(srv),
  * server_max_pending_bytes, server_sizelimit, server_timelimit,
+ * server_max_filter_items, server_max_search_work,
  * server_allow_anonymous, server_idle_timeout, server_write_timeout,
  * server_monitor_access, server_require_tls, server_tls_handshake_timeout
  * (relaxed: each value stands alone).
@@ -154,6 +157,8 @@ SERVER_RUNTIME_GETTER(size_t, batch_bytes)
 SERVER_RUNTIME_GETTER(size_t, max_pending_bytes)
 SERVER_RUNTIME_GETTER(int, sizelimit)
 SERVER_RUNTIME_GETTER(int, timelimit)
+SERVER_RUNTIME_GETTER(size_t, max_filter_items)
+SERVER_RUNTIME_GETTER(unsigned long long, max_search_work)
 SERVER_RUNTIME_GETTER(bool, allow_anonymous)
 SERVER_RUNTIME_GETTER(int, idle_timeout)
 SERVER_RUNTIME_GETTER(int, write_timeout)

@@ -317,6 +317,39 @@ START_TEST(err_limits_and_access)
 }
 END_TEST
 
+START_TEST(search_cost_limits)
+{
+	struct config cfg;
+	load_ok(BASE, &cfg);
+	ck_assert_uint_eq(cfg.max_filter_items, 1000);
+	ck_assert_uint_eq(cfg.max_search_work, 50000000ULL);
+	config_free(&cfg);
+	load_ok(BASE "max_filter_items = 5\nmax_search_work = 1152921504606846976\n", &cfg);
+	ck_assert_uint_eq(cfg.max_filter_items, 5);
+	ck_assert_uint_eq(cfg.max_search_work, 1ULL << 60);
+	config_free(&cfg);
+	load_ok(BASE "max_filter_items = unlimited\nmax_search_work = unlimited\n", &cfg);
+	ck_assert_uint_eq(cfg.max_filter_items, 0);
+	ck_assert_uint_eq(cfg.max_search_work, 0);
+	config_free(&cfg);
+}
+END_TEST
+
+START_TEST(err_search_cost_limits)
+{
+	/* 0 would read as "no limit": "unlimited" says so. */
+	load_fails_at(BASE "max_filter_items = 0\n", 3, "max_filter_items: expected a number");
+	load_fails_at(BASE "max_filter_items = -1\n", 3, "max_filter_items");
+	load_fails_at(BASE "max_filter_items = 10k\n", 3, "max_filter_items");
+	load_fails_at(BASE "max_filter_items = 4294967297\n", 3, "max_filter_items");
+	load_fails_at(BASE "max_filter_items =\n", 3, "max_filter_items");
+	load_fails_at(BASE "max_search_work = lots\n", 3, "max_search_work");
+	load_fails_at(BASE "max_search_work = 1152921504606846977\n", 3, "max_search_work");
+	load_fails_at(BASE "max_search_work = 99999999999999999999999\n", 3, "max_search_work");
+	load_fails_at(BASE "max_search_work = +5\n", 3, "max_search_work");
+}
+END_TEST
+
 START_TEST(err_unknown_key)
 {
 	load_fails_at("# comment\n\n" BASE "colour = blue\nthreads = 4\n", 5, "colour");
@@ -627,6 +660,8 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, sizes_overflow);
 	tcase_add_test(tc, limits_and_access);
 	tcase_add_test(tc, err_limits_and_access);
+	tcase_add_test(tc, search_cost_limits);
+	tcase_add_test(tc, err_search_cost_limits);
 	tcase_add_test(tc, err_unknown_key);
 	tcase_add_test(tc, err_threads);
 	tcase_add_test(tc, err_listen);
