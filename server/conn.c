@@ -177,6 +177,7 @@ void conn_close(struct conn *c, const char *why)
 	               c->nops);
 	conn_task_drop(&c->task);
 	conn_task_drop(&c->parked);
+	conn_wake_cancel(c);
 	if (c->in_ready) {
 		for (struct conn **p = &w->ready; *p; p = &(*p)->ready_next)
 			if (*p == c) {
@@ -581,6 +582,7 @@ static void hook_event(void *handler, uint32_t events)
 
 static void hook_run_ready(struct worker *w)
 {
+	conn_wake_due(w); /* those whose time has come join the ready list */
 	struct conn *list = w->ready;
 	w->ready = NULL;
 	while (list) {

@@ -102,6 +102,9 @@ struct conn {
 	time_t tls_since;         /* when the handshake began (tls_handshake_timeout) */
 	struct conn *prev, *next; /* the worker's list */
 	struct conn *ready_next;
+	bool wake_queued; /* on the worker's waking queue (conn_wake.c) */
+	uint64_t wake_ns; /* when it is due there */
+	struct conn *wake_prev, *wake_next;
 };
 
 /* Takes a freshly accepted non-blocking socket from a listener of scheme (ldaps://: the
@@ -165,6 +168,22 @@ size_t conn_release_buffers(struct conn *c);
 
 /* Marks c to continue its task on the next loop iteration. */
 void conn_make_ready(struct conn *c);
+
+/* --- conn_wake.c: resuming a task at a set time ---------------------------------------- */
+
+/*
+ * Resumes c's task (as conn_make_ready does) once clock_ns() has reached ns, the worker
+ * waking for it. The queue keeps the order of the calls, so a time earlier than one
+ * already queued waits for that one: callers give times a fixed delay after a request
+ * was read (a padded failed bind, op_bind.c). Called again while queued, c moves to the
+ * end with the new time.
+ */
+void conn_wake_at(struct conn *c, uint64_t ns);
+/* Takes c off the queue if it is on it (conn_close). */
+void conn_wake_cancel(struct conn *c);
+/* Puts the queued connections whose time has come on the ready list (the loop runs it
+ * next) and sets w->wake_ns to the next one's time. */
+void conn_wake_due(struct worker *w);
 
 /* --- conn_tls.c: the TLS half of the I/O, for conn.c ----------------------------------- */
 

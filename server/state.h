@@ -72,6 +72,11 @@ struct worker {
 	struct conn *conns;        /* all connections of this worker */
 	struct slab conn_slab;     /* where they are allocated */
 	struct conn *ready;        /* connections with a search to continue */
+	/* Connections whose task resumes at a given time (conn_wake.c), first due first, and
+	 * the first one's time: the loop waits no longer than that (0: none waits). */
+	struct conn *waking, *waking_last;
+	uint64_t wake_ns;
+	uint64_t bind_pad_ns; /* how long after it was read a failed bind is answered (op_bind.c) */
 	struct worker_stats stats;
 	const struct worker_hooks *hooks; /* the layer above the loop (worker.h) */
 };
