@@ -217,18 +217,21 @@ static void bind_pad_resume(struct conn *c)
 /*
  * How long after it was read a failed bind is answered: at least the generation's
  * bind_pad_ns (measured at start-up), more while checks take longer (a busy machine; a
- * client keeping the worker busy with costly ones): twice the slowest recent check,
- * forgotten by 1/64 at each failed bind. A bind's own check (took_ns) counts for the
- * binds after it, not for itself, so that its answer's time does not follow its cost.
+ * client keeping the worker busy with costly ones): three times the worker's running
+ * average of how long failed binds took to check (each counts for 1/16; an average, not the
+ * slowest, so that one stall of the machine does not hold back every answer for long).
+ * A bind's own check (took_ns) counts for the binds after it, not for itself, so that
+ * its answer's time does not follow its cost.
  */
 static uint64_t bind_pad_ns(struct worker *w, uint64_t took_ns)
 {
-	uint64_t floor = w->gen->bind_pad_ns;
-	uint64_t pad = w->bind_pad_ns > floor ? w->bind_pad_ns : floor;
-	uint64_t next = pad - pad / 64;
-	if (next < 2 * took_ns)
-		next = 2 * took_ns;
-	w->bind_pad_ns = next;
+	uint64_t pad = 3 * w->bind_took_ns;
+	if (pad < w->gen->bind_pad_ns)
+		pad = w->gen->bind_pad_ns;
+	if (took_ns > w->bind_took_ns)
+		w->bind_took_ns += (took_ns - w->bind_took_ns) / 16;
+	else
+		w->bind_took_ns -= (w->bind_took_ns - took_ns) / 16;
 	return pad;
 }
 

@@ -76,7 +76,7 @@ struct worker {
 	 * the first one's time: the loop waits no longer than that (0: none waits). */
 	struct conn *waking, *waking_last;
 	uint64_t wake_ns;
-	uint64_t bind_pad_ns; /* how long after it was read a failed bind is answered (op_bind.c) */
+	uint64_t bind_took_ns; /* how long failed binds take to check, on average (op_bind.c) */
 	struct worker_stats stats;
 	const struct worker_hooks *hooks; /* the layer above the loop (worker.h) */
 };
