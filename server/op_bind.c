@@ -190,8 +190,8 @@ int op_bind_prepare(struct server *srv, struct db_gen *g)
 }
 
 /*
- * A failed bind's answer, waiting for its time (op_start_ns + the generation's
- * bind_pad_ns) as c's task: the worker serves its other connections meanwhile, and
+ * A failed bind's answer, waiting for its time (op_start_ns + bind_pad_ns() below) as
+ * c's task: the worker serves its other connections meanwhile, and
  * c's later requests wait their turn as behind any task.
  */
 struct bind_pad {
