@@ -177,7 +177,6 @@ void conn_close(struct conn *c, const char *why)
 	               c->nops);
 	conn_task_drop(&c->task);
 	conn_task_drop(&c->parked);
-	conn_wake_cancel(c);
 	if (c->in_ready) {
 		for (struct conn **p = &w->ready; *p; p = &(*p)->ready_next)
 			if (*p == c) {

@@ -1,43 +1,40 @@
 /*
- * The worker's waking queue (conn.h): connections whose task resumes at a set time, in
- * the order they were queued. A FIFO rather than a heap: its users queue a fixed delay
- * after the request's time, so the order of the calls is the order of the times, and
- * taking, queueing and dropping are O(1) however many connections wait.
+ * The worker's waking queue (conn.h): tasks that resume at a set time, in the order they
+ * were queued. A FIFO rather than a heap: its users queue a fixed delay after the
+ * request's time, so the order of the calls is the order of the times, and taking,
+ * queueing and dropping are O(1) however many connections wait.
  */
 #include "server/clock.h"
 #include "server/conn.h"
 
-void conn_wake_cancel(struct conn *c)
+void conn_wake_cancel(struct conn_wake *wk)
 {
-	struct worker *w = c->w;
-	if (!c->wake_queued)
+	if (!wk->queued)
 		return;
-	if (c->wake_prev)
-		c->wake_prev->wake_next = c->wake_next;
+	struct worker *w = wk->c->w;
+	if (wk->prev)
+		wk->prev->next = wk->next;
 	else
-		w->waking = c->wake_next;
-	if (c->wake_next)
-		c->wake_next->wake_prev = c->wake_prev;
+		w->waking = wk->next;
+	if (wk->next)
+		wk->next->prev = wk->prev;
 	else
-		w->waking_last = c->wake_prev;
-	c->wake_queued = false;
-	w->wake_ns = w->waking ? w->waking->wake_ns : 0;
+		w->waking_last = wk->prev;
+	wk->queued = false;
+	w->wake_ns = w->waking ? w->waking->ns : 0;
 }
 
-void conn_wake_at(struct conn *c, uint64_t ns)
+void conn_wake_at(struct conn_wake *wk, struct conn *c, uint64_t ns)
 {
+	conn_wake_cancel(wk);
 	struct worker *w = c->w;
-	conn_wake_cancel(c);
-	c->wake_ns = ns;
-	c->wake_queued = true;
-	c->wake_next = NULL;
-	c->wake_prev = w->waking_last;
+	*wk = (struct conn_wake){.c = c, .ns = ns, .queued = true, .prev = w->waking_last};
 	if (w->waking_last)
-		w->waking_last->wake_next = c;
+		w->waking_last->next = wk;
 	else
-		w->waking = c;
-	w->waking_last = c;
-	w->wake_ns = w->waking->wake_ns;
+		w->waking = wk;
+	w->waking_last = wk;
+	w->wake_ns = w->waking->ns;
 }
 
 void conn_wake_due(struct worker *w)
@@ -45,9 +42,9 @@ void conn_wake_due(struct worker *w)
 	if (!w->waking)
 		return;
 	uint64_t now = clock_ns();
-	while (w->waking && w->waking->wake_ns <= now) {
-		struct conn *c = w->waking;
-		conn_wake_cancel(c);
-		conn_make_ready(c);
+	while (w->waking && w->waking->ns <= now) {
+		struct conn_wake *wk = w->waking;
+		conn_wake_cancel(wk);
+		conn_make_ready(wk->c);
 	}
 }

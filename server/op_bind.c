@@ -196,22 +196,24 @@ int op_bind_prepare(struct server *srv, struct db_gen *g)
  */
 struct bind_pad {
 	struct conn_task task; /* first: a conn_task * is a bind_pad * */
-	uint64_t due_ns;
+	struct conn_wake wake;
 };
 
 static void bind_pad_free(struct conn_task *t)
 {
-	free(t);
+	struct bind_pad *p = (struct bind_pad *)t;
+	conn_wake_cancel(&p->wake); /* closed or abandoned before its time */
+	free(p);
 }
 
 static void bind_pad_resume(struct conn *c)
 {
 	struct bind_pad *p = (struct bind_pad *)c->task;
-	if (clock_ns() < p->due_ns)
-		return; /* woken early (the socket took output): still queued for due_ns */
+	if (clock_ns() < p->wake.ns)
+		return; /* woken early (the socket took output): still queued */
 	c->task = NULL;
 	reply_done(c, p->task.msgid, LDAP_RES_BIND, LDAP_INVALID_CREDENTIALS, NULL, NULL);
-	free(p);
+	bind_pad_free(&p->task);
 }
 
 /*
@@ -246,10 +248,9 @@ static void bind_fail_padded(struct conn *c, int32_t msgid)
 		return;
 	}
 	*p = (struct bind_pad){
-	    .task = {.msgid = msgid, .resume = bind_pad_resume, .free = bind_pad_free},
-	    .due_ns = due};
+	    .task = {.msgid = msgid, .resume = bind_pad_resume, .free = bind_pad_free}};
 	c->task = &p->task;
-	conn_wake_at(c, due);
+	conn_wake_at(&p->wake, c, due);
 }
 
 /* True if ndn (a normal form, dn_normalize's) is the configured rootdn. */
