@@ -3,7 +3,7 @@
 # with clang when CC is not given (its UBSan also checks pointer arithmetic on NULL).
 
 CC      ?= cc
-PKGS    := ldap lber lmdb inih libssl libcrypto liburing
+PKGS    := ldap lber lmdb inih libssl libcrypto liburing libargon2
 ifeq ($(FUZZ),1)
 # libFuzzer targets (make fuzz): clang, everything instrumented for coverage.
 B       := build-fuzz
@@ -33,7 +33,7 @@ CFLAGS  += -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -I. $(SANFLAGS) -MMD -MP
            -ffile-prefix-map=$(CURDIR)=.
 # (LTO compiles again at the link: the prefix map there too.)
 LDFLAGS += $(SANFLAGS) $(if $(LTO),$(LTO) -ffile-prefix-map=$(CURDIR)=.)
-LDLIBS  := -pthread $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lldap -llber -llmdb -linih -lssl -lcrypto -luring) -lcrypt
+LDLIBS  := -pthread $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lldap -llber -llmdb -linih -lssl -lcrypto -luring -largon2) -lcrypt
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt)
 
 CONF     ?= conf/minidir.conf

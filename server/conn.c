@@ -581,6 +581,7 @@ static void hook_event(void *handler, uint32_t events)
 
 static void hook_run_ready(struct worker *w)
 {
+	conn_wake_due(w); /* those whose time has come join the ready list */
 	struct conn *list = w->ready;
 	w->ready = NULL;
 	while (list) {

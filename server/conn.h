@@ -166,6 +166,34 @@ size_t conn_release_buffers(struct conn *c);
 /* Marks c to continue its task on the next loop iteration. */
 void conn_make_ready(struct conn *c);
 
+/* --- conn_wake.c: resuming a task at a set time ---------------------------------------- */
+
+/*
+ * An entry of the worker's waking queue: embedded in the task that waits, which owns it
+ * and takes it off the queue (conn_wake_cancel) when it is freed, so that a connection
+ * closed or an operation abandoned leaves nothing queued.
+ */
+struct conn_wake {
+	struct conn *c;
+	uint64_t ns; /* when it is due */
+	bool queued;
+	struct conn_wake *prev, *next;
+};
+
+/*
+ * Resumes c's task (as conn_make_ready does) once clock_ns() has reached ns, the worker
+ * waking for it; wk is the task's entry. The queue keeps the order of the calls, so a
+ * time earlier than one already queued waits for that one: callers give times a fixed
+ * delay after a request was read (a padded failed bind, op_bind.c). Called again while
+ * queued, wk moves to the end with the new time.
+ */
+void conn_wake_at(struct conn_wake *wk, struct conn *c, uint64_t ns);
+/* Takes wk off the queue if it is on it. */
+void conn_wake_cancel(struct conn_wake *wk);
+/* Puts the connections whose time has come on the ready list (the loop runs it next)
+ * and sets w->wake_ns to the next one's time. */
+void conn_wake_due(struct worker *w);
+
 /* --- conn_tls.c: the TLS half of the I/O, for conn.c ----------------------------------- */
 
 /* Gives c a TLS session (ldaps:// at accept, or StartTLS). Returns 0 or -1. */

@@ -42,6 +42,9 @@ struct db_gen {
 	int map_slot;     /* its address range in the fault handler (db_watch.h); -1: none */
 	char *bind_decoy; /* op_bind_prepare's, for this data */
 	size_t bind_decoy_len;
+	uint64_t bind_decoy_ns; /* how long checking a password against it takes */
+	uint64_t
+	    bind_pad_ns; /* a failed bind is answered this long after it was read (op_bind.c) */
 };
 
 /*

@@ -62,7 +62,10 @@ struct engine_ops {
 	ssize_t (*send)(struct worker *w, int fd, const void *buf, size_t len, int flags);
 	int (*set_option)(struct worker *w, int fd, int level, int opt, int on);
 	void (*close)(struct worker *w, int fd);
-	int (*wait)(struct worker *w, int timeout_ms);
+	/* Waits for events, at most timeout_ns nanoseconds (0: only those already there;
+	 * below a millisecond counts: a padded bind's answer is due then, worker.c). Returns
+	 * 0 (events, the time passed or a signal), or -1 with errno. */
+	int (*wait)(struct worker *w, uint64_t timeout_ns);
 	void (*dispatch)(struct worker *w, const struct engine_upcalls *up);
 };
 

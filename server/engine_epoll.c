@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "server/engine.h"
@@ -129,11 +130,16 @@ static void ep_close(struct worker *w, int fd)
 	close(fd); /* also leaves the epoll set */
 }
 
-static int ep_wait(struct worker *w, int timeout_ms)
+static int ep_wait(struct worker *w, uint64_t timeout_ns)
 {
 	struct epoll_state *s = state(w);
 	STAT_ADD(w->stats.io_waits, 1);
-	s->n = epoll_wait(s->epfd, s->events, EPOLL_EVENTS, timeout_ms);
+	struct timespec ts = {.tv_sec = (time_t)(timeout_ns / 1000000000u),
+	                      .tv_nsec = (long)(timeout_ns % 1000000000u)};
+	s->n = epoll_pwait2(s->epfd, s->events, EPOLL_EVENTS, &ts, NULL);
+	if (s->n < 0 && errno == ENOSYS) /* before Linux 5.11: milliseconds, rounded up */
+		s->n = epoll_wait(s->epfd, s->events, EPOLL_EVENTS,
+		                  (int)((timeout_ns + 999999u) / 1000000u));
 	if (s->n >= 0)
 		return 0;
 	s->n = 0;

@@ -365,21 +365,21 @@ static void ur_dispatch(struct worker *w, const struct engine_upcalls *up)
 	}
 }
 
-static int ur_wait(struct worker *w, int timeout_ms)
+static int ur_wait(struct worker *w, uint64_t timeout_ns)
 {
 	struct uring_state *s = state(w);
 	flush(s);
 	int rc;
 	bool submit = io_uring_sq_ready(&s->ring) > 0;
-	if (timeout_ms == 0 || s->pending) {
+	if (timeout_ns == 0 || s->pending) {
 		if (submit)
 			STAT_ADD(s->stats->io_waits, 1);
 		rc = submit ? io_uring_submit(&s->ring) : 0;
 	} else {
 		if (submit || io_uring_cq_ready(&s->ring) == 0)
 			STAT_ADD(s->stats->io_waits, 1);
-		struct __kernel_timespec ts = {.tv_sec = timeout_ms / 1000,
-		                               .tv_nsec = (timeout_ms % 1000) * 1000000L};
+		struct __kernel_timespec ts = {.tv_sec = (long long)(timeout_ns / 1000000000u),
+		                               .tv_nsec = (long long)(timeout_ns % 1000000000u)};
 		struct io_uring_cqe *cqe;
 		rc = io_uring_submit_and_wait_timeout(&s->ring, &cqe, 1, &ts, NULL);
 	}

@@ -47,11 +47,13 @@ void op_trace(struct conn *c, const struct ldap_request *req);
 void op_bind(struct conn *c, struct ldap_request *req);
 /*
  * Picks g->bind_decoy: a stored password value of the costliest scheme in use
- * (every userPassword in g's database, and rootpw), which a bind to an unknown DN
- * or to an entry without userPassword is checked against, so that such a bind
- * takes as long as a wrong password for a real user. Reads every entry once (at
- * start-up and for each database reload, on the main thread). Returns 0, or -1
- * after logging why.
+ * (every userPassword in g's database, and rootpw), which a failed bind that did no
+ * costly check (an unknown DN, no userPassword, a cheap scheme) is checked against
+ * too, and g->bind_pad_ns, the least time after which a failed bind is answered, so
+ * that its answer tells neither whether the DN exists nor its scheme. Logs the
+ * schemes in use with their counts, and values of an unknown scheme. Reads every
+ * entry once (at start-up and for each database reload, on the main thread).
+ * Returns 0, or -1 after logging why.
  */
 struct db_gen;
 int op_bind_prepare(struct server *srv, struct db_gen *g);

@@ -29,6 +29,7 @@ struct access_rules;
 struct worker_hooks;
 struct engine_ops;
 struct conn;
+struct conn_wake;
 struct ldap_request;
 struct db_gen;
 struct db_hold;
@@ -72,6 +73,11 @@ struct worker {
 	struct conn *conns;        /* all connections of this worker */
 	struct slab conn_slab;     /* where they are allocated */
 	struct conn *ready;        /* connections with a search to continue */
+	/* Tasks that resume at a given time (conn_wake.c), first due first, and the first
+	 * one's time: the loop waits no longer than that (0: none waits). */
+	struct conn_wake *waking, *waking_last;
+	uint64_t wake_ns;
+	uint64_t bind_took_ns; /* how long failed binds take to check, on average (op_bind.c) */
 	struct worker_stats stats;
 	const struct worker_hooks *hooks; /* the layer above the loop (worker.h) */
 };

@@ -129,9 +129,17 @@ void *worker_main(void *arg)
 	struct worker *w = arg;
 	time_t last_sweep = clock_seconds();
 	for (;;) {
-		/* Wakes once a second at most, to close clients past write_timeout or idle_timeout.
-		 */
-		if (w->engine->wait(w, w->ready ? 0 : 1000) < 0) {
+		/* Wakes once a second at most, to close clients past write_timeout or idle_timeout,
+		 * and when the first of the waking queue is due (conn.h, conn_wake_at). */
+		uint64_t timeout = w->ready ? 0 : 1000000000u;
+		if (timeout && w->wake_ns) {
+			uint64_t now = clock_ns();
+			if (w->wake_ns <= now)
+				timeout = 0;
+			else if (w->wake_ns - now < timeout)
+				timeout = w->wake_ns - now;
+		}
+		if (w->engine->wait(w, timeout) < 0) {
 			log_error("worker %d: %s wait: %s", w->id, w->engine->name,
 			          strerror(errno));
 			break;

@@ -1,6 +1,8 @@
 /* Password schemes of server/password.c against hashes made by other tools. */
+#include <argon2.h>
 #include <check.h>
 #include <crypt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +30,9 @@ static const char *const hashes[] = {
     "LHKhpE30zCnZ0mcIXYf9r9rQ4DYaXoxAFSPFlcWdxjB.",
     "{crypt}$6$abcdefgh$Z7KfoKnKTSZrzo5VZ0YubGLQOj9ov6sHo9TmE3zIU/"
     "LHKhpE30zCnZ0mcIXYf9r9rQ4DYaXoxAFSPFlcWdxjB.",
+    /* slappasswd -o module-load=argon2 -h {ARGON2} -s s3cret (Debian 12's slapd 2.5) */
+    "{ARGON2}$argon2i$v=19$m=4096,t=3,p=1$z1IRkRIeOG23HBrxhzKJ8g$"
+    "07Pm0C1+LfsYC/ef8C03cacqVupNbMuE1D2w7feGmUo",
 };
 
 START_TEST(schemes_accept_the_password)
@@ -50,6 +55,57 @@ START_TEST(yescrypt)
 	strncat(stored, h, sizeof(stored) - 8);
 	ck_assert(check_pw(stored, "s3cret"));
 	ck_assert(!check_pw(stored, "other"));
+}
+END_TEST
+
+/* Encodes s3cret with libargon2 itself: the types slappasswd does not write by default. */
+static void argon2_encode(argon2_type type, uint32_t m, char *out, size_t outlen)
+{
+	strcpy(out, "{ARGON2}");
+	ck_assert_int_eq(argon2_hash(2, m, 1, "s3cret", 6, "saltsaltsalt", 12, NULL, 32, out + 8,
+	                             outlen - 8, type, ARGON2_VERSION_13),
+	                 ARGON2_OK);
+}
+
+START_TEST(argon2_types)
+{
+	static const argon2_type types[] = {Argon2_id, Argon2_i, Argon2_d};
+	char stored[256];
+	argon2_encode(types[_i], 256, stored, sizeof(stored));
+	ck_assert_msg(check_pw(stored, "s3cret"), "%s rejected the right password", stored);
+	ck_assert_msg(!check_pw(stored, "s3cret2"), "%s accepted a wrong password", stored);
+	ck_assert(!check_pw(stored, "s3cre"));
+	/* The scheme is case-insensitive, as the others; the PHC string is not. */
+	stored[1] = 'a';
+	ck_assert(check_pw(stored, "s3cret"));
+}
+END_TEST
+
+START_TEST(argon2_malformed)
+{
+	char good[256];
+	argon2_encode(Argon2_id, 256, good, sizeof(good));
+	ck_assert(check_pw(good, "s3cret"));
+	size_t len = strlen(good);
+	/* Cut anywhere, it never matches (nor crashes). */
+	for (size_t n = 0; n < len; n++)
+		ck_assert_msg(!password_check(good, n, "s3cret", 6), "accepted %.*s", (int)n, good);
+	char bad[300];
+	/* another type's name on an argon2id hash; an unknown type */
+	snprintf(bad, sizeof(bad), "{ARGON2}$argon2i$%s", good + strlen("{ARGON2}$argon2id$"));
+	ck_assert(!check_pw(bad, "s3cret"));
+	snprintf(bad, sizeof(bad), "{ARGON2}$argon2x$%s", good + strlen("{ARGON2}$argon2id$"));
+	ck_assert(!check_pw(bad, "s3cret"));
+	ck_assert(!check_pw("{ARGON2}", "s3cret"));
+	ck_assert(!check_pw("{ARGON2}$argon2id$", "s3cret"));
+	ck_assert(!check_pw("{ARGON2}$argon2id$v=19$m=256,t=2,p=1$!!!!$!!!!", "s3cret"));
+	ck_assert(!check_pw("{ARGON2}$argon2id$v=19$m=0,t=0,p=0$c2FsdHNhbHQ$c2FsdHNhbHQ", "x"));
+	/* A NUL inside the value is not a shorter hash. */
+	char nul[300];
+	memcpy(nul, good, len);
+	nul[len] = '\0';
+	memcpy(nul + len + 1, "junk", 4);
+	ck_assert(!password_check(nul, len + 5, "s3cret", 6));
 }
 END_TEST
 
@@ -89,9 +145,25 @@ START_TEST(cost_classes)
 	ck_assert_str_eq(cost_class("{SSHA"), "");
 	/* Salts differ, the class does not: same cost. */
 	ck_assert_str_eq(cost_class("{CRYPT}$5$aaaa$x"), cost_class("{CRYPT}$5$bbbbbbbb$y"));
+	ck_assert_str_eq(cost_class(hashes[10]), "{ARGON2}$argon2i$v=19$m=4096,t=3,p=1$");
+	ck_assert_str_eq(cost_class("{argon2}$argon2id$m=65536,t=2,p=1$salt$hash"),
+	                 "{argon2}$argon2id$m=65536,t=2,p=1$"); /* version 1.0: no v= */
+	ck_assert_str_eq(cost_class("{ARGON2}$argon2id$v=19$"), "{ARGON2}");
+	ck_assert_str_eq(cost_class("{ARGON2}x"), "{ARGON2}");
 	char small[4];
 	ck_assert_uint_eq(password_cost_class("{SSHA}x", 7, small, sizeof(small)), 3);
 	ck_assert_str_eq(small, "{SS");
+}
+END_TEST
+
+START_TEST(schemes_known)
+{
+	for (size_t i = 0; i < sizeof(hashes) / sizeof(hashes[0]); i++)
+		ck_assert_msg(password_scheme_known(hashes[i], strlen(hashes[i])), "%s", hashes[i]);
+	ck_assert(password_scheme_known("plain", 5));
+	ck_assert(password_scheme_known("{SSHA", 5)); /* no closing brace: plaintext */
+	ck_assert(!password_scheme_known("{PBKDF2}abc", 11));
+	ck_assert(!password_scheme_known("{}abc", 5));
 }
 END_TEST
 
@@ -103,6 +175,9 @@ int main(void)
 	tcase_add_test(tc, yescrypt);
 	tcase_add_test(tc, plaintext_and_bad_values);
 	tcase_add_test(tc, cost_classes);
+	tcase_add_loop_test(tc, argon2_types, 0, 3);
+	tcase_add_test(tc, argon2_malformed);
+	tcase_add_test(tc, schemes_known);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
