@@ -129,7 +129,8 @@ static int start_search(struct replica *r, char *why, size_t cap)
 	}
 	r->drop_cookie = false;
 	r->npresent = 0;
-	r->refresh_puts = r->refresh_deletes = 0;
+	r->refresh_puts = r->refresh_deletes = r->refresh_held = 0;
+	held_clear(&r->held);
 	r->refreshing = true;
 	return 0;
 }
@@ -178,6 +179,12 @@ static int session(struct replica *r, char *why, size_t cap)
 			if (rc) {
 				snprintf(why, cap, "commit: %s", mdb_strerror(rc));
 				status = SESSION_ERROR;
+				break;
+			}
+			if (replica_reload_due(r)) {
+				ldap_msgfree(m); /* (NULL when none came) */
+				r->drop_cookie = true;
+				status = SESSION_RELOAD;
 				break;
 			}
 			if (type == 0)
@@ -279,6 +286,7 @@ int replica_start(struct server *srv, void (*on_first_refresh)(struct server *sr
 	r->st.state = "refreshing";
 	r->st.lag_ms = -1;
 	snprintf(r->st.provider, sizeof(r->st.provider), "%s", r->conf->provider);
+	replica_status_load(r);
 	snprintf(r->attrs_buf, sizeof(r->attrs_buf), "%s", r->conf->attrs);
 	int n = 0;
 	char *save = NULL;
@@ -312,6 +320,8 @@ void replica_stop(struct server *srv)
 	srv->replica = NULL;
 	pthread_mutex_destroy(&r->lock);
 	free(r->present);
+	held_clear(&r->held);
+	free(r->oversized);
 	free(r);
 }
 
