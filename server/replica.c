@@ -15,6 +15,10 @@
 #include "server/replica_apply.h"
 #include "storage/db_update.h"
 
+/* A session that failed writing the database (a full disk) is retried after the retry
+ * schedule's interval doubled for each such failure in a row, up to this (seconds): each
+ * retry may redo a whole refresh, and a disk stays full for a while. */
+#define STORAGE_BACKOFF_MAX 600
 /* Messages applied in one write transaction at most (when they keep arriving). */
 #define BATCH_MAX 1000
 /* How long the thread waits for a message before it looks at the stop flag. */
@@ -135,12 +139,21 @@ static int start_search(struct replica *r, char *why, size_t cap)
 	return 0;
 }
 
+/* A failure to write the database (the open or commit of a transaction) into why, as
+ * what it is: LMDB reports a full disk as EIO, and db_write_error finds the errno. */
+static void write_failed(struct replica *r, int rc, const char *what, char *why, size_t cap)
+{
+	rc = db_write_error(r->db, rc);
+	r->storage_error = rc;
+	snprintf(why, cap, "%s: %s", what, mdb_strerror(rc));
+}
+
 /* Applies one message; returns a session outcome, or 3 (go on). */
 static int apply(struct replica *r, LDAPMessage *m, int type, char *why, size_t cap)
 {
 	int rc = replica_txn_open(r);
 	if (rc) {
-		snprintf(why, cap, "write transaction: %s", mdb_strerror(rc));
+		write_failed(r, rc, "write transaction", why, cap);
 		return SESSION_ERROR;
 	}
 	r->batched++;
@@ -160,6 +173,7 @@ static int apply(struct replica *r, LDAPMessage *m, int type, char *why, size_t 
 
 static int session(struct replica *r, char *why, size_t cap)
 {
+	r->storage_error = 0;
 	if (connect_provider(r, why, cap) < 0 || start_search(r, why, cap) < 0)
 		return SESSION_ERROR;
 	replica_set_state(r, "refreshing", NULL);
@@ -177,7 +191,7 @@ static int session(struct replica *r, char *why, size_t cap)
 		if (type == 0 || (r->txn && r->batched >= BATCH_MAX)) {
 			int rc = replica_txn_commit(r);
 			if (rc) {
-				snprintf(why, cap, "commit: %s", mdb_strerror(rc));
+				write_failed(r, rc, "commit", why, cap);
 				status = SESSION_ERROR;
 				break;
 			}
@@ -205,7 +219,7 @@ static int session(struct replica *r, char *why, size_t cap)
 	if (status == SESSION_DONE || status == SESSION_STOPPED) {
 		int rc = replica_txn_commit(r); /* what a cookie covers is kept */
 		if (rc) {
-			snprintf(why, cap, "commit: %s", mdb_strerror(rc));
+			write_failed(r, rc, "commit", why, cap);
 			status = SESSION_ERROR;
 		}
 	}
@@ -236,6 +250,7 @@ static void *replica_main(void *arg)
 	struct replica *r = arg;
 	const struct syncrepl_conf *s = r->conf;
 	int step = 0, left = s->retry_count[0];
+	int storage_failures = 0; /* sessions in a row that failed writing the database */
 	while (!replica_stopping(r)) {
 		char why[512] = "";
 		int status = session(r, why, sizeof(why));
@@ -244,6 +259,8 @@ static void *replica_main(void *arg)
 			break;
 		if (status == SESSION_RELOAD)
 			continue;
+		if (status != SESSION_ERROR || !r->storage_error)
+			storage_failures = 0;
 		if (status == SESSION_DONE) {
 			step = 0, left = s->retry_count[0];
 			replica_set_state(r, "idle", NULL);
@@ -265,8 +282,20 @@ static void *replica_main(void *arg)
 		if (left > 0)
 			left--;
 		replica_set_state(r, "retrying", why);
-		log_debug("syncrepl rid=%03d: retrying in %d s", s->rid, s->retry_interval[step]);
-		pause_for(r, s->retry_interval[step]);
+		int wait = s->retry_interval[step];
+		if (r->storage_error) {
+			wait = wait < 1 ? 1 : wait;
+			for (int i = 0; i < storage_failures && wait < STORAGE_BACKOFF_MAX; i++)
+				wait *= 2;
+			wait = wait > STORAGE_BACKOFF_MAX ? STORAGE_BACKOFF_MAX : wait;
+			storage_failures++;
+			log_info("syncrepl rid=%03d: the database could not be written (%s); "
+			         "retrying in %d s (doubled after each such failure, up to %d s)",
+			         s->rid, mdb_strerror(r->storage_error), wait, STORAGE_BACKOFF_MAX);
+		} else {
+			log_debug("syncrepl rid=%03d: retrying in %d s", s->rid, wait);
+		}
+		pause_for(r, wait);
 	}
 	return NULL;
 }

@@ -201,8 +201,12 @@ int replica_txn_commit(struct replica *r)
 		         r->pending_skipped_why);
 		r->pending_skipped = 0;
 	}
+	if (r->refreshed)
+		r->st.refreshes++;
 	__atomic_store_n(&r->pending_changes, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&r->lock);
+	if (r->refreshed)
+		log_info("syncrepl rid=%03d: %s", r->conf->rid, r->refresh_line);
 	if (r->refreshed && !r->announced) {
 		r->announced = true;
 		if (r->on_first_refresh)
@@ -257,6 +261,8 @@ static int delete_uuid(struct replica *r, const unsigned char *uuid, char *why, 
 		return 0;
 	if (rc) {
 		snprintf(why, cap, "delete: %.400s", e.msg);
+		if (rc == LDAP_OTHER && e.mdb)
+			r->storage_error = db_write_error(r->db, e.mdb);
 		return -1;
 	}
 	replica_count_change(r);
@@ -484,6 +490,8 @@ static int store_entry(struct replica *r, const unsigned char *uuid, const char 
 	}
 	if (rc) {
 		snprintf(why, cap, "put %.200s: %.250s", dn, e.msg);
+		if (rc == LDAP_OTHER && e.mdb)
+			r->storage_error = db_write_error(r->db, e.mdb);
 		return STORE_FAILED;
 	}
 	replica_count_change(r);
@@ -591,25 +599,23 @@ out:
 	return status;
 }
 
-/* The refresh stage ends (its last phase: present or delete): counted and logged. */
+/* The refresh stage ends (its last phase: present or delete): counted and logged once
+ * its transaction has committed (replica_txn_commit), not before: a commit that fails
+ * (a full disk) is no refresh done. */
 static void refresh_done(struct replica *r, bool present)
 {
 	const char *how = r->full_refresh ? "full refresh"
 	                  : present       ? "present phase"
 	                                  : "delete phase";
 	r->refreshed = true;
-	pthread_mutex_lock(&r->lock);
-	r->st.refreshes++;
-	pthread_mutex_unlock(&r->lock);
 	char held[96] = "";
 	if (r->refresh_held)
 		snprintf(held, sizeof(held),
 		         " (%llu of them came before their parent and waited for it)",
 		         (unsigned long long)r->refresh_held);
-	log_info("syncrepl rid=%03d: refresh done (%s): %llu entries added or changed%s, "
-	         "%llu deleted",
-	         r->conf->rid, how, (unsigned long long)r->refresh_puts, held,
-	         (unsigned long long)r->refresh_deletes);
+	snprintf(r->refresh_line, sizeof(r->refresh_line),
+	         "refresh done (%s): %llu entries added or changed%s, %llu deleted", how,
+	         (unsigned long long)r->refresh_puts, held, (unsigned long long)r->refresh_deletes);
 }
 
 int replica_on_info(struct replica *r, LDAPMessage *m, char *why, size_t cap)

@@ -60,7 +60,11 @@ struct replica {
 	uint64_t pending_skipped;
 	char pending_skipped_dn[512], pending_skipped_why[256];
 	char pending_cookie[256];
-	bool refreshing; /* the refresh stage (not yet refreshDone) */
+	bool refreshing;        /* the refresh stage (not yet refreshDone) */
+	char refresh_line[256]; /* what the refresh done in txn brought, logged at its commit */
+	/* The session failed writing the database (an LMDB or system error: a full disk,
+	 * MDB_MAP_FULL): its retries back off (replica.c). 0 when not. */
+	int storage_error;
 	/* Called once after the first refresh has committed (replica.h); refreshed: the
 	 * open transaction ends a refresh stage; announced: it was called. */
 	void (*on_first_refresh)(struct server *srv);

@@ -11,6 +11,7 @@
 # what is below it deleted), logged with its DN, counted in cn=replication; later changes
 # arrive, a fresh replica serves the rest, and once the entry shrinks it is replicated
 # again, with the entry below it.
+# A full disk: reported as what it is, retried with a backoff.
 # Every server is stopped by PID; every wait is bounded.
 set -u
 cd "$(dirname "$0")/../.."
@@ -200,6 +201,47 @@ replica_start big
 converge 20 && ok "the first replica restarted: converged in ${took}s" ||
 	not_ok "first replica after the shrink: $(cat "$work/diff"); $(grep syncrepl "$rlog" | tail -3)"
 stop_checked "$rpid" "$rlog" || not_ok "stop: $stop_why"
+
+# 7. A full disk: the replica's database on a 512 KiB tmpfs in a private mount namespace
+# (unshare, as run.sh's import case), the provider holding more than that. The log says
+# what it is (No space left on device, not LMDB's "Input/output error"), no "refresh
+# done" for a refresh that did not commit, and the retries back off (1, 2, 4 s with
+# retry="1 +") instead of a whole refresh every second; the server goes on answering.
+bench/gen-ldif.sh 1500 "$EX" 400 | awk 'BEGIN{RS=""; ORS="\n\n"} NR>2' > "$work/more.ldif"
+pmod -a -f "$work/more.ldif" || not_ok "adding 1,500 entries on the provider: $(tail -3 "$work/pmod.log")"
+replica_conf full refreshAndPersist
+mkdir -p "$work/small"
+sed -i "s#^database = .*#database = $work/small/full.mdb#" "$work/full.conf"
+# shellcheck disable=SC2016
+full_disk='mount -t tmpfs -o size=512k tmpfs "$1" && exec "$2/minidir" -f "$3"'
+for how in -rm -m; do
+	rlog=$work/full$how.log
+	: > "$rlog"
+	unshare $how sh -c "$full_disk" sh "$work/small" "$BUILD" "$work/full.conf" > "$rlog" 2>&1 &
+	rpid=$!
+	pids+=("$rpid")
+	rport=$(wait_port "$rlog")
+	[ -n "$rport" ] && break
+	wait "$rpid" 2> /dev/null
+done
+if [ -z "$rport" ]; then
+	not_ok "full disk: no private tmpfs could be mounted (unshare -rm / -m): $(tail -2 "$rlog")"
+else
+	REP=ldap://127.0.0.1:$rport
+	for _ in $(seq 1 200); do # the third failure's line: after 1 + 2 s of waiting
+		grep -q "retrying in 4 s" "$rlog" && break
+		sleep 0.1
+	done
+	fails=$(grep -c "could not be written (No space left on device); retrying in" "$rlog")
+	if grep -q "No space left on device" "$rlog" && ! grep -q "Input/output error" "$rlog" &&
+		! grep -q "refresh done" "$rlog" && grep -q "retrying in 2 s" "$rlog" && grep -q "retrying in 4 s" "$rlog" &&
+		timeout 5 ldapsearch -x -H "$REP" -LLL -b "" -s base 1.1 > /dev/null 2>&1; then
+		ok "a full disk: '$(grep -o 'error: syncrepl.*' "$rlog" | head -1)', $fails retries backing off (1, 2, 4 s), no refresh reported done, the server answers"
+	else
+		not_ok "full disk: $(grep syncrepl "$rlog" | tail -4)"
+	fi
+	stop_checked "$rpid" "$rlog" || not_ok "stop on a full disk: $stop_why"
+fi
 
 stop_checked "$spid" "$work/slapd.log" || not_ok "slapd: $stop_why"
 finish
