@@ -502,6 +502,23 @@ static int store_entry(struct replica *r, const unsigned char *uuid, const char 
 }
 
 /*
+ * An entry whose parent is not there (and will not come) is skipped. Its parent may be an
+ * entry skipped as too large: each of those then takes a full refresh when it comes
+ * back, to bring this one with it. 0, or -1 with why set.
+ */
+static int skip_orphan(struct replica *r, const unsigned char *uuid, const char *dn,
+                       const char *reason, char *why, size_t cap)
+{
+	if (r->noversized) {
+		for (size_t i = 0; i < r->noversized; i++)
+			r->oversized[i].left_out = 1;
+		if (save_oversized(r, why, cap) < 0)
+			return -1;
+	}
+	return skip_entry(r, uuid, dn, reason, why, cap) < 0 ? -1 : 0;
+}
+
+/*
  * At the end of a refresh phase: stores the held entries whose parent has come, in rounds
  * until none more can be (a parent may be held itself). When last (the refresh ends),
  * those whose parent never came are skipped. Returns 0, or -1 with why set.
@@ -526,20 +543,12 @@ static int apply_held(struct replica *r, bool last, char *why, size_t cap)
 			progress = true;
 		}
 	}
-	if (last && r->held.n &&
-	    r->noversized) { /* one may be below an entry skipped as too large */
-		for (size_t i = 0; i < r->noversized; i++)
-			r->oversized[i].left_out = 1;
-		if (save_oversized(r, why, cap) < 0)
-			return -1;
-	}
 	while (last && r->held.n) {
 		struct held_entry h;
 		held_take(&r->held, 0, &h);
-		long rc = skip_entry(r, h.uuid, h.dn,
-		                     "its parent entry did not come in the refresh (not "
-		                     "replicated?)",
-		                     why, cap);
+		int rc = skip_orphan(
+		    r, h.uuid, h.dn,
+		    "its parent entry did not come in the refresh (not replicated?)", why, cap);
 		held_entry_free(&h);
 		if (rc < 0)
 			return -1;
@@ -578,13 +587,21 @@ int replica_on_entry(struct replica *r, LDAPMessage *m, char *why, size_t cap)
 		note_present(r, uuid);
 		struct berval attrs;
 		BerElement *ber = NULL;
+		int got = STORE_FAILED;
 		if (entry_attrs(r->ld, m, &attrs, &ber) == 0)
-			status = store_entry(r, uuid, dn, (const unsigned char *)attrs.bv_val,
-			                     attrs.bv_len, r->refreshing, why, cap) == STORE_FAILED
-			             ? -1
-			             : 0;
+			got = store_entry(r, uuid, dn, (const unsigned char *)attrs.bv_val,
+			                  attrs.bv_len, r->refreshing, why, cap);
 		else
 			snprintf(why, cap, "put %.200s: out of memory", dn);
+		/* Persisting, changes come in the provider's order: a parent missing now
+		 * is not replicated (or was skipped), and will not come. */
+		if (got == STORE_NO_PARENT)
+			got = skip_orphan(r, uuid, dn,
+			                  "its parent entry does not exist (not replicated?)", why,
+			                  cap) < 0
+			          ? STORE_FAILED
+			          : STORE_SKIPPED;
+		status = got == STORE_FAILED ? -1 : 0;
 		ber_free(ber, 0); /* the reader; the bytes are the message's */
 		if (status < 0)
 			goto out;

@@ -128,6 +128,20 @@ if [ "$got" = "after the orphan" ] && [ "$skipped" = 1 ] && [ "$last" = "uid=eve
 else
 	not_ok "orphan: frank's title '$got', skipped '$skipped', last '$last', state $(monitor replicationState): $(grep syncrepl "$rlog" | tail -3)"
 fi
+# ... and persisting: an entry added under that ou (the change stream, in the provider's
+# order) is skipped the same way, and the stream goes on.
+printf 'dn: cn=late,ou=Branch 3,%s\nchangetype: add\nobjectClass: organizationalRole\ncn: late\n\ndn: uid=frank,ou=people,%s\nchangetype: modify\nreplace: title\ntitle: after the late orphan\n' "$EX" "$EX" | pmod
+for _ in $(seq 1 100); do
+	got=$(timeout 5 ldapsearch -x -H "$REP" -LLL -b "uid=frank,ou=people,$EX" -s base title 2> /dev/null | sed -n 's/^title: //p')
+	[ "$got" = "after the late orphan" ] && break
+	sleep 0.1
+done
+if [ "$got" = "after the late orphan" ] && [ "$(monitor replicationSkippedEntries)" = 2 ] &&
+	grep -q "entry \"cn=late,ou=Branch 3,$EX\" not stored, skipped: its parent entry does not exist" "$rlog"; then
+	ok "persisting, an entry added under a parent that is not replicated: skipped, counted, logged; the next change arrives"
+else
+	not_ok "persisting orphan: frank's title '$got', skipped '$(monitor replicationSkippedEntries)', state $(monitor replicationState): $(grep syncrepl "$rlog" | tail -3)"
+fi
 stop_checked "$rpid" "$rlog" || not_ok "stop: $stop_why"
 
 # 6. An entry over 16 MiB: uid=big (with an entry below it) is replicated, then gets a
