@@ -264,6 +264,11 @@ static int build_replication_entry(const struct replica_status *st, struct buf *
 	if (st->lag_ms >= 0)
 		add(&b, "replicationLagMilliseconds", "%lld", (long long)st->lag_ms);
 	add_u64(&b, "replicationLagEntries", st->lag_entries);
+	add_u64(&b, "replicationSkippedEntries", st->skipped);
+	if (st->last_skipped[0]) {
+		add(&b, "replicationLastSkipped", "%s", st->last_skipped);
+		add(&b, "replicationLastSkippedReason", "%s", st->last_skipped_why);
+	}
 	return finish(&b, "cn=replication," MONITOR_DN, out);
 }
 

@@ -15,6 +15,10 @@
 #include "server/replica_apply.h"
 #include "storage/db_update.h"
 
+/* A session that failed writing the database (a full disk) is retried after the retry
+ * schedule's interval doubled for each such failure in a row, up to this (seconds): each
+ * retry may redo a whole refresh, and a disk stays full for a while. */
+#define STORAGE_BACKOFF_MAX 600
 /* Messages applied in one write transaction at most (when they keep arriving). */
 #define BATCH_MAX 1000
 /* How long the thread waits for a message before it looks at the stop flag. */
@@ -129,9 +133,19 @@ static int start_search(struct replica *r, char *why, size_t cap)
 	}
 	r->drop_cookie = false;
 	r->npresent = 0;
-	r->refresh_puts = r->refresh_deletes = 0;
+	r->refresh_puts = r->refresh_deletes = r->refresh_held = 0;
+	held_clear(&r->held);
 	r->refreshing = true;
 	return 0;
+}
+
+/* A failure to write the database (the open or commit of a transaction) into why, as
+ * what it is: LMDB reports a full disk as EIO, and db_write_error finds the errno. */
+static void write_failed(struct replica *r, int rc, const char *what, char *why, size_t cap)
+{
+	rc = db_write_error(r->db, rc);
+	r->storage_error = rc;
+	snprintf(why, cap, "%s: %s", what, mdb_strerror(rc));
 }
 
 /* Applies one message; returns a session outcome, or 3 (go on). */
@@ -139,7 +153,7 @@ static int apply(struct replica *r, LDAPMessage *m, int type, char *why, size_t 
 {
 	int rc = replica_txn_open(r);
 	if (rc) {
-		snprintf(why, cap, "write transaction: %s", mdb_strerror(rc));
+		write_failed(r, rc, "write transaction", why, cap);
 		return SESSION_ERROR;
 	}
 	r->batched++;
@@ -159,6 +173,7 @@ static int apply(struct replica *r, LDAPMessage *m, int type, char *why, size_t 
 
 static int session(struct replica *r, char *why, size_t cap)
 {
+	r->storage_error = 0;
 	if (connect_provider(r, why, cap) < 0 || start_search(r, why, cap) < 0)
 		return SESSION_ERROR;
 	replica_set_state(r, "refreshing", NULL);
@@ -176,8 +191,14 @@ static int session(struct replica *r, char *why, size_t cap)
 		if (type == 0 || (r->txn && r->batched >= BATCH_MAX)) {
 			int rc = replica_txn_commit(r);
 			if (rc) {
-				snprintf(why, cap, "commit: %s", mdb_strerror(rc));
+				write_failed(r, rc, "commit", why, cap);
 				status = SESSION_ERROR;
+				break;
+			}
+			if (replica_reload_due(r)) {
+				ldap_msgfree(m); /* (NULL when none came) */
+				r->drop_cookie = true;
+				status = SESSION_RELOAD;
 				break;
 			}
 			if (type == 0)
@@ -198,7 +219,7 @@ static int session(struct replica *r, char *why, size_t cap)
 	if (status == SESSION_DONE || status == SESSION_STOPPED) {
 		int rc = replica_txn_commit(r); /* what a cookie covers is kept */
 		if (rc) {
-			snprintf(why, cap, "commit: %s", mdb_strerror(rc));
+			write_failed(r, rc, "commit", why, cap);
 			status = SESSION_ERROR;
 		}
 	}
@@ -229,6 +250,7 @@ static void *replica_main(void *arg)
 	struct replica *r = arg;
 	const struct syncrepl_conf *s = r->conf;
 	int step = 0, left = s->retry_count[0];
+	int storage_failures = 0; /* sessions in a row that failed writing the database */
 	while (!replica_stopping(r)) {
 		char why[512] = "";
 		int status = session(r, why, sizeof(why));
@@ -237,6 +259,8 @@ static void *replica_main(void *arg)
 			break;
 		if (status == SESSION_RELOAD)
 			continue;
+		if (status != SESSION_ERROR || !r->storage_error)
+			storage_failures = 0;
 		if (status == SESSION_DONE) {
 			step = 0, left = s->retry_count[0];
 			replica_set_state(r, "idle", NULL);
@@ -258,8 +282,20 @@ static void *replica_main(void *arg)
 		if (left > 0)
 			left--;
 		replica_set_state(r, "retrying", why);
-		log_debug("syncrepl rid=%03d: retrying in %d s", s->rid, s->retry_interval[step]);
-		pause_for(r, s->retry_interval[step]);
+		int wait = s->retry_interval[step];
+		if (r->storage_error) {
+			wait = wait < 1 ? 1 : wait;
+			for (int i = 0; i < storage_failures && wait < STORAGE_BACKOFF_MAX; i++)
+				wait *= 2;
+			wait = wait > STORAGE_BACKOFF_MAX ? STORAGE_BACKOFF_MAX : wait;
+			storage_failures++;
+			log_info("syncrepl rid=%03d: the database could not be written (%s); "
+			         "retrying in %d s (doubled after each such failure, up to %d s)",
+			         s->rid, mdb_strerror(r->storage_error), wait, STORAGE_BACKOFF_MAX);
+		} else {
+			log_debug("syncrepl rid=%03d: retrying in %d s", s->rid, wait);
+		}
+		pause_for(r, wait);
 	}
 	return NULL;
 }
@@ -279,6 +315,7 @@ int replica_start(struct server *srv, void (*on_first_refresh)(struct server *sr
 	r->st.state = "refreshing";
 	r->st.lag_ms = -1;
 	snprintf(r->st.provider, sizeof(r->st.provider), "%s", r->conf->provider);
+	replica_status_load(r);
 	snprintf(r->attrs_buf, sizeof(r->attrs_buf), "%s", r->conf->attrs);
 	int n = 0;
 	char *save = NULL;
@@ -312,6 +349,8 @@ void replica_stop(struct server *srv)
 	srv->replica = NULL;
 	pthread_mutex_destroy(&r->lock);
 	free(r->present);
+	held_clear(&r->held);
+	free(r->oversized);
 	free(r);
 }
 

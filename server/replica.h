@@ -9,7 +9,11 @@
  * way) wait in the open transaction, so a crash loses neither and repeats nothing that
  * was committed. Readers (the workers' read transactions) see each commit at their next
  * operation. The end of a present phase deletes every entry the provider did not report
- * present; e-syncRefreshRequired drops the cookie and reloads in full.
+ * present; e-syncRefreshRequired drops the cookie and reloads in full. An entry a refresh
+ * brings before its parent is held until the parent has come (replica_held.h); one whose
+ * parent never comes, or over ENTRY_MAX_BYTES, is skipped (logged, counted in the status)
+ * and the stream goes on. A session that failed writing the database (a full disk) is
+ * retried with a backoff.
  *
  * refreshOnly: a refresh, then the next after the configured interval. Errors and a lost
  * provider: retried on the retry schedule; each failure logged once per change of state

@@ -56,6 +56,8 @@ void replica_set_state(struct replica *r, const char *state, const char *error)
 
 /* ---- the write transaction ------------------------------------------------------ */
 
+static void load_committed(struct replica *r, bool status);
+
 int replica_txn_open(struct replica *r)
 {
 	if (r->txn)
@@ -69,6 +71,7 @@ int replica_txn_open(struct replica *r)
 	r->uncovered = false;
 	__atomic_store_n(&r->pending_changes, 0, __ATOMIC_RELAXED);
 	r->pending_cookie[0] = '\0';
+	r->pending_skipped = 0;
 	return 0;
 }
 
@@ -79,6 +82,18 @@ void replica_txn_abort(struct replica *r)
 	r->txn = NULL;
 	r->refreshed = false;
 	__atomic_store_n(&r->pending_changes, 0, __ATOMIC_RELAXED);
+	r->pending_skipped = 0;
+	r->reload_after_commit = false;
+	held_clear(&r->held); /* the next session receives them again */
+	load_committed(r, false);
+}
+
+bool replica_reload_due(struct replica *r)
+{
+	if (r->txn || !r->reload_after_commit)
+		return false;
+	r->reload_after_commit = false;
+	return true;
 }
 
 /* The csn= part of a cookie (rid=001,csn=...;...) into out. */
@@ -106,10 +121,59 @@ static int64_t csn_ms(const char *csn)
 	return (int64_t)timegm(&tm) * 1000 + usec / 1000;
 }
 
-/* Commits when every change in the transaction is covered by a cookie in it. */
+/* r->oversized as txn has it (none when the stored value does not parse). */
+static void load_oversized(struct replica *r, MDB_txn *txn)
+{
+	const void *data;
+	size_t len;
+	r->noversized = 0;
+	if (db_update_get_skipped(r->db, txn, &data, &len) != 0 || len % sizeof(*r->oversized) != 0)
+		return;
+	size_t n = len / sizeof(*r->oversized);
+	if (n > r->cap_oversized) {
+		struct oversized *v = realloc(r->oversized, len);
+		if (!v) {
+			log_error("syncrepl rid=%03d: out of memory reading the skipped entries",
+			          r->conf->rid);
+			return;
+		}
+		r->oversized = v;
+		r->cap_oversized = n;
+	}
+	memcpy(r->oversized, data, len);
+	r->noversized = n;
+}
+
+/* What the last commit holds: the cookie into the status when status, and the entries
+ * skipped as too large. */
+static void load_committed(struct replica *r, bool status)
+{
+	MDB_txn *rt;
+	const void *data;
+	size_t len;
+	if (mdb_txn_begin(r->db->env, NULL, MDB_RDONLY, &rt) != 0)
+		return;
+	if (status && db_update_get_cookie(r->db, rt, &data, &len) == 0 &&
+	    len < sizeof(r->st.cookie)) {
+		pthread_mutex_lock(&r->lock);
+		snprintf(r->st.cookie, sizeof(r->st.cookie), "%.*s", (int)len, (const char *)data);
+		cookie_csn(r->st.cookie, r->st.context_csn, sizeof(r->st.context_csn));
+		pthread_mutex_unlock(&r->lock);
+	}
+	load_oversized(r, rt);
+	mdb_txn_abort(rt);
+}
+
+void replica_status_load(struct replica *r)
+{
+	load_committed(r, true);
+}
+
+/* Commits when every change in the transaction is covered by a cookie in it (and no
+ * entry waits for its parent). */
 int replica_txn_commit(struct replica *r)
 {
-	if (!r->txn || r->uncovered)
+	if (!r->txn || r->uncovered || r->held.n)
 		return 0;
 	int rc = mdb_txn_commit(r->txn);
 	r->txn = NULL;
@@ -129,8 +193,20 @@ int replica_txn_commit(struct replica *r)
 		if (r->pending_changes && at >= 0)
 			r->st.lag_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000 - at;
 	}
+	if (r->pending_skipped) {
+		r->st.skipped += r->pending_skipped;
+		snprintf(r->st.last_skipped, sizeof(r->st.last_skipped), "%s",
+		         r->pending_skipped_dn);
+		snprintf(r->st.last_skipped_why, sizeof(r->st.last_skipped_why), "%s",
+		         r->pending_skipped_why);
+		r->pending_skipped = 0;
+	}
+	if (r->refreshed)
+		r->st.refreshes++;
 	__atomic_store_n(&r->pending_changes, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&r->lock);
+	if (r->refreshed)
+		log_info("syncrepl rid=%03d: %s", r->conf->rid, r->refresh_line);
 	if (r->refreshed && !r->announced) {
 		r->announced = true;
 		if (r->on_first_refresh)
@@ -185,6 +261,8 @@ static int delete_uuid(struct replica *r, const unsigned char *uuid, char *why, 
 		return 0;
 	if (rc) {
 		snprintf(why, cap, "delete: %.400s", e.msg);
+		if (rc == LDAP_OTHER && e.mdb)
+			r->storage_error = db_write_error(r->db, e.mdb);
 		return -1;
 	}
 	replica_count_change(r);
@@ -285,6 +363,199 @@ static int free_dn(struct replica *r, const char *dn, char *why, size_t cap)
 	return delete_uuid(r, uuid, why, cap);
 }
 
+/*
+ * An entry the replica goes on without: its stored copy (if any) is deleted with what is
+ * below it, so that nothing stale is served; counted and logged with its DN and why.
+ * Returns 0, or -1 (an LMDB error) with why set.
+ */
+static int skip_entry(struct replica *r, const unsigned char *uuid, const char *dn,
+                      const char *reason, char *why, size_t cap)
+{
+	size_t before = 0, after = 0;
+	db_entry_count(r->db, r->txn, &before);
+	if (delete_uuid(r, uuid, why, cap) < 0)
+		return -1;
+	db_entry_count(r->db, r->txn, &after);
+	r->pending_skipped++;
+	snprintf(r->pending_skipped_dn, sizeof(r->pending_skipped_dn), "%s", dn);
+	snprintf(r->pending_skipped_why, sizeof(r->pending_skipped_why), "%s", reason);
+	char gone[96] = "";
+	if (before > after)
+		snprintf(gone, sizeof(gone),
+		         "; its stored copy deleted (%zu entries with those below it)",
+		         before - after);
+	log_error("syncrepl rid=%03d: entry \"%s\" not stored, skipped: %s%s", r->conf->rid, dn,
+	          reason, gone);
+	return before > after ? (long)(before - after) : 0;
+}
+
+/* r->oversized into the open transaction. 0, or -1 with why set. */
+static int save_oversized(struct replica *r, char *why, size_t cap)
+{
+	int rc = db_update_set_skipped(r->db, r->txn, r->oversized,
+	                               r->noversized * sizeof(*r->oversized));
+	if (rc)
+		snprintf(why, cap, "storing the skipped entries: %s", mdb_strerror(rc));
+	return rc ? -1 : 0;
+}
+
+/* The entry's place in r->oversized, or NULL. */
+static struct oversized *find_oversized(struct replica *r, const unsigned char *uuid)
+{
+	for (size_t i = 0; i < r->noversized; i++)
+		if (memcmp(r->oversized[i].uuid, uuid, SYNC_UUID_LEN) == 0)
+			return &r->oversized[i];
+	return NULL;
+}
+
+/* An entry skipped as too large; left_out: entries below it went too. Returns 0, or -1
+ * with why set. */
+static int note_oversized(struct replica *r, const unsigned char *uuid, bool left_out, char *why,
+                          size_t cap)
+{
+	struct oversized *o = find_oversized(r, uuid);
+	if (!o && r->noversized == r->cap_oversized) {
+		size_t n = r->cap_oversized ? 2 * r->cap_oversized : 8;
+		struct oversized *v = realloc(r->oversized, n * sizeof(*v));
+		if (!v) {
+			snprintf(why, cap, "out of memory noting a skipped entry");
+			return -1;
+		}
+		r->oversized = v;
+		r->cap_oversized = n;
+	}
+	if (!o) {
+		o = &r->oversized[r->noversized++];
+		*o = (struct oversized){.left_out = 0};
+		memcpy(o->uuid, uuid, SYNC_UUID_LEN);
+	}
+	o->left_out |= left_out;
+	return save_oversized(r, why, cap);
+}
+
+/* An entry is stored: if it was skipped as too large before, it is no more (and if
+ * entries below it were left out, a full refresh follows the commit). 0 or -1. */
+static int stored_oversized(struct replica *r, const unsigned char *uuid, char *why, size_t cap)
+{
+	struct oversized *o = find_oversized(r, uuid);
+	if (!o)
+		return 0;
+	if (o->left_out) {
+		r->reload_after_commit = true;
+		log_info("syncrepl rid=%03d: an entry skipped as too large is stored now; entries "
+		         "below it were left out: a full refresh follows",
+		         r->conf->rid);
+	}
+	*o = r->oversized[--r->noversized];
+	return save_oversized(r, why, cap);
+}
+
+/* What store_entry did. */
+enum { STORE_FAILED = -1, STORED, STORE_HELD, STORE_NO_PARENT, STORE_SKIPPED };
+
+/*
+ * Stores the entry (uuid, dn, the PartialAttributeList's content): one that holds dn
+ * under another UUID goes first (free_dn). An entry whose parent is not there yet is
+ * held when hold is true (a refresh, whose order is the provider's entry IDs), else
+ * STORE_NO_PARENT is returned (nothing written). STORE_FAILED sets why.
+ */
+static int store_entry(struct replica *r, const unsigned char *uuid, const char *dn,
+                       const unsigned char *attrs, size_t len, bool hold, char *why, size_t cap)
+{
+	struct db_update_error e;
+	size_t dnlen = strlen(dn);
+	int rc = db_update_put(r->db, r->txn, uuid, dn, dnlen, attrs, len, DB_UPDATE_NO_SCHEMA, &e);
+	if (rc == LDAP_ALREADY_EXISTS) {
+		if (free_dn(r, dn, why, cap) < 0)
+			return STORE_FAILED;
+		rc = db_update_put(r->db, r->txn, uuid, dn, dnlen, attrs, len, DB_UPDATE_NO_SCHEMA,
+		                   &e);
+	}
+	if (rc == LDAP_ADMINLIMIT_EXCEEDED) { /* over ENTRY_MAX_BYTES: the stream goes on */
+		long gone = skip_entry(r, uuid, dn, e.msg, why, cap);
+		if (gone < 0)
+			return STORE_FAILED;
+		return note_oversized(r, uuid, gone > 1, why, cap) < 0 ? STORE_FAILED
+		                                                       : STORE_SKIPPED;
+	}
+	if (rc == LDAP_NO_SUCH_OBJECT && !hold)
+		return STORE_NO_PARENT;
+	if (rc == LDAP_NO_SUCH_OBJECT) {
+		if (held_add(&r->held, uuid, dn, attrs, len) < 0) {
+			snprintf(why, cap, "put %.200s: out of memory", dn);
+			return STORE_FAILED;
+		}
+		r->refresh_held++;
+		return STORE_HELD;
+	}
+	if (rc) {
+		snprintf(why, cap, "put %.200s: %.250s", dn, e.msg);
+		if (rc == LDAP_OTHER && e.mdb)
+			r->storage_error = db_write_error(r->db, e.mdb);
+		return STORE_FAILED;
+	}
+	replica_count_change(r);
+	r->refresh_puts++;
+	if (r->noversized && stored_oversized(r, uuid, why, cap) < 0)
+		return STORE_FAILED;
+	return STORED;
+}
+
+/*
+ * An entry whose parent is not there (and will not come) is skipped. Its parent may be an
+ * entry skipped as too large: each of those then takes a full refresh when it comes
+ * back, to bring this one with it. 0, or -1 with why set.
+ */
+static int skip_orphan(struct replica *r, const unsigned char *uuid, const char *dn,
+                       const char *reason, char *why, size_t cap)
+{
+	if (r->noversized) {
+		for (size_t i = 0; i < r->noversized; i++)
+			r->oversized[i].left_out = 1;
+		if (save_oversized(r, why, cap) < 0)
+			return -1;
+	}
+	return skip_entry(r, uuid, dn, reason, why, cap) < 0 ? -1 : 0;
+}
+
+/*
+ * At the end of a refresh phase: stores the held entries whose parent has come, in rounds
+ * until none more can be (a parent may be held itself). When last (the refresh ends),
+ * those whose parent never came are skipped. Returns 0, or -1 with why set.
+ */
+static int apply_held(struct replica *r, bool last, char *why, size_t cap)
+{
+	for (bool progress = true; progress && r->held.n;) {
+		progress = false;
+		for (size_t i = 0; i < r->held.n;) {
+			struct held_entry *h = &r->held.v[i];
+			int got =
+			    store_entry(r, h->uuid, h->dn, h->attrs, h->attrslen, false, why, cap);
+			if (got == STORE_FAILED)
+				return -1;
+			if (got == STORE_NO_PARENT) {
+				i++;
+				continue;
+			}
+			struct held_entry done;
+			held_take(&r->held, i, &done);
+			held_entry_free(&done);
+			progress = true;
+		}
+	}
+	while (last && r->held.n) {
+		struct held_entry h;
+		held_take(&r->held, 0, &h);
+		int rc = skip_orphan(
+		    r, h.uuid, h.dn,
+		    "its parent entry did not come in the refresh (not replicated?)", why, cap);
+		held_entry_free(&h);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int replica_on_entry(struct replica *r, LDAPMessage *m, char *why, size_t cap)
 {
 	LDAPControl **ctrls = NULL;
@@ -304,31 +575,36 @@ int replica_on_entry(struct replica *r, LDAPMessage *m, char *why, size_t cap)
 		note_present(r, uuid);
 		status = 0;
 	} else if (state == SYNC_DELETE) {
+		for (size_t i = 0; i < r->held.n; i++) /* held in this refresh, now deleted */
+			if (memcmp(r->held.v[i].uuid, uuid, SYNC_UUID_LEN) == 0) {
+				struct held_entry h;
+				held_take(&r->held, i, &h);
+				held_entry_free(&h);
+				break;
+			}
 		status = delete_uuid(r, uuid, why, cap);
 	} else {
 		note_present(r, uuid);
 		struct berval attrs;
 		BerElement *ber = NULL;
-		struct db_update_error e;
-		int rc = LDAP_NO_MEMORY;
-		if (entry_attrs(r->ld, m, &attrs, &ber) == 0) {
-			rc = db_update_put(r->db, r->txn, uuid, dn, strlen(dn),
-			                   (const unsigned char *)attrs.bv_val, attrs.bv_len,
-			                   DB_UPDATE_NO_SCHEMA, &e);
-			if (rc == LDAP_ALREADY_EXISTS && free_dn(r, dn, why, cap) == 0)
-				rc = db_update_put(r->db, r->txn, uuid, dn, strlen(dn),
-				                   (const unsigned char *)attrs.bv_val,
-				                   attrs.bv_len, DB_UPDATE_NO_SCHEMA, &e);
-		}
+		int got = STORE_FAILED;
+		if (entry_attrs(r->ld, m, &attrs, &ber) == 0)
+			got = store_entry(r, uuid, dn, (const unsigned char *)attrs.bv_val,
+			                  attrs.bv_len, r->refreshing, why, cap);
+		else
+			snprintf(why, cap, "put %.200s: out of memory", dn);
+		/* Persisting, changes come in the provider's order: a parent missing now
+		 * is not replicated (or was skipped), and will not come. */
+		if (got == STORE_NO_PARENT)
+			got = skip_orphan(r, uuid, dn,
+			                  "its parent entry does not exist (not replicated?)", why,
+			                  cap) < 0
+			          ? STORE_FAILED
+			          : STORE_SKIPPED;
+		status = got == STORE_FAILED ? -1 : 0;
 		ber_free(ber, 0); /* the reader; the bytes are the message's */
-		if (rc) {
-			snprintf(why, cap, "put %.200s: %.250s", dn,
-			         rc == LDAP_NO_MEMORY ? "out of memory" : e.msg);
+		if (status < 0)
 			goto out;
-		}
-		replica_count_change(r);
-		r->refresh_puts++;
-		status = 0;
 	}
 	if (status == 0 && set_cookie(r, &cookie) != 0) {
 		snprintf(why, cap, "storing the cookie failed");
@@ -340,20 +616,23 @@ out:
 	return status;
 }
 
-/* The refresh stage ends (its last phase: present or delete): counted and logged. */
+/* The refresh stage ends (its last phase: present or delete): counted and logged once
+ * its transaction has committed (replica_txn_commit), not before: a commit that fails
+ * (a full disk) is no refresh done. */
 static void refresh_done(struct replica *r, bool present)
 {
 	const char *how = r->full_refresh ? "full refresh"
 	                  : present       ? "present phase"
 	                                  : "delete phase";
 	r->refreshed = true;
-	pthread_mutex_lock(&r->lock);
-	r->st.refreshes++;
-	pthread_mutex_unlock(&r->lock);
-	log_info("syncrepl rid=%03d: refresh done (%s): %llu entries added or changed, "
-	         "%llu deleted",
-	         r->conf->rid, how, (unsigned long long)r->refresh_puts,
-	         (unsigned long long)r->refresh_deletes);
+	char held[96] = "";
+	if (r->refresh_held)
+		snprintf(held, sizeof(held),
+		         " (%llu of them came before their parent and waited for it)",
+		         (unsigned long long)r->refresh_held);
+	snprintf(r->refresh_line, sizeof(r->refresh_line),
+	         "refresh done (%s): %llu entries added or changed%s, %llu deleted", how,
+	         (unsigned long long)r->refresh_puts, held, (unsigned long long)r->refresh_deletes);
 }
 
 int replica_on_info(struct replica *r, LDAPMessage *m, char *why, size_t cap)
@@ -376,8 +655,13 @@ int replica_on_info(struct replica *r, LDAPMessage *m, char *why, size_t cap)
 		break;
 	case SYNC_INFO_REFRESH_PRESENT:
 	case SYNC_INFO_REFRESH_DELETE:
-		/* A present phase ends here; a full refresh's present set runs to its end. */
-		if (r->full_refresh ? info.refresh_done : info.kind == SYNC_INFO_REFRESH_PRESENT)
+		/* Held entries first (their UUIDs are in the present set); a present phase
+		 * ends here; a full refresh's present set runs to its end. */
+		status = apply_held(r, info.refresh_done, why, cap);
+		if (status < 0)
+			;
+		else if (r->full_refresh ? info.refresh_done
+		                         : info.kind == SYNC_INFO_REFRESH_PRESENT)
 			status = end_present_phase(r, why, cap);
 		else if (!r->full_refresh)
 			r->npresent = 0;
@@ -434,6 +718,8 @@ int replica_on_done(struct replica *r, LDAPMessage *m, char *why, size_t cap)
 		bool deletes = false;
 		if (c && sync_done_decode(&c->ldctl_value, &cookie, &deletes) < 0) {
 			snprintf(why, cap, "Sync Done control does not parse");
+			status = SESSION_ERROR;
+		} else if (apply_held(r, true, why, cap) < 0) {
 			status = SESSION_ERROR;
 		} else if ((!deletes || r->full_refresh) && end_present_phase(r, why, cap) < 0) {
 			status = SESSION_ERROR;

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "conf/syncrepl.h"
+#include "server/replica_held.h"
 #include "server/replica_status.h"
 #include "storage/db.h"
 
@@ -39,8 +40,31 @@ struct replica {
 	bool uncovered;           /* txn holds changes no cookie in it covers yet */
 	uint64_t pending_changes; /* changes in txn; readers load it atomically */
 	uint64_t refresh_puts, refresh_deletes; /* in the refresh under way, for its log line */
+	uint64_t refresh_held;                  /* of its puts, those held for their parent */
+	/* Entries of the refresh under way that came before their parent (replica_held.h):
+	 * stored once it has come, at the end of a phase; while any is held the
+	 * transaction does not commit. */
+	struct held_set held;
+	/* Entries skipped as too large (ENTRY_MAX_BYTES), until they come back smaller:
+	 * left_out when entries below one were deleted or skipped with it, so that its
+	 * return takes a full refresh (they are not sent again otherwise). Kept in the
+	 * database (db_update_set_skipped) in the transaction that changes it, and read
+	 * back from the last commit at start-up and when a transaction is aborted. */
+	struct oversized {
+		unsigned char uuid[SYNC_UUID_LEN];
+		unsigned char left_out; /* 0 or 1 (stored as it is: 17 bytes each) */
+	} * oversized;
+	size_t noversized, cap_oversized;
+	bool reload_after_commit; /* such an entry came back: reload in full once committed */
+	/* Entries skipped in txn (not stored: the status counts them once it commits). */
+	uint64_t pending_skipped;
+	char pending_skipped_dn[512], pending_skipped_why[256];
 	char pending_cookie[256];
-	bool refreshing; /* the refresh stage (not yet refreshDone) */
+	bool refreshing;        /* the refresh stage (not yet refreshDone) */
+	char refresh_line[256]; /* what the refresh done in txn brought, logged at its commit */
+	/* The session failed writing the database (an LMDB or system error: a full disk,
+	 * MDB_MAP_FULL): its retries back off (replica.c). 0 when not. */
+	int storage_error;
 	/* Called once after the first refresh has committed (replica.h); refreshed: the
 	 * open transaction ends a refresh stage; announced: it was called. */
 	void (*on_first_refresh)(struct server *srv);
@@ -54,6 +78,11 @@ struct replica {
 	char *attrs[64]; /* the attribute list asked for */
 	char attrs_buf[1024];
 };
+
+/* The status as the database file has it before any session: the stored cookie (so
+ * cn=replication and the root DSE's contextCSN report it from the start), and the
+ * entries skipped as too large. */
+void replica_status_load(struct replica *r);
 
 /* Counts one change (a put or a delete) in the open write transaction. */
 void replica_count_change(struct replica *r);
@@ -74,6 +103,10 @@ void replica_set_state(struct replica *r, const char *state, const char *error);
 int replica_txn_open(struct replica *r);
 void replica_txn_abort(struct replica *r);
 int replica_txn_commit(struct replica *r);
+
+/* True (once) when what was committed last needs a full refresh to follow: an entry
+ * skipped as too large came back, and entries below it were left out meanwhile. */
+bool replica_reload_due(struct replica *r);
 
 /*
  * The handlers of a SearchResultEntry (its Sync State: add, modify, delete, present), an

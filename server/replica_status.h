@@ -23,6 +23,12 @@ struct replica_status {
 	 * end, with its cookie); persisting, those waiting for their cookie or their batch.
 	 * 0 when every change received is served. */
 	uint64_t lag_entries;
+	/* Entries the provider sent that the replica could not store and went on without
+	 * (committed; server/replica_apply.c says which): their count since start-up, the
+	 * last one's DN and why ("" when none). */
+	uint64_t skipped;
+	char last_skipped[512];
+	char last_skipped_why[256];
 };
 
 #endif

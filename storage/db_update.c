@@ -482,6 +482,18 @@ int db_update_delete(struct db *db, MDB_txn *txn, const unsigned char uuid[16], 
 	return nested(&c, txn, run_delete, &a);
 }
 
+static int meta_get_value(const struct db *db, MDB_txn *txn, const char *name, const void **data,
+                          size_t *len)
+{
+	MDB_val k = {strlen(name), (void *)name}, v;
+	int rc = mdb_get(txn, db->meta, &k, &v);
+	if (rc == 0) {
+		*data = v.mv_data;
+		*len = v.mv_size;
+	}
+	return rc;
+}
+
 int db_update_set_cookie(struct db *db, MDB_txn *txn, const void *data, size_t len)
 {
 	return put_pair(txn, db->meta, "cookie", 6, data, len, 0);
@@ -489,11 +501,17 @@ int db_update_set_cookie(struct db *db, MDB_txn *txn, const void *data, size_t l
 
 int db_update_get_cookie(const struct db *db, MDB_txn *txn, const void **data, size_t *len)
 {
-	MDB_val k = {6, "cookie"}, v;
-	int rc = mdb_get(txn, db->meta, &k, &v);
-	if (rc == 0) {
-		*data = v.mv_data;
-		*len = v.mv_size;
-	}
-	return rc;
+	return meta_get_value(db, txn, "cookie", data, len);
+}
+
+int db_update_set_skipped(struct db *db, MDB_txn *txn, const void *data, size_t len)
+{
+	if (len == 0)
+		return del_pair(txn, db->meta, "skipped", 7, NULL, 0);
+	return put_pair(txn, db->meta, "skipped", 7, data, len, 0);
+}
+
+int db_update_get_skipped(const struct db *db, MDB_txn *txn, const void **data, size_t *len)
+{
+	return meta_get_value(db, txn, "skipped", data, len);
 }

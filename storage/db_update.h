@@ -75,4 +75,12 @@ int db_update_delete(struct db *db, MDB_txn *txn, const unsigned char uuid[16], 
 int db_update_set_cookie(struct db *db, MDB_txn *txn, const void *data, size_t len);
 int db_update_get_cookie(const struct db *db, MDB_txn *txn, const void **data, size_t *len);
 
+/*
+ * The replica's note of entries it skipped (server/replica_apply.c): opaque too, in meta
+ * beside the cookie and set in the same transactions, so that it stays true to what
+ * the file holds across restarts. len 0 removes it. Same results as the cookie's.
+ */
+int db_update_set_skipped(struct db *db, MDB_txn *txn, const void *data, size_t len);
+int db_update_get_skipped(const struct db *db, MDB_txn *txn, const void **data, size_t *len);
+
 #endif

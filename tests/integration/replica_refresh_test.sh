@@ -87,15 +87,28 @@ n=$(timeout 20 ldapsearch -x -H "$REP" -D "$ADMIN" -w secret -LLL -b "$EX" 1.1 2
 stop_checked "$rpid" "$rlog" || not_ok "stop: $stop_why"
 
 # 2. A refresh resumed from the cookie: changes made while the replica was down (every
-# generated entry modified, some deleted, some added), then kill -9 during that refresh.
+# generated entry modified, some deleted, some added, some moved under a new ou), then
+# kill -9 during that refresh.
 for i in $(seq 0 $((REFRESH_ENTRIES - 1))); do
 	printf 'dn: uid=user.%d,ou=people,%s\nchangetype: modify\nreplace: description\ndescription: down %d\n\n' "$i" "$EX" "$i"
 	[ $((i % 10)) = 0 ] && printf 'dn: uid=user.%d,ou=people,%s\nchangetype: delete\n\n' "$i" "$EX"
 	[ $((i % 10)) = 5 ] && printf 'dn: uid=added.%d,ou=people,%s\nchangetype: add\nobjectClass: inetOrgPerson\nuid: added.%d\ncn: A %d\nsn: A\n\n' "$i" "$EX" "$i" "$i"
 done > "$work/down.ldif"
+# ... and 32 older entries moved under a new ou: the resumed refresh sends them before it
+# (slapd's entry-ID order), so the refresh killed and the one after it hold them.
+{
+	printf 'dn: ou=Moved Branch,%s\nchangetype: add\nobjectClass: organizationalUnit\nou: Moved Branch\n\n' "$EX"
+	for i in $(seq 1 40); do
+		[ $((i % 10)) = 0 ] || [ $((i % 10)) = 5 ] && continue
+		printf 'dn: uid=user.%d,ou=people,%s\nchangetype: modrdn\nnewrdn: uid=user.%d\ndeleteoldrdn: 0\nnewsuperior: ou=Moved Branch,%s\n\n' "$i" "$EX" "$i" "$EX"
+	done
+} >> "$work/down.ldif"
 timeout 300 ldapmodify -x -H "$PROV" -D "$ADMIN" -w secret -f "$work/down.ldif" > "$work/down.log" 2>&1 ||
 	not_ok "changes on the provider: $(tail -3 "$work/down.log")"
 crash_then_converge resumed
+grep -q "refresh done (present phase): .* (32 of them came before their parent and waited for it)" "$rlog" &&
+	ok "the resumed refresh held the 32 entries moved under a new ou until it came" ||
+	not_ok "the moved entries: $(grep -o 'refresh done.*' "$rlog" | head -1)"
 grep -q "resuming from cookie" "$work/r.$((starts - 1)).log" && ok "the killed refresh had resumed from the cookie" ||
 	not_ok "the second refresh did not resume from a cookie: $(grep syncrepl "$work/r.$((starts - 1)).log" | head -2)"
 stop_checked "$rpid" "$rlog" && ok "replica stopped" || not_ok "stop: $stop_why"
