@@ -333,7 +333,7 @@ kill -HUP "$server_pid"
 
 # --- protocol robustness (libldap and raw sockets) ----------------------------------
 client=$BUILD/tests/integration/ldapclient
-for t in "garbage" "pipeline $BASE" "unbindpipe $BASE" "stall $BASE 4" "concurrent $BASE 40" "fuzz $BASE 3000 1" "fuzz $BASE 3000 2"; do
+for t in "garbage" "pipeline $BASE" "padded $BASE" "unbindpipe $BASE" "stall $BASE 4" "concurrent $BASE 40" "fuzz $BASE 3000 1" "fuzz $BASE 3000 2"; do
 	set -- $t
 	cmd=$1
 	shift
