@@ -35,11 +35,14 @@ void import_parser_close(struct import_parser *p)
 	ldif_reader_close(&p->rd);
 }
 
-void import_worker_init(struct import_worker *w, const struct db *db, bool skip_schema)
+void import_worker_init(struct import_worker *w, const struct db *db, bool skip_schema,
+                        bool url_values)
 {
 	memset(w, 0, sizeof(*w));
 	w->db = db;
 	w->skip_schema = skip_schema;
+	/* No more can be stored: an entry is at most ENTRY_MAX_BYTES encoded. */
+	w->entry.url_max = url_values ? ENTRY_MAX_BYTES : 0;
 }
 
 void import_worker_free(struct import_worker *w)

@@ -100,8 +100,11 @@ void import_parser_close(struct import_parser *p);
  */
 bool import_frame(struct import_parser *p, struct import_item *it);
 
-/* A worker for db (borrowed; its index list and suffix are only read). */
-void import_worker_init(struct import_worker *w, const struct db *db, bool skip_schema);
+/* A worker for db (borrowed; its index list and suffix are only read). url_values: a
+ * "type:< URL" value reads its file, up to ENTRY_MAX_BYTES a record (else it is an error;
+ * storage/ldif_parse.h). */
+void import_worker_init(struct import_worker *w, const struct db *db, bool skip_schema,
+                        bool url_values);
 void import_worker_free(struct import_worker *w);
 
 /* Checks, parses and encodes the record import_frame read into it. Never fails: a problem

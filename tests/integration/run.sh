@@ -372,6 +372,31 @@ fi
 [ "$(count -b "$BASE")" = "$before" ] && ok "server still serves $before entries" || not_ok "entry count changed"
 [ -z "$(ls "$work" | grep '\.tmp\.')" ] && ok "no temporary files left behind" || not_ok "temporary import files left: $(ls "$work")"
 
+# --- "type:< URL" values: refused unless --allow-url-values --------------------------------
+# libldap (and slapadd) read any file such a value names: /etc/shadow into an entry anyone
+# may read, or /dev/zero until memory runs out.
+sed "s#^database = .*#database = $work/url.mdb#" "$work/minidir.conf" > "$work/url.conf"
+printf 'read from a file' > "$work/value.txt"
+printf 'dn: %s\nobjectClass: top\nobjectClass: dcObject\nobjectClass: organization\no: T\ndc: test\ndescription: before\ndescription:< file://%s\n' \
+	"$BASE" "$work/value.txt" > "$work/url.ldif"
+if "$BUILD/minidir-import" -q -f "$work/url.conf" "$work/url.ldif" 2> "$work/imp.err"; then
+	not_ok "a \"description:<\" URL value imported by default"
+else
+	expect_grep "a URL value is refused at its file:line by default" "url.ldif:8: \"description:<\" takes its value from a URL (file://$work/value.txt): refused (minidir-import reads files only with --allow-url-values)" cat "$work/imp.err"
+	[ -e "$work/url.mdb" ] && not_ok "a refused URL import left $work/url.mdb" || ok "a refused URL import makes no database"
+fi
+if "$BUILD/minidir-import" -q --allow-url-values -f "$work/url.conf" "$work/url.ldif" 2> "$work/imp.err"; then
+	expect_grep "--allow-url-values reads the file into the value" "^description: read from a file$" "$BUILD/minidir-export" -f "$work/url.conf"
+else
+	not_ok "--allow-url-values: $(cat "$work/imp.err")"
+fi
+sed -i "s#file://$work/value.txt#file:///dev/zero#" "$work/url.ldif"
+if timeout 20 "$BUILD/minidir-import" -q -U -f "$work/url.conf" "$work/url.ldif" 2> "$work/imp.err"; then
+	not_ok "-U imported file:///dev/zero"
+else
+	expect_grep "-U refuses file:///dev/zero at once (not a regular file)" "url.ldif:8: reading the value of \"description:<\": /dev/zero: not a regular file" cat "$work/imp.err"
+fi
+
 # --- a full disk is reported as what it is ------------------------------------------
 # A 512 KiB tmpfs in a private mount namespace (unshare); where none can be made,
 # a file size limit (ulimit -f) stands in: "File too large" instead of ENOSPC.

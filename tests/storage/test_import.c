@@ -148,14 +148,19 @@ static void teardown(void)
 }
 
 /* Imports ldif into path; returns ldif_import's result, error text in *errtext (malloc'd). */
-static int import(const char *ldif, const char *path, size_t *count, char **errtext)
+/* ldif_import with url_values as given (minidir-import --allow-url-values). */
+static int import_urls(const char *ldif, const char *path, size_t *count, char **errtext,
+                       bool url_values)
 {
 	char *text = NULL;
 	size_t len = 0;
 	FILE *err = open_memstream(&text, &len);
 	ck_assert_ptr_nonnull(err);
-	struct import_opts opts = {
-	    .suffix = SUFFIX, .index = index_attrs, .nindex = NINDEX, .err = err};
+	struct import_opts opts = {.suffix = SUFFIX,
+	                           .index = index_attrs,
+	                           .nindex = NINDEX,
+	                           .err = err,
+	                           .url_values = url_values};
 	int rc = ldif_import(ldif, path, &opts, count);
 	fclose(err);
 	if (errtext)
@@ -163,6 +168,11 @@ static int import(const char *ldif, const char *path, size_t *count, char **errt
 	else
 		free(text);
 	return rc;
+}
+
+static int import(const char *ldif, const char *path, size_t *count, char **errtext)
+{
+	return import_urls(ldif, path, count, errtext, false);
 }
 
 static void import_good(size_t *count)
@@ -1025,6 +1035,131 @@ START_TEST(entry_size_limit)
 }
 END_TEST
 
+/* Writes the suffix entry with the attribute lines lines (each ending in LF) at its end. */
+static void write_url_ldif(const char *path, const char *lines)
+{
+	FILE *fp = fopen(path, "w");
+	ck_assert_ptr_nonnull(fp);
+	fprintf(fp,
+	        "dn: dc=test,dc=org\nobjectClass: top\nobjectClass: dcObject\n"
+	        "objectClass: organization\no: Test Org\ndc: test\n%s\n",
+	        lines);
+	fclose(fp);
+}
+
+/* Imports path, which must fail with "path:line: " and words in one line; db_path is not
+ * made. */
+static void expect_url_refused(const char *path, bool url_values, int line, const char *words)
+{
+	char *errtext = NULL, want[512];
+	size_t n;
+	ck_assert_int_eq(import_urls(path, db_path, &n, &errtext, url_values), -1);
+	snprintf(want, sizeof(want), "%s:%d: ", path, line);
+	ck_assert_msg(strstr(errtext, want) == errtext && strstr(errtext, words) &&
+	                  strchr(errtext, '\n') == errtext + strlen(errtext) - 1,
+	              "\"%s\" lacks \"%s\" or \"%s\"", errtext, want, words);
+	free(errtext);
+	ck_assert_int_eq(access(db_path, F_OK), -1);
+}
+
+/*
+ * "type:< URL" values (RFC 2849), which libldap and so slapadd read from any file: refused
+ * at their line by default; with url_values, file: URLs of regular files are read (folded,
+ * %XX escaped, binary), at most ENTRY_MAX_BYTES a record; /dev/zero, a FIFO, a file too
+ * large, a missing file, another scheme and a DN from a URL are refused at the value's
+ * line, without reading on.
+ */
+START_TEST(url_values)
+{
+	char path[256], value[256], fifo[256], big[256], lines[2048];
+	snprintf(path, sizeof(path), "%s/url.ldif", dir);
+	snprintf(value, sizeof(value), "%s/value.bin", dir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(big, sizeof(big), "%s/big", dir);
+	unsigned char bytes[3000];
+	for (size_t i = 0; i < sizeof(bytes); i++)
+		bytes[i] = (unsigned char)(i * 7);
+	FILE *fp = fopen(value, "wb");
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_uint_eq(fwrite(bytes, 1, sizeof(bytes), fp), sizeof(bytes));
+	fclose(fp);
+
+	/* Line 7: the URL folded after "file://"; line 9: "value.bin" as "v%61lue.bin". */
+	char escaped[256];
+	snprintf(escaped, sizeof(escaped), "%s/v%%61lue.bin", dir);
+	snprintf(lines, sizeof(lines), "description:< file://\n %s\ndescription:<file://%s\n",
+	         value, escaped);
+	write_url_ldif(path, lines);
+	expect_url_refused(path, false, 7, "\"description:<\" takes its value from a URL");
+	expect_url_refused(path, false, 7, "--allow-url-values");
+
+	size_t n;
+	char *errtext = NULL;
+	ck_assert_int_eq(import_urls(path, db_path, &n, &errtext, true), 0);
+	free(errtext);
+	struct db db;
+	open_db(&db, db_path);
+	MDB_txn *txn;
+	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
+	struct entry_view e;
+	ck_assert_int_eq(db_get_entry(&db, txn, id_of(&db, txn, "dc=test,dc=org"), &e), 0);
+	const unsigned char *vals, *v;
+	size_t vlen, len, count = 0;
+	ck_assert(entry_find_attr(&e, "description", 11, &vals, &vlen));
+	const unsigned char *end = vals + vlen;
+	while (entry_next_value(&vals, end, &v, &len)) {
+		ck_assert_uint_eq(len, sizeof(bytes));
+		ck_assert_mem_eq(v, bytes, sizeof(bytes));
+		count++;
+	}
+	ck_assert_uint_eq(count, 2);
+	mdb_txn_abort(txn);
+	db_close(&db);
+	unlink(db_path);
+
+	/* A device, a FIFO (no writer: opening it must not wait), a sparse file one byte over
+	 * the cap, a missing file, another scheme: each refused at its line (8). */
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	int fd = open(big, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, ENTRY_MAX_BYTES + 1), 0);
+	close(fd);
+	const struct {
+		const char *url, *words;
+	} bad[] = {{"file:///dev/zero", "/dev/zero: not a regular file"},
+	           {fifo, "fifo: not a regular file"},
+	           {big, "16777217 bytes, more than"},
+	           {"file:///nonexistent/x", "/nonexistent/x: No such file or directory"},
+	           {"http://127.0.0.1/x", "only file: URLs can be read"}};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(lines, sizeof(lines), "description: plain\ndescription:< %s%s\n",
+		         bad[i].url[0] == '/' ? "file://" : "", bad[i].url);
+		write_url_ldif(path, lines);
+		expect_url_refused(path, true, 8, bad[i].words);
+	}
+	/* Two files that are each under the cap but not together. */
+	fd = open(big, O_WRONLY | O_TRUNC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, ENTRY_MAX_BYTES / 2 + 1), 0);
+	close(fd);
+	snprintf(lines, sizeof(lines), "description:< file://%s\ndescription:< file://%s\n", big,
+	         big);
+	write_url_ldif(path, lines);
+	expect_url_refused(path, true, 8, "more than the 8388607 left");
+
+	/* A DN from a URL: never. */
+	fp = fopen(path, "w");
+	ck_assert_ptr_nonnull(fp);
+	fprintf(fp, "dn:< file://%s\nobjectClass: top\n\n", value);
+	fclose(fp);
+	expect_url_refused(path, true, 1, "refused for a DN");
+	unlink(path);
+	unlink(value);
+	unlink(fifo);
+	unlink(big);
+}
+END_TEST
+
 START_TEST(export_missing_database)
 {
 	char err[512] = "";
@@ -1072,6 +1207,7 @@ static Suite *import_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 300); /* two 22 MB LDIF files, also under the sanitizers */
 	tcase_add_test(tc, entry_size_limit);
+	tcase_add_test(tc, url_values);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("export");
