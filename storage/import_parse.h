@@ -27,6 +27,7 @@
 
 #include "storage/db.h"
 #include "storage/entry_index.h"
+#include "storage/entry_rdn.h"
 #include "storage/entry_schema.h"
 #include "storage/ldif_parse.h"
 #include "storage/ldif_reader.h"
@@ -83,6 +84,7 @@ struct import_worker {
 	/* For a record libldap parses: its text as it takes it, kept as read (raw, to find
 	 * an attribute's line) and parsed in place (lib). */
 	struct buf raw, lib;
+	struct entry_rdn rdn;            /* the last entry's mods with its RDN values */
 	struct entry_schema_memo schema; /* the last entry's shape */
 	struct entry_index_memo index;   /* the last entry's objectClass keys */
 	unsigned char random[4096];      /* entryUUIDs to come: random[0..random_left) */

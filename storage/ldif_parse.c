@@ -384,6 +384,22 @@ static enum ldif_parse_result check_line(struct scan *s, const struct logical *l
 		return fail(s, l->start, true, "line has no ':' (not \"type: value\")");
 	if (l->tlen == 0)
 		return fail(s, l->start, true, "missing attribute description before ':'");
+	/* RFC 4512 2.5: options = *( SEMI option ), option = 1*keychar; slapadd refuses an
+	 * empty one ("zero length option is invalid") and an empty type. */
+	const char *semi = memchr(l->type, ';', l->tlen);
+	if (semi) {
+		const char *end = l->type + l->tlen;
+		if (semi == l->type)
+			return fail(s, l->start, true,
+			            "missing attribute type before ';' in \"%s\"", l->type);
+		for (const char *p = semi; p < end; p++)
+			if (*p == ';' && (p + 1 == end || p[1] == ';'))
+				return fail(
+				    s, l->start, true,
+				    "empty option in the attribute description \"%s\" (a ';' "
+				    "at its end or \";;\")",
+				    l->type);
+	}
 	bool is_dn = same_type(l->type, l->tlen, "dn", 2);
 	if (s->dn_k < 0) {
 		if (s->k == 0 && first && same_type(l->type, l->tlen, "version", 7))

@@ -494,6 +494,15 @@ static size_t message(unsigned char tag, const unsigned char *content, size_t n,
 	return sizeof(head) + n;
 }
 
+/* A PDU as bytes, whether it must decode, and the message ID decoding it must give. */
+struct raw_message {
+	const char *what;
+	unsigned char bytes[20];
+	size_t n;
+	bool valid;
+	int msgid;
+};
+
 static void expect_strict(const char *what, const unsigned char *pdu, size_t n, bool valid,
                           int msgid)
 {
@@ -511,13 +520,7 @@ static void expect_strict(const char *what, const unsigned char *pdu, size_t n, 
  */
 START_TEST(strict_encoding)
 {
-	static const struct {
-		const char *what;
-		unsigned char bytes[20];
-		size_t n;
-		bool valid;
-		int msgid;
-	} messages[] = {
+	static const struct raw_message messages[] = {
 	    {"unbind", {0x30, 0x05, 0x02, 0x01, 0x07, 0x42, 0x00}, 7, true, 7},
 	    {"unbind with content", {0x30, 0x06, 0x02, 0x01, 0x07, 0x42, 0x01, 0x00}, 8, false, 7},
 	    {"message ID empty", {0x30, 0x04, 0x02, 0x00, 0x42, 0x00}, 6, false, -1},
@@ -607,13 +610,7 @@ END_TEST
  */
 START_TEST(padded_integers)
 {
-	static const struct {
-		const char *what;
-		unsigned char bytes[20];
-		size_t n;
-		bool valid;
-		int msgid;
-	} messages[] = {
+	static const struct raw_message messages[] = {
 	    {"message ID 00 01", {0x30, 0x06, 0x02, 0x02, 0x00, 0x01, 0x42, 0x00}, 8, true, 1},
 	    {"message ID 00 00 80 00",
 	     {0x30, 0x08, 0x02, 0x04, 0x00, 0x00, 0x80, 0x00, 0x42, 0x00},

@@ -21,6 +21,7 @@
 
 #include "protocol/dn.h"
 #include "protocol/match.h"
+#include "protocol/schema.h"
 #include "tests/storage/expect_line.h"
 #include "storage/candidates.h"
 #include "storage/db.h"
@@ -147,10 +148,10 @@ static void teardown(void)
 	remove_tree(dir);
 }
 
-/* Imports ldif into path; returns ldif_import's result, error text in *errtext (malloc'd). */
-/* ldif_import with url_values as given (minidir-import --allow-url-values). */
-static int import_urls(const char *ldif, const char *path, size_t *count, char **errtext,
-                       bool url_values)
+/* Imports ldif into path; returns ldif_import's result, error text in *errtext (malloc'd).
+ * url_values and skip_schema as minidir-import's -U and -s set them. */
+static int import_with(const char *ldif, const char *path, size_t *count, char **errtext,
+                       bool url_values, bool skip_schema)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -160,7 +161,8 @@ static int import_urls(const char *ldif, const char *path, size_t *count, char *
 	                           .index = index_attrs,
 	                           .nindex = NINDEX,
 	                           .err = err,
-	                           .url_values = url_values};
+	                           .url_values = url_values,
+	                           .skip_schema = skip_schema};
 	int rc = ldif_import(ldif, path, &opts, count);
 	fclose(err);
 	if (errtext)
@@ -172,7 +174,7 @@ static int import_urls(const char *ldif, const char *path, size_t *count, char *
 
 static int import(const char *ldif, const char *path, size_t *count, char **errtext)
 {
-	return import_urls(ldif, path, count, errtext, false);
+	return import_with(ldif, path, count, errtext, false, false);
 }
 
 static void import_good(size_t *count)
@@ -568,6 +570,104 @@ static size_t index_ids(struct db *db, MDB_txn *txn, const char *attr, const cha
 	buf_free(&v);
 	return n;
 }
+
+/* The values of attribute attr of the entry dn (pointing into txn's pages), at most max, in
+ * stored order; their number. */
+static size_t entry_values(struct db *db, MDB_txn *txn, const char *dn, const char *attr,
+                           struct berval *out, size_t max)
+{
+	struct entry_view e;
+	ck_assert_int_eq(db_get_entry(db, txn, id_of(db, txn, dn), &e), 0);
+	const unsigned char *vals, *v;
+	size_t vlen, len, n = 0;
+	if (!entry_find_attr(&e, attr, strlen(attr), &vals, &vlen))
+		return 0;
+	const unsigned char *end = vals + vlen;
+	while (n < max && entry_next_value(&vals, end, &v, &len))
+		out[n++] = (struct berval){len, (char *)v};
+	return n;
+}
+
+/* The values of attribute attr of the entry dn, in stored order, joined by '|' into out. */
+static void values_of(struct db *db, MDB_txn *txn, const char *dn, const char *attr, char *out,
+                      size_t cap)
+{
+	struct berval v[8];
+	size_t n = entry_values(db, txn, dn, attr, v, 8);
+	out[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		snprintf(out + strlen(out), cap - strlen(out), "%s%.*s", i ? "|" : "",
+		         (int)v[i].bv_len, v[i].bv_val);
+}
+
+/*
+ * An RDN value the entry's attributes lack is added, as slapadd adds it: "dn: ou=x" with
+ * only "ou: y" is found by (ou=x) too; each AVA of a multi-valued RDN, an alias in the DN
+ * (commonName) naming cn, a new attribute (uid); a value there under its equality rule
+ * ("CN=Mixed" and "cn: mixed", "cn=Sp  ace" and "cn: Sp ace") or the same bytes is not added
+ * twice; a value in an attribute with options does not count. With skip_schema (slapadd
+ * -s) nothing is added. With the schema loaded (for the alias, and checked as slapadd does).
+ */
+START_TEST(rdn_values_added)
+{
+	char path[256], err[512];
+	ck_assert_msg(schema_load(SCHEMA_DEFAULT_DIR, SCHEMA_DEFAULT_FILES, err, sizeof(err)) == 0,
+	              "%s", err);
+	snprintf(path, sizeof(path), "%s/rdn.ldif", dir);
+	FILE *fp = fopen(path, "w");
+	ck_assert_ptr_nonnull(fp);
+	fputs("dn: dc=test,dc=org\nobjectClass: top\nobjectClass: dcObject\n"
+	      "objectClass: organization\no: Test Org\ndc: test\n\n"
+	      "dn: ou=x,dc=test,dc=org\nobjectClass: organizationalUnit\nou: y\n\n"
+	      "dn: cn=a+sn=b,dc=test,dc=org\nobjectClass: person\ncn: z\nsn: q\n\n"
+	      "dn: uid=u1,dc=test,dc=org\nobjectClass: inetOrgPerson\ncn: u\nsn: u\n\n"
+	      "dn: CN=Mixed,dc=test,dc=org\nobjectClass: person\ncn: mixed\nsn: m\n\n"
+	      "dn: cn=Sp  ace,dc=test,dc=org\nobjectClass: person\ncn: Sp ace\nsn: m\n\n"
+	      "dn: commonName=alias+cn=two+sn=b,dc=test,dc=org\nobjectClass: person\n"
+	      "cn;lang-en: alias\nsn: b\n\n",
+	      fp);
+	fclose(fp);
+	static const struct {
+		const char *dn, *attr, *want, *skipped;
+	} cases[] = {
+	    {"ou=x,dc=test,dc=org", "ou", "y|x", "y"},
+	    {"cn=a+sn=b,dc=test,dc=org", "cn", "z|a", "z"},
+	    {"cn=a+sn=b,dc=test,dc=org", "sn", "q|b", "q"},
+	    {"uid=u1,dc=test,dc=org", "uid", "u1", ""},
+	    {"cn=mixed,dc=test,dc=org", "cn", "mixed", "mixed"},
+	    {"cn=sp ace,dc=test,dc=org", "cn", "Sp ace", "Sp ace"},
+	    {"cn=alias+cn=two+sn=b,dc=test,dc=org", "cn", "alias|two", ""},
+	    {"cn=alias+cn=two+sn=b,dc=test,dc=org", "cn;lang-en", "alias", "alias"},
+	};
+	for (int skip = 0; skip < 2; skip++) {
+		char *errtext = NULL;
+		size_t n;
+		int rc = import_with(path, db_path, &n, &errtext, false, skip);
+		ck_assert_msg(rc == 0, "import: %s", errtext);
+		free(errtext);
+		struct db db;
+		open_db(&db, db_path);
+		MDB_txn *txn;
+		ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			char got[256];
+			values_of(&db, txn, cases[i].dn, cases[i].attr, got, sizeof(got));
+			const char *want = skip ? cases[i].skipped : cases[i].want;
+			ck_assert_msg(strcmp(got, want) == 0, "%s%s: %s is \"%s\", not \"%s\"",
+			              cases[i].dn, skip ? " (skip_schema)" : "", cases[i].attr, got,
+			              want);
+		}
+		/* The cn index has the added value: (cn=a) finds the entry. */
+		entry_id ids[MAX_DNS];
+		ck_assert_uint_eq(index_ids(&db, txn, "cn", "a", ids), skip ? 0 : 1);
+		mdb_txn_abort(txn);
+		db_close(&db);
+		unlink(db_path);
+	}
+	unlink(path);
+	schema_free();
+}
+END_TEST
 
 START_TEST(candidates_index)
 {
@@ -1053,7 +1153,7 @@ static void expect_url_refused(const char *path, bool url_values, int line, cons
 {
 	char *errtext = NULL, want[512];
 	size_t n;
-	ck_assert_int_eq(import_urls(path, db_path, &n, &errtext, url_values), -1);
+	ck_assert_int_eq(import_with(path, db_path, &n, &errtext, url_values, false), -1);
 	snprintf(want, sizeof(want), "%s:%d: ", path, line);
 	ck_assert_msg(strstr(errtext, want) == errtext && strstr(errtext, words) &&
 	                  strchr(errtext, '\n') == errtext + strlen(errtext) - 1,
@@ -1095,24 +1195,18 @@ START_TEST(url_values)
 
 	size_t n;
 	char *errtext = NULL;
-	ck_assert_int_eq(import_urls(path, db_path, &n, &errtext, true), 0);
+	ck_assert_int_eq(import_with(path, db_path, &n, &errtext, true, false), 0);
 	free(errtext);
 	struct db db;
 	open_db(&db, db_path);
 	MDB_txn *txn;
 	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
-	struct entry_view e;
-	ck_assert_int_eq(db_get_entry(&db, txn, id_of(&db, txn, "dc=test,dc=org"), &e), 0);
-	const unsigned char *vals, *v;
-	size_t vlen, len, count = 0;
-	ck_assert(entry_find_attr(&e, "description", 11, &vals, &vlen));
-	const unsigned char *end = vals + vlen;
-	while (entry_next_value(&vals, end, &v, &len)) {
-		ck_assert_uint_eq(len, sizeof(bytes));
-		ck_assert_mem_eq(v, bytes, sizeof(bytes));
-		count++;
+	struct berval v[3];
+	ck_assert_uint_eq(entry_values(&db, txn, "dc=test,dc=org", "description", v, 3), 2);
+	for (int i = 0; i < 2; i++) {
+		ck_assert_uint_eq(v[i].bv_len, sizeof(bytes));
+		ck_assert_mem_eq(v[i].bv_val, bytes, sizeof(bytes));
 	}
-	ck_assert_uint_eq(count, 2);
 	mdb_txn_abort(txn);
 	db_close(&db);
 	unlink(db_path);
@@ -1185,6 +1279,7 @@ static Suite *import_suite(void)
 	tcase_add_test(tc, candidates_subtree);
 	tcase_add_test(tc, candidates_resume_across_transactions);
 	tcase_add_test(tc, candidates_index);
+	tcase_add_test(tc, rdn_values_added);
 	tcase_add_test(tc, records_read_again);
 	suite_add_tcase(s, tc);
 

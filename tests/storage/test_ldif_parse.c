@@ -213,6 +213,30 @@ START_TEST(url_values_refused)
 }
 END_TEST
 
+/* An empty option (a ';' at the end of the description, or ";;") or an empty type before
+ * ';': errors at the line, as slapadd refuses them ("zero length option is invalid"); one
+ * folded across lines too. Options with characters stay accepted. */
+START_TEST(empty_options)
+{
+	const char *bad[] = {"description;x-;", "description;", "description;;lang-en",
+	                     "cn;lang-en;", ";description"};
+	char text[128];
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "dn: dc=x\ncn: a\n%s: v\n", bad[i]);
+		ck_assert_msg(parse(text) == LDIF_PARSE_ERROR, "%s accepted", bad[i]);
+		ck_assert_uint_eq(bad_line, 3);
+		ck_assert_msg(
+		    strstr(why, bad[i][0] == ';' ? "missing attribute type" : "empty option"),
+		    "%s: %s", bad[i], why);
+	}
+	ck_assert_int_eq(parse("dn: dc=x\ncn: a\ndescr\n iption;;x: v\n"), LDIF_PARSE_ERROR);
+	ck_assert_uint_eq(bad_line, 3);
+	ck_assert_int_eq(parse("dn: dc=x\ncn;lang-en: a\ndescription;x-: v\ncn;a;b: c\n"),
+	                 LDIF_PARSE_ENTRY);
+	ck_assert_ptr_nonnull(mod_of("description;x-"));
+}
+END_TEST
+
 START_TEST(errors_and_lines)
 {
 #define TEXT(t) t, sizeof(t) - 1
@@ -609,6 +633,7 @@ static Suite *ldif_parse_suite(void)
 	tcase_add_test(tc, version_and_comments);
 	tcase_add_test(tc, left_to_libldap);
 	tcase_add_test(tc, url_values_refused);
+	tcase_add_test(tc, empty_options);
 	tcase_add_test(tc, errors_and_lines);
 	tcase_add_test(tc, many_types);
 	tcase_add_test(tc, reader_framing);
