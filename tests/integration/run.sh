@@ -457,6 +457,28 @@ else
 	not_ok "second server: $stop_why"
 fi
 
+# --- an RDN value the entry lacks is added at import, as slapadd adds it (a third server) --
+sed -e "s#^database = .*#database = $work/rdn.mdb#" "$work/minidir.conf" > "$work/rdn.conf"
+printf 'dn: %s\nobjectClass: top\nobjectClass: dcObject\nobjectClass: organization\no: T\ndc: test\n\ndn: ou=x,%s\nobjectClass: organizationalUnit\nou: y\n' \
+	"$BASE" "$BASE" > "$work/rdn.ldif"
+if "$BUILD/minidir-import" -q -f "$work/rdn.conf" "$work/rdn.ldif" 2> "$work/imp.err"; then
+	"$BUILD/minidir" -f "$work/rdn.conf" 2> "$work/rdn.log" &
+	rdn_pid=$!
+	rport=$(wait_port "$work/rdn.log")
+	rdn_() { timeout 10 ldapsearch -x -LLL -o ldif-wrap=no -H "ldap://127.0.0.1:$rport" -b "$BASE" "$@"; }
+	[ "$(rdn_ "(ou=x)" 1.1 2> /dev/null | grep -ci "^dn: ou=x,$BASE")" = 1 ] &&
+		[ "$(rdn_ "(ou=x)" ou 2> /dev/null | grep -c '^ou: [xy]$')" = 2 ] &&
+		ok "dn: ou=x with only ou: y is imported with ou: x too: (ou=x) finds it" ||
+		not_ok "(ou=x) after importing dn: ou=x with only ou: y: $(rdn_ "(ou=x)" ou 2>&1 | tr '\n' ' ')"
+	if stop_checked "$rdn_pid" "$work/rdn.log"; then
+		ok "third server stopped cleanly (exit 0, no sanitizer report)"
+	else
+		not_ok "third server: $stop_why"
+	fi
+else
+	not_ok "import of dn: ou=x with only ou: y: $(cat "$work/imp.err")"
+fi
+
 # --- clean stop -----------------------------------------------------------------------
 kill -TERM "$server_pid"
 for _ in $(seq 1 100); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.05; done
