@@ -11,13 +11,18 @@ enum { OPT_VERSION = 256 };
 
 int cli_parse(struct cli *cli, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, OPT_VERSION}, {0}};
+	enum { MAX_LONG = 8 };
+	struct option longopts[MAX_LONG + 3] = {{"help", no_argument, NULL, 'h'},
+	                                        {"version", no_argument, NULL, OPT_VERSION}};
 	char spec[64] = "f:h";
-	for (int i = 0; i < cli->nflags && strlen(spec) + 2 < sizeof(spec); i++) {
+	for (int i = 0, nlong = 2; i < cli->nflags && strlen(spec) + 2 < sizeof(spec); i++) {
 		spec[strlen(spec)] = cli->flags[i].letter;
 		if (cli->flags[i].arg)
 			spec[strlen(spec)] = ':';
+		if (cli->flags[i].name && nlong < MAX_LONG + 2)
+			longopts[nlong++] = (struct option){
+			    cli->flags[i].name, cli->flags[i].arg ? required_argument : no_argument,
+			    NULL, cli->flags[i].letter};
 	}
 	int c;
 	optind = 1;

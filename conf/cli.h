@@ -13,11 +13,13 @@
 #define MINIDIR_VERSION "0.9.0"
 
 /* A one-letter flag: -LETTER sets *set to true; with arg (not NULL) it takes a value,
- * "-LETTER VALUE", and *arg points to it (borrowed from argv). */
+ * "-LETTER VALUE", and *arg points to it (borrowed from argv). With a name (not NULL),
+ * --NAME is the same flag. */
 struct cli_flag {
 	char letter;
 	bool *set;
 	const char **arg;
+	const char *name;
 };
 
 struct cli {

@@ -7,10 +7,16 @@
  * Strict where RFC 4511 and X.690 are: every tag is checked (one-byte tags
  * only; LDAP has no tag number above 30), lengths are definite and lie inside
  * the enclosing element (at most 4 length bytes, as frame.h), an INTEGER or
- * ENUMERATED has 1 to 4 content bytes in minimal two's complement (X.690
- * 8.3.2), a BOOLEAN exactly one (8.2.1; any non-zero is TRUE), and a caller
- * checks ber_in_end where an element must hold nothing more. liblber accepts
- * more (any tag for a string, empty or padded INTEGERs, trailing elements).
+ * ENUMERATED has 1 to 4 content bytes, a BOOLEAN exactly one (8.2.1; any
+ * non-zero is TRUE), and a caller checks ber_in_end where an element must hold
+ * nothing more. liblber accepts more (any tag for a string, empty INTEGERs,
+ * trailing elements).
+ *
+ * Lenient where liblber is and it costs nothing: an INTEGER or ENUMERATED may
+ * have leading 00 or ff octets that X.690 8.3.2 forbids (00 00 80 00 is
+ * 32768), as long as it has at most 4 content bytes, since liblber's
+ * ber_get_int (and so slapd, and clients built on it) takes such encodings
+ * and refuses five or more bytes whatever they hold.
  *
  * Every function fails rather than guesses and reads only inside [p, end).
  * Thread rules: no state; a reader belongs to its caller.
@@ -79,13 +85,13 @@ static inline int ber_in_string(struct ber_in *in, unsigned char tag, struct ber
 	return 0;
 }
 
-/* The content of an INTEGER (v[0..len), as ber_in_int checks it) as a number. Returns 0 or -1. */
+/*
+ * The content of an INTEGER (v[0..len), two's complement, 1 to 4 bytes, leading 00 or ff
+ * octets allowed as liblber allows them) as a number. Returns 0 or -1.
+ */
 static inline int ber_in_int_value(const unsigned char *v, size_t len, int32_t *out)
 {
 	if (len < 1 || len > 4)
-		return -1;
-	/* Minimal: the first nine bits neither all zero nor all one (X.690 8.3.2). */
-	if (len > 1 && ((v[0] == 0x00 && !(v[1] & 0x80)) || (v[0] == 0xff && (v[1] & 0x80))))
 		return -1;
 	uint32_t u = v[0] & 0x80 ? UINT32_MAX : 0;
 	for (size_t i = 0; i < len; i++)
@@ -94,7 +100,7 @@ static inline int ber_in_int_value(const unsigned char *v, size_t len, int32_t *
 	return 0;
 }
 
-/* An INTEGER or ENUMERATED (tag 0x02, 0x0a, or a context tag) that fits int32_t, minimal. */
+/* An INTEGER or ENUMERATED (tag 0x02, 0x0a, or a context tag) of 1 to 4 content bytes. */
 static inline int ber_in_int(struct ber_in *in, unsigned char tag, int32_t *out)
 {
 	struct ber_in c, save = *in;

@@ -27,7 +27,8 @@ static const char usage[] =
 int main(int argc, char **argv)
 {
 	bool check_only = false;
-	const struct cli_flag flags[] = {{'d', &log_debug_enabled, NULL}, {'t', &check_only, NULL}};
+	const struct cli_flag flags[] = {{'d', &log_debug_enabled, NULL, NULL},
+	                                 {'t', &check_only, NULL, NULL}};
 	struct cli cli = {.prog = "minidir", .usage = usage, .flags = flags, .nflags = 2};
 	static struct server srv;
 	int status = cli_start(&cli, argc, argv, &srv.cfg);

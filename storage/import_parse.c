@@ -16,6 +16,7 @@
 #include "protocol/schema.h"
 #include "storage/entry_index.h"
 #include "storage/entry_mods.h"
+#include "storage/entry_rdn.h"
 #include "storage/entry_schema.h"
 #include "storage/import_memberof.h"
 
@@ -35,11 +36,14 @@ void import_parser_close(struct import_parser *p)
 	ldif_reader_close(&p->rd);
 }
 
-void import_worker_init(struct import_worker *w, const struct db *db, bool skip_schema)
+void import_worker_init(struct import_worker *w, const struct db *db, bool skip_schema,
+                        bool url_values)
 {
 	memset(w, 0, sizeof(*w));
 	w->db = db;
 	w->skip_schema = skip_schema;
+	/* No more can be stored: an entry is at most ENTRY_MAX_BYTES encoded. */
+	w->entry.url_max = url_values ? ENTRY_MAX_BYTES : 0;
 }
 
 void import_worker_free(struct import_worker *w)
@@ -48,6 +52,7 @@ void import_worker_free(struct import_worker *w)
 	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
 		buf_free(bufs[i]);
 	ldif_entry_free(&w->entry);
+	entry_rdn_free(&w->rdn);
 	entry_schema_memo_free(&w->schema);
 	entry_index_memo_free(&w->index);
 }
@@ -203,8 +208,11 @@ struct parsed {
 static unsigned long value_line(const struct import_worker *p, const struct parsed *e,
                                 const LDAPMod *mod, int n)
 {
-	return e->raw ? ldif_record_type_line(e->raw, e->first_line, mod->mod_type, n)
-	              : ldif_entry_value_line(&p->entry, mod, n);
+	if (e->raw)
+		return ldif_record_type_line(e->raw, e->first_line, mod->mod_type, n);
+	/* A value the RDN added has no line of its own (0: the "dn:" line stands for it). */
+	const LDAPMod *orig = entry_rdn_original(&p->rdn, mod);
+	return orig ? ldif_entry_value_line(&p->entry, orig, n) : 0;
 }
 
 /* Checks and encodes one parsed entry into it. */
@@ -219,6 +227,9 @@ static int parse_entry(struct import_worker *p, struct import_item *it, const st
 		             dn);
 	char why[512];
 	struct schema_fault sf;
+	/* The RDN's values the attributes lack, added as slapadd adds them (not with -s). */
+	if (!p->skip_schema && entry_rdn_complete(&p->rdn, dn, e->mods, &mods) < 0)
+		return fault(it, IMPORT_FAULT_ENTRY, it->line, "entry \"%s\": out of memory", dn);
 	if (!p->skip_schema &&
 	    entry_schema_memo_check(&p->schema, mods, &sf, why, sizeof(why)) < 0) {
 		/* At the line of the value at fault when there is one, else at "dn:". */

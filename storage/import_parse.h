@@ -27,6 +27,7 @@
 
 #include "storage/db.h"
 #include "storage/entry_index.h"
+#include "storage/entry_rdn.h"
 #include "storage/entry_schema.h"
 #include "storage/ldif_parse.h"
 #include "storage/ldif_reader.h"
@@ -83,6 +84,7 @@ struct import_worker {
 	/* For a record libldap parses: its text as it takes it, kept as read (raw, to find
 	 * an attribute's line) and parsed in place (lib). */
 	struct buf raw, lib;
+	struct entry_rdn rdn;            /* the last entry's mods with its RDN values */
 	struct entry_schema_memo schema; /* the last entry's shape */
 	struct entry_index_memo index;   /* the last entry's objectClass keys */
 	unsigned char random[4096];      /* entryUUIDs to come: random[0..random_left) */
@@ -100,8 +102,11 @@ void import_parser_close(struct import_parser *p);
  */
 bool import_frame(struct import_parser *p, struct import_item *it);
 
-/* A worker for db (borrowed; its index list and suffix are only read). */
-void import_worker_init(struct import_worker *w, const struct db *db, bool skip_schema);
+/* A worker for db (borrowed; its index list and suffix are only read). url_values: a
+ * "type:< URL" value reads its file, up to ENTRY_MAX_BYTES a record (else it is an error;
+ * storage/ldif_parse.h). */
+void import_worker_init(struct import_worker *w, const struct db *db, bool skip_schema,
+                        bool url_values);
 void import_worker_free(struct import_worker *w);
 
 /* Checks, parses and encodes the record import_frame read into it. Never fails: a problem

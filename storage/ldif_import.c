@@ -301,7 +301,7 @@ static void *parse_thread(void *arg)
 {
 	struct importer *im = arg;
 	struct import_worker w;
-	import_worker_init(&w, &im->db, im->opts->skip_schema);
+	import_worker_init(&w, &im->db, im->opts->skip_schema, im->opts->url_values);
 	for (;;) {
 		pthread_mutex_lock(&im->read_lock);
 		struct import_batch *b = im->eof ? NULL : import_queue_claim(&im->queue);
@@ -341,7 +341,7 @@ static void stop_parsers(struct importer *im)
 static int import_alone(struct importer *im)
 {
 	struct import_worker w;
-	import_worker_init(&w, &im->db, im->opts->skip_schema);
+	import_worker_init(&w, &im->db, im->opts->skip_schema, im->opts->url_values);
 	struct import_batch *b = &im->queue.batches[0];
 	int rc = 0;
 	while (rc == 0) {

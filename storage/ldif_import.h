@@ -37,6 +37,9 @@ struct import_opts {
 	FILE *err;           /* where "file:line: reason" messages go */
 	const char *creator; /* creatorsName/modifiersName of the entries ("" if none) */
 	bool skip_schema;    /* no schema checking (slapadd -s); else storage/entry_schema.h */
+	/* "type:< URL" values read their file (storage/ldif_url.h: file: URLs, regular files,
+	 * at most ENTRY_MAX_BYTES a record); false: such a value is an error at its line. */
+	bool url_values;
 	/* 2 or more: records are parsed, checked and encoded on a thread of their own while
 	 * this one writes them (storage/import_parse.h); 0 or 1: one thread does both. The
 	 * database is the same either way. */

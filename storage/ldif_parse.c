@@ -7,6 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "storage/ldif_url.h"
+
 /* Longest attribute description, in characters. */
 #define LDIF_MAX_TYPE 127
 /* Distinct types of an entry found by a linear scan; more go through a hash table. */
@@ -27,9 +29,11 @@ struct cursor {
 struct attr_line {
 	const char *type; /* NUL-terminated, in ldif_entry.bytes */
 	size_t tlen;
-	struct berval val;
+	struct berval val; /* for a URL value: the URL, then the file's bytes (fetch_urls) */
 	unsigned long line;
 	size_t group;
+	bool url;
+	size_t file_off; /* a URL value's bytes, at this offset of ldif_entry.files */
 };
 
 /* A distinct type of the entry (in ldif_entry.groups). */
@@ -45,6 +49,7 @@ struct scan {
 	bool has_cr, libldap;
 	int k, dn_k; /* the current non-comment line's index; the dn line's (-1: none yet) */
 	size_t nlines;
+	unsigned long url_line; /* the first "type:< URL" line (0: none) */
 	unsigned long *line;
 	char *why;
 	size_t whylen;
@@ -56,6 +61,7 @@ struct logical {
 	size_t tlen;
 	bool colon;
 	int kind; /* 0 plain, ':' base64, '<' URL (FILL skipped before ':' or '<') */
+	bool url; /* "type:<": a URL value (libldap reads "type: <" as a plain value) */
 	size_t b64;
 	int pad;
 	bool version_ok; /* the value is exactly "1" */
@@ -351,10 +357,15 @@ static enum ldif_parse_result scan_value(struct scan *s, struct cursor *c, struc
 		else if (ch != ' ')
 			break; /* FILL ends */
 	}
-	if (l->kind != lib_kind || l->kind == '<')
+	if (l->kind != lib_kind)
 		s->libldap = true;
 	if (l->kind == ':')
 		return scan_base64(s, c, l, !s->libldap);
+	if (lib_kind == '<') { /* the URL, as a plain value (fetch_urls reads it) */
+		l->url = true;
+		scan_plain(s, c, l);
+		return LDIF_PARSE_ENTRY;
+	}
 	if (version && l->kind == 0) {
 		l->version_ok = cursor_peek(c) == '1' && (c->q++, cursor_peek(c) < 0);
 	} else if (l->kind == 0 && !s->libldap) {
@@ -373,6 +384,22 @@ static enum ldif_parse_result check_line(struct scan *s, const struct logical *l
 		return fail(s, l->start, true, "line has no ':' (not \"type: value\")");
 	if (l->tlen == 0)
 		return fail(s, l->start, true, "missing attribute description before ':'");
+	/* RFC 4512 2.5: options = *( SEMI option ), option = 1*keychar; slapadd refuses an
+	 * empty one ("zero length option is invalid") and an empty type. */
+	const char *semi = memchr(l->type, ';', l->tlen);
+	if (semi) {
+		const char *end = l->type + l->tlen;
+		if (semi == l->type)
+			return fail(s, l->start, true,
+			            "missing attribute type before ';' in \"%s\"", l->type);
+		for (const char *p = semi; p < end; p++)
+			if (*p == ';' && (p + 1 == end || p[1] == ';'))
+				return fail(
+				    s, l->start, true,
+				    "empty option in the attribute description \"%s\" (a ';' "
+				    "at its end or \";;\")",
+				    l->type);
+	}
 	bool is_dn = same_type(l->type, l->tlen, "dn", 2);
 	if (s->dn_k < 0) {
 		if (s->k == 0 && first && same_type(l->type, l->tlen, "version", 7))
@@ -390,6 +417,13 @@ static enum ldif_parse_result check_line(struct scan *s, const struct logical *l
 		return fail(s, l->start, true,
 		            "LDIF controls are not supported (minidir imports entries)");
 	}
+	if (l->url && (s->dn_k < 0 || s->e->url_max == 0))
+		return fail(s, l->start, false,
+		            "\"%s:<\" takes its value from a URL (%.*s): refused%s", l->type,
+		            (int)(l->val.bv_len > 200 ? 200 : l->val.bv_len), l->val.bv_val,
+		            s->dn_k < 0 ? " for a DN"
+		                        : " (minidir-import reads files only with "
+		                          "--allow-url-values)");
 	if (l->kind == ':' && l->b64 == 0)
 		return fail(s, l->start, true, "empty base64 value after \"::\"");
 	if (l->kind == ':' && (l->b64 % 4 != 0 || l->pad > 2))
@@ -420,7 +454,7 @@ static enum ldif_parse_result keep_line(struct scan *s, const struct logical *l)
 	if (e->lines.cap - e->lines.len < sizeof(struct attr_line) &&
 	    buf_reserve(&e->lines, sizeof(struct attr_line)) < 0)
 		return fail(s, l->start, false, "out of memory");
-	struct attr_line a = {l->type, l->tlen, l->val, l->start, 0};
+	struct attr_line a = {l->type, l->tlen, l->val, l->start, 0, l->url, 0};
 	memcpy(e->lines.data + e->lines.len, &a, sizeof(a));
 	e->lines.len += sizeof(a);
 	s->nlines++;
@@ -495,6 +529,40 @@ static int find_group(struct ldif_entry *e, const struct attr_line *a, size_t *n
 		h[at] = (uint32_t)n;
 	}
 	return 0;
+}
+
+/*
+ * Replaces each URL value of the kept lines by the file it names (storage/ldif_url.h),
+ * at most e->url_max bytes for the record's URL values together, each followed by a NUL.
+ * Pointers into e->files are set once every file is read (the buffer may move).
+ */
+static enum ldif_parse_result fetch_urls(struct scan *s)
+{
+	struct ldif_entry *e = s->e;
+	struct attr_line *lines = (struct attr_line *)e->lines.data;
+	size_t used = 0;
+	e->files.len = 0;
+	for (size_t i = 0; i < s->nlines; i++) {
+		if (!lines[i].url)
+			continue;
+		char why[512];
+		size_t start = e->files.len;
+		if (ldif_url_read(lines[i].val.bv_val, lines[i].val.bv_len, e->url_max - used,
+		                  &e->files, why, sizeof(why)) < 0)
+			return fail(s, lines[i].line, false,
+			            "reading the value of \"%s:<\": %s (a record's URL values hold "
+			            "%zu bytes at most)",
+			            lines[i].type, why, e->url_max);
+		lines[i].file_off = start;
+		lines[i].val.bv_len = e->files.len - start;
+		used += lines[i].val.bv_len;
+		if (buf_append(&e->files, "", 1) < 0)
+			return fail(s, lines[i].line, false, "out of memory");
+	}
+	for (size_t i = 0; i < s->nlines; i++)
+		if (lines[i].url)
+			lines[i].val.bv_val = (char *)e->files.data + lines[i].file_off;
+	return LDIF_PARSE_ENTRY;
 }
 
 /* The LDAPMod arrays of the kept lines: one mod per type, in order of first appearance. */
@@ -601,6 +669,8 @@ enum ldif_parse_result ldif_parse_record(struct ldif_entry *e, const char *text,
 			return fail(&s, c.line, true,
 			            "the file ends in the middle of a value (no newline after the "
 			            "last line): is it cut short?");
+		if (l.url && !s.url_line)
+			s.url_line = l.start;
 		rc = check_line(&s, &l, first);
 		if (rc == LDIF_PARSE_NONE) { /* "version: 1": nothing kept */
 			s.out = (char *)l.type;
@@ -609,10 +679,18 @@ enum ldif_parse_result ldif_parse_record(struct ldif_entry *e, const char *text,
 		if (rc != LDIF_PARSE_ENTRY || (rc = keep_line(&s, &l)) != LDIF_PARSE_ENTRY)
 			return rc;
 	}
+	/* libldap would read the file itself, with no cap. */
+	if (s.libldap && s.url_line)
+		return fail(&s, s.url_line, false,
+		            "a \"type:<\" URL value in a record with a changetype line, a folded "
+		            "attribute description or a value starting with ':' or '<' after the "
+		            "spaces: not supported");
 	if (s.libldap)
 		return LDIF_PARSE_LIBLDAP;
 	if (s.dn_k < 0)
 		return LDIF_PARSE_NONE;
+	if (s.url_line && fetch_urls(&s) != LDIF_PARSE_ENTRY)
+		return LDIF_PARSE_ERROR;
 	if (build_mods(e, s.nlines) < 0)
 		return fail(&s, e->dn_line, false, "out of memory");
 	return LDIF_PARSE_ENTRY;
@@ -630,7 +708,7 @@ unsigned long ldif_entry_value_line(const struct ldif_entry *e, const LDAPMod *m
 
 void ldif_entry_free(struct ldif_entry *e)
 {
-	struct buf *bufs[] = {&e->bytes, &e->lines, &e->groups, &e->arrays, &e->hash};
+	struct buf *bufs[] = {&e->bytes, &e->lines, &e->groups, &e->arrays, &e->hash, &e->files};
 	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
 		buf_free(bufs[i]);
 	memset(e, 0, sizeof(*e));

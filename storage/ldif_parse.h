@@ -18,9 +18,13 @@
  * the attributes its attributes: each type once, in order of first appearance, spelled as
  * first written, with every value of that type (compared case-insensitively, options
  * included) in file order. The few records it handles otherwise are left to it
- * (LDIF_PARSE_LIBLDAP): a "changetype:" line, a "type:< URL" value, a folded attribute
- * description, a value whose ':' or '<' after the FILL libldap would read as its first
- * character.
+ * (LDIF_PARSE_LIBLDAP): a "changetype:" line, a folded attribute description, a value
+ * whose ':' or '<' after the FILL libldap would read as its first character.
+ *
+ * A "type:< URL" value (libldap reads the file, whatever it is and however large) is an
+ * error at its line unless e->url_max is set; then the file is read here
+ * (storage/ldif_url.h), at most url_max bytes for the record's URL values together. A
+ * URL value in a record left to libldap, or for the DN, is always an error.
  *
  * Thread rules: a struct ldif_entry belongs to one thread at a time.
  */
@@ -34,14 +38,18 @@
 #include "protocol/tlv.h"
 
 /* A parsed record and the buffers it lives in (reused from one record to the next). A
- * zeroed struct is empty. */
+ * zeroed struct is empty, and refuses URL values. */
 struct ldif_entry {
+	/* Set by the caller: 0, a "type:< URL" value is an error; else the most bytes a
+	 * record's URL values may read (ENTRY_MAX_BYTES: no more can be stored). */
+	size_t url_max;
 	struct berval dn;      /* NUL-terminated */
 	LDAPMod **mods;        /* NULL-terminated; LDAP_MOD_ADD | LDAP_MOD_BVALUES */
 	unsigned long dn_line; /* the physical line of "dn:" */
 	/* Owned buffers: the types and values (NUL-terminated), the attribute lines, the
-	 * types, the LDAPMod arrays with each value's line, a hash of the types. */
-	struct buf bytes, lines, groups, arrays, hash;
+	 * types, the LDAPMod arrays with each value's line, a hash of the types, the files
+	 * URL values were read from. */
+	struct buf bytes, lines, groups, arrays, hash, files;
 	const unsigned long *value_lines; /* per mod: its values' lines (see below) */
 	const size_t *value_first;        /* index in value_lines of each mod's first */
 	const LDAPMod *mod0;              /* the LDAPMod array mods points into */

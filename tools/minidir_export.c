@@ -22,7 +22,7 @@ static void show_progress(void *arg, size_t done, size_t total)
 int main(int argc, char **argv)
 {
 	bool quiet = false;
-	const struct cli_flag flags[] = {{'q', &quiet, NULL}};
+	const struct cli_flag flags[] = {{'q', &quiet, NULL, NULL}};
 	struct cli cli = {.prog = "minidir-export", .usage = usage, .flags = flags, .nflags = 1};
 	struct config cfg;
 	int status = cli_start(&cli, argc, argv, &cfg);

@@ -8,7 +8,7 @@
 #include "storage/ldif_import.h"
 
 static const char usage[] =
-    "usage: minidir-import [-q] [-s] [-j THREADS] -f CONFIG FILE.ldif\n"
+    "usage: minidir-import [-q] [-s] [-U] [-j THREADS] -f CONFIG FILE.ldif\n"
     "\n"
     "Imports the entries of FILE.ldif (RFC 2849 content records, parents before\n"
     "children, all under the config's suffix) into a new database that atomically\n"
@@ -23,6 +23,11 @@ static const char usage[] =
     "              attribute types and object classes, missing MUST\n"
     "              attributes, attributes no class allows, values that\n"
     "              violate their syntax\n"
+    "  -U, --allow-url-values\n"
+    "              read the file a \"type:< file:///PATH\" value names (a regular\n"
+    "              file, at most 16 MiB a record); without it such a value is an\n"
+    "              error: an LDIF file could otherwise copy any file the importer\n"
+    "              can read (/etc/shadow) into an entry\n"
     "  -j THREADS  threads that parse, check and encode entries while one more\n"
     "              stores them (1 to 16; default 2); 1: one thread does all.\n"
     "              The database is the same.\n"
@@ -35,12 +40,14 @@ static void show_progress(void *arg, size_t entries, long long bytes, long long 
 
 int main(int argc, char **argv)
 {
-	bool quiet = false, skip_schema = false, threads_set = false;
+	bool quiet = false, skip_schema = false, threads_set = false, url_values = false;
 	const char *threads = "2";
-	const struct cli_flag flags[] = {
-	    {'q', &quiet, NULL}, {'s', &skip_schema, NULL}, {'j', &threads_set, &threads}};
+	const struct cli_flag flags[] = {{'q', &quiet, NULL, NULL},
+	                                 {'s', &skip_schema, NULL, NULL},
+	                                 {'U', &url_values, NULL, "allow-url-values"},
+	                                 {'j', &threads_set, &threads, NULL}};
 	struct cli cli = {
-	    .prog = "minidir-import", .usage = usage, .flags = flags, .nflags = 3, .noperands = 1};
+	    .prog = "minidir-import", .usage = usage, .flags = flags, .nflags = 4, .noperands = 1};
 	struct config cfg;
 	int status = cli_parse(&cli, argc, argv);
 	if (status >= 0)
@@ -66,6 +73,7 @@ int main(int argc, char **argv)
 	                           .err = stderr,
 	                           .creator = cfg.rootdn,
 	                           .skip_schema = skip_schema,
+	                           .url_values = url_values,
 	                           .threads = (int)nthreads};
 	struct cli_progress progress;
 	cli_progress_start(&progress, "minidir-import", quiet);

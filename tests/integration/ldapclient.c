@@ -13,6 +13,7 @@
  *   ldapclient unbindpipe HOST PORT BASE
  *   ldapclient pagedlimit HOST PORT BASE BINDDN PASSWORD LIMIT
  *   ldapclient dnload HOST PORT BASE COUNT RDNS
+ *   ldapclient padded HOST PORT BASE
  *
  * Prints "ok - ..." lines; exits 1 on the first failure.
  */
@@ -140,8 +141,11 @@ static ber_tag_t next_message(Sockbuf *sb, BerElement *ber)
 	return LBER_DEFAULT;
 }
 
-/* Reads n LDAPMessages from fd; returns their msgids and protocolOp tags. */
-static void read_messages(int fd, int n, int *ids, int *tags)
+/*
+ * Reads n LDAPMessages from fd; returns their msgids and protocolOp tags, and in codes (when
+ * not NULL) the resultCode of each that is an LDAPResult (-1 for an entry).
+ */
+static void read_messages(int fd, int n, int *ids, int *tags, int *codes)
 {
 	BerElement *ber = ber_alloc_t(LBER_USE_DER);
 	Sockbuf *sb = ber_sockbuf_alloc();
@@ -151,12 +155,18 @@ static void read_messages(int fd, int n, int *ids, int *tags)
 		ber_len_t len;
 		ber_tag_t t = next_message(sb, ber);
 		if (t != LBER_SEQUENCE)
-			FAIL("pipeline: response %d did not arrive", i);
+			FAIL("response %d did not arrive", i);
 		ber_int_t id;
 		if (ber_get_int(ber, &id) == LBER_DEFAULT)
-			FAIL("pipeline: response %d has no message ID", i);
+			FAIL("response %d has no message ID", i);
 		ids[i] = id;
 		tags[i] = (int)ber_peek_tag(ber, &len);
+		ber_int_t code = -1;
+		if (codes && tags[i] != (int)LDAP_RES_SEARCH_ENTRY &&
+		    ber_scanf(ber, "{e", &code) == LBER_ERROR)
+			FAIL("response %d has no resultCode", i);
+		if (codes)
+			codes[i] = code;
 		ber_free(ber, 1);
 		ber = ber_alloc_t(LBER_USE_DER);
 	}
@@ -201,7 +211,7 @@ static void cmd_pipeline(const char *base)
 	ldap_unbind_ext_s(ld, NULL, NULL);
 	int n = 1 + 2 * (entries + 1) + 1;
 	int *ids = calloc((size_t)n, sizeof(int)), *tags = calloc((size_t)n, sizeof(int));
-	read_messages(fd, n, ids, tags);
+	read_messages(fd, n, ids, tags, NULL);
 	close(fd);
 	if (ids[0] != 1 || tags[0] != (int)LDAP_RES_BIND)
 		FAIL("pipeline: first response is not the bind's");
@@ -222,6 +232,67 @@ static void cmd_pipeline(const char *base)
 	free(all);
 	for (int i = 0; i < 4; i++)
 		ber_bvfree(parts[i]);
+}
+
+/*
+ * INTEGERs with leading zero octets (X.690 forbids them, liblber and slapd take them): a
+ * base search with message ID 02 04 00 00 80 00 (32768), scope 0a 02 00 00 and sizelimit
+ * 02 04 00 00 00 05, then one with message ID 02 02 00 01, in one write. Each gets its
+ * entry and a success with its own ID, and the connection stays open.
+ */
+static void cmd_padded(const char *base)
+{
+	size_t blen = strlen(base);
+	if (blen > 100)
+		FAIL("padded: base too long");
+	static const unsigned char ids[2][6] = {{0x02, 0x04, 0x00, 0x00, 0x80, 0x00},
+	                                        {0x02, 0x02, 0x00, 0x01}};
+	static const size_t idlen[2] = {6, 4};
+	static const unsigned char rest[] = {
+	    0x0a, 0x02, 0x00, 0x00,             /* scope base, padded */
+	    0x0a, 0x01, 0x00,                   /* derefAliases never */
+	    0x02, 0x04, 0x00, 0x00, 0x00, 0x05, /* sizeLimit 5, padded */
+	    0x02, 0x01, 0x00,                   /* timeLimit 0 */
+	    0x01, 0x01, 0x00,                   /* typesOnly FALSE */
+	    0x87, 0x0b, 'o',  'b',  'j',  'e',  'c', 't', 'C', 'l', 'a', 's', 's', 0x30, 0x00};
+	unsigned char all[512];
+	size_t n = 0;
+	for (int i = 0; i < 2; i++) {
+		size_t op = 2 + blen + sizeof(rest);
+		all[n++] = 0x30;
+		all[n++] = (unsigned char)(idlen[i] + 2 + op);
+		memcpy(all + n, ids[i], idlen[i]);
+		n += idlen[i];
+		all[n++] = LDAP_REQ_SEARCH;
+		all[n++] = (unsigned char)op;
+		all[n++] = 0x04;
+		all[n++] = (unsigned char)blen;
+		memcpy(all + n, base, blen);
+		n += blen;
+		memcpy(all + n, rest, sizeof(rest));
+		n += sizeof(rest);
+	}
+	int fd = connect_raw(0);
+	send_all(fd, all, n);
+	int got_ids[4], tags[4], codes[4];
+	read_messages(fd, 4, got_ids, tags, codes);
+	const int want_ids[4] = {32768, 32768, 1, 1};
+	for (int i = 0; i < 4; i++) {
+		bool done = i % 2 == 1;
+		if (got_ids[i] != want_ids[i] ||
+		    tags[i] != (int)(done ? LDAP_RES_SEARCH_RESULT : LDAP_RES_SEARCH_ENTRY) ||
+		    (done && codes[i] != LDAP_SUCCESS))
+			FAIL("padded: response %d has ID %d, tag 0x%x, code %d (want ID %d)", i,
+			     got_ids[i], tags[i], codes[i], want_ids[i]);
+	}
+	/* Still connected: an unbind is read, then the server closes. */
+	send_all(fd, "\x30\x05\x02\x01\x03\x42\x00", 7);
+	unsigned char buf[256];
+	if (read_until_eof(fd, buf, sizeof(buf), 5000) != 0)
+		FAIL("padded: the connection was not open until the unbind");
+	close(fd);
+	printf("ok - padded INTEGERs: message IDs 00 00 80 00 and 00 01, scope 00 00, sizelimit "
+	       "00 00 00 05 answered with entry and success under their IDs\n");
 }
 
 static double now(void)
@@ -760,6 +831,8 @@ int main(int argc, char **argv)
 		cmd_slowread(base, atoi(argv[5]));
 	else if (strcmp(cmd, "dnload") == 0 && argc > 6)
 		cmd_dnload(base, atoi(argv[5]), atoi(argv[6]));
+	else if (strcmp(cmd, "padded") == 0 && argc > 4)
+		cmd_padded(base);
 	else if (strcmp(cmd, "concurrent") == 0 && argc > 5)
 		cmd_concurrent(base, atoi(argv[5]));
 	else {

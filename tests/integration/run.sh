@@ -333,7 +333,7 @@ kill -HUP "$server_pid"
 
 # --- protocol robustness (libldap and raw sockets) ----------------------------------
 client=$BUILD/tests/integration/ldapclient
-for t in "garbage" "pipeline $BASE" "unbindpipe $BASE" "stall $BASE 4" "concurrent $BASE 40" "fuzz $BASE 3000 1" "fuzz $BASE 3000 2"; do
+for t in "garbage" "pipeline $BASE" "padded $BASE" "unbindpipe $BASE" "stall $BASE 4" "concurrent $BASE 40" "fuzz $BASE 3000 1" "fuzz $BASE 3000 2"; do
 	set -- $t
 	cmd=$1
 	shift
@@ -371,6 +371,31 @@ fi
 "$BUILD/minidir" -f "$work/minidir.conf" -t > /dev/null 2>&1 && ok "database still opens after the failed import" || not_ok "database damaged by a failed import"
 [ "$(count -b "$BASE")" = "$before" ] && ok "server still serves $before entries" || not_ok "entry count changed"
 [ -z "$(ls "$work" | grep '\.tmp\.')" ] && ok "no temporary files left behind" || not_ok "temporary import files left: $(ls "$work")"
+
+# --- "type:< URL" values: refused unless --allow-url-values --------------------------------
+# libldap (and slapadd) read any file such a value names: /etc/shadow into an entry anyone
+# may read, or /dev/zero until memory runs out.
+sed "s#^database = .*#database = $work/url.mdb#" "$work/minidir.conf" > "$work/url.conf"
+printf 'read from a file' > "$work/value.txt"
+printf 'dn: %s\nobjectClass: top\nobjectClass: dcObject\nobjectClass: organization\no: T\ndc: test\ndescription: before\ndescription:< file://%s\n' \
+	"$BASE" "$work/value.txt" > "$work/url.ldif"
+if "$BUILD/minidir-import" -q -f "$work/url.conf" "$work/url.ldif" 2> "$work/imp.err"; then
+	not_ok "a \"description:<\" URL value imported by default"
+else
+	expect_grep "a URL value is refused at its file:line by default" "url.ldif:8: \"description:<\" takes its value from a URL (file://$work/value.txt): refused (minidir-import reads files only with --allow-url-values)" cat "$work/imp.err"
+	[ -e "$work/url.mdb" ] && not_ok "a refused URL import left $work/url.mdb" || ok "a refused URL import makes no database"
+fi
+if "$BUILD/minidir-import" -q --allow-url-values -f "$work/url.conf" "$work/url.ldif" 2> "$work/imp.err"; then
+	expect_grep "--allow-url-values reads the file into the value" "^description: read from a file$" "$BUILD/minidir-export" -f "$work/url.conf"
+else
+	not_ok "--allow-url-values: $(cat "$work/imp.err")"
+fi
+sed -i "s#file://$work/value.txt#file:///dev/zero#" "$work/url.ldif"
+if timeout 20 "$BUILD/minidir-import" -q -U -f "$work/url.conf" "$work/url.ldif" 2> "$work/imp.err"; then
+	not_ok "-U imported file:///dev/zero"
+else
+	expect_grep "-U refuses file:///dev/zero at once (not a regular file)" "url.ldif:8: reading the value of \"description:<\": /dev/zero: not a regular file" cat "$work/imp.err"
+fi
 
 # --- a full disk is reported as what it is ------------------------------------------
 # A 512 KiB tmpfs in a private mount namespace (unshare); where none can be made,
@@ -430,6 +455,28 @@ if stop_checked "$limits_pid" "$work/limits.log"; then
 	ok "second server stopped cleanly (exit 0, no sanitizer report)"
 else
 	not_ok "second server: $stop_why"
+fi
+
+# --- an RDN value the entry lacks is added at import, as slapadd adds it (a third server) --
+sed -e "s#^database = .*#database = $work/rdn.mdb#" "$work/minidir.conf" > "$work/rdn.conf"
+printf 'dn: %s\nobjectClass: top\nobjectClass: dcObject\nobjectClass: organization\no: T\ndc: test\n\ndn: ou=x,%s\nobjectClass: organizationalUnit\nou: y\n' \
+	"$BASE" "$BASE" > "$work/rdn.ldif"
+if "$BUILD/minidir-import" -q -f "$work/rdn.conf" "$work/rdn.ldif" 2> "$work/imp.err"; then
+	"$BUILD/minidir" -f "$work/rdn.conf" 2> "$work/rdn.log" &
+	rdn_pid=$!
+	rport=$(wait_port "$work/rdn.log")
+	rdn_() { timeout 10 ldapsearch -x -LLL -o ldif-wrap=no -H "ldap://127.0.0.1:$rport" -b "$BASE" "$@"; }
+	[ "$(rdn_ "(ou=x)" 1.1 2> /dev/null | grep -ci "^dn: ou=x,$BASE")" = 1 ] &&
+		[ "$(rdn_ "(ou=x)" ou 2> /dev/null | grep -c '^ou: [xy]$')" = 2 ] &&
+		ok "dn: ou=x with only ou: y is imported with ou: x too: (ou=x) finds it" ||
+		not_ok "(ou=x) after importing dn: ou=x with only ou: y: $(rdn_ "(ou=x)" ou 2>&1 | tr '\n' ' ')"
+	if stop_checked "$rdn_pid" "$work/rdn.log"; then
+		ok "third server stopped cleanly (exit 0, no sanitizer report)"
+	else
+		not_ok "third server: $stop_why"
+	fi
+else
+	not_ok "import of dn: ou=x with only ou: y: $(cat "$work/imp.err")"
 fi
 
 # --- clean stop -----------------------------------------------------------------------

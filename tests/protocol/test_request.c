@@ -549,6 +549,15 @@ static size_t message(unsigned char tag, const unsigned char *content, size_t n,
 	return sizeof(head) + n;
 }
 
+/* A PDU as bytes, whether it must decode, and the message ID decoding it must give. */
+struct raw_message {
+	const char *what;
+	unsigned char bytes[20];
+	size_t n;
+	bool valid;
+	int msgid;
+};
+
 static void expect_strict(const char *what, const unsigned char *pdu, size_t n, bool valid,
                           int msgid)
 {
@@ -566,16 +575,9 @@ static void expect_strict(const char *what, const unsigned char *pdu, size_t n, 
  */
 START_TEST(strict_encoding)
 {
-	static const struct {
-		const char *what;
-		unsigned char bytes[20];
-		size_t n;
-		bool valid;
-		int msgid;
-	} messages[] = {
+	static const struct raw_message messages[] = {
 	    {"unbind", {0x30, 0x05, 0x02, 0x01, 0x07, 0x42, 0x00}, 7, true, 7},
 	    {"unbind with content", {0x30, 0x06, 0x02, 0x01, 0x07, 0x42, 0x01, 0x00}, 8, false, 7},
-	    {"message ID padded", {0x30, 0x06, 0x02, 0x02, 0x00, 0x07, 0x42, 0x00}, 8, false, -1},
 	    {"message ID empty", {0x30, 0x04, 0x02, 0x00, 0x42, 0x00}, 6, false, -1},
 	    {"a multi-byte tag", {0x30, 0x06, 0x02, 0x01, 0x07, 0x7f, 0x02, 0x00}, 8, false, 7},
 	    {"a multi-byte tag, short", {0x30, 0x05, 0x02, 0x01, 0x07, 0x7f, 0x00}, 7, false, 7},
@@ -590,7 +592,6 @@ START_TEST(strict_encoding)
 	     8,
 	     false,
 	     7},
-	    {"abandon padded", {0x30, 0x07, 0x02, 0x01, 0x07, 0x50, 0x02, 0x00, 0x05}, 9, false, 7},
 	    {"control with an element after its value",
 	     {0x30, 0x10, 0x02, 0x01, 0x07, 0x42, 0x00, 0xa0, 0x09, 0x30, 0x07, 0x04, 0x01, '1',
 	      0x04, 0x00, 0x04, 0x00},
@@ -651,6 +652,139 @@ START_TEST(strict_encoding)
 		}
 		expect_strict(searches[i].what, pdu, message(LDAP_REQ_SEARCH, content, n, pdu),
 		              i == 0, 7);
+	}
+}
+END_TEST
+
+/*
+ * INTEGERs and ENUMERATEDs with leading 00 or ff octets (not minimal, X.690 8.3.2), which
+ * liblber's ber_get_int and so slapd take: decoded to their value, in the message ID, the
+ * abandoned ID, scope, deref and the limits. Five content bytes or more are refused
+ * whatever they hold, as ber_get_int refuses them; a value that is negative once decoded
+ * is refused where it was before.
+ */
+START_TEST(padded_integers)
+{
+	static const struct raw_message messages[] = {
+	    {"message ID 00 01", {0x30, 0x06, 0x02, 0x02, 0x00, 0x01, 0x42, 0x00}, 8, true, 1},
+	    {"message ID 00 00 80 00",
+	     {0x30, 0x08, 0x02, 0x04, 0x00, 0x00, 0x80, 0x00, 0x42, 0x00},
+	     10,
+	     true,
+	     32768},
+	    {"message ID 00 00 00 07",
+	     {0x30, 0x08, 0x02, 0x04, 0, 0, 0, 7, 0x42, 0x00},
+	     10,
+	     true,
+	     7},
+	    {"message ID of five bytes",
+	     {0x30, 0x09, 0x02, 0x05, 0x00, 0x00, 0x00, 0x00, 0x07, 0x42, 0x00},
+	     11,
+	     false,
+	     -1},
+	    {"message ID ff ff (-1)",
+	     {0x30, 0x06, 0x02, 0x02, 0xff, 0xff, 0x42, 0x00},
+	     8,
+	     false,
+	     -1},
+	    {"abandon 00 05", {0x30, 0x07, 0x02, 0x01, 0x07, 0x50, 0x02, 0x00, 0x05}, 9, true, 7},
+	    {"abandon 00 00 00 05",
+	     {0x30, 0x09, 0x02, 0x01, 0x07, 0x50, 0x04, 0x00, 0x00, 0x00, 0x05},
+	     11,
+	     true,
+	     7},
+	    {"abandon ff fb (-5)",
+	     {0x30, 0x07, 0x02, 0x01, 0x07, 0x50, 0x02, 0xff, 0xfb},
+	     9,
+	     false,
+	     7},
+	};
+	for (size_t i = 0; i < sizeof(messages) / sizeof(messages[0]); i++)
+		expect_strict(messages[i].what, messages[i].bytes, messages[i].n, messages[i].valid,
+		              messages[i].msgid);
+	struct ldap_request req;
+	const char *why;
+	ck_assert_int_eq(decode_bytes(messages[5].bytes, messages[5].n, &req, &why), 0);
+	ck_assert_int_eq(req.u.abandon_msgid, 5);
+
+	/* A SearchRequest: base "", scope, deref, sizelimit, timelimit as given, typesOnly
+	 * FALSE, (cn=*), no attributes. */
+	static const struct {
+		const char *what;
+		unsigned char ints[4][8]; /* each: tag, length, content */
+		bool valid;
+		int32_t want[4];
+	} searches[] = {
+	    {"scope 00 02, deref 00 00 00 03",
+	     {{0x0a, 0x02, 0x00, 0x02},
+	      {0x0a, 0x04, 0, 0, 0, 3},
+	      {0x02, 0x01, 0x00},
+	      {0x02, 0x01, 0x00}},
+	     true,
+	     {2, 3, 0, 0}},
+	    {"sizelimit 00 00 03 e8, timelimit 00 7f",
+	     {{0x0a, 0x01, 0x01},
+	      {0x0a, 0x01, 0x00},
+	      {0x02, 0x04, 0, 0, 0x03, 0xe8},
+	      {0x02, 0x02, 0, 0x7f}},
+	     true,
+	     {1, 0, 1000, 127}},
+	    {"sizelimit 00 ff ff ff (16777215)",
+	     {{0x0a, 0x01, 0x00},
+	      {0x0a, 0x01, 0x00},
+	      {0x02, 0x04, 0, 0xff, 0xff, 0xff},
+	      {0x02, 0x01, 0}},
+	     true,
+	     {0, 0, 16777215, 0}},
+	    {"scope 00 00 00 00 02 (five bytes)",
+	     {{0x0a, 0x05, 0, 0, 0, 0, 2},
+	      {0x0a, 0x01, 0x00},
+	      {0x02, 0x01, 0x00},
+	      {0x02, 0x01, 0x00}},
+	     false,
+	     {0}},
+	    {"sizelimit of five bytes",
+	     {{0x0a, 0x01, 0x00},
+	      {0x0a, 0x01, 0x00},
+	      {0x02, 0x05, 0, 0, 0, 0, 1},
+	      {0x02, 0x01, 0x00}},
+	     false,
+	     {0}},
+	    {"scope 00 00 01 00 (256)",
+	     {{0x0a, 0x04, 0, 0, 1, 0}, {0x0a, 0x01, 0x00}, {0x02, 0x01, 0x00}, {0x02, 0x01, 0x00}},
+	     false,
+	     {0}},
+	    {"timelimit ff ff ff ff (-1)",
+	     {{0x0a, 0x01, 0x00},
+	      {0x0a, 0x01, 0x00},
+	      {0x02, 0x01, 0x00},
+	      {0x02, 0x04, 0xff, 0xff, 0xff, 0xff}},
+	     false,
+	     {0}},
+	};
+	for (size_t i = 0; i < sizeof(searches) / sizeof(searches[0]); i++) {
+		unsigned char content[64] = {0x04, 0x00}, pdu[80];
+		size_t n = 2;
+		for (int f = 0; f < 4; f++) {
+			size_t len = 2 + searches[i].ints[f][1];
+			memcpy(content + n, searches[i].ints[f], len);
+			n += len;
+		}
+		const unsigned char tail[] = {0x01, 0x01, 0x00, 0x87, 0x02, 'c', 'n', 0x30, 0x00};
+		memcpy(content + n, tail, sizeof(tail));
+		n += sizeof(tail);
+		n = message(LDAP_REQ_SEARCH, content, n, pdu);
+		expect_strict(searches[i].what, pdu, n, searches[i].valid, 7);
+		if (!searches[i].valid)
+			continue;
+		ck_assert_int_eq(decode_bytes(pdu, n, &req, &why), 0);
+		const struct search_request *s = &req.u.search;
+		ck_assert_msg((int32_t)s->scope == searches[i].want[0] &&
+		                  (int32_t)s->deref == searches[i].want[1] &&
+		                  (int32_t)s->sizelimit == searches[i].want[2] &&
+		                  (int32_t)s->timelimit == searches[i].want[3],
+		              "%s: %d %d %d %d", searches[i].what, (int)s->scope, (int)s->deref,
+		              (int)s->sizelimit, (int)s->timelimit);
 	}
 }
 END_TEST
@@ -837,6 +971,7 @@ static Suite *request_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, garbage);
 	tcase_add_test(tc, strict_encoding);
+	tcase_add_test(tc, padded_integers);
 	tcase_add_test(tc, controls_malformed);
 	tcase_add_test(tc, truncated_pdus);
 	tcase_add_test(tc, truncated_inside_search);

@@ -8,8 +8,11 @@
  * accepting or rejecting, on the message ID, and on every field of an accepted request.
  *
  * The reference is the liblber decoder request.c had, with the rules ber_in.h adds on top
- * of liblber (tags checked, INTEGER and BOOLEAN sizes, nothing after the last field of an
- * element, elements inside their enclosing one, at most four length bytes). A filter is
+ * of liblber (tags checked, BOOLEAN sizes, an INTEGER not empty, nothing after the last
+ * field of an element, elements inside their enclosing one, at most four length bytes).
+ * INTEGERs and ENUMERATEDs are liblber's own: the generator pads some with leading 00 or
+ * ff octets (X.690 does not allow them, liblber does), up to five content bytes (which
+ * ber_decode_int refuses whatever they hold). A filter is
  * compared item by item against its bytes as sent: the attribute lowercased (no schema is
  * loaded), each value in the normal form of the rule the decoder chose (or the item
  * invalid when that rule refuses the value).
@@ -86,9 +89,6 @@ static int ref_int(struct ref_in *in, ber_tag_t want, int32_t *out)
 	ber_int_t v;
 	if (ref_take(in, want, &c) < 0 || c.bv_len < 1 || ber_decode_int(&c, &v) != 0)
 		return -1;
-	const unsigned char *b = (const unsigned char *)c.bv_val;
-	if (c.bv_len > 1 && ((b[0] == 0 && !(b[1] & 0x80)) || (b[0] == 0xff && (b[1] & 0x80))))
-		return -1; /* not minimal */
 	*out = v;
 	return 0;
 }
@@ -345,10 +345,7 @@ static int ref_op(struct ref_in *in, const struct berval *op, struct ref_req *ou
 	case LDAP_REQ_ABANDON: {
 		/* The content of a primitive INTEGER: wrap it as one for ber_decode_int. */
 		ber_int_t v;
-		const unsigned char *b = (const unsigned char *)op->bv_val;
-		if (op->bv_len < 1 || op->bv_len > 4 || ber_decode_int(op, &v) != 0 || v < 0 ||
-		    (op->bv_len > 1 &&
-		     ((b[0] == 0 && !(b[1] & 0x80)) || (b[0] == 0xff && (b[1] & 0x80)))))
+		if (op->bv_len < 1 || ber_decode_int(op, &v) != 0 || v < 0)
 			return -1;
 		r->u.abandon_msgid = v;
 		return 0;
@@ -680,19 +677,68 @@ static void put_controls(BerElement *w)
 	ck_assert_int_ge(ber_printf(w, "}"), 0);
 }
 
-/* A random valid LDAPMessage; free with ber_bvfree. */
+/* Set by gen_pdu when the PDU it made must be refused (an INTEGER of five bytes, a negative
+ * limit). */
+static bool gen_refused;
+/* Set by gen_pdu when an INTEGER it wrote that both must accept is padded. */
+static bool gen_padded;
+
+/*
+ * Writes v with tag: in minimal two's complement, or (one time in three) after 1 to 4
+ * leading octets of its sign (00 or ff), which keep its value. Past four content bytes the
+ * PDU must be refused (gen_refused).
+ */
+static void put_int(BerElement *w, ber_tag_t tag, ber_int_t v)
+{
+	unsigned char b[8];
+	size_t n = 4;
+	for (int i = 0; i < 4; i++)
+		b[4 + i] = (unsigned char)((uint32_t)v >> (24 - 8 * i));
+	while (n > 1 && ((b[8 - n] == 0x00 && !(b[9 - n] & 0x80)) ||
+	                 (b[8 - n] == 0xff && (b[9 - n] & 0x80))))
+		n--;
+	if (rnd(3) == 0) {
+		size_t pad = 1 + rnd(4);
+		if (n + pad > 8)
+			pad = 8 - n;
+		memset(b + 8 - n - pad, v < 0 ? 0xff : 0x00, pad);
+		n += pad;
+	}
+	gen_refused |= n > 4;
+	gen_padded |= n > 1 && n <= 4 && (b[8 - n] == 0x00 || b[8 - n] == 0xff) &&
+	              ((b[8 - n] == 0x00) == !(b[9 - n] & 0x80));
+	ck_assert_int_ge(ber_printf(w, "to", tag, (const char *)b + 8 - n, (ber_len_t)n), 0);
+}
+
+/* An INTEGER that is often at a boundary of its length (127, 128, 32767, 32768, ...). */
+static ber_int_t edge_int(uint32_t small)
+{
+	static const ber_int_t edges[] = {0,       1,        127,      128,        255,
+	                                  256,     32767,    32768,    65535,      8388607,
+	                                  8388608, 16777215, 16777216, 0x7fffff00, 0x7fffffff};
+	switch (rnd(4)) {
+	case 0:
+		return edges[rnd(sizeof(edges) / sizeof(edges[0]))];
+	case 1:
+		return (ber_int_t)(rnd(1 << 24) * 100);
+	default:
+		return (ber_int_t)rnd(small);
+	}
+}
+
+/* A random LDAPMessage, valid but for what gen_refused says; free with ber_bvfree. */
 static struct berval *gen_pdu(void)
 {
 	BerElement *w = ber_alloc_t(LBER_USE_DER);
 	ck_assert_ptr_nonnull(w);
-	ber_int_t id =
-	    (ber_int_t)rnd(4) == 0 ? (ber_int_t)(rnd(1 << 24) * 100) : (ber_int_t)rnd(300);
-	ck_assert_int_ge(ber_printf(w, "{i", id), 0);
+	gen_refused = gen_padded = false;
+	ck_assert_int_ge(ber_printf(w, "{"), 0);
+	put_int(w, LBER_INTEGER, edge_int(300));
 	switch (rnd(10)) {
 	case 0:
-		ck_assert_int_ge(ber_printf(w, "t{ists}", (ber_tag_t)LDAP_REQ_BIND,
-		                            (ber_int_t)(1 + rnd(3)), word(),
-		                            (ber_tag_t)LDAP_AUTH_SIMPLE, word()),
+		ck_assert_int_ge(ber_printf(w, "t{", (ber_tag_t)LDAP_REQ_BIND), 0);
+		put_int(w, LBER_INTEGER, (ber_int_t)(1 + rnd(3)));
+		ck_assert_int_ge(ber_printf(w, "sts}", word(), (ber_tag_t)LDAP_AUTH_SIMPLE, word()),
 		                 0);
 		break;
 	case 1:
@@ -719,8 +765,7 @@ static struct berval *gen_pdu(void)
 		ck_assert_int_ge(ber_printf(w, "}"), 0);
 		break;
 	case 4:
-		ck_assert_int_ge(
-		    ber_printf(w, "ti", (ber_tag_t)LDAP_REQ_ABANDON, (ber_int_t)rnd(70000)), 0);
+		put_int(w, LDAP_REQ_ABANDON, edge_int(70000));
 		break;
 	case 5:
 		ck_assert_int_ge(ber_printf(w, "tn", (ber_tag_t)LDAP_REQ_UNBIND), 0);
@@ -729,11 +774,15 @@ static struct berval *gen_pdu(void)
 		ck_assert_int_ge(ber_printf(w, "t{s}", (ber_tag_t)LDAP_REQ_DELETE, word()), 0);
 		break;
 	default:
-		ck_assert_int_ge(ber_printf(w, "t{seeiib", (ber_tag_t)LDAP_REQ_SEARCH, word(),
-		                            (ber_int_t)rnd(4), (ber_int_t)rnd(4),
-		                            (ber_int_t)rnd(1000), (ber_int_t)rnd(100),
-		                            (ber_int_t)rnd(2)),
-		                 0);
+		ck_assert_int_ge(ber_printf(w, "t{s", (ber_tag_t)LDAP_REQ_SEARCH, word()), 0);
+		put_int(w, LBER_ENUMERATED, (ber_int_t)rnd(4));
+		put_int(w, LBER_ENUMERATED, (ber_int_t)rnd(4));
+		/* A negative limit now and then (refused by both). */
+		ber_int_t size = rnd(20) == 0 ? -1 - (ber_int_t)rnd(40000) : edge_int(1000);
+		gen_refused |= size < 0;
+		put_int(w, LBER_INTEGER, size);
+		put_int(w, LBER_INTEGER, (ber_int_t)rnd(100));
+		ck_assert_int_ge(ber_printf(w, "b", (ber_int_t)rnd(2)), 0);
 		put_filter(w, 1);
 		ck_assert_int_ge(ber_printf(w, "{"), 0);
 		for (int i = (int)rnd(5); i > 0; i--)
@@ -812,12 +861,15 @@ static void compare(const unsigned char *m, size_t n, int *accepted)
 START_TEST(generated_and_mutated)
 {
 	seed = 20261130u + (uint32_t)_i;
-	int accepted = 0, decoded = 0;
+	int accepted = 0, decoded = 0, refused = 0, padded = 0;
 	for (int k = 0; k < 1000; k++) {
 		struct berval *pdu = gen_pdu();
 		int before = accepted;
 		compare((const unsigned char *)pdu->bv_val, pdu->bv_len, &accepted);
-		ck_assert_msg(accepted == before + 1, "a generated PDU was refused");
+		ck_assert_msg(accepted == before + !gen_refused, "a generated PDU was %s",
+		              gen_refused ? "accepted" : "refused");
+		refused += gen_refused;
+		padded += gen_padded;
 		unsigned char *m = malloc(pdu->bv_len + 16);
 		ck_assert_ptr_nonnull(m);
 		for (int j = 0; j < 12; j++) {
@@ -831,9 +883,12 @@ START_TEST(generated_and_mutated)
 		free(m);
 		ber_bvfree(pdu);
 	}
-	/* The mutations are not all rejected, nor all accepted: both sides get exercised. */
-	ck_assert_int_gt(accepted, 1000 + decoded / 50);
-	ck_assert_int_lt(accepted, 1000 + decoded * 9 / 10);
+	/* The mutations are not all rejected, nor all accepted: both sides get exercised; and
+	 * so are padded INTEGERs, accepted and refused. */
+	ck_assert_int_gt(accepted, 1000 - refused + decoded / 50);
+	ck_assert_int_lt(accepted, 1000 - refused + decoded * 9 / 10);
+	ck_assert_int_gt(padded, 200);
+	ck_assert_int_gt(refused, 20);
 }
 END_TEST
 

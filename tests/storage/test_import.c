@@ -21,6 +21,7 @@
 
 #include "protocol/dn.h"
 #include "protocol/match.h"
+#include "protocol/schema.h"
 #include "tests/storage/expect_line.h"
 #include "storage/candidates.h"
 #include "storage/db.h"
@@ -147,15 +148,21 @@ static void teardown(void)
 	remove_tree(dir);
 }
 
-/* Imports ldif into path; returns ldif_import's result, error text in *errtext (malloc'd). */
-static int import(const char *ldif, const char *path, size_t *count, char **errtext)
+/* Imports ldif into path; returns ldif_import's result, error text in *errtext (malloc'd).
+ * url_values and skip_schema as minidir-import's -U and -s set them. */
+static int import_with(const char *ldif, const char *path, size_t *count, char **errtext,
+                       bool url_values, bool skip_schema)
 {
 	char *text = NULL;
 	size_t len = 0;
 	FILE *err = open_memstream(&text, &len);
 	ck_assert_ptr_nonnull(err);
-	struct import_opts opts = {
-	    .suffix = SUFFIX, .index = index_attrs, .nindex = NINDEX, .err = err};
+	struct import_opts opts = {.suffix = SUFFIX,
+	                           .index = index_attrs,
+	                           .nindex = NINDEX,
+	                           .err = err,
+	                           .url_values = url_values,
+	                           .skip_schema = skip_schema};
 	int rc = ldif_import(ldif, path, &opts, count);
 	fclose(err);
 	if (errtext)
@@ -163,6 +170,11 @@ static int import(const char *ldif, const char *path, size_t *count, char **errt
 	else
 		free(text);
 	return rc;
+}
+
+static int import(const char *ldif, const char *path, size_t *count, char **errtext)
+{
+	return import_with(ldif, path, count, errtext, false, false);
 }
 
 static void import_good(size_t *count)
@@ -558,6 +570,104 @@ static size_t index_ids(struct db *db, MDB_txn *txn, const char *attr, const cha
 	buf_free(&v);
 	return n;
 }
+
+/* The values of attribute attr of the entry dn (pointing into txn's pages), at most max, in
+ * stored order; their number. */
+static size_t entry_values(struct db *db, MDB_txn *txn, const char *dn, const char *attr,
+                           struct berval *out, size_t max)
+{
+	struct entry_view e;
+	ck_assert_int_eq(db_get_entry(db, txn, id_of(db, txn, dn), &e), 0);
+	const unsigned char *vals, *v;
+	size_t vlen, len, n = 0;
+	if (!entry_find_attr(&e, attr, strlen(attr), &vals, &vlen))
+		return 0;
+	const unsigned char *end = vals + vlen;
+	while (n < max && entry_next_value(&vals, end, &v, &len))
+		out[n++] = (struct berval){len, (char *)v};
+	return n;
+}
+
+/* The values of attribute attr of the entry dn, in stored order, joined by '|' into out. */
+static void values_of(struct db *db, MDB_txn *txn, const char *dn, const char *attr, char *out,
+                      size_t cap)
+{
+	struct berval v[8];
+	size_t n = entry_values(db, txn, dn, attr, v, 8);
+	out[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		snprintf(out + strlen(out), cap - strlen(out), "%s%.*s", i ? "|" : "",
+		         (int)v[i].bv_len, v[i].bv_val);
+}
+
+/*
+ * An RDN value the entry's attributes lack is added, as slapadd adds it: "dn: ou=x" with
+ * only "ou: y" is found by (ou=x) too; each AVA of a multi-valued RDN, an alias in the DN
+ * (commonName) naming cn, a new attribute (uid); a value there under its equality rule
+ * ("CN=Mixed" and "cn: mixed", "cn=Sp  ace" and "cn: Sp ace") or the same bytes is not added
+ * twice; a value in an attribute with options does not count. With skip_schema (slapadd
+ * -s) nothing is added. With the schema loaded (for the alias, and checked as slapadd does).
+ */
+START_TEST(rdn_values_added)
+{
+	char path[256], err[512];
+	ck_assert_msg(schema_load(SCHEMA_DEFAULT_DIR, SCHEMA_DEFAULT_FILES, err, sizeof(err)) == 0,
+	              "%s", err);
+	snprintf(path, sizeof(path), "%s/rdn.ldif", dir);
+	FILE *fp = fopen(path, "w");
+	ck_assert_ptr_nonnull(fp);
+	fputs("dn: dc=test,dc=org\nobjectClass: top\nobjectClass: dcObject\n"
+	      "objectClass: organization\no: Test Org\ndc: test\n\n"
+	      "dn: ou=x,dc=test,dc=org\nobjectClass: organizationalUnit\nou: y\n\n"
+	      "dn: cn=a+sn=b,dc=test,dc=org\nobjectClass: person\ncn: z\nsn: q\n\n"
+	      "dn: uid=u1,dc=test,dc=org\nobjectClass: inetOrgPerson\ncn: u\nsn: u\n\n"
+	      "dn: CN=Mixed,dc=test,dc=org\nobjectClass: person\ncn: mixed\nsn: m\n\n"
+	      "dn: cn=Sp  ace,dc=test,dc=org\nobjectClass: person\ncn: Sp ace\nsn: m\n\n"
+	      "dn: commonName=alias+cn=two+sn=b,dc=test,dc=org\nobjectClass: person\n"
+	      "cn;lang-en: alias\nsn: b\n\n",
+	      fp);
+	fclose(fp);
+	static const struct {
+		const char *dn, *attr, *want, *skipped;
+	} cases[] = {
+	    {"ou=x,dc=test,dc=org", "ou", "y|x", "y"},
+	    {"cn=a+sn=b,dc=test,dc=org", "cn", "z|a", "z"},
+	    {"cn=a+sn=b,dc=test,dc=org", "sn", "q|b", "q"},
+	    {"uid=u1,dc=test,dc=org", "uid", "u1", ""},
+	    {"cn=mixed,dc=test,dc=org", "cn", "mixed", "mixed"},
+	    {"cn=sp ace,dc=test,dc=org", "cn", "Sp ace", "Sp ace"},
+	    {"cn=alias+cn=two+sn=b,dc=test,dc=org", "cn", "alias|two", ""},
+	    {"cn=alias+cn=two+sn=b,dc=test,dc=org", "cn;lang-en", "alias", "alias"},
+	};
+	for (int skip = 0; skip < 2; skip++) {
+		char *errtext = NULL;
+		size_t n;
+		int rc = import_with(path, db_path, &n, &errtext, false, skip);
+		ck_assert_msg(rc == 0, "import: %s", errtext);
+		free(errtext);
+		struct db db;
+		open_db(&db, db_path);
+		MDB_txn *txn;
+		ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			char got[256];
+			values_of(&db, txn, cases[i].dn, cases[i].attr, got, sizeof(got));
+			const char *want = skip ? cases[i].skipped : cases[i].want;
+			ck_assert_msg(strcmp(got, want) == 0, "%s%s: %s is \"%s\", not \"%s\"",
+			              cases[i].dn, skip ? " (skip_schema)" : "", cases[i].attr, got,
+			              want);
+		}
+		/* The cn index has the added value: (cn=a) finds the entry. */
+		entry_id ids[MAX_DNS];
+		ck_assert_uint_eq(index_ids(&db, txn, "cn", "a", ids), skip ? 0 : 1);
+		mdb_txn_abort(txn);
+		db_close(&db);
+		unlink(db_path);
+	}
+	unlink(path);
+	schema_free();
+}
+END_TEST
 
 START_TEST(candidates_index)
 {
@@ -1025,6 +1135,125 @@ START_TEST(entry_size_limit)
 }
 END_TEST
 
+/* Writes the suffix entry with the attribute lines lines (each ending in LF) at its end. */
+static void write_url_ldif(const char *path, const char *lines)
+{
+	FILE *fp = fopen(path, "w");
+	ck_assert_ptr_nonnull(fp);
+	fprintf(fp,
+	        "dn: dc=test,dc=org\nobjectClass: top\nobjectClass: dcObject\n"
+	        "objectClass: organization\no: Test Org\ndc: test\n%s\n",
+	        lines);
+	fclose(fp);
+}
+
+/* Imports path, which must fail with "path:line: " and words in one line; db_path is not
+ * made. */
+static void expect_url_refused(const char *path, bool url_values, int line, const char *words)
+{
+	char *errtext = NULL, want[512];
+	size_t n;
+	ck_assert_int_eq(import_with(path, db_path, &n, &errtext, url_values, false), -1);
+	snprintf(want, sizeof(want), "%s:%d: ", path, line);
+	ck_assert_msg(strstr(errtext, want) == errtext && strstr(errtext, words) &&
+	                  strchr(errtext, '\n') == errtext + strlen(errtext) - 1,
+	              "\"%s\" lacks \"%s\" or \"%s\"", errtext, want, words);
+	free(errtext);
+	ck_assert_int_eq(access(db_path, F_OK), -1);
+}
+
+/*
+ * "type:< URL" values (RFC 2849), which libldap and so slapadd read from any file: refused
+ * at their line by default; with url_values, file: URLs of regular files are read (folded,
+ * %XX escaped, binary), at most ENTRY_MAX_BYTES a record; /dev/zero, a FIFO, a file too
+ * large, a missing file, another scheme and a DN from a URL are refused at the value's
+ * line, without reading on.
+ */
+START_TEST(url_values)
+{
+	char path[256], value[256], fifo[256], big[256], lines[2048];
+	snprintf(path, sizeof(path), "%s/url.ldif", dir);
+	snprintf(value, sizeof(value), "%s/value.bin", dir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(big, sizeof(big), "%s/big", dir);
+	unsigned char bytes[3000];
+	for (size_t i = 0; i < sizeof(bytes); i++)
+		bytes[i] = (unsigned char)(i * 7);
+	FILE *fp = fopen(value, "wb");
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_uint_eq(fwrite(bytes, 1, sizeof(bytes), fp), sizeof(bytes));
+	fclose(fp);
+
+	/* Line 7: the URL folded after "file://"; line 9: "value.bin" as "v%61lue.bin". */
+	char escaped[256];
+	snprintf(escaped, sizeof(escaped), "%s/v%%61lue.bin", dir);
+	snprintf(lines, sizeof(lines), "description:< file://\n %s\ndescription:<file://%s\n",
+	         value, escaped);
+	write_url_ldif(path, lines);
+	expect_url_refused(path, false, 7, "\"description:<\" takes its value from a URL");
+	expect_url_refused(path, false, 7, "--allow-url-values");
+
+	size_t n;
+	char *errtext = NULL;
+	ck_assert_int_eq(import_with(path, db_path, &n, &errtext, true, false), 0);
+	free(errtext);
+	struct db db;
+	open_db(&db, db_path);
+	MDB_txn *txn;
+	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
+	struct berval v[3];
+	ck_assert_uint_eq(entry_values(&db, txn, "dc=test,dc=org", "description", v, 3), 2);
+	for (int i = 0; i < 2; i++) {
+		ck_assert_uint_eq(v[i].bv_len, sizeof(bytes));
+		ck_assert_mem_eq(v[i].bv_val, bytes, sizeof(bytes));
+	}
+	mdb_txn_abort(txn);
+	db_close(&db);
+	unlink(db_path);
+
+	/* A device, a FIFO (no writer: opening it must not wait), a sparse file one byte over
+	 * the cap, a missing file, another scheme: each refused at its line (8). */
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	int fd = open(big, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, ENTRY_MAX_BYTES + 1), 0);
+	close(fd);
+	const struct {
+		const char *url, *words;
+	} bad[] = {{"file:///dev/zero", "/dev/zero: not a regular file"},
+	           {fifo, "fifo: not a regular file"},
+	           {big, "16777217 bytes, more than"},
+	           {"file:///nonexistent/x", "/nonexistent/x: No such file or directory"},
+	           {"http://127.0.0.1/x", "only file: URLs can be read"}};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(lines, sizeof(lines), "description: plain\ndescription:< %s%s\n",
+		         bad[i].url[0] == '/' ? "file://" : "", bad[i].url);
+		write_url_ldif(path, lines);
+		expect_url_refused(path, true, 8, bad[i].words);
+	}
+	/* Two files that are each under the cap but not together. */
+	fd = open(big, O_WRONLY | O_TRUNC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, ENTRY_MAX_BYTES / 2 + 1), 0);
+	close(fd);
+	snprintf(lines, sizeof(lines), "description:< file://%s\ndescription:< file://%s\n", big,
+	         big);
+	write_url_ldif(path, lines);
+	expect_url_refused(path, true, 8, "more than the 8388607 left");
+
+	/* A DN from a URL: never. */
+	fp = fopen(path, "w");
+	ck_assert_ptr_nonnull(fp);
+	fprintf(fp, "dn:< file://%s\nobjectClass: top\n\n", value);
+	fclose(fp);
+	expect_url_refused(path, true, 1, "refused for a DN");
+	unlink(path);
+	unlink(value);
+	unlink(fifo);
+	unlink(big);
+}
+END_TEST
+
 START_TEST(export_missing_database)
 {
 	char err[512] = "";
@@ -1050,6 +1279,7 @@ static Suite *import_suite(void)
 	tcase_add_test(tc, candidates_subtree);
 	tcase_add_test(tc, candidates_resume_across_transactions);
 	tcase_add_test(tc, candidates_index);
+	tcase_add_test(tc, rdn_values_added);
 	tcase_add_test(tc, records_read_again);
 	suite_add_tcase(s, tc);
 
@@ -1072,6 +1302,7 @@ static Suite *import_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 300); /* two 22 MB LDIF files, also under the sanitizers */
 	tcase_add_test(tc, entry_size_limit);
+	tcase_add_test(tc, url_values);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("export");

@@ -157,7 +157,9 @@ START_TEST(left_to_libldap)
 	const char *texts[] = {
 	    "dn: dc=x\nchangetype: add\ncn: a\n",
 	    "dn: dc=x\nchangetype: modify\nadd: cn\ncn: a\n",
-	    "dn: dc=x\njpegPhoto:< file:///nonexistent\n",
+	    /* libldap reads these as plain values, not URLs: '<' after a space or a fold */
+	    "dn: dc=x\ncn: < file:///etc/hostname\n",
+	    "dn: dc=x\ncn:\n <file:///etc/hostname\n",
 	    "dn: dc=x\nc\n n: a\n",
 	    "dn: dc=x\ncn: :Zm9v\n",
 	    "dn: dc=x\ncn: <a\n",
@@ -168,6 +170,70 @@ START_TEST(left_to_libldap)
 	/* changetype elsewhere is an attribute. */
 	ck_assert_int_eq(parse("dn: dc=x\ncn: a\nchangetype: add\n"), LDIF_PARSE_ENTRY);
 	ck_assert_ptr_nonnull(mod_of("changetype"));
+}
+END_TEST
+
+/*
+ * "type:< URL" (libldap, hence slapadd, reads the file): an error at the value's line while
+ * url_max is 0, with the URL and what allows it; a DN from a URL always; with url_max set,
+ * a URL value in a record left to libldap (which would read it with no cap) too.
+ */
+START_TEST(url_values_refused)
+{
+	const struct {
+		const char *text;
+		unsigned long line;
+		const char *words;
+	} cases[] = {
+	    {"dn: dc=x\ncn: a\ndescription:< file:///etc/shadow\n", 3,
+	     "\"description:<\" takes its value from a URL (file:///etc/shadow): refused "
+	     "(minidir-import reads files only with --allow-url-values)"},
+	    {"dn: dc=x\ncn: a\njpegPhoto:<file:///dev/zero\n", 3, "(file:///dev/zero)"},
+	    {"dn: dc=x\ncn: a\ndescription:<\n file:///etc/\n shadow\n", 3, "(file:///etc/shadow)"},
+	    {"dn:< file:///etc/shadow\ncn: a\n", 1, "refused for a DN"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ck_assert_msg(parse(cases[i].text) == LDIF_PARSE_ERROR, "%s accepted",
+		              cases[i].text);
+		ck_assert_uint_eq(bad_line, cases[i].line);
+		ck_assert_msg(strstr(why, cases[i].words), "\"%s\" lacks \"%s\"", why,
+		              cases[i].words);
+	}
+	entry.url_max = 1024;
+	ck_assert_int_eq(parse("dn:< file:///etc/hostname\ncn: a\n"), LDIF_PARSE_ERROR);
+	ck_assert_int_eq(
+	    parse("dn: dc=x\nchangetype: add\ncn: a\ndescription:< file:///etc/hostname\n"),
+	    LDIF_PARSE_ERROR);
+	ck_assert_uint_eq(bad_line, 4);
+	ck_assert_ptr_nonnull(strstr(why, "not supported"));
+	ck_assert_int_eq(parse("dn: dc=x\nc\n n: a\ndescription:< file:///etc/hostname\n"),
+	                 LDIF_PARSE_ERROR);
+	ck_assert_uint_eq(bad_line, 4);
+	entry.url_max = 0;
+}
+END_TEST
+
+/* An empty option (a ';' at the end of the description, or ";;") or an empty type before
+ * ';': errors at the line, as slapadd refuses them ("zero length option is invalid"); one
+ * folded across lines too. Options with characters stay accepted. */
+START_TEST(empty_options)
+{
+	const char *bad[] = {"description;x-;", "description;", "description;;lang-en",
+	                     "cn;lang-en;", ";description"};
+	char text[128];
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "dn: dc=x\ncn: a\n%s: v\n", bad[i]);
+		ck_assert_msg(parse(text) == LDIF_PARSE_ERROR, "%s accepted", bad[i]);
+		ck_assert_uint_eq(bad_line, 3);
+		ck_assert_msg(
+		    strstr(why, bad[i][0] == ';' ? "missing attribute type" : "empty option"),
+		    "%s: %s", bad[i], why);
+	}
+	ck_assert_int_eq(parse("dn: dc=x\ncn: a\ndescr\n iption;;x: v\n"), LDIF_PARSE_ERROR);
+	ck_assert_uint_eq(bad_line, 3);
+	ck_assert_int_eq(parse("dn: dc=x\ncn;lang-en: a\ndescription;x-: v\ncn;a;b: c\n"),
+	                 LDIF_PARSE_ENTRY);
+	ck_assert_ptr_nonnull(mod_of("description;x-"));
 }
 END_TEST
 
@@ -566,6 +632,8 @@ static Suite *ldif_parse_suite(void)
 	tcase_add_test(tc, crlf_and_empty_values);
 	tcase_add_test(tc, version_and_comments);
 	tcase_add_test(tc, left_to_libldap);
+	tcase_add_test(tc, url_values_refused);
+	tcase_add_test(tc, empty_options);
 	tcase_add_test(tc, errors_and_lines);
 	tcase_add_test(tc, many_types);
 	tcase_add_test(tc, reader_framing);
