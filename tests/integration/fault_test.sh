@@ -611,8 +611,14 @@ write_conf priv "user = nobody" "pid_file = $work/run/minidir.pid"
 "$BUILD/minidir-import" -q -f "$work/priv.conf" "$LDIF" || not_ok "import for the user test"
 if [ "$(id -u)" = 0 ]; then
 	if start priv; then
-		uid=$(awk '/^Uid:/ { print $2, $3, $4, $5 }' "/proc/$pid/status")
+		# "listening on" is logged when the sockets listen, a moment before root is given
+		# up (connections wait in the backlog until the workers start, after it).
 		nobody=$(id -u nobody)
+		for _ in $(seq 1 50); do
+			uid=$(awk '/^Uid:/ { print $2, $3, $4, $5 }' "/proc/$pid/status")
+			[ "$uid" = "$nobody $nobody $nobody $nobody" ] && break
+			sleep 0.1
+		done
 		[ "$uid" = "$nobody $nobody $nobody $nobody" ] && ok "user = nobody: every uid of the server is nobody's ($uid)" ||
 			not_ok "user = nobody: the server's uids are $uid"
 		[ "$(cat "$work/run/minidir.pid" 2> /dev/null)" = "$pid" ] && ok "pid_file holds the server's PID" ||
