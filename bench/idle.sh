@@ -124,7 +124,7 @@ sport=$((20000 + RANDOM % 20000))
 ssport=$((sport + 1))
 timeout -s TERM 3600 "$SLAPD" -d 0 -f "$work/slapd.conf" -h "ldap://127.0.0.1:$sport/ ldaps://127.0.0.1:$ssport/" 2> "$work/slapd.log" &
 pids+=($!)
-for _ in $(seq 1 100); do
+for _ in $(seq 1 300); do
 	[ -s "$work/slapd.pid" ] && timeout 5 ldapsearch -x -H "ldap://127.0.0.1:$sport" -b "" -s base > /dev/null 2>&1 && break
 	sleep 0.1
 done
