@@ -248,7 +248,8 @@ void conn_close(struct conn *c, const char *why)
 	DLIST_UNLINK(w->conns, c);
 	w->input_bytes -= c->in_counted;
 	/* What goes back to malloc, for the sweep's malloc_trim: the buffers, and an estimate of
-	 * a TLS session (OpenSSL's state, about 10 KB idle and 58 KB in a handshake). */
+	 * a TLS session (OpenSSL's state: 8-15 KB idle, about 50 KB in a handshake; bench/idle.sh).
+	 */
 	w->trim_bytes += c->in.cap + c->out.cap + c->tls_out.cap + c->op_text.cap +
 	                 (c->tls ? CONN_TLS_SESSION_BYTES : 0);
 	conn_tls_end(c);
@@ -701,8 +702,7 @@ static void hook_sweep(struct worker *w, time_t now)
 		freed += conn_release_buffers(c);
 	}
 	/* Hand what idle and closed connections gave back to the system, not just to malloc
-	 * (which keeps freed memory below a chunk still in use, and in its per-thread arenas
-	 * only trims their top). */
+	 * (free returns only the top of a heap; malloc_trim also the free pages inside it). */
 	w->trim_bytes += freed;
 	/* Also once a burst of closes has ended (nothing more given back in a second), so that
 	 * the tail of the burst, which came after a trim, is returned too. */
