@@ -494,6 +494,13 @@ static int handler(void *user, const char *section, const char *key, const char 
 		return parse_int(st, &c->listen_after_refresh, key, value, 0, 86400, "seconds");
 	if (strcmp(key, "max_pdu_bytes") == 0)
 		return parse_size(st, &c->max_pdu_bytes, key, value, 1024, 64u << 20);
+	if (strcmp(key, "max_pdu_bytes_anonymous") == 0)
+		return parse_size(st, &c->max_pdu_bytes_anonymous, key, value, 1024, 64u << 20);
+	if (strcmp(key, "max_input_bytes_per_worker") == 0)
+		return parse_size(st, &c->max_input_bytes_per_worker, key, value, 64u << 10,
+		                  1u << 30);
+	if (strcmp(key, "pdu_timeout") == 0)
+		return parse_int(st, &c->pdu_timeout, key, value, 0, 86400, "seconds");
 	if (strcmp(key, "max_pending_bytes") == 0)
 		return parse_size(st, &c->max_pending_bytes, key, value, 4096, 1u << 30);
 	return bad(st, "unknown key \"%s\"", key, NULL);
@@ -528,6 +535,9 @@ static void set_defaults(struct config *c)
 	c->send_policy = SEND_BATCH;
 	c->batch_bytes = 64 * 1024;
 	c->max_pdu_bytes = 1024 * 1024;
+	c->max_pdu_bytes_anonymous = 256 * 1024; /* slapd's sockbuf_max_incoming */
+	c->max_input_bytes_per_worker = 16 * 1024 * 1024;
+	c->pdu_timeout = 10;
 	c->max_pending_bytes = 4 * 1024 * 1024;
 	c->write_timeout = 30;
 	strcpy(c->schema_dir, SCHEMA_DEFAULT_DIR);

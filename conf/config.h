@@ -63,7 +63,10 @@ struct config {
 	enum io_engine io_engine;      /* epoll (default) or io_uring, falling back to epoll */
 	char *index[CONFIG_MAX_INDEX]; /* malloc'd attribute names */
 	int nindex;
-	size_t max_pdu_bytes;
+	size_t max_pdu_bytes;              /* largest request of a bound client */
+	size_t max_pdu_bytes_anonymous;    /* largest request of a client that has not bound */
+	size_t max_input_bytes_per_worker; /* request bytes a worker buffers for all its clients */
+	int pdu_timeout; /* seconds a request may take to arrive whole; 0: forever */
 	size_t max_pending_bytes;
 	enum monitor_access monitor_access;
 	int write_timeout; /* seconds a client may leave output unread; 0: forever */

@@ -37,6 +37,8 @@
 #include "server/worker.h"
 
 #define CONN_READ_CHUNK (16 * 1024)
+/* What a TLS session is taken to give back to malloc when its connection closes. */
+#define CONN_TLS_SESSION_BYTES (16 * 1024)
 
 static void set_events(struct conn *c, uint32_t events)
 {
@@ -44,6 +46,65 @@ static void set_events(struct conn *c, uint32_t events)
 		return;
 	engine_watch(c->w, c->fd, c, events);
 	c->events = events;
+}
+
+static void disconnect(struct conn *c, int rc, const char *why);
+
+/* The largest request c may send: smaller until it binds (slapd's sockbuf_max_incoming). */
+static size_t max_pdu(const struct conn *c)
+{
+	const struct config *cfg = &c->w->srv->cfg;
+	if (c->auth == AUTH_ANONYMOUS && cfg->max_pdu_bytes_anonymous < cfg->max_pdu_bytes)
+		return cfg->max_pdu_bytes_anonymous;
+	return cfg->max_pdu_bytes;
+}
+
+/*
+ * Keeps w->input_bytes, the request bytes buffered on the worker's connections, and
+ * c->in_since, from when what c has pending waits (a closing connection counts none).
+ */
+static void account_input(struct conn *c)
+{
+	size_t now = c->closing ? 0 : buf_pending(&c->in);
+	c->w->input_bytes += now - c->in_counted;
+	c->in_counted = now;
+	if (now == 0)
+		c->in_since = 0;
+	else if (c->in_since == 0)
+		c->in_since = clock_seconds();
+}
+
+/*
+ * More than max_input_bytes_per_worker (at least max_pdu_bytes) is buffered on w's
+ * connections: the ones whose input waits longest (of one second, the one holding most)
+ * are disconnected until it is under, so that many clients sending requests they never
+ * finish cannot grow the server. Those other than the connection at hand close on the
+ * ready list, this round.
+ */
+static void shed_input(struct worker *w)
+{
+	size_t limit = w->srv->cfg.max_input_bytes_per_worker;
+	if (limit < w->srv->cfg.max_pdu_bytes)
+		limit = w->srv->cfg.max_pdu_bytes;
+	while (w->input_bytes > limit) {
+		struct conn *v = NULL;
+		for (struct conn *c = w->conns; c; c = c->next)
+			if (c->in_counted && !c->closing &&
+			    (!v || c->in_since < v->in_since ||
+			     (c->in_since == v->in_since && c->in_counted > v->in_counted)))
+				v = c;
+		if (!v)
+			return;
+		log_info("conn fd=%d from %s: %zu request bytes waiting for %lld s, and the worker "
+		         "holds %zu (max_input_bytes_per_worker)",
+		         v->fd, v->peer, v->in_counted, (long long)(clock_seconds() - v->in_since),
+		         w->input_bytes);
+		STAT_ADD(w->stats.input_shed, 1);
+		disconnect(v, LDAP_UNAVAILABLE,
+		           "too much unfinished input buffered on this worker");
+		account_input(v);
+		conn_make_ready(v);
+	}
 }
 
 /*
@@ -54,7 +115,7 @@ static void set_events(struct conn *c, uint32_t events)
  */
 static bool may_read(const struct conn *c)
 {
-	return (!c->task && !c->blocked) || buf_pending(&c->in) < c->w->srv->cfg.max_pdu_bytes;
+	return (!c->task && !c->blocked) || buf_pending(&c->in) < max_pdu(c);
 }
 
 /* Which events c waits for now: output room when blocked, else input while it may read. */
@@ -185,13 +246,18 @@ void conn_close(struct conn *c, const char *why)
 			}
 	}
 	DLIST_UNLINK(w->conns, c);
+	w->input_bytes -= c->in_counted;
+	/* What goes back to malloc, for the sweep's malloc_trim: the buffers, and an estimate of
+	 * a TLS session (OpenSSL's state: 8-15 KB idle, about 50 KB in a handshake; bench/idle.sh).
+	 */
+	w->trim_bytes += c->in.cap + c->out.cap + c->tls_out.cap + c->op_text.cap +
+	                 (c->tls ? CONN_TLS_SESSION_BYTES : 0);
 	conn_tls_end(c);
 	engine_close(w, c->fd);
 	worker_fd_freed(w);
 	buf_free(&c->in);
 	buf_free(&c->out);
-	buf_free(&c->bound_key);
-	buf_free(&c->bound_dn);
+	conn_clear_identity(c);
 	buf_free(&c->op_text);
 	STAT_ADD(w->stats.connections_current, (uint64_t)-1);
 	slab_put(&w->conn_slab, c);
@@ -341,6 +407,20 @@ bool conn_check_timeouts(struct conn *c, time_t now)
 		conn_close(c, "TLS handshake timeout");
 		return true;
 	}
+	/* A request must arrive whole within pdu_timeout of its first byte; while a task runs or
+	 * the socket is full the server is the one waiting, and the clock stops. */
+	int pt = server_pdu_timeout(c->w->srv);
+	if (c->in_since && (c->task || c->blocked))
+		c->in_since = now;
+	else if (pt && c->in_since && now - c->in_since > pt) {
+		STAT_ADD(c->w->stats.pdu_timeouts, 1);
+		log_info("conn fd=%d from %s: %zu bytes of a request not completed in %d s "
+		         "(pdu_timeout)",
+		         c->fd, c->peer, buf_pending(&c->in), pt);
+		disconnect(c, LDAP_PROTOCOL_ERROR, "request not completed within pdu_timeout");
+		conn_close(c, "request timeout");
+		return true;
+	}
 	int idle = server_idle_timeout(c->w->srv);
 	if (idle && !c->task && !c->blocked && buf_pending(&c->out) == 0 &&
 	    now - c->last_request > idle) {
@@ -372,7 +452,7 @@ bool conn_more_requests(const struct conn *c)
 {
 	size_t len;
 	const unsigned char *p = c->in.data + c->in.off;
-	return frame_next(p, buf_pending(&c->in), c->w->srv->cfg.max_pdu_bytes, &len) == FRAME_OK;
+	return frame_next(p, buf_pending(&c->in), max_pdu(c), &len) == FRAME_OK;
 }
 
 void conn_output_queued(struct conn *c, bool last)
@@ -433,7 +513,7 @@ static bool is_abandon(const unsigned char *p, size_t len)
 static void take_abandons(struct conn *c, unsigned char *from)
 {
 	unsigned char *end = c->in.data + c->in.len;
-	size_t max = c->w->srv->cfg.max_pdu_bytes, len;
+	size_t max = max_pdu(c), len;
 	while (from < end && frame_next(from, (size_t)(end - from), max, &len) == FRAME_OK) {
 		if (!is_abandon(from, len)) {
 			from += len;
@@ -457,12 +537,14 @@ static void process_input(struct conn *c)
 	while (!c->closing) {
 		size_t len = 0;
 		const unsigned char *p = c->in.data + c->in.off;
-		enum frame_status fs =
-		    frame_next(p, buf_pending(&c->in), w->srv->cfg.max_pdu_bytes, &len);
+		enum frame_status fs = frame_next(p, buf_pending(&c->in), max_pdu(c), &len);
 		if (fs == FRAME_NEED_MORE)
 			break;
 		if (fs == FRAME_TOO_BIG) {
-			disconnect(c, LDAP_PROTOCOL_ERROR, "request larger than max_pdu_bytes");
+			disconnect(c, LDAP_PROTOCOL_ERROR,
+			           c->auth == AUTH_ANONYMOUS
+			               ? "request larger than max_pdu_bytes_anonymous (bind first)"
+			               : "request larger than max_pdu_bytes");
 			return;
 		}
 		if (fs == FRAME_MALFORMED) {
@@ -485,6 +567,7 @@ static void process_input(struct conn *c)
 		/* Consumed first so the policy sees only the requests after this one; the
 		 * bytes stay in place until the next read. */
 		buf_consume(&c->in, len);
+		c->in_since = 0; /* what follows waits from now on (account_input) */
 		c->last_request = clock_seconds();
 		c->op_start_ns = w->round_ns; /* it waited since the worker woke to it */
 		bool had_tls = c->tls != NULL;
@@ -503,10 +586,12 @@ static ssize_t read_some(struct conn *c)
 {
 	if (c->tls)
 		return conn_tls_read(c);
-	size_t max = c->w->srv->cfg.max_pdu_bytes;
+	size_t max = max_pdu(c);
 	size_t want = CONN_READ_CHUNK;
 	size_t pending = buf_pending(&c->in);
-	/* A PDU larger than the chunk needs room for all of it (bounded by max_pdu). */
+	/* A PDU larger than the chunk needs room for the rest of it (bounded by max_pdu), but
+	 * the buffer grows with what arrives, at most doubling a read: a client that declares
+	 * a large PDU and sends little of it holds little. */
 	size_t need;
 	if (pending >= 6 && /* before: in.data is NULL until the first read */
 	    frame_next(c->in.data + c->in.off, pending, max, &need) == FRAME_NEED_MORE &&
@@ -516,6 +601,8 @@ static ssize_t read_some(struct conn *c)
 			body = (body << 8) | c->in.data[c->in.off + 2 + i];
 		if (2 + nlen + body > pending + want)
 			want = 2 + nlen + body - pending;
+		if (want > pending && want > CONN_READ_CHUNK)
+			want = pending > CONN_READ_CHUNK ? pending : CONN_READ_CHUNK;
 	}
 	if (c->in.off > 0 && c->in.cap - c->in.len < want)
 		buf_compact(&c->in);
@@ -556,6 +643,9 @@ void conn_event(struct conn *c, uint32_t events)
 			process_input(c);
 		update_events(c);
 	}
+	account_input(c);
+	if (c->w->input_bytes > c->w->srv->cfg.max_input_bytes_per_worker)
+		shed_input(c->w);
 	if (c->closing)
 		conn_close(c, c->close_why ? c->close_why : "closed by server");
 }
@@ -568,6 +658,7 @@ void conn_resume(struct conn *c)
 	if (!c->task && !c->blocked && !c->closing)
 		process_input(c);
 	update_events(c);
+	account_input(c);
 	if (c->closing)
 		conn_close(c, c->close_why ? c->close_why : "closed by server");
 }
@@ -591,8 +682,10 @@ static void hook_run_ready(struct worker *w)
 	}
 }
 
-/* Buffer bytes freed in one sweep that make it worth returning memory to the system. */
+/* Heap bytes given back to malloc (buffers of idle connections, closed connections) that
+ * make it worth returning memory to the system. */
 #define CONN_TRIM_BYTES (1024 * 1024)
+#define CONN_TRIM_SETTLED_BYTES (64 * 1024)
 
 static void hook_sweep(struct worker *w, time_t now)
 {
@@ -609,9 +702,17 @@ static void hook_sweep(struct worker *w, time_t now)
 		}
 		freed += conn_release_buffers(c);
 	}
-	/* Hand what idle connections gave back to the system, not just to malloc. */
-	if (freed >= CONN_TRIM_BYTES)
+	/* Hand what idle and closed connections gave back to the system, not just to malloc
+	 * (free returns only the top of a heap; malloc_trim also the free pages inside it). */
+	w->trim_bytes += freed;
+	/* Also once a burst of closes has ended (nothing more given back in a second), so that
+	 * the tail of the burst, which came after a trim, is returned too. */
+	bool settled = w->trim_bytes >= CONN_TRIM_SETTLED_BYTES && w->trim_bytes == w->trim_last;
+	if (w->trim_bytes >= CONN_TRIM_BYTES || settled) {
 		malloc_trim(0);
+		w->trim_bytes = 0;
+	}
+	w->trim_last = w->trim_bytes;
 }
 
 static void hook_stop(struct worker *w)

@@ -35,6 +35,16 @@ struct conn_task {
 
 enum conn_auth { AUTH_ANONYMOUS, AUTH_ROOT, AUTH_USER };
 
+/* Bytes the connection owns and the operations read (the bound identity). */
+struct conn_bytes {
+	const unsigned char *data; /* NULL when len is 0 */
+	size_t len;
+};
+
+/* The bound DN and key together up to this size take a slot of the worker's identity
+ * slab (w->ident_slab, conn_ident.c); longer, a malloc. */
+#define CONN_IDENT_BYTES 128
+
 /*
  * A send policy: the hooks through which the layer above decides when the
  * connection's output leaves (server/policy.h has the list and the rules).
@@ -79,13 +89,17 @@ struct conn {
 	bool closing;           /* close after this event (output flushed as far as it goes) */
 	const char *close_why;  /* why, for the log (a static string; NULL: "closed by server") */
 	bool in_ready;          /* on the worker's ready list */
+	size_t in_counted;      /* bytes of in counted in w->input_bytes (conn.c, account_input) */
+	time_t in_since;        /* since when the pending input waits to be whole (pdu_timeout;
+	                           0: none pending) */
 	uint32_t events;        /* the epoll mask registered now */
 	struct conn_task *task; /* the operation in progress, if any (owned) */
-	struct conn_task *parked; /* an operation waiting for a later request of its own, such as
-	                             a paged search between pages (owned) */
-	enum conn_auth auth;
-	struct buf bound_key; /* reversed DN key of the bound entry (AUTH_USER) */
-	struct buf bound_dn;  /* the bound DN as the client sent it (AUTH_ROOT, AUTH_USER) */
+	struct conn_task *parked;    /* an operation waiting for a later request of its own, such as
+	                                a paged search between pages (owned) */
+	enum conn_auth auth;         /* set with the two below by conn_set_identity */
+	struct conn_bytes bound_key; /* reversed DN key of the bound entry (AUTH_USER) */
+	struct conn_bytes bound_dn;  /* the bound DN as the client sent it (AUTH_ROOT, AUTH_USER) */
+	void *ident;                 /* the memory of both (conn_ident.c), NULL when anonymous */
 	char peer[64];
 	uint64_t id;         /* the connection's number in the access log */
 	unsigned nops;       /* operations taken, numbering them in the access log */
@@ -119,6 +133,16 @@ void conn_start_tls(struct conn *c);
 bool conn_tls_active(const struct conn *c);
 /* Empties a task slot (&c->task or &c->parked), ending its task without a response. */
 void conn_task_drop(struct conn_task **slot);
+
+/*
+ * Binds c as auth (AUTH_ANONYMOUS: dn and key are not read) with copies of dn[0..dnlen)
+ * and key[0..keylen) (the entry key, empty but for AUTH_USER), dropping its earlier
+ * identity first. Returns 0, or -1 when out of memory (c is then anonymous).
+ */
+int conn_set_identity(struct conn *c, enum conn_auth auth, const void *dn, size_t dnlen,
+                      const void *key, size_t keylen);
+/* c becomes anonymous; the memory of its identity is given back. */
+void conn_clear_identity(struct conn *c);
 
 /* Ends c's task and parked task answering msgid, without a response (Abandon).
  * Returns true if there was one. */

@@ -291,14 +291,13 @@ static void sasl_external(struct conn *c, int32_t id)
 		goto out;
 	}
 	bool is_root = is_rootdn(srv, &ndn);
-	c->auth = is_root ? AUTH_ROOT : AUTH_USER;
-	if (!is_root)
-		buf_append(&c->bound_key, key.data, key.len);
 	/* WhoAmI says it as slapd does: the peercred DN as made, a certificate's normalized. */
-	if (c->local)
-		buf_append(&c->bound_dn, subject, n);
-	else
-		buf_append(&c->bound_dn, ndn.data, ndn.len);
+	if (conn_set_identity(c, is_root ? AUTH_ROOT : AUTH_USER,
+	                      c->local ? (const void *)subject : ndn.data, c->local ? n : ndn.len,
+	                      key.data, is_root ? 0 : key.len) < 0) {
+		reply_done(c, id, LDAP_RES_BIND, LDAP_OTHER, NULL, "out of memory");
+		goto out;
+	}
 	log_debug("conn fd=%d SASL EXTERNAL bind as \"%.*s\"", c->fd, (int)ndn.len,
 	          (const char *)ndn.data);
 	reply_done(c, id, LDAP_RES_BIND, LDAP_SUCCESS, NULL, NULL);
@@ -316,9 +315,7 @@ void op_bind(struct conn *c, struct ldap_request *req)
 	 * between pages (its look-ahead entry was chosen for the old identity): its cookie then
 	 * gets unwillingToPerform, as an unknown one. */
 	conn_task_drop(&c->parked);
-	c->auth = AUTH_ANONYMOUS;
-	c->bound_key.len = 0;
-	c->bound_dn.len = 0;
+	conn_clear_identity(c);
 	if (b->version != LDAP_VERSION3) {
 		reply_done(c, id, LDAP_RES_BIND, LDAP_PROTOCOL_ERROR, NULL,
 		           "only LDAP version 3 is supported");
@@ -352,17 +349,12 @@ void op_bind(struct conn *c, struct ldap_request *req)
 	if (is_rootdn(srv, &ndn)) {
 		ok = srv->cfg.rootpw[0] && password_check(srv->cfg.rootpw, strlen(srv->cfg.rootpw),
 		                                          b->cred.bv_val, b->cred.bv_len);
-		if (ok) {
-			c->auth = AUTH_ROOT;
-			buf_append(&c->bound_dn, b->dn.bv_val, b->dn.bv_len);
-		}
+		ok =
+		    ok && conn_set_identity(c, AUTH_ROOT, b->dn.bv_val, b->dn.bv_len, NULL, 0) == 0;
 	} else {
 		ok = entry_password_ok(c, &key, &b->cred);
-		if (ok) {
-			c->auth = AUTH_USER;
-			buf_append(&c->bound_key, key.data, key.len);
-			buf_append(&c->bound_dn, b->dn.bv_val, b->dn.bv_len);
-		}
+		ok = ok && conn_set_identity(c, AUTH_USER, b->dn.bv_val, b->dn.bv_len, key.data,
+		                             key.len) == 0;
 	}
 	log_debug("conn fd=%d bind \"%.*s\": %s", c->fd, (int)b->dn.bv_len, b->dn.bv_val,
 	          ok ? "ok" : "invalid credentials");

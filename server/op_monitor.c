@@ -109,6 +109,8 @@ static void take_snapshot(struct server *srv, struct snapshot *s)
 		t->connections_total += STAT_READ(w->connections_total);
 		t->connections_current += STAT_READ(w->connections_current);
 		t->connections_shed += STAT_READ(w->connections_shed);
+		t->pdu_timeouts += STAT_READ(w->pdu_timeouts);
+		t->input_shed += STAT_READ(w->input_shed);
 		t->tls.connections += STAT_READ(w->tls.connections);
 		t->tls.handshakes += STAT_READ(w->tls.handshakes);
 		t->tls.resumed += STAT_READ(w->tls.resumed);
@@ -151,6 +153,8 @@ static int build_server_entry(struct server *srv, const struct db_gen *g, const 
 	add_u64(&b, "currentConnections", s->total.connections_current);
 	add_u64(&b, "totalConnections", s->total.connections_total);
 	add_u64(&b, "shedConnections", s->total.connections_shed);
+	add_u64(&b, "pduTimeouts", s->total.pdu_timeouts);
+	add_u64(&b, "inputShedConnections", s->total.input_shed);
 	add_u64(&b, "opsBind", s->total.ops[STAT_OP_BIND]);
 	add_u64(&b, "opsSearch", s->total.ops[STAT_OP_SEARCH]);
 	add_u64(&b, "opsUnbind", s->total.ops[STAT_OP_UNBIND]);

@@ -179,6 +179,7 @@ static int init_worker(struct server *srv, struct worker *w, int id)
 	w->id = id;
 	w->srv = srv;
 	w->conn_slab.size = sizeof(struct conn);
+	w->ident_slab.size = CONN_IDENT_BYTES;
 	w->hooks = &conn_worker_hooks;
 	w->reservefd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	w->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -220,6 +221,7 @@ int server_init(struct server *srv)
 	srv->rt.allow_anonymous = cfg->allow_anonymous;
 	srv->rt.require_tls = cfg->require_tls;
 	srv->rt.tls_handshake_timeout = cfg->tls_handshake_timeout;
+	srv->rt.pdu_timeout = cfg->pdu_timeout;
 	char err[1024];
 	if (schema_load(cfg->schema_dir, cfg->schema, err, sizeof(err)) < 0) {
 		log_error("schema: %s (set schema_dir and schema in %s)", err, cfg->path);
@@ -290,6 +292,7 @@ void server_stop(struct server *srv)
 		db_gen_release(w->gen);
 		buf_free(&w->scratch);
 		slab_free(&w->conn_slab);
+		slab_free(&w->ident_slab);
 		arena_free(&w->req_mem); /* after the connections: a search hands its block back */
 		buf_free(&w->extra);
 		buf_free(&w->base_dn);
@@ -349,6 +352,9 @@ static void log_restart_needed(const struct config *old, const struct config *n)
 	    {"rootpw", strcmp(old->rootpw, n->rootpw) == 0},
 	    {"index", index_same},
 	    {"max_pdu_bytes", old->max_pdu_bytes == n->max_pdu_bytes},
+	    {"max_pdu_bytes_anonymous", old->max_pdu_bytes_anonymous == n->max_pdu_bytes_anonymous},
+	    {"max_input_bytes_per_worker",
+	     old->max_input_bytes_per_worker == n->max_input_bytes_per_worker},
 	    {"schema_dir", strcmp(old->schema_dir, n->schema_dir) == 0},
 	    {"schema", strcmp(old->schema, n->schema) == 0},
 	    {"syncrepl", memcmp(&old->syncrepl, &n->syncrepl, sizeof(n->syncrepl)) == 0},
@@ -400,6 +406,7 @@ int server_reload(struct server *srv)
 	RELOAD(monitor_access, "%s", config_monitor_access_name(n.monitor_access))
 	RELOAD(require_tls, "%s", n.require_tls ? "yes" : "no")
 	RELOAD(tls_handshake_timeout, "%d", n.tls_handshake_timeout)
+	RELOAD(pdu_timeout, "%d", n.pdu_timeout)
 #undef RELOAD
 	log_info("SIGHUP: configuration %s reloaded", srv->cfg.path);
 	config_free(&n);

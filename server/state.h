@@ -72,7 +72,11 @@ struct worker {
 	char access_log_zone[8];   /* "+00:00" */
 	struct conn *conns;        /* all connections of this worker */
 	struct slab conn_slab;     /* where they are allocated */
-	struct conn *ready;        /* connections with a search to continue */
+	struct slab ident_slab;    /* their bound identities (conn_set_identity) */
+	size_t trim_bytes;  /* heap bytes its connections gave back since the last malloc_trim */
+	size_t trim_last;   /* trim_bytes at the last sweep (conn.c) */
+	size_t input_bytes; /* request bytes buffered on its connections (conn.c, account_input) */
+	struct conn *ready; /* connections with a search to continue */
 	/* Tasks that resume at a given time (conn_wake.c), first due first, and the first
 	 * one's time: the loop waits no longer than that (0: none waits). */
 	struct conn_wake *waking, *waking_last;
@@ -100,6 +104,7 @@ struct runtime {
 	bool allow_anonymous;
 	bool require_tls;
 	int tls_handshake_timeout;
+	int pdu_timeout;
 };
 
 struct server {
@@ -147,7 +152,8 @@ struct server {
  * server_max_pending_bytes, server_sizelimit, server_timelimit,
  * server_max_filter_items, server_max_search_work,
  * server_allow_anonymous, server_idle_timeout, server_write_timeout,
- * server_monitor_access, server_require_tls, server_tls_handshake_timeout
+ * server_monitor_access, server_require_tls, server_tls_handshake_timeout,
+ * server_pdu_timeout
  * (relaxed: each value stands alone).
  */
 static inline const struct send_policy *server_policy(struct server *srv)
@@ -171,6 +177,7 @@ SERVER_RUNTIME_GETTER(int, write_timeout)
 SERVER_RUNTIME_GETTER(enum monitor_access, monitor_access)
 SERVER_RUNTIME_GETTER(bool, require_tls)
 SERVER_RUNTIME_GETTER(int, tls_handshake_timeout)
+SERVER_RUNTIME_GETTER(int, pdu_timeout)
 #undef SERVER_RUNTIME_GETTER
 
 #endif

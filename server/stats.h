@@ -58,6 +58,8 @@ struct worker_stats {
 	uint64_t connections_total;
 	uint64_t connections_current;
 	uint64_t connections_shed; /* closed unserved: out of file descriptors */
+	uint64_t pdu_timeouts;     /* closed: a request not whole within pdu_timeout */
+	uint64_t input_shed;       /* closed: the worker buffered max_input_bytes_per_worker */
 	struct tls_stats tls;
 	uint64_t entries_sent;
 	uint64_t io_sends;      /* sends given to the kernel by the engine (engine.h) */

@@ -247,6 +247,32 @@ START_TEST(sizes_overflow)
 }
 END_TEST
 
+/* The limits on requests clients have not finished (issue 23): defaults, values, errors. */
+START_TEST(unfinished_request_limits)
+{
+	struct config cfg;
+	load_ok(BASE, &cfg);
+	ck_assert_uint_eq(cfg.max_pdu_bytes_anonymous, 256 * 1024);
+	ck_assert_uint_eq(cfg.max_input_bytes_per_worker, 16 * 1024 * 1024);
+	ck_assert_int_eq(cfg.pdu_timeout, 10);
+	config_free(&cfg);
+	load_ok(BASE "max_pdu_bytes_anonymous = 64K\nmax_input_bytes_per_worker = 256M\n"
+	             "pdu_timeout = 0\n",
+	        &cfg);
+	ck_assert_uint_eq(cfg.max_pdu_bytes_anonymous, 64 * 1024);
+	ck_assert_uint_eq(cfg.max_input_bytes_per_worker, 256u << 20);
+	ck_assert_int_eq(cfg.pdu_timeout, 0);
+	config_free(&cfg);
+	load_fails_at(BASE "max_pdu_bytes_anonymous = 512\n", 3, "max_pdu_bytes_anonymous");
+	load_fails_at(BASE "max_pdu_bytes_anonymous = 65M\n", 3, "max_pdu_bytes_anonymous");
+	load_fails_at(BASE "\nmax_input_bytes_per_worker = 32K\n", 4, "max_input_bytes_per_worker");
+	load_fails_at(BASE "max_input_bytes_per_worker = 2G\n", 3, "max_input_bytes_per_worker");
+	load_fails_at(BASE "pdu_timeout = -1\n", 3, "pdu_timeout");
+	load_fails_at(BASE "pdu_timeout = 86401\n", 3, "pdu_timeout");
+	load_fails_at(BASE "pdu_timeout = soon\n", 3, "pdu_timeout");
+}
+END_TEST
+
 START_TEST(long_database_path)
 {
 	/*
@@ -647,6 +673,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, valid_full);
 	tcase_add_test(tc, send_policies);
 	tcase_add_test(tc, defaults);
+	tcase_add_test(tc, unfinished_request_limits);
 	tcase_add_test(tc, reload_resets);
 	tcase_add_test(tc, index_lines_accumulate);
 	tcase_add_test(tc, sizes);
