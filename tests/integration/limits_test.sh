@@ -4,7 +4,8 @@
 # and python-ldap (slice_client.py). A filter over the item limit answers
 # adminLimitExceeded (11) for anonymous and bound users, not for the rootdn; so does a
 # search over the work limit (set by SIGHUP); ordinary searches are unaffected; and a
-# lookup is answered while a costly search runs on the same worker.
+# lookup is answered while a costly search runs on the same worker, also when the cost is
+# one entry's (an OR of 900 member items on a group of 10,000 members).
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -22,7 +23,14 @@ uid: tester
 cn: Tester
 sn: Tester
 userPassword: tester-secret
+
+dn: cn=biggroup,$EX
+objectClass: groupOfNames
+cn: biggroup
 EOF
+# A group of 10,000 members (who need not exist): one entry whose evaluation is costly.
+awk -v ex="$EX" 'BEGIN { for (j = 0; j < 10000; j++) printf "member: uid=member.%d,ou=people,%s\n", j, ex }' \
+	>> "$work/data.ldif"
 cat > "$work/minidir.conf" << EOF
 listen = 127.0.0.1:0
 database = $work/db.mdb
@@ -130,6 +138,33 @@ while IFS= read -r l; do
 	*) not_ok "slice_client.py: $l" ;;
 	esac
 done <<< "$out"
+
+# --- slicing one entry: a lookup while one group's evaluation runs --------------------
+# 900 member items that match nothing on a group of 10,000 members: 120,000 units each,
+# 108 million in all, past max_search_work set to 100 million: anonymous, it ends
+# with 11 after about 1 s of work on that one entry. Before, that entry was evaluated in
+# one slice and the lookup waited behind it, answered only after the 11.
+sed -i 's/^max_search_work = .*/max_search_work = 100000000/' "$work/minidir.conf"
+kill -HUP "$pid"
+for _ in $(seq 1 100); do grep -q "max_search_work = 100000000" "$work/minidir.log" && break; sleep 0.05; done
+grep -q "SIGHUP: max_search_work = 100000000" "$work/minidir.log" && ok "SIGHUP sets max_search_work to 100000000" ||
+	not_ok "SIGHUP: no max_search_work = 100000000 line in: $(tail -3 "$work/minidir.log")"
+slice_case() {
+	local out l
+	out=$("$PYTHON" tests/integration/slice_client.py "$URL" "$EX" "$@" 2>&1)
+	while IFS= read -r l; do
+		case $l in
+		"ok - "*) ok "${l#ok - }" ;;
+		"not ok - "*) not_ok "${l#not ok - }" ;;
+		"#"*) echo "$l" ;;
+		*) not_ok "slice_client.py: $l" ;;
+		esac
+	done <<< "$out"
+}
+member_item="(member=uid=nomatch.J,ou=people,$EX)"
+slice_case "" "" 900 "(uid=user.250)" "$member_item" "cn=biggroup,$EX" 11
+# The rootdn, whom no limit stops: all 108 million units, then success.
+slice_case "$ADMIN" root-secret 900 "(uid=user.250)" "$member_item" "cn=biggroup,$EX" 0
 
 if stop_checked "$pid" "$work/minidir.log"; then ok "clean stop"; else not_ok "stop: $stop_why"; fi
 finish
