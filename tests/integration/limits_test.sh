@@ -165,6 +165,23 @@ member_item="(member=uid=nomatch.J,ou=people,$EX)"
 slice_case "" "" 900 "(uid=user.250)" "$member_item" "cn=biggroup,$EX" 11
 # The rootdn, whom no limit stops: all 108 million units, then success.
 slice_case "$ADMIN" root-secret 900 "(uid=user.250)" "$member_item" "cn=biggroup,$EX" 0
+# A group's evaluation cut across slices gives the answer one slice would: the last item
+# matches (the group's last member), plain, paged and sorted, over the whole tree.
+last_match=$(or_of 200 "(member=uid=nomatch.J,ou=people,$EX)" |
+	sed "s/)\$/(member=uid=member.9999,ou=people,$EX))/")
+for how in plain paged sorted; do
+	case $how in
+	plain) ctl=() ;;
+	paged) ctl=(-E pr=1/noprompt) ;;
+	sorted) ctl=(-E sss=cn:caseIgnoreOrderingMatch) ;;
+	esac
+	search "a group cut across slices, $how: searched" 0 "${as_root[@]}" "${ctl[@]}" -b "$EX" \
+		"$last_match" cn
+	n=$(grep -c "^dn: " "$work/out")
+	[ "$n" = 1 ] && grep -q "^dn: cn=biggroup,$EX" "$work/out" &&
+		ok "a group cut across slices, $how: the group found, alone" ||
+		not_ok "a group cut across slices, $how: $n entries: $(head -c 200 "$work/out")"
+done
 
 if stop_checked "$pid" "$work/minidir.log"; then ok "clean stop"; else not_ok "stop: $stop_why"; fi
 finish
