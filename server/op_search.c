@@ -631,10 +631,10 @@ void op_search(struct conn *c, struct ldap_request *req)
 	s->page_size = paged ? page_size : 0;
 	arena_take(&s->mem, req->mem); /* the search and its filter live as long as it does */
 	s->filter = r->filter;
-	if (filter_memo_init(&s->memo, s->filter, &s->mem) < 0) {
-		/* Without its memo a costly entry is evaluated in one slice, as before. */
+	/* A leaf (a lookup's filter) gets no memo (filter.h) and skips the call: s->memo is
+	 * zeroed above. Out of memory, a costly entry is evaluated in one slice, as before. */
+	if (s->filter->child && filter_memo_init(&s->memo, s->filter, &s->mem) < 0)
 		log_error("search: out of memory for the filter's memo");
-	}
 	s->plan.base_key = own_key;
 	s->plan.base_keylen = key->len;
 	c->task = &s->task;
