@@ -225,6 +225,8 @@ static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view 
 		s->have_resume = false;
 		*rc = 0;
 	} else {
+		if (s->memo.used) /* what the last candidate decided (filter_memo_clear) */
+			filter_memo_clear(&s->memo);
 		*rc = cand_next(&s->plan.cand, id);
 	}
 	if (*rc == MDB_NOTFOUND)
@@ -281,7 +283,6 @@ static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view 
 		s->have_resume = true;
 		return STEP_CUT;
 	}
-	filter_memo_clear(&s->memo);
 	return r == FILTER_TRUE ? STEP_MATCH : STEP_SKIP;
 }
 
