@@ -15,6 +15,8 @@
 # Rows: minidir with its defaults (max_filter_items 1000 refuses a 2,000-item filter at
 # once), minidir with both limits off (only the slicing by work protects the lookups), and
 # ITEMS=900 under the defaults (under the item limit: max_search_work ends each search);
+# the group attack under the defaults: the 2 connections repeat an OR of 900 member items
+# that match nothing on one group of 10,000 members (scope base), a cost in one entry;
 # slapd (no such limits) with 2 threads as minidir and with its default 16; with OLD_BUILD=DIR, the minidir of DIR too (an older commit, e.g.
 # `git archive 60cd1e4 | tar -x -C /tmp/old && make -C /tmp/old build/minidir
 # build/minidir-import`). Environment: ITEMS (2000), ENTRIES (10000), SLAPD, SLAPADD.
@@ -34,6 +36,15 @@ bench_init costly
 need ldapsearch cc
 timeout 120 cc -O2 -o "$work/stallwatch" bench/stallwatch.c || die "cannot build bench/stallwatch.c"
 bench_directory "$ENTRIES" "$work/minidir.conf" "threads = 2"
+# The group attack's entry: a group of 10,000 members (who need not exist), imported anew.
+GROUP="cn=biggroup,$SUFFIX"
+GROUP_ITEM="(member=uid=nomatch.%d,ou=people,$SUFFIX)"
+{
+	printf '\ndn: %s\nobjectClass: groupOfNames\ncn: biggroup\n' "$GROUP"
+	awk -v ex="$SUFFIX" 'BEGIN { for (j = 0; j < 10000; j++) printf "member: uid=member.%d,ou=people,%s\n", j, ex }'
+} >> "$work/data.ldif"
+rm -f "$work/db.mdb" "$work/db.mdb-lock"
+"$BUILD/minidir-import" -q -f "$work/minidir.conf" "$work/data.ldif" || die "minidir-import (with the group) failed"
 sed "s#^database = .*#database = $work/unlimited.mdb#" "$work/minidir.conf" > "$work/unlimited.conf"
 printf '%s\n' "max_filter_items = unlimited" "max_search_work = unlimited" >> "$work/unlimited.conf"
 cp "$work/db.mdb" "$work/unlimited.mdb"
@@ -89,9 +100,12 @@ stop_server() {
 	sleep 0.5 # slapd's pid is not our child: let it go before the next start
 }
 
-# row NAME KIND CONF ATTACKERS ITEMS: one run on a fresh server, one table row.
+# row NAME KIND CONF ATTACKERS ITEMS [group]: one run on a fresh server, one table row
+# (group: the group attack, else :dn: items over every entry).
 row() {
 	local name=$1 kind=$2 conf=$3 natt=$4 items=$5 c0 c1 out sw stall
+	local what=" items" attack=()
+	[ "${6:-}" = group ] && what=" member items on one group" attack=("$GROUP_ITEM" "$GROUP")
 	start_server "$kind" "$conf"
 	# warm: every entry read once
 	timeout 60 ldapsearch -x -H "ldap://127.0.0.1:$sport" -b "$SUFFIX" -z 0 "(uid=*)" 1.1 > /dev/null 2>&1
@@ -99,20 +113,20 @@ row() {
 	sw=$!
 	c0=$(cpu "$spid")
 	out=$(timeout $((SECS + 60)) "$LOAD" "ldap://127.0.0.1:$sport" "$SUFFIX" "$SECS" 8 "$natt" \
-		"$items" "$ENTRIES") || out="costlyload failed: $out"
+		"$items" "$ENTRIES" "${attack[@]}") || out="costlyload failed: $out"
 	c1=$(cpu "$spid")
 	kill -TERM "$sw" 2> /dev/null
 	wait "$sw" 2> /dev/null
 	stall=$(sed -n 's/^stallwatch: max_gap_ms \([0-9.]*\).*/\1/p' "$work/stall")
 	stop_server
-	awk -v name="$name" -v natt="$natt" -v items="$items" -v out="$out" -v cpu=$(((c1 - c0))) \
+	awk -v name="$name" -v natt="$natt" -v items="$items$what" -v out="$out" -v cpu=$(((c1 - c0))) \
 		-v hz="$hz" -v stall="${stall:-?}" 'BEGIN {
 		n = split(out, f, " ")
 		if (f[1] != "lookups") { printf "| %s | %s | %s |\n", name, natt, out; exit }
 		codes = ""
 		for (i = 14; i <= n - 4; i++) codes = codes (codes ? " " : "") f[i]
 		printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1f | %s |\n", name,
-			natt ? natt " x " items " items" : "none", f[2], f[4], f[6], f[n - 2], f[8], f[n],
+			natt ? natt " x " items : "none", f[2], f[4], f[6], f[n - 2], f[8], f[n],
 			f[10], f[12], codes ? codes : "-", cpu / hz, stall }'
 }
 
@@ -124,16 +138,19 @@ echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 rows=("$BUILD|minidir (defaults)|minidir|$work/minidir.conf|0|$ITEMS"
 	"$BUILD|minidir (defaults)|minidir|$work/minidir.conf|2|$ITEMS"
 	"$BUILD|minidir (defaults)|minidir|$work/minidir.conf|2|900"
-	"$BUILD|minidir (limits unlimited)|minidir|$work/unlimited.conf|2|$ITEMS")
+	"$BUILD|minidir (limits unlimited)|minidir|$work/unlimited.conf|2|$ITEMS"
+	"$BUILD|minidir (defaults)|minidir|$work/minidir.conf|2|900|group")
 [ -n "$OLD_BUILD" ] && rows+=("$OLD_BUILD|minidir $OLD_BUILD|minidir|$work/old.conf|0|$ITEMS"
-	"$OLD_BUILD|minidir $OLD_BUILD|minidir|$work/old.conf|2|$ITEMS")
+	"$OLD_BUILD|minidir $OLD_BUILD|minidir|$work/old.conf|2|$ITEMS"
+	"$OLD_BUILD|minidir $OLD_BUILD|minidir|$work/old.conf|2|900|group")
 [ -n "$slapd_ok" ] && rows+=("-|slapd (threads 2)|slapd|$work/slapd.conf|0|$ITEMS"
 	"-|slapd (threads 2)|slapd|$work/slapd.conf|2|$ITEMS"
+	"-|slapd (threads 2)|slapd|$work/slapd.conf|2|900|group"
 	"-|slapd (threads 16, its default)|slapd|$work/slapd16.conf|0|$ITEMS"
 	"-|slapd (threads 16, its default)|slapd|$work/slapd16.conf|2|$ITEMS")
 order=$(seq 0 $((${#rows[@]} - 1)))
 [ -n "${REVERSE:-}" ] && order=$(seq $((${#rows[@]} - 1)) -1 0)
 for i in $order; do
-	IFS='|' read -r sbuild name kind conf natt items <<< "${rows[$i]}"
-	row "$name" "$kind" "$conf" "$natt" "$items"
+	IFS='|' read -r sbuild name kind conf natt items attack <<< "${rows[$i]}"
+	row "$name" "$kind" "$conf" "$natt" "$items" "$attack"
 done

@@ -4,9 +4,11 @@
  * ATTACKERS other connections each repeat one search of an OR of ITEMS extensible :dn:
  * items that match nothing ("(:dn:caseIgnoreMatch:=nomatch.J)"), so that a server
  * evaluates every item on every entry. All anonymous, for SECONDS; bench/costly_filter.sh
- * runs it against minidir and slapd.
+ * runs it against minidir and slapd. With ITEM (a filter item with one %d, the item's
+ * number, and no other %) the OR is of those; with ATTACK_BASE too the attackers search
+ * that one entry (scope base), e.g. a large group and member items.
  *
- *   costlyload URI BASE SECONDS LOOKUPS ATTACKERS ITEMS ENTRIES
+ *   costlyload URI BASE SECONDS LOOKUPS ATTACKERS ITEMS ENTRIES [ITEM [ATTACK_BASE]]
  *
  * Prints one line: "lookups N p50 MS p99 MS max MS failed N attacks N codes C:N ...
  * worst_conn_p99 MS fewest_lookups N" (the lookups' latency in milliseconds, the
@@ -41,6 +43,7 @@ static double *own[MAX_LOOKUPS];
 static long nown[MAX_LOOKUPS], own_cap;
 static atomic_long codes[MAX_CODES];
 static char *attack_filter;
+static const char *attack_base; /* the attackers' base (scope base), or NULL: base, subtree */
 /* Every connection binds before any search starts (a stalled server would hold the binds). */
 static pthread_barrier_t bound;
 
@@ -105,8 +108,10 @@ static void *attacker(void *arg)
 	pthread_barrier_wait(&bound);
 	while (!atomic_load(&stop)) {
 		int msgid;
-		if (ldap_search_ext(ld, base, LDAP_SCOPE_SUBTREE, attack_filter, attrs, 0, NULL,
-		                    NULL, NULL, 0, &msgid) != LDAP_SUCCESS)
+		if (ldap_search_ext(ld, attack_base ? attack_base : base,
+		                    attack_base ? LDAP_SCOPE_BASE : LDAP_SCOPE_SUBTREE,
+		                    attack_filter, attrs, 0, NULL, NULL, NULL, 0,
+		                    &msgid) != LDAP_SUCCESS)
 			break;
 		int code = -1;
 		while (!atomic_load(&stop) && code < 0) {
@@ -149,9 +154,17 @@ static int by_value(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-	if (argc != 8) {
+	if (argc < 8 || argc > 10) {
 		fprintf(stderr,
-		        "usage: costlyload URI BASE SECONDS LOOKUPS ATTACKERS ITEMS ENTRIES\n");
+		        "usage: costlyload URI BASE SECONDS LOOKUPS ATTACKERS ITEMS ENTRIES "
+		        "[ITEM [ATTACK_BASE]]\n");
+		return 2;
+	}
+	const char *item = argc > 8 ? argv[8] : "(:dn:caseIgnoreMatch:=nomatch.%d)";
+	attack_base = argc > 9 ? argv[9] : NULL;
+	const char *pct = strchr(item, '%');
+	if (!pct || pct[1] != 'd' || strchr(pct + 1, '%')) {
+		fprintf(stderr, "costlyload: ITEM needs one %%d and no other %%\n");
 		return 2;
 	}
 	uri = argv[1];
@@ -165,7 +178,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "costlyload: bad arguments\n");
 		return 2;
 	}
-	size_t cap = (size_t)items * 40 + 8;
+	size_t cap = (size_t)items * (strlen(item) + 12) + 8;
 	attack_filter = malloc(cap);
 	samples = malloc(MAX_SAMPLES * sizeof(*samples));
 	if (!attack_filter || !samples)
@@ -176,8 +189,7 @@ int main(int argc, char **argv)
 			return 1;
 	size_t len = (size_t)snprintf(attack_filter, cap, "(|");
 	for (int j = 0; j < items; j++)
-		len += (size_t)snprintf(attack_filter + len, cap - len,
-		                        "(:dn:caseIgnoreMatch:=nomatch.%d)", j);
+		len += (size_t)snprintf(attack_filter + len, cap - len, item, j);
 	snprintf(attack_filter + len, cap - len, ")");
 	pthread_t t[128];
 	int n = 0;

@@ -16,6 +16,7 @@
 struct decoder {
 	struct arena *mem;
 	struct buf *scratch;
+	uint32_t *nodes; /* nodes numbered so far (struct filter's id), or NULL: all get 0 */
 };
 
 static int take_value(const struct decoder *d, enum match_rule rule, const struct berval *in,
@@ -198,6 +199,8 @@ static struct filter *node(const struct decoder *d, enum filter_kind kind)
 	if (f) {
 		memset(f, 0, sizeof(*f));
 		f->kind = kind;
+		if (d->nodes)
+			f->id = (*d->nodes)++;
 	}
 	return f;
 }
@@ -272,7 +275,8 @@ static struct filter *decode(const struct decoder *d, struct ber_in *in, int dep
 
 struct filter *filter_decode(struct ber_in *in, struct arena *mem, struct buf *scratch)
 {
-	struct decoder d = {mem, scratch};
+	uint32_t nodes = 0;
+	struct decoder d = {mem, scratch, &nodes};
 	struct ber_in save = *in;
 	struct filter *f = decode(&d, in, 1);
 	if (!f)
@@ -283,7 +287,7 @@ struct filter *filter_decode(struct ber_in *in, struct arena *mem, struct buf *s
 struct filter *filter_make(enum filter_kind kind, const struct berval *attr,
                            const struct berval *value, struct arena *mem, struct buf *scratch)
 {
-	struct decoder d = {mem, scratch};
+	struct decoder d = {mem, scratch, NULL};
 	struct filter *f;
 	if ((kind != FILTER_EQ && kind != FILTER_PRESENT) || !(f = node(&d, kind)))
 		return NULL;
@@ -389,6 +393,8 @@ struct eval {
 	uint64_t limit; /* UINT64_MAX: none */
 	LDAPDN dn;      /* parsed when a :dn: item first needs it; freed at the end */
 	bool dn_parsed;
+	struct filter_memo *memo; /* ctx's, or NULL */
+	uint64_t yield;           /* the memo's yield point, the limit once a node is decided */
 };
 
 /*
@@ -521,7 +527,7 @@ static enum filter_result eval_leaf(const struct filter *f, const unsigned char 
 
 struct filter *filter_decode_values(struct ber_in *in, struct arena *mem, struct buf *scratch)
 {
-	struct decoder d = {mem, scratch};
+	struct decoder d = {mem, scratch, NULL};
 	struct ber_in save = *in, seq;
 	struct filter *head = NULL, **tail = &head;
 	if (ber_in_take(in, LBER_SEQUENCE, &seq) < 0)
@@ -595,8 +601,38 @@ static enum filter_result eval_set(const struct filter *f, enum filter_result de
 	return r;
 }
 
+static enum filter_result eval_node(const struct filter *f, const unsigned char *attrs, size_t len,
+                                    struct eval *ev);
+
+/*
+ * One node, through the memo when there is one: a node it knows costs its unit and gives its
+ * result again; a node evaluated to the end (not cut: the budget not passed) is remembered,
+ * and the first one remembered in a call moves the limit to the memo's yield point, so that
+ * each resumed evaluation decides at least one node more however costly it is.
+ */
 static enum filter_result eval(const struct filter *f, const unsigned char *attrs, size_t len,
                                struct eval *ev)
+{
+	struct filter_memo *m = ev->memo;
+	if (!m || f->id >= m->n)
+		return eval_node(f, attrs, len, ev);
+	if (m->known[f->id]) {
+		if (++ev->work > ev->limit)
+			return FILTER_UNDEFINED;
+		return (enum filter_result)(m->known[f->id] - 1);
+	}
+	enum filter_result r = eval_node(f, attrs, len, ev);
+	if (spent(ev))
+		return FILTER_UNDEFINED; /* perhaps cut: not remembered */
+	m->known[f->id] = (unsigned char)(1 + r);
+	m->used = true;
+	if (ev->yield < ev->limit)
+		ev->limit = ev->yield;
+	return r;
+}
+
+static enum filter_result eval_node(const struct filter *f, const unsigned char *attrs, size_t len,
+                                    struct eval *ev)
 {
 	if (++ev->work > ev->limit)
 		return FILTER_UNDEFINED;
@@ -619,10 +655,14 @@ static enum filter_result eval(const struct filter *f, const unsigned char *attr
 enum filter_result filter_eval_ctx(const struct filter *f, const unsigned char *attrs, size_t len,
                                    const struct filter_ctx *ctx)
 {
-	struct eval ev = {.ctx = ctx, .limit = UINT64_MAX};
+	struct eval ev = {.ctx = ctx, .limit = UINT64_MAX, .yield = UINT64_MAX};
 	if (ctx->work) {
 		ev.work = *ctx->work;
 		ev.limit = ctx->work_limit ? ctx->work_limit : UINT64_MAX;
+		if (ctx->memo && ctx->memo->n) {
+			ev.memo = ctx->memo;
+			ev.yield = ctx->memo->yield ? ctx->memo->yield : UINT64_MAX;
+		}
 	}
 	enum filter_result r = eval(f, attrs, len, &ev);
 	if (ev.dn)
@@ -630,6 +670,31 @@ enum filter_result filter_eval_ctx(const struct filter *f, const unsigned char *
 	if (ctx->work)
 		*ctx->work = ev.work;
 	return r;
+}
+
+int filter_memo_init(struct filter_memo *m, const struct filter *f, struct arena *mem)
+{
+	size_t n = filter_items(f);
+	memset(m, 0, sizeof(*m));
+	if (n < FILTER_MEMO_MIN_ITEMS)
+		return 0;
+	if (!(m->known = arena_alloc(mem, n)))
+		return -1;
+	memset(m->known, 0, n);
+	m->n = n;
+	return 0;
+}
+
+bool filter_memo_done(const struct filter_memo *m, const struct filter *f)
+{
+	return !m->n || m->known[f->id] != 0;
+}
+
+void filter_memo_clear(struct filter_memo *m)
+{
+	if (m->used)
+		memset(m->known, 0, m->n);
+	m->used = false;
 }
 
 size_t filter_items(const struct filter *f)

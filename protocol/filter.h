@@ -79,6 +79,7 @@ struct filter {
 	struct filter_value initial, final; /* substrings (len 0 and val NULL if absent) */
 	struct filter_value *any;
 	size_t nany;
+	uint32_t id; /* filter_decode numbers a tree's nodes 0.. in preorder (struct filter_memo) */
 };
 
 /*
@@ -110,6 +111,35 @@ struct filter *filter_make(enum filter_kind kind, const struct berval *attr,
 enum filter_result filter_eval(const struct filter *f, const unsigned char *attrs, size_t len,
                                struct buf *scratch);
 
+/*
+ * What an evaluation of one entry cut by its budget has decided so far, so that evaluating
+ * the same entry again resumes it (a search splits a costly entry across slices this way):
+ * a byte per node of a filter_decode tree, by its id. Owned by the caller (its bytes in the
+ * caller's arena); cleared before another entry is evaluated with it.
+ */
+struct filter_memo {
+	unsigned char *known; /* per node: 0 unknown, else 1 + its enum filter_result */
+	size_t n;             /* nodes (filter_items); 0: no memo (a filter too small to cut) */
+	bool used;            /* something is remembered: filter_memo_clear has work to do */
+	/* Where the evaluation stops once it has decided a node it did not know (an absolute
+	 * *work, below work_limit; 0: none). */
+	uint64_t yield;
+};
+
+/* Filters with fewer items than this get no memo: one leaf is never split, and a memo
+ * would cost an indexed lookup's filter something for nothing. */
+#define FILTER_MEMO_MIN_ITEMS 3
+
+/* Sets m up for f (a filter_decode tree) with its bytes from mem; with fewer than
+ * FILTER_MEMO_MIN_ITEMS items m->n is 0 and nothing is taken. Returns 0, or -1 out of memory
+ * (m has no memo then). */
+int filter_memo_init(struct filter_memo *m, const struct filter *f, struct arena *mem);
+/* True if the last evaluation of f with m decided f itself (its result holds; false: it was
+ * cut, evaluate again to resume), or m has no memo. Pure. */
+bool filter_memo_done(const struct filter_memo *m, const struct filter *f);
+/* Forgets what m remembers (before the next entry). */
+void filter_memo_clear(struct filter_memo *m);
+
 /* What evaluation may need beyond the attributes. */
 struct filter_ctx {
 	const unsigned char *dn; /* the entry's DN, for extensible matches with :dn: */
@@ -125,15 +155,22 @@ struct filter_ctx {
 	 * The work of evaluating, or NULL (not counted, no limit): one unit per filter item (and,
 	 * or, not and leaf) tested and one per value or DN AVA an item compares (12 under a DN
 	 * rule, whose normalization costs that much more), so that a unit costs about the same
-	 * whatever the filter (a search slices and bounds its work by it). A single entry's
-	 * evaluation is not split: its work is at most about the filter's items times the
-	 * entry's values.
+	 * whatever the filter (a search slices and bounds its work by it).
 	 * The evaluation adds what it did to *work; once *work passes work_limit (0: none) every
 	 * item still to test is Undefined, so the evaluation ends within a value (12 units) of it
 	 * (the caller then sees *work > work_limit and the result means nothing).
 	 */
 	uint64_t *work;
 	uint64_t work_limit;
+	/*
+	 * With work counted, a memo (or NULL) splits one entry's evaluation: a node it knows
+	 * costs 1 unit and gives its result again; a node evaluated to its end is remembered;
+	 * once one node is newly decided, passing memo->yield stops the evaluation as work_limit
+	 * does (nothing cut is remembered). So each call decides at least one node more (at most
+	 * a leaf's work past the yield point), and calls until filter_memo_done give the result
+	 * one call without limits would.
+	 */
+	struct filter_memo *memo;
 };
 
 /* filter_eval with the entry's DN, extra attributes and an attribute gate (struct filter_ctx,

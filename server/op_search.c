@@ -5,8 +5,12 @@
  * the socket is full and continues on EPOLLOUT, and it yields after a slice of
  * work (SEARCH_SLICE_WORK: candidates read and filter work, filter.h's units) so
  * that the worker's other connections are served between slices however much
- * each candidate costs. Past max_filter_items or max_search_work a search (not
- * the rootdn's) ends with adminLimitExceeded.
+ * each candidate costs: a candidate whose filter is still being evaluated when the
+ * slice's work is used is cut and evaluated again first by the next slice, which
+ * resumes it through a memo of the filter items already decided (filter.h), so one
+ * costly entry (an OR of member items on a large group) is split across slices too.
+ * Past max_filter_items or max_search_work a search (not the rootdn's) ends with
+ * adminLimitExceeded.
  *
  * A search reads one database generation (db_gen.h) from its start to its end,
  * a paged one across all its pages: the worker's read transaction while the
@@ -66,6 +70,12 @@ struct search_op {
 	time_t deadline;   /* timelimit as a CLOCK_MONOTONIC second; 0: none */
 	uint64_t work;     /* filter work so far, over all pages (filter.h's units) */
 	uint64_t max_work; /* max_search_work; 0: none (the rootdn) */
+	/* One candidate's evaluation split across slices (filter.h): what is decided of it so
+	 * far (its bytes in mem; none for a small filter), and the candidate to evaluate again
+	 * first when the last slice ended in the middle of it. */
+	struct filter_memo memo;
+	bool have_resume;
+	entry_id resume_id;
 	/* Paged results (RFC 2696): page_size 0 means not paged. */
 	int page_size;
 	int page_sent;
@@ -195,24 +205,38 @@ static void search_finish(struct conn *c, int rc, const char *matched, const cha
 	search_finish_page(c, rc, matched, message, false);
 }
 
-/* Outcome of looking at one candidate (STEP_LIMIT: max_search_work is used up). */
-enum step { STEP_MATCH, STEP_SKIP, STEP_END, STEP_ERROR, STEP_LIMIT };
+/* Outcome of looking at one candidate (STEP_LIMIT: max_search_work is used up; STEP_CUT: the
+ * slice ended in the middle of its filter, which the next slice resumes). */
+enum step { STEP_MATCH, STEP_SKIP, STEP_END, STEP_ERROR, STEP_LIMIT, STEP_CUT };
 
 static const char work_message[] =
     "the search needs more filter work than the server allows (max_search_work); use a "
     "simpler filter or a narrower base or scope";
 
-/* Reads the next candidate and tests it: scope and filter. */
+/*
+ * Reads the next candidate (the one a slice left cut first) and tests it: scope and filter,
+ * its filter work ending at slice_end (an absolute s->work): past it the candidate is
+ * STEP_CUT, to be tested again, where what its filter decided is remembered (s->memo).
+ */
 static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view *e,
-                                struct access_entry *ae, int *rc)
+                                struct access_entry *ae, int *rc, uint64_t slice_end)
 {
 	struct search_op *s = running(c);
 	struct worker *w = c->w;
-	*rc = cand_next(&s->plan.cand, id);
+	if (s->have_resume) {
+		*id = s->resume_id;
+		s->have_resume = false;
+		*rc = 0;
+	} else {
+		if (s->memo.used) /* what the last candidate decided (filter_memo_clear) */
+			filter_memo_clear(&s->memo);
+		*rc = cand_next(&s->plan.cand, id);
+	}
 	if (*rc == MDB_NOTFOUND)
 		return STEP_END;
 	if (*rc)
 		return STEP_ERROR;
+	entry_id cand = *id; /* before an alias stands for its target */
 	*rc = db_get_entry(s->rt.db, s->rt.txn, *id, e);
 	if (*rc == MDB_NOTFOUND) /* an index naming a missing entry: skip it */
 		return STEP_SKIP;
@@ -242,7 +266,9 @@ static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view 
 	                          .gate = gate,
 	                          .scratch = &w->scratch,
 	                          .work = &s->work,
-	                          .work_limit = s->max_work};
+	                          .work_limit = s->max_work,
+	                          .memo = s->memo.n ? &s->memo : NULL};
+	s->memo.yield = slice_end;
 	if (s->filter_oper) { /* the filter names computed attributes (entryDN, ...) */
 		w->extra.off = w->extra.len = 0;
 		if (op_attrs_all(&w->extra, s->rt.db, s->rt.txn, *id, e, &s->access) < 0) {
@@ -255,12 +281,17 @@ static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view 
 	enum filter_result r = filter_eval_ctx(s->filter, e->attrs, e->attrslen, &fctx);
 	if (s->max_work && s->work > s->max_work)
 		return STEP_LIMIT;
+	if (!filter_memo_done(&s->memo, s->filter)) {
+		s->resume_id = cand;
+		s->have_resume = true;
+		return STEP_CUT;
+	}
 	return r == FILTER_TRUE ? STEP_MATCH : STEP_SKIP;
 }
 
 /* The next entry to send: a page's look-ahead, the sorted list, or a candidate. */
 static enum step next_match(struct conn *c, entry_id *id, struct entry_view *e,
-                            struct access_entry *ae, int *rc)
+                            struct access_entry *ae, int *rc, uint64_t slice_end)
 {
 	struct search_op *s = running(c);
 	if (s->have_pending || s->sort_collected) {
@@ -277,7 +308,7 @@ static enum step next_match(struct conn *c, entry_id *id, struct entry_view *e,
 			access_entry_init(ae, &s->access, *id, e);
 		return *rc == 0 ? STEP_MATCH : *rc == MDB_NOTFOUND ? STEP_SKIP : STEP_ERROR;
 	}
-	return next_candidate(c, id, e, ae, rc);
+	return next_candidate(c, id, e, ae, rc, slice_end);
 }
 
 /* Sends entry id (viewed as e), as ae lets the client read it. */
@@ -356,6 +387,9 @@ static void search_run(struct conn *c)
 			conn_make_ready(c);
 			break;
 		}
+		/* Where this slice's work ends: a candidate's filter still being evaluated there
+		 * is cut and resumed by the next slice (next_candidate). */
+		uint64_t slice_end = work_start + SEARCH_SLICE_WORK - (uint64_t)n;
 		if (s->deadline && clock_seconds() >= s->deadline) {
 			result = LDAP_TIMELIMIT_EXCEEDED;
 			done = true;
@@ -365,7 +399,11 @@ static void search_run(struct conn *c)
 		struct entry_view e;
 		if (s->sorting && !s->sort_collected) {
 			struct access_entry ae;
-			enum step st = next_candidate(c, &id, &e, &ae, &rc);
+			enum step st = next_candidate(c, &id, &e, &ae, &rc, slice_end);
+			if (st == STEP_CUT) {
+				conn_make_ready(c);
+				break;
+			}
 			if (st == STEP_MATCH && sort_add(&s->sorted, &s->sort, id, &e,
 			                                 access_read_gate(&ae), &w->scratch) < 0)
 				rc = ENOMEM;
@@ -388,7 +426,11 @@ static void search_run(struct conn *c)
 			continue;
 		}
 		struct access_entry ae;
-		enum step st = next_match(c, &id, &e, &ae, &rc);
+		enum step st = next_match(c, &id, &e, &ae, &rc, slice_end);
+		if (st == STEP_CUT) {
+			conn_make_ready(c);
+			break;
+		}
 		if (st == STEP_SKIP) {
 			rc = 0;
 			continue;
@@ -611,6 +653,10 @@ void op_search(struct conn *c, struct ldap_request *req)
 	s->page_size = paged ? page_size : 0;
 	arena_take(&s->mem, req->mem); /* the search and its filter live as long as it does */
 	s->filter = r->filter;
+	/* A leaf (a lookup's filter) gets no memo (filter.h) and skips the call: s->memo is
+	 * zeroed above. Out of memory, a costly entry is evaluated in one slice, as before. */
+	if (s->filter->child && filter_memo_init(&s->memo, s->filter, &s->mem) < 0)
+		log_error("search: out of memory for the filter's memo");
 	s->plan.base_key = own_key;
 	s->plan.base_keylen = key->len;
 	c->task = &s->task;

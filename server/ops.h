@@ -68,7 +68,7 @@ void op_extended(struct conn *c, struct ldap_request *req);
 /*
  * Starts a search. It takes req->u.search.filter (set to NULL in req) and owns
  * it until the search ends. A search that cannot finish at once (full socket,
- * SEARCH_SLICE candidates examined, a page sent) stays as c->task or, between
+ * a slice of work used, even within one candidate, a page sent) stays as c->task or, between
  * pages, c->parked.
  */
 void op_search(struct conn *c, struct ldap_request *req);

@@ -162,6 +162,143 @@ START_TEST(dn_items_share_one_parse)
 }
 END_TEST
 
+/* Leaves for random filters: true, false and Undefined ones (an unknown rule), :dn: ones. */
+static const char *const leaves[] = {"(uid=alice)",
+                                     "(uid=bob)",
+                                     "(cn=ali*)",
+                                     "(cn=*smith)",
+                                     "(objectClass=*)",
+                                     "(sn=*)",
+                                     "(member=uid=bob,ou=people,dc=example,dc=com)",
+                                     "(:dn:caseIgnoreMatch:=people)",
+                                     "(ou:dn:=people)",
+                                     "(ou:dn:=staff)",
+                                     "(cn:caseExactMatch:=Ali)",
+                                     "(cn:1.2.3.4:=x)",
+                                     "(uid>=b)",
+                                     "(:dn:caseIgnoreMatch:=nomatch)"};
+
+/* Appends a random filter of at most depth levels to text (rand_r with *seed). */
+static void random_filter(char *text, size_t cap, unsigned *seed, int depth)
+{
+	size_t len = strlen(text);
+	int pick = depth > 0 ? rand_r(seed) % 4 : 3;
+	if (pick == 3) {
+		snprintf(text + len, cap - len, "%s",
+		         leaves[rand_r(seed) % (sizeof(leaves) / sizeof(leaves[0]))]);
+		return;
+	}
+	snprintf(text + len, cap - len, "(%c", "&|!"[pick]);
+	int n = pick == 2 ? 1 : 1 + rand_r(seed) % 5;
+	for (int i = 0; i < n; i++)
+		random_filter(text, cap, seed, depth - 1);
+	len = strlen(text);
+	snprintf(text + len, cap - len, ")");
+}
+
+/* Evaluates f with memo m, yielding step units past where it starts, until done; returns the
+ * result and the calls it took in *calls. */
+static enum filter_result eval_resumed(const struct filter *f, struct filter_memo *m, uint64_t step,
+                                       int *calls)
+{
+	uint64_t work = 0;
+	enum filter_result r;
+	*calls = 0;
+	filter_memo_clear(m);
+	do {
+		m->yield = work + step;
+		struct filter_ctx ctx = {.dn = (const unsigned char *)entry_dn,
+		                         .dnlen = strlen(entry_dn),
+		                         .scratch = &scratch,
+		                         .work = &work,
+		                         .memo = m};
+		r = filter_eval_ctx(f, entry.attrs, entry.attrslen, &ctx);
+		++*calls;
+		ck_assert_int_le(*calls, (int)m->n + 1); /* each call decides a node more */
+	} while (!filter_memo_done(m, f));
+	return r;
+}
+
+/* Resuming with the memo under tiny budgets gives what one evaluation without limits gives,
+ * for random nested filters; the budget really cuts (more than one call for some). */
+START_TEST(memo_resumes_to_the_same_result)
+{
+	unsigned seed = 23;
+	int cut = 0;
+	for (int i = 0; i < 2000; i++) {
+		char text[8192] = "";
+		random_filter(text, sizeof(text), &seed, 1 + i % 4);
+		struct filter *f = parse(text);
+		struct filter_ctx plain = {.dn = (const unsigned char *)entry_dn,
+		                           .dnlen = strlen(entry_dn),
+		                           .scratch = &scratch};
+		enum filter_result want = filter_eval_ctx(f, entry.attrs, entry.attrslen, &plain);
+		struct filter_memo m;
+		ck_assert_int_eq(filter_memo_init(&m, f, &mem), 0);
+		if (m.n == 0) {
+			ck_assert_uint_lt(filter_items(f), FILTER_MEMO_MIN_ITEMS);
+			continue;
+		}
+		for (uint64_t step = 1; step <= 13; step += 3) {
+			int calls;
+			ck_assert_msg(eval_resumed(f, &m, step, &calls) == want, "%s, step %llu",
+			              text, (unsigned long long)step);
+			cut += calls > 1;
+		}
+	}
+	ck_assert_int_gt(cut, 1000);
+}
+END_TEST
+
+/* An OR too costly for one budget ends across calls, each a few units past its yield point
+ * but for the one leaf it must finish, and a cut call's result is not taken as the answer. */
+START_TEST(memo_splits_one_entry)
+{
+	struct filter *f = dn_or(200, "(uid=alice)");
+	struct filter_memo m;
+	ck_assert_int_eq(filter_memo_init(&m, f, &mem), 0);
+	ck_assert_uint_eq(m.n, 202);
+	uint64_t work = 0;
+	int calls = 0;
+	enum filter_result r;
+	do {
+		uint64_t before = work;
+		m.yield = work + 400;
+		struct filter_ctx ctx = {.dn = (const unsigned char *)entry_dn,
+		                         .dnlen = strlen(entry_dn),
+		                         .scratch = &scratch,
+		                         .work = &work,
+		                         .memo = &m};
+		r = filter_eval_ctx(f, entry.attrs, entry.attrslen, &ctx);
+		if (!filter_memo_done(&m, f))
+			ck_assert_int_eq(r, FILTER_UNDEFINED);
+		ck_assert_uint_le(work - before, 400 + 2 * 12); /* the known ones cost 1 each */
+		calls++;
+	} while (!filter_memo_done(&m, f) && calls < 1000);
+	ck_assert_int_eq(r, FILTER_TRUE);
+	ck_assert_int_gt(calls, 5); /* 2,203 units without limits */
+	ck_assert_int_lt(calls, 20);
+	/* Cleared, the memo starts again: the first call is cut. */
+	filter_memo_clear(&m);
+	work = 0;
+	m.yield = 100;
+	struct filter_ctx ctx = {.scratch = &scratch, .work = &work, .memo = &m};
+	ck_assert_int_eq(filter_eval_ctx(f, entry.attrs, entry.attrslen, &ctx), FILTER_UNDEFINED);
+	ck_assert(!filter_memo_done(&m, f));
+	/* work_limit still bounds the whole: past it nothing more is decided. */
+	filter_memo_clear(&m);
+	work = 0;
+	m.yield = 0;
+	ctx.work_limit = 50;
+	ck_assert_int_eq(filter_eval_ctx(f, entry.attrs, entry.attrslen, &ctx), FILTER_UNDEFINED);
+	ck_assert_uint_le(work, 50 + 12);
+	/* A one-item filter gets no memo. */
+	ck_assert_int_eq(filter_memo_init(&m, parse("(uid=alice)"), &mem), 0);
+	ck_assert_uint_eq(m.n, 0);
+	ck_assert(filter_memo_done(&m, f));
+}
+END_TEST
+
 static Suite *filter_work_suite(void)
 {
 	Suite *s = suite_create("filter_work");
@@ -171,6 +308,8 @@ static Suite *filter_work_suite(void)
 	tcase_add_test(tc, work_counts_items_and_values);
 	tcase_add_test(tc, work_limit_stops_evaluation);
 	tcase_add_test(tc, dn_items_share_one_parse);
+	tcase_add_test(tc, memo_resumes_to_the_same_result);
+	tcase_add_test(tc, memo_splits_one_entry);
 	suite_add_tcase(s, tc);
 	return s;
 }
