@@ -207,12 +207,13 @@ fi
 
 # --- a second server on an address a replica holds (listen_after_refresh) ---------
 # The replica's sockets are bound (SO_REUSEPORT) but not listening until its first
-# refresh commits; its provider here never answers, so it holds until the bound (8 s).
+# refresh commits; its provider here never answers, so it holds until the bound (20 s:
+# the checks below take seconds on a busy machine, and all must run within it).
 # A second server must be refused as for a listening address, TCP and ldapi://, and the
 # holding workers must be idle (a bound socket that does not listen is always "hung up"
 # to epoll). On each engine.
 for engine in epoll io_uring; do
-	write_conf held "io_engine = $engine" "listen = ldapi://$work/held.sock" "listen_after_refresh = 8" \
+	write_conf held "io_engine = $engine" "listen = ldapi://$work/held.sock" "listen_after_refresh = 20" \
 		"syncrepl = rid=001 provider=ldap://127.0.0.1:1 bindmethod=simple binddn=\"cn=admin,$BASE\"" \
 		"	credentials=x searchbase=\"$BASE\" type=refreshAndPersist retry=\"1 +\""
 	rm -f "$work/held.mdb"
@@ -239,7 +240,7 @@ for engine in epoll io_uring; do
 	fi
 	# Once the bound has passed the replica listens; every answer is its own (an empty
 	# suffix: noSuchObject), on TCP and on its socket.
-	if [ -z "$(wait_port "$work/held.log" ldap "listening on" 20)" ]; then
+	if [ -z "$(wait_port "$work/held.log" ldap "listening on" 40)" ]; then
 		not_ok "held ($engine): never listened: $(tail -3 "$work/held.log")"
 	fi
 	n=0
@@ -580,8 +581,11 @@ write_conf idle "listen = ldaps://127.0.0.1:0/" "tls_cert_file = $work/certs/ser
 case $BUILD in *san*) idle_measure= ;; *) idle_measure=1 ;; esac
 # idle_kind WHAT N MAX_BYTES PORT [IDLECONNS OPTIONS...]: N such connections cost at most
 # MAX_BYTES each (0: not checked), and RssAnon is back within 10% once they closed.
+# idle_kind WHAT N MAX_BYTES PORT [IDLECONNS OPTIONS]: N idle connections cost at most MAX_BYTES
+# each (0: not checked), and RssAnon is back within 10% once they close (plus KEEP_KB, set
+# for TLS: see below).
 idle_kind() {
-	local what=$1 n=$2 max=$3 p=$4 before held after per ic
+	local what=$1 n=$2 max=$3 p=$4 before held after per ic keep=${KEEP_KB:-}
 	shift 4
 	before=$(rss)
 	rm -f "$work/idle.ctl"
@@ -605,8 +609,8 @@ idle_kind() {
 	else
 		not_ok "$n idle connections ($what): $per bytes each, more than $max (RssAnon $before -> $held kB)"
 	fi
-	if [ $((after * 10)) -le $((before * 11)) ]; then
-		ok "memory back within 10% once they closed ($what: $before -> $after kB)"
+	if [ $((after * 10)) -le $((before * 11 + ${keep:-0} * 10)) ]; then
+		ok "memory back within 10%${keep:+ and $keep kB} once they closed ($what: $before -> $after kB)"
 	else
 		not_ok "memory not given back ($what): $before kB before, $after kB after the connections closed"
 	fi
@@ -621,8 +625,11 @@ if [ -n "$idle_measure" ] && start idle; then
 	sleep 3
 	idle_kind anonymous 800 1024 "$port"
 	idle_kind "bound by password" 1500 1024 "$port" -D "uid=user1,ou=people,$BASE" -w secret1
-	# OpenSSL's state of an idle session (about 7 KB) is more than 1 KB: not checked.
-	idle_kind "TLS, bound by password" 300 0 "$sport" -Z -D "uid=user1,ou=people,$BASE" -w secret1
+	# OpenSSL's state of an idle session (about 7 KB) is more than 1 KB: not checked. After
+	# the close, what OpenSSL and malloc keep once after a burst of sessions (0.4 MB, seen
+	# twice on a busy machine on top of the warm-up's) is let pass: 512 kB more than 10%,
+	# not a cost per connection (300 sessions kept would be about 2 MB).
+	KEEP_KB=512 idle_kind "TLS, bound by password" 300 0 "$sport" -Z -D "uid=user1,ou=people,$BASE" -w secret1
 	stop "$pid" idle
 fi
 
