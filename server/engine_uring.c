@@ -6,7 +6,9 @@
  *            completion, handed up as accepted (no accept4, no readiness). Out of
  *            descriptors (EMFILE, ENFILE) the listener rests on a poll until a
  *            connection is pending, as epoll waits for readiness: an accept armed
- *            again at once would fail at once, however long nothing comes.
+ *            again at once would fail at once, however long nothing comes. What is
+ *            pending then is shed through a fixed file slot (shed_one), not the
+ *            worker's spare descriptor, which another worker's accept could take.
  *   receive  one multishot recv per socket, into a ring of provided buffers
  *            (IOSQE_BUFFER_SELECT from group URING_BGID). A completion is handed up
  *            as EPOLLIN while its buffer is "the socket": engine_recv copies from
@@ -45,6 +47,7 @@
 
 #include "server/engine.h"
 #include "server/engine_uring.h"
+#include "server/log.h"
 
 static struct uring_state *state(struct worker *w)
 {
@@ -109,6 +112,35 @@ static void rest_listener(struct uring_state *s, struct worker *w, int li)
 	io_uring_prep_poll_add(sqe, w->listenfd[li], POLLIN);
 	io_uring_sqe_set_data64(sqe, UD(UD_LISTEN_POLL, li));
 	s->poll_armed[li] = true;
+}
+
+/*
+ * Out of descriptors with a connection pending on listener li: it is accepted into fixed
+ * file slot li and closed there (two linked SQEs), then the listener rests again. The
+ * spare descriptor of the worker (worker.c) cannot do this here: the descriptor it frees
+ * for its accept4 may be taken first by another worker's accept in the kernel, which
+ * holds no lock of ours, and the spare is then lost while the limit holds (the
+ * listener paused, what is queued on it hanging).
+ */
+static void shed_one(struct uring_state *s, struct worker *w, int li)
+{
+	struct io_uring_sqe *sqe = sqe_get(s);
+	if (!sqe)
+		return;
+	io_uring_prep_accept_direct(sqe, w->listenfd[li], NULL, NULL, 0, (unsigned)li);
+	io_uring_sqe_set_data64(sqe, UD(UD_SHED, li));
+	sqe->flags |= IOSQE_IO_LINK;
+	struct io_uring_sqe *close_sqe = io_uring_get_sqe(&s->ring);
+	if (!close_sqe) { /* the ring is full: the accept alone would keep the connection */
+		sqe->flags &= (unsigned char)~IOSQE_IO_LINK;
+		io_uring_prep_nop(sqe);
+		io_uring_sqe_set_data64(sqe, UD(UD_SHED_CLOSE, li));
+		s->shed_armed[li] = true;
+		return;
+	}
+	io_uring_prep_close_direct(close_sqe, (unsigned)li);
+	io_uring_sqe_set_data64(close_sqe, UD(UD_SHED_CLOSE, li));
+	s->shed_armed[li] = true;
 }
 
 static void arm_wake(struct uring_state *s, struct worker *w)
@@ -327,6 +359,13 @@ static void ur_dispatch(struct worker *w, const struct engine_upcalls *up)
 		case UD_ACCEPT:
 			if (!(done[i].flags & IORING_CQE_F_MORE))
 				s->accept_armed[idx] = false;
+			if (s->direct && (res == -EMFILE || res == -ENFILE)) {
+				log_error("worker %d: accept: %s; a pending connection closed",
+				          w->id, strerror(-res));
+				if (!s->accept_armed[idx] && s->listening && !s->shed_armed[idx])
+					shed_one(s, w, idx);
+				break;
+			}
 			if (res != -ECANCELED)
 				up->accepted(w, idx, res);
 			if (s->accept_armed[idx] || !s->listening)
@@ -338,8 +377,17 @@ static void ur_dispatch(struct worker *w, const struct engine_upcalls *up)
 			break;
 		case UD_LISTEN_POLL: /* a connection is pending (or the poll was cancelled) */
 			s->poll_armed[idx] = false;
-			if (s->listening && !s->accept_armed[idx])
+			if (s->listening && !s->accept_armed[idx] && !s->shed_armed[idx])
 				arm_accept(s, w, idx);
+			break;
+		case UD_SHED: /* accepted into slot idx (its close follows), or failed */
+			if (res >= 0)
+				STAT_ADD(s->stats->connections_shed, 1);
+			break;
+		case UD_SHED_CLOSE: /* done (or cancelled with a failed accept): rest again */
+			s->shed_armed[idx] = false;
+			if (s->listening && !s->accept_armed[idx] && !s->poll_armed[idx])
+				rest_listener(s, w, idx);
 			break;
 		case UD_RECV:
 			on_recv(s, w, up, idx, res, done[i].flags);
@@ -394,12 +442,14 @@ static void ur_listen(struct worker *w, bool on)
 	struct uring_state *s = state(w);
 	s->listening = on;
 	for (int i = 0; i < w->nlisten; i++) {
-		if (on && !s->accept_armed[i] && !s->poll_armed[i])
+		if (on && !s->accept_armed[i] && !s->poll_armed[i] && !s->shed_armed[i])
 			arm_accept(s, w, i);
 		else if (!on && s->accept_armed[i])
 			cancel(s, UD(UD_ACCEPT, i), -1);
 		else if (!on && s->poll_armed[i])
 			cancel(s, UD(UD_LISTEN_POLL, i), -1);
+		else if (!on && s->shed_armed[i])
+			cancel(s, UD(UD_SHED, i), -1);
 	}
 }
 
@@ -541,6 +591,8 @@ static int ur_setup(struct worker *w, char *why, size_t whylen)
 	}
 	w->engine_state = s;
 	s->stats = &w->stats;
+	/* One fixed file slot a listener, to shed through (shed_one); no descriptor is used. */
+	s->direct = io_uring_register_files_sparse(&s->ring, (unsigned)w->nlisten) == 0;
 	arm_wake(s, w);
 	ur_listen(w, !w->listen_paused);
 	return 0;

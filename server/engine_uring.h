@@ -25,7 +25,16 @@
 #define URING_BLOCK 64                 /* socket states allocated together */
 #define URING_BLOCK_BYTES (URING_BLOCK * sizeof(struct usock))
 
-enum ud_kind { UD_WAKE = 1, UD_ACCEPT, UD_RECV, UD_SEND, UD_CANCEL, UD_LISTEN_POLL };
+enum ud_kind {
+	UD_WAKE = 1,
+	UD_ACCEPT,
+	UD_RECV,
+	UD_SEND,
+	UD_CANCEL,
+	UD_LISTEN_POLL,
+	UD_SHED,
+	UD_SHED_CLOSE
+};
 #define UD(kind, idx) (((uint64_t)(kind) << 32) | (uint32_t)(idx))
 
 struct usock {
@@ -65,6 +74,12 @@ struct uring_state {
 	/* Out of descriptors: the listener rests, polled for a pending connection, instead of
 	 * an accept that would fail at once (engine_uring.c, rest_listener). */
 	bool poll_armed[CONFIG_MAX_LISTEN];
+	/* Out of descriptors, a pending connection is shed through fixed file slot li (an
+	 * accept into it linked to its close): no descriptor of the process is freed for
+	 * it, so no other worker's accept in the kernel can take one (engine_uring.c,
+	 * shed_one). direct: the slots are registered (else the spare descriptor sheds). */
+	bool shed_armed[CONFIG_MAX_LISTEN];
+	bool direct;
 	uint64_t wake_value;
 };
 
