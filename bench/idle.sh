@@ -44,23 +44,8 @@ printf '%s\n' "listen = 127.0.0.1:0" "listen = ldaps://127.0.0.1:0/" "database =
 	"tls_key_file = $work/certs/server.key" > "$work/minidir.conf"
 "$BUILD/minidir-import" -q -f "$work/minidir.conf" "$work/data.ldif" || die "minidir-import failed"
 
-mkdir -p "$work/slapd"
-{
-	for s in core cosine inetorgperson nis; do echo "include /etc/ldap/schema/$s.schema"; done
-	echo "modulepath /usr/lib/ldap"
-	echo "moduleload back_mdb"
-	echo "pidfile $work/slapd.pid"
-	echo "TLSCertificateFile $work/certs/server.pem"
-	echo "TLSCertificateKeyFile $work/certs/server.key"
-	echo "threads 2"
-	echo "loglevel 0"
-	echo "database mdb"
-	echo "suffix \"$SUFFIX\""
-	echo "directory $work/slapd"
-	echo "maxsize 1073741824"
-} > "$work/slapd.conf"
-timeout 120 "$SLAPADD" -q -f "$work/slapd.conf" -l "$work/data.ldif" > "$work/slapadd.log" 2>&1 ||
-	die "slapadd failed: $(tail -3 "$work/slapadd.log")"
+bench_slapd_import "TLSCertificateFile $work/certs/server.pem" \
+	"TLSCertificateKeyFile $work/certs/server.key"
 
 rss() { awk '/^RssAnon/ { print $2 }' "/proc/$1/status"; }
 

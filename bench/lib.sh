@@ -50,5 +50,26 @@ bench_directory() {
 	printf '%s\n' "listen = 127.0.0.1:0" "database = $work/db.mdb" "suffix = $SUFFIX" "$@" > "$conf"
 	"$BUILD/minidir-import" -q -f "$conf" "$work/data.ldif" || die "minidir-import failed"
 }
+# bench_slapd_import [LINE...]: $work/slapd.conf, a slapd with two threads, the core,
+# cosine, inetorgperson and nis schemas, each global LINE (TLS files, say) and one back-mdb
+# database for $SUFFIX in $work/slapd, into which $work/data.ldif is loaded with slapadd -q.
+bench_slapd_import() {
+	mkdir -p "$work/slapd"
+	{
+		for s in core cosine inetorgperson nis; do echo "include /etc/ldap/schema/$s.schema"; done
+		echo "modulepath /usr/lib/ldap"
+		echo "moduleload back_mdb"
+		echo "pidfile $work/slapd.pid"
+		for line in "$@"; do echo "$line"; done
+		echo "threads 2"
+		echo "loglevel 0"
+		echo "database mdb"
+		echo "suffix \"$SUFFIX\""
+		echo "directory $work/slapd"
+		echo "maxsize 1073741824"
+	} > "$work/slapd.conf"
+	timeout 120 "$SLAPADD" -q -f "$work/slapd.conf" -l "$work/data.ldif" > "$work/slapadd.log" 2>&1 ||
+		die "slapadd failed: $(tail -3 "$work/slapadd.log")"
+}
 # wait_port LOG [SCHEME]: the port minidir logged in LOG.
 . scripts/wait_port.sh

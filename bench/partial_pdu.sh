@@ -26,21 +26,7 @@ ulimit -n "$need"
 [ -x "$BUILD/bench/idleconns" ] || die "$BUILD/bench/idleconns is missing: make all"
 bench_directory 1000 "$work/minidir.conf" "threads = 2"
 
-mkdir -p "$work/slapd"
-{
-	for s in core cosine inetorgperson nis; do echo "include /etc/ldap/schema/$s.schema"; done
-	echo "modulepath /usr/lib/ldap"
-	echo "moduleload back_mdb"
-	echo "pidfile $work/slapd.pid"
-	echo "threads 2"
-	echo "loglevel 0"
-	echo "database mdb"
-	echo "suffix \"$SUFFIX\""
-	echo "directory $work/slapd"
-	echo "maxsize 1073741824"
-} > "$work/slapd.conf"
-timeout 120 "$SLAPADD" -q -f "$work/slapd.conf" -l "$work/data.ldif" > "$work/slapadd.log" 2>&1 ||
-	die "slapadd failed: $(tail -3 "$work/slapadd.log")"
+bench_slapd_import
 
 rss() { awk '/^RssAnon/ { print $2 }' "/proc/$1/status"; }
 
