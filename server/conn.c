@@ -74,6 +74,16 @@ static void account_input(struct conn *c)
 		c->in_since = clock_seconds();
 }
 
+/* What w may buffer of unfinished requests: max_input_bytes_per_worker, at least
+ * max_pdu_bytes (one whole request always fits). */
+static size_t input_limit(const struct worker *w)
+{
+	const struct config *cfg = &w->srv->cfg;
+	return cfg->max_input_bytes_per_worker > cfg->max_pdu_bytes
+	           ? cfg->max_input_bytes_per_worker
+	           : cfg->max_pdu_bytes;
+}
+
 /*
  * More than max_input_bytes_per_worker (at least max_pdu_bytes) is buffered on w's
  * connections: the ones whose input waits longest (of one second, the one holding most)
@@ -83,9 +93,7 @@ static void account_input(struct conn *c)
  */
 static void shed_input(struct worker *w)
 {
-	size_t limit = w->srv->cfg.max_input_bytes_per_worker;
-	if (limit < w->srv->cfg.max_pdu_bytes)
-		limit = w->srv->cfg.max_pdu_bytes;
+	size_t limit = input_limit(w);
 	while (w->input_bytes > limit) {
 		struct conn *v = NULL;
 		for (struct conn *c = w->conns; c; c = c->next)
@@ -644,7 +652,7 @@ void conn_event(struct conn *c, uint32_t events)
 		update_events(c);
 	}
 	account_input(c);
-	if (c->w->input_bytes > c->w->srv->cfg.max_input_bytes_per_worker)
+	if (c->w->input_bytes > input_limit(c->w))
 		shed_input(c->w);
 	if (c->closing)
 		conn_close(c, c->close_why ? c->close_why : "closed by server");
