@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The state the kernel gives a TCP socket bound but not listening in its socket dump
@@ -160,6 +161,12 @@ bool addr_unix_served(const char *path)
 	bool served = connect(probe, (struct sockaddr *)&sa, sizeof(sa)) == 0;
 	int err = errno;
 	close(probe);
-	/* Refused: left by a server that is gone, or bound by one that does not listen yet. */
-	return served || (err == ECONNREFUSED && proc_unix_bound(path));
+	if (served || err != ECONNREFUSED)
+		return served;
+	/* Refused: left by a server that is gone, or bound by one that does not listen yet. A
+	 * server just killed may still be listed for a moment (an io_uring ring's files are
+	 * released after its process has been reaped), so a listing must stay for 2 s. */
+	for (int i = 0; i < 20 && proc_unix_bound(path); i++)
+		nanosleep(&(struct timespec){.tv_nsec = 100 * 1000 * 1000}, NULL);
+	return proc_unix_bound(path);
 }
