@@ -39,7 +39,8 @@ CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubu
 CONF     ?= conf/minidir.conf
 EXAMPLE  := examples/example.ldif
 
-LIB_SRC  := $(wildcard protocol/*.c storage/*.c conf/*.c) $(filter-out server/main.c,$(wildcard server/*.c))
+LIB_SRC  := $(wildcard protocol/*.c storage/*.c ldif/*.c conf/*.c) \
+            $(filter-out server/main.c,$(wildcard server/*.c server/*/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
 LIB      := $(B)/libminidir.a
 BINS     := $(B)/minidir $(B)/minidir-import $(B)/minidir-export $(B)/searchrate

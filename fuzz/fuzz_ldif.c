@@ -14,7 +14,7 @@
 
 #include "fuzz/input_file.h"
 #include "protocol/schema.h"
-#include "storage/ldif_import.h"
+#include "ldif/ldif_import.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

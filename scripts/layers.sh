@@ -1,13 +1,24 @@
 #!/bin/sh
-# Prints the include graph of minidir's own headers, per directory, and checks it:
-#   - layers, bottom to top: protocol/, then storage/ and conf/ (side by side,
-#     neither includes the other), then server/, then tools/. A file includes
-#     headers of its own directory and of the layers below it, never above;
-#   - no circle among the files of one directory: a module is a .c file with
-#     its .h (server/conn.c and server/conn.h are "server/conn"), and conn.c
+# Prints the include graph of minidir's own headers, per directory (a room), and checks it:
+#   - layers, bottom to top:
+#       protocol/                      LDAP's wire format, filters, DNs, schema
+#       storage/ conf/                 the LMDB database; the configuration (side by side)
+#       ldif/                          LDIF in and out: the importer and the exporter
+#       server/ (shared ground)        log, clock, stats, access log, struct server
+#       server/db/                     database generations and the file guard
+#       server/replica/                the syncrepl consumer
+#       server/net/                    engines, worker loop, connections, TLS, send policies
+#       server/ops/                    operations, search planning, access rules
+#       server/ (start-up)             startup, daemon, main
+#       tools/                         minidir-import, minidir-export, searchrate
+#     A file includes headers of its own room and of the rooms below it, never above;
+#   - from outside a room of server/, only the room's public header is included
+#     (server/net/net.h, server/ops/ops.h, server/replica/replica.h, server/db/db.h);
+#   - no circle among the files of one room: a module is a .c file with its .h
+#     (server/net/conn.c and server/net/conn.h are "server/net/conn"), and conn.c
 #     including ops.h while ops.c includes conn.h is the circle conn -> ops -> conn.
 # Edges listed in scripts/layers.allow ("A -> B  # reason", one a line) are
-# tolerated: left out of both checks, and marked "(allowed)" in the graph.
+# tolerated: left out of all checks, and marked "(allowed)" in the graph.
 # Exit status 0 when the checks pass, 1 when one fails, 2 on a bad allow-list.
 #
 # Usage: scripts/layers.sh [ALLOW_FILE]   (run from anywhere; default scripts/layers.allow)
@@ -20,7 +31,7 @@ cd "$root"
 
 # One "FROM TO" line per include: FROM the including module, TO the included one.
 edges() {
-	for dir in protocol storage conf server tools tools/searchrate; do
+	for dir in protocol storage conf ldif server server/db server/replica server/net server/ops tools tools/searchrate; do
 		for f in "$dir"/*.c "$dir"/*.h; do
 			[ -f "$f" ] || continue
 			mod=${f%.*}
@@ -33,16 +44,39 @@ edges() {
 }
 
 edges | sort -u | awk -v allow="$allow" '
-function rank(d) { return d == "protocol" ? 0 : d == "storage" || d == "conf" ? 1 : d == "server" ? 2 : d == "tools" ? 3 : -1 }
-function dir(m) { return substr(m, 1, index(m, "/") - 1) }
-function name(m) { return substr(m, index(m, "/") + 1) }
+# The room of a module: its directory, but the top of server/ is two rooms, the shared
+# ground below every other room and start-up above them all.
+function dir(m,    d) {
+	d = m; sub(/\/[^\/]*$/, "", d)
+	if (d == "server")
+		return m ~ /^server\/(startup|daemon|main)$/ ? "server(start-up)" : "server(shared)"
+	if (d == "tools/searchrate")
+		return "tools"
+	return d
+}
+function rank(d,    order, r) {
+	split("protocol storage ldif server(shared) server/db server/replica server/net server/ops server(start-up) tools", order, " ")
+	if (d == "conf")
+		return 2
+	for (r = 1; r <= 10; r++)
+		if (order[r] == d)
+			return r + (r > 1)
+	return -1
+}
+function name(m,    n) { n = m; sub(/^.*\//, "", n); return n }
+# The one header of a room of server/ that other rooms may include.
+function public(d) {
+	if (d == "server/net" || d == "server/ops" || d == "server/replica" || d == "server/db")
+		return d "/" substr(d, 8)
+	return ""
+}
 BEGIN {
 	status = 0
 	while ((getline line < allow) > 0) {
 		n++
 		if (line ~ /^[[:space:]]*(#|$)/)
 			continue
-		if (line !~ /^[[:space:]]*[a-z]+\/[A-Za-z0-9_]+[[:space:]]+->[[:space:]]+[a-z]+\/[A-Za-z0-9_]+[[:space:]]+#[[:space:]]*[^[:space:]]/) {
+		if (line !~ /^[[:space:]]*[a-z][a-z/]*\/[A-Za-z0-9_]+[[:space:]]+->[[:space:]]+[a-z][a-z/]*\/[A-Za-z0-9_]+[[:space:]]+#[[:space:]]*[^[:space:]]/) {
 			printf "%s:%d: expected \"dir/a -> dir/b  # reason\": %s\n", allow, n, line
 			bad = 1
 			continue
@@ -63,8 +97,8 @@ $1 != $2 {
 END {
 	if (bad)
 		exit 2
-	split("protocol storage conf server tools", dirs, " ")
-	for (d = 1; d <= 5; d++) {
+	split("protocol storage conf ldif server(shared) server/db server/replica server/net server/ops server(start-up) tools", dirs, " ")
+	for (d = 1; d <= 11; d++) {
 		printf "%s/\n", dirs[d]
 		nm = 0
 		for (m in mods)
@@ -94,7 +128,10 @@ END {
 		if (a == b || ((from[e] " " to[e]) in allowed))
 			continue
 		if (rank(b) < 0 || rank(b) >= rank(a)) {
-			printf "layer violation: %s includes %s.h (%s/ may not include %s/)\n", from[e], to[e], a, b
+			printf "layer violation: %s includes %s.h (%s may not include %s)\n", from[e], to[e], a, b
+			status = 1
+		} else if (public(b) != "" && to[e] != public(b)) {
+			printf "room violation: %s includes %s.h (outside %s, include %s.h)\n", from[e], to[e], b, public(b)
 			status = 1
 		}
 	}

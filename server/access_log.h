@@ -27,7 +27,7 @@
 
 #include <stdbool.h>
 
-#include "server/state.h"
+#include "server/server.h"
 
 /* Opens spec ("none", "stderr", "syslog" or a path). Returns 0, or -1 after logging why. */
 int access_log_open(struct server *srv, const char *spec);

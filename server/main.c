@@ -6,10 +6,10 @@
 
 #include "conf/cli.h"
 #include "server/daemon.h"
-#include "server/db_watch.h"
-#include "server/listeners.h"
+#include "server/db/db.h"
+#include "server/net/net.h"
 #include "server/log.h"
-#include "server/server.h"
+#include "server/startup.h"
 
 static const char usage[] =
     "usage: minidir -f CONFIG [-d] [-t]\n"

@@ -2,7 +2,7 @@
 #include <stdio.h>
 
 #include "conf/cli.h"
-#include "storage/ldif_import.h"
+#include "ldif/ldif_import.h"
 
 static const char usage[] =
     "usage: minidir-export [-q] -f CONFIG\n"

@@ -5,7 +5,7 @@
 
 #include "conf/cli.h"
 #include "protocol/schema.h"
-#include "storage/ldif_import.h"
+#include "ldif/ldif_import.h"
 
 static const char usage[] =
     "usage: minidir-import [-q] [-s] [-U] [-j THREADS] -f CONFIG FILE.ldif\n"

@@ -10,7 +10,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "server/addr_served.h"
+#include "server/net/addr_served.h"
 #include "tests/check_run.h"
 
 /* A socket bound to family's loopback on a free port, as a worker binds its listener

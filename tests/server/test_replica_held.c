@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "server/replica_held.h"
+#include "server/replica/held.h"
 #include "tests/check_run.h"
 
 static void uuid_of(int n, unsigned char *u)

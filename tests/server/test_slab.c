@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/slab.h"
+#include "server/net/slab.h"
 #include "tests/check_run.h"
 
 #define MANY 2000

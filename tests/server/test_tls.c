@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "server/tls.h"
+#include "server/net/tls.h"
 #include "tests/check_run.h"
 
 static char dir[] = "/tmp/minidir-test-tls.XXXXXX";

@@ -17,7 +17,7 @@
 #include "protocol/schema.h"
 #include "storage/db_update.h"
 #include "storage/entry_opattrs.h"
-#include "storage/ldif_import.h"
+#include "ldif/ldif_import.h"
 #include "tests/check_run.h"
 #include "tests/storage/db_compare.h"
 #include "tests/storage/dir_model.h"

@@ -25,7 +25,7 @@
 #include "tests/storage/expect_line.h"
 #include "storage/candidates.h"
 #include "storage/db.h"
-#include "storage/ldif_import.h"
+#include "ldif/ldif_import.h"
 #include "tests/check_run.h"
 
 #define TEST_LDIF "tests/data/test.ldif"

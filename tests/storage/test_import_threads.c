@@ -15,7 +15,7 @@
 
 #include "protocol/schema.h"
 #include "storage/db.h"
-#include "storage/ldif_import.h"
+#include "ldif/ldif_import.h"
 #include "tests/check_run.h"
 #include "tests/storage/db_compare.h"
 

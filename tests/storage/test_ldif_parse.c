@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "storage/ldif_parse.h"
-#include "storage/ldif_reader.h"
+#include "ldif/ldif_parse.h"
+#include "ldif/ldif_reader.h"
 #include "tests/check_run.h"
 
 static struct ldif_entry entry;

@@ -13,7 +13,7 @@
 #include "protocol/dn.h"
 #include "protocol/schema.h"
 #include "storage/db.h"
-#include "storage/ldif_import.h"
+#include "ldif/ldif_import.h"
 #include "tests/check_run.h"
 
 static char dir[64], db_path[128], ldif_path[128];

@@ -13,7 +13,7 @@
 
 #include "protocol/schema.h"
 #include "tests/storage/expect_line.h"
-#include "storage/ldif_import.h"
+#include "ldif/ldif_import.h"
 #include "storage/value_syntax.h"
 #include "tests/check_run.h"
 

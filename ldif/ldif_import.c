@@ -1,0 +1,520 @@
+#include "ldif/ldif_import.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "protocol/dn.h"
+#include "storage/db.h"
+#include "storage/import_memberof.h"
+#include "ldif/import_parse.h"
+#include "ldif/import_queue.h"
+#include "ldif/import_stale.h"
+
+/* Parsing threads at the most (opts->threads). */
+#define IMPORT_MAX_THREADS 16
+/* Entries between two calls of the progress callback. */
+#define IMPORT_PROGRESS_ENTRIES 1024
+
+/* The file being built, removed if the import is interrupted. */
+static char tmp_path[4096];
+
+static void on_signal(int sig)
+{
+	if (tmp_path[0])
+		unlink(tmp_path);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/*
+ * The new file is written through LMDB's writable map (MDB_WRITEMAP, storage/db.h), in one
+ * transaction: no page is copied twice, and the dirty pages are the file's page cache, not
+ * the process's memory. A page the file system cannot back (a full disk) is a SIGBUS on
+ * the writer's store into the map; the writer catches it (siglongjmp back to
+ * build_guarded) and reports it as a write error.
+ */
+static _Thread_local sigjmp_buf *bus_jump;
+static void *volatile bus_addr;
+
+static void on_sigbus(int sig, siginfo_t *si, void *ctx)
+{
+	(void)ctx;
+	if (bus_jump) {
+		bus_addr = si->si_addr;
+		siglongjmp(*bus_jump, 1);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* The writer: the one thread that touches the database. */
+struct importer {
+	const char *file;
+	const struct import_opts *opts;
+	struct db db;
+	MDB_txn *txn;
+	entry_id next_id;
+	unsigned long line;          /* the record being stored (or the last one) */
+	unsigned long last_line;     /* where "no entries to import" is reported */
+	struct import_parser parser; /* read under read_lock */
+	pthread_mutex_t read_lock;
+	bool eof; /* the last record was read (under read_lock) */
+	struct import_queue queue;
+	pthread_t threads[IMPORT_MAX_THREADS];
+	int nthreads; /* parsing threads running */
+	/* The writer's cursors, kept across puts: a key on the page the last put left the
+	 * cursor on skips the descent from the root (LMDB's mdb_cursor_set). Closed with the
+	 * transaction. */
+	MDB_cursor *c_id2entry, *c_dn2id, *c_children, *c_uuid2id, *c_index[DB_MAX_INDEX];
+	/* The last parent looked up, and the last entry stored (often the next one's parent):
+	 * their dn2id keys and IDs, so most entries need no dn2id look-up. */
+	struct buf parent_key, prev_key;
+	entry_id parent_id, prev_id;
+};
+
+static void report(struct importer *im, unsigned long line, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(im->opts->err, "%s:%lu: ", im->file, line);
+	vfprintf(im->opts->err, fmt, ap);
+	fputc('\n', im->opts->err);
+	va_end(ap);
+}
+
+/* Reports the problem the parser found in it; returns -1. */
+static int report_fault(struct importer *im, const struct import_item *it)
+{
+	report(im, it->fault_line, "%s",
+	       it->msg.len ? (const char *)it->msg.data : "out of memory");
+	return -1;
+}
+
+/* The errno a store into the map at addr failed with: what allocating that page says. */
+static int map_error(struct importer *im, void *addr)
+{
+	MDB_envinfo info;
+	MDB_stat st;
+	int fd;
+	if (mdb_env_info(im->db.env, &info) != 0 || mdb_env_stat(im->db.env, &st) != 0 ||
+	    mdb_env_get_fd(im->db.env, &fd) != 0)
+		return EIO;
+	off_t off = (off_t)((char *)addr - (char *)info.me_mapaddr);
+	off -= off % (off_t)st.ms_psize;
+	int rc = posix_fallocate(fd, off < 0 ? 0 : off, st.ms_psize);
+	return rc ? rc : EIO;
+}
+
+/* The cursor *c on dbi, opened at its first use. */
+static int cursor(struct importer *im, MDB_dbi dbi, MDB_cursor **c)
+{
+	return *c ? 0 : mdb_cursor_open(im->txn, dbi, c);
+}
+
+/* Frees the writer's cursors where the transaction will not (it is dropped after a fault);
+ * a commit or an abort frees them otherwise. */
+static void close_cursors(struct importer *im)
+{
+	MDB_cursor *all[] = {im->c_id2entry, im->c_dn2id, im->c_children, im->c_uuid2id};
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (all[i])
+			mdb_cursor_close(all[i]);
+	for (int i = 0; i < DB_MAX_INDEX; i++)
+		if (im->c_index[i])
+			mdb_cursor_close(im->c_index[i]);
+	im->c_id2entry = im->c_dn2id = im->c_children = im->c_uuid2id = NULL;
+	memset(im->c_index, 0, sizeof(im->c_index));
+}
+
+/* Whether b holds key[0..len). */
+static bool same_key(const struct buf *b, const unsigned char *key, size_t len)
+{
+	return b->len == len && (len == 0 || memcmp(b->data, key, len) == 0);
+}
+
+/*
+ * Files the entry's DN under id in dn2id (a duplicate DN is found so, with no look-up
+ * before) and finds its parent's ID (0 for the suffix entry). An LMDB error of that put is
+ * left in *put_rc, reported where put_entry reports its own, after the parent's checks.
+ */
+static int find_parent(struct importer *im, const struct import_item *it, entry_id id,
+                       entry_id *parent, int *put_rc)
+{
+	const unsigned char *key = it->key.data;
+	const char *dn = (const char *)it->dn.data;
+	*parent = 0;
+	MDB_val dk = {it->key.len, it->key.data}, dv = {sizeof(id), &id};
+	*put_rc = cursor(im, im->db.dn2id, &im->c_dn2id);
+	if (!*put_rc)
+		*put_rc = mdb_cursor_put(im->c_dn2id, &dk, &dv, MDB_NOOVERWRITE);
+	if (*put_rc == MDB_KEYEXIST) {
+		report(im, it->line, "duplicate entry \"%s\"", dn);
+		return -1;
+	}
+	if (it->key.len == im->db.suffix_key.len)
+		return 0;
+	size_t plen = dn_key_parent_len(key, it->key.len);
+	if (im->prev_id && same_key(&im->prev_key, key, plen)) {
+		*parent = im->prev_id;
+		return 0;
+	}
+	if (im->parent_id && same_key(&im->parent_key, key, plen)) {
+		*parent = im->parent_id;
+		return 0;
+	}
+	if (db_dn2id(&im->db, im->txn, key, plen, parent) != 0) {
+		const char *comma = strchr(dn, ',');
+		report(im, it->line, "parent entry \"%s\" does not exist (parents must come first)",
+		       comma ? comma + 1 : "");
+		return -1;
+	}
+	im->parent_key.len = im->parent_key.off = 0;
+	im->parent_id = buf_append(&im->parent_key, key, plen) < 0 ? 0 : *parent;
+	return 0;
+}
+
+/* The entry's other tables: id2entry, children, uuid2id (dn2id: find_parent). */
+static int put_entry(struct importer *im, struct import_item *it, entry_id id, entry_id parent,
+                     int rc)
+{
+	memcpy(it->rec.data, &parent, sizeof(parent)); /* the record's first field */
+	MDB_val k = {sizeof(id), &id}, v = {it->rec.len, it->rec.data};
+	MDB_val dv = {sizeof(id), &id};
+	MDB_val pk = {sizeof(parent), &parent}, uk = {16, it->uuid};
+	if (!rc && !(rc = cursor(im, im->db.id2entry, &im->c_id2entry)))
+		rc = mdb_cursor_put(im->c_id2entry, &k, &v, MDB_APPEND);
+	if (!rc && !(rc = cursor(im, im->db.children, &im->c_children)))
+		rc = mdb_cursor_put(im->c_children, &pk, &dv, MDB_APPENDDUP);
+	if (!rc && !(rc = cursor(im, im->db.uuid2id, &im->c_uuid2id)) &&
+	    (rc = mdb_cursor_put(im->c_uuid2id, &uk, &dv, MDB_NOOVERWRITE)) == MDB_KEYEXIST) {
+		char text[37];
+		entry_uuid_format(it->uuid, text);
+		report(im, it->line, "entry \"%s\": entryUUID %s is another entry's too",
+		       (const char *)it->dn.data, text);
+		return -1;
+	}
+	if (rc) {
+		report(im, it->line, "storing \"%s\" in %s: %s", (const char *)it->dn.data,
+		       tmp_path, mdb_strerror(db_write_error(&im->db, rc)));
+		return -1;
+	}
+	im->prev_key.len = im->prev_key.off = 0;
+	im->prev_id = buf_append(&im->prev_key, it->key.data, it->key.len) < 0 ? 0 : id;
+	return 0;
+}
+
+/* The index keys and member values the parser listed. */
+static int put_keys(struct importer *im, const struct import_item *it, entry_id id)
+{
+	MDB_val dv = {sizeof(id), &id};
+	int rc = 0;
+	const unsigned char *p = it->keys.data, *end = p ? p + it->keys.len : p;
+	for (; rc == 0 && p < end;) {
+		uint16_t len;
+		memcpy(&len, p + 1, sizeof(len));
+		const struct db_index *ix = &im->db.index[p[0]];
+		MDB_val k = {len, (void *)(p + 3)};
+		p += 3 + len;
+		/* IDs grow: this entry's ID goes after every one the key has. */
+		if ((rc = cursor(im, ix->dbi, &im->c_index[ix - im->db.index])) == 0 &&
+		    (rc = mdb_cursor_put(im->c_index[ix - im->db.index], &k, &dv, MDB_APPENDDUP)) ==
+		        MDB_KEYEXIST)
+			rc = 0; /* two values of the entry with one normal form */
+		if (rc)
+			report(im, it->line, "index %s: %s", ix->attr,
+			       mdb_strerror(db_write_error(&im->db, rc)));
+	}
+	p = it->members.data;
+	for (end = p ? p + it->members.len : p; rc == 0 && p < end;) {
+		uint32_t len;
+		memcpy(&len, p, sizeof(len));
+		if ((rc = memberof_put_dn(&im->db, im->txn, p + sizeof(len), len, id)) != 0)
+			report(im, it->line, "memberOf: %s",
+			       mdb_strerror(db_write_error(&im->db, rc)));
+		p += sizeof(len) + len;
+	}
+	return rc ? -1 : 0;
+}
+
+/* Stores one parsed record, or reports why it cannot be; in the order one thread checks. */
+static int store_item(struct importer *im, struct import_item *it)
+{
+	im->line = it->line;
+	if (it->kind == IMPORT_ITEM_END)
+		im->last_line = it->line;
+	if (it->fault == IMPORT_FAULT_FIRST)
+		return report_fault(im, it);
+	if (it->kind != IMPORT_ITEM_ENTRY)
+		return 0;
+	entry_id id = im->next_id, parent;
+	int put_rc;
+	if (find_parent(im, it, id, &parent, &put_rc) < 0)
+		return -1;
+	if (it->fault == IMPORT_FAULT_ENTRY)
+		return report_fault(im, it);
+	if (put_entry(im, it, id, parent, put_rc) < 0)
+		return -1;
+	if (it->fault == IMPORT_FAULT_INDEX)
+		return report_fault(im, it);
+	if (put_keys(im, it, id) < 0)
+		return -1;
+	im->next_id++;
+	if (im->opts->progress && im->next_id % IMPORT_PROGRESS_ENTRIES == 0)
+		im->opts->progress(im->opts->progress_arg, im->next_id - 1, it->offset,
+		                   im->parser.size);
+	return 0;
+}
+
+/* Reads records into b until it is full or the file ends; true at the end. */
+static bool frame_batch(struct import_parser *p, struct import_batch *b)
+{
+	while (b->n < IMPORT_BATCH_ITEMS)
+		if (import_frame(p, &b->items[b->n++]))
+			return true;
+	return false;
+}
+
+/* Parses the records of b, up to the first with a problem (the writer stops there). */
+static void parse_batch(struct import_worker *w, struct import_batch *b)
+{
+	for (int i = 0; i < b->n; i++) {
+		import_parse(w, &b->items[i]);
+		if (b->items[i].fault != IMPORT_FAULT_NONE) {
+			b->n = i + 1;
+			return;
+		}
+	}
+}
+
+/* A parsing thread: claims the next batch and reads its records (in file order, under
+ * read_lock), parses them, hands the batch over; until the file ends or the writer stops. */
+static void *parse_thread(void *arg)
+{
+	struct importer *im = arg;
+	struct import_worker w;
+	import_worker_init(&w, &im->db, im->opts->skip_schema, im->opts->url_values);
+	for (;;) {
+		pthread_mutex_lock(&im->read_lock);
+		struct import_batch *b = im->eof ? NULL : import_queue_claim(&im->queue);
+		if (b && frame_batch(&im->parser, b))
+			im->eof = true;
+		pthread_mutex_unlock(&im->read_lock);
+		if (!b)
+			break;
+		parse_batch(&w, b);
+		import_queue_ready(&im->queue, b);
+	}
+	import_worker_free(&w);
+	return NULL;
+}
+
+/* Stores the items of b: -1 at the first problem, 1 at the end of the file, else 0. */
+static int store_batch(struct importer *im, struct import_batch *b)
+{
+	for (int i = 0; i < b->n; i++) {
+		if (store_item(im, &b->items[i]) < 0)
+			return -1;
+		if (b->items[i].kind == IMPORT_ITEM_END)
+			return 1;
+	}
+	return 0;
+}
+
+/* Stops the parsing threads and waits for them. */
+static void stop_parsers(struct importer *im)
+{
+	import_queue_stop(&im->queue);
+	for (; im->nthreads > 0; im->nthreads--)
+		pthread_join(im->threads[im->nthreads - 1], NULL);
+}
+
+/* Every record through one thread: read, parse, store, a batch at a time. */
+static int import_alone(struct importer *im)
+{
+	struct import_worker w;
+	import_worker_init(&w, &im->db, im->opts->skip_schema, im->opts->url_values);
+	struct import_batch *b = &im->queue.batches[0];
+	int rc = 0;
+	while (rc == 0) {
+		b->n = 0;
+		frame_batch(&im->parser, b);
+		parse_batch(&w, b);
+		rc = store_batch(im, b);
+	}
+	import_worker_free(&w);
+	return rc;
+}
+
+/* Reads, checks and stores every record of the file: parsing on opts->threads threads of
+ * their own when it is 2 or more, else on this one between the writes. */
+static int import_records(struct importer *im)
+{
+	int want = im->opts->threads, rc = 0;
+	if (want < 2) {
+		rc = import_alone(im);
+	} else {
+		for (; im->nthreads < want && im->nthreads < IMPORT_MAX_THREADS; im->nthreads++)
+			if ((rc = pthread_create(&im->threads[im->nthreads], NULL, parse_thread,
+			                         im)))
+				break;
+		if (im->nthreads == 0) {
+			fprintf(im->opts->err, "%s: no parsing thread: %s\n", im->file,
+			        strerror(rc));
+			return -1;
+		}
+		rc = 0;
+		while (rc == 0) {
+			rc = store_batch(im, import_queue_take(&im->queue));
+			import_queue_release(&im->queue);
+		}
+		stop_parsers(im);
+	}
+	if (rc < 0)
+		return -1;
+	if (im->next_id == 1) {
+		report(im, im->last_line, "no entries to import");
+		return -1;
+	}
+	return 0;
+}
+
+/* meta's "entries", "created" and "creator". Returns 0 or an LMDB error. */
+static int put_meta(struct importer *im, size_t n)
+{
+	char stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%SZ", &tm);
+	const char *creator = im->opts->creator ? im->opts->creator : "";
+	MDB_val k = {7, "entries"}, v = {sizeof(n), &n};
+	MDB_val kc = {7, "created"}, vc = {strlen(stamp), stamp};
+	MDB_val kw = {7, "creator"}, vw = {strlen(creator), (void *)creator};
+	int rc = mdb_put(im->txn, im->db.meta, &k, &v, 0);
+	if (rc == 0)
+		rc = mdb_put(im->txn, im->db.meta, &kc, &vc, 0);
+	return rc ? rc : mdb_put(im->txn, im->db.meta, &kw, &vw, 0);
+}
+
+/* Commits, syncs the map, and cuts the file (as long as the map while it was written) to
+ * the pages in use. Returns 0 or an LMDB error / errno value. */
+static int finish_file(struct importer *im)
+{
+	int rc = mdb_txn_commit(im->txn), fd;
+	im->txn = NULL;
+	MDB_envinfo info;
+	MDB_stat st;
+	if (rc == 0 && (rc = mdb_env_sync(im->db.env, 1)) == 0 &&
+	    (rc = mdb_env_info(im->db.env, &info)) == 0 &&
+	    (rc = mdb_env_stat(im->db.env, &st)) == 0 &&
+	    (rc = mdb_env_get_fd(im->db.env, &fd)) == 0 &&
+	    (ftruncate(fd, (off_t)(info.me_last_pgno + 1) * st.ms_psize) < 0 || fsync(fd) < 0))
+		rc = errno;
+	return rc;
+}
+
+/* Everything that writes the new file: the entries, memberOf, meta, the commit. */
+static int build(struct importer *im, size_t *count)
+{
+	char err[512];
+	int rc = import_records(im);
+	if (rc == 0 && memberof_resolve(&im->db, im->txn, err, sizeof(err)) < 0) {
+		fprintf(im->opts->err, "%s: %s\n", tmp_path, err);
+		rc = -1;
+	}
+	if (rc == 0 && ((rc = put_meta(im, im->next_id - 1)) != 0 || (rc = finish_file(im)) != 0)) {
+		report(im, im->last_line, "writing %s: %s", tmp_path,
+		       mdb_strerror(db_write_error(&im->db, rc)));
+		rc = -1;
+	}
+	*count = im->next_id - 1;
+	return rc;
+}
+
+/* build, with a SIGBUS from the map (a full disk) reported as the write error it is. */
+static int build_guarded(struct importer *im, size_t *count)
+{
+	struct sigaction sa = {.sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO}, old;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, &old);
+	sigjmp_buf jb;
+	int rc;
+	if (sigsetjmp(jb, 1) == 0) {
+		bus_jump = &jb;
+		rc = build(im, count);
+	} else {
+		stop_parsers(im);
+		report(im, im->line, "writing %s: %s", tmp_path, strerror(map_error(im, bus_addr)));
+		close_cursors(im);
+		im->txn = NULL; /* not usable after the fault: closing the environment ends it */
+		rc = -1;
+	}
+	bus_jump = NULL;
+	sigaction(SIGBUS, &old, NULL);
+	return rc;
+}
+
+int ldif_import(const char *ldif_path, const char *db_path, const struct import_opts *opts,
+                size_t *count)
+{
+	struct importer im = {.file = ldif_path, .opts = opts, .next_id = 1};
+	char err[512];
+	if (import_parser_open(&im.parser, ldif_path) < 0) {
+		fprintf(opts->err, "%s: %s\n", ldif_path, strerror(errno));
+		return -1;
+	}
+	int rc = import_queue_init(&im.queue);
+	if (rc == 0 && (rc = pthread_mutex_init(&im.read_lock, NULL)) != 0)
+		import_queue_free(&im.queue);
+	if (rc != 0) {
+		fprintf(opts->err, "%s: %s\n", ldif_path, strerror(rc));
+		import_parser_close(&im.parser);
+		return -1;
+	}
+	import_remove_stale(db_path, opts->err);
+	snprintf(tmp_path, sizeof(tmp_path), "%s.tmp.%ld", db_path, (long)getpid());
+	unlink(tmp_path);
+	void (*old_int)(int) = signal(SIGINT, on_signal);
+	void (*old_term)(int) = signal(SIGTERM, on_signal);
+	/* A file size limit (RLIMIT_FSIZE) is a write error to report, not a signal to die of. */
+	void (*old_xfsz)(int) = signal(SIGXFSZ, SIG_IGN);
+	rc = -1;
+	if (db_open(&im.db, tmp_path, true, opts->suffix, opts->index, opts->nindex, err,
+	            sizeof(err)) < 0) {
+		fprintf(opts->err, "%s\n", err);
+	} else if ((rc = mdb_txn_begin(im.db.env, NULL, 0, &im.txn)) != 0) {
+		fprintf(opts->err, "%s: %s\n", tmp_path, mdb_strerror(rc));
+		rc = -1;
+	} else {
+		rc = build_guarded(&im, count);
+	}
+	if (im.txn)
+		mdb_txn_abort(im.txn);
+	if (im.db.env)
+		db_close(&im.db);
+	import_parser_close(&im.parser);
+	import_queue_free(&im.queue);
+	buf_free(&im.parent_key);
+	buf_free(&im.prev_key);
+	pthread_mutex_destroy(&im.read_lock);
+	if (rc == 0 && rename(tmp_path, db_path) < 0) {
+		fprintf(opts->err, "%s: %s\n", db_path, strerror(errno));
+		rc = -1;
+	}
+	if (rc != 0)
+		unlink(tmp_path);
+	tmp_path[0] = '\0';
+	signal(SIGINT, old_int);
+	signal(SIGTERM, old_term);
+	signal(SIGXFSZ, old_xfsz);
+	return rc ? -1 : 0;
+}

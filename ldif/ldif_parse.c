@@ -1,0 +1,746 @@
+#include "ldif/ldif_parse.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ldif/ldif_url.h"
+
+/* Longest attribute description, in characters. */
+#define LDIF_MAX_TYPE 127
+/* Distinct types of an entry found by a linear scan; more go through a hash table. */
+#define LDIF_LINEAR_TYPES 16
+
+/*
+ * A walk through one logical line: q..e is what is left of the current physical line
+ * (its LF, and one CR before it, excluded; a continuation's leading space too), next the
+ * physical line after it.
+ */
+struct cursor {
+	const char *q, *e, *next, *end; /* end: the record's */
+	unsigned long line;             /* q's physical line */
+	bool folded;                    /* a continuation line was entered */
+};
+
+/* An attribute line after "dn:" (in ldif_entry.lines). */
+struct attr_line {
+	const char *type; /* NUL-terminated, in ldif_entry.bytes */
+	size_t tlen;
+	struct berval val; /* for a URL value: the URL, then the file's bytes (fetch_urls) */
+	unsigned long line;
+	size_t group;
+	bool url;
+	size_t file_off; /* a URL value's bytes, at this offset of ldif_entry.files */
+};
+
+/* A distinct type of the entry (in ldif_entry.groups). */
+struct attr_group {
+	const char *type;
+	size_t tlen, count, fill;
+};
+
+/* The state of one record's scan. */
+struct scan {
+	struct ldif_entry *e;
+	char *out; /* where the next type or value byte goes, in e->bytes */
+	bool has_cr, libldap;
+	int k, dn_k; /* the current non-comment line's index; the dn line's (-1: none yet) */
+	size_t nlines;
+	unsigned long url_line; /* the first "type:< URL" line (0: none) */
+	unsigned long *line;
+	char *why;
+	size_t whylen;
+};
+
+/* A logical line's type and value as the checks see them. */
+struct logical {
+	const char *type;
+	size_t tlen;
+	bool colon;
+	int kind; /* 0 plain, ':' base64, '<' URL (FILL skipped before ':' or '<') */
+	bool url; /* "type:<": a URL value (libldap reads "type: <" as a plain value) */
+	size_t b64;
+	int pad;
+	bool version_ok; /* the value is exactly "1" */
+	struct berval val;
+	unsigned long start, end; /* physical lines */
+};
+
+static void cursor_at(struct cursor *c, const char *s)
+{
+	const char *nl = memchr(s, '\n', (size_t)(c->end - s));
+	c->q = s;
+	c->e = nl ? nl : c->end;
+	c->next = nl ? nl + 1 : c->end;
+	if (c->e > c->q && c->e[-1] == '\r')
+		c->e--;
+}
+
+/* Enters the next physical line if it continues this logical line; false if not. */
+static bool cursor_more(struct cursor *c)
+{
+	if (c->next >= c->end || *c->next != ' ')
+		return false;
+	c->line++;
+	c->folded = true;
+	cursor_at(c, c->next + 1);
+	return true;
+}
+
+/* The logical line's next character, or -1 at its end. */
+static int cursor_peek(struct cursor *c)
+{
+	while (c->q == c->e)
+		if (!cursor_more(c))
+			return -1;
+	return (unsigned char)*c->q;
+}
+
+__attribute__((format(printf, 4, 5))) static enum ldif_parse_result
+fail(struct scan *s, unsigned long at, bool syntax, const char *fmt, ...)
+{
+	*s->line = at;
+	size_t n = 0;
+	if (syntax)
+		n = (size_t)snprintf(s->why, s->whylen, "LDIF syntax error: ");
+	if (n < s->whylen) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(s->why + n, s->whylen - n, fmt, ap);
+		va_end(ap);
+	}
+	return LDIF_PARSE_ERROR;
+}
+
+/* fail() with a format naming character c: itself when printable, else as \\xNN. */
+static enum ldif_parse_result fail_char(struct scan *s, unsigned long at, const char *fmt,
+                                        unsigned char c)
+{
+	char shown[8];
+	snprintf(shown, sizeof(shown), isprint(c) ? "%c" : "\\x%02x", c);
+	return fail(s, at, true, fmt, shown);
+}
+
+/* Whether c may stand in an attribute description (ALPHA DIGIT "-" ";" "."): a table, as
+ * every character of every type of the file is tested. */
+static bool type_char(unsigned char c)
+{
+	static const bool ok[256] = {
+	    /* 0x00-0x2f: '-' '.' */
+	    ['-'] = 1,
+	    ['.'] = 1,
+	    /* 0x30-0x3f: digits, ';' */
+	    ['0'] = 1,
+	    ['1'] = 1,
+	    ['2'] = 1,
+	    ['3'] = 1,
+	    ['4'] = 1,
+	    ['5'] = 1,
+	    ['6'] = 1,
+	    ['7'] = 1,
+	    ['8'] = 1,
+	    ['9'] = 1,
+	    [';'] = 1,
+	    /* letters */
+	    ['A'] = 1,
+	    ['B'] = 1,
+	    ['C'] = 1,
+	    ['D'] = 1,
+	    ['E'] = 1,
+	    ['F'] = 1,
+	    ['G'] = 1,
+	    ['H'] = 1,
+	    ['I'] = 1,
+	    ['J'] = 1,
+	    ['K'] = 1,
+	    ['L'] = 1,
+	    ['M'] = 1,
+	    ['N'] = 1,
+	    ['O'] = 1,
+	    ['P'] = 1,
+	    ['Q'] = 1,
+	    ['R'] = 1,
+	    ['S'] = 1,
+	    ['T'] = 1,
+	    ['U'] = 1,
+	    ['V'] = 1,
+	    ['W'] = 1,
+	    ['X'] = 1,
+	    ['Y'] = 1,
+	    ['Z'] = 1,
+	    ['a'] = 1,
+	    ['b'] = 1,
+	    ['c'] = 1,
+	    ['d'] = 1,
+	    ['e'] = 1,
+	    ['f'] = 1,
+	    ['g'] = 1,
+	    ['h'] = 1,
+	    ['i'] = 1,
+	    ['j'] = 1,
+	    ['k'] = 1,
+	    ['l'] = 1,
+	    ['m'] = 1,
+	    ['n'] = 1,
+	    ['o'] = 1,
+	    ['p'] = 1,
+	    ['q'] = 1,
+	    ['r'] = 1,
+	    ['s'] = 1,
+	    ['t'] = 1,
+	    ['u'] = 1,
+	    ['v'] = 1,
+	    ['w'] = 1,
+	    ['x'] = 1,
+	    ['y'] = 1,
+	    ['z'] = 1,
+	};
+	return ok[c];
+}
+
+/* Each base64 digit's value, 64 for any other byte. */
+static unsigned char b64_value(unsigned char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return (unsigned char)(c - 'A');
+	if (c >= 'a' && c <= 'z')
+		return (unsigned char)(c - 'a' + 26);
+	if (c >= '0' && c <= '9')
+		return (unsigned char)(c - '0' + 52);
+	return c == '+' ? 62 : c == '/' ? 63 : 64;
+}
+
+/* Whether two attribute descriptions are one (their characters fold with 0x20). */
+static bool same_type(const char *a, size_t alen, const char *b, size_t blen)
+{
+	return alen == blen && (alen == 0 || ((a[0] ^ b[0]) & ~0x20) == 0) &&
+	       strncasecmp(a, b, alen) == 0;
+}
+
+/* The attribute description up to ':' (copied to s->out, NUL-terminated). */
+static enum ldif_parse_result scan_type(struct scan *s, struct cursor *c, struct logical *l)
+{
+	char *t = s->out;
+	for (;;) {
+		/* Most of the characters of a file: the type's, on its one physical line. */
+		const char *q = c->q, *stop = c->e;
+		if ((size_t)(stop - q) > LDIF_MAX_TYPE - l->tlen)
+			stop = q + (LDIF_MAX_TYPE - l->tlen);
+		while (q < stop && type_char((unsigned char)*q))
+			q++;
+		size_t n = (size_t)(q - c->q);
+		memcpy(s->out, c->q, n);
+		s->out += n;
+		l->tlen += n;
+		c->q = q;
+		int ch = cursor_peek(c);
+		if (ch < 0)
+			break;
+		if (ch == ':') {
+			c->q++;
+			l->colon = true;
+			break;
+		}
+		if (!type_char((unsigned char)ch) || l->tlen >= LDIF_MAX_TYPE)
+			return fail_char(
+			    s, c->line,
+			    "invalid character '%s' in an attribute description (or a missing ':')",
+			    (unsigned char)ch);
+	}
+	*s->out++ = '\0';
+	l->type = t;
+	if (c->folded)
+		s->libldap = true; /* libldap keeps the fold's CRs in the type */
+	return LDIF_PARSE_ENTRY;
+}
+
+/* A base64 value: checked character by character, decoded into s->out unless decode is
+ * false. */
+static enum ldif_parse_result scan_base64(struct scan *s, struct cursor *c, struct logical *l,
+                                          bool decode)
+{
+	unsigned char quad[4];
+	int n = 0;
+	char *v = s->out;
+	for (int ch; (ch = cursor_peek(c)) >= 0; c->q++) {
+		if (ch == '=')
+			l->pad++;
+		else if (l->pad)
+			return fail_char(s, c->line,
+			                 "bad base64 value: '%s' after '=' padding (padding ends a "
+			                 "value)",
+			                 (unsigned char)ch);
+		else if (b64_value((unsigned char)ch) == 64)
+			return fail_char(s, c->line, "bad base64 value: invalid character '%s'",
+			                 (unsigned char)ch);
+		l->b64++;
+		if (!decode)
+			continue;
+		quad[n++] = (unsigned char)ch;
+		if (n < 4)
+			continue;
+		n = 0;
+		unsigned d[4];
+		for (int i = 0; i < 4; i++)
+			d[i] = quad[i] == '=' ? 0 : b64_value(quad[i]);
+		*s->out++ = (char)(d[0] << 2 | d[1] >> 4);
+		if (quad[2] != '=')
+			*s->out++ = (char)((d[1] & 15) << 4 | d[2] >> 2);
+		if (quad[2] != '=' && quad[3] != '=')
+			*s->out++ = (char)((d[2] & 3) << 6 | d[3]);
+	}
+	l->val.bv_val = v;
+	l->val.bv_len = (size_t)(s->out - v);
+	*s->out++ = '\0';
+	return LDIF_PARSE_ENTRY;
+}
+
+/* Removes every CR of v[0..n); returns the length left. */
+static size_t drop_cr(char *v, size_t n)
+{
+	char *w = v;
+	for (size_t i = 0; i < n; i++)
+		if (v[i] != '\r')
+			*w++ = v[i];
+	return (size_t)(w - v);
+}
+
+/* A plain value as libldap reads it: leading white space (FILL, folds) dropped, the
+ * physical lines joined, every CR dropped. */
+static void scan_plain(struct scan *s, struct cursor *c, struct logical *l)
+{
+	for (int ch; (ch = cursor_peek(c)) >= 0 && isspace(ch);)
+		c->q++;
+	char *v = s->out;
+	if (c->next >= c->end || *c->next != ' ') { /* one physical line, most values */
+		size_t n = (size_t)(c->e - c->q);
+		memcpy(v, c->q, n);
+		s->out += n;
+		c->q = c->e;
+		if (s->has_cr && memchr(v, '\r', n))
+			s->out = v + drop_cr(v, n);
+		l->val.bv_val = v;
+		l->val.bv_len = (size_t)(s->out - v);
+		*s->out++ = '\0';
+		return;
+	}
+	do {
+		size_t n = (size_t)(c->e - c->q);
+		memcpy(s->out, c->q, n);
+		if (s->has_cr && memchr(s->out, '\r', n))
+			n = drop_cr(s->out, n);
+		s->out += n;
+		c->q = c->e;
+	} while (cursor_more(c));
+	l->val.bv_val = v;
+	l->val.bv_len = (size_t)(s->out - v);
+	*s->out++ = '\0';
+}
+
+/* The value after the type's ':': its kind, its checks, and (unless the record is for
+ * libldap) its bytes. */
+static enum ldif_parse_result scan_value(struct scan *s, struct cursor *c, struct logical *l,
+                                         bool version)
+{
+	/* libldap takes ':' or '<' as the kind only right after the type's ':'. */
+	int lib_kind = c->q < c->e && (*c->q == ':' || *c->q == '<') ? *c->q : 0;
+	if (lib_kind)
+		l->kind = *c->q++;
+	while (c->q < c->e && *c->q == ' ') /* FILL, on the type's line */
+		c->q++;
+	for (int ch; (ch = cursor_peek(c)) >= 0; c->q++) {
+		if (l->kind == 0 && (ch == ':' || ch == '<'))
+			l->kind = ch;
+		else if (ch != ' ')
+			break; /* FILL ends */
+	}
+	if (l->kind != lib_kind)
+		s->libldap = true;
+	if (l->kind == ':')
+		return scan_base64(s, c, l, !s->libldap);
+	if (lib_kind == '<') { /* the URL, as a plain value (fetch_urls reads it) */
+		l->url = true;
+		scan_plain(s, c, l);
+		return LDIF_PARSE_ENTRY;
+	}
+	if (version && l->kind == 0) {
+		l->version_ok = cursor_peek(c) == '1' && (c->q++, cursor_peek(c) < 0);
+	} else if (l->kind == 0 && !s->libldap) {
+		scan_plain(s, c, l);
+		return LDIF_PARSE_ENTRY;
+	}
+	while (cursor_more(c))
+		;
+	return LDIF_PARSE_ENTRY;
+}
+
+/* The checks of a complete logical line, in the order they are reported. */
+static enum ldif_parse_result check_line(struct scan *s, const struct logical *l, bool first)
+{
+	if (!l->colon)
+		return fail(s, l->start, true, "line has no ':' (not \"type: value\")");
+	if (l->tlen == 0)
+		return fail(s, l->start, true, "missing attribute description before ':'");
+	/* RFC 4512 2.5: options = *( SEMI option ), option = 1*keychar; slapadd refuses an
+	 * empty one ("zero length option is invalid") and an empty type. */
+	const char *semi = memchr(l->type, ';', l->tlen);
+	if (semi) {
+		const char *end = l->type + l->tlen;
+		if (semi == l->type)
+			return fail(s, l->start, true,
+			            "missing attribute type before ';' in \"%s\"", l->type);
+		for (const char *p = semi; p < end; p++)
+			if (*p == ';' && (p + 1 == end || p[1] == ';'))
+				return fail(
+				    s, l->start, true,
+				    "empty option in the attribute description \"%s\" (a ';' "
+				    "at its end or \";;\")",
+				    l->type);
+	}
+	bool is_dn = same_type(l->type, l->tlen, "dn", 2);
+	if (s->dn_k < 0) {
+		if (s->k == 0 && first && same_type(l->type, l->tlen, "version", 7))
+			return l->kind == 0 && l->version_ok
+			           ? LDIF_PARSE_NONE
+			           : fail(s, l->start, true,
+			                  "unsupported LDIF version (only \"version: 1\" exists)");
+		if (!is_dn)
+			return fail(s, l->start, true,
+			            "a record must start with \"dn:\", not \"%s:\"", l->type);
+	} else if (is_dn) {
+		return fail(s, l->start, true,
+		            "\"dn:\" inside a record: a blank line is missing before it");
+	} else if (s->k == s->dn_k + 1 && same_type(l->type, l->tlen, "control", 7)) {
+		return fail(s, l->start, true,
+		            "LDIF controls are not supported (minidir imports entries)");
+	}
+	if (l->url && (s->dn_k < 0 || s->e->url_max == 0))
+		return fail(s, l->start, false,
+		            "\"%s:<\" takes its value from a URL (%.*s): refused%s", l->type,
+		            (int)(l->val.bv_len > 200 ? 200 : l->val.bv_len), l->val.bv_val,
+		            s->dn_k < 0 ? " for a DN"
+		                        : " (minidir-import reads files only with "
+		                          "--allow-url-values)");
+	if (l->kind == ':' && l->b64 == 0)
+		return fail(s, l->start, true, "empty base64 value after \"::\"");
+	if (l->kind == ':' && (l->b64 % 4 != 0 || l->pad > 2))
+		return fail(
+		    s, l->end, true,
+		    "bad base64 value: %zu characters, not a multiple of 4 (bad padding, or "
+		    "cut short)",
+		    l->b64);
+	return LDIF_PARSE_ENTRY;
+}
+
+/* Keeps a checked line: the DN, or an attribute. */
+static enum ldif_parse_result keep_line(struct scan *s, const struct logical *l)
+{
+	struct ldif_entry *e = s->e;
+	if (s->dn_k < 0) {
+		s->dn_k = s->k;
+		e->dn = l->val;
+		e->dn_line = l->start;
+		return LDIF_PARSE_ENTRY;
+	}
+	if (s->k == s->dn_k + 1 && same_type(l->type, l->tlen, "changetype", 10)) {
+		s->libldap = true;
+		return LDIF_PARSE_ENTRY;
+	}
+	if (s->libldap)
+		return LDIF_PARSE_ENTRY;
+	if (e->lines.cap - e->lines.len < sizeof(struct attr_line) &&
+	    buf_reserve(&e->lines, sizeof(struct attr_line)) < 0)
+		return fail(s, l->start, false, "out of memory");
+	struct attr_line a = {l->type, l->tlen, l->val, l->start, 0, l->url, 0};
+	memcpy(e->lines.data + e->lines.len, &a, sizeof(a));
+	e->lines.len += sizeof(a);
+	s->nlines++;
+	return LDIF_PARSE_ENTRY;
+}
+
+/* A hash of a type, the same for every spelling of it (type characters fold with 0x20). */
+static uint32_t type_hash(const char *t, size_t n)
+{
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)(t[i] | 0x20)) * 16777619u;
+	return h;
+}
+
+/* Files every type of the hash's groups again, in a table of slots entries. */
+static int hash_rebuild(struct ldif_entry *e, const struct attr_group *g, size_t ng, size_t slots)
+{
+	e->hash.len = 0;
+	if (buf_reserve(&e->hash, slots * sizeof(uint32_t)) < 0)
+		return -1;
+	uint32_t *h = (uint32_t *)e->hash.data;
+	memset(h, 0, slots * sizeof(uint32_t));
+	e->hash.len = slots * sizeof(uint32_t);
+	for (size_t i = 0; i < ng; i++) {
+		size_t at = type_hash(g[i].type, g[i].tlen) & (slots - 1);
+		while (h[at])
+			at = (at + 1) & (slots - 1);
+		h[at] = (uint32_t)(i + 1);
+	}
+	return 0;
+}
+
+/* The group of a's type: a new one at the end when there is none yet. */
+static int find_group(struct ldif_entry *e, const struct attr_line *a, size_t *ng, size_t *g)
+{
+	struct attr_group *groups = (struct attr_group *)e->groups.data;
+	size_t n = *ng;
+	if (n <= LDIF_LINEAR_TYPES) {
+		for (size_t i = 0; i < n; i++)
+			if (same_type(groups[i].type, groups[i].tlen, a->type, a->tlen)) {
+				*g = i;
+				return 0;
+			}
+	} else {
+		size_t slots = e->hash.len / sizeof(uint32_t);
+		const uint32_t *h = (const uint32_t *)e->hash.data;
+		size_t at = type_hash(a->type, a->tlen) & (slots - 1);
+		for (; h[at]; at = (at + 1) & (slots - 1))
+			if (same_type(groups[h[at] - 1].type, groups[h[at] - 1].tlen, a->type,
+			              a->tlen)) {
+				*g = h[at] - 1;
+				return 0;
+			}
+	}
+	if (e->groups.cap - e->groups.len < sizeof(struct attr_group) &&
+	    buf_reserve(&e->groups, sizeof(struct attr_group)) < 0)
+		return -1;
+	groups = (struct attr_group *)e->groups.data;
+	groups[n] = (struct attr_group){a->type, a->tlen, 0, 0};
+	e->groups.len += sizeof(struct attr_group);
+	*g = n;
+	*ng = ++n;
+	size_t slots = e->hash.len / sizeof(uint32_t);
+	if (n > LDIF_LINEAR_TYPES && (n == LDIF_LINEAR_TYPES + 1 || 2 * n > slots))
+		return hash_rebuild(e, groups, n, n == LDIF_LINEAR_TYPES + 1 ? 128 : 2 * slots);
+	if (n > LDIF_LINEAR_TYPES) {
+		uint32_t *h = (uint32_t *)e->hash.data;
+		size_t at = type_hash(a->type, a->tlen) & (slots - 1);
+		while (h[at])
+			at = (at + 1) & (slots - 1);
+		h[at] = (uint32_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Replaces each URL value of the kept lines by the file it names (storage/ldif_url.h),
+ * at most e->url_max bytes for the record's URL values together, each followed by a NUL.
+ * Pointers into e->files are set once every file is read (the buffer may move).
+ */
+static enum ldif_parse_result fetch_urls(struct scan *s)
+{
+	struct ldif_entry *e = s->e;
+	struct attr_line *lines = (struct attr_line *)e->lines.data;
+	size_t used = 0;
+	e->files.len = 0;
+	for (size_t i = 0; i < s->nlines; i++) {
+		if (!lines[i].url)
+			continue;
+		char why[512];
+		size_t start = e->files.len;
+		if (ldif_url_read(lines[i].val.bv_val, lines[i].val.bv_len, e->url_max - used,
+		                  &e->files, why, sizeof(why)) < 0)
+			return fail(s, lines[i].line, false,
+			            "reading the value of \"%s:<\": %s (a record's URL values hold "
+			            "%zu bytes at most)",
+			            lines[i].type, why, e->url_max);
+		lines[i].file_off = start;
+		lines[i].val.bv_len = e->files.len - start;
+		used += lines[i].val.bv_len;
+		if (buf_append(&e->files, "", 1) < 0)
+			return fail(s, lines[i].line, false, "out of memory");
+	}
+	for (size_t i = 0; i < s->nlines; i++)
+		if (lines[i].url)
+			lines[i].val.bv_val = (char *)e->files.data + lines[i].file_off;
+	return LDIF_PARSE_ENTRY;
+}
+
+/* The LDAPMod arrays of the kept lines: one mod per type, in order of first appearance. */
+static int build_mods(struct ldif_entry *e, size_t nl)
+{
+	struct attr_line *lines = (struct attr_line *)e->lines.data;
+	e->groups.len = 0;
+	size_t ng = 0, last = 0;
+	for (size_t i = 0; i < nl; i++) {
+		struct attr_group *groups = (struct attr_group *)e->groups.data;
+		if (ng &&
+		    same_type(groups[last].type, groups[last].tlen, lines[i].type, lines[i].tlen))
+			lines[i].group = last;
+		else if (find_group(e, &lines[i], &ng, &lines[i].group) < 0)
+			return -1;
+		last = lines[i].group;
+		((struct attr_group *)e->groups.data)[last].count++;
+	}
+	struct attr_group *groups = (struct attr_group *)e->groups.data;
+	size_t nv = nl + ng; /* values and each mod's NULL */
+	size_t bytes = ng * sizeof(LDAPMod) + (ng + 1) * sizeof(LDAPMod *) +
+	               nv * (sizeof(struct berval *) + sizeof(unsigned long)) + ng * sizeof(size_t);
+	e->arrays.len = 0;
+	if (buf_reserve(&e->arrays, bytes) < 0)
+		return -1;
+	LDAPMod *mod = (LDAPMod *)e->arrays.data;
+	LDAPMod **mods = (LDAPMod **)(mod + ng);
+	struct berval **vals = (struct berval **)(mods + ng + 1);
+	unsigned long *vlines = (unsigned long *)(vals + nv);
+	size_t *vfirst = (size_t *)(vlines + nv);
+	size_t off = 0;
+	for (size_t g = 0; g < ng; g++) {
+		mod[g].mod_op = LDAP_MOD_ADD | LDAP_MOD_BVALUES;
+		mod[g].mod_type = (char *)groups[g].type;
+		mod[g].mod_bvalues = vals + off;
+		mods[g] = &mod[g];
+		vfirst[g] = groups[g].fill = off;
+		off += groups[g].count + 1;
+		vals[off - 1] = NULL;
+		vlines[off - 1] = 0;
+	}
+	mods[ng] = NULL;
+	for (size_t i = 0; i < nl; i++) {
+		size_t at = groups[lines[i].group].fill++;
+		vals[at] = &lines[i].val;
+		vlines[at] = lines[i].line;
+	}
+	e->mods = mods;
+	e->mod0 = mod;
+	e->value_lines = vlines;
+	e->value_first = vfirst;
+	return 0;
+}
+
+enum ldif_parse_result ldif_parse_record(struct ldif_entry *e, const char *text, size_t len,
+                                         unsigned long first_line, bool cut, bool first,
+                                         unsigned long *line, char *why, size_t whylen)
+{
+	struct scan s = {.e = e, .k = -1, .dn_k = -1, .line = line, .why = why, .whylen = whylen};
+	e->dn = (struct berval){0, NULL};
+	e->mods = NULL;
+	e->mod0 = NULL;
+	e->dn_line = 0;
+	e->lines.len = 0;
+	const char *nul = memchr(text, '\0', len);
+	if (nul) {
+		unsigned long at = first_line;
+		for (const char *p = text; (p = memchr(p, '\n', (size_t)(nul - p))) != NULL; p++)
+			at++;
+		return fail(&s, at, false, "NUL byte in the line (binary values must be base64)");
+	}
+	/* Types and values are never longer than the text they come from, but for the NUL
+	 * after the last line's value when it has no LF. */
+	e->bytes.len = 0;
+	if (buf_reserve(&e->bytes, len + 2) < 0)
+		return fail(&s, first_line, false, "out of memory");
+	s.out = (char *)e->bytes.data;
+	s.has_cr = memchr(text, '\r', len) != NULL;
+	const char *end = text + len;
+	struct cursor c = {.end = end, .line = first_line};
+	if (len && text[0] == ' ')
+		return fail(&s, first_line, true,
+		            "continuation line (starting with a space) with no line before it");
+	for (const char *p = text; p < end; p = c.next, c.line++) {
+		cursor_at(&c, p);
+		c.folded = false;
+		if (*p == '#') { /* a comment, with its continuations */
+			while (cursor_more(&c))
+				;
+			continue;
+		}
+		s.k++;
+		struct logical l = {.start = c.line};
+		enum ldif_parse_result rc = scan_type(&s, &c, &l);
+		if (rc != LDIF_PARSE_ENTRY)
+			return rc;
+		/* (Without a ':', scan_type read the whole logical line.) */
+		bool version =
+		    s.k == 0 && first && s.dn_k < 0 && same_type(l.type, l.tlen, "version", 7);
+		if (l.colon && (rc = scan_value(&s, &c, &l, version)) != LDIF_PARSE_ENTRY)
+			return rc;
+		l.end = c.line;
+		if (cut && c.next >= end && (c.folded || l.kind == ':'))
+			return fail(&s, c.line, true,
+			            "the file ends in the middle of a value (no newline after the "
+			            "last line): is it cut short?");
+		if (l.url && !s.url_line)
+			s.url_line = l.start;
+		rc = check_line(&s, &l, first);
+		if (rc == LDIF_PARSE_NONE) { /* "version: 1": nothing kept */
+			s.out = (char *)l.type;
+			continue;
+		}
+		if (rc != LDIF_PARSE_ENTRY || (rc = keep_line(&s, &l)) != LDIF_PARSE_ENTRY)
+			return rc;
+	}
+	/* libldap would read the file itself, with no cap. */
+	if (s.libldap && s.url_line)
+		return fail(&s, s.url_line, false,
+		            "a \"type:<\" URL value in a record with a changetype line, a folded "
+		            "attribute description or a value starting with ':' or '<' after the "
+		            "spaces: not supported");
+	if (s.libldap)
+		return LDIF_PARSE_LIBLDAP;
+	if (s.dn_k < 0)
+		return LDIF_PARSE_NONE;
+	if (s.url_line && fetch_urls(&s) != LDIF_PARSE_ENTRY)
+		return LDIF_PARSE_ERROR;
+	if (build_mods(e, s.nlines) < 0)
+		return fail(&s, e->dn_line, false, "out of memory");
+	return LDIF_PARSE_ENTRY;
+}
+
+unsigned long ldif_entry_value_line(const struct ldif_entry *e, const LDAPMod *mod, int n)
+{
+	size_t ng = e->groups.len / sizeof(struct attr_group);
+	if (!e->mod0 || mod < e->mod0 || mod >= e->mod0 + ng || n < 0)
+		return 0;
+	size_t g = (size_t)(mod - e->mod0);
+	const struct attr_group *groups = (const struct attr_group *)e->groups.data;
+	return (size_t)n < groups[g].count ? e->value_lines[e->value_first[g] + (size_t)n] : 0;
+}
+
+void ldif_entry_free(struct ldif_entry *e)
+{
+	struct buf *bufs[] = {&e->bytes, &e->lines, &e->groups, &e->arrays, &e->hash, &e->files};
+	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
+		buf_free(bufs[i]);
+	memset(e, 0, sizeof(*e));
+}
+
+int ldif_record_text(const char *text, size_t len, struct buf *out)
+{
+	const char *end = text + len;
+	for (const char *p = text; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((nl ? nl : end) - p);
+		if (buf_append(out, p, n - (n > 0 && p[n - 1] == '\r')) < 0 ||
+		    buf_append(out, "\n", 1) < 0)
+			return -1;
+		p = nl ? nl + 1 : end;
+	}
+	return buf_append(out, "", 1);
+}
+
+unsigned long ldif_record_type_line(const char *text, unsigned long first_line, const char *type,
+                                    int n)
+{
+	size_t tlen = strlen(type);
+	unsigned long line = first_line;
+	for (const char *p = text; *p; line++) {
+		const char *end = strchr(p, '\n');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		/* Not a continuation (" ...") or a comment: "type:", "type::" or "type:<". */
+		if (p[0] != ' ' && p[0] != '#' && len > tlen && p[tlen] == ':' &&
+		    strncasecmp(p, type, tlen) == 0 && n-- == 0)
+			return line;
+		p += len + (end != NULL);
+	}
+	return 0;
+}

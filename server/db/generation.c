@@ -1,0 +1,170 @@
+/* Database generations: open and check, hold and release, the workers' moves (db_gen.h). */
+#include "server/db/generation.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "protocol/dn.h"
+#include "server/clock.h"
+#include "server/db/file_guard.h"
+#include "server/dlist.h"
+#include "server/log.h"
+
+struct db_gen *db_gen_open(const char *path, const char *suffix, char *err, size_t errlen)
+{
+	struct db_gen *g = calloc(1, sizeof(*g));
+	if (!g) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return NULL;
+	}
+	g->refs = 1;
+	g->map_slot = -1;
+	if (db_open(&g->db, path, false, NULL, NULL, 0, err, errlen) < 0) {
+		free(g);
+		return NULL;
+	}
+	/* The file LMDB mapped, not the one the path names by now. */
+	int fd;
+	struct stat st;
+	if (mdb_env_get_fd(g->db.env, &fd) != 0 || fstat(fd, &st) < 0) {
+		snprintf(err, errlen, "%s: cannot stat the database file", path);
+		db_gen_release(g);
+		return NULL;
+	}
+	g->dev = st.st_dev;
+	g->ino = st.st_ino;
+	struct buf key = {0};
+	dn_normalize(suffix, strlen(suffix), NULL, &key);
+	bool same = key.len == g->db.suffix_key.len &&
+	            memcmp(key.data, g->db.suffix_key.data, key.len) == 0;
+	buf_free(&key);
+	if (!same) {
+		snprintf(err, errlen,
+		         "%s holds suffix \"%.*s\" but the configuration says suffix = %s", path,
+		         (int)g->db.suffix.len, (char *)g->db.suffix.data, suffix);
+		db_gen_release(g);
+		return NULL;
+	}
+	return g;
+}
+
+void db_gen_release(struct db_gen *g)
+{
+	if (!g || __atomic_sub_fetch(&g->refs, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	db_watch_map_remove(g->map_slot); /* before the map goes */
+	db_close(&g->db);
+	free(g->bind_decoy);
+	free(g);
+}
+
+void db_gen_publish(struct server *srv, struct db_gen *g)
+{
+	pthread_mutex_lock(&srv->gen_lock);
+	struct db_gen *old = srv->gen;
+	g->number = old ? old->number + 1 : 1;
+	__atomic_store_n(&srv->gen, g, __ATOMIC_RELEASE); /* workers compare it unlocked */
+	pthread_mutex_unlock(&srv->gen_lock);
+	/* The previous generation stays readable by the searches that started on it. */
+	__atomic_store_n(&srv->gen_min, old ? old->number : 1, __ATOMIC_RELAXED);
+	db_gen_release(old);
+}
+
+struct db_gen *db_gen_current(struct server *srv)
+{
+	pthread_mutex_lock(&srv->gen_lock);
+	struct db_gen *g = srv->gen;
+	db_gen_hold(g);
+	pthread_mutex_unlock(&srv->gen_lock);
+	return g;
+}
+
+void db_hold_begin(struct worker *w, struct db_hold *h, void (*expire)(struct db_hold *h))
+{
+	h->gen = w->gen;
+	h->owned = false;
+	h->expire = expire;
+	h->pinned_since = 0;
+	DLIST_PUSH(w->holds, h);
+}
+
+void db_hold_end(struct worker *w, struct db_hold *h)
+{
+	if (!h->gen)
+		return;
+	DLIST_UNLINK(w->holds, h);
+	if (h->owned)
+		db_gen_release(h->gen);
+	h->gen = NULL;
+	h->prev = h->next = NULL;
+}
+
+bool db_hold_expired(struct server *srv, const struct db_hold *h)
+{
+	return h->gen->number < __atomic_load_n(&srv->gen_min, __ATOMIC_RELAXED) ||
+	       (h->pinned_since && clock_seconds() - h->pinned_since > DB_SNAPSHOT_MAX_SECONDS);
+}
+
+void db_gen_worker_switch(struct worker *w)
+{
+	struct server *srv = w->srv;
+	/* A pointer compare: the usual path reads one word and takes no lock. */
+	if (__atomic_load_n(&srv->gen, __ATOMIC_RELAXED) == w->gen)
+		return;
+	struct db_gen *g = db_gen_current(srv);
+	MDB_txn *txn;
+	int rc = mdb_txn_begin(g->db.env, NULL, MDB_RDONLY, &txn);
+	if (rc) {
+		log_error("worker %d: read transaction on the new database: %s", w->id,
+		          mdb_strerror(rc));
+		db_gen_release(g);
+		return;
+	}
+	mdb_txn_reset(txn);
+	/* Operations still reading the old generation keep it open on their own. */
+	for (struct db_hold *h = w->holds; h; h = h->next)
+		if (h->gen == w->gen && !h->owned) {
+			db_gen_hold(h->gen);
+			h->owned = true;
+		}
+	cursor_pool_reset(&w->cursors, g->db.env); /* the old environment's cursors go */
+	if (w->txn)
+		mdb_txn_abort(w->txn);
+	db_gen_release(w->gen);
+	w->gen = g;
+	w->txn = txn;
+	w->txn_open = false;
+}
+
+bool db_changes_in_place(const struct db *db)
+{
+	return db->changes_in_place;
+}
+
+int db_gen_txn_begin(struct worker *w)
+{
+	if (w->txn_open)
+		return 0;
+	int rc = mdb_txn_renew(w->txn);
+	w->txn_open = rc == 0;
+	return rc;
+}
+
+void db_gen_txn_end(struct worker *w)
+{
+	if (w->txn_open && db_changes_in_place(&w->gen->db)) {
+		mdb_txn_reset(w->txn);
+		w->txn_open = false;
+	}
+}
+
+void db_gen_worker_sweep(struct worker *w)
+{
+	for (struct db_hold *h = w->holds, *next; h; h = next) {
+		next = h->next; /* expire may end h */
+		if (db_hold_expired(w->srv, h))
+			h->expire(h);
+	}
+}

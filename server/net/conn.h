@@ -1,0 +1,238 @@
+/*
+ * A client connection, owned by one worker. Input is framed into PDUs and
+ * answered in order; output goes through the send policy into conn->out and
+ * the socket. When the socket is full, the connection waits for EPOLLOUT and
+ * any search in progress pauses as a cursor, so memory stays bounded.
+ */
+#ifndef MINIDIR_SERVER_CONN_H
+#define MINIDIR_SERVER_CONN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "protocol/tlv.h"
+#include "conf/config.h"
+#include "server/server.h"
+#include "server/net/worker.h"
+
+/*
+ * A long-running operation on a connection: a search that pauses while the
+ * socket is full, or yields so that other connections get their turn. The
+ * connection resumes it (EPOLLOUT, the worker's ready list) and ends it at
+ * close or Abandon, knowing nothing else of it; the operation embeds this in
+ * its own state and frees that state in free.
+ */
+struct conn_task {
+	int32_t msgid; /* the request it answers (Abandon finds it by this) */
+	/* Runs it further; once it has answered it sets c->task to NULL and frees itself
+	 * (or parks itself in c->parked). */
+	void (*resume)(struct conn *c);
+	/* Ends it without a response and frees it. */
+	void (*free)(struct conn_task *t);
+};
+
+enum conn_auth { AUTH_ANONYMOUS, AUTH_ROOT, AUTH_USER };
+
+/* Bytes the connection owns and the operations read (the bound identity). */
+struct conn_bytes {
+	const unsigned char *data; /* NULL when len is 0 */
+	size_t len;
+};
+
+/* The bound DN and key together up to this size take a slot of the worker's identity
+ * slab (w->ident_slab, conn_ident.c); longer, a malloc. */
+#define CONN_IDENT_BYTES 128
+
+/*
+ * A send policy: the hooks through which the layer above decides when the
+ * connection's output leaves (server/policy.h has the list and the rules).
+ * Defined here, below the policies, because the connection calls accept; the
+ * reply layer calls the others. server/policy_<ident>.c defines `const struct send_policy
+ * policy_<ident>` for each line of conf/send_policies.h; nothing else lists them.
+ */
+struct send_policy {
+	enum send_policy_id id; /* its config name: config_policy_name(id) */
+	/* Socket options for a new connection. Returns 0 or -1 (close it). NULL: none. */
+	int (*accept)(struct conn *c);
+	/* A response starts (before its first PDU is queued). NULL: nothing to do. */
+	void (*response_begin)(struct conn *c);
+	/* A PDU was appended to c->out; last marks a response's final PDU, and
+	 * more_requests (only with last) says that further complete requests are already
+	 * buffered on the connection, whose responses will follow at once. */
+	void (*pdu_end)(struct conn *c, bool last, bool more_requests);
+	/* A send with MSG_MORE takes only what ends on a TCP segment boundary; the rest
+	 * waits in out for the next send (conn.c, whole_segments). */
+	bool whole_segments;
+};
+
+struct conn {
+	int fd;
+	struct worker *w;
+	const struct send_policy *policy; /* fixed at accept */
+	struct send_stats *stats;         /* the worker's counters for that policy */
+	struct buf in;
+	struct buf out;
+	bool out_more;          /* the bytes in out end inside a response (MSG_MORE) */
+	uint64_t out_sent;      /* bytes of out sent since accept */
+	uint64_t wire_sent;     /* bytes the socket took since accept (over TLS: ciphertext) */
+	uint64_t segs_from;     /* wire_sent at the last send without MSG_MORE */
+	unsigned mss;           /* TCP_MAXSEG, read when whole_segments first needs it */
+	uint64_t out_queued;    /* out_sent + pending when the last PDU was queued */
+	size_t out_pdu_max;     /* the largest PDU queued since out was last empty */
+	bool blocked;           /* the socket refused bytes: waiting for EPOLLOUT */
+	time_t blocked_since;   /* when output last made progress while blocked (0: not) */
+	int outq_last;          /* bytes in the kernel send queue at the last write_timeout check */
+	time_t last_request;    /* when a request was last read or answered (idle_timeout) */
+	uint64_t op_start_ns;   /* when the operation being answered was taken (0: none) */
+	bool closing;           /* close after this event (output flushed as far as it goes) */
+	const char *close_why;  /* why, for the log (a static string; NULL: "closed by server") */
+	bool in_ready;          /* on the worker's ready list */
+	size_t in_counted;      /* bytes of in counted in w->input_bytes (conn.c, account_input) */
+	time_t in_since;        /* since when the pending input waits to be whole (pdu_timeout;
+	                           0: none pending) */
+	uint32_t events;        /* the epoll mask registered now */
+	struct conn_task *task; /* the operation in progress, if any (owned) */
+	struct conn_task *parked;    /* an operation waiting for a later request of its own, such as
+	                                a paged search between pages (owned) */
+	enum conn_auth auth;         /* set with the two below by conn_set_identity */
+	struct conn_bytes bound_key; /* reversed DN key of the bound entry (AUTH_USER) */
+	struct conn_bytes bound_dn;  /* the bound DN as the client sent it (AUTH_ROOT, AUTH_USER) */
+	void *ident;                 /* the memory of both (conn_ident.c), NULL when anonymous */
+	char peer[64];
+	uint64_t id;         /* the connection's number in the access log */
+	unsigned nops;       /* operations taken, numbering them in the access log */
+	struct buf op_text;  /* the access log's text of the operation being answered */
+	unsigned op_entries; /* entries sent for it */
+	bool local;          /* came in on an ldapi:// (Unix) socket */
+	bool peer_cred;      /* local, and the kernel told its uid and gid (SO_PEERCRED) */
+	uid_t peer_uid;
+	gid_t peer_gid;
+	struct tls_session *tls;  /* TLS on this connection (ldaps://, StartTLS), or NULL: tls.h */
+	struct buf tls_out;       /* ciphertext of out, waiting for the socket */
+	bool ktls;                /* the kernel encrypts: out goes to the socket as it is (tls.h) */
+	bool tls_starting;        /* StartTLS was answered: TLS begins once the answer is sent */
+	time_t tls_since;         /* when the handshake began (tls_handshake_timeout) */
+	struct conn *prev, *next; /* the worker's list */
+	struct conn *ready_next;
+};
+
+/* Takes a freshly accepted non-blocking socket from a listener of scheme (ldaps://: the
+ * client starts with a handshake; ldapi://: a local peer, batch policy). Returns 0 or -1
+ * (fd closed). */
+int conn_accept(struct worker *w, int fd, enum listen_scheme scheme);
+
+/*
+ * StartTLS (RFC 4511 4.14): the operation answered success; TLS begins once that
+ * answer has been sent, and the requests read from then on are TLS records.
+ * The caller checked that the server has TLS (c->w->srv->tls) and c does not yet.
+ */
+void conn_start_tls(struct conn *c);
+/* True if c has TLS or is starting it. */
+bool conn_tls_active(const struct conn *c);
+/* Empties a task slot (&c->task or &c->parked), ending its task without a response. */
+void conn_task_drop(struct conn_task **slot);
+
+/*
+ * Binds c as auth (AUTH_ANONYMOUS: dn and key are not read) with copies of dn[0..dnlen)
+ * and key[0..keylen) (the entry key, empty but for AUTH_USER), dropping its earlier
+ * identity first. Returns 0, or -1 when out of memory (c is then anonymous).
+ */
+int conn_set_identity(struct conn *c, enum conn_auth auth, const void *dn, size_t dnlen,
+                      const void *key, size_t keylen);
+/* c becomes anonymous; the memory of its identity is given back. */
+void conn_clear_identity(struct conn *c);
+
+/* Ends c's task and parked task answering msgid, without a response (Abandon).
+ * Returns true if there was one. */
+bool conn_task_cancel(struct conn *c, int32_t msgid);
+
+/* What the worker's event loop calls: accept, events, the ready list, the sweep, stop. */
+extern const struct worker_hooks conn_worker_hooks;
+
+/* Handles epoll events for c. */
+void conn_event(struct conn *c, uint32_t events);
+/* Continues c's task (from the ready list). */
+void conn_resume(struct conn *c);
+/* Closes c and frees it. */
+void conn_close(struct conn *c, const char *why);
+
+/*
+ * Sends the pending bytes of c->out with flags (0 or MSG_MORE). Returns 0 when
+ * all were sent, 1 when some wait for EPOLLOUT, -1 when the connection failed
+ * (it is then marked closing).
+ */
+int conn_flush(struct conn *c, int flags);
+
+/*
+ * A PDU was appended to c->out (by the reply layer): keeps the connection's
+ * accounting (largest waiting PDU, PDU and response counts, and with last, the
+ * operation's latency). Does not send: the send policy decides that.
+ */
+void conn_output_queued(struct conn *c, bool last);
+
+/* True when another complete request is already buffered on c. */
+bool conn_more_requests(const struct conn *c);
+
+/* Closes c if it has been blocked, without progress, for write_timeout seconds, or has
+ * sent no request for idle_timeout seconds while nothing was running or waiting.
+ * Returns true when c was closed (and freed). */
+bool conn_check_timeouts(struct conn *c, time_t now);
+
+/*
+ * Frees c's input and output buffers if nothing waits in them and nothing runs,
+ * so that an idle connection costs only its struct (they are allocated again by
+ * the next request). Returns the bytes of capacity freed.
+ */
+size_t conn_release_buffers(struct conn *c);
+
+/* Marks c to continue its task on the next loop iteration. */
+void conn_make_ready(struct conn *c);
+
+/* --- conn_wake.c: resuming a task at a set time ---------------------------------------- */
+
+/*
+ * An entry of the worker's waking queue: embedded in the task that waits, which owns it
+ * and takes it off the queue (conn_wake_cancel) when it is freed, so that a connection
+ * closed or an operation abandoned leaves nothing queued.
+ */
+struct conn_wake {
+	struct conn *c;
+	uint64_t ns; /* when it is due */
+	bool queued;
+	struct conn_wake *prev, *next;
+};
+
+/*
+ * Resumes c's task (as conn_make_ready does) once clock_ns() has reached ns, the worker
+ * waking for it; wk is the task's entry. The queue keeps the order of the calls, so a
+ * time earlier than one already queued waits for that one: callers give times a fixed
+ * delay after a request was read (a padded failed bind, op_bind.c). Called again while
+ * queued, wk moves to the end with the new time.
+ */
+void conn_wake_at(struct conn_wake *wk, struct conn *c, uint64_t ns);
+/* Takes wk off the queue if it is on it. */
+void conn_wake_cancel(struct conn_wake *wk);
+/* Puts the connections whose time has come on the ready list (the loop runs it next)
+ * and sets w->wake_ns to the next one's time. */
+void conn_wake_due(struct worker *w);
+
+/* --- conn_tls.c: the TLS half of the I/O, for conn.c ----------------------------------- */
+
+/* Gives c a TLS session (ldaps:// at accept, or StartTLS). Returns 0 or -1. */
+int conn_tls_begin(struct conn *c);
+/* StartTLS's answer is out: TLS begins (bytes already read are the handshake).
+ * Returns 0, or -1 (c is closing). */
+int conn_tls_switch(struct conn *c);
+/* One recv of ciphertext, decrypted into c->in: as read_some (bytes added, -2 none yet,
+ * 0 closed, -1 error). */
+ssize_t conn_tls_read(struct conn *c);
+/* Encrypts what waits in c->out into c->tls_out once tls_out is empty; with more (the
+ * response goes on), only whole 16 KiB records, the rest left in c->out. Returns 0 or -1
+ * (c is closing). */
+int conn_tls_encrypt(struct conn *c, bool more);
+/* Sends close_notify if it can without waiting, frees the session. */
+void conn_tls_end(struct conn *c);
+
+#endif

@@ -1,0 +1,162 @@
+/*
+ * The TLS half of a connection's I/O (conn.h): a session begun at accept
+ * (ldaps://) or after StartTLS, ciphertext in through tls_input, plaintext out
+ * as records through tls_output, close_notify at the end. The socket calls are
+ * the connection's own, so the send policy's flags apply to the ciphertext.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "server/access_log.h"
+#include "server/clock.h"
+#include "server/net/conn.h"
+#include "server/net/engine.h"
+#include "server/log.h"
+#include "server/net/tls.h"
+
+#define CONN_TLS_READ_CHUNK (16 * 1024)
+
+static ssize_t tls_received(struct conn *c, const void *in, size_t len);
+
+/* Gives c a TLS session (ldaps:// at accept, or StartTLS). Returns 0 or -1. */
+int conn_tls_begin(struct conn *c)
+{
+	struct worker *w = c->w;
+	if (!w->srv->tls || !(c->tls = tls_session_new(w->srv->tls, c->fd)))
+		return -1;
+	c->tls_since = clock_seconds();
+	STAT_ADD(w->stats.tls.connections, 1);
+	return 0;
+}
+
+/* StartTLS: its answer is out, TLS begins. Returns 0, or -1 (c is closing). */
+int conn_tls_switch(struct conn *c)
+{
+	c->tls_starting = false;
+	if (conn_tls_begin(c) < 0) {
+		c->closing = true;
+		return -1;
+	}
+	STAT_ADD(c->w->stats.tls.starttls, 1);
+	if (buf_pending(&c->in) > 0) {
+		/* The client did not wait for the answer: its handshake is already here. */
+		struct buf early = c->in;
+		memset(&c->in, 0, sizeof(c->in));
+		ssize_t got = tls_received(c, early.data + early.off, buf_pending(&early));
+		buf_free(&early);
+		if (got == 0 || got == -1) {
+			c->closing = true;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * With TLS: the plaintext waiting in out becomes records in tls_out, once what
+ * tls_out held has gone (so ciphertext waiting for a slow client stays one flush
+ * deep) but for less than a segment (what batch holds back to end its sends on a
+ * segment boundary: conn.c, whole_segments), with whatever the session has to
+ * send itself (handshake, alerts).
+ */
+int conn_tls_encrypt(struct conn *c, bool more)
+{
+	size_t waiting = buf_pending(&c->tls_out);
+	if (waiting > 0 && waiting >= c->mss)
+		return 0;
+	if (waiting == 0)
+		c->tls_out.off = c->tls_out.len = 0;
+	size_t plain = buf_pending(&c->out);
+	/* More of the response follows (MSG_MORE): only whole 16 KiB records now, the rest
+	 * joins what comes next, so a gathered response is full records and one short one. */
+	if (more)
+		plain -= plain % TLS_RECORD_PLAIN;
+	unsigned records;
+	if (tls_output(c->tls, c->out.data ? c->out.data + c->out.off : NULL, plain, &c->tls_out,
+	               &records) < 0) {
+		log_info("conn fd=%d from %s: TLS: %s; closing", c->fd, c->peer, tls_why(c->tls));
+		c->closing = true;
+		return -1;
+	}
+	STAT_ADD(c->stats->tls_records, records);
+	buf_consume(&c->out, plain);
+	c->out_sent += plain; /* accounting counts plaintext (conn_output_queued) */
+	return 0;
+}
+
+/*
+ * Ciphertext the client sent (in[0..len)): the handshake advances, plaintext
+ * joins c->in, and what the session has to say (handshake, tickets) is sent.
+ * Returns the plaintext bytes added, -2 when none yet, 0 when the client closed
+ * TLS (close_notify), -1 to close.
+ */
+static ssize_t tls_received(struct conn *c, const void *in, size_t len)
+{
+	struct worker_stats *st = &c->w->stats;
+	bool was_done = tls_handshake_done(c->tls);
+	size_t before = c->in.len;
+	if (c->in.off > 0 && c->in.off == c->in.len)
+		c->in.off = c->in.len = before = 0; /* all consumed: start at the front again */
+	enum tls_status s = tls_input(c->tls, in, len, &c->in);
+	if (s == TLS_FAILED) {
+		if (!was_done)
+			STAT_ADD(st->tls.failures, 1);
+		log_info("conn fd=%d from %s: TLS %s; closing", c->fd, c->peer, tls_why(c->tls));
+		return -1;
+	}
+	if (!was_done && tls_handshake_done(c->tls)) {
+		char what[128];
+		tls_describe(c->tls, what, sizeof(what));
+		STAT_ADD(st->tls.handshakes, 1);
+		if ((c->ktls = tls_kernel_send(c->tls)))
+			STAT_ADD(st->tls.ktls, 1); /* conn_flush sends plaintext from now on */
+		if (tls_resumed(c->tls))
+			STAT_ADD(st->tls.resumed, 1);
+		access_log_add(c->w, "conn=%llu TLS %s%s", (unsigned long long)c->id, what,
+		               tls_resumed(c->tls) ? " resumed" : "");
+		log_debug("conn fd=%d from %s: TLS established: %s%s%s", c->fd, c->peer, what,
+		          tls_resumed(c->tls) ? " (resumed)" : "", c->ktls ? " (kernel TLS)" : "");
+	}
+	/* The handshake's answer goes now. TLS 1.3 session tickets, which the server writes when
+	 * the handshake ends, can wait: they leave with the first response, one send fewer. */
+	bool tickets_only = !was_done && tls_handshake_done(c->tls) && tls_is_13(c->tls);
+	if (!tickets_only && conn_flush(c, 0) < 0)
+		return -1;
+	if (s == TLS_CLOSED)
+		return 0;
+	return c->in.len > before ? (ssize_t)(c->in.len - before) : -2;
+}
+
+/* One recv of ciphertext into the worker's buffer, then tls_received. */
+ssize_t conn_tls_read(struct conn *c)
+{
+	struct buf *raw = &c->w->tls_in;
+	if (buf_reserve(raw, CONN_TLS_READ_CHUNK) < 0)
+		return -1;
+	ssize_t n = engine_recv(c->w, c->fd, raw->data, raw->cap);
+	if (n <= 0)
+		return n == 0 ? 0 : errno == EAGAIN || errno == EWOULDBLOCK ? (ssize_t)-2 : -1;
+	return tls_received(c, raw->data, (size_t)n);
+}
+
+void conn_tls_end(struct conn *c)
+{
+	if (c->tls && !c->blocked) {
+		/* close_notify, best effort: one send that may not wait. */
+		unsigned records;
+		c->tls_out.off = c->tls_out.len = 0;
+		tls_session_shutdown(c->tls);
+		if (tls_output(c->tls, NULL, 0, &c->tls_out, &records) == 0 && c->tls_out.len) {
+			STAT_ADD(c->stats->send_calls, 1);
+			if (engine_send(c->w, c->fd, c->tls_out.data, c->tls_out.len,
+			                MSG_DONTWAIT) < 0)
+				log_debug("conn fd=%d: close_notify: %s", c->fd, strerror(errno));
+		}
+	}
+	tls_session_free(c->tls);
+	c->tls = NULL;
+	c->ktls = false;
+	buf_free(&c->tls_out);
+}

@@ -1,0 +1,50 @@
+/*
+ * The worker's waking queue (conn.h): tasks that resume at a set time, in the order they
+ * were queued. A FIFO rather than a heap: its users queue a fixed delay after the
+ * request's time, so the order of the calls is the order of the times, and taking,
+ * queueing and dropping are O(1) however many connections wait.
+ */
+#include "server/clock.h"
+#include "server/net/conn.h"
+
+void conn_wake_cancel(struct conn_wake *wk)
+{
+	if (!wk->queued)
+		return;
+	struct worker *w = wk->c->w;
+	if (wk->prev)
+		wk->prev->next = wk->next;
+	else
+		w->waking = wk->next;
+	if (wk->next)
+		wk->next->prev = wk->prev;
+	else
+		w->waking_last = wk->prev;
+	wk->queued = false;
+	w->wake_ns = w->waking ? w->waking->ns : 0;
+}
+
+void conn_wake_at(struct conn_wake *wk, struct conn *c, uint64_t ns)
+{
+	conn_wake_cancel(wk);
+	struct worker *w = c->w;
+	*wk = (struct conn_wake){.c = c, .ns = ns, .queued = true, .prev = w->waking_last};
+	if (w->waking_last)
+		w->waking_last->next = wk;
+	else
+		w->waking = wk;
+	w->waking_last = wk;
+	w->wake_ns = w->waking->ns;
+}
+
+void conn_wake_due(struct worker *w)
+{
+	if (!w->waking)
+		return;
+	uint64_t now = clock_ns();
+	while (w->waking && w->waking->ns <= now) {
+		struct conn_wake *wk = w->waking;
+		conn_wake_cancel(wk);
+		conn_make_ready(wk->c);
+	}
+}

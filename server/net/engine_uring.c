@@ -1,0 +1,611 @@
+/*
+ * The io_uring engine (engine.h). One ring per worker; what epoll does with
+ * readiness, this does with completions, and the layer above cannot tell:
+ *
+ *   accept   one multishot accept per listener: each accepted socket is a
+ *            completion, handed up as accepted (no accept4, no readiness). Out of
+ *            descriptors (EMFILE, ENFILE) the listener rests on a poll until a
+ *            connection is pending, as epoll waits for readiness: an accept armed
+ *            again at once would fail at once, however long nothing comes. What is
+ *            pending then is shed through a fixed file slot (shed_one), not the
+ *            worker's spare descriptor, which another worker's accept could take.
+ *   receive  one multishot recv per socket, into a ring of provided buffers
+ *            (IOSQE_BUFFER_SELECT from group URING_BGID). A completion is handed up
+ *            as EPOLLIN while its buffer is "the socket": engine_recv copies from
+ *            it, whatever the connection leaves goes to the socket's spill buffer,
+ *            and the buffer goes straight back to the ring. When the connection
+ *            stops wanting input the recv is cancelled, and armed again when it
+ *            wants input again, so input stays bounded as with epoll.
+ *   send     engine_send copies into the socket's staged buffer (at most
+ *            ENGINE_SEND_HELD bytes) and returns; before the loop waits, the staged
+ *            bytes of every socket become one send SQE each, all submitted with the
+ *            wait in one io_uring_enter. One send per socket is in the kernel at a
+ *            time (so bytes keep their order), with MSG_WAITALL (the kernel finishes
+ *            it however long the socket stays full) and the policy's MSG_MORE when
+ *            the staged bytes end inside a response. A full staged buffer is EAGAIN,
+ *            and EPOLLOUT comes when the send in the kernel completes.
+ *   close    the recv and a send still waiting for room are cancelled, output
+ *            staged but not yet sent goes with MSG_DONTWAIT (what the socket takes,
+ *            as close() after a send would), and the descriptor is closed when the
+ *            last completion of it has come back: its number is not reused before.
+ *
+ * A socket's state lives in a table indexed by descriptor (blocks of URING_BLOCK);
+ * entries are reused, never freed before teardown, so a pointer to one stays valid
+ * across upcalls. Send buffers come from a per-worker pool and go back to it once
+ * empty, so an idle connection holds no memory here.
+ * Completions are tagged (kind << 32 | descriptor or listener index).
+ */
+#include <errno.h>
+#include <liburing.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "server/net/engine.h"
+#include "server/net/engine_uring.h"
+#include "server/log.h"
+
+static struct uring_state *state(struct worker *w)
+{
+	return w->engine_state;
+}
+
+/* A free submission slot, submitting what is queued when the ring is full. */
+static struct io_uring_sqe *sqe_get(struct uring_state *s)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&s->ring);
+	if (!sqe) {
+		STAT_ADD(s->stats->io_waits, 1);
+		io_uring_submit(&s->ring);
+		sqe = io_uring_get_sqe(&s->ring);
+	}
+	return sqe;
+}
+
+/* Puts u on a list once (on: whether it is there already). */
+static void push_once(struct usock **head, struct usock *u, bool *on, struct usock **next)
+{
+	if (*on)
+		return;
+	*on = true;
+	*next = *head;
+	*head = u;
+}
+
+static void mark_dirty(struct uring_state *s, struct usock *u)
+{
+	push_once(&s->dirty, u, &u->on_dirty, &u->dirty_next);
+}
+
+static void mark_pending(struct uring_state *s, struct usock *u)
+{
+	push_once(&s->pending, u, &u->on_pending, &u->pending_next);
+}
+
+static void arm_accept(struct uring_state *s, struct worker *w, int li)
+{
+	struct io_uring_sqe *sqe = sqe_get(s);
+	if (!sqe)
+		return;
+	io_uring_prep_multishot_accept(sqe, w->listenfd[li], NULL, NULL,
+	                               SOCK_NONBLOCK | SOCK_CLOEXEC);
+	io_uring_sqe_set_data64(sqe, UD(UD_ACCEPT, li));
+	s->accept_armed[li] = true;
+}
+
+/*
+ * The accept of listener li failed for want of a descriptor. The kernel takes the
+ * descriptor before it looks for a connection, so an accept armed again now would fail
+ * again at once, round after round, with nothing to accept. A one-shot poll waits for a
+ * pending connection instead; then the accept is armed again (and, still out of
+ * descriptors, the worker sheds what is pending and the listener rests again).
+ */
+static void rest_listener(struct uring_state *s, struct worker *w, int li)
+{
+	struct io_uring_sqe *sqe = sqe_get(s);
+	if (!sqe)
+		return;
+	io_uring_prep_poll_add(sqe, w->listenfd[li], POLLIN);
+	io_uring_sqe_set_data64(sqe, UD(UD_LISTEN_POLL, li));
+	s->poll_armed[li] = true;
+}
+
+/*
+ * Out of descriptors with a connection pending on listener li: it is accepted into fixed
+ * file slot li and closed there (two linked SQEs), then the listener rests again. The
+ * spare descriptor of the worker (worker.c) cannot do this here: the descriptor it frees
+ * for its accept4 may be taken first by another worker's accept in the kernel, which
+ * holds no lock of ours, and the spare is then lost while the limit holds (the
+ * listener paused, what is queued on it hanging).
+ */
+static void shed_one(struct uring_state *s, struct worker *w, int li)
+{
+	struct io_uring_sqe *sqe = sqe_get(s);
+	if (!sqe)
+		return;
+	io_uring_prep_accept_direct(sqe, w->listenfd[li], NULL, NULL, 0, (unsigned)li);
+	io_uring_sqe_set_data64(sqe, UD(UD_SHED, li));
+	sqe->flags |= IOSQE_IO_LINK;
+	struct io_uring_sqe *close_sqe = io_uring_get_sqe(&s->ring);
+	if (!close_sqe) { /* the ring is full: the accept alone would keep the connection */
+		sqe->flags &= (unsigned char)~IOSQE_IO_LINK;
+		io_uring_prep_nop(sqe);
+		io_uring_sqe_set_data64(sqe, UD(UD_SHED_CLOSE, li));
+		s->shed_armed[li] = true;
+		return;
+	}
+	io_uring_prep_close_direct(close_sqe, (unsigned)li);
+	io_uring_sqe_set_data64(close_sqe, UD(UD_SHED_CLOSE, li));
+	s->shed_armed[li] = true;
+}
+
+static void arm_wake(struct uring_state *s, struct worker *w)
+{
+	struct io_uring_sqe *sqe = sqe_get(s);
+	if (!sqe)
+		return;
+	io_uring_prep_read(sqe, w->wakefd, &s->wake_value, sizeof(s->wake_value), 0);
+	io_uring_sqe_set_data64(sqe, UD(UD_WAKE, 0));
+}
+
+static void cancel(struct uring_state *s, uint64_t target, int fd)
+{
+	struct io_uring_sqe *sqe = sqe_get(s);
+	if (!sqe)
+		return;
+	io_uring_prep_cancel64(sqe, target, 0);
+	io_uring_sqe_set_data64(sqe, UD(UD_CANCEL, fd));
+}
+
+/* A send SQE of u's flight bytes (from flight.off), with flags and the tag of u's send. */
+static void prep_send(struct uring_state *s, struct io_uring_sqe *sqe, struct usock *u, int flags)
+{
+	io_uring_prep_send(sqe, u->fd, u->flight.data + u->flight.off, buf_pending(&u->flight),
+	                   flags | MSG_NOSIGNAL);
+	io_uring_sqe_set_data64(sqe, UD(UD_SEND, u->fd));
+	STAT_ADD(s->stats->io_sends, 1);
+	if (flags & MSG_MORE)
+		STAT_ADD(s->stats->io_sends_more, 1);
+}
+
+/* The staged bytes become the send in the kernel. */
+static void submit_send(struct uring_state *s, struct usock *u, int flags)
+{
+	struct io_uring_sqe *sqe = sqe_get(s);
+	if (!sqe)
+		return;
+	struct buf t = u->flight;
+	u->flight = u->staged;
+	u->staged = t;
+	u->staged.off = u->staged.len = 0;
+	prep_send(s, sqe, u, flags);
+	u->flight_flags = flags;
+	u->staged_flags = 0;
+	u->sending = true;
+}
+
+/* u's staged bytes become its send, unless one is in the kernel (they follow it) or
+ * the socket failed. Returns whether there was a send to queue. */
+static bool submit_staged(struct uring_state *s, struct usock *u)
+{
+	if (u->sending || buf_pending(&u->staged) == 0 || u->err)
+		return false;
+	submit_send(s, u, MSG_WAITALL | u->staged_flags);
+	return true;
+}
+
+/* Closes u's descriptor once nothing of it is left in the kernel. */
+static void finish_close(struct uring_state *s, struct usock *u)
+{
+	if (u->handler || !u->live || u->recv_armed || u->sending)
+		return;
+	close(u->fd);
+	u->live = false;
+	buf_free(&u->spill);
+	pool_put(s, &u->staged);
+	pool_put(s, &u->flight);
+	uring_sock_dead(s, u);
+}
+
+/* Before waiting: receives armed or cancelled, staged output submitted, closes finished. */
+static void flush(struct uring_state *s)
+{
+	while (s->dirty) {
+		struct usock *u = s->dirty;
+		s->dirty = u->dirty_next;
+		u->on_dirty = false;
+		if (!u->live)
+			continue;
+		bool want_in = u->handler && (u->want & EPOLLIN) && !u->eof && !u->err;
+		if (want_in && !u->recv_armed) {
+			struct io_uring_sqe *sqe = sqe_get(s);
+			if (sqe) {
+				io_uring_prep_recv_multishot(sqe, u->fd, NULL, 0, 0);
+				sqe->flags |= IOSQE_BUFFER_SELECT;
+				sqe->buf_group = URING_BGID;
+				io_uring_sqe_set_data64(sqe, UD(UD_RECV, u->fd));
+				u->recv_armed = true;
+			}
+		} else if (!want_in && u->recv_armed && !u->recv_cancelling) {
+			cancel(s, UD(UD_RECV, u->fd), u->fd);
+			u->recv_cancelling = true;
+		}
+		if (!u->handler) { /* closed: what cannot go at once is dropped, as by close() */
+			if (u->sending && !u->send_cancelling) {
+				cancel(s, UD(UD_SEND, u->fd), u->fd);
+				u->send_cancelling = true;
+			} else if (!u->sending && buf_pending(&u->staged) > 0 && !u->err) {
+				submit_send(s, u, MSG_DONTWAIT);
+			}
+			finish_close(s, u);
+		} else {
+			submit_staged(s, u);
+		}
+	}
+}
+
+static void on_recv(struct uring_state *s, struct worker *w, const struct engine_upcalls *up,
+                    int fd, int res, unsigned flags)
+{
+	struct usock *u = uring_sock(s, fd);
+	if (!u || !u->live) {
+		if (res > 0 && (flags & IORING_CQE_F_BUFFER))
+			uring_recycle(s, flags >> IORING_CQE_BUFFER_SHIFT);
+		return;
+	}
+	if (!(flags & IORING_CQE_F_MORE)) {
+		u->recv_armed = u->recv_cancelling = false;
+		mark_dirty(s, u); /* armed again if still wanted, or the close finishes */
+	}
+	if (res > 0) {
+		unsigned bid = flags >> IORING_CQE_BUFFER_SHIFT;
+		const unsigned char *data = s->bufs + (size_t)bid * URING_BUF_SIZE;
+		if (u->handler && (u->want & EPOLLIN) && buf_pending(&u->spill) == 0) {
+			u->chunk = data;
+			u->chunk_len = (size_t)res;
+			up->event(w, u->handler, EPOLLIN);
+			data = u->chunk;
+			res = (int)u->chunk_len;
+			u->chunk = NULL;
+			u->chunk_len = 0;
+		}
+		if (u->handler && res > 0) {
+			if (buf_append(&u->spill, data, (size_t)res) < 0)
+				u->err = ENOMEM;
+			mark_pending(s, u);
+		}
+		uring_recycle(s, bid);
+	} else if (res == 0) {
+		u->eof = true;
+		mark_pending(s, u);
+	} else if (res != -ENOBUFS && res != -ECANCELED) {
+		u->err = -res;
+		mark_pending(s, u);
+	}
+}
+
+static void on_send(struct uring_state *s, int fd, int res)
+{
+	struct usock *u = uring_sock(s, fd);
+	if (!u || !u->live)
+		return;
+	if (res < 0) {
+		if (u->handler && res != -ECANCELED)
+			u->err = -res;
+		u->flight.off = u->flight.len = 0;
+	} else {
+		buf_consume(&u->flight, (size_t)res);
+		if (buf_pending(&u->flight) > 0 && u->handler) { /* short: the rest goes on */
+			struct io_uring_sqe *sqe = sqe_get(s);
+			if (sqe) {
+				prep_send(s, sqe, u, MSG_WAITALL | u->flight_flags);
+				return;
+			}
+		}
+		u->flight.off = u->flight.len = 0;
+	}
+	u->sending = u->send_cancelling = false;
+	pool_put(s, &u->flight);
+	if (!u->handler) {
+		mark_dirty(s, u);
+		return;
+	}
+	if (buf_pending(&u->staged) > 0 && !u->err) /* room for more at once: EPOLLOUT */
+		submit_send(s, u, MSG_WAITALL | u->staged_flags);
+	else
+		pool_put(s, &u->staged);
+	mark_pending(s, u);
+}
+
+/* What u can report now: input (or its end) and room for output, as epoll would. */
+static uint32_t ready_events(const struct usock *u)
+{
+	uint32_t ev = 0;
+	if (!u->live || !u->handler)
+		return 0;
+	if ((u->want & EPOLLIN) && (buf_pending(&u->spill) > 0 || u->eof || u->err))
+		ev |= EPOLLIN;
+	if ((u->want & EPOLLOUT) && (u->err || buf_pending(&u->staged) < ENGINE_SEND_HELD))
+		ev |= EPOLLOUT;
+	if (ev && u->err)
+		ev |= EPOLLERR;
+	return ev;
+}
+
+static void ur_dispatch(struct worker *w, const struct engine_upcalls *up)
+{
+	struct uring_state *s = state(w);
+	struct io_uring_cqe *cqes[URING_CQE_BATCH];
+	struct {
+		uint64_t ud;
+		int res;
+		unsigned flags;
+	} done[URING_CQE_BATCH];
+	unsigned n = io_uring_peek_batch_cqe(&s->ring, cqes, URING_CQE_BATCH);
+	for (unsigned i = 0; i < n; i++)
+		done[i].ud = cqes[i]->user_data, done[i].res = cqes[i]->res,
+		done[i].flags = cqes[i]->flags;
+	io_uring_cq_advance(&s->ring, n);
+	for (unsigned i = 0; i < n; i++) {
+		int idx = (int)(uint32_t)done[i].ud, res = done[i].res;
+		switch ((enum ud_kind)(done[i].ud >> 32)) {
+		case UD_WAKE:
+			arm_wake(s, w);
+			break;
+		case UD_ACCEPT:
+			if (!(done[i].flags & IORING_CQE_F_MORE))
+				s->accept_armed[idx] = false;
+			if (s->direct && (res == -EMFILE || res == -ENFILE)) {
+				log_error("worker %d: accept: %s; a pending connection closed",
+				          w->id, strerror(-res));
+				if (!s->accept_armed[idx] && s->listening && !s->shed_armed[idx])
+					shed_one(s, w, idx);
+				break;
+			}
+			if (res != -ECANCELED)
+				up->accepted(w, idx, res);
+			if (s->accept_armed[idx] || !s->listening)
+				break;
+			if (res == -EMFILE || res == -ENFILE)
+				rest_listener(s, w, idx);
+			else
+				arm_accept(s, w, idx);
+			break;
+		case UD_LISTEN_POLL: /* a connection is pending (or the poll was cancelled) */
+			s->poll_armed[idx] = false;
+			if (s->listening && !s->accept_armed[idx] && !s->shed_armed[idx])
+				arm_accept(s, w, idx);
+			break;
+		case UD_SHED: /* accepted into slot idx (its close follows), or failed */
+			if (res >= 0)
+				STAT_ADD(s->stats->connections_shed, 1);
+			break;
+		case UD_SHED_CLOSE: /* done (or cancelled with a failed accept): rest again */
+			s->shed_armed[idx] = false;
+			if (s->listening && !s->accept_armed[idx] && !s->poll_armed[idx])
+				rest_listener(s, w, idx);
+			break;
+		case UD_RECV:
+			on_recv(s, w, up, idx, res, done[i].flags);
+			break;
+		case UD_SEND:
+			on_send(s, idx, res);
+			break;
+		case UD_CANCEL:
+			break;
+		}
+	}
+	/* Level-triggered: what is still there is reported again, each round. */
+	struct usock *list = s->pending;
+	s->pending = NULL;
+	for (struct usock *u = list, *next; u; u = next) {
+		next = u->pending_next;
+		u->on_pending = false;
+		uint32_t ev = ready_events(u);
+		if (ev)
+			up->event(w, u->handler, ev);
+		if (ready_events(u) & EPOLLIN)
+			mark_pending(s, u);
+	}
+}
+
+static int ur_wait(struct worker *w, uint64_t timeout_ns)
+{
+	struct uring_state *s = state(w);
+	flush(s);
+	int rc;
+	bool submit = io_uring_sq_ready(&s->ring) > 0;
+	if (timeout_ns == 0 || s->pending) {
+		if (submit)
+			STAT_ADD(s->stats->io_waits, 1);
+		rc = submit ? io_uring_submit(&s->ring) : 0;
+	} else {
+		if (submit || io_uring_cq_ready(&s->ring) == 0)
+			STAT_ADD(s->stats->io_waits, 1);
+		struct __kernel_timespec ts = {.tv_sec = (long long)(timeout_ns / 1000000000u),
+		                               .tv_nsec = (long long)(timeout_ns % 1000000000u)};
+		struct io_uring_cqe *cqe;
+		rc = io_uring_submit_and_wait_timeout(&s->ring, &cqe, 1, &ts, NULL);
+	}
+	if (rc >= 0 || rc == -ETIME || rc == -EINTR || rc == -EAGAIN || rc == -EBUSY)
+		return 0;
+	errno = -rc;
+	return -1;
+}
+
+static void ur_listen(struct worker *w, bool on)
+{
+	struct uring_state *s = state(w);
+	s->listening = on;
+	for (int i = 0; i < w->nlisten; i++) {
+		if (on && !s->accept_armed[i] && !s->poll_armed[i] && !s->shed_armed[i])
+			arm_accept(s, w, i);
+		else if (!on && s->accept_armed[i])
+			cancel(s, UD(UD_ACCEPT, i), -1);
+		else if (!on && s->poll_armed[i])
+			cancel(s, UD(UD_LISTEN_POLL, i), -1);
+		else if (!on && s->shed_armed[i])
+			cancel(s, UD(UD_SHED, i), -1);
+	}
+}
+
+static int ur_add(struct worker *w, int fd, void *handler, uint32_t events)
+{
+	struct uring_state *s = state(w);
+	struct usock *u = uring_sock_new(s, fd);
+	if (!u)
+		return -1;
+	if (u->live) { /* cannot be: the descriptor is ours until its close finished */
+		errno = EEXIST;
+		return -1;
+	}
+	u->fd = fd;
+	u->live = true;
+	u->handler = handler;
+	u->want = events;
+	u->recv_armed = u->recv_cancelling = u->eof = false;
+	u->sending = u->send_cancelling = false;
+	u->err = 0;
+	u->staged_flags = 0;
+	mark_dirty(s, u);
+	return 0;
+}
+
+static void ur_watch(struct worker *w, int fd, void *handler, uint32_t events)
+{
+	struct uring_state *s = state(w);
+	struct usock *u = uring_sock(s, fd);
+	if (!u || !u->live)
+		return;
+	u->handler = handler;
+	bool in_changed = (u->want ^ events) & EPOLLIN;
+	u->want = events;
+	if (in_changed)
+		mark_dirty(s, u);
+	if (ready_events(u))
+		mark_pending(s, u);
+}
+
+static ssize_t ur_recv(struct worker *w, int fd, void *buf, size_t cap)
+{
+	struct usock *u = uring_sock(state(w), fd);
+	if (!u || !u->live) {
+		errno = EBADF;
+		return -1;
+	}
+	size_t n = 0, k;
+	if ((k = buf_pending(&u->spill)) > 0) {
+		n = k < cap ? k : cap;
+		memcpy(buf, u->spill.data + u->spill.off, n);
+		buf_consume(&u->spill, n);
+		if (buf_pending(&u->spill) == 0)
+			buf_free(&u->spill); /* rare: input the connection did not take at once */
+	}
+	if (n < cap && u->chunk_len > 0) {
+		k = u->chunk_len < cap - n ? u->chunk_len : cap - n;
+		memcpy((unsigned char *)buf + n, u->chunk, k);
+		u->chunk += k;
+		u->chunk_len -= k;
+		n += k;
+	}
+	if (n > 0)
+		return (ssize_t)n;
+	if (u->err) {
+		errno = u->err;
+		return -1;
+	}
+	if (u->eof)
+		return 0;
+	errno = EAGAIN;
+	return -1;
+}
+
+static ssize_t ur_send(struct worker *w, int fd, const void *buf, size_t len, int flags)
+{
+	struct uring_state *s = state(w);
+	struct usock *u = uring_sock(s, fd);
+	if (!u || !u->live) {
+		errno = EBADF;
+		return -1;
+	}
+	if (u->err) {
+		errno = u->err;
+		return -1;
+	}
+	size_t held = buf_pending(&u->staged);
+	if (held >= ENGINE_SEND_HELD) {
+		errno = EAGAIN;
+		return -1;
+	}
+	size_t n = len < ENGINE_SEND_HELD - held ? len : ENGINE_SEND_HELD - held;
+	pool_get(s, &u->staged);
+	if (buf_append(&u->staged, buf, n) < 0) {
+		errno = ENOMEM;
+		return -1;
+	}
+	u->staged_flags = n < len ? MSG_MORE : flags & MSG_MORE;
+	mark_dirty(s, u);
+	return (ssize_t)n;
+}
+
+/* The staged bytes go to the kernel first (one io_uring_enter), unless a send is still
+ * in the kernel: then they follow it, and the option applies before them. */
+static int ur_set_option(struct worker *w, int fd, int level, int opt, int on)
+{
+	struct uring_state *s = state(w);
+	struct usock *u = uring_sock(s, fd);
+	if (u && u->live && submit_staged(s, u))
+		io_uring_submit(&s->ring);
+	return setsockopt(fd, level, opt, &on, sizeof(on));
+}
+
+static void ur_close(struct worker *w, int fd)
+{
+	struct uring_state *s = state(w);
+	struct usock *u = uring_sock(s, fd);
+	if (!u || !u->live) {
+		close(fd);
+		return;
+	}
+	u->handler = NULL;
+	u->want = 0;
+	u->chunk_len = 0;
+	buf_free(&u->spill);
+	mark_dirty(s, u); /* flush cancels, sends what is staged, and closes */
+}
+
+static int ur_setup(struct worker *w, char *why, size_t whylen)
+{
+	struct uring_state *s = calloc(1, sizeof(*s));
+	if (!s) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	if (uring_ring_init(s, why, whylen) < 0) {
+		free(s);
+		return -1;
+	}
+	w->engine_state = s;
+	s->stats = &w->stats;
+	/* One fixed file slot a listener, to shed through (shed_one); no descriptor is used. */
+	s->direct = io_uring_register_files_sparse(&s->ring, (unsigned)w->nlisten) == 0;
+	arm_wake(s, w);
+	ur_listen(w, !w->listen_paused);
+	return 0;
+}
+
+static void ur_teardown(struct worker *w)
+{
+	struct uring_state *s = state(w);
+	if (!s)
+		return;
+	uring_ring_exit(s);
+	free(s);
+	w->engine_state = NULL;
+}
+
+const struct engine_ops engine_uring = ENGINE_OPS(ur, "io_uring");

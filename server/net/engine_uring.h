@@ -1,0 +1,107 @@
+/*
+ * The io_uring engine's own state (engine_uring.c), shared with its table and
+ * ring set-up (engine_uring_table.c). Private to those two files.
+ */
+#ifndef MINIDIR_SERVER_ENGINE_URING_H
+#define MINIDIR_SERVER_ENGINE_URING_H
+
+#include <liburing.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "server/net/engine.h"
+
+#define URING_ENTRIES 512 /* submission queue; completions 4x */
+/* Provided receive buffers per worker, and their size: a fixed 64 KiB that a burst of
+ * requests on many connections touches once (a round with more data than that waits for
+ * the next: the receives that found no buffer are armed again). A request or a TLS record
+ * larger than a buffer arrives in several completions. */
+#define URING_BUFS 16
+#define URING_BUF_SIZE 4096
+#define URING_BGID 0 /* their group */
+#define URING_CQE_BATCH 256
+#define URING_POOL 64                  /* spare send buffers kept per worker */
+#define URING_POOL_MAX_CAP (64 * 1024) /* larger ones are freed */
+#define URING_BLOCK 64                 /* socket states allocated together */
+#define URING_BLOCK_BYTES (URING_BLOCK * sizeof(struct usock))
+
+enum ud_kind {
+	UD_WAKE = 1,
+	UD_ACCEPT,
+	UD_RECV,
+	UD_SEND,
+	UD_CANCEL,
+	UD_LISTEN_POLL,
+	UD_SHED,
+	UD_SHED_CLOSE
+};
+#define UD(kind, idx) (((uint64_t)(kind) << 32) | (uint32_t)(idx))
+
+struct usock {
+	int fd;
+	bool live;     /* between add and the real close */
+	void *handler; /* NULL once the connection closed it */
+	uint32_t want; /* EPOLLIN, EPOLLOUT */
+	bool recv_armed, recv_cancelling, eof;
+	int err;      /* errno of a failed recv or send (0: none) */
+	bool sending; /* flight is in the kernel */
+	bool send_cancelling;
+	bool on_dirty, on_pending;
+	const unsigned char *chunk; /* a completion's bytes being handed up now */
+	size_t chunk_len;
+	struct buf spill;  /* received, not yet taken by the connection */
+	struct buf staged; /* to send, not yet submitted */
+	int staged_flags;  /* MSG_MORE when the staged bytes end inside a response */
+	struct buf flight; /* the send in the kernel */
+	int flight_flags;  /* its flags */
+	struct usock *dirty_next, *pending_next;
+};
+
+struct uring_state {
+	struct io_uring ring;
+	struct worker_stats *stats; /* the worker's */
+	struct io_uring_buf_ring *br;
+	unsigned char *bufs;
+	struct usock **blocks; /* socket states by descriptor, URING_BLOCK to a block (mmap) */
+	int *nlive;            /* live sockets of each block: unmapped at 0 */
+	int nblocks;
+	struct buf pool[URING_POOL]; /* spare send buffers: an idle socket holds none */
+	int npool;
+	struct usock *dirty;   /* to arm, cancel or send before the next wait */
+	struct usock *pending; /* may have input or output room to report */
+	bool listening;
+	bool accept_armed[CONFIG_MAX_LISTEN];
+	/* Out of descriptors: the listener rests, polled for a pending connection, instead of
+	 * an accept that would fail at once (engine_uring.c, rest_listener). */
+	bool poll_armed[CONFIG_MAX_LISTEN];
+	/* Out of descriptors, a pending connection is shed through fixed file slot li (an
+	 * accept into it linked to its close): no descriptor of the process is freed for
+	 * it, so no other worker's accept in the kernel can take one (engine_uring.c,
+	 * shed_one). direct: the slots are registered (else the spare descriptor sheds). */
+	bool shed_armed[CONFIG_MAX_LISTEN];
+	bool direct;
+	uint64_t wake_value;
+};
+
+/* engine_uring_table.c */
+
+/* The state of socket fd, or NULL when it has none (never added). */
+struct usock *uring_sock(struct uring_state *s, int fd);
+/* The state for a new socket fd (its block mapped if need be; fields as last left),
+ * or NULL (out of memory). */
+struct usock *uring_sock_new(struct uring_state *s, int fd);
+/* u's descriptor was closed: its block is unmapped once none of it is live or listed. */
+void uring_sock_dead(struct uring_state *s, struct usock *u);
+/* An empty buffer goes back to the worker's pool (or is freed): idle sockets hold none. */
+void pool_put(struct uring_state *s, struct buf *b);
+/* Gives b, empty and without capacity, a buffer from the pool if there is one. */
+void pool_get(struct uring_state *s, struct buf *b);
+/* Hands buffer bid back to the kernel's ring. */
+void uring_recycle(struct uring_state *s, unsigned bid);
+/* The ring, its completion queue and the provided buffers registered. Returns 0, or -1
+ * with why (nothing left to free but s). */
+int uring_ring_init(struct uring_state *s, char *why, size_t whylen);
+/* Ends what is still in the kernel, closes the sockets still held, frees it all but s. */
+void uring_ring_exit(struct uring_state *s);
+
+#endif

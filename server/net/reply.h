@@ -1,0 +1,50 @@
+/*
+ * The reply API: the one door through which operations answer. An operation
+ * never touches a connection's output buffer or socket; it calls
+ *
+ *   reply_begin                 a response starts (the send policy may cork)
+ *   reply_entry ...             zero or more SearchResultEntry PDUs
+ *   reply_result                the final PDU, which ends the response
+ *
+ * or reply_done for a response of one PDU. Each PDU is encoded into the
+ * connection's output and handed to its send policy, which decides when it
+ * leaves. If a PDU cannot be encoded (out of memory, a stored entry that does
+ * not parse), the connection is marked closing and the call returns -1.
+ *
+ * All calls run on the connection's worker thread.
+ */
+#ifndef MINIDIR_SERVER_REPLY_H
+#define MINIDIR_SERVER_REPLY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "protocol/response.h"
+#include "server/net/conn.h"
+
+/* A response to one request starts. */
+void reply_begin(struct conn *c);
+
+/*
+ * A SearchResultEntry for msgid: the stored entry op[0..oplen) (a record's
+ * protocolOp, storage/entry.h), with the attributes sel selects, and
+ * extra[0..extralen) (attributes as response_put_attr writes them; NULL, 0 for
+ * none) added at the end. The bytes are copied. Returns 0 or -1.
+ */
+int reply_entry(struct conn *c, int32_t msgid, const unsigned char *op, size_t oplen,
+                const struct attr_select *sel, const unsigned char *extra, size_t extralen);
+
+/*
+ * The final PDU: an LDAPResult-shaped response (BindResponse, SearchResultDone,
+ * CompareResponse, ExtendedResponse, ...) with tag optag and result code rc.
+ * matched and message may be NULL; x (ExtendedResponse name and value, response
+ * controls) may be NULL. Returns 0 or -1.
+ */
+int reply_result(struct conn *c, int32_t msgid, unsigned char optag, int rc, const char *matched,
+                 const char *message, const struct result_extra *x);
+
+/* reply_begin and reply_result: a response of one PDU. */
+int reply_done(struct conn *c, int32_t msgid, unsigned char optag, int rc, const char *matched,
+               const char *message);
+
+#endif

@@ -1,0 +1,169 @@
+/*
+ * A worker's event loop: accept on its own listening sockets, hand the sockets and
+ * their events to the layer above (worker_hooks), move to a reloaded database between
+ * rounds, sweep once a second, stop when woken.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <fcntl.h>
+
+#include "server/clock.h"
+#include "server/access_log.h"
+#include "server/db/db.h"
+#include "server/log.h"
+#include "server/net/engine.h"
+#include "server/net/worker.h"
+
+/* Pending connections closed at most per shedding. */
+#define WORKER_SHED_MAX 1024
+
+/* Stops or restarts watching w's listening sockets (their backlog waits in the kernel). */
+static void set_listening(struct worker *w, bool on)
+{
+	if (w->listen_paused == !on || (on && __atomic_load_n(&w->listen_held, __ATOMIC_ACQUIRE)))
+		return;
+	w->engine->listen(w, on);
+	w->listen_paused = !on;
+}
+
+void worker_fd_freed(struct worker *w)
+{
+	if (w->reservefd < 0)
+		w->reservefd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (w->reservefd >= 0)
+		set_listening(w, true);
+}
+
+/*
+ * Out of descriptors. The spare descriptor is given up to accept and close the
+ * pending connections (the clients see the connection closed rather than hang),
+ * then taken back. Every worker accepts under srv->accept_lock, so the number
+ * freed here is not taken by another worker's accept in between. If the spare
+ * is lost anyway (another thread opened a file), the listeners are left alone
+ * until a connection of this worker closes or the next sweep gets the spare
+ * back, so that a listener that stays readable cannot spin the loop.
+ */
+static void shed_connections(struct worker *w, int lfd, int err)
+{
+	unsigned long shed = 0;
+	if (w->reservefd >= 0) {
+		close(w->reservefd);
+		w->reservefd = -1;
+		for (int fd;
+		     shed < WORKER_SHED_MAX && (fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) >= 0;
+		     shed++)
+			close(fd);
+		w->reservefd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	}
+	STAT_ADD(w->stats.connections_shed, shed);
+	if (w->reservefd < 0)
+		set_listening(w, false);
+	log_error("worker %d: accept: %s; %lu pending connections closed%s", w->id, strerror(err),
+	          shed, w->reservefd < 0 ? ", accepting again when a descriptor is free" : "");
+}
+
+/* What accept failing with err means: shedding, pausing, a log line. */
+static void accept_failed(struct worker *w, int err)
+{
+	if (err == ENOBUFS || err == ENOMEM) {
+		/* The kernel is short of memory: listen again at the next sweep. */
+		log_error("worker %d: accept: %s", w->id, strerror(err));
+		set_listening(w, false);
+	} else if (err != EAGAIN && err != EWOULDBLOCK && err != EINTR && err != ECONNABORTED &&
+	           err != EMFILE && err != ENFILE)
+		log_error("worker %d: accept: %s", w->id, strerror(err));
+}
+
+/* epoll: listener li is readable. */
+static void accept_all(struct worker *w, int li)
+{
+	int lfd = w->listenfd[li];
+	pthread_mutex_t *lock = &w->srv->accept_lock;
+	for (int i = 0; i < 64; i++) {
+		pthread_mutex_lock(lock);
+		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int err = errno;
+		if (fd < 0 && (err == EMFILE || err == ENFILE))
+			shed_connections(w, lfd, err);
+		pthread_mutex_unlock(lock);
+		if (fd < 0) {
+			accept_failed(w, err);
+			return;
+		}
+		w->hooks->accepted(w, fd, w->listen_scheme[li]);
+	}
+}
+
+/* io_uring: the kernel accepted fd on listener li, or failed with -fd. */
+static void accepted(struct worker *w, int li, int fd)
+{
+	if (fd >= 0) {
+		w->hooks->accepted(w, fd, w->listen_scheme[li]);
+		return;
+	}
+	if (-fd == EMFILE || -fd == ENFILE) {
+		pthread_mutex_lock(&w->srv->accept_lock);
+		shed_connections(w, w->listenfd[li], -fd);
+		pthread_mutex_unlock(&w->srv->accept_lock);
+	}
+	accept_failed(w, -fd);
+}
+
+static void event(struct worker *w, void *handler, uint32_t events)
+{
+	w->hooks->event(handler, events);
+}
+
+static const struct engine_upcalls upcalls = {
+    .listener_ready = accept_all,
+    .accepted = accepted,
+    .event = event,
+};
+
+void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	time_t last_sweep = clock_seconds();
+	for (;;) {
+		/* Wakes once a second at most, to close clients past write_timeout or idle_timeout,
+		 * and when the first of the waking queue is due (conn.h, conn_wake_at). */
+		uint64_t timeout = w->ready ? 0 : 1000000000u;
+		if (timeout && w->wake_ns) {
+			uint64_t now = clock_ns();
+			if (w->wake_ns <= now)
+				timeout = 0;
+			else if (w->wake_ns - now < timeout)
+				timeout = w->wake_ns - now;
+		}
+		if (w->engine->wait(w, timeout) < 0) {
+			log_error("worker %d: %s wait: %s", w->id, w->engine->name,
+			          strerror(errno));
+			break;
+		}
+		if (w->srv->stopping)
+			break;
+		w->round_ns = clock_ns();
+		/* Between operations: a new import, if one was published, serves from here on. */
+		db_gen_worker_switch(w);
+		w->engine->dispatch(w, &upcalls);
+		if (__atomic_exchange_n(&w->listen_release, false, __ATOMIC_ACQ_REL))
+			set_listening(w, true); /* listeners_open: they listen now */
+		w->hooks->run_ready(w);
+		access_log_tick(w); /* a few writes a second for all the lines */
+		time_t now = clock_seconds();
+		if (now != last_sweep) {
+			last_sweep = now;
+			worker_fd_freed(
+			    w); /* retries a lost spare descriptor and paused listeners */
+			w->hooks->sweep(w, now);
+			db_gen_worker_sweep(w); /* searches on a database two reloads old */
+		}
+	}
+	w->hooks->stop(w);
+	w->engine->teardown(w);
+	return NULL;
+}

@@ -1,0 +1,111 @@
+/*
+ * Access rules: what a connection's identity may do with an entry of the
+ * database. One place for search, compare, sorting, filters and bind, so that
+ * they cannot disagree. The rules are the config's access keys
+ * (conf/access_rule.h), compiled once against the schema; they follow slapd's
+ * model: the first rule whose WHAT holds for the entry and attribute decides,
+ * and in it the first "by" whose WHO holds for the client; no rule, or no such
+ * "by", is none. The rootdn reads everything. The root DSE, cn=Subschema and
+ * cn=monitor are outside the rules (monitor_access governs cn=monitor).
+ *
+ * What each operation needs, as in slapd (back-mdb): a search, search on the
+ * base entry ("entry"); a filter item, search on its attribute (else the item
+ * is Undefined); an entry returned, read on "entry"; each attribute returned,
+ * read; a compare, compare on the attribute; a simple bind, auth on
+ * userPassword for an anonymous client (the identity before the bind).
+ *
+ * Thread rules: access_compile and access_free in the main thread before the
+ * workers start and after they stop; the rest in a worker, for one operation.
+ */
+#ifndef MINIDIR_SERVER_ACCESS_H
+#define MINIDIR_SERVER_ACCESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "conf/access_rule.h"
+#include "protocol/attr_gate.h"
+#include "server/net/net.h"
+#include "storage/entry.h"
+
+/* Compiles srv->cfg's rules into srv->access: DNs to keys, filters, attribute
+ * names with the schema loaded. Returns 0, or -1 after logging
+ * "config:line: access: reason". */
+int access_compile(struct server *srv);
+void access_free(struct server *srv);
+
+/* False when c is anonymous and allow_anonymous is off. */
+bool access_may_read(const struct conn *c);
+
+struct access_entry;
+struct access_op;
+
+/* A gate (attr_gate.h) that lets through what needs at least level need. */
+struct access_gate {
+	struct attr_gate gate;
+	const struct access_entry *ae;
+	enum access_level need;
+};
+
+/* One entry as op's identity sees it. */
+struct access_entry {
+	struct access_op *op;
+	const struct entry_view *e;
+	/* Where the per-attribute decision lies (n, rule, level, the gates): this struct, or
+	 * op's cache when the rules cannot tell this entry from others (access_op). */
+	const struct access_entry *d;
+	int n;                            /* rules whose WHAT holds for the entry */
+	uint8_t rule[CONFIG_MAX_ACCESS];  /* their indexes, in order */
+	uint8_t level[CONFIG_MAX_ACCESS]; /* the level each grants op's identity */
+	enum access_level entry;          /* on the entry itself */
+	enum access_level unnamed;        /* on attributes no rule names (the first rule for all) */
+	bool search_all, read_all;        /* every attribute searchable, readable */
+	struct access_gate search, read, compare;
+};
+
+/* Who asks, for one operation of c; its group memberships are looked up once. */
+struct access_op {
+	const struct access_rules *rules;
+	struct conn *c;
+	bool bypass; /* the rootdn */
+	uint64_t groups_known, groups_member;
+	struct buf extra; /* computed attributes for a rule's filter */
+	/* What group rules and rule filters read: the worker's generation and read
+	 * transaction, unless the operation reads its own (a search across a reload). */
+	const struct db *db;
+	MDB_txn *txn;
+	/* When no rule has a dn= scope or a filter, an entry decides only whether it is the
+	 * client's own (by self): the decision for all the others is made once, here. */
+	bool cached;
+	struct access_entry cache;
+};
+
+/* Who asks, reading the worker's database generation (see db and txn above); the
+ * cache starts empty. */
+void access_op_init(struct access_op *op, struct conn *c);
+
+/* Lets go of what w kept of the access rules' decisions (after its thread stopped). */
+void access_worker_free(struct worker *w);
+
+/* True if op's client has at least need on every entry itself ("entry"), whatever the
+ * entry: a fast answer that spares looking the entry up; false means "look". */
+bool access_entry_granted(const struct access_op *op, enum access_level need);
+void access_op_free(struct access_op *op);
+
+/*
+ * Works out what op may do with entry id (viewed as e, borrowed until ae is done
+ * with): inside the worker's read transaction, which group rules and computed
+ * attributes in rule filters read.
+ */
+void access_entry_init(struct access_entry *ae, struct access_op *op, entry_id id,
+                       const struct entry_view *e);
+
+/* The level ae grants on attribute type[0..len) (the schema's name, options allowed). */
+enum access_level access_attr_level(const struct access_entry *ae, const char *type, size_t len);
+
+/* Gates for filters (search), responses (read) and compare; NULL when all pass. */
+const struct attr_gate *access_search_gate(const struct access_entry *ae);
+const struct attr_gate *access_read_gate(const struct access_entry *ae);
+const struct attr_gate *access_compare_gate(const struct access_entry *ae);
+
+#endif

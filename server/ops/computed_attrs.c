@@ -1,0 +1,227 @@
+/*
+ * Operational attributes of stored entries (RFC 4512, 4530, 5020): computed
+ * when a search asks for them with "+" or by name, never stored in the entry
+ * (entryUUID lives in the record header).
+ */
+#include <ldap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "protocol/array.h"
+#include "protocol/response.h"
+#include "protocol/schema.h"
+#include "server/ops/access.h"
+#include "server/ops/ops.h"
+#include "storage/entry_opattrs.h"
+
+static const char *const op_attr_names[] = {
+    "createTimestamp",       "modifyTimestamp", "creatorsName", "modifiersName",
+    "structuralObjectClass", "entryDN",         "entryUUID",    "subschemaSubentry",
+    "hasSubordinates",       "numSubordinates", "memberOf",     "entryCSN",
+};
+
+bool op_attrs_in_filter(const struct filter *f)
+{
+	return filter_uses(f, op_attr_names, sizeof(op_attr_names) / sizeof(op_attr_names[0]));
+}
+
+int op_attrs_all(struct buf *out, const struct db *db, MDB_txn *txn, entry_id id,
+                 const struct entry_view *e, struct access_op *aop)
+{
+	struct attr_select all = {.all_operational = true};
+	return op_attrs_build(out, &all, db, txn, id, e, aop);
+}
+
+bool op_attrs_requested(const struct attr_select *sel)
+{
+	if (!sel->all_operational && sel->n == 0)
+		return false; /* the common request: user attributes only */
+	for (size_t i = 0; i < sizeof(op_attr_names) / sizeof(op_attr_names[0]); i++)
+		if (attr_select_wants(sel, op_attr_names[i]))
+			return true;
+	return false;
+}
+
+/* The most derived structural class among the entry's objectClass values. */
+static const struct schema_oc *structural_class(const struct entry_view *e)
+{
+	const struct schema_oc *best = NULL;
+	int best_depth = -1;
+	const unsigned char *vals, *v;
+	size_t vlen, len;
+	if (!entry_find_attr(e, "objectClass", 11, &vals, &vlen))
+		return NULL;
+	for (const unsigned char *r = vals; entry_next_value(&r, vals + vlen, &v, &len);) {
+		const struct schema_oc *oc = schema_oc_find((const char *)v, len);
+		if (!oc || oc->kind != SCHEMA_OC_STRUCTURAL)
+			continue;
+		int depth = 0;
+		for (const struct schema_oc *s = oc; s && s->sup && depth < 16; depth++)
+			s = schema_oc_find(s->sup, strlen(s->sup));
+		if (depth > best_depth) {
+			best = oc;
+			best_depth = depth;
+		}
+	}
+	return best;
+}
+
+/*
+ * The children of id that aop's client may see: those a one-level search would return
+ * (read on their entry). Every child when aop is NULL (a rule's filter, access.c) or may see
+ * them all, counted by LMDB; else each is looked at, so the count costs a one-level search.
+ * With first_only it stops at the first (hasSubordinates).
+ */
+static size_t count_children(const struct db *db, MDB_txn *txn, entry_id id, struct access_op *aop,
+                             bool first_only)
+{
+	MDB_cursor *cur;
+	size_t n = 0;
+	if (mdb_cursor_open(txn, db->children, &cur) != 0)
+		return 0;
+	MDB_val k = {sizeof(id), &id}, v;
+	int rc = mdb_cursor_get(cur, &k, &v, MDB_SET);
+	if (rc == 0 && (!aop || access_entry_granted(aop, ACCESS_READ))) {
+		if (mdb_cursor_count(cur, &n) != 0)
+			n = 0;
+		rc = MDB_NOTFOUND;
+	}
+	for (; rc == 0; rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT_DUP)) {
+		entry_id child;
+		struct entry_view e;
+		struct access_entry ae;
+		if (v.mv_size != sizeof(child))
+			continue;
+		memcpy(&child, v.mv_data, sizeof(child));
+		if (db_get_entry(db, txn, child, &e) != 0)
+			continue;
+		access_entry_init(&ae, aop, child, &e);
+		if (ae.entry >= ACCESS_READ && (++n, first_only))
+			break;
+	}
+	mdb_cursor_close(cur);
+	return n;
+}
+
+/* memberOf values being gathered: the DNs of the groups, as imported. */
+struct groups {
+	const struct db *db;
+	MDB_txn *txn;
+	struct berval *dns;
+	size_t n, cap;
+	bool failed;
+};
+
+static int add_group(entry_id group, void *arg)
+{
+	struct groups *g = arg;
+	struct entry_view e;
+	if (db_get_entry(g->db, g->txn, group, &e) != 0)
+		return 0; /* a group that went missing: nothing to say */
+	if (!ARRAY_ROOM_FOR(g->dns, g->cap, g->n, 16)) {
+		g->failed = true;
+		return 1;
+	}
+	g->dns[g->n].bv_val = (char *)e.dn; /* into the map: valid for the transaction */
+	g->dns[g->n++].bv_len = e.dnlen;
+	return 0;
+}
+
+/* memberOf (the groups whose member or uniqueMember names the entry), if it has any. */
+static int put_member_of(struct buf *out, const struct db *db, MDB_txn *txn, entry_id id,
+                         bool types_only)
+{
+	struct groups g = {.db = db, .txn = txn};
+	int rc = db_foreach_group(db, txn, id, add_group, &g);
+	if (rc == 0 && !g.failed && g.n)
+		rc = response_put_attr(out, "memberOf", g.dns, (int)g.n, types_only);
+	free(g.dns);
+	return rc || g.failed ? -1 : 0;
+}
+
+/*
+ * createTimestamp, modifyTimestamp, creatorsName, modifiersName and entryCSN: on a replica,
+ * the provider's values for the entry (storage/entry_opattrs.h); otherwise (or for one the
+ * provider did not send) the import made every entry, and its time and identity are theirs.
+ */
+static int put_stamps(struct buf *out, const struct attr_select *sel, const struct db *db,
+                      MDB_txn *txn, entry_id id)
+{
+	struct entry_view kept = {0};
+	bool have = entry_opattrs_get(db, txn, id, &kept) == 0;
+	int rc = 0;
+	for (int i = 0; entry_opattrs_names[i]; i++) {
+		const char *name = entry_opattrs_names[i];
+		if (!attr_select_wants(sel, name))
+			continue;
+		const unsigned char *vals, *v;
+		size_t vlen, len;
+		struct berval bv[8];
+		int n = 0;
+		if (have && entry_find_attr(&kept, name, strlen(name), &vals, &vlen))
+			for (const unsigned char *r = vals;
+			     n < 8 && entry_next_value(&r, vals + vlen, &v, &len); n++)
+				bv[n] = (struct berval){len, (char *)v};
+		const char *own = i < 2 ? db->created : i < 4 ? db->creator : "";
+		if (n == 0 && own[0])
+			bv[n++] = (struct berval){strlen(own), (char *)own};
+		if (n)
+			rc |= response_put_attr(out, name, bv, n, sel->types_only);
+	}
+	return rc;
+}
+
+int op_attrs_build(struct buf *out, const struct attr_select *sel, const struct db *db,
+                   MDB_txn *txn, entry_id id, const struct entry_view *e, struct access_op *aop)
+{
+	bool to = sel->types_only;
+	char text[64];
+	struct berval v;
+	int rc = 0;
+	if (attr_select_wants(sel, "structuralObjectClass")) {
+		const struct schema_oc *oc = structural_class(e);
+		if (oc) {
+			v.bv_val = oc->name;
+			v.bv_len = strlen(oc->name);
+			rc |= response_put_attr(out, "structuralObjectClass", &v, 1, to);
+		}
+	}
+	rc |= put_stamps(out, sel, db, txn, id);
+	if (attr_select_wants(sel, "entryDN")) {
+		v.bv_val = (char *)e->dn;
+		v.bv_len = e->dnlen;
+		rc |= response_put_attr(out, "entryDN", &v, 1, to);
+	}
+	static const unsigned char none[16];
+	if (attr_select_wants(sel, "entryUUID") && memcmp(e->uuid, none, 16) != 0) {
+		entry_uuid_format(e->uuid, text);
+		v.bv_val = text;
+		v.bv_len = strlen(text);
+		rc |= response_put_attr(out, "entryUUID", &v, 1, to);
+	}
+	if (attr_select_wants(sel, "subschemaSubentry")) {
+		v.bv_val = OP_SUBSCHEMA_DN;
+		v.bv_len = strlen(OP_SUBSCHEMA_DN);
+		rc |= response_put_attr(out, "subschemaSubentry", &v, 1, to);
+	}
+	if (attr_select_wants(sel, "memberOf"))
+		rc |= put_member_of(out, db, txn, id, to);
+	bool has = attr_select_wants(sel, "hasSubordinates"),
+	     num = attr_select_wants(sel, "numSubordinates");
+	if (has || num) {
+		size_t n = count_children(db, txn, id, aop, !num);
+		if (has) {
+			v.bv_val = n ? "TRUE" : "FALSE";
+			v.bv_len = strlen(v.bv_val);
+			rc |= response_put_attr(out, "hasSubordinates", &v, 1, to);
+		}
+		if (num) {
+			snprintf(text, sizeof(text), "%zu", n);
+			v.bv_val = text;
+			v.bv_len = strlen(text);
+			rc |= response_put_attr(out, "numSubordinates", &v, 1, to);
+		}
+	}
+	return rc ? -1 : 0;
+}

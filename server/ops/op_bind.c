@@ -1,0 +1,375 @@
+/* Bind: anonymous, and simple binds as the rootdn or as an entry with userPassword. */
+#include <ldap.h>
+#include <string.h>
+#include <strings.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "protocol/dn.h"
+#include "server/ops/access.h"
+#include "server/clock.h"
+#include "server/db/db.h"
+#include "server/log.h"
+#include "server/ops/ops.h"
+#include "server/net/net.h"
+#include "server/ops/password.h"
+
+/* Checks pw against the userPassword values of the entry at key. Returns true on a match
+ * (false also when there is no such entry, or no userPassword it may authenticate with). */
+static bool entry_password_ok(struct conn *c, const struct buf *key, const struct berval *pw)
+{
+	struct worker *w = c->w;
+	struct db *db = &w->gen->db;
+	bool ok = false;
+	if (db_gen_txn_begin(w) != 0)
+		return false;
+	entry_id id;
+	struct entry_view e;
+	const unsigned char *vals, *v;
+	size_t vlen, len;
+	/* The rules must give an anonymous client (who binds) auth on userPassword. */
+	struct access_op aop;
+	struct access_entry ae;
+	access_op_init(&aop, c);
+	if (db_dn2id(db, w->txn, key->data, key->len, &id) == 0 &&
+	    db_get_entry(db, w->txn, id, &e) == 0 &&
+	    (access_entry_init(&ae, &aop, id, &e),
+	     access_attr_level(&ae, "userPassword", 12) >= ACCESS_AUTH) &&
+	    entry_find_attr(&e, "userPassword", 12, &vals, &vlen)) {
+		for (const unsigned char *r = vals;
+		     !ok && entry_next_value(&r, vals + vlen, &v, &len);) {
+			ok = password_check((const char *)v, len, pw->bv_val, pw->bv_len);
+		}
+	}
+	db_gen_txn_end(w);
+	access_op_free(&aop);
+	return ok;
+}
+
+/* Password classes seen in the directory, one sample value each, and the values no
+ * password matches (unknown schemes). */
+#define DECOY_CLASSES 32
+struct decoy_scan {
+	struct {
+		char cls[64];
+		char *sample;
+		size_t len;
+		unsigned long values;
+	} c[DECOY_CLASSES];
+	int n;
+	unsigned long unknown;   /* userPassword values of an unknown scheme */
+	char unknown_first[300]; /* the first of them: "{SCHEME} on DN" */
+};
+
+static void decoy_add(struct decoy_scan *s, const char *v, size_t len)
+{
+	char cls[64];
+	password_cost_class(v, len, cls, sizeof(cls));
+	for (int i = 0; i < s->n; i++)
+		if (strcmp(s->c[i].cls, cls) == 0) {
+			s->c[i].values++;
+			return;
+		}
+	if (s->n == DECOY_CLASSES || !(s->c[s->n].sample = strndup(v, len)))
+		return;
+	memcpy(s->c[s->n].cls, cls, sizeof(cls));
+	s->c[s->n].values = 1;
+	s->c[s->n++].len = len;
+}
+
+static int decoy_scan_entry(MDB_txn *txn, entry_id id, const struct entry_view *e, void *arg)
+{
+	(void)txn;
+	(void)id;
+	struct decoy_scan *s = arg;
+	const unsigned char *vals, *v;
+	size_t vlen, len;
+	if (entry_find_attr(e, "userPassword", 12, &vals, &vlen))
+		for (const unsigned char *r = vals; entry_next_value(&r, vals + vlen, &v, &len);) {
+			if (password_scheme_known((const char *)v, len)) {
+				decoy_add(s, (const char *)v, len);
+				continue;
+			}
+			if (s->unknown++ == 0) {
+				const char *close = memchr(v, '}', len);
+				snprintf(s->unknown_first, sizeof(s->unknown_first), "%.*s on %.*s",
+				         (int)(close - (const char *)v + 1), (const char *)v,
+				         (int)e->dnlen, (const char *)e->dn);
+			}
+		}
+	return 0;
+}
+
+/* Nanoseconds one failed check against stored takes (the fastest of three). */
+static uint64_t check_ns(const char *stored, size_t len)
+{
+	uint64_t best = UINT64_MAX;
+	for (int i = 0; i < 3; i++) {
+		uint64_t a = clock_ns();
+		password_check(stored, len, "decoy-password", 14);
+		uint64_t t = clock_ns() - a;
+		best = t < best ? t : best;
+	}
+	return best;
+}
+
+/*
+ * A failed bind is answered at least this long after it was read: twice the costliest
+ * check measured, and a margin over the lookups, so that the check of any value in use
+ * and the reading of any entry end before it (bind_pad_ns below adds more on a busy
+ * machine), and the answer's time tells neither the scheme nor whether the DN exists.
+ */
+#define BIND_PAD_FACTOR 2
+#define BIND_PAD_MARGIN_NS 250000u
+
+/* Logs the schemes in use (minidir -t shows them) and the values no password matches. */
+static void log_schemes(const struct server *srv, const struct decoy_scan *s, int costliest,
+                        uint64_t cost_ns, uint64_t pad_ns)
+{
+	char list[1024];
+	size_t n = 0;
+	list[0] = '\0';
+	for (int i = 0; i < s->n && n < sizeof(list); i++)
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s %lu", i ? ", " : "",
+		                      s->c[i].cls[0] ? s->c[i].cls : "plaintext", s->c[i].values);
+	if (s->n)
+		log_info("bind: password schemes in use (values): %s; a failed bind is answered "
+		         "%.2f ms after it was read (the costliest check, %s, takes %.2f ms), so "
+		         "that its time tells neither the scheme nor whether the DN exists",
+		         list, (double)pad_ns / 1e6,
+		         s->c[costliest].cls[0] ? s->c[costliest].cls : "plaintext",
+		         (double)cost_ns / 1e6);
+	if (s->unknown)
+		log_info("warning: %lu userPassword values of a scheme minidir does not know (the "
+		         "first: %s): no password matches them, binds as those entries fail",
+		         s->unknown, s->unknown_first);
+	if (srv->cfg.rootpw[0] && !password_scheme_known(srv->cfg.rootpw, strlen(srv->cfg.rootpw)))
+		log_info(
+		    "warning: rootpw is of a scheme minidir does not know: no password matches "
+		    "it, the rootdn cannot bind");
+}
+
+int op_bind_prepare(struct server *srv, struct db_gen *g)
+{
+	struct decoy_scan s = {.n = 0};
+	if (srv->cfg.rootpw[0] && password_scheme_known(srv->cfg.rootpw, strlen(srv->cfg.rootpw)))
+		decoy_add(&s, srv->cfg.rootpw, strlen(srv->cfg.rootpw));
+	int rc = db_foreach_entry(&g->db, decoy_scan_entry, &s);
+	if (rc) {
+		log_error("%s: reading passwords: %s", srv->cfg.database, mdb_strerror(rc));
+		for (int i = 0; i < s.n; i++)
+			free(s.c[i].sample);
+		return -1;
+	}
+	int best = -1;
+	uint64_t best_t = 0;
+	for (int i = 0; i < s.n; i++) {
+		uint64_t t = check_ns(s.c[i].sample, s.c[i].len);
+		if (best < 0 || t > best_t) {
+			best = i;
+			best_t = t;
+		}
+	}
+	g->bind_decoy_ns = best_t;
+	g->bind_pad_ns = BIND_PAD_FACTOR * best_t + BIND_PAD_MARGIN_NS;
+	log_schemes(srv, &s, best, best_t, g->bind_pad_ns);
+	if (best < 0) {
+		/* No password anywhere: every simple bind but the anonymous one fails. */
+		static const char none[] = "{SSHA}AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+		g->bind_decoy = strdup(none);
+		g->bind_decoy_len = sizeof(none) - 1;
+	} else {
+		g->bind_decoy = s.c[best].sample;
+		g->bind_decoy_len = s.c[best].len;
+		s.c[best].sample = NULL;
+	}
+	for (int i = 0; i < s.n; i++)
+		free(s.c[i].sample);
+	return g->bind_decoy ? 0 : -1;
+}
+
+/*
+ * A failed bind's answer, waiting for its time (op_start_ns + bind_pad_ns() below) as
+ * c's task: the worker serves its other connections meanwhile, and
+ * c's later requests wait their turn as behind any task.
+ */
+struct bind_pad {
+	struct conn_task task; /* first: a conn_task * is a bind_pad * */
+	struct conn_wake wake;
+};
+
+static void bind_pad_free(struct conn_task *t)
+{
+	struct bind_pad *p = (struct bind_pad *)t;
+	conn_wake_cancel(&p->wake); /* closed or abandoned before its time */
+	free(p);
+}
+
+static void bind_pad_resume(struct conn *c)
+{
+	struct bind_pad *p = (struct bind_pad *)c->task;
+	if (clock_ns() < p->wake.ns)
+		return; /* woken early (the socket took output): still queued */
+	c->task = NULL;
+	reply_done(c, p->task.msgid, LDAP_RES_BIND, LDAP_INVALID_CREDENTIALS, NULL, NULL);
+	bind_pad_free(&p->task);
+}
+
+/*
+ * How long after it was read a failed bind is answered: at least the generation's
+ * bind_pad_ns (measured at start-up), more while checks take longer (a busy machine; a
+ * client keeping the worker busy with costly ones): three times the worker's running
+ * average of how long failed binds took to check (each counts for 1/16; an average, not the
+ * slowest, so that one stall of the machine does not hold back every answer for long).
+ * A bind's own check (took_ns) counts for the binds after it, not for itself, so that
+ * its answer's time does not follow its cost.
+ */
+static uint64_t bind_pad_ns(struct worker *w, uint64_t took_ns)
+{
+	uint64_t pad = 3 * w->bind_took_ns;
+	if (pad < w->gen->bind_pad_ns)
+		pad = w->gen->bind_pad_ns;
+	if (took_ns > w->bind_took_ns)
+		w->bind_took_ns += (took_ns - w->bind_took_ns) / 16;
+	else
+		w->bind_took_ns -= (w->bind_took_ns - took_ns) / 16;
+	return pad;
+}
+
+/* Answers invalidCredentials to the bind msgid once its time has come. */
+static void bind_fail_padded(struct conn *c, int32_t msgid)
+{
+	uint64_t now = clock_ns(), start = c->op_start_ns ? c->op_start_ns : now;
+	uint64_t due = start + bind_pad_ns(c->w, now - start);
+	struct bind_pad *p = now < due ? malloc(sizeof(*p)) : NULL;
+	if (!p) { /* already late (a slow check), or out of memory: answered now */
+		reply_done(c, msgid, LDAP_RES_BIND, LDAP_INVALID_CREDENTIALS, NULL, NULL);
+		return;
+	}
+	*p = (struct bind_pad){
+	    .task = {.msgid = msgid, .resume = bind_pad_resume, .free = bind_pad_free}};
+	c->task = &p->task;
+	conn_wake_at(&p->wake, c, due);
+}
+
+/* True if ndn (a normal form, dn_normalize's) is the configured rootdn. */
+static bool is_rootdn(const struct server *srv, const struct buf *ndn)
+{
+	struct buf root = {0};
+	bool same = srv->cfg.rootdn[0] &&
+	            dn_normalize(srv->cfg.rootdn, strlen(srv->cfg.rootdn), &root, NULL) == 0 &&
+	            root.len == ndn->len && memcmp(root.data, ndn->data, ndn->len) == 0;
+	buf_free(&root);
+	return same;
+}
+
+/*
+ * SASL EXTERNAL (RFC 4422 appendix A): on ldapi:// the identity is the peer's
+ * uid and gid ("gidNumber=0+uidNumber=0,cn=peercred,cn=external,cn=auth", as
+ * slapd); over TLS the subject of the client's verified certificate, as an LDAP
+ * DN ("cn=client,o=example"). The rootdn's DN makes it the rootdn. An authorization identity the
+ * client asks for is not honoured: it gets the certificate's.
+ */
+static void sasl_external(struct conn *c, int32_t id)
+{
+	struct server *srv = c->w->srv;
+	char subject[1024];
+	size_t n = 0;
+	if (c->local && c->peer_cred) /* ldapi://: the peer's uid and gid, as slapd names them */
+		n = (size_t)snprintf(subject, sizeof(subject),
+		                     "gidNumber=%u+uidNumber=%u,cn=peercred,cn=external,cn=auth",
+		                     (unsigned)c->peer_gid, (unsigned)c->peer_uid);
+	else if (c->tls)
+		n = tls_peer_subject(c->tls, subject, sizeof(subject));
+	struct buf ndn = {0}, key = {0};
+	if (n == 0 || dn_normalize(subject, n, &ndn, &key) < 0 || ndn.len == 0) {
+		reply_done(
+		    c, id, LDAP_RES_BIND, LDAP_INAPPROPRIATE_AUTH, NULL,
+		    "SASL EXTERNAL needs ldapi:// or TLS with a client certificate tls_ca_file "
+		    "verifies");
+		goto out;
+	}
+	bool is_root = is_rootdn(srv, &ndn);
+	/* WhoAmI says it as slapd does: the peercred DN as made, a certificate's normalized. */
+	if (conn_set_identity(c, is_root ? AUTH_ROOT : AUTH_USER,
+	                      c->local ? (const void *)subject : ndn.data, c->local ? n : ndn.len,
+	                      key.data, is_root ? 0 : key.len) < 0) {
+		reply_done(c, id, LDAP_RES_BIND, LDAP_OTHER, NULL, "out of memory");
+		goto out;
+	}
+	log_debug("conn fd=%d SASL EXTERNAL bind as \"%.*s\"", c->fd, (int)ndn.len,
+	          (const char *)ndn.data);
+	reply_done(c, id, LDAP_RES_BIND, LDAP_SUCCESS, NULL, NULL);
+out:
+	buf_free(&ndn);
+	buf_free(&key);
+}
+
+void op_bind(struct conn *c, struct ldap_request *req)
+{
+	struct bind_request *b = &req->u.bind;
+	struct server *srv = c->w->srv;
+	int32_t id = req->msgid;
+	/* A bind, even a failed one, drops the old identity, and with it a paged search parked
+	 * between pages (its look-ahead entry was chosen for the old identity): its cookie then
+	 * gets unwillingToPerform, as an unknown one. */
+	conn_task_drop(&c->parked);
+	conn_clear_identity(c);
+	if (b->version != LDAP_VERSION3) {
+		reply_done(c, id, LDAP_RES_BIND, LDAP_PROTOCOL_ERROR, NULL,
+		           "only LDAP version 3 is supported");
+		return;
+	}
+	if (!b->simple) {
+		if (b->mech.bv_len == 8 && strncasecmp(b->mech.bv_val, "EXTERNAL", 8) == 0)
+			sasl_external(c, id);
+		else
+			reply_done(c, id, LDAP_RES_BIND, LDAP_AUTH_METHOD_NOT_SUPPORTED, NULL,
+			           "the only SASL mechanism is EXTERNAL (ldapi:// or TLS client "
+			           "certificates)");
+		return;
+	}
+	if (b->dn.bv_len == 0 && b->cred.bv_len == 0) {
+		reply_done(c, id, LDAP_RES_BIND, LDAP_SUCCESS, NULL, NULL);
+		return;
+	}
+	if (b->cred.bv_len == 0) {
+		reply_done(c, id, LDAP_RES_BIND, LDAP_UNWILLING_TO_PERFORM, NULL,
+		           "unauthenticated bind (DN with no password) disallowed");
+		return;
+	}
+	struct buf ndn = {0}, key = {0};
+	if (dn_normalize(b->dn.bv_val, b->dn.bv_len, &ndn, &key) < 0) {
+		reply_done(c, id, LDAP_RES_BIND, LDAP_INVALID_DN_SYNTAX, NULL, "invalid DN");
+		goto out;
+	}
+	bool ok = false;
+	uint64_t checks_from = clock_ns();
+	if (is_rootdn(srv, &ndn)) {
+		ok = srv->cfg.rootpw[0] && password_check(srv->cfg.rootpw, strlen(srv->cfg.rootpw),
+		                                          b->cred.bv_val, b->cred.bv_len);
+		ok =
+		    ok && conn_set_identity(c, AUTH_ROOT, b->dn.bv_val, b->dn.bv_len, NULL, 0) == 0;
+	} else {
+		ok = entry_password_ok(c, &key, &b->cred);
+		ok = ok && conn_set_identity(c, AUTH_USER, b->dn.bv_val, b->dn.bv_len, key.data,
+		                             key.len) == 0;
+	}
+	log_debug("conn fd=%d bind \"%.*s\": %s", c->fd, (int)b->dn.bv_len, b->dn.bv_val,
+	          ok ? "ok" : "invalid credentials");
+	if (ok) {
+		reply_done(c, id, LDAP_RES_BIND, LDAP_SUCCESS, NULL, NULL);
+		goto out;
+	}
+	/* The work of a costly check when none was done (an unknown DN, no userPassword, a
+	 * cheap scheme): the worker's CPU time, which decides how soon the scheduler wakes it
+	 * for the answer on a busy machine, then does not tell them apart either. No more
+	 * than a bind to an unknown DN always cost. */
+	struct db_gen *g = c->w->gen;
+	if (clock_ns() - checks_from < g->bind_decoy_ns / 2)
+		password_check(g->bind_decoy, g->bind_decoy_len, b->cred.bv_val, b->cred.bv_len);
+	bind_fail_padded(c, id);
+out:
+	buf_free(&ndn);
+	buf_free(&key);
+}

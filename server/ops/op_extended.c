@@ -1,0 +1,69 @@
+/* Extended operations: WhoAmI (RFC 4532), StartTLS (RFC 4511 4.14); any other is a
+ * protocolError. */
+#include <ldap.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "protocol/response.h"
+#include "server/ops/ops.h"
+#include "server/net/net.h"
+
+static bool is_oid(const struct berval *oid, const char *want)
+{
+	return oid->bv_len == strlen(want) && memcmp(oid->bv_val, want, oid->bv_len) == 0;
+}
+
+/*
+ * StartTLS: success, and TLS begins once the answer is sent; operationsError
+ * while TLS is on or other operations are outstanding, protocolError with a
+ * requestValue (RFC 4511 4.14.1), unavailable when TLS is not configured.
+ */
+static void start_tls(struct conn *c, struct ldap_request *req)
+{
+	int rc = LDAP_SUCCESS;
+	const char *msg = NULL;
+	if (req->u.extended.has_value) {
+		rc = LDAP_PROTOCOL_ERROR;
+		msg = "StartTLS takes no requestValue";
+	} else if (!c->w->srv->tls) {
+		rc = LDAP_UNAVAILABLE;
+		msg = "TLS is not configured on this server (tls_cert_file)";
+	} else if (conn_tls_active(c)) {
+		rc = LDAP_OPERATIONS_ERROR;
+		msg = "TLS is already established";
+	} else if (c->task || c->parked || conn_more_requests(c)) {
+		rc = LDAP_OPERATIONS_ERROR;
+		msg = "other operations are outstanding";
+	}
+	struct result_extra extra = {.oid = OP_EXTENSION_STARTTLS};
+	reply_begin(c);
+	reply_result(c, req->msgid, LDAP_RES_EXTENDED, rc, NULL, msg, &extra);
+	if (rc == LDAP_SUCCESS)
+		conn_start_tls(c);
+}
+
+void op_extended(struct conn *c, struct ldap_request *req)
+{
+	struct extended_request *x = &req->u.extended;
+	if (is_oid(&x->oid, OP_EXTENSION_STARTTLS)) {
+		start_tls(c, req);
+		return;
+	}
+	if (!is_oid(&x->oid, OP_EXTENSION_WHOAMI)) {
+		char msg[160];
+		snprintf(msg, sizeof(msg), "unsupported extended operation %.*s",
+		         (int)(x->oid.bv_len > 100 ? 100 : x->oid.bv_len), x->oid.bv_val);
+		reply_done(c, req->msgid, LDAP_RES_EXTENDED, LDAP_PROTOCOL_ERROR, NULL, msg);
+		return;
+	}
+	/* authzId: "" for anonymous, else "dn:" and the bound DN as the client gave it. */
+	struct buf id = {0};
+	if (c->auth == AUTH_ROOT || c->auth == AUTH_USER) {
+		buf_append(&id, "dn:", 3);
+		buf_append(&id, c->bound_dn.data, c->bound_dn.len);
+	}
+	struct result_extra extra = {.has_value = true, .value = id.data, .vlen = id.len};
+	reply_begin(c);
+	reply_result(c, req->msgid, LDAP_RES_EXTENDED, LDAP_SUCCESS, NULL, NULL, &extra);
+	buf_free(&id);
+}

@@ -1,0 +1,177 @@
+/* The operation table: request tag -> handler, and the small operations. */
+#include "server/ops/ops.h"
+#include "server/net/net.h"
+
+#include <ldap.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "server/access_log.h"
+#include "server/log.h"
+
+static void op_unbind(struct conn *c, struct ldap_request *req)
+{
+	(void)req;
+	c->closing = true;
+	c->close_why = "client unbound";
+}
+
+/* Abandon: no response; the running or parked operation with that ID ends. */
+static void op_abandon(struct conn *c, struct ldap_request *req)
+{
+	conn_task_cancel(c, req->u.abandon_msgid);
+}
+
+/* Add, modify, delete, modDN: minidir is read-only; a replica with updateref refers
+ * them to its provider (as slapd's updateref). */
+static void op_read_only(struct conn *c, struct ldap_request *req)
+{
+	unsigned char tag = req->op == LDAP_REQ_ADD      ? LDAP_RES_ADD
+	                    : req->op == LDAP_REQ_DELETE ? LDAP_RES_DELETE
+	                    : req->op == LDAP_REQ_MODRDN ? LDAP_RES_MODRDN
+	                                                 : LDAP_RES_MODIFY;
+	const char *ref = c->w->srv->cfg.updateref;
+	if (ref[0]) {
+		struct result_extra x = {.referral = ref};
+		reply_begin(c);
+		reply_result(c, req->msgid, tag, LDAP_REFERRAL, NULL,
+		             "minidir is a read-only replica: write to the provider", &x);
+		return;
+	}
+	reply_done(c, req->msgid, tag, LDAP_UNWILLING_TO_PERFORM, NULL,
+	           "minidir is a read-only server");
+}
+
+struct op_entry {
+	ber_tag_t tag;
+	enum stat_op stat;
+	void (*handler)(struct conn *c, struct ldap_request *req);
+};
+
+static const struct op_entry op_table[] = {
+    {LDAP_REQ_BIND, STAT_OP_BIND, op_bind},         {LDAP_REQ_SEARCH, STAT_OP_SEARCH, op_search},
+    {LDAP_REQ_UNBIND, STAT_OP_UNBIND, op_unbind},   {LDAP_REQ_ABANDON, STAT_OP_ABANDON, op_abandon},
+    {LDAP_REQ_ADD, STAT_OP_OTHER, op_read_only},    {LDAP_REQ_MODIFY, STAT_OP_OTHER, op_read_only},
+    {LDAP_REQ_DELETE, STAT_OP_OTHER, op_read_only}, {LDAP_REQ_MODRDN, STAT_OP_OTHER, op_read_only},
+    {LDAP_REQ_COMPARE, STAT_OP_OTHER, op_compare},  {LDAP_REQ_EXTENDED, STAT_OP_OTHER, op_extended},
+};
+
+/*
+ * The controls each operation applies (RFC 4511 4.1.11): a critical control its operation
+ * does not apply, known to minidir or not, fails the operation with
+ * unavailableCriticalExtension, as slapd does; a non-critical one is ignored. A search
+ * applies all five (the root DSE and cn=Subschema fewer: op_special.c; cn=monitor only
+ * manageDsaIT: op_search.c); a compare the assertion (op_compare.c) and manageDsaIT (no
+ * entry is a referral here). The writes are refused whatever they carry (read-only), so
+ * they take what slapd takes for them. Bind and the extended operations apply none.
+ */
+static const char *const search_controls[] = {
+    OP_CONTROL_PAGED_RESULTS, OP_CONTROL_SORT,           OP_CONTROL_MANAGE_DSA_IT,
+    OP_CONTROL_ASSERTION,     OP_CONTROL_MATCHED_VALUES,
+};
+static const char *const compare_controls[] = {OP_CONTROL_ASSERTION, OP_CONTROL_MANAGE_DSA_IT};
+
+/* The response tag of a request that has one. */
+static unsigned char response_tag(ber_tag_t op)
+{
+	switch (op) {
+	case LDAP_REQ_BIND:
+		return LDAP_RES_BIND;
+	case LDAP_REQ_SEARCH:
+		return LDAP_RES_SEARCH_RESULT;
+	case LDAP_REQ_MODIFY:
+		return LDAP_RES_MODIFY;
+	case LDAP_REQ_ADD:
+		return LDAP_RES_ADD;
+	case LDAP_REQ_DELETE:
+		return LDAP_RES_DELETE;
+	case LDAP_REQ_MODRDN:
+		return LDAP_RES_MODRDN;
+	case LDAP_REQ_COMPARE:
+		return LDAP_RES_COMPARE;
+	case LDAP_REQ_EXTENDED:
+		return LDAP_RES_EXTENDED;
+	}
+	return 0;
+}
+
+/* The controls req's operation applies (see above): a list of n OIDs. */
+static const char *const *applied_controls(ber_tag_t op, size_t *n)
+{
+	switch (op) {
+	case LDAP_REQ_SEARCH:
+		*n = sizeof(search_controls) / sizeof(search_controls[0]);
+		return search_controls;
+	case LDAP_REQ_COMPARE:
+	case LDAP_REQ_ADD:
+	case LDAP_REQ_MODIFY:
+	case LDAP_REQ_DELETE:
+	case LDAP_REQ_MODRDN:
+		*n = sizeof(compare_controls) / sizeof(compare_controls[0]);
+		return compare_controls;
+	}
+	*n = 0;
+	return NULL;
+}
+
+bool ops_refuse_critical(struct conn *c, const struct ldap_request *req, const char *const *applied,
+                         size_t n)
+{
+	unsigned char tag = response_tag(req->op);
+	const struct request_control *ctl = request_unapplied_critical(req, applied, n);
+	if (!ctl || !tag) /* Unbind and Abandon have no result to refuse with (4.1.11) */
+		return false;
+	char msg[160];
+	snprintf(msg, sizeof(msg), "critical control %.*s is not supported with this operation",
+	         (int)(ctl->oid.bv_len > 100 ? 100 : ctl->oid.bv_len), ctl->oid.bv_val);
+	reply_done(c, req->msgid, tag, LDAP_UNAVAILABLE_CRITICAL_EXTENSION, NULL, msg);
+	return true;
+}
+
+/*
+ * require_tls: without TLS (ldapi:// is local, exempt), binds (but an anonymous one, which proves
+ * and reveals nothing: ldapsearch -x sends it before it reads the root DSE), compares and searches
+ * other than of the root DSE are answered confidentialityRequired (13); StartTLS
+ * stays reachable.
+ */
+static bool refused_without_tls(struct conn *c, struct ldap_request *req)
+{
+	if (c->tls || c->local || !server_require_tls(c->w->srv))
+		return false;
+	bool rootdse = req->op == LDAP_REQ_SEARCH && req->u.search.base.bv_len == 0 &&
+	               req->u.search.scope == LDAP_SCOPE_BASE;
+	const struct bind_request *b = &req->u.bind;
+	bool anonymous =
+	    req->op == LDAP_REQ_BIND && b->simple && b->dn.bv_len == 0 && b->cred.bv_len == 0;
+	if ((req->op != LDAP_REQ_BIND && req->op != LDAP_REQ_SEARCH &&
+	     req->op != LDAP_REQ_COMPARE) ||
+	    rootdse || anonymous)
+		return false;
+	reply_done(c, req->msgid, response_tag(req->op), LDAP_CONFIDENTIALITY_REQUIRED, NULL,
+	           "TLS is required (require_tls): use ldaps:// or StartTLS");
+	return true;
+}
+
+void ops_dispatch(struct conn *c, struct ldap_request *req)
+{
+	if (access_log_on(c->w->srv))
+		op_trace(c, req);
+	size_t napplied;
+	const char *const *applied = applied_controls(req->op, &napplied);
+	if (req->critical_control && ops_refuse_critical(c, req, applied, napplied))
+		return;
+	if (refused_without_tls(c, req))
+		return;
+	for (size_t i = 0; i < sizeof(op_table) / sizeof(op_table[0]); i++) {
+		if (op_table[i].tag != req->op)
+			continue;
+		STAT_ADD(c->w->stats.ops[op_table[i].stat], 1);
+		log_debug("conn fd=%d op=0x%lx msgid=%d", c->fd, (unsigned long)req->op,
+		          (int)req->msgid);
+		op_table[i].handler(c, req);
+		return;
+	}
+	log_info("conn fd=%d from %s: unknown operation tag 0x%lx; disconnecting", c->fd, c->peer,
+	         (unsigned long)req->op);
+	c->closing = true;
+}

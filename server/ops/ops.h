@@ -1,0 +1,135 @@
+/*
+ * Operations: one handler per request type, chosen from a table by the
+ * request's protocolOp tag (ops.c). Every handler runs on the connection's
+ * worker thread, answers only through the reply API (reply.h), and reads the
+ * database generation the worker serves (w->gen, db_gen.h) inside the worker's
+ * read transaction (w->txn, renewed and reset by the handler); a search that
+ * outlives a reload keeps reading its own generation. A request's strings point into the
+ * connection's input and are valid only during the call; a handler that must keep something copies
+ * it, except where stated below.
+ *
+ * This header is a map of the files: each group names the file it lives in.
+ */
+#ifndef MINIDIR_SERVER_OPS_H
+#define MINIDIR_SERVER_OPS_H
+
+#include "protocol/request.h"
+#include "protocol/response.h"
+#include "server/net/net.h"
+
+/* --- ops.c: the dispatch table, Unbind, Abandon, the write operations ------------------ */
+
+/*
+ * Runs req on c: refuses a critical control its operation does not apply (RFC 4511
+ * 4.1.11), counts the operation, calls its handler. An unknown operation closes c. req
+ * stays the caller's, but a handler may take parts of it (op_search takes the filter).
+ */
+void ops_dispatch(struct conn *c, struct ldap_request *req);
+/*
+ * RFC 4511 4.1.11 for an operation that applies only the controls applied[0..n): when req
+ * carries a critical control not among them, answers unavailableCriticalExtension (12) and
+ * returns true (the operation must not be performed); else false, nothing sent.
+ */
+bool ops_refuse_critical(struct conn *c, const struct ldap_request *req, const char *const *applied,
+                         size_t n);
+
+/* --- op_trace.c: the access log's text of a request ------------------------------------ */
+
+/*
+ * Numbers req among c's operations and writes its access log text (what, on what, by whom)
+ * into c->op_text for reply.c to finish with the result; Unbind and Abandon, which have no
+ * result, are logged at once. Call only when access_log_on.
+ */
+void op_trace(struct conn *c, const struct ldap_request *req);
+
+/* --- op_bind.c: simple binds, and the decoy that hides which DNs exist ---------------- */
+
+void op_bind(struct conn *c, struct ldap_request *req);
+/*
+ * Picks g->bind_decoy: a stored password value of the costliest scheme in use
+ * (every userPassword in g's database, and rootpw), which a failed bind that did no
+ * costly check (an unknown DN, no userPassword, a cheap scheme) is checked against
+ * too, and g->bind_pad_ns, the least time after which a failed bind is answered, so
+ * that its answer tells neither whether the DN exists nor its scheme. Logs the
+ * schemes in use with their counts, and values of an unknown scheme. Reads every
+ * entry once (at start-up and for each database reload, on the main thread).
+ * Returns 0, or -1 after logging why.
+ */
+struct db_gen;
+int op_bind_prepare(struct server *srv, struct db_gen *g);
+
+/* --- op_compare.c, op_extended.c (WhoAmI) ---------------------------------------------- */
+
+void op_compare(struct conn *c, struct ldap_request *req);
+void op_extended(struct conn *c, struct ldap_request *req);
+
+/* --- op_search.c: the search cursor, a conn_task -------------------------------------- */
+
+/*
+ * Starts a search. It takes req->u.search.filter (set to NULL in req) and owns
+ * it until the search ends. A search that cannot finish at once (full socket,
+ * a slice of work used, even within one candidate, a page sent) stays as c->task or, between
+ * pages, c->parked.
+ */
+void op_search(struct conn *c, struct ldap_request *req);
+/* Appends (NUL-terminated) the DN of the deepest existing entry above key that aop's client
+ * may know of (disclose on its entry, access.h): the matchedDN of noSuchObject, "" when there
+ * is none. Inside w's read transaction. */
+struct access_op;
+void op_matched_dn(struct worker *w, struct access_op *aop, const struct buf *key, struct buf *out);
+
+/* --- op_monitor.c: cn=monitor ----------------------------------------------------------- */
+
+/* True if the reversed DN key lies in the cn=monitor subtree. */
+bool op_monitor_holds(const struct buf *key);
+/* Answers a search whose base (reversed key, borrowed) is in cn=monitor. */
+void op_monitor_search(struct conn *c, struct ldap_request *req, const struct buf *key);
+
+/* --- op_special.c: searches of built entries (root DSE, subschema) ----------------------- */
+
+/* Answers a search of one built entry record (srv->rootdse or srv->subschema). */
+void op_special_search(struct conn *c, struct ldap_request *req, const struct buf *record);
+/* True if the reversed DN key is that of cn=Subschema. */
+bool op_special_is_subschema(const struct buf *key);
+
+/* --- op_rootdse.c: building the root DSE and cn=Subschema at start-up -------------------- */
+
+/* Builds srv->rootdse / srv->subschema (entry records). Returns 0 or -1 (out of memory). */
+int op_rootdse_build(struct server *srv);
+int op_subschema_build(struct server *srv);
+
+/* Controls minidir implements (also listed as supportedControl in the root DSE). */
+#define OP_CONTROL_PAGED_RESULTS "1.2.840.113556.1.4.319"
+#define OP_CONTROL_SORT "1.2.840.113556.1.4.473"
+#define OP_CONTROL_MANAGE_DSA_IT "2.16.840.1.113730.3.4.2"
+#define OP_CONTROL_ASSERTION "1.3.6.1.1.12"
+#define OP_CONTROL_MATCHED_VALUES "1.2.826.0.1.3344810.2.3"
+#define OP_EXTENSION_WHOAMI "1.3.6.1.4.1.4203.1.11.3"
+#define OP_EXTENSION_STARTTLS "1.3.6.1.4.1.1466.20037"
+
+/* The subschema subentry's DN (RFC 4512 4.2). */
+#define OP_SUBSCHEMA_DN "cn=Subschema"
+
+/* --- op_attrs.c: operational attributes computed per entry ------------------------------- */
+
+/* True if filter f tests an operational attribute op_attrs_build computes. */
+bool op_attrs_in_filter(const struct filter *f);
+/* Appends every computed operational attribute of entry id to out (for filters), as
+ * op_attrs_build. Returns 0 or -1 (out of memory). */
+int op_attrs_all(struct buf *out, const struct db *db, MDB_txn *txn, entry_id id,
+                 const struct entry_view *e, struct access_op *aop);
+
+/* True if sel names an operational attribute op_attrs_build computes. */
+bool op_attrs_requested(const struct attr_select *sel);
+/*
+ * Appends the operational attributes sel asks for of entry id (viewed as e)
+ * to out: structuralObjectClass, entryDN, entryUUID, subschemaSubentry,
+ * hasSubordinates, numSubordinates, memberOf. hasSubordinates and numSubordinates
+ * count the children aop's client may read (those a one-level search returns it:
+ * hidden ones are not told), or every child when aop is NULL; aop reads txn too.
+ * Returns 0 or -1.
+ */
+int op_attrs_build(struct buf *out, const struct attr_select *sel, const struct db *db,
+                   MDB_txn *txn, entry_id id, const struct entry_view *e, struct access_op *aop);
+
+#endif

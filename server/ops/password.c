@@ -1,0 +1,202 @@
+#include "server/ops/password.h"
+
+#include <argon2.h>
+#include <crypt.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+struct scheme {
+	const char *name; /* with braces */
+	const char *digest;
+	bool salted;
+};
+
+static const struct scheme schemes[] = {
+    {"{MD5}", "MD5", false},       {"{SMD5}", "MD5", true},       {"{SHA}", "SHA1", false},
+    {"{SSHA}", "SHA1", true},      {"{SHA256}", "SHA256", false}, {"{SSHA256}", "SHA256", true},
+    {"{SHA512}", "SHA512", false}, {"{SSHA512}", "SHA512", true},
+};
+
+/* Checks base64(digest(given || salt) || salt) (salt empty when unsalted). */
+static bool check_digest(const struct scheme *s, const char *b64, size_t b64len, const char *given,
+                         size_t glen)
+{
+	if (b64len == 0 || b64len % 4 || b64len > 1024)
+		return false;
+	unsigned char raw[800], md[EVP_MAX_MD_SIZE];
+	int n = EVP_DecodeBlock(raw, (const unsigned char *)b64, (int)b64len);
+	if (n < 0)
+		return false;
+	n -= (b64[b64len - 1] == '=') + (b64[b64len - 2] == '='); /* DecodeBlock counts padding */
+	const EVP_MD *type = EVP_get_digestbyname(s->digest);
+	int mdlen = type ? EVP_MD_get_size(type) : 0;
+	if (mdlen <= 0 || n < mdlen || (!s->salted && n != mdlen))
+		return false;
+	unsigned int outlen = 0;
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	bool ok = ctx && EVP_DigestInit_ex(ctx, type, NULL) && EVP_DigestUpdate(ctx, given, glen) &&
+	          EVP_DigestUpdate(ctx, raw + mdlen, (size_t)(n - mdlen)) &&
+	          EVP_DigestFinal_ex(ctx, md, &outlen);
+	EVP_MD_CTX_free(ctx);
+	return ok && outlen == (unsigned)mdlen && CRYPTO_memcmp(md, raw, (size_t)mdlen) == 0;
+}
+
+static bool check_crypt(const char *hash, size_t hlen, const char *given, size_t glen)
+{
+	char *h = strndup(hash, hlen), *g = strndup(given, glen);
+	bool ok = false;
+	if (h && g && strlen(g) == glen) {
+		struct crypt_data data;
+		memset(&data, 0, sizeof(data));
+		const char *out = crypt_r(g, h, &data);
+		ok =
+		    out && out[0] != '*' && strlen(out) == hlen && CRYPTO_memcmp(out, h, hlen) == 0;
+	}
+	free(h);
+	free(g);
+	return ok;
+}
+
+/*
+ * {ARGON2} as OpenLDAP's argon2 module (and slappasswd -h {ARGON2}) writes it: the
+ * PHC string "$argon2id$v=19$m=65536,t=2,p=1$SALT$HASH" after the scheme. libargon2
+ * decodes it, derives with its parameters and compares in constant time.
+ */
+static bool check_argon2(const char *hash, size_t hlen, const char *given, size_t glen)
+{
+	static const struct {
+		const char *prefix;
+		argon2_type type;
+	} types[] = {{"$argon2id$", Argon2_id}, {"$argon2i$", Argon2_i}, {"$argon2d$", Argon2_d}};
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		size_t plen = strlen(types[i].prefix);
+		if (hlen <= plen || memcmp(hash, types[i].prefix, plen) != 0)
+			continue;
+		char *h = strndup(hash, hlen);
+		bool ok = h && strlen(h) == hlen &&
+		          argon2_verify(h, given, glen, types[i].type) == ARGON2_OK;
+		free(h);
+		return ok;
+	}
+	return false;
+}
+
+/* What a stored value is, by its "{SCHEME}" prefix (none: plaintext). */
+enum kind { KIND_PLAIN, KIND_DIGEST, KIND_CRYPT, KIND_ARGON2, KIND_UNKNOWN };
+
+/* Classifies stored; *nlen is the scheme's length with braces (0: plaintext), *digest
+ * the digest scheme for KIND_DIGEST. */
+static enum kind classify(const char *stored, size_t slen, size_t *nlen,
+                          const struct scheme **digest)
+{
+	const char *close = slen && stored[0] == '{' ? memchr(stored, '}', slen) : NULL;
+	*nlen = 0;
+	if (!close)
+		return KIND_PLAIN;
+	size_t n = *nlen = (size_t)(close - stored) + 1;
+	if (n == 7 && strncasecmp(stored, "{CRYPT}", 7) == 0)
+		return KIND_CRYPT;
+	if (n == 8 && strncasecmp(stored, "{ARGON2}", 8) == 0)
+		return KIND_ARGON2;
+	for (size_t i = 0; i < sizeof(schemes) / sizeof(schemes[0]); i++)
+		if (strlen(schemes[i].name) == n && strncasecmp(stored, schemes[i].name, n) == 0) {
+			*digest = &schemes[i];
+			return KIND_DIGEST;
+		}
+	return KIND_UNKNOWN;
+}
+
+bool password_check(const char *stored, size_t slen, const char *given, size_t glen)
+{
+	if (glen == 0)
+		return false;
+	size_t n;
+	const struct scheme *digest = NULL;
+	switch (classify(stored, slen, &n, &digest)) {
+	case KIND_PLAIN:
+		return slen == glen && CRYPTO_memcmp(stored, given, glen) == 0;
+	case KIND_DIGEST:
+		return check_digest(digest, stored + n, slen - n, given, glen);
+	case KIND_CRYPT:
+		return check_crypt(stored + n, slen - n, given, glen);
+	case KIND_ARGON2:
+		return check_argon2(stored + n, slen - n, given, glen);
+	case KIND_UNKNOWN:
+		break;
+	}
+	return false; /* an unknown scheme never matches */
+}
+
+bool password_scheme_known(const char *stored, size_t slen)
+{
+	size_t n;
+	const struct scheme *digest = NULL;
+	return classify(stored, slen, &n, &digest) != KIND_UNKNOWN;
+}
+
+/* crypt(3) methods whose second field holds cost parameters rather than the salt. */
+static bool crypt_has_params(const char *id, size_t len)
+{
+	static const char *const ids[] = {"2a", "2b", "2y", "y", "gy", "7"};
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		if (strlen(ids[i]) == len && memcmp(ids[i], id, len) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Where the cost parameters of an {ARGON2} value end: the PHC fields "$argon2id",
+ * "$v=19" (absent in version 1.0) and "$m=...,t=...,p=..." from from on, through the
+ * "$" after the m= field. Without one, from (the scheme alone).
+ */
+static size_t argon2_params_end(const char *stored, size_t slen, size_t from)
+{
+	const char *end = stored + slen;
+	for (const char *f = stored + from; f < end && *f == '$';) {
+		const char *next = memchr(f + 1, '$', (size_t)(end - f - 1));
+		if (!next)
+			break;
+		if (next - f > 2 && f[1] == 'm' && f[2] == '=')
+			return (size_t)(next - stored) + 1;
+		f = next;
+	}
+	return from;
+}
+
+/* Where the method and cost parameters of a {CRYPT} value end ("$id$", then the next
+ * field too when it holds parameters), from from on; from when it has none (DES). */
+static size_t crypt_params_end(const char *stored, size_t slen, size_t from)
+{
+	if (from >= slen || stored[from] != '$')
+		return from;
+	const char *id = stored + from + 1, *end = stored + slen;
+	const char *d1 = memchr(id, '$', (size_t)(end - id));
+	if (!d1)
+		return from;
+	const char *d2 = memchr(d1 + 1, '$', (size_t)(end - d1 - 1));
+	bool rounds = (size_t)(end - d1 - 1) > 7 && memcmp(d1 + 1, "rounds=", 7) == 0;
+	if (d2 && (rounds || crypt_has_params(id, (size_t)(d1 - id))))
+		return (size_t)(d2 - stored) + 1;
+	return (size_t)(d1 - stored) + 1;
+}
+
+size_t password_cost_class(const char *stored, size_t slen, char *out, size_t outlen)
+{
+	size_t n;
+	const struct scheme *digest = NULL;
+	enum kind k = classify(stored, slen, &n, &digest);
+	if (k == KIND_CRYPT)
+		n = crypt_params_end(stored, slen, n);
+	else if (k == KIND_ARGON2)
+		n = argon2_params_end(stored, slen, n);
+	if (outlen == 0)
+		return 0;
+	if (n >= outlen)
+		n = outlen - 1;
+	memcpy(out, stored, n);
+	out[n] = '\0';
+	return n;
+}

@@ -1,0 +1,78 @@
+/*
+ * Searches of the entries the server builds rather than stores: the root DSE
+ * (base "", scope base) and the subschema subentry cn=Subschema. One entry at
+ * most, tested against the filter like any other.
+ */
+#include <ldap.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/ops/ops.h"
+#include "protocol/response.h"
+#include "server/replica/replica.h"
+#include "server/net/net.h"
+#include "server/ops/search_checks.h"
+#include "server/ops/search_names.h"
+
+void op_special_search(struct conn *c, struct ldap_request *req, const struct buf *record)
+{
+	struct search_request *r = &req->u.search;
+	struct entry_view e = {0};
+	struct berval names[REQUEST_MAX_ATTRS];
+	size_t cap = search_names_space(r);
+	char *space = malloc(cap);
+	if (!space) {
+		reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_OTHER, NULL,
+		           "out of memory");
+		return;
+	}
+	search_names_canonical(r, names, space, cap);
+	/* An entry of its own: the assertion is tested on it. A page of one entry is the whole
+	 * answer, but nothing here sorts or filters values (RFC 4511 4.1.11, as slapd for
+	 * sorting). */
+	static const char *const applied[] = {OP_CONTROL_ASSERTION, OP_CONTROL_MANAGE_DSA_IT,
+	                                      OP_CONTROL_PAGED_RESULTS};
+	if (ops_refuse_critical(c, req, applied, sizeof(applied) / sizeof(applied[0]))) {
+		free(space);
+		return;
+	}
+	bool parsed = entry_parse(record->data, record->len, &e) == 0;
+	struct filter_ctx ctx = {.dn = e.dn, .dnlen = e.dnlen, .scratch = &c->w->scratch};
+	int asserted = parsed ? search_assertion_on(req, &e, &ctx) : LDAP_OTHER;
+	if (asserted != LDAP_SUCCESS) {
+		reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, asserted, NULL,
+		           asserted == LDAP_PROTOCOL_ERROR ? "malformed assertion control" : NULL);
+		free(space);
+		return;
+	}
+	reply_begin(c);
+	if (r->scope != LDAP_SCOPE_ONELEVEL && r->scope != LDAP_SCOPE_SUBORDINATE &&
+	    filter_eval(r->filter, e.attrs, e.attrslen, &c->w->scratch) == FILTER_TRUE) {
+		struct attr_select sel;
+		attr_select_init(&sel, names, r->nattrs, r->typesonly);
+		sel.check_operational = true;
+		/* A replica's root DSE: the provider's contextCSN, as of the last commit. */
+		struct replica_status st;
+		struct buf extra = {0};
+		if (record == &c->w->srv->rootdse && replica_status(c->w->srv, &st) &&
+		    st.context_csn[0] && attr_select_wants(&sel, "contextCSN")) {
+			struct berval v = {strlen(st.context_csn), st.context_csn};
+			response_put_attr(&extra, "contextCSN", &v, 1, r->typesonly);
+		}
+		reply_entry(c, req->msgid, e.op, e.oplen, &sel, extra.data, extra.len);
+		buf_free(&extra);
+	}
+	/* The subschema subentry is a leaf: nothing lies below it. */
+	int rc = record == &c->w->srv->subschema &&
+	                 (r->scope == LDAP_SCOPE_ONELEVEL || r->scope == LDAP_SCOPE_SUBORDINATE)
+	             ? LDAP_NO_SUCH_OBJECT
+	             : LDAP_SUCCESS;
+	reply_result(c, req->msgid, LDAP_RES_SEARCH_RESULT, rc, NULL, NULL, NULL);
+	free(space);
+}
+
+bool op_special_is_subschema(const struct buf *key)
+{
+	static const char skey[] = "cn=subschema"; /* its reversed key, NUL included */
+	return key->len == sizeof(skey) && memcmp(key->data, skey, sizeof(skey)) == 0;
+}

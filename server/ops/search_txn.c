@@ -1,0 +1,77 @@
+#include "server/ops/search_txn.h"
+
+#include "server/clock.h"
+#include "server/log.h"
+
+void search_txn_start(struct search_txn *t, struct worker *w, void (*expire)(struct db_hold *h))
+{
+	db_hold_begin(w, &t->hold, expire);
+	t->db = &w->gen->db;
+}
+
+void search_txn_planned(struct search_txn *t, struct worker *w)
+{
+	t->txn = w->txn;
+	t->live = true;
+}
+
+int search_txn_slice_begin(struct search_txn *t, struct worker *w)
+{
+	int rc = 0;
+	if (t->live) {
+		/* the transaction it planned in, or the snapshot it keeps: as it was */
+	} else if (t->hold.gen == w->gen) {
+		t->txn = w->txn;
+		rc = db_gen_txn_begin(w);
+	} else if (t->own_txn) {
+		t->txn = t->own_txn;
+		rc = mdb_txn_renew(t->txn);
+	} else {
+		rc = mdb_txn_begin(t->hold.gen->db.env, NULL, MDB_RDONLY, &t->own_txn);
+		t->txn = t->own_txn;
+	}
+	return rc;
+}
+
+void search_txn_slice_end(struct search_txn *t, struct worker *w, bool goes_on)
+{
+	if (!t->txn)
+		return;
+	if (goes_on && db_changes_in_place(t->db)) {
+		if (t->txn != w->txn) { /* its own already */
+			t->live = true;
+		} else {
+			MDB_txn *fresh;
+			if (mdb_txn_begin(w->gen->db.env, NULL, MDB_RDONLY, &fresh) == 0) {
+				mdb_txn_reset(fresh);
+				if (t->own_txn)
+					mdb_txn_abort(t->own_txn);
+				t->own_txn = t->txn;
+				w->txn = fresh;
+				w->txn_open = false;
+				t->live = true;
+			}
+		}
+		if (t->live) {
+			if (!t->hold.pinned_since)
+				t->hold.pinned_since = clock_seconds();
+			return;
+		}
+		log_debug("search: cannot keep a snapshot (no reader slot); the next slice reads "
+		          "the newest data");
+	}
+	if (t->txn == w->txn)
+		db_gen_txn_end(w);
+	else
+		mdb_txn_reset(t->txn);
+	t->live = false;
+}
+
+void search_txn_end(struct search_txn *t, struct worker *w)
+{
+	if (t->live && t->txn == w->txn)
+		db_gen_txn_end(w); /* ended before its first slice */
+	if (t->own_txn)
+		mdb_txn_abort(t->own_txn);
+	db_hold_end(w, &t->hold);
+}

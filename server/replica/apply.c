@@ -1,0 +1,739 @@
+/* How the syncrepl consumer applies what its provider sends: see replica_apply.h. */
+#include "server/replica/apply.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "protocol/dn.h"
+#include "protocol/sync.h"
+#include "server/log.h"
+#include "storage/db_update.h"
+
+void replica_count_change(struct replica *r)
+{
+	__atomic_store_n(&r->pending_changes, r->pending_changes + 1, __ATOMIC_RELAXED);
+	r->uncovered = true;
+}
+
+bool replica_stopping(struct replica *r)
+{
+	return __atomic_load_n(&r->stop, __ATOMIC_ACQUIRE) != 0;
+}
+
+/*
+ * Sets the state. A failure is logged once, not at every retry: again only when its
+ * reason changes, or after the consumer worked (persisting, or a refresh done) in between,
+ * which is logged too.
+ */
+void replica_set_state(struct replica *r, const char *state, const char *error)
+{
+	pthread_mutex_lock(&r->lock);
+	bool changed = strcmp(r->st.state, state) != 0;
+	r->st.state = state;
+	if (error)
+		snprintf(r->st.last_error, sizeof(r->st.last_error), "%s", error);
+	pthread_mutex_unlock(&r->lock);
+	if (error) {
+		if (strcmp(error, r->logged_error) != 0)
+			log_error("syncrepl rid=%03d %s: %s", r->conf->rid, r->conf->provider,
+			          error);
+		snprintf(r->logged_error, sizeof(r->logged_error), "%s", error);
+		return;
+	}
+	bool working = strcmp(state, "persisting") == 0 || strcmp(state, "idle") == 0;
+	if (working && r->logged_error[0])
+		log_info("syncrepl rid=%03d: %s again (after: %s)", r->conf->rid, state,
+		         r->logged_error);
+	else if (changed && strcmp(state, "persisting") == 0)
+		log_info("syncrepl rid=%03d: %s", r->conf->rid, state);
+	else if (changed)
+		log_debug("syncrepl rid=%03d: %s", r->conf->rid, state);
+	if (working)
+		r->logged_error[0] = '\0';
+}
+
+/* ---- the write transaction ------------------------------------------------------ */
+
+static void load_committed(struct replica *r, bool status);
+
+int replica_txn_open(struct replica *r)
+{
+	if (r->txn)
+		return 0;
+	int rc = mdb_txn_begin(r->db->env, NULL, 0, &r->txn);
+	if (rc) {
+		r->txn = NULL;
+		return rc;
+	}
+	r->batched = 0;
+	r->uncovered = false;
+	__atomic_store_n(&r->pending_changes, 0, __ATOMIC_RELAXED);
+	r->pending_cookie[0] = '\0';
+	r->pending_skipped = 0;
+	return 0;
+}
+
+void replica_txn_abort(struct replica *r)
+{
+	if (r->txn)
+		mdb_txn_abort(r->txn);
+	r->txn = NULL;
+	r->refreshed = false;
+	__atomic_store_n(&r->pending_changes, 0, __ATOMIC_RELAXED);
+	r->pending_skipped = 0;
+	r->reload_after_commit = false;
+	held_clear(&r->held); /* the next session receives them again */
+	load_committed(r, false);
+}
+
+bool replica_reload_due(struct replica *r)
+{
+	if (r->txn || !r->reload_after_commit)
+		return false;
+	r->reload_after_commit = false;
+	return true;
+}
+
+/* The csn= part of a cookie (rid=001,csn=...;...) into out. */
+static void cookie_csn(const char *cookie, char *out, size_t cap)
+{
+	const char *p = strstr(cookie, "csn=");
+	out[0] = '\0';
+	if (!p)
+		return;
+	p += 4;
+	size_t n = strcspn(p, ",;");
+	snprintf(out, cap, "%.*s", (int)n, p);
+}
+
+/* A CSN's time (YYYYmmddHHMMSS.ffffffZ#...) in milliseconds since the epoch, or -1. */
+static int64_t csn_ms(const char *csn)
+{
+	struct tm tm = {0};
+	unsigned usec = 0;
+	if (sscanf(csn, "%4d%2d%2d%2d%2d%2d.%6uZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+	           &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &usec) != 7)
+		return -1;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	return (int64_t)timegm(&tm) * 1000 + usec / 1000;
+}
+
+/* r->oversized as txn has it (none when the stored value does not parse). */
+static void load_oversized(struct replica *r, MDB_txn *txn)
+{
+	const void *data;
+	size_t len;
+	r->noversized = 0;
+	if (db_update_get_skipped(r->db, txn, &data, &len) != 0 || len % sizeof(*r->oversized) != 0)
+		return;
+	size_t n = len / sizeof(*r->oversized);
+	if (n > r->cap_oversized) {
+		struct oversized *v = realloc(r->oversized, len);
+		if (!v) {
+			log_error("syncrepl rid=%03d: out of memory reading the skipped entries",
+			          r->conf->rid);
+			return;
+		}
+		r->oversized = v;
+		r->cap_oversized = n;
+	}
+	memcpy(r->oversized, data, len);
+	r->noversized = n;
+}
+
+/* What the last commit holds: the cookie into the status when status, and the entries
+ * skipped as too large. */
+static void load_committed(struct replica *r, bool status)
+{
+	MDB_txn *rt;
+	const void *data;
+	size_t len;
+	if (mdb_txn_begin(r->db->env, NULL, MDB_RDONLY, &rt) != 0)
+		return;
+	if (status && db_update_get_cookie(r->db, rt, &data, &len) == 0 &&
+	    len < sizeof(r->st.cookie)) {
+		pthread_mutex_lock(&r->lock);
+		snprintf(r->st.cookie, sizeof(r->st.cookie), "%.*s", (int)len, (const char *)data);
+		cookie_csn(r->st.cookie, r->st.context_csn, sizeof(r->st.context_csn));
+		pthread_mutex_unlock(&r->lock);
+	}
+	load_oversized(r, rt);
+	mdb_txn_abort(rt);
+}
+
+void replica_status_load(struct replica *r)
+{
+	load_committed(r, true);
+}
+
+/* Commits when every change in the transaction is covered by a cookie in it (and no
+ * entry waits for its parent). */
+int replica_txn_commit(struct replica *r)
+{
+	if (!r->txn || r->uncovered || r->held.n)
+		return 0;
+	int rc = mdb_txn_commit(r->txn);
+	r->txn = NULL;
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&r->lock);
+	if (r->pending_changes) {
+		r->st.changes += r->pending_changes;
+		r->st.last_change = time(NULL);
+	}
+	if (r->pending_cookie[0]) {
+		snprintf(r->st.cookie, sizeof(r->st.cookie), "%s", r->pending_cookie);
+		cookie_csn(r->st.cookie, r->st.context_csn, sizeof(r->st.context_csn));
+		struct timespec now;
+		clock_gettime(CLOCK_REALTIME, &now);
+		int64_t at = csn_ms(r->st.context_csn);
+		if (r->pending_changes && at >= 0)
+			r->st.lag_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000 - at;
+	}
+	if (r->pending_skipped) {
+		r->st.skipped += r->pending_skipped;
+		snprintf(r->st.last_skipped, sizeof(r->st.last_skipped), "%s",
+		         r->pending_skipped_dn);
+		snprintf(r->st.last_skipped_why, sizeof(r->st.last_skipped_why), "%s",
+		         r->pending_skipped_why);
+		r->pending_skipped = 0;
+	}
+	if (r->refreshed)
+		r->st.refreshes++;
+	__atomic_store_n(&r->pending_changes, 0, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&r->lock);
+	if (r->refreshed)
+		log_info("syncrepl rid=%03d: %s", r->conf->rid, r->refresh_line);
+	if (r->refreshed && !r->announced) {
+		r->announced = true;
+		if (r->on_first_refresh)
+			r->on_first_refresh(r->srv);
+	}
+	r->refreshed = false;
+	return 0;
+}
+
+static int set_cookie(struct replica *r, const struct berval *cookie)
+{
+	if (!cookie->bv_val)
+		return 0;
+	int rc = db_update_set_cookie(r->db, r->txn, cookie->bv_val, cookie->bv_len);
+	if (rc == 0) {
+		r->uncovered = false;
+		snprintf(r->pending_cookie, sizeof(r->pending_cookie), "%.*s", (int)cookie->bv_len,
+		         cookie->bv_val);
+	}
+	return rc;
+}
+
+/* ---- changes -------------------------------------------------------------------- */
+
+static void note_present(struct replica *r, const unsigned char *uuid)
+{
+	if (!r->refreshing)
+		return; /* persisting: no present phase to end */
+	if (r->npresent == r->cap_present) {
+		size_t cap = r->cap_present ? 2 * r->cap_present : 1024;
+		unsigned char *p = realloc(r->present, cap * SYNC_UUID_LEN);
+		if (!p)
+			return; /* the entry is then deleted at the phase's end, and comes back
+			           with the next refresh: never a phantom */
+		r->present = p;
+		r->cap_present = cap;
+	}
+	memcpy(r->present + r->npresent++ * SYNC_UUID_LEN, uuid, SYNC_UUID_LEN);
+}
+
+static int uuid_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, SYNC_UUID_LEN);
+}
+
+/* Deletes the entry uuid and what is below it; one already gone is no error. */
+static int delete_uuid(struct replica *r, const unsigned char *uuid, char *why, size_t cap)
+{
+	struct db_update_error e;
+	int rc = db_update_delete(r->db, r->txn, uuid, DB_UPDATE_SUBTREE, &e);
+	if (rc == LDAP_NO_SUCH_OBJECT)
+		return 0;
+	if (rc) {
+		snprintf(why, cap, "delete: %.400s", e.msg);
+		if (rc == LDAP_OTHER && e.mdb)
+			r->storage_error = db_write_error(r->db, e.mdb);
+		return -1;
+	}
+	replica_count_change(r);
+	r->refresh_deletes++;
+	return 0;
+}
+
+/* The end of a present phase: every local entry not reported present goes. */
+static int end_present_phase(struct replica *r, char *why, size_t cap)
+{
+	qsort(r->present, r->npresent, SYNC_UUID_LEN, uuid_cmp);
+	MDB_cursor *cur;
+	int rc = mdb_cursor_open(r->txn, r->db->uuid2id, &cur);
+	if (rc) {
+		snprintf(why, cap, "present phase: %s", mdb_strerror(rc));
+		return -1;
+	}
+	unsigned char *gone = NULL;
+	size_t ngone = 0, capgone = 0;
+	MDB_val k, v;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (k.mv_size != SYNC_UUID_LEN ||
+		    bsearch(k.mv_data, r->present, r->npresent, SYNC_UUID_LEN, uuid_cmp))
+			continue;
+		if (ngone == capgone) {
+			capgone = capgone ? 2 * capgone : 64;
+			unsigned char *p = realloc(gone, capgone * SYNC_UUID_LEN);
+			if (!p) {
+				rc = ENOMEM;
+				break;
+			}
+			gone = p;
+		}
+		memcpy(gone + ngone++ * SYNC_UUID_LEN, k.mv_data, SYNC_UUID_LEN);
+	}
+	mdb_cursor_close(cur);
+	int status = 0;
+	if (rc != MDB_NOTFOUND) {
+		snprintf(why, cap, "present phase: %s", mdb_strerror(rc));
+		status = -1;
+	}
+	for (size_t i = 0; i < ngone && status == 0; i++)
+		status = delete_uuid(r, gone + i * SYNC_UUID_LEN, why, cap);
+	if (status == 0 && ngone)
+		log_info("syncrepl rid=%03d: %zu entries not on the provider any more: deleted",
+		         r->conf->rid, ngone);
+	free(gone);
+	r->npresent = 0;
+	return status;
+}
+
+/*
+ * The entry's attributes as the content of its PartialAttributeList, in place in the
+ * message (valid while m is): the attribute SEQUENCEs that follow the DN, up to the
+ * controls ([0]) or the end. One pass over bytes libldap has already read, where asking for
+ * each attribute's values (ldap_get_values_len) scanned the entry again from its start
+ * each time. *berp is the reader to free (ber_free(*berp, 0)). Returns 0 or -1.
+ */
+static int entry_attrs(LDAP *ld, LDAPMessage *m, struct berval *out, BerElement **berp)
+{
+	struct berval dn, el;
+	*out = (struct berval){0, NULL};
+	if (ldap_get_dn_ber(ld, m, berp, &dn) != LDAP_SUCCESS)
+		return -1;
+	const char *start = NULL, *end = NULL;
+	ber_len_t len;
+	while (ber_peek_tag(*berp, &len) == LBER_SEQUENCE &&
+	       ber_skip_raw(*berp, &el) != LBER_DEFAULT) {
+		if (!start)
+			start = el.bv_val;
+		end = el.bv_val + el.bv_len;
+	}
+	if (start)
+		*out = (struct berval){(ber_len_t)(end - start), (char *)start};
+	return 0;
+}
+
+/* An entry that holds dn under another UUID goes first (deleted on the provider, and the
+ * DN taken again since: the refresh reports the new one before the present phase ends). */
+static int free_dn(struct replica *r, const char *dn, char *why, size_t cap)
+{
+	struct buf key = {0};
+	entry_id id;
+	struct entry_view e;
+	int rc =
+	    dn_normalize(dn, strlen(dn), NULL, &key) < 0 ? -1
+	    : db_dn2id(r->db, r->txn, key.data, key.len, &id) || db_get_entry(r->db, r->txn, id, &e)
+	        ? -1
+	        : 0;
+	buf_free(&key);
+	if (rc < 0) {
+		snprintf(why, cap, "put %s: another entry holds the DN", dn);
+		return -1;
+	}
+	unsigned char uuid[SYNC_UUID_LEN];
+	memcpy(uuid, e.uuid, SYNC_UUID_LEN);
+	return delete_uuid(r, uuid, why, cap);
+}
+
+/*
+ * An entry the replica goes on without: its stored copy (if any) is deleted with what is
+ * below it, so that nothing stale is served; counted and logged with its DN and why.
+ * Returns 0, or -1 (an LMDB error) with why set.
+ */
+static int skip_entry(struct replica *r, const unsigned char *uuid, const char *dn,
+                      const char *reason, char *why, size_t cap)
+{
+	size_t before = 0, after = 0;
+	db_entry_count(r->db, r->txn, &before);
+	if (delete_uuid(r, uuid, why, cap) < 0)
+		return -1;
+	db_entry_count(r->db, r->txn, &after);
+	r->pending_skipped++;
+	snprintf(r->pending_skipped_dn, sizeof(r->pending_skipped_dn), "%s", dn);
+	snprintf(r->pending_skipped_why, sizeof(r->pending_skipped_why), "%s", reason);
+	char gone[96] = "";
+	if (before > after)
+		snprintf(gone, sizeof(gone),
+		         "; its stored copy deleted (%zu entries with those below it)",
+		         before - after);
+	log_error("syncrepl rid=%03d: entry \"%s\" not stored, skipped: %s%s", r->conf->rid, dn,
+	          reason, gone);
+	return before > after ? (long)(before - after) : 0;
+}
+
+/* r->oversized into the open transaction. 0, or -1 with why set. */
+static int save_oversized(struct replica *r, char *why, size_t cap)
+{
+	int rc = db_update_set_skipped(r->db, r->txn, r->oversized,
+	                               r->noversized * sizeof(*r->oversized));
+	if (rc)
+		snprintf(why, cap, "storing the skipped entries: %s", mdb_strerror(rc));
+	return rc ? -1 : 0;
+}
+
+/* The entry's place in r->oversized, or NULL. */
+static struct oversized *find_oversized(struct replica *r, const unsigned char *uuid)
+{
+	for (size_t i = 0; i < r->noversized; i++)
+		if (memcmp(r->oversized[i].uuid, uuid, SYNC_UUID_LEN) == 0)
+			return &r->oversized[i];
+	return NULL;
+}
+
+/* An entry skipped as too large; left_out: entries below it went too. Returns 0, or -1
+ * with why set. */
+static int note_oversized(struct replica *r, const unsigned char *uuid, bool left_out, char *why,
+                          size_t cap)
+{
+	struct oversized *o = find_oversized(r, uuid);
+	if (!o && r->noversized == r->cap_oversized) {
+		size_t n = r->cap_oversized ? 2 * r->cap_oversized : 8;
+		struct oversized *v = realloc(r->oversized, n * sizeof(*v));
+		if (!v) {
+			snprintf(why, cap, "out of memory noting a skipped entry");
+			return -1;
+		}
+		r->oversized = v;
+		r->cap_oversized = n;
+	}
+	if (!o) {
+		o = &r->oversized[r->noversized++];
+		*o = (struct oversized){.left_out = 0};
+		memcpy(o->uuid, uuid, SYNC_UUID_LEN);
+	}
+	o->left_out |= left_out;
+	return save_oversized(r, why, cap);
+}
+
+/* An entry is stored: if it was skipped as too large before, it is no more (and if
+ * entries below it were left out, a full refresh follows the commit). 0 or -1. */
+static int stored_oversized(struct replica *r, const unsigned char *uuid, char *why, size_t cap)
+{
+	struct oversized *o = find_oversized(r, uuid);
+	if (!o)
+		return 0;
+	if (o->left_out) {
+		r->reload_after_commit = true;
+		log_info("syncrepl rid=%03d: an entry skipped as too large is stored now; entries "
+		         "below it were left out: a full refresh follows",
+		         r->conf->rid);
+	}
+	*o = r->oversized[--r->noversized];
+	return save_oversized(r, why, cap);
+}
+
+/* What store_entry did. */
+enum { STORE_FAILED = -1, STORED, STORE_HELD, STORE_NO_PARENT, STORE_SKIPPED };
+
+/*
+ * Stores the entry (uuid, dn, the PartialAttributeList's content): one that holds dn
+ * under another UUID goes first (free_dn). An entry whose parent is not there yet is
+ * held when hold is true (a refresh, whose order is the provider's entry IDs), else
+ * STORE_NO_PARENT is returned (nothing written). STORE_FAILED sets why.
+ */
+static int store_entry(struct replica *r, const unsigned char *uuid, const char *dn,
+                       const unsigned char *attrs, size_t len, bool hold, char *why, size_t cap)
+{
+	struct db_update_error e;
+	size_t dnlen = strlen(dn);
+	int rc = db_update_put(r->db, r->txn, uuid, dn, dnlen, attrs, len, DB_UPDATE_NO_SCHEMA, &e);
+	if (rc == LDAP_ALREADY_EXISTS) {
+		if (free_dn(r, dn, why, cap) < 0)
+			return STORE_FAILED;
+		rc = db_update_put(r->db, r->txn, uuid, dn, dnlen, attrs, len, DB_UPDATE_NO_SCHEMA,
+		                   &e);
+	}
+	if (rc == LDAP_ADMINLIMIT_EXCEEDED) { /* over ENTRY_MAX_BYTES: the stream goes on */
+		long gone = skip_entry(r, uuid, dn, e.msg, why, cap);
+		if (gone < 0)
+			return STORE_FAILED;
+		return note_oversized(r, uuid, gone > 1, why, cap) < 0 ? STORE_FAILED
+		                                                       : STORE_SKIPPED;
+	}
+	if (rc == LDAP_NO_SUCH_OBJECT && !hold)
+		return STORE_NO_PARENT;
+	if (rc == LDAP_NO_SUCH_OBJECT) {
+		if (held_add(&r->held, uuid, dn, attrs, len) < 0) {
+			snprintf(why, cap, "put %.200s: out of memory", dn);
+			return STORE_FAILED;
+		}
+		r->refresh_held++;
+		return STORE_HELD;
+	}
+	if (rc) {
+		snprintf(why, cap, "put %.200s: %.250s", dn, e.msg);
+		if (rc == LDAP_OTHER && e.mdb)
+			r->storage_error = db_write_error(r->db, e.mdb);
+		return STORE_FAILED;
+	}
+	replica_count_change(r);
+	r->refresh_puts++;
+	if (r->noversized && stored_oversized(r, uuid, why, cap) < 0)
+		return STORE_FAILED;
+	return STORED;
+}
+
+/*
+ * An entry whose parent is not there (and will not come) is skipped. Its parent may be an
+ * entry skipped as too large: each of those then takes a full refresh when it comes
+ * back, to bring this one with it. 0, or -1 with why set.
+ */
+static int skip_orphan(struct replica *r, const unsigned char *uuid, const char *dn,
+                       const char *reason, char *why, size_t cap)
+{
+	if (r->noversized) {
+		for (size_t i = 0; i < r->noversized; i++)
+			r->oversized[i].left_out = 1;
+		if (save_oversized(r, why, cap) < 0)
+			return -1;
+	}
+	return skip_entry(r, uuid, dn, reason, why, cap) < 0 ? -1 : 0;
+}
+
+/*
+ * At the end of a refresh phase: stores the held entries whose parent has come, in rounds
+ * until none more can be (a parent may be held itself). When last (the refresh ends),
+ * those whose parent never came are skipped. Returns 0, or -1 with why set.
+ */
+static int apply_held(struct replica *r, bool last, char *why, size_t cap)
+{
+	for (bool progress = true; progress && r->held.n;) {
+		progress = false;
+		for (size_t i = 0; i < r->held.n;) {
+			struct held_entry *h = &r->held.v[i];
+			int got =
+			    store_entry(r, h->uuid, h->dn, h->attrs, h->attrslen, false, why, cap);
+			if (got == STORE_FAILED)
+				return -1;
+			if (got == STORE_NO_PARENT) {
+				i++;
+				continue;
+			}
+			struct held_entry done;
+			held_take(&r->held, i, &done);
+			held_entry_free(&done);
+			progress = true;
+		}
+	}
+	while (last && r->held.n) {
+		struct held_entry h;
+		held_take(&r->held, 0, &h);
+		int rc = skip_orphan(
+		    r, h.uuid, h.dn,
+		    "its parent entry did not come in the refresh (not replicated?)", why, cap);
+		held_entry_free(&h);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int replica_on_entry(struct replica *r, LDAPMessage *m, char *why, size_t cap)
+{
+	LDAPControl **ctrls = NULL;
+	char *dn = ldap_get_dn(r->ld, m);
+	int status = -1;
+	enum sync_state state;
+	const unsigned char *uuid;
+	struct berval cookie = {0, NULL};
+	LDAPControl *c = ldap_get_entry_controls(r->ld, m, &ctrls) == LDAP_SUCCESS
+	                     ? ldap_control_find(SYNC_STATE_OID, ctrls, NULL)
+	                     : NULL;
+	if (!dn || !c || sync_state_decode(&c->ldctl_value, &state, &uuid, &cookie) < 0) {
+		snprintf(why, cap, "entry %s: %s", dn ? dn : "?", "no valid Sync State control");
+		goto out;
+	}
+	if (state == SYNC_PRESENT) {
+		note_present(r, uuid);
+		status = 0;
+	} else if (state == SYNC_DELETE) {
+		for (size_t i = 0; i < r->held.n; i++) /* held in this refresh, now deleted */
+			if (memcmp(r->held.v[i].uuid, uuid, SYNC_UUID_LEN) == 0) {
+				struct held_entry h;
+				held_take(&r->held, i, &h);
+				held_entry_free(&h);
+				break;
+			}
+		status = delete_uuid(r, uuid, why, cap);
+	} else {
+		note_present(r, uuid);
+		struct berval attrs;
+		BerElement *ber = NULL;
+		int got = STORE_FAILED;
+		if (entry_attrs(r->ld, m, &attrs, &ber) == 0)
+			got = store_entry(r, uuid, dn, (const unsigned char *)attrs.bv_val,
+			                  attrs.bv_len, r->refreshing, why, cap);
+		else
+			snprintf(why, cap, "put %.200s: out of memory", dn);
+		/* Persisting, changes come in the provider's order: a parent missing now
+		 * is not replicated (or was skipped), and will not come. */
+		if (got == STORE_NO_PARENT)
+			got = skip_orphan(r, uuid, dn,
+			                  "its parent entry does not exist (not replicated?)", why,
+			                  cap) < 0
+			          ? STORE_FAILED
+			          : STORE_SKIPPED;
+		status = got == STORE_FAILED ? -1 : 0;
+		ber_free(ber, 0); /* the reader; the bytes are the message's */
+		if (status < 0)
+			goto out;
+	}
+	if (status == 0 && set_cookie(r, &cookie) != 0) {
+		snprintf(why, cap, "storing the cookie failed");
+		status = -1;
+	}
+out:
+	ldap_controls_free(ctrls);
+	ldap_memfree(dn);
+	return status;
+}
+
+/* The refresh stage ends (its last phase: present or delete): counted and logged once
+ * its transaction has committed (replica_txn_commit), not before: a commit that fails
+ * (a full disk) is no refresh done. */
+static void refresh_done(struct replica *r, bool present)
+{
+	const char *how = r->full_refresh ? "full refresh"
+	                  : present       ? "present phase"
+	                                  : "delete phase";
+	r->refreshed = true;
+	char held[96] = "";
+	if (r->refresh_held)
+		snprintf(held, sizeof(held),
+		         " (%llu of them came before their parent and waited for it)",
+		         (unsigned long long)r->refresh_held);
+	snprintf(r->refresh_line, sizeof(r->refresh_line),
+	         "refresh done (%s): %llu entries added or changed%s, %llu deleted", how,
+	         (unsigned long long)r->refresh_puts, held, (unsigned long long)r->refresh_deletes);
+}
+
+int replica_on_info(struct replica *r, LDAPMessage *m, char *why, size_t cap)
+{
+	char *oid = NULL;
+	struct berval *data = NULL;
+	struct sync_info info;
+	int rc = ldap_parse_intermediate(r->ld, m, &oid, &data, NULL, 0);
+	if (rc != LDAP_SUCCESS || !oid || strcmp(oid, SYNC_INFO_OID) != 0 || !data ||
+	    sync_info_decode(data, &info) < 0) {
+		snprintf(why, cap, "intermediate response %s: not a valid Sync Info",
+		         oid ? oid : "");
+		ldap_memfree(oid);
+		ber_bvfree(data);
+		return -1;
+	}
+	int status = 0;
+	switch (info.kind) {
+	case SYNC_INFO_NEW_COOKIE:
+		break;
+	case SYNC_INFO_REFRESH_PRESENT:
+	case SYNC_INFO_REFRESH_DELETE:
+		/* Held entries first (their UUIDs are in the present set); a present phase
+		 * ends here; a full refresh's present set runs to its end. */
+		status = apply_held(r, info.refresh_done, why, cap);
+		if (status < 0)
+			;
+		else if (r->full_refresh ? info.refresh_done
+		                         : info.kind == SYNC_INFO_REFRESH_PRESENT)
+			status = end_present_phase(r, why, cap);
+		else if (!r->full_refresh)
+			r->npresent = 0;
+		if (info.refresh_done && status == 0) {
+			r->refreshing = false;
+			refresh_done(r, info.kind == SYNC_INFO_REFRESH_PRESENT);
+			replica_set_state(r, "persisting", NULL);
+		}
+		break;
+	case SYNC_INFO_ID_SET:
+		for (size_t i = 0; i < info.n && status == 0; i++)
+			if (info.refresh_deletes)
+				status = delete_uuid(r, info.uuids[i], why, cap);
+			else
+				note_present(r, info.uuids[i]);
+		break;
+	}
+	if (status == 0 && set_cookie(r, &info.cookie) != 0) {
+		snprintf(why, cap, "storing the cookie failed");
+		status = -1;
+	}
+	sync_info_free(&info);
+	ldap_memfree(oid);
+	ber_bvfree(data);
+	return status;
+}
+
+/* Session outcomes. */
+
+int replica_on_done(struct replica *r, LDAPMessage *m, char *why, size_t cap)
+{
+	int err = 0;
+	char *text = NULL;
+	LDAPControl **ctrls = NULL;
+	if (ldap_parse_result(r->ld, m, &err, NULL, &text, NULL, &ctrls, 0) != LDAP_SUCCESS) {
+		snprintf(why, cap, "the search result does not parse");
+		return SESSION_ERROR;
+	}
+	int status = SESSION_DONE;
+	if (err == SYNC_REFRESH_REQUIRED) {
+		log_info("syncrepl rid=%03d: the provider asks for a full refresh "
+		         "(e-syncRefreshRequired): cookie dropped",
+		         r->conf->rid);
+		r->drop_cookie = true;
+		replica_txn_abort(r);
+		status = SESSION_RELOAD;
+	} else if (err != LDAP_SUCCESS) {
+		snprintf(why, cap, "search ended: %s (%d)%s%s", ldap_err2string(err), err,
+		         text && *text ? ": " : "", text ? text : "");
+		status = SESSION_ERROR;
+	} else {
+		LDAPControl *c = ldap_control_find(SYNC_DONE_OID, ctrls, NULL);
+		struct berval cookie = {0, NULL};
+		bool deletes = false;
+		if (c && sync_done_decode(&c->ldctl_value, &cookie, &deletes) < 0) {
+			snprintf(why, cap, "Sync Done control does not parse");
+			status = SESSION_ERROR;
+		} else if (apply_held(r, true, why, cap) < 0) {
+			status = SESSION_ERROR;
+		} else if ((!deletes || r->full_refresh) && end_present_phase(r, why, cap) < 0) {
+			status = SESSION_ERROR;
+		} else if (set_cookie(r, &cookie) != 0) {
+			snprintf(why, cap, "storing the cookie failed");
+			status = SESSION_ERROR;
+		} else if (r->conf->type == SYNCREPL_REFRESH_AND_PERSIST) {
+			snprintf(why, cap, "the provider ended the persistent search");
+			status = SESSION_ERROR;
+		}
+		if (status == SESSION_DONE)
+			refresh_done(r, !deletes);
+	}
+	ldap_memfree(text);
+	ldap_controls_free(ctrls);
+	return status;
+}

@@ -1,0 +1,121 @@
+/*
+ * The syncrepl consumer's state and how it applies what the provider sends (server/replica.c
+ * runs the sessions; see replica.h): the write transaction, the cookie, the present set of
+ * a refresh, and one handler per kind of message. Private to the two files.
+ *
+ * Thread rules: the consumer's thread only, but for st (under lock).
+ */
+#ifndef MINIDIR_SERVER_REPLICA_APPLY_H
+#define MINIDIR_SERVER_REPLICA_APPLY_H
+
+#include <ldap.h>
+#include <lmdb.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "conf/syncrepl.h"
+#include "server/replica/held.h"
+#include "server/replica/status.h"
+#include "storage/db.h"
+
+/* How a session ended (replica_on_done's results too). */
+enum { SESSION_ERROR = -1, SESSION_DONE = 0, SESSION_STOPPED = 1, SESSION_RELOAD = 2 };
+
+struct replica {
+	struct server *srv;
+	const struct syncrepl_conf *conf;
+	struct db *db;
+	pthread_t thread;
+	int stop; /* atomic */
+	pthread_mutex_t lock;
+	struct replica_status st; /* under lock */
+	char logged_error[256];   /* the failure logged last, until the consumer works again */
+	/* Session state (the thread's own). */
+	LDAP *ld;
+	int msgid;
+	bool drop_cookie;         /* e-syncRefreshRequired: the next search goes without one */
+	MDB_txn *txn;             /* the open write transaction, or NULL */
+	int batched;              /* messages in txn */
+	bool uncovered;           /* txn holds changes no cookie in it covers yet */
+	uint64_t pending_changes; /* changes in txn; readers load it atomically */
+	uint64_t refresh_puts, refresh_deletes; /* in the refresh under way, for its log line */
+	uint64_t refresh_held;                  /* of its puts, those held for their parent */
+	/* Entries of the refresh under way that came before their parent (replica_held.h):
+	 * stored once it has come, at the end of a phase; while any is held the
+	 * transaction does not commit. */
+	struct held_set held;
+	/* Entries skipped as too large (ENTRY_MAX_BYTES), until they come back smaller:
+	 * left_out when entries below one were deleted or skipped with it, so that its
+	 * return takes a full refresh (they are not sent again otherwise). Kept in the
+	 * database (db_update_set_skipped) in the transaction that changes it, and read
+	 * back from the last commit at start-up and when a transaction is aborted. */
+	struct oversized {
+		unsigned char uuid[SYNC_UUID_LEN];
+		unsigned char left_out; /* 0 or 1 (stored as it is: 17 bytes each) */
+	} * oversized;
+	size_t noversized, cap_oversized;
+	bool reload_after_commit; /* such an entry came back: reload in full once committed */
+	/* Entries skipped in txn (not stored: the status counts them once it commits). */
+	uint64_t pending_skipped;
+	char pending_skipped_dn[512], pending_skipped_why[256];
+	char pending_cookie[256];
+	bool refreshing;        /* the refresh stage (not yet refreshDone) */
+	char refresh_line[256]; /* what the refresh done in txn brought, logged at its commit */
+	/* The session failed writing the database (an LMDB or system error: a full disk,
+	 * MDB_MAP_FULL): its retries back off (replica.c). 0 when not. */
+	int storage_error;
+	/* Called once after the first refresh has committed (replica.h); refreshed: the
+	 * open transaction ends a refresh stage; announced: it was called. */
+	void (*on_first_refresh)(struct server *srv);
+	bool refreshed, announced;
+	/* The search went without a cookie (initial content, or a reload after
+	 * e-syncRefreshRequired): the replica's content is replaced, so at the refresh's end
+	 * every entry not received goes, whichever phase the provider ended with. */
+	bool full_refresh;
+	unsigned char *present; /* UUIDs reported present in this present phase */
+	size_t npresent, cap_present;
+	char *attrs[64]; /* the attribute list asked for */
+	char attrs_buf[1024];
+};
+
+/* The status as the database file has it before any session: the stored cookie (so
+ * cn=replication and the root DSE's contextCSN report it from the start), and the
+ * entries skipped as too large. */
+void replica_status_load(struct replica *r);
+
+/* Counts one change (a put or a delete) in the open write transaction. */
+void replica_count_change(struct replica *r);
+
+/* True once replica_stop asked the thread to end. */
+bool replica_stopping(struct replica *r);
+
+/*
+ * Sets the state ("refreshing", "persisting", ...) and, when error is not NULL, the
+ * last error. A failure is logged once, not at every retry: again only when its reason
+ * changes, or after the consumer worked in between, which is logged too.
+ */
+void replica_set_state(struct replica *r, const char *state, const char *error);
+
+/* The write transaction that collects changes until a cookie covers them: opened when
+ * none is (0 or an LMDB error), aborted (changes no cookie covers are dropped), or
+ * committed with what its cookie covers (0 or an LMDB error; the status follows). */
+int replica_txn_open(struct replica *r);
+void replica_txn_abort(struct replica *r);
+int replica_txn_commit(struct replica *r);
+
+/* True (once) when what was committed last needs a full refresh to follow: an entry
+ * skipped as too large came back, and entries below it were left out meanwhile. */
+bool replica_reload_due(struct replica *r);
+
+/*
+ * The handlers of a SearchResultEntry (its Sync State: add, modify, delete, present), an
+ * IntermediateResponse (Sync Info) and the SearchResultDone, inside the open write
+ * transaction. The first two return 0, or -1 with the reason in why; replica_on_done
+ * returns a SESSION_* outcome.
+ */
+int replica_on_entry(struct replica *r, LDAPMessage *m, char *why, size_t cap);
+int replica_on_info(struct replica *r, LDAPMessage *m, char *why, size_t cap);
+int replica_on_done(struct replica *r, LDAPMessage *m, char *why, size_t cap);
+
+#endif

@@ -1,0 +1,408 @@
+/* Start-up and shut-down: database, listening sockets, worker threads. */
+#include "server/startup.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "protocol/dn.h"
+#include "protocol/schema.h"
+#include "server/ops/access.h"
+#include "server/ops/ops.h"
+#include "server/access_log.h"
+#include "server/net/net.h"
+#include "server/db/db.h"
+#include "server/log.h"
+#include "server/replica/replica.h"
+
+/* Logs the indexes the config names that the database at hand was imported without. */
+static void log_missing_indexes(const struct config *cfg, const struct db *db)
+{
+	for (int i = 0; i < cfg->nindex; i++)
+		if (!db_index_find(db, cfg->index[i], strlen(cfg->index[i])))
+			log_info("index %s is configured but %s was imported without it; run "
+			         "minidir-import again to build it",
+			         cfg->index[i], cfg->database);
+}
+
+/*
+ * A replica's database: opened read-write (created for the suffix when there is no
+ * file yet) as the one and only generation; the consumer changes it in place.
+ */
+static struct db_gen *open_replica_database(const struct config *cfg, char *err, size_t errlen)
+{
+	struct db_gen *g = calloc(1, sizeof(*g));
+	if (!g) {
+		snprintf(err, errlen, "%.900s: out of memory", cfg->database);
+		return NULL;
+	}
+	g->refs = 1;
+	g->map_slot = -1;
+	struct stat st;
+	int fd;
+	if (db_open_rw(&g->db, cfg->database, cfg->suffix, cfg->index, cfg->nindex, err, errlen) <
+	    0) {
+		free(g);
+		return NULL;
+	}
+	/* A new replica's entries are made by the rootdn, as minidir-import records it. */
+	if (!g->db.creator[0] && cfg->rootdn[0] && db_set_creator(&g->db, cfg->rootdn) != 0)
+		log_error("%s: recording the database's creator failed", cfg->database);
+	if (mdb_env_get_fd(g->db.env, &fd) != 0 || fstat(fd, &st) < 0) {
+		snprintf(err, errlen, "%.900s: cannot stat the database file", cfg->database);
+		db_gen_release(g);
+		return NULL;
+	}
+	g->dev = st.st_dev;
+	g->ino = st.st_ino;
+	return g;
+}
+
+static int open_database(struct server *srv)
+{
+	char err[1024];
+	struct config *cfg = &srv->cfg;
+	bool replica = cfg->syncrepl.set;
+	struct db_gen *g = replica ? open_replica_database(cfg, err, sizeof(err))
+	                           : db_gen_open(cfg->database, cfg->suffix, err, sizeof(err));
+	if (!g && replica) {
+		log_error("%s", err);
+		return -1;
+	}
+	if (!g) {
+		log_error("%s (create it with: minidir-import -f %s FILE.ldif)", err, cfg->path);
+		return -1;
+	}
+	if (op_bind_prepare(srv, g) < 0) {
+		db_gen_release(g);
+		return -1;
+	}
+	log_missing_indexes(cfg, &g->db);
+	struct stat st;
+	if (stat(cfg->database, &st) == 0 && (st.st_mode & (S_IRWXG | S_IRWXO)))
+		log_info("warning: %s is readable by others (mode %03o) and holds password "
+		         "hashes; chmod 600 it",
+		         cfg->database, (unsigned)(st.st_mode & 0777));
+	db_gen_publish(srv, g);
+	log_info("database %s: suffix %s, %zu entries", cfg->database, cfg->suffix, g->db.entries);
+	if (replica)
+		log_info("replica of %s: the consumer writes %s in place; it is not reloaded from "
+		         "new imports",
+		         cfg->syncrepl.provider, cfg->database);
+	return 0;
+}
+
+/* True if st is the file refused last (as it was then). */
+static bool is_refused(const struct server *srv, const struct stat *st)
+{
+	const struct db_refused *r = &srv->db_refused;
+	return r->dev == st->st_dev && r->ino == st->st_ino && r->size == st->st_size &&
+	       r->mtime.tv_sec == st->st_mtim.tv_sec && r->mtime.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+/* Logs why the file st was refused (a and b: the reason's two parts) and keeps it from
+ * being tried again as long as it stays as it is. */
+static void refuse(struct server *srv, const struct stat *st, const char *a, const char *b)
+{
+	log_error("database not reloaded: %s%s; still serving the previous one", a, b);
+	srv->db_refused = (struct db_refused){
+	    .dev = st->st_dev, .ino = st->st_ino, .size = st->st_size, .mtime = st->st_mtim};
+}
+
+void server_db_check(struct server *srv)
+{
+	if (srv->cfg.syncrepl.set)
+		return; /* a replica's file changes in place, by its consumer */
+	const char *path = srv->cfg.database;
+	struct db_gen *cur = srv->gen; /* the main thread publishes: no lock to read it */
+	struct stat st;
+	if (stat(path, &st) < 0 || (st.st_dev == cur->dev && st.st_ino == cur->ino) ||
+	    is_refused(srv, &st))
+		return;
+	/* The lease first: a file another process still writes is not read yet. */
+	int fd, lease = db_watch_lease(path, st.st_dev, st.st_ino, &fd), lease_err = errno;
+	if (lease < 0 && lease_err != ESTALE) {
+		refuse(srv, &st, path,
+		       lease_err == EACCES ? ": permission denied" : ": cannot be opened");
+		return;
+	}
+	if (lease < 0 || (lease > 0 && lease_err == EAGAIN)) {
+		log_debug("%s: a new file, still open for writing (or replaced again); retrying",
+		          path);
+		return;
+	}
+	char err[1024];
+	struct db_gen *g = db_gen_open(path, srv->cfg.suffix, err, sizeof(err));
+	if (g && (g->dev != st.st_dev || g->ino != st.st_ino)) {
+		db_gen_release(g); /* replaced again since the stat: the next round takes it */
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	if (!g || op_bind_prepare(srv, g) < 0) {
+		refuse(srv, &st, g ? path : err, g ? ": reading its passwords failed" : "");
+		db_gen_release(g);
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	if (lease > 0)
+		log_info("%s: no lease on the new database file (%s)", path, strerror(lease_err));
+	log_missing_indexes(&srv->cfg, &g->db);
+	if (st.st_mode & (S_IRWXG | S_IRWXO))
+		log_info("warning: %s is readable by others (mode %03o) and holds password hashes; "
+		         "chmod 600 it",
+		         path, (unsigned)(st.st_mode & 0777));
+	g->map_slot = db_watch_map_add(g->dev, g->ino, path);
+	db_gen_publish(srv, g);
+	db_watch_set(srv, fd); /* the old file's lease goes: its name is gone */
+	__atomic_add_fetch(&srv->reloads, 1, __ATOMIC_RELAXED);
+	log_info("database reloaded: %s (%zu entries, imported %s; generation %llu)", path,
+	         g->db.entries, g->db.created[0] ? g->db.created : "at an unknown time",
+	         (unsigned long long)g->number);
+}
+
+static int init_worker(struct server *srv, struct worker *w, int id)
+{
+	memset(w, 0, sizeof(*w));
+	w->id = id;
+	w->srv = srv;
+	w->conn_slab.size = sizeof(struct conn);
+	w->ident_slab.size = CONN_IDENT_BYTES;
+	w->hooks = &conn_worker_hooks;
+	w->reservefd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	w->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (w->wakefd < 0) {
+		log_error("worker %d: %s", id, strerror(errno));
+		return -1;
+	}
+	w->gen = db_gen_current(srv);
+	cursor_pool_reset(&w->cursors, w->gen->db.env);
+	int rc = mdb_txn_begin(w->gen->db.env, NULL, MDB_RDONLY, &w->txn);
+	if (rc) {
+		log_error("worker %d: read transaction: %s", id, mdb_strerror(rc));
+		return -1;
+	}
+	mdb_txn_reset(w->txn);
+	return 0;
+}
+
+int server_init(struct server *srv)
+{
+	struct config *cfg = &srv->cfg;
+	srv->started = time(NULL);
+	srv->db_watch_fd = -1;
+	srv->access_log = srv->access_log_old = -1;
+	srv->dispatch = ops_dispatch;
+	pthread_mutex_init(&srv->accept_lock, NULL);
+	pthread_mutex_init(&srv->gen_lock, NULL);
+	srv->rt.policy = policy_for(cfg->send_policy);
+	srv->local_policy = policy_for(SEND_BATCH);
+	srv->rt.batch_bytes = cfg->batch_bytes;
+	srv->rt.max_pending_bytes = cfg->max_pending_bytes;
+	srv->rt.monitor_access = cfg->monitor_access;
+	srv->rt.write_timeout = cfg->write_timeout;
+	srv->rt.idle_timeout = cfg->idle_timeout;
+	srv->rt.sizelimit = cfg->sizelimit;
+	srv->rt.timelimit = cfg->timelimit;
+	srv->rt.max_filter_items = cfg->max_filter_items;
+	srv->rt.max_search_work = cfg->max_search_work;
+	srv->rt.allow_anonymous = cfg->allow_anonymous;
+	srv->rt.require_tls = cfg->require_tls;
+	srv->rt.tls_handshake_timeout = cfg->tls_handshake_timeout;
+	srv->rt.pdu_timeout = cfg->pdu_timeout;
+	char err[1024];
+	if (schema_load(cfg->schema_dir, cfg->schema, err, sizeof(err)) < 0) {
+		log_error("schema: %s (set schema_dir and schema in %s)", err, cfg->path);
+		return -1;
+	}
+	if (access_compile(srv) < 0)
+		return -1;
+	if (open_database(srv) < 0)
+		return -1;
+	if (!cfg->syncrepl.set) /* a replica's file is written in place, by its consumer */
+		srv->gen->map_slot = db_watch_start(srv, srv->gen->dev, srv->gen->ino);
+	if (tls_setup(cfg, &srv->tls) < 0) /* before the root DSE, which lists StartTLS */
+		return -1;
+	if (access_log_open(srv, cfg->access_log) < 0)
+		return -1;
+	if (op_rootdse_build(srv) < 0 || op_subschema_build(srv) < 0) {
+		log_error("building the root DSE: out of memory");
+		return -1;
+	}
+	srv->nworkers = cfg->threads;
+	srv->workers = calloc((size_t)srv->nworkers, sizeof(*srv->workers));
+	if (!srv->workers)
+		return -1;
+	for (int i = 0; i < srv->nworkers; i++)
+		if (init_worker(srv, &srv->workers[i], i) < 0)
+			return -1;
+	return 0;
+}
+
+/* The consumer's first refresh of this run has committed: held listeners open. */
+static void first_refresh_done(struct server *srv)
+{
+	(void)listeners_open(srv, "syncrepl: the first refresh has committed: listening "
+	                          "(listen_after_refresh)"); /* a failure is logged */
+}
+
+int server_start(struct server *srv)
+{
+	for (int i = 0; i < srv->nworkers; i++) {
+		int rc =
+		    pthread_create(&srv->workers[i].thread, NULL, worker_main, &srv->workers[i]);
+		if (rc) {
+			log_error("starting worker %d: %s", i, strerror(rc));
+			return -1;
+		}
+	}
+	return srv->cfg.syncrepl.set ? replica_start(srv, first_refresh_done) : 0;
+}
+
+void server_stop(struct server *srv)
+{
+	replica_stop(srv); /* first: it writes the database the workers read */
+	srv->stopping = 1;
+	uint64_t one = 1;
+	for (int i = 0; i < srv->nworkers; i++)
+		if (srv->workers[i].thread && write(srv->workers[i].wakefd, &one, sizeof(one)) < 0)
+			log_error("waking worker %d: %s", i, strerror(errno));
+	for (int i = 0; i < srv->nworkers; i++) {
+		struct worker *w = &srv->workers[i];
+		if (w->thread)
+			pthread_join(w->thread, NULL);
+		for (int j = 0; j < w->nlisten; j++)
+			close(w->listenfd[j]);
+		cursor_pool_reset(&w->cursors, NULL);
+		access_worker_free(w);
+		if (w->txn)
+			mdb_txn_abort(w->txn);
+		db_gen_release(w->gen);
+		buf_free(&w->scratch);
+		slab_free(&w->conn_slab);
+		slab_free(&w->ident_slab);
+		arena_free(&w->req_mem); /* after the connections: a search hands its block back */
+		buf_free(&w->extra);
+		buf_free(&w->base_dn);
+		buf_free(&w->base_key);
+		access_log_flush(w); /* the thread has stopped: its last lines */
+		buf_free(&w->tls_in);
+		buf_free(&w->access_log);
+		if (w->engine)
+			w->engine->teardown(w); /* the thread's did, unless it never ran */
+		if (w->wakefd > 0)
+			close(w->wakefd);
+		if (w->reservefd >= 0)
+			close(w->reservefd);
+	}
+	free(srv->workers);
+	srv->workers = NULL;
+	for (int a = 0; a < srv->cfg.nlisten; a++)
+		if (srv->unix_bound[a])
+			unlink(srv->cfg.listen[a].path); /* ours: bound by listeners_bind */
+	buf_free(&srv->rootdse);
+	buf_free(&srv->subschema);
+	tls_teardown(srv->tls);
+	srv->tls = NULL;
+	access_log_close(srv);
+	access_free(srv);
+	db_gen_release(srv->gen); /* the last reference: every worker has let go */
+	srv->gen = NULL;
+	db_watch_stop(srv); /* after the map is gone: a writer held back may go on */
+	config_free(&srv->cfg);
+	pthread_mutex_destroy(&srv->accept_lock);
+	pthread_mutex_destroy(&srv->gen_lock);
+	schema_free();
+}
+
+/* Logs keys whose new value needs a restart. */
+static void log_restart_needed(const struct config *old, const struct config *n)
+{
+	bool listen_same = old->nlisten == n->nlisten;
+	for (int i = 0; listen_same && i < n->nlisten; i++)
+		listen_same = strcmp(old->listen[i].host, n->listen[i].host) == 0 &&
+		              strcmp(old->listen[i].port, n->listen[i].port) == 0 &&
+		              strcmp(old->listen[i].path, n->listen[i].path) == 0 &&
+		              old->listen[i].scheme == n->listen[i].scheme;
+	bool index_same = old->nindex == n->nindex;
+	for (int i = 0; index_same && i < n->nindex; i++)
+		index_same = strcmp(old->index[i], n->index[i]) == 0;
+	const struct {
+		const char *key;
+		bool same;
+	} keys[] = {
+	    {"listen", listen_same},
+	    {"database", strcmp(old->database, n->database) == 0},
+	    {"suffix", strcmp(old->suffix, n->suffix) == 0},
+	    {"threads", old->threads == n->threads},
+	    {"io_engine", old->io_engine == n->io_engine},
+	    {"rootdn", strcmp(old->rootdn, n->rootdn) == 0},
+	    {"rootpw", strcmp(old->rootpw, n->rootpw) == 0},
+	    {"index", index_same},
+	    {"max_pdu_bytes", old->max_pdu_bytes == n->max_pdu_bytes},
+	    {"max_pdu_bytes_anonymous", old->max_pdu_bytes_anonymous == n->max_pdu_bytes_anonymous},
+	    {"max_input_bytes_per_worker",
+	     old->max_input_bytes_per_worker == n->max_input_bytes_per_worker},
+	    {"schema_dir", strcmp(old->schema_dir, n->schema_dir) == 0},
+	    {"schema", strcmp(old->schema, n->schema) == 0},
+	    {"syncrepl", memcmp(&old->syncrepl, &n->syncrepl, sizeof(n->syncrepl)) == 0},
+	    {"updateref", strcmp(old->updateref, n->updateref) == 0},
+	    {"listen_after_refresh", old->listen_after_refresh == n->listen_after_refresh},
+	    {"tls_ktls", old->tls_ktls == n->tls_ktls},
+	};
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!keys[i].same)
+			log_info("SIGHUP: %s changed; restart minidir to apply it", keys[i].key);
+}
+
+int server_reload(struct server *srv)
+{
+	struct config n;
+	char err[1024];
+	if (config_load(&n, srv->cfg.path, err, sizeof(err)) < 0) {
+		log_error("SIGHUP: %s; keeping the running configuration", err);
+		return -1;
+	}
+	log_restart_needed(&srv->cfg, &n);
+	if (srv->tls)
+		tls_reload(srv->tls, &n); /* certificate rotation: the files are read again */
+	else if (n.tls_cert_file[0])
+		log_info("SIGHUP: TLS was off at start-up; restart minidir to turn it on");
+	access_log_reopen(srv, n.access_log); /* after logrotate moved the file away */
+	server_db_check(srv);                 /* a new import is picked up within a second anyway */
+	const struct send_policy *old = server_policy(srv), *p = policy_for(n.send_policy);
+	if (p != old) {
+		__atomic_store_n(&srv->rt.policy, p, __ATOMIC_RELEASE);
+		log_info("SIGHUP: send_policy %s -> %s (for connections accepted from now on)",
+		         config_policy_name(old->id), config_policy_name(p->id));
+	}
+/* A runtime value that changed: stored for the workers, and said. */
+#define RELOAD(field, fmt, shown)                                                                  \
+	if (n.field != server_##field(srv)) {                                                      \
+		__atomic_store_n(&srv->rt.field, n.field, __ATOMIC_RELAXED);                       \
+		log_info("SIGHUP: " #field " = " fmt, shown);                                      \
+	}
+	RELOAD(batch_bytes, "%zu", n.batch_bytes)
+	RELOAD(max_pending_bytes, "%zu", n.max_pending_bytes)
+	RELOAD(sizelimit, "%d (0: unlimited)", n.sizelimit)
+	RELOAD(timelimit, "%d (0: unlimited)", n.timelimit)
+	RELOAD(max_filter_items, "%zu (0: unlimited)", n.max_filter_items)
+	RELOAD(max_search_work, "%llu (0: unlimited)", n.max_search_work)
+	RELOAD(allow_anonymous, "%s", n.allow_anonymous ? "yes" : "no")
+	RELOAD(idle_timeout, "%d", n.idle_timeout)
+	RELOAD(write_timeout, "%d", n.write_timeout)
+	RELOAD(monitor_access, "%s", config_monitor_access_name(n.monitor_access))
+	RELOAD(require_tls, "%s", n.require_tls ? "yes" : "no")
+	RELOAD(tls_handshake_timeout, "%d", n.tls_handshake_timeout)
+	RELOAD(pdu_timeout, "%d", n.pdu_timeout)
+#undef RELOAD
+	log_info("SIGHUP: configuration %s reloaded", srv->cfg.path);
+	config_free(&n);
+	return 0;
+}
