@@ -58,7 +58,7 @@ FUZZ_TARGETS := request filter ldif config
 FUZZ_BIN := $(FUZZ_TARGETS:%=build-fuzz/fuzz_%)
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps run test test-io-uring layers unit integration bench format format-check clean fuzz fuzz-smoke fuzz-build \
+.PHONY: all deps run test test-io-uring layers docs-check unit integration bench format format-check clean fuzz fuzz-smoke fuzz-build \
         install install-strip uninstall packaging-test
 all: $(BINS) $(UNIT_BIN) $(ITEST_BIN)
 
@@ -107,6 +107,7 @@ run: deps
 
 test: deps
 	@$(MAKE) --no-print-directory layers
+	@$(MAKE) --no-print-directory docs-check
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory unit integration
 
@@ -114,6 +115,15 @@ test: deps
 # scripts/layers.allow. The graph is printed in full only when the check fails.
 layers:
 	@out=$$(./scripts/layers.sh) || { printf '%s\n' "$$out"; exit 1; }; printf '%s\n' "$$out" | tail -n 1
+
+# The documentation against the tree: every config key in man/minidir.conf.5 and the
+# sample (scripts/conf_keys.sh), the README's numbers equal to the files scripts wrote
+# (scripts/readme_numbers.sh), every path README.md and docs/ name present
+# (scripts/doc_paths.sh). Needs no build.
+docs-check:
+	@./scripts/conf_keys.sh
+	@./scripts/readme_numbers.sh
+	@./scripts/doc_paths.sh
 
 unit: export ASAN_OPTIONS := detect_leaks=1:$(ASAN_OPTIONS)
 unit: $(UNIT_BIN)
@@ -135,7 +145,7 @@ integration: $(BINS) $(ITEST_BIN)
 	@BUILD=$(B) ./tests/conformance/run.sh
 	@BUILD=$(B) CONFORMANCE_TLS=1 CONFORMANCE_QUIET=1 ./tests/conformance/run.sh
 	@BUILD=$(B) CONFORMANCE_REPLICA=1 CONFORMANCE_QUIET=1 ./tests/conformance/run.sh
-	@# The same again on the io_uring engine (README "Tests"; make test-io-uring runs all).
+	@# The same again on the io_uring engine (tests/README.md; make test-io-uring runs all).
 	@set -e; for t in $(ITESTS_IO_URING); do \
 		BUILD=$(B) MINIDIR_IO_ENGINE=io_uring ./tests/integration/$$t.sh; done
 	@BUILD=$(B) MINIDIR_IO_ENGINE=io_uring ./tests/conformance/run.sh
@@ -146,7 +156,7 @@ test-io-uring: deps
 	@MINIDIR_IO_ENGINE=io_uring $(MAKE) --no-print-directory integration
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: placed as a Debian package would place them
-# (README "Install"). The server and the tools that write or read its database (slapd,
+# (docs/install.md). The server and the tools that write or read its database (slapd,
 # slapadd, slapcat's places) in sbin with man section 8; searchrate, a user's tool, in
 # bin. The configuration goes to /etc when PREFIX is /usr, else PREFIX/etc; an existing
 # one is kept. Binaries are not stripped: a packager's dh_strip keeps their debug

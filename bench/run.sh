@@ -2,7 +2,7 @@
 # bench/run.sh: minidir's four send policies (epoll), its batch policy on the io_uring
 # engine (batch-uring) and OpenLDAP slapd side by side, in one run on one machine (what `make bench` runs). Writes bench/results/latest.md (a table
 # per workload, the machine, the command), latest.tsv (raw numbers), throughput.png and
-# syscalls.png, and prints the tables. Never part of `make test`.
+# syscalls.png and headline.md (bench/headline.sh: the README's table), and prints the tables. Never part of `make test`.
 #
 #   bench/run.sh                 # full: 10k and 100k entries, about 11 minutes (budget 17)
 #   QUICK=1 bench/run.sh         # 10k entries only, 1 s windows, no sub1000: about 3 minutes
@@ -753,6 +753,8 @@ over that window (/proc/stat; well above server + load tool means other work ran
 } > "$OUT/latest.md"
 
 draw_charts "$RESULTS"
+# The README's headline table is this file, quoted as it is (scripts/readme_numbers.sh).
+bench/headline.sh "$OUT"
 
 sed -n '/^### /,$p' "$OUT/latest.md" | grep -v '^!\['
 echo "written: $OUT/latest.md $OUT/latest.tsv $OUT/throughput.png $OUT/syscalls.png (${RUNTIME}s)"

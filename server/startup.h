@@ -3,7 +3,7 @@
  * its own epoll loop over its own listening sockets (SO_REUSEPORT, so the
  * kernel spreads new connections) and the connections it accepted; a request
  * is read, decoded, searched and answered on that thread, with no queue or
- * hand-off (DESIGN.md, "Threads").
+ * hand-off (docs/ARCHITECTURE.md, "Threads and who owns what").
  */
 #ifndef MINIDIR_SERVER_SERVER_H
 #define MINIDIR_SERVER_SERVER_H

@@ -78,7 +78,7 @@ start_server() {
 	URI=ldap://127.0.0.1:$port
 }
 
-# The example of README's "Access rules": telephone numbers for the admins group,
+# The example of docs/access-rules.md: telephone numbers for the admins group,
 # userPassword for its owner, and ou=groups only for users.
 attr_rules=(
 	"access = to attrs=userPassword"

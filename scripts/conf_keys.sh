@@ -1,0 +1,53 @@
+#!/bin/sh
+# Checks that the configuration keys are documented where a reader looks for them:
+# every key conf/config.c accepts has its entry in man/minidir.conf.5 (a ".BI \"KEY = \""
+# line: the reference) and a line in conf/minidir.conf (the sample, "KEY = VALUE" or
+# "#KEY = VALUE" when left at its default), and neither names a key the code does not know.
+#
+# The code's keys are read from conf/config.c as it spells them: strcmp(key, "KEY") in
+# the parser and STRING_KEY(KEY) in the table of keys kept as written. If the parser
+# changes its form, fewer than MIN_KEYS are found and the check fails, so that it is
+# taught the new form rather than passing on nothing.
+#
+# Exit status 0 when all agree; 1 with one line per mismatch on standard error.
+#
+# Usage: scripts/conf_keys.sh [CONFIG_C [MAN_PAGE [SAMPLE]]]   (default: the tree's files)
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+code=${1:-$root/conf/config.c}
+man=${2:-$root/man/minidir.conf.5}
+sample=${3:-$root/conf/minidir.conf}
+MIN_KEYS=30
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/conf_keys.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+{
+	grep -o 'strcmp(key, *"[a-z_]*")' "$code" | sed 's/.*"\([a-z_]*\)".*/\1/'
+	grep -o 'STRING_KEY([a-z_]*)' "$code" | grep -v 'STRING_KEY(name)' | sed 's/STRING_KEY(\([a-z_]*\))/\1/'
+} | sort -u > "$tmp/code"
+sed -n 's/^\.BI* "\([a-z_]*\) = .*/\1/p' "$man" | sort -u > "$tmp/man"
+sed -n 's/^#\{0,1\}\([a-z_]*\) *=.*/\1/p' "$sample" | sort -u > "$tmp/sample"
+
+n=$(wc -l < "$tmp/code")
+status=0
+if [ "$n" -lt "$MIN_KEYS" ]; then
+	echo "conf_keys.sh: found only $n keys in $code (expected at least $MIN_KEYS): has the parser's form changed?" >&2
+	status=1
+fi
+report() { # $1: file of names, $2: what is wrong with them
+	while read -r k; do
+		echo "conf_keys.sh: $k: $2" >&2
+		status=1
+	done < "$1"
+}
+comm -23 "$tmp/code" "$tmp/man" > "$tmp/a"
+report "$tmp/a" "accepted by conf/config.c, not documented in man/minidir.conf.5"
+comm -23 "$tmp/code" "$tmp/sample" > "$tmp/a"
+report "$tmp/a" "accepted by conf/config.c, missing from conf/minidir.conf (as \"KEY = ...\" or \"#KEY = ...\")"
+comm -13 "$tmp/code" "$tmp/man" > "$tmp/a"
+report "$tmp/a" "documented in man/minidir.conf.5, unknown to conf/config.c"
+comm -13 "$tmp/code" "$tmp/sample" > "$tmp/a"
+report "$tmp/a" "set in conf/minidir.conf, unknown to conf/config.c"
+[ "$status" -eq 0 ] && echo "conf_keys.sh: $n keys, each in man/minidir.conf.5 and conf/minidir.conf"
+exit "$status"
