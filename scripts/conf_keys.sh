@@ -2,7 +2,8 @@
 # Checks that the configuration keys are documented where a reader looks for them:
 # every key conf/config.c accepts has its entry in man/minidir.conf.5 (a ".BI \"KEY = \""
 # line: the reference) and a line in conf/minidir.conf (the sample, "KEY = VALUE" or
-# "#KEY = VALUE" when left at its default), and neither names a key the code does not know.
+# "#KEY = VALUE" when left at its default, with a comment in its paragraph), and neither
+# names a key the code does not know.
 #
 # The code's keys are read from conf/config.c as it spells them: strcmp(key, "KEY") in
 # the parser and STRING_KEY(KEY) in the table of keys kept as written. If the parser
@@ -28,6 +29,14 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 } | sort -u > "$tmp/code"
 sed -n 's/^\.BI* "\([a-z_]*\) = .*/\1/p' "$man" | sort -u > "$tmp/man"
 sed -n 's/^#\{0,1\}\([a-z_]*\) *=.*/\1/p' "$sample" | sort -u > "$tmp/sample"
+# Keys of the sample with no comment of prose in their block (the lines between two blank
+# lines): each is set or shown with a word about what it does.
+awk '
+function flush(   k) { for (k in keys) if (!prose) print k; split("", keys); prose = 0 }
+/^[[:space:]]*$/ { flush(); next }
+/^#?[a-z_]+ *=/ { k = $0; sub(/^#/, "", k); sub(/ *=.*/, "", k); keys[k] = 1; next }
+/^[#;]/ { prose = 1 }
+END { flush() }' "$sample" | sort -u > "$tmp/bare"
 
 n=$(wc -l < "$tmp/code")
 status=0
@@ -45,6 +54,7 @@ comm -23 "$tmp/code" "$tmp/man" > "$tmp/a"
 report "$tmp/a" "accepted by conf/config.c, not documented in man/minidir.conf.5"
 comm -23 "$tmp/code" "$tmp/sample" > "$tmp/a"
 report "$tmp/a" "accepted by conf/config.c, missing from conf/minidir.conf (as \"KEY = ...\" or \"#KEY = ...\")"
+report "$tmp/bare" "in conf/minidir.conf without a comment saying what it does"
 comm -13 "$tmp/code" "$tmp/man" > "$tmp/a"
 report "$tmp/a" "documented in man/minidir.conf.5, unknown to conf/config.c"
 comm -13 "$tmp/code" "$tmp/sample" > "$tmp/a"
