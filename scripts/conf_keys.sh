@@ -6,7 +6,8 @@
 # names a key the code does not know.
 #
 # The code's keys are read from conf/config.c as it spells them: strcmp(key, "KEY") in
-# the parser and STRING_KEY(KEY) in the table of keys kept as written. If the parser
+# the parser, STRING_KEY(KEY) (any *KEY(KEY macro) in the table of keys kept as written,
+# and {"KEY", ...} entries of a key table, one a line. If the parser
 # changes its form, fewer than MIN_KEYS are found and the check fails, so that it is
 # taught the new form rather than passing on nothing.
 #
@@ -25,7 +26,9 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 
 {
 	grep -o 'strcmp(key, *"[a-z_]*")' "$code" | sed 's/.*"\([a-z_]*\)".*/\1/'
-	grep -o 'STRING_KEY([a-z_]*)' "$code" | grep -v 'STRING_KEY(name)' | sed 's/STRING_KEY(\([a-z_]*\))/\1/'
+	grep -o '[A-Z_]*KEY([a-z_]*' "$code" | sed 's/.*KEY(//' | grep -vx 'name'
+	# a table of keys, one entry a line: {"KEY", ...}
+	sed -n 's/^[[:space:]]*{[[:space:]]*"\([a-z_]*\)"[[:space:]]*,.*/\1/p' "$code"
 } | sort -u > "$tmp/code"
 sed -n 's/^\.BI* "\([a-z_]*\) = .*/\1/p' "$man" | sort -u > "$tmp/man"
 sed -n 's/^#\{0,1\}\([a-z_]*\) *=.*/\1/p' "$sample" | sort -u > "$tmp/sample"
