@@ -14,27 +14,29 @@ tsv=$dir/latest.tsv
 # shellcheck disable=SC2016 # the backquotes are markdown, not a command
 recorded=$(sed -n 's/^Recorded \([^`]*\) by `\([^`]*\)`.*/\1, `\2`/p' "$dir/latest.md" 2> /dev/null | head -n 1)
 {
-	echo "Recorded ${recorded:-(date unknown)}; minidir with the batch policy on epoll, 2 workers,"
-	echo "beside OpenLDAP slapd (back-mdb, 2 threads), same data and indexes, client on the same 2 cores."
-	echo "Every column and server: \`bench/results/latest.md\`."
+	echo "Recorded ${recorded:-(date unknown)}; minidir with the batch policy on epoll beside"
+	echo "OpenLDAP slapd (back-mdb), same data, indexes and threads, the load tool on the same machine."
+	echo "Every column and server, and the machine: \`bench/results/latest.md\`."
 	echo
 	echo "| workload | slapd searches/s | minidir searches/s | minidir / slapd | slapd CPU us/op | minidir CPU us/op |"
 	echo "|---|--:|--:|--:|--:|--:|"
 	awk -F'\t' '
+	# The workload names of bench/run.sh, in words.
+	function desc(w,    t, p) {
+		if (w ~ /^tls-/) { t = "TLS: "; w = substr(w, 5) }
+		if (w ~ /^lookup-[0-9]+c$/) {
+			p = substr(w, 8); sub(/c$/, "", p)
+			return t "1-entry lookup, " p (p == 1 ? " connection" : " connections")
+		}
+		if (w ~ /^sub[0-9]+$/) return t substr(w, 4) "-entry subtree search"
+		if (w == "lookup-class") return t "1-entry lookup with objectClass, 8 connections"
+		if (w == "rootdse") return t "root DSE read"
+		if (w == "bindsearch") return t "bind + search, a new connection each"
+		if (w == "handshake") return t "new connection (full handshake) each"
+		return t w
+	}
 	BEGIN {
 		n = split("lookup-1c lookup-8c lookup-64c lookup-class sub100 sub1000 rootdse bindsearch tls-lookup-8c tls-sub100 tls-sub1000 tls-handshake", order, " ")
-		d["lookup-1c"] = "1-entry lookup, 1 connection"
-		d["lookup-8c"] = "1-entry lookup, 8 connections"
-		d["lookup-64c"] = "1-entry lookup, 64 connections"
-		d["lookup-class"] = "1-entry lookup with objectClass, 8 connections"
-		d["sub100"] = "100-entry subtree search"
-		d["sub1000"] = "1000-entry subtree search"
-		d["rootdse"] = "root DSE read"
-		d["bindsearch"] = "bind + search, a new connection each"
-		d["tls-lookup-8c"] = "TLS: 1-entry lookup, 8 connections"
-		d["tls-sub100"] = "TLS: 100-entry subtree search"
-		d["tls-sub1000"] = "TLS: 1000-entry subtree search"
-		d["tls-handshake"] = "TLS: new connection (full handshake) each"
 	}
 	NR > 1 { rate[$1, $2] = $4; cpu[$1, $2] = $10 }
 	END {
@@ -43,7 +45,7 @@ recorded=$(sed -n 's/^Recorded \([^`]*\) by `\([^`]*\)`.*/\1, `\2`/p' "$dir/late
 			if (!((w SUBSEP "slapd") in rate) || !((w SUBSEP "batch") in rate))
 				continue
 			s = rate[w, "slapd"]; m = rate[w, "batch"]
-			printf "| %s | %s | %s | %.2fx | %s | %s |\n", d[w], s, m, (s > 0 ? m / s : 0), cpu[w, "slapd"], cpu[w, "batch"]
+			printf "| %s | %s | %s | %.2fx | %s | %s |\n", desc(w), s, m, (s > 0 ? m / s : 0), cpu[w, "slapd"], cpu[w, "batch"]
 		}
 	}' "$tsv"
 } > "$dir/headline.md"
