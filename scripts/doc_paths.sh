@@ -3,7 +3,8 @@
 # rename which forgets the documentation fails `make test` (make docs-check).
 #
 # A path is (1) the target of a relative markdown link, "[text](docs/tls.md#anchor)",
-# taken relative to the file that holds it, or (2) any word that starts with one of the
+# taken relative to the file that holds it (an anchor in a .md file must be one of its
+# headings), or (2) any word that starts with one of the
 # tree's top-level directories, "server/net/conn.c", "bench/run.sh" (cut at the first
 # character that cannot be in a path: a space, a quote...; trailing "." "," ":" ";"
 # dropped). A word with "*" must match at least one file; one with a "<placeholder>",
@@ -36,7 +37,8 @@ for f in "$@"; do
 	here=$(dirname "$f")
 	{
 		# (1) relative link targets, made relative to the root
-		grep -oE '\]\([^)[:space:]]+\)' "$f" | sed 's/^](\(.*\))$/\1/; s/#.*//' |
+		# (1) relative link targets, made relative to the root; "#anchor" alone is this file's
+		grep -oE '\]\([^)[:space:]]+\)' "$f" | sed 's/^](\(.*\))$/\1/; s/^#/'"${f##*/}"'#/' |
 		    grep -vE '^($|[a-z]+:)' | while read -r t; do
 			case $here in
 			.) echo "$t" ;;
@@ -58,6 +60,18 @@ for f in "$@"; do
 		=*)
 			grep -qx "${p#=}" "${TMPDIR:-/tmp}/doc_paths.names.$$" && continue
 			p="${p#=} (a file name)"
+			;;
+		*.md#*)
+			# a heading of that file, as GitHub makes its anchor: lower case, only letters,
+			# digits, "-" and "_" kept, spaces as "-"
+			if [ -f "${p%%#*}" ] && sed -n 's/^#\{1,6\} //p' "${p%%#*}" |
+			    tr '[:upper:]' '[:lower:]' | sed 's/[^a-z0-9 _-]//g; s/ /-/g' | grep -qx "${p#*#}"; then
+				continue
+			fi
+			p="$p (no such file or heading)"
+			;;
+		*#*)
+			[ -e "${p%%#*}" ] && continue
 			;;
 		*'*'*)
 			# shellcheck disable=SC2086 # the word is a glob on purpose
