@@ -1,6 +1,7 @@
 #include "protocol/filter.h"
 
 #include "protocol/dn.h"
+#include "protocol/tlv.h"
 
 #include <ldap.h>
 #include <stdint.h>

@@ -36,7 +36,7 @@
 #include "protocol/arena.h"
 #include "protocol/attr_gate.h"
 #include "protocol/ber_in.h"
-#include "protocol/tlv.h"
+#include "protocol/buf.h"
 #include "protocol/match.h"
 #include "protocol/schema.h"
 

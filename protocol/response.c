@@ -2,6 +2,7 @@
 
 #include "protocol/match.h"
 #include "protocol/schema.h"
+#include "protocol/tlv.h"
 
 #include <ldap.h>
 #include <string.h>

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/buf.h"
 #include "protocol/filter.h"
 #include "storage/entry.h"
 #include "tests/check_run.h"
