@@ -338,8 +338,8 @@ static inline ptrdiff_t select_runs(const struct attr_select *sel, const unsigne
 	const struct attr_gate *gate = sel->gate;
 	size_t sel_len = 0;
 	const unsigned char *aend = attrs + alen, *run_end = NULL;
-	runs->n = 0;
-	runs->walk_again = types_only;
+	int n = 0; /* runs->n and runs->walk_again kept in locals, stored at the end */
+	bool walk_again = types_only;
 	for (const unsigned char *q = attrs; q < aend;) {
 		const unsigned char *a = q, *t;
 		size_t tlen;
@@ -351,13 +351,15 @@ static inline ptrdiff_t select_runs(const struct attr_select *sel, const unsigne
 		size_t asize = (size_t)(q - a);
 		sel_len += types_only ? selected_size(sel, asize, tlen) : asize;
 		if (a == run_end)
-			runs->run[runs->n - 1].len += asize;
-		else if (runs->n < ENTRY_RUNS_MAX)
-			runs->run[runs->n++] = (struct span){a, asize};
+			runs->run[n - 1].len += asize;
+		else if (n < ENTRY_RUNS_MAX)
+			runs->run[n++] = (struct span){a, asize};
 		else
-			runs->walk_again = true; /* runs are not used then */
+			walk_again = true; /* runs are not used then */
 		run_end = q;
 	}
+	runs->n = n;
+	runs->walk_again = walk_again;
 	return (ptrdiff_t)sel_len;
 }
 
@@ -369,12 +371,13 @@ static inline unsigned char *write_selected(unsigned char *w, const struct attr_
                                             const unsigned char *attrs, size_t alen,
                                             const struct entry_runs *runs)
 {
-	for (int i = 0; !runs->walk_again && i < runs->n; i++) {
+	bool walk_again = runs->walk_again;
+	for (int i = 0, n = runs->n; !walk_again && i < n; i++) {
 		memcpy(w, runs->run[i].at, runs->run[i].len);
 		w += runs->run[i].len;
 	}
 	const unsigned char *aend = attrs + alen;
-	for (const unsigned char *q = attrs; runs->walk_again && q < aend;) {
+	for (const unsigned char *q = attrs; walk_again && q < aend;) {
 		const unsigned char *a = q, *t;
 		size_t tlen;
 		q = attr_at(a, aend, &t, &tlen); /* pass 1 read these bytes whole */
