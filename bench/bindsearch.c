@@ -127,10 +127,10 @@ static void usage(void)
 	exit(2);
 }
 
-int main(int argc, char **argv)
+/* Reads the command line into the globals, *threads, *warmup and *secs; exits 2 on a bad one. */
+static void parse_args(int argc, char **argv, int *threads, double *warmup, double *secs)
 {
-	int threads = 8, opt;
-	double warmup = 1, secs = 5;
+	int opt;
 	while ((opt = getopt(argc, argv, "H:b:N:w:n:W:d:")) != -1) {
 		switch (opt) {
 		case 'H':
@@ -146,54 +146,44 @@ int main(int argc, char **argv)
 			password = optarg;
 			break;
 		case 'n':
-			threads = atoi(optarg);
+			*threads = atoi(optarg);
 			break;
 		case 'W':
-			warmup = atof(optarg);
+			*warmup = atof(optarg);
 			break;
 		case 'd':
-			secs = atof(optarg);
+			*secs = atof(optarg);
 			break;
 		default:
 			usage();
 		}
 	}
-	if (!uri || !base || !password || nentries < 1 || threads < 1 || threads > 1024 ||
-	    secs <= 0 || warmup < 0)
+	if (!uri || !base || !password || nentries < 1 || *threads < 1 || *threads > 1024 ||
+	    *secs <= 0 || *warmup < 0)
 		usage();
+}
 
-	/* One probe first: a wrong password or base fails here, not silently per op. */
-	if (one_op(0) != 1) {
-		fprintf(stderr, "bindsearch: bind+search of uid=user.0,ou=people,%s at %s failed\n",
-		        base, uri);
-		return 1;
-	}
+/* Starts the threads workers, each with its own random sequence. NULL on failure (said). */
+static struct worker *start_workers(int threads)
+{
 	struct worker *ws = calloc((size_t)threads, sizeof(*ws));
 	if (!ws)
-		return 1;
+		return NULL;
 	uint64_t seed = now_ns() ^ ((uint64_t)getpid() << 32);
 	for (int t = 0; t < threads; t++) {
 		ws[t].rng = seed + (uint64_t)(t + 1) * 0x9e3779b97f4a7c15ull;
 		if (pthread_create(&ws[t].tid, NULL, worker_main, &ws[t]) != 0) {
 			perror("bindsearch: pthread_create");
-			return 1;
+			return NULL;
 		}
 	}
-	printf("bindsearch: %s, %d threads, new connection + bind + base search per operation, "
-	       "%g s warm-up, %g s measured\n",
-	       uri, threads, warmup, secs);
-	fflush(stdout);
-	sleep_s(warmup);
-	uint64_t t0 = now_ns();
-	atomic_store(&phase, 1);
-	puts("measuring");
-	fflush(stdout);
-	sleep_s(secs);
-	atomic_store(&phase, 2);
-	uint64_t t1 = now_ns();
-	puts("done");
-	fflush(stdout);
+	return ws;
+}
 
+/* Joins the workers and prints the summary of the measured seconds (their latencies, sorted,
+ * for the percentiles). Returns 0, or 1 out of memory. */
+static int report(struct worker *ws, int threads, double warmup, double measured)
+{
 	size_t n = 0;
 	uint64_t entries = 0, errors = 0;
 	for (int t = 0; t < threads; t++) {
@@ -212,7 +202,6 @@ int main(int argc, char **argv)
 		free(ws[t].lat);
 	}
 	qsort(all, n, sizeof(*all), cmp_u64);
-	double measured = (double)(t1 - t0) / 1e9;
 #define PCT(p) (n ? (double)all[(size_t)((double)(n - 1) * (p))] / 1e6 : 0.0)
 	printf("\nSummary (%.3f s measured, warm-up excluded):\n", measured);
 	printf("  Total searches:        %zu\n", n);
@@ -229,6 +218,39 @@ int main(int argc, char **argv)
 	printf("  bindsearch CPU:        %.3f s = %.1f%% of one core over %.3f s wall\n", cpu,
 	       100 * cpu / (warmup + measured), warmup + measured);
 	free(all);
-	free(ws);
 	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int threads = 8;
+	double warmup = 1, secs = 5;
+	parse_args(argc, argv, &threads, &warmup, &secs);
+
+	/* One probe first: a wrong password or base fails here, not silently per op. */
+	if (one_op(0) != 1) {
+		fprintf(stderr, "bindsearch: bind+search of uid=user.0,ou=people,%s at %s failed\n",
+		        base, uri);
+		return 1;
+	}
+	struct worker *ws = start_workers(threads);
+	if (!ws)
+		return 1;
+	printf("bindsearch: %s, %d threads, new connection + bind + base search per operation, "
+	       "%g s warm-up, %g s measured\n",
+	       uri, threads, warmup, secs);
+	fflush(stdout);
+	sleep_s(warmup);
+	uint64_t t0 = now_ns();
+	atomic_store(&phase, 1);
+	puts("measuring");
+	fflush(stdout);
+	sleep_s(secs);
+	atomic_store(&phase, 2);
+	uint64_t t1 = now_ns();
+	puts("done");
+	fflush(stdout);
+	int rc = report(ws, threads, warmup, (double)(t1 - t0) / 1e9);
+	free(ws);
+	return rc;
 }

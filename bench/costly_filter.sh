@@ -92,11 +92,7 @@ start_server() {
 	fi
 }
 stop_server() {
-	kill -TERM "$spid" 2> /dev/null
-	for _ in $(seq 1 200); do kill -0 "$spid" 2> /dev/null || break; sleep 0.05; done
-	kill -KILL "$spid" 2> /dev/null
-	wait "$spid" 2> /dev/null
-	forget "$spid"
+	stop_pid "$spid"
 	sleep 0.5 # slapd's pid is not our child: let it go before the next start
 }
 

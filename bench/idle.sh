@@ -51,7 +51,7 @@ rss() { awk '/^RssAnon/ { print $2 }' "/proc/$1/status"; }
 
 # measure NAME PID PORT SPORT KIND: prints one table row.
 measure() {
-	local name=$1 pid=$2 port=$3 sport=$4 kind=$5 n=$N opts=() start held=() after=() ic
+	local name=$1 pid=$2 port=$3 sport=$4 kind=$5 n=$N opts=() start held=() after=()
 	case $kind in
 	anonymous) ;;
 	bound) opts=(-D "$BINDDN" -w "$BINDPW") ;;
@@ -64,22 +64,10 @@ measure() {
 	sleep 3
 	start=$(rss "$pid")
 	for c in $(seq 1 $CYCLES); do
-		rm -f "$work/ctl" "$work/out"
-		mkfifo "$work/ctl"
-		timeout 300 "$BUILD/bench/idleconns" "${opts[@]}" 127.0.0.1 "$port" "$n" < "$work/ctl" > "$work/out" &
-		ic=$!
-		exec 9> "$work/ctl"
-		for _ in $(seq 1 1200); do
-			grep -q '^held' "$work/out" 2> /dev/null && break
-			kill -0 "$ic" 2> /dev/null || break
-			sleep 0.1
-		done
-		grep -q '^held' "$work/out" || die "$name: idleconns failed"
+		idle_hold "$name" "${opts[@]}" 127.0.0.1 "$port" "$n"
 		sleep 3 # idle: minidir releases the buffers of idle connections once a second
 		held+=("$(rss "$pid")")
-		echo go >&9
-		exec 9>&-
-		wait "$ic"
+		idle_release
 		sleep 3
 		after+=("$(rss "$pid")")
 	done
@@ -107,12 +95,5 @@ for k in $KINDS; do measure minidir "$mpid" "$mport" "$msport" "$k"; done
 
 sport=$((20000 + RANDOM % 20000))
 ssport=$((sport + 1))
-timeout -s TERM 3600 "$SLAPD" -d 0 -f "$work/slapd.conf" -h "ldap://127.0.0.1:$sport/ ldaps://127.0.0.1:$ssport/" 2> "$work/slapd.log" &
-pids+=($!)
-for _ in $(seq 1 300); do
-	[ -s "$work/slapd.pid" ] && timeout 5 ldapsearch -x -H "ldap://127.0.0.1:$sport" -b "" -s base > /dev/null 2>&1 && break
-	sleep 0.1
-done
-spid=$(cat "$work/slapd.pid" 2> /dev/null)
-[ -n "$spid" ] || die "slapd did not start: $(cat "$work/slapd.log")"
+bench_slapd_start 3600 "ldap://127.0.0.1:$sport/ ldaps://127.0.0.1:$ssport/"
 for k in $KINDS; do measure slapd "$spid" "$sport" "$ssport" "$k"; done

@@ -119,29 +119,37 @@ static int server_closed(const int *fds, int n)
 	return k;
 }
 
-int main(int argc, char **argv)
+/* What the command line asks. */
+struct opts {
+	const char *dn, *pw;
+	bool tls, stall;
+	size_t sent, declared; /* -p SENT/DECLARED; 0/0 without it */
+	const char *host, *port;
+	int n;
+};
+
+/* Reads the command line into o: 0, or 2 (the exit status) after a message. */
+static int parse_args(int argc, char **argv, struct opts *o)
 {
-	const char *dn = "", *pw = "";
-	bool tls = false, stall = false;
-	size_t sent = 0, declared = 0;
+	*o = (struct opts){.dn = "", .pw = ""};
 	int opt;
 	while ((opt = getopt(argc, argv, "D:w:ZSp:")) != -1) {
 		switch (opt) {
 		case 'D':
-			dn = optarg;
+			o->dn = optarg;
 			break;
 		case 'w':
-			pw = optarg;
+			o->pw = optarg;
 			break;
 		case 'Z':
-			tls = true;
+			o->tls = true;
 			break;
 		case 'S':
-			stall = tls = true;
+			o->stall = o->tls = true;
 			break;
 		case 'p':
-			if (sscanf(optarg, "%zu/%zu", &sent, &declared) != 2 || sent >= declared ||
-			    declared < 256) {
+			if (sscanf(optarg, "%zu/%zu", &o->sent, &o->declared) != 2 ||
+			    o->sent >= o->declared || o->declared < 256) {
 				fprintf(stderr, "idleconns: -p SENT/DECLARED, SENT < DECLARED\n");
 				return 2;
 			}
@@ -150,79 +158,103 @@ int main(int argc, char **argv)
 			goto usage;
 		}
 	}
-	if (argc - optind != 3 || strlen(dn) > 4096 || strlen(pw) > 4096) {
+	if (argc - optind != 3 || strlen(o->dn) > 4096 || strlen(o->pw) > 4096) {
 	usage:
 		fprintf(stderr, "usage: idleconns [-D DN -w PASSWORD] [-Z] [-S] "
 		                "[-p SENT/DECLARED] HOST PORT N\n");
 		return 2;
 	}
-	int n = atoi(argv[optind + 2]);
+	o->host = argv[optind];
+	o->port = argv[optind + 1];
+	o->n = atoi(argv[optind + 2]);
+	return 0;
+}
+
+/* The first sent bytes of an LDAPMessage of declared bytes: message ID 2, then a search
+ * request's head and zeros for its content (never complete, so never decoded). */
+static unsigned char *partial_request(size_t sent, size_t declared)
+{
+	unsigned char *partial = calloc(1, sent);
+	unsigned char head[16], *p = put_head(head, 0x30, declared);
+	p = put_head(p, 0x02, 1);
+	*p++ = 2;
+	p = put_head(p, 0x63, declared - 9);
+	memcpy(partial, head, (size_t)(p - head) < sent ? (size_t)(p - head) : sent);
+	return partial;
+}
+
+/*
+ * Opens connection i to sa and leaves it idle as o asks: a stalled handshake, or a bind
+ * (req[0..reqlen)) answered, then the partial request if any. Returns its descriptor;
+ * -1 after a message.
+ */
+static int hold_one(const struct opts *o, int i, const struct sockaddr_in *sa, SSL_CTX *ctx,
+                    const unsigned char *req, size_t reqlen, const unsigned char *partial)
+{
+	struct link l = {.fd = socket(AF_INET, SOCK_STREAM, 0)};
+	if (l.fd < 0 || connect(l.fd, (const struct sockaddr *)sa, sizeof(*sa)) < 0) {
+		fprintf(stderr, "idleconns: connection %d: %s\n", i, strerror(errno));
+		return -1;
+	}
+	struct timeval tv = {.tv_sec = 10};
+	setsockopt(l.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (o->stall) {
+		if (stall_handshake(ctx, l.fd) < 0) {
+			fprintf(stderr, "idleconns: ClientHello %d not sent\n", i);
+			return -1;
+		}
+		return l.fd;
+	}
+	if (o->tls) {
+		l.ssl = SSL_new(ctx);
+		SSL_set_fd(l.ssl, l.fd);
+		if (SSL_connect(l.ssl) != 1) {
+			fprintf(stderr, "idleconns: TLS handshake %d failed\n", i);
+			ERR_print_errors_fp(stderr);
+			return -1;
+		}
+	}
+	unsigned char buf[256];
+	if (xsend(&l, req, reqlen) < 0 || xrecv(&l, buf, sizeof(buf)) <= 0 || buf[0] != 0x30) {
+		fprintf(stderr, "idleconns: bind %d not answered\n", i);
+		return -1;
+	}
+	/* The bind's resultCode: after the message ID (02 01 01) and 61 LEN 0a 01. */
+	if (o->dn[0] && !(buf[1] < 0x80 && buf[5] == 0x61 && buf[9] == 0)) {
+		fprintf(stderr, "idleconns: bind %d as %s refused\n", i, o->dn);
+		return -1;
+	}
+	if (partial && xsend(&l, partial, o->sent) < 0) {
+		fprintf(stderr, "idleconns: partial request %d not sent: %s\n", i, strerror(errno));
+		return -1;
+	}
+	/* The socket stays open and quiet; the client's TLS state goes (no close_notify). */
+	SSL_free(l.ssl);
+	return l.fd;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	int rc = parse_args(argc, argv, &o);
+	if (rc)
+		return rc;
+	int n = o.n;
 	int *fds = calloc((size_t)n, sizeof(int));
 	unsigned char *req = malloc(64 + 2 * 4096), *partial = NULL;
-	size_t reqlen = bind_request(req, dn, pw);
-	if (declared) {
-		/* An LDAPMessage of DECLARED bytes: message ID 2, then a search request's head
-		 * and zeros for its content (never complete, so never decoded). */
-		partial = calloc(1, sent);
-		unsigned char head[16], *p = put_head(head, 0x30, declared);
-		p = put_head(p, 0x02, 1);
-		*p++ = 2;
-		p = put_head(p, 0x63, declared - 9);
-		memcpy(partial, head, (size_t)(p - head) < sent ? (size_t)(p - head) : sent);
-	}
+	size_t reqlen = bind_request(req, o.dn, o.pw);
+	if (o.declared)
+		partial = partial_request(o.sent, o.declared);
 	SSL_CTX *ctx = NULL;
-	if (tls && !(ctx = SSL_CTX_new(TLS_client_method()))) {
+	if (o.tls && !(ctx = SSL_CTX_new(TLS_client_method()))) {
 		fprintf(stderr, "idleconns: SSL_CTX_new failed\n");
 		return 1;
 	}
-	struct sockaddr_in sa = {.sin_family = AF_INET,
-	                         .sin_port = htons((uint16_t)atoi(argv[optind + 1]))};
-	inet_pton(AF_INET, argv[optind], &sa.sin_addr);
-	for (int i = 0; i < n; i++) {
-		struct link l = {.fd = socket(AF_INET, SOCK_STREAM, 0)};
-		fds[i] = l.fd;
-		if (l.fd < 0 || connect(l.fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-			fprintf(stderr, "idleconns: connection %d: %s\n", i, strerror(errno));
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(o.port))};
+	inet_pton(AF_INET, o.host, &sa.sin_addr);
+	for (int i = 0; i < n; i++)
+		if ((fds[i] = hold_one(&o, i, &sa, ctx, req, reqlen, partial)) < 0)
 			return 1;
-		}
-		struct timeval tv = {.tv_sec = 10};
-		setsockopt(l.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-		if (stall) {
-			if (stall_handshake(ctx, l.fd) < 0) {
-				fprintf(stderr, "idleconns: ClientHello %d not sent\n", i);
-				return 1;
-			}
-			continue;
-		}
-		if (tls) {
-			l.ssl = SSL_new(ctx);
-			SSL_set_fd(l.ssl, l.fd);
-			if (SSL_connect(l.ssl) != 1) {
-				fprintf(stderr, "idleconns: TLS handshake %d failed\n", i);
-				ERR_print_errors_fp(stderr);
-				return 1;
-			}
-		}
-		unsigned char buf[256];
-		if (xsend(&l, req, reqlen) < 0 || xrecv(&l, buf, sizeof(buf)) <= 0 ||
-		    buf[0] != 0x30) {
-			fprintf(stderr, "idleconns: bind %d not answered\n", i);
-			return 1;
-		}
-		/* The bind's resultCode: after the message ID (02 01 01) and 61 LEN 0a 01. */
-		if (dn[0] && !(buf[1] < 0x80 && buf[5] == 0x61 && buf[9] == 0)) {
-			fprintf(stderr, "idleconns: bind %d as %s refused\n", i, dn);
-			return 1;
-		}
-		if (partial && xsend(&l, partial, sent) < 0) {
-			fprintf(stderr, "idleconns: partial request %d not sent: %s\n", i,
-			        strerror(errno));
-			return 1;
-		}
-		/* The socket stays open and quiet; the client's TLS state goes (no close_notify).
-		 */
-		SSL_free(l.ssl);
-	}
 	printf("held %d\n", n);
 	fflush(stdout);
 	char line[16];

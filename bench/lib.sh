@@ -40,6 +40,39 @@ forget() {
 	for p in "${pids[@]}"; do [ "$p" = "$1" ] || keep+=("$p"); done
 	pids=("${keep[@]}")
 }
+# stop_pid PID: SIGTERM, up to 10 s, then SIGKILL; then forgets it.
+stop_pid() {
+	kill -TERM "$1" 2> /dev/null
+	for _ in $(seq 1 200); do kill -0 "$1" 2> /dev/null || break; sleep 0.05; done
+	kill -KILL "$1" 2> /dev/null
+	wait "$1" 2> /dev/null
+	forget "$1"
+}
+# idle_hold NAME ARG...: starts $BUILD/bench/idleconns ARG... (output in $work/out, standard
+# input a FIFO this shell holds open on descriptor 9) and waits, up to 2 minutes, for its
+# "held N" line: the connections are made and idle. Sets $idle_pid; dies naming NAME if
+# idleconns fails. idle_release: the line idleconns waits for, then its end (it has closed
+# the connections, its "server-closed K" line in $work/out).
+idle_hold() {
+	local name=$1
+	shift
+	rm -f "$work/ctl" "$work/out"
+	mkfifo "$work/ctl"
+	timeout 300 "$BUILD/bench/idleconns" "$@" < "$work/ctl" > "$work/out" &
+	idle_pid=$!
+	exec 9> "$work/ctl"
+	for _ in $(seq 1 1200); do
+		grep -q '^held' "$work/out" 2> /dev/null && break
+		kill -0 "$idle_pid" 2> /dev/null || break
+		sleep 0.1
+	done
+	grep -q '^held' "$work/out" || die "$name: idleconns failed"
+}
+idle_release() {
+	echo go >&9
+	exec 9>&-
+	wait "$idle_pid"
+}
 # bench_directory N CONF [LINE...]: $work/data.ldif, N entries of bench/gen-ldif.sh under
 # $SUFFIX, and the minidir config CONF (listen on any port, database $work/db.mdb, the
 # suffix, then each LINE) with that LDIF imported.
@@ -70,6 +103,19 @@ bench_slapd_import() {
 	} > "$work/slapd.conf"
 	timeout 120 "$SLAPADD" -q -f "$work/slapd.conf" -l "$work/data.ldif" > "$work/slapadd.log" 2>&1 ||
 		die "slapadd failed: $(tail -3 "$work/slapadd.log")"
+}
+# bench_slapd_start SECONDS URLS: slapd on $work/slapd.conf (bench_slapd_import), listening on
+# URLS (space-separated), ended by timeout after SECONDS at the latest; waits, up to about 30 s,
+# until it answers a root DSE search on ldap://127.0.0.1:$sport, and sets $spid from its pid file.
+bench_slapd_start() {
+	timeout -s TERM "$1" "$SLAPD" -d 0 -f "$work/slapd.conf" -h "$2" 2> "$work/slapd.log" &
+	pids+=($!)
+	for _ in $(seq 1 300); do
+		[ -s "$work/slapd.pid" ] && timeout 5 ldapsearch -x -H "ldap://127.0.0.1:$sport" -b "" -s base > /dev/null 2>&1 && break
+		sleep 0.1
+	done
+	spid=$(cat "$work/slapd.pid" 2> /dev/null)
+	[ -n "$spid" ] || die "slapd did not start: $(cat "$work/slapd.log")"
 }
 # wait_port LOG [SCHEME]: the port minidir logged in LOG.
 . scripts/wait_port.sh

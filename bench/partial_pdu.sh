@@ -32,26 +32,14 @@ rss() { awk '/^RssAnon/ { print $2 }' "/proc/$1/status"; }
 
 # measure NAME PID PORT: prints one table row.
 measure() {
-	local name=$1 pid=$2 port=$3 start held after ic
+	local name=$1 pid=$2 port=$3 start held after
 	timeout 10 ldapsearch -x -H "ldap://127.0.0.1:$port" -b "$SUFFIX" -s base > /dev/null 2>&1
 	sleep 2
 	start=$(rss "$pid")
-	rm -f "$work/ctl" "$work/out"
-	mkfifo "$work/ctl"
-	timeout 300 "$BUILD/bench/idleconns" -p "$PARTIAL" 127.0.0.1 "$port" "$N" < "$work/ctl" > "$work/out" &
-	ic=$!
-	exec 9> "$work/ctl"
-	for _ in $(seq 1 1200); do
-		grep -q '^held' "$work/out" 2> /dev/null && break
-		kill -0 "$ic" 2> /dev/null || break
-		sleep 0.1
-	done
-	grep -q '^held' "$work/out" || die "$name: idleconns failed"
+	idle_hold "$name" -p "$PARTIAL" 127.0.0.1 "$port" "$N"
 	sleep 2
 	held=$(rss "$pid")
-	echo go >&9
-	exec 9>&-
-	wait "$ic"
+	idle_release
 	sleep 3
 	after=$(rss "$pid")
 	echo "| $name | $start | $held | $((held - start)) | $after | $(sed -n 's/^server-closed //p' "$work/out") |"
@@ -77,12 +65,5 @@ minidir_run minidir "$BUILD"
 [ -n "$BEFORE" ] && minidir_run "minidir ($BEFORE)" "$BEFORE"
 
 sport=$((20000 + RANDOM % 20000))
-timeout -s TERM 900 "$SLAPD" -d 0 -f "$work/slapd.conf" -h "ldap://127.0.0.1:$sport/" 2> "$work/slapd.log" &
-pids+=($!)
-for _ in $(seq 1 100); do
-	[ -s "$work/slapd.pid" ] && timeout 5 ldapsearch -x -H "ldap://127.0.0.1:$sport" -b "" -s base > /dev/null 2>&1 && break
-	sleep 0.1
-done
-spid=$(cat "$work/slapd.pid" 2> /dev/null)
-[ -n "$spid" ] || die "slapd did not start: $(cat "$work/slapd.log")"
+bench_slapd_start 900 "ldap://127.0.0.1:$sport/"
 measure slapd "$spid" "$sport"

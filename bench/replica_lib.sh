@@ -11,14 +11,6 @@ ADMIN=cn=admin,$EX
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 . tests/integration/slapd_conf.sh
 
-# stop_pid PID: SIGTERM, up to 10 s, then SIGKILL; then forgets it.
-stop_pid() {
-	kill -TERM "$1" 2> /dev/null
-	for _ in $(seq 1 200); do kill -0 "$1" 2> /dev/null || break; sleep 0.05; done
-	kill -KILL "$1" 2> /dev/null
-	wait "$1" 2> /dev/null
-	forget "$1"
-}
 # free_port: a 127.0.0.1 port nobody answers on (and not handed out before in this run).
 used_ports=" "
 free_port() {

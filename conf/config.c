@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "protocol/buf.h"
 #include "protocol/dn.h"
 #include "protocol/schema.h"
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "protocol/buf.h"
 #include "protocol/filter.h"
 #include "protocol/schema.h"
 #include "storage/entry.h"

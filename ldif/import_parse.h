@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "protocol/buf.h"
 #include "storage/db.h"
 #include "storage/entry_index.h"
 #include "storage/entry_rdn.h"

@@ -9,6 +9,7 @@
 #include <ldif.h> /* needs stdio.h and lber.h first */
 
 #include "protocol/array.h"
+#include "protocol/tlv.h"
 #include "storage/candidates.h"
 #include "storage/db.h"
 #include "ldif/ldif_import.h"

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "protocol/buf.h"
 #include "protocol/dn.h"
 #include "storage/db.h"
 #include "storage/import_memberof.h"

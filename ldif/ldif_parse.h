@@ -35,7 +35,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "protocol/tlv.h"
+#include "protocol/buf.h"
 
 /* A parsed record and the buffers it lives in (reused from one record to the next). A
  * zeroed struct is empty, and refuses URL values. */

@@ -17,7 +17,7 @@
 
 #include <stddef.h>
 
-#include "protocol/tlv.h"
+#include "protocol/buf.h"
 
 /*
  * Appends the contents of the file url[0..len) names to out (owned by the caller), at

@@ -1,6 +1,6 @@
 /*
  * An attribute gate: which attribute types a client may use for one entry
- * (server/access.h builds them from the access rules). Filters treat an
+ * (server/ops/access.c builds them from the access rules). Filters treat an
  * attribute the gate refuses as Undefined, responses leave it out. A NULL gate
  * allows every attribute.
  *

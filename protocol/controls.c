@@ -1,6 +1,7 @@
 #include "protocol/controls.h"
 
 #include "protocol/ber_in.h"
+#include "protocol/tlv.h"
 
 #include <ldap.h>
 

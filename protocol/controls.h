@@ -14,7 +14,7 @@
 #include <lber.h>
 #include <stdbool.h>
 
-#include "protocol/tlv.h"
+#include "protocol/buf.h"
 
 #define CONTROL_PAGED_RESULTS "1.2.840.113556.1.4.319"
 #define CONTROL_SORT_REQUEST "1.2.840.113556.1.4.473"

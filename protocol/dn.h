@@ -31,7 +31,7 @@
 
 #include <stddef.h>
 
-#include "protocol/tlv.h"
+#include "protocol/buf.h"
 
 /*
  * Normalizes dn[0..len) (borrowed, need not be NUL-terminated; copied before

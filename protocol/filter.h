@@ -20,7 +20,8 @@
  * or extensible match without a named rule holds for every subclass of the class asserted
  * ("(objectClass=person)" matches an inetOrgPerson, RFC 4512 2.4.1).
  *
- * Layering: uses match.h, dn.h and schema.h (below it); request.h uses it.
+ * Layering: uses match.h (DN-valued items through it) and schema.h, below it; request.h
+ * uses it. Files: filter_decode.c, filter_eval.c, filter_memo.c, filter_string.c.
  * Thread rules: a tree is immutable once built, so threads may
  * evaluate one tree at once, each with its own scratch buffer; decoding and
  * evaluation read the schema (not while it is loaded or freed, schema.h).
@@ -36,7 +37,7 @@
 #include "protocol/arena.h"
 #include "protocol/attr_gate.h"
 #include "protocol/ber_in.h"
-#include "protocol/tlv.h"
+#include "protocol/buf.h"
 #include "protocol/match.h"
 #include "protocol/schema.h"
 

@@ -1,4 +1,5 @@
 /* Filters in their RFC 4515 string form: written for logs, read for the config (filter.h). */
+#include "protocol/buf.h"
 #include "protocol/filter.h"
 
 #include <string.h>

@@ -23,7 +23,7 @@
 #include <stddef.h>
 
 #include "protocol/match_rule.h"
-#include "protocol/tlv.h"
+#include "protocol/buf.h"
 
 /*
  * The equality rule for the attribute named name[0..len) (any case, options

@@ -20,7 +20,7 @@
 #include <stdbool.h>
 
 #include "protocol/arena.h"
-#include "protocol/tlv.h"
+#include "protocol/buf.h"
 
 #include "protocol/filter.h"
 

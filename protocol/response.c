@@ -2,8 +2,10 @@
 
 #include "protocol/match.h"
 #include "protocol/schema.h"
+#include "protocol/tlv.h"
 
 #include <ldap.h>
+#include <stddef.h>
 #include <string.h>
 #include <strings.h>
 
@@ -298,48 +300,46 @@ static inline const unsigned char *attr_at(const unsigned char *q, const unsigne
 	return q + h + len;
 }
 
-int response_entry_extra(struct buf *out, int32_t msgid, const unsigned char *stored, size_t len,
-                         const struct attr_select *sel, const unsigned char *extra,
-                         size_t extra_len)
+/* The stored entry as it is, after a message header: every user attribute asked, nothing
+ * to add or leave out. */
+static int entry_verbatim(struct buf *out, int32_t msgid, const unsigned char *stored, size_t len)
 {
-	bool verbatim = sel->all_user && !sel->types_only && !sel->gate && extra_len == 0 &&
-	                !sel->check_operational && !sel->values;
-	if (verbatim) {
-		size_t msg = msgid_size(msgid) + len;
-		if (buf_reserve(out, elem_size(msg)) < 0)
-			return -1;
-		unsigned char *w = put_header(out->data + out->len, LBER_SEQUENCE, msg);
-		w = put_msgid(w, msgid);
-		memcpy(w, stored, len);
-		out->len = (size_t)(w + len - out->data);
-		return 0;
-	}
-	const unsigned char *p = stored, *end = stored + len, *body, *dn, *attrs;
-	size_t blen, dnlen, alen;
-	unsigned char tag;
-	if (!tlv_read_inline(&p, end, &tag, &body, &blen))
+	size_t msg = msgid_size(msgid) + len;
+	if (buf_reserve(out, elem_size(msg)) < 0)
 		return -1;
-	p = body;
-	end = body + blen;
-	if (!tlv_read_inline(&p, end, &tag, &dn, &dnlen) ||
-	    !tlv_read_inline(&p, end, &tag, &attrs, &alen))
-		return -1;
-	if (sel->values)
-		return entry_matched_values(out, msgid, dn, dnlen, attrs, alen, sel, extra,
-		                            extra_len);
-	/* Pass 1: the size of what is selected, and where it lies as runs of adjacent
-	 * attributes (most entries: one or two), so pass 2 need not walk them again. */
+	unsigned char *w = put_header(out->data + out->len, LBER_SEQUENCE, msg);
+	w = put_msgid(w, msgid);
+	memcpy(w, stored, len);
+	out->len = (size_t)(w + len - out->data);
+	return 0;
+}
+
+/* Where the selected attributes lie: runs of adjacent ones (most entries: one or two). */
+struct entry_runs {
 	struct span {
 		const unsigned char *at;
 		size_t len;
-	} runs[ENTRY_RUNS_MAX];
-	int nruns = 0;
-	bool types_only = sel->types_only, walk_again = types_only;
+	} run[ENTRY_RUNS_MAX];
+	int n;
+	bool walk_again; /* types only, or more runs than fit: pass 2 walks the list again */
+};
+
+/*
+ * Pass 1 over the attribute list attrs[0..alen): the size of what sel selects (as it will
+ * be written), and where it lies in *runs, so pass 2 need not walk the list again.
+ * Returns the size; -1 when the bytes hold no attribute list.
+ */
+static inline ptrdiff_t select_runs(const struct attr_select *sel, const unsigned char *attrs,
+                                    size_t alen, struct entry_runs *runs)
+{
+	bool types_only = sel->types_only;
 	/* the usual request: every user attribute the gate lets through */
 	bool gate_only = sel->all_user && !sel->check_operational;
 	const struct attr_gate *gate = sel->gate;
 	size_t sel_len = 0;
 	const unsigned char *aend = attrs + alen, *run_end = NULL;
+	int n = 0; /* runs->n and runs->walk_again kept in locals, stored at the end */
+	bool walk_again = types_only;
 	for (const unsigned char *q = attrs; q < aend;) {
 		const unsigned char *a = q, *t;
 		size_t tlen;
@@ -351,22 +351,32 @@ int response_entry_extra(struct buf *out, int32_t msgid, const unsigned char *st
 		size_t asize = (size_t)(q - a);
 		sel_len += types_only ? selected_size(sel, asize, tlen) : asize;
 		if (a == run_end)
-			runs[nruns - 1].len += asize;
-		else if (nruns < ENTRY_RUNS_MAX)
-			runs[nruns++] = (struct span){a, asize};
+			runs->run[n - 1].len += asize;
+		else if (n < ENTRY_RUNS_MAX)
+			runs->run[n++] = (struct span){a, asize};
 		else
 			walk_again = true; /* runs are not used then */
 		run_end = q;
 	}
-	sel_len += extra_len;
-	/* Pass 2: write it; the reservation covers every byte below. */
-	if (put_entry_head(out, msgid, dn, dnlen, sel_len) < 0)
-		return -1;
-	unsigned char *w = out->data + out->len;
-	for (int i = 0; !walk_again && i < nruns; i++) {
-		memcpy(w, runs[i].at, runs[i].len);
-		w += runs[i].len;
+	runs->n = n;
+	runs->walk_again = walk_again;
+	return (ptrdiff_t)sel_len;
+}
+
+/*
+ * Pass 2: writes at w what select_runs measured (the room reserved already) and returns the
+ * end: the runs copied, or the list walked again (each attribute pass 1 read whole).
+ */
+static inline unsigned char *write_selected(unsigned char *w, const struct attr_select *sel,
+                                            const unsigned char *attrs, size_t alen,
+                                            const struct entry_runs *runs)
+{
+	bool walk_again = runs->walk_again;
+	for (int i = 0, n = runs->n; !walk_again && i < n; i++) {
+		memcpy(w, runs->run[i].at, runs->run[i].len);
+		w += runs->run[i].len;
 	}
+	const unsigned char *aend = attrs + alen;
 	for (const unsigned char *q = attrs; walk_again && q < aend;) {
 		const unsigned char *a = q, *t;
 		size_t tlen;
@@ -382,6 +392,35 @@ int response_entry_extra(struct buf *out, int32_t msgid, const unsigned char *st
 			w += q - a;
 		}
 	}
+	return w;
+}
+
+int response_entry_extra(struct buf *out, int32_t msgid, const unsigned char *stored, size_t len,
+                         const struct attr_select *sel, const unsigned char *extra,
+                         size_t extra_len)
+{
+	if (sel->all_user && !sel->types_only && !sel->gate && extra_len == 0 &&
+	    !sel->check_operational && !sel->values)
+		return entry_verbatim(out, msgid, stored, len);
+	const unsigned char *p = stored, *end = stored + len, *body, *dn, *attrs;
+	size_t blen, dnlen, alen;
+	unsigned char tag;
+	if (!tlv_read_inline(&p, end, &tag, &body, &blen))
+		return -1;
+	p = body;
+	end = body + blen;
+	if (!tlv_read_inline(&p, end, &tag, &dn, &dnlen) ||
+	    !tlv_read_inline(&p, end, &tag, &attrs, &alen))
+		return -1;
+	if (sel->values)
+		return entry_matched_values(out, msgid, dn, dnlen, attrs, alen, sel, extra,
+		                            extra_len);
+	struct entry_runs runs;
+	ptrdiff_t sel_len = select_runs(sel, attrs, alen, &runs);
+	if (sel_len < 0 || put_entry_head(out, msgid, dn, dnlen, (size_t)sel_len + extra_len) < 0)
+		return -1;
+	/* the reservation covers every byte below */
+	unsigned char *w = write_selected(out->data + out->len, sel, attrs, alen, &runs);
 	if (extra_len) {
 		memcpy(w, extra, extra_len);
 		w += extra_len;

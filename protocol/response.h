@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "protocol/filter.h"
-#include "protocol/tlv.h"
+#include "protocol/buf.h"
 
 /* OID of the Notice of Disconnection unsolicited notification (RFC 4511 4.4.1). */
 #define RESPONSE_NOTICE_OF_DISCONNECTION "1.3.6.1.4.1.1466.20036"

@@ -1,5 +1,7 @@
 #include "protocol/schema.h"
 
+#include "protocol/schema_builtin.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <ldap.h>
@@ -9,97 +11,6 @@
 #include <string.h>
 #include <stdint.h>
 #include <strings.h>
-
-/*
- * Operational attributes and classes servers define themselves (slapd has them
- * built in, so the .schema files do not carry them). Texts from RFC 4512
- * (subschema, features), RFC 4530 (entryUUID), RFC 5020 (entryDN), RFC 3045
- * (vendor) and draft-boreham-numsubordinates.
- */
-static const char *const builtin_attrs[] = {
-    /* RFC 2307's uidNumber and gidNumber, as slapd builds them in: with ordering. */
-    "( 1.3.6.1.1.1.1.0 NAME 'uidNumber' EQUALITY integerMatch ORDERING integerOrderingMatch "
-    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE )",
-    "( 1.3.6.1.1.1.1.1 NAME 'gidNumber' EQUALITY integerMatch ORDERING integerOrderingMatch "
-    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE )",
-    "( 2.5.4.0 NAME 'objectClass' EQUALITY objectIdentifierMatch "
-    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.38 )",
-    "( 2.5.21.9 NAME 'structuralObjectClass' EQUALITY objectIdentifierMatch "
-    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.38 SINGLE-VALUE NO-USER-MODIFICATION "
-    "USAGE directoryOperation )",
-    "( 2.5.18.1 NAME 'createTimestamp' EQUALITY generalizedTimeMatch "
-    "ORDERING generalizedTimeOrderingMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.24 "
-    "SINGLE-VALUE NO-USER-MODIFICATION USAGE directoryOperation )",
-    "( 2.5.18.2 NAME 'modifyTimestamp' EQUALITY generalizedTimeMatch "
-    "ORDERING generalizedTimeOrderingMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.24 "
-    "SINGLE-VALUE NO-USER-MODIFICATION USAGE directoryOperation )",
-    "( 2.5.18.3 NAME 'creatorsName' EQUALITY distinguishedNameMatch "
-    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.12 SINGLE-VALUE NO-USER-MODIFICATION "
-    "USAGE directoryOperation )",
-    "( 2.5.18.4 NAME 'modifiersName' EQUALITY distinguishedNameMatch "
-    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.12 SINGLE-VALUE NO-USER-MODIFICATION "
-    "USAGE directoryOperation )",
-    /* Replication state slapcat writes (OpenLDAP's OIDs): read and dropped at import. */
-    "( 1.3.6.1.4.1.4203.666.1.7 NAME 'entryCSN' EQUALITY CSNMatch "
-    "SYNTAX 1.3.6.1.4.1.4203.666.11.2.1{64} SINGLE-VALUE NO-USER-MODIFICATION "
-    "USAGE directoryOperation )",
-    "( 1.3.6.1.4.1.4203.666.1.25 NAME 'contextCSN' EQUALITY CSNMatch "
-    "SYNTAX 1.3.6.1.4.1.4203.666.11.2.1{64} NO-USER-MODIFICATION USAGE dSAOperation )",
-    "( 2.5.18.9 NAME 'hasSubordinates' EQUALITY booleanMatch "
-    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.7 SINGLE-VALUE NO-USER-MODIFICATION "
-    "USAGE directoryOperation )",
-    "( 1.3.6.1.4.1.453.16.2.103 NAME 'numSubordinates' EQUALITY integerMatch "
-    "ORDERING integerOrderingMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE "
-    "NO-USER-MODIFICATION USAGE dSAOperation )",
-    "( 2.5.18.10 NAME 'subschemaSubentry' EQUALITY distinguishedNameMatch "
-    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.12 SINGLE-VALUE NO-USER-MODIFICATION "
-    "USAGE directoryOperation )",
-    /* As slapd's memberof overlay defines it; minidir-import computes it (storage/db.h). */
-    "( 1.2.840.113556.1.2.102 NAME 'memberOf' DESC 'Group that the entry belongs to' "
-    "EQUALITY distinguishedNameMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.12 "
-    "NO-USER-MODIFICATION USAGE dSAOperation )",
-    "( 1.3.6.1.1.20 NAME 'entryDN' EQUALITY distinguishedNameMatch "
-    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.12 SINGLE-VALUE NO-USER-MODIFICATION "
-    "USAGE directoryOperation )",
-    "( 1.3.6.1.1.16.4 NAME 'entryUUID' EQUALITY UUIDMatch ORDERING UUIDOrderingMatch "
-    "SYNTAX 1.3.6.1.1.16.1 SINGLE-VALUE NO-USER-MODIFICATION USAGE directoryOperation )",
-    "( 2.5.21.5 NAME 'attributeTypes' EQUALITY objectIdentifierFirstComponentMatch "
-    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.3 USAGE directoryOperation )",
-    "( 2.5.21.6 NAME 'objectClasses' EQUALITY objectIdentifierFirstComponentMatch "
-    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.37 USAGE directoryOperation )",
-    "( 2.5.21.4 NAME 'matchingRules' EQUALITY objectIdentifierFirstComponentMatch "
-    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.30 USAGE directoryOperation )",
-    "( 1.3.6.1.4.1.1466.101.120.16 NAME 'ldapSyntaxes' EQUALITY "
-    "objectIdentifierFirstComponentMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.54 "
-    "USAGE directoryOperation )",
-    "( 1.3.6.1.4.1.1466.101.120.5 NAME 'namingContexts' "
-    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.12 USAGE dSAOperation )",
-    "( 1.3.6.1.4.1.1466.101.120.13 NAME 'supportedControl' "
-    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.38 USAGE dSAOperation )",
-    "( 1.3.6.1.4.1.1466.101.120.7 NAME 'supportedExtension' "
-    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.38 USAGE dSAOperation )",
-    "( 1.3.6.1.4.1.4203.1.3.5 NAME 'supportedFeatures' EQUALITY objectIdentifierMatch "
-    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.38 USAGE dSAOperation )",
-    "( 1.3.6.1.4.1.1466.101.120.15 NAME 'supportedLDAPVersion' "
-    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 USAGE dSAOperation )",
-    "( 1.3.6.1.4.1.1466.101.120.14 NAME 'supportedSASLMechanisms' "
-    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.15 USAGE dSAOperation )",
-    "( 1.3.6.1.1.4 NAME 'vendorName' EQUALITY caseExactIA5Match "
-    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.26 SINGLE-VALUE NO-USER-MODIFICATION "
-    "USAGE dSAOperation )",
-    "( 1.3.6.1.1.5 NAME 'vendorVersion' EQUALITY caseExactIA5Match "
-    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.26 SINGLE-VALUE NO-USER-MODIFICATION "
-    "USAGE dSAOperation )",
-};
-
-static const char *const builtin_classes[] = {
-    "( 2.5.6.0 NAME 'top' ABSTRACT MUST objectClass )",
-    "( 1.3.6.1.4.1.1466.101.120.111 NAME 'extensibleObject' SUP top AUXILIARY )",
-    /* One string in two pieces (the parentheses tell clang it is meant). */
-    ("( 2.5.20.1 NAME 'subschema' AUXILIARY MAY ( attributeTypes $ objectClasses $ "
-     "matchingRules $ ldapSyntaxes ) )"),
-    "( 2.5.6.1 NAME 'alias' SUP top STRUCTURAL MUST aliasedObjectName )",
-};
 
 /* Name -> type lookup: open addressing over lowercased names and OIDs. */
 #define SCHEMA_SLOTS 4096
@@ -334,7 +245,7 @@ static void inherit_rules(void)
  * Reads one .schema file: "attributetype ( ... )" and "objectclass ( ... )"
  * statements, continued on lines that start with white space. Definitions
  * that are commented out ("#attributetype") are the ones slapd builds in; they
- * are read too, after the built-ins above, so nothing is missing.
+ * are read too, after the built-ins (schema_builtin.c), so nothing is missing.
  */
 static int load_file(const char *path, char *err, size_t errlen)
 {
@@ -510,12 +421,12 @@ bool schema_oc_is_a(const struct schema_oc *oc, const struct schema_oc *sup)
 
 int schema_load(const char *dir, const char *files, char *err, size_t errlen)
 {
-	for (size_t i = 0; i < sizeof(builtin_attrs) / sizeof(builtin_attrs[0]); i++)
-		if (add_definition(DEF_ATTRIBUTE_TYPE, builtin_attrs[i], err, errlen,
+	for (size_t i = 0; i < schema_builtin_nattrs; i++)
+		if (add_definition(DEF_ATTRIBUTE_TYPE, schema_builtin_attrs[i], err, errlen,
 		                   "built-in schema") < 0)
 			return -1;
-	for (size_t i = 0; i < sizeof(builtin_classes) / sizeof(builtin_classes[0]); i++)
-		if (add_definition(DEF_OBJECT_CLASS, builtin_classes[i], err, errlen,
+	for (size_t i = 0; i < schema_builtin_nclasses; i++)
+		if (add_definition(DEF_OBJECT_CLASS, schema_builtin_classes[i], err, errlen,
 		                   "built-in schema") < 0)
 			return -1;
 	char names[1024], path[4096];

@@ -1,6 +1,6 @@
 /*
- * Minimal BER for the hot path: a growable byte buffer, writing response PDUs
- * straight into a connection's output buffer, and reading TLVs of
+ * Minimal BER for the hot path: writing response PDUs straight into a
+ * connection's output buffer (a struct buf, buf.h), and reading TLVs of
  * definite-length encodings (entries minidir itself stored, response parts).
  *
  * Why not liblber here: a search answers with thousands of SearchResultEntry
@@ -9,12 +9,16 @@
  * (ber_in.h).
  *
  * Hostile input: tlv_read also sees client bytes (ber_in.c reads requests with
- * it, after frame_next bounded the PDU). On any
- * bytes it reads only inside [*p, end), returns a value that lies inside them,
- * and fails rather than guesses: it never trusts a length beyond end.
+ * it, after frame_next bounded the PDU). On any bytes it reads only inside
+ * [*p, end), returns a value that lies inside them, and fails rather than
+ * guesses: it never trusts a length beyond end.
  *
- * Thread rules: no global state. A struct buf belongs to one user at a time
- * (a connection, a scratch area); nothing here locks.
+ * Failure: the readers return false on malformed bytes (tlv_read says what
+ * they leave); the appenders (tlv_put*) fail only when out of memory (-1, the
+ * buffer unchanged); the tlv_write* writers cannot fail, the caller having
+ * reserved the room.
+ *
+ * Thread rules: no global state; a struct buf belongs to one user at a time.
  */
 #ifndef MINIDIR_PROTOCOL_TLV_H
 #define MINIDIR_PROTOCOL_TLV_H
@@ -24,46 +28,7 @@
 #include <stdint.h>
 #include <string.h>
 
-/*
- * A growable byte buffer with a consumed offset: data[off..len) is pending,
- * data[len..cap) free. A zeroed struct is an empty buffer (data NULL); the
- * buffer owns data (malloc'd), freed by buf_free. Pointers into data are
- * invalidated by any call that may grow or compact it (reserve, append,
- * tlv_put*, compact).
- */
-struct buf {
-	unsigned char *data;
-	size_t off;
-	size_t len;
-	size_t cap;
-};
-
-/*
- * Makes room for n more bytes at data+len: compacts if consumed space is
- * enough, else reallocates (capacity doubles from 256: small buffers, such as a
- * request's DN key, stay in malloc's fast per-thread caches).
- * Returns 0; -1 when out of memory (b unchanged).
- */
-int buf_reserve(struct buf *b, size_t n);
-/* Appends n bytes. Returns 0 or -1 (out of memory; b unchanged). */
-int buf_append(struct buf *b, const void *p, size_t n);
-/*
- * Appends p[0..n) with every byte below 0x20, 0x7f, a backslash and each byte of special
- * (NUL-terminated) written as \XX (two lowercase hex digits): the RFC 4515 value
- * escape, and what keeps a log line whole. Errors as buf_append (no error is reported
- * for a partial append: the text is for logs).
- */
-void buf_append_escaped(struct buf *b, const void *p, size_t n, const char *special);
-/* Marks n pending bytes consumed (n <= buf_pending(b)); resets off and len to 0 when all are. */
-void buf_consume(struct buf *b, size_t n);
-/* Moves pending bytes to the front (off becomes 0), so free space is contiguous at the end. */
-void buf_compact(struct buf *b);
-static inline size_t buf_pending(const struct buf *b)
-{
-	return b->len - b->off;
-}
-/* Frees data and zeroes b (an empty buffer again, reusable). */
-void buf_free(struct buf *b);
+#include "protocol/buf.h"
 
 /* Number of bytes the BER encoding of length len takes (1 to 5; len < 2^32). Pure. */
 size_t tlv_len_size(size_t len);

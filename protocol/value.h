@@ -18,7 +18,7 @@
 #include <stddef.h>
 
 #include "protocol/match_rule.h"
-#include "protocol/tlv.h"
+#include "protocol/buf.h"
 
 /*
  * The equality rule of the attribute description name[0..len) (any case;

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "protocol/buf.h"
 #include "server/clock.h"
 #include "server/log.h"
 

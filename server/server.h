@@ -18,6 +18,7 @@
 
 #include "conf/config.h"
 #include "protocol/arena.h"
+#include "protocol/buf.h"
 #include "server/net/slab.h"
 #include "server/stats.h"
 #include "storage/cursor_pool.h"

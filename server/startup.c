@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "protocol/buf.h"
 #include "protocol/dn.h"
 #include "protocol/schema.h"
 #include "server/ops/access.h"

@@ -15,6 +15,7 @@
 #include <lmdb.h>
 #include <stdbool.h>
 
+#include "protocol/buf.h"
 #include "storage/cursor_pool.h"
 #include "storage/db.h"
 

@@ -32,6 +32,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "protocol/buf.h"
 #include "protocol/match.h"
 #include "storage/entry.h"
 #include "storage/key_memo.h"

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "protocol/tlv.h"
+
 bool entry_find_attr(const struct entry_view *e, const char *name, size_t len,
                      const unsigned char **vals, size_t *vlen)
 {

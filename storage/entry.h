@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "protocol/tlv.h"
+#include "protocol/buf.h"
 
 typedef uint32_t entry_id;
 

@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "protocol/schema.h"
+#include "protocol/tlv.h"
 
 struct writer {
 	const struct db *db;

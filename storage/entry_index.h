@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "protocol/buf.h"
 #include "storage/db.h"
 
 /* What entry_index_write returns for a value its index's rule cannot normalize. */

@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "protocol/schema.h"
+#include "protocol/tlv.h"
 
 /* Longest attribute description decoded (the canonical form is written into 256 bytes). */
 #define MODS_MAX_TYPE 255

@@ -11,7 +11,7 @@
 #include <ldap.h>
 #include <stddef.h>
 
-#include "protocol/tlv.h"
+#include "protocol/buf.h"
 
 /* Attributes decoded from BER: owns the arrays and the type names (one allocation, at
  * mod); the values point into the bytes decoded (borrowed: they must outlive the mods).

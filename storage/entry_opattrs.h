@@ -16,6 +16,7 @@
 #include <ldap.h>
 #include <lmdb.h>
 
+#include "protocol/buf.h"
 #include "storage/db.h"
 
 /* The names kept, in the order they are stored; NULL-terminated. */

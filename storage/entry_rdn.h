@@ -18,7 +18,7 @@
 #include <ldap.h>
 #include <stddef.h>
 
-#include "protocol/tlv.h"
+#include "protocol/buf.h"
 
 /* The arrays a completed entry lives in, reused from one entry to the next. A zeroed
  * struct is empty. */

@@ -19,7 +19,7 @@
 #include <stddef.h>
 
 #include "protocol/schema.h"
-#include "protocol/tlv.h"
+#include "protocol/buf.h"
 
 /* Where a schema problem lies: a value of one of the entry's attributes, or the
  * entry as a whole (mod NULL: a missing MUST attribute, no structural class). */

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "protocol/buf.h"
 #include "storage/db.h"
 
 /*

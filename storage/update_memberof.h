@@ -13,6 +13,7 @@
 #include <lmdb.h>
 #include <stdbool.h>
 
+#include "protocol/buf.h"
 #include "storage/db.h"
 
 struct memberof_scratch {

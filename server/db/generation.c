@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "protocol/buf.h"
 #include "protocol/dn.h"
 #include "server/clock.h"
 #include "server/db/file_guard.h"

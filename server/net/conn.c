@@ -28,6 +28,7 @@
 #include "protocol/frame.h"
 #include "protocol/request.h"
 #include "protocol/response.h"
+#include "protocol/tlv.h"
 #include "server/access_log.h"
 #include "server/clock.h"
 #include "server/dlist.h"

@@ -12,7 +12,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "protocol/tlv.h"
+#include "protocol/buf.h"
 #include "conf/config.h"
 #include "server/server.h"
 #include "server/net/worker.h"

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "protocol/buf.h"
 #include "server/access_log.h"
 #include "server/clock.h"
 #include "server/net/conn.h"

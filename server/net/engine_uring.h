@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "protocol/buf.h"
 #include "server/net/engine.h"
 
 #define URING_ENTRIES 512 /* submission queue; completions 4x */

@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "protocol/buf.h"
 #include "server/net/engine_uring.h"
 
 struct usock *uring_sock(struct uring_state *s, int fd)

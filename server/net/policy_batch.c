@@ -11,6 +11,7 @@
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 
+#include "protocol/buf.h"
 #include "server/net/conn.h"
 #include "server/net/policy.h"
 

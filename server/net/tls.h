@@ -38,7 +38,7 @@
 #include <stddef.h>
 
 #include "conf/config.h"
-#include "protocol/tlv.h"
+#include "protocol/buf.h"
 
 /* The most plaintext one TLS record carries (RFC 8446 5.1). */
 #define TLS_RECORD_PLAIN 16384

@@ -17,7 +17,7 @@
 #include <openssl/bio.h>
 #include <stddef.h>
 
-#include "protocol/tlv.h"
+#include "protocol/buf.h"
 
 /* What a BIO reads and writes: set by the session before each OpenSSL call. */
 struct tls_bio_io {

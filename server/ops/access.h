@@ -25,6 +25,7 @@
 
 #include "conf/access_rule.h"
 #include "protocol/attr_gate.h"
+#include "protocol/buf.h"
 #include "server/net/net.h"
 #include "storage/entry.h"
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "protocol/array.h"
+#include "protocol/buf.h"
 #include "protocol/response.h"
 #include "protocol/schema.h"
 #include "server/ops/access.h"

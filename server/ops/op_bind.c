@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "protocol/buf.h"
 #include "protocol/dn.h"
 #include "server/ops/access.h"
 #include "server/clock.h"

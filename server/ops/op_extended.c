@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "protocol/buf.h"
 #include "protocol/response.h"
 #include "server/ops/ops.h"
 #include "server/net/net.h"

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "protocol/buf.h"
 #include "protocol/dn.h"
 #include "protocol/response.h"
 #include "server/db/db.h"

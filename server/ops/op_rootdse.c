@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/buf.h"
 #include "protocol/schema.h"
 #include "server/ops/ops.h"
 

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/buf.h"
 #include "protocol/dn.h"
 #include "protocol/schema.h"
 #include "protocol/response.h"

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "protocol/buf.h"
 #include "server/access_log.h"
 #include "server/ops/ops.h"
 

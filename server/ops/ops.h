@@ -13,6 +13,7 @@
 #ifndef MINIDIR_SERVER_OPS_H
 #define MINIDIR_SERVER_OPS_H
 
+#include "protocol/buf.h"
 #include "protocol/request.h"
 #include "protocol/response.h"
 #include "server/net/net.h"

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "protocol/buf.h"
 #include "protocol/dn.h"
 #include "server/ops/search_alias.h"
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/buf.h"
 #include "server/ops/ops.h"
 #include "protocol/response.h"
 #include "server/replica/replica.h"

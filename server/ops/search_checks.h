@@ -9,6 +9,7 @@
 #ifndef MINIDIR_SERVER_SEARCH_CHECKS_H
 #define MINIDIR_SERVER_SEARCH_CHECKS_H
 
+#include "protocol/buf.h"
 #include "protocol/filter.h"
 #include "protocol/request.h"
 #include "server/ops/access.h"

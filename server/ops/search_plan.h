@@ -13,7 +13,6 @@
 #include <stdbool.h>
 
 #include "protocol/filter.h"
-#include "protocol/tlv.h"
 #include "storage/candidates.h"
 #include "storage/db.h"
 

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "protocol/attr_gate.h"
+#include "protocol/buf.h"
 #include "protocol/controls.h"
 #include "protocol/match.h"
 #include "storage/entry.h"

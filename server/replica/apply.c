@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/buf.h"
 #include "protocol/dn.h"
 #include "protocol/sync.h"
 #include "server/log.h"

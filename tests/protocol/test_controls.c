@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/buf.h"
 #include "protocol/controls.h"
 #include "tests/check_run.h"
 

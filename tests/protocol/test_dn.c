@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/buf.h"
 #include "protocol/dn.h"
 #include "tests/check_run.h"
 

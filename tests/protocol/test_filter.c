@@ -1,5 +1,5 @@
 /*
- * Unit tests for protocol/filter.c: decoding BER filters (built here with
+ * Unit tests for protocol/filter_decode.c and filter_eval.c: decoding BER filters (built here with
  * liblber's ber_printf) and evaluating them against an entry stored the way
  * storage keeps it (storage/entry.c).
  */
@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/buf.h"
 #include "protocol/filter.h"
 #include "storage/entry.h"
 #include "tests/check_run.h"

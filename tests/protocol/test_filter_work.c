@@ -1,5 +1,5 @@
 /*
- * Unit tests for the work protocol/filter.c counts while it evaluates (struct filter_ctx's
+ * Unit tests for the work protocol/filter_eval.c counts while it evaluates (struct filter_ctx's
  * work and work_limit, which a search slices and bounds itself by) and for filter_items
  * (what max_filter_items counts). Filters are parsed from their string form with libldap
  * (filter_from_string); the entry is stored as storage keeps it (storage/entry.c).
@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/buf.h"
 #include "protocol/filter.h"
 #include "storage/entry.h"
 #include "tests/check_run.h"

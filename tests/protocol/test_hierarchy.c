@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/buf.h"
 #include "protocol/filter.h"
 #include "protocol/response.h"
 #include "protocol/schema.h"

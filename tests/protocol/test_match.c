@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/buf.h"
 #include "protocol/match.h"
 #include "tests/check_run.h"
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/buf.h"
 #include "protocol/request.h"
 #include "tests/check_run.h"
 

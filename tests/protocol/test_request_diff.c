@@ -26,6 +26,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "protocol/buf.h"
 #include "protocol/match.h"
 #include "protocol/request.h"
 #include "tests/check_run.h"

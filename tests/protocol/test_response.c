@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "protocol/buf.h"
 #include "protocol/frame.h"
 #include "protocol/response.h"
 #include "storage/entry.h"

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "protocol/buf.h"
 #include "server/net/tls.h"
 #include "tests/check_run.h"
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/tlv.h"
 #include "storage/db_update.h"
 
 #define MODEL_MAX 12000

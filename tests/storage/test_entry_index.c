@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "protocol/buf.h"
 #include "protocol/schema.h"
 #include "storage/entry.h"
 #include "storage/entry_index.h"

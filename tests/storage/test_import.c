@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "protocol/buf.h"
 #include "protocol/dn.h"
 #include "protocol/match.h"
 #include "protocol/schema.h"

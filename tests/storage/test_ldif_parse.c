@@ -14,6 +14,7 @@
 
 #include "ldif/ldif_parse.h"
 #include "ldif/ldif_reader.h"
+#include "protocol/buf.h"
 #include "tests/check_run.h"
 
 static struct ldif_entry entry;

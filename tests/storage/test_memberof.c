@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "protocol/buf.h"
 #include "protocol/dn.h"
 #include "protocol/schema.h"
 #include "storage/db.h"

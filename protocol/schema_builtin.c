@@ -1,0 +1,97 @@
+#include "protocol/schema_builtin.h"
+
+/*
+ * The definitions schema_load adds before any .schema file (schema_builtin.h):
+ * operational attributes and classes servers define themselves (slapd has them
+ * built in, so the .schema files do not carry them). Texts from RFC 4512
+ * (subschema, features), RFC 4530 (entryUUID), RFC 5020 (entryDN), RFC 3045
+ * (vendor) and draft-boreham-numsubordinates.
+ */
+const char *const schema_builtin_attrs[] = {
+    /* RFC 2307's uidNumber and gidNumber, as slapd builds them in: with ordering. */
+    "( 1.3.6.1.1.1.1.0 NAME 'uidNumber' EQUALITY integerMatch ORDERING integerOrderingMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE )",
+    "( 1.3.6.1.1.1.1.1 NAME 'gidNumber' EQUALITY integerMatch ORDERING integerOrderingMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE )",
+    "( 2.5.4.0 NAME 'objectClass' EQUALITY objectIdentifierMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.38 )",
+    "( 2.5.21.9 NAME 'structuralObjectClass' EQUALITY objectIdentifierMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.38 SINGLE-VALUE NO-USER-MODIFICATION "
+    "USAGE directoryOperation )",
+    "( 2.5.18.1 NAME 'createTimestamp' EQUALITY generalizedTimeMatch "
+    "ORDERING generalizedTimeOrderingMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.24 "
+    "SINGLE-VALUE NO-USER-MODIFICATION USAGE directoryOperation )",
+    "( 2.5.18.2 NAME 'modifyTimestamp' EQUALITY generalizedTimeMatch "
+    "ORDERING generalizedTimeOrderingMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.24 "
+    "SINGLE-VALUE NO-USER-MODIFICATION USAGE directoryOperation )",
+    "( 2.5.18.3 NAME 'creatorsName' EQUALITY distinguishedNameMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.12 SINGLE-VALUE NO-USER-MODIFICATION "
+    "USAGE directoryOperation )",
+    "( 2.5.18.4 NAME 'modifiersName' EQUALITY distinguishedNameMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.12 SINGLE-VALUE NO-USER-MODIFICATION "
+    "USAGE directoryOperation )",
+    /* Replication state slapcat writes (OpenLDAP's OIDs): read and dropped at import. */
+    "( 1.3.6.1.4.1.4203.666.1.7 NAME 'entryCSN' EQUALITY CSNMatch "
+    "SYNTAX 1.3.6.1.4.1.4203.666.11.2.1{64} SINGLE-VALUE NO-USER-MODIFICATION "
+    "USAGE directoryOperation )",
+    "( 1.3.6.1.4.1.4203.666.1.25 NAME 'contextCSN' EQUALITY CSNMatch "
+    "SYNTAX 1.3.6.1.4.1.4203.666.11.2.1{64} NO-USER-MODIFICATION USAGE dSAOperation )",
+    "( 2.5.18.9 NAME 'hasSubordinates' EQUALITY booleanMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.7 SINGLE-VALUE NO-USER-MODIFICATION "
+    "USAGE directoryOperation )",
+    "( 1.3.6.1.4.1.453.16.2.103 NAME 'numSubordinates' EQUALITY integerMatch "
+    "ORDERING integerOrderingMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE "
+    "NO-USER-MODIFICATION USAGE dSAOperation )",
+    "( 2.5.18.10 NAME 'subschemaSubentry' EQUALITY distinguishedNameMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.12 SINGLE-VALUE NO-USER-MODIFICATION "
+    "USAGE directoryOperation )",
+    /* As slapd's memberof overlay defines it; minidir-import computes it (storage/db.h). */
+    "( 1.2.840.113556.1.2.102 NAME 'memberOf' DESC 'Group that the entry belongs to' "
+    "EQUALITY distinguishedNameMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.12 "
+    "NO-USER-MODIFICATION USAGE dSAOperation )",
+    "( 1.3.6.1.1.20 NAME 'entryDN' EQUALITY distinguishedNameMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.12 SINGLE-VALUE NO-USER-MODIFICATION "
+    "USAGE directoryOperation )",
+    "( 1.3.6.1.1.16.4 NAME 'entryUUID' EQUALITY UUIDMatch ORDERING UUIDOrderingMatch "
+    "SYNTAX 1.3.6.1.1.16.1 SINGLE-VALUE NO-USER-MODIFICATION USAGE directoryOperation )",
+    "( 2.5.21.5 NAME 'attributeTypes' EQUALITY objectIdentifierFirstComponentMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.3 USAGE directoryOperation )",
+    "( 2.5.21.6 NAME 'objectClasses' EQUALITY objectIdentifierFirstComponentMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.37 USAGE directoryOperation )",
+    "( 2.5.21.4 NAME 'matchingRules' EQUALITY objectIdentifierFirstComponentMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.30 USAGE directoryOperation )",
+    "( 1.3.6.1.4.1.1466.101.120.16 NAME 'ldapSyntaxes' EQUALITY "
+    "objectIdentifierFirstComponentMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.54 "
+    "USAGE directoryOperation )",
+    "( 1.3.6.1.4.1.1466.101.120.5 NAME 'namingContexts' "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.12 USAGE dSAOperation )",
+    "( 1.3.6.1.4.1.1466.101.120.13 NAME 'supportedControl' "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.38 USAGE dSAOperation )",
+    "( 1.3.6.1.4.1.1466.101.120.7 NAME 'supportedExtension' "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.38 USAGE dSAOperation )",
+    "( 1.3.6.1.4.1.4203.1.3.5 NAME 'supportedFeatures' EQUALITY objectIdentifierMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.38 USAGE dSAOperation )",
+    "( 1.3.6.1.4.1.1466.101.120.15 NAME 'supportedLDAPVersion' "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 USAGE dSAOperation )",
+    "( 1.3.6.1.4.1.1466.101.120.14 NAME 'supportedSASLMechanisms' "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.15 USAGE dSAOperation )",
+    "( 1.3.6.1.1.4 NAME 'vendorName' EQUALITY caseExactIA5Match "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.26 SINGLE-VALUE NO-USER-MODIFICATION "
+    "USAGE dSAOperation )",
+    "( 1.3.6.1.1.5 NAME 'vendorVersion' EQUALITY caseExactIA5Match "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.26 SINGLE-VALUE NO-USER-MODIFICATION "
+    "USAGE dSAOperation )",
+};
+
+const char *const schema_builtin_classes[] = {
+    "( 2.5.6.0 NAME 'top' ABSTRACT MUST objectClass )",
+    "( 1.3.6.1.4.1.1466.101.120.111 NAME 'extensibleObject' SUP top AUXILIARY )",
+    /* One string in two pieces (the parentheses tell clang it is meant). */
+    ("( 2.5.20.1 NAME 'subschema' AUXILIARY MAY ( attributeTypes $ objectClasses $ "
+     "matchingRules $ ldapSyntaxes ) )"),
+    "( 2.5.6.1 NAME 'alias' SUP top STRUCTURAL MUST aliasedObjectName )",
+};
+
+const size_t schema_builtin_nattrs = sizeof(schema_builtin_attrs) / sizeof(schema_builtin_attrs[0]);
+const size_t schema_builtin_nclasses =
+    sizeof(schema_builtin_classes) / sizeof(schema_builtin_classes[0]);
