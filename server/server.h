@@ -75,7 +75,8 @@ struct worker {
 	struct slab ident_slab;    /* their bound identities (conn_set_identity) */
 	size_t trim_bytes;  /* heap bytes its connections gave back since the last malloc_trim */
 	size_t trim_last;   /* trim_bytes at the last sweep (conn.c) */
-	size_t input_bytes; /* request bytes buffered on its connections (conn.c, account_input) */
+	size_t input_bytes; /* request bytes buffered on its connections (conn_input.c,
+	                       conn_account_input) */
 	struct conn *ready; /* connections with a search to continue */
 	/* Tasks that resume at a given time (conn_wake.c), first due first, and the first
 	 * one's time: the loop waits no longer than that (0: none waits). */

@@ -7,6 +7,15 @@
 #include "server/clock.h"
 #include "server/net/conn.h"
 
+void conn_make_ready(struct conn *c)
+{
+	if (c->in_ready)
+		return;
+	c->in_ready = true;
+	c->ready_next = c->w->ready;
+	c->w->ready = c;
+}
+
 void conn_wake_cancel(struct conn_wake *wk)
 {
 	if (!wk->queued)
