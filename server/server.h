@@ -6,8 +6,8 @@
  * it, and it includes no layer of server/ (a connection is only a pointer here,
  * a send policy too). server.h is the start-up and shut-down API above them all.
  */
-#ifndef MINIDIR_SERVER_STATE_H
-#define MINIDIR_SERVER_STATE_H
+#ifndef MINIDIR_SERVER_SERVER_H
+#define MINIDIR_SERVER_SERVER_H
 
 #include <lmdb.h>
 #include <pthread.h>
@@ -48,13 +48,13 @@ struct worker {
 	bool listen_paused;  /* listeners not watched until a descriptor is free */
 	bool listen_held;    /* not listening yet (listen_after_refresh); atomic */
 	bool listen_release; /* listeners_open asks the worker to watch them; atomic */
-	struct db_gen *gen;  /* the database generation it serves (db_gen.h), held */
+	struct db_gen *gen;  /* the database generation it serves (server/db/generation.h), held */
 	MDB_txn *txn;        /* its read transaction on gen (db_gen_txn_begin, _end) */
 	bool txn_open;       /* txn is open, not reset: kept between operations on a file
 	                        that never changes in place */
 	struct cursor_pool cursors;         /* searches' spare cursors on gen's environment */
 	struct access_anonymous *anonymous; /* an anonymous client's access, decided once
-	                                       (server/access.c; NULL until then) */
+	                                       (server/ops/access.c; NULL until then) */
 	struct db_hold *holds; /* operations reading a generation over several rounds */
 	struct arena req_mem;  /* a request's filter: reset before each decode, lent to a search */
 	struct buf scratch;    /* filter evaluation work space */
@@ -110,9 +110,10 @@ struct runtime {
 
 struct server {
 	struct config cfg; /* as loaded at start-up; runtime holds what reloads change */
-	struct runtime rt;
+	struct runtime runtime;
 	const struct send_policy *local_policy; /* ldapi:// connections' (batch: no TCP options) */
-	struct db_gen *gen;      /* the current database generation (db_gen.h): under gen_lock */
+	struct db_gen
+	    *gen; /* the current database generation (server/db/generation.h): under gen_lock */
 	struct replica *replica; /* the syncrepl consumer (replica.h), NULL when none */
 	pthread_mutex_t gen_lock;
 	uint64_t gen_min; /* the oldest generation a search may still hold (atomic) */
@@ -125,9 +126,10 @@ struct server {
 	} db_refused;
 	struct worker *workers;
 	int nworkers;
-	int db_watch_fd;      /* holds the read lease on the database file (db_watch.h); -1: none */
-	struct buf rootdse;   /* the root DSE, as a stored entry record */
-	struct buf subschema; /* cn=Subschema, as a stored entry record */
+	int db_watch_fd; /* holds the read lease on the database file (server/db/file_guard.h); -1:
+	                    none */
+	struct buf rootdse;          /* the root DSE, as a stored entry record */
+	struct buf subschema;        /* cn=Subschema, as a stored entry record */
 	struct tls_server *tls;      /* the TLS context (tls.h), NULL when TLS is not configured */
 	struct access_rules *access; /* cfg's access rules compiled (access.h) */
 	bool unix_bound[CONFIG_MAX_LISTEN];       /* ldapi:// socket files this server made */
@@ -159,12 +161,12 @@ struct server {
  */
 static inline const struct send_policy *server_policy(struct server *srv)
 {
-	return __atomic_load_n(&srv->rt.policy, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&srv->runtime.policy, __ATOMIC_ACQUIRE);
 }
 #define SERVER_RUNTIME_GETTER(type, field)                                                         \
 	static inline type server_##field(struct server *srv)                                      \
 	{                                                                                          \
-		return __atomic_load_n(&srv->rt.field, __ATOMIC_RELAXED);                          \
+		return __atomic_load_n(&srv->runtime.field, __ATOMIC_RELAXED);                     \
 	}
 SERVER_RUNTIME_GETTER(size_t, batch_bytes)
 SERVER_RUNTIME_GETTER(size_t, max_pending_bytes)

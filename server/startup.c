@@ -201,21 +201,21 @@ int server_init(struct server *srv)
 	srv->dispatch = ops_dispatch;
 	pthread_mutex_init(&srv->accept_lock, NULL);
 	pthread_mutex_init(&srv->gen_lock, NULL);
-	srv->rt.policy = policy_for(cfg->send_policy);
+	srv->runtime.policy = policy_for(cfg->send_policy);
 	srv->local_policy = policy_for(SEND_BATCH);
-	srv->rt.batch_bytes = cfg->batch_bytes;
-	srv->rt.max_pending_bytes = cfg->max_pending_bytes;
-	srv->rt.monitor_access = cfg->monitor_access;
-	srv->rt.write_timeout = cfg->write_timeout;
-	srv->rt.idle_timeout = cfg->idle_timeout;
-	srv->rt.sizelimit = cfg->sizelimit;
-	srv->rt.timelimit = cfg->timelimit;
-	srv->rt.max_filter_items = cfg->max_filter_items;
-	srv->rt.max_search_work = cfg->max_search_work;
-	srv->rt.allow_anonymous = cfg->allow_anonymous;
-	srv->rt.require_tls = cfg->require_tls;
-	srv->rt.tls_handshake_timeout = cfg->tls_handshake_timeout;
-	srv->rt.pdu_timeout = cfg->pdu_timeout;
+	srv->runtime.batch_bytes = cfg->batch_bytes;
+	srv->runtime.max_pending_bytes = cfg->max_pending_bytes;
+	srv->runtime.monitor_access = cfg->monitor_access;
+	srv->runtime.write_timeout = cfg->write_timeout;
+	srv->runtime.idle_timeout = cfg->idle_timeout;
+	srv->runtime.sizelimit = cfg->sizelimit;
+	srv->runtime.timelimit = cfg->timelimit;
+	srv->runtime.max_filter_items = cfg->max_filter_items;
+	srv->runtime.max_search_work = cfg->max_search_work;
+	srv->runtime.allow_anonymous = cfg->allow_anonymous;
+	srv->runtime.require_tls = cfg->require_tls;
+	srv->runtime.tls_handshake_timeout = cfg->tls_handshake_timeout;
+	srv->runtime.pdu_timeout = cfg->pdu_timeout;
 	char err[1024];
 	if (schema_load(cfg->schema_dir, cfg->schema, err, sizeof(err)) < 0) {
 		log_error("schema: %s (set schema_dir and schema in %s)", err, cfg->path);
@@ -378,14 +378,14 @@ int server_reload(struct server *srv)
 	server_db_check(srv);                 /* a new import is picked up within a second anyway */
 	const struct send_policy *old = server_policy(srv), *p = policy_for(n.send_policy);
 	if (p != old) {
-		__atomic_store_n(&srv->rt.policy, p, __ATOMIC_RELEASE);
+		__atomic_store_n(&srv->runtime.policy, p, __ATOMIC_RELEASE);
 		log_info("SIGHUP: send_policy %s -> %s (for connections accepted from now on)",
 		         config_policy_name(old->id), config_policy_name(p->id));
 	}
 /* A runtime value that changed: stored for the workers, and said. */
 #define RELOAD(field, fmt, shown)                                                                  \
 	if (n.field != server_##field(srv)) {                                                      \
-		__atomic_store_n(&srv->rt.field, n.field, __ATOMIC_RELAXED);                       \
+		__atomic_store_n(&srv->runtime.field, n.field, __ATOMIC_RELAXED);                  \
 		log_info("SIGHUP: " #field " = " fmt, shown);                                      \
 	}
 	RELOAD(batch_bytes, "%zu", n.batch_bytes)

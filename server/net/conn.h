@@ -4,8 +4,8 @@
  * the socket. When the socket is full, the connection waits for EPOLLOUT and
  * any search in progress pauses as a cursor, so memory stays bounded.
  */
-#ifndef MINIDIR_SERVER_CONN_H
-#define MINIDIR_SERVER_CONN_H
+#ifndef MINIDIR_SERVER_NET_CONN_H
+#define MINIDIR_SERVER_NET_CONN_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -47,9 +47,9 @@ struct conn_bytes {
 
 /*
  * A send policy: the hooks through which the layer above decides when the
- * connection's output leaves (server/policy.h has the list and the rules).
+ * connection's output leaves (server/net/policy.h has the list and the rules).
  * Defined here, below the policies, because the connection calls accept; the
- * reply layer calls the others. server/policy_<ident>.c defines `const struct send_policy
+ * reply layer calls the others. server/net/policy_<ident>.c defines `const struct send_policy
  * policy_<ident>` for each line of conf/send_policies.h; nothing else lists them.
  */
 struct send_policy {

@@ -80,7 +80,7 @@ void conn_shed_input(struct worker *w)
 		         w->input_bytes);
 		STAT_ADD(w->stats.input_shed, 1);
 		conn_disconnect(v, LDAP_UNAVAILABLE,
-		           "too much unfinished input buffered on this worker");
+		                "too much unfinished input buffered on this worker");
 		conn_account_input(v);
 		conn_make_ready(v);
 	}
@@ -134,10 +134,11 @@ void conn_process_input(struct conn *c)
 		if (fs == FRAME_NEED_MORE)
 			break;
 		if (fs == FRAME_TOO_BIG) {
-			conn_disconnect(c, LDAP_PROTOCOL_ERROR,
-			           c->auth == AUTH_ANONYMOUS
-			               ? "request larger than max_pdu_bytes_anonymous (bind first)"
-			               : "request larger than max_pdu_bytes");
+			conn_disconnect(
+			    c, LDAP_PROTOCOL_ERROR,
+			    c->auth == AUTH_ANONYMOUS
+			        ? "request larger than max_pdu_bytes_anonymous (bind first)"
+			        : "request larger than max_pdu_bytes");
 			return;
 		}
 		if (fs == FRAME_MALFORMED) {
@@ -160,7 +161,7 @@ void conn_process_input(struct conn *c)
 		/* Consumed first so the policy sees only the requests after this one; the
 		 * bytes stay in place until the next read. */
 		buf_consume(&c->in, len);
-		c->in_since = 0; /* what follows waits from now on (account_input) */
+		c->in_since = 0; /* what follows waits from now on (conn_account_input) */
 		c->last_request = clock_seconds();
 		c->op_start_ns = w->round_ns; /* it waited since the worker woke to it */
 		bool had_tls = c->tls != NULL;
@@ -174,7 +175,8 @@ void conn_process_input(struct conn *c)
 		conn_flush(c, 0);
 }
 
-/* One recv into the input buffer. Returns bytes read, 0 at EOF, -1 to close. */
+/* One recv into the input buffer. Returns bytes read, -2 when none were there yet, 0 at
+ * EOF, -1 to close. */
 ssize_t conn_read_some(struct conn *c)
 {
 	if (c->tls) {

@@ -20,8 +20,8 @@
  * Thread rules: engine_setup runs before the worker's thread starts; everything
  * else on the worker's thread.
  */
-#ifndef MINIDIR_SERVER_ENGINE_H
-#define MINIDIR_SERVER_ENGINE_H
+#ifndef MINIDIR_SERVER_NET_ENGINE_H
+#define MINIDIR_SERVER_NET_ENGINE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -35,7 +35,7 @@
  * the kernel is working on) before engine_send says EAGAIN. */
 #define ENGINE_SEND_HELD (256 * 1024)
 
-/* The loop above the engine (worker.c), called from engine_dispatch. */
+/* The loop above the engine (worker.c), called from the engine's dispatch (struct engine_ops). */
 struct engine_upcalls {
 	/* Listener li of w is readable (epoll): accept from it. */
 	void (*listener_ready)(struct worker *w, int li);

@@ -228,7 +228,7 @@ int listeners_open(struct server *srv, const char *why)
 		log_info("listening on %s (%d workers, send_policy %s%s)", srv->listen_urls[a],
 		         srv->nworkers,
 		         config_policy_name(la->scheme == LISTEN_LDAPI ? SEND_BATCH
-		                                                       : srv->rt.policy->id),
+		                                                       : srv->runtime.policy->id),
 		         la->scheme == LISTEN_LDAP && srv->tls ? ", StartTLS" : "");
 	}
 	if (why)

@@ -15,8 +15,8 @@
  *                 (such a send ends on a TCP segment boundary, the rest joins the
  *                 next); responses to requests already buffered share one send
  */
-#ifndef MINIDIR_SERVER_POLICY_H
-#define MINIDIR_SERVER_POLICY_H
+#ifndef MINIDIR_SERVER_NET_POLICY_H
+#define MINIDIR_SERVER_NET_POLICY_H
 
 #include <stdbool.h>
 

@@ -129,8 +129,9 @@ void *worker_main(void *arg)
 	struct worker *w = arg;
 	time_t last_sweep = clock_seconds();
 	for (;;) {
-		/* Wakes once a second at most, to close clients past write_timeout or idle_timeout,
-		 * and when the first of the waking queue is due (conn.h, conn_wake_at). */
+		/* Wakes once a second at least, to close clients past write_timeout or
+		 * idle_timeout, and when the first of the waking queue is due (conn.h,
+		 * conn_wake_at). */
 		uint64_t timeout = w->ready ? 0 : 1000000000u;
 		if (timeout && w->wake_ns) {
 			uint64_t now = clock_ns();

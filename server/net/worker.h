@@ -1,12 +1,12 @@
 /*
- * The worker event loop (struct worker is in state.h): its engine (engine.h:
+ * The worker event loop (struct worker is in server/server.h): its engine (engine.h:
  * epoll or io_uring) over the worker's listening sockets and its connections, the spare descriptor
  * for running out of them, a sweep once a second. It knows nothing of connections: what to do with
  * a new socket, with events on a registered descriptor, with the ready list and at the sweep, the
  * layer above says through struct worker_hooks.
  */
-#ifndef MINIDIR_SERVER_WORKER_H
-#define MINIDIR_SERVER_WORKER_H
+#ifndef MINIDIR_SERVER_NET_WORKER_H
+#define MINIDIR_SERVER_NET_WORKER_H
 
 #include <stdint.h>
 #include <time.h>
