@@ -169,15 +169,16 @@ void server_db_check(struct server *srv)
 
 static int init_worker(struct server *srv, struct worker *w, int id)
 {
-	memset(w, 0, sizeof(*w));
+	struct net_worker *nw = net_worker(w);
+	memset(net_worker(w), 0, sizeof(struct net_worker));
 	w->id = id;
 	w->srv = srv;
-	w->conn_slab.size = sizeof(struct conn);
-	w->ident_slab.size = CONN_IDENT_BYTES;
-	w->hooks = &conn_worker_hooks;
-	w->reservefd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	w->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (w->wakefd < 0) {
+	nw->conn_slab.size = sizeof(struct conn);
+	nw->ident_slab.size = CONN_IDENT_BYTES;
+	nw->hooks = &conn_worker_hooks;
+	nw->reservefd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	nw->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (nw->wakefd < 0) {
 		log_error("worker %d: %s", id, strerror(errno));
 		return -1;
 	}
@@ -240,7 +241,7 @@ int server_init(struct server *srv)
 	if (!srv->workers)
 		return -1;
 	for (int i = 0; i < srv->nworkers; i++)
-		if (init_worker(srv, &srv->workers[i], i) < 0)
+		if (init_worker(srv, &srv->workers[i].base, i) < 0)
 			return -1;
 	return 0;
 }
@@ -255,8 +256,8 @@ static void first_refresh_done(struct server *srv)
 int server_start(struct server *srv)
 {
 	for (int i = 0; i < srv->nworkers; i++) {
-		int rc =
-		    pthread_create(&srv->workers[i].thread, NULL, worker_main, &srv->workers[i]);
+		int rc = pthread_create(&srv->workers[i].base.thread, NULL, worker_main,
+		                        &srv->workers[i].base);
 		if (rc) {
 			log_error("starting worker %d: %s", i, strerror(rc));
 			return -1;
@@ -271,35 +272,37 @@ void server_stop(struct server *srv)
 	srv->stopping = 1;
 	uint64_t one = 1;
 	for (int i = 0; i < srv->nworkers; i++)
-		if (srv->workers[i].thread && write(srv->workers[i].wakefd, &one, sizeof(one)) < 0)
+		if (srv->workers[i].base.thread &&
+		    write(srv->workers[i].wakefd, &one, sizeof(one)) < 0)
 			log_error("waking worker %d: %s", i, strerror(errno));
 	for (int i = 0; i < srv->nworkers; i++) {
-		struct worker *w = &srv->workers[i];
+		struct worker *w = &srv->workers[i].base;
+		struct net_worker *nw = net_worker(w);
 		if (w->thread)
 			pthread_join(w->thread, NULL);
-		for (int j = 0; j < w->nlisten; j++)
-			close(w->listenfd[j]);
+		for (int j = 0; j < nw->nlisten; j++)
+			close(nw->listenfd[j]);
 		cursor_pool_reset(&w->cursors, NULL);
 		access_worker_free(w);
 		if (w->txn)
 			mdb_txn_abort(w->txn);
 		db_gen_release(w->gen);
 		buf_free(&w->scratch);
-		slab_free(&w->conn_slab);
-		slab_free(&w->ident_slab);
+		slab_free(&nw->conn_slab);
+		slab_free(&nw->ident_slab);
 		arena_free(&w->req_mem); /* after the connections: a search hands its block back */
 		buf_free(&w->extra);
 		buf_free(&w->base_dn);
 		buf_free(&w->base_key);
 		access_log_flush(w); /* the thread has stopped: its last lines */
-		buf_free(&w->tls_in);
+		buf_free(&nw->tls_in);
 		buf_free(&w->access_log);
-		if (w->engine)
-			w->engine->teardown(w); /* the thread's did, unless it never ran */
-		if (w->wakefd > 0)
-			close(w->wakefd);
-		if (w->reservefd >= 0)
-			close(w->reservefd);
+		if (nw->engine)
+			nw->engine->teardown(w); /* the thread's did, unless it never ran */
+		if (nw->wakefd > 0)
+			close(nw->wakefd);
+		if (nw->reservefd >= 0)
+			close(nw->reservefd);
 	}
 	free(srv->workers);
 	srv->workers = NULL;

@@ -66,7 +66,8 @@ static void identify_peer(struct conn *c)
 
 int conn_accept(struct worker *w, int fd, enum listen_scheme scheme)
 {
-	struct conn *c = slab_get(&w->conn_slab);
+	struct net_worker *nw = net_worker(w);
+	struct conn *c = slab_get(&nw->conn_slab);
 	if (!c) {
 		close(fd);
 		return -1;
@@ -83,17 +84,17 @@ int conn_accept(struct worker *w, int fd, enum listen_scheme scheme)
 	    (scheme == LISTEN_LDAPS && conn_tls_begin(c) < 0)) {
 		tls_session_free(c->tls);
 		close(fd);
-		slab_put(&w->conn_slab, c);
+		slab_put(&nw->conn_slab, c);
 		return -1;
 	}
 	if (engine_add(w, fd, c, EPOLLIN) < 0) {
-		log_error("%s: adding a connection: %s", w->engine->name, strerror(errno));
+		log_error("%s: adding a connection: %s", nw->engine->name, strerror(errno));
 		close(fd);
-		slab_put(&w->conn_slab, c);
+		slab_put(&nw->conn_slab, c);
 		return -1;
 	}
 	c->events = EPOLLIN;
-	DLIST_PUSH(w->conns, c);
+	DLIST_PUSH(nw->conns, c);
 	STAT_ADD(w->stats.connections_total, 1);
 	STAT_ADD(w->stats.connections_by_policy[c->policy->id], 1);
 	STAT_ADD(w->stats.connections_current, 1);
@@ -141,25 +142,26 @@ bool conn_task_cancel(struct conn *c, int32_t msgid)
 void conn_close(struct conn *c, const char *why)
 {
 	struct worker *w = c->w;
+	struct net_worker *nw = net_worker(w);
 	log_debug("conn fd=%d from %s closed: %s", c->fd, c->peer, why);
 	access_log_add(w, "conn=%llu CLOSE reason=\"%s\" ops=%u", (unsigned long long)c->id, why,
 	               c->nops);
 	conn_task_drop(&c->task);
 	conn_task_drop(&c->parked);
 	if (c->in_ready) {
-		for (struct conn **p = &w->ready; *p; p = &(*p)->ready_next)
+		for (struct conn **p = &nw->ready; *p; p = &(*p)->ready_next)
 			if (*p == c) {
 				*p = c->ready_next;
 				break;
 			}
 	}
-	DLIST_UNLINK(w->conns, c);
-	w->input_bytes -= c->in_counted;
+	DLIST_UNLINK(nw->conns, c);
+	nw->input_bytes -= c->in_counted;
 	/* What goes back to malloc, for the sweep's malloc_trim: the buffers, and an estimate of
 	 * a TLS session (OpenSSL's state: 8-15 KB idle, about 50 KB in a handshake; bench/idle.sh).
 	 */
-	w->trim_bytes += c->in.cap + c->out.cap + c->tls_out.cap + c->op_text.cap +
-	                 (c->tls ? CONN_TLS_SESSION_BYTES : 0);
+	nw->trim_bytes += c->in.cap + c->out.cap + c->tls_out.cap + c->op_text.cap +
+	                  (c->tls ? CONN_TLS_SESSION_BYTES : 0);
 	conn_tls_end(c);
 	engine_close(w, c->fd);
 	worker_fd_freed(w);
@@ -168,7 +170,7 @@ void conn_close(struct conn *c, const char *why)
 	conn_clear_identity(c);
 	buf_free(&c->op_text);
 	STAT_ADD(w->stats.connections_current, (uint64_t)-1);
-	slab_put(&w->conn_slab, c);
+	slab_put(&nw->conn_slab, c);
 }
 
 size_t conn_release_buffers(struct conn *c)
@@ -269,7 +271,7 @@ void conn_event(struct conn *c, uint32_t events)
 		conn_update_events(c);
 	}
 	conn_account_input(c);
-	if (c->w->input_bytes > conn_input_limit(c->w))
+	if (net_worker(c->w)->input_bytes > conn_input_limit(c->w))
 		conn_shed_input(c->w);
 	if (c->closing)
 		conn_close(c, c->close_why ? c->close_why : "closed by server");
@@ -298,8 +300,8 @@ static void hook_event(void *handler, uint32_t events)
 static void hook_run_ready(struct worker *w)
 {
 	conn_wake_due(w); /* those whose time has come join the ready list */
-	struct conn *list = w->ready;
-	w->ready = NULL;
+	struct conn *list = net_worker(w)->ready;
+	net_worker(w)->ready = NULL;
 	while (list) {
 		struct conn *c = list;
 		list = c->ready_next;
@@ -314,8 +316,9 @@ static void hook_run_ready(struct worker *w)
 
 static void hook_sweep(struct worker *w, time_t now)
 {
+	struct net_worker *nw = net_worker(w);
 	size_t freed = 0;
-	for (struct conn *c = w->conns, *next; c; c = next) {
+	for (struct conn *c = nw->conns, *next; c; c = next) {
 		next = c->next;
 		if (conn_check_timeouts(c, now))
 			continue;
@@ -329,21 +332,21 @@ static void hook_sweep(struct worker *w, time_t now)
 	}
 	/* Hand what idle and closed connections gave back to the system, not just to malloc
 	 * (free returns only the top of a heap; malloc_trim also the free pages inside it). */
-	w->trim_bytes += freed;
+	nw->trim_bytes += freed;
 	/* Also once a burst of closes has ended (nothing more given back in a second), so that
 	 * the tail of the burst, which came after a trim, is returned too. */
-	bool settled = w->trim_bytes >= CONN_TRIM_SETTLED_BYTES && w->trim_bytes == w->trim_last;
-	if (w->trim_bytes >= CONN_TRIM_BYTES || settled) {
+	bool settled = nw->trim_bytes >= CONN_TRIM_SETTLED_BYTES && nw->trim_bytes == nw->trim_last;
+	if (nw->trim_bytes >= CONN_TRIM_BYTES || settled) {
 		malloc_trim(0);
-		w->trim_bytes = 0;
+		nw->trim_bytes = 0;
 	}
-	w->trim_last = w->trim_bytes;
+	nw->trim_last = nw->trim_bytes;
 }
 
 static void hook_stop(struct worker *w)
 {
-	while (w->conns)
-		conn_close(w->conns, "server stopping");
+	while (net_worker(w)->conns)
+		conn_close(net_worker(w)->conns, "server stopping");
 }
 
 const struct worker_hooks conn_worker_hooks = {

@@ -42,7 +42,7 @@ struct conn_bytes {
 };
 
 /* The bound DN and key together up to this size take a slot of the worker's identity
- * slab (w->ident_slab, conn_ident.c); longer, a malloc. */
+ * slab (w's ident_slab, conn_ident.c); longer, a malloc. */
 #define CONN_IDENT_BYTES 128
 
 /*
@@ -89,7 +89,7 @@ struct conn {
 	bool closing;           /* close after this event (output flushed as far as it goes) */
 	const char *close_why;  /* why, for the log (a static string; NULL: "closed by server") */
 	bool in_ready;          /* on the worker's ready list */
-	size_t in_counted;      /* bytes of in counted in w->input_bytes (conn_input.c,
+	size_t in_counted;      /* bytes of in counted in w's input_bytes (conn_input.c,
 	                           conn_account_input) */
 	time_t in_since;        /* since when the pending input waits to be whole (pdu_timeout;
 	                           0: none pending) */
@@ -206,7 +206,7 @@ ssize_t conn_read_some(struct conn *c);
 void conn_process_input(struct conn *c);
 /* True when another complete request is already buffered on c. */
 bool conn_more_requests(const struct conn *c);
-/* Keeps w->input_bytes, the request bytes buffered on the worker's connections, and
+/* Keeps w's input_bytes, the request bytes buffered on the worker's connections, and
  * c->in_since, from when what c has pending waits (a closing connection counts none). */
 void conn_account_input(struct conn *c);
 /* What w may buffer of unfinished requests: max_input_bytes_per_worker, at least
@@ -244,7 +244,7 @@ void conn_wake_at(struct conn_wake *wk, struct conn *c, uint64_t ns);
 /* Takes wk off the queue if it is on it. */
 void conn_wake_cancel(struct conn_wake *wk);
 /* Puts the connections whose time has come on the ready list (the loop runs it next)
- * and sets w->wake_ns to the next one's time. */
+ * and sets w's wake_ns to the next one's time. */
 void conn_wake_due(struct worker *w);
 
 /* --- conn_tls.c: the TLS half of the I/O, for conn*.c ---------------------------------- */

@@ -31,13 +31,13 @@ static inline void conn_dispatch_request(struct conn *c, struct ldap_request *re
 }
 
 /*
- * Keeps w->input_bytes, the request bytes buffered on the worker's connections, and
+ * Keeps w's input_bytes, the request bytes buffered on the worker's connections, and
  * c->in_since, from when what c has pending waits (a closing connection counts none).
  */
 void conn_account_input(struct conn *c)
 {
 	size_t now = c->closing ? 0 : buf_pending(&c->in);
-	c->w->input_bytes += now - c->in_counted;
+	net_worker(c->w)->input_bytes += now - c->in_counted;
 	c->in_counted = now;
 	if (now == 0)
 		c->in_since = 0;
@@ -64,10 +64,11 @@ size_t conn_input_limit(const struct worker *w)
  */
 void conn_shed_input(struct worker *w)
 {
+	struct net_worker *nw = net_worker(w);
 	size_t limit = conn_input_limit(w);
-	while (w->input_bytes > limit) {
+	while (nw->input_bytes > limit) {
 		struct conn *v = NULL;
-		for (struct conn *c = w->conns; c; c = c->next)
+		for (struct conn *c = nw->conns; c; c = c->next)
 			if (c->in_counted && !c->closing &&
 			    (!v || c->in_since < v->in_since ||
 			     (c->in_since == v->in_since && c->in_counted > v->in_counted)))
@@ -77,7 +78,7 @@ void conn_shed_input(struct worker *w)
 		log_info("conn fd=%d from %s: %zu request bytes waiting for %lld s, and the worker "
 		         "holds %zu (max_input_bytes_per_worker)",
 		         v->fd, v->peer, v->in_counted, (long long)(clock_seconds() - v->in_since),
-		         w->input_bytes);
+		         nw->input_bytes);
 		STAT_ADD(w->stats.input_shed, 1);
 		conn_disconnect(v, LDAP_UNAVAILABLE,
 		                "too much unfinished input buffered on this worker");
@@ -163,7 +164,8 @@ void conn_process_input(struct conn *c)
 		buf_consume(&c->in, len);
 		c->in_since = 0; /* what follows waits from now on (conn_account_input) */
 		c->last_request = clock_seconds();
-		c->op_start_ns = w->round_ns; /* it waited since the worker woke to it */
+		c->op_start_ns =
+		    net_worker(w)->round_ns; /* it waited since the worker woke to it */
 		bool had_tls = c->tls != NULL;
 		conn_dispatch_request(c, &req);
 		if (c->tls_starting || (c->tls != NULL) != had_tls)

@@ -135,7 +135,7 @@ static ssize_t tls_received(struct conn *c, const void *in, size_t len, bool *se
 ssize_t conn_tls_read(struct conn *c, bool *send)
 {
 	*send = false;
-	struct buf *raw = &c->w->tls_in;
+	struct buf *raw = &net_worker(c->w)->tls_in;
 	if (buf_reserve(raw, CONN_TLS_READ_CHUNK) < 0)
 		return -1;
 	ssize_t n = engine_recv(c->w, c->fd, raw->data, raw->cap);

@@ -51,7 +51,7 @@
 
 static struct uring_state *state(struct worker *w)
 {
-	return w->engine_state;
+	return net_worker(w)->engine_state;
 }
 
 /* Puts u on a list once (on: whether it is there already). */
@@ -79,7 +79,7 @@ static void arm_wake(struct uring_state *s, struct worker *w)
 	struct io_uring_sqe *sqe = uring_sqe_get(s);
 	if (!sqe)
 		return;
-	io_uring_prep_read(sqe, w->wakefd, &s->wake_value, sizeof(s->wake_value), 0);
+	io_uring_prep_read(sqe, net_worker(w)->wakefd, &s->wake_value, sizeof(s->wake_value), 0);
 	io_uring_sqe_set_data64(sqe, UD(UD_WAKE, 0));
 }
 
@@ -464,6 +464,7 @@ static void ur_close(struct worker *w, int fd)
 
 static int ur_setup(struct worker *w, char *why, size_t whylen)
 {
+	struct net_worker *nw = net_worker(w);
 	struct uring_state *s = calloc(1, sizeof(*s));
 	if (!s) {
 		snprintf(why, whylen, "out of memory");
@@ -473,12 +474,12 @@ static int ur_setup(struct worker *w, char *why, size_t whylen)
 		free(s);
 		return -1;
 	}
-	w->engine_state = s;
+	nw->engine_state = s;
 	s->stats = &w->stats;
 	/* One fixed file slot a listener, to shed through (shed_one); no descriptor is used. */
-	s->direct = io_uring_register_files_sparse(&s->ring, (unsigned)w->nlisten) == 0;
+	s->direct = io_uring_register_files_sparse(&s->ring, (unsigned)nw->nlisten) == 0;
 	arm_wake(s, w);
-	ur_listen(w, !w->listen_paused);
+	ur_listen(w, !nw->listen_paused);
 	return 0;
 }
 
@@ -489,7 +490,7 @@ static void ur_teardown(struct worker *w)
 		return;
 	uring_ring_exit(s);
 	free(s);
-	w->engine_state = NULL;
+	net_worker(w)->engine_state = NULL;
 }
 
 const struct engine_ops engine_uring = ENGINE_OPS(ur, "io_uring");

@@ -18,7 +18,7 @@ static void arm_accept(struct uring_state *s, struct worker *w, int li)
 	struct io_uring_sqe *sqe = uring_sqe_get(s);
 	if (!sqe)
 		return;
-	io_uring_prep_multishot_accept(sqe, w->listenfd[li], NULL, NULL,
+	io_uring_prep_multishot_accept(sqe, net_worker(w)->listenfd[li], NULL, NULL,
 	                               SOCK_NONBLOCK | SOCK_CLOEXEC);
 	io_uring_sqe_set_data64(sqe, UD(UD_ACCEPT, li));
 	s->accept_armed[li] = true;
@@ -36,7 +36,7 @@ static void rest_listener(struct uring_state *s, struct worker *w, int li)
 	struct io_uring_sqe *sqe = uring_sqe_get(s);
 	if (!sqe)
 		return;
-	io_uring_prep_poll_add(sqe, w->listenfd[li], POLLIN);
+	io_uring_prep_poll_add(sqe, net_worker(w)->listenfd[li], POLLIN);
 	io_uring_sqe_set_data64(sqe, UD(UD_LISTEN_POLL, li));
 	s->poll_armed[li] = true;
 }
@@ -54,7 +54,7 @@ static void shed_one(struct uring_state *s, struct worker *w, int li)
 	struct io_uring_sqe *sqe = uring_sqe_get(s);
 	if (!sqe)
 		return;
-	io_uring_prep_accept_direct(sqe, w->listenfd[li], NULL, NULL, 0, (unsigned)li);
+	io_uring_prep_accept_direct(sqe, net_worker(w)->listenfd[li], NULL, NULL, 0, (unsigned)li);
 	io_uring_sqe_set_data64(sqe, UD(UD_SHED, li));
 	sqe->flags |= IOSQE_IO_LINK;
 	struct io_uring_sqe *close_sqe = io_uring_get_sqe(&s->ring);
@@ -73,7 +73,7 @@ static void shed_one(struct uring_state *s, struct worker *w, int li)
 void uring_listen(struct uring_state *s, struct worker *w, bool on)
 {
 	s->listening = on;
-	for (int i = 0; i < w->nlisten; i++) {
+	for (int i = 0; i < net_worker(w)->nlisten; i++) {
 		if (on && !s->accept_armed[i] && !s->poll_armed[i] && !s->shed_armed[i])
 			arm_accept(s, w, i);
 		else if (!on && s->accept_armed[i])
