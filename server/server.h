@@ -1,13 +1,14 @@
 /*
- * The state the server's layers share: struct server (configuration, database,
- * built entries, what SIGHUP may change), struct worker (one event loop and what
- * its connections and operations use), and the atomic getters of the runtime
- * values. A header of data only, at the bottom of server/: every layer includes
- * it, and it includes no layer of server/ (a connection is only a pointer here,
- * a send policy too). server.h is the start-up and shut-down API above them all.
+ * The state the server's rooms share: struct server (configuration, database,
+ * built entries, what SIGHUP may change), struct worker (what every room reads of
+ * a worker; the event loop's part is server/net/worker.h's), and the atomic
+ * getters of the runtime values. A header of data only, the shared ground at the
+ * bottom of server/: every room includes it, and it includes no room of server/ (a
+ * connection is only a pointer here, a send policy too). server/startup.h is the
+ * start-up and shut-down API above them all.
  */
-#ifndef MINIDIR_SERVER_STATE_H
-#define MINIDIR_SERVER_STATE_H
+#ifndef MINIDIR_SERVER_SERVER_H
+#define MINIDIR_SERVER_SERVER_H
 
 #include <lmdb.h>
 #include <pthread.h>
@@ -19,7 +20,6 @@
 #include "conf/config.h"
 #include "protocol/arena.h"
 #include "protocol/buf.h"
-#include "server/net/slab.h"
 #include "server/stats.h"
 #include "storage/cursor_pool.h"
 #include "storage/db.h"
@@ -27,64 +27,48 @@
 struct send_policy;
 struct tls_server;
 struct access_rules;
-struct worker_hooks;
-struct engine_ops;
 struct conn;
-struct conn_wake;
+struct net_worker;
 struct ldap_request;
 struct db_gen;
 struct db_hold;
 
+/*
+ * A worker: one thread, its event loop, and what its connections and operations keep
+ * between requests. This is the part every room reads (the shared ground below them
+ * all): its number and server, its database generation and read transaction, the
+ * operations' caches, its access log lines and its counters. The event loop's part
+ * (engine, listeners, connections and their slabs, the ready list and the waking
+ * queue) is server/net/'s: struct net_worker (server/net/worker.h) begins with this
+ * struct, and each worker is one (srv->workers), so net/ reaches its part from a
+ * struct worker by a cast (net_worker(w)): no pointer to follow.
+ */
 struct worker {
 	int id;
 	struct server *srv;
 	pthread_t thread;
-	const struct engine_ops *engine; /* epoll or io_uring (engine.h) */
-	void *engine_state;              /* the engine's own */
-	int wakefd;                      /* eventfd: the main thread asks the loop to stop */
-	int listenfd[CONFIG_MAX_LISTEN];
-	enum listen_scheme listen_scheme[CONFIG_MAX_LISTEN]; /* what each listener speaks */
-	int nlisten;
-	int reservefd;       /* spare descriptor, freed to shed connections at EMFILE; -1: lost */
-	bool listen_paused;  /* listeners not watched until a descriptor is free */
-	bool listen_held;    /* not listening yet (listen_after_refresh); atomic */
-	bool listen_release; /* listeners_open asks the worker to watch them; atomic */
-	struct db_gen *gen;  /* the database generation it serves (db_gen.h), held */
-	MDB_txn *txn;        /* its read transaction on gen (db_gen_txn_begin, _end) */
-	bool txn_open;       /* txn is open, not reset: kept between operations on a file
-	                        that never changes in place */
+	struct db_gen *gen; /* the database generation it serves (server/db/generation.h), held */
+	MDB_txn *txn;       /* its read transaction on gen (db_gen_txn_begin, _end) */
+	bool txn_open;      /* txn is open, not reset: kept between operations on a file
+	                       that never changes in place */
 	struct cursor_pool cursors;         /* searches' spare cursors on gen's environment */
 	struct access_anonymous *anonymous; /* an anonymous client's access, decided once
-	                                       (server/access.c; NULL until then) */
+	                                       (server/ops/access.c; NULL until then) */
 	struct db_hold *holds; /* operations reading a generation over several rounds */
-	struct arena req_mem;  /* a request's filter: reset before each decode, lent to a search */
-	struct buf scratch;    /* filter evaluation work space */
-	struct buf extra;      /* operational attributes of the entry being sent */
-	struct buf base_dn;    /* the last search base as sent, and its key (op_search.c) */
+	/* A request's filter: reset before each decode (server/net/conn_input.c), lent to a
+	 * search. */
+	struct arena req_mem;
+	struct buf scratch; /* request decoding and filter evaluation work space */
+	struct buf extra;   /* operational attributes of the entry being sent */
+	struct buf base_dn; /* the last search base as sent, and its key (op_search.c) */
 	struct buf base_key;
-	struct buf tls_in;           /* ciphertext just received, before decryption */
 	struct buf access_log;       /* access log lines not yet written (access_log.h) */
 	uint64_t access_log_flushed; /* clock_ns() of the last write */
-	/* clock_ns() when the loop last woke: a request read in that round counts its
-	 * latency from there (one clock read a round, not one a request) */
-	uint64_t round_ns;
-	time_t access_log_second;  /* the second access_log_stamp is of */
-	char access_log_stamp[24]; /* "2026-11-30T13:51:14" */
-	char access_log_zone[8];   /* "+00:00" */
-	struct conn *conns;        /* all connections of this worker */
-	struct slab conn_slab;     /* where they are allocated */
-	struct slab ident_slab;    /* their bound identities (conn_set_identity) */
-	size_t trim_bytes;  /* heap bytes its connections gave back since the last malloc_trim */
-	size_t trim_last;   /* trim_bytes at the last sweep (conn.c) */
-	size_t input_bytes; /* request bytes buffered on its connections (conn.c, account_input) */
-	struct conn *ready; /* connections with a search to continue */
-	/* Tasks that resume at a given time (conn_wake.c), first due first, and the first
-	 * one's time: the loop waits no longer than that (0: none waits). */
-	struct conn_wake *waking, *waking_last;
-	uint64_t wake_ns;
+	time_t access_log_second;    /* the second access_log_stamp is of */
+	char access_log_stamp[24];   /* "2026-11-30T13:51:14" */
+	char access_log_zone[8];     /* "+00:00" */
 	uint64_t bind_took_ns; /* how long failed binds take to check, on average (op_bind.c) */
 	struct worker_stats stats;
-	const struct worker_hooks *hooks; /* the layer above the loop (worker.h) */
 };
 
 /*
@@ -110,9 +94,10 @@ struct runtime {
 
 struct server {
 	struct config cfg; /* as loaded at start-up; runtime holds what reloads change */
-	struct runtime rt;
+	struct runtime runtime;
 	const struct send_policy *local_policy; /* ldapi:// connections' (batch: no TCP options) */
-	struct db_gen *gen;      /* the current database generation (db_gen.h): under gen_lock */
+	struct db_gen
+	    *gen; /* the current database generation (server/db/generation.h): under gen_lock */
 	struct replica *replica; /* the syncrepl consumer (replica.h), NULL when none */
 	pthread_mutex_t gen_lock;
 	uint64_t gen_min; /* the oldest generation a search may still hold (atomic) */
@@ -123,11 +108,12 @@ struct server {
 		off_t size;
 		struct timespec mtime;
 	} db_refused;
-	struct worker *workers;
+	struct net_worker *workers; /* nworkers of them (server/net/worker.h): &workers[i].base */
 	int nworkers;
-	int db_watch_fd;      /* holds the read lease on the database file (db_watch.h); -1: none */
-	struct buf rootdse;   /* the root DSE, as a stored entry record */
-	struct buf subschema; /* cn=Subschema, as a stored entry record */
+	int db_watch_fd; /* holds the read lease on the database file (server/db/file_guard.h); -1:
+	                    none */
+	struct buf rootdse;          /* the root DSE, as a stored entry record */
+	struct buf subschema;        /* cn=Subschema, as a stored entry record */
 	struct tls_server *tls;      /* the TLS context (tls.h), NULL when TLS is not configured */
 	struct access_rules *access; /* cfg's access rules compiled (access.h) */
 	bool unix_bound[CONFIG_MAX_LISTEN];       /* ldapi:// socket files this server made */
@@ -159,12 +145,12 @@ struct server {
  */
 static inline const struct send_policy *server_policy(struct server *srv)
 {
-	return __atomic_load_n(&srv->rt.policy, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&srv->runtime.policy, __ATOMIC_ACQUIRE);
 }
 #define SERVER_RUNTIME_GETTER(type, field)                                                         \
 	static inline type server_##field(struct server *srv)                                      \
 	{                                                                                          \
-		return __atomic_load_n(&srv->rt.field, __ATOMIC_RELAXED);                          \
+		return __atomic_load_n(&srv->runtime.field, __ATOMIC_RELAXED);                     \
 	}
 SERVER_RUNTIME_GETTER(size_t, batch_bytes)
 SERVER_RUNTIME_GETTER(size_t, max_pending_bytes)

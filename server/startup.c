@@ -170,15 +170,16 @@ void server_db_check(struct server *srv)
 
 static int init_worker(struct server *srv, struct worker *w, int id)
 {
-	memset(w, 0, sizeof(*w));
+	struct net_worker *nw = net_worker(w);
+	memset(net_worker(w), 0, sizeof(struct net_worker));
 	w->id = id;
 	w->srv = srv;
-	w->conn_slab.size = sizeof(struct conn);
-	w->ident_slab.size = CONN_IDENT_BYTES;
-	w->hooks = &conn_worker_hooks;
-	w->reservefd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	w->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (w->wakefd < 0) {
+	nw->conn_slab.size = sizeof(struct conn);
+	nw->ident_slab.size = CONN_IDENT_BYTES;
+	nw->hooks = &conn_worker_hooks;
+	nw->reservefd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	nw->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (nw->wakefd < 0) {
 		log_error("worker %d: %s", id, strerror(errno));
 		return -1;
 	}
@@ -202,21 +203,21 @@ int server_init(struct server *srv)
 	srv->dispatch = ops_dispatch;
 	pthread_mutex_init(&srv->accept_lock, NULL);
 	pthread_mutex_init(&srv->gen_lock, NULL);
-	srv->rt.policy = policy_for(cfg->send_policy);
+	srv->runtime.policy = policy_for(cfg->send_policy);
 	srv->local_policy = policy_for(SEND_BATCH);
-	srv->rt.batch_bytes = cfg->batch_bytes;
-	srv->rt.max_pending_bytes = cfg->max_pending_bytes;
-	srv->rt.monitor_access = cfg->monitor_access;
-	srv->rt.write_timeout = cfg->write_timeout;
-	srv->rt.idle_timeout = cfg->idle_timeout;
-	srv->rt.sizelimit = cfg->sizelimit;
-	srv->rt.timelimit = cfg->timelimit;
-	srv->rt.max_filter_items = cfg->max_filter_items;
-	srv->rt.max_search_work = cfg->max_search_work;
-	srv->rt.allow_anonymous = cfg->allow_anonymous;
-	srv->rt.require_tls = cfg->require_tls;
-	srv->rt.tls_handshake_timeout = cfg->tls_handshake_timeout;
-	srv->rt.pdu_timeout = cfg->pdu_timeout;
+	srv->runtime.batch_bytes = cfg->batch_bytes;
+	srv->runtime.max_pending_bytes = cfg->max_pending_bytes;
+	srv->runtime.monitor_access = cfg->monitor_access;
+	srv->runtime.write_timeout = cfg->write_timeout;
+	srv->runtime.idle_timeout = cfg->idle_timeout;
+	srv->runtime.sizelimit = cfg->sizelimit;
+	srv->runtime.timelimit = cfg->timelimit;
+	srv->runtime.max_filter_items = cfg->max_filter_items;
+	srv->runtime.max_search_work = cfg->max_search_work;
+	srv->runtime.allow_anonymous = cfg->allow_anonymous;
+	srv->runtime.require_tls = cfg->require_tls;
+	srv->runtime.tls_handshake_timeout = cfg->tls_handshake_timeout;
+	srv->runtime.pdu_timeout = cfg->pdu_timeout;
 	char err[1024];
 	if (schema_load(cfg->schema_dir, cfg->schema, err, sizeof(err)) < 0) {
 		log_error("schema: %s (set schema_dir and schema in %s)", err, cfg->path);
@@ -241,7 +242,7 @@ int server_init(struct server *srv)
 	if (!srv->workers)
 		return -1;
 	for (int i = 0; i < srv->nworkers; i++)
-		if (init_worker(srv, &srv->workers[i], i) < 0)
+		if (init_worker(srv, &srv->workers[i].base, i) < 0)
 			return -1;
 	return 0;
 }
@@ -256,8 +257,8 @@ static void first_refresh_done(struct server *srv)
 int server_start(struct server *srv)
 {
 	for (int i = 0; i < srv->nworkers; i++) {
-		int rc =
-		    pthread_create(&srv->workers[i].thread, NULL, worker_main, &srv->workers[i]);
+		int rc = pthread_create(&srv->workers[i].base.thread, NULL, worker_main,
+		                        &srv->workers[i].base);
 		if (rc) {
 			log_error("starting worker %d: %s", i, strerror(rc));
 			return -1;
@@ -272,35 +273,37 @@ void server_stop(struct server *srv)
 	srv->stopping = 1;
 	uint64_t one = 1;
 	for (int i = 0; i < srv->nworkers; i++)
-		if (srv->workers[i].thread && write(srv->workers[i].wakefd, &one, sizeof(one)) < 0)
+		if (srv->workers[i].base.thread &&
+		    write(srv->workers[i].wakefd, &one, sizeof(one)) < 0)
 			log_error("waking worker %d: %s", i, strerror(errno));
 	for (int i = 0; i < srv->nworkers; i++) {
-		struct worker *w = &srv->workers[i];
+		struct worker *w = &srv->workers[i].base;
+		struct net_worker *nw = net_worker(w);
 		if (w->thread)
 			pthread_join(w->thread, NULL);
-		for (int j = 0; j < w->nlisten; j++)
-			close(w->listenfd[j]);
+		for (int j = 0; j < nw->nlisten; j++)
+			close(nw->listenfd[j]);
 		cursor_pool_reset(&w->cursors, NULL);
 		access_worker_free(w);
 		if (w->txn)
 			mdb_txn_abort(w->txn);
 		db_gen_release(w->gen);
 		buf_free(&w->scratch);
-		slab_free(&w->conn_slab);
-		slab_free(&w->ident_slab);
+		slab_free(&nw->conn_slab);
+		slab_free(&nw->ident_slab);
 		arena_free(&w->req_mem); /* after the connections: a search hands its block back */
 		buf_free(&w->extra);
 		buf_free(&w->base_dn);
 		buf_free(&w->base_key);
 		access_log_flush(w); /* the thread has stopped: its last lines */
-		buf_free(&w->tls_in);
+		buf_free(&nw->tls_in);
 		buf_free(&w->access_log);
-		if (w->engine)
-			w->engine->teardown(w); /* the thread's did, unless it never ran */
-		if (w->wakefd > 0)
-			close(w->wakefd);
-		if (w->reservefd >= 0)
-			close(w->reservefd);
+		if (nw->engine)
+			nw->engine->teardown(w); /* the thread's did, unless it never ran */
+		if (nw->wakefd > 0)
+			close(nw->wakefd);
+		if (nw->reservefd >= 0)
+			close(nw->reservefd);
 	}
 	free(srv->workers);
 	srv->workers = NULL;
@@ -379,14 +382,14 @@ int server_reload(struct server *srv)
 	server_db_check(srv);                 /* a new import is picked up within a second anyway */
 	const struct send_policy *old = server_policy(srv), *p = policy_for(n.send_policy);
 	if (p != old) {
-		__atomic_store_n(&srv->rt.policy, p, __ATOMIC_RELEASE);
+		__atomic_store_n(&srv->runtime.policy, p, __ATOMIC_RELEASE);
 		log_info("SIGHUP: send_policy %s -> %s (for connections accepted from now on)",
 		         config_policy_name(old->id), config_policy_name(p->id));
 	}
 /* A runtime value that changed: stored for the workers, and said. */
 #define RELOAD(field, fmt, shown)                                                                  \
 	if (n.field != server_##field(srv)) {                                                      \
-		__atomic_store_n(&srv->rt.field, n.field, __ATOMIC_RELAXED);                       \
+		__atomic_store_n(&srv->runtime.field, n.field, __ATOMIC_RELAXED);                  \
 		log_info("SIGHUP: " #field " = " fmt, shown);                                      \
 	}
 	RELOAD(batch_bytes, "%zu", n.batch_bytes)

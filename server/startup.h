@@ -1,12 +1,13 @@
 /*
- * The server: configuration, database and a pool of workers. Each worker runs
- * its own epoll loop over its own listening sockets (SO_REUSEPORT, so the
- * kernel spreads new connections) and the connections it accepted; a request
- * is read, decoded, searched and answered on that thread, with no queue or
- * hand-off (docs/ARCHITECTURE.md, "Threads and who owns what").
+ * The server's start-up and shut-down: configuration, database and a pool of
+ * workers. Each worker runs its own event loop (epoll or io_uring: server/net/
+ * engine.h) over its own listening sockets (SO_REUSEPORT, so the kernel spreads
+ * new connections) and the connections it accepted; a request is read, decoded,
+ * searched and answered on that thread, with no queue or hand-off
+ * (docs/ARCHITECTURE.md, "Threads and who owns what").
  */
-#ifndef MINIDIR_SERVER_SERVER_H
-#define MINIDIR_SERVER_SERVER_H
+#ifndef MINIDIR_SERVER_STARTUP_H
+#define MINIDIR_SERVER_STARTUP_H
 
 #include "server/server.h"
 
@@ -28,9 +29,10 @@ void server_stop(struct server *srv);
  * Re-reads the config file (SIGHUP), on the main thread. The keys of struct
  * runtime take effect at once: send_policy (for connections accepted from then
  * on), batch_bytes, max_pending_bytes, monitor_access, write_timeout,
- * idle_timeout, sizelimit, timelimit, max_filter_items, max_search_work and
- * allow_anonymous. Other changed keys
- * are logged as needing a restart. A config with errors is logged and ignored.
+ * idle_timeout, sizelimit, timelimit, max_filter_items, max_search_work,
+ * allow_anonymous, require_tls, tls_handshake_timeout and pdu_timeout; the TLS
+ * certificate and key are read again, the access log reopened. Other changed
+ * keys are logged as needing a restart. A config with errors is logged and ignored.
  * A database file replaced by a new import is picked up (server_db_check).
  * Returns 0 or -1.
  */
@@ -40,7 +42,7 @@ int server_reload(struct server *srv);
  * Database reload, on the main thread (once a second and at SIGHUP): if the
  * file at the database path is another than the one served (device, inode),
  * opens it, checks it (format, suffix), builds what depends on its data (the
- * bind decoy) and makes it the current generation (db_gen.h); the lease
+ * bind decoy) and makes it the current generation (server/db/generation.h); the lease
  * follows it. Logs "database reloaded: PATH (N entries, imported TIME ...)",
  * or why the file was refused (it is not tried again until it changes; the
  * previous one keeps serving). A file another process still has open for

@@ -13,7 +13,7 @@
 #include "server/log.h"
 
 /* What the fault handler needs: the address ranges of the database files mapped
- * (one per generation still open: db_gen.h), and the line to write. A signal
+ * (one per generation still open: generation.h), and the line to write. A signal
  * handler can reach nothing else. A slot is free when its start is 0; it is
  * filled start first and emptied end first, so that it never covers a range
  * it should not while it changes. */

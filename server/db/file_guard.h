@@ -10,12 +10,12 @@
  * Where a lease cannot be had (another owner, a network file system), a fault
  * in the mapped file stops the server with a clear line rather than a crash.
  *
- * A new file renamed over the path is served as a new generation (db_gen.h):
+ * A new file renamed over the path is served as a new generation (generation.h):
  * the lease moves to it, and the fault handler knows the ranges of every file
  * still mapped (old generations a running search still reads).
  */
-#ifndef MINIDIR_SERVER_DB_WATCH_H
-#define MINIDIR_SERVER_DB_WATCH_H
+#ifndef MINIDIR_SERVER_DB_FILE_GUARD_H
+#define MINIDIR_SERVER_DB_FILE_GUARD_H
 
 #include <signal.h>
 
@@ -25,7 +25,7 @@
  * (its si_fd tells which lease: one let go at a reload is no alarm). */
 #define DB_WATCH_SIGNAL (SIGRTMIN + 1)
 
-/* Database files (generations, db_gen.h) the fault handler can tell apart. */
+/* Database files (generations, generation.h) the fault handler can tell apart. */
 #define DB_WATCH_MAPS 8
 
 /*

@@ -1,4 +1,4 @@
-/* Database generations: open and check, hold and release, the workers' moves (db_gen.h). */
+/* Database generations: open and check, hold and release, the workers' moves (generation.h). */
 #include "server/db/generation.h"
 
 #include <stdio.h>

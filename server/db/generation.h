@@ -22,8 +22,8 @@
  * Thread rules: db_gen_open, db_gen_publish in the main thread; holds, the
  * switch and the sweep in the worker that owns them; db_gen_release anywhere.
  */
-#ifndef MINIDIR_SERVER_DB_GEN_H
-#define MINIDIR_SERVER_DB_GEN_H
+#ifndef MINIDIR_SERVER_DB_GENERATION_H
+#define MINIDIR_SERVER_DB_GENERATION_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -39,7 +39,7 @@ struct db_gen {
 	uint64_t number;    /* 1: the database opened at start-up; one more per reload */
 	dev_t dev;          /* the file mapped */
 	ino_t ino;
-	int map_slot;     /* its address range in the fault handler (db_watch.h); -1: none */
+	int map_slot;     /* its address range in the fault handler (file_guard.h); -1: none */
 	char *bind_decoy; /* op_bind_prepare's, for this data */
 	size_t bind_decoy_len;
 	uint64_t bind_decoy_ns; /* how long checking a password against it takes */

@@ -17,8 +17,8 @@
  * Both only look: nothing is left bound or open. Neither fails: what cannot be read
  * counts as not served.
  */
-#ifndef MINIDIR_SERVER_ADDR_SERVED_H
-#define MINIDIR_SERVER_ADDR_SERVED_H
+#ifndef MINIDIR_SERVER_NET_ADDR_SERVED_H
+#define MINIDIR_SERVER_NET_ADDR_SERVED_H
 
 #include <stdbool.h>
 #include <sys/socket.h>

@@ -4,8 +4,8 @@
  * the socket. When the socket is full, the connection waits for EPOLLOUT and
  * any search in progress pauses as a cursor, so memory stays bounded.
  */
-#ifndef MINIDIR_SERVER_CONN_H
-#define MINIDIR_SERVER_CONN_H
+#ifndef MINIDIR_SERVER_NET_CONN_H
+#define MINIDIR_SERVER_NET_CONN_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -42,14 +42,14 @@ struct conn_bytes {
 };
 
 /* The bound DN and key together up to this size take a slot of the worker's identity
- * slab (w->ident_slab, conn_ident.c); longer, a malloc. */
+ * slab (w's ident_slab, conn_ident.c); longer, a malloc. */
 #define CONN_IDENT_BYTES 128
 
 /*
  * A send policy: the hooks through which the layer above decides when the
- * connection's output leaves (server/policy.h has the list and the rules).
+ * connection's output leaves (server/net/policy.h has the list and the rules).
  * Defined here, below the policies, because the connection calls accept; the
- * reply layer calls the others. server/policy_<ident>.c defines `const struct send_policy
+ * reply layer calls the others. server/net/policy_<ident>.c defines `const struct send_policy
  * policy_<ident>` for each line of conf/send_policies.h; nothing else lists them.
  */
 struct send_policy {
@@ -63,7 +63,7 @@ struct send_policy {
 	 * buffered on the connection, whose responses will follow at once. */
 	void (*pdu_end)(struct conn *c, bool last, bool more_requests);
 	/* A send with MSG_MORE takes only what ends on a TCP segment boundary; the rest
-	 * waits in out for the next send (conn.c, whole_segments). */
+	 * waits in out for the next send (conn_output.c, whole_segments). */
 	bool whole_segments;
 };
 
@@ -89,7 +89,8 @@ struct conn {
 	bool closing;           /* close after this event (output flushed as far as it goes) */
 	const char *close_why;  /* why, for the log (a static string; NULL: "closed by server") */
 	bool in_ready;          /* on the worker's ready list */
-	size_t in_counted;      /* bytes of in counted in w->input_bytes (conn.c, account_input) */
+	size_t in_counted;      /* bytes of in counted in w's input_bytes (conn_input.c,
+	                           conn_account_input) */
 	time_t in_since;        /* since when the pending input waits to be whole (pdu_timeout;
 	                           0: none pending) */
 	uint32_t events;        /* the epoll mask registered now */
@@ -158,6 +159,20 @@ void conn_resume(struct conn *c);
 /* Closes c and frees it. */
 void conn_close(struct conn *c, const char *why);
 
+/* Closes c if it has been blocked, without progress, for write_timeout seconds, or has
+ * sent no request for idle_timeout seconds while nothing was running or waiting.
+ * Returns true when c was closed (and freed). */
+bool conn_check_timeouts(struct conn *c, time_t now);
+
+/*
+ * Frees c's input and output buffers if nothing waits in them and nothing runs,
+ * so that an idle connection costs only its struct (they are allocated again by
+ * the next request). Returns the bytes of capacity freed.
+ */
+size_t conn_release_buffers(struct conn *c);
+
+/* --- conn_output.c: sending, the events waited for, disconnecting ---------------------- */
+
 /*
  * Sends the pending bytes of c->out with flags (0 or MSG_MORE). Returns 0 when
  * all were sent, 1 when some wait for EPOLLOUT, -1 when the connection failed
@@ -172,25 +187,39 @@ int conn_flush(struct conn *c, int flags);
  */
 void conn_output_queued(struct conn *c, bool last);
 
+/* Registers the events c waits for now with the engine: output room when blocked, else
+ * input while it may read (conn_may_read). */
+void conn_update_events(struct conn *c);
+/* StartTLS's answer is out: TLS begins (conn_tls_switch), and the handshake's answer to
+ * bytes already read is sent at once. Returns 0, or -1 (c is closing). */
+int conn_switch_to_tls(struct conn *c);
+/* Tells the client why it is being disconnected (RFC 4511 4.4.1, a Notice of
+ * Disconnection with rc and why, a static string), and marks c closing. */
+void conn_disconnect(struct conn *c, int rc, const char *why);
+
+/* --- conn_input.c: reading, framing, handing requests on ------------------------------- */
+
+/* One recv into the input buffer (over TLS, conn_tls_read). Returns bytes read, -2 when
+ * none were there yet, 0 at EOF, -1 to close. */
+ssize_t conn_read_some(struct conn *c);
+/* Answers the complete requests in c->in, in order, until one must wait. */
+void conn_process_input(struct conn *c);
 /* True when another complete request is already buffered on c. */
 bool conn_more_requests(const struct conn *c);
+/* Keeps w's input_bytes, the request bytes buffered on the worker's connections, and
+ * c->in_since, from when what c has pending waits (a closing connection counts none). */
+void conn_account_input(struct conn *c);
+/* What w may buffer of unfinished requests: max_input_bytes_per_worker, at least
+ * max_pdu_bytes (one whole request always fits). */
+size_t conn_input_limit(const struct worker *w);
+/* More than conn_input_limit is buffered on w's connections: the ones whose input waits
+ * longest are disconnected until it is under (they close on the ready list). */
+void conn_shed_input(struct worker *w);
 
-/* Closes c if it has been blocked, without progress, for write_timeout seconds, or has
- * sent no request for idle_timeout seconds while nothing was running or waiting.
- * Returns true when c was closed (and freed). */
-bool conn_check_timeouts(struct conn *c, time_t now);
+/* --- conn_wake.c: the ready list, and resuming a task at a set time ------------------- */
 
-/*
- * Frees c's input and output buffers if nothing waits in them and nothing runs,
- * so that an idle connection costs only its struct (they are allocated again by
- * the next request). Returns the bytes of capacity freed.
- */
-size_t conn_release_buffers(struct conn *c);
-
-/* Marks c to continue its task on the next loop iteration. */
+/* Marks c to continue its task on the next loop iteration (the worker's ready list). */
 void conn_make_ready(struct conn *c);
-
-/* --- conn_wake.c: resuming a task at a set time ---------------------------------------- */
 
 /*
  * An entry of the worker's waking queue: embedded in the task that waits, which owns it
@@ -215,24 +244,47 @@ void conn_wake_at(struct conn_wake *wk, struct conn *c, uint64_t ns);
 /* Takes wk off the queue if it is on it. */
 void conn_wake_cancel(struct conn_wake *wk);
 /* Puts the connections whose time has come on the ready list (the loop runs it next)
- * and sets w->wake_ns to the next one's time. */
+ * and sets w's wake_ns to the next one's time. */
 void conn_wake_due(struct worker *w);
 
-/* --- conn_tls.c: the TLS half of the I/O, for conn.c ----------------------------------- */
+/* --- conn_tls.c: the TLS half of the I/O, for conn*.c ---------------------------------- */
 
 /* Gives c a TLS session (ldaps:// at accept, or StartTLS). Returns 0 or -1. */
 int conn_tls_begin(struct conn *c);
 /* StartTLS's answer is out: TLS begins (bytes already read are the handshake).
- * Returns 0, or -1 (c is closing). */
-int conn_tls_switch(struct conn *c);
-/* One recv of ciphertext, decrypted into c->in: as read_some (bytes added, -2 none yet,
- * 0 closed, -1 error). */
-ssize_t conn_tls_read(struct conn *c);
+ * Returns 0, or -1 (c is closing). *send is set when the handshake's answer must go
+ * now: the caller sends it (conn_flush), as conn_tls.c calls nothing of conn*.c. */
+int conn_tls_switch(struct conn *c, bool *send);
+/* One recv of ciphertext, decrypted into c->in: as conn_read_some (bytes added, -2 none yet,
+ * 0 closed, -1 error), with *send as conn_tls_switch's. */
+ssize_t conn_tls_read(struct conn *c, bool *send);
 /* Encrypts what waits in c->out into c->tls_out once tls_out is empty; with more (the
  * response goes on), only whole 16 KiB records, the rest left in c->out. Returns 0 or -1
  * (c is closing). */
 int conn_tls_encrypt(struct conn *c, bool more);
 /* Sends close_notify if it can without waiting, frees the session. */
 void conn_tls_end(struct conn *c);
+
+/* --- for conn*.c: what the input, output and life-cycle files share ------------------ */
+
+/* The largest request c may send: smaller until it binds (slapd's sockbuf_max_incoming). */
+static inline size_t conn_max_pdu(const struct conn *c)
+{
+	const struct config *cfg = &c->w->srv->cfg;
+	if (c->auth == AUTH_ANONYMOUS && cfg->max_pdu_bytes_anonymous < cfg->max_pdu_bytes)
+		return cfg->max_pdu_bytes_anonymous;
+	return cfg->max_pdu_bytes;
+}
+
+/*
+ * Whether to read more input now. While a task runs or the socket is full,
+ * requests wait in the buffer (only an Abandon is acted on early), so reading
+ * stops once a full PDU's worth is waiting: memory stays bounded however much
+ * a client sends.
+ */
+static inline bool conn_may_read(const struct conn *c)
+{
+	return (!c->task && !c->blocked) || buf_pending(&c->in) < conn_max_pdu(c);
+}
 
 #endif

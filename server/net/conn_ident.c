@@ -18,7 +18,7 @@ void conn_clear_identity(struct conn *c)
 {
 	if (c->ident) {
 		if (c->bound_dn.len + c->bound_key.len <= CONN_IDENT_BYTES)
-			slab_put(&c->w->ident_slab, c->ident);
+			slab_put(&net_worker(c->w)->ident_slab, c->ident);
 		else
 			free(c->ident);
 	}
@@ -34,7 +34,8 @@ int conn_set_identity(struct conn *c, enum conn_auth auth, const void *dn, size_
 	if (auth == AUTH_ANONYMOUS)
 		return 0;
 	size_t need = dnlen + keylen;
-	unsigned char *m = need <= CONN_IDENT_BYTES ? slab_get(&c->w->ident_slab) : malloc(need);
+	unsigned char *m =
+	    need <= CONN_IDENT_BYTES ? slab_get(&net_worker(c->w)->ident_slab) : malloc(need);
 	if (!m)
 		return -1;
 	if (dnlen)

@@ -19,7 +19,7 @@
 
 #define CONN_TLS_READ_CHUNK (16 * 1024)
 
-static ssize_t tls_received(struct conn *c, const void *in, size_t len);
+static ssize_t tls_received(struct conn *c, const void *in, size_t len, bool *send);
 
 /* Gives c a TLS session (ldaps:// at accept, or StartTLS). Returns 0 or -1. */
 int conn_tls_begin(struct conn *c)
@@ -33,8 +33,9 @@ int conn_tls_begin(struct conn *c)
 }
 
 /* StartTLS: its answer is out, TLS begins. Returns 0, or -1 (c is closing). */
-int conn_tls_switch(struct conn *c)
+int conn_tls_switch(struct conn *c, bool *send)
 {
+	*send = false;
 	c->tls_starting = false;
 	if (conn_tls_begin(c) < 0) {
 		c->closing = true;
@@ -45,7 +46,7 @@ int conn_tls_switch(struct conn *c)
 		/* The client did not wait for the answer: its handshake is already here. */
 		struct buf early = c->in;
 		memset(&c->in, 0, sizeof(c->in));
-		ssize_t got = tls_received(c, early.data + early.off, buf_pending(&early));
+		ssize_t got = tls_received(c, early.data + early.off, buf_pending(&early), send);
 		buf_free(&early);
 		if (got == 0 || got == -1) {
 			c->closing = true;
@@ -59,7 +60,7 @@ int conn_tls_switch(struct conn *c)
  * With TLS: the plaintext waiting in out becomes records in tls_out, once what
  * tls_out held has gone (so ciphertext waiting for a slow client stays one flush
  * deep) but for less than a segment (what batch holds back to end its sends on a
- * segment boundary: conn.c, whole_segments), with whatever the session has to
+ * segment boundary: conn_output.c, whole_segments), with whatever the session has to
  * send itself (handshake, alerts).
  */
 int conn_tls_encrypt(struct conn *c, bool more)
@@ -88,13 +89,15 @@ int conn_tls_encrypt(struct conn *c, bool more)
 }
 
 /*
- * Ciphertext the client sent (in[0..len)): the handshake advances, plaintext
- * joins c->in, and what the session has to say (handshake, tickets) is sent.
- * Returns the plaintext bytes added, -2 when none yet, 0 when the client closed
- * TLS (close_notify), -1 to close.
+ * Ciphertext the client sent (in[0..len)): the handshake advances and plaintext
+ * joins c->in. *send is set when what the session has to say (the handshake's
+ * answer) must go now: the caller sends it (conn_flush), so that this file never
+ * calls back into conn_output.c. Returns the plaintext bytes added, -2 when none
+ * yet, 0 when the client closed TLS (close_notify), -1 to close (*send false).
  */
-static ssize_t tls_received(struct conn *c, const void *in, size_t len)
+static ssize_t tls_received(struct conn *c, const void *in, size_t len, bool *send)
 {
+	*send = false;
 	struct worker_stats *st = &c->w->stats;
 	bool was_done = tls_handshake_done(c->tls);
 	size_t before = c->in.len;
@@ -123,23 +126,23 @@ static ssize_t tls_received(struct conn *c, const void *in, size_t len)
 	/* The handshake's answer goes now. TLS 1.3 session tickets, which the server writes when
 	 * the handshake ends, can wait: they leave with the first response, one send fewer. */
 	bool tickets_only = !was_done && tls_handshake_done(c->tls) && tls_is_13(c->tls);
-	if (!tickets_only && conn_flush(c, 0) < 0)
-		return -1;
+	*send = !tickets_only;
 	if (s == TLS_CLOSED)
 		return 0;
 	return c->in.len > before ? (ssize_t)(c->in.len - before) : -2;
 }
 
 /* One recv of ciphertext into the worker's buffer, then tls_received. */
-ssize_t conn_tls_read(struct conn *c)
+ssize_t conn_tls_read(struct conn *c, bool *send)
 {
-	struct buf *raw = &c->w->tls_in;
+	*send = false;
+	struct buf *raw = &net_worker(c->w)->tls_in;
 	if (buf_reserve(raw, CONN_TLS_READ_CHUNK) < 0)
 		return -1;
 	ssize_t n = engine_recv(c->w, c->fd, raw->data, raw->cap);
 	if (n <= 0)
 		return n == 0 ? 0 : errno == EAGAIN || errno == EWOULDBLOCK ? (ssize_t)-2 : -1;
-	return tls_received(c, raw->data, (size_t)n);
+	return tls_received(c, raw->data, (size_t)n, send);
 }
 
 void conn_tls_end(struct conn *c)

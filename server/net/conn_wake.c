@@ -7,43 +7,55 @@
 #include "server/clock.h"
 #include "server/net/conn.h"
 
+void conn_make_ready(struct conn *c)
+{
+	if (c->in_ready)
+		return;
+	c->in_ready = true;
+	c->ready_next = net_worker(c->w)->ready;
+	net_worker(c->w)->ready = c;
+}
+
 void conn_wake_cancel(struct conn_wake *wk)
 {
 	if (!wk->queued)
 		return;
 	struct worker *w = wk->c->w;
+	struct net_worker *nw = net_worker(w);
 	if (wk->prev)
 		wk->prev->next = wk->next;
 	else
-		w->waking = wk->next;
+		nw->waking = wk->next;
 	if (wk->next)
 		wk->next->prev = wk->prev;
 	else
-		w->waking_last = wk->prev;
+		nw->waking_last = wk->prev;
 	wk->queued = false;
-	w->wake_ns = w->waking ? w->waking->ns : 0;
+	nw->wake_ns = nw->waking ? nw->waking->ns : 0;
 }
 
 void conn_wake_at(struct conn_wake *wk, struct conn *c, uint64_t ns)
 {
 	conn_wake_cancel(wk);
 	struct worker *w = c->w;
-	*wk = (struct conn_wake){.c = c, .ns = ns, .queued = true, .prev = w->waking_last};
-	if (w->waking_last)
-		w->waking_last->next = wk;
+	struct net_worker *nw = net_worker(w);
+	*wk = (struct conn_wake){.c = c, .ns = ns, .queued = true, .prev = nw->waking_last};
+	if (nw->waking_last)
+		nw->waking_last->next = wk;
 	else
-		w->waking = wk;
-	w->waking_last = wk;
-	w->wake_ns = w->waking->ns;
+		nw->waking = wk;
+	nw->waking_last = wk;
+	nw->wake_ns = nw->waking->ns;
 }
 
 void conn_wake_due(struct worker *w)
 {
-	if (!w->waking)
+	struct net_worker *nw = net_worker(w);
+	if (!nw->waking)
 		return;
 	uint64_t now = clock_ns();
-	while (w->waking && w->waking->ns <= now) {
-		struct conn_wake *wk = w->waking;
+	while (nw->waking && nw->waking->ns <= now) {
+		struct conn_wake *wk = nw->waking;
 		conn_wake_cancel(wk);
 		conn_make_ready(wk->c);
 	}

@@ -31,7 +31,7 @@ int engine_setup(struct worker *w, enum io_engine want)
 	if (want == IO_ENGINE_IO_URING) {
 		if (!uring_forbidden(why, sizeof(why)) &&
 		    engine_uring.setup(w, why, sizeof(why)) == 0) {
-			w->engine = &engine_uring;
+			net_worker(w)->engine = &engine_uring;
 			return 0;
 		}
 		log_info("worker %d: io_engine io_uring unavailable (%s); using epoll", w->id, why);
@@ -40,6 +40,6 @@ int engine_setup(struct worker *w, enum io_engine want)
 		log_error("worker %d: %s", w->id, why);
 		return -1;
 	}
-	w->engine = &engine_epoll;
+	net_worker(w)->engine = &engine_epoll;
 	return 0;
 }

@@ -20,8 +20,8 @@
  * Thread rules: engine_setup runs before the worker's thread starts; everything
  * else on the worker's thread.
  */
-#ifndef MINIDIR_SERVER_ENGINE_H
-#define MINIDIR_SERVER_ENGINE_H
+#ifndef MINIDIR_SERVER_NET_ENGINE_H
+#define MINIDIR_SERVER_NET_ENGINE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -29,13 +29,14 @@
 #include <sys/types.h>
 
 #include "conf/config.h"
+#include "server/net/net_worker.h"
 #include "server/server.h"
 
 /* Bytes of output a connection may have waiting in the io_uring engine (beyond the send
  * the kernel is working on) before engine_send says EAGAIN. */
 #define ENGINE_SEND_HELD (256 * 1024)
 
-/* The loop above the engine (worker.c), called from engine_dispatch. */
+/* The loop above the engine (worker.c), called from the engine's dispatch (struct engine_ops). */
 struct engine_upcalls {
 	/* Listener li of w is readable (epoll): accept from it. */
 	void (*listener_ready)(struct worker *w, int li);
@@ -93,18 +94,18 @@ int engine_setup(struct worker *w, enum io_engine want);
  * Returns 0, or -1 with errno (fd is still the caller's). */
 static inline int engine_add(struct worker *w, int fd, void *handler, uint32_t events)
 {
-	return w->engine->add(w, fd, handler, events);
+	return net_worker(w)->engine->add(w, fd, handler, events);
 }
 /* Changes the events fd is watched for. */
 static inline void engine_watch(struct worker *w, int fd, void *handler, uint32_t events)
 {
-	w->engine->watch(w, fd, handler, events);
+	net_worker(w)->engine->watch(w, fd, handler, events);
 }
 /* As recv(fd, buf, cap, 0) on a non-blocking socket: bytes copied into buf, 0 at end of
  * stream, -1 with errno (EAGAIN: nothing now). */
 static inline ssize_t engine_recv(struct worker *w, int fd, void *buf, size_t cap)
 {
-	return w->engine->recv(w, fd, buf, cap);
+	return net_worker(w)->engine->recv(w, fd, buf, cap);
 }
 /* As send(fd, buf, len, flags | MSG_NOSIGNAL) on a non-blocking socket: bytes taken
  * (buf is borrowed for the call only), or -1 with errno (EAGAIN: none now, EPOLLOUT
@@ -112,7 +113,7 @@ static inline ssize_t engine_recv(struct worker *w, int fd, void *buf, size_t ca
  * MSG_DONTWAIT (what cannot go at once is dropped). */
 static inline ssize_t engine_send(struct worker *w, int fd, const void *buf, size_t len, int flags)
 {
-	return w->engine->send(w, fd, buf, len, flags);
+	return net_worker(w)->engine->send(w, fd, buf, len, flags);
 }
 /* As setsockopt(fd, level, opt, &on, sizeof(on)), in order with the output: it applies
  * after the bytes engine_send took (cork-toggle's TCP_CORK off must come after the
@@ -120,12 +121,12 @@ static inline ssize_t engine_send(struct worker *w, int fd, const void *buf, siz
  * takes it at once unless the socket is full. Returns setsockopt's result. */
 static inline int engine_set_option(struct worker *w, int fd, int level, int opt, int on)
 {
-	return w->engine->set_option(w, fd, level, opt, on);
+	return net_worker(w)->engine->set_option(w, fd, level, opt, on);
 }
 /* Stops watching fd and closes it (output already taken is still sent, as by close()). */
 static inline void engine_close(struct worker *w, int fd)
 {
-	w->engine->close(w, fd);
+	net_worker(w)->engine->close(w, fd);
 }
 
 #endif

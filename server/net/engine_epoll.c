@@ -33,11 +33,12 @@ struct epoll_state {
 
 static struct epoll_state *state(struct worker *w)
 {
-	return w->engine_state;
+	return net_worker(w)->engine_state;
 }
 
 static int ep_setup(struct worker *w, char *why, size_t whylen)
 {
+	struct net_worker *nw = net_worker(w);
 	struct epoll_state *s = calloc(1, sizeof(*s));
 	if (!s || (s->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0) {
 		snprintf(why, whylen, "epoll_create1: %s", strerror(errno));
@@ -45,19 +46,19 @@ static int ep_setup(struct worker *w, char *why, size_t whylen)
 		return -1;
 	}
 	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = TAG_WAKE};
-	int rc = epoll_ctl(s->epfd, EPOLL_CTL_ADD, w->wakefd, &ev);
-	for (int i = 0; rc == 0 && !w->listen_paused && i < w->nlisten; i++) {
+	int rc = epoll_ctl(s->epfd, EPOLL_CTL_ADD, nw->wakefd, &ev);
+	for (int i = 0; rc == 0 && !nw->listen_paused && i < nw->nlisten; i++) {
 		ev = (struct epoll_event){.events = EPOLLIN, .data.ptr = TAG_LISTENER(i)};
-		rc = epoll_ctl(s->epfd, EPOLL_CTL_ADD, w->listenfd[i], &ev);
+		rc = epoll_ctl(s->epfd, EPOLL_CTL_ADD, nw->listenfd[i], &ev);
 	}
-	s->watching = !w->listen_paused;
+	s->watching = !nw->listen_paused;
 	if (rc < 0) {
 		snprintf(why, whylen, "epoll_ctl: %s", strerror(errno));
 		close(s->epfd);
 		free(s);
 		return -1;
 	}
-	w->engine_state = s;
+	nw->engine_state = s;
 	return 0;
 }
 
@@ -68,7 +69,7 @@ static void ep_teardown(struct worker *w)
 		return;
 	close(s->epfd);
 	free(s);
-	w->engine_state = NULL;
+	net_worker(w)->engine_state = NULL;
 }
 
 static void ep_listen(struct worker *w, bool on)
@@ -76,9 +77,10 @@ static void ep_listen(struct worker *w, bool on)
 	struct epoll_state *s = state(w);
 	if (s->watching == on)
 		return;
-	for (int i = 0; i < w->nlisten; i++) {
+	for (int i = 0; i < net_worker(w)->nlisten; i++) {
 		struct epoll_event ev = {.events = EPOLLIN, .data.ptr = TAG_LISTENER(i)};
-		epoll_ctl(s->epfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, w->listenfd[i], &ev);
+		epoll_ctl(s->epfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, net_worker(w)->listenfd[i],
+		          &ev);
 	}
 	s->watching = on;
 }
@@ -154,7 +156,7 @@ static void ep_dispatch(struct worker *w, const struct engine_upcalls *up)
 		intptr_t tag = (intptr_t)ptr;
 		if (ptr == TAG_WAKE)
 			continue;
-		if (tag >= 2 && tag < 2 + w->nlisten)
+		if (tag >= 2 && tag < 2 + net_worker(w)->nlisten)
 			up->listener_ready(w, (int)(tag - 2));
 		else
 			up->event(w, ptr, s->events[i].events);

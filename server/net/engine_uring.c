@@ -51,19 +51,7 @@
 
 static struct uring_state *state(struct worker *w)
 {
-	return w->engine_state;
-}
-
-/* A free submission slot, submitting what is queued when the ring is full. */
-static struct io_uring_sqe *sqe_get(struct uring_state *s)
-{
-	struct io_uring_sqe *sqe = io_uring_get_sqe(&s->ring);
-	if (!sqe) {
-		STAT_ADD(s->stats->io_waits, 1);
-		io_uring_submit(&s->ring);
-		sqe = io_uring_get_sqe(&s->ring);
-	}
-	return sqe;
+	return net_worker(w)->engine_state;
 }
 
 /* Puts u on a list once (on: whether it is there already). */
@@ -86,79 +74,13 @@ static void mark_pending(struct uring_state *s, struct usock *u)
 	push_once(&s->pending, u, &u->on_pending, &u->pending_next);
 }
 
-static void arm_accept(struct uring_state *s, struct worker *w, int li)
-{
-	struct io_uring_sqe *sqe = sqe_get(s);
-	if (!sqe)
-		return;
-	io_uring_prep_multishot_accept(sqe, w->listenfd[li], NULL, NULL,
-	                               SOCK_NONBLOCK | SOCK_CLOEXEC);
-	io_uring_sqe_set_data64(sqe, UD(UD_ACCEPT, li));
-	s->accept_armed[li] = true;
-}
-
-/*
- * The accept of listener li failed for want of a descriptor. The kernel takes the
- * descriptor before it looks for a connection, so an accept armed again now would fail
- * again at once, round after round, with nothing to accept. A one-shot poll waits for a
- * pending connection instead; then the accept is armed again (and, still out of
- * descriptors, the worker sheds what is pending and the listener rests again).
- */
-static void rest_listener(struct uring_state *s, struct worker *w, int li)
-{
-	struct io_uring_sqe *sqe = sqe_get(s);
-	if (!sqe)
-		return;
-	io_uring_prep_poll_add(sqe, w->listenfd[li], POLLIN);
-	io_uring_sqe_set_data64(sqe, UD(UD_LISTEN_POLL, li));
-	s->poll_armed[li] = true;
-}
-
-/*
- * Out of descriptors with a connection pending on listener li: it is accepted into fixed
- * file slot li and closed there (two linked SQEs), then the listener rests again. The
- * spare descriptor of the worker (worker.c) cannot do this here: the descriptor it frees
- * for its accept4 may be taken first by another worker's accept in the kernel, which
- * holds no lock of ours, and the spare is then lost while the limit holds (the
- * listener paused, what is queued on it hanging).
- */
-static void shed_one(struct uring_state *s, struct worker *w, int li)
-{
-	struct io_uring_sqe *sqe = sqe_get(s);
-	if (!sqe)
-		return;
-	io_uring_prep_accept_direct(sqe, w->listenfd[li], NULL, NULL, 0, (unsigned)li);
-	io_uring_sqe_set_data64(sqe, UD(UD_SHED, li));
-	sqe->flags |= IOSQE_IO_LINK;
-	struct io_uring_sqe *close_sqe = io_uring_get_sqe(&s->ring);
-	if (!close_sqe) { /* the ring is full: the accept alone would keep the connection */
-		sqe->flags &= (unsigned char)~IOSQE_IO_LINK;
-		io_uring_prep_nop(sqe);
-		io_uring_sqe_set_data64(sqe, UD(UD_SHED_CLOSE, li));
-		s->shed_armed[li] = true;
-		return;
-	}
-	io_uring_prep_close_direct(close_sqe, (unsigned)li);
-	io_uring_sqe_set_data64(close_sqe, UD(UD_SHED_CLOSE, li));
-	s->shed_armed[li] = true;
-}
-
 static void arm_wake(struct uring_state *s, struct worker *w)
 {
-	struct io_uring_sqe *sqe = sqe_get(s);
+	struct io_uring_sqe *sqe = uring_sqe_get(s);
 	if (!sqe)
 		return;
-	io_uring_prep_read(sqe, w->wakefd, &s->wake_value, sizeof(s->wake_value), 0);
+	io_uring_prep_read(sqe, net_worker(w)->wakefd, &s->wake_value, sizeof(s->wake_value), 0);
 	io_uring_sqe_set_data64(sqe, UD(UD_WAKE, 0));
-}
-
-static void cancel(struct uring_state *s, uint64_t target, int fd)
-{
-	struct io_uring_sqe *sqe = sqe_get(s);
-	if (!sqe)
-		return;
-	io_uring_prep_cancel64(sqe, target, 0);
-	io_uring_sqe_set_data64(sqe, UD(UD_CANCEL, fd));
 }
 
 /* A send SQE of u's flight bytes (from flight.off), with flags and the tag of u's send. */
@@ -175,7 +97,7 @@ static void prep_send(struct uring_state *s, struct io_uring_sqe *sqe, struct us
 /* The staged bytes become the send in the kernel. */
 static void submit_send(struct uring_state *s, struct usock *u, int flags)
 {
-	struct io_uring_sqe *sqe = sqe_get(s);
+	struct io_uring_sqe *sqe = uring_sqe_get(s);
 	if (!sqe)
 		return;
 	struct buf t = u->flight;
@@ -222,7 +144,7 @@ static void flush(struct uring_state *s)
 			continue;
 		bool want_in = u->handler && (u->want & EPOLLIN) && !u->eof && !u->err;
 		if (want_in && !u->recv_armed) {
-			struct io_uring_sqe *sqe = sqe_get(s);
+			struct io_uring_sqe *sqe = uring_sqe_get(s);
 			if (sqe) {
 				io_uring_prep_recv_multishot(sqe, u->fd, NULL, 0, 0);
 				sqe->flags |= IOSQE_BUFFER_SELECT;
@@ -231,12 +153,12 @@ static void flush(struct uring_state *s)
 				u->recv_armed = true;
 			}
 		} else if (!want_in && u->recv_armed && !u->recv_cancelling) {
-			cancel(s, UD(UD_RECV, u->fd), u->fd);
+			uring_cancel(s, UD(UD_RECV, u->fd), u->fd);
 			u->recv_cancelling = true;
 		}
 		if (!u->handler) { /* closed: what cannot go at once is dropped, as by close() */
 			if (u->sending && !u->send_cancelling) {
-				cancel(s, UD(UD_SEND, u->fd), u->fd);
+				uring_cancel(s, UD(UD_SEND, u->fd), u->fd);
 				u->send_cancelling = true;
 			} else if (!u->sending && buf_pending(&u->staged) > 0 && !u->err) {
 				submit_send(s, u, MSG_DONTWAIT);
@@ -300,7 +222,7 @@ static void on_send(struct uring_state *s, int fd, int res)
 	} else {
 		buf_consume(&u->flight, (size_t)res);
 		if (buf_pending(&u->flight) > 0 && u->handler) { /* short: the rest goes on */
-			struct io_uring_sqe *sqe = sqe_get(s);
+			struct io_uring_sqe *sqe = uring_sqe_get(s);
 			if (sqe) {
 				prep_send(s, sqe, u, MSG_WAITALL | u->flight_flags);
 				return;
@@ -357,37 +279,10 @@ static void ur_dispatch(struct worker *w, const struct engine_upcalls *up)
 			arm_wake(s, w);
 			break;
 		case UD_ACCEPT:
-			if (!(done[i].flags & IORING_CQE_F_MORE))
-				s->accept_armed[idx] = false;
-			if (s->direct && (res == -EMFILE || res == -ENFILE)) {
-				log_error("worker %d: accept: %s; a pending connection closed",
-				          w->id, strerror(-res));
-				if (!s->accept_armed[idx] && s->listening && !s->shed_armed[idx])
-					shed_one(s, w, idx);
-				break;
-			}
-			if (res != -ECANCELED)
-				up->accepted(w, idx, res);
-			if (s->accept_armed[idx] || !s->listening)
-				break;
-			if (res == -EMFILE || res == -ENFILE)
-				rest_listener(s, w, idx);
-			else
-				arm_accept(s, w, idx);
-			break;
-		case UD_LISTEN_POLL: /* a connection is pending (or the poll was cancelled) */
-			s->poll_armed[idx] = false;
-			if (s->listening && !s->accept_armed[idx] && !s->shed_armed[idx])
-				arm_accept(s, w, idx);
-			break;
-		case UD_SHED: /* accepted into slot idx (its close follows), or failed */
-			if (res >= 0)
-				STAT_ADD(s->stats->connections_shed, 1);
-			break;
-		case UD_SHED_CLOSE: /* done (or cancelled with a failed accept): rest again */
-			s->shed_armed[idx] = false;
-			if (s->listening && !s->accept_armed[idx] && !s->poll_armed[idx])
-				rest_listener(s, w, idx);
+		case UD_LISTEN_POLL:
+		case UD_SHED:
+		case UD_SHED_CLOSE:
+			uring_listener_done(s, w, up, done[i].ud, res, done[i].flags);
 			break;
 		case UD_RECV:
 			on_recv(s, w, up, idx, res, done[i].flags);
@@ -439,18 +334,7 @@ static int ur_wait(struct worker *w, uint64_t timeout_ns)
 
 static void ur_listen(struct worker *w, bool on)
 {
-	struct uring_state *s = state(w);
-	s->listening = on;
-	for (int i = 0; i < w->nlisten; i++) {
-		if (on && !s->accept_armed[i] && !s->poll_armed[i] && !s->shed_armed[i])
-			arm_accept(s, w, i);
-		else if (!on && s->accept_armed[i])
-			cancel(s, UD(UD_ACCEPT, i), -1);
-		else if (!on && s->poll_armed[i])
-			cancel(s, UD(UD_LISTEN_POLL, i), -1);
-		else if (!on && s->shed_armed[i])
-			cancel(s, UD(UD_SHED, i), -1);
-	}
+	uring_listen(state(w), w, on);
 }
 
 static int ur_add(struct worker *w, int fd, void *handler, uint32_t events)
@@ -580,6 +464,7 @@ static void ur_close(struct worker *w, int fd)
 
 static int ur_setup(struct worker *w, char *why, size_t whylen)
 {
+	struct net_worker *nw = net_worker(w);
 	struct uring_state *s = calloc(1, sizeof(*s));
 	if (!s) {
 		snprintf(why, whylen, "out of memory");
@@ -589,12 +474,12 @@ static int ur_setup(struct worker *w, char *why, size_t whylen)
 		free(s);
 		return -1;
 	}
-	w->engine_state = s;
+	nw->engine_state = s;
 	s->stats = &w->stats;
 	/* One fixed file slot a listener, to shed through (shed_one); no descriptor is used. */
-	s->direct = io_uring_register_files_sparse(&s->ring, (unsigned)w->nlisten) == 0;
+	s->direct = io_uring_register_files_sparse(&s->ring, (unsigned)nw->nlisten) == 0;
 	arm_wake(s, w);
-	ur_listen(w, !w->listen_paused);
+	ur_listen(w, !nw->listen_paused);
 	return 0;
 }
 
@@ -605,7 +490,7 @@ static void ur_teardown(struct worker *w)
 		return;
 	uring_ring_exit(s);
 	free(s);
-	w->engine_state = NULL;
+	net_worker(w)->engine_state = NULL;
 }
 
 const struct engine_ops engine_uring = ENGINE_OPS(ur, "io_uring");

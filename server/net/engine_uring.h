@@ -1,9 +1,10 @@
 /*
- * The io_uring engine's own state (engine_uring.c), shared with its table and
- * ring set-up (engine_uring_table.c). Private to those two files.
+ * The io_uring engine's own state (engine_uring.c), shared with its listeners'
+ * accepts (engine_uring_listen.c) and its table and ring set-up
+ * (engine_uring_table.c). Private to those three files.
  */
-#ifndef MINIDIR_SERVER_ENGINE_URING_H
-#define MINIDIR_SERVER_ENGINE_URING_H
+#ifndef MINIDIR_SERVER_NET_ENGINE_URING_H
+#define MINIDIR_SERVER_NET_ENGINE_URING_H
 
 #include <liburing.h>
 #include <stdbool.h>
@@ -73,16 +74,49 @@ struct uring_state {
 	bool listening;
 	bool accept_armed[CONFIG_MAX_LISTEN];
 	/* Out of descriptors: the listener rests, polled for a pending connection, instead of
-	 * an accept that would fail at once (engine_uring.c, rest_listener). */
+	 * an accept that would fail at once (engine_uring_listen.c, rest_listener). */
 	bool poll_armed[CONFIG_MAX_LISTEN];
 	/* Out of descriptors, a pending connection is shed through fixed file slot li (an
 	 * accept into it linked to its close): no descriptor of the process is freed for
-	 * it, so no other worker's accept in the kernel can take one (engine_uring.c,
+	 * it, so no other worker's accept in the kernel can take one (engine_uring_listen.c,
 	 * shed_one). direct: the slots are registered (else the spare descriptor sheds). */
 	bool shed_armed[CONFIG_MAX_LISTEN];
 	bool direct;
 	uint64_t wake_value;
 };
+
+/* A free submission slot, submitting what is queued when the ring is full. */
+static inline struct io_uring_sqe *uring_sqe_get(struct uring_state *s)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&s->ring);
+	if (!sqe) {
+		STAT_ADD(s->stats->io_waits, 1);
+		io_uring_submit(&s->ring);
+		sqe = io_uring_get_sqe(&s->ring);
+	}
+	return sqe;
+}
+
+/* Cancels what is in the kernel under tag target (fd: the tag of the cancel's own
+ * completion). */
+static inline void uring_cancel(struct uring_state *s, uint64_t target, int fd)
+{
+	struct io_uring_sqe *sqe = uring_sqe_get(s);
+	if (!sqe)
+		return;
+	io_uring_prep_cancel64(sqe, target, 0);
+	io_uring_sqe_set_data64(sqe, UD(UD_CANCEL, fd));
+}
+
+/* engine_uring_listen.c: the listeners' accepts */
+
+/* Arms (on) or cancels (off) what each listener of w has in the kernel. */
+void uring_listen(struct uring_state *s, struct worker *w, bool on);
+/* A completion of a listener (tag ud: UD_ACCEPT, UD_LISTEN_POLL, UD_SHED, UD_SHED_CLOSE),
+ * with its result and flags: accepted sockets go up (up->accepted), and what the listener
+ * waits on next is armed. */
+void uring_listener_done(struct uring_state *s, struct worker *w, const struct engine_upcalls *up,
+                         uint64_t ud, int res, unsigned flags);
 
 /* engine_uring_table.c */
 

@@ -146,7 +146,7 @@ static int start_engines(struct server *srv)
 		}
 	}
 	for (int i = 0; i < srv->nworkers; i++)
-		if (engine_setup(&srv->workers[i], engine) < 0)
+		if (engine_setup(&srv->workers[i].base, engine) < 0)
 			return -1;
 	log_info("io_engine %s", srv->workers[0].engine->name);
 	return 0;
@@ -171,13 +171,14 @@ int listeners_bind(struct server *srv)
 			return -1;
 		srv->unix_bound[a] = shared >= 0;
 		for (int i = 0; i < srv->nworkers; i++) {
-			struct worker *w = &srv->workers[i];
+			struct worker *w = &srv->workers[i].base;
+			struct net_worker *nw = net_worker(w);
 			int fd = shared >= 0 ? (i == 0 ? shared : fcntl(shared, F_DUPFD_CLOEXEC, 0))
 			                     : bind_tcp(la, port, sizeof(port));
 			if (fd < 0)
 				return -1;
-			w->listen_scheme[w->nlisten] = la->scheme;
-			w->listenfd[w->nlisten++] = fd;
+			nw->listen_scheme[nw->nlisten] = la->scheme;
+			nw->listenfd[nw->nlisten++] = fd;
 		}
 		listen_url(la, port, srv->listen_urls[a], sizeof(srv->listen_urls[a]));
 	}
@@ -204,9 +205,9 @@ int listeners_open(struct server *srv, const char *why)
 		return 0;
 	const struct config *cfg = &srv->cfg;
 	for (int i = 0; i < srv->nworkers; i++) {
-		struct worker *w = &srv->workers[i];
-		for (int j = 0; j < w->nlisten; j++)
-			if (listen(w->listenfd[j], 1024) < 0) {
+		struct net_worker *nw = &srv->workers[i];
+		for (int j = 0; j < nw->nlisten; j++)
+			if (listen(nw->listenfd[j], 1024) < 0) {
 				log_error("listen %s: %s", srv->listen_urls[j], strerror(errno));
 				return -1;
 			}
@@ -214,21 +215,22 @@ int listeners_open(struct server *srv, const char *why)
 	/* Held: each worker starts watching its listeners itself (an io_uring submission
 	 * belongs to its ring's thread), told through its wake-up descriptor. */
 	for (int i = 0; i < srv->nworkers; i++) {
-		struct worker *w = &srv->workers[i];
-		if (!__atomic_load_n(&w->listen_held, __ATOMIC_ACQUIRE))
+		struct net_worker *nw = &srv->workers[i];
+		if (!__atomic_load_n(&nw->listen_held, __ATOMIC_ACQUIRE))
 			continue;
-		__atomic_store_n(&w->listen_held, false, __ATOMIC_RELEASE);
-		__atomic_store_n(&w->listen_release, true, __ATOMIC_RELEASE);
+		__atomic_store_n(&nw->listen_held, false, __ATOMIC_RELEASE);
+		__atomic_store_n(&nw->listen_release, true, __ATOMIC_RELEASE);
 		uint64_t one = 1;
-		if (write(w->wakefd, &one, sizeof(one)) < 0)
-			log_error("worker %d: waking it to listen: %s", w->id, strerror(errno));
+		if (write(nw->wakefd, &one, sizeof(one)) < 0)
+			log_error("worker %d: waking it to listen: %s", nw->base.id,
+			          strerror(errno));
 	}
 	for (int a = 0; a < cfg->nlisten; a++) {
 		const struct listen_addr *la = &cfg->listen[a];
 		log_info("listening on %s (%d workers, send_policy %s%s)", srv->listen_urls[a],
 		         srv->nworkers,
 		         config_policy_name(la->scheme == LISTEN_LDAPI ? SEND_BATCH
-		                                                       : srv->rt.policy->id),
+		                                                       : srv->runtime.policy->id),
 		         la->scheme == LISTEN_LDAP && srv->tls ? ", StartTLS" : "");
 	}
 	if (why)

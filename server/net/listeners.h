@@ -9,8 +9,8 @@
  * Thread rules: listeners_bind and listeners_hold_tick on the main thread;
  * listeners_open from any thread (the consumer's, the main one), once in effect.
  */
-#ifndef MINIDIR_SERVER_LISTENERS_H
-#define MINIDIR_SERVER_LISTENERS_H
+#ifndef MINIDIR_SERVER_NET_LISTENERS_H
+#define MINIDIR_SERVER_NET_LISTENERS_H
 
 #include "server/server.h"
 
@@ -29,7 +29,7 @@ int listeners_bind(struct server *srv);
  * "listening on URL ..." for each address, and why (NULL: nothing more). The first call
  * does it; later ones return 0 at once. Returns 0, or -1 after logging a listen or
  * epoll_ctl that failed (at start-up the server then stops; held, the addresses left stay
- * closed). What the replica's on_first_refresh callback calls (server.c).
+ * closed). What the replica's on_first_refresh callback calls (server/startup.c).
  */
 int listeners_open(struct server *srv, const char *why);
 

@@ -3,9 +3,10 @@
  * send_policy in the config; each lives in its own policy_*.c file.
  *
  * Responses are encoded into the connection's output buffer (conn->out). After
- * each PDU the connection calls pdu_end(), which decides whether to flush now
- * and with which flags; conn_flush() does the sending and keeps what the
- * kernel did not take, with its "more follows" flag, for EPOLLOUT.
+ * each PDU the reply layer (reply.c) calls pdu_end(), which decides whether to
+ * flush now and with which flags; conn_flush() (conn_output.c) does the sending
+ * and keeps what the kernel did not take, with its "more follows" flag, for
+ * EPOLLOUT.
  *
  *   cork-toggle   Nagle on; TCP_CORK set by response_begin, cleared after the last PDU
  *   nodelay-once  TCP_NODELAY at accept; one send per PDU
@@ -14,8 +15,8 @@
  *                 (such a send ends on a TCP segment boundary, the rest joins the
  *                 next); responses to requests already buffered share one send
  */
-#ifndef MINIDIR_SERVER_POLICY_H
-#define MINIDIR_SERVER_POLICY_H
+#ifndef MINIDIR_SERVER_NET_POLICY_H
+#define MINIDIR_SERVER_NET_POLICY_H
 
 #include <stdbool.h>
 
@@ -25,7 +26,8 @@
 /* The policy for a config value (every value of enum send_policy_id has one). */
 const struct send_policy *policy_for(enum send_policy_id id);
 
-/* setsockopt(IPPROTO_TCP, opt, on), counted in the worker's stats. Returns its result. */
+/* policy_tcp.c: setsockopt(IPPROTO_TCP, opt, on), counted in the worker's stats. Returns
+ * its result. */
 int policy_set_tcp_option(struct conn *c, int opt, int on);
 /* An accept function for policies that want TCP_NODELAY once per connection. */
 int policy_accept_nodelay(struct conn *c);

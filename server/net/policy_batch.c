@@ -5,7 +5,7 @@
  * segment boundary and the rest joins the next one (whole_segments), so the
  * kernel is never left a short tail that an ACK would push out on its own.
  * When further complete requests are already buffered on the connection, the
- * flush waits for their responses too (conn.c flushes after the last one).
+ * flush waits for their responses too (conn_input.c flushes after the last one).
  */
 #include <netinet/in.h>
 #include <netinet/tcp.h>

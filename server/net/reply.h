@@ -13,8 +13,8 @@
  *
  * All calls run on the connection's worker thread.
  */
-#ifndef MINIDIR_SERVER_REPLY_H
-#define MINIDIR_SERVER_REPLY_H
+#ifndef MINIDIR_SERVER_NET_REPLY_H
+#define MINIDIR_SERVER_NET_REPLY_H
 
 #include <stddef.h>
 #include <stdint.h>

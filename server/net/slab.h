@@ -16,8 +16,8 @@
  *
  * A slab set belongs to one thread; nothing here locks.
  */
-#ifndef MINIDIR_SERVER_SLAB_H
-#define MINIDIR_SERVER_SLAB_H
+#ifndef MINIDIR_SERVER_NET_SLAB_H
+#define MINIDIR_SERVER_NET_SLAB_H
 
 #include <stddef.h>
 

@@ -31,8 +31,8 @@
  * thread; tls_session_new in any worker (it takes the context under a lock);
  * a session belongs to one connection and is used by its worker only.
  */
-#ifndef MINIDIR_SERVER_TLS_H
-#define MINIDIR_SERVER_TLS_H
+#ifndef MINIDIR_SERVER_NET_TLS_H
+#define MINIDIR_SERVER_NET_TLS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -11,8 +11,8 @@
  * Thread rules: the method is made once per server context (tls_setup) and shared,
  * read-only; a BIO and its io belong to one session.
  */
-#ifndef MINIDIR_SERVER_TLS_BIO_H
-#define MINIDIR_SERVER_TLS_BIO_H
+#ifndef MINIDIR_SERVER_NET_TLS_BIO_H
+#define MINIDIR_SERVER_NET_TLS_BIO_H
 
 #include <openssl/bio.h>
 #include <stddef.h>

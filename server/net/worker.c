@@ -24,17 +24,19 @@
 /* Stops or restarts watching w's listening sockets (their backlog waits in the kernel). */
 static void set_listening(struct worker *w, bool on)
 {
-	if (w->listen_paused == !on || (on && __atomic_load_n(&w->listen_held, __ATOMIC_ACQUIRE)))
+	struct net_worker *nw = net_worker(w);
+	if (nw->listen_paused == !on || (on && __atomic_load_n(&nw->listen_held, __ATOMIC_ACQUIRE)))
 		return;
-	w->engine->listen(w, on);
-	w->listen_paused = !on;
+	nw->engine->listen(w, on);
+	nw->listen_paused = !on;
 }
 
 void worker_fd_freed(struct worker *w)
 {
-	if (w->reservefd < 0)
-		w->reservefd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (w->reservefd >= 0)
+	struct net_worker *nw = net_worker(w);
+	if (nw->reservefd < 0)
+		nw->reservefd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (nw->reservefd >= 0)
 		set_listening(w, true);
 }
 
@@ -49,21 +51,22 @@ void worker_fd_freed(struct worker *w)
  */
 static void shed_connections(struct worker *w, int lfd, int err)
 {
+	struct net_worker *nw = net_worker(w);
 	unsigned long shed = 0;
-	if (w->reservefd >= 0) {
-		close(w->reservefd);
-		w->reservefd = -1;
+	if (nw->reservefd >= 0) {
+		close(nw->reservefd);
+		nw->reservefd = -1;
 		for (int fd;
 		     shed < WORKER_SHED_MAX && (fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) >= 0;
 		     shed++)
 			close(fd);
-		w->reservefd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		nw->reservefd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	}
 	STAT_ADD(w->stats.connections_shed, shed);
-	if (w->reservefd < 0)
+	if (nw->reservefd < 0)
 		set_listening(w, false);
 	log_error("worker %d: accept: %s; %lu pending connections closed%s", w->id, strerror(err),
-	          shed, w->reservefd < 0 ? ", accepting again when a descriptor is free" : "");
+	          shed, nw->reservefd < 0 ? ", accepting again when a descriptor is free" : "");
 }
 
 /* What accept failing with err means: shedding, pausing, a log line. */
@@ -81,7 +84,8 @@ static void accept_failed(struct worker *w, int err)
 /* epoll: listener li is readable. */
 static void accept_all(struct worker *w, int li)
 {
-	int lfd = w->listenfd[li];
+	struct net_worker *nw = net_worker(w);
+	int lfd = nw->listenfd[li];
 	pthread_mutex_t *lock = &w->srv->accept_lock;
 	for (int i = 0; i < 64; i++) {
 		pthread_mutex_lock(lock);
@@ -94,20 +98,21 @@ static void accept_all(struct worker *w, int li)
 			accept_failed(w, err);
 			return;
 		}
-		w->hooks->accepted(w, fd, w->listen_scheme[li]);
+		nw->hooks->accepted(w, fd, nw->listen_scheme[li]);
 	}
 }
 
 /* io_uring: the kernel accepted fd on listener li, or failed with -fd. */
 static void accepted(struct worker *w, int li, int fd)
 {
+	struct net_worker *nw = net_worker(w);
 	if (fd >= 0) {
-		w->hooks->accepted(w, fd, w->listen_scheme[li]);
+		nw->hooks->accepted(w, fd, nw->listen_scheme[li]);
 		return;
 	}
 	if (-fd == EMFILE || -fd == ENFILE) {
 		pthread_mutex_lock(&w->srv->accept_lock);
-		shed_connections(w, w->listenfd[li], -fd);
+		shed_connections(w, nw->listenfd[li], -fd);
 		pthread_mutex_unlock(&w->srv->accept_lock);
 	}
 	accept_failed(w, -fd);
@@ -115,7 +120,7 @@ static void accepted(struct worker *w, int li, int fd)
 
 static void event(struct worker *w, void *handler, uint32_t events)
 {
-	w->hooks->event(handler, events);
+	net_worker(w)->hooks->event(handler, events);
 }
 
 static const struct engine_upcalls upcalls = {
@@ -127,43 +132,45 @@ static const struct engine_upcalls upcalls = {
 void *worker_main(void *arg)
 {
 	struct worker *w = arg;
+	struct net_worker *nw = net_worker(w);
 	time_t last_sweep = clock_seconds();
 	for (;;) {
-		/* Wakes once a second at most, to close clients past write_timeout or idle_timeout,
-		 * and when the first of the waking queue is due (conn.h, conn_wake_at). */
-		uint64_t timeout = w->ready ? 0 : 1000000000u;
-		if (timeout && w->wake_ns) {
+		/* Wakes once a second at least, to close clients past write_timeout or
+		 * idle_timeout, and when the first of the waking queue is due (conn.h,
+		 * conn_wake_at). */
+		uint64_t timeout = nw->ready ? 0 : 1000000000u;
+		if (timeout && nw->wake_ns) {
 			uint64_t now = clock_ns();
-			if (w->wake_ns <= now)
+			if (nw->wake_ns <= now)
 				timeout = 0;
-			else if (w->wake_ns - now < timeout)
-				timeout = w->wake_ns - now;
+			else if (nw->wake_ns - now < timeout)
+				timeout = nw->wake_ns - now;
 		}
-		if (w->engine->wait(w, timeout) < 0) {
-			log_error("worker %d: %s wait: %s", w->id, w->engine->name,
+		if (nw->engine->wait(w, timeout) < 0) {
+			log_error("worker %d: %s wait: %s", w->id, nw->engine->name,
 			          strerror(errno));
 			break;
 		}
 		if (w->srv->stopping)
 			break;
-		w->round_ns = clock_ns();
+		nw->round_ns = clock_ns();
 		/* Between operations: a new import, if one was published, serves from here on. */
 		db_gen_worker_switch(w);
-		w->engine->dispatch(w, &upcalls);
-		if (__atomic_exchange_n(&w->listen_release, false, __ATOMIC_ACQ_REL))
+		nw->engine->dispatch(w, &upcalls);
+		if (__atomic_exchange_n(&nw->listen_release, false, __ATOMIC_ACQ_REL))
 			set_listening(w, true); /* listeners_open: they listen now */
-		w->hooks->run_ready(w);
+		nw->hooks->run_ready(w);
 		access_log_tick(w); /* a few writes a second for all the lines */
 		time_t now = clock_seconds();
 		if (now != last_sweep) {
 			last_sweep = now;
-			worker_fd_freed(
-			    w); /* retries a lost spare descriptor and paused listeners */
-			w->hooks->sweep(w, now);
+			/* Retries a lost spare descriptor and paused listeners. */
+			worker_fd_freed(w);
+			nw->hooks->sweep(w, now);
 			db_gen_worker_sweep(w); /* searches on a database two reloads old */
 		}
 	}
-	w->hooks->stop(w);
-	w->engine->teardown(w);
+	nw->hooks->stop(w);
+	nw->engine->teardown(w);
 	return NULL;
 }

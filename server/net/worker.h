@@ -1,17 +1,17 @@
 /*
- * The worker event loop (struct worker is in state.h): its engine (engine.h:
+ * The worker event loop (over struct net_worker, net_worker.h): its engine (engine.h:
  * epoll or io_uring) over the worker's listening sockets and its connections, the spare descriptor
  * for running out of them, a sweep once a second. It knows nothing of connections: what to do with
  * a new socket, with events on a registered descriptor, with the ready list and at the sweep, the
  * layer above says through struct worker_hooks.
  */
-#ifndef MINIDIR_SERVER_WORKER_H
-#define MINIDIR_SERVER_WORKER_H
+#ifndef MINIDIR_SERVER_NET_WORKER_H
+#define MINIDIR_SERVER_NET_WORKER_H
 
 #include <stdint.h>
 #include <time.h>
 
-#include "server/server.h"
+#include "server/net/net_worker.h"
 
 /* The layer above the loop (conn.c's conn_worker_hooks), called on the worker's thread. */
 struct worker_hooks {
@@ -20,7 +20,7 @@ struct worker_hooks {
 	int (*accepted)(struct worker *w, int fd, enum listen_scheme scheme);
 	/* Events for a socket the layer above added with engine_add(..., handler, ...). */
 	void (*event)(void *handler, uint32_t events);
-	/* After each round of events: continue what is on w->ready. */
+	/* After each round of events: continue what is on w's ready. */
 	void (*run_ready)(struct worker *w);
 	/* Once a second (CLOCK_MONOTONIC seconds now): timeouts, idle memory. */
 	void (*sweep)(struct worker *w, time_t now);
@@ -28,7 +28,7 @@ struct worker_hooks {
 	void (*stop)(struct worker *w);
 };
 
-/* The thread body: runs until srv->stopping is set and w->wakefd is signalled. */
+/* The thread body: runs until srv->stopping is set and w's wakefd is signalled. */
 void *worker_main(void *arg);
 
 /*

@@ -17,8 +17,8 @@
  * Thread rules: access_compile and access_free in the main thread before the
  * workers start and after they stop; the rest in a worker, for one operation.
  */
-#ifndef MINIDIR_SERVER_ACCESS_H
-#define MINIDIR_SERVER_ACCESS_H
+#ifndef MINIDIR_SERVER_OPS_ACCESS_H
+#define MINIDIR_SERVER_OPS_ACCESS_H
 
 #include <stdbool.h>
 #include <stdint.h>

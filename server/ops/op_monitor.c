@@ -90,7 +90,7 @@ static void take_snapshot(struct server *srv, struct snapshot *s)
 	memset(s, 0, sizeof(*s));
 	struct worker_stats *t = &s->total;
 	for (int i = 0; i < srv->nworkers; i++) {
-		struct worker_stats *w = &srv->workers[i].stats;
+		struct worker_stats *w = &srv->workers[i].base.stats;
 		for (int p = 0; p < SEND_POLICY_N; p++) {
 			struct send_stats *a = &t->send[p], *b = &w->send[p];
 			a->responses += STAT_READ(b->responses);

@@ -10,8 +10,8 @@
  *
  * This header is a map of the files: each group names the file it lives in.
  */
-#ifndef MINIDIR_SERVER_OPS_H
-#define MINIDIR_SERVER_OPS_H
+#ifndef MINIDIR_SERVER_OPS_OPS_H
+#define MINIDIR_SERVER_OPS_OPS_H
 
 #include "protocol/buf.h"
 #include "protocol/request.h"

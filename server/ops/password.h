@@ -8,8 +8,8 @@
  * with m=1048576 allocates 1 GiB for each check (the admin who stores it chooses).
  * Thread-safe; nothing is kept between calls.
  */
-#ifndef MINIDIR_SERVER_PASSWORD_H
-#define MINIDIR_SERVER_PASSWORD_H
+#ifndef MINIDIR_SERVER_OPS_PASSWORD_H
+#define MINIDIR_SERVER_OPS_PASSWORD_H
 
 #include <stdbool.h>
 #include <stddef.h>

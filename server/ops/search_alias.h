@@ -1,6 +1,6 @@
 /* Alias dereferencing for searches (server/search_alias.c). */
-#ifndef MINIDIR_SERVER_SEARCH_ALIAS_H
-#define MINIDIR_SERVER_SEARCH_ALIAS_H
+#ifndef MINIDIR_SERVER_OPS_SEARCH_ALIAS_H
+#define MINIDIR_SERVER_OPS_SEARCH_ALIAS_H
 
 #include <lmdb.h>
 #include <stdbool.h>

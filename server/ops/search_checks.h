@@ -6,8 +6,8 @@
  * Thread rules: the worker that runs the search, inside its read transaction (w->txn
  * on w's generation) for the first two.
  */
-#ifndef MINIDIR_SERVER_SEARCH_CHECKS_H
-#define MINIDIR_SERVER_SEARCH_CHECKS_H
+#ifndef MINIDIR_SERVER_OPS_SEARCH_CHECKS_H
+#define MINIDIR_SERVER_OPS_SEARCH_CHECKS_H
 
 #include "protocol/buf.h"
 #include "protocol/filter.h"

@@ -4,8 +4,8 @@
  * "2.5.4.3" become "cn"), options kept, so that selecting attributes from a
  * stored entry is a byte comparison.
  */
-#ifndef MINIDIR_SERVER_SEARCH_NAMES_H
-#define MINIDIR_SERVER_SEARCH_NAMES_H
+#ifndef MINIDIR_SERVER_OPS_SEARCH_NAMES_H
+#define MINIDIR_SERVER_OPS_SEARCH_NAMES_H
 
 #include <stddef.h>
 

@@ -9,8 +9,8 @@
  *
  * Thread rules: no state; any thread (each call has its own digest context).
  */
-#ifndef MINIDIR_SERVER_SEARCH_PAGE_H
-#define MINIDIR_SERVER_SEARCH_PAGE_H
+#ifndef MINIDIR_SERVER_OPS_SEARCH_PAGE_H
+#define MINIDIR_SERVER_OPS_SEARCH_PAGE_H
 
 #include "protocol/request.h"
 #include "server/net/net.h"

@@ -6,8 +6,8 @@
  * A plan belongs to one search; it is used on the worker thread that runs it,
  * inside that worker's read transaction.
  */
-#ifndef MINIDIR_SERVER_SEARCH_PLAN_H
-#define MINIDIR_SERVER_SEARCH_PLAN_H
+#ifndef MINIDIR_SERVER_OPS_SEARCH_PLAN_H
+#define MINIDIR_SERVER_OPS_SEARCH_PLAN_H
 
 #include <lmdb.h>
 #include <stdbool.h>

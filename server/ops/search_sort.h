@@ -4,8 +4,8 @@
  * in that order. Memory is one key set per matching entry, bounded by the
  * search's size limit.
  */
-#ifndef MINIDIR_SERVER_SEARCH_SORT_H
-#define MINIDIR_SERVER_SEARCH_SORT_H
+#ifndef MINIDIR_SERVER_OPS_SEARCH_SORT_H
+#define MINIDIR_SERVER_OPS_SEARCH_SORT_H
 
 #include <stdbool.h>
 #include <stddef.h>

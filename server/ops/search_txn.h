@@ -12,8 +12,8 @@
  *
  * Thread rules: the worker that runs the search.
  */
-#ifndef MINIDIR_SERVER_SEARCH_TXN_H
-#define MINIDIR_SERVER_SEARCH_TXN_H
+#ifndef MINIDIR_SERVER_OPS_SEARCH_TXN_H
+#define MINIDIR_SERVER_OPS_SEARCH_TXN_H
 
 #include <lmdb.h>
 #include <stdbool.h>

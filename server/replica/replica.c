@@ -81,21 +81,21 @@ static int start_search(struct replica *r, char *why, size_t cap)
 	char stored[4096] = "";
 	struct berval cookie = {0, NULL};
 	if (!r->drop_cookie) {
-		MDB_txn *rt;
+		MDB_txn *read_txn;
 		const void *data;
 		size_t len;
-		if (mdb_txn_begin(r->db->env, NULL, MDB_RDONLY, &rt) == 0) {
-			if (db_update_get_cookie(r->db, rt, &data, &len) == 0 &&
+		if (mdb_txn_begin(r->db->env, NULL, MDB_RDONLY, &read_txn) == 0) {
+			if (db_update_get_cookie(r->db, read_txn, &data, &len) == 0 &&
 			    len < sizeof(stored)) {
 				memcpy(stored, data, len);
 				cookie = (struct berval){len, stored};
-			} else if (db_update_get_cookie(r->db, rt, &data, &len) == 0) {
+			} else if (db_update_get_cookie(r->db, read_txn, &data, &len) == 0) {
 				log_error(
 				    "syncrepl rid=%03d: the stored cookie takes %zu bytes, more "
 				    "than %zu: not sent",
 				    s->rid, len, sizeof(stored) - 1);
 			}
-			mdb_txn_abort(rt);
+			mdb_txn_abort(read_txn);
 		}
 	}
 	r->full_refresh = !cookie.bv_val;

@@ -10,7 +10,7 @@
  * was committed. Readers (the workers' read transactions) see each commit at their next
  * operation. The end of a present phase deletes every entry the provider did not report
  * present; e-syncRefreshRequired drops the cookie and reloads in full. An entry a refresh
- * brings before its parent is held until the parent has come (replica_held.h); one whose
+ * brings before its parent is held until the parent has come (held.h); one whose
  * parent never comes, or over ENTRY_MAX_BYTES, is skipped (logged, counted in the status)
  * and the stream goes on. A session that failed writing the database (a full disk) is
  * retried with a backoff.
@@ -19,11 +19,11 @@
  * provider: retried on the retry schedule; each failure logged once per change of state
  * or reason, not once per attempt.
  *
- * Thread rules: replica_start and replica_stop on the main thread; replica_status and
- * replica_context_csn from any thread (a mutex guards the status).
+ * Thread rules: replica_start and replica_stop on the main thread; replica_status (the
+ * contextCSN among the rest) from any thread (a mutex guards the status).
  */
-#ifndef MINIDIR_SERVER_REPLICA_H
-#define MINIDIR_SERVER_REPLICA_H
+#ifndef MINIDIR_SERVER_REPLICA_REPLICA_H
+#define MINIDIR_SERVER_REPLICA_REPLICA_H
 
 #include <stddef.h>
 #include <stdint.h>

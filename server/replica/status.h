@@ -24,7 +24,7 @@ struct replica_status {
 	 * 0 when every change received is served. */
 	uint64_t lag_entries;
 	/* Entries the provider sent that the replica could not store and went on without
-	 * (committed; server/replica_apply.c says which): their count since start-up, the
+	 * (committed; server/replica/apply.c says which): their count since start-up, the
 	 * last one's DN and why ("" when none). */
 	uint64_t skipped;
 	char last_skipped[512];

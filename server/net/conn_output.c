@@ -1,0 +1,198 @@
+/*
+ * A connection's output (conn.h): c->out sent through the socket, whole or to a
+ * segment boundary (conn_flush), with TLS as records (conn_tls.c's encryption);
+ * the events the connection waits for (EPOLLOUT while the socket is full); and the
+ * last word to a client that is disconnected. Called by the send policies, the
+ * input side and the connection's life cycle (conn.c); it calls only conn_tls.c and
+ * the engine below it.
+ */
+#include "server/net/conn.h"
+
+#include <errno.h>
+#include <ldap.h>
+#include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include "protocol/response.h"
+#include "server/clock.h"
+#include "server/log.h"
+#include "server/net/engine.h"
+
+static void set_events(struct conn *c, uint32_t events)
+{
+	if (c->events == events)
+		return;
+	engine_watch(c->w, c->fd, c, events);
+	c->events = events;
+}
+
+/* Which events c waits for now: output room when blocked, else input while it may read. */
+void conn_update_events(struct conn *c)
+{
+	uint32_t ev = 0;
+	if (c->blocked)
+		ev |= EPOLLOUT;
+	if (!c->closing && conn_may_read(c))
+		ev |= EPOLLIN;
+	set_events(c, ev);
+}
+
+/*
+ * Sends what waits in b but its last `hold` bytes with flags, until they are
+ * sent or the socket is full (then c->blocked). Returns 0, or -1 when the
+ * connection failed (marked closing).
+ */
+static int send_pending(struct conn *c, struct buf *b, size_t hold, int flags, bool *sent_any)
+{
+	struct send_stats *st = c->stats;
+	while (buf_pending(b) > hold && !c->blocked) {
+		size_t want = buf_pending(b) - hold;
+		ssize_t n = engine_send(c->w, c->fd, b->data + b->off, want, flags);
+		STAT_ADD(st->send_calls, 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				STAT_ADD(st->eagain, 1);
+				c->blocked = true;
+				break;
+			}
+			log_debug("conn fd=%d: send: %s", c->fd, strerror(errno));
+			c->closing = true;
+			buf_consume(b, want);
+			return -1;
+		}
+		STAT_ADD(st->bytes, (uint64_t)n);
+		*sent_any = true;
+		buf_consume(b, (size_t)n);
+		if ((size_t)n < want) {
+			/* The socket buffer is full: another send now would only see EAGAIN. */
+			STAT_ADD(st->partial, 1);
+			c->blocked = true;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Of `pending` bytes waiting for the socket (out, or tls_out's ciphertext) to go
+ * with MSG_MORE, the bytes that end on a segment boundary; the rest is better
+ * held back. A short tail left in the kernel does not wait for the bytes that
+ * follow: with TCP_NODELAY the next ACK pushes it as a short segment. Segments count from where the
+ * kernel was last told to send everything; when it could not (window or send buffer full), it keeps
+ * the tail and appends to it, so the count still holds. The MSS is read once, on the first such
+ * send: 1-entry lookups never pay for it.
+ */
+static size_t whole_segments(struct conn *c, size_t pending)
+{
+	if (c->mss == 0) {
+		int mss = 0;
+		socklen_t len = sizeof(mss);
+		if (getsockopt(c->fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &len) < 0 || mss <= 0)
+			mss = 1; /* not known: hold nothing back */
+		c->mss = (unsigned)mss;
+	}
+	uint64_t end = c->wire_sent + pending;
+	uint64_t boundary = end - (end - c->segs_from) % c->mss;
+	return boundary > c->wire_sent ? (size_t)(boundary - c->wire_sent) : 0;
+}
+
+int conn_flush(struct conn *c, int flags)
+{
+	bool was_blocked = c->blocked_since != 0, sent_any = false;
+	bool records = c->tls && !c->ktls; /* ciphertext of out goes through tls_out */
+	bool whole = (flags & MSG_MORE) && c->policy->whole_segments && !c->local && !c->ktls;
+	c->out_more = flags & MSG_MORE;
+	for (;;) {
+		if (records && conn_tls_encrypt(c, flags & MSG_MORE) < 0)
+			return -1;
+		struct buf *wire = records ? &c->tls_out : &c->out;
+		size_t before = buf_pending(wire);
+		if (before == 0 || c->blocked)
+			break;
+		size_t hold = whole ? before - whole_segments(c, before) : 0;
+		if (hold == before)
+			break; /* less than a segment: it waits for what follows */
+		if (send_pending(c, wire, hold, flags, &sent_any) < 0)
+			return -1;
+		size_t took = before - buf_pending(wire);
+		c->wire_sent += took;
+		if (!records) {
+			c->out_sent += took;
+			break;
+		}
+		if (buf_pending(&c->out) == 0)
+			break;
+	}
+	size_t waiting = buf_pending(&c->out) + buf_pending(&c->tls_out);
+	if (c->blocked) {
+		if (!was_blocked || sent_any)
+			c->blocked_since = clock_seconds();
+		/* A client that reads may be sent an entry of any size import accepts: the
+		 * limit counts what waits beyond the largest PDU queued. */
+		if (waiting > server_max_pending_bytes(c->w->srv) + c->out_pdu_max) {
+			log_info("conn fd=%d from %s: %zu bytes waiting for a client that does not "
+			         "read (max_pending_bytes); closing",
+			         c->fd, c->peer, waiting);
+			c->closing = true;
+			return -1;
+		}
+		conn_update_events(c);
+		return 1;
+	}
+	c->blocked_since = 0;
+	c->outq_last = 0;
+	if (waiting == 0)
+		c->out_pdu_max = 0;
+	if (!(flags & MSG_MORE))
+		c->segs_from = c->wire_sent;
+	c->last_request = clock_seconds(); /* idle_timeout counts from the end of the last answer */
+	if (c->tls_starting && waiting == 0)
+		return conn_switch_to_tls(c);
+	return 0;
+}
+
+/* StartTLS's answer is out: TLS begins, and the handshake's answer to bytes already
+ * read goes at once. Returns 0, or -1 (c is closing). */
+int conn_switch_to_tls(struct conn *c)
+{
+	bool send;
+	int rc = conn_tls_switch(c, &send);
+	if (send && conn_flush(c, 0) < 0) {
+		c->closing = true;
+		return -1;
+	}
+	return rc;
+}
+
+void conn_output_queued(struct conn *c, bool last)
+{
+	uint64_t queued = c->out_sent + buf_pending(&c->out);
+	if (queued - c->out_queued > c->out_pdu_max)
+		c->out_pdu_max = (size_t)(queued - c->out_queued);
+	c->out_queued = queued;
+	STAT_ADD(c->stats->pdus, 1);
+	if (last) {
+		STAT_ADD(c->stats->responses, 1);
+		if (c->op_start_ns) {
+			stat_latency(&c->w->stats, clock_ns() - c->op_start_ns);
+			c->op_start_ns = 0;
+		}
+	}
+}
+
+/* Tells the client why it is being disconnected (RFC 4511 4.4.1), then closes. */
+void conn_disconnect(struct conn *c, int rc, const char *why)
+{
+	log_info("conn fd=%d from %s: %s; disconnecting", c->fd, c->peer, why);
+	response_result(&c->out, 0, LDAP_RES_EXTENDED, rc, NULL, why,
+	                RESPONSE_NOTICE_OF_DISCONNECTION);
+	STAT_ADD(c->stats->pdus, 1);
+	c->blocked = false;
+	conn_flush(c, 0);
+	c->closing = true;
+	c->close_why = why; /* a static string, as every caller gives */
+}
