@@ -5,14 +5,14 @@
  * its SearchResultDone and frees it. Private to server/ops/ (ops.h has op_search).
  *
  * A search is a resumable cursor: it stops when the socket is full and continues on
- * EPOLLOUT, and it yields after a slice of work (SEARCH_SLICE_WORK: candidates read and
- * filter work, filter.h's units) so that the worker's other connections are served between
- * slices however much each candidate costs: a candidate whose filter is still being
- * evaluated when the slice's work is used is cut and evaluated again first by the next slice,
- * which resumes it through a memo of the filter items already decided (filter.h), so one
- * costly entry (an OR of member items on a large group) is split across slices too. Past
- * max_filter_items or max_search_work a search (not the rootdn's) ends with
- * adminLimitExceeded.
+ * EPOLLOUT, and it yields after a slice of work (search_run.c's SEARCH_SLICE_WORK:
+ * candidates read and filter work, filter.h's units) so that the worker's other connections
+ * are served between slices however much each candidate costs: a candidate whose filter is
+ * still being evaluated when the slice's work is used is cut and evaluated again first by
+ * the next slice, which resumes it through a memo of the filter items already decided
+ * (filter.h), so one costly entry (an OR of member items on a large group) is split across
+ * slices too. Past max_filter_items (checked before it starts) or max_search_work a search
+ * (not the rootdn's) ends with adminLimitExceeded.
  *
  * A search reads one database generation (server/db/generation.h) from its start to its end,
  * a paged one across all its pages: the worker's read transaction while the worker serves
