@@ -13,7 +13,6 @@
 #include "protocol/buf.h"
 #include "protocol/dn.h"
 #include "protocol/schema.h"
-#include "server/ops/access.h"
 #include "server/ops/ops.h"
 #include "server/access_log.h"
 #include "server/net/net.h"
@@ -223,7 +222,7 @@ int server_init(struct server *srv)
 		log_error("schema: %s (set schema_dir and schema in %s)", err, cfg->path);
 		return -1;
 	}
-	if (access_compile(srv) < 0)
+	if (ops_start(srv) < 0) /* the access rules, compiled against the schema */
 		return -1;
 	if (open_database(srv) < 0)
 		return -1;
@@ -284,7 +283,7 @@ void server_stop(struct server *srv)
 		for (int j = 0; j < nw->nlisten; j++)
 			close(nw->listenfd[j]);
 		cursor_pool_reset(&w->cursors, NULL);
-		access_worker_free(w);
+		ops_worker_free(w);
 		if (w->txn)
 			mdb_txn_abort(w->txn);
 		db_gen_release(w->gen);
@@ -292,9 +291,6 @@ void server_stop(struct server *srv)
 		slab_free(&nw->conn_slab);
 		slab_free(&nw->ident_slab);
 		arena_free(&w->req_mem); /* after the connections: a search hands its block back */
-		buf_free(&w->extra);
-		buf_free(&w->base_dn);
-		buf_free(&w->base_key);
 		access_log_flush(w); /* the thread has stopped: its last lines */
 		buf_free(&nw->tls_in);
 		buf_free(&w->access_log);
@@ -310,12 +306,10 @@ void server_stop(struct server *srv)
 	for (int a = 0; a < srv->cfg.nlisten; a++)
 		if (srv->unix_bound[a])
 			unlink(srv->cfg.listen[a].path); /* ours: bound by listeners_bind */
-	buf_free(&srv->rootdse);
-	buf_free(&srv->subschema);
 	tls_teardown(srv->tls);
 	srv->tls = NULL;
 	access_log_close(srv);
-	access_free(srv);
+	ops_stop(srv);            /* the access rules, the root DSE and cn=Subschema */
 	db_gen_release(srv->gen); /* the last reference: every worker has let go */
 	srv->gen = NULL;
 	db_watch_stop(srv); /* after the map is gone: a writer held back may go on */

@@ -6,6 +6,8 @@
  *                                   database served (entries, import time,
  *                                   generation) and how many reloads
  *   cn=<policy>,cn=monitor          per send policy: what sending cost
+ *   cn=tls,cn=monitor               TLS sessions and handshakes, and whether the
+ *                                   kernel does the record work (kTLS)
  *   cn=latency,cn=monitor           how long operations took, as a histogram
  *   cn=replication,cn=monitor       a replica's syncrepl consumer (replica.h): state,
  *                                   provider, changes, last change and error, cookie
@@ -202,7 +204,7 @@ static int build_tls_entry(struct server *srv, const struct snapshot *s, struct 
 	add(&b, "cn", "tls");
 	add(&b, "tlsEnabled", "%s", srv->tls ? "TRUE" : "FALSE");
 	/* TRUE with tls_ktls = yes on a kernel with the tls ULP; else records are built in user
-	 * space (see server/tls.h). */
+	 * space (see server/net/tls.h). */
 	add(&b, "kernelTls", "%s", tls_kernel(srv->tls) ? "TRUE" : "FALSE");
 	add_u64(&b, "kernelTlsConnections", s->total.tls.ktls);
 	add_u64(&b, "tlsConnections", s->total.tls.connections);

@@ -2,13 +2,15 @@
  * Operations: one handler per request type, chosen from a table by the
  * request's protocolOp tag (ops.c). Every handler runs on the connection's
  * worker thread, answers only through the reply API (reply.h), and reads the
- * database generation the worker serves (w->gen, db_gen.h) inside the worker's
+ * database generation the worker serves (w->gen, server/db/generation.h) inside the worker's
  * read transaction (w->txn, renewed and reset by the handler); a search that
  * outlives a reload keeps reading its own generation. A request's strings point into the
  * connection's input and are valid only during the call; a handler that must keep something copies
  * it, except where stated below.
  *
- * This header is a map of the files: each group names the file it lives in.
+ * This header is the room's public one, and a map of its files: each group names the file
+ * it lives in. Start-up reaches the room through its life cycle (lifecycle.c) and
+ * ops_dispatch (struct server's dispatch), the network room only through that callback.
  */
 #ifndef MINIDIR_SERVER_OPS_OPS_H
 #define MINIDIR_SERVER_OPS_OPS_H
@@ -18,12 +20,29 @@
 #include "protocol/response.h"
 #include "server/net/net.h"
 
+/* --- lifecycle.c: what the room keeps, from start-up to shut-down ----------------------- */
+
+/*
+ * Compiles srv->cfg's access rules (access.h) against the schema loaded: before the
+ * workers start, on the main thread. Returns 0, or -1 after logging
+ * "config:line: access: reason".
+ */
+int ops_start(struct server *srv);
+/* Frees what worker w kept for operations (the access rules' decisions, the computed
+ * attributes' buffer, the last search base): after its thread has stopped. */
+void ops_worker_free(struct worker *w);
+/* Frees the access rules and the root DSE and cn=Subschema records (op_rootdse_build):
+ * after every worker has stopped and been freed. */
+void ops_stop(struct server *srv);
+
 /* --- ops.c: the dispatch table, Unbind, Abandon, the write operations ------------------ */
 
 /*
- * Runs req on c: refuses a critical control its operation does not apply (RFC 4511
- * 4.1.11), counts the operation, calls its handler. An unknown operation closes c. req
- * stays the caller's, but a handler may take parts of it (op_search takes the filter).
+ * Runs req on c: traces it for the access log (op_trace, when the log is on), refuses a
+ * critical control its operation does not apply (RFC 4511 4.1.11) and, under require_tls,
+ * what needs TLS (confidentialityRequired), counts the operation, calls its handler. An
+ * unknown operation closes c. req stays the caller's, but a handler may take parts of it
+ * (op_search takes req->mem, the arena its filter lives in).
  */
 void ops_dispatch(struct conn *c, struct ldap_request *req);
 /*
@@ -64,13 +83,15 @@ int op_bind_prepare(struct server *srv, struct db_gen *g);
 void op_compare(struct conn *c, struct ldap_request *req);
 void op_extended(struct conn *c, struct ldap_request *req);
 
-/* --- op_search.c: the search cursor, a conn_task -------------------------------------- */
+/* --- op_search.c, search_run.c, search_finish.c: the search cursor, a conn_task ------- */
 
 /*
- * Starts a search. It takes req->u.search.filter (set to NULL in req) and owns
- * it until the search ends. A search that cannot finish at once (full socket,
- * a slice of work used, even within one candidate, a page sent) stays as c->task or, between
- * pages, c->parked.
+ * Starts a search (or, with a paged results cookie, the next page of the one parked on c).
+ * A search of the database takes req's arena (req->mem, arena_take: req->u.search.filter
+ * lives there, and the search itself is allocated there) and owns it until it ends; req
+ * keeps its pointers into it (none is set to NULL). A search that cannot finish at
+ * once (full socket, a slice of work used, even within one candidate, a page sent) stays as
+ * c->task or, between pages, c->parked (search_op.h).
  */
 void op_search(struct conn *c, struct ldap_request *req);
 /* Appends (NUL-terminated) the DN of the deepest existing entry above key that aop's client
@@ -86,7 +107,7 @@ bool op_monitor_holds(const struct buf *key);
 /* Answers a search whose base (reversed key, borrowed) is in cn=monitor. */
 void op_monitor_search(struct conn *c, struct ldap_request *req, const struct buf *key);
 
-/* --- op_special.c: searches of built entries (root DSE, subschema) ----------------------- */
+/* --- search_builtin.c: searches of built entries (root DSE, subschema) ------------------- */
 
 /* Answers a search of one built entry record (srv->rootdse or srv->subschema). */
 void op_special_search(struct conn *c, struct ldap_request *req, const struct buf *record);
@@ -111,7 +132,7 @@ int op_subschema_build(struct server *srv);
 /* The subschema subentry's DN (RFC 4512 4.2). */
 #define OP_SUBSCHEMA_DN "cn=Subschema"
 
-/* --- op_attrs.c: operational attributes computed per entry ------------------------------- */
+/* --- computed_attrs.c: operational attributes computed per entry ------------------------ */
 
 /* True if filter f tests an operational attribute op_attrs_build computes. */
 bool op_attrs_in_filter(const struct filter *f);

@@ -1,4 +1,4 @@
-/* Alias dereferencing for searches (server/search_alias.c). */
+/* Alias dereferencing for searches (server/ops/search_alias.c). */
 #ifndef MINIDIR_SERVER_OPS_SEARCH_ALIAS_H
 #define MINIDIR_SERVER_OPS_SEARCH_ALIAS_H
 

@@ -1,14 +1,14 @@
 /*
- * The read transaction a search reads through, from one slice to the next (op_search.c):
- * the database generation it holds (db_gen.h: it reads that file to its end, however
- * long it pauses) and, on a database changed in place (a replica, written by the
+ * The read transaction a search reads through, from one slice to the next (search_run.c):
+ * the database generation it holds (server/db/generation.h: it reads that file to its end,
+ * however long it pauses) and, on a database changed in place (a replica, written by the
  * consumer), one snapshot from its start to its end: the transaction the search planned
  * in serves its first slice, and a search that pauses (a full socket, a yield to other
  * connections) or parks for its next page keeps that transaction as its own while the
- * worker takes a new one. db_gen's sweep ends a search that keeps one longer than
- * DB_SNAPSHOT_MAX_SECONDS. On an imported file (which never changes) the worker's
- * transaction stays open from slice to slice and from one operation to the next
- * (db_gen_txn_begin): the usual search allocates nothing here.
+ * worker takes a new one. The generations' sweep (db_gen_worker_sweep) ends a search that
+ * keeps one longer than DB_SNAPSHOT_MAX_SECONDS. On an imported file (which never changes)
+ * the worker's transaction stays open from slice to slice and from one operation to the
+ * next (db_gen_txn_begin): the usual search allocates nothing here.
  *
  * Thread rules: the worker that runs the search.
  */
@@ -30,7 +30,7 @@ struct search_txn {
 	                        slice reads it as it is, without a renew */
 };
 
-/* t holds w's generation from now on; expire is db_hold's (see db_gen.h). */
+/* t holds w's generation from now on; expire is db_hold's (see server/db/generation.h). */
 void search_txn_start(struct search_txn *t, struct worker *w, void (*expire)(struct db_hold *h));
 
 /* The search planned in w's transaction (renewed, not reset): its first slice goes on

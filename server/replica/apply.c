@@ -1,4 +1,9 @@
-/* How the syncrepl consumer applies what its provider sends: see replica_apply.h. */
+/*
+ * How the syncrepl consumer applies what its provider sends (see apply.h): each entry's
+ * Sync State (add, modify, delete, present), the Sync Info messages that end a refresh
+ * phase, and the result that ends a session, written into the open write transaction
+ * (txn.c); entries skipped as too large, and those held for their parent (held.h).
+ */
 #include "server/replica/apply.h"
 
 #include <errno.h>
@@ -11,224 +16,6 @@
 #include "protocol/sync.h"
 #include "server/log.h"
 #include "storage/db_update.h"
-
-void replica_count_change(struct replica *r)
-{
-	__atomic_store_n(&r->pending_changes, r->pending_changes + 1, __ATOMIC_RELAXED);
-	r->uncovered = true;
-}
-
-bool replica_stopping(struct replica *r)
-{
-	return __atomic_load_n(&r->stop, __ATOMIC_ACQUIRE) != 0;
-}
-
-/*
- * Sets the state. A failure is logged once, not at every retry: again only when its
- * reason changes, or after the consumer worked (persisting, or a refresh done) in between,
- * which is logged too.
- */
-void replica_set_state(struct replica *r, const char *state, const char *error)
-{
-	pthread_mutex_lock(&r->lock);
-	bool changed = strcmp(r->st.state, state) != 0;
-	r->st.state = state;
-	if (error)
-		snprintf(r->st.last_error, sizeof(r->st.last_error), "%s", error);
-	pthread_mutex_unlock(&r->lock);
-	if (error) {
-		if (strcmp(error, r->logged_error) != 0)
-			log_error("syncrepl rid=%03d %s: %s", r->conf->rid, r->conf->provider,
-			          error);
-		snprintf(r->logged_error, sizeof(r->logged_error), "%s", error);
-		return;
-	}
-	bool working = strcmp(state, "persisting") == 0 || strcmp(state, "idle") == 0;
-	if (working && r->logged_error[0])
-		log_info("syncrepl rid=%03d: %s again (after: %s)", r->conf->rid, state,
-		         r->logged_error);
-	else if (changed && strcmp(state, "persisting") == 0)
-		log_info("syncrepl rid=%03d: %s", r->conf->rid, state);
-	else if (changed)
-		log_debug("syncrepl rid=%03d: %s", r->conf->rid, state);
-	if (working)
-		r->logged_error[0] = '\0';
-}
-
-/* ---- the write transaction ------------------------------------------------------ */
-
-static void load_committed(struct replica *r, bool status);
-
-int replica_txn_open(struct replica *r)
-{
-	if (r->txn)
-		return 0;
-	int rc = mdb_txn_begin(r->db->env, NULL, 0, &r->txn);
-	if (rc) {
-		r->txn = NULL;
-		return rc;
-	}
-	r->batched = 0;
-	r->uncovered = false;
-	__atomic_store_n(&r->pending_changes, 0, __ATOMIC_RELAXED);
-	r->pending_cookie[0] = '\0';
-	r->pending_skipped = 0;
-	return 0;
-}
-
-void replica_txn_abort(struct replica *r)
-{
-	if (r->txn)
-		mdb_txn_abort(r->txn);
-	r->txn = NULL;
-	r->refreshed = false;
-	__atomic_store_n(&r->pending_changes, 0, __ATOMIC_RELAXED);
-	r->pending_skipped = 0;
-	r->reload_after_commit = false;
-	held_clear(&r->held); /* the next session receives them again */
-	load_committed(r, false);
-}
-
-bool replica_reload_due(struct replica *r)
-{
-	if (r->txn || !r->reload_after_commit)
-		return false;
-	r->reload_after_commit = false;
-	return true;
-}
-
-/* The csn= part of a cookie (rid=001,csn=...;...) into out. */
-static void cookie_csn(const char *cookie, char *out, size_t cap)
-{
-	const char *p = strstr(cookie, "csn=");
-	out[0] = '\0';
-	if (!p)
-		return;
-	p += 4;
-	size_t n = strcspn(p, ",;");
-	snprintf(out, cap, "%.*s", (int)n, p);
-}
-
-/* A CSN's time (YYYYmmddHHMMSS.ffffffZ#...) in milliseconds since the epoch, or -1. */
-static int64_t csn_ms(const char *csn)
-{
-	struct tm tm = {0};
-	unsigned usec = 0;
-	if (sscanf(csn, "%4d%2d%2d%2d%2d%2d.%6uZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-	           &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &usec) != 7)
-		return -1;
-	tm.tm_year -= 1900;
-	tm.tm_mon -= 1;
-	return (int64_t)timegm(&tm) * 1000 + usec / 1000;
-}
-
-/* r->oversized as txn has it (none when the stored value does not parse). */
-static void load_oversized(struct replica *r, MDB_txn *txn)
-{
-	const void *data;
-	size_t len;
-	r->noversized = 0;
-	if (db_update_get_skipped(r->db, txn, &data, &len) != 0 || len % sizeof(*r->oversized) != 0)
-		return;
-	size_t n = len / sizeof(*r->oversized);
-	if (n > r->cap_oversized) {
-		struct oversized *v = realloc(r->oversized, len);
-		if (!v) {
-			log_error("syncrepl rid=%03d: out of memory reading the skipped entries",
-			          r->conf->rid);
-			return;
-		}
-		r->oversized = v;
-		r->cap_oversized = n;
-	}
-	memcpy(r->oversized, data, len);
-	r->noversized = n;
-}
-
-/* What the last commit holds: the cookie into the status when status, and the entries
- * skipped as too large. */
-static void load_committed(struct replica *r, bool status)
-{
-	MDB_txn *rt;
-	const void *data;
-	size_t len;
-	if (mdb_txn_begin(r->db->env, NULL, MDB_RDONLY, &rt) != 0)
-		return;
-	if (status && db_update_get_cookie(r->db, rt, &data, &len) == 0 &&
-	    len < sizeof(r->st.cookie)) {
-		pthread_mutex_lock(&r->lock);
-		snprintf(r->st.cookie, sizeof(r->st.cookie), "%.*s", (int)len, (const char *)data);
-		cookie_csn(r->st.cookie, r->st.context_csn, sizeof(r->st.context_csn));
-		pthread_mutex_unlock(&r->lock);
-	}
-	load_oversized(r, rt);
-	mdb_txn_abort(rt);
-}
-
-void replica_status_load(struct replica *r)
-{
-	load_committed(r, true);
-}
-
-/* Commits when every change in the transaction is covered by a cookie in it (and no
- * entry waits for its parent). */
-int replica_txn_commit(struct replica *r)
-{
-	if (!r->txn || r->uncovered || r->held.n)
-		return 0;
-	int rc = mdb_txn_commit(r->txn);
-	r->txn = NULL;
-	if (rc)
-		return rc;
-	pthread_mutex_lock(&r->lock);
-	if (r->pending_changes) {
-		r->st.changes += r->pending_changes;
-		r->st.last_change = time(NULL);
-	}
-	if (r->pending_cookie[0]) {
-		snprintf(r->st.cookie, sizeof(r->st.cookie), "%s", r->pending_cookie);
-		cookie_csn(r->st.cookie, r->st.context_csn, sizeof(r->st.context_csn));
-		struct timespec now;
-		clock_gettime(CLOCK_REALTIME, &now);
-		int64_t at = csn_ms(r->st.context_csn);
-		if (r->pending_changes && at >= 0)
-			r->st.lag_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000 - at;
-	}
-	if (r->pending_skipped) {
-		r->st.skipped += r->pending_skipped;
-		snprintf(r->st.last_skipped, sizeof(r->st.last_skipped), "%s",
-		         r->pending_skipped_dn);
-		snprintf(r->st.last_skipped_why, sizeof(r->st.last_skipped_why), "%s",
-		         r->pending_skipped_why);
-		r->pending_skipped = 0;
-	}
-	if (r->refreshed)
-		r->st.refreshes++;
-	__atomic_store_n(&r->pending_changes, 0, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&r->lock);
-	if (r->refreshed)
-		log_info("syncrepl rid=%03d: %s", r->conf->rid, r->refresh_line);
-	if (r->refreshed && !r->announced) {
-		r->announced = true;
-		if (r->on_first_refresh)
-			r->on_first_refresh(r->srv);
-	}
-	r->refreshed = false;
-	return 0;
-}
-
-static int set_cookie(struct replica *r, const struct berval *cookie)
-{
-	if (!cookie->bv_val)
-		return 0;
-	int rc = db_update_set_cookie(r->db, r->txn, cookie->bv_val, cookie->bv_len);
-	if (rc == 0) {
-		r->uncovered = false;
-		snprintf(r->pending_cookie, sizeof(r->pending_cookie), "%.*s", (int)cookie->bv_len,
-		         cookie->bv_val);
-	}
-	return rc;
-}
 
 /* ---- changes -------------------------------------------------------------------- */
 
@@ -607,7 +394,7 @@ int replica_on_entry(struct replica *r, LDAPMessage *m, char *why, size_t cap)
 		if (status < 0)
 			goto out;
 	}
-	if (status == 0 && set_cookie(r, &cookie) != 0) {
+	if (status == 0 && replica_set_cookie(r, &cookie) != 0) {
 		snprintf(why, cap, "storing the cookie failed");
 		status = -1;
 	}
@@ -680,7 +467,7 @@ int replica_on_info(struct replica *r, LDAPMessage *m, char *why, size_t cap)
 				note_present(r, info.uuids[i]);
 		break;
 	}
-	if (status == 0 && set_cookie(r, &info.cookie) != 0) {
+	if (status == 0 && replica_set_cookie(r, &info.cookie) != 0) {
 		snprintf(why, cap, "storing the cookie failed");
 		status = -1;
 	}
@@ -724,7 +511,7 @@ int replica_on_done(struct replica *r, LDAPMessage *m, char *why, size_t cap)
 			status = SESSION_ERROR;
 		} else if ((!deletes || r->full_refresh) && end_present_phase(r, why, cap) < 0) {
 			status = SESSION_ERROR;
-		} else if (set_cookie(r, &cookie) != 0) {
+		} else if (replica_set_cookie(r, &cookie) != 0) {
 			snprintf(why, cap, "storing the cookie failed");
 			status = SESSION_ERROR;
 		} else if (r->conf->type == SYNCREPL_REFRESH_AND_PERSIST) {

@@ -1,7 +1,8 @@
 /*
- * The syncrepl consumer's state and how it applies what the provider sends (server/replica.c
- * runs the sessions; see replica.h): the write transaction, the cookie, the present set of
- * a refresh, and one handler per kind of message. Private to the two files.
+ * The syncrepl consumer's state and how it applies what the provider sends
+ * (server/replica/replica.c runs the sessions; see replica.h): the write transaction and
+ * the cookie (txn.c), the present set of a refresh and one handler per kind of message
+ * (apply.c). Private to the room's three files.
  *
  * Thread rules: the consumer's thread only, but for st (under lock).
  */
@@ -41,7 +42,7 @@ struct replica {
 	uint64_t pending_changes; /* changes in txn; readers load it atomically */
 	uint64_t refresh_puts, refresh_deletes; /* in the refresh under way, for its log line */
 	uint64_t refresh_held;                  /* of its puts, those held for their parent */
-	/* Entries of the refresh under way that came before their parent (replica_held.h):
+	/* Entries of the refresh under way that came before their parent (held.h):
 	 * stored once it has come, at the end of a phase; while any is held the
 	 * transaction does not commit. */
 	struct held_set held;
@@ -79,6 +80,8 @@ struct replica {
 	char attrs_buf[1024];
 };
 
+/* --- txn.c: the write transaction, the cookie, the status it publishes ---------------- */
+
 /* The status as the database file has it before any session: the stored cookie (so
  * cn=replication and the root DSE's contextCSN report it from the start), and the
  * entries skipped as too large. */
@@ -104,9 +107,16 @@ int replica_txn_open(struct replica *r);
 void replica_txn_abort(struct replica *r);
 int replica_txn_commit(struct replica *r);
 
+/* Stores cookie (none when its bv_val is NULL: 0) in the open transaction, which then
+ * holds no change it does not cover; it reaches the status at the commit. 0 or an LMDB
+ * error. */
+int replica_set_cookie(struct replica *r, const struct berval *cookie);
+
 /* True (once) when what was committed last needs a full refresh to follow: an entry
  * skipped as too large came back, and entries below it were left out meanwhile. */
 bool replica_reload_due(struct replica *r);
+
+/* --- apply.c: the provider's messages ---------------------------------------------- */
 
 /*
  * The handlers of a SearchResultEntry (its Sync State: add, modify, delete, present), an

@@ -1,4 +1,4 @@
-/* Entries held until their parent comes: see replica_held.h. */
+/* Entries held until their parent comes: see held.h. */
 #include "server/replica/held.h"
 
 #include <stdlib.h>

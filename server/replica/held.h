@@ -1,5 +1,5 @@
 /*
- * Entries a refresh brought before their parent (server/replica_apply.c holds them): a
+ * Entries a refresh brought before their parent (server/replica/apply.c holds them): a
  * provider's refresh comes in its entry-ID order, so an older entry moved under a newer
  * one (slapd's ITS#6472 case) arrives before its new parent. Each is kept as it came
  * (entryUUID, DN, the PartialAttributeList's content) until the parent has been stored
