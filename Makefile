@@ -107,6 +107,7 @@ run: deps
 
 test: deps
 	@$(MAKE) --no-print-directory layers
+	@$(MAKE) --no-print-directory shellcheck
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory unit integration
 
@@ -114,6 +115,12 @@ test: deps
 # scripts/layers.allow. The graph is printed in full only when the check fails.
 layers:
 	@out=$$(./scripts/layers.sh) || { printf '%s\n' "$$out"; exit 1; }; printf '%s\n' "$$out" | tail -n 1
+
+# Every shell script through shellcheck, every finding (scripts/shellcheck.sh lists them);
+# the rules the tree disables, each with its reason, are in .shellcheckrc.
+.PHONY: shellcheck
+shellcheck:
+	@./scripts/shellcheck.sh
 
 unit: export ASAN_OPTIONS := detect_leaks=1:$(ASAN_OPTIONS)
 unit: $(UNIT_BIN)
