@@ -24,5 +24,5 @@ fi
 command -v shellcheck > /dev/null 2>&1 || { echo "shellcheck: not installed: run scripts/deps.sh" >&2; exit 1; }
 scripts=$(list)
 n=$(printf '%s\n' "$scripts" | wc -l)
-printf '%s\n' "$scripts" | xargs -d '\n' -n 8 -P "$(nproc)" shellcheck -S style || { echo "shellcheck: findings above (in $n scripts)" >&2; exit 1; }
-echo "shellcheck: $n scripts, no finding"
+printf '%s\n' "$scripts" | xargs -d '\n' -n 8 -P "$(nproc)" shellcheck -S style || { echo "shellcheck: findings above ($n scripts read)" >&2; exit 1; }
+echo "shellcheck: $n scripts read, no finding"
