@@ -50,7 +50,7 @@ cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 hz=$(getconf CLK_TCK)
 declare -A ops ticks
 order=$MODES
-for r in $(seq 1 "$ROUNDS"); do
+for _ in $(seq 1 "$ROUNDS"); do
 	for m in $order; do
 		c0=$(cpu_ticks "${pid[$m]}")
 		out=$(timeout $((SECS * 2 + 30)) "$BUILD/searchrate" -p "${port[$m]}" -b "$SUFFIX" \

@@ -115,7 +115,7 @@ row() {
 	wait "$sw" 2> /dev/null
 	stall=$(sed -n 's/^stallwatch: max_gap_ms \([0-9.]*\).*/\1/p' "$work/stall")
 	stop_server
-	awk -v name="$name" -v natt="$natt" -v items="$items$what" -v out="$out" -v cpu=$(((c1 - c0))) \
+	awk -v name="$name" -v natt="$natt" -v items="$items$what" -v out="$out" -v cpu=$((c1 - c0)) \
 		-v hz="$hz" -v stall="${stall:-?}" 'BEGIN {
 		n = split(out, f, " ")
 		if (f[1] != "lookups") { printf "| %s | %s | %s |\n", name, natt, out; exit }

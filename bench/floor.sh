@@ -70,7 +70,7 @@ perf_ok=
 perf stat -e raw_syscalls:sys_enter -- true > /dev/null 2>&1 && perf_ok=yes
 for inflight in 1 16; do
 	order=$SERVERS
-	for r in $(seq 1 "$ROUNDS"); do
+	for _ in $(seq 1 "$ROUNDS"); do
 		for s in $order; do
 			c0=$(cpu_ticks "${pid[$s]}")
 			load "$s" "$inflight"

@@ -142,6 +142,7 @@ if [ -n "$CALLGRIND" ]; then
 		sleep 1 # the last close
 		callgrind_control -d "$mode" "${PID[minidir]}" > /dev/null 2>&1
 		sleep 1
+		# shellcheck disable=SC2012  # the newest of the dumps callgrind names callgrind.out.PID.N
 		f=$(ls -t "$work"/callgrind.*.* | head -1)
 		ir=$(sed -n 's/^summary: *\([0-9]*\).*/\1/p' "$f")
 		hs=$(($(value "cg-$mode" Reconnects) + 1))

@@ -63,7 +63,7 @@ measure() {
 	timeout 60 "$BUILD/bench/idleconns" "${opts[@]}" 127.0.0.1 "$port" 50 < /dev/null > /dev/null 2>&1
 	sleep 3
 	start=$(rss "$pid")
-	for c in $(seq 1 $CYCLES); do
+	for _ in $(seq 1 "$CYCLES"); do
 		idle_hold "$name" "${opts[@]}" 127.0.0.1 "$port" "$n"
 		sleep 3 # idle: minidir releases the buffers of idle connections once a second
 		held+=("$(rss "$pid")")

@@ -74,8 +74,8 @@ if [ "$ENTRIES" = 1 ]; then
 		printf '%-10s %10d %14d %12d\n' "$name" "$searches" "$instr" $((instr / searches))
 	done
 	read -r _ ms mi <<< "$m"
-	read -r _ fs fi <<< "$f"
-	awk -v a="$((mi / ms))" -v b="$((fi / fs))" 'BEGIN { printf "minidir/floor: %.1fx the instructions per lookup\n", a / b }'
+	read -r _ fs finstr <<< "$f"
+	awk -v a="$((mi / ms))" -v b="$((finstr / fs))" 'BEGIN { printf "minidir/floor: %.1fx the instructions per lookup\n", a / b }'
 else
 	read -r _ ms mi <<< "$m"
 	echo "user-space instructions per ${ENTRIES}-entry search $filter (callgrind; 8 connections, 1 in flight each)"

@@ -128,7 +128,7 @@ for mode in $MODES; do
 			ROW[server-$mode]=$(window "$SPID" "server-$mode" op_search)
 		else
 			server
-			# shellcheck disable=SC2046
+			# shellcheck disable=SC2046 # the words of cg
 			load "$mode" $(cg "client-$mode") --collect-atstart=no --toggle-collect=thread_main
 			ROW[client-$mode]=$(window "$LPID" "client-$mode" pattern_expand_spans)
 		fi

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the bench/*.sh scripts (sourced first, bash): set -u, the tree's root as
 # the working directory, $BUILD and $SUFFIX, a temp dir ($work) and
 # the processes the script started ($pids), stopped by PID at exit. A script that

@@ -57,6 +57,7 @@ ip link set mdpkt1 netns "$CLI"
 ip -n "$SRV" addr add $SRV_IP/24 dev mdpkt0
 ip -n "$CLI" addr add $CLI_IP/24 dev mdpkt1
 for ns_dev in "$SRV mdpkt0" "$CLI mdpkt1"; do
+	# shellcheck disable=SC2086  # "NAMESPACE DEVICE" split into $1 and $2
 	set -- $ns_dev
 	ip -n "$1" link set "$2" mtu 1500 up
 	ip -n "$1" link set lo up
@@ -125,8 +126,10 @@ runs() {
 		capture "$policy" "$reader" "$run"
 		list="$list $(wc -l < "$work/$policy.$reader.$run.sizes"):$run"
 	done
+	# shellcheck disable=SC2086  # $list split: its COUNT:RUN words, one a line
 	median=$(echo $list | tr ' ' '\n' | sort -t: -k1,1n | sed -n "$(( (REPEAT + 1) / 2 ))p")
 	cp "$work/$policy.$reader.${median#*:}.sizes" "$work/median.sizes"
+	# shellcheck disable=SC2086  # as above
 	printf -v result '%5d %-15s %6s%%' "${median%%:*}" "($(echo $list | tr ' ' '\n' | cut -d: -f1 | paste -sd/))" \
 		"$(awk -v m=$MSS '{ b += $1 } $1 == m { f += $1 } END { printf "%.2f", 100 * f / (b ? b : 1) }' "$work/median.sizes")"
 }
@@ -152,7 +155,7 @@ extra=0
 [ -n "$TLS" ] && extra=3
 floor=$(( (bytes + MSS - 1) / MSS + extra ))
 printf '%-13s %5d %-15s %6s%%   (%d bytes of response%s in %d-byte segments: all full but the last%s)\n' floor $floor "" \
-	"$(awk -v b=$bytes -v m=$MSS -v f=$((floor - extra)) 'BEGIN { printf "%.2f", 100 * (f - 1) * m / b }')" "$bytes" \
+	"$(awk -v b="$bytes" -v m="$MSS" -v f=$((floor - extra)) 'BEGIN { printf "%.2f", 100 * (f - 1) * m / b }')" "$bytes" \
 	"${TLS:+ (of batch, in records)}" $MSS "${TLS:+; plus 3 for the handshake and close_notify}"
 printf 'floor %d %d\n' $floor $floor >> "$work/summary"
 

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by bench/scaleout.sh and bench/replica_catchup.sh (sourced, bash, set -u):
 # a slapd provider with syncprov loaded with bench/gen-ldif.sh N, minidir replicas,
 # all on 127.0.0.1 ports in a temp dir ($work), every process started as `cmd &

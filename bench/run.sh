@@ -290,6 +290,7 @@ EOF
 
 for n in $SIZES; do
 	say "generating $n entries"
+	# shellcheck disable=SC2016  # the script bash -c runs: its own $1..$4, the words after _
 	timeout 300 bash -c 'bench/gen-ldif.sh "$1" "$2" "$3" | awk -v pw="$4" "{ print } /^departmentNumber: / { print \"userPassword: \" pw }"' \
 		_ "$n" "$SUFFIX" "$ENTRY_BYTES" "$USERPW_HASH" > "$work/data-$n.ldif" || die "gen-ldif.sh failed"
 	say "importing $n entries into minidir"
@@ -410,7 +411,7 @@ stat_ticks() { # PID -> T (utime + stime in clock ticks)
 	T=0
 	read -r l < "/proc/$1/stat" 2> /dev/null || return
 	l=${l##*) }
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086  # the fields after the comm, split into $1...
 	set -- $l
 	T=$((${12} + ${13}))
 }

@@ -5,7 +5,7 @@
 # into the repository; a crash, leak, UBSan report or timeout leaves its input in
 # build-fuzz/artifacts/ and makes this script exit 1.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 SECONDS_EACH=${FUZZ_SECONDS:-60}
 failed=0
 for t in "$@"; do
@@ -20,6 +20,7 @@ for t in "$@"; do
 	rc=$?
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
 	if [ "$rc" = 0 ]; then
+		# shellcheck disable=SC2012  # counts the inputs libFuzzer names by their SHA-1
 		echo "ok - $t: ${runs:-?} runs in ${SECONDS_EACH} s, no crash ($(ls "build-fuzz/corpus/$t" | wc -l) inputs in the working corpus)"
 	else
 		echo "not ok - $t: exit status $rc after ${runs:-?} runs; see $log"

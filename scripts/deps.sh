@@ -20,6 +20,8 @@ BENCH_PKGS="tcpdump gnuplot-nox ethtool iproute2 slapd linux-perf haproxy"
 PKGS="build-essential pkg-config libldap-dev liblmdb-dev lmdb-utils check \
 libsubunit-dev ldap-utils libinih-dev libssl-dev liburing-dev libcrypt-dev libargon2-dev strace clang-format slapd \
 procps diffutils clang libclang-rt-14-dev openssl python3-ldap groff-base systemd"
+# make shellcheck (a step of make test and .ci/run) runs shellcheck over every shell script.
+PKGS="$PKGS shellcheck"
 
 [ "${1:-}" = bench ] && PKGS="$PKGS $BENCH_PKGS"
 
@@ -47,7 +49,7 @@ if [ ! -e /usr/sbin/policy-rc.d ]; then
 	$SUDO chmod +x /usr/sbin/policy-rc.d
 	policy=yes
 fi
-# shellcheck disable=SC2086
+# shellcheck disable=SC2086  # $missing is a list of package names, one word each
 $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null || status=$?
 [ -n "$policy" ] && $SUDO rm -f /usr/sbin/policy-rc.d
 case " $missing " in

@@ -280,7 +280,7 @@ selected() { # name: matches a command-line pattern (all when none given)
 	local p
 	[ "${#patterns[@]}" -gt 0 ] || return 0
 	for p in "${patterns[@]}"; do
-		# shellcheck disable=SC2053
+		# shellcheck disable=SC2053  # $p is a glob pattern on purpose
 		[[ $1 == $p ]] && return 0
 	done
 	return 1

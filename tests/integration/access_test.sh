@@ -6,7 +6,7 @@
 # matchedDN nor numSubordinates tells of. slapd's semantics are compared case by case in
 # tests/conformance (the acl-* cases). Servers: minidir on 127.0.0.1, stopped by PID.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 . tests/integration/lib.sh
 export LDAPNOINIT=1

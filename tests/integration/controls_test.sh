@@ -7,7 +7,7 @@
 # compared with slapd in tests/conformance (the ctl-* cases). Servers: minidir on
 # 127.0.0.1, stopped by PID.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 . tests/integration/lib.sh
 export LDAPNOINIT=1

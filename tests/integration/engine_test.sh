@@ -6,7 +6,7 @@
 # a restart. The other scripts run on io_uring with MINIDIR_IO_ENGINE=io_uring
 # (make test runs several of them so).
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 . tests/integration/lib.sh
 

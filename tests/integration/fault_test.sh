@@ -4,7 +4,7 @@
 # address, entries as large as import accepts, a database file overwritten
 # under a running server, and one cut short. Each part starts its own minidir on 127.0.0.1.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 . tests/integration/lib.sh
 
@@ -141,6 +141,7 @@ write_conf fdu "io_engine = io_uring"
 "$BUILD/minidir-import" -f "$work/fdu.conf" "$LDIF" > /dev/null || not_ok "import for fd test on io_uring"
 if MINIDIR_IO_ENGINE=io_uring start fdu 64; then # (the variable wins over the config: make test-io-uring sets it)
 	coproc HOLD { "$BUILD/tests/integration/faultclient" hold 127.0.0.1 "$port" 64; }
+	# shellcheck disable=SC2153  # coproc HOLD sets HOLD_PID
 	hold_pid=$HOLD_PID
 	held=
 	read -r -t 30 held <&"${HOLD[0]}"
@@ -264,10 +265,13 @@ done
 # {ARGON2} as Debian's slappasswd writes it: milliseconds), an entry without a password,
 # an entry whose scheme nothing verifies, unknown DNs: a wrong password takes as long
 # on each (every failed bind is answered the same time after it was read).
+# shellcheck disable=SC2016  # crypt(3) salts: $6$... is literal
 hash6=$("$BUILD/tests/integration/faultclient" crypt right-password '$6$saltsaltsalt$')
+# shellcheck disable=SC2016  # crypt(3) salts: $5$... is literal
 hash5=$("$BUILD/tests/integration/faultclient" crypt right-password '$5$saltsaltsalt$')
 ssha=$(slappasswd -h '{SSHA}' -s right-password)
 argon=$(slappasswd -o module-load="argon2 memory=1024" -h '{ARGON2}' -s right-password)
+# shellcheck disable=SC2016  # the hash's literal prefix
 case $argon in
 '{ARGON2}$argon2'*) ;;
 *) not_ok "bind timing: slappasswd made no {ARGON2} hash (slapd's argon2 module): $argon" ;;
@@ -294,6 +298,7 @@ if "$BUILD/minidir-import" -f "$work/bind.conf" "$work/bind.ldif" > /dev/null &&
 	# minidir -t names the schemes in use and the values no password can match.
 	schemes=$(grep -o 'password schemes in use (values): [^;]*' "$work/bind-t.out")
 	missing=""
+	# shellcheck disable=SC2016  # the schemes as minidir -t prints them, $ literal
 	for cls in 'plaintext 1' '{SSHA} 1' '{CRYPT}$6$ 1' '{CRYPT}$5$ 1' \
 		'{ARGON2}$argon2i$v=19$m=1024,t=3,p=1$ 1'; do
 		case "$schemes, " in *"$cls, "*) ;; *) missing="$missing [$cls]" ;; esac

@@ -127,6 +127,7 @@ unit=$dest/lib/systemd/system/minidir.service
 grep -qx "ExecStart=/usr/sbin/minidir -f /etc/minidir/minidir.conf" "$unit" &&
 	ok "unit: ExecStart=/usr/sbin/minidir -f /etc/minidir/minidir.conf" ||
 	not_ok "unit: $(grep ExecStart= "$unit")"
+# shellcheck disable=SC2016  # $MAINPID is the unit's, literal here
 for want in User=minidir ProtectSystem=strict ProtectHome=yes PrivateTmp=yes NoNewPrivileges=yes \
 	RuntimeDirectory=minidir AmbientCapabilities=CAP_NET_BIND_SERVICE \
 	CapabilityBoundingSet=CAP_NET_BIND_SERVICE 'ExecReload=/bin/kill -HUP $MAINPID'; do

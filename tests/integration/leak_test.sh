@@ -8,7 +8,7 @@
 # 3.2 KB, about 94 MB over the measured run. Under SAN=1 LeakSanitizer runs when
 # the server stops (SIGTERM), and a report or an exit status other than 0 fails.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 . tests/integration/lib.sh
 BASE=dc=test,dc=org

@@ -1,7 +1,10 @@
+# shellcheck shell=bash
 # Shared by the integration scripts (sourced).
 
 # The data every script imports.
+# shellcheck disable=SC2034  # read by the scripts that source this file
 LDIF=tests/data/test.ldif
+# shellcheck disable=SC2034  # as LDIF
 BASE=dc=test,dc=org
 
 # use_work_dir NAME: $work, a fresh /tmp/minidir-NAME.XXXXXX. At exit every PID in
@@ -78,6 +81,7 @@ stop_checked() {
 	fi
 	wait "$pid" 2> /dev/null || rc=$?
 	if [ "$rc" != 0 ] || grep -qE "ERROR: (Address|Undefined|Leak)Sanitizer|runtime error:" "$log"; then
+		# shellcheck disable=SC2034  # read by the caller
 		stop_why="exit status $rc after SIGTERM; $(grep -A20 -E "Sanitizer|runtime error" "$log" | head -20)"
 		return 1
 	fi

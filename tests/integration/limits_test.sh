@@ -7,7 +7,7 @@
 # lookup is answered while a costly search runs on the same worker, also when the cost is
 # one entry's (an OR of 900 member items on a group of 10,000 members).
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 PYTHON=/usr/bin/python3 # Debian's, where python3-ldap is
 . tests/integration/lib.sh
@@ -58,7 +58,7 @@ or_of() {
 # search NAME WANT_RC [GREP] ldapsearch-args...: ldapsearch's exit status (the result
 # code) is WANT_RC, and its output holds GREP when given (not starting with -).
 search() {
-	local name=$1 want=$2 pat= rc=0
+	local name=$1 want=$2 pat='' rc=0
 	shift 2
 	case ${1:-} in -*) ;; *)
 		pat=$1

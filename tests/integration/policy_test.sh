@@ -6,7 +6,7 @@
 # (and io_uring_enter instead), the setsockopt pattern is the policy's as on epoll,
 # and cn=monitor's counters show the policy's handoffs and the sends they became.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 . tests/integration/lib.sh
 BASE=dc=bench,dc=org
@@ -226,6 +226,7 @@ if [ -z "$uring" ] && tests/integration/tls_certs.sh "$work/pki" > "$work/pki.lo
 				if (got == n && !more) at = 0 }
 			function gcd(a, b) { while (b) { t = b; b = a % b; a = t }; return a }
 			END { g = 0; for (i = 0; i < k; i++) g = gcd(ends[i], g); print k, g }' "$work/trace")
+		# shellcheck disable=SC2086  # the two numbers awk printed, into $1 and $2
 		set -- $seg
 		[ "$many" = $N ] && [ "$1" -ge 3 ] && [ "$2" -ge 536 ] &&
 			ok "batch ($scheme): $1 MSG_MORE sends of a $N-entry response all ended on a multiple of $2 bytes (whole segments)" ||

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # A syncrepl provider for the integration scripts (sourced after lib.sh): OpenLDAP
 # slapd with back_mdb and the syncprov overlay, configured in $work, loaded with
 # examples/example.ldif, on a private 127.0.0.1 port, stopped by PID.
@@ -11,6 +12,7 @@ ADMIN=cn=admin,$EX
 # provider_setup: $work/slapd.conf and its database, loaded with slapadd. Returns 1
 # (with not_ok) when slapadd fails.
 provider_setup() {
+	# shellcheck disable=SC2154  # $work: use_work_dir (lib.sh) in the sourcing script
 	slapd_conf "$work/slapd.conf" "$work/db" "maxsize 67108864
 dbnosync
 index objectClass,entryUUID,entryCSN eq
@@ -102,11 +104,13 @@ dump() {
 # provider); sets $took (seconds, to the tenth). Returns 1 when it does not within
 # SECONDS, with the start of the difference in $work/diff.
 converge() {
-	local start=$(date +%s%N) want got
+	local start want got
+	start=$(date +%s%N)
 	want=$(dump "$PROV")
 	for _ in $(seq 1 $(($1 * 10))); do
 		got=$(dump "$REP")
 		if [ -n "$want" ] && [ "$got" = "$want" ]; then
+			# shellcheck disable=SC2034  # read by the caller
 			took=$(awk -v n=$(($(date +%s%N) - start)) 'BEGIN{printf "%.1f", n/1e9}')
 			return 0
 		fi

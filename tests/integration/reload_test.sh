@@ -8,7 +8,7 @@
 # costs no search. Clients: python-ldap (reload_client.py), ldapsearch, searchrate.
 # Servers: minidir on 127.0.0.1, stopped by PID.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 . tests/integration/lib.sh
 export LDAPNOINIT=1

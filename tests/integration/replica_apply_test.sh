@@ -14,7 +14,7 @@
 # A full disk: reported as what it is, retried with a backoff.
 # Every server is stopped by PID; every wait is bounded.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 . tests/integration/lib.sh
 . tests/integration/provider.sh
@@ -84,7 +84,7 @@ else
 	not_ok "after a restart: cookie '$got_cookie' (stored '$cookie'), contextCSN '$got_csn' (stored '$csn')"
 fi
 stop_checked "$rpid" "$rlog" || not_ok "stop: $stop_why"
-provider_start "$(sed 's#.*:##' <<< "$PROV")" || finish
+provider_start "${PROV##*:}" || finish
 
 # 3. refreshOnly: the move between two refreshes (interval 2 s).
 replica_conf ro refreshOnly
@@ -190,7 +190,6 @@ else
 	not_ok "17 MB entry: grace's title '$got', big there: $(exists "$REP" "$BIG" && echo yes || echo no), skipped '$(monitor replicationSkippedEntries)', state $(monitor replicationState): $(grep syncrepl "$rlog" | tail -3)"
 fi
 stop_checked "$rpid" "$rlog" || not_ok "stop: $stop_why"
-big_rep=$REP
 
 # A fresh replica while the big entry is there: everything else is served.
 replica_conf big2 refreshAndPersist
@@ -226,7 +225,7 @@ pmod -a -f "$work/more.ldif" || not_ok "adding 1,500 entries on the provider: $(
 replica_conf full refreshAndPersist
 mkdir -p "$work/small"
 sed -i "s#^database = .*#database = $work/small/full.mdb#" "$work/full.conf"
-# shellcheck disable=SC2016
+# shellcheck disable=SC2016  # the script sh -c runs: its own $1, $2 and $3
 full_disk='mount -t tmpfs -o size=512k tmpfs "$1" && exec "$2/minidir" -f "$3"'
 for how in -rm -m; do
 	rlog=$work/full$how.log

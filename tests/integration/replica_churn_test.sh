@@ -8,7 +8,7 @@
 # Prints lookups/s during the churn beside lookups/s without it (reported, never
 # asserted: this machine is 2 shared cores). Stopped by PID.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 . tests/integration/lib.sh
 . tests/integration/provider.sh

@@ -14,7 +14,7 @@
 # it listens anyway once the bound has passed, and logs why.
 # Every server is stopped by PID; every wait is bounded.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 REFRESH_ENTRIES=${REFRESH_ENTRIES:-5000}
 . tests/integration/lib.sh
@@ -130,7 +130,7 @@ held_start() {
 # each, repeats folded; $first is the first status that was not "refused".
 watch_answers() {
 	local rc prev=
-	answers= first=
+	answers='' first=''
 	for _ in $(seq 1 $(($1 * 50))); do
 		rc=0
 		timeout 5 ldapsearch -x -H "ldap://127.0.0.1:$hport" -LLL -b "$2" -s base 1.1 > /dev/null 2>&1 || rc=$?

@@ -10,7 +10,7 @@
 # Writes to a replica: unwillingToPerform (53), or a referral (10) with updateref.
 # Every server is stopped by PID; every wait is bounded.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 . tests/integration/lib.sh
 . tests/integration/provider.sh

@@ -4,7 +4,7 @@
 # libldap client (ldapclient.c) asserting on entries and result codes.
 # Expected answers are derived from the LDIF where they can be.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 . tests/integration/lib.sh
 PEOPLE=ou=people,$BASE
@@ -60,7 +60,7 @@ rm -f "$work/progress.mdb" "$work/progress.ldif"
 
 start_server() {
 	: > "$work/server.log" # emptied here: the background shell may open it after wait_port reads
-	"$BUILD/minidir" -f "$work/minidir.conf" "$@" 2> "$work/server.log" &
+	"$BUILD/minidir" -f "$work/minidir.conf" 2> "$work/server.log" &
 	server_pid=$!
 	port=$(wait_port "$work/server.log")
 	if [ -z "$port" ]; then
@@ -75,7 +75,7 @@ start_server
 # ldapsearch with a time bound; prints LDIF without wrapping.
 ls_() { timeout 10 ldapsearch -x -LLL -o ldif-wrap=no -H "$URI" "$@"; }
 # The DNs a search returns, lowercased and sorted.
-dns() { ls_ "$@" 1.1 | sed -n 's/^dn: //p' | tr 'A-Z' 'a-z' | sort; }
+dns() { ls_ "$@" 1.1 | sed -n 's/^dn: //p' | tr '[:upper:]' '[:lower:]' | sort; }
 # The number of entries a search returns, or "ldapsearch exit N" when it fails
 # (sizeLimitExceeded, 4, is no failure: the entries up to the limit came).
 count() {
@@ -100,9 +100,10 @@ expect_count() {
 # expect_dns NAME "dn1;dn2;..." ldapsearch-args...
 expect_dns() {
 	local name=$1 want got
-	want=$(printf '%s' "$2" | tr ';' '\n' | tr 'A-Z' 'a-z' | sort)
+	want=$(printf '%s' "$2" | tr ';' '\n' | tr '[:upper:]' '[:lower:]' | sort)
 	shift 2
 	got=$(dns "$@")
+	# shellcheck disable=SC2086,SC2116  # echo joins the lines into one for the message
 	if [ "$got" = "$want" ]; then ok "$name"; else not_ok "$name: got [$(echo $got)] expected [$(echo $want)]"; fi
 }
 # expect_rc NAME CODE command...: the LDAP result code is ldapsearch's exit status.
@@ -246,8 +247,10 @@ expect_count "paged results return every entry across pages" "$total" -b "$BASE"
 pages=$(timeout 10 ldapsearch -x -H "$URI" -b "$BASE" -E pr=5/noprompt "(objectClass=*)" 1.1 | grep -c '^result: 0 Success')
 [ "$pages" = $(( (total + 4) / 5 )) ] && ok "paged results come in pages of 5 ($pages pages for $total entries)" || not_ok "paged results: $pages pages for $total entries"
 sorted=$(ls_ -b "$PEOPLE" -s one -E sss=sn:caseIgnoreOrderingMatch "(uid=user*)" sn | sed -n 's/^sn: //p')
+# shellcheck disable=SC2086,SC2116  # $sorted split, one sn a line; echo joins them for the message
 [ "$sorted" = "$(printf '%s\n' $sorted | LC_ALL=C sort -f)" ] && [ -n "$sorted" ] && ok "server-side sort by sn" || not_ok "sort by sn: $(echo $sorted)"
 rsorted=$(ls_ -b "$PEOPLE" -s one -E sss=-sn:caseIgnoreOrderingMatch "(uid=user*)" sn | sed -n 's/^sn: //p')
+# shellcheck disable=SC2086,SC2116  # as above
 [ "$rsorted" = "$(printf '%s\n' $sorted | tac)" ] && ok "server-side reverse sort" || not_ok "reverse sort: $(echo $rsorted)"
 expect_count "sorted search that matches nothing" 0 -b "$BASE" -E sss=sn:caseIgnoreOrderingMatch "(cn=nomatch)"
 order_anon=$(dns_in_order -b "$PEOPLE" -E sss=userPassword:octetStringOrderingMatch "(|(uid=user1)(uid=user2))")
@@ -334,6 +337,7 @@ kill -HUP "$server_pid"
 # --- protocol robustness (libldap and raw sockets) ----------------------------------
 client=$BUILD/tests/integration/ldapclient
 for t in "garbage" "pipeline $BASE" "padded $BASE" "unbindpipe $BASE" "stall $BASE 4" "concurrent $BASE 40" "fuzz $BASE 3000 1" "fuzz $BASE 3000 2"; do
+	# shellcheck disable=SC2086  # "COMMAND ARGS...": split into $1...
 	set -- $t
 	cmd=$1
 	shift
@@ -370,7 +374,7 @@ else
 fi
 "$BUILD/minidir" -f "$work/minidir.conf" -t > /dev/null 2>&1 && ok "database still opens after the failed import" || not_ok "database damaged by a failed import"
 [ "$(count -b "$BASE")" = "$before" ] && ok "server still serves $before entries" || not_ok "entry count changed"
-[ -z "$(ls "$work" | grep '\.tmp\.')" ] && ok "no temporary files left behind" || not_ok "temporary import files left: $(ls "$work")"
+! compgen -G "$work/*.tmp.*" > /dev/null && ok "no temporary files left behind" || not_ok "temporary import files left: $(ls "$work")"
 
 # --- "type:< URL" values: refused unless --allow-url-values --------------------------------
 # libldap (and slapadd) read any file such a value names: /etc/shadow into an entry anyone
@@ -403,7 +407,7 @@ fi
 bench/gen-ldif.sh 3000 "$BASE" 400 > "$work/big.ldif"
 mkdir -p "$work/small"
 sed "s#^database = .*#database = $work/small/full.mdb#" "$work/minidir.conf" > "$work/full.conf"
-# shellcheck disable=SC2016
+# shellcheck disable=SC2016  # the script sh -c runs: its own $1 and $2
 full_disk='mount -t tmpfs -o size=512k tmpfs "$1/small" &&
 	"$2/minidir-import" -q -f "$1/full.conf" tests/data/test.ldif && cp "$1/small/full.mdb" "$1/full.before" &&
 	{ "$2/minidir-import" -f "$1/full.conf" "$1/big.ldif"; echo "status $?";
@@ -412,6 +416,7 @@ if out=$(unshare -rm sh -c "$full_disk" sh "$work" "$BUILD" 2>&1) || out=$(unsha
 	why="No space left on device"
 	where="$work/small/full.mdb.tmp.[0-9]*"
 else
+	# shellcheck disable=SC2046  # the names left, on one line
 	out=$( (ulimit -f 256; "$BUILD/minidir-import" -f "$work/full.conf" "$work/big.ldif" 2>&1; echo "status $?"; echo "database unchanged"; echo "left:" $(ls "$work/small")) )
 	why="File too large"
 	where="$work/small/full.mdb.tmp.[0-9]*"

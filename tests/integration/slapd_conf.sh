@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # One writer of OpenLDAP slapd configs for a syncrepl provider or consumer, sourced by
 # tests/integration/provider.sh and bench/replica_lib.sh (bash; they set $EX and $ADMIN).
 SCHEMADIR=${SCHEMADIR:-/etc/ldap/schema}

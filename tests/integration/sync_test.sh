@@ -7,7 +7,7 @@
 # cookie after an ldapmodify, an ldapadd and an ldapdelete on the provider, and a
 # bad cookie. Stopped by PID.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 . tests/integration/lib.sh
 . tests/integration/provider.sh
@@ -50,6 +50,7 @@ sn: Bie
 dn: uid=bob,ou=people,$EX
 changetype: delete
 EOF
+# shellcheck disable=SC2181  # ldapmodify's status, read after its here-document
 [ $? = 0 ] || not_ok "ldapmodify on the provider: $(cat "$work/modify.log")"
 rc=0
 out=$(probe "$cookie") || rc=$?

@@ -7,7 +7,7 @@
 # made at test time (tls_certs.sh). Every server is minidir on 127.0.0.1,
 # started here and stopped by PID.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 . tests/integration/lib.sh
 PYTHON=/usr/bin/python3 # Debian's, where python3-ldap is
