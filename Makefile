@@ -121,10 +121,10 @@ unit: $(UNIT_BIN)
 
 # The integration scripts (tests/integration/NAME.sh) make test runs, in this order, and
 # those it runs again with the io_uring engine forced.
-ITESTS := run reload_test leak_test policy_test fault_test tls_test access_test controls_test sync_test \
+ITESTS := core_test reload_test leak_test policy_test fault_test tls_test access_test controls_test sync_test \
           replica_test replica_refresh_test replica_apply_test replica_churn_test install_test engine_test \
           limits_test
-ITESTS_IO_URING := run policy_test tls_test
+ITESTS_IO_URING := core_test policy_test tls_test
 
 # Under SAN=1 LeakSanitizer checks every server at its SIGTERM exit; the scripts fail
 # on a report or an exit status other than 0.
