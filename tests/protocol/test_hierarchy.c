@@ -13,6 +13,7 @@
 #include "protocol/filter.h"
 #include "protocol/response.h"
 #include "protocol/schema.h"
+#include "tests/tree_schema.h"
 #include "storage/entry.h"
 #include "tests/check_run.h"
 
@@ -229,7 +230,7 @@ END_TEST
 static void load_schema(void)
 {
 	char err[512];
-	ck_assert_msg(schema_load(SCHEMA_DEFAULT_DIR, "core cosine inetorgperson nis openldap", err,
+	ck_assert_msg(schema_load(TEST_SCHEMA_DIR, "core cosine inetorgperson nis openldap", err,
 	                          sizeof(err)) == 0,
 	              "schema: %s", err);
 }
