@@ -21,8 +21,7 @@ use_work_dir() {
 }
 
 finish() {
-	echo "# $suite: $pass passed, $fail failed"
-	[ "$fail" = 0 ]
+	summary "$suite"
 	exit
 }
 
@@ -31,6 +30,33 @@ pass=0
 fail=0
 ok() { pass=$((pass + 1)); echo "ok - $*"; }
 not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
+
+# skip WHY NAME: the check NAME is not run here; printed "SKIP (WHY): NAME" and counted
+# in skipped, which the summary line reports.
+skipped=0
+skip() {
+	skipped=$((skipped + 1))
+	echo "SKIP ($1): $2"
+}
+# needs_root NAME: true when run as root; otherwise skips the check NAME as "needs root"
+# and returns 1 (the caller leaves the check out). CI runs as root: everything runs.
+needs_root() {
+	[ "$(id -u)" = 0 ] && return 0
+	skip "needs root" "$1"
+	return 1
+}
+# summary NAME: prints "# NAME: P passed, F failed[, S skipped]". Returns 1 on a failure,
+# and when nothing passed (a script whose checks were all skipped tested nothing).
+summary() {
+	local s=
+	[ "$skipped" = 0 ] || s=", $skipped skipped"
+	echo "# $1: $pass passed, $fail failed$s"
+	if [ "$pass" = 0 ]; then
+		echo "# $1: no check passed"
+		return 1
+	fi
+	[ "$fail" = 0 ]
+}
 
 # At exit: stops $server_pid if it still runs, and removes $work unless KEEP is set.
 cleanup_server_and_work() {
