@@ -120,7 +120,8 @@ unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; CK_DEFAULT_TIMEOUT=30 ./$$t; done
 
 # The integration scripts (tests/integration/NAME.sh) make test runs, in this order, and
-# those it runs again with the io_uring engine forced.
+# those it runs again with the io_uring engine forced (tests/README.md says what each
+# covers; make check T=NAME runs one).
 ITESTS := core_test reload_test leak_test policy_test fault_test tls_test access_test controls_test sync_test \
           replica_test replica_refresh_test replica_apply_test replica_churn_test install_test engine_test \
           limits_test
@@ -135,7 +136,7 @@ integration: $(BINS) $(ITEST_BIN)
 	@BUILD=$(B) ./tests/conformance/run.sh
 	@BUILD=$(B) CONFORMANCE_TLS=1 CONFORMANCE_QUIET=1 ./tests/conformance/run.sh
 	@BUILD=$(B) CONFORMANCE_REPLICA=1 CONFORMANCE_QUIET=1 ./tests/conformance/run.sh
-	@# The same again on the io_uring engine (README "Tests"; make test-io-uring runs all).
+	@# The same again on the io_uring engine (tests/README.md; make test-io-uring runs all).
 	@set -e; for t in $(ITESTS_IO_URING); do \
 		BUILD=$(B) MINIDIR_IO_ENGINE=io_uring ./tests/integration/$$t.sh; done
 	@BUILD=$(B) MINIDIR_IO_ENGINE=io_uring ./tests/conformance/run.sh
