@@ -31,25 +31,20 @@ fail=0
 ok() { pass=$((pass + 1)); echo "ok - $*"; }
 not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
 
-# skip WHY NAME: the check NAME is not run here; printed "SKIP (WHY): NAME" and counted
-# in skipped, which the summary line reports.
-skipped=0
+# skip WHY NAME: the check NAME is not run here (WHY: "needs root", say, where a check
+# switches users; CI runs as root); printed "SKIP (WHY): NAME" and counted
+# in lib_skipped (not "skipped": replica_apply_test.sh has its own), which the summary
+# line reports.
+lib_skipped=0
 skip() {
-	skipped=$((skipped + 1))
+	lib_skipped=$((lib_skipped + 1))
 	echo "SKIP ($1): $2"
-}
-# needs_root NAME: true when run as root; otherwise skips the check NAME as "needs root"
-# and returns 1 (the caller leaves the check out). CI runs as root: everything runs.
-needs_root() {
-	[ "$(id -u)" = 0 ] && return 0
-	skip "needs root" "$1"
-	return 1
 }
 # summary NAME: prints "# NAME: P passed, F failed[, S skipped]". Returns 1 on a failure,
 # and when nothing passed (a script whose checks were all skipped tested nothing).
 summary() {
 	local s=
-	[ "$skipped" = 0 ] || s=", $skipped skipped"
+	[ "$lib_skipped" = 0 ] || s=", $lib_skipped skipped"
 	echo "# $1: $pass passed, $fail failed$s"
 	if [ "$pass" = 0 ]; then
 		echo "# $1: no check passed"
