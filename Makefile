@@ -58,7 +58,7 @@ FUZZ_TARGETS := request filter ldif config
 FUZZ_BIN := $(FUZZ_TARGETS:%=build-fuzz/fuzz_%)
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps run test test-io-uring layers docs-check unit integration bench format format-check clean fuzz fuzz-smoke fuzz-build \
+.PHONY: all deps run test test-io-uring layers docs-check unit integration check bench format format-check clean fuzz fuzz-smoke fuzz-build \
         install install-strip uninstall packaging-test
 all: $(BINS) $(UNIT_BIN) $(ITEST_BIN)
 
@@ -137,11 +137,12 @@ unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; CK_DEFAULT_TIMEOUT=30 ./$$t; done
 
 # The integration scripts (tests/integration/NAME.sh) make test runs, in this order, and
-# those it runs again with the io_uring engine forced.
-ITESTS := run reload_test leak_test policy_test fault_test tls_test access_test controls_test sync_test \
+# those it runs again with the io_uring engine forced (tests/README.md says what each
+# covers; make check T=NAME runs one).
+ITESTS := core_test reload_test leak_test policy_test fault_test tls_test access_test controls_test sync_test \
           replica_test replica_refresh_test replica_apply_test replica_churn_test install_test engine_test \
           limits_test
-ITESTS_IO_URING := run policy_test tls_test
+ITESTS_IO_URING := core_test policy_test tls_test
 
 # Under SAN=1 LeakSanitizer checks every server at its SIGTERM exit; the scripts fail
 # on a report or an exit status other than 0.
@@ -156,6 +157,46 @@ integration: $(BINS) $(ITEST_BIN)
 	@set -e; for t in $(ITESTS_IO_URING); do \
 		BUILD=$(B) MINIDIR_IO_ENGINE=io_uring ./tests/integration/$$t.sh; done
 	@BUILD=$(B) MINIDIR_IO_ENGINE=io_uring ./tests/conformance/run.sh
+
+# make check T=NAME builds what one test needs and runs it, as make unit and make
+# integration would: a unit test (T=test_filter or T=filter: tests/*/test_NAME.c), an
+# integration script (T=fault_test or T=fault: tests/integration/NAME.sh, one of ITESTS),
+# or the conformance suite (T=conformance; CONFORMANCE_TLS=1 or CONFORMANCE_REPLICA=1 in
+# the environment as make integration sets them). SAN=1 and MINIDIR_IO_ENGINE=io_uring
+# apply as to make test. make check with no T lists the names.
+T_UNIT  := $(if $(T),$(filter $(B)/tests/%/test_$(patsubst test_%,%,$(T)),$(UNIT_BIN)))
+T_ITEST := $(if $(T),$(filter $(patsubst %_test,%,$(T))_test,$(ITESTS)))
+ifeq ($(T),)
+check:
+	@echo "make check T=NAME runs one test (SAN=1: under ASan/UBSan; MINIDIR_IO_ENGINE=io_uring:"
+	@echo "on the io_uring engine). tests/README.md says what each one covers."
+	@echo "unit tests (T=test_NAME or T=NAME):"
+	@printf '  %s\n' $(patsubst tests/%.c,%,$(UNIT_SRC))
+	@echo "integration scripts (T=NAME_test or T=NAME), tests/integration/:"
+	@printf '  %s\n' $(ITESTS)
+	@echo "the conformance suite against slapd: T=conformance"
+else ifeq ($(T),conformance)
+check: export ASAN_OPTIONS := detect_leaks=1:$(ASAN_OPTIONS)
+check: export UBSAN_OPTIONS := print_stacktrace=1:$(UBSAN_OPTIONS)
+check: $(BINS) $(ITEST_BIN)
+	@BUILD=$(B) ./tests/conformance/run.sh
+else ifneq ($(and $(T_UNIT),$(T_ITEST)),)
+check:
+	@echo "make check: T=$(T) names $(T_UNIT) and tests/integration/$(T_ITEST).sh;" \
+	    "say T=test_$(T) or T=$(T)_test" >&2; exit 2
+else ifneq ($(T_UNIT),)
+check: export ASAN_OPTIONS := detect_leaks=1:$(ASAN_OPTIONS)
+check: $(T_UNIT)
+	CK_DEFAULT_TIMEOUT=30 ./$(T_UNIT)
+else ifneq ($(T_ITEST),)
+check: export ASAN_OPTIONS := detect_leaks=1:$(ASAN_OPTIONS)
+check: export UBSAN_OPTIONS := print_stacktrace=1:$(UBSAN_OPTIONS)
+check: $(BINS) $(ITEST_BIN)
+	BUILD=$(B) ./tests/integration/$(T_ITEST).sh
+else
+check:
+	@echo "make check: no test named $(T) (make check lists them)" >&2; exit 2
+endif
 
 # Every integration script and the conformance suite with the io_uring engine forced.
 test-io-uring: deps

@@ -7,6 +7,7 @@
 #include <ldap.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,8 +26,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 	char err[256];
-	/* With the schema, DNs and filters resolve aliases as in the server. */
-	schema_load(SCHEMA_DEFAULT_DIR, SCHEMA_DEFAULT_FILES, err, sizeof(err));
+	/* With the schema, DNs and filters resolve aliases as in the server. Without it the
+	 * target would fuzz another code path (no aliases, built-in rules) and still pass:
+	 * a schema that does not load stops it before the first input. */
+	if (schema_load(SCHEMA_DEFAULT_DIR, SCHEMA_DEFAULT_FILES, err, sizeof(err)) < 0) {
+		fprintf(stderr, "fuzz_request: schema: %s\n", err);
+		exit(1);
+	}
 	return 0;
 }
 

@@ -9,6 +9,10 @@ BUILD=${BUILD:-build}
 . tests/integration/lib.sh
 
 use_work_dir fault
+# The idle-connection checks hold 1,500 connections (client and server, this shell's
+# children): a user's soft descriptor limit (often 1024) is raised to its hard limit,
+# which needs no root (as root under CI both are usually higher already).
+ulimit -Sn "$(ulimit -Hn)" 2> /dev/null || true
 
 # write_conf NAME [extra lines...]: $work/NAME.conf for $work/NAME.mdb
 write_conf() {
@@ -569,10 +573,14 @@ case $out in
 *) not_ok "no warning for a database of mode 644: $out" ;;
 esac
 chmod 600 "$work/inplace.mdb"
-out=$(timeout 10 "$BUILD/minidir" -t -f "$work/inplace.conf" 2>&1)
-case $out in
+# The check passed minidir -t: without the warning, and because the check succeeded
+# (an output without the warning proves nothing when minidir -t failed).
+rc=0
+out=$(timeout 10 "$BUILD/minidir" -t -f "$work/inplace.conf" 2>&1) || rc=$?
+case $rc:$out in
 *"readable by others"*) not_ok "mode 600 warned about: $out" ;;
-*) ok "a database of mode 600 is not warned about" ;;
+0:*"configuration and database OK"*) ok "a database of mode 600 is not warned about" ;;
+*) not_ok "mode 600: minidir -t failed (exit $rc): $out" ;;
 esac
 
 # --- idle connections cost little and give their memory back ---------------------------
@@ -582,8 +590,11 @@ tests/integration/tls_certs.sh "$work/certs" > /dev/null 2>&1 || not_ok "tls_cer
 write_conf idle "listen = ldaps://127.0.0.1:0/" "tls_cert_file = $work/certs/server.pem" \
 	"tls_key_file = $work/certs/server.key"
 "$BUILD/minidir-import" -f "$work/idle.conf" "$LDIF" > /dev/null || not_ok "import for idle test"
-# Memory figures mean nothing under AddressSanitizer (its own allocator and quarantine).
+# Memory figures mean nothing under AddressSanitizer (its own allocator and quarantine):
+# under SAN=1 the checks on them are skipped, each by name, and counted as skips.
 case $BUILD in *san*) idle_measure= ;; *) idle_measure=1 ;; esac
+[ -n "$idle_measure" ] ||
+	skip "memory figures mean nothing under ASan" "idle connections (anonymous, bound, TLS): bytes each, memory given back"
 # idle_kind WHAT N MAX_BYTES PORT [IDLECONNS OPTIONS...]: N such connections cost at most
 # MAX_BYTES each (0: not checked), and RssAnon is back within 10% once they closed.
 # idle_kind WHAT N MAX_BYTES PORT [IDLECONNS OPTIONS]: N idle connections cost at most MAX_BYTES
@@ -711,6 +722,8 @@ except ldap.LDAPError as e:
 		else
 			not_ok "1,000 unfinished requests: RssAnon $before -> $held kB (+$grow), $(cat "$work/partial.out")"
 		fi
+	else
+		skip "memory figures mean nothing under ASan" "1,000 unfinished requests: RssAnon at most 48 MB"
 	fi
 	shed=$(timeout 10 ldapsearch -x -LLL -H "ldap://127.0.0.1:$port" -D "cn=admin,$BASE" -w root-secret \
 		-b cn=monitor -s base inputShedConnections | sed -n 's/^inputShedConnections: //p')
@@ -745,6 +758,7 @@ if [ "$(id -u)" = 0 ]; then
 		[ -e "$work/run/minidir.pid" ] && not_ok "the pid file is left after a stop" || ok "the pid file is removed at stop"
 	fi
 else
+	skip "needs root" "user = nobody: the server's uids are nobody's, it serves on, its pid_file"
 	if "$BUILD/minidir" -f "$work/priv.conf" > "$work/priv.out" 2>&1; then
 		not_ok "user = nobody without root: the server started"
 	else
@@ -757,5 +771,4 @@ check_out=$("$BUILD/minidir" -t -f "$work/nogroupuser.conf" 2>&1)
 grep -q "group is set but user is not" <<< "$check_out" && ok "group without user: a config error" ||
 	not_ok "group without user: $check_out"
 
-echo "# fault tests: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary "fault tests"

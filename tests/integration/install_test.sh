@@ -175,10 +175,14 @@ left=$(cd "$local_dest" && find . -type f | sort | tr '\n' ' ' || true)
 	not_ok "make uninstall left: $left"
 
 # --- the installed programs, run -----------------------------------------------
+# What follows switches users (the user and group keys, runuser, setpriv): as another
+# user each check is skipped by name and counted; what came before still counts.
 if [ "$(id -u)" != 0 ]; then
-	not_ok "not root: the installed server is not run as another user (run this test as root)"
-	echo "# $pass passed, $fail failed"
-	exit 1
+	skip "needs root" "installed minidir as root, switching to nobody/nogroup: search, bind, pid_file, SIGHUP, stop"
+	skip "needs root" "minidir-import as the service's user (runuser -u nobody)"
+	skip "needs root" "as the unit runs it: nobody with CAP_NET_BIND_SERVICE only, on a port below 1024"
+	summary install
+	exit
 fi
 sbin=$dest/usr/sbin
 ldif=examples/example.ldif
@@ -268,5 +272,4 @@ else
 	not_ok "as the unit runs it: did not listen on port $low: $(tail -3 "$work/unit.log")"
 fi
 
-echo "# $pass passed, $fail failed"
-[ "$fail" = 0 ]
+summary install

@@ -1,7 +1,7 @@
 /*
  * Integration checks that ldapsearch cannot make: raw bytes on a socket,
  * pipelined requests, a client that never reads, many connections at once.
- * Talks to a running minidir; run.sh starts it and calls each subcommand.
+ * Talks to a running minidir; core_test.sh starts it and calls each subcommand.
  *
  *   ldapclient garbage HOST PORT
  *   ldapclient pipeline HOST PORT BASE

@@ -216,7 +216,7 @@ converge 20 && ok "the first replica restarted: converged in ${took}s" ||
 stop_checked "$rpid" "$rlog" || not_ok "stop: $stop_why"
 
 # 7. A full disk: the replica's database on a 512 KiB tmpfs in a private mount namespace
-# (unshare, as run.sh's import case), the provider holding more than that. The log says
+# (unshare, as core_test.sh's import case), the provider holding more than that. The log says
 # what it is (No space left on device, not LMDB's "Input/output error"), no "refresh
 # done" for a refresh that did not commit, and the retries back off (1, 2, 4 s with
 # retry="1 +") instead of a whole refresh every second; the server goes on answering.

@@ -10,6 +10,7 @@
 #include "protocol/buf.h"
 #include "protocol/dn.h"
 #include "protocol/schema.h"
+#include "tests/tree_schema.h"
 #include "tests/check_run.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -23,9 +24,8 @@
 static void load_schema(void)
 {
 	char err[512];
-	ck_assert_msg(
-	    schema_load("/etc/ldap/schema", "core cosine inetorgperson nis", err, sizeof(err)) == 0,
-	    "schema: %s", err);
+	ck_assert_msg(schema_load(TEST_SCHEMA_DIR, TEST_SCHEMA_FILES, err, sizeof(err)) == 0,
+	              "schema: %s", err);
 }
 
 static void unload_schema(void)

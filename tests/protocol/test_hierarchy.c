@@ -2,7 +2,7 @@
  * Unit tests for the schema's hierarchies as searches use them: object class
  * superclasses (RFC 4512 2.4.1), attribute supertypes in filters and attribute
  * lists (RFC 4511 4.5.1.7, 4.5.1.8) and the Matched Values items (RFC 3876),
- * with the schemas of Debian's slapd package loaded.
+ * with the tree's schemas loaded (schema/: core cosine inetorgperson nis openldap).
  */
 #include <check.h>
 #include <lber.h>
@@ -14,6 +14,7 @@
 #include "protocol/filter.h"
 #include "protocol/response.h"
 #include "protocol/schema.h"
+#include "tests/tree_schema.h"
 #include "storage/entry.h"
 #include "tests/check_run.h"
 
@@ -230,7 +231,7 @@ END_TEST
 static void load_schema(void)
 {
 	char err[512];
-	ck_assert_msg(schema_load(SCHEMA_DEFAULT_DIR, "core cosine inetorgperson nis openldap", err,
+	ck_assert_msg(schema_load(TEST_SCHEMA_DIR, "core cosine inetorgperson nis openldap", err,
 	                          sizeof(err)) == 0,
 	              "schema: %s", err);
 }

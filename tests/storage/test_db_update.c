@@ -5,7 +5,7 @@
  * are refused with their LDAP result code and change nothing; the replication cookie;
  * a replica's database made from no file by db_open_rw. With MINIDIR_BENCH=1, also
  * prints the median time of an add and a modify on a 10,000-entry database.
- * Run from the repository root; reads the schemas under /etc/ldap/schema.
+ * Run from the repository root; reads the tree's schemas (schema/, tests/tree_schema.h).
  */
 #include <check.h>
 #include <stdio.h>
@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "protocol/schema.h"
+#include "tests/tree_schema.h"
 #include "storage/db_update.h"
 #include "storage/entry_opattrs.h"
 #include "ldif/ldif_import.h"
@@ -762,8 +763,7 @@ static Suite *update_suite(void)
 int main(void)
 {
 	char err[1024];
-	if (schema_load(SCHEMA_DEFAULT_DIR, "core cosine inetorgperson nis", err, sizeof(err)) <
-	    0) {
+	if (schema_load(TEST_SCHEMA_DIR, "core cosine inetorgperson nis", err, sizeof(err)) < 0) {
 		fprintf(stderr, "schema: %s\n", err);
 		return EXIT_FAILURE;
 	}

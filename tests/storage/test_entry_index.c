@@ -11,6 +11,7 @@
 
 #include "protocol/buf.h"
 #include "protocol/schema.h"
+#include "tests/tree_schema.h"
 #include "storage/entry.h"
 #include "storage/entry_index.h"
 #include "tests/check_run.h"
@@ -24,8 +25,7 @@ static void setup(void)
 	snprintf(dir, sizeof(dir), "/tmp/minidir-index-XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(db_path, sizeof(db_path), "%s/test.mdb", dir);
-	ck_assert_int_eq(schema_load(SCHEMA_DEFAULT_DIR, SCHEMA_DEFAULT_FILES, err, sizeof(err)),
-	                 0);
+	ck_assert_int_eq(schema_load(TEST_SCHEMA_DIR, TEST_SCHEMA_FILES, err, sizeof(err)), 0);
 	char *index[] = {"cn", "objectClass", "uid"};
 	ck_assert_msg(db_open(&db, db_path, true, "dc=test,dc=org", index, 3, err, sizeof(err)) ==
 	                  0,
@@ -119,7 +119,7 @@ START_TEST(schema_lookup_after_reload)
 	schema_free();
 	ck_assert_ptr_null(schema_attr_find("cn", 2));
 	ck_assert_int_eq(
-	    schema_load(SCHEMA_DEFAULT_DIR, SCHEMA_DEFAULT_FILES " openldap", err, sizeof(err)), 0);
+	    schema_load(TEST_SCHEMA_DIR, TEST_SCHEMA_FILES " openldap", err, sizeof(err)), 0);
 	const struct schema_oc *oc = schema_oc_find("OpenLDAPperson", 14);
 	ck_assert_ptr_nonnull(oc);
 	ck_assert_str_eq(oc->name, "OpenLDAPperson");

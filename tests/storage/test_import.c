@@ -23,6 +23,7 @@
 #include "protocol/dn.h"
 #include "protocol/match.h"
 #include "protocol/schema.h"
+#include "tests/tree_schema.h"
 #include "tests/storage/expect_line.h"
 #include "storage/candidates.h"
 #include "storage/db.h"
@@ -612,8 +613,8 @@ static void values_of(struct db *db, MDB_txn *txn, const char *dn, const char *a
 START_TEST(rdn_values_added)
 {
 	char path[256], err[512];
-	ck_assert_msg(schema_load(SCHEMA_DEFAULT_DIR, SCHEMA_DEFAULT_FILES, err, sizeof(err)) == 0,
-	              "%s", err);
+	ck_assert_msg(schema_load(TEST_SCHEMA_DIR, TEST_SCHEMA_FILES, err, sizeof(err)) == 0, "%s",
+	              err);
 	snprintf(path, sizeof(path), "%s/rdn.ldif", dir);
 	FILE *fp = fopen(path, "w");
 	ck_assert_ptr_nonnull(fp);

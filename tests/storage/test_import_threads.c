@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "protocol/schema.h"
+#include "tests/tree_schema.h"
 #include "storage/db.h"
 #include "ldif/ldif_import.h"
 #include "tests/check_run.h"
@@ -119,8 +120,8 @@ static void setup(void)
 	snprintf(dir, sizeof(dir), "/tmp/minidir-import-threads-XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	char err[256];
-	ck_assert_msg(schema_load(SCHEMA_DEFAULT_DIR, SCHEMA_DEFAULT_FILES, err, sizeof(err)) == 0,
-	              "%s", err);
+	ck_assert_msg(schema_load(TEST_SCHEMA_DIR, TEST_SCHEMA_FILES, err, sizeof(err)) == 0, "%s",
+	              err);
 }
 
 static void teardown(void)

@@ -2,7 +2,7 @@
  * Unit tests for what minidir-import derives from the schema and the groups:
  * memberOf (storage/import_memberof.h), the objectClass index holding every
  * superclass, and the refusal of a database made by an older format.
- * Run from the repository root; reads the schemas under /etc/ldap/schema.
+ * Run from the repository root; reads the tree's schemas (schema/, tests/tree_schema.h).
  */
 #include <check.h>
 #include <stdio.h>
@@ -13,6 +13,7 @@
 #include "protocol/buf.h"
 #include "protocol/dn.h"
 #include "protocol/schema.h"
+#include "tests/tree_schema.h"
 #include "storage/db.h"
 #include "ldif/ldif_import.h"
 #include "tests/check_run.h"
@@ -218,7 +219,7 @@ static Suite *memberof_suite(void)
 int main(void)
 {
 	char err[1024];
-	if (schema_load(SCHEMA_DEFAULT_DIR, "core cosine inetorgperson nis openldap", err,
+	if (schema_load(TEST_SCHEMA_DIR, "core cosine inetorgperson nis openldap", err,
 	                sizeof(err)) < 0) {
 		fprintf(stderr, "schema: %s\n", err);
 		return EXIT_FAILURE;

@@ -1,7 +1,7 @@
 /*
  * Unit tests for schema checking at import (storage/entry_schema.h,
- * storage/value_syntax.h) with the schema minidir serves by default (core cosine
- * inetorgperson nis from /etc/ldap/schema) and openldap. Run from the repository root.
+ * storage/value_syntax.h) with the four schemas minidir serves by default (core cosine
+ * inetorgperson nis, the tree's own in schema/) and openldap. Run from the repository root.
  */
 #include <check.h>
 #include <glob.h>
@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "protocol/schema.h"
+#include "tests/tree_schema.h"
 #include "tests/storage/expect_line.h"
 #include "ldif/ldif_import.h"
 #include "storage/value_syntax.h"
@@ -179,8 +180,7 @@ int main(void)
 {
 	char err[1024];
 	/* openldap.schema too: the conformance directory has OpenLDAPperson entries. */
-	if (schema_load(SCHEMA_DEFAULT_DIR, SCHEMA_DEFAULT_FILES " openldap", err, sizeof(err)) <
-	    0) {
+	if (schema_load(TEST_SCHEMA_DIR, TEST_SCHEMA_FILES " openldap", err, sizeof(err)) < 0) {
 		fprintf(stderr, "schema: %s\n", err);
 		return EXIT_FAILURE;
 	}
