@@ -112,6 +112,7 @@ bench_slapd_start() {
 	timeout -s TERM "$1" "$SLAPD" -d 0 -f "$work/slapd.conf" -h "$2" 2> "$work/slapd.log" &
 	pids+=($!)
 	for _ in $(seq 1 300); do
+		# shellcheck disable=SC2154  # $sport is the caller's: the port it gave slapd in URLS
 		[ -s "$work/slapd.pid" ] && timeout 5 ldapsearch -x -H "ldap://127.0.0.1:$sport" -b "" -s base > /dev/null 2>&1 && break
 		sleep 0.1
 	done
