@@ -9,7 +9,6 @@
 #include <strings.h>
 
 #include "conf/keyval.h"
-#include "conf/listen_addr.h"
 #include "protocol/dn.h"
 #include "protocol/schema.h"
 
@@ -371,8 +370,8 @@ static const struct kv_key config_keys[] = {
 	{"allow_anonymous", set_bool, FIELD(allow_anonymous)},
 	{"sizelimit", set_limit, FIELD(sizelimit)},
 	{"timelimit", set_limit, FIELD(timelimit)},
-	{"max_filter_items", set_filter_items, FIELD(max_filter_items), .min = 0, .max = 1L << 32},
-	{"max_search_work", set_search_work, FIELD(max_search_work), .min = 0, .max = 1L << 60},
+	{"max_filter_items", set_filter_items, FIELD(max_filter_items), .max = 1L << 32},
+	{"max_search_work", set_search_work, FIELD(max_search_work), .max = 1L << 60},
 	{"access_log", set_access_log, FIELD(access_log)},
 	{"monitor_access", set_choice, FIELD(monitor_access), .names = monitor_access_names},
 	{"send_policy", set_choice, FIELD(send_policy), .names = policy_names},

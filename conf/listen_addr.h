@@ -14,7 +14,15 @@
 
 #include <stddef.h>
 
-#include "conf/config.h"
+/* What a listener speaks: ldap:// (StartTLS allowed), ldaps://, ldapi:// (a Unix socket). */
+enum listen_scheme { LISTEN_LDAP, LISTEN_LDAPS, LISTEN_LDAPI };
+
+struct listen_addr {
+	enum listen_scheme scheme;
+	char host[256]; /* literal address or name; IPv6 without brackets (not ldapi) */
+	char port[16];
+	char path[108]; /* ldapi: the socket's path (sun_path) */
+};
 
 /*
  * Reads value into *a (cleared first). Returns 0, or -1 with the reason in why
