@@ -2,7 +2,7 @@
  * Access rules as the config file writes them (the access key): slapd's
  * "access to WHAT by WHO LEVEL ..." (slapd.access(5)), reduced to what a
  * read-only directory needs. This module reads the text into a struct with
- * the names and DNs as written; server/access.h compiles it against the schema
+ * the names and DNs as written; server/ops/access.h compiles it against the schema
  * and decides.
  *
  *   access = to WHAT [by WHO [LEVEL] [stop]]...

@@ -8,11 +8,13 @@
 #include <string.h>
 #include <strings.h>
 
+#include "conf/keyval.h"
 #include "protocol/buf.h"
 #include "protocol/dn.h"
 #include "protocol/schema.h"
 
-static const char *const policy_names[] = {
+/* The names of a choice's values, each at its enum's value, NULL-ended (conf/keyval.h). */
+static const char *const policy_names[SEND_POLICY_N + 1] = {
 #define SEND_POLICY_NAME(E, ident, name) [SEND_##E] = name,
     SEND_POLICY_LIST(SEND_POLICY_NAME)
 #undef SEND_POLICY_NAME
@@ -33,19 +35,21 @@ struct parse_state {
 	bool have_index; /* the file names indexes: defaults dropped */
 };
 
-static const char *const io_engine_names[] = {"epoll", "io_uring"};
+static const char *const io_engine_names[] = {"epoll", "io_uring", NULL};
 
 static const char *const monitor_access_names[] = {
     [MONITOR_ROOTDN] = "rootdn",
     [MONITOR_AUTHENTICATED] = "authenticated",
     [MONITOR_ANONYMOUS] = "anonymous",
     [MONITOR_NONE] = "none",
+    NULL,
 };
 
 static const char *const tls_verify_names[] = {
     [TLS_VERIFY_NEVER] = "never",
     [TLS_VERIFY_ALLOW] = "allow",
     [TLS_VERIFY_DEMAND] = "demand",
+    NULL,
 };
 
 const char *config_tls_verify_name(enum tls_verify v)
@@ -68,11 +72,12 @@ const char *config_io_engine_name(enum io_engine e)
 	return io_engine_names[e];
 }
 
+/* Keeps the first error's reason (inih goes on to later lines); returns -1. */
 static int bad(struct parse_state *st, const char *fmt, const char *a, const char *b)
 {
 	if (st->why[0] == '\0')
 		snprintf(st->why, st->whylen, fmt, a, b);
-	return 0; /* inih then reports this line number */
+	return -1;
 }
 
 static int copy_str(struct parse_state *st, char *dst, size_t cap, const char *key,
@@ -81,238 +86,203 @@ static int copy_str(struct parse_state *st, char *dst, size_t cap, const char *k
 	if (strlen(value) >= cap)
 		return bad(st, "%s: value too long", key, NULL);
 	strcpy(dst, value);
-	return 1;
-}
-
-/* value, one of names[0..n), into *dst as its index; else "KEY: "V" is not one of a, b". */
-static int parse_choice(struct parse_state *st, int *dst, const char *key, const char *value,
-                        const char *const *names, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(value, names[i]) == 0) {
-			*dst = (int)i;
-			return 1;
-		}
-	char why[512];
-	int len = snprintf(why, sizeof(why), "%s: \"%s\" is not one of ", key, value);
-	for (size_t i = 0; i < n && len > 0 && (size_t)len < sizeof(why); i++)
-		len +=
-		    snprintf(why + len, sizeof(why) - (size_t)len, "%s%s", i ? ", " : "", names[i]);
-	return bad(st, "%s", why, NULL);
+	return 0;
 }
 
 /*
- * max_filter_items (items of a search filter) or max_search_work (filter work of a search,
- * filter.h's units): a number, or "unlimited" (0). At most 2^32 items, 2^60 units: beyond
- * that they stand for "unlimited" anyway.
+ * The set functions of the key table (conf/keyval.h): each reads one key's value into its
+ * member of struct config (field), or the whole config (st->cfg) for the keys that fill
+ * more than one member. 0, or -1 with the reason in st->why.
  */
-static int parse_cost_limit(struct parse_state *st, const char *key, const char *value)
+
+/* A value kept as written (a file, a name, a list for OpenSSL). */
+static int set_string(void *ctx, const struct kv_key *k, void *field, const char *value)
 {
-	bool items = strcmp(key, "max_filter_items") == 0;
-	unsigned long long max = items ? 1ULL << 32 : 1ULL << 60, n = 0;
-	char *end = (char *)value;
-	if (strcmp(value, "unlimited") != 0) {
-		errno = 0;
-		n = value[0] >= '0' && value[0] <= '9' ? strtoull(value, &end, 10) : 0;
-		if (end == value || *end || errno || n == 0 || n > max)
-			return bad(st, "%s: expected a number from 1 or \"unlimited\", got \"%s\"",
-			           key, value);
-	}
-	if (items)
-		st->cfg->max_filter_items = (size_t)n;
-	else
-		st->cfg->max_search_work = n;
-	return 1;
+	return copy_str(ctx, field, k->size, k->name, value);
 }
 
-/* "yes" or "no" into *dst. */
-static int parse_bool(struct parse_state *st, bool *dst, const char *key, const char *value)
+static int set_database(void *ctx, const struct kv_key *k, void *field, const char *value)
+{
+	return value[0] ? set_string(ctx, k, field, value)
+	                : bad(ctx, "database: path expected", NULL, NULL);
+}
+
+static int set_access_log(void *ctx, const struct kv_key *k, void *field, const char *value)
+{
+	return value[0] ? set_string(ctx, k, field, value)
+	                : bad(ctx, "access_log: none, stderr, syslog or a file path", NULL, NULL);
+}
+
+/* A DN, kept as written; its normalized form at least k->min bytes (the suffix: not ""). */
+static int set_dn(void *ctx, const struct kv_key *k, void *field, const char *value)
+{
+	struct buf n = {0};
+	int ok = dn_normalize(value, strlen(value), &n, NULL) == 0 && n.len >= (size_t)k->min;
+	buf_free(&n);
+	if (!ok)
+		return bad(ctx, "%s: \"%s\" is not a valid DN", k->name, value);
+	return set_string(ctx, k, field, value);
+}
+
+/* updateref: an ldap:// or ldaps:// URL, kept as written. */
+static int set_url(void *ctx, const struct kv_key *k, void *field, const char *value)
+{
+	if (strncasecmp(value, "ldap://", 7) != 0 && strncasecmp(value, "ldaps://", 8) != 0)
+		return bad(ctx, "updateref: \"%s\" is not an ldap:// or ldaps:// URL", value, NULL);
+	return set_string(ctx, k, field, value);
+}
+
+/* One of k->names, stored as its index (an enum); the member unchanged if not one. */
+static int set_choice(void *ctx, const struct kv_key *k, void *field, const char *value)
+{
+	int i = kv_choice(value, k->names, false);
+	if (i >= 0) {
+		*(int *)field = i;
+		return 0;
+	}
+	char why[512];
+	int len = snprintf(why, sizeof(why), "%s: \"%s\" is not one of ", k->name, value);
+	for (size_t j = 0; k->names[j] && len > 0 && (size_t)len < sizeof(why); j++)
+		len += snprintf(why + len, sizeof(why) - (size_t)len, "%s%s", j ? ", " : "",
+		                k->names[j]);
+	return bad(ctx, "%s", why, NULL);
+}
+
+/* "yes" or "no". */
+static int set_bool(void *ctx, const struct kv_key *k, void *field, const char *value)
 {
 	if (strcmp(value, "yes") != 0 && strcmp(value, "no") != 0)
-		return bad(st, "%s: expected yes or no, got \"%s\"", key, value);
-	*dst = value[0] == 'y';
-	return 1;
+		return bad(ctx, "%s: expected yes or no, got \"%s\"", k->name, value);
+	*(bool *)field = value[0] == 'y';
+	return 0;
 }
 
-/* A whole number in min..max into *dst; what marks it in the error ("seconds"). */
-static int parse_int(struct parse_state *st, int *dst, const char *key, const char *value, long min,
-                     long max, const char *what)
+/* A whole number in k->min..k->max; what marks it in the error ("seconds"). */
+static int parse_int(void *ctx, const struct kv_key *k, int *dst, const char *value,
+                     const char *what)
 {
-	char *end;
-	long n = strtol(value, &end, 10);
-	if (end == value || *end || n < min || n > max) {
+	long n;
+	if (!kv_long(value, k->min, k->max, &n)) {
 		char expect[96];
-		snprintf(expect, sizeof(expect), "%s: expected %s %ld..%ld, got", key, what, min,
-		         max);
-		return bad(st, "%s \"%s\"", expect, value);
+		snprintf(expect, sizeof(expect), "%s: expected %s %ld..%ld, got", k->name, what,
+		         k->min, k->max);
+		return bad(ctx, "%s \"%s\"", expect, value);
 	}
 	*dst = (int)n;
-	return 1;
+	return 0;
 }
 
-static int parse_size(struct parse_state *st, size_t *dst, const char *key, const char *value,
-                      size_t min, size_t max)
+static int set_count(void *ctx, const struct kv_key *k, void *field, const char *value)
+{
+	return parse_int(ctx, k, field, value, "a number");
+}
+
+static int set_seconds(void *ctx, const struct kv_key *k, void *field, const char *value)
+{
+	return parse_int(ctx, k, field, value, "seconds");
+}
+
+/* sizelimit, timelimit: a number, or "unlimited" (0). */
+static int set_limit(void *ctx, const struct kv_key *k, void *field, const char *value)
+{
+	long n = 0;
+	if (strcmp(value, "unlimited") != 0 && !kv_long(value, 0, 2147483647L, &n))
+		return bad(ctx, "%s: expected a number or \"unlimited\", got \"%s\"", k->name,
+		           value);
+	*(int *)field = (int)n;
+	return 0;
+}
+
+/* A number of bytes in k->min..k->max, k or m (KiB, MiB) after it allowed. */
+static int set_size(void *ctx, const struct kv_key *k, void *field, const char *value)
 {
 	char *end;
 	errno = 0;
 	unsigned long long v = strtoull(value, &end, 10), mult = 1;
+	unsigned long long min = (unsigned long long)k->min, max = (unsigned long long)k->max;
 	if (*end == 'k' || *end == 'K')
 		mult = 1024, end++;
 	else if (*end == 'm' || *end == 'M')
 		mult = 1024 * 1024, end++;
 	if (v > max / mult)
-		v = (unsigned long long)max + 1; /* out of range, reported below */
+		v = max + 1; /* out of range, reported below */
 	else
 		v *= mult;
 	if (errno || end == value || *end || value[0] == '-' || v < min || v > max) {
 		char range[64];
-		snprintf(range, sizeof(range), "%zu..%zu", min, max);
-		return bad(st, "%s: expected a number of bytes in %s", key, range);
+		snprintf(range, sizeof(range), "%ld..%ld", k->min, k->max);
+		return bad(ctx, "%s: expected a number of bytes in %s", k->name, range);
 	}
-	*dst = (size_t)v;
-	return 1;
+	*(size_t *)field = (size_t)v;
+	return 0;
 }
 
 /*
- * ldapi://PATH: a Unix socket, its path as is ("ldapi:///run/minidir/ldapi") or
- * %-encoded as libldap writes it ("ldapi://%2Frun%2Fminidir%2Fldapi").
+ * max_filter_items (items of a search filter) or max_search_work (filter work of a search,
+ * filter.h's units): a number up to k->max, or "unlimited" (0). At most 2^32 items, 2^60
+ * units: beyond that they stand for "unlimited" anyway.
  */
-static int parse_ldapi(struct parse_state *st, struct listen_addr *a, const char *p,
-                       const char *value)
+static int cost_limit(void *ctx, const struct kv_key *k, const char *value, unsigned long long *n)
 {
-	size_t n = 0;
-	for (; *p && *p != '?' && n + 1 < sizeof(a->path); n++) {
-		unsigned hi, lo;
-		if (p[0] == '%' && sscanf(p + 1, "%1x%1x", &hi, &lo) == 2) {
-			a->path[n] = (char)(hi << 4 | lo);
-			p += 3;
-		} else {
-			a->path[n] = *p++;
-		}
-	}
-	a->path[n] = '\0';
-	if (n > 1 && a->path[n - 1] == '/')
-		a->path[--n] = '\0';
-	if (*p && *p != '?')
-		return bad(st, "listen: \"%s\": the socket path is longer than 107 bytes", value,
-		           NULL);
-	if (a->path[0] != '/')
-		return bad(st, "listen: \"%s\": ldapi:// needs an absolute socket path", value,
-		           NULL);
-	a->scheme = LISTEN_LDAPI;
-	st->cfg->nlisten++;
-	return 1;
+	char *end = (char *)value;
+	*n = 0;
+	if (strcmp(value, "unlimited") == 0)
+		return 0;
+	errno = 0;
+	*n = value[0] >= '0' && value[0] <= '9' ? strtoull(value, &end, 10) : 0;
+	if (end == value || *end || errno || *n == 0 || *n > (unsigned long long)k->max)
+		return bad(ctx, "%s: expected a number from 1 or \"unlimited\", got \"%s\"",
+		           k->name, value);
+	return 0;
 }
 
-/*
- * listen: "ldap://HOST:PORT", "ldaps://HOST:PORT" (a trailing "/" allowed; the
- * port defaults to 389 / 636), "HOST:PORT" (ldap://), or ldapi://PATH. IPv6 in brackets.
- */
-static int parse_listen(struct parse_state *st, const char *value)
+static int set_filter_items(void *ctx, const struct kv_key *k, void *field, const char *value)
 {
+	unsigned long long n;
+	if (cost_limit(ctx, k, value, &n) < 0)
+		return -1;
+	*(size_t *)field = (size_t)n;
+	return 0;
+}
+
+static int set_search_work(void *ctx, const struct kv_key *k, void *field, const char *value)
+{
+	unsigned long long n;
+	if (cost_limit(ctx, k, value, &n) < 0)
+		return -1;
+	*(unsigned long long *)field = n;
+	return 0;
+}
+
+static int set_tls_min_version(void *ctx, const struct kv_key *k, void *field, const char *value)
+{
+	(void)k;
+	if (strcmp(value, "1.2") != 0 && strcmp(value, "1.3") != 0)
+		return bad(ctx, "tls_min_version: expected 1.2 or 1.3, got \"%s\"", value, NULL);
+	*(int *)field = value[2] == '2' ? 12 : 13;
+	return 0;
+}
+
+/* listen: one more address (conf/listen_addr.h). */
+static int set_listen(void *ctx, const struct kv_key *k, void *field, const char *value)
+{
+	(void)k, (void)field;
+	struct parse_state *st = ctx;
 	struct config *c = st->cfg;
 	if (c->nlisten == CONFIG_MAX_LISTEN)
 		return bad(st, "listen: at most 16 addresses", NULL, NULL);
-	struct listen_addr *a = &c->listen[c->nlisten];
-	memset(a, 0, sizeof(*a));
-	const char *v = value, *dflt = NULL;
-	if (strncmp(v, "ldapi://", 8) == 0)
-		return parse_ldapi(st, a, value + 8, value);
-	if (strncmp(v, "ldap://", 7) == 0)
-		v += 7, dflt = "389";
-	else if (strncmp(v, "ldaps://", 8) == 0)
-		v += 8, dflt = "636", a->scheme = LISTEN_LDAPS;
-	else if (strstr(v, "://"))
-		return bad(st, "listen: \"%s\": the scheme must be ldap://, ldaps:// or ldapi://",
-		           value, NULL);
-	char addr[300];
-	size_t n = strlen(v);
-	if (dflt && n && v[n - 1] == '/')
-		n--;
-	if (n >= sizeof(addr))
-		return bad(st, "listen: \"%s\" is too long", value, NULL);
-	memcpy(addr, v, n);
-	addr[n] = '\0';
-	const char *host = addr, *colon;
-	size_t hlen;
-	if (addr[0] == '[') {
-		const char *close = strchr(addr, ']');
-		if (!close || (close[1] != ':' && !(dflt && close[1] == '\0')))
-			return bad(st, "listen: expected [ipv6]:port, got \"%s\"", value, NULL);
-		host = addr + 1;
-		hlen = (size_t)(close - host);
-		colon = close[1] ? close + 1 : NULL;
-	} else {
-		colon = strrchr(addr, ':');
-		if ((!colon && !dflt) || (colon && strchr(addr, ':') != colon))
-			return bad(st, "listen: expected host:port, got \"%s\"", value, NULL);
-		hlen = colon ? (size_t)(colon - addr) : n;
-	}
-	char *end = NULL;
-	long port = colon ? strtol(colon + 1, &end, 10) : strtol(dflt, &end, 10);
-	if (hlen == 0 || hlen >= sizeof(a->host) || (colon && colon[1] == '\0') || *end ||
-	    port < 0 || port > 65535)
-		return bad(st, "listen: expected host:port with port 0..65535, got \"%s\"", value,
-		           NULL);
-	memcpy(a->host, host, hlen);
-	a->host[hlen] = '\0';
-	snprintf(a->port, sizeof(a->port), "%ld", port);
+	char why[512];
+	if (listen_addr_parse(&c->listen[c->nlisten], value, why, sizeof(why)) < 0)
+		return bad(st, "%s", why, NULL);
 	c->nlisten++;
-	return 1;
+	return 0;
 }
 
-/* The TLS keys but the file names and cipher lists (string_keys). Returns -1 when key is
- * not one of them. */
-static int parse_tls(struct parse_state *st, const char *key, const char *value)
+/* index: attribute names; the first index key drops the defaults. */
+static int set_index(void *ctx, const struct kv_key *k, void *field, const char *value)
 {
-	struct config *c = st->cfg;
-	if (strcmp(key, "tls_verify_client") == 0) {
-		int v = 0,
-		    rc = parse_choice(st, &v, key, value, tls_verify_names,
-		                      sizeof(tls_verify_names) / sizeof(tls_verify_names[0]));
-		if (rc)
-			c->tls_verify_client = (enum tls_verify)v;
-		return rc;
-	}
-	if (strcmp(key, "tls_min_version") == 0) {
-		if (strcmp(value, "1.2") == 0 || strcmp(value, "1.3") == 0) {
-			c->tls_min_version = value[2] == '2' ? 12 : 13;
-			return 1;
-		}
-		return bad(st, "tls_min_version: expected 1.2 or 1.3, got \"%s\"", value, NULL);
-	}
-	if (strcmp(key, "tls_handshake_timeout") == 0)
-		return parse_int(st, &c->tls_handshake_timeout, key, value, 1, 3600, "seconds");
-	if (strcmp(key, "require_tls") == 0)
-		return parse_bool(st, &c->require_tls, key, value);
-	if (strcmp(key, "tls_ktls") == 0)
-		return parse_bool(st, &c->tls_ktls, key, value);
-	return -1;
-}
-
-/* What the TLS keys require of each other, checked once the whole file is read. */
-static int check_tls(const struct config *cfg, char *err, size_t errlen)
-{
-	const char *why = NULL;
-	bool on = cfg->tls_cert_file[0] != '\0';
-	for (int i = 0; i < cfg->nlisten && !why; i++)
-		if (cfg->listen[i].scheme == LISTEN_LDAPS && !on)
-			why = "an ldaps:// listener needs tls_cert_file and tls_key_file";
-	if (!why && on != (cfg->tls_key_file[0] != '\0'))
-		why = "tls_cert_file and tls_key_file go together";
-	if (!why && cfg->require_tls && !on)
-		why = "require_tls = yes needs tls_cert_file and tls_key_file";
-	if (!why && cfg->tls_ktls && !on)
-		why = "tls_ktls = yes needs tls_cert_file and tls_key_file";
-	if (!why && cfg->tls_verify_client != TLS_VERIFY_NEVER && !cfg->tls_ca_file[0])
-		why = "tls_verify_client allow or demand needs tls_ca_file";
-	if (why)
-		snprintf(err, errlen, "%s: %s", cfg->path, why);
-	return why ? -1 : 0;
-}
-
-static int parse_index(struct parse_state *st, const char *value)
-{
+	(void)k, (void)field;
+	struct parse_state *st = ctx;
 	struct config *c = st->cfg;
 	if (!st->have_index) {
 		for (int i = 0; i < c->nindex; i++)
@@ -335,34 +305,14 @@ static int parse_index(struct parse_state *st, const char *value)
 		if (!(c->index[c->nindex++] = strdup(tok)))
 			return bad(st, "index: out of memory", NULL, NULL);
 	}
-	return 1;
+	return 0;
 }
 
-/* Keys whose value is kept as written (a file, a name, a list for OpenSSL). */
-/* clang-format off */
-#define STRING_KEY(name) {#name, offsetof(struct config, name), sizeof(((struct config *)0)->name)}
-/* clang-format on */
-static const struct {
-	const char *key;
-	size_t offset, size;
-} string_keys[] = {
-    STRING_KEY(rootpw),
-    STRING_KEY(user),
-    STRING_KEY(group),
-    STRING_KEY(pid_file),
-    STRING_KEY(schema_dir),
-    STRING_KEY(schema),
-    STRING_KEY(tls_cert_file),
-    STRING_KEY(tls_key_file),
-    STRING_KEY(tls_ca_file),
-    STRING_KEY(tls_ciphers),
-    STRING_KEY(tls_ciphersuites),
-};
-#undef STRING_KEY
-
 /* access = to ... (a new rule) or by ... (the rule before it goes on). */
-static int parse_access(struct parse_state *st, const char *value)
+static int set_access(void *ctx, const struct kv_key *k, void *field, const char *value)
 {
+	(void)k, (void)field;
+	struct parse_state *st = ctx;
 	struct config *c = st->cfg;
 	if (access_rule_starts(value)) {
 		if (c->naccess == CONFIG_MAX_ACCESS)
@@ -379,7 +329,98 @@ static int parse_access(struct parse_state *st, const char *value)
 	char why[400];
 	if (access_rule_parse(&c->access[c->naccess - 1], value, why, sizeof(why)) < 0)
 		return bad(st, "access: %s", why, NULL);
-	return 1;
+	return 0;
+}
+
+/* syncrepl: the directive's words, each line of it (conf/syncrepl.h). */
+static int set_syncrepl(void *ctx, const struct kv_key *k, void *field, const char *value)
+{
+	(void)k;
+	char why[512];
+	if (syncrepl_parse(field, value, why, sizeof(why)) < 0)
+		return bad(ctx, "%s", why, NULL);
+	return 0;
+}
+
+/*
+ * Every key of minidir.conf, one a line, its name first (scripts read the names from
+ * here): the set function, then the member it fills (FIELD) or none (the set function
+ * fills several), then a number's range or a choice's names.
+ */
+#define FIELD(m) .offset = offsetof(struct config, m), .size = sizeof(((struct config *)0)->m)
+_Static_assert(sizeof(enum send_policy_id) == sizeof(int) &&
+                   sizeof(enum io_engine) == sizeof(int) &&
+                   sizeof(enum monitor_access) == sizeof(int) &&
+                   sizeof(enum tls_verify) == sizeof(int),
+               "set_choice stores an enum as an int");
+/* clang-format off */
+static const struct kv_key config_keys[] = {
+	{"listen", .set = set_listen},
+	{"database", set_database, FIELD(database)},
+	{"suffix", set_dn, FIELD(suffix), .min = 1},
+	{"threads", set_count, FIELD(threads), .min = 1, .max = 256},
+	{"rootdn", set_dn, FIELD(rootdn), .min = 0},
+	{"rootpw", set_string, FIELD(rootpw)},
+	{"user", set_string, FIELD(user)},
+	{"group", set_string, FIELD(group)},
+	{"pid_file", set_string, FIELD(pid_file)},
+	{"schema_dir", set_string, FIELD(schema_dir)},
+	{"schema", set_string, FIELD(schema)},
+	{"index", .set = set_index},
+	{"access", .set = set_access},
+	{"allow_anonymous", set_bool, FIELD(allow_anonymous)},
+	{"sizelimit", set_limit, FIELD(sizelimit)},
+	{"timelimit", set_limit, FIELD(timelimit)},
+	{"max_filter_items", set_filter_items, FIELD(max_filter_items), .max = 1L << 32},
+	{"max_search_work", set_search_work, FIELD(max_search_work), .max = 1L << 60},
+	{"access_log", set_access_log, FIELD(access_log)},
+	{"monitor_access", set_choice, FIELD(monitor_access), .names = monitor_access_names},
+	{"send_policy", set_choice, FIELD(send_policy), .names = policy_names},
+	{"io_engine", set_choice, FIELD(io_engine), .names = io_engine_names},
+	{"batch_bytes", set_size, FIELD(batch_bytes), .min = 512, .max = 16L << 20},
+	{"max_pdu_bytes", set_size, FIELD(max_pdu_bytes), .min = 1024, .max = 64L << 20},
+	{"max_pdu_bytes_anonymous", set_size, FIELD(max_pdu_bytes_anonymous), .min = 1024, .max = 64L << 20},
+	{"max_input_bytes_per_worker", set_size, FIELD(max_input_bytes_per_worker), .min = 64L << 10, .max = 1L << 30},
+	{"max_pending_bytes", set_size, FIELD(max_pending_bytes), .min = 4096, .max = 1L << 30},
+	{"pdu_timeout", set_seconds, FIELD(pdu_timeout), .min = 0, .max = 86400},
+	{"write_timeout", set_seconds, FIELD(write_timeout), .min = 0, .max = 86400},
+	{"idle_timeout", set_seconds, FIELD(idle_timeout), .min = 0, .max = 86400},
+	{"tls_cert_file", set_string, FIELD(tls_cert_file)},
+	{"tls_key_file", set_string, FIELD(tls_key_file)},
+	{"tls_ca_file", set_string, FIELD(tls_ca_file)},
+	{"tls_verify_client", set_choice, FIELD(tls_verify_client), .names = tls_verify_names},
+	{"tls_ciphers", set_string, FIELD(tls_ciphers)},
+	{"tls_ciphersuites", set_string, FIELD(tls_ciphersuites)},
+	{"tls_min_version", set_tls_min_version, FIELD(tls_min_version)},
+	{"tls_handshake_timeout", set_seconds, FIELD(tls_handshake_timeout), .min = 1, .max = 3600},
+	{"require_tls", set_bool, FIELD(require_tls)},
+	{"tls_ktls", set_bool, FIELD(tls_ktls)},
+	{"syncrepl", set_syncrepl, FIELD(syncrepl)},
+	{"updateref", set_url, FIELD(updateref)},
+	{"listen_after_refresh", set_seconds, FIELD(listen_after_refresh), .min = 0, .max = 86400},
+};
+/* clang-format on */
+#undef FIELD
+
+/* What the TLS keys require of each other, checked once the whole file is read. */
+static int check_tls(const struct config *cfg, char *err, size_t errlen)
+{
+	const char *why = NULL;
+	bool on = cfg->tls_cert_file[0] != '\0';
+	for (int i = 0; i < cfg->nlisten && !why; i++)
+		if (cfg->listen[i].scheme == LISTEN_LDAPS && !on)
+			why = "an ldaps:// listener needs tls_cert_file and tls_key_file";
+	if (!why && on != (cfg->tls_key_file[0] != '\0'))
+		why = "tls_cert_file and tls_key_file go together";
+	if (!why && cfg->require_tls && !on)
+		why = "require_tls = yes needs tls_cert_file and tls_key_file";
+	if (!why && cfg->tls_ktls && !on)
+		why = "tls_ktls = yes needs tls_cert_file and tls_key_file";
+	if (!why && cfg->tls_verify_client != TLS_VERIFY_NEVER && !cfg->tls_ca_file[0])
+		why = "tls_verify_client allow or demand needs tls_ca_file";
+	if (why)
+		snprintf(err, errlen, "%s: %s", cfg->path, why);
+	return why ? -1 : 0;
 }
 
 static int default_access_rules(struct config *c)
@@ -394,117 +435,18 @@ static int default_access_rules(struct config *c)
 	return 0;
 }
 
-static int handler(void *user, const char *section, const char *key, const char *value)
+/* libinih's handler: one "key = value" line (or a continuation line of key). Returns 0 to
+ * have inih report this line's number, once it has read the rest. */
+static int read_key(void *user, const char *section, const char *key, const char *value)
 {
 	struct parse_state *st = user;
-	struct config *c = st->cfg;
 	if (section[0])
-		return bad(st, "sections are not used (found [%s])", section, NULL);
-	for (size_t i = 0; i < sizeof(string_keys) / sizeof(string_keys[0]); i++)
-		if (strcmp(key, string_keys[i].key) == 0)
-			return copy_str(st, (char *)c + string_keys[i].offset, string_keys[i].size,
-			                key, value);
-	if (strcmp(key, "listen") == 0)
-		return parse_listen(st, value);
-	int tls = parse_tls(st, key, value);
-	if (tls >= 0)
-		return tls;
-	if (strcmp(key, "database") == 0)
-		return value[0] ? copy_str(st, c->database, sizeof(c->database), key, value)
-		                : bad(st, "database: path expected", NULL, NULL);
-	if (strcmp(key, "suffix") == 0) {
-		struct buf n = {0};
-		int ok = dn_normalize(value, strlen(value), &n, NULL) == 0 && n.len > 0;
-		buf_free(&n);
-		if (!ok)
-			return bad(st, "suffix: \"%s\" is not a valid DN", value, NULL);
-		return copy_str(st, c->suffix, sizeof(c->suffix), key, value);
-	}
-	if (strcmp(key, "threads") == 0)
-		return parse_int(st, &c->threads, key, value, 1, 256, "a number");
-	if (strcmp(key, "rootdn") == 0) {
-		struct buf n = {0};
-		int ok = dn_normalize(value, strlen(value), &n, NULL) == 0;
-		buf_free(&n);
-		if (!ok)
-			return bad(st, "rootdn: \"%s\" is not a valid DN", value, NULL);
-		return copy_str(st, c->rootdn, sizeof(c->rootdn), key, value);
-	}
-	if (strcmp(key, "send_policy") == 0) {
-		int v = 0, rc = parse_choice(st, &v, key, value, policy_names,
-		                             sizeof(policy_names) / sizeof(policy_names[0]));
-		if (rc)
-			c->send_policy = (enum send_policy_id)v;
-		return rc;
-	}
-	if (strcmp(key, "io_engine") == 0) { /* unchanged when value is not a name */
-		int v = (int)c->io_engine,
-		    rc = parse_choice(st, &v, key, value, io_engine_names, 2);
-		c->io_engine = (enum io_engine)v;
-		return rc;
-	}
-	if (strcmp(key, "monitor_access") == 0) {
-		int v = 0, rc = parse_choice(st, &v, key, value, monitor_access_names,
-		                             sizeof(monitor_access_names) /
-		                                 sizeof(monitor_access_names[0]));
-		if (rc)
-			c->monitor_access = (enum monitor_access)v;
-		return rc;
-	}
-	if (strcmp(key, "access_log") == 0)
-		return value[0]
-		           ? copy_str(st, c->access_log, sizeof(c->access_log), key, value)
-		           : bad(st, "access_log: none, stderr, syslog or a file path", NULL, NULL);
-	if (strcmp(key, "sizelimit") == 0 || strcmp(key, "timelimit") == 0) {
-		char *end;
-		long n = strtol(value, &end, 10);
-		if (strcmp(value, "unlimited") == 0)
-			n = 0, end = (char *)value + strlen(value);
-		if (end == value || *end || n < 0 || n > 2147483647L)
-			return bad(st, "%s: expected a number or \"unlimited\", got \"%s\"", key,
-			           value);
-		*(key[0] == 's' ? &c->sizelimit : &c->timelimit) = (int)n;
-		return 1;
-	}
-	if (strcmp(key, "max_filter_items") == 0 || strcmp(key, "max_search_work") == 0)
-		return parse_cost_limit(st, key, value);
-	if (strcmp(key, "allow_anonymous") == 0)
-		return parse_bool(st, &c->allow_anonymous, key, value);
-	if (strcmp(key, "write_timeout") == 0 || strcmp(key, "idle_timeout") == 0)
-		return parse_int(st, key[0] == 'w' ? &c->write_timeout : &c->idle_timeout, key,
-		                 value, 0, 86400, "seconds");
-	if (strcmp(key, "batch_bytes") == 0)
-		return parse_size(st, &c->batch_bytes, key, value, 512, 16u << 20);
-	if (strcmp(key, "index") == 0)
-		return parse_index(st, value);
-	if (strcmp(key, "access") == 0)
-		return parse_access(st, value);
-	if (strcmp(key, "syncrepl") == 0) {
-		char why[512];
-		return syncrepl_parse(&c->syncrepl, value, why, sizeof(why)) < 0
-		           ? bad(st, "%s", why, NULL)
-		           : 1;
-	}
-	if (strcmp(key, "updateref") == 0)
-		return strncasecmp(value, "ldap://", 7) == 0 ||
-		               strncasecmp(value, "ldaps://", 8) == 0
-		           ? copy_str(st, c->updateref, sizeof(c->updateref), key, value)
-		           : bad(st, "updateref: \"%s\" is not an ldap:// or ldaps:// URL", value,
-		                 NULL);
-	if (strcmp(key, "listen_after_refresh") == 0)
-		return parse_int(st, &c->listen_after_refresh, key, value, 0, 86400, "seconds");
-	if (strcmp(key, "max_pdu_bytes") == 0)
-		return parse_size(st, &c->max_pdu_bytes, key, value, 1024, 64u << 20);
-	if (strcmp(key, "max_pdu_bytes_anonymous") == 0)
-		return parse_size(st, &c->max_pdu_bytes_anonymous, key, value, 1024, 64u << 20);
-	if (strcmp(key, "max_input_bytes_per_worker") == 0)
-		return parse_size(st, &c->max_input_bytes_per_worker, key, value, 64u << 10,
-		                  1u << 30);
-	if (strcmp(key, "pdu_timeout") == 0)
-		return parse_int(st, &c->pdu_timeout, key, value, 0, 86400, "seconds");
-	if (strcmp(key, "max_pending_bytes") == 0)
-		return parse_size(st, &c->max_pending_bytes, key, value, 4096, 1u << 30);
-	return bad(st, "unknown key \"%s\"", key, NULL);
+		return bad(st, "sections are not used (found [%s])", section, NULL) == 0;
+	int rc = kv_set(config_keys, sizeof(config_keys) / sizeof(config_keys[0]), st->cfg, st, key,
+	                value);
+	if (rc == -2)
+		bad(st, "unknown key \"%s\"", key, NULL);
+	return rc == 0;
 }
 
 /* libinih splits lines longer than its buffer; refuse them with their line number. */
@@ -564,7 +506,7 @@ static int load(struct config *cfg, const char *path, char *err, size_t errlen)
 	struct parse_state st = {.cfg = cfg, .why = why, .whylen = sizeof(why)};
 	if (check_line_lengths(path, err, errlen) < 0)
 		return -1;
-	int line = ini_parse(path, handler, &st);
+	int line = ini_parse(path, read_key, &st);
 	if (line < 0) {
 		snprintf(err, errlen, "%s: %s", path,
 		         line == -1 ? strerror(errno) : "out of memory reading the file");

@@ -2,6 +2,9 @@
  * The configuration file: "key = value" lines (libinih), '#' or ';'
  * comments, no sections. conf/minidir.conf documents every key. Relative
  * paths are taken from the directory the program runs in, as slapd does.
+ *
+ * The keys are config.c's key table (config_keys, read through conf/keyval.h): a key is
+ * added there, one line, with the function that reads its value.
  */
 #ifndef MINIDIR_CONF_CONFIG_H
 #define MINIDIR_CONF_CONFIG_H
@@ -10,6 +13,7 @@
 #include <stddef.h>
 
 #include "conf/access_rule.h"
+#include "conf/listen_addr.h"
 #include "conf/send_policies.h"
 #include "conf/syncrepl.h"
 
@@ -35,16 +39,6 @@ enum io_engine { IO_ENGINE_EPOLL, IO_ENGINE_IO_URING };
 
 /* Who may read cn=monitor. */
 enum monitor_access { MONITOR_ROOTDN, MONITOR_AUTHENTICATED, MONITOR_ANONYMOUS, MONITOR_NONE };
-
-/* What a listener speaks: ldap:// (StartTLS allowed), ldaps://, ldapi:// (a Unix socket). */
-enum listen_scheme { LISTEN_LDAP, LISTEN_LDAPS, LISTEN_LDAPI };
-
-struct listen_addr {
-	enum listen_scheme scheme;
-	char host[256]; /* literal address or name; IPv6 without brackets (not ldapi) */
-	char port[16];
-	char path[108]; /* ldapi: the socket's path (sun_path) */
-};
 
 /* Client certificates (tls_verify_client), as slapd's TLSVerifyClient. */
 enum tls_verify { TLS_VERIFY_NEVER, TLS_VERIFY_ALLOW, TLS_VERIFY_DEMAND };

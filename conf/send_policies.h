@@ -3,7 +3,7 @@
  *
  * This list is the only place that names them all: the config's send_policy
  * values, enum send_policy_id (SEND_<ENUM>) and the server's policy table
- * (server/policy.c, which expects `policy_<ident>` from server/policy_<ident>.c)
+ * (server/net/policy.c, which expects `policy_<ident>` from server/policy_<ident>.c)
  * are made from it. A new policy is that file and one line here.
  */
 #ifndef MINIDIR_CONF_SEND_POLICIES_H

@@ -1,10 +1,12 @@
 #include "conf/syncrepl.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "conf/keyval.h"
 #include "protocol/buf.h"
 #include "protocol/dn.h"
 #include "protocol/filter.h"
@@ -67,9 +69,8 @@ static int next_word(const char **p, char *name, size_t ncap, char *value, size_
 /* A whole number in [min, max], or -1. */
 static long number(const char *s, long min, long max)
 {
-	char *end;
-	long n = strtol(s, &end, 10);
-	return end == s || *end || n < min || n > max ? -1 : n;
+	long n;
+	return kv_long(s, min, max, &n) ? n : -1;
 }
 
 /* dd:hh:mm:ss (slapd's interval) into seconds, or -1. */
@@ -115,40 +116,149 @@ static int retry(struct syncrepl_conf *s, const char *v, char *why, size_t whyle
 	return 0;
 }
 
-/* One of names (a NULL-ended list) into *out as its index. */
-static int choice(const char *v, const char *const *names, int *out)
-{
-	for (int i = 0; names[i]; i++)
-		if (strcasecmp(v, names[i]) == 0) {
-			*out = i;
-			return 0;
-		}
-	return -1;
-}
+/* Where a word's error goes (the ctx of the set functions below). */
+struct word_ctx {
+	char *why;
+	size_t whylen;
+};
 
-static int copy(char *dst, size_t cap, const char *name, const char *v, char *why, size_t whylen)
+/*
+ * The set functions of the word table (conf/keyval.h): each reads one word's value into
+ * its member of struct syncrepl_conf (field), or the whole struct for retry. 0, or -1 with
+ * the reason in ctx.
+ */
+
+static int set_copy(void *ctx, const struct kv_key *k, void *field, const char *v)
 {
-	if (strlen(v) >= cap)
-		return fail(why, whylen, "syncrepl: the value of %s is too long", name);
-	strcpy(dst, v);
+	struct word_ctx *w = ctx;
+	if (strlen(v) >= k->size)
+		return fail(w->why, w->whylen, "syncrepl: the value of %s is too long", k->name);
+	strcpy(field, v);
 	return 0;
 }
 
-static int valid_dn(const char *v)
+static int set_provider(void *ctx, const struct kv_key *k, void *field, const char *v)
 {
+	struct word_ctx *w = ctx;
+	if (strncasecmp(v, "ldap://", 7) != 0 && strncasecmp(v, "ldaps://", 8) != 0)
+		return fail(w->why, w->whylen,
+		            "syncrepl: provider=%s: expected ldap:// or ldaps://", v);
+	return set_copy(ctx, k, field, v);
+}
+
+static int set_bindmethod(void *ctx, const struct kv_key *k, void *field, const char *v)
+{
+	(void)k, (void)field;
+	struct word_ctx *w = ctx;
+	if (strcasecmp(v, "simple") != 0)
+		return fail(w->why, w->whylen, "syncrepl: bindmethod=%s: only simple is supported",
+		            v);
+	return 0;
+}
+
+/* binddn, searchbase: a DN, kept as written. */
+static int set_dn(void *ctx, const struct kv_key *k, void *field, const char *v)
+{
+	struct word_ctx *w = ctx;
 	struct buf n = {0};
 	int rc = dn_normalize(v, strlen(v), &n, NULL);
 	buf_free(&n);
-	return rc;
+	if (rc < 0)
+		return fail(w->why, w->whylen, "syncrepl: \"%s\" is not a valid DN", v);
+	return set_copy(ctx, k, field, v);
 }
+
+static int set_filter(void *ctx, const struct kv_key *k, void *field, const char *v)
+{
+	struct word_ctx *w = ctx;
+	if (!filter_string_valid(v))
+		return fail(w->why, w->whylen, "syncrepl: filter=%s is not a valid filter", v);
+	return set_copy(ctx, k, field, v);
+}
+
+static int set_retry(void *ctx, const struct kv_key *k, void *field, const char *v)
+{
+	(void)k;
+	struct word_ctx *w = ctx;
+	return retry(field, v, w->why, w->whylen);
+}
+
+static int set_interval(void *ctx, const struct kv_key *k, void *field, const char *v)
+{
+	(void)k;
+	struct word_ctx *w = ctx;
+	if ((*(int *)field = interval(v)) < 0)
+		return fail(w->why, w->whylen, "syncrepl: interval=%s: expected dd:hh:mm:ss", v);
+	return 0;
+}
+
+/* A whole number in k->min..k->max. */
+static int set_number(void *ctx, const struct kv_key *k, void *field, const char *v)
+{
+	struct word_ctx *w = ctx;
+	long n;
+	if (!kv_long(v, k->min, k->max, &n)) {
+		char both[1200]; /* the longest value and more: why cuts it, not this */
+		snprintf(both, sizeof(both), "%s=%s: expected %ld..%ld", k->name, v, k->min,
+		         k->max);
+		return fail(w->why, w->whylen, "syncrepl: %s", both);
+	}
+	*(int *)field = (int)n;
+	return 0;
+}
+
+/* The index in k->names (any case): an enum, or for tls_reqcert whether it is "never". */
+static int set_choice(void *ctx, const struct kv_key *k, void *field, const char *v)
+{
+	struct word_ctx *w = ctx;
+	int i = kv_choice(v, k->names, true);
+	if (i < 0) {
+		char both[128];
+		snprintf(both, sizeof(both), "%s=%s", k->name, v);
+		return fail(w->why, w->whylen, "syncrepl: %s is not a value this word takes", both);
+	}
+	if (k->size == sizeof(bool))
+		*(bool *)field = i == 1;
+	else
+		*(int *)field = i;
+	return 0;
+}
+
+static const char *const types[] = {"refreshOnly", "refreshAndPersist", NULL};
+static const char *const scopes[] = {"base", "one", "sub", "subord", NULL};
+static const char *const starttls[] = {"no", "yes", "critical", NULL};
+static const char *const reqcert[] = {"demand", "never", NULL};
+_Static_assert(sizeof(enum syncrepl_type) == sizeof(int) &&
+                   sizeof(enum syncrepl_scope) == sizeof(int) &&
+                   sizeof(enum syncrepl_starttls) == sizeof(int) && sizeof(bool) != sizeof(int),
+               "set_choice stores an enum as an int, tls_reqcert_never as a bool");
+
+/* Every word but rid (it starts the directive), one a line: as config.c's key table. */
+#define FIELD(m)                                                                                   \
+	.offset = offsetof(struct syncrepl_conf, m), .size = sizeof(((struct syncrepl_conf *)0)->m)
+/* clang-format off */
+static const struct kv_key words[] = {
+	{"provider", set_provider, FIELD(provider)},
+	{"bindmethod", .set = set_bindmethod},
+	{"binddn", set_dn, FIELD(binddn)},
+	{"credentials", set_copy, FIELD(credentials)},
+	{"searchbase", set_dn, FIELD(searchbase)},
+	{"filter", set_filter, FIELD(filter)},
+	{"scope", set_choice, FIELD(scope), .names = scopes},
+	{"attrs", set_copy, FIELD(attrs)},
+	{"type", set_choice, FIELD(type), .names = types},
+	{"interval", set_interval, FIELD(interval)},
+	{"retry", .set = set_retry},
+	{"starttls", set_choice, FIELD(starttls), .names = starttls},
+	{"tls_cacert", set_copy, FIELD(tls_cacert)},
+	{"tls_reqcert", set_choice, FIELD(tls_reqcert_never), .names = reqcert},
+	{"network-timeout", set_number, FIELD(network_timeout), .min = 1, .max = 3600},
+};
+/* clang-format on */
+#undef FIELD
 
 static int word(struct syncrepl_conf *s, const char *name, const char *v, char *why, size_t whylen)
 {
-	static const char *const types[] = {"refreshOnly", "refreshAndPersist", NULL};
-	static const char *const scopes[] = {"base", "one", "sub", "subord", NULL};
-	static const char *const starttls[] = {"no", "yes", "critical", NULL};
-	static const char *const reqcert[] = {"demand", "never", NULL};
-	int k = 0;
 	if (strcmp(name, "rid") == 0) {
 		if (s->rid)
 			return fail(why, whylen, "syncrepl: only one syncrepl (a second rid=%s)",
@@ -162,71 +272,11 @@ static int word(struct syncrepl_conf *s, const char *name, const char *v, char *
 	if (!s->rid)
 		return fail(why, whylen, "syncrepl: the directive starts with rid= (found %s=)",
 		            name);
-	if (strcmp(name, "provider") == 0) {
-		if (strncasecmp(v, "ldap://", 7) != 0 && strncasecmp(v, "ldaps://", 8) != 0)
-			return fail(why, whylen,
-			            "syncrepl: provider=%s: expected ldap:// or ldaps://", v);
-		return copy(s->provider, sizeof(s->provider), name, v, why, whylen);
-	}
-	if (strcmp(name, "bindmethod") == 0)
-		return strcasecmp(v, "simple") == 0
-		           ? 0
-		           : fail(why, whylen, "syncrepl: bindmethod=%s: only simple is supported",
-		                  v);
-	if (strcmp(name, "binddn") == 0 || strcmp(name, "searchbase") == 0) {
-		if (valid_dn(v) < 0)
-			return fail(why, whylen, "syncrepl: \"%s\" is not a valid DN", v);
-		return name[0] == 'b'
-		           ? copy(s->binddn, sizeof(s->binddn), name, v, why, whylen)
-		           : copy(s->searchbase, sizeof(s->searchbase), name, v, why, whylen);
-	}
-	if (strcmp(name, "credentials") == 0)
-		return copy(s->credentials, sizeof(s->credentials), name, v, why, whylen);
-	if (strcmp(name, "filter") == 0) {
-		if (!filter_string_valid(v))
-			return fail(why, whylen, "syncrepl: filter=%s is not a valid filter", v);
-		return copy(s->filter, sizeof(s->filter), name, v, why, whylen);
-	}
-	if (strcmp(name, "attrs") == 0)
-		return copy(s->attrs, sizeof(s->attrs), name, v, why, whylen);
-	if (strcmp(name, "tls_cacert") == 0)
-		return copy(s->tls_cacert, sizeof(s->tls_cacert), name, v, why, whylen);
-	if (strcmp(name, "retry") == 0)
-		return retry(s, v, why, whylen);
-	if (strcmp(name, "interval") == 0) {
-		if ((s->interval = interval(v)) < 0)
-			return fail(why, whylen, "syncrepl: interval=%s: expected dd:hh:mm:ss", v);
-		return 0;
-	}
-	if (strcmp(name, "network-timeout") == 0) {
-		long n = number(v, 1, 3600);
-		if (n < 0)
-			return fail(why, whylen, "syncrepl: network-timeout=%s: expected 1..3600",
-			            v);
-		s->network_timeout = (int)n;
-		return 0;
-	}
-	const char *const *names = strcmp(name, "type") == 0          ? types
-	                           : strcmp(name, "scope") == 0       ? scopes
-	                           : strcmp(name, "starttls") == 0    ? starttls
-	                           : strcmp(name, "tls_reqcert") == 0 ? reqcert
-	                                                              : NULL;
-	if (!names)
+	struct word_ctx ctx = {why, whylen};
+	int rc = kv_set(words, sizeof(words) / sizeof(words[0]), s, &ctx, name, v);
+	if (rc == -2)
 		return fail(why, whylen, "syncrepl: unknown word \"%s\"", name);
-	if (choice(v, names, &k) < 0) {
-		char both[128];
-		snprintf(both, sizeof(both), "%s=%s", name, v);
-		return fail(why, whylen, "syncrepl: %s is not a value this word takes", both);
-	}
-	if (names == types)
-		s->type = (enum syncrepl_type)k;
-	else if (names == scopes)
-		s->scope = (enum syncrepl_scope)k;
-	else if (names == starttls)
-		s->starttls = (enum syncrepl_starttls)k;
-	else
-		s->tls_reqcert_never = k == 1;
-	return 0;
+	return rc;
 }
 
 int syncrepl_parse(struct syncrepl_conf *s, const char *line, char *why, size_t whylen)

@@ -18,7 +18,7 @@
 #include "storage/entry_mods.h"
 #include "storage/entry_rdn.h"
 #include "storage/entry_schema.h"
-#include "storage/import_memberof.h"
+#include "storage/memberof.h"
 
 int import_parser_open(struct import_parser *p, const char *path)
 {
@@ -195,7 +195,7 @@ static int parse_dn(struct import_worker *p, struct import_item *it, const struc
 	return 0;
 }
 
-/* The entry of a record: its DN and attributes, from storage/ldif_parse.h or (raw not
+/* The entry of a record: its DN and attributes, from ldif/ldif_parse.h or (raw not
  * NULL: the record's text, first_line its first line) from libldap. */
 struct parsed {
 	const struct berval *dn;
@@ -267,7 +267,7 @@ static int parse_entry(struct import_worker *p, struct import_item *it, const st
 	return 0;
 }
 
-/* Parses a record storage/ldif_parse.h left to libldap (checked already) into it. */
+/* Parses a record ldif/ldif_parse.h left to libldap (checked already) into it. */
 static void parse_with_libldap(struct import_worker *p, struct import_item *it)
 {
 	/* Kept as read, to find an attribute's line if the entry breaks the schema. */

@@ -1,14 +1,14 @@
 /*
  * The part of minidir-import that needs no LMDB transaction: one LDIF record of the
- * file made ready to store. The parser frames the next record (storage/ldif_reader.h),
+ * file made ready to store. The parser frames the next record (ldif/ldif_reader.h),
  * checks its syntax and splits it into the DN and attributes in one pass
- * (storage/ldif_parse.h; libldap's parser for the few records that one leaves to it),
+ * (ldif/ldif_parse.h; libldap's parser for the few records that one leaves to it),
  * normalizes the DN and checks it is under the suffix, checks objectClass and the schema
  * (storage/entry_schema.h), takes or makes the entryUUID, encodes the entry record
  * (storage/entry.h) and lists the equality index keys (storage/entry_index.h) and the
- * member DN keys (storage/import_memberof.h) the writer will store. What needs the
+ * member DN keys (storage/memberof.h) the writer will store. What needs the
  * database (a duplicate DN, a missing parent, the parent's ID, the writes themselves)
- * is the writer's (storage/ldif_import.c), which may run on another thread.
+ * is the writer's (ldif/ldif_import.c), which may run on another thread.
  *
  * A problem is not printed here: the item keeps it with its line and the point of the
  * writer's checks it comes after (enum import_fault), so that the writer reports the
@@ -19,8 +19,8 @@
  * schema and the db's index list and suffix are only read (another thread may write the
  * database meanwhile).
  */
-#ifndef MINIDIR_STORAGE_IMPORT_PARSE_H
-#define MINIDIR_STORAGE_IMPORT_PARSE_H
+#ifndef MINIDIR_LDIF_IMPORT_PARSE_H
+#define MINIDIR_LDIF_IMPORT_PARSE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -61,7 +61,7 @@ struct import_item {
 	struct buf msg;           /* fault's reason, NUL-terminated */
 	long long offset;         /* bytes of the file read up to the end of this record */
 	struct buf dn;            /* the DN as written, NUL-terminated */
-	struct buf key;           /* its reversed normalized key (storage/dn.h) */
+	struct buf key;           /* its reversed normalized key (protocol/dn.h) */
 	struct buf rec;           /* the entry record, parent ID 0: the writer sets it */
 	unsigned char uuid[16];
 	/* Index keys, each: u8 position in db->index, u16 length (native order), the key. */
@@ -105,7 +105,7 @@ bool import_frame(struct import_parser *p, struct import_item *it);
 
 /* A worker for db (borrowed; its index list and suffix are only read). url_values: a
  * "type:< URL" value reads its file, up to ENTRY_MAX_BYTES a record (else it is an error;
- * storage/ldif_parse.h). */
+ * ldif/ldif_parse.h). */
 void import_worker_init(struct import_worker *w, const struct db *db, bool skip_schema,
                         bool url_values);
 void import_worker_free(struct import_worker *w);

@@ -1,6 +1,6 @@
 /*
  * The bounded queue between minidir-import's parsing threads and its writer
- * (storage/ldif_import.c): a ring of batches of records (storage/import_parse.h). A
+ * (ldif/ldif_import.c): a ring of batches of records (ldif/import_parse.h). A
  * parsing thread claims the next free batch in ring order and fills it with the next
  * records of the file (both under the caller's read lock, so batches follow the file),
  * parses them without any lock, and marks the batch ready; the writer takes the batches
@@ -11,8 +11,8 @@
  *
  * Thread rules: any number of producers, one consumer; every function locks the queue.
  */
-#ifndef MINIDIR_STORAGE_IMPORT_QUEUE_H
-#define MINIDIR_STORAGE_IMPORT_QUEUE_H
+#ifndef MINIDIR_LDIF_IMPORT_QUEUE_H
+#define MINIDIR_LDIF_IMPORT_QUEUE_H
 
 #include <pthread.h>
 #include <stdbool.h>

@@ -3,8 +3,8 @@
  * as "DATABASE.tmp.PID"; one killed with SIGKILL (or by a crash or power cut)
  * leaves that file behind. The next import removes them.
  */
-#ifndef MINIDIR_STORAGE_IMPORT_STALE_H
-#define MINIDIR_STORAGE_IMPORT_STALE_H
+#ifndef MINIDIR_LDIF_IMPORT_STALE_H
+#define MINIDIR_LDIF_IMPORT_STALE_H
 
 #include <stdio.h>
 

@@ -15,7 +15,7 @@
 #include "protocol/buf.h"
 #include "protocol/dn.h"
 #include "storage/db.h"
-#include "storage/import_memberof.h"
+#include "storage/memberof.h"
 #include "ldif/import_parse.h"
 #include "ldif/import_queue.h"
 #include "ldif/import_stale.h"

@@ -1,20 +1,23 @@
 /*
- * LDIF import and export (RFC 2849 content records), using libldap's LDIF
- * reader and writer.
+ * LDIF import and export (RFC 2849 content records). Import reads the file with its
+ * own reader, stricter than libldap's and with exact line numbers: ldif/ldif_reader.h
+ * frames the records, ldif/ldif_parse.h checks and splits each one, and only the few it
+ * leaves to libldap (a changetype line, say) go through ldap_parse_ldif_record. Export
+ * (ldif/ldif_export.c) writes with libldap's ldif_put_wrap.
  *
  * Import is atomic: the new database is built in "<db>.tmp.<pid>" and renamed
  * over <db> only when every record was accepted, so a failed or interrupted
  * import leaves the previous database untouched; the temporary files of
  * imports killed outright (SIGKILL) are removed by the next one
- * (storage/import_stale.h), a line on err each. Entries get IDs in file
+ * (ldif/import_stale.h), a line on err each. Entries get IDs in file
  * order; parents must come before their children. Operational attributes in
  * the LDIF (as slapcat writes them) are not stored, except entryUUID: the
  * import records its own time and creator, served as createTimestamp,
  * modifyTimestamp, creatorsName and modifiersName. memberOf is computed from the
- * groups (storage/import_memberof.h), and with a schema loaded the objectClass
+ * groups (storage/memberof.h), and with a schema loaded the objectClass
  * index holds every entry under the superclasses of its classes too.
  *
- * Records are parsed on opts->threads threads (storage/import_parse.h, import_queue.h)
+ * Records are parsed on opts->threads threads (ldif/import_parse.h, import_queue.h)
  * while the calling thread writes them in one transaction through LMDB's writable map;
  * memory stays bounded whatever the file's size. A full disk shows as a SIGBUS on that
  * map: ldif_import handles SIGBUS while it runs (and restores the previous handler),
@@ -23,8 +26,8 @@
  * Thread rules: one ldif_import at a time in a process (it handles SIGINT, SIGTERM,
  * SIGXFSZ and SIGBUS, and names its temporary file in static storage).
  */
-#ifndef MINIDIR_STORAGE_LDIF_IMPORT_H
-#define MINIDIR_STORAGE_LDIF_IMPORT_H
+#ifndef MINIDIR_LDIF_LDIF_IMPORT_H
+#define MINIDIR_LDIF_LDIF_IMPORT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -37,11 +40,11 @@ struct import_opts {
 	FILE *err;           /* where "file:line: reason" messages go */
 	const char *creator; /* creatorsName/modifiersName of the entries ("" if none) */
 	bool skip_schema;    /* no schema checking (slapadd -s); else storage/entry_schema.h */
-	/* "type:< URL" values read their file (storage/ldif_url.h: file: URLs, regular files,
+	/* "type:< URL" values read their file (ldif/ldif_url.h: file: URLs, regular files,
 	 * at most ENTRY_MAX_BYTES a record); false: such a value is an error at its line. */
 	bool url_values;
 	/* 2 or more: records are parsed, checked and encoded on a thread of their own while
-	 * this one writes them (storage/import_parse.h); 0 or 1: one thread does both. The
+	 * this one writes them (ldif/import_parse.h); 0 or 1: one thread does both. The
 	 * database is the same either way. */
 	int threads;
 	/* Called every so many entries with the entries stored and the bytes of the file read

@@ -11,8 +11,6 @@
 
 /* Longest attribute description, in characters. */
 #define LDIF_MAX_TYPE 127
-/* Distinct types of an entry found by a linear scan; more go through a hash table. */
-#define LDIF_LINEAR_TYPES 16
 
 /*
  * A walk through one logical line: q..e is what is left of the current physical line
@@ -23,23 +21,6 @@ struct cursor {
 	const char *q, *e, *next, *end; /* end: the record's */
 	unsigned long line;             /* q's physical line */
 	bool folded;                    /* a continuation line was entered */
-};
-
-/* An attribute line after "dn:" (in ldif_entry.lines). */
-struct attr_line {
-	const char *type; /* NUL-terminated, in ldif_entry.bytes */
-	size_t tlen;
-	struct berval val; /* for a URL value: the URL, then the file's bytes (fetch_urls) */
-	unsigned long line;
-	size_t group;
-	bool url;
-	size_t file_off; /* a URL value's bytes, at this offset of ldif_entry.files */
-};
-
-/* A distinct type of the entry (in ldif_entry.groups). */
-struct attr_group {
-	const char *type;
-	size_t tlen, count, fill;
 };
 
 /* The state of one record's scan. */
@@ -211,13 +192,6 @@ static unsigned char b64_value(unsigned char c)
 	if (c >= '0' && c <= '9')
 		return (unsigned char)(c - '0' + 52);
 	return c == '+' ? 62 : c == '/' ? 63 : 64;
-}
-
-/* Whether two attribute descriptions are one (their characters fold with 0x20). */
-static bool same_type(const char *a, size_t alen, const char *b, size_t blen)
-{
-	return alen == blen && (alen == 0 || ((a[0] ^ b[0]) & ~0x20) == 0) &&
-	       strncasecmp(a, b, alen) == 0;
 }
 
 /* The attribute description up to ':' (copied to s->out, NUL-terminated). */
@@ -461,78 +435,8 @@ static enum ldif_parse_result keep_line(struct scan *s, const struct logical *l)
 	return LDIF_PARSE_ENTRY;
 }
 
-/* A hash of a type, the same for every spelling of it (type characters fold with 0x20). */
-static uint32_t type_hash(const char *t, size_t n)
-{
-	uint32_t h = 2166136261u;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)(t[i] | 0x20)) * 16777619u;
-	return h;
-}
-
-/* Files every type of the hash's groups again, in a table of slots entries. */
-static int hash_rebuild(struct ldif_entry *e, const struct attr_group *g, size_t ng, size_t slots)
-{
-	e->hash.len = 0;
-	if (buf_reserve(&e->hash, slots * sizeof(uint32_t)) < 0)
-		return -1;
-	uint32_t *h = (uint32_t *)e->hash.data;
-	memset(h, 0, slots * sizeof(uint32_t));
-	e->hash.len = slots * sizeof(uint32_t);
-	for (size_t i = 0; i < ng; i++) {
-		size_t at = type_hash(g[i].type, g[i].tlen) & (slots - 1);
-		while (h[at])
-			at = (at + 1) & (slots - 1);
-		h[at] = (uint32_t)(i + 1);
-	}
-	return 0;
-}
-
-/* The group of a's type: a new one at the end when there is none yet. */
-static int find_group(struct ldif_entry *e, const struct attr_line *a, size_t *ng, size_t *g)
-{
-	struct attr_group *groups = (struct attr_group *)e->groups.data;
-	size_t n = *ng;
-	if (n <= LDIF_LINEAR_TYPES) {
-		for (size_t i = 0; i < n; i++)
-			if (same_type(groups[i].type, groups[i].tlen, a->type, a->tlen)) {
-				*g = i;
-				return 0;
-			}
-	} else {
-		size_t slots = e->hash.len / sizeof(uint32_t);
-		const uint32_t *h = (const uint32_t *)e->hash.data;
-		size_t at = type_hash(a->type, a->tlen) & (slots - 1);
-		for (; h[at]; at = (at + 1) & (slots - 1))
-			if (same_type(groups[h[at] - 1].type, groups[h[at] - 1].tlen, a->type,
-			              a->tlen)) {
-				*g = h[at] - 1;
-				return 0;
-			}
-	}
-	if (e->groups.cap - e->groups.len < sizeof(struct attr_group) &&
-	    buf_reserve(&e->groups, sizeof(struct attr_group)) < 0)
-		return -1;
-	groups = (struct attr_group *)e->groups.data;
-	groups[n] = (struct attr_group){a->type, a->tlen, 0, 0};
-	e->groups.len += sizeof(struct attr_group);
-	*g = n;
-	*ng = ++n;
-	size_t slots = e->hash.len / sizeof(uint32_t);
-	if (n > LDIF_LINEAR_TYPES && (n == LDIF_LINEAR_TYPES + 1 || 2 * n > slots))
-		return hash_rebuild(e, groups, n, n == LDIF_LINEAR_TYPES + 1 ? 128 : 2 * slots);
-	if (n > LDIF_LINEAR_TYPES) {
-		uint32_t *h = (uint32_t *)e->hash.data;
-		size_t at = type_hash(a->type, a->tlen) & (slots - 1);
-		while (h[at])
-			at = (at + 1) & (slots - 1);
-		h[at] = (uint32_t)n;
-	}
-	return 0;
-}
-
 /*
- * Replaces each URL value of the kept lines by the file it names (storage/ldif_url.h),
+ * Replaces each URL value of the kept lines by the file it names (ldif/ldif_url.h),
  * at most e->url_max bytes for the record's URL values together, each followed by a NUL.
  * Pointers into e->files are set once every file is read (the buffer may move).
  */
@@ -563,58 +467,6 @@ static enum ldif_parse_result fetch_urls(struct scan *s)
 		if (lines[i].url)
 			lines[i].val.bv_val = (char *)e->files.data + lines[i].file_off;
 	return LDIF_PARSE_ENTRY;
-}
-
-/* The LDAPMod arrays of the kept lines: one mod per type, in order of first appearance. */
-static int build_mods(struct ldif_entry *e, size_t nl)
-{
-	struct attr_line *lines = (struct attr_line *)e->lines.data;
-	e->groups.len = 0;
-	size_t ng = 0, last = 0;
-	for (size_t i = 0; i < nl; i++) {
-		struct attr_group *groups = (struct attr_group *)e->groups.data;
-		if (ng &&
-		    same_type(groups[last].type, groups[last].tlen, lines[i].type, lines[i].tlen))
-			lines[i].group = last;
-		else if (find_group(e, &lines[i], &ng, &lines[i].group) < 0)
-			return -1;
-		last = lines[i].group;
-		((struct attr_group *)e->groups.data)[last].count++;
-	}
-	struct attr_group *groups = (struct attr_group *)e->groups.data;
-	size_t nv = nl + ng; /* values and each mod's NULL */
-	size_t bytes = ng * sizeof(LDAPMod) + (ng + 1) * sizeof(LDAPMod *) +
-	               nv * (sizeof(struct berval *) + sizeof(unsigned long)) + ng * sizeof(size_t);
-	e->arrays.len = 0;
-	if (buf_reserve(&e->arrays, bytes) < 0)
-		return -1;
-	LDAPMod *mod = (LDAPMod *)e->arrays.data;
-	LDAPMod **mods = (LDAPMod **)(mod + ng);
-	struct berval **vals = (struct berval **)(mods + ng + 1);
-	unsigned long *vlines = (unsigned long *)(vals + nv);
-	size_t *vfirst = (size_t *)(vlines + nv);
-	size_t off = 0;
-	for (size_t g = 0; g < ng; g++) {
-		mod[g].mod_op = LDAP_MOD_ADD | LDAP_MOD_BVALUES;
-		mod[g].mod_type = (char *)groups[g].type;
-		mod[g].mod_bvalues = vals + off;
-		mods[g] = &mod[g];
-		vfirst[g] = groups[g].fill = off;
-		off += groups[g].count + 1;
-		vals[off - 1] = NULL;
-		vlines[off - 1] = 0;
-	}
-	mods[ng] = NULL;
-	for (size_t i = 0; i < nl; i++) {
-		size_t at = groups[lines[i].group].fill++;
-		vals[at] = &lines[i].val;
-		vlines[at] = lines[i].line;
-	}
-	e->mods = mods;
-	e->mod0 = mod;
-	e->value_lines = vlines;
-	e->value_first = vfirst;
-	return 0;
 }
 
 enum ldif_parse_result ldif_parse_record(struct ldif_entry *e, const char *text, size_t len,
@@ -691,56 +543,7 @@ enum ldif_parse_result ldif_parse_record(struct ldif_entry *e, const char *text,
 		return LDIF_PARSE_NONE;
 	if (s.url_line && fetch_urls(&s) != LDIF_PARSE_ENTRY)
 		return LDIF_PARSE_ERROR;
-	if (build_mods(e, s.nlines) < 0)
+	if (ldif_entry_build_mods(e, s.nlines) < 0)
 		return fail(&s, e->dn_line, false, "out of memory");
 	return LDIF_PARSE_ENTRY;
-}
-
-unsigned long ldif_entry_value_line(const struct ldif_entry *e, const LDAPMod *mod, int n)
-{
-	size_t ng = e->groups.len / sizeof(struct attr_group);
-	if (!e->mod0 || mod < e->mod0 || mod >= e->mod0 + ng || n < 0)
-		return 0;
-	size_t g = (size_t)(mod - e->mod0);
-	const struct attr_group *groups = (const struct attr_group *)e->groups.data;
-	return (size_t)n < groups[g].count ? e->value_lines[e->value_first[g] + (size_t)n] : 0;
-}
-
-void ldif_entry_free(struct ldif_entry *e)
-{
-	struct buf *bufs[] = {&e->bytes, &e->lines, &e->groups, &e->arrays, &e->hash, &e->files};
-	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
-		buf_free(bufs[i]);
-	memset(e, 0, sizeof(*e));
-}
-
-int ldif_record_text(const char *text, size_t len, struct buf *out)
-{
-	const char *end = text + len;
-	for (const char *p = text; p < end;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = (size_t)((nl ? nl : end) - p);
-		if (buf_append(out, p, n - (n > 0 && p[n - 1] == '\r')) < 0 ||
-		    buf_append(out, "\n", 1) < 0)
-			return -1;
-		p = nl ? nl + 1 : end;
-	}
-	return buf_append(out, "", 1);
-}
-
-unsigned long ldif_record_type_line(const char *text, unsigned long first_line, const char *type,
-                                    int n)
-{
-	size_t tlen = strlen(type);
-	unsigned long line = first_line;
-	for (const char *p = text; *p; line++) {
-		const char *end = strchr(p, '\n');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		/* Not a continuation (" ...") or a comment: "type:", "type::" or "type:<". */
-		if (p[0] != ' ' && p[0] != '#' && len > tlen && p[tlen] == ':' &&
-		    strncasecmp(p, type, tlen) == 0 && n-- == 0)
-			return line;
-		p += len + (end != NULL);
-	}
-	return 0;
 }

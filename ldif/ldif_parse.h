@@ -1,5 +1,5 @@
 /*
- * One LDIF record (RFC 2849, as storage/ldif_reader.h frames it) checked strictly and
+ * One LDIF record (RFC 2849, as ldif/ldif_reader.h frames it) checked strictly and
  * split into its DN and attributes in a single scan: what libldap's
  * ldap_parse_ldif_record(LDIF_DEFAULT_ADD | LDIF_NO_CONTROLS) gives for an entry, byte
  * for byte, without reading the text three times (framing, checking, parsing) and with
@@ -23,37 +23,20 @@
  *
  * A "type:< URL" value (libldap reads the file, whatever it is and however large) is an
  * error at its line unless e->url_max is set; then the file is read here
- * (storage/ldif_url.h), at most url_max bytes for the record's URL values together. A
+ * (ldif/ldif_url.h), at most url_max bytes for the record's URL values together. A
  * URL value in a record left to libldap, or for the DN, is always an error.
  *
  * Thread rules: a struct ldif_entry belongs to one thread at a time.
  */
-#ifndef MINIDIR_STORAGE_LDIF_PARSE_H
-#define MINIDIR_STORAGE_LDIF_PARSE_H
+#ifndef MINIDIR_LDIF_LDIF_PARSE_H
+#define MINIDIR_LDIF_LDIF_PARSE_H
 
 #include <ldap.h>
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "ldif/ldif_entry.h"
 #include "protocol/buf.h"
-
-/* A parsed record and the buffers it lives in (reused from one record to the next). A
- * zeroed struct is empty, and refuses URL values. */
-struct ldif_entry {
-	/* Set by the caller: 0, a "type:< URL" value is an error; else the most bytes a
-	 * record's URL values may read (ENTRY_MAX_BYTES: no more can be stored). */
-	size_t url_max;
-	struct berval dn;      /* NUL-terminated */
-	LDAPMod **mods;        /* NULL-terminated; LDAP_MOD_ADD | LDAP_MOD_BVALUES */
-	unsigned long dn_line; /* the physical line of "dn:" */
-	/* Owned buffers: the types and values (NUL-terminated), the attribute lines, the
-	 * types, the LDAPMod arrays with each value's line, a hash of the types, the files
-	 * URL values were read from. */
-	struct buf bytes, lines, groups, arrays, hash, files;
-	const unsigned long *value_lines; /* per mod: its values' lines (see below) */
-	const size_t *value_first;        /* index in value_lines of each mod's first */
-	const LDAPMod *mod0;              /* the LDAPMod array mods points into */
-};
 
 enum ldif_parse_result {
 	LDIF_PARSE_ERROR = -1,  /* *line and why say what is wrong */
@@ -75,12 +58,6 @@ enum ldif_parse_result {
 enum ldif_parse_result ldif_parse_record(struct ldif_entry *e, const char *text, size_t len,
                                          unsigned long first_line, bool cut, bool first,
                                          unsigned long *line, char *why, size_t whylen);
-
-/* The physical line of the n-th value (from 0) of mod, one of the last ENTRY's mods
- * (even after mods was reordered); 0 when there is no such value. */
-unsigned long ldif_entry_value_line(const struct ldif_entry *e, const LDAPMod *mod, int n);
-
-void ldif_entry_free(struct ldif_entry *e);
 
 /*
  * For LDIF_PARSE_LIBLDAP: appends text[0..len) to out as ldap_parse_ldif_record takes it

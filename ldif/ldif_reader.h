@@ -1,6 +1,6 @@
 /*
  * Splits an LDIF file into records, keeping exact line numbers: the framing half of
- * minidir-import's reading (storage/ldif_parse.h checks and splits each record). It
+ * minidir-import's reading (ldif/ldif_parse.h checks and splits each record). It
  * does what libldap's ldif_read_record does, strictly: that reader skips a line that
  * starts with a digit, follows "include:" lines, drops the rest of a line after a NUL
  * byte, and hides whether the last line ended in a newline.
@@ -13,8 +13,8 @@
  *
  * Thread rules: one thread at a time per reader.
  */
-#ifndef MINIDIR_STORAGE_LDIF_READER_H
-#define MINIDIR_STORAGE_LDIF_READER_H
+#ifndef MINIDIR_LDIF_LDIF_READER_H
+#define MINIDIR_LDIF_LDIF_READER_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /*
  * The value of an LDIF "type:< URL" line (RFC 2849): the contents of a local file, read
  * only when the importer was told to (minidir-import --allow-url-values), and never more
- * than a cap. By default such a line is an error (storage/ldif_parse.h): libldap, and so
+ * than a cap. By default such a line is an error (ldif/ldif_parse.h): libldap, and so
  * slapadd, read any file the URL names, so an LDIF file from elsewhere could copy
  * /etc/shadow into an entry anyone may read, or make the importer read /dev/zero until
  * memory runs out.
@@ -12,8 +12,8 @@
  *
  * Thread rules: none (no state).
  */
-#ifndef MINIDIR_STORAGE_LDIF_URL_H
-#define MINIDIR_STORAGE_LDIF_URL_H
+#ifndef MINIDIR_LDIF_LDIF_URL_H
+#define MINIDIR_LDIF_LDIF_URL_H
 
 #include <stddef.h>
 

@@ -193,6 +193,27 @@ static int init_worker(struct server *srv, struct worker *w, int id)
 	return 0;
 }
 
+/*
+ * struct runtime's fields but the policy (server.h): what SIGHUP may change, each copied
+ * from the config at start-up (server_init) and stored again when a reload changes it
+ * (server_reload, which logs it in this order): X(field, printf format, the value shown,
+ * read from cfg).
+ */
+#define RUNTIME_KEYS(X)                                                                            \
+	X(batch_bytes, "%zu", cfg->batch_bytes)                                                    \
+	X(max_pending_bytes, "%zu", cfg->max_pending_bytes)                                        \
+	X(sizelimit, "%d (0: unlimited)", cfg->sizelimit)                                          \
+	X(timelimit, "%d (0: unlimited)", cfg->timelimit)                                          \
+	X(max_filter_items, "%zu (0: unlimited)", cfg->max_filter_items)                           \
+	X(max_search_work, "%llu (0: unlimited)", cfg->max_search_work)                            \
+	X(allow_anonymous, "%s", cfg->allow_anonymous ? "yes" : "no")                              \
+	X(idle_timeout, "%d", cfg->idle_timeout)                                                   \
+	X(write_timeout, "%d", cfg->write_timeout)                                                 \
+	X(monitor_access, "%s", config_monitor_access_name(cfg->monitor_access))                   \
+	X(require_tls, "%s", cfg->require_tls ? "yes" : "no")                                      \
+	X(tls_handshake_timeout, "%d", cfg->tls_handshake_timeout)                                 \
+	X(pdu_timeout, "%d", cfg->pdu_timeout)
+
 int server_init(struct server *srv)
 {
 	struct config *cfg = &srv->cfg;
@@ -204,19 +225,9 @@ int server_init(struct server *srv)
 	pthread_mutex_init(&srv->gen_lock, NULL);
 	srv->runtime.policy = policy_for(cfg->send_policy);
 	srv->local_policy = policy_for(SEND_BATCH);
-	srv->runtime.batch_bytes = cfg->batch_bytes;
-	srv->runtime.max_pending_bytes = cfg->max_pending_bytes;
-	srv->runtime.monitor_access = cfg->monitor_access;
-	srv->runtime.write_timeout = cfg->write_timeout;
-	srv->runtime.idle_timeout = cfg->idle_timeout;
-	srv->runtime.sizelimit = cfg->sizelimit;
-	srv->runtime.timelimit = cfg->timelimit;
-	srv->runtime.max_filter_items = cfg->max_filter_items;
-	srv->runtime.max_search_work = cfg->max_search_work;
-	srv->runtime.allow_anonymous = cfg->allow_anonymous;
-	srv->runtime.require_tls = cfg->require_tls;
-	srv->runtime.tls_handshake_timeout = cfg->tls_handshake_timeout;
-	srv->runtime.pdu_timeout = cfg->pdu_timeout;
+#define INIT(field, fmt, shown) srv->runtime.field = cfg->field;
+	RUNTIME_KEYS(INIT)
+#undef INIT
 	char err[1024];
 	if (schema_load(cfg->schema_dir, cfg->schema, err, sizeof(err)) < 0) {
 		log_error("schema: %s (set schema_dir and schema in %s)", err, cfg->path);
@@ -380,25 +391,14 @@ int server_reload(struct server *srv)
 		log_info("SIGHUP: send_policy %s -> %s (for connections accepted from now on)",
 		         config_policy_name(old->id), config_policy_name(p->id));
 	}
+	const struct config *cfg = &n; /* RUNTIME_KEYS' shown values read cfg */
 /* A runtime value that changed: stored for the workers, and said. */
 #define RELOAD(field, fmt, shown)                                                                  \
 	if (n.field != server_##field(srv)) {                                                      \
 		__atomic_store_n(&srv->runtime.field, n.field, __ATOMIC_RELAXED);                  \
 		log_info("SIGHUP: " #field " = " fmt, shown);                                      \
 	}
-	RELOAD(batch_bytes, "%zu", n.batch_bytes)
-	RELOAD(max_pending_bytes, "%zu", n.max_pending_bytes)
-	RELOAD(sizelimit, "%d (0: unlimited)", n.sizelimit)
-	RELOAD(timelimit, "%d (0: unlimited)", n.timelimit)
-	RELOAD(max_filter_items, "%zu (0: unlimited)", n.max_filter_items)
-	RELOAD(max_search_work, "%llu (0: unlimited)", n.max_search_work)
-	RELOAD(allow_anonymous, "%s", n.allow_anonymous ? "yes" : "no")
-	RELOAD(idle_timeout, "%d", n.idle_timeout)
-	RELOAD(write_timeout, "%d", n.write_timeout)
-	RELOAD(monitor_access, "%s", config_monitor_access_name(n.monitor_access))
-	RELOAD(require_tls, "%s", n.require_tls ? "yes" : "no")
-	RELOAD(tls_handshake_timeout, "%d", n.tls_handshake_timeout)
-	RELOAD(pdu_timeout, "%d", n.pdu_timeout)
+	RUNTIME_KEYS(RELOAD)
 #undef RELOAD
 	log_info("SIGHUP: configuration %s reloaded", srv->cfg.path);
 	config_free(&n);

@@ -260,13 +260,15 @@ static int check_opened(MDB_env *env, const char *path, enum open_mode mode,
 	return db_file_check(fd, path, cut_remedy(mode), NULL, err, errlen);
 }
 
-static int open_mode(struct db *db, const char *path, enum open_mode mode, const char *suffix,
-                     char *const *index, int nindex, char *err, size_t errlen)
+/*
+ * The LMDB environment of path, for mode: an existing file checked whole before LMDB maps
+ * it and again once opened; a new one made with DB_FILE_MODE exactly. 0, or -1 with err
+ * set (db->env may be left open: the caller's db_close closes it).
+ */
+static int open_env(struct db *db, const char *path, enum open_mode mode, char *err, size_t errlen)
 {
-	memset(db, 0, sizeof(*db));
 	bool create = mode == OPEN_CREATE || mode == OPEN_RW_CREATE;
 	int rc;
-	MDB_txn *txn = NULL;
 	struct stat checked = {0};
 	if (!create && check_whole(path, mode, &checked, err, errlen) < 0)
 		return -1;
@@ -275,32 +277,39 @@ static int open_mode(struct db *db, const char *path, enum open_mode mode, const
 	mdb_env_set_maxdbs(db->env, DB_MAX_INDEX + 8);
 	mdb_env_set_mapsize(db->env, DB_MAP_SIZE);
 	/* A replica's readers: each worker's transaction, and one per search that keeps its
-	 * snapshot while it waits for its client (server/op_search.c). */
+	 * snapshot while it waits for its client (server/ops/op_search.c). */
 	mdb_env_set_maxreaders(db->env, DB_MAX_READERS);
-	/* NOLOCK: an imported file is never written once renamed into place (see db.h). */
+	/* NOLOCK: an imported file is never written once renamed into place (see storage/db.h). */
 	db->changes_in_place = !(mode == OPEN_READ || mode == OPEN_CREATE);
 	unsigned flags = MDB_NOSUBDIR | (mode == OPEN_READ ? MDB_RDONLY : 0) |
 	                 (db->changes_in_place ? MDB_NOTLS : MDB_NOLOCK);
 	/* An import's new file: no sync per commit; the importer syncs once before the rename. */
 	if (mode == OPEN_CREATE)
 		flags |= MDB_NOSYNC | MDB_WRITEMAP;
-	if ((rc = mdb_env_open(db->env, path, flags, DB_FILE_MODE)) != 0) {
-		fail(err, errlen, create ? "creating database" : "opening database", path, rc);
-		goto bad;
-	}
+	if ((rc = mdb_env_open(db->env, path, flags, DB_FILE_MODE)) != 0)
+		return fail(err, errlen, create ? "creating database" : "opening database", path,
+		            rc);
 	if (!create && check_opened(db->env, path, mode, &checked, err, errlen) < 0)
-		goto bad;
+		return -1;
 	/* The umask may have taken bits away (or, at 0, added none): set it exactly. */
 	int fd;
 	if (create && (mdb_env_get_fd(db->env, &fd) != 0 || fchmod(fd, DB_FILE_MODE) < 0)) {
 		snprintf(err, errlen, "%s: chmod: %s", path, strerror(errno));
-		goto bad;
+		return -1;
 	}
-	if ((rc = mdb_txn_begin(db->env, NULL, mode == OPEN_READ ? MDB_RDONLY : 0, &txn)) != 0) {
-		fail(err, errlen, "starting transaction", path, rc);
-		goto bad;
-	}
+	return 0;
+}
+
+/*
+ * The tables, in txn: made with meta written (a new file), or opened with meta read and
+ * checked (its format; a replica's suffix). 0, or -1 with err set.
+ */
+static int open_dbis(struct db *db, MDB_txn *txn, enum open_mode mode, const char *suffix,
+                     char *const *index, int nindex, const char *path, char *err, size_t errlen)
+{
+	bool create = mode == OPEN_CREATE || mode == OPEN_RW_CREATE;
 	unsigned c = create ? MDB_CREATE : 0;
+	int rc;
 	if ((rc = mdb_dbi_open(txn, "meta", c, &db->meta)) ||
 	    (rc = mdb_dbi_open(txn, "id2entry", c | MDB_INTEGERKEY, &db->id2entry)) ||
 	    (rc = mdb_dbi_open(txn, "dn2id", c, &db->dn2id)) ||
@@ -309,43 +318,59 @@ static int open_mode(struct db *db, const char *path, enum open_mode mode, const
 			snprintf(err, errlen, "%s: not a minidir database", path);
 		else
 			fail(err, errlen, "opening tables", path, rc);
-		goto bad;
+		return -1;
 	}
 	if (create ? init_meta(db, txn, suffix, index, nindex, path, err, errlen)
 	           : load_meta(db, txn, path, err, errlen))
-		goto bad;
-	if (mode == OPEN_RW_CREATE && (rc = stamp_created(db, txn)) != 0) {
-		fail(err, errlen, "writing meta", path, rc);
-		goto bad;
-	}
+		return -1;
+	if (mode == OPEN_RW_CREATE && (rc = stamp_created(db, txn)) != 0)
+		return fail(err, errlen, "writing meta", path, rc);
 	if (mode == OPEN_RW && check_suffix(db, suffix, path, err, errlen) < 0)
-		goto bad;
+		return -1;
 	/* After the format check: an older file has no memberof table. */
-	if ((rc = open_tables(db, txn, c)) != 0) {
-		fail(err, errlen, "opening tables", path, rc);
-		goto bad;
-	}
+	if ((rc = open_tables(db, txn, c)) != 0)
+		return fail(err, errlen, "opening tables", path, rc);
 	/* opattrs came after format 4: made in a file written to, looked for in one read. */
 	rc = mdb_dbi_open(txn, "opattrs", MDB_INTEGERKEY | (mode == OPEN_READ ? 0 : MDB_CREATE),
 	                  &db->opattrs);
-	if (rc && rc != MDB_NOTFOUND) {
-		fail(err, errlen, "opening tables", path, rc);
-		goto bad;
-	}
+	if (rc && rc != MDB_NOTFOUND)
+		return fail(err, errlen, "opening tables", path, rc);
 	db->has_opattrs = rc == 0;
-	/* A file opened read-only never changes: its suffix entry's ID is looked up once. */
-	if (mode == OPEN_READ &&
-	    get_id(txn, db->dn2id, db->suffix_key.data, db->suffix_key.len, &db->suffix_id) != 0)
+	return 0;
+}
+
+/*
+ * A file opened read-only never changes: what every search would look up, read once in
+ * txn (the suffix entry's ID, room for the records' addresses, the index key memo).
+ */
+static int read_once(struct db *db, MDB_txn *txn, const char *path, char *err, size_t errlen)
+{
+	int rc;
+	if (get_id(txn, db->dn2id, db->suffix_key.data, db->suffix_key.len, &db->suffix_id) != 0)
 		db->suffix_id = 0;
-	if (mode == OPEN_READ && (rc = alloc_records_at(db, txn)) != 0) {
-		fail(err, errlen, "reading id2entry", path, rc);
-		goto bad;
-	}
+	if ((rc = alloc_records_at(db, txn)) != 0)
+		return fail(err, errlen, "reading id2entry", path, rc);
 	/* Room for two one-ID keys per entry (a uid and a mail, say): four slots. */
-	if (mode == OPEN_READ && key_memo_init(&db->index_memo, db->entries * 2) < 0) {
-		fail(err, errlen, "opening", path, ENOMEM);
+	if (key_memo_init(&db->index_memo, db->entries * 2) < 0)
+		return fail(err, errlen, "opening", path, ENOMEM);
+	return 0;
+}
+
+static int open_mode(struct db *db, const char *path, enum open_mode mode, const char *suffix,
+                     char *const *index, int nindex, char *err, size_t errlen)
+{
+	memset(db, 0, sizeof(*db));
+	MDB_txn *txn = NULL;
+	int rc;
+	if (open_env(db, path, mode, err, errlen) < 0)
+		goto bad;
+	if ((rc = mdb_txn_begin(db->env, NULL, mode == OPEN_READ ? MDB_RDONLY : 0, &txn)) != 0) {
+		fail(err, errlen, "starting transaction", path, rc);
 		goto bad;
 	}
+	if (open_dbis(db, txn, mode, suffix, index, nindex, path, err, errlen) < 0 ||
+	    (mode == OPEN_READ && read_once(db, txn, path, err, errlen) < 0))
+		goto bad;
 	if ((rc = mdb_txn_commit(txn)) != 0) {
 		txn = NULL;
 		fail(err, errlen, "committing", path, rc);

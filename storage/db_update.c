@@ -13,7 +13,7 @@
 #include "storage/entry_mods.h"
 #include "storage/entry_opattrs.h"
 #include "storage/entry_schema.h"
-#include "storage/update_memberof.h"
+#include "storage/memberof_update.h"
 
 /* One change being applied; the buffers are freed at its end. */
 struct change {

@@ -76,7 +76,7 @@ int db_update_set_cookie(struct db *db, MDB_txn *txn, const void *data, size_t l
 int db_update_get_cookie(const struct db *db, MDB_txn *txn, const void **data, size_t *len);
 
 /*
- * The replica's note of entries it skipped (server/replica_apply.c): opaque too, in meta
+ * The replica's note of entries it skipped (server/replica/apply.c): opaque too, in meta
  * beside the cookie and set in the same transactions, so that it stays true to what
  * the file holds across restarts. len 0 removes it. Same results as the cookie's.
  */

@@ -5,7 +5,7 @@
  * normalized by the index's rule and truncated to DB_MAX_INDEX_KEY (an empty normal form
  * is not indexed), plus, for objectClass, the OID of every superclass of each class the
  * loaded schema knows (RFC 4512 2.4.1), and for an entryUUID index the record's UUID as
- * RFC 4122 text. eq.memberof is not written here (storage/import_memberof.h).
+ * RFC 4122 text. eq.memberof is not written here (storage/memberof.h).
  *
  * Thread rules: the caller's write transaction (entry_index_write); scratch is the caller's.
  */

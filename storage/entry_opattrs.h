@@ -4,9 +4,9 @@
  * provider sent them with the entry (a syncrepl consumer asks for "+"). They live in the
  * database's opattrs table (storage/db.h: entry ID -> the content of a
  * PartialAttributeList holding just these), beside the entry record, so that the record
- * (and the pre-encoded answer to "*") stays the user attributes alone; a replica answers
- * them as its provider does (server/op_attrs.c), where an imported file answers the
- * import's time and identity.
+ * (and the pre-encoded answer to "*") stays the user attributes alone; a replica
+ * answers them as its provider does (server/ops/computed_attrs.c), where an imported
+ * file answers the import's time and identity.
  *
  * Thread rules: those of the transaction passed.
  */

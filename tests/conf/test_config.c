@@ -571,6 +571,29 @@ START_TEST(err_syncrepl)
 	load_fails_at(BASE "updateref = provider\n", 3, "updateref");
 	load_fails_at(BASE SR "listen_after_refresh = soon\n", 4, "listen_after_refresh");
 	load_fails_at(BASE SR "listen_after_refresh = 86401\n", 4, "listen_after_refresh");
+	/* Every word's own error, through the file. */
+	load_fails_at(BASE "syncrepl = rid=1000\n", 3, "syncrepl: rid=1000: expected 1 to 999");
+	load_fails_at(BASE SR "  binddn=\"not a dn\"\n", 4,
+	              "syncrepl: \"not a dn\" is not a valid DN");
+	load_fails_at(BASE SR "  searchbase=x\n", 4, "syncrepl: \"x\" is not a valid DN");
+	load_fails_at(BASE SR "  scope=children\n", 4,
+	              "syncrepl: scope=children is not a value this word takes");
+	load_fails_at(BASE SR "  starttls=maybe\n", 4,
+	              "syncrepl: starttls=maybe is not a value this word takes");
+	load_fails_at(BASE SR "  tls_reqcert=allow\n", 4,
+	              "syncrepl: tls_reqcert=allow is not a value this word takes");
+	load_fails_at(BASE SR "  network-timeout=0\n", 4,
+	              "syncrepl: network-timeout=0: expected 1..3600");
+	load_fails_at(BASE SR "  network-timeout=3601\n", 4,
+	              "syncrepl: network-timeout=3601: expected 1..3600");
+	load_fails_at(BASE SR "  network-timeout=5s\n", 4, "network-timeout=5s: expected 1..3600");
+	load_fails_at(BASE SR "  retry=\"1 1 2 2 3 3 4 4 5 5 6 6 7 7 8 8 9 9\"\n", 4,
+	              "syncrepl: retry: at most 8 pairs");
+	load_fails_at(BASE SR "  retry=\"5 x\"\n", 4,
+	              "\"x\" is not a number of seconds or a count");
+	load_fails_at(BASE SR "  noequals\n", 4, "syncrepl: \"noequals\" is not name=value");
+	load_fails_at(BASE SR "  nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn=1\n", 4,
+	              "syncrepl: \"nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn\" is too long");
 #undef SR
 	struct config cfg;
 	char err[1024];
@@ -587,6 +610,50 @@ START_TEST(err_syncrepl)
 	                "binddn=cn=x\n");
 	ck_assert_int_eq(config_load(&cfg, path, err, sizeof(err)), -1);
 	ck_assert_ptr_nonnull(strstr(err, "go together"));
+}
+END_TEST
+
+/* The words' values that a file line (CONFIG_MAX_LINE) cannot make too long, and the
+ * words' other values, read by syncrepl_parse itself. */
+START_TEST(syncrepl_words)
+{
+	struct syncrepl_conf s;
+	char why[512], line[1400];
+	const char *const capped[] = {
+	    "provider=ldap://", "binddn=cn=", "credentials=", "searchbase=cn=",
+	    "filter=(cn=",      "attrs=",     "tls_cacert="};
+	const char *const name[] = {"provider", "binddn", "credentials", "searchbase",
+	                            "filter",   "attrs",  "tls_cacert"};
+	for (size_t i = 0; i < sizeof(capped) / sizeof(capped[0]); i++) {
+		int n = snprintf(line, sizeof(line), "rid=1 %s", capped[i]);
+		memset(line + n, 'a', 1100);
+		strcpy(line + n + 1100, i == 4 ? ")" : "");
+		syncrepl_defaults(&s);
+		ck_assert_int_eq(syncrepl_parse(&s, line, why, sizeof(why)), -1);
+		char want[64];
+		snprintf(want, sizeof(want), "syncrepl: the value of %s is too long", name[i]);
+		ck_assert_msg(strstr(why, want), "%s: \"%s\" lacks \"%s\"", name[i], why, want);
+	}
+	syncrepl_defaults(&s);
+	ck_assert_int_eq(syncrepl_parse(&s, "rid=2 provider=LDAP://h TYPE=x", why, sizeof(why)),
+	                 -1);
+	ck_assert_str_eq(why, "syncrepl: unknown word \"TYPE\"");
+	syncrepl_defaults(&s);
+	ck_assert_int_eq(syncrepl_parse(&s,
+	                                "rid=2 provider=LDAP://h type=REFRESHANDPERSIST "
+	                                "scope=One starttls=YES tls_reqcert=Demand "
+	                                "network-timeout=3600 bindmethod=SIMPLE",
+	                                why, sizeof(why)),
+	                 0);
+	ck_assert_int_eq(s.rid, 2);
+	ck_assert_str_eq(s.provider, "LDAP://h");
+	ck_assert_int_eq(s.type, SYNCREPL_REFRESH_AND_PERSIST);
+	ck_assert_int_eq(s.scope, SYNCREPL_SCOPE_ONE);
+	ck_assert_int_eq(s.starttls, SYNCREPL_STARTTLS_YES);
+	ck_assert(!s.tls_reqcert_never);
+	ck_assert_int_eq(s.network_timeout, 3600);
+	ck_assert_str_eq(s.filter, "(objectClass=*)");
+	ck_assert_str_eq(s.attrs, "*,+");
 }
 END_TEST
 
@@ -700,6 +767,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, err_syntax);
 	tcase_add_test(tc, syncrepl_directive);
 	tcase_add_test(tc, err_syncrepl);
+	tcase_add_test(tc, syncrepl_words);
 	tcase_add_test(tc, err_access);
 	tcase_add_test(tc, err_first_error_wins);
 	tcase_add_test(tc, err_missing_required);

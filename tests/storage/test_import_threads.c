@@ -1,5 +1,5 @@
 /*
- * Unit tests for minidir-import's threads (storage/ldif_import.c, import_parse.c,
+ * Unit tests for minidir-import's threads (ldif/ldif_import.c, import_parse.c,
  * import_queue.c): the same LDIF imported with 1, 2 and 5 parsing threads gives the same
  * database, table by table (tests/storage/db_compare.h), and a file with a problem fails
  * with the same first problem, however many threads parse it. The directory is large
@@ -21,7 +21,7 @@
 #include "tests/storage/db_compare.h"
 
 #define SUFFIX "dc=example,dc=com"
-/* People in the directory: about 40 batches of the queue (storage/import_queue.h). */
+/* People in the directory: about 40 batches of the queue (ldif/import_queue.h). */
 #define PEOPLE 2500
 
 static char *const index_attrs[] = {"objectClass", "uid", "cn", "mail", "member", "entryUUID"};

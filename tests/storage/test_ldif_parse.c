@@ -1,6 +1,6 @@
 /*
- * Unit tests for minidir-import's LDIF reading: framing (storage/ldif_reader.h) and the
- * one-pass record parser (storage/ldif_parse.h): folded lines, base64, CR LF, comments,
+ * Unit tests for minidir-import's LDIF reading: framing (ldif/ldif_reader.h) and the
+ * one-pass record parser (ldif/ldif_parse.h): folded lines, base64, CR LF, comments,
  * empty values, options, every error with its line, the records left to libldap, and a
  * differential test against libldap's ldap_parse_ldif_record (the oracle here only) on
  * many generated and mutated records.

@@ -1,6 +1,6 @@
 /*
  * Unit tests for what minidir-import derives from the schema and the groups:
- * memberOf (storage/import_memberof.h), the objectClass index holding every
+ * memberOf (storage/memberof.h), the objectClass index holding every
  * superclass, and the refusal of a database made by an older format.
  * Run from the repository root; reads the tree's schemas (schema/, tests/tree_schema.h).
  */

@@ -160,9 +160,9 @@ static int conn_open(struct sr_lean *t, struct lean_conn *c, struct lean_failure
 	return LDAP_SUCCESS;
 }
 
-/* Closes c; with polite, says goodbye first (an UnbindRequest, as ldap_unbind_ext does). */
-/* Closes c (with an Unbind when polite); returns the requests it had in flight. */
-static int conn_close(struct sr_lean *t, struct lean_conn *c, bool polite)
+/* Closes c; with polite, says goodbye first (an UnbindRequest, as ldap_unbind_ext does).
+ * Returns the requests it had in flight. */
+static int lean_conn_drop(struct sr_lean *t, struct lean_conn *c, bool polite)
 {
 	int dropped = c->outstanding;
 	if (polite) {
@@ -185,7 +185,7 @@ static int conn_close(struct sr_lean *t, struct lean_conn *c, bool polite)
 static int close_at_end(struct sr_thread *th, int i)
 {
 	struct lean_conn *c = &((struct sr_lean *)th)->conns[i];
-	return c->link.fd < 0 ? 0 : conn_close((struct sr_lean *)th, c, true);
+	return c->link.fd < 0 ? 0 : lean_conn_drop((struct sr_lean *)th, c, true);
 }
 
 /* The connection failed: its requests in flight count as errors with result code rc (at
@@ -193,7 +193,7 @@ static int close_at_end(struct sr_thread *th, int i)
 static void conn_lost(struct sr_lean *t, struct lean_conn *c, int rc)
 {
 	tally_error(&t->tally, rc, c->outstanding > 0 ? (uint64_t)c->outstanding : 1);
-	conn_close(t, c, false);
+	lean_conn_drop(t, c, false);
 	c->retry_at = now_ns();
 	c->backoff_ns = 0;
 }
@@ -393,7 +393,7 @@ static void reconnect_due(struct sr_lean *t, uint64_t *wake)
 	for (int i = 0; i < t->nconns; i++) {
 		struct lean_conn *c = &t->conns[i];
 		if (c->link.fd >= 0 && c->outstanding == 0 && conn_used_up(t, c)) {
-			conn_close(t, c, true);
+			lean_conn_drop(t, c, true);
 			c->retry_at = now;
 			c->backoff_ns = 0;
 		}

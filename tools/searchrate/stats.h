@@ -36,7 +36,7 @@ struct stats {
 	uint64_t reconnects;
 	uint64_t resumed;        /* TLS handshakes that resumed a session (--resumeTLSSessions) */
 	uint64_t min_ns, max_ns; /* exact; min_ns is UINT64_MAX while searches is 0 */
-	uint64_t rc[RC_SLOTS];   /* by rc_slot() */
+	uint64_t rc[RC_SLOTS];   /* by stats_rc_slot() */
 	uint64_t hist[STATS_HIST_BUCKETS];
 };
 

@@ -156,7 +156,7 @@ static int conn_open(const struct sr_config *cfg, struct sr_conn *c, char **diag
 }
 
 /* Unbinds and drops c; returns the requests it had in flight. */
-static int conn_close(struct sr_worker *w, struct sr_conn *c)
+static int sr_conn_drop(struct sr_worker *w, struct sr_conn *c)
 {
 	int dropped = c->outstanding;
 	for (unsigned i = 0; i <= c->mask; i++)
@@ -172,7 +172,7 @@ static int conn_close(struct sr_worker *w, struct sr_conn *c)
 static int close_at_end(struct sr_thread *th, int i)
 {
 	struct sr_conn *c = &((struct sr_worker *)th)->conns[i];
-	return c->ld ? conn_close((struct sr_worker *)th, c) : 0;
+	return c->ld ? sr_conn_drop((struct sr_worker *)th, c) : 0;
 }
 
 /*
@@ -186,7 +186,7 @@ static void conn_lost(struct sr_worker *w, struct sr_conn *c, int rc)
 	     rc == LDAP_SUCCESS))
 		rc = LDAP_SERVER_DOWN;
 	tally_error(&w->tally, rc, c->outstanding > 0 ? (uint64_t)c->outstanding : 1);
-	conn_close(w, c);
+	sr_conn_drop(w, c);
 	c->retry_at = now_ns();
 	c->backoff_ns = 0;
 }
@@ -322,7 +322,7 @@ static void reconnect_due(struct sr_worker *w, uint64_t *wake)
 	for (int i = 0; i < w->nconns; i++) {
 		struct sr_conn *c = &w->conns[i];
 		if (c->ld && c->outstanding == 0 && conn_used_up(w, c)) {
-			conn_close(w, c);
+			sr_conn_drop(w, c);
 			c->retry_at = now;
 			c->backoff_ns = 0;
 		}

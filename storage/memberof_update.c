@@ -1,10 +1,10 @@
-#include "storage/update_memberof.h"
+#include "storage/memberof_update.h"
 
 #include <errno.h>
 #include <string.h>
 #include <strings.h>
 
-#include "storage/import_memberof.h"
+#include "storage/memberof.h"
 
 void memberof_scratch_free(struct memberof_scratch *s)
 {

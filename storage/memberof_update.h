@@ -1,14 +1,14 @@
 /*
  * memberOf kept up to date by storage/db_update.h, giving the tables an import of the
- * changed directory would (storage/import_memberof.h): memberof (member ID -> group
+ * changed directory would (storage/memberof.h): memberof (member ID -> group
  * IDs), eq.memberof (group's normalized DN -> member IDs) and memberdn (member value
  * key -> group IDs). An entry's links are taken apart before it changes (its DN, its
  * member values, or it goes) and made again from the stored tables after.
  *
  * Thread rules: the caller's write transaction; scratch buffers are the caller's.
  */
-#ifndef MINIDIR_STORAGE_UPDATE_MEMBEROF_H
-#define MINIDIR_STORAGE_UPDATE_MEMBEROF_H
+#ifndef MINIDIR_STORAGE_MEMBEROF_UPDATE_H
+#define MINIDIR_STORAGE_MEMBEROF_UPDATE_H
 
 #include <lmdb.h>
 #include <stdbool.h>

@@ -1,4 +1,4 @@
-#include "storage/import_memberof.h"
+#include "storage/memberof.h"
 
 #include <stdint.h>
 #include <stdio.h>

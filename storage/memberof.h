@@ -1,5 +1,9 @@
 /*
- * memberOf at import, as slapd's memberof overlay keeps it: an entry is a
+ * The memberOf tables (storage/db.h: memberof, eq.memberof, memberdn), their keys, and
+ * how an import fills them; storage/memberof_update.h keeps them up to date as entries
+ * change (a replica's writes), with the key functions below.
+ *
+ * memberOf as slapd's memberof overlay keeps it: an entry is a
  * member of every group whose member or uniqueMember names it. While entries are
  * stored, each group's member values go into memberdn (storage/db.h) as they would
  * for a replica; once every entry is, memberof_resolve walks memberdn and links the
@@ -11,8 +15,8 @@
  * Thread rules: memberof_collect keeps no state (any thread); the others take the
  * caller's write transaction.
  */
-#ifndef MINIDIR_STORAGE_IMPORT_MEMBEROF_H
-#define MINIDIR_STORAGE_IMPORT_MEMBEROF_H
+#ifndef MINIDIR_STORAGE_MEMBEROF_H
+#define MINIDIR_STORAGE_MEMBEROF_H
 
 #include <ldap.h>
 #include <stdbool.h>
@@ -35,7 +39,7 @@ int memberof_collect(LDAPMod **mods, struct buf *keys, struct buf *scratch);
  */
 int memberof_resolve(struct db *db, MDB_txn *txn, char *err, size_t errlen);
 
-/* Shared with storage/db_update.c, which keeps the same tables up to date. */
+/* Shared with storage/memberof_update.c, which keeps the same tables up to date. */
 
 /*
  * Appends to key the reversed DN key of a member value v (unique: a uniqueMember value,
