@@ -25,8 +25,8 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/conf_keys.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
 {
-	grep -o 'strcmp(key, *"[a-z_]*")' "$code" | sed 's/.*"\([a-z_]*\)".*/\1/'
-	grep -o '[A-Z_]*KEY([a-z_]*' "$code" | sed 's/.*KEY(//' | grep -vx 'name'
+	grep -o 'strcmp(key, *"[a-z_]*")' "$code" | sed 's/.*"\([a-z_]*\)".*/\1/' || true
+	grep -o '[A-Z_]*KEY([a-z_]*' "$code" | sed 's/.*KEY(//' | grep -vx 'name' || true
 	# a table of keys, one entry a line: {"KEY", ...}
 	sed -n 's/^[[:space:]]*{[[:space:]]*"\([a-z_]*\)"[[:space:]]*,.*/\1/p' "$code"
 } | sort -u > "$tmp/code"
