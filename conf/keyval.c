@@ -1,5 +1,7 @@
 #include "conf/keyval.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -36,5 +38,14 @@ int kv_choice(const char *v, const char *const *names, bool ignore_case)
 	for (int i = 0; names[i]; i++)
 		if ((ignore_case ? strcasecmp(v, names[i]) : strcmp(v, names[i])) == 0)
 			return i;
+	return -1;
+}
+
+int kv_fail(char *why, size_t whylen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, whylen, fmt, ap);
+	va_end(ap);
 	return -1;
 }

@@ -45,4 +45,8 @@ bool kv_long(const char *s, long min, long max, long *out);
 /* The index of v in names (NULL-ended), compared as is or ignoring case; or -1. */
 int kv_choice(const char *v, const char *const *names, bool ignore_case);
 
+/* Writes the printf-style reason into why (whylen bytes, cut short if need be) and returns
+ * -1: the parsers' one way of saying what is wrong with a value. */
+__attribute__((format(printf, 3, 4))) int kv_fail(char *why, size_t whylen, const char *fmt, ...);
+
 #endif

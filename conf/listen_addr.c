@@ -1,14 +1,10 @@
 #include "conf/listen_addr.h"
 
+#include "conf/keyval.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int fail(char *why, size_t whylen, const char *fmt, const char *value)
-{
-	snprintf(why, whylen, fmt, value);
-	return -1;
-}
 
 /*
  * ldapi://PATH (p after the scheme): a Unix socket, its path as is
@@ -31,11 +27,11 @@ static int parse_ldapi(struct listen_addr *a, const char *p, const char *value, 
 	if (n > 1 && a->path[n - 1] == '/')
 		a->path[--n] = '\0';
 	if (*p && *p != '?')
-		return fail(why, whylen, "listen: \"%s\": the socket path is longer than 107 bytes",
-		            value);
+		return kv_fail(why, whylen,
+		               "listen: \"%s\": the socket path is longer than 107 bytes", value);
 	if (a->path[0] != '/')
-		return fail(why, whylen, "listen: \"%s\": ldapi:// needs an absolute socket path",
-		            value);
+		return kv_fail(why, whylen,
+		               "listen: \"%s\": ldapi:// needs an absolute socket path", value);
 	a->scheme = LISTEN_LDAPI;
 	return 0;
 }
@@ -51,15 +47,15 @@ int listen_addr_parse(struct listen_addr *a, const char *value, char *why, size_
 	else if (strncmp(v, "ldaps://", 8) == 0)
 		v += 8, dflt = "636", a->scheme = LISTEN_LDAPS;
 	else if (strstr(v, "://"))
-		return fail(why, whylen,
-		            "listen: \"%s\": the scheme must be ldap://, ldaps:// or ldapi://",
-		            value);
+		return kv_fail(why, whylen,
+		               "listen: \"%s\": the scheme must be ldap://, ldaps:// or ldapi://",
+		               value);
 	char addr[300];
 	size_t n = strlen(v);
 	if (dflt && n && v[n - 1] == '/')
 		n--;
 	if (n >= sizeof(addr))
-		return fail(why, whylen, "listen: \"%s\" is too long", value);
+		return kv_fail(why, whylen, "listen: \"%s\" is too long", value);
 	memcpy(addr, v, n);
 	addr[n] = '\0';
 	const char *host = addr, *colon;
@@ -67,22 +63,24 @@ int listen_addr_parse(struct listen_addr *a, const char *value, char *why, size_
 	if (addr[0] == '[') {
 		const char *close = strchr(addr, ']');
 		if (!close || (close[1] != ':' && !(dflt && close[1] == '\0')))
-			return fail(why, whylen, "listen: expected [ipv6]:port, got \"%s\"", value);
+			return kv_fail(why, whylen, "listen: expected [ipv6]:port, got \"%s\"",
+			               value);
 		host = addr + 1;
 		hlen = (size_t)(close - host);
 		colon = close[1] ? close + 1 : NULL;
 	} else {
 		colon = strrchr(addr, ':');
 		if ((!colon && !dflt) || (colon && strchr(addr, ':') != colon))
-			return fail(why, whylen, "listen: expected host:port, got \"%s\"", value);
+			return kv_fail(why, whylen, "listen: expected host:port, got \"%s\"",
+			               value);
 		hlen = colon ? (size_t)(colon - addr) : n;
 	}
 	char *end = NULL;
 	long port = colon ? strtol(colon + 1, &end, 10) : strtol(dflt, &end, 10);
 	if (hlen == 0 || hlen >= sizeof(a->host) || (colon && colon[1] == '\0') || *end ||
 	    port < 0 || port > 65535)
-		return fail(why, whylen,
-		            "listen: expected host:port with port 0..65535, got \"%s\"", value);
+		return kv_fail(why, whylen,
+		               "listen: expected host:port with port 0..65535, got \"%s\"", value);
 	memcpy(a->host, host, hlen);
 	a->host[hlen] = '\0';
 	snprintf(a->port, sizeof(a->port), "%ld", port);

@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdarg.h>
 #include <string.h>
 #include <strings.h>
 
@@ -25,12 +26,6 @@ void syncrepl_defaults(struct syncrepl_conf *s)
 	s->network_timeout = 5;
 }
 
-static int fail(char *why, size_t whylen, const char *fmt, const char *a)
-{
-	snprintf(why, whylen, fmt, a);
-	return -1;
-}
-
 /* The next "name=value" word of *p: name into name, the value (unquoted) into value. */
 static int next_word(const char **p, char *name, size_t ncap, char *value, size_t vcap, char *why,
                      size_t whylen)
@@ -41,10 +36,10 @@ static int next_word(const char **p, char *name, size_t ncap, char *value, size_
 		if (n + 1 < ncap)
 			name[n++] = *s++;
 		else
-			return fail(why, whylen, "syncrepl: \"%.40s\" is too long", *p);
+			return kv_fail(why, whylen, "syncrepl: \"%.40s\" is too long", *p);
 	name[n] = '\0';
 	if (*s != '=')
-		return fail(why, whylen, "syncrepl: \"%s\" is not name=value", name);
+		return kv_fail(why, whylen, "syncrepl: \"%s\" is not name=value", name);
 	s++;
 	bool quoted = *s == '"';
 	s += quoted;
@@ -54,11 +49,12 @@ static int next_word(const char **p, char *name, size_t ncap, char *value, size_
 		if (quoted && *s == '\\' && s[1] == '"')
 			s++;
 		if (v + 1 == vcap)
-			return fail(why, whylen, "syncrepl: the value of %s is too long", name);
+			return kv_fail(why, whylen, "syncrepl: the value of %s is too long", name);
 		value[v++] = *s;
 	}
 	if (quoted && *s++ != '"')
-		return fail(why, whylen, "syncrepl: a double quote is left open after %s=", name);
+		return kv_fail(why, whylen,
+		               "syncrepl: a double quote is left open after %s=", name);
 	value[v] = '\0';
 	while (*s == ' ' || *s == '\t')
 		s++;
@@ -93,25 +89,26 @@ static int retry(struct syncrepl_conf *s, const char *v, char *why, size_t whyle
 	int n = 0;
 	for (char *t = strtok_r(copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save), n++) {
 		if (n / 2 == SYNCREPL_MAX_RETRY)
-			return fail(why, whylen, "syncrepl: retry: at most %s pairs", "8");
+			return kv_fail(why, whylen, "syncrepl: retry: at most %s pairs", "8");
 		long x = n % 2 == 1 && strcmp(t, "+") == 0 ? -1 : number(t, 1, 86400);
 		if (x < 0 && !(n % 2 == 1 && strcmp(t, "+") == 0))
-			return fail(why, whylen,
-			            "syncrepl: retry: \"%s\" is not a number of seconds or a count "
-			            "(or + for forever)",
-			            t);
+			return kv_fail(
+			    why, whylen,
+			    "syncrepl: retry: \"%s\" is not a number of seconds or a count "
+			    "(or + for forever)",
+			    t);
 		if (n % 2 == 0)
 			s->retry_interval[n / 2] = (int)x;
 		else
 			s->retry_count[n / 2] = (int)x;
 	}
 	if (n == 0 || n % 2)
-		return fail(why, whylen, "syncrepl: retry=\"%s\": expected INTERVAL COUNT pairs",
-		            v);
+		return kv_fail(why, whylen, "syncrepl: retry=\"%s\": expected INTERVAL COUNT pairs",
+		               v);
 	for (int i = 0; i < n / 2 - 1; i++)
 		if (s->retry_count[i] < 0)
-			return fail(why, whylen,
-			            "syncrepl: retry=\"%s\": only the last count may be +", v);
+			return kv_fail(why, whylen,
+			               "syncrepl: retry=\"%s\": only the last count may be +", v);
 	s->nretry = n / 2;
 	return 0;
 }
@@ -132,7 +129,7 @@ static int set_copy(void *ctx, const struct kv_key *k, void *field, const char *
 {
 	struct word_ctx *w = ctx;
 	if (strlen(v) >= k->size)
-		return fail(w->why, w->whylen, "syncrepl: the value of %s is too long", k->name);
+		return kv_fail(w->why, w->whylen, "syncrepl: the value of %s is too long", k->name);
 	strcpy(field, v);
 	return 0;
 }
@@ -141,8 +138,8 @@ static int set_provider(void *ctx, const struct kv_key *k, void *field, const ch
 {
 	struct word_ctx *w = ctx;
 	if (strncasecmp(v, "ldap://", 7) != 0 && strncasecmp(v, "ldaps://", 8) != 0)
-		return fail(w->why, w->whylen,
-		            "syncrepl: provider=%s: expected ldap:// or ldaps://", v);
+		return kv_fail(w->why, w->whylen,
+		               "syncrepl: provider=%s: expected ldap:// or ldaps://", v);
 	return set_copy(ctx, k, field, v);
 }
 
@@ -151,8 +148,8 @@ static int set_bindmethod(void *ctx, const struct kv_key *k, void *field, const 
 	(void)k, (void)field;
 	struct word_ctx *w = ctx;
 	if (strcasecmp(v, "simple") != 0)
-		return fail(w->why, w->whylen, "syncrepl: bindmethod=%s: only simple is supported",
-		            v);
+		return kv_fail(w->why, w->whylen,
+		               "syncrepl: bindmethod=%s: only simple is supported", v);
 	return 0;
 }
 
@@ -164,7 +161,7 @@ static int set_dn(void *ctx, const struct kv_key *k, void *field, const char *v)
 	int rc = dn_normalize(v, strlen(v), &n, NULL);
 	buf_free(&n);
 	if (rc < 0)
-		return fail(w->why, w->whylen, "syncrepl: \"%s\" is not a valid DN", v);
+		return kv_fail(w->why, w->whylen, "syncrepl: \"%s\" is not a valid DN", v);
 	return set_copy(ctx, k, field, v);
 }
 
@@ -172,7 +169,7 @@ static int set_filter(void *ctx, const struct kv_key *k, void *field, const char
 {
 	struct word_ctx *w = ctx;
 	if (!filter_string_valid(v))
-		return fail(w->why, w->whylen, "syncrepl: filter=%s is not a valid filter", v);
+		return kv_fail(w->why, w->whylen, "syncrepl: filter=%s is not a valid filter", v);
 	return set_copy(ctx, k, field, v);
 }
 
@@ -188,7 +185,7 @@ static int set_interval(void *ctx, const struct kv_key *k, void *field, const ch
 	(void)k;
 	struct word_ctx *w = ctx;
 	if ((*(int *)field = interval(v)) < 0)
-		return fail(w->why, w->whylen, "syncrepl: interval=%s: expected dd:hh:mm:ss", v);
+		return kv_fail(w->why, w->whylen, "syncrepl: interval=%s: expected dd:hh:mm:ss", v);
 	return 0;
 }
 
@@ -201,7 +198,7 @@ static int set_number(void *ctx, const struct kv_key *k, void *field, const char
 		char both[1200]; /* the longest value and more: why cuts it, not this */
 		snprintf(both, sizeof(both), "%s=%s: expected %ld..%ld", k->name, v, k->min,
 		         k->max);
-		return fail(w->why, w->whylen, "syncrepl: %s", both);
+		return kv_fail(w->why, w->whylen, "syncrepl: %s", both);
 	}
 	*(int *)field = (int)n;
 	return 0;
@@ -215,7 +212,8 @@ static int set_choice(void *ctx, const struct kv_key *k, void *field, const char
 	if (i < 0) {
 		char both[128];
 		snprintf(both, sizeof(both), "%s=%s", k->name, v);
-		return fail(w->why, w->whylen, "syncrepl: %s is not a value this word takes", both);
+		return kv_fail(w->why, w->whylen, "syncrepl: %s is not a value this word takes",
+		               both);
 	}
 	if (k->size == sizeof(bool))
 		*(bool *)field = i == 1;
@@ -261,21 +259,21 @@ static int word(struct syncrepl_conf *s, const char *name, const char *v, char *
 {
 	if (strcmp(name, "rid") == 0) {
 		if (s->rid)
-			return fail(why, whylen, "syncrepl: only one syncrepl (a second rid=%s)",
-			            v);
+			return kv_fail(why, whylen, "syncrepl: only one syncrepl (a second rid=%s)",
+			               v);
 		long n = number(v, 1, 999);
 		if (n < 0)
-			return fail(why, whylen, "syncrepl: rid=%s: expected 1 to 999", v);
+			return kv_fail(why, whylen, "syncrepl: rid=%s: expected 1 to 999", v);
 		s->rid = (int)n;
 		return 0;
 	}
 	if (!s->rid)
-		return fail(why, whylen, "syncrepl: the directive starts with rid= (found %s=)",
-		            name);
+		return kv_fail(why, whylen, "syncrepl: the directive starts with rid= (found %s=)",
+		               name);
 	struct word_ctx ctx = {why, whylen};
 	int rc = kv_set(words, sizeof(words) / sizeof(words[0]), s, &ctx, name, v);
 	if (rc == -2)
-		return fail(why, whylen, "syncrepl: unknown word \"%s\"", name);
+		return kv_fail(why, whylen, "syncrepl: unknown word \"%s\"", name);
 	return rc;
 }
 
@@ -297,11 +295,11 @@ int syncrepl_parse(struct syncrepl_conf *s, const char *line, char *why, size_t 
 int syncrepl_check(const struct syncrepl_conf *s, const char *suffix, char *why, size_t whylen)
 {
 	if (!s->provider[0])
-		return fail(why, whylen, "syncrepl: %s is required", "provider=");
+		return kv_fail(why, whylen, "syncrepl: %s is required", "provider=");
 	if (!s->searchbase[0])
-		return fail(why, whylen, "syncrepl: %s is required", "searchbase=");
+		return kv_fail(why, whylen, "syncrepl: %s is required", "searchbase=");
 	if (!s->binddn[0] != !s->credentials[0])
-		return fail(why, whylen, "syncrepl: %s", "binddn= and credentials= go together");
+		return kv_fail(why, whylen, "syncrepl: %s", "binddn= and credentials= go together");
 	struct buf a = {0}, b = {0};
 	int same = dn_normalize(s->searchbase, strlen(s->searchbase), &a, NULL) == 0 &&
 	           dn_normalize(suffix, strlen(suffix), &b, NULL) == 0 && a.len == b.len &&
@@ -309,9 +307,10 @@ int syncrepl_check(const struct syncrepl_conf *s, const char *suffix, char *why,
 	buf_free(&a);
 	buf_free(&b);
 	if (!same)
-		return fail(why, whylen,
-		            "syncrepl: searchbase=\"%s\" must be the suffix (the replica holds the "
-		            "provider's tree from its top)",
-		            s->searchbase);
+		return kv_fail(
+		    why, whylen,
+		    "syncrepl: searchbase=\"%s\" must be the suffix (the replica holds the "
+		    "provider's tree from its top)",
+		    s->searchbase);
 	return 0;
 }
