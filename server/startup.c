@@ -302,7 +302,7 @@ void server_stop(struct server *srv)
 		slab_free(&nw->conn_slab);
 		slab_free(&nw->ident_slab);
 		arena_free(&w->req_mem); /* after the connections: a search hands its block back */
-		access_log_flush(w); /* the thread has stopped: its last lines */
+		access_log_flush(w);     /* the thread has stopped: its last lines */
 		buf_free(&nw->tls_in);
 		buf_free(&w->access_log);
 		if (nw->engine)
