@@ -59,14 +59,14 @@ struct worker {
 	struct arena req_mem;
 	struct buf scratch; /* request decoding and filter evaluation work space */
 	struct buf extra;   /* operational attributes of the entry being sent */
-	struct buf base_dn; /* the last search base as sent, and its key (op_search.c) */
+	struct buf base_dn; /* the last search base as sent, and its key (ops/op_search.c) */
 	struct buf base_key;
 	struct buf access_log;       /* access log lines not yet written (access_log.h) */
 	uint64_t access_log_flushed; /* clock_ns() of the last write */
 	time_t access_log_second;    /* the second access_log_stamp is of */
 	char access_log_stamp[24];   /* "2026-11-30T13:51:14" */
 	char access_log_zone[8];     /* "+00:00" */
-	uint64_t bind_took_ns; /* how long failed binds take to check, on average (op_bind.c) */
+	uint64_t bind_took_ns; /* how long failed binds take to check, on average (ops/op_bind.c) */
 	struct worker_stats stats;
 };
 
@@ -97,7 +97,7 @@ struct server {
 	const struct send_policy *local_policy; /* ldapi:// connections' (batch: no TCP options) */
 	struct db_gen
 	    *gen; /* the current database generation (server/db/generation.h): under gen_lock */
-	struct replica *replica; /* the syncrepl consumer (replica.h), NULL when none */
+	struct replica *replica; /* the syncrepl consumer (replica/replica.h), NULL when none */
 	pthread_mutex_t gen_lock;
 	uint64_t gen_min; /* the oldest generation a search may still hold (atomic) */
 	uint64_t reloads; /* database files picked up since start-up (atomic) */
@@ -111,10 +111,10 @@ struct server {
 	int nworkers;
 	int db_watch_fd; /* holds the read lease on the database file (server/db/file_guard.h); -1:
 	                    none */
-	struct buf rootdse;          /* the root DSE, as a stored entry record */
-	struct buf subschema;        /* cn=Subschema, as a stored entry record */
-	struct tls_server *tls;      /* the TLS context (tls.h), NULL when TLS is not configured */
-	struct access_rules *access; /* cfg's access rules compiled (access.h) */
+	struct buf rootdse;     /* the root DSE, as a stored entry record */
+	struct buf subschema;   /* cn=Subschema, as a stored entry record */
+	struct tls_server *tls; /* the TLS context (net/tls.h), NULL when TLS is not configured */
+	struct access_rules *access;              /* cfg's access rules compiled (ops/access.h) */
 	bool unix_bound[CONFIG_MAX_LISTEN];       /* ldapi:// socket files this server made */
 	char listen_urls[CONFIG_MAX_LISTEN][400]; /* each address as a URL, port resolved */
 	bool listening;                           /* the listeners listen (atomic; listeners.h) */
@@ -125,9 +125,10 @@ struct server {
 	time_t started;
 	volatile int stopping;
 	/* Runs a decoded request (ops_dispatch): how the connection layer, below the
-	 * operations, hands them requests. */
+	 * operations, hands them requests; called only by server/net/conn_input.c's
+	 * conn_dispatch_request, the one upward call of server/net/. */
 	void (*dispatch)(struct conn *c, struct ldap_request *req);
-	/* Taken around every accept and the spare-descriptor shedding (worker.c), so
+	/* Taken around every accept and the spare-descriptor shedding (net/worker.c), so
 	 * a descriptor number one worker frees is not taken by another's accept. */
 	pthread_mutex_t accept_lock;
 };
