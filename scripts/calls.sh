@@ -64,43 +64,27 @@ END {
 			printf "upward call: %s calls %s of %s\n", from[e], seen[from[e] " " to[e]], to[e]
 			status = 1
 		}
-		live[e] = ra == rb
-		if (live[e]) { indeg[to[e]]++; outdeg[from[e]]++; mods[from[e]] = 1; mods[to[e]] = 1 }
+		if (ra == rb) {
+			live[e] = 1; mods[from[e]] = 1; mods[to[e]] = 1
+		}
 	}
-	# Peel modules with no incoming or no outgoing calls; what is left lies on a circle.
+	# Who reaches whom by calls inside a room, grown one call at a time until nothing
+	# changes; a call lies on a circle when its callee reaches its caller back.
 	for (m in mods)
-		alive[m] = 1
+		reach[m, m] = 1
 	do {
-		changed = 0
-		for (m in mods) {
-			if (!alive[m] || (indeg[m] > 0 && outdeg[m] > 0))
+		grew = 0
+		for (e = 1; e <= ne; e++) {
+			if (!live[e])
 				continue
-			alive[m] = 0; changed = 1
-			for (e = 1; e <= ne; e++)
-				if (live[e] && (from[e] == m || to[e] == m)) {
-					live[e] = 0; indeg[to[e]]--; outdeg[from[e]]--
+			for (m in mods)
+				if (reach[m, from[e]] && !reach[m, to[e]]) {
+					reach[m, to[e]] = 1; grew = 1
 				}
 		}
-	} while (changed)
-	# Of what is left, a call lies on a circle when its callee reaches its caller back
-	# (transitive closure over the few left).
-	na = 0
-	for (m in mods)
-		if (alive[m])
-			node[++na] = m
-	for (i = 1; i <= na; i++)
-		num[node[i]] = i
+	} while (grew)
 	for (e = 1; e <= ne; e++)
-		if (live[e])
-			reach[num[from[e]], num[to[e]]] = 1
-	for (k = 1; k <= na; k++)
-		for (i = 1; i <= na; i++)
-			if (reach[i, k])
-				for (j = 1; j <= na; j++)
-					if (reach[k, j])
-						reach[i, j] = 1
-	for (e = 1; e <= ne; e++)
-		if (live[e] && reach[num[to[e]], num[from[e]]]) {
+		if (live[e] && reach[to[e], from[e]]) {
 			printf "on a circle: %s calls %s of %s\n", from[e], seen[from[e] " " to[e]], to[e]
 			status = 1
 		}

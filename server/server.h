@@ -10,7 +10,6 @@
 #ifndef MINIDIR_SERVER_SERVER_H
 #define MINIDIR_SERVER_SERVER_H
 
-#include <lmdb.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -20,7 +19,6 @@
 #include "conf/config.h"
 #include "protocol/arena.h"
 #include "server/stats.h"
-#include "storage/cursor_pool.h"
 #include "storage/db.h"
 
 struct send_policy;
@@ -30,30 +28,24 @@ struct conn;
 struct net_worker;
 struct ldap_request;
 struct db_gen;
-struct db_hold;
 
 /*
  * A worker: one thread, its event loop, and what its connections and operations keep
  * between requests. This is the part every room reads (the shared ground below them
- * all): its number and server, its database generation and read transaction, the
- * operations' caches, its access log lines and its counters. The event loop's part
- * (engine, listeners, connections and their slabs, the ready list and the waking
- * queue) is server/net/'s: struct net_worker (server/net/worker.h) begins with this
- * struct, and each worker is one (srv->workers), so net/ reaches its part from a
- * struct worker by a cast (net_worker(w)): no pointer to follow.
+ * all): its number and server, the operations' caches, its access log lines and its
+ * counters. The rooms' own parts stack on it in the rooms' order, each beginning with
+ * the one below: struct db_worker (server/db/generation.h: the generation served and
+ * the read transaction), then struct net_worker (server/net/net_worker.h: engine,
+ * listeners, connections and their slabs, the ready list and the waking queue). Each
+ * worker is a struct net_worker (srv->workers), so a room reaches its part from a
+ * struct worker by a cast (db_worker(w), net_worker(w)): no pointer to follow.
  */
 struct worker {
 	int id;
 	struct server *srv;
 	pthread_t thread;
-	struct db_gen *gen; /* the database generation it serves (server/db/generation.h), held */
-	MDB_txn *txn;       /* its read transaction on gen (db_gen_txn_begin, _end) */
-	bool txn_open;      /* txn is open, not reset: kept between operations on a file
-	                       that never changes in place */
-	struct cursor_pool cursors;         /* searches' spare cursors on gen's environment */
 	struct access_anonymous *anonymous; /* an anonymous client's access, decided once
 	                                       (server/ops/access.c; NULL until then) */
-	struct db_hold *holds; /* operations reading a generation over several rounds */
 	/* A request's filter: reset before each decode (server/net/conn_input.c), lent to a
 	 * search. */
 	struct arena req_mem;
@@ -107,7 +99,8 @@ struct server {
 		off_t size;
 		struct timespec mtime;
 	} db_refused;
-	struct net_worker *workers; /* nworkers of them (server/net/worker.h): &workers[i].base */
+	struct net_worker
+	    *workers; /* nworkers of them (server/net/net_worker.h): &workers[i].db.base */
 	int nworkers;
 	int db_watch_fd; /* holds the read lease on the database file (server/db/file_guard.h); -1:
 	                    none */

@@ -169,8 +169,9 @@ void server_db_check(struct server *srv)
 
 static int init_worker(struct server *srv, struct worker *w, int id)
 {
+	struct db_worker *dw = db_worker(w);
 	struct net_worker *nw = net_worker(w);
-	memset(net_worker(w), 0, sizeof(struct net_worker));
+	memset(nw, 0, sizeof(*nw));
 	w->id = id;
 	w->srv = srv;
 	nw->conn_slab.size = sizeof(struct conn);
@@ -182,14 +183,14 @@ static int init_worker(struct server *srv, struct worker *w, int id)
 		log_error("worker %d: %s", id, strerror(errno));
 		return -1;
 	}
-	w->gen = db_gen_current(srv);
-	cursor_pool_reset(&w->cursors, w->gen->db.env);
-	int rc = mdb_txn_begin(w->gen->db.env, NULL, MDB_RDONLY, &w->txn);
+	dw->gen = db_gen_current(srv);
+	cursor_pool_reset(&dw->cursors, dw->gen->db.env);
+	int rc = mdb_txn_begin(dw->gen->db.env, NULL, MDB_RDONLY, &dw->txn);
 	if (rc) {
 		log_error("worker %d: read transaction: %s", id, mdb_strerror(rc));
 		return -1;
 	}
-	mdb_txn_reset(w->txn);
+	mdb_txn_reset(dw->txn);
 	return 0;
 }
 
@@ -241,7 +242,7 @@ int server_init(struct server *srv)
 	if (!srv->workers)
 		return -1;
 	for (int i = 0; i < srv->nworkers; i++)
-		if (init_worker(srv, &srv->workers[i].base, i) < 0)
+		if (init_worker(srv, &srv->workers[i].db.base, i) < 0)
 			return -1;
 	return 0;
 }
@@ -256,8 +257,8 @@ static void first_refresh_done(struct server *srv)
 int server_start(struct server *srv)
 {
 	for (int i = 0; i < srv->nworkers; i++) {
-		int rc = pthread_create(&srv->workers[i].base.thread, NULL, worker_main,
-		                        &srv->workers[i].base);
+		int rc = pthread_create(&srv->workers[i].db.base.thread, NULL, worker_main,
+		                        &srv->workers[i].db.base);
 		if (rc) {
 			log_error("starting worker %d: %s", i, strerror(rc));
 			return -1;
@@ -272,21 +273,22 @@ void server_stop(struct server *srv)
 	srv->stopping = 1;
 	uint64_t one = 1;
 	for (int i = 0; i < srv->nworkers; i++)
-		if (srv->workers[i].base.thread &&
+		if (srv->workers[i].db.base.thread &&
 		    write(srv->workers[i].wakefd, &one, sizeof(one)) < 0)
 			log_error("waking worker %d: %s", i, strerror(errno));
 	for (int i = 0; i < srv->nworkers; i++) {
-		struct worker *w = &srv->workers[i].base;
+		struct worker *w = &srv->workers[i].db.base;
+		struct db_worker *dw = db_worker(w);
 		struct net_worker *nw = net_worker(w);
 		if (w->thread)
 			pthread_join(w->thread, NULL);
 		for (int j = 0; j < nw->nlisten; j++)
 			close(nw->listenfd[j]);
-		cursor_pool_reset(&w->cursors, NULL);
+		cursor_pool_reset(&dw->cursors, NULL);
 		access_worker_free(w);
-		if (w->txn)
-			mdb_txn_abort(w->txn);
-		db_gen_release(w->gen);
+		if (dw->txn)
+			mdb_txn_abort(dw->txn);
+		db_gen_release(dw->gen);
 		buf_free(&w->scratch);
 		slab_free(&nw->conn_slab);
 		slab_free(&nw->ident_slab);

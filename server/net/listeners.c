@@ -146,7 +146,7 @@ static int start_engines(struct server *srv)
 		}
 	}
 	for (int i = 0; i < srv->nworkers; i++)
-		if (engine_setup(&srv->workers[i].base, engine) < 0)
+		if (engine_setup(&srv->workers[i].db.base, engine) < 0)
 			return -1;
 	log_info("io_engine %s", srv->workers[0].engine->name);
 	return 0;
@@ -171,7 +171,7 @@ int listeners_bind(struct server *srv)
 			return -1;
 		srv->unix_bound[a] = shared >= 0;
 		for (int i = 0; i < srv->nworkers; i++) {
-			struct worker *w = &srv->workers[i].base;
+			struct worker *w = &srv->workers[i].db.base;
 			struct net_worker *nw = net_worker(w);
 			int fd = shared >= 0 ? (i == 0 ? shared : fcntl(shared, F_DUPFD_CLOEXEC, 0))
 			                     : bind_tcp(la, port, sizeof(port));
@@ -222,7 +222,7 @@ int listeners_open(struct server *srv, const char *why)
 		__atomic_store_n(&nw->listen_release, true, __ATOMIC_RELEASE);
 		uint64_t one = 1;
 		if (write(nw->wakefd, &one, sizeof(one)) < 0)
-			log_error("worker %d: waking it to listen: %s", nw->base.id,
+			log_error("worker %d: waking it to listen: %s", nw->db.base.id,
 			          strerror(errno));
 	}
 	for (int a = 0; a < cfg->nlisten; a++) {

@@ -267,8 +267,8 @@ void access_op_init(struct access_op *op, struct conn *c)
 	op->bypass = c->auth == AUTH_ROOT;
 	op->groups_known = op->groups_member = 0;
 	op->extra = (struct buf){0};
-	op->db = &c->w->gen->db;
-	op->txn = c->w->txn;
+	op->db = &db_worker(c->w)->gen->db;
+	op->txn = db_worker(c->w)->txn;
 	op->cached = false; /* op->cache is filled by the first entry that may use it */
 }
 

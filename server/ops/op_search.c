@@ -374,7 +374,7 @@ static void search_run(struct conn *c)
 	}
 	int rc = slice_begin(s, w);
 	if (rc == 0)
-		cand_begin(&s->plan.cand, s->rt.txn, &w->cursors);
+		cand_begin(&s->plan.cand, s->rt.txn, &db_worker(w)->cursors);
 	int result = LDAP_SUCCESS;
 	const char *message = NULL;
 	bool done = false, page_full = false;
@@ -462,7 +462,7 @@ static void search_run(struct conn *c)
 		}
 		rc = send_entry(c, id, &e, &ae);
 	}
-	cand_end(&s->plan.cand, &w->cursors);
+	cand_end(&s->plan.cand, &db_worker(w)->cursors);
 	bool ends = (rc != 0 && rc != MDB_NOTFOUND) || (done && !page_full);
 	search_txn_slice_end(&s->rt, w, !ends);
 	if (rc != 0 && rc != MDB_NOTFOUND) {
@@ -477,7 +477,7 @@ static void search_run(struct conn *c)
 
 void op_matched_dn(struct worker *w, struct access_op *aop, const struct buf *key, struct buf *out)
 {
-	const struct db *db = &w->gen->db;
+	const struct db *db = &db_worker(w)->gen->db;
 	size_t len = dn_key_parent_len(key->data, key->len);
 	bool all = access_entry_granted(aop, ACCESS_DISCLOSE);
 	while (len >= db->suffix_key.len && len > 0) {
@@ -486,8 +486,8 @@ void op_matched_dn(struct worker *w, struct access_op *aop, const struct buf *ke
 		struct access_entry ae;
 		/* An entry the client may not know of is passed by as if it were not there, so
 		 * that nothing below it tells it exists (slapd names none, which does tell). */
-		if (db_dn2id(db, w->txn, key->data, len, &id) == 0 &&
-		    db_get_entry(db, w->txn, id, &e) == 0 &&
+		if (db_dn2id(db, db_worker(w)->txn, key->data, len, &id) == 0 &&
+		    db_get_entry(db, db_worker(w)->txn, id, &e) == 0 &&
 		    (all || (access_entry_init(&ae, aop, id, &e), ae.entry >= ACCESS_DISCLOSE))) {
 			buf_append(out, e.dn, e.dnlen);
 			break;
@@ -582,7 +582,7 @@ void op_search(struct conn *c, struct ldap_request *req)
 {
 	struct search_request *r = &req->u.search;
 	struct worker *w = c->w;
-	const struct db *db = &w->gen->db;
+	const struct db *db = &db_worker(w)->gen->db;
 	if (!access_may_read(c)) {
 		reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_INSUFFICIENT_ACCESS, NULL,
 		           "anonymous access is disabled (allow_anonymous)");
@@ -666,12 +666,13 @@ void op_search(struct conn *c, struct ldap_request *req)
 		search_finish(c, LDAP_OTHER, NULL, "out of memory");
 		return;
 	}
-	int rc = db_dn2id(db, w->txn, s->plan.base_key, s->plan.base_keylen, &s->plan.base_id);
+	int rc = db_dn2id(db, db_worker(w)->txn, s->plan.base_key, s->plan.base_keylen,
+	                  &s->plan.base_id);
 	if (rc == 0 && (r->deref & LDAP_DEREF_FINDING)) {
 		/* derefFindingBaseObj: the search starts at the alias's target. */
 		struct entry_view be;
-		int d = db_get_entry(db, w->txn, s->plan.base_id, &be) == 0
-		            ? search_deref(db, w->txn, &s->plan.base_id, &be)
+		int d = db_get_entry(db, db_worker(w)->txn, s->plan.base_id, &be) == 0
+		            ? search_deref(db, db_worker(w)->txn, &s->plan.base_id, &be)
 		            : LDAP_OTHER;
 		if (d == LDAP_SUCCESS) {
 			s->plan.base_key =
@@ -705,7 +706,7 @@ void op_search(struct conn *c, struct ldap_request *req)
 		return;
 	}
 	if (rc == 0)
-		search_plan_candidates(&s->plan, db, w->txn, s->filter);
+		search_plan_candidates(&s->plan, db, db_worker(w)->txn, s->filter);
 	if (rc)
 		db_gen_txn_end(w);
 	else /* the first slice reads on in this transaction: one snapshot from the base on */
