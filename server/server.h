@@ -25,40 +25,35 @@ struct send_policy;
 struct tls_server;
 struct access_rules;
 struct conn;
-struct net_worker;
 struct ldap_request;
 struct db_gen;
 
 /*
  * A worker: one thread, its event loop, and what its connections and operations keep
  * between requests. This is the part every room reads (the shared ground below them
- * all): its number and server, the operations' caches, its access log lines and its
- * counters. The rooms' own parts stack on it in the rooms' order, each beginning with
- * the one below: struct db_worker (server/db/generation.h: the generation served and
- * the read transaction), then struct net_worker (server/net/net_worker.h: engine,
- * listeners, connections and their slabs, the ready list and the waking queue). Each
- * worker is a struct net_worker (srv->workers), so a room reaches its part from a
- * struct worker by a cast (db_worker(w), net_worker(w)): no pointer to follow.
+ * all): its number and server, the request decoding's work space, its access log lines
+ * and its counters. The rooms' own parts stack on it in the rooms' order, each
+ * beginning with the one below: struct db_worker (server/db/generation.h: the
+ * generation served and the read transaction), struct net_worker
+ * (server/net/net_worker.h: engine, listeners, connections and their slabs, the ready
+ * list and the waking queue), struct ops_worker (server/ops/ops.h: the operations'
+ * caches). Each worker is a struct ops_worker (srv->workers[i] points to one), so a room
+ * reaches its part from a struct worker by a cast (db_worker(w), net_worker(w),
+ * ops_worker(w)): no pointer to follow.
  */
 struct worker {
 	int id;
 	struct server *srv;
 	pthread_t thread;
-	struct access_anonymous *anonymous; /* an anonymous client's access, decided once
-	                                       (server/ops/access.c; NULL until then) */
 	/* A request's filter: reset before each decode (server/net/conn_input.c), lent to a
 	 * search. */
 	struct arena req_mem;
-	struct buf scratch; /* request decoding and filter evaluation work space */
-	struct buf extra;   /* operational attributes of the entry being sent */
-	struct buf base_dn; /* the last search base as sent, and its key (ops/op_search.c) */
-	struct buf base_key;
+	struct buf scratch;          /* request decoding and filter evaluation work space */
 	struct buf access_log;       /* access log lines not yet written (access_log.h) */
 	uint64_t access_log_flushed; /* clock_ns() of the last write */
 	time_t access_log_second;    /* the second access_log_stamp is of */
 	char access_log_stamp[24];   /* "2026-11-30T13:51:14" */
 	char access_log_zone[8];     /* "+00:00" */
-	uint64_t bind_took_ns; /* how long failed binds take to check, on average (ops/op_bind.c) */
 	struct worker_stats stats;
 };
 
@@ -99,8 +94,8 @@ struct server {
 		off_t size;
 		struct timespec mtime;
 	} db_refused;
-	struct net_worker
-	    *workers; /* nworkers of them (server/net/net_worker.h): &workers[i].db.base */
+	/* nworkers of them, each the base of its struct ops_worker (server/ops/ops.h) */
+	struct worker **workers;
 	int nworkers;
 	int db_watch_fd; /* holds the read lease on the database file (server/db/file_guard.h); -1:
 	                    none */

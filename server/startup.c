@@ -171,7 +171,6 @@ static int init_worker(struct server *srv, struct worker *w, int id)
 {
 	struct db_worker *dw = db_worker(w);
 	struct net_worker *nw = net_worker(w);
-	memset(nw, 0, sizeof(*nw));
 	w->id = id;
 	w->srv = srv;
 	nw->conn_slab.size = sizeof(struct conn);
@@ -241,8 +240,14 @@ int server_init(struct server *srv)
 	srv->workers = calloc((size_t)srv->nworkers, sizeof(*srv->workers));
 	if (!srv->workers)
 		return -1;
+	for (int i = 0; i < srv->nworkers; i++) {
+		struct ops_worker *ow = calloc(1, sizeof(*ow)); /* every part of it, zeroed */
+		if (!ow)
+			return -1;
+		srv->workers[i] = &ow->net.db.base;
+	}
 	for (int i = 0; i < srv->nworkers; i++)
-		if (init_worker(srv, &srv->workers[i].db.base, i) < 0)
+		if (init_worker(srv, srv->workers[i], i) < 0)
 			return -1;
 	return 0;
 }
@@ -257,8 +262,8 @@ static void first_refresh_done(struct server *srv)
 int server_start(struct server *srv)
 {
 	for (int i = 0; i < srv->nworkers; i++) {
-		int rc = pthread_create(&srv->workers[i].db.base.thread, NULL, worker_main,
-		                        &srv->workers[i].db.base);
+		int rc =
+		    pthread_create(&srv->workers[i]->thread, NULL, worker_main, srv->workers[i]);
 		if (rc) {
 			log_error("starting worker %d: %s", i, strerror(rc));
 			return -1;
@@ -273,11 +278,13 @@ void server_stop(struct server *srv)
 	srv->stopping = 1;
 	uint64_t one = 1;
 	for (int i = 0; i < srv->nworkers; i++)
-		if (srv->workers[i].db.base.thread &&
-		    write(srv->workers[i].wakefd, &one, sizeof(one)) < 0)
+		if (srv->workers[i] && srv->workers[i]->thread &&
+		    write(net_worker(srv->workers[i])->wakefd, &one, sizeof(one)) < 0)
 			log_error("waking worker %d: %s", i, strerror(errno));
 	for (int i = 0; i < srv->nworkers; i++) {
-		struct worker *w = &srv->workers[i].db.base;
+		struct worker *w = srv->workers[i];
+		if (!w)
+			continue; /* init stopped at an allocation */
 		struct db_worker *dw = db_worker(w);
 		struct net_worker *nw = net_worker(w);
 		if (w->thread)
@@ -293,9 +300,9 @@ void server_stop(struct server *srv)
 		slab_free(&nw->conn_slab);
 		slab_free(&nw->ident_slab);
 		arena_free(&w->req_mem); /* after the connections: a search hands its block back */
-		buf_free(&w->extra);
-		buf_free(&w->base_dn);
-		buf_free(&w->base_key);
+		buf_free(&ops_worker(w)->extra);
+		buf_free(&ops_worker(w)->base_dn);
+		buf_free(&ops_worker(w)->base_key);
 		access_log_flush(w); /* the thread has stopped: its last lines */
 		buf_free(&nw->tls_in);
 		buf_free(&w->access_log);
@@ -306,6 +313,8 @@ void server_stop(struct server *srv)
 		if (nw->reservefd >= 0)
 			close(nw->reservefd);
 	}
+	for (int i = 0; srv->workers && i < srv->nworkers; i++)
+		free(srv->workers[i]); /* the whole struct ops_worker: its base is its start */
 	free(srv->workers);
 	srv->workers = NULL;
 	for (int a = 0; a < srv->cfg.nlisten; a++)

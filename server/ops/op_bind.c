@@ -226,13 +226,13 @@ static void bind_pad_resume(struct conn *c)
  */
 static uint64_t bind_pad_ns(struct worker *w, uint64_t took_ns)
 {
-	uint64_t pad = 3 * w->bind_took_ns;
+	uint64_t pad = 3 * ops_worker(w)->bind_took_ns;
 	if (pad < db_worker(w)->gen->bind_pad_ns)
 		pad = db_worker(w)->gen->bind_pad_ns;
-	if (took_ns > w->bind_took_ns)
-		w->bind_took_ns += (took_ns - w->bind_took_ns) / 16;
+	if (took_ns > ops_worker(w)->bind_took_ns)
+		ops_worker(w)->bind_took_ns += (took_ns - ops_worker(w)->bind_took_ns) / 16;
 	else
-		w->bind_took_ns -= (w->bind_took_ns - took_ns) / 16;
+		ops_worker(w)->bind_took_ns -= (ops_worker(w)->bind_took_ns - took_ns) / 16;
 	return pad;
 }
 

@@ -28,12 +28,12 @@ static int compare_entry(struct conn *c, entry_id id, const struct entry_view *e
 	                         .dnlen = e->dnlen,
 	                         .gate = access_compare_gate(ae),
 	                         .scratch = &w->scratch};
-	w->extra.off = w->extra.len = 0;
-	if (op_attrs_in_filter(eq) &&
-	    op_attrs_all(&w->extra, &db_worker(w)->gen->db, db_worker(w)->txn, id, e, ae->op) < 0)
+	ops_worker(w)->extra.off = ops_worker(w)->extra.len = 0;
+	if (op_attrs_in_filter(eq) && op_attrs_all(&ops_worker(w)->extra, &db_worker(w)->gen->db,
+	                                           db_worker(w)->txn, id, e, ae->op) < 0)
 		return LDAP_OTHER;
-	ctx.extra = w->extra.data;
-	ctx.extra_len = w->extra.len;
+	ctx.extra = ops_worker(w)->extra.data;
+	ctx.extra_len = ops_worker(w)->extra.len;
 	if (filter_eval_ctx(present, e->attrs, e->attrslen, &ctx) != FILTER_TRUE)
 		return LDAP_NO_SUCH_ATTRIBUTE;
 	return filter_eval_ctx(eq, e->attrs, e->attrslen, &ctx) == FILTER_TRUE ? LDAP_COMPARE_TRUE

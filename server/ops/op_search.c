@@ -270,13 +270,14 @@ static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view 
 	                          .memo = s->memo.n ? &s->memo : NULL};
 	s->memo.yield = slice_end;
 	if (s->filter_oper) { /* the filter names computed attributes (entryDN, ...) */
-		w->extra.off = w->extra.len = 0;
-		if (op_attrs_all(&w->extra, s->rt.db, s->rt.txn, *id, e, &s->access) < 0) {
+		ops_worker(w)->extra.off = ops_worker(w)->extra.len = 0;
+		if (op_attrs_all(&ops_worker(w)->extra, s->rt.db, s->rt.txn, *id, e, &s->access) <
+		    0) {
 			*rc = ENOMEM;
 			return STEP_ERROR;
 		}
-		fctx.extra = w->extra.data;
-		fctx.extra_len = w->extra.len;
+		fctx.extra = ops_worker(w)->extra.data;
+		fctx.extra_len = ops_worker(w)->extra.len;
 	}
 	enum filter_result r = filter_eval_ctx(s->filter, e->attrs, e->attrslen, &fctx);
 	if (s->max_work && s->work > s->max_work)
@@ -318,16 +319,16 @@ static int send_entry(struct conn *c, entry_id id, const struct entry_view *e,
 	struct search_op *s = running(c);
 	struct worker *w = c->w;
 	s->sel.gate = access_read_gate(ae);
-	w->extra.off = w->extra.len = 0;
+	ops_worker(w)->extra.off = ops_worker(w)->extra.len = 0;
 	int rc = 0;
-	if (s->want_oper &&
-	    op_attrs_build(&w->extra, &s->sel, s->rt.db, s->rt.txn, id, e, &s->access) < 0)
+	if (s->want_oper && op_attrs_build(&ops_worker(w)->extra, &s->sel, s->rt.db, s->rt.txn, id,
+	                                   e, &s->access) < 0)
 		rc = ENOMEM;
 	s->sent++;
 	s->page_sent++;
 	STAT_ADD(w->stats.entries_sent, 1);
-	if (rc == 0 &&
-	    reply_entry(c, s->msgid, e->op, e->oplen, &s->sel, w->extra.data, w->extra.len) < 0)
+	if (rc == 0 && reply_entry(c, s->msgid, e->op, e->oplen, &s->sel, ops_worker(w)->extra.data,
+	                           ops_worker(w)->extra.len) < 0)
 		rc = ENOMEM;
 	s->sel.gate = NULL; /* ae is the caller's, for this entry only */
 	return rc;
@@ -523,15 +524,16 @@ static void set_limits(struct conn *c, struct search_op *s, const struct search_
  */
 static const struct buf *base_key(struct worker *w, const struct berval *base)
 {
-	if (w->base_dn.len == base->bv_len && base->bv_len > 0 &&
-	    memcmp(w->base_dn.data, base->bv_val, base->bv_len) == 0)
-		return &w->base_key;
-	w->base_dn.len = w->base_key.len = 0; /* forgotten until both are stored again */
-	if (dn_normalize(base->bv_val, base->bv_len, NULL, &w->base_key) < 0)
+	if (ops_worker(w)->base_dn.len == base->bv_len && base->bv_len > 0 &&
+	    memcmp(ops_worker(w)->base_dn.data, base->bv_val, base->bv_len) == 0)
+		return &ops_worker(w)->base_key;
+	ops_worker(w)->base_dn.len = ops_worker(w)->base_key.len =
+	    0; /* forgotten until both are stored again */
+	if (dn_normalize(base->bv_val, base->bv_len, NULL, &ops_worker(w)->base_key) < 0)
 		return NULL;
-	if (buf_append(&w->base_dn, base->bv_val, base->bv_len) < 0)
-		w->base_dn.len = 0; /* not kept: the next search normalizes again */
-	return &w->base_key;
+	if (buf_append(&ops_worker(w)->base_dn, base->bv_val, base->bv_len) < 0)
+		ops_worker(w)->base_dn.len = 0; /* not kept: the next search normalizes again */
+	return &ops_worker(w)->base_key;
 }
 
 /* The next page of the paged search parked on c (RFC 2696 3). */

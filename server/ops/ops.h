@@ -13,9 +13,37 @@
 #ifndef MINIDIR_SERVER_OPS_OPS_H
 #define MINIDIR_SERVER_OPS_OPS_H
 
+#include <stdint.h>
+
 #include "protocol/request.h"
 #include "protocol/response.h"
+#include "protocol/tlv.h"
 #include "server/net/net.h"
+
+struct access_anonymous;
+
+/*
+ * The operations' part of a worker, owned by server/ops/: the event loop's part first
+ * (struct net_worker, which begins with the database's and the shared struct worker),
+ * then the caches the operations keep between requests. The top of a worker's stack of
+ * parts: every worker is one (srv->workers[i] points to one), so ops_worker(w) is a
+ * cast, no pointer to follow.
+ */
+struct ops_worker {
+	struct net_worker net;              /* first: ops_worker() casts to it and back */
+	struct access_anonymous *anonymous; /* an anonymous client's access, decided once
+	                                       (access.c; NULL until then) */
+	struct buf extra;                   /* operational attributes of the entry being sent */
+	struct buf base_dn; /* the last search base as sent, and its key (op_search.c) */
+	struct buf base_key;
+	uint64_t bind_took_ns; /* how long failed binds take to check, on average (op_bind.c) */
+};
+
+/* w's operations part: w is the base of a struct ops_worker, as every worker is. */
+static inline struct ops_worker *ops_worker(struct worker *w)
+{
+	return (struct ops_worker *)w;
+}
 
 /* --- ops.c: the dispatch table, Unbind, Abandon, the write operations ------------------ */
 

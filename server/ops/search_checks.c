@@ -78,12 +78,12 @@ int search_assertion(const struct ldap_request *req, struct access_op *aop, stru
 		                          .dnlen = e.dnlen,
 		                          .gate = access_search_gate(&ae),
 		                          .scratch = &w->scratch};
-		w->extra.off = w->extra.len = 0;
+		ops_worker(w)->extra.off = ops_worker(w)->extra.len = 0;
 		if (f && op_attrs_in_filter(f) &&
-		    op_attrs_all(&w->extra, &db_worker(w)->gen->db, db_worker(w)->txn, base, &e,
-		                 aop) == 0) {
-			fctx.extra = w->extra.data;
-			fctx.extra_len = w->extra.len;
+		    op_attrs_all(&ops_worker(w)->extra, &db_worker(w)->gen->db, db_worker(w)->txn,
+		                 base, &e, aop) == 0) {
+			fctx.extra = ops_worker(w)->extra.data;
+			fctx.extra_len = ops_worker(w)->extra.len;
 		}
 		rc = assert_on(f, &e, &fctx);
 	}
