@@ -61,21 +61,28 @@ struct worker {
  * What SIGHUP may change while workers run. The main thread stores, workers
  * load; each field is read atomically on its own (see server_reload).
  */
+/* The runtime values but the policy, in struct runtime's order: each is the config key of
+ * the same name and type (struct config), copied at start-up and by server_reload. */
+#define SERVER_RUNTIME_VALUES(X)                                                                   \
+	X(size_t, batch_bytes)                                                                     \
+	X(size_t, max_pending_bytes)                                                               \
+	X(enum monitor_access, monitor_access)                                                     \
+	X(int, write_timeout)                                                                      \
+	X(int, idle_timeout)                                                                       \
+	X(int, sizelimit)                                                                          \
+	X(int, timelimit)                                                                          \
+	X(size_t, max_filter_items)                                                                \
+	X(unsigned long long, max_search_work)                                                     \
+	X(bool, allow_anonymous)                                                                   \
+	X(bool, require_tls)                                                                       \
+	X(int, tls_handshake_timeout)                                                              \
+	X(int, pdu_timeout)
+
 struct runtime {
 	const struct send_policy *policy; /* for connections accepted from now on */
-	size_t batch_bytes;
-	size_t max_pending_bytes;
-	enum monitor_access monitor_access;
-	int write_timeout;
-	int idle_timeout;
-	int sizelimit;
-	int timelimit;
-	size_t max_filter_items;
-	unsigned long long max_search_work;
-	bool allow_anonymous;
-	bool require_tls;
-	int tls_handshake_timeout;
-	int pdu_timeout;
+#define SERVER_RUNTIME_FIELD(type, field) type field;
+	SERVER_RUNTIME_VALUES(SERVER_RUNTIME_FIELD)
+#undef SERVER_RUNTIME_FIELD
 };
 
 struct server {
@@ -140,19 +147,7 @@ static inline const struct send_policy *server_policy(struct server *srv)
 	{                                                                                          \
 		return __atomic_load_n(&srv->runtime.field, __ATOMIC_RELAXED);                     \
 	}
-SERVER_RUNTIME_GETTER(size_t, batch_bytes)
-SERVER_RUNTIME_GETTER(size_t, max_pending_bytes)
-SERVER_RUNTIME_GETTER(int, sizelimit)
-SERVER_RUNTIME_GETTER(int, timelimit)
-SERVER_RUNTIME_GETTER(size_t, max_filter_items)
-SERVER_RUNTIME_GETTER(unsigned long long, max_search_work)
-SERVER_RUNTIME_GETTER(bool, allow_anonymous)
-SERVER_RUNTIME_GETTER(int, idle_timeout)
-SERVER_RUNTIME_GETTER(int, write_timeout)
-SERVER_RUNTIME_GETTER(enum monitor_access, monitor_access)
-SERVER_RUNTIME_GETTER(bool, require_tls)
-SERVER_RUNTIME_GETTER(int, tls_handshake_timeout)
-SERVER_RUNTIME_GETTER(int, pdu_timeout)
+SERVER_RUNTIME_VALUES(SERVER_RUNTIME_GETTER)
 #undef SERVER_RUNTIME_GETTER
 
 #endif

@@ -204,19 +204,9 @@ int server_init(struct server *srv)
 	pthread_mutex_init(&srv->gen_lock, NULL);
 	srv->runtime.policy = policy_for(cfg->send_policy);
 	srv->local_policy = policy_for(SEND_BATCH);
-	srv->runtime.batch_bytes = cfg->batch_bytes;
-	srv->runtime.max_pending_bytes = cfg->max_pending_bytes;
-	srv->runtime.monitor_access = cfg->monitor_access;
-	srv->runtime.write_timeout = cfg->write_timeout;
-	srv->runtime.idle_timeout = cfg->idle_timeout;
-	srv->runtime.sizelimit = cfg->sizelimit;
-	srv->runtime.timelimit = cfg->timelimit;
-	srv->runtime.max_filter_items = cfg->max_filter_items;
-	srv->runtime.max_search_work = cfg->max_search_work;
-	srv->runtime.allow_anonymous = cfg->allow_anonymous;
-	srv->runtime.require_tls = cfg->require_tls;
-	srv->runtime.tls_handshake_timeout = cfg->tls_handshake_timeout;
-	srv->runtime.pdu_timeout = cfg->pdu_timeout;
+#define RUNTIME_FROM_CONFIG(type, field) srv->runtime.field = cfg->field;
+	SERVER_RUNTIME_VALUES(RUNTIME_FROM_CONFIG)
+#undef RUNTIME_FROM_CONFIG
 	char err[1024];
 	if (schema_load(cfg->schema_dir, cfg->schema, err, sizeof(err)) < 0) {
 		log_error("schema: %s (set schema_dir and schema in %s)", err, cfg->path);
