@@ -10,7 +10,6 @@
 #ifndef MINIDIR_SERVER_SERVER_H
 #define MINIDIR_SERVER_SERVER_H
 
-#include <lmdb.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -21,53 +20,41 @@
 #include "protocol/arena.h"
 #include "protocol/buf.h"
 #include "server/stats.h"
-#include "storage/cursor_pool.h"
 #include "storage/db.h"
 
 struct send_policy;
 struct tls_server;
 struct access_rules;
 struct conn;
-struct net_worker;
 struct ldap_request;
 struct db_gen;
-struct db_hold;
 
 /*
  * A worker: one thread, its event loop, and what its connections and operations keep
  * between requests. This is the part every room reads (the shared ground below them
- * all): its number and server, its database generation and read transaction, the
- * operations' caches, its access log lines and its counters. The event loop's part
- * (engine, listeners, connections and their slabs, the ready list and the waking
- * queue) is server/net/'s: struct net_worker (server/net/worker.h) begins with this
- * struct, and each worker is one (srv->workers), so net/ reaches its part from a
- * struct worker by a cast (net_worker(w)): no pointer to follow.
+ * all): its number and server, the request decoding's work space, its access log lines
+ * and its counters. The rooms' own parts stack on it in the rooms' order, each
+ * beginning with the one below: struct db_worker (server/db/generation.h: the
+ * generation served and the read transaction), struct net_worker
+ * (server/net/net_worker.h: engine, listeners, connections and their slabs, the ready
+ * list and the waking queue), struct ops_worker (server/ops/ops.h: the operations'
+ * caches). Each worker is a struct ops_worker (srv->workers[i] points to one), so a room
+ * reaches its part from a struct worker by a cast (db_worker(w), net_worker(w),
+ * ops_worker(w)): no pointer to follow.
  */
 struct worker {
 	int id;
 	struct server *srv;
 	pthread_t thread;
-	struct db_gen *gen; /* the database generation it serves (server/db/generation.h), held */
-	MDB_txn *txn;       /* its read transaction on gen (db_gen_txn_begin, _end) */
-	bool txn_open;      /* txn is open, not reset: kept between operations on a file
-	                       that never changes in place */
-	struct cursor_pool cursors;         /* searches' spare cursors on gen's environment */
-	struct access_anonymous *anonymous; /* an anonymous client's access, decided once
-	                                       (server/ops/access.c; NULL until then) */
-	struct db_hold *holds; /* operations reading a generation over several rounds */
 	/* A request's filter: reset before each decode (server/net/conn_input.c), lent to a
 	 * search. */
 	struct arena req_mem;
-	struct buf scratch; /* request decoding and filter evaluation work space */
-	struct buf extra;   /* operational attributes of the entry being sent */
-	struct buf base_dn; /* the last search base as sent, and its key (op_search.c) */
-	struct buf base_key;
+	struct buf scratch;          /* request decoding and filter evaluation work space */
 	struct buf access_log;       /* access log lines not yet written (access_log.h) */
 	uint64_t access_log_flushed; /* clock_ns() of the last write */
 	time_t access_log_second;    /* the second access_log_stamp is of */
 	char access_log_stamp[24];   /* "2026-11-30T13:51:14" */
 	char access_log_zone[8];     /* "+00:00" */
-	uint64_t bind_took_ns; /* how long failed binds take to check, on average (op_bind.c) */
 	struct worker_stats stats;
 };
 
@@ -75,21 +62,31 @@ struct worker {
  * What SIGHUP may change while workers run. The main thread stores, workers
  * load; each field is read atomically on its own (see server_reload).
  */
+/* The runtime values but the policy, in struct runtime's order: each is the config key of
+ * the same name and type (struct config), copied at start-up and by server_reload, which
+ * logs a change as "SIGHUP: NAME = " fmt with shown, an expression of the struct config
+ * *cfg in scope where the list is expanded. */
+#define SERVER_RUNTIME_VALUES(X)                                                                   \
+	X(size_t, batch_bytes, "%zu", cfg->batch_bytes)                                            \
+	X(size_t, max_pending_bytes, "%zu", cfg->max_pending_bytes)                                \
+	X(enum monitor_access, monitor_access, "%s",                                               \
+	  config_monitor_access_name(cfg->monitor_access))                                         \
+	X(int, write_timeout, "%d", cfg->write_timeout)                                            \
+	X(int, idle_timeout, "%d", cfg->idle_timeout)                                              \
+	X(int, sizelimit, "%d (0: unlimited)", cfg->sizelimit)                                     \
+	X(int, timelimit, "%d (0: unlimited)", cfg->timelimit)                                     \
+	X(size_t, max_filter_items, "%zu (0: unlimited)", cfg->max_filter_items)                   \
+	X(unsigned long long, max_search_work, "%llu (0: unlimited)", cfg->max_search_work)        \
+	X(bool, allow_anonymous, "%s", cfg->allow_anonymous ? "yes" : "no")                        \
+	X(bool, require_tls, "%s", cfg->require_tls ? "yes" : "no")                                \
+	X(int, tls_handshake_timeout, "%d", cfg->tls_handshake_timeout)                            \
+	X(int, pdu_timeout, "%d", cfg->pdu_timeout)
+
 struct runtime {
 	const struct send_policy *policy; /* for connections accepted from now on */
-	size_t batch_bytes;
-	size_t max_pending_bytes;
-	enum monitor_access monitor_access;
-	int write_timeout;
-	int idle_timeout;
-	int sizelimit;
-	int timelimit;
-	size_t max_filter_items;
-	unsigned long long max_search_work;
-	bool allow_anonymous;
-	bool require_tls;
-	int tls_handshake_timeout;
-	int pdu_timeout;
+#define SERVER_RUNTIME_FIELD(type, field, fmt, shown) type field;
+	SERVER_RUNTIME_VALUES(SERVER_RUNTIME_FIELD)
+#undef SERVER_RUNTIME_FIELD
 };
 
 struct server {
@@ -98,7 +95,7 @@ struct server {
 	const struct send_policy *local_policy; /* ldapi:// connections' (batch: no TCP options) */
 	struct db_gen
 	    *gen; /* the current database generation (server/db/generation.h): under gen_lock */
-	struct replica *replica; /* the syncrepl consumer (replica.h), NULL when none */
+	struct replica *replica; /* the syncrepl consumer (replica/replica.h), NULL when none */
 	pthread_mutex_t gen_lock;
 	uint64_t gen_min; /* the oldest generation a search may still hold (atomic) */
 	uint64_t reloads; /* database files picked up since start-up (atomic) */
@@ -108,14 +105,15 @@ struct server {
 		off_t size;
 		struct timespec mtime;
 	} db_refused;
-	struct net_worker *workers; /* nworkers of them (server/net/worker.h): &workers[i].base */
+	/* nworkers of them, each the base of its struct ops_worker (server/ops/ops.h) */
+	struct worker **workers;
 	int nworkers;
 	int db_watch_fd; /* holds the read lease on the database file (server/db/file_guard.h); -1:
 	                    none */
-	struct buf rootdse;          /* the root DSE, as a stored entry record */
-	struct buf subschema;        /* cn=Subschema, as a stored entry record */
-	struct tls_server *tls;      /* the TLS context (tls.h), NULL when TLS is not configured */
-	struct access_rules *access; /* cfg's access rules compiled (access.h) */
+	struct buf rootdse;     /* the root DSE, as a stored entry record */
+	struct buf subschema;   /* cn=Subschema, as a stored entry record */
+	struct tls_server *tls; /* the TLS context (net/tls.h), NULL when TLS is not configured */
+	struct access_rules *access;              /* cfg's access rules compiled (ops/access.h) */
 	bool unix_bound[CONFIG_MAX_LISTEN];       /* ldapi:// socket files this server made */
 	char listen_urls[CONFIG_MAX_LISTEN][400]; /* each address as a URL, port resolved */
 	bool listening;                           /* the listeners listen (atomic; listeners.h) */
@@ -126,9 +124,10 @@ struct server {
 	time_t started;
 	volatile int stopping;
 	/* Runs a decoded request (ops_dispatch): how the connection layer, below the
-	 * operations, hands them requests. */
+	 * operations, hands them requests; called only by server/net/conn_input.c's
+	 * conn_dispatch_request, the one upward call of server/net/. */
 	void (*dispatch)(struct conn *c, struct ldap_request *req);
-	/* Taken around every accept and the spare-descriptor shedding (worker.c), so
+	/* Taken around every accept and the spare-descriptor shedding (net/worker.c), so
 	 * a descriptor number one worker frees is not taken by another's accept. */
 	pthread_mutex_t accept_lock;
 };
@@ -147,24 +146,12 @@ static inline const struct send_policy *server_policy(struct server *srv)
 {
 	return __atomic_load_n(&srv->runtime.policy, __ATOMIC_ACQUIRE);
 }
-#define SERVER_RUNTIME_GETTER(type, field)                                                         \
+#define SERVER_RUNTIME_GETTER(type, field, fmt, shown)                                             \
 	static inline type server_##field(struct server *srv)                                      \
 	{                                                                                          \
 		return __atomic_load_n(&srv->runtime.field, __ATOMIC_RELAXED);                     \
 	}
-SERVER_RUNTIME_GETTER(size_t, batch_bytes)
-SERVER_RUNTIME_GETTER(size_t, max_pending_bytes)
-SERVER_RUNTIME_GETTER(int, sizelimit)
-SERVER_RUNTIME_GETTER(int, timelimit)
-SERVER_RUNTIME_GETTER(size_t, max_filter_items)
-SERVER_RUNTIME_GETTER(unsigned long long, max_search_work)
-SERVER_RUNTIME_GETTER(bool, allow_anonymous)
-SERVER_RUNTIME_GETTER(int, idle_timeout)
-SERVER_RUNTIME_GETTER(int, write_timeout)
-SERVER_RUNTIME_GETTER(enum monitor_access, monitor_access)
-SERVER_RUNTIME_GETTER(bool, require_tls)
-SERVER_RUNTIME_GETTER(int, tls_handshake_timeout)
-SERVER_RUNTIME_GETTER(int, pdu_timeout)
+SERVER_RUNTIME_VALUES(SERVER_RUNTIME_GETTER)
 #undef SERVER_RUNTIME_GETTER
 
 #endif

@@ -169,8 +169,8 @@ void server_db_check(struct server *srv)
 
 static int init_worker(struct server *srv, struct worker *w, int id)
 {
+	struct db_worker *dw = db_worker(w);
 	struct net_worker *nw = net_worker(w);
-	memset(net_worker(w), 0, sizeof(struct net_worker));
 	w->id = id;
 	w->srv = srv;
 	nw->conn_slab.size = sizeof(struct conn);
@@ -182,14 +182,14 @@ static int init_worker(struct server *srv, struct worker *w, int id)
 		log_error("worker %d: %s", id, strerror(errno));
 		return -1;
 	}
-	w->gen = db_gen_current(srv);
-	cursor_pool_reset(&w->cursors, w->gen->db.env);
-	int rc = mdb_txn_begin(w->gen->db.env, NULL, MDB_RDONLY, &w->txn);
+	dw->gen = db_gen_current(srv);
+	cursor_pool_reset(&dw->cursors, dw->gen->db.env);
+	int rc = mdb_txn_begin(dw->gen->db.env, NULL, MDB_RDONLY, &dw->txn);
 	if (rc) {
 		log_error("worker %d: read transaction: %s", id, mdb_strerror(rc));
 		return -1;
 	}
-	mdb_txn_reset(w->txn);
+	mdb_txn_reset(dw->txn);
 	return 0;
 }
 
@@ -199,21 +199,6 @@ static int init_worker(struct server *srv, struct worker *w, int id)
  * (server_reload, which logs it in this order): X(field, printf format, the value shown,
  * read from cfg).
  */
-#define RUNTIME_KEYS(X)                                                                            \
-	X(batch_bytes, "%zu", cfg->batch_bytes)                                                    \
-	X(max_pending_bytes, "%zu", cfg->max_pending_bytes)                                        \
-	X(sizelimit, "%d (0: unlimited)", cfg->sizelimit)                                          \
-	X(timelimit, "%d (0: unlimited)", cfg->timelimit)                                          \
-	X(max_filter_items, "%zu (0: unlimited)", cfg->max_filter_items)                           \
-	X(max_search_work, "%llu (0: unlimited)", cfg->max_search_work)                            \
-	X(allow_anonymous, "%s", cfg->allow_anonymous ? "yes" : "no")                              \
-	X(idle_timeout, "%d", cfg->idle_timeout)                                                   \
-	X(write_timeout, "%d", cfg->write_timeout)                                                 \
-	X(monitor_access, "%s", config_monitor_access_name(cfg->monitor_access))                   \
-	X(require_tls, "%s", cfg->require_tls ? "yes" : "no")                                      \
-	X(tls_handshake_timeout, "%d", cfg->tls_handshake_timeout)                                 \
-	X(pdu_timeout, "%d", cfg->pdu_timeout)
-
 int server_init(struct server *srv)
 {
 	struct config *cfg = &srv->cfg;
@@ -225,9 +210,9 @@ int server_init(struct server *srv)
 	pthread_mutex_init(&srv->gen_lock, NULL);
 	srv->runtime.policy = policy_for(cfg->send_policy);
 	srv->local_policy = policy_for(SEND_BATCH);
-#define INIT(field, fmt, shown) srv->runtime.field = cfg->field;
-	RUNTIME_KEYS(INIT)
-#undef INIT
+#define RUNTIME_FROM_CONFIG(type, field, fmt, shown) srv->runtime.field = cfg->field;
+	SERVER_RUNTIME_VALUES(RUNTIME_FROM_CONFIG)
+#undef RUNTIME_FROM_CONFIG
 	char err[1024];
 	if (schema_load(cfg->schema_dir, cfg->schema, err, sizeof(err)) < 0) {
 		log_error("schema: %s (set schema_dir and schema in %s)", err, cfg->path);
@@ -251,8 +236,14 @@ int server_init(struct server *srv)
 	srv->workers = calloc((size_t)srv->nworkers, sizeof(*srv->workers));
 	if (!srv->workers)
 		return -1;
+	for (int i = 0; i < srv->nworkers; i++) {
+		struct ops_worker *ow = calloc(1, sizeof(*ow)); /* every part of it, zeroed */
+		if (!ow)
+			return -1;
+		srv->workers[i] = &ow->net.db.base;
+	}
 	for (int i = 0; i < srv->nworkers; i++)
-		if (init_worker(srv, &srv->workers[i].base, i) < 0)
+		if (init_worker(srv, srv->workers[i], i) < 0)
 			return -1;
 	return 0;
 }
@@ -267,8 +258,8 @@ static void first_refresh_done(struct server *srv)
 int server_start(struct server *srv)
 {
 	for (int i = 0; i < srv->nworkers; i++) {
-		int rc = pthread_create(&srv->workers[i].base.thread, NULL, worker_main,
-		                        &srv->workers[i].base);
+		int rc =
+		    pthread_create(&srv->workers[i]->thread, NULL, worker_main, srv->workers[i]);
 		if (rc) {
 			log_error("starting worker %d: %s", i, strerror(rc));
 			return -1;
@@ -283,26 +274,29 @@ void server_stop(struct server *srv)
 	srv->stopping = 1;
 	uint64_t one = 1;
 	for (int i = 0; i < srv->nworkers; i++)
-		if (srv->workers[i].base.thread &&
-		    write(srv->workers[i].wakefd, &one, sizeof(one)) < 0)
+		if (srv->workers[i] && srv->workers[i]->thread &&
+		    write(net_worker(srv->workers[i])->wakefd, &one, sizeof(one)) < 0)
 			log_error("waking worker %d: %s", i, strerror(errno));
 	for (int i = 0; i < srv->nworkers; i++) {
-		struct worker *w = &srv->workers[i].base;
+		struct worker *w = srv->workers[i];
+		if (!w)
+			continue; /* init stopped at an allocation */
+		struct db_worker *dw = db_worker(w);
 		struct net_worker *nw = net_worker(w);
 		if (w->thread)
 			pthread_join(w->thread, NULL);
 		for (int j = 0; j < nw->nlisten; j++)
 			close(nw->listenfd[j]);
-		cursor_pool_reset(&w->cursors, NULL);
+		cursor_pool_reset(&dw->cursors, NULL);
 		ops_worker_free(w);
-		if (w->txn)
-			mdb_txn_abort(w->txn);
-		db_gen_release(w->gen);
+		if (dw->txn)
+			mdb_txn_abort(dw->txn);
+		db_gen_release(dw->gen);
 		buf_free(&w->scratch);
 		slab_free(&nw->conn_slab);
 		slab_free(&nw->ident_slab);
 		arena_free(&w->req_mem); /* after the connections: a search hands its block back */
-		access_log_flush(w);     /* the thread has stopped: its last lines */
+		access_log_flush(w); /* the thread has stopped: its last lines */
 		buf_free(&nw->tls_in);
 		buf_free(&w->access_log);
 		if (nw->engine)
@@ -312,6 +306,8 @@ void server_stop(struct server *srv)
 		if (nw->reservefd >= 0)
 			close(nw->reservefd);
 	}
+	for (int i = 0; srv->workers && i < srv->nworkers; i++)
+		free(srv->workers[i]); /* the whole struct ops_worker: its base is its start */
 	free(srv->workers);
 	srv->workers = NULL;
 	for (int a = 0; a < srv->cfg.nlisten; a++)
@@ -391,14 +387,14 @@ int server_reload(struct server *srv)
 		log_info("SIGHUP: send_policy %s -> %s (for connections accepted from now on)",
 		         config_policy_name(old->id), config_policy_name(p->id));
 	}
-	const struct config *cfg = &n; /* RUNTIME_KEYS' shown values read cfg */
+	const struct config *cfg = &n; /* SERVER_RUNTIME_VALUES' shown values read cfg */
 /* A runtime value that changed: stored for the workers, and said. */
-#define RELOAD(field, fmt, shown)                                                                  \
+#define RELOAD(type, field, fmt, shown)                                                            \
 	if (n.field != server_##field(srv)) {                                                      \
 		__atomic_store_n(&srv->runtime.field, n.field, __ATOMIC_RELAXED);                  \
 		log_info("SIGHUP: " #field " = " fmt, shown);                                      \
 	}
-	RUNTIME_KEYS(RELOAD)
+	SERVER_RUNTIME_VALUES(RELOAD)
 #undef RELOAD
 	log_info("SIGHUP: configuration %s reloaded", srv->cfg.path);
 	config_free(&n);

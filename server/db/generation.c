@@ -84,18 +84,18 @@ struct db_gen *db_gen_current(struct server *srv)
 
 void db_hold_begin(struct worker *w, struct db_hold *h, void (*expire)(struct db_hold *h))
 {
-	h->gen = w->gen;
+	h->gen = db_worker(w)->gen;
 	h->owned = false;
 	h->expire = expire;
 	h->pinned_since = 0;
-	DLIST_PUSH(w->holds, h);
+	DLIST_PUSH(db_worker(w)->holds, h);
 }
 
 void db_hold_end(struct worker *w, struct db_hold *h)
 {
 	if (!h->gen)
 		return;
-	DLIST_UNLINK(w->holds, h);
+	DLIST_UNLINK(db_worker(w)->holds, h);
 	if (h->owned)
 		db_gen_release(h->gen);
 	h->gen = NULL;
@@ -110,9 +110,10 @@ bool db_hold_expired(struct server *srv, const struct db_hold *h)
 
 void db_gen_worker_switch(struct worker *w)
 {
+	struct db_worker *dw = db_worker(w);
 	struct server *srv = w->srv;
 	/* A pointer compare: the usual path reads one word and takes no lock. */
-	if (__atomic_load_n(&srv->gen, __ATOMIC_RELAXED) == w->gen)
+	if (__atomic_load_n(&srv->gen, __ATOMIC_RELAXED) == dw->gen)
 		return;
 	struct db_gen *g = db_gen_current(srv);
 	MDB_txn *txn;
@@ -125,18 +126,18 @@ void db_gen_worker_switch(struct worker *w)
 	}
 	mdb_txn_reset(txn);
 	/* Operations still reading the old generation keep it open on their own. */
-	for (struct db_hold *h = w->holds; h; h = h->next)
-		if (h->gen == w->gen && !h->owned) {
+	for (struct db_hold *h = dw->holds; h; h = h->next)
+		if (h->gen == dw->gen && !h->owned) {
 			db_gen_hold(h->gen);
 			h->owned = true;
 		}
-	cursor_pool_reset(&w->cursors, g->db.env); /* the old environment's cursors go */
-	if (w->txn)
-		mdb_txn_abort(w->txn);
-	db_gen_release(w->gen);
-	w->gen = g;
-	w->txn = txn;
-	w->txn_open = false;
+	cursor_pool_reset(&dw->cursors, g->db.env); /* the old environment's cursors go */
+	if (dw->txn)
+		mdb_txn_abort(dw->txn);
+	db_gen_release(dw->gen);
+	dw->gen = g;
+	dw->txn = txn;
+	dw->txn_open = false;
 }
 
 bool db_changes_in_place(const struct db *db)
@@ -146,24 +147,26 @@ bool db_changes_in_place(const struct db *db)
 
 int db_gen_txn_begin(struct worker *w)
 {
-	if (w->txn_open)
+	struct db_worker *dw = db_worker(w);
+	if (dw->txn_open)
 		return 0;
-	int rc = mdb_txn_renew(w->txn);
-	w->txn_open = rc == 0;
+	int rc = mdb_txn_renew(dw->txn);
+	dw->txn_open = rc == 0;
 	return rc;
 }
 
 void db_gen_txn_end(struct worker *w)
 {
-	if (w->txn_open && db_changes_in_place(&w->gen->db)) {
-		mdb_txn_reset(w->txn);
-		w->txn_open = false;
+	struct db_worker *dw = db_worker(w);
+	if (dw->txn_open && db_changes_in_place(&dw->gen->db)) {
+		mdb_txn_reset(dw->txn);
+		dw->txn_open = false;
 	}
 }
 
 void db_gen_worker_sweep(struct worker *w)
 {
-	for (struct db_hold *h = w->holds, *next; h; h = next) {
+	for (struct db_hold *h = db_worker(w)->holds, *next; h; h = next) {
 		next = h->next; /* expire may end h */
 		if (db_hold_expired(w->srv, h))
 			h->expire(h);

@@ -5,8 +5,8 @@
  * paged results), while new operations read the newest.
  *
  * A generation is refcounted. The server holds the current one (srv->gen);
- * each worker holds the one it serves (w->gen, with w->txn on its
- * environment) and moves to the current one between operations
+ * each worker holds the one it serves (struct db_worker's gen, with its txn on
+ * that environment) and moves to the current one between operations
  * (db_gen_worker_switch, from the event loop). A search borrows the worker's
  * reference through a db_hold: no atomic and no allocation while the worker
  * stays on the search's generation; when the worker moves on, the holds still
@@ -30,8 +30,36 @@
 #include <time.h>
 #include <sys/types.h>
 
+#include <lmdb.h>
+
 #include "server/server.h"
+#include "storage/cursor_pool.h"
 #include "storage/db.h"
+
+struct db_hold;
+
+/*
+ * The database's part of a worker, owned by server/db/: a struct worker first (what
+ * every room reads, server/server.h), then the generation it serves and its read
+ * transaction. The parts of a worker stack in the order of the rooms: struct
+ * net_worker (server/net/net_worker.h) begins with this one, and every worker is one,
+ * so db_worker(w) is a cast, no pointer to follow.
+ */
+struct db_worker {
+	struct worker base;         /* first: db_worker() casts to it and back */
+	struct db_gen *gen;         /* the database generation it serves, held */
+	MDB_txn *txn;               /* its read transaction on gen (db_gen_txn_begin, _end) */
+	bool txn_open;              /* txn is open, not reset: kept between operations on a file
+	                               that never changes in place */
+	struct cursor_pool cursors; /* searches' spare cursors on gen's environment */
+	struct db_hold *holds;      /* operations reading a generation over several rounds */
+};
+
+/* w's database part: w is the base of a struct db_worker, as every worker is. */
+static inline struct db_worker *db_worker(struct worker *w)
+{
+	return (struct db_worker *)w;
+}
 
 struct db_gen {
 	struct db db;
@@ -104,19 +132,19 @@ bool db_hold_expired(struct server *srv, const struct db_hold *h);
 
 /*
  * Moves w to the current generation if it is not on it: between operations
- * only (from the event loop). w->txn becomes a transaction of the new
+ * only (from the event loop). db_worker(w)->txn becomes a transaction of the new
  * environment. On failure (out of memory) w stays where it is and tries again
  * at the next round.
  */
 void db_gen_worker_switch(struct worker *w);
 /*
- * w->txn for an operation: renewed, or still open from the last one on a file that
+ * db_worker(w)->txn for an operation: renewed, or still open from the last one on a file that
  * never changes in place (an imported one: there is nothing new to see, and keeping
  * it spares the renewal and LMDB's look-up of each table's root in every new
  * transaction). Returns 0 or an LMDB error.
  */
 int db_gen_txn_begin(struct worker *w);
-/* The operation is done with w->txn: reset where the file changes in place (a
+/* The operation is done with db_worker(w)->txn: reset where the file changes in place (a
  * replica's: the next operation sees the consumer's writes, and no old snapshot stays
  * pinned), kept open otherwise. */
 void db_gen_txn_end(struct worker *w);

@@ -146,9 +146,9 @@ static int start_engines(struct server *srv)
 		}
 	}
 	for (int i = 0; i < srv->nworkers; i++)
-		if (engine_setup(&srv->workers[i].base, engine) < 0)
+		if (engine_setup(srv->workers[i], engine) < 0)
 			return -1;
-	log_info("io_engine %s", srv->workers[0].engine->name);
+	log_info("io_engine %s", net_worker(srv->workers[0])->engine->name);
 	return 0;
 }
 
@@ -171,7 +171,7 @@ int listeners_bind(struct server *srv)
 			return -1;
 		srv->unix_bound[a] = shared >= 0;
 		for (int i = 0; i < srv->nworkers; i++) {
-			struct worker *w = &srv->workers[i].base;
+			struct worker *w = srv->workers[i];
 			struct net_worker *nw = net_worker(w);
 			int fd = shared >= 0 ? (i == 0 ? shared : fcntl(shared, F_DUPFD_CLOEXEC, 0))
 			                     : bind_tcp(la, port, sizeof(port));
@@ -186,7 +186,8 @@ int listeners_bind(struct server *srv)
 	if (!hold && listeners_open(srv, NULL) < 0)
 		return -1;
 	for (int i = 0; i < srv->nworkers; i++) /* held: not watched until listeners_open */
-		srv->workers[i].listen_held = srv->workers[i].listen_paused = hold;
+		net_worker(srv->workers[i])->listen_held =
+		    net_worker(srv->workers[i])->listen_paused = hold;
 	if (start_engines(srv) < 0)
 		return -1;
 	if (!hold)
@@ -205,7 +206,7 @@ int listeners_open(struct server *srv, const char *why)
 		return 0;
 	const struct config *cfg = &srv->cfg;
 	for (int i = 0; i < srv->nworkers; i++) {
-		struct net_worker *nw = &srv->workers[i];
+		struct net_worker *nw = net_worker(srv->workers[i]);
 		for (int j = 0; j < nw->nlisten; j++)
 			if (listen(nw->listenfd[j], 1024) < 0) {
 				log_error("listen %s: %s", srv->listen_urls[j], strerror(errno));
@@ -215,14 +216,14 @@ int listeners_open(struct server *srv, const char *why)
 	/* Held: each worker starts watching its listeners itself (an io_uring submission
 	 * belongs to its ring's thread), told through its wake-up descriptor. */
 	for (int i = 0; i < srv->nworkers; i++) {
-		struct net_worker *nw = &srv->workers[i];
+		struct net_worker *nw = net_worker(srv->workers[i]);
 		if (!__atomic_load_n(&nw->listen_held, __ATOMIC_ACQUIRE))
 			continue;
 		__atomic_store_n(&nw->listen_held, false, __ATOMIC_RELEASE);
 		__atomic_store_n(&nw->listen_release, true, __ATOMIC_RELEASE);
 		uint64_t one = 1;
 		if (write(nw->wakefd, &one, sizeof(one)) < 0)
-			log_error("worker %d: waking it to listen: %s", nw->base.id,
+			log_error("worker %d: waking it to listen: %s", nw->db.base.id,
 			          strerror(errno));
 	}
 	for (int a = 0; a < cfg->nlisten; a++) {

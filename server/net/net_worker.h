@@ -13,6 +13,7 @@
 
 #include "conf/config.h"
 #include "protocol/tlv.h"
+#include "server/db/db.h"
 #include "server/net/slab.h"
 #include "server/server.h"
 
@@ -22,12 +23,13 @@ struct conn_wake;
 struct worker_hooks;
 
 /*
- * The event loop's part of a worker, owned by server/net/: a struct worker first (what
- * every room reads, server/server.h), then what only the loop and its connections use.
- * Every worker is one (srv->workers); net_worker(w) is the way from a struct worker.
+ * The event loop's part of a worker, owned by server/net/: the database's part first
+ * (struct db_worker, itself beginning with the struct worker every room reads), then
+ * what only the loop and its connections use. Every worker is one (srv->workers);
+ * net_worker(w) is the way from a struct worker.
  */
 struct net_worker {
-	struct worker base;              /* first: net_worker() casts to it and back */
+	struct db_worker db;             /* first: net_worker() casts to it and back */
 	const struct engine_ops *engine; /* epoll or io_uring (engine.h) */
 	void *engine_state;              /* the engine's own */
 	int wakefd;                      /* eventfd: the main thread asks the loop to stop */

@@ -267,8 +267,8 @@ void access_op_init(struct access_op *op, struct conn *c)
 	op->bypass = c->auth == AUTH_ROOT;
 	op->groups_known = op->groups_member = 0;
 	op->extra = (struct buf){0};
-	op->db = &c->w->gen->db;
-	op->txn = c->w->txn;
+	op->db = &db_worker(c->w)->gen->db;
+	op->txn = db_worker(c->w)->txn;
 	op->cached = false; /* op->cache is filled by the first entry that may use it */
 }
 
@@ -516,8 +516,8 @@ static const struct access_entry *anonymous(struct access_op *op, entry_id id,
                                             const struct entry_view *e)
 {
 	struct worker *w = op->c->w;
-	if (w->anonymous)
-		return &w->anonymous->d;
+	if (ops_worker(w)->anonymous)
+		return &ops_worker(w)->anonymous->d;
 	struct access_anonymous *a = calloc(1, sizeof(*a));
 	if (!a)
 		return NULL;
@@ -525,14 +525,14 @@ static const struct access_entry *anonymous(struct access_op *op, entry_id id,
 	a->d.op = &a->op;         /* what the gates read */
 	decide(&a->d, op, id, e); /* op: the client's, anonymous */
 	a->d.e = NULL;            /* e is borrowed for this entry only */
-	w->anonymous = a;
+	ops_worker(w)->anonymous = a;
 	return &a->d;
 }
 
 void access_worker_free(struct worker *w)
 {
-	free(w->anonymous);
-	w->anonymous = NULL;
+	free(ops_worker(w)->anonymous);
+	ops_worker(w)->anonymous = NULL;
 }
 
 void access_entry_init(struct access_entry *ae, struct access_op *op, entry_id id,

@@ -15,9 +15,9 @@ int ops_start(struct server *srv)
 void ops_worker_free(struct worker *w)
 {
 	access_worker_free(w);
-	buf_free(&w->extra);
-	buf_free(&w->base_dn);
-	buf_free(&w->base_key);
+	buf_free(&ops_worker(w)->extra);
+	buf_free(&ops_worker(w)->base_dn);
+	buf_free(&ops_worker(w)->base_key);
 }
 
 void ops_stop(struct server *srv)

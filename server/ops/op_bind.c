@@ -20,7 +20,7 @@
 static bool entry_password_ok(struct conn *c, const struct buf *key, const struct berval *pw)
 {
 	struct worker *w = c->w;
-	struct db *db = &w->gen->db;
+	struct db *db = &db_worker(w)->gen->db;
 	bool ok = false;
 	if (db_gen_txn_begin(w) != 0)
 		return false;
@@ -32,8 +32,8 @@ static bool entry_password_ok(struct conn *c, const struct buf *key, const struc
 	struct access_op aop;
 	struct access_entry ae;
 	access_op_init(&aop, c);
-	if (db_dn2id(db, w->txn, key->data, key->len, &id) == 0 &&
-	    db_get_entry(db, w->txn, id, &e) == 0 &&
+	if (db_dn2id(db, db_worker(w)->txn, key->data, key->len, &id) == 0 &&
+	    db_get_entry(db, db_worker(w)->txn, id, &e) == 0 &&
 	    (access_entry_init(&ae, &aop, id, &e),
 	     access_attr_level(&ae, "userPassword", 12) >= ACCESS_AUTH) &&
 	    entry_find_attr(&e, "userPassword", 12, &vals, &vlen)) {
@@ -227,13 +227,13 @@ static void bind_pad_resume(struct conn *c)
  */
 static uint64_t bind_pad_ns(struct worker *w, uint64_t took_ns)
 {
-	uint64_t pad = 3 * w->bind_took_ns;
-	if (pad < w->gen->bind_pad_ns)
-		pad = w->gen->bind_pad_ns;
-	if (took_ns > w->bind_took_ns)
-		w->bind_took_ns += (took_ns - w->bind_took_ns) / 16;
+	uint64_t pad = 3 * ops_worker(w)->bind_took_ns;
+	if (pad < db_worker(w)->gen->bind_pad_ns)
+		pad = db_worker(w)->gen->bind_pad_ns;
+	if (took_ns > ops_worker(w)->bind_took_ns)
+		ops_worker(w)->bind_took_ns += (took_ns - ops_worker(w)->bind_took_ns) / 16;
 	else
-		w->bind_took_ns -= (w->bind_took_ns - took_ns) / 16;
+		ops_worker(w)->bind_took_ns -= (ops_worker(w)->bind_took_ns - took_ns) / 16;
 	return pad;
 }
 
@@ -366,7 +366,7 @@ void op_bind(struct conn *c, struct ldap_request *req)
 	 * cheap scheme): the worker's CPU time, which decides how soon the scheduler wakes it
 	 * for the answer on a busy machine, then does not tell them apart either. No more
 	 * than a bind to an unknown DN always cost. */
-	struct db_gen *g = c->w->gen;
+	struct db_gen *g = db_worker(c->w)->gen;
 	if (clock_ns() - checks_from < g->bind_decoy_ns / 2)
 		password_check(g->bind_decoy, g->bind_decoy_len, b->cred.bv_val, b->cred.bv_len);
 	bind_fail_padded(c, id);

@@ -29,12 +29,12 @@ static int compare_entry(struct conn *c, entry_id id, const struct entry_view *e
 	                         .dnlen = e->dnlen,
 	                         .gate = access_compare_gate(ae),
 	                         .scratch = &w->scratch};
-	w->extra.off = w->extra.len = 0;
-	if (op_attrs_in_filter(eq) &&
-	    op_attrs_all(&w->extra, &w->gen->db, w->txn, id, e, ae->op) < 0)
+	ops_worker(w)->extra.off = ops_worker(w)->extra.len = 0;
+	if (op_attrs_in_filter(eq) && op_attrs_all(&ops_worker(w)->extra, &db_worker(w)->gen->db,
+	                                           db_worker(w)->txn, id, e, ae->op) < 0)
 		return LDAP_OTHER;
-	ctx.extra = w->extra.data;
-	ctx.extra_len = w->extra.len;
+	ctx.extra = ops_worker(w)->extra.data;
+	ctx.extra_len = ops_worker(w)->extra.len;
 	if (filter_eval_ctx(present, e->attrs, e->attrslen, &ctx) != FILTER_TRUE)
 		return LDAP_NO_SUCH_ATTRIBUTE;
 	return filter_eval_ctx(eq, e->attrs, e->attrslen, &ctx) == FILTER_TRUE ? LDAP_COMPARE_TRUE
@@ -45,7 +45,7 @@ void op_compare(struct conn *c, struct ldap_request *req)
 {
 	struct compare_request *r = &req->u.compare;
 	struct worker *w = c->w;
-	const struct db *db = &w->gen->db;
+	const struct db *db = &db_worker(w)->gen->db;
 	struct buf key = {0}, matched = {0};
 	int rc = LDAP_SUCCESS;
 	const char *msg = NULL;
@@ -79,9 +79,9 @@ void op_compare(struct conn *c, struct ldap_request *req)
 		struct entry_view e;
 		struct access_op aop;
 		access_op_init(&aop, c);
-		int dbrc = db_dn2id(db, w->txn, key.data, key.len, &id);
+		int dbrc = db_dn2id(db, db_worker(w)->txn, key.data, key.len, &id);
 		if (dbrc == 0)
-			dbrc = db_get_entry(db, w->txn, id, &e);
+			dbrc = db_get_entry(db, db_worker(w)->txn, id, &e);
 		if (dbrc == MDB_NOTFOUND) {
 			rc = LDAP_NO_SUCH_OBJECT;
 		} else if (dbrc) {

@@ -92,7 +92,7 @@ static void take_snapshot(struct server *srv, struct snapshot *s)
 	memset(s, 0, sizeof(*s));
 	struct worker_stats *t = &s->total;
 	for (int i = 0; i < srv->nworkers; i++) {
-		struct worker_stats *w = &srv->workers[i].base.stats;
+		struct worker_stats *w = &srv->workers[i]->stats;
 		for (int p = 0; p < SEND_POLICY_N; p++) {
 			struct send_stats *a = &t->send[p], *b = &w->send[p];
 			a->responses += STAT_READ(b->responses);
@@ -145,7 +145,7 @@ static int build_server_entry(struct server *srv, const struct db_gen *g, const 
 	add_u64(&b, "uptime", (uint64_t)(time(NULL) - srv->started));
 	add(&b, "threads", "%d", srv->nworkers);
 	add(&b, "sendPolicy", "%s", config_policy_name(server_policy(srv)->id));
-	add(&b, "ioEngine", "%s", srv->workers[0].engine->name);
+	add(&b, "ioEngine", "%s", net_worker(srv->workers[0])->engine->name);
 	add_u64(&b, "ioSends", s->total.io_sends);
 	add_u64(&b, "ioSendsMore", s->total.io_sends_more);
 	add_u64(&b, "ioWaits", s->total.io_waits);
@@ -310,7 +310,7 @@ void op_monitor_search(struct conn *c, struct ldap_request *req, const struct bu
 	struct snapshot snap;
 	take_snapshot(srv, &snap);
 	struct buf recs[MONITOR_ENTRIES] = {{0}};
-	int rc = build_server_entry(srv, c->w->gen, &snap, &recs[0]);
+	int rc = build_server_entry(srv, db_worker(c->w)->gen, &snap, &recs[0]);
 	for (int p = 0; p < SEND_POLICY_N && rc == 0; p++)
 		rc = build_policy_entry((enum send_policy_id)p, &snap, &recs[1 + p]);
 	if (rc == 0)

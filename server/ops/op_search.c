@@ -64,7 +64,7 @@ SEARCH_STEP int copy_names(struct search_op *s, const struct search_request *r)
 
 void op_matched_dn(struct worker *w, struct access_op *aop, const struct buf *key, struct buf *out)
 {
-	const struct db *db = &w->gen->db;
+	const struct db *db = &db_worker(w)->gen->db;
 	size_t len = dn_key_parent_len(key->data, key->len);
 	bool all = access_entry_granted(aop, ACCESS_DISCLOSE);
 	while (len >= db->suffix_key.len && len > 0) {
@@ -73,8 +73,8 @@ void op_matched_dn(struct worker *w, struct access_op *aop, const struct buf *ke
 		struct access_entry ae;
 		/* An entry the client may not know of is passed by as if it were not there, so
 		 * that nothing below it tells it exists (slapd names none, which does tell). */
-		if (db_dn2id(db, w->txn, key->data, len, &id) == 0 &&
-		    db_get_entry(db, w->txn, id, &e) == 0 &&
+		if (db_dn2id(db, db_worker(w)->txn, key->data, len, &id) == 0 &&
+		    db_get_entry(db, db_worker(w)->txn, id, &e) == 0 &&
 		    (all || (access_entry_init(&ae, aop, id, &e), ae.entry >= ACCESS_DISCLOSE))) {
 			buf_append(out, e.dn, e.dnlen);
 			break;
@@ -102,7 +102,7 @@ static void set_limits(struct conn *c, struct search_op *s, const struct search_
 }
 
 /*
- * The key of the search base, in w->base_key (valid until the worker's next search
+ * The key of the search base, in ops_worker(w)->base_key (valid until the worker's next search
  * starts); NULL if it is not a valid DN. A load names the same base search after search, and
  * normalizing it costs about a tenth of a lookup, so each worker keeps the last base it normalized.
  * The schema, which the normal form follows, does not change while the server runs (a reload that
@@ -110,15 +110,16 @@ static void set_limits(struct conn *c, struct search_op *s, const struct search_
  */
 static const struct buf *base_key(struct worker *w, const struct berval *base)
 {
-	if (w->base_dn.len == base->bv_len && base->bv_len > 0 &&
-	    memcmp(w->base_dn.data, base->bv_val, base->bv_len) == 0)
-		return &w->base_key;
-	w->base_dn.len = w->base_key.len = 0; /* forgotten until both are stored again */
-	if (dn_normalize(base->bv_val, base->bv_len, NULL, &w->base_key) < 0)
+	if (ops_worker(w)->base_dn.len == base->bv_len && base->bv_len > 0 &&
+	    memcmp(ops_worker(w)->base_dn.data, base->bv_val, base->bv_len) == 0)
+		return &ops_worker(w)->base_key;
+	ops_worker(w)->base_dn.len = ops_worker(w)->base_key.len =
+	    0; /* forgotten until both are stored again */
+	if (dn_normalize(base->bv_val, base->bv_len, NULL, &ops_worker(w)->base_key) < 0)
 		return NULL;
-	if (buf_append(&w->base_dn, base->bv_val, base->bv_len) < 0)
-		w->base_dn.len = 0; /* not kept: the next search normalizes again */
-	return &w->base_key;
+	if (buf_append(&ops_worker(w)->base_dn, base->bv_val, base->bv_len) < 0)
+		ops_worker(w)->base_dn.len = 0; /* not kept: the next search normalizes again */
+	return &ops_worker(w)->base_key;
 }
 
 /* The next page of the paged search parked on c (RFC 2696 3). */
@@ -198,7 +199,7 @@ static const unsigned char *search_route(struct conn *c, struct ldap_request *re
                                          const struct buf *key, struct search_op **sp)
 {
 	struct worker *w = c->w;
-	const struct db *db = &w->gen->db;
+	const struct db *db = &db_worker(w)->gen->db;
 	struct search_op *s = NULL;
 	const unsigned char *own_key = NULL;
 	if (!key)
@@ -232,7 +233,7 @@ static void search_init(struct conn *c, struct ldap_request *req, struct search_
 	s->task.resume = search_run;
 	s->task.free = search_task_free;
 	s->c = c;
-	search_txn_start(&s->rt, c->w, search_expire); /* the generation w serves, from now on */
+	search_txn_start(&s->read, c->w, search_expire); /* the generation w serves, from now on */
 	access_op_init(&s->access, c);
 	s->plan.scope = r->scope;
 	s->deref = r->deref;
@@ -275,10 +276,11 @@ static int search_deref_base(struct search_op *s, const struct db *db, MDB_txn *
 SEARCH_STEP bool search_find_base(struct conn *c, struct ldap_request *req, struct search_op *s)
 {
 	struct worker *w = c->w;
-	const struct db *db = &w->gen->db;
-	int rc = db_dn2id(db, w->txn, s->plan.base_key, s->plan.base_keylen, &s->plan.base_id);
+	const struct db *db = &db_worker(w)->gen->db;
+	int rc = db_dn2id(db, db_worker(w)->txn, s->plan.base_key, s->plan.base_keylen,
+	                  &s->plan.base_id);
 	if (rc == 0 && (s->deref & LDAP_DEREF_FINDING)) {
-		int d = search_deref_base(s, db, w->txn);
+		int d = search_deref_base(s, db, db_worker(w)->txn);
 		if (d != LDAP_SUCCESS) {
 			db_gen_txn_end(w);
 			search_finish(c, d, NULL, NULL);
@@ -304,11 +306,11 @@ SEARCH_STEP bool search_find_base(struct conn *c, struct ldap_request *req, stru
 		return false;
 	}
 	if (rc == 0)
-		search_plan_candidates(&s->plan, db, w->txn, s->filter);
+		search_plan_candidates(&s->plan, db, db_worker(w)->txn, s->filter);
 	if (rc)
 		db_gen_txn_end(w);
 	else /* the first slice reads on in this transaction: one snapshot from the base on */
-		search_txn_planned(&s->rt, w);
+		search_txn_planned(&s->read, w);
 	if (rc) {
 		search_finish(c, rc == MDB_NOTFOUND ? LDAP_NO_SUCH_OBJECT : LDAP_OTHER,
 		              rc == MDB_NOTFOUND ? (const char *)matched.data : NULL, NULL);

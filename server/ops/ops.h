@@ -2,8 +2,8 @@
  * Operations: one handler per request type, chosen from a table by the
  * request's protocolOp tag (ops.c). Every handler runs on the connection's
  * worker thread, answers only through the reply API (reply.h), and reads the
- * database generation the worker serves (w->gen, server/db/generation.h) inside the worker's
- * read transaction (w->txn, renewed and reset by the handler); a search that
+ * database generation the worker serves (db_worker(w)->gen, server/db/generation.h) inside the
+ * worker's read transaction (db_worker(w)->txn, renewed and reset by the handler); a search that
  * outlives a reload keeps reading its own generation. A request's strings point into the
  * connection's input and are valid only during the call; a handler that must keep something copies
  * it, except where stated below.
@@ -15,10 +15,38 @@
 #ifndef MINIDIR_SERVER_OPS_OPS_H
 #define MINIDIR_SERVER_OPS_OPS_H
 
+#include <stdint.h>
+
 #include "protocol/buf.h"
 #include "protocol/request.h"
 #include "protocol/response.h"
+#include "protocol/tlv.h"
 #include "server/net/net.h"
+
+struct access_anonymous;
+
+/*
+ * The operations' part of a worker, owned by server/ops/: the event loop's part first
+ * (struct net_worker, which begins with the database's and the shared struct worker),
+ * then the caches the operations keep between requests. The top of a worker's stack of
+ * parts: every worker is one (srv->workers[i] points to one), so ops_worker(w) is a
+ * cast, no pointer to follow.
+ */
+struct ops_worker {
+	struct net_worker net;              /* first: ops_worker() casts to it and back */
+	struct access_anonymous *anonymous; /* an anonymous client's access, decided once
+	                                       (access.c; NULL until then) */
+	struct buf extra;                   /* operational attributes of the entry being sent */
+	struct buf base_dn; /* the last search base as sent, and its key (op_search.c) */
+	struct buf base_key;
+	uint64_t bind_took_ns; /* how long failed binds take to check, on average (op_bind.c) */
+};
+
+/* w's operations part: w is the base of a struct ops_worker, as every worker is. */
+static inline struct ops_worker *ops_worker(struct worker *w)
+{
+	return (struct ops_worker *)w;
+}
 
 /* --- lifecycle.c: what the room keeps, from start-up to shut-down ----------------------- */
 

@@ -11,7 +11,7 @@ int search_base_access(struct access_op *aop, struct worker *w, entry_id base)
 	if (access_entry_granted(aop, ACCESS_SEARCH))
 		return LDAP_SUCCESS;
 	struct entry_view e;
-	if (db_get_entry(&w->gen->db, w->txn, base, &e) != 0)
+	if (db_get_entry(&db_worker(w)->gen->db, db_worker(w)->txn, base, &e) != 0)
 		return LDAP_OTHER;
 	struct access_entry ae;
 	access_entry_init(&ae, aop, base, &e);
@@ -71,18 +71,19 @@ int search_assertion(const struct ldap_request *req, struct access_op *aop, stru
 	struct filter *f = control_filter(ctl, false, &mem, &w->scratch);
 	struct entry_view e;
 	int rc = LDAP_OTHER;
-	if (db_get_entry(&w->gen->db, w->txn, base, &e) == 0) {
+	if (db_get_entry(&db_worker(w)->gen->db, db_worker(w)->txn, base, &e) == 0) {
 		struct access_entry ae;
 		access_entry_init(&ae, aop, base, &e);
 		struct filter_ctx fctx = {.dn = e.dn,
 		                          .dnlen = e.dnlen,
 		                          .gate = access_search_gate(&ae),
 		                          .scratch = &w->scratch};
-		w->extra.off = w->extra.len = 0;
+		ops_worker(w)->extra.off = ops_worker(w)->extra.len = 0;
 		if (f && op_attrs_in_filter(f) &&
-		    op_attrs_all(&w->extra, &w->gen->db, w->txn, base, &e, aop) == 0) {
-			fctx.extra = w->extra.data;
-			fctx.extra_len = w->extra.len;
+		    op_attrs_all(&ops_worker(w)->extra, &db_worker(w)->gen->db, db_worker(w)->txn,
+		                 base, &e, aop) == 0) {
+			fctx.extra = ops_worker(w)->extra.data;
+			fctx.extra_len = ops_worker(w)->extra.len;
 		}
 		rc = assert_on(f, &e, &fctx);
 	}

@@ -3,7 +3,7 @@
  * search access on the base (access.h), the assertion control (RFC 4528; a compare
  * checks it on its entry too) and the Matched Values control (RFC 3876).
  *
- * Thread rules: the worker that runs the search, inside its read transaction (w->txn
+ * Thread rules: the worker that runs the search, inside its read transaction (db_worker(w)->txn
  * on w's generation) for the first two.
  */
 #ifndef MINIDIR_SERVER_OPS_SEARCH_CHECKS_H

@@ -20,7 +20,7 @@ void search_free(struct search_op *s)
 	search_plan_free(&s->plan);
 	buf_free(&s->name_bytes);
 	free(s->names);
-	search_txn_end(&s->rt, w);        /* it may close the environment */
+	search_txn_end(&s->read, w);      /* it may close the environment */
 	arena_recycle(&w->req_mem, &mem); /* last: s is gone; the block goes back to the worker */
 }
 

@@ -46,7 +46,7 @@ struct search_op {
 	struct conn_task task; /* first: a conn_task * is a search_op * */
 	int32_t msgid;
 	struct conn *c;
-	struct search_txn rt;    /* what it reads through (search_txn.h) */
+	struct search_txn read;  /* what it reads through (search_txn.h) */
 	struct search_plan plan; /* scope, base, candidates */
 	int deref;               /* derefAliases of the request */
 	/* The worker's request arena, lent (arena.h): the search itself, its filter and its
@@ -105,7 +105,7 @@ static inline struct search_op *search_running(const struct conn *c)
  */
 void search_run(struct conn *c);
 
-/* db_hold's expire for s->rt (search_txn_start): s's generation is too old to keep. A
+/* db_hold's expire for s->read (search_txn_start): s's generation is too old to keep. A
  * search waiting for its client ends now (a parked page: its cookie is no longer valid);
  * one on the ready list ends at its next slice (search_run). */
 void search_expire(struct db_hold *h);

@@ -57,7 +57,7 @@ static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view 
 	if (*rc)
 		return STEP_ERROR;
 	entry_id cand = *id; /* before an alias stands for its target */
-	*rc = db_get_entry(s->rt.db, s->rt.txn, *id, e);
+	*rc = db_get_entry(s->read.db, s->read.txn, *id, e);
 	if (*rc == MDB_NOTFOUND) /* an index naming a missing entry: skip it */
 		return STEP_SKIP;
 	if (*rc)
@@ -67,7 +67,7 @@ static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view 
 	/* derefInSearching: an alias below the base stands for its target. */
 	bool from_candidates = true;
 	if ((s->deref & LDAP_DEREF_SEARCHING) && *id != s->plan.base_id && search_is_alias(e)) {
-		if (search_deref(s->rt.db, s->rt.txn, id, e) != LDAP_SUCCESS)
+		if (search_deref(s->read.db, s->read.txn, id, e) != LDAP_SUCCESS)
 			return STEP_SKIP; /* a dangling alias matches nothing */
 		if (search_plan_reaches(&s->plan, *id, e))
 			return STEP_SKIP; /* the search reaches the target itself: no duplicate */
@@ -90,13 +90,14 @@ static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view 
 	                          .memo = s->memo.n ? &s->memo : NULL};
 	s->memo.yield = slice_end;
 	if (s->filter_oper) { /* the filter names computed attributes (entryDN, ...) */
-		w->extra.off = w->extra.len = 0;
-		if (op_attrs_all(&w->extra, s->rt.db, s->rt.txn, *id, e, &s->access) < 0) {
+		ops_worker(w)->extra.off = ops_worker(w)->extra.len = 0;
+		if (op_attrs_all(&ops_worker(w)->extra, s->read.db, s->read.txn, *id, e,
+		                 &s->access) < 0) {
 			*rc = ENOMEM;
 			return STEP_ERROR;
 		}
-		fctx.extra = w->extra.data;
-		fctx.extra_len = w->extra.len;
+		fctx.extra = ops_worker(w)->extra.data;
+		fctx.extra_len = ops_worker(w)->extra.len;
 	}
 	enum filter_result r = filter_eval_ctx(s->filter, e->attrs, e->attrslen, &fctx);
 	if (s->max_work && s->work > s->max_work)
@@ -123,7 +124,7 @@ static enum step next_match(struct conn *c, entry_id *id, struct entry_view *e,
 		} else {
 			return STEP_END;
 		}
-		*rc = db_get_entry(s->rt.db, s->rt.txn, *id, e);
+		*rc = db_get_entry(s->read.db, s->read.txn, *id, e);
 		if (*rc == 0)
 			access_entry_init(ae, &s->access, *id, e);
 		return *rc == 0 ? STEP_MATCH : *rc == MDB_NOTFOUND ? STEP_SKIP : STEP_ERROR;
@@ -138,16 +139,16 @@ static int send_entry(struct conn *c, entry_id id, const struct entry_view *e,
 	struct search_op *s = search_running(c);
 	struct worker *w = c->w;
 	s->sel.gate = access_read_gate(ae);
-	w->extra.off = w->extra.len = 0;
+	ops_worker(w)->extra.off = ops_worker(w)->extra.len = 0;
 	int rc = 0;
-	if (s->want_oper &&
-	    op_attrs_build(&w->extra, &s->sel, s->rt.db, s->rt.txn, id, e, &s->access) < 0)
+	if (s->want_oper && op_attrs_build(&ops_worker(w)->extra, &s->sel, s->read.db, s->read.txn,
+	                                   id, e, &s->access) < 0)
 		rc = ENOMEM;
 	s->sent++;
 	s->page_sent++;
 	STAT_ADD(w->stats.entries_sent, 1);
-	if (rc == 0 &&
-	    reply_entry(c, s->msgid, e->op, e->oplen, &s->sel, w->extra.data, w->extra.len) < 0)
+	if (rc == 0 && reply_entry(c, s->msgid, e->op, e->oplen, &s->sel, ops_worker(w)->extra.data,
+	                           ops_worker(w)->extra.len) < 0)
 		rc = ENOMEM;
 	s->sel.gate = NULL; /* ae is the caller's, for this entry only */
 	return rc;
@@ -157,9 +158,9 @@ static int send_entry(struct conn *c, entry_id id, const struct entry_view *e,
  * lookups and rule filters read too. Returns 0 or an LMDB error. */
 static int slice_begin(struct search_op *s, struct worker *w)
 {
-	int rc = search_txn_slice_begin(&s->rt, w);
-	s->access.db = s->rt.db;
-	s->access.txn = s->rt.txn;
+	int rc = search_txn_slice_begin(&s->read, w);
+	s->access.db = s->read.db;
+	s->access.txn = s->read.txn;
 	return rc;
 }
 
@@ -168,7 +169,7 @@ const char search_expired_message[] =
 
 void search_expire(struct db_hold *h)
 {
-	struct search_op *s = (struct search_op *)((char *)h - offsetof(struct search_op, rt) -
+	struct search_op *s = (struct search_op *)((char *)h - offsetof(struct search_op, read) -
 	                                           offsetof(struct search_txn, hold));
 	struct conn *c = s->c;
 	if (c->parked == &s->task)
@@ -270,9 +271,9 @@ static bool send_step(struct conn *c, struct search_op *s, struct slice *sl, uin
 static void slice_finish(struct conn *c, struct search_op *s, const struct slice *sl)
 {
 	struct worker *w = c->w;
-	cand_end(&s->plan.cand, &w->cursors);
+	cand_end(&s->plan.cand, &db_worker(w)->cursors);
 	bool ends = (sl->rc != 0 && sl->rc != MDB_NOTFOUND) || (sl->done && !sl->page_full);
-	search_txn_slice_end(&s->rt, w, !ends);
+	search_txn_slice_end(&s->read, w, !ends);
 	if (sl->rc != 0 && sl->rc != MDB_NOTFOUND) {
 		log_error("search: %s", sl->rc == ENOMEM ? "out of memory" : mdb_strerror(sl->rc));
 		search_finish(c, LDAP_OTHER, NULL, "internal error reading the database");
@@ -287,7 +288,7 @@ void search_run(struct conn *c)
 {
 	struct search_op *s = search_running(c);
 	struct worker *w = c->w;
-	if (db_hold_expired(w->srv, &s->rt.hold)) {
+	if (db_hold_expired(w->srv, &s->read.hold)) {
 		search_finish(c, LDAP_UNWILLING_TO_PERFORM, NULL, search_expired_message);
 		return;
 	}
@@ -298,7 +299,7 @@ void search_run(struct conn *c)
 	sl.message = NULL;
 	sl.done = sl.page_full = false;
 	if (sl.rc == 0)
-		cand_begin(&s->plan.cand, s->rt.txn, &w->cursors);
+		cand_begin(&s->plan.cand, s->read.txn, &db_worker(w)->cursors);
 	uint64_t work_start = s->work;
 	for (int n = 0; sl.rc == 0 && !sl.done; n++) {
 		if (c->blocked || c->closing)

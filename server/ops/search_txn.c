@@ -6,12 +6,12 @@
 void search_txn_start(struct search_txn *t, struct worker *w, void (*expire)(struct db_hold *h))
 {
 	db_hold_begin(w, &t->hold, expire);
-	t->db = &w->gen->db;
+	t->db = &db_worker(w)->gen->db;
 }
 
 void search_txn_planned(struct search_txn *t, struct worker *w)
 {
-	t->txn = w->txn;
+	t->txn = db_worker(w)->txn;
 	t->live = true;
 }
 
@@ -20,8 +20,8 @@ int search_txn_slice_begin(struct search_txn *t, struct worker *w)
 	int rc = 0;
 	if (t->live) {
 		/* the transaction it planned in, or the snapshot it keeps: as it was */
-	} else if (t->hold.gen == w->gen) {
-		t->txn = w->txn;
+	} else if (t->hold.gen == db_worker(w)->gen) {
+		t->txn = db_worker(w)->txn;
 		rc = db_gen_txn_begin(w);
 	} else if (t->own_txn) {
 		t->txn = t->own_txn;
@@ -38,17 +38,18 @@ void search_txn_slice_end(struct search_txn *t, struct worker *w, bool goes_on)
 	if (!t->txn)
 		return;
 	if (goes_on && db_changes_in_place(t->db)) {
-		if (t->txn != w->txn) { /* its own already */
+		if (t->txn != db_worker(w)->txn) { /* its own already */
 			t->live = true;
 		} else {
 			MDB_txn *fresh;
-			if (mdb_txn_begin(w->gen->db.env, NULL, MDB_RDONLY, &fresh) == 0) {
+			if (mdb_txn_begin(db_worker(w)->gen->db.env, NULL, MDB_RDONLY, &fresh) ==
+			    0) {
 				mdb_txn_reset(fresh);
 				if (t->own_txn)
 					mdb_txn_abort(t->own_txn);
 				t->own_txn = t->txn;
-				w->txn = fresh;
-				w->txn_open = false;
+				db_worker(w)->txn = fresh;
+				db_worker(w)->txn_open = false;
 				t->live = true;
 			}
 		}
@@ -60,7 +61,7 @@ void search_txn_slice_end(struct search_txn *t, struct worker *w, bool goes_on)
 		log_debug("search: cannot keep a snapshot (no reader slot); the next slice reads "
 		          "the newest data");
 	}
-	if (t->txn == w->txn)
+	if (t->txn == db_worker(w)->txn)
 		db_gen_txn_end(w);
 	else
 		mdb_txn_reset(t->txn);
@@ -69,7 +70,7 @@ void search_txn_slice_end(struct search_txn *t, struct worker *w, bool goes_on)
 
 void search_txn_end(struct search_txn *t, struct worker *w)
 {
-	if (t->live && t->txn == w->txn)
+	if (t->live && t->txn == db_worker(w)->txn)
 		db_gen_txn_end(w); /* ended before its first slice */
 	if (t->own_txn)
 		mdb_txn_abort(t->own_txn);
