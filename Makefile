@@ -58,7 +58,7 @@ FUZZ_TARGETS := request filter ldif config
 FUZZ_BIN := $(FUZZ_TARGETS:%=build-fuzz/fuzz_%)
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps run test test-io-uring layers docs-check unit integration check bench format format-check clean fuzz fuzz-smoke fuzz-build \
+.PHONY: all deps run test test-io-uring layers calls docs-check unit integration check bench format format-check clean fuzz fuzz-smoke fuzz-build \
         install install-strip uninstall packaging-test
 all: $(BINS) $(UNIT_BIN) $(ITEST_BIN)
 
@@ -110,12 +110,18 @@ test: deps
 	@$(MAKE) --no-print-directory docs-check
 	@$(MAKE) --no-print-directory shellcheck
 	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory calls
 	@$(MAKE) --no-print-directory unit integration
 
 # The include graph (scripts/layers.sh): layers point down, no circles but those in
 # scripts/layers.allow. The graph is printed in full only when the check fails.
 layers:
 	@out=$$(./scripts/layers.sh) || { printf '%s\n' "$$out"; exit 1; }; printf '%s\n' "$$out" | tail -n 1
+
+# The call graph of server/ from the built objects (scripts/calls.sh): no circle of calls
+# inside a room, no call up a room but through the pointers docs/ARCHITECTURE.md lists.
+calls: $(LIB)
+	@./scripts/calls.sh $(B)
 
 # The documentation against the tree: every config key in man/minidir.conf.5 and the
 # sample (scripts/conf_keys.sh), the README's numbers equal to the files scripts wrote

@@ -1,4 +1,7 @@
+/* Deciding access: which entries and attributes a client may see or compare (access.h). */
 #include "server/ops/access.h"
+
+#include "server/ops/access_rules.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,256 +15,48 @@
 #include "server/log.h"
 #include "server/ops/ops.h"
 
-/* Group clauses have one bit each in struct access_op's membership cache. */
-#define ACCESS_MAX_GROUPS 64
-
-struct who {
-	const struct access_who *src; /* kind, level, group class and attribute */
-	struct buf key;               /* of the DN (who dn=, group=) */
-	int group_slot;
-};
-
-struct rule {
-	enum access_scope scope;
-	struct buf key;          /* of the rule's dn= */
-	struct arena filter_mem; /* where filter lives */
-	struct filter *filter;
-	bool filter_computed; /* the filter tests computed attributes (memberOf...) */
-	bool all_attrs;       /* no attrs=: every attribute and the entry */
-	bool entry;           /* attrs= names "entry" */
-	const char **names;   /* attribute names attrs= covers (subtypes included) */
-	size_t *name_lens;    /* their lengths: most types are told apart by length alone */
-	size_t nnames;
-	struct who *who;
-	int nwho;
-};
-
-struct access_rules {
-	struct rule *rule;
-	int n;
-	/* The level on "entry" the rules give everyone on every entry (the first rule that
-	 * covers "entry" is for all DNs, with no filter, and starts "by *"), else none. */
-	enum access_level entry_floor;
-	/* Bit n set: some rule names an attribute of n bytes (bit 63: of 63 or more). A type
-	 * whose length (before any options) has no bit is named by no rule. */
-	uint64_t name_lens;
-	/* No rule has a dn= scope or a filter: entries differ only by being the client's own
-	 * (by self), so access_op caches the decision for the others. */
-	bool entry_free;
-};
-
 bool access_may_read(const struct conn *c)
 {
 	return c->auth != AUTH_ANONYMOUS || server_allow_anonymous(c->w->srv);
 }
 
-/* --- compiling ----------------------------------------------------------------------- */
-
-static int add_name(struct rule *r, const char *name)
-{
-	for (size_t i = 0; i < r->nnames; i++)
-		if (strcasecmp(r->names[i], name) == 0)
-			return 0;
-	const char **names = realloc(r->names, (r->nnames + 1) * sizeof(*names));
-	if (!names)
-		return -1;
-	r->names = names;
-	size_t *lens = realloc(r->name_lens, (r->nnames + 1) * sizeof(*lens));
-	if (!lens)
-		return -1;
-	r->name_lens = lens;
-	r->name_lens[r->nnames] = strlen(name);
-	r->names[r->nnames++] = name;
-	return 0;
-}
-
-static uint64_t length_bit(size_t len)
-{
-	return (uint64_t)1 << (len < 63 ? len : 63);
-}
-
-/* Whether some rule may name type[0..len) (options allowed), by the lengths rules name. */
-static bool may_be_named(uint64_t name_lens, const char *type, size_t len)
-{
-	if (name_lens & length_bit(63))
-		return true;
-	for (uint64_t bits = name_lens; bits; bits &= bits - 1) {
-		size_t n = (size_t)__builtin_ctzll(bits);
-		if (n == len || (n < len && type[n] == ';'))
-			return true;
-	}
-	return false;
-}
-
-/* The type and its subtypes; without a schema, the name as written. */
-static int add_type(struct rule *r, const char *name, const struct schema_attr *at)
-{
-	if (!at)
-		return add_name(r, name);
-	for (size_t i = 0; i < schema_attr_count(); i++) {
-		const struct schema_attr *x = schema_attr_at(i);
-		if (schema_attr_is_a(x, at) && add_name(r, x->name) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-/* Every MUST and MAY type of oc itself. */
-static int add_class_types(struct rule *r, const struct schema_oc *oc)
-{
-	for (int list = 0; list < 2; list++)
-		for (char **n = list ? oc->may : oc->must; n && *n; n++) {
-			const struct schema_attr *at = schema_attr_find(*n, strlen(*n));
-			if (at && add_type(r, at->name, at) < 0)
-				return -1;
-		}
-	return 0;
-}
-
-/* Every MUST and MAY type of oc and of its superclasses. */
-static int add_class(struct rule *r, const struct schema_oc *oc)
-{
-	if (add_class_types(r, oc) < 0)
-		return -1;
-	for (const struct schema_oc *const *sup = oc->superclasses; *sup; sup++)
-		if (add_class_types(r, *sup) < 0)
-			return -1;
-	return 0;
-}
-
-/* attrs=: names, "entry", "children", "@class" (or a class name that is no attribute). */
-static const char *compile_attrs(struct rule *r, const struct access_rule *src)
-{
-	r->all_attrs = !src->attrs;
-	for (char **a = src->attrs; a && *a; a++) {
-		const char *name = **a == '@' ? *a + 1 : *a;
-		const struct schema_attr *at =
-		    **a == '@' ? NULL : schema_attr_find(name, strlen(name));
-		const struct schema_oc *oc = at ? NULL : schema_oc_find(name, strlen(name));
-		int rc = 0;
-		if (strcasecmp(*a, "entry") == 0)
-			r->entry = true;
-		else if (strcasecmp(*a, "children") == 0)
-			; /* adding and deleting entries: never asked of a read-only server */
-		else if (oc)
-			rc = add_class(r, oc);
-		else if (at || (!schema_loaded() && **a != '@'))
-			rc = add_type(r, name, at);
-		else
-			return **a == '@' ? "attrs=: unknown object class"
-			                  : "attrs=: unknown attribute";
-		if (rc < 0)
-			return "out of memory";
-	}
-	return NULL;
-}
-
-static const char *compile_dn(struct buf *key, const char *dn)
-{
-	return dn && dn_normalize(dn, strlen(dn), NULL, key) < 0 ? "a DN the schema rejects" : NULL;
-}
-
-static const char *compile_rule(struct rule *r, const struct access_rule *src, int *groups)
-{
-	const char *why;
-	r->scope = src->scope;
-	if ((why = compile_dn(&r->key, src->dn)))
-		return why;
-	if (src->filter) {
-		if (!(r->filter = filter_from_string(src->filter, &r->filter_mem)))
-			return "filter=: not a valid filter";
-		r->filter_computed = op_attrs_in_filter(r->filter);
-	}
-	if ((why = compile_attrs(r, src)))
-		return why;
-	if (!(r->who = calloc((size_t)src->nwho + 1, sizeof(*r->who))))
-		return "out of memory";
-	for (int i = 0; i < src->nwho; i++, r->nwho++) {
-		struct who *w = &r->who[i];
-		w->src = &src->who[i];
-		if ((why = compile_dn(&w->key, w->src->dn)))
-			return why;
-		if (w->src->kind == ACCESS_WHO_GROUP) {
-			if (*groups == ACCESS_MAX_GROUPS)
-				return "more than 64 group= clauses";
-			w->group_slot = (*groups)++;
-			if (schema_loaded() &&
-			    !schema_oc_find(w->src->group_class, strlen(w->src->group_class)))
-				return "group/CLASS: unknown object class";
-			if (schema_loaded() &&
-			    !schema_attr_find(w->src->group_attr, strlen(w->src->group_attr)))
-				return "group/CLASS/ATTR: unknown attribute";
-		}
-	}
-	return NULL;
-}
-
-int access_compile(struct server *srv)
-{
-	const struct config *cfg = &srv->cfg;
-	struct access_rules *rules = calloc(1, sizeof(*rules));
-	if (!rules || !(rules->rule = calloc((size_t)cfg->naccess + 1, sizeof(*rules->rule)))) {
-		free(rules);
-		log_error("access rules: out of memory");
-		return -1;
-	}
-	srv->access = rules;
-	rules->entry_floor = ACCESS_NONE;
-	int groups = 0;
-	for (int i = 0; i < cfg->naccess; i++, rules->n++) {
-		const char *why = compile_rule(&rules->rule[i], &cfg->access[i], &groups);
-		if (why) {
-			rules->n++; /* freed with the others */
-			if (cfg->access[i].line)
-				log_error("%s:%d: access: %s", cfg->path, cfg->access[i].line, why);
-			else
-				log_error("built-in access rule %d: %s", i + 1, why);
-			return -1;
-		}
-	}
-	rules->entry_free = true;
-	for (int i = 0; i < rules->n; i++) {
-		for (size_t k = 0; k < rules->rule[i].nnames; k++)
-			rules->name_lens |= length_bit(rules->rule[i].name_lens[k]);
-		if (rules->rule[i].scope != ACCESS_SCOPE_ANY || rules->rule[i].filter)
-			rules->entry_free = false;
-	}
-	for (int i = 0; i < rules->n; i++) {
-		const struct rule *r = &rules->rule[i];
-		if (!r->all_attrs && !r->entry)
-			continue;
-		if (r->scope == ACCESS_SCOPE_ANY && !r->filter && r->nwho &&
-		    r->who[0].src->kind == ACCESS_WHO_ANY)
-			rules->entry_floor = r->who[0].src->level;
-		break;
-	}
-	return 0;
-}
-
-void access_free(struct server *srv)
-{
-	struct access_rules *rules = srv->access;
-	if (!rules)
-		return;
-	for (int i = 0; i < rules->n; i++) {
-		struct rule *r = &rules->rule[i];
-		buf_free(&r->key);
-		arena_free(&r->filter_mem);
-		free(r->names);
-		free(r->name_lens);
-		for (int j = 0; j < r->nwho; j++)
-			buf_free(&r->who[j].key);
-		free(r->who);
-	}
-	free(rules->rule);
-	free(rules);
-	srv->access = NULL;
-}
-
 /* --- deciding ------------------------------------------------------------------------- */
+
+/*
+ * access_op's visible_children: every child, counted by LMDB, when the client may read
+ * every entry; else each child is looked at, so the count costs a one-level search.
+ */
+static size_t visible_children(struct access_op *op, const struct db *db, MDB_txn *txn, entry_id id,
+                               bool first_only)
+{
+	if (access_entry_granted(op, ACCESS_READ))
+		return op_attrs_all_children(db, txn, id);
+	MDB_cursor *cur;
+	size_t n = 0;
+	if (mdb_cursor_open(txn, db->children, &cur) != 0)
+		return 0;
+	MDB_val k = {sizeof(id), &id}, v;
+	for (int rc = mdb_cursor_get(cur, &k, &v, MDB_SET); rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT_DUP)) {
+		entry_id child;
+		struct entry_view e;
+		struct access_entry ae;
+		if (v.mv_size != sizeof(child))
+			continue;
+		memcpy(&child, v.mv_data, sizeof(child));
+		if (db_get_entry(db, txn, child, &e) != 0)
+			continue;
+		access_entry_init(&ae, op, child, &e);
+		if (ae.entry >= ACCESS_READ && (++n, first_only))
+			break;
+	}
+	mdb_cursor_close(cur);
+	return n;
+}
 
 void access_op_init(struct access_op *op, struct conn *c)
 {
+	op->visible_children = visible_children;
 	op->rules = c->w->srv->access;
 	op->c = c;
 	op->bypass = c->auth == AUTH_ROOT;
@@ -521,7 +316,7 @@ static const struct access_entry *anonymous(struct access_op *op, entry_id id,
 	struct access_anonymous *a = calloc(1, sizeof(*a));
 	if (!a)
 		return NULL;
-	a->op = (struct access_op){.rules = op->rules};
+	a->op = (struct access_op){.rules = op->rules, .visible_children = visible_children};
 	a->d.op = &a->op;         /* what the gates read */
 	decide(&a->d, op, id, e); /* op: the client's, anonymous */
 	a->d.e = NULL;            /* e is borrowed for this entry only */

@@ -20,7 +20,9 @@
 #ifndef MINIDIR_SERVER_OPS_ACCESS_H
 #define MINIDIR_SERVER_OPS_ACCESS_H
 
+#include <lmdb.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "conf/access_rule.h"
@@ -79,6 +81,13 @@ struct access_op {
 	 * client's own (by self): the decision for all the others is made once, here. */
 	bool cached;
 	struct access_entry cache;
+	/* The children of id this client may see (read on their entry), counted; with
+	 * first_only, 0 or 1. Set by access_op_init. The computed attributes
+	 * (numSubordinates, hasSubordinates: computed_attrs.c) ask through this pointer, the
+	 * one call from computed_attrs.c back into the rules, so that the two files, each
+	 * calling the other, make no circle (docs/ARCHITECTURE.md, "Callbacks"). */
+	size_t (*visible_children)(struct access_op *op, const struct db *db, MDB_txn *txn,
+	                           entry_id id, bool first_only);
 };
 
 /* Who asks, reading the worker's database generation (see db and txn above); the

@@ -71,30 +71,6 @@ static const char *const search_controls[] = {
 };
 static const char *const compare_controls[] = {OP_CONTROL_ASSERTION, OP_CONTROL_MANAGE_DSA_IT};
 
-/* The response tag of a request that has one. */
-static unsigned char response_tag(ber_tag_t op)
-{
-	switch (op) {
-	case LDAP_REQ_BIND:
-		return LDAP_RES_BIND;
-	case LDAP_REQ_SEARCH:
-		return LDAP_RES_SEARCH_RESULT;
-	case LDAP_REQ_MODIFY:
-		return LDAP_RES_MODIFY;
-	case LDAP_REQ_ADD:
-		return LDAP_RES_ADD;
-	case LDAP_REQ_DELETE:
-		return LDAP_RES_DELETE;
-	case LDAP_REQ_MODRDN:
-		return LDAP_RES_MODRDN;
-	case LDAP_REQ_COMPARE:
-		return LDAP_RES_COMPARE;
-	case LDAP_REQ_EXTENDED:
-		return LDAP_RES_EXTENDED;
-	}
-	return 0;
-}
-
 /* The controls req's operation applies (see above): a list of n OIDs. */
 static const char *const *applied_controls(ber_tag_t op, size_t *n)
 {
@@ -112,20 +88,6 @@ static const char *const *applied_controls(ber_tag_t op, size_t *n)
 	}
 	*n = 0;
 	return NULL;
-}
-
-bool ops_refuse_critical(struct conn *c, const struct ldap_request *req, const char *const *applied,
-                         size_t n)
-{
-	unsigned char tag = response_tag(req->op);
-	const struct request_control *ctl = request_unapplied_critical(req, applied, n);
-	if (!ctl || !tag) /* Unbind and Abandon have no result to refuse with (4.1.11) */
-		return false;
-	char msg[160];
-	snprintf(msg, sizeof(msg), "critical control %.*s is not supported with this operation",
-	         (int)(ctl->oid.bv_len > 100 ? 100 : ctl->oid.bv_len), ctl->oid.bv_val);
-	reply_done(c, req->msgid, tag, LDAP_UNAVAILABLE_CRITICAL_EXTENSION, NULL, msg);
-	return true;
 }
 
 /*
@@ -147,7 +109,7 @@ static bool refused_without_tls(struct conn *c, struct ldap_request *req)
 	     req->op != LDAP_REQ_COMPARE) ||
 	    rootdse || anonymous)
 		return false;
-	reply_done(c, req->msgid, response_tag(req->op), LDAP_CONFIDENTIALITY_REQUIRED, NULL,
+	reply_done(c, req->msgid, ops_response_tag(req->op), LDAP_CONFIDENTIALITY_REQUIRED, NULL,
 	           "TLS is required (require_tls): use ldaps:// or StartTLS");
 	return true;
 }

@@ -73,6 +73,9 @@ void ops_stop(struct server *srv);
  * (op_search takes req->mem, the arena its filter lives in).
  */
 void ops_dispatch(struct conn *c, struct ldap_request *req);
+/* The result tag of an operation (LDAP_RES_*), 0 for Unbind and Abandon, which have
+ * none (critical.c). */
+unsigned char ops_response_tag(ber_tag_t op);
 /*
  * RFC 4511 4.1.11 for an operation that applies only the controls applied[0..n): when req
  * carries a critical control not among them, answers unavailableCriticalExtension (12) and
@@ -162,6 +165,9 @@ int op_subschema_build(struct server *srv);
 
 /* --- computed_attrs.c: operational attributes computed per entry ------------------------ */
 
+/* The number of children of id in db, whoever asks (LMDB counts them): what
+ * numSubordinates says to a client that may see every entry. */
+size_t op_attrs_all_children(const struct db *db, MDB_txn *txn, entry_id id);
 /* True if filter f tests an operational attribute op_attrs_build computes. */
 bool op_attrs_in_filter(const struct filter *f);
 /* Appends every computed operational attribute of entry id to out (for filters), as
