@@ -29,7 +29,7 @@ endif
 CFLAGS  ?= $(OPT)
 # -ffile-prefix-map: the debug information names sources relative to the tree, so that no
 # build path is baked into what make install ships.
-CFLAGS  += -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -I. $(SANFLAGS) -MMD -MP \
+CFLAGS  += -std=c17 -Wall -Wextra -Wshadow -Wformat=2 -Werror -D_GNU_SOURCE -I. $(SANFLAGS) -MMD -MP \
            -ffile-prefix-map=$(CURDIR)=.
 # (LTO compiles again at the link: the prefix map there too.)
 LDFLAGS += $(SANFLAGS) $(if $(LTO),$(LTO) -ffile-prefix-map=$(CURDIR)=.)

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <ini.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,10 +68,14 @@ const char *config_io_engine_name(enum io_engine e)
 	return io_engine_names[e];
 }
 
-static int bad(struct parse_state *st, const char *fmt, const char *a, const char *b)
+__attribute__((format(printf, 2, 3))) static int bad(struct parse_state *st, const char *fmt, ...)
 {
-	if (st->why[0] == '\0')
-		snprintf(st->why, st->whylen, fmt, a, b);
+	if (st->why[0] == '\0') {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(st->why, st->whylen, fmt, ap);
+		va_end(ap);
+	}
 	return 0; /* inih then reports this line number */
 }
 
@@ -78,7 +83,7 @@ static int copy_str(struct parse_state *st, char *dst, size_t cap, const char *k
                     const char *value)
 {
 	if (strlen(value) >= cap)
-		return bad(st, "%s: value too long", key, NULL);
+		return bad(st, "%s: value too long", key);
 	strcpy(dst, value);
 	return 1;
 }
@@ -97,7 +102,7 @@ static int parse_choice(struct parse_state *st, int *dst, const char *key, const
 	for (size_t i = 0; i < n && len > 0 && (size_t)len < sizeof(why); i++)
 		len +=
 		    snprintf(why + len, sizeof(why) - (size_t)len, "%s%s", i ? ", " : "", names[i]);
-	return bad(st, "%s", why, NULL);
+	return bad(st, "%s", why);
 }
 
 /*
@@ -193,11 +198,9 @@ static int parse_ldapi(struct parse_state *st, struct listen_addr *a, const char
 	if (n > 1 && a->path[n - 1] == '/')
 		a->path[--n] = '\0';
 	if (*p && *p != '?')
-		return bad(st, "listen: \"%s\": the socket path is longer than 107 bytes", value,
-		           NULL);
+		return bad(st, "listen: \"%s\": the socket path is longer than 107 bytes", value);
 	if (a->path[0] != '/')
-		return bad(st, "listen: \"%s\": ldapi:// needs an absolute socket path", value,
-		           NULL);
+		return bad(st, "listen: \"%s\": ldapi:// needs an absolute socket path", value);
 	a->scheme = LISTEN_LDAPI;
 	st->cfg->nlisten++;
 	return 1;
@@ -211,7 +214,7 @@ static int parse_listen(struct parse_state *st, const char *value)
 {
 	struct config *c = st->cfg;
 	if (c->nlisten == CONFIG_MAX_LISTEN)
-		return bad(st, "listen: at most 16 addresses", NULL, NULL);
+		return bad(st, "listen: at most 16 addresses");
 	struct listen_addr *a = &c->listen[c->nlisten];
 	memset(a, 0, sizeof(*a));
 	const char *v = value, *dflt = NULL;
@@ -223,13 +226,13 @@ static int parse_listen(struct parse_state *st, const char *value)
 		v += 8, dflt = "636", a->scheme = LISTEN_LDAPS;
 	else if (strstr(v, "://"))
 		return bad(st, "listen: \"%s\": the scheme must be ldap://, ldaps:// or ldapi://",
-		           value, NULL);
+		           value);
 	char addr[300];
 	size_t n = strlen(v);
 	if (dflt && n && v[n - 1] == '/')
 		n--;
 	if (n >= sizeof(addr))
-		return bad(st, "listen: \"%s\" is too long", value, NULL);
+		return bad(st, "listen: \"%s\" is too long", value);
 	memcpy(addr, v, n);
 	addr[n] = '\0';
 	const char *host = addr, *colon;
@@ -237,22 +240,21 @@ static int parse_listen(struct parse_state *st, const char *value)
 	if (addr[0] == '[') {
 		const char *close = strchr(addr, ']');
 		if (!close || (close[1] != ':' && !(dflt && close[1] == '\0')))
-			return bad(st, "listen: expected [ipv6]:port, got \"%s\"", value, NULL);
+			return bad(st, "listen: expected [ipv6]:port, got \"%s\"", value);
 		host = addr + 1;
 		hlen = (size_t)(close - host);
 		colon = close[1] ? close + 1 : NULL;
 	} else {
 		colon = strrchr(addr, ':');
 		if ((!colon && !dflt) || (colon && strchr(addr, ':') != colon))
-			return bad(st, "listen: expected host:port, got \"%s\"", value, NULL);
+			return bad(st, "listen: expected host:port, got \"%s\"", value);
 		hlen = colon ? (size_t)(colon - addr) : n;
 	}
 	char *end = NULL;
 	long port = colon ? strtol(colon + 1, &end, 10) : strtol(dflt, &end, 10);
 	if (hlen == 0 || hlen >= sizeof(a->host) || (colon && colon[1] == '\0') || *end ||
 	    port < 0 || port > 65535)
-		return bad(st, "listen: expected host:port with port 0..65535, got \"%s\"", value,
-		           NULL);
+		return bad(st, "listen: expected host:port with port 0..65535, got \"%s\"", value);
 	memcpy(a->host, host, hlen);
 	a->host[hlen] = '\0';
 	snprintf(a->port, sizeof(a->port), "%ld", port);
@@ -278,7 +280,7 @@ static int parse_tls(struct parse_state *st, const char *key, const char *value)
 			c->tls_min_version = value[2] == '2' ? 12 : 13;
 			return 1;
 		}
-		return bad(st, "tls_min_version: expected 1.2 or 1.3, got \"%s\"", value, NULL);
+		return bad(st, "tls_min_version: expected 1.2 or 1.3, got \"%s\"", value);
 	}
 	if (strcmp(key, "tls_handshake_timeout") == 0)
 		return parse_int(st, &c->tls_handshake_timeout, key, value, 1, 3600, "seconds");
@@ -321,18 +323,18 @@ static int parse_index(struct parse_state *st, const char *value)
 	}
 	char tmp[1024];
 	if (strlen(value) >= sizeof(tmp))
-		return bad(st, "index: value too long", NULL, NULL);
+		return bad(st, "index: value too long");
 	strcpy(tmp, value);
 	char *save = NULL;
 	for (char *tok = strtok_r(tmp, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
 		for (char *p = tok; *p; p++)
 			if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 			      (*p >= '0' && *p <= '9') || *p == '-'))
-				return bad(st, "index: \"%s\" is not an attribute name", tok, NULL);
+				return bad(st, "index: \"%s\" is not an attribute name", tok);
 		if (c->nindex == CONFIG_MAX_INDEX)
-			return bad(st, "index: at most 32 attributes", NULL, NULL);
+			return bad(st, "index: at most 32 attributes");
 		if (!(c->index[c->nindex++] = strdup(tok)))
-			return bad(st, "index: out of memory", NULL, NULL);
+			return bad(st, "index: out of memory");
 	}
 	return 1;
 }
@@ -365,19 +367,19 @@ static int parse_access(struct parse_state *st, const char *value)
 	struct config *c = st->cfg;
 	if (access_rule_starts(value)) {
 		if (c->naccess == CONFIG_MAX_ACCESS)
-			return bad(st, "access: at most %s rules", "128", NULL);
+			return bad(st, "access: at most %s rules", "128");
 		struct access_rule *rules =
 		    realloc(c->access, (size_t)(c->naccess + 1) * sizeof(*rules));
 		if (!rules)
-			return bad(st, "access: out of memory", NULL, NULL);
+			return bad(st, "access: out of memory");
 		c->access = rules;
 		memset(&rules[c->naccess++], 0, sizeof(*rules));
 	} else if (c->naccess == 0) {
-		return bad(st, "access: a \"by\" line needs a \"to\" line before it", NULL, NULL);
+		return bad(st, "access: a \"by\" line needs a \"to\" line before it");
 	}
 	char why[400];
 	if (access_rule_parse(&c->access[c->naccess - 1], value, why, sizeof(why)) < 0)
-		return bad(st, "access: %s", why, NULL);
+		return bad(st, "access: %s", why);
 	return 1;
 }
 
@@ -398,7 +400,7 @@ static int handler(void *user, const char *section, const char *key, const char 
 	struct parse_state *st = user;
 	struct config *c = st->cfg;
 	if (section[0])
-		return bad(st, "sections are not used (found [%s])", section, NULL);
+		return bad(st, "sections are not used (found [%s])", section);
 	for (size_t i = 0; i < sizeof(string_keys) / sizeof(string_keys[0]); i++)
 		if (strcmp(key, string_keys[i].key) == 0)
 			return copy_str(st, (char *)c + string_keys[i].offset, string_keys[i].size,
@@ -410,13 +412,13 @@ static int handler(void *user, const char *section, const char *key, const char 
 		return tls;
 	if (strcmp(key, "database") == 0)
 		return value[0] ? copy_str(st, c->database, sizeof(c->database), key, value)
-		                : bad(st, "database: path expected", NULL, NULL);
+		                : bad(st, "database: path expected");
 	if (strcmp(key, "suffix") == 0) {
 		struct buf n = {0};
 		int ok = dn_normalize(value, strlen(value), &n, NULL) == 0 && n.len > 0;
 		buf_free(&n);
 		if (!ok)
-			return bad(st, "suffix: \"%s\" is not a valid DN", value, NULL);
+			return bad(st, "suffix: \"%s\" is not a valid DN", value);
 		return copy_str(st, c->suffix, sizeof(c->suffix), key, value);
 	}
 	if (strcmp(key, "threads") == 0)
@@ -426,7 +428,7 @@ static int handler(void *user, const char *section, const char *key, const char 
 		int ok = dn_normalize(value, strlen(value), &n, NULL) == 0;
 		buf_free(&n);
 		if (!ok)
-			return bad(st, "rootdn: \"%s\" is not a valid DN", value, NULL);
+			return bad(st, "rootdn: \"%s\" is not a valid DN", value);
 		return copy_str(st, c->rootdn, sizeof(c->rootdn), key, value);
 	}
 	if (strcmp(key, "send_policy") == 0) {
@@ -451,9 +453,8 @@ static int handler(void *user, const char *section, const char *key, const char 
 		return rc;
 	}
 	if (strcmp(key, "access_log") == 0)
-		return value[0]
-		           ? copy_str(st, c->access_log, sizeof(c->access_log), key, value)
-		           : bad(st, "access_log: none, stderr, syslog or a file path", NULL, NULL);
+		return value[0] ? copy_str(st, c->access_log, sizeof(c->access_log), key, value)
+		                : bad(st, "access_log: none, stderr, syslog or a file path");
 	if (strcmp(key, "sizelimit") == 0 || strcmp(key, "timelimit") == 0) {
 		char *end;
 		long n = strtol(value, &end, 10);
@@ -481,15 +482,14 @@ static int handler(void *user, const char *section, const char *key, const char 
 	if (strcmp(key, "syncrepl") == 0) {
 		char why[512];
 		return syncrepl_parse(&c->syncrepl, value, why, sizeof(why)) < 0
-		           ? bad(st, "%s", why, NULL)
+		           ? bad(st, "%s", why)
 		           : 1;
 	}
 	if (strcmp(key, "updateref") == 0)
 		return strncasecmp(value, "ldap://", 7) == 0 ||
 		               strncasecmp(value, "ldaps://", 8) == 0
 		           ? copy_str(st, c->updateref, sizeof(c->updateref), key, value)
-		           : bad(st, "updateref: \"%s\" is not an ldap:// or ldaps:// URL", value,
-		                 NULL);
+		           : bad(st, "updateref: \"%s\" is not an ldap:// or ldaps:// URL", value);
 	if (strcmp(key, "listen_after_refresh") == 0)
 		return parse_int(st, &c->listen_after_refresh, key, value, 0, 86400, "seconds");
 	if (strcmp(key, "max_pdu_bytes") == 0)
@@ -503,7 +503,7 @@ static int handler(void *user, const char *section, const char *key, const char 
 		return parse_int(st, &c->pdu_timeout, key, value, 0, 86400, "seconds");
 	if (strcmp(key, "max_pending_bytes") == 0)
 		return parse_size(st, &c->max_pending_bytes, key, value, 4096, 1u << 30);
-	return bad(st, "unknown key \"%s\"", key, NULL);
+	return bad(st, "unknown key \"%s\"", key);
 }
 
 /* libinih splits lines longer than its buffer; refuse them with their line number. */

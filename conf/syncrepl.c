@@ -1,5 +1,6 @@
 #include "conf/syncrepl.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,9 +23,13 @@ void syncrepl_defaults(struct syncrepl_conf *s)
 	s->network_timeout = 5;
 }
 
-static int fail(char *why, size_t whylen, const char *fmt, const char *a)
+__attribute__((format(printf, 3, 4))) static int fail(char *why, size_t whylen, const char *fmt,
+                                                      ...)
 {
-	snprintf(why, whylen, fmt, a);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, whylen, fmt, ap);
+	va_end(ap);
 	return -1;
 }
 
