@@ -64,6 +64,7 @@ struct worker {
 	struct buf tls_in;           /* ciphertext just received, before decryption */
 	struct buf access_log;       /* access log lines not yet written (access_log.h) */
 	uint64_t access_log_flushed; /* clock_ns() of the last write */
+	unsigned access_log_gen;     /* the srv->access_log_gen it writes under (atomic) */
 	/* clock_ns() when the loop last woke: a request read in that round counts its
 	 * latency from there (one clock read a round, not one a request) */
 	uint64_t round_ns;
@@ -135,9 +136,11 @@ struct server {
 	time_t listen_hold_until; /* a replica's hold ends then at the latest (clock_seconds) */
 	int access_log;           /* its descriptor, -2 syslog, -1 off (atomic; access_log.h) */
 	int access_log_old;       /* the one SIGHUP replaced, closed at the next SIGHUP */
+	unsigned access_log_gen;  /* SIGHUPs that put a destination in place (atomic) */
 	uint64_t next_conn_id;    /* connection numbers in the access log (atomic) */
 	time_t started;
-	volatile int stopping;
+	_Atomic int
+	    stopping; /* server_stop sets it, each worker loop reads it (not volatile: a race) */
 	/* Runs a decoded request (ops_dispatch): how the connection layer, below the
 	 * operations, hands them requests. */
 	void (*dispatch)(struct conn *c, struct ldap_request *req);
