@@ -303,6 +303,7 @@ void server_stop(struct server *srv)
 	}
 	free(srv->workers);
 	srv->workers = NULL;
+	replica_free(srv); /* after the workers: their searches read its status */
 	for (int a = 0; a < srv->cfg.nlisten; a++)
 		if (srv->unix_bound[a])
 			unlink(srv->cfg.listen[a].path); /* ours: bound by listeners_bind */
