@@ -188,8 +188,10 @@ int main(int argc, char **argv)
 		if (!(own[i] = malloc((size_t)own_cap * sizeof(double))))
 			return 1;
 	size_t len = (size_t)snprintf(attack_filter, cap, "(|");
+	int head = (int)(pct - item); /* ITEM is checked above: one %d, at pct */
 	for (int j = 0; j < items; j++)
-		len += (size_t)snprintf(attack_filter + len, cap - len, item, j);
+		len += (size_t)snprintf(attack_filter + len, cap - len, "%.*s%d%s", head, item, j,
+		                        pct + 2);
 	snprintf(attack_filter + len, cap - len, ")");
 	pthread_t t[128];
 	int n = 0;

@@ -1,5 +1,6 @@
 #include "conf/access_rule.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,9 +27,12 @@ struct lexer {
 	size_t whylen;
 };
 
-static int fail(struct lexer *lx, const char *fmt, const char *a)
+__attribute__((format(printf, 2, 3))) static int fail(struct lexer *lx, const char *fmt, ...)
 {
-	snprintf(lx->why, lx->whylen, fmt, a);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(lx->why, lx->whylen, fmt, ap);
+	va_end(ap);
 	return -1;
 }
 

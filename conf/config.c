@@ -5,6 +5,7 @@
 #include <ini.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdarg.h>
 #include <string.h>
 #include <strings.h>
 
@@ -73,10 +74,14 @@ const char *config_io_engine_name(enum io_engine e)
 }
 
 /* Keeps the first error's reason (inih goes on to later lines); returns -1. */
-static int bad(struct parse_state *st, const char *fmt, const char *a, const char *b)
+__attribute__((format(printf, 2, 3))) static int bad(struct parse_state *st, const char *fmt, ...)
 {
-	if (st->why[0] == '\0')
-		snprintf(st->why, st->whylen, fmt, a, b);
+	if (st->why[0] == '\0') {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(st->why, st->whylen, fmt, ap);
+		va_end(ap);
+	}
 	return -1;
 }
 
@@ -84,7 +89,7 @@ static int copy_str(struct parse_state *st, char *dst, size_t cap, const char *k
                     const char *value)
 {
 	if (strlen(value) >= cap)
-		return bad(st, "%s: value too long", key, NULL);
+		return bad(st, "%s: value too long", key);
 	strcpy(dst, value);
 	return 0;
 }
@@ -103,14 +108,13 @@ static int set_string(void *ctx, const struct kv_key *k, void *field, const char
 
 static int set_database(void *ctx, const struct kv_key *k, void *field, const char *value)
 {
-	return value[0] ? set_string(ctx, k, field, value)
-	                : bad(ctx, "database: path expected", NULL, NULL);
+	return value[0] ? set_string(ctx, k, field, value) : bad(ctx, "database: path expected");
 }
 
 static int set_access_log(void *ctx, const struct kv_key *k, void *field, const char *value)
 {
 	return value[0] ? set_string(ctx, k, field, value)
-	                : bad(ctx, "access_log: none, stderr, syslog or a file path", NULL, NULL);
+	                : bad(ctx, "access_log: none, stderr, syslog or a file path");
 }
 
 /* A DN, kept as written; its normalized form at least k->min bytes (the suffix: not ""). */
@@ -128,7 +132,7 @@ static int set_dn(void *ctx, const struct kv_key *k, void *field, const char *va
 static int set_url(void *ctx, const struct kv_key *k, void *field, const char *value)
 {
 	if (strncasecmp(value, "ldap://", 7) != 0 && strncasecmp(value, "ldaps://", 8) != 0)
-		return bad(ctx, "updateref: \"%s\" is not an ldap:// or ldaps:// URL", value, NULL);
+		return bad(ctx, "updateref: \"%s\" is not an ldap:// or ldaps:// URL", value);
 	return set_string(ctx, k, field, value);
 }
 
@@ -145,7 +149,7 @@ static int set_choice(void *ctx, const struct kv_key *k, void *field, const char
 	for (size_t j = 0; k->names[j] && len > 0 && (size_t)len < sizeof(why); j++)
 		len += snprintf(why + len, sizeof(why) - (size_t)len, "%s%s", j ? ", " : "",
 		                k->names[j]);
-	return bad(ctx, "%s", why, NULL);
+	return bad(ctx, "%s", why);
 }
 
 /* "yes" or "no". */
@@ -258,7 +262,7 @@ static int set_tls_min_version(void *ctx, const struct kv_key *k, void *field, c
 {
 	(void)k;
 	if (strcmp(value, "1.2") != 0 && strcmp(value, "1.3") != 0)
-		return bad(ctx, "tls_min_version: expected 1.2 or 1.3, got \"%s\"", value, NULL);
+		return bad(ctx, "tls_min_version: expected 1.2 or 1.3, got \"%s\"", value);
 	*(int *)field = value[2] == '2' ? 12 : 13;
 	return 0;
 }
@@ -270,10 +274,10 @@ static int set_listen(void *ctx, const struct kv_key *k, void *field, const char
 	struct parse_state *st = ctx;
 	struct config *c = st->cfg;
 	if (c->nlisten == CONFIG_MAX_LISTEN)
-		return bad(st, "listen: at most 16 addresses", NULL, NULL);
+		return bad(st, "listen: at most 16 addresses");
 	char why[512];
 	if (listen_addr_parse(&c->listen[c->nlisten], value, why, sizeof(why)) < 0)
-		return bad(st, "%s", why, NULL);
+		return bad(st, "%s", why);
 	c->nlisten++;
 	return 0;
 }
@@ -292,18 +296,18 @@ static int set_index(void *ctx, const struct kv_key *k, void *field, const char 
 	}
 	char tmp[1024];
 	if (strlen(value) >= sizeof(tmp))
-		return bad(st, "index: value too long", NULL, NULL);
+		return bad(st, "index: value too long");
 	strcpy(tmp, value);
 	char *save = NULL;
 	for (char *tok = strtok_r(tmp, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
 		for (char *p = tok; *p; p++)
 			if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 			      (*p >= '0' && *p <= '9') || *p == '-'))
-				return bad(st, "index: \"%s\" is not an attribute name", tok, NULL);
+				return bad(st, "index: \"%s\" is not an attribute name", tok);
 		if (c->nindex == CONFIG_MAX_INDEX)
-			return bad(st, "index: at most 32 attributes", NULL, NULL);
+			return bad(st, "index: at most 32 attributes");
 		if (!(c->index[c->nindex++] = strdup(tok)))
-			return bad(st, "index: out of memory", NULL, NULL);
+			return bad(st, "index: out of memory");
 	}
 	return 0;
 }
@@ -316,19 +320,19 @@ static int set_access(void *ctx, const struct kv_key *k, void *field, const char
 	struct config *c = st->cfg;
 	if (access_rule_starts(value)) {
 		if (c->naccess == CONFIG_MAX_ACCESS)
-			return bad(st, "access: at most %s rules", "128", NULL);
+			return bad(st, "access: at most %s rules", "128");
 		struct access_rule *rules =
 		    realloc(c->access, (size_t)(c->naccess + 1) * sizeof(*rules));
 		if (!rules)
-			return bad(st, "access: out of memory", NULL, NULL);
+			return bad(st, "access: out of memory");
 		c->access = rules;
 		memset(&rules[c->naccess++], 0, sizeof(*rules));
 	} else if (c->naccess == 0) {
-		return bad(st, "access: a \"by\" line needs a \"to\" line before it", NULL, NULL);
+		return bad(st, "access: a \"by\" line needs a \"to\" line before it");
 	}
 	char why[400];
 	if (access_rule_parse(&c->access[c->naccess - 1], value, why, sizeof(why)) < 0)
-		return bad(st, "access: %s", why, NULL);
+		return bad(st, "access: %s", why);
 	return 0;
 }
 
@@ -338,7 +342,7 @@ static int set_syncrepl(void *ctx, const struct kv_key *k, void *field, const ch
 	(void)k;
 	char why[512];
 	if (syncrepl_parse(field, value, why, sizeof(why)) < 0)
-		return bad(ctx, "%s", why, NULL);
+		return bad(ctx, "%s", why);
 	return 0;
 }
 
@@ -441,11 +445,11 @@ static int read_key(void *user, const char *section, const char *key, const char
 {
 	struct parse_state *st = user;
 	if (section[0])
-		return bad(st, "sections are not used (found [%s])", section, NULL) == 0;
+		return bad(st, "sections are not used (found [%s])", section) == 0;
 	int rc = kv_set(config_keys, sizeof(config_keys) / sizeof(config_keys[0]), st->cfg, st, key,
 	                value);
 	if (rc == -2)
-		bad(st, "unknown key \"%s\"", key, NULL);
+		bad(st, "unknown key \"%s\"", key);
 	return rc == 0;
 }
 

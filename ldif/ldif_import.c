@@ -82,7 +82,8 @@ struct importer {
 	entry_id parent_id, prev_id;
 };
 
-static void report(struct importer *im, unsigned long line, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void report(struct importer *im, unsigned long line,
+                                                         const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);

@@ -96,13 +96,16 @@ fail(struct scan *s, unsigned long at, bool syntax, const char *fmt, ...)
 	return LDIF_PARSE_ERROR;
 }
 
-/* fail() with a format naming character c: itself when printable, else as \\xNN. */
-static enum ldif_parse_result fail_char(struct scan *s, unsigned long at, const char *fmt,
-                                        unsigned char c)
+/* Character c as a message shows it: itself when printable, else as \\xNN (a value, so
+ * that fail()'s format stays a literal its caller's compiler checks). */
+struct shown_char {
+	char text[8];
+};
+static struct shown_char shown_char(unsigned char c)
 {
-	char shown[8];
-	snprintf(shown, sizeof(shown), isprint(c) ? "%c" : "\\x%02x", c);
-	return fail(s, at, true, fmt, shown);
+	struct shown_char sc;
+	snprintf(sc.text, sizeof(sc.text), isprint(c) ? "%c" : "\\x%02x", c);
+	return sc;
 }
 
 /* Whether c may stand in an attribute description (ALPHA DIGIT "-" ";" "."): a table, as
@@ -219,10 +222,10 @@ static enum ldif_parse_result scan_type(struct scan *s, struct cursor *c, struct
 			break;
 		}
 		if (!type_char((unsigned char)ch) || l->tlen >= LDIF_MAX_TYPE)
-			return fail_char(
-			    s, c->line,
+			return fail(
+			    s, c->line, true,
 			    "invalid character '%s' in an attribute description (or a missing ':')",
-			    (unsigned char)ch);
+			    shown_char((unsigned char)ch).text);
 	}
 	*s->out++ = '\0';
 	l->type = t;
@@ -243,13 +246,13 @@ static enum ldif_parse_result scan_base64(struct scan *s, struct cursor *c, stru
 		if (ch == '=')
 			l->pad++;
 		else if (l->pad)
-			return fail_char(s, c->line,
-			                 "bad base64 value: '%s' after '=' padding (padding ends a "
-			                 "value)",
-			                 (unsigned char)ch);
+			return fail(
+			    s, c->line, true,
+			    "bad base64 value: '%s' after '=' padding (padding ends a value)",
+			    shown_char((unsigned char)ch).text);
 		else if (b64_value((unsigned char)ch) == 64)
-			return fail_char(s, c->line, "bad base64 value: invalid character '%s'",
-			                 (unsigned char)ch);
+			return fail(s, c->line, true, "bad base64 value: invalid character '%s'",
+			            shown_char((unsigned char)ch).text);
 		l->b64++;
 		if (!decode)
 			continue;

@@ -15,8 +15,8 @@ BENCH_PKGS="tcpdump gnuplot-nox ethtool iproute2 slapd linux-perf haproxy"
 # python3-ldap is the second client of tests/integration/tls_test.sh. groff-base renders
 # the man pages and systemd's systemd-analyze verifies the unit (tests/integration/install_test.sh;
 # installing the package starts nothing). clang builds
-# make test SAN=1 and make fuzz; libclang-rt-14-dev holds its sanitizer and libFuzzer
-# runtimes (libclang_rt.fuzzer-x86_64.a).
+# make test SAN=1, make test TSAN=1 and make fuzz; libclang-rt-14-dev holds its sanitizer
+# (ASan, UBSan, TSan) and libFuzzer runtimes (libclang_rt.fuzzer-x86_64.a).
 PKGS="build-essential pkg-config libldap-dev liblmdb-dev lmdb-utils check \
 libsubunit-dev ldap-utils libinih-dev libssl-dev liburing-dev libcrypt-dev libargon2-dev strace clang-format slapd \
 procps diffutils clang libclang-rt-14-dev openssl python3-ldap groff-base systemd"

@@ -63,6 +63,17 @@ static void close_dest(int fd)
 		close(fd);
 }
 
+/* Whether every running worker has noted generation gen: none still holds a descriptor
+ * gen replaced, and its writes to one happened before (acquire, against its release). */
+static bool workers_at(struct server *srv, unsigned gen)
+{
+	for (int i = 0; i < srv->nworkers; i++)
+		if (srv->workers[i]->thread &&
+		    __atomic_load_n(&srv->workers[i]->access_log_gen, __ATOMIC_ACQUIRE) != gen)
+			return false;
+	return true;
+}
+
 void access_log_reopen(struct server *srv, const char *spec)
 {
 	int fd;
@@ -70,8 +81,20 @@ void access_log_reopen(struct server *srv, const char *spec)
 		log_error("SIGHUP: the access log keeps its destination");
 		return;
 	}
-	close_dest(srv->access_log_old); /* from the previous SIGHUP: long out of use */
+	/* The previous SIGHUP's: out of use once every worker has had a round since (each
+	 * wakes at least once a second). */
+	unsigned gen = __atomic_load_n(&srv->access_log_gen, __ATOMIC_RELAXED);
+	if (srv->access_log_old >= 0 && srv->access_log_old != STDERR_FILENO) {
+		for (int i = 0; i < 200 && !workers_at(srv, gen); i++)
+			nanosleep(&(struct timespec){.tv_nsec = 10 * 1000 * 1000}, NULL);
+		if (workers_at(srv, gen))
+			close_dest(srv->access_log_old);
+		else
+			log_error("SIGHUP: a worker may still write to the access log's previous "
+			          "descriptor: left open");
+	}
 	srv->access_log_old = __atomic_exchange_n(&srv->access_log, fd, __ATOMIC_ACQ_REL);
+	__atomic_store_n(&srv->access_log_gen, gen + 1, __ATOMIC_RELEASE);
 	log_info("SIGHUP: access log %s opened", spec);
 }
 
@@ -122,6 +145,11 @@ void access_log_add(struct worker *w, const char *fmt, ...)
 
 void access_log_tick(struct worker *w)
 {
+	/* From here on this worker loads the destination of generation gen or a later one,
+	 * and what it wrote before is done: access_log_reopen may close the one gen replaced. */
+	unsigned gen = __atomic_load_n(&w->srv->access_log_gen, __ATOMIC_ACQUIRE);
+	if (gen != w->access_log_gen)
+		__atomic_store_n(&w->access_log_gen, gen, __ATOMIC_RELEASE);
 	if (buf_pending(&w->access_log) == 0)
 		return;
 	uint64_t now = clock_ns();

@@ -17,7 +17,10 @@
  *
  * SIGHUP opens the destination again (after logrotate moved the file away,
  * the server writes to a new one); the previous descriptor is closed at the
- * following SIGHUP, when no worker can still be writing to it.
+ * following SIGHUP, once no worker can still be writing to it: each worker notes
+ * at every round the SIGHUP generation it writes under (an acquire load, then a
+ * release store), and the main thread closes the descriptor only when every one
+ * has noted the generation that replaced it (waiting up to 2 s for a round).
  *
  * Thread rules: access_log_open/_reopen/_close run in the main thread;
  * access_log_on, _add and _flush in the worker that owns the buffer.
@@ -42,7 +45,8 @@ bool access_log_on(struct server *srv);
 /* Appends a timestamp, fmt's text and a newline to w's buffer (nothing when off). */
 void access_log_add(struct worker *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Writes w's buffer if it waited 200 ms; called by the event loop after each round. */
+/* Notes the SIGHUP generation w writes under, and writes w's buffer if it waited 200 ms;
+ * called by the event loop after each round. */
 void access_log_tick(struct worker *w);
 /* Writes what w's buffer holds now. */
 void access_log_flush(struct worker *w);

@@ -37,7 +37,8 @@ void log_stamp_parts(time_t sec, char date[24], char zone[8])
 	snprintf(zone, 8, "%.3s:%.2s", z, z + 3);
 }
 
-static void emit(const char *level, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static void emit(const char *level, const char *fmt,
+                                                       va_list ap)
 {
 	char line[LOG_LINE_MAX], date[24], zone[8];
 	struct timespec ts;
@@ -52,7 +53,7 @@ static void emit(const char *level, const char *fmt, va_list ap)
 	fprintf(stderr, "%s\n", line);
 }
 
-static void emit_args(const char *level, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void emit_args(const char *level, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -71,7 +72,8 @@ static void report_held(struct log_site *s)
 }
 
 /* Keeps the text of a line held back, to show with the count. */
-static void hold(struct log_site *s, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static void hold(struct log_site *s, const char *fmt,
+                                                       va_list ap)
 {
 	if (!s->last)
 		s->last = malloc(LOG_LINE_MAX);
@@ -80,7 +82,8 @@ static void hold(struct log_site *s, const char *fmt, va_list ap)
 }
 
 /* Whether a line of this site may be printed now; counts and keeps it when not. */
-static bool site_allows(const char *level, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static bool site_allows(const char *level, const char *fmt,
+                                                              va_list ap)
 {
 	time_t now = clock_seconds();
 	bool allow = true;
@@ -120,7 +123,8 @@ void log_tick(void)
 }
 
 /* A rate-limited line: printed, or counted and kept by its site. */
-static void log_limited(const char *level, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static void log_limited(const char *level, const char *fmt,
+                                                              va_list ap)
 {
 	va_list copy;
 	va_copy(copy, ap);

@@ -52,6 +52,7 @@ struct worker {
 	struct buf scratch;          /* request decoding and filter evaluation work space */
 	struct buf access_log;       /* access log lines not yet written (access_log.h) */
 	uint64_t access_log_flushed; /* clock_ns() of the last write */
+	unsigned access_log_gen;     /* the srv->access_log_gen it writes under (atomic) */
 	time_t access_log_second;    /* the second access_log_stamp is of */
 	char access_log_stamp[24];   /* "2026-11-30T13:51:14" */
 	char access_log_zone[8];     /* "+00:00" */
@@ -120,9 +121,11 @@ struct server {
 	time_t listen_hold_until; /* a replica's hold ends then at the latest (clock_seconds) */
 	int access_log;           /* its descriptor, -2 syslog, -1 off (atomic; access_log.h) */
 	int access_log_old;       /* the one SIGHUP replaced, closed at the next SIGHUP */
+	unsigned access_log_gen;  /* SIGHUPs that put a destination in place (atomic) */
 	uint64_t next_conn_id;    /* connection numbers in the access log (atomic) */
 	time_t started;
-	volatile int stopping;
+	_Atomic int
+	    stopping; /* server_stop sets it, each worker loop reads it (not volatile: a race) */
 	/* Runs a decoded request (ops_dispatch): how the connection layer, below the
 	 * operations, hands them requests; called only by server/net/conn_input.c's
 	 * conn_dispatch_request, the one upward call of server/net/. */

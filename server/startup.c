@@ -296,7 +296,7 @@ void server_stop(struct server *srv)
 		slab_free(&nw->conn_slab);
 		slab_free(&nw->ident_slab);
 		arena_free(&w->req_mem); /* after the connections: a search hands its block back */
-		access_log_flush(w); /* the thread has stopped: its last lines */
+		access_log_flush(w);     /* the thread has stopped: its last lines */
 		buf_free(&nw->tls_in);
 		buf_free(&w->access_log);
 		if (nw->engine)
@@ -310,6 +310,7 @@ void server_stop(struct server *srv)
 		free(srv->workers[i]); /* the whole struct ops_worker: its base is its start */
 	free(srv->workers);
 	srv->workers = NULL;
+	replica_free(srv); /* after the workers: their searches read its status */
 	for (int a = 0; a < srv->cfg.nlisten; a++)
 		if (srv->unix_bound[a])
 			unlink(srv->cfg.listen[a].path); /* ours: bound by listeners_bind */

@@ -26,7 +26,8 @@ struct change {
 	struct memberof_scratch ms;
 };
 
-static int say(struct change *c, int code, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int say(struct change *c, int code, const char *fmt,
+                                                     ...)
 {
 	va_list ap;
 	va_start(ap, fmt);

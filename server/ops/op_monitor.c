@@ -45,7 +45,8 @@ struct mon_builder {
 	int n;
 };
 
-static void add(struct mon_builder *b, const char *name, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void add(struct mon_builder *b, const char *name,
+                                                      const char *fmt, ...)
 {
 	if (b->n == MONITOR_MAX_ATTRS)
 		return;

@@ -346,6 +346,13 @@ void replica_stop(struct server *srv)
 		return;
 	__atomic_store_n(&r->stop, 1, __ATOMIC_RELEASE);
 	pthread_join(r->thread, NULL);
+}
+
+void replica_free(struct server *srv)
+{
+	struct replica *r = srv->replica;
+	if (!r)
+		return;
 	srv->replica = NULL;
 	pthread_mutex_destroy(&r->lock);
 	free(r->present);

@@ -19,8 +19,8 @@
  * provider: retried on the retry schedule; each failure logged once per change of state
  * or reason, not once per attempt.
  *
- * Thread rules: replica_start and replica_stop on the main thread; replica_status (the
- * contextCSN among the rest) from any thread (a mutex guards the status).
+ * Thread rules: replica_start, replica_stop and replica_free on the main thread;
+ * replica_status and replica_context_csn from any thread (a mutex guards the status).
  */
 #ifndef MINIDIR_SERVER_REPLICA_REPLICA_H
 #define MINIDIR_SERVER_REPLICA_REPLICA_H
@@ -42,8 +42,10 @@
 int replica_start(struct server *srv, void (*on_first_refresh)(struct server *srv));
 
 /* Stops it (abandons the search, unbinds, joins the thread, commits what its cookie
- * covers); nothing when none runs. */
+ * covers); nothing when none runs. Its status stays readable until replica_free. */
 void replica_stop(struct server *srv);
+/* Frees the stopped consumer; once no worker runs (their searches read its status). */
+void replica_free(struct server *srv);
 
 /* A copy of the consumer's status; false when srv is no replica. */
 bool replica_status(struct server *srv, struct replica_status *out);

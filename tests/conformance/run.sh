@@ -467,7 +467,7 @@ else
 	echo "--- minidir is no longer running"
 	bad=$((bad + 1))
 fi
-if grep -qE "ERROR: (Address|Undefined|Leak)Sanitizer|runtime error:" "$work/minidir.log"; then
+if grep -qE "ERROR: (Address|Undefined|Leak)Sanitizer|WARNING: ThreadSanitizer|runtime error:" "$work/minidir.log"; then
 	echo "--- sanitizer report in the minidir log:"
 	grep -A30 -E "Sanitizer|runtime error" "$work/minidir.log" | head -40
 	bad=$((bad + 1))

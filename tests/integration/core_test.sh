@@ -504,7 +504,7 @@ else
 	grep -q "stopped" "$work/server.log" && ok "server logged its stop" || not_ok "no stop message in the log"
 fi
 server_pid=
-if grep -qE "ERROR: (Address|Undefined|Leak)Sanitizer|runtime error:" "$work/server.log"; then
+if grep -qE "ERROR: (Address|Undefined|Leak)Sanitizer|WARNING: ThreadSanitizer|runtime error:" "$work/server.log"; then
 	not_ok "sanitizer report in the server log:"
 	grep -A30 -E "Sanitizer|runtime error" "$work/server.log" | head -40
 fi

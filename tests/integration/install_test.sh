@@ -17,8 +17,9 @@ chmod 0755 "$work" # the server, once nobody, reads its config here on SIGHUP
 case $BUILD in
 build) make_args=() ;;
 build-san) make_args=(SAN=1) ;;
+build-tsan) make_args=(TSAN=1) ;;
 *)
-	echo "install_test: BUILD=$BUILD: make install builds into build/ or build-san/ only" >&2
+	echo "install_test: BUILD=$BUILD: make install builds into build/, build-san/ or build-tsan/ only" >&2
 	exit 1
 	;;
 esac

@@ -89,7 +89,8 @@ client_report() {
 
 # Stops the server PID with SIGTERM (waiting up to 10 s); it must exit with status 0
 # and its LOG must hold no sanitizer report (under SAN=1 LeakSanitizer reports at
-# exit). Returns 0, or 1 with what went wrong in $stop_why. Not in a subshell: wait
+# exit; under TSAN=1 ThreadSanitizer reports as it finds a race, and the exit status
+# is then 66). Returns 0, or 1 with what went wrong in $stop_why. Not in a subshell: wait
 # needs the server to be this shell's child.
 stop_checked() {
 	local pid=$1 log=$2 rc=0
@@ -101,7 +102,7 @@ stop_checked() {
 		return 1
 	fi
 	wait "$pid" 2> /dev/null || rc=$?
-	if [ "$rc" != 0 ] || grep -qE "ERROR: (Address|Undefined|Leak)Sanitizer|runtime error:" "$log"; then
+	if [ "$rc" != 0 ] || grep -qE "ERROR: (Address|Undefined|Leak)Sanitizer|WARNING: ThreadSanitizer|runtime error:" "$log"; then
 		# shellcheck disable=SC2034  # read by the caller
 		stop_why="exit status $rc after SIGTERM; $(grep -A20 -E "Sanitizer|runtime error" "$log" | head -20)"
 		return 1

@@ -54,7 +54,7 @@ stop_server() {
 	server_pid=
 	strace_pid=
 	[ -n "${1:-}" ] || return 0
-	if [ "$rc" != 0 ] || grep -qE "ERROR: (Address|Undefined|Leak)Sanitizer|runtime error:" "$work/log"; then
+	if [ "$rc" != 0 ] || grep -qE "ERROR: (Address|Undefined|Leak)Sanitizer|WARNING: ThreadSanitizer|runtime error:" "$work/log"; then
 		not_ok "$1: server exit status $rc after SIGTERM: $(grep -A20 -E "Sanitizer|runtime error" "$work/log" | head -20)"
 	fi
 }

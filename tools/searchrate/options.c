@@ -162,7 +162,7 @@ static const struct opt_spec specs[] = {
 static const char shortopts[] = ":h:p:D:w:j:ZqXP:b:s:f:A:z:l:t:r:aO:i:I:cH";
 
 /* Prints "searchrate: REASON" and the usage text to stderr; returns exit status 2. */
-static int usage_error(const char *fmt, ...)
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);

@@ -69,8 +69,8 @@ void report_row(const struct sr_config *cfg, const struct stats *iv, double secs
 	double r_dur = ratio((double)iv->dur_ns / 1e6, (double)iv->searches);
 	double r_ent = ratio((double)iv->entries, (double)iv->searches);
 	double r_err = ratio((double)iv->errors, secs);
-	const char *fmt = cfg->csv ? "%.3f,%.3f,%.3f,%.3f," : "%12.3f %12.3f %12.3f %12.3f ";
-	printf(fmt, r_rate, r_dur, r_ent, r_err);
+	printf(cfg->csv ? "%.3f,%.3f,%.3f,%.3f," : "%12.3f %12.3f %12.3f %12.3f ", r_rate, r_dur,
+	       r_ent, r_err);
 	if (warming) {
 		printf(cfg->csv ? "warming up,warming up\n" : "%12s %12s\n", "warming up",
 		       "warming up");
@@ -91,7 +91,8 @@ void report_warmup_done(const struct sr_config *cfg)
 }
 
 /* A summary line; in CSV mode a '#' comment after the rows. */
-static void summary(const struct sr_config *cfg, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void summary(const struct sr_config *cfg,
+                                                          const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
