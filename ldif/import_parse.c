@@ -75,8 +75,8 @@ void import_item_free(struct import_item *it)
 }
 
 /* Records a problem of it (the first one counts); returns -1. */
-__attribute__((format(printf, 4, 5))) static int fault(struct import_item *it, enum import_fault f,
-                                                       unsigned long line, const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static int
+item_fault(struct import_item *it, enum import_fault f, unsigned long line, const char *fmt, ...)
 {
 	char text[1024];
 	va_list ap;
@@ -118,14 +118,14 @@ static int take_uuid(struct import_worker *p, struct import_item *it, LDAPMod **
 		struct berval *v = mods[i]->mod_bvalues[0];
 		if (!v || mods[i]->mod_bvalues[1] ||
 		    entry_uuid_parse(v->bv_val, v->bv_len, it->uuid) < 0)
-			return fault(it, IMPORT_FAULT_ENTRY, it->line,
-			             "entryUUID must be one RFC 4122 UUID");
+			return item_fault(it, IMPORT_FAULT_ENTRY, it->line,
+			                  "entryUUID must be one RFC 4122 UUID");
 		return 0;
 	}
 	if (p->random_left < 16) {
 		if (getrandom(p->random, sizeof(p->random), 0) != (ssize_t)sizeof(p->random))
-			return fault(it, IMPORT_FAULT_ENTRY, it->line,
-			             "no random bytes for entryUUID: %s", strerror(errno));
+			return item_fault(it, IMPORT_FAULT_ENTRY, it->line,
+			                  "no random bytes for entryUUID: %s", strerror(errno));
 		p->random_left = sizeof(p->random);
 	}
 	p->random_left -= 16;
@@ -184,14 +184,15 @@ static int parse_dn(struct import_worker *p, struct import_item *it, const struc
 {
 	p->ndn.len = p->ndn.off = 0;
 	if (buf_append(&it->dn, dn->bv_val, dn->bv_len) < 0 || buf_append(&it->dn, "", 1) < 0)
-		return fault(it, IMPORT_FAULT_FIRST, it->line, "out of memory");
+		return item_fault(it, IMPORT_FAULT_FIRST, it->line, "out of memory");
 	if (dn_normalize(dn->bv_val, dn->bv_len, &p->ndn, &it->key) < 0 || it->key.len == 0)
-		return fault(it, IMPORT_FAULT_FIRST, it->line, "invalid DN \"%s\"", dn->bv_val);
+		return item_fault(it, IMPORT_FAULT_FIRST, it->line, "invalid DN \"%s\"",
+		                  dn->bv_val);
 	const struct buf *sk = &p->db->suffix_key;
 	if (!dn_key_in_subtree(it->key.data, it->key.len, sk->data, sk->len))
-		return fault(it, IMPORT_FAULT_FIRST, it->line,
-		             "DN \"%s\" is outside the suffix \"%.*s\"", dn->bv_val,
-		             (int)p->db->suffix.len, (char *)p->db->suffix.data);
+		return item_fault(it, IMPORT_FAULT_FIRST, it->line,
+		                  "DN \"%s\" is outside the suffix \"%.*s\"", dn->bv_val,
+		                  (int)p->db->suffix.len, (char *)p->db->suffix.data);
 	return 0;
 }
 
@@ -223,19 +224,20 @@ static int parse_entry(struct import_worker *p, struct import_item *it, const st
 	if (parse_dn(p, it, e->dn) < 0)
 		return -1;
 	if (!has_objectclass(mods))
-		return fault(it, IMPORT_FAULT_ENTRY, it->line, "entry \"%s\" has no objectClass",
-		             dn);
+		return item_fault(it, IMPORT_FAULT_ENTRY, it->line,
+		                  "entry \"%s\" has no objectClass", dn);
 	char why[512];
 	struct schema_fault sf;
 	/* The RDN's values the attributes lack, added as slapadd adds them (not with -s). */
 	if (!p->skip_schema && entry_rdn_complete(&p->rdn, dn, e->mods, &mods) < 0)
-		return fault(it, IMPORT_FAULT_ENTRY, it->line, "entry \"%s\": out of memory", dn);
+		return item_fault(it, IMPORT_FAULT_ENTRY, it->line, "entry \"%s\": out of memory",
+		                  dn);
 	if (!p->skip_schema &&
 	    entry_schema_memo_check(&p->schema, mods, &sf, why, sizeof(why)) < 0) {
 		/* At the line of the value at fault when there is one, else at "dn:". */
 		unsigned long at = sf.mod ? value_line(p, e, sf.mod, sf.value) : 0;
-		return fault(it, IMPORT_FAULT_ENTRY, at ? at : it->line, "entry \"%s\": %s", dn,
-		             why);
+		return item_fault(it, IMPORT_FAULT_ENTRY, at ? at : it->line, "entry \"%s\": %s",
+		                  dn, why);
 	}
 	if (take_uuid(p, it, mods) < 0)
 		return -1;
@@ -245,14 +247,15 @@ static int parse_entry(struct import_worker *p, struct import_item *it, const st
 		nmods++;
 	bool typed = !p->skip_schema && schema_loaded() && nmods > 0 && p->schema.ntypes == nmods;
 	if (entry_mods_canonical_typed(mods, typed ? p->schema.types : NULL, &p->names) < 0)
-		return fault(it, IMPORT_FAULT_ENTRY, it->line, "out of memory");
+		return item_fault(it, IMPORT_FAULT_ENTRY, it->line, "out of memory");
 	if (entry_encode_uuid(&it->rec, 0, it->uuid, it->key.data, it->key.len, e->dn, mods) < 0)
-		return fault(it, IMPORT_FAULT_ENTRY, it->line,
-		             "entry \"%s\" is too large to encode", dn);
+		return item_fault(it, IMPORT_FAULT_ENTRY, it->line,
+		                  "entry \"%s\" is too large to encode", dn);
 	if (it->rec.len > ENTRY_MAX_BYTES)
-		return fault(it, IMPORT_FAULT_ENTRY, it->line,
-		             "entry \"%s\" is too large: %zu bytes encoded, more than %d (16 MiB)",
-		             dn, it->rec.len, ENTRY_MAX_BYTES);
+		return item_fault(
+		    it, IMPORT_FAULT_ENTRY, it->line,
+		    "entry \"%s\" is too large: %zu bytes encoded, more than %d (16 MiB)", dn,
+		    it->rec.len, ENTRY_MAX_BYTES);
 	struct entry_view ev;
 	struct key_list kl = {it, p->db, 0};
 	int rc = entry_parse(it->rec.data, it->rec.len, &ev) < 0
@@ -260,10 +263,10 @@ static int parse_entry(struct import_worker *p, struct import_item *it, const st
 	             : entry_index_keys_memo(p->db, &ev, list_key, &kl, &p->index, &p->val, why,
 	                                     sizeof(why));
 	if (rc)
-		return fault(it, IMPORT_FAULT_INDEX, it->line, "%s",
-		             rc == ENTRY_INDEX_BAD_VALUE ? why : "out of memory");
+		return item_fault(it, IMPORT_FAULT_INDEX, it->line, "%s",
+		                  rc == ENTRY_INDEX_BAD_VALUE ? why : "out of memory");
 	if (memberof_collect(mods, &it->members, &p->val) < 0)
-		return fault(it, IMPORT_FAULT_INDEX, it->line, "out of memory");
+		return item_fault(it, IMPORT_FAULT_INDEX, it->line, "out of memory");
 	return 0;
 }
 
@@ -274,7 +277,7 @@ static void parse_with_libldap(struct import_worker *p, struct import_item *it)
 	p->raw.len = p->raw.off = p->lib.len = p->lib.off = 0;
 	if (ldif_record_text((const char *)it->text.data, it->text.len - 1, &p->raw) < 0 ||
 	    buf_append(&p->lib, p->raw.data, p->raw.len) < 0) {
-		fault(it, IMPORT_FAULT_FIRST, it->line, "out of memory");
+		item_fault(it, IMPORT_FAULT_FIRST, it->line, "out of memory");
 		return;
 	}
 	struct berval bv = {p->lib.len - 1, (char *)p->lib.data};
@@ -282,12 +285,12 @@ static void parse_with_libldap(struct import_worker *p, struct import_item *it)
 	memset(&lr, 0, sizeof(lr));
 	if (ldap_parse_ldif_record(&bv, it->line, &lr, "minidir-import",
 	                           LDIF_DEFAULT_ADD | LDIF_NO_CONTROLS) != 0) {
-		fault(it, IMPORT_FAULT_FIRST, it->line, "LDIF syntax error");
+		item_fault(it, IMPORT_FAULT_FIRST, it->line, "LDIF syntax error");
 	} else if (lr.lr_op == 0 && lr.lr_dn.bv_val == NULL) {
 		it->kind = IMPORT_ITEM_NONE; /* a "version: 1" line or comments only */
 	} else if (lr.lr_op != LDAP_REQ_ADD) {
-		fault(it, IMPORT_FAULT_FIRST, it->line,
-		      "changetype records are not supported (minidir imports entries only)");
+		item_fault(it, IMPORT_FAULT_FIRST, it->line,
+		           "changetype records are not supported (minidir imports entries only)");
 	} else {
 		struct parsed e = {&lr.lr_dn, lr.lrop_mods, (const char *)p->raw.data,
 		                   it->first_line};
@@ -310,11 +313,11 @@ bool import_frame(struct import_parser *p, struct import_item *it)
 		it->kind = IMPORT_ITEM_END;
 		it->line = p->rd.line;
 		if (got < 0)
-			fault(it, IMPORT_FAULT_FIRST, bad, "%s", why);
+			item_fault(it, IMPORT_FAULT_FIRST, bad, "%s", why);
 		return true;
 	}
 	if (buf_reserve(&it->text, rec.len + 1) < 0) {
-		fault(it, IMPORT_FAULT_FIRST, rec.first_line, "out of memory");
+		item_fault(it, IMPORT_FAULT_FIRST, rec.first_line, "out of memory");
 		return true;
 	}
 	memcpy(it->text.data, rec.text, rec.len);
@@ -340,7 +343,7 @@ void import_parse(struct import_worker *w, struct import_item *it)
 	                      it->cut, it->first, &bad, why, sizeof(why));
 	it->line = le->dn_line ? le->dn_line : it->first_line;
 	if (rc == LDIF_PARSE_ERROR) {
-		fault(it, IMPORT_FAULT_FIRST, bad, "%s", why);
+		item_fault(it, IMPORT_FAULT_FIRST, bad, "%s", why);
 	} else if (rc == LDIF_PARSE_NONE) {
 		it->kind = IMPORT_ITEM_NONE; /* a "version: 1" line or comments only */
 	} else if (rc == LDIF_PARSE_LIBLDAP) {
