@@ -165,8 +165,10 @@ bool addr_unix_served(const char *path)
 		return served;
 	/* Refused: left by a server that is gone, or bound by one that does not listen yet. A
 	 * server just killed may still be listed for a moment (an io_uring ring's files are
-	 * released after its process has been reaped), so a listing must stay for 2 s. */
-	for (int i = 0; i < 20 && proc_unix_bound(path); i++)
+	 * released after its process has been reaped; CI saw a listing outlive 2 s on a busy
+	 * machine), so a listing must stay for 5 s: start-up waits that long only when the
+	 * socket is held, and goes on as soon as a stale one is gone. */
+	for (int i = 0; i < 50 && proc_unix_bound(path); i++)
 		nanosleep(&(struct timespec){.tv_nsec = 100 * 1000 * 1000}, NULL);
 	return proc_unix_bound(path);
 }

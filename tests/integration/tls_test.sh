@@ -346,6 +346,7 @@ kill -9 "$pid"
 wait "$pid" 2> /dev/null
 start_local
 check "ldapi: a stale socket file is replaced" 0 "^cn: User Three" "${LS[@]}" -H "$I" -b "$BASE" "(uid=user3)" cn
+kill -0 "$pid" 2> /dev/null || echo "# the restarted server has exited: $(tail -n 3 "$work/local.log" | tr '\n' ' ')"
 stop "$pid" local
 
 # --- a StartTLS request the server cannot honour ----------------------------------------------
