@@ -38,7 +38,6 @@ for d in /etc/minidir /var/lib/minidir /var/log/minidir /run/minidir /usr/sbin/m
 done
 
 use_work_dir package
-chmod 0755 "$work" # the minidir user reads the example LDIF here
 installed=
 # shellcheck disable=SC2317  # run by the EXIT trap
 cleanup() {
@@ -144,9 +143,9 @@ level=$(sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p' <<< "$
 	ok "systemd-analyze security: exposure $level (at most 2.0)" || not_ok "systemd-analyze security: \"$level\""
 
 # --- the first import, as minidir(8) and docs/install.md say -------------------------
-cp examples/example.ldif "$work/example.ldif"
-chmod 0644 "$work/example.ldif"
-out=$(runuser -u minidir -- minidir-import -f "$conf" "$work/example.ldif" 2>&1) &&
+ldif=/usr/share/doc/minidir/examples/example.ldif
+cmp -s "$ldif" examples/example.ldif && ok "the package ships $ldif" || not_ok "no $ldif (debian/minidir.examples)"
+out=$(runuser -u minidir -- minidir-import -f "$conf" "$ldif" 2>&1) &&
 	[ "$(stat -c %U /var/lib/minidir/minidir.mdb 2> /dev/null)" = minidir ] &&
 	ok "runuser -u minidir -- minidir-import -f $conf: $(tail -1 <<< "$out")" ||
 	not_ok "minidir-import: $out"
