@@ -324,7 +324,7 @@ install: $(BINS)
 	else \
 	    echo "install: $(CONF_DIR)/minidir.conf (database in $(LOCALSTATEDIR)/lib/minidir)"; \
 	    sed -e 's|^database = .*|database = $(LOCALSTATEDIR)/lib/minidir/minidir.mdb|' \
-	        -e 's|^schema_dir = .*|schema_dir = $(SCHEMADIR)|' \
+	        -e 's|^\(#\{0,1\}\)schema_dir = .*|\1schema_dir = $(SCHEMADIR)|' \
 	        conf/minidir.conf > $(CONF_DIR)/minidir.conf.tmp; \
 	    chmod 0640 $(CONF_DIR)/minidir.conf.tmp; \
 	    mv $(CONF_DIR)/minidir.conf.tmp $(CONF_DIR)/minidir.conf; \

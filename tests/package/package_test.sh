@@ -130,7 +130,8 @@ getent group ssl-cert > /dev/null && ok "postinst: the ssl-cert group exists (th
 conf=/etc/minidir/minidir.conf
 [ "$(stat -c '%U:%G %a' "$conf")" = "root:minidir 640" ] && ok "postinst: $conf root:minidir 0640" ||
 	not_ok "$conf: $(stat -c '%U:%G %a' "$conf")"
-grep -qx 'schema_dir = /usr/share/minidir/schema' "$conf" && ok "$conf: schema_dir = /usr/share/minidir/schema" ||
+# (A commented line names the compiled-in default; the sandbox below hides slapd's schema.)
+grep -qxE '#?schema_dir = /usr/share/minidir/schema' "$conf" && ok "$conf: schema_dir = /usr/share/minidir/schema" ||
 	not_ok "$conf: $(grep schema_dir "$conf")"
 
 unit=/lib/systemd/system/minidir.service
@@ -196,7 +197,9 @@ sandbox() {
 		mount -t proc -o hidepid=invisible proc /proc
 		if touch /usr/.minidir-probe 2> /dev/null; then echo "sandbox: /usr is writable" >&2; exit 97; fi
 		umask "$UMASK"
-		exec setpriv --reuid="$U" --regid="$G" --groups="$GROUPS_" --inh-caps=-all,+"$CAP" \
+		groups=--clear-groups
+		[ -z "$GROUPS_" ] || groups=--groups=$GROUPS_
+		exec setpriv --reuid="$U" --regid="$G" "$groups" --inh-caps=-all,+"$CAP" \
 			--ambient-caps=-all,+"$CAP" --bounding-set=-all,+"$CAP" --no-new-privs -- "$@"
 	' sandbox "${#writable[@]}" "${writable[@]}" "${argv[@]}" > "$2" 2>&1 &
 	pid=$!
