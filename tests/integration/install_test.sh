@@ -95,6 +95,20 @@ for prog_page in minidir:man/minidir.8 minidir-import:man/minidir-import.8 \
 		ok "$prog --version: $out" || not_ok "$prog --version: \"$out\""
 done
 
+# --- debian/ -----------------------------------------------------------------------
+# Build-Depends are packages scripts/deps.sh installs (so CI's machine builds the .deb;
+# tests/package/package_test.sh builds it), and debian/changelog's upstream version is
+# the programs' (--version above).
+bdeps=$(sed -n '/^Build-Depends:/,/^[A-Z]/p' debian/control | sed -e 's/^Build-Depends://' -e '/^[A-Z]/d' |
+	tr ',' '\n' | sed -e 's/(.*)//' -e 's/[[:space:]]//g' | grep -v '^$' | grep -v '^debhelper-compat$')
+missing=
+for d in $bdeps; do grep -qE "(^|[ \"])$d( |\"|\$)" scripts/deps.sh || missing="$missing $d"; done
+[ -n "$bdeps" ] && [ -z "$missing" ] && ok "debian/control: every Build-Depends is in scripts/deps.sh ($(tr "\n" " " <<< "$bdeps"))" ||
+	not_ok "debian/control: Build-Depends not in scripts/deps.sh:$missing"
+deb_version=$(dpkg-parsechangelog -l debian/changelog -S Version)
+[ "${deb_version%-*}" = "$version" ] && ok "debian/changelog: $deb_version, upstream $version" ||
+	not_ok "debian/changelog: $deb_version, but the programs say $version"
+
 # --- make install -------------------------------------------------------------
 dest=$work/dest
 if out=$(make --no-print-directory "${make_args[@]}" install DESTDIR="$dest" PREFIX=/usr 2>&1); then

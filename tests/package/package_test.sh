@@ -112,6 +112,8 @@ else
 	installed=yes # whatever it left, purged at exit
 	finish
 fi
+out=$(minidir --version 2>&1) && [ "$out" = "minidir ${version%-*}" ] &&
+	ok "minidir --version: $out (debian/changelog: $version)" || not_ok "minidir --version: \"$out\", package $version"
 deps=$(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
 	--no-replaces --no-enhances minidir minidir-tools 2> /dev/null | grep -v '^ ' | sort -u)
 [ -n "$deps" ] && ! grep -qxE 'slapd|<slapd>' <<< "$deps" &&
