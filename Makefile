@@ -98,8 +98,6 @@ all: $(BINS) $(UNIT_BIN) $(ITEST_BIN)
 deps:
 	@./scripts/deps.sh
 
-# The programs alone (what debian/rules builds: no unit tests, no test clients).
-programs: $(BINS)
 
 # Objects are rebuilt when the compiler or its flags change (build-san/ with gcc or clang).
 FLAGS_STAMP := $(B)/.flags
@@ -300,8 +298,13 @@ SCHEMAS       := $(wildcard schema/*.schema)
 SUBST         := sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
                      -e 's|@LOCALSTATEDIR@|$(LOCALSTATEDIR)|g'
 CONF_DIR      := $(DESTDIR)$(SYSCONFDIR)/minidir
+INSTALL_BINS  := $(SBIN_PROGS:%=$(B)/%) $(BIN_PROGS:%=$(B)/%)
 
-install: $(BINS)
+# The programs make install ships, alone (what debian/rules builds: no unit tests, no
+# test clients).
+programs: $(INSTALL_BINS)
+
+install: $(INSTALL_BINS)
 	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(CONF_DIR) \
 	    $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) \
 	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
