@@ -92,11 +92,12 @@ FUZZ_BIN := $(FUZZ_TARGETS:%=build-fuzz/fuzz_%)
 FUZZ_SECONDS ?= 60
 
 .PHONY: all deps run test test-io-uring layers calls docs-check unit integration check bench format format-check clean fuzz fuzz-smoke fuzz-build \
-        install install-strip uninstall packaging-test
+        install install-strip uninstall packaging-test programs test-package
 all: $(BINS) $(UNIT_BIN) $(ITEST_BIN)
 
 deps:
 	@./scripts/deps.sh
+
 
 # Objects are rebuilt when the compiler or its flags change (build-san/ with gcc or clang).
 FLAGS_STAMP := $(B)/.flags
@@ -264,7 +265,8 @@ test-io-uring: deps
 # (docs/install.md). The server and the tools that write or read its database (slapd,
 # slapadd, slapcat's places) in sbin with man section 8; searchrate, a user's tool, in
 # bin. The configuration goes to /etc when PREFIX is /usr, else PREFIX/etc; an existing
-# one is kept. Binaries are not stripped: a packager's dh_strip keeps their debug
+# one is kept; its schema_dir names the installed schema/ files (SCHEMADIR), so nothing
+# of slapd's package is needed. debian/rules runs this recipe too. Binaries are not stripped: a packager's dh_strip keeps their debug
 # information in a -dbgsym package (make install-strip strips them).
 PREFIX        ?= /usr/local
 ifeq ($(PREFIX),/usr)
@@ -281,19 +283,32 @@ SBINDIR       ?= $(PREFIX)/sbin
 MANDIR        ?= $(PREFIX)/share/man
 SYSUSERSDIR   ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR   ?= $(PREFIX)/lib/tmpfiles.d
+# The tree's own schema files (schema/*.schema), the installed configuration's schema_dir.
+SCHEMADIR     ?= $(PREFIX)/share/minidir/schema
+# logrotate reads /etc/logrotate.d only: under PREFIX=/usr/local the file is installed but
+# must be linked there by hand (docs/install.md).
+LOGROTATEDIR  ?= $(SYSCONFDIR)/logrotate.d
 INSTALL       ?= install
-SBIN_PROGS    := minidir minidir-import minidir-export
+SBIN_PROGS    := minidir minidir-import minidir-export \
+                 $(if $(wildcard tools/minidir_passwd.c),minidir-passwd)
 BIN_PROGS     := searchrate
 MAN_PAGES     := man/minidir.8 man/minidir-import.8 man/minidir-export.8 man/minidir.conf.5 \
-                 man/searchrate.1
+                 man/searchrate.1 $(wildcard man/minidir-passwd.8)
+SCHEMAS       := $(wildcard schema/*.schema)
 SUBST         := sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
                      -e 's|@LOCALSTATEDIR@|$(LOCALSTATEDIR)|g'
 CONF_DIR      := $(DESTDIR)$(SYSCONFDIR)/minidir
+INSTALL_BINS  := $(SBIN_PROGS:%=$(B)/%) $(BIN_PROGS:%=$(B)/%)
 
-install: $(BINS)
+# The programs make install ships, alone (what debian/rules builds: no unit tests, no
+# test clients).
+programs: $(INSTALL_BINS)
+
+install: $(INSTALL_BINS)
 	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(CONF_DIR) \
 	    $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) \
-	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
+	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
+	    $(DESTDIR)$(SCHEMADIR) $(DESTDIR)$(LOGROTATEDIR)
 	$(INSTALL) -d -m 0750 $(DESTDIR)$(LOCALSTATEDIR)/lib/minidir
 	$(INSTALL) -m 0755 $(INSTALL_STRIP) $(SBIN_PROGS:%=$(B)/%) $(DESTDIR)$(SBINDIR)/
 	$(INSTALL) -m 0755 $(INSTALL_STRIP) $(BIN_PROGS:%=$(B)/%) $(DESTDIR)$(BINDIR)/
@@ -303,13 +318,16 @@ install: $(BINS)
 	$(SUBST) packaging/minidir.service.in > $(DESTDIR)$(UNITDIR)/minidir.service
 	$(SUBST) packaging/minidir.sysusers.in > $(DESTDIR)$(SYSUSERSDIR)/minidir.conf
 	$(SUBST) packaging/minidir.tmpfiles.in > $(DESTDIR)$(TMPFILESDIR)/minidir.conf
+	$(INSTALL) -m 0644 packaging/minidir.logrotate $(DESTDIR)$(LOGROTATEDIR)/minidir
+	$(INSTALL) -m 0644 $(SCHEMAS) $(DESTDIR)$(SCHEMADIR)/
 	chmod 0644 $(DESTDIR)$(UNITDIR)/minidir.service $(DESTDIR)$(SYSUSERSDIR)/minidir.conf \
 	    $(DESTDIR)$(TMPFILESDIR)/minidir.conf
 	@if [ -e $(CONF_DIR)/minidir.conf ]; then \
 	    echo "install: $(CONF_DIR)/minidir.conf exists: kept"; \
 	else \
 	    echo "install: $(CONF_DIR)/minidir.conf (database in $(LOCALSTATEDIR)/lib/minidir)"; \
-	    sed 's|^database = .*|database = $(LOCALSTATEDIR)/lib/minidir/minidir.mdb|' \
+	    sed -e 's|^database = .*|database = $(LOCALSTATEDIR)/lib/minidir/minidir.mdb|' \
+	        -e 's|^\(#\{0,1\}\)schema_dir = .*|\1schema_dir = $(SCHEMADIR)|' \
 	        conf/minidir.conf > $(CONF_DIR)/minidir.conf.tmp; \
 	    chmod 0640 $(CONF_DIR)/minidir.conf.tmp; \
 	    mv $(CONF_DIR)/minidir.conf.tmp $(CONF_DIR)/minidir.conf; \
@@ -323,12 +341,20 @@ uninstall:
 	rm -f $(SBIN_PROGS:%=$(DESTDIR)$(SBINDIR)/%) $(BIN_PROGS:%=$(DESTDIR)$(BINDIR)/%) \
 	    $(foreach m,$(MAN_PAGES),$(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m))) \
 	    $(DESTDIR)$(UNITDIR)/minidir.service $(DESTDIR)$(SYSUSERSDIR)/minidir.conf \
-	    $(DESTDIR)$(TMPFILESDIR)/minidir.conf
+	    $(DESTDIR)$(TMPFILESDIR)/minidir.conf $(DESTDIR)$(LOGROTATEDIR)/minidir \
+	    $(SCHEMAS:schema/%=$(DESTDIR)$(SCHEMADIR)/%)
+	@rmdir $(DESTDIR)$(SCHEMADIR) $(DESTDIR)$(PREFIX)/share/minidir 2> /dev/null || true
 	@echo "uninstall: $(CONF_DIR)/minidir.conf and $(DESTDIR)$(LOCALSTATEDIR)/lib/minidir are left"
 
 # The packaging checks alone (man pages, unit, make install): tests/integration/install_test.sh.
 packaging-test: $(BINS)
 	@BUILD=$(B) ./tests/integration/install_test.sh
+
+# The Debian package as an admin uses it (tests/package/package_test.sh): built from a
+# clean copy of the tree, installed with dpkg -i, run under the unit's sandbox, purged.
+# Needs root (it installs packages); .ci/run runs it as a step of its own.
+test-package:
+	@./tests/package/package_test.sh
 
 # libFuzzer: build-fuzz/fuzz_<target>, each run FUZZ_SECONDS from fuzz/corpus/<target>/.
 fuzz-build: deps

@@ -22,6 +22,10 @@ libsubunit-dev ldap-utils libinih-dev libssl-dev liburing-dev libcrypt-dev libar
 procps diffutils clang libclang-rt-14-dev openssl python3-ldap groff-base systemd"
 # make shellcheck (a step of make test and .ci/run) runs shellcheck over every shell script.
 PKGS="$PKGS shellcheck"
+# The Debian package (debian/, dpkg-buildpackage -us -uc -b) and make test-package
+# (tests/package/package_test.sh): debhelper, dpkg-dev and fakeroot build it, lintian
+# checks it, logrotate rotates its log with the shipped /etc/logrotate.d/minidir.
+PKGS="$PKGS debhelper dpkg-dev fakeroot lintian logrotate"
 
 [ "${1:-}" = bench ] && PKGS="$PKGS $BENCH_PKGS"
 
