@@ -92,7 +92,8 @@ static bool module_option(const char *opt, struct password_hash_opts *o)
 	const char *base = name ? strrchr(name, '/') : NULL;
 	base = base ? base + 1 : name;
 	size_t blen = base ? strcspn(base, ".") : 0;
-	bool argon2 = blen == 6 && strncmp(base, "argon2", 6) == 0;
+	bool argon2 = (blen == 6 && strncmp(base, "argon2", 6) == 0) ||
+	              (blen == 9 && strncmp(base, "pw-argon2", 9) == 0); /* its contrib name */
 	bool sha2 = blen == 7 && strncmp(base, "pw-sha2", 7) == 0;
 	if (!argon2 && !sha2) {
 		fprintf(stderr, "%s: -o %s: no such module: argon2 and pw-sha2 are built in\n",

@@ -30,6 +30,14 @@ cases=(ssha:"-h {SSHA}" sha:"-h {SHA}" ssha256:"-h {SSHA256}" sha256:"-h {SHA256
 	argon2:"-h {ARGON2}" argon2cost:"-h {ARGON2} -o module-load=argon2_m=8192_t=2_p=2"
 	cleartext:"-h {CLEARTEXT}" default:"")
 users=()
+# add_user NAME VALUE HOW: uid=NAME with userPassword VALUE in $work/data.ldif, NAME in
+# users, "NAME HOW: VALUE" in $work/values.
+add_user() {
+	printf 'dn: uid=%s,ou=people,%s\nobjectClass: inetOrgPerson\nuid: %s\ncn: %s\nsn: %s\nuserPassword: %s\n\n' \
+		"$1" "$EX" "$1" "$1" "$1" "$2" >> "$work/data.ldif"
+	users+=("$1")
+	echo "$1 $3: $2" >> "$work/values"
+}
 {
 	printf 'dn: %s\nobjectClass: top\nobjectClass: dcObject\nobjectClass: organization\ndc: example\no: Example\n\n' "$EX"
 	printf 'dn: ou=people,%s\nobjectClass: organizationalUnit\nou: people\n\n' "$EX"
@@ -44,10 +52,7 @@ for c in "${cases[@]}"; do
 		not_ok "minidir-passwd ${args[*]} -T FILE: $(cat "$work/$name.err")"
 		continue
 	fi
-	printf 'dn: uid=%s,ou=people,%s\nobjectClass: inetOrgPerson\nuid: %s\ncn: %s\nsn: %s\nuserPassword: %s\n\n' \
-		"$name" "$EX" "$name" "$name" "$name" "$value" >> "$work/data.ldif"
-	users+=("$name")
-	echo "$name ${args[*]}: $value" >> "$work/values"
+	add_user "$name" "$value" "${args[*]}"
 done
 grep -q '^ssha ' "$work/values" && grep -q '{SSHA}' <<< "$(grep '^default ' "$work/values")" &&
 	ok "no -h: {SSHA}, as slappasswd" || not_ok "no -h: $(grep '^default ' "$work/values")"
@@ -68,10 +73,7 @@ for c in slap_ssha:"-h {SSHA}" slap_crypt6:"-h {CRYPT} -c \$6\$%.16s" \
 		not_ok "slappasswd ${args[*]}: $(cat "$work/$name.err")"
 		continue
 	fi
-	printf 'dn: uid=%s,ou=people,%s\nobjectClass: inetOrgPerson\nuid: %s\ncn: %s\nsn: %s\nuserPassword: %s\n\n' \
-		"$name" "$EX" "$name" "$name" "$name" "$value" >> "$work/data.ldif"
-	users+=("$name")
-	echo "$name slappasswd ${args[*]}: $value" >> "$work/values"
+	add_user "$name" "$value" "slappasswd ${args[*]}"
 done
 
 # The rootdn's password from standard input (one line, its newline not part of it).
