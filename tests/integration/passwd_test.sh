@@ -241,6 +241,22 @@ errors() {
 errors 2 "unknown scheme {PBKDF2}; known schemes: {SSHA} {SHA} {SSHA256} {SHA256} {SSHA512} {SHA512} {SMD5} {MD5} {CRYPT} {ARGON2} {CLEARTEXT}" -h '{PBKDF2}' -s x
 errors 1 "-T $work/none: No such file or directory" -T "$work/none"
 errors 1 "-T $work: Is a directory" -T "$work"
+# A file the user cannot read: as root, checked as nobody (root reads any file).
+printf 'x' > "$work/private"
+chmod 600 "$work/private"
+if [ "$(id -u)" != 0 ]; then
+	chmod 000 "$work/private"
+	errors 1 "-T $work/private: Permission denied" -T "$work/private"
+elif ! command -v runuser > /dev/null; then
+	skip "needs runuser" "-T on a file the user cannot read"
+else
+	cp "$PW" "$work/minidir-passwd" && chmod 755 "$work" "$work/minidir-passwd"
+	rc=0
+	out=$(runuser -u nobody -- "$work/minidir-passwd" -T "$work/private" 2>&1) || rc=$?
+	[ "$rc" = 1 ] && [ "$out" = "minidir-passwd: -T $work/private: Permission denied" ] &&
+		ok "-T on a file nobody cannot read: exit 1, $out" ||
+		not_ok "-T on a file nobody cannot read: exit $rc, \"$out\""
+fi
 errors 2 "one of -s and -T" -s x -T "$work/nl"
 errors 2 "-c is {CRYPT}'s salt format; the scheme is {SSHA}" -h '{SSHA}' -c '$6$%.16s' -s x
 errors 1 "no %s, so every value would have the same salt" -c '$6$' -s x
