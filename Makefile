@@ -76,7 +76,8 @@ LIB_SRC  := $(wildcard protocol/*.c storage/*.c ldif/*.c conf/*.c) \
             $(filter-out server/main.c,$(wildcard server/*.c server/*/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
 LIB      := $(B)/libminidir.a
-BINS     := $(B)/minidir $(B)/minidir-import $(B)/minidir-export $(B)/searchrate
+BINS     := $(B)/minidir $(B)/minidir-import $(B)/minidir-export $(B)/minidir-passwd \
+            $(B)/searchrate
 UNIT_SRC := $(wildcard tests/*/test_*.c)
 UNIT_BIN := $(UNIT_SRC:%.c=$(B)/%)
 # searchrate: its own small library (not libminidir), linked into the tool and its unit tests.
@@ -116,6 +117,8 @@ $(B)/minidir: $(B)/server/main.o $(LIB)
 $(B)/minidir-import: $(B)/tools/minidir_import.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(B)/minidir-export: $(B)/tools/minidir_export.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(B)/minidir-passwd: $(B)/tools/minidir_passwd.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(SR_LIB): $(SR_OBJ)
@@ -186,7 +189,7 @@ unit: $(UNIT_BIN)
 # covers; make check T=NAME runs one).
 ITESTS := core_test reload_test leak_test policy_test fault_test tls_test access_test controls_test sync_test \
           replica_test replica_refresh_test replica_apply_test replica_churn_test install_test engine_test \
-          limits_test
+          limits_test passwd_test
 ITESTS_IO_URING := core_test policy_test tls_test
 # Under TSAN=1 the suite runs the epoll engine only: ThreadSanitizer does not see the
 # kernel's side of io_uring (what the kernel reads from and writes into the buffers a ring
@@ -289,11 +292,10 @@ SCHEMADIR     ?= $(PREFIX)/share/minidir/schema
 # must be linked there by hand (docs/install.md).
 LOGROTATEDIR  ?= $(SYSCONFDIR)/logrotate.d
 INSTALL       ?= install
-SBIN_PROGS    := minidir minidir-import minidir-export \
-                 $(if $(wildcard tools/minidir_passwd.c),minidir-passwd)
+SBIN_PROGS    := minidir minidir-import minidir-export minidir-passwd
 BIN_PROGS     := searchrate
-MAN_PAGES     := man/minidir.8 man/minidir-import.8 man/minidir-export.8 man/minidir.conf.5 \
-                 man/searchrate.1 $(wildcard man/minidir-passwd.8)
+MAN_PAGES     := man/minidir.8 man/minidir-import.8 man/minidir-export.8 man/minidir-passwd.8 \
+                 man/minidir.conf.5 man/searchrate.1
 SCHEMAS       := $(wildcard schema/*.schema)
 SUBST         := sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
                      -e 's|@LOCALSTATEDIR@|$(LOCALSTATEDIR)|g'

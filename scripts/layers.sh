@@ -10,7 +10,7 @@
 #       server/net/                    engines, worker loop, connections, TLS, send policies
 #       server/ops/                    operations, search planning, access rules
 #       server/ (start-up)             startup, daemon, main
-#       tools/                         minidir-import, minidir-export, searchrate
+#       tools/                         minidir-import, minidir-export, minidir-passwd, searchrate
 #     A file includes headers of its own room and of the rooms below it, never above;
 #   - from outside a room of server/, only the room's public header is included
 #     (server/net/net.h, server/ops/ops.h, server/replica/replica.h, server/db/db.h);

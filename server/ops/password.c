@@ -8,21 +8,40 @@
 #include <string.h>
 #include <strings.h>
 
-struct scheme {
-	const char *name; /* with braces */
-	const char *digest;
-	bool salted;
+/* {CLEARTEXT} last: password_check reads a value without a prefix as cleartext, and
+ * classify looks only at the prefixed schemes before it. */
+const struct password_scheme password_schemes[] = {
+    {"{SSHA}", PASSWORD_DIGEST, "SHA1", true},
+    {"{SHA}", PASSWORD_DIGEST, "SHA1", false},
+    {"{SSHA256}", PASSWORD_DIGEST, "SHA256", true},
+    {"{SHA256}", PASSWORD_DIGEST, "SHA256", false},
+    {"{SSHA512}", PASSWORD_DIGEST, "SHA512", true},
+    {"{SHA512}", PASSWORD_DIGEST, "SHA512", false},
+    {"{SMD5}", PASSWORD_DIGEST, "MD5", true},
+    {"{MD5}", PASSWORD_DIGEST, "MD5", false},
+    {"{CRYPT}", PASSWORD_CRYPT, NULL, false},
+    {"{ARGON2}", PASSWORD_ARGON2, NULL, false},
+    {"{CLEARTEXT}", PASSWORD_CLEARTEXT, NULL, false},
 };
+const size_t password_nschemes = sizeof(password_schemes) / sizeof(password_schemes[0]);
 
-static const struct scheme schemes[] = {
-    {"{MD5}", "MD5", false},       {"{SMD5}", "MD5", true},       {"{SHA}", "SHA1", false},
-    {"{SSHA}", "SHA1", true},      {"{SHA256}", "SHA256", false}, {"{SSHA256}", "SHA256", true},
-    {"{SHA512}", "SHA512", false}, {"{SSHA512}", "SHA512", true},
-};
+const struct password_scheme *password_scheme_find(const char *name)
+{
+	size_t len = strlen(name);
+	bool braces = len >= 2 && name[0] == '{' && name[len - 1] == '}';
+	for (size_t i = 0; i < password_nschemes; i++) {
+		const char *n = password_schemes[i].name;
+		size_t nlen = strlen(n);
+		if (braces ? nlen == len && strcasecmp(n, name) == 0
+		           : nlen == len + 2 && strncasecmp(n + 1, name, len) == 0)
+			return &password_schemes[i];
+	}
+	return NULL;
+}
 
 /* Checks base64(digest(given || salt) || salt) (salt empty when unsalted). */
-static bool check_digest(const struct scheme *s, const char *b64, size_t b64len, const char *given,
-                         size_t glen)
+static bool check_digest(const struct password_scheme *s, const char *b64, size_t b64len,
+                         const char *given, size_t glen)
 {
 	if (b64len == 0 || b64len % 4 || b64len > 1024)
 		return false;
@@ -84,29 +103,20 @@ static bool check_argon2(const char *hash, size_t hlen, const char *given, size_
 	return false;
 }
 
-/* What a stored value is, by its "{SCHEME}" prefix (none: plaintext). */
-enum kind { KIND_PLAIN, KIND_DIGEST, KIND_CRYPT, KIND_ARGON2, KIND_UNKNOWN };
-
-/* Classifies stored; *nlen is the scheme's length with braces (0: plaintext), *digest
- * the digest scheme for KIND_DIGEST. */
-static enum kind classify(const char *stored, size_t slen, size_t *nlen,
-                          const struct scheme **digest)
+/* A stored value's scheme, by its "{SCHEME}" prefix: the {CLEARTEXT} entry when it has
+ * none, NULL for an unknown one; *nlen is the prefix's length with braces (0: none). */
+static const struct password_scheme *classify(const char *stored, size_t slen, size_t *nlen)
 {
 	const char *close = slen && stored[0] == '{' ? memchr(stored, '}', slen) : NULL;
 	*nlen = 0;
 	if (!close)
-		return KIND_PLAIN;
+		return &password_schemes[password_nschemes - 1];
 	size_t n = *nlen = (size_t)(close - stored) + 1;
-	if (n == 7 && strncasecmp(stored, "{CRYPT}", 7) == 0)
-		return KIND_CRYPT;
-	if (n == 8 && strncasecmp(stored, "{ARGON2}", 8) == 0)
-		return KIND_ARGON2;
-	for (size_t i = 0; i < sizeof(schemes) / sizeof(schemes[0]); i++)
-		if (strlen(schemes[i].name) == n && strncasecmp(stored, schemes[i].name, n) == 0) {
-			*digest = &schemes[i];
-			return KIND_DIGEST;
-		}
-	return KIND_UNKNOWN;
+	for (size_t i = 0; i + 1 < password_nschemes; i++)
+		if (strlen(password_schemes[i].name) == n &&
+		    strncasecmp(stored, password_schemes[i].name, n) == 0)
+			return &password_schemes[i];
+	return NULL;
 }
 
 bool password_check(const char *stored, size_t slen, const char *given, size_t glen)
@@ -114,27 +124,26 @@ bool password_check(const char *stored, size_t slen, const char *given, size_t g
 	if (glen == 0)
 		return false;
 	size_t n;
-	const struct scheme *digest = NULL;
-	switch (classify(stored, slen, &n, &digest)) {
-	case KIND_PLAIN:
+	const struct password_scheme *s = classify(stored, slen, &n);
+	if (!s)
+		return false; /* an unknown scheme never matches */
+	switch (s->kind) {
+	case PASSWORD_CLEARTEXT:
 		return slen == glen && CRYPTO_memcmp(stored, given, glen) == 0;
-	case KIND_DIGEST:
-		return check_digest(digest, stored + n, slen - n, given, glen);
-	case KIND_CRYPT:
+	case PASSWORD_DIGEST:
+		return check_digest(s, stored + n, slen - n, given, glen);
+	case PASSWORD_CRYPT:
 		return check_crypt(stored + n, slen - n, given, glen);
-	case KIND_ARGON2:
+	case PASSWORD_ARGON2:
 		return check_argon2(stored + n, slen - n, given, glen);
-	case KIND_UNKNOWN:
-		break;
 	}
-	return false; /* an unknown scheme never matches */
+	return false;
 }
 
 bool password_scheme_known(const char *stored, size_t slen)
 {
 	size_t n;
-	const struct scheme *digest = NULL;
-	return classify(stored, slen, &n, &digest) != KIND_UNKNOWN;
+	return classify(stored, slen, &n) != NULL;
 }
 
 /* crypt(3) methods whose second field holds cost parameters rather than the salt. */
@@ -186,11 +195,10 @@ static size_t crypt_params_end(const char *stored, size_t slen, size_t from)
 size_t password_cost_class(const char *stored, size_t slen, char *out, size_t outlen)
 {
 	size_t n;
-	const struct scheme *digest = NULL;
-	enum kind k = classify(stored, slen, &n, &digest);
-	if (k == KIND_CRYPT)
+	const struct password_scheme *s = classify(stored, slen, &n);
+	if (s && s->kind == PASSWORD_CRYPT)
 		n = crypt_params_end(stored, slen, n);
-	else if (k == KIND_ARGON2)
+	else if (s && s->kind == PASSWORD_ARGON2)
 		n = argon2_params_end(stored, slen, n);
 	if (outlen == 0)
 		return 0;

@@ -6,13 +6,40 @@
  * OpenLDAP's argon2 module and slappasswd). Comparisons take constant time in the
  * digest. Checking costs what the stored value's parameters say: an {ARGON2} value
  * with m=1048576 allocates 1 GiB for each check (the admin who stores it chooses).
- * Thread-safe; nothing is kept between calls.
+ * Thread-safe; nothing is kept between calls. password_hash.c makes values of the same
+ * schemes, from the same table (password_schemes), for minidir-passwd.
  */
 #ifndef MINIDIR_SERVER_OPS_PASSWORD_H
 #define MINIDIR_SERVER_OPS_PASSWORD_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+/* How a scheme's value is made and checked. */
+enum password_kind {
+	PASSWORD_CLEARTEXT, /* the password itself, no prefix */
+	PASSWORD_DIGEST,    /* base64(digest(password || salt) || salt), salt empty if unsalted */
+	PASSWORD_CRYPT,     /* crypt(3)'s string */
+	PASSWORD_ARGON2,    /* libargon2's PHC string */
+};
+
+struct password_scheme {
+	const char *name; /* with braces, as written before the value: "{SSHA}" */
+	enum password_kind kind;
+	const char *digest; /* PASSWORD_DIGEST: OpenSSL's name of the digest ("SHA1") */
+	bool salted;        /* PASSWORD_DIGEST: a salt follows the digest */
+};
+
+/*
+ * The one list of schemes: the prefixed ones password_check verifies and password_hash
+ * writes, then {CLEARTEXT} (a value with no prefix), password_nschemes of them. Static.
+ */
+extern const struct password_scheme password_schemes[];
+extern const size_t password_nschemes;
+
+/* The scheme named name ("{SSHA}" or "SSHA", any case), or NULL. */
+const struct password_scheme *password_scheme_find(const char *name);
 
 /* True if the password given[0..glen) matches the stored value stored[0..slen).
  * False for an empty password, an unknown scheme and a malformed hash. */
@@ -31,5 +58,34 @@ bool password_scheme_known(const char *stored, size_t slen);
  * terminated and truncated to outlen - 1 bytes, to out; returns its length.
  */
 size_t password_cost_class(const char *stored, size_t slen, char *out, size_t outlen);
+
+/* --- password_hash.c: values made for a password (minidir-passwd) --------------------- */
+
+/* What password_hash may be told beyond the scheme; zero for the defaults. */
+struct password_hash_opts {
+	/* {CRYPT}: slappasswd's -c, a salt format with one "%s" or "%.Ns" (N random
+	 * characters of [./0-9A-Za-z], at most 31 as slappasswd) and "%%"; NULL:
+	 * crypt_gensalt's default method (yescrypt on Debian 12). */
+	const char *crypt_salt_format;
+	/* {ARGON2}: argon2id's costs; 0: slappasswd's argon2 module's (t=3, m=4096 KiB, p=1) */
+	uint32_t argon2_t, argon2_m_kib, argon2_p;
+};
+
+#define PASSWORD_ARGON2_T 3
+#define PASSWORD_ARGON2_M_KIB 4096
+#define PASSWORD_ARGON2_P 1
+
+/*
+ * A value of scheme s for the password secret[0..len): "{SSHA}..." (for {CLEARTEXT}
+ * the password itself), with a fresh salt from OpenSSL's CSPRNG (RAND_bytes; crypt(3)'s
+ * own for crypt_gensalt), checked with password_check before it is returned. Returns it
+ * NUL-terminated in malloc'd memory the caller frees, or NULL with the reason in
+ * err[0..errlen): an empty password (no bind can use one), a NUL byte where the scheme
+ * cannot hold one ({CRYPT}), a cleartext value that would read as a scheme or span
+ * lines, a bad salt format or one crypt(3) refuses, argon2 costs libargon2 refuses,
+ * no random bytes, out of memory. o may be NULL (the defaults).
+ */
+char *password_hash(const struct password_scheme *s, const char *secret, size_t len,
+                    const struct password_hash_opts *o, char *err, size_t errlen);
 
 #endif
