@@ -159,9 +159,11 @@ calls: $(LIB)
 # The documentation against the tree: every config key in man/minidir.conf.5 and the
 # sample (scripts/conf_keys.sh), the README's numbers equal to the files scripts wrote
 # (scripts/readme_numbers.sh), every path README.md and docs/ name present
-# (scripts/doc_paths.sh). Needs no build.
+# (scripts/doc_paths.sh), every man page's .TH version equal to conf/version.h's
+# (scripts/version_check.sh). Needs no build.
 docs-check:
 	@./scripts/conf_keys.sh
+	@./scripts/version_check.sh
 	@./scripts/readme_numbers.sh
 	@./scripts/doc_paths.sh
 

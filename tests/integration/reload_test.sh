@@ -84,6 +84,12 @@ client across
 grep -q "database reloaded: $work/db.mdb (463 entries, imported [0-9]*Z; generation 2)" "$log" &&
 	ok "the reload is logged: $(grep -o "database reloaded: .*" "$log" | head -1 | sed "s#$work/##")" ||
 	not_ok "no reload line: $(tail -3 "$log")"
+# What the importer tells the admin is what was just seen: served without a restart.
+help=$("$BUILD/minidir-import" --help | tr '\n' ' ')
+case $help in
+*"within a second, without a restart"*) ok "minidir-import --help says a running server serves the import within a second" ;;
+*) not_ok "minidir-import --help does not say the import is served within a second: $help" ;;
+esac
 mon() { ldapsearch -x -LLL -H "$URL" -b cn=monitor -s base "$1" | sed -n "s/^$1: //p"; }
 [ "$(mon databaseReloads)" = 1 ] && [ "$(mon databaseGeneration)" = 2 ] && [ "$(mon databaseEntries)" = 463 ] &&
 	ok "cn=monitor: databaseReloads 1, databaseGeneration 2, databaseEntries 463" ||
