@@ -128,15 +128,19 @@ $(SR_UNIT_BIN): %: %.o $(SR_LIB)
 $(filter-out $(SR_UNIT_BIN),$(UNIT_BIN)) $(ITEST_BIN): %: %.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(CHECK_LIBS)
 
+# make run reads $(CONF) with schema_dir set to the tree's schema/ (var/run.conf): the
+# compiled-in default is where make install puts the files.
+RUN_CONF := var/run.conf
 run: deps
 	@$(MAKE) --no-print-directory $(B)/minidir $(B)/minidir-import
 	@mkdir -p var
-	./$(B)/minidir-import -f $(CONF) $(EXAMPLE)
+	sed -e '/^#\?schema_dir = /d' -e '$$a schema_dir = $(CURDIR)/schema' $(CONF) > $(RUN_CONF)
+	./$(B)/minidir-import -f $(RUN_CONF) $(EXAMPLE)
 	@echo
 	@echo "Try:  ldapsearch -x -H ldap://127.0.0.1:3389 -b dc=example,dc=com '(uid=alice)'"
 	@echo "Stop: Ctrl-C"
 	@echo
-	./$(B)/minidir -f $(CONF) -d
+	./$(B)/minidir -f $(RUN_CONF) -d
 
 test: deps
 	@$(MAKE) --no-print-directory layers
@@ -283,6 +287,16 @@ SBINDIR       ?= $(PREFIX)/sbin
 MANDIR        ?= $(PREFIX)/share/man
 SYSUSERSDIR   ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR   ?= $(PREFIX)/lib/tmpfiles.d
+# The schema files (the tree's schema/, written from the RFCs): the schema_dir of a config
+# that names none, compiled into conf/config.c (protocol/schema.h SCHEMA_DEFAULT_DIR). Only
+# that object takes it, with its own stamp as $(B)/.flags is for all: make install with
+# another PREFIX than the build's recompiles it and relinks the programs, so that what is
+# installed reads the schema where it is installed.
+SCHEMADIR     ?= $(PREFIX)/share/minidir/schema
+DIRS_STAMP    := $(B)/.dirs
+$(shell mkdir -p $(B); echo '$(SCHEMADIR)' | cmp -s - $(DIRS_STAMP) || echo '$(SCHEMADIR)' > $(DIRS_STAMP))
+$(B)/conf/config.o: $(DIRS_STAMP)
+$(B)/conf/config.o: CFLAGS += -DSCHEMA_DEFAULT_DIR='"$(SCHEMADIR)"'
 INSTALL       ?= install
 SBIN_PROGS    := minidir minidir-import minidir-export
 BIN_PROGS     := searchrate
@@ -311,7 +325,8 @@ install: $(BINS)
 	    echo "install: $(CONF_DIR)/minidir.conf exists: kept"; \
 	else \
 	    echo "install: $(CONF_DIR)/minidir.conf (database in $(LOCALSTATEDIR)/lib/minidir)"; \
-	    sed 's|^database = .*|database = $(LOCALSTATEDIR)/lib/minidir/minidir.mdb|' \
+	    sed -e 's|^database = .*|database = $(LOCALSTATEDIR)/lib/minidir/minidir.mdb|' \
+	        -e 's|^#schema_dir = .*|#schema_dir = $(SCHEMADIR)|' \
 	        conf/minidir.conf > $(CONF_DIR)/minidir.conf.tmp; \
 	    chmod 0640 $(CONF_DIR)/minidir.conf.tmp; \
 	    mv $(CONF_DIR)/minidir.conf.tmp $(CONF_DIR)/minidir.conf; \

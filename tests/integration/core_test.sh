@@ -18,6 +18,7 @@ cat > "$work/minidir.conf" <<CONF
 listen = 127.0.0.1:0
 listen = [::1]:0
 database = $work/test.mdb
+schema_dir = $SCHEMA_DIR
 suffix = $BASE
 threads = 2
 rootdn = cn=admin,$BASE

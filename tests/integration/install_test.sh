@@ -193,7 +193,7 @@ ldif=examples/example.ldif
 install -d -o nobody -g nogroup "$work/run"
 mkdir "$work/db"
 sed -e "s|^database = .*|database = $work/db/example.mdb|" -e "s|^listen = .*|listen = 127.0.0.1:0|" \
-	"$conf" > "$work/root.conf"
+	-e "\$a schema_dir = $SCHEMA_DIR" "$conf" > "$work/root.conf"
 printf 'user = nobody\ngroup = nogroup\npid_file = %s\n' "$work/run/minidir.pid" >> "$work/root.conf"
 chmod 0644 "$work/root.conf"
 out=$("$sbin/minidir-import" -f "$work/root.conf" "$ldif" 2>&1) && ok "installed minidir-import: $out" ||
@@ -242,7 +242,7 @@ fi
 # man pages say), the server started as that user with CAP_NET_BIND_SERVICE only, on a
 # port below 1024.
 install -d -o nobody -g nogroup -m 0750 "$work/unitdb"
-sed -e "s|^database = .*|database = $work/unitdb/minidir.mdb|" "$conf" > "$work/unit.conf"
+sed -e "s|^database = .*|database = $work/unitdb/minidir.mdb|" -e "\$a schema_dir = $SCHEMA_DIR" "$conf" > "$work/unit.conf"
 chmod 0644 "$work/unit.conf"
 out=$(runuser -u nobody -- "$sbin/minidir-import" -q -f "$work/unit.conf" "$ldif" 2>&1) &&
 	[ "$(stat -c %U "$work/unitdb/minidir.mdb")" = nobody ] &&

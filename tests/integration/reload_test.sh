@@ -28,8 +28,8 @@ if ! "$PYTHON" -c "import ldap" 2> /dev/null; then
 fi
 "$PYTHON" tests/integration/reload_client.py gen "$work"
 write_conf() { # write_conf NAME SUFFIX: $work/NAME.conf for $work/NAME.mdb
-	printf 'listen = 127.0.0.1:0\ndatabase = %s\nsuffix = %s\nthreads = 2\nwrite_timeout = 0\nmonitor_access = anonymous\n' \
-		"$work/$1.mdb" "$2" > "$work/$1.conf"
+	printf 'listen = 127.0.0.1:0\ndatabase = %s\nschema_dir = %s\nsuffix = %s\nthreads = 2\nwrite_timeout = 0\nmonitor_access = anonymous\n' \
+		"$work/$1.mdb" "$SCHEMA_DIR" "$2" > "$work/$1.conf"
 }
 write_conf db "$BASE"
 write_conf other dc=other,dc=test
