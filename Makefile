@@ -132,15 +132,19 @@ $(SR_UNIT_BIN): %: %.o $(SR_LIB)
 $(filter-out $(SR_UNIT_BIN),$(UNIT_BIN)) $(ITEST_BIN): %: %.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(CHECK_LIBS)
 
+# make run reads $(CONF) with schema_dir set to the tree's schema/ (var/run.conf): the
+# compiled-in default is where make install puts the files.
+RUN_CONF := var/run.conf
 run: deps
 	@$(MAKE) --no-print-directory $(B)/minidir $(B)/minidir-import
 	@mkdir -p var
-	./$(B)/minidir-import -f $(CONF) $(EXAMPLE)
+	sed -e '/^#\?schema_dir = /d' -e '$$a schema_dir = $(CURDIR)/schema' $(CONF) > $(RUN_CONF)
+	./$(B)/minidir-import -f $(RUN_CONF) $(EXAMPLE)
 	@echo
 	@echo "Try:  ldapsearch -x -H ldap://127.0.0.1:3389 -b dc=example,dc=com '(uid=alice)'"
 	@echo "Stop: Ctrl-C"
 	@echo
-	./$(B)/minidir -f $(CONF) -d
+	./$(B)/minidir -f $(RUN_CONF) -d
 
 test: deps
 	@$(MAKE) --no-print-directory layers
@@ -163,9 +167,11 @@ calls: $(LIB)
 # The documentation against the tree: every config key in man/minidir.conf.5 and the
 # sample (scripts/conf_keys.sh), the README's numbers equal to the files scripts wrote
 # (scripts/readme_numbers.sh), every path README.md and docs/ name present
-# (scripts/doc_paths.sh). Needs no build.
+# (scripts/doc_paths.sh), every man page's .TH version equal to conf/version.h's
+# (scripts/version_check.sh). Needs no build.
 docs-check:
 	@./scripts/conf_keys.sh
+	@./scripts/version_check.sh
 	@./scripts/readme_numbers.sh
 	@./scripts/doc_paths.sh
 
@@ -286,8 +292,17 @@ SBINDIR       ?= $(PREFIX)/sbin
 MANDIR        ?= $(PREFIX)/share/man
 SYSUSERSDIR   ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR   ?= $(PREFIX)/lib/tmpfiles.d
-# The tree's own schema files (schema/*.schema), the installed configuration's schema_dir.
+# The schema files (the tree's schema/, written from the RFCs): the schema_dir of a config
+# that names none, compiled into conf/config.c (protocol/schema.h SCHEMA_DEFAULT_DIR). Only
+# that object takes it, with its own stamp as $(B)/.flags is for all: make install with
+# another PREFIX than the build's recompiles it and relinks the programs, so that what is
+# installed reads the schema where it is installed (the installed configuration names it
+# too).
 SCHEMADIR     ?= $(PREFIX)/share/minidir/schema
+DIRS_STAMP    := $(B)/.dirs
+$(shell mkdir -p $(B); echo '$(SCHEMADIR)' | cmp -s - $(DIRS_STAMP) || echo '$(SCHEMADIR)' > $(DIRS_STAMP))
+$(B)/conf/config.o: $(DIRS_STAMP)
+$(B)/conf/config.o: CFLAGS += -DSCHEMA_DEFAULT_DIR='"$(SCHEMADIR)"'
 # logrotate reads /etc/logrotate.d only: under PREFIX=/usr/local the file is installed but
 # must be linked there by hand (docs/install.md).
 LOGROTATEDIR  ?= $(SYSCONFDIR)/logrotate.d

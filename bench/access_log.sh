@@ -29,6 +29,7 @@ for m in $MODES; do
 	cat > "$work/$m.conf" <<- EOF
 		listen = 127.0.0.1:0
 		database = $work/db.mdb
+		schema_dir = $SCHEMA_DIR
 		suffix = $SUFFIX
 		threads = 2
 		sizelimit = unlimited

@@ -26,6 +26,8 @@
 set -u
 cd "$(dirname "$0")/.." || exit 2
 BUILD=${BUILD:-build}
+# minidir reads the tree's own schema/ (slapd, where it runs, its /etc/ldap/schema).
+SCHEMA_DIR=$PWD/schema
 SLAPD=${SLAPD:-/usr/sbin/slapd}
 SLAPADD=${SLAPADD:-/usr/sbin/slapadd}
 THREADS=${THREADS:-2}
@@ -68,6 +70,7 @@ PKI=$work/pki
 cat > "$work/minidir.conf" << EOF
 listen = ldaps://127.0.0.1:0/
 database = $work/minidir.mdb
+schema_dir = $SCHEMA_DIR
 suffix = $SUFFIX
 threads = $([ -n "$CALLGRIND" ] && echo 1 || echo 2)
 tls_cert_file = $PKI/server.pem

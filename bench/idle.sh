@@ -40,7 +40,7 @@ bench/gen-ldif.sh 1000 "$SUFFIX" > "$work/data.ldif" || die "gen-ldif.sh failed"
 printf '%s\n' "dn: $BINDDN" "objectClass: inetOrgPerson" "uid: bench.bind" "cn: Bench Bind" \
 	"sn: Bind" "userPassword: $(/usr/sbin/slappasswd -s "$BINDPW")" "" >> "$work/data.ldif"
 printf '%s\n' "listen = 127.0.0.1:0" "listen = ldaps://127.0.0.1:0/" "database = $work/db.mdb" \
-	"suffix = $SUFFIX" "threads = 2" "tls_cert_file = $work/certs/server.pem" \
+	"schema_dir = $SCHEMA_DIR" "suffix = $SUFFIX" "threads = 2" "tls_cert_file = $work/certs/server.pem" \
 	"tls_key_file = $work/certs/server.key" > "$work/minidir.conf"
 "$BUILD/minidir-import" -q -f "$work/minidir.conf" "$work/data.ldif" || die "minidir-import failed"
 

@@ -27,6 +27,8 @@
 set -euo pipefail
 
 BUILD=${BUILD:-build}
+# minidir reads the tree's own schema/ (slapd, where it runs, its /etc/ldap/schema).
+SCHEMA_DIR=$(cd "$(dirname "$0")/.." && pwd)/schema
 SIZES=${SIZES:-100000 1000000}
 ROUNDS=${ROUNDS:-1}
 ENTRY_BYTES=${ENTRY_BYTES:-0}
@@ -46,6 +48,7 @@ trap 'rm -rf "$work"' EXIT
 cat > "$work/minidir.conf" << EOF
 listen = 127.0.0.1:0
 database = $work/minidir.mdb
+schema_dir = $SCHEMA_DIR
 suffix = $SUFFIX
 rootdn = cn=admin,$SUFFIX
 index = ${INDEXES// /, }

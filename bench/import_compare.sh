@@ -14,6 +14,8 @@ set -eu
 old=$1 new=$2
 shift 2
 tmp=$(mktemp -d)
+# minidir reads the tree's own schema/ (slapd, where it runs, its /etc/ldap/schema).
+SCHEMA_DIR=$(cd "$(dirname "$0")/.." && pwd)/schema
 trap 'rm -rf "$tmp"' EXIT
 
 # Gives each entry (a record with a "dn:" line) without an entryUUID one, at its end.
@@ -37,7 +39,7 @@ dump_tables() {
 
 run() { # binary ldif name
 	mkdir -p "$tmp/$3"
-	printf '%s\n' "listen = 127.0.0.1:0" "database = $tmp/$3/db.mdb" \
+	printf '%s\n' "listen = 127.0.0.1:0" "database = $tmp/$3/db.mdb" "schema_dir = $SCHEMA_DIR" \
 		"suffix = ${SUFFIX:-dc=example,dc=com}" \
 		"index = objectClass, uid, cn, mail, member, departmentNumber, entryUUID" >"$tmp/$3.conf"
 	rm -f "$tmp/$3/db.mdb"

@@ -7,6 +7,9 @@ set -u
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 BUILD=${BUILD:-build}
 SUFFIX=${SUFFIX:-dc=example,dc=com} # bench/gen-ldif.sh's entries go below it
+# The schema minidir reads (schema_dir in each config): the tree's own, schema/, never
+# slapd's /etc/ldap/schema (slapd, where a benchmark runs it, reads its own).
+SCHEMA_DIR=$PWD/schema
 pids=()
 
 die() {
@@ -81,7 +84,8 @@ bench_directory() {
 	local n=$1 conf=$2
 	shift 2
 	bench/gen-ldif.sh "$n" "$SUFFIX" > "$work/data.ldif" || die "gen-ldif.sh failed"
-	printf '%s\n' "listen = 127.0.0.1:0" "database = $work/db.mdb" "suffix = $SUFFIX" "$@" > "$conf"
+	printf '%s\n' "listen = 127.0.0.1:0" "database = $work/db.mdb" "schema_dir = $SCHEMA_DIR" \
+		"suffix = $SUFFIX" "$@" > "$conf"
 	"$BUILD/minidir-import" -q -f "$conf" "$work/data.ldif" || die "minidir-import failed"
 }
 # bench_slapd_import [LINE...]: $work/slapd.conf, a slapd with two threads, the core,

@@ -77,6 +77,7 @@ conf() {
 listen = $SCHEME://$SRV_IP:3389/
 $tls_conf
 database = $work/data.mdb
+schema_dir = $SCHEMA_DIR
 suffix = $BASE
 threads = 1
 send_policy = $1

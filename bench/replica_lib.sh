@@ -73,6 +73,7 @@ replica_conf() {
 	cat > "$work/$1.conf" << EOF
 listen = 127.0.0.1:$2
 database = $work/$1.mdb
+schema_dir = $SCHEMA_DIR
 suffix = $EX
 rootdn = $ADMIN
 rootpw = secret

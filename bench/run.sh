@@ -78,6 +78,8 @@
 # Throughput is stated as a ratio to slapd measured in the same run.
 set -u
 cd "$(dirname "$0")/.." || exit 1
+# minidir reads the tree's own schema/ (slapd, where it runs, its /etc/ldap/schema).
+SCHEMA_DIR=$PWD/schema
 
 BUILD=${BUILD:-build}
 OUT=${OUT:-bench/results}
@@ -247,6 +249,7 @@ md_conf() { # POLICY[-uring] ENTRIES FILE
 	cat > "$3" << EOF
 listen = 127.0.0.1:0
 database = $work/minidir-$2.mdb
+schema_dir = $SCHEMA_DIR
 suffix = $SUFFIX
 threads = 2
 rootdn = $ROOTDN

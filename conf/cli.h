@@ -9,8 +9,7 @@
 #include <stdbool.h>
 
 #include "conf/config.h"
-
-#define MINIDIR_VERSION "0.9.0"
+#include "conf/version.h" /* MINIDIR_VERSION, printed by --version */
 
 /* A one-letter flag: -LETTER sets *set to true; with arg (not NULL) it takes a value,
  * "-LETTER VALUE", and *arg points to it (borrowed from argv). With a name (not NULL),

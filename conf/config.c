@@ -14,6 +14,10 @@
 #include "protocol/dn.h"
 #include "protocol/schema.h"
 
+#ifndef SCHEMA_DEFAULT_DIR
+#error "SCHEMA_DEFAULT_DIR: the Makefile gives it (SCHEMADIR, protocol/schema.h)"
+#endif
+
 /* The names of a choice's values, each at its enum's value, NULL-ended (conf/keyval.h). */
 static const char *const policy_names[SEND_POLICY_N + 1] = {
 #define SEND_POLICY_NAME(E, ident, name) [SEND_##E] = name,

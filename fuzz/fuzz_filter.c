@@ -15,6 +15,7 @@
 #include "protocol/buf.h"
 #include "protocol/filter.h"
 #include "protocol/schema.h"
+#include "tests/tree_schema.h" /* the tree's schema/: fuzz/run.sh runs from the root */
 #include "storage/entry.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -76,7 +77,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 	char err[256];
-	schema_load(SCHEMA_DEFAULT_DIR, SCHEMA_DEFAULT_FILES, err, sizeof(err));
+	schema_load(TEST_SCHEMA_DIR, TEST_SCHEMA_FILES, err, sizeof(err));
 	build_entry();
 	return 0;
 }

@@ -14,6 +14,7 @@
 
 #include "fuzz/input_file.h"
 #include "protocol/schema.h"
+#include "tests/tree_schema.h" /* the tree's schema/: fuzz/run.sh runs from the root */
 #include "ldif/ldif_import.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -38,7 +39,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 	char err[256];
-	schema_load(SCHEMA_DEFAULT_DIR, SCHEMA_DEFAULT_FILES, err, sizeof(err));
+	schema_load(TEST_SCHEMA_DIR, TEST_SCHEMA_FILES, err, sizeof(err));
 	if (!mkdtemp(dir))
 		abort();
 	snprintf(ldif_path, sizeof(ldif_path), "%s/in.ldif", dir);

@@ -17,6 +17,7 @@
 #include "protocol/frame.h"
 #include "protocol/request.h"
 #include "protocol/schema.h"
+#include "tests/tree_schema.h" /* the tree's schema/: fuzz/run.sh runs from the root */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -29,7 +30,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	/* With the schema, DNs and filters resolve aliases as in the server. Without it the
 	 * target would fuzz another code path (no aliases, built-in rules) and still pass:
 	 * a schema that does not load stops it before the first input. */
-	if (schema_load(SCHEMA_DEFAULT_DIR, SCHEMA_DEFAULT_FILES, err, sizeof(err)) < 0) {
+	if (schema_load(TEST_SCHEMA_DIR, TEST_SCHEMA_FILES, err, sizeof(err)) < 0) {
 		fprintf(stderr, "fuzz_request: schema: %s\n", err);
 		exit(1);
 	}

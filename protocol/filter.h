@@ -207,7 +207,10 @@ bool filter_uses(const struct filter *f, const char *const *names, size_t n);
 
 /* Appends f in RFC 4515 string form to out (for logs), followed by a NUL that out->len does
  * not count; when memory runs out the text is cut short, perhaps unterminated (no error).
- * Values escape '"' and control bytes as \XX too, so the text fits in a quoted log field. */
+ * Values are their normal forms, but an objectClass value the schema knows is its class's
+ * first NAME, not the OID objectIdentifierMatch makes of it (reads the schema, as decoding
+ * does). Values escape '"' and control bytes as \XX too, so the text fits in a quoted log
+ * field. */
 void filter_to_string(const struct filter *f, struct buf *out);
 
 /* Parses text, an RFC 4515 string filter (NUL-terminated; the outer parentheses may be left

@@ -3,6 +3,7 @@
 #include "protocol/filter.h"
 
 #include <string.h>
+#include <strings.h>
 
 /*
  * libldap's RFC 4515 parser, the one ldap_search_ext uses. It is exported (symbol version
@@ -15,6 +16,22 @@ int ldap_pvt_put_filter(BerElement *ber, const char *str);
 static void put_escaped(struct buf *out, const char *v, size_t len)
 {
 	buf_append_escaped(out, v, len, "*()\"");
+}
+
+/*
+ * The value to write for an objectClass item: its normal form under objectIdentifierMatch is
+ * the class's OID ("1.3.6.1.1.1.2.0"), which tells a reader of the log less than the name;
+ * the class's first NAME in the schema ("posixAccount"), as slapd logs it. Looked up here,
+ * when the log is written, so that decoding (on the search path) keeps only the OID. NULL:
+ * write the value as it is (another attribute or rule, a class the schema does not know).
+ */
+static const char *class_name(const struct filter *f)
+{
+	if (f->rule != MATCH_OID || !f->value.val || !f->attr ||
+	    strcasecmp(f->attr, "objectClass") != 0)
+		return NULL;
+	const struct schema_oc *oc = f->oc ? f->oc : schema_oc_find(f->value.val, f->value.len);
+	return oc ? oc->name : NULL;
 }
 
 static void to_string(const struct filter *f, struct buf *out)
@@ -50,13 +67,17 @@ static void to_string(const struct filter *f, struct buf *out)
 		if (f->final.val)
 			put_escaped(out, f->final.val, f->final.len);
 		break;
-	default:
+	default: {
 		if (f->attr)
 			buf_append(out, f->attr, f->attr_len);
 		buf_append(out, ops[f->kind], strlen(ops[f->kind]));
-		if (f->value.val)
+		const char *name = class_name(f);
+		if (name)
+			put_escaped(out, name, strlen(name));
+		else if (f->value.val)
 			put_escaped(out, f->value.val, f->value.len);
 		break;
+	}
 	}
 	buf_append(out, ")", 1);
 }

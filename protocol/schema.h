@@ -31,8 +31,11 @@
 #include "protocol/match_rule.h"
 
 /* The four schemas minidir serves, in load order. */
-#define SCHEMA_DEFAULT_DIR "/etc/ldap/schema"
 #define SCHEMA_DEFAULT_FILES "core cosine inetorgperson nis"
+/* SCHEMA_DEFAULT_DIR, the schema_dir of a config that names none, is the Makefile's
+ * SCHEMADIR ($(PREFIX)/share/minidir/schema, where make install puts the tree's schema/),
+ * given with -D to conf/config.c alone, its one user, so that another PREFIX rebuilds that
+ * object only. */
 
 struct schema_attr {
 	char *name; /* primary name (first NAME), or the OID */

@@ -9,8 +9,9 @@ set -eu
 # on private ports; the system's service is kept from starting, as slapd's below).
 BENCH_PKGS="tcpdump gnuplot-nox ethtool iproute2 slapd linux-perf haproxy"
 
-# slapd is needed for its schema files (/etc/ldap/schema) and as the peer of the
-# conformance tests and of searchrate's TLS tests; its own service is kept from starting
+# slapd is only a test peer (minidir reads the tree's own schema/, never slapd's files): the
+# reference of the conformance tests, the provider of the replica tests and the server of
+# searchrate's TLS tests; its own service is kept from starting
 # (see below). openssl makes those tests' throwaway certificates (tests/integration/tls_certs.sh);
 # python3-ldap is the second client of tests/integration/tls_test.sh. groff-base renders
 # the man pages and systemd's systemd-analyze verifies the unit (tests/integration/install_test.sh;

@@ -37,7 +37,8 @@
 /* What a TLS session is taken to give back to malloc when its connection closes. */
 #define CONN_TLS_SESSION_BYTES (16 * 1024)
 
-/* Who is at the other end: "HOST:PORT", or for ldapi:// the peer's uid and gid (c->local). */
+/* Who is at the other end: "HOST:PORT" ("[HOST]:PORT" for IPv6, RFC 3986's form, so that the
+ * port is told from the address), or for ldapi:// the peer's uid and gid (c->local). */
 static void identify_peer(struct conn *c)
 {
 	struct ucred cred;
@@ -60,7 +61,8 @@ static void identify_peer(struct conn *c)
 		char host[48] = "?", port[8] = "?";
 		getnameinfo((struct sockaddr *)&ss, sl, host, sizeof(host), port, sizeof(port),
 		            NI_NUMERICHOST | NI_NUMERICSERV);
-		snprintf(c->peer, sizeof(c->peer), "%s:%s", host, port);
+		snprintf(c->peer, sizeof(c->peer), ss.ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s",
+		         host, port);
 	}
 }
 

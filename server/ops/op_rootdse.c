@@ -7,13 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf/version.h" /* MINIDIR_VERSION: vendorVersion */
 #include "protocol/buf.h"
 #include "protocol/schema.h"
 #include "server/ops/ops.h"
-
-#ifndef MINIDIR_VERSION
-#define MINIDIR_VERSION "0.1"
-#endif
 
 #define BV(s)                                                                                      \
 	{                                                                                          \

@@ -89,8 +89,9 @@ void op_trace(struct conn *c, const struct ldap_request *req)
 		const struct bind_request *b = &req->u.bind;
 		put_text(out, " BIND");
 		put_field(out, "dn", b->dn.bv_val, b->dn.bv_len);
+		/* method is quoted as the mechanism a client names is (docs/access-log.md). */
 		if (b->simple)
-			put_text(out, " method=simple");
+			put_text(out, " method=\"simple\"");
 		else
 			put_field(out, "method", b->mech.bv_val, b->mech.bv_len);
 		break;
@@ -116,5 +117,5 @@ void op_trace(struct conn *c, const struct ldap_request *req)
 	if (c->bound_dn.len)
 		put_field(out, "by", (const char *)c->bound_dn.data, c->bound_dn.len);
 	else
-		put_text(out, " by=anonymous");
+		put_text(out, " by=\"anonymous\""); /* quoted as a DN is: one form per field */
 }

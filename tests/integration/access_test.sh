@@ -23,6 +23,7 @@ write_conf() {
 		echo "rootdn = cn=admin,$EX"
 		echo "rootpw = root-secret"
 		for l in "$@"; do echo "$l"; done
+		echo "schema_dir = $SCHEMA_DIR" # last: the checks name the rules' line numbers
 	} > "$work/minidir.conf"
 }
 

@@ -22,6 +22,7 @@ fi
 cat > "$work/minidir.conf" << CONF
 listen = 127.0.0.1:0
 database = $work/db.mdb
+schema_dir = $SCHEMA_DIR
 suffix = $EX
 rootdn = cn=admin,$EX
 rootpw = root-secret

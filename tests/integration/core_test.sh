@@ -13,9 +13,12 @@ work=$(mktemp -d /tmp/minidir-it.XXXXXX)
 server_pid=
 trap cleanup_server_and_work EXIT
 
+# [::1]: the access log's IPv6 peers (below).
 cat > "$work/minidir.conf" <<CONF
 listen = 127.0.0.1:0
+listen = [::1]:0
 database = $work/test.mdb
+schema_dir = $SCHEMA_DIR
 suffix = $BASE
 threads = 2
 rootdn = cn=admin,$BASE
@@ -77,6 +80,7 @@ start_server() {
 		exit 1
 	fi
 	URI=ldap://127.0.0.1:$port
+	port6=$(sed -n 's#.*listening on ldap://\[::1\]:\([0-9]*\)/.*#\1#p' "$work/server.log" | head -1)
 }
 start_server
 
@@ -211,6 +215,10 @@ MOD
 
 # --- root DSE, subschema, operational attributes ------------------------------------
 expect_grep "root DSE lists the naming context" "^namingContexts: $BASE" ls_ -b "" -s base "+" "*"
+# One version (conf/version.h): what the root DSE says is what --version says.
+version=$("$BUILD/minidir" --version)
+version=${version#minidir }
+expect_grep "root DSE's vendorVersion is minidir --version's ($version)" "^vendorVersion: $version$" ls_ -b "" -s base vendorVersion
 expect_nogrep "root DSE operational attributes only on request" "^namingContexts" ls_ -b "" -s base
 expect_grep "root DSE lists the paged results control" "^supportedControl: 1.2.840.113556.1.4.319" ls_ -b "" -s base +
 expect_grep "root DSE lists the matched values control" "^supportedControl: 1.2.826.0.1.3344810.2.3$" ls_ -b "" -s base supportedControl
@@ -300,14 +308,28 @@ reload_and_wait() {
 }
 ls_ -D "cn=admin,$BASE" -w root-secret -b "$PEOPLE" "(uid=user3)" cn mail > /dev/null
 timeout 10 ldapcompare -x -H "$URI" "uid=user3,$PEOPLE" "sn:three" > /dev/null
+# objectClass values as the schema names them (their normal form is the OID), whether the
+# client sent the name in another case, the OID or an approx item; an OID the schema does not
+# know stays as it is.
+ls_ -b "$PEOPLE" "(&(objectclass=INETORGPERSON)(objectClass=2.5.6.6)(objectClass~=top)(objectClass=1.2.3.4))" 1.1 > /dev/null
+# An IPv6 peer: [::1]:PORT, as in a URL, so that the port is told from the address.
+if [ -n "$port6" ]; then
+	timeout 10 ldapsearch -x -H "ldap://[::1]:$port6" -b "$PEOPLE" -s base 1.1 > /dev/null
+else
+	not_ok "the server logged no ldap://[::1]:PORT/ listener: $(grep listening "$work/server.log")"
+fi
 alog=$work/access.log
 # Lines are written within about a second (access_log.h): wait for the last one expected.
 wait_line() { for _ in $(seq 1 60); do grep -q -- "$1" "$alog" 2> /dev/null && return; sleep 0.05; done; }
 wait_line "COMPARE dn=\"uid=user3,$PEOPLE\" attr=\"sn\""
+wait_line "ACCEPT from=\[::1\]"
 expect_grep "access log: a connection accepted" "conn=[0-9]* fd=[0-9]* ACCEPT from=127.0.0.1:[0-9]* via=ldap$" cat "$alog"
-expect_grep "access log: a bind, with its DN and result" "op=0 msgid=1 BIND dn=\"cn=admin,$BASE\" method=simple by=anonymous result=0 entries=0 etime=0\.[0-9]\{6\}$" cat "$alog"
+expect_grep "access log: an IPv6 peer in brackets" "conn=[0-9]* fd=[0-9]* ACCEPT from=\[::1\]:[0-9]* via=ldap$" cat "$alog"
+expect_grep "access log: objectClass values by their schema names, not OIDs" "filter=\"(&(objectClass=inetOrgPerson)(objectClass=person)(objectClass~=top)(objectClass=1.2.3.4))\"" cat "$alog"
+# Every field that can hold a client's text is quoted, whatever its value (docs/access-log.md).
+expect_grep "access log: a bind, with its DN and result" "op=0 msgid=1 BIND dn=\"cn=admin,$BASE\" method=\"simple\" by=\"anonymous\" result=0 entries=0 etime=0\.[0-9]\{6\}$" cat "$alog"
 expect_grep "access log: a search, with base, scope, filter, attributes, identity, result and entries" "SEARCH base=\"$PEOPLE\" scope=sub filter=\"(uid=user3)\" attrs=\"cn mail\" by=\"cn=admin,$BASE\" result=0 entries=1 etime=" cat "$alog"
-expect_grep "access log: a compare" "COMPARE dn=\"uid=user3,$PEOPLE\" attr=\"sn\" by=anonymous result=6 " cat "$alog"
+expect_grep "access log: a compare" "COMPARE dn=\"uid=user3,$PEOPLE\" attr=\"sn\" by=\"anonymous\" result=6 " cat "$alog"
 expect_grep "access log: an Unbind, and the close with its reason" "CLOSE reason=\"client unbound\" ops=3$" cat "$alog"
 expect_grep "access log: RFC 3339 timestamps with zone" "^20[0-9]\{2\}-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-6][0-9]\.[0-9]\{3\}[+-][0-9]\{2\}:[0-9]\{2\} conn=" cat "$alog"
 ls_ -b "$BASE" "(cn=a\22quote\0anewline)" 1.1 > /dev/null
@@ -443,7 +465,7 @@ printf 'database = x\nsuffix = dc=a\nfrobnicate = 1\n' > "$work/bad.conf"
 expect_grep "unknown config key is reported with file:line" "bad.conf:3: unknown key" "$BUILD/minidir" -f "$work/bad.conf"
 
 # --- server limits and allow_anonymous (a second server) ---------------------------------
-sed -e 's/^listen = .*/listen = 127.0.0.1:0/' "$work/minidir.conf" > "$work/limits.conf"
+sed -e 's/^listen = 127.*/listen = 127.0.0.1:0/' -e '/^listen = \[::1\]/d' "$work/minidir.conf" > "$work/limits.conf"
 printf 'sizelimit = 3\nallow_anonymous = no\nidle_timeout = 1\n' >> "$work/limits.conf"
 "$BUILD/minidir" -f "$work/limits.conf" 2> "$work/limits.log" &
 limits_pid=$!

@@ -20,6 +20,8 @@ write_conf() {
 		"$work/test.mdb" "$BASE" > "$work/$name.conf"
 	shift
 	[ $# = 0 ] || printf '%s\n' "$@" >> "$work/$name.conf"
+	# last: a check names the line of an extra one
+	printf 'schema_dir = %s\n' "$SCHEMA_DIR" >> "$work/$name.conf"
 }
 # start NAME [ENV=VALUE...]: minidir on NAME.conf, its log in NAME.log; sets pid and port.
 start() {

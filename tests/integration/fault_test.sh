@@ -21,6 +21,7 @@ write_conf() {
 	{
 		echo "listen = 127.0.0.1:0"
 		echo "database = $work/$name.mdb"
+		echo "schema_dir = $SCHEMA_DIR"
 		echo "suffix = $BASE"
 		echo "threads = 2"
 		echo "rootdn = cn=admin,$BASE"

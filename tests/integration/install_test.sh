@@ -27,8 +27,8 @@ esac
 for tool in groff make ldapsearch; do
 	command -v "$tool" > /dev/null || { echo "install_test: $tool not found (scripts/deps.sh installs it)" >&2; exit 1; }
 done
-version=$(sed -n 's/^#define MINIDIR_VERSION "\(.*\)"/\1/p' conf/cli.h)
-[ -n "$version" ] || { echo "install_test: no MINIDIR_VERSION in conf/cli.h" >&2; exit 1; }
+version=$(sed -n 's/^#define MINIDIR_VERSION "\(.*\)"/\1/p' conf/version.h)
+[ -n "$version" ] || { echo "install_test: no MINIDIR_VERSION in conf/version.h" >&2; exit 1; }
 
 # A page as plain text: no hyphenation, lines long enough that no option is broken.
 render() { groff -man -Tascii -P-cbou -rHY=0 -rLL=250n "$1" 2> /dev/null; }

@@ -26,6 +26,7 @@ trap cleanup_server_and_work EXIT
 cat > "$work/minidir.conf" << CONF
 listen = 127.0.0.1:0
 database = $work/test.mdb
+schema_dir = $SCHEMA_DIR
 suffix = $BASE
 threads = 1
 rootdn = cn=admin,$BASE

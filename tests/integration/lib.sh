@@ -6,6 +6,11 @@
 LDIF=tests/data/test.ldif
 # shellcheck disable=SC2034  # as LDIF
 BASE=dc=test,dc=org
+# The schema every minidir of the tests reads (schema_dir in each config): the tree's own,
+# schema/, what make install ships; never slapd's /etc/ldap/schema, which only slapd reads
+# where a test runs it as a peer. Absolute: some servers start in another directory.
+# shellcheck disable=SC2034  # as LDIF
+SCHEMA_DIR=$PWD/schema
 
 # use_work_dir NAME: $work, a fresh /tmp/minidir-NAME.XXXXXX. At exit every PID in
 # $pids (servers started as `cmd & pids+=($!)`) is stopped, and $work removed unless

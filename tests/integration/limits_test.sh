@@ -34,6 +34,7 @@ awk -v ex="$EX" 'BEGIN { for (j = 0; j < 10000; j++) printf "member: uid=member.
 cat > "$work/minidir.conf" << EOF
 listen = 127.0.0.1:0
 database = $work/db.mdb
+schema_dir = $SCHEMA_DIR
 suffix = $EX
 threads = 1
 rootdn = $ADMIN

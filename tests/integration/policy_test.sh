@@ -65,6 +65,7 @@ write_conf() {
 	cat > "$work/minidir.conf" <<CONF
 listen = 127.0.0.1:0
 database = $work/data.mdb
+schema_dir = $SCHEMA_DIR
 suffix = $BASE
 threads = 1
 rootdn = cn=admin,$BASE

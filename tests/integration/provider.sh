@@ -69,9 +69,11 @@ provider_start() {
 # refreshAndPersist or refreshOnly, interval 2 s, retried every second) on a free port,
 # its database $work/NAME.mdb; LINES are added at the end.
 replica_conf() {
+	# shellcheck disable=SC2153  # SCHEMA_DIR: lib.sh, sourced before this file
 	cat > "$work/$1.conf" << EOF
 listen = 127.0.0.1:0
 database = $work/$1.mdb
+schema_dir = $SCHEMA_DIR
 suffix = $EX
 rootdn = $ADMIN
 rootpw = secret

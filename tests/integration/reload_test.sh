@@ -28,8 +28,8 @@ if ! "$PYTHON" -c "import ldap" 2> /dev/null; then
 fi
 "$PYTHON" tests/integration/reload_client.py gen "$work"
 write_conf() { # write_conf NAME SUFFIX: $work/NAME.conf for $work/NAME.mdb
-	printf 'listen = 127.0.0.1:0\ndatabase = %s\nsuffix = %s\nthreads = 2\nwrite_timeout = 0\nmonitor_access = anonymous\n' \
-		"$work/$1.mdb" "$2" > "$work/$1.conf"
+	printf 'listen = 127.0.0.1:0\ndatabase = %s\nschema_dir = %s\nsuffix = %s\nthreads = 2\nwrite_timeout = 0\nmonitor_access = anonymous\n' \
+		"$work/$1.mdb" "$SCHEMA_DIR" "$2" > "$work/$1.conf"
 }
 write_conf db "$BASE"
 write_conf other dc=other,dc=test
@@ -84,6 +84,12 @@ client across
 grep -q "database reloaded: $work/db.mdb (463 entries, imported [0-9]*Z; generation 2)" "$log" &&
 	ok "the reload is logged: $(grep -o "database reloaded: .*" "$log" | head -1 | sed "s#$work/##")" ||
 	not_ok "no reload line: $(tail -3 "$log")"
+# What the importer tells the admin is what was just seen: served without a restart.
+help=$("$BUILD/minidir-import" --help | tr '\n' ' ')
+case $help in
+*"within a second, without a restart"*) ok "minidir-import --help says a running server serves the import within a second" ;;
+*) not_ok "minidir-import --help does not say the import is served within a second: $help" ;;
+esac
 mon() { ldapsearch -x -LLL -H "$URL" -b cn=monitor -s base "$1" | sed -n "s/^$1: //p"; }
 [ "$(mon databaseReloads)" = 1 ] && [ "$(mon databaseGeneration)" = 2 ] && [ "$(mon databaseEntries)" = 463 ] &&
 	ok "cn=monitor: databaseReloads 1, databaseGeneration 2, databaseEntries 463" ||

@@ -114,7 +114,7 @@ grep -q "resuming from cookie" "$work/r.$((starts - 1)).log" && ok "the killed r
 stop_checked "$rpid" "$rlog" && ok "replica stopped" || not_ok "stop: $stop_why"
 
 # A config error: the key without syncrepl.
-printf 'database = %s/x.mdb\nsuffix = %s\nlisten_after_refresh = 10\n' "$work" "$EX" > "$work/plain.conf"
+printf 'database = %s/x.mdb\nschema_dir = %s\nsuffix = %s\nlisten_after_refresh = 10\n' "$work" "$SCHEMA_DIR" "$EX" > "$work/plain.conf"
 out=$("$BUILD/minidir" -t -f "$work/plain.conf" 2>&1) && rc=0 || rc=$?
 [ "$rc" = 1 ] && grep -q "listen_after_refresh is set but syncrepl is not" <<< "$out" &&
 	ok "listen_after_refresh without syncrepl: refused at start-up ($out)" || not_ok "listen_after_refresh without syncrepl: rc $rc: $out"

@@ -356,9 +356,11 @@ wait_state retrying
 stop_checked "$rpid" "$rlog" || not_ok "replica stop: $stop_why"
 
 # 10. examples/replica.conf, pointed at this provider (its port, a free one to listen on, the
-# database in the work directory), works as it is.
+# database in the work directory, the tree's schema where an installed one is read), works
+# as it is.
 sed -e "s#127.0.0.1:389#127.0.0.1:$pport#g" -e "s#^listen = .*#listen = 127.0.0.1:0#" \
-	-e "s#var/replica.mdb#$work/example.mdb#" examples/replica.conf > "$work/example.conf"
+	-e "s#var/replica.mdb#$work/example.mdb#" -e "\$a schema_dir = $SCHEMA_DIR" \
+	examples/replica.conf > "$work/example.conf"
 replica_start example
 converge 20 && ok "examples/replica.conf: converged in ${took}s" || not_ok "examples/replica.conf: $(tail -3 "$rlog")"
 stop_checked "$rpid" "$rlog" && ok "examples/replica.conf replica stopped" || not_ok "replica stop: $stop_why"

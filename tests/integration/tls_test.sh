@@ -32,6 +32,7 @@ write_conf() {
 		echo "listen = ldap://127.0.0.1:0"
 		echo "listen = ldaps://127.0.0.1:0/"
 		echo "database = $work/db.mdb"
+		echo "schema_dir = $SCHEMA_DIR"
 		echo "suffix = $BASE"
 		echo "rootdn = cn=admin,$BASE"
 		echo "rootpw = root-secret"
@@ -81,6 +82,7 @@ bad_start() { # NAME PATTERN conf-lines...: minidir -t refuses the config with P
 	shift 2
 	{
 		echo "database = $work/db.mdb"
+		echo "schema_dir = $SCHEMA_DIR"
 		echo "suffix = $BASE"
 		for l in "$@"; do echo "$l"; done
 	} > "$work/bad.conf"
@@ -317,7 +319,7 @@ fi
 me_uid=$(id -u) me_gid=$(id -g)
 peer_dn="gidNumber=$me_gid+uidNumber=$me_uid,cn=peercred,cn=external,cn=auth"
 printf '%s\n' "listen = 127.0.0.1:0" "listen = ldapi://$work/ldapi" "database = $work/db.mdb" \
-	"suffix = $BASE" "rootdn = $peer_dn" > "$work/local.conf"
+	"schema_dir = $SCHEMA_DIR" "suffix = $BASE" "rootdn = $peer_dn" > "$work/local.conf"
 start_local() { start_minidir "$work/local.conf" "$work/local.log"; }
 start_local
 I="ldapi://$(printf '%s' "$work/ldapi" | sed 's#/#%2F#g')"
@@ -353,6 +355,7 @@ stop "$pid" local
 cat > "$work/plain.conf" << EOF
 listen = 127.0.0.1:0
 database = $work/db.mdb
+schema_dir = $SCHEMA_DIR
 suffix = $BASE
 EOF
 start_minidir "$work/plain.conf" "$work/plain.log"

@@ -142,6 +142,32 @@ START_TEST(objectclass_filters_match_superclasses)
 }
 END_TEST
 
+/* The access log's form of a filter: an objectClass value by the class's first NAME, however
+ * the client wrote it (its normal form, what the search compares, is the OID). */
+static void ck_string(const char *text, const char *want)
+{
+	struct arena mem = {0};
+	struct filter *f = filter_from_string(text, &mem);
+	ck_assert_ptr_nonnull(f);
+	struct buf out = {0};
+	filter_to_string(f, &out);
+	ck_assert_str_eq((const char *)out.data, want);
+	buf_free(&out);
+	arena_free(&mem);
+}
+
+START_TEST(objectclass_values_written_by_name)
+{
+	ck_string("(objectClass=2.16.840.1.113730.3.2.2)", "(objectClass=inetOrgPerson)");
+	ck_string("(objectclass=POSIXACCOUNT)", "(objectClass=posixAccount)");
+	ck_string("(|(objectClass~=2.5.6.6)(objectClass=newPilotPerson))",
+	          "(|(objectClass~=person)(objectClass=pilotPerson))"); /* first NAME */
+	ck_string("(objectClass=1.2.3.4)", "(objectClass=1.2.3.4)"); /* unknown: as it is */
+	ck_string("(objectClass=*)", "(objectClass=*)");
+	ck_string("(cn=Bob)", "(cn=bob)"); /* other values: their normal form, as before */
+}
+END_TEST
+
 START_TEST(supertype_filters_test_subtypes)
 {
 	build_olp();
@@ -250,6 +276,7 @@ static Suite *hierarchy_suite(void)
 	tcase_add_test(tc, superclasses);
 	tcase_add_test(tc, supertypes);
 	tcase_add_test(tc, objectclass_filters_match_superclasses);
+	tcase_add_test(tc, objectclass_values_written_by_name);
 	tcase_add_test(tc, supertype_filters_test_subtypes);
 	tcase_add_test(tc, supertype_in_attribute_list);
 	tcase_add_test(tc, matched_values_items);

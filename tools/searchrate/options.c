@@ -20,7 +20,7 @@
 #include <lber.h>
 #include <ldap.h>
 
-#include "conf/cli.h" /* MINIDIR_VERSION */
+#include "conf/version.h" /* MINIDIR_VERSION */
 
 static const char usage_text[] =
     "Usage: searchrate -b BASEDN [options]\n"
