@@ -69,7 +69,7 @@ LDFLAGS += $(SANFLAGS) $(HARDEN_LDFLAGS) $(if $(LTO),$(LTO) $(HARDEN_CFLAGS) \
 LDLIBS  := -pthread $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lldap -llber -llmdb -linih -lssl -lcrypto -luring -largon2) -lcrypt
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt)
 
-CONF     ?= conf/minidir.conf
+CONF     ?= examples/minidir.conf
 EXAMPLE  := examples/example.ldif
 
 LIB_SRC  := $(wildcard protocol/*.c storage/*.c ldif/*.c conf/*.c) \
