@@ -3,32 +3,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <libgen.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The name of uid (or its number) into out. */
-static void user_name(uid_t uid, char *out, size_t outlen)
-{
-	struct passwd *pw = getpwuid(uid);
-	if (pw)
-		snprintf(out, outlen, "%s", pw->pw_name);
-	else
-		snprintf(out, outlen, "%ld", (long)uid);
-}
-
-static void group_name(gid_t gid, char *out, size_t outlen)
-{
-	struct group *gr = getgrgid(gid);
-	if (gr)
-		snprintf(out, outlen, "%s", gr->gr_name);
-	else
-		snprintf(out, outlen, "%ld", (long)gid);
-}
+#include "conf/id_names.h"
 
 bool db_denied_explain(const struct config *cfg, char *out, size_t outlen)
 {
@@ -48,27 +29,26 @@ bool db_denied_explain(const struct config *cfg, char *out, size_t outlen)
 	const char *what = is_file ? path : dirname(dir);
 	if (!is_file && stat(what, &st) < 0)
 		return false;
-	char owner[64], group[64], me[64], mygroup[64];
-	user_name(st.st_uid, owner, sizeof(owner));
-	group_name(st.st_gid, group, sizeof(group));
-	user_name(geteuid(), me, sizeof(me));
-	group_name(getegid(), mygroup, sizeof(mygroup));
+	char owner[160], me[160];
+	id_names(st.st_uid, st.st_gid, owner, sizeof(owner));
+	id_names(geteuid(), getegid(), me, sizeof(me));
+	int user_len = (int)strcspn(me, ":");
+	unsigned mode = (unsigned)(st.st_mode & 07777);
 	long uid = (long)geteuid();
 	if (!is_file)
-		snprintf(out, outlen,
-		         "cannot read the database %s: permission denied on its directory %s "
-		         "(owned by %s:%s, mode %04o), and minidir runs as %s:%s (uid %ld); let "
-		         "that user in: chown %s:%s %s",
-		         path, what, owner, group, (unsigned)(st.st_mode & 07777), me, mygroup, uid,
-		         me, mygroup, what);
+		snprintf(
+		    out, outlen,
+		    "cannot read the database %s: permission denied on its directory %s "
+		    "(owned by %s, mode %04o), and minidir runs as %s (uid %ld); let that user "
+		    "in: chown %s %s",
+		    path, what, owner, mode, me, uid, me, what);
 	else
 		snprintf(
 		    out, outlen,
-		    "cannot read the database %s: permission denied: it is owned by %s:%s, mode "
-		    "%04o, and minidir runs as %s:%s (uid %ld); give it to that user: chown %s:%s "
-		    "%s (minidir-import run as root does it itself when %s sets user = %s, or "
-		    "when the database's directory belongs to %s)",
-		    path, owner, group, (unsigned)(st.st_mode & 07777), me, mygroup, uid, me,
-		    mygroup, path, cfg->path, me, me);
+		    "cannot read the database %s: permission denied: it is owned by %s, mode "
+		    "%04o, and minidir runs as %s (uid %ld); give it to that user: chown %s %s "
+		    "(minidir-import run as root does it itself when %s sets user = %.*s, or "
+		    "when the database's directory belongs to %.*s)",
+		    path, owner, mode, me, uid, me, path, cfg->path, user_len, me, user_len, me);
 	return true;
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "conf/cli.h"
+#include "conf/id_names.h"
 #include "conf/key_line.h"
 #include "protocol/schema.h"
 #include "ldif/ldif_import.h"
@@ -93,17 +94,6 @@ static int pick_owner(const struct config *cfg, struct import_opts *opts, char *
 	return 0;
 }
 
-/* "minidir:minidir" (or the numbers of ids without a name). */
-static void owner_names(uid_t uid, gid_t gid, char *out, size_t outlen)
-{
-	struct passwd *pw = getpwuid(uid);
-	struct group *gr = getgrgid(gid);
-	char u[32], g[32];
-	snprintf(u, sizeof(u), "%ld", (long)uid);
-	snprintf(g, sizeof(g), "%ld", (long)gid);
-	snprintf(out, outlen, "%s:%s", pw ? pw->pw_name : u, gr ? gr->gr_name : g);
-}
-
 int main(int argc, char **argv)
 {
 	bool quiet = false, skip_schema = false, threads_set = false, url_values = false;
@@ -159,7 +149,7 @@ int main(int argc, char **argv)
 		       cfg.database);
 	if (rc == 0 && !quiet && opts.chown) {
 		char names[160];
-		owner_names(opts.uid, opts.gid, names, sizeof(names));
+		id_names(opts.uid, opts.gid, names, sizeof(names));
 		printf("minidir-import: %s owned by %s (%s)\n", cfg.database, names, who);
 	} else if (rc != 0)
 		fprintf(stderr, "minidir-import: import failed; %s is unchanged\n", cfg.database);
