@@ -74,9 +74,9 @@ static int pick_owner(const struct config *cfg, struct import_opts *opts, char *
 		snprintf(dir, sizeof(dir), "%s", cfg->database);
 		const char *d = dirname(dir);
 		struct stat st;
+		/* A missing directory is the import's to report; root's keeps a root file. */
 		if (stat(d, &st) < 0 || st.st_uid == 0)
-			return 0; /* the import reports a missing directory; root's keeps root's
-			             file */
+			return 0;
 		opts->uid = st.st_uid;
 		opts->gid = st.st_gid;
 		snprintf(who, wholen, "the owner of %s", d);
@@ -144,15 +144,16 @@ int main(int argc, char **argv)
 	size_t n = 0;
 	int rc = ldif_import(cli.operands[0], cfg.database, &opts, &n);
 	cli_progress_end(&progress);
-	if (rc == 0 && !quiet)
+	if (rc != 0)
+		fprintf(stderr, "minidir-import: import failed; %s is unchanged\n", cfg.database);
+	else if (!quiet)
 		printf("minidir-import: %zu entries from %s into %s\n", n, cli.operands[0],
 		       cfg.database);
 	if (rc == 0 && !quiet && opts.chown) {
 		char names[160];
 		id_names(opts.uid, opts.gid, names, sizeof(names));
 		printf("minidir-import: %s owned by %s (%s)\n", cfg.database, names, who);
-	} else if (rc != 0)
-		fprintf(stderr, "minidir-import: import failed; %s is unchanged\n", cfg.database);
+	}
 	config_free(&cfg);
 	schema_free();
 	return rc == 0 ? 0 : 1;
