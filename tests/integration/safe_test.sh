@@ -132,6 +132,16 @@ else
 	not_ok "start-up, rootpw \"secret\": $(cat "$work/ex.log")"
 fi
 [ -z "$port" ] || stop_checked "$pid" "$work/ex.log" || not_ok "stop: $stop_why"
+# make run's examples/minidir.conf (from the tree's root, as make run starts): valid, its
+# admin binds with "secret", and it is warned about, at its rootpw line.
+sed "s|^database = .*|database = $work/run.mdb|" examples/minidir.conf > "$work/run.conf"
+line=$(grep -n '^rootpw' "$work/run.conf" | cut -d: -f1)
+"$BUILD/minidir-import" -q -f "$work/run.conf" examples/example.ldif || not_ok "import with examples/minidir.conf"
+out=$("$BUILD/minidir" -t -f "$work/run.conf" 2>&1) || true
+grep -q "configuration and database OK" <<< "$out" &&
+	grep -qF "warning: $work/run.conf:$line: rootpw is the examples' password" <<< "$out" &&
+	ok "make run's examples/minidir.conf: valid, and its example admin warned about at line $line" ||
+	not_ok "examples/minidir.conf: $out"
 for v in "$(ssha not-the-example)" secretx; do
 	rootpw_conf other "$v"
 	out=$("$BUILD/minidir" -t -f "$work/other.conf" 2>&1) || true
