@@ -69,7 +69,7 @@ LDFLAGS += $(SANFLAGS) $(HARDEN_LDFLAGS) $(if $(LTO),$(LTO) $(HARDEN_CFLAGS) \
 LDLIBS  := -pthread $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lldap -llber -llmdb -linih -lssl -lcrypto -luring -largon2) -lcrypt
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt)
 
-CONF     ?= conf/minidir.conf
+CONF     ?= examples/minidir.conf
 EXAMPLE  := examples/example.ldif
 
 LIB_SRC  := $(wildcard protocol/*.c storage/*.c ldif/*.c conf/*.c) \
@@ -132,19 +132,18 @@ $(SR_UNIT_BIN): %: %.o $(SR_LIB)
 $(filter-out $(SR_UNIT_BIN),$(UNIT_BIN)) $(ITEST_BIN): %: %.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(CHECK_LIBS)
 
-# make run reads $(CONF) with schema_dir set to the tree's schema/ (var/run.conf): the
-# compiled-in default is where make install puts the files.
-RUN_CONF := var/run.conf
+# make run serves examples/example.ldif with $(CONF) (examples/minidir.conf: the tree's
+# schema/, an example administrator); the compiled-in schema_dir is where make install puts
+# the files.
 run: deps
 	@$(MAKE) --no-print-directory $(B)/minidir $(B)/minidir-import
 	@mkdir -p var
-	sed -e '/^#\?schema_dir = /d' -e '$$a schema_dir = $(CURDIR)/schema' $(CONF) > $(RUN_CONF)
-	./$(B)/minidir-import -f $(RUN_CONF) $(EXAMPLE)
+	./$(B)/minidir-import -f $(CONF) $(EXAMPLE)
 	@echo
 	@echo "Try:  ldapsearch -x -H ldap://127.0.0.1:3389 -b dc=example,dc=com '(uid=alice)'"
 	@echo "Stop: Ctrl-C"
 	@echo
-	./$(B)/minidir -f $(RUN_CONF) -d
+	./$(B)/minidir -f $(CONF) -d
 
 test: deps
 	@$(MAKE) --no-print-directory layers
@@ -195,7 +194,7 @@ unit: $(UNIT_BIN)
 # covers; make check T=NAME runs one).
 ITESTS := core_test reload_test leak_test policy_test fault_test tls_test access_test controls_test sync_test \
           replica_test replica_refresh_test replica_apply_test replica_churn_test install_test engine_test \
-          limits_test passwd_test
+          limits_test passwd_test safe_test
 ITESTS_IO_URING := core_test policy_test tls_test
 # Under TSAN=1 the suite runs the epoll engine only: ThreadSanitizer does not see the
 # kernel's side of io_uring (what the kernel reads from and writes into the buffers a ring

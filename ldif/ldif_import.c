@@ -499,6 +499,15 @@ int ldif_import(const char *ldif_path, const char *db_path, const struct import_
 	} else {
 		rc = build_guarded(&im, count);
 	}
+	int fd;
+	/* On LMDB's descriptor, not the name: the directory may be writable by the user the
+	 * file is given to, who could otherwise swap the name for a link to another file. */
+	if (rc == 0 && opts->chown &&
+	    (mdb_env_get_fd(im.db.env, &fd) != 0 || fchown(fd, opts->uid, opts->gid) < 0)) {
+		fprintf(opts->err, "%s: chown to %ld:%ld: %s\n", tmp_path, (long)opts->uid,
+		        (long)opts->gid, strerror(errno));
+		rc = -1;
+	}
 	if (im.txn)
 		mdb_txn_abort(im.txn);
 	if (im.db.env)

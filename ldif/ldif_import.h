@@ -32,6 +32,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 struct import_opts {
 	const char *suffix; /* every entry must be the suffix entry or below it */
@@ -51,12 +52,17 @@ struct import_opts {
 	 * so far, of bytes_total; NULL: none. */
 	void (*progress)(void *arg, size_t entries, long long bytes, long long bytes_total);
 	void *progress_arg;
+	/* true: the new file is given to uid:gid (fchown, which needs root) before it is
+	 * renamed into place, so that it appears whole and already its reader's. */
+	bool chown;
+	uid_t uid;
+	gid_t gid;
 };
 
 /*
- * Imports ldif_path into a new database that replaces db_path. Returns 0 and
- * sets *count, or -1 after printing the first problem as "file:line: reason"
- * to opts->err (db_path is then unchanged).
+ * Imports ldif_path into a new database that replaces db_path (given to opts->uid:gid
+ * first when opts->chown). Returns 0 and sets *count, or -1 after printing the first
+ * problem as "file:line: reason" to opts->err (db_path is then unchanged).
  */
 int ldif_import(const char *ldif_path, const char *db_path, const struct import_opts *opts,
                 size_t *count);

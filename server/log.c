@@ -142,6 +142,14 @@ void log_error(const char *fmt, ...)
 	va_end(ap);
 }
 
+void log_warning(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	log_limited("warning", fmt, ap);
+	va_end(ap);
+}
+
 void log_info(const char *fmt, ...)
 {
 	va_list ap;

@@ -1,7 +1,7 @@
 /*
  * Logging to standard error: "TIMESTAMP minidir[pid]: level: message", one line each.
  *
- * Error and info lines are rate-limited per call site (the format string): in
+ * Error, warning and info lines are rate-limited per call site (the format string): in
  * any one second the first LOG_BURST lines of a site are printed, the rest are
  * counted, and the count is reported once, as "N more like: FORMAT", by the next
  * line of that site in a later second or by log_tick(). A client (or a fault)
@@ -23,6 +23,8 @@
 extern bool log_debug_enabled;
 
 void log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A setting that works but should not be left so (the examples' rootpw): "warning:". */
+void log_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_debug_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

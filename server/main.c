@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "conf/cli.h"
+#include "server/can_serve.h"
 #include "server/daemon.h"
 #include "server/db/db.h"
 #include "server/net/net.h"
@@ -12,7 +13,7 @@
 #include "server/startup.h"
 
 static const char usage[] =
-    "usage: minidir -f CONFIG [-d] [-t]\n"
+    "usage: minidir -f CONFIG [-d] [-t | -c]\n"
     "\n"
     "A read-only LDAPv3 search server over a database built by minidir-import.\n"
     "Runs in the foreground and logs to standard error; SIGTERM or SIGINT stop it,\n"
@@ -22,18 +23,31 @@ static const char usage[] =
     "  -f CONFIG     configuration file (see conf/minidir.conf)\n"
     "  -d            debug logging: connections and operations\n"
     "  -t            check the configuration and database, then exit (binds no port)\n"
+    "  -c, --can-serve\n"
+    "                exit 0 if there is something to serve (the database file exists,\n"
+    "                or a syncrepl key is set), 1 with one line on standard error if\n"
+    "                not, 255 on a configuration error: the systemd unit's\n"
+    "                ExecCondition= (255 fails the unit, 1 skips its start)\n"
     "  -h, --help    this help; --version: the version\n";
 
 int main(int argc, char **argv)
 {
-	bool check_only = false;
+	bool check_only = false, can_serve = false;
 	const struct cli_flag flags[] = {{'d', &log_debug_enabled, NULL, NULL},
-	                                 {'t', &check_only, NULL, NULL}};
-	struct cli cli = {.prog = "minidir", .usage = usage, .flags = flags, .nflags = 2};
+	                                 {'t', &check_only, NULL, NULL},
+	                                 {'c', &can_serve, NULL, "can-serve"}};
+	struct cli cli = {.prog = "minidir", .usage = usage, .flags = flags, .nflags = 3};
 	static struct server srv;
-	int status = cli_start(&cli, argc, argv, &srv.cfg);
+	int status = cli_parse(&cli, argc, argv);
 	if (status >= 0)
 		return status;
+	if (cli_load_config(&cli, &srv.cfg) < 0)
+		return can_serve ? CAN_SERVE_CONFIG_ERROR : 1;
+	if (can_serve) {
+		status = server_can_serve(&srv.cfg);
+		config_free(&srv.cfg);
+		return status;
+	}
 	/* Workers inherit this mask; only the main thread takes signals, with sigwait. */
 	sigset_t set;
 	sigemptyset(&set);

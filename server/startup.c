@@ -17,6 +17,7 @@
 #include "server/access_log.h"
 #include "server/net/net.h"
 #include "server/db/db.h"
+#include "server/db_denied.h"
 #include "server/log.h"
 #include "server/replica/replica.h"
 
@@ -74,6 +75,11 @@ static int open_database(struct server *srv)
 		log_error("%s", err);
 		return -1;
 	}
+	char denied[2048];
+	if (!g && db_denied_explain(cfg, denied, sizeof(denied))) {
+		log_error("%s", denied); /* not "create it": it is there, for another user */
+		return -1;
+	}
 	if (!g) {
 		log_error("%s (create it with: minidir-import -f %s FILE.ldif)", err, cfg->path);
 		return -1;
@@ -126,6 +132,12 @@ void server_db_check(struct server *srv)
 		return;
 	/* The lease first: a file another process still writes is not read yet. */
 	int fd, lease = db_watch_lease(path, st.st_dev, st.st_ino, &fd), lease_err = errno;
+	char denied[2048];
+	if (lease < 0 && lease_err == EACCES &&
+	    db_denied_explain(&srv->cfg, denied, sizeof(denied))) {
+		refuse(srv, &st, denied, "");
+		return;
+	}
 	if (lease < 0 && lease_err != ESTALE) {
 		refuse(srv, &st, path,
 		       lease_err == EACCES ? ": permission denied" : ": cannot be opened");
@@ -220,6 +232,7 @@ int server_init(struct server *srv)
 	}
 	if (ops_start(srv) < 0) /* the access rules, compiled against the schema */
 		return -1;
+	(void)op_rootpw_is_example(srv); /* a warning only: make run's example admin */
 	if (open_database(srv) < 0)
 		return -1;
 	if (!cfg->syncrepl.set) /* a replica's file is written in place, by its consumer */

@@ -109,6 +109,16 @@ void op_bind(struct conn *c, struct ldap_request *req);
 struct db_gen;
 int op_bind_prepare(struct server *srv, struct db_gen *g);
 
+/* --- example_rootpw.c: the examples' password left as rootpw -------------------------- */
+
+/*
+ * True, after logging a warning naming rootpw's FILE:LINE, when srv->cfg's rootpw lets
+ * the examples' password ("secret") bind: checked with password_check, so plaintext and
+ * every hash of it that verifies are caught. At start-up and by minidir -t, once: a
+ * changed rootpw needs a restart.
+ */
+bool op_rootpw_is_example(const struct server *srv);
+
 /* --- op_compare.c, op_extended.c (WhoAmI) ---------------------------------------------- */
 
 void op_compare(struct conn *c, struct ldap_request *req);
