@@ -1,7 +1,7 @@
 #!/bin/sh
 # Checks that the version is written once: conf/version.h's MINIDIR_VERSION (what
 # --version and the root DSE's vendorVersion print) is the version every man page's .TH
-# line names ("minidir X.Y.Z" in its footer), so that a release that changes the header
+# line names ("minidir X.Y.Z" in its footer) and debian/changelog's newest entry, so that a release that changes the header
 # and forgets a page fails make docs-check. Every man/*.[1-8] is checked, a new page too.
 #
 # Exit status 0 when all agree; 1 with one line per page that differs on standard error.
@@ -29,9 +29,16 @@ for page in "$root"/man/*.[1-8]; do
 		;;
 	esac
 done
+# debian/changelog's newest entry: upstream version VERSION, any Debian revision after it.
+changelog=$root/debian/changelog
+deb=$(sed -n '1s/^minidir (\([^)-]*\)\(-[^)]*\)\{0,1\}).*/\1/p' "$changelog" 2> /dev/null || true)
+if [ "$deb" != "$version" ]; then
+	echo "version_check: debian/changelog's first entry is \"${deb:-no minidir (VERSION-REV) line}\", not $version (conf/version.h)" >&2
+	bad=1
+fi
 if [ "$pages" = 0 ]; then
 	echo "version_check: no man page under $root/man" >&2
 	exit 1
 fi
-[ "$bad" = 0 ] && echo "version_check: conf/version.h and $pages man pages name $version"
+[ "$bad" = 0 ] && echo "version_check: conf/version.h, debian/changelog and $pages man pages name $version"
 exit "$bad"

@@ -148,10 +148,23 @@ level=$(sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p' <<< "$
 # --- the first import, as minidir(8) and docs/install.md say -------------------------
 ldif=/usr/share/doc/minidir/examples/example.ldif
 cmp -s "$ldif" examples/example.ldif && ok "the package ships $ldif" || not_ok "no $ldif (debian/minidir.examples)"
-out=$(runuser -u minidir -- minidir-import -f "$conf" "$ldif" 2>&1) &&
-	[ "$(stat -c %U /var/lib/minidir/minidir.mdb 2> /dev/null)" = minidir ] &&
-	ok "runuser -u minidir -- minidir-import -f $conf: $(tail -1 <<< "$out")" ||
-	not_ok "minidir-import: $out"
+# The unit's ExecCondition= before any import: nothing to serve, so systemd would skip it.
+read -ra cond <<< "$(sed -n 's/^ExecCondition=//p' "$unit")"
+status=0
+out=$(runuser -u minidir -- "${cond[@]}" 2>&1) || status=$?
+[ "${#cond[@]}" -gt 0 ] && [ "$status" = 1 ] && grep -q "no database at /var/lib/minidir/minidir.mdb" <<< "$out" &&
+	ok "unit: ExecCondition=${cond[*]} before the import: exit 1, \"$out\"" ||
+	not_ok "unit: ExecCondition=\"${cond[*]}\" before the import: exit $status, \"$out\""
+# As root, as docs/install.md says: the database is given to /var/lib/minidir's owner.
+out=$(minidir-import -f "$conf" "$ldif" 2>&1) &&
+	[ "$(stat -c %U:%G /var/lib/minidir/minidir.mdb 2> /dev/null)" = minidir:minidir ] &&
+	grep -q "owned by minidir:minidir" <<< "$out" &&
+	ok "minidir-import -f $conf as root: $(tail -1 <<< "$out")" ||
+	not_ok "minidir-import as root: $out; owner $(stat -c %U:%G /var/lib/minidir/minidir.mdb 2>&1)"
+status=0
+out=$(runuser -u minidir -- "${cond[@]}" 2>&1) || status=$?
+[ "$status" = 0 ] && ok "unit: ExecCondition= after the import: exit 0" ||
+	not_ok "unit: ExecCondition= after the import: exit $status, \"$out\""
 
 # --- the unit's ExecStart, as the unit runs it -----------------------------------------
 key() { sed -n "s/^$1=//p" "$unit" | tail -1; }
