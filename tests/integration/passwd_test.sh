@@ -17,7 +17,7 @@ SLAPPASSWD=${SLAPPASSWD:-/usr/sbin/slappasswd}
 PW=$BUILD/minidir-passwd
 
 use_work_dir passwd
-version=$(sed -n 's/^#define MINIDIR_VERSION "\(.*\)"/\1/p' conf/cli.h)
+version=$(sed -n 's/^#define MINIDIR_VERSION "\(.*\)"/\1/p' conf/version.h)
 
 # secret NAME: the password of uid=NAME.
 secret() { printf 'pw-%s-S3cret' "$1"; }
@@ -88,6 +88,7 @@ cat > "$work/minidir.conf" << EOF
 listen = 127.0.0.1:0
 database = $work/minidir.mdb
 suffix = $EX
+schema_dir = $SCHEMA_DIR
 rootdn = $ADMIN
 rootpw = $rootpw
 EOF
