@@ -162,7 +162,7 @@ START_TEST(objectclass_values_written_by_name)
 	ck_string("(objectclass=POSIXACCOUNT)", "(objectClass=posixAccount)");
 	ck_string("(|(objectClass~=2.5.6.6)(objectClass=newPilotPerson))",
 	          "(|(objectClass~=person)(objectClass=pilotPerson))"); /* first NAME */
-	ck_string("(objectClass=1.2.3.4)", "(objectClass=1.2.3.4)"); /* unknown: as it is */
+	ck_string("(objectClass=1.2.3.4)", "(objectClass=1.2.3.4)");    /* unknown: as it is */
 	ck_string("(objectClass=*)", "(objectClass=*)");
 	ck_string("(cn=Bob)", "(cn=bob)"); /* other values: their normal form, as before */
 }
