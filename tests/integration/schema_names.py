@@ -6,9 +6,11 @@
 For each attribute type and object class of SLAPD_SCHEMA_DIR/FILE.schema (slapd's, a
 test peer's: facts to compare against), the server at URI must publish, in cn=Subschema,
 a definition with the same OID that lists every one of its NAMEs. Definitions slapd's
-files carry commented out ("#attributetype", one '#') count too: they are what slapd
-builds in, and protocol/schema.c reads them the same way. Every SYNTAX the served
-attribute types name must be in ldapSyntaxes as well.
+files carry commented out ("#attributetype", one '#') count too, as protocol/schema.c
+reads them: most are what slapd builds in; cosine's pilotObject, lastModifiedTime and
+lastModifiedBy are RFC 1274's, commented out by slapd as deprecated and defined by the
+tree's cosine.schema. Every SYNTAX the served attribute types name must be in
+ldapSyntaxes as well.
 
 Prints one "ok - ..." line per file and kind, or a "not ok - ..." line per item missing,
 for the calling script to count.
