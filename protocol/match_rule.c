@@ -47,7 +47,9 @@ static const struct rule_name rule_names[] = {
     {"UUIDOrderingMatch", "1.3.6.1.1.16.3", MATCH_CASE_IGNORE, "1.3.6.1.1.16.1"},
 };
 
-/* The syntaxes of RFC 4517 (and UUID, RFC 4530) that the schemas minidir reads use. */
+/* Every syntax the schemas minidir reads name (tests/integration/schema_test.sh checks):
+ * RFC 4517's, UUID (RFC 4530), four of RFC 2252 that RFC 4517 dropped and RFC 1274's and
+ * RFC 2256's types still name, RFC 2307's two and OpenLDAP's CSN (entryCSN). */
 static const struct {
 	const char *oid, *desc;
 } syntaxes[] = {
@@ -61,8 +63,11 @@ static const struct {
     {SYN(10), "Certificate Pair"},
     {SYN(11), "Country String"},
     {SYN(12), "Distinguished Name"},
+    {SYN(13), "Data Quality Syntax"},
     {SYN(14), "Delivery Method"},
     {SYN(15), "Directory String"},
+    {SYN(19), "DSA Quality Syntax"},
+    {SYN(21), "Enhanced Guide"},
     {SYN(22), "Facsimile Telephone Number"},
     {SYN(23), "Fax"},
     {SYN(24), "Generalized Time"},
@@ -78,14 +83,20 @@ static const struct {
     {SYN(39), "Other Mailbox"},
     {SYN(40), "Octet String"},
     {SYN(41), "Postal Address"},
+    {SYN(42), "Protocol Information"},
+    {SYN(43), "Presentation Address"},
     {SYN(44), "Printable String"},
     {SYN(49), "Supported Algorithm"},
     {SYN(50), "Telephone Number"},
+    {SYN(51), "Teletex Terminal Identifier"},
     {SYN(52), "Telex Number"},
     {SYN(53), "UTC Time"},
     {SYN(54), "LDAP Syntax Description"},
     {SYN(58), "Substring Assertion"},
     {"1.3.6.1.1.16.1", "UUID"},
+    {"1.3.6.1.1.1.0.0", "RFC2307 NIS Netgroup Triple"},
+    {"1.3.6.1.1.1.0.1", "RFC2307 Boot Parameter"},
+    {"1.3.6.1.4.1.4203.666.11.2.1", "CSN"},
 };
 
 bool match_rule_description(size_t i, char *out, size_t cap)
