@@ -40,9 +40,11 @@ void bind_limit_free(struct bind_limit *bl)
 	free(bl);
 }
 
+/* now may be a second before a slot's start: another worker read the clock later but
+ * took the mutex first. Signed differences keep such a slot live. */
 static bool expired(const struct bind_limit *bl, const struct slot *s, uint32_t now)
 {
-	return s->key == 0 || s->count == 0 || now - s->start >= bl->window;
+	return s->key == 0 || s->count == 0 || (int32_t)(now - s->start) >= (int32_t)bl->window;
 }
 
 static struct slot *set_of(struct bind_limit *bl, uint64_t key)
@@ -80,7 +82,7 @@ static struct slot *find_or_take(struct bind_limit *bl, uint64_t key, uint32_t n
 		int rank = expired(bl, c, now) ? 0 : c->count < bl->limit ? 1 : 2;
 		if (!best || rank < best_rank ||
 		    (rank == best_rank && rank == 1 && c->count < best->count) ||
-		    (rank == best_rank && rank == 2 && now - c->start > now - best->start)) {
+		    (rank == best_rank && rank == 2 && (int32_t)(c->start - best->start) < 0)) {
 			best = c;
 			best_rank = rank;
 		}

@@ -53,8 +53,8 @@ void bind_limit_succeeded(struct bind_limit *bl, uint64_t dn, uint64_t addr);
 struct bind_limit_counts {
 	uint64_t dns_over;   /* DNs at the limit in their window now */
 	uint64_t addrs_over; /* addresses at the limit in their window now */
-	uint64_t tracked; /* keys with failures in their window */
-	uint64_t evicted; /* keys replaced by another before their window ended, all time */
+	uint64_t tracked;    /* keys with failures in their window */
+	uint64_t evicted;    /* keys replaced by another before their window ended, all time */
 };
 
 /* What the table holds at now (cn=limits,cn=monitor): a walk of the whole table under
