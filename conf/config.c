@@ -406,6 +406,10 @@ static const struct kv_key config_keys[] = {
 	{"syncrepl", set_syncrepl, FIELD(syncrepl)},
 	{"updateref", set_url, FIELD(updateref)},
 	{"listen_after_refresh", set_seconds, FIELD(listen_after_refresh), .min = 0, .max = 86400},
+	/* Abuse limits (docs/reliability.md): failed binds per DN and address, connections per address. */
+	{"bind_fail_limit", set_count, FIELD(bind_fail_limit), .min = 0, .max = 1000000},
+	{"bind_fail_window", set_seconds, FIELD(bind_fail_window), .min = 1, .max = 86400},
+	{"max_conns_per_ip", set_count, FIELD(max_conns_per_ip), .min = 0, .max = 1000000},
 };
 /* clang-format on */
 #undef FIELD
@@ -501,6 +505,7 @@ static void set_defaults(struct config *c)
 	c->tls_min_version = 12;
 	strcpy(c->access_log, "none");
 	c->tls_handshake_timeout = 10;
+	c->bind_fail_window = 300;
 	syncrepl_defaults(&c->syncrepl);
 	for (size_t i = 0; i < sizeof(default_index) / sizeof(default_index[0]); i++)
 		c->index[c->nindex++] = strdup(default_index[i]);

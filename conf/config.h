@@ -100,6 +100,13 @@ struct config {
 	/* A replica listens only once its first refresh has committed, or after this many
 	 * seconds at most; 0: at once. */
 	int listen_after_refresh;
+	/* Abuse limits, read at start-up (docs/reliability.md); 0: off. Failed simple binds
+	 * per bind DN and per client address within bind_fail_window seconds, after which
+	 * their binds are refused unchecked for the rest of the window (server/bind_limit.h);
+	 * connections open at once per client address (server/addr_conns.h). */
+	int bind_fail_limit;
+	int bind_fail_window;
+	int max_conns_per_ip;
 };
 
 /*

@@ -28,6 +28,8 @@ struct access_rules;
 struct conn;
 struct ldap_request;
 struct db_gen;
+struct bind_limit;
+struct addr_conns;
 
 /*
  * A worker: one thread, its event loop, and what its connections and operations keep
@@ -133,6 +135,10 @@ struct server {
 	/* Taken around every accept and the spare-descriptor shedding (net/worker.c), so
 	 * a descriptor number one worker frees is not taken by another's accept. */
 	pthread_mutex_t accept_lock;
+	/* The abuse limits (server/bind_limit.h, server/addr_conns.h), made at start-up when
+	 * bind_fail_limit or max_conns_per_ip is set; NULL: off. */
+	struct bind_limit *bind_limit;
+	struct addr_conns *addr_conns;
 };
 
 /*

@@ -15,6 +15,8 @@
 #include "protocol/schema.h"
 #include "server/ops/ops.h"
 #include "server/access_log.h"
+#include "server/addr_conns.h"
+#include "server/bind_limit.h"
 #include "server/net/net.h"
 #include "server/db/db.h"
 #include "server/db_denied.h"
@@ -245,6 +247,14 @@ int server_init(struct server *srv)
 		log_error("building the root DSE: out of memory");
 		return -1;
 	}
+	if ((cfg->bind_fail_limit &&
+	     !(srv->bind_limit = bind_limit_new((unsigned)cfg->bind_fail_limit,
+	                                        (unsigned)cfg->bind_fail_window))) ||
+	    (cfg->max_conns_per_ip &&
+	     !(srv->addr_conns = addr_conns_new((unsigned)cfg->max_conns_per_ip)))) {
+		log_error("the abuse limits' tables: out of memory");
+		return -1;
+	}
 	srv->nworkers = cfg->threads;
 	srv->workers = calloc((size_t)srv->nworkers, sizeof(*srv->workers));
 	if (!srv->workers)
@@ -333,7 +343,11 @@ void server_stop(struct server *srv)
 	ops_stop(srv);            /* the access rules, the root DSE and cn=Subschema */
 	db_gen_release(srv->gen); /* the last reference: every worker has let go */
 	srv->gen = NULL;
-	db_watch_stop(srv); /* after the map is gone: a writer held back may go on */
+	db_watch_stop(srv);               /* after the map is gone: a writer held back may go on */
+	bind_limit_free(srv->bind_limit); /* after the workers: their binds and conns use them */
+	srv->bind_limit = NULL;
+	addr_conns_free(srv->addr_conns);
+	srv->addr_conns = NULL;
 	config_free(&srv->cfg);
 	pthread_mutex_destroy(&srv->accept_lock);
 	pthread_mutex_destroy(&srv->gen_lock);
@@ -374,6 +388,9 @@ static void log_restart_needed(const struct config *old, const struct config *n)
 	    {"updateref", strcmp(old->updateref, n->updateref) == 0},
 	    {"listen_after_refresh", old->listen_after_refresh == n->listen_after_refresh},
 	    {"tls_ktls", old->tls_ktls == n->tls_ktls},
+	    {"bind_fail_limit", old->bind_fail_limit == n->bind_fail_limit},
+	    {"bind_fail_window", old->bind_fail_window == n->bind_fail_window},
+	    {"max_conns_per_ip", old->max_conns_per_ip == n->max_conns_per_ip},
 	};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (!keys[i].same)

@@ -57,9 +57,11 @@ struct worker_stats {
 	uint64_t ops[STAT_OP_N];
 	uint64_t connections_total;
 	uint64_t connections_current;
-	uint64_t connections_shed; /* closed unserved: out of file descriptors */
-	uint64_t pdu_timeouts;     /* closed: a request not whole within pdu_timeout */
-	uint64_t input_shed;       /* closed: the worker buffered max_input_bytes_per_worker */
+	uint64_t connections_shed;     /* closed unserved: out of file descriptors */
+	uint64_t pdu_timeouts;         /* closed: a request not whole within pdu_timeout */
+	uint64_t input_shed;           /* closed: the worker buffered max_input_bytes_per_worker */
+	uint64_t conns_per_ip_refused; /* closed at accept: max_conns_per_ip from that address */
+	uint64_t binds_limited;        /* binds refused unchecked: bind_fail_limit reached */
 	struct tls_stats tls;
 	uint64_t entries_sent;
 	uint64_t io_sends;      /* sends given to the kernel by the engine (engine.h) */

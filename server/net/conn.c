@@ -27,6 +27,8 @@
 #include <unistd.h>
 
 #include "server/access_log.h"
+#include "server/addr_conns.h"
+#include "server/limit_key.h"
 #include "server/clock.h"
 #include "server/dlist.h"
 #include "server/log.h"
@@ -66,6 +68,39 @@ static void identify_peer(struct conn *c)
 	}
 }
 
+/* Gives back c's count in srv->addr_conns, if it holds one. */
+static void conn_release_peer(struct conn *c)
+{
+	if (c->peer_counted)
+		addr_conns_release(c->w->srv->addr_conns, c->peer_counted);
+	c->peer_counted = 0;
+}
+
+bool conn_admit_peer(struct conn *c)
+{
+	struct server *srv = c->w->srv;
+	if (!srv->addr_conns)
+		return true;
+	conn_release_peer(c);
+	uint64_t key = limit_key_peer(c->peer);
+	if (!key)
+		return true;
+	switch (addr_conns_acquire(srv->addr_conns, key)) {
+	case ADDR_CONNS_COUNTED:
+		c->peer_counted = key;
+		return true;
+	case ADDR_CONNS_FULL: /* let in uncounted: addr_conns.h */
+		return true;
+	case ADDR_CONNS_OVER:
+		break;
+	}
+	STAT_ADD(c->w->stats.conns_per_ip_refused, 1);
+	log_info("connection from %s closed: that address has %d connections open "
+	         "(max_conns_per_ip)",
+	         c->peer, srv->cfg.max_conns_per_ip);
+	return false;
+}
+
 int conn_accept(struct worker *w, int fd, enum listen_scheme scheme)
 {
 	struct net_worker *nw = net_worker(w);
@@ -82,15 +117,22 @@ int conn_accept(struct worker *w, int fd, enum listen_scheme scheme)
 	c->policy = c->local ? w->srv->local_policy : server_policy(w->srv);
 	c->stats = &w->stats.send[c->policy->id];
 	identify_peer(c);
+	if (!conn_admit_peer(c)) {
+		close(fd);
+		slab_put(&nw->conn_slab, c);
+		return -1;
+	}
 	if ((!c->local && c->policy->accept && c->policy->accept(c) < 0) ||
 	    (scheme == LISTEN_LDAPS && conn_tls_begin(c) < 0)) {
 		tls_session_free(c->tls);
+		conn_release_peer(c);
 		close(fd);
 		slab_put(&nw->conn_slab, c);
 		return -1;
 	}
 	if (engine_add(w, fd, c, EPOLLIN) < 0) {
 		log_error("%s: adding a connection: %s", nw->engine->name, strerror(errno));
+		conn_release_peer(c);
 		close(fd);
 		slab_put(&nw->conn_slab, c);
 		return -1;
@@ -171,6 +213,7 @@ void conn_close(struct conn *c, const char *why)
 	buf_free(&c->out);
 	conn_clear_identity(c);
 	buf_free(&c->op_text);
+	conn_release_peer(c);
 	STAT_ADD(w->stats.connections_current, (uint64_t)-1);
 	slab_put(&nw->conn_slab, c);
 }

@@ -102,12 +102,13 @@ struct conn {
 	struct conn_bytes bound_dn;  /* the bound DN as the client sent it (AUTH_ROOT, AUTH_USER) */
 	void *ident;                 /* the memory of both (conn_ident.c), NULL when anonymous */
 	char peer[64];
-	uint64_t id;         /* the connection's number in the access log */
-	unsigned nops;       /* operations taken, numbering them in the access log */
-	struct buf op_text;  /* the access log's text of the operation being answered */
-	unsigned op_entries; /* entries sent for it */
-	bool local;          /* came in on an ldapi:// (Unix) socket */
-	bool peer_cred;      /* local, and the kernel told its uid and gid (SO_PEERCRED) */
+	uint64_t peer_counted; /* peer's address key, counted in srv->addr_conns (0: not) */
+	uint64_t id;           /* the connection's number in the access log */
+	unsigned nops;         /* operations taken, numbering them in the access log */
+	struct buf op_text;    /* the access log's text of the operation being answered */
+	unsigned op_entries;   /* entries sent for it */
+	bool local;            /* came in on an ldapi:// (Unix) socket */
+	bool peer_cred;        /* local, and the kernel told its uid and gid (SO_PEERCRED) */
 	uid_t peer_uid;
 	gid_t peer_gid;
 	struct tls_session *tls;  /* TLS on this connection (ldaps://, StartTLS), or NULL: tls.h */
@@ -118,6 +119,16 @@ struct conn {
 	struct conn *prev, *next; /* the worker's list */
 	struct conn *ready_next;
 };
+
+/*
+ * max_conns_per_ip: counts c's connection for the address in c->peer, giving back the count
+ * of the address it was counted for before, if any (so that once a PROXY protocol header
+ * names the client this is called again). Returns false when that address holds
+ * max_conns_per_ip connections already (one log line, rate-limited; counted in
+ * cn=limits,cn=monitor): the caller closes c. True when the limit is off, or c is not an IP
+ * connection (ldapi://).
+ */
+bool conn_admit_peer(struct conn *c);
 
 /* Takes a freshly accepted non-blocking socket from a listener of scheme (ldaps://: the
  * client starts with a handshake; ldapi://: a local peer, batch policy). Returns 0 or -1

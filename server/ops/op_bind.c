@@ -8,7 +8,9 @@
 #include "protocol/buf.h"
 #include "protocol/dn.h"
 #include "server/ops/access.h"
+#include "server/bind_limit.h"
 #include "server/clock.h"
+#include "server/limit_key.h"
 #include "server/db/db.h"
 #include "server/log.h"
 #include "server/ops/ops.h"
@@ -253,6 +255,22 @@ static void bind_fail_padded(struct conn *c, int32_t msgid)
 	conn_wake_at(&p->wake, c, due);
 }
 
+/*
+ * A failed simple bind msgid whose checks began at checks_from: the work of a costly check
+ * when none was done (an unknown DN, no userPassword, a cheap scheme, a bind refused by
+ * bind_fail_limit), so that the worker's CPU time, which decides how soon the scheduler
+ * wakes it for the answer on a busy machine, does not tell them apart either (no more
+ * than a bind to an unknown DN always cost); then the answer at its time.
+ */
+static void bind_failed(struct conn *c, int32_t msgid, const struct berval *cred,
+                        uint64_t checks_from)
+{
+	struct db_gen *g = db_worker(c->w)->gen;
+	if (clock_ns() - checks_from < g->bind_decoy_ns / 2)
+		password_check(g->bind_decoy, g->bind_decoy_len, cred->bv_val, cred->bv_len);
+	bind_fail_padded(c, msgid);
+}
+
 /* True if ndn (a normal form, dn_normalize's) is the configured rootdn. */
 static bool is_rootdn(const struct server *srv, const struct buf *ndn)
 {
@@ -346,6 +364,21 @@ void op_bind(struct conn *c, struct ldap_request *req)
 	}
 	bool ok = false;
 	uint64_t checks_from = clock_ns();
+	/* bind_fail_limit: a DN or address at the limit is refused without a check, answered
+	 * as any failed bind (the decoy check below, the same time). An unknown DN counts as
+	 * an existing one: nothing here looks it up. */
+	uint64_t dn_key = 0, addr_key = 0;
+	if (srv->bind_limit) {
+		dn_key = limit_key_dn(ndn.data, ndn.len);
+		addr_key = limit_key_peer(c->peer); /* 0 on ldapi://: the DN's count only */
+		if (!bind_limit_try(srv->bind_limit, dn_key, addr_key, clock_seconds())) {
+			STAT_ADD(c->w->stats.binds_limited, 1);
+			log_debug("conn fd=%d bind \"%.*s\": refused (bind_fail_limit)", c->fd,
+			          (int)b->dn.bv_len, b->dn.bv_val);
+			bind_failed(c, id, &b->cred, checks_from);
+			goto out;
+		}
+	}
 	if (is_rootdn(srv, &ndn)) {
 		ok = srv->cfg.rootpw[0] && password_check(srv->cfg.rootpw, strlen(srv->cfg.rootpw),
 		                                          b->cred.bv_val, b->cred.bv_len);
@@ -359,17 +392,12 @@ void op_bind(struct conn *c, struct ldap_request *req)
 	log_debug("conn fd=%d bind \"%.*s\": %s", c->fd, (int)b->dn.bv_len, b->dn.bv_val,
 	          ok ? "ok" : "invalid credentials");
 	if (ok) {
+		if (srv->bind_limit)
+			bind_limit_succeeded(srv->bind_limit, dn_key, addr_key);
 		reply_done(c, id, LDAP_RES_BIND, LDAP_SUCCESS, NULL, NULL);
 		goto out;
 	}
-	/* The work of a costly check when none was done (an unknown DN, no userPassword, a
-	 * cheap scheme): the worker's CPU time, which decides how soon the scheduler wakes it
-	 * for the answer on a busy machine, then does not tell them apart either. No more
-	 * than a bind to an unknown DN always cost. */
-	struct db_gen *g = db_worker(c->w)->gen;
-	if (clock_ns() - checks_from < g->bind_decoy_ns / 2)
-		password_check(g->bind_decoy, g->bind_decoy_len, b->cred.bv_val, b->cred.bv_len);
-	bind_fail_padded(c, id);
+	bind_failed(c, id, &b->cred, checks_from);
 out:
 	buf_free(&ndn);
 	buf_free(&key);

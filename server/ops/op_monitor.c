@@ -9,6 +9,9 @@
  *   cn=tls,cn=monitor               TLS sessions and handshakes, and whether the
  *                                   kernel does the record work (kTLS)
  *   cn=latency,cn=monitor           how long operations took, as a histogram
+ *   cn=limits,cn=monitor            the abuse limits: binds refused by bind_fail_limit,
+ *                                   DNs and addresses at it, connections refused by
+ *                                   max_conns_per_ip
  *   cn=replication,cn=monitor       a replica's syncrepl consumer (replica.h): state,
  *                                   provider, changes, last change and error, cookie
  *
@@ -25,6 +28,8 @@
 #include "protocol/buf.h"
 #include "protocol/dn.h"
 #include "protocol/response.h"
+#include "server/bind_limit.h"
+#include "server/clock.h"
 #include "server/db/db.h"
 #include "server/net/net.h"
 #include "server/ops/ops.h"
@@ -33,7 +38,7 @@
 
 #define MONITOR_DN "cn=monitor"
 #define MONITOR_MAX_ATTRS 32
-#define MONITOR_ENTRIES (4 + SEND_POLICY_N)
+#define MONITOR_ENTRIES (5 + SEND_POLICY_N)
 
 /* One entry under construction: attributes with a single value each. */
 struct mon_builder {
@@ -113,6 +118,8 @@ static void take_snapshot(struct server *srv, struct snapshot *s)
 		t->connections_shed += STAT_READ(w->connections_shed);
 		t->pdu_timeouts += STAT_READ(w->pdu_timeouts);
 		t->input_shed += STAT_READ(w->input_shed);
+		t->conns_per_ip_refused += STAT_READ(w->conns_per_ip_refused);
+		t->binds_limited += STAT_READ(w->binds_limited);
 		t->tls.connections += STAT_READ(w->tls.connections);
 		t->tls.handshakes += STAT_READ(w->tls.handshakes);
 		t->tls.resumed += STAT_READ(w->tls.resumed);
@@ -278,6 +285,27 @@ static int build_replication_entry(const struct replica_status *st, struct buf *
 	return finish(&b, "cn=replication," MONITOR_DN, out);
 }
 
+/* cn=limits,cn=monitor: the abuse limits (docs/reliability.md), their counters 0 when off. */
+static int build_limits_entry(struct server *srv, const struct snapshot *s, struct buf *out)
+{
+	struct mon_builder b = {.n = 0};
+	struct bind_limit_counts bc = {0};
+	if (srv->bind_limit)
+		bind_limit_counts(srv->bind_limit, clock_seconds(), &bc);
+	add(&b, "objectClass", "extensibleObject");
+	add(&b, "cn", "limits");
+	add(&b, "bindFailLimit", "%d", srv->cfg.bind_fail_limit);
+	add(&b, "bindFailWindow", "%d", srv->cfg.bind_fail_window);
+	add_u64(&b, "bindsLimited", s->total.binds_limited);
+	add_u64(&b, "bindFailDNsOverLimit", bc.dns_over);
+	add_u64(&b, "bindFailAddressesOverLimit", bc.addrs_over);
+	add_u64(&b, "bindFailTracked", bc.tracked);
+	add_u64(&b, "bindFailEvicted", bc.evicted);
+	add(&b, "maxConnsPerIp", "%d", srv->cfg.max_conns_per_ip);
+	add_u64(&b, "connsPerIpRefused", s->total.conns_per_ip_refused);
+	return finish(&b, "cn=limits," MONITOR_DN, out);
+}
+
 bool op_monitor_holds(const struct buf *key)
 {
 	static const char mkey[] = "cn=monitor"; /* its reversed key, NUL included */
@@ -318,6 +346,8 @@ void op_monitor_search(struct conn *c, struct ldap_request *req, const struct bu
 		rc = build_latency_entry(&snap, &recs[1 + SEND_POLICY_N]);
 	if (rc == 0)
 		rc = build_tls_entry(srv, &snap, &recs[2 + SEND_POLICY_N]);
+	if (rc == 0)
+		rc = build_limits_entry(srv, &snap, &recs[3 + SEND_POLICY_N]);
 	int n = MONITOR_ENTRIES - 1; /* the replication entry: a replica's only */
 	struct replica_status rs;
 	if (rc == 0 && replica_status(srv, &rs))

@@ -376,6 +376,30 @@ START_TEST(err_search_cost_limits)
 }
 END_TEST
 
+/* The abuse limits: off by default (0), a 300-second window. */
+START_TEST(abuse_limits)
+{
+	struct config cfg;
+	load_ok(BASE, &cfg);
+	ck_assert_int_eq(cfg.bind_fail_limit, 0);
+	ck_assert_int_eq(cfg.bind_fail_window, 300);
+	ck_assert_int_eq(cfg.max_conns_per_ip, 0);
+	config_free(&cfg);
+	load_ok(BASE "bind_fail_limit = 5\nbind_fail_window = 60\nmax_conns_per_ip = 100\n", &cfg);
+	ck_assert_int_eq(cfg.bind_fail_limit, 5);
+	ck_assert_int_eq(cfg.bind_fail_window, 60);
+	ck_assert_int_eq(cfg.max_conns_per_ip, 100);
+	config_free(&cfg);
+	load_fails_at(BASE "bind_fail_limit = -1\n", 3,
+	              "bind_fail_limit: expected a number 0..1000000");
+	load_fails_at(BASE "bind_fail_limit = lots\n", 3, "bind_fail_limit");
+	load_fails_at(BASE "bind_fail_window = 0\n", 3,
+	              "bind_fail_window: expected seconds 1..86400");
+	load_fails_at(BASE "bind_fail_window = 86401\n", 3, "bind_fail_window");
+	load_fails_at(BASE "max_conns_per_ip = 1000001\n", 3, "max_conns_per_ip");
+}
+END_TEST
+
 START_TEST(err_unknown_key)
 {
 	load_fails_at("# comment\n\n" BASE "colour = blue\nthreads = 4\n", 5, "colour");
@@ -756,6 +780,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, err_limits_and_access);
 	tcase_add_test(tc, search_cost_limits);
 	tcase_add_test(tc, err_search_cost_limits);
+	tcase_add_test(tc, abuse_limits);
 	tcase_add_test(tc, err_unknown_key);
 	tcase_add_test(tc, err_threads);
 	tcase_add_test(tc, err_listen);
