@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "conf/key_line.h"
 #include "conf/keyval.h"
 #include "protocol/buf.h"
 #include "protocol/dn.h"
@@ -406,6 +407,8 @@ static const struct kv_key config_keys[] = {
 	{"syncrepl", set_syncrepl, FIELD(syncrepl)},
 	{"updateref", set_url, FIELD(updateref)},
 	{"listen_after_refresh", set_seconds, FIELD(listen_after_refresh), .min = 0, .max = 86400},
+	{"chain_passwd", set_bool, FIELD(chain_passwd)},
+	{"chain_wait_ms", set_count, FIELD(chain_wait_ms), .min = 0, .max = 60000},
 };
 /* clang-format on */
 #undef FIELD
@@ -501,6 +504,7 @@ static void set_defaults(struct config *c)
 	c->tls_min_version = 12;
 	strcpy(c->access_log, "none");
 	c->tls_handshake_timeout = 10;
+	c->chain_wait_ms = 2000;
 	syncrepl_defaults(&c->syncrepl);
 	for (size_t i = 0; i < sizeof(default_index) / sizeof(default_index[0]); i++)
 		c->index[c->nindex++] = strdup(default_index[i]);
@@ -545,6 +549,13 @@ static int load(struct config *cfg, const char *path, char *err, size_t errlen)
 	}
 	if (cfg->listen_after_refresh && !cfg->syncrepl.set) {
 		snprintf(err, errlen, "%s: listen_after_refresh is set but syncrepl is not", path);
+		return -1;
+	}
+	if (cfg->chain_passwd && !cfg->syncrepl.set) {
+		snprintf(err, errlen,
+		         "%s:%d: chain_passwd = yes forwards password changes to a replica's "
+		         "provider: it needs syncrepl",
+		         path, config_key_line(path, "chain_passwd"));
 		return -1;
 	}
 	access_rule_number(cfg->access, cfg->naccess, cfg->path);

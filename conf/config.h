@@ -100,6 +100,11 @@ struct config {
 	/* A replica listens only once its first refresh has committed, or after this many
 	 * seconds at most; 0: at once. */
 	int listen_after_refresh;
+	/* A replica forwards password changes to its provider as the user (server/replica/
+	 * replica.h, chain_submit); the answer waits up to chain_wait_ms for the change to
+	 * arrive back. Off by default; only with syncrepl. */
+	bool chain_passwd;
+	int chain_wait_ms;
 };
 
 /*

@@ -278,12 +278,15 @@ int server_start(struct server *srv)
 			return -1;
 		}
 	}
-	return srv->cfg.syncrepl.set ? replica_start(srv, first_refresh_done) : 0;
+	if (srv->cfg.syncrepl.set && replica_start(srv, first_refresh_done) < 0)
+		return -1;
+	return chain_start(srv);
 }
 
 void server_stop(struct server *srv)
 {
 	replica_stop(srv); /* first: it writes the database the workers read */
+	chain_stop(srv);   /* the workers' jobs hold their own references */
 	srv->stopping = 1;
 	uint64_t one = 1;
 	for (int i = 0; i < srv->nworkers; i++)
@@ -373,6 +376,8 @@ static void log_restart_needed(const struct config *old, const struct config *n)
 	    {"syncrepl", memcmp(&old->syncrepl, &n->syncrepl, sizeof(n->syncrepl)) == 0},
 	    {"updateref", strcmp(old->updateref, n->updateref) == 0},
 	    {"listen_after_refresh", old->listen_after_refresh == n->listen_after_refresh},
+	    {"chain_passwd", old->chain_passwd == n->chain_passwd},
+	    {"chain_wait_ms", old->chain_wait_ms == n->chain_wait_ms},
 	    {"tls_ktls", old->tls_ktls == n->tls_ktls},
 	};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
