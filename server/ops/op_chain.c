@@ -154,7 +154,8 @@ static void forward(struct conn *c, int32_t msgid, unsigned char optag, struct c
 	struct buf ndn = {0};
 	if (dn) {
 		if (dn_normalize(dn, dnlen, &ndn, &t->key) < 0)
-			t->key.len = 0; /* not a DN here: the provider decides, nothing is watched */
+			t->key.len =
+			    0; /* not a DN here: the provider decides, nothing is watched */
 	} else {
 		buf_append(&t->key, c->bound_key.data, c->bound_key.len);
 	}

@@ -129,8 +129,8 @@ static void forward(struct chain_pool *p, struct chain_job *job)
 		job_fail(job, LDAP_UNAVAILABLE, "the provider cannot be reached: ", why);
 		goto out;
 	}
-	int msgid, rc = ldap_sasl_bind(ld, job->dn, LDAP_SASL_SIMPLE, &job->cred, NULL, NULL,
-	                               &msgid);
+	int msgid,
+	    rc = ldap_sasl_bind(ld, job->dn, LDAP_SASL_SIMPLE, &job->cred, NULL, NULL, &msgid);
 	if (rc == LDAP_SUCCESS) {
 		take_result(ld, msgid, job);
 		if (job->msg && job->rc == LDAP_SUCCESS) {
@@ -142,13 +142,13 @@ static void forward(struct chain_pool *p, struct chain_job *job)
 		if (job->rc != LDAP_SUCCESS)
 			goto out; /* the provider refused the bind: its answer is the client's */
 	} else {
-		job_fail(job, mapped(rc), "the provider cannot be reached: ",
-		         ldap_err2string(rc));
+		job_fail(job, mapped(rc), "the provider cannot be reached: ", ldap_err2string(rc));
 		goto out;
 	}
 	if (job->kind == CHAIN_PASSWD)
 		rc = ldap_extended_operation(ld, LDAP_EXOP_MODIFY_PASSWD,
-		                             job->has_value ? &job->value : NULL, NULL, NULL, &msgid);
+		                             job->has_value ? &job->value : NULL, NULL, NULL,
+		                             &msgid);
 	else
 		rc = ldap_modify_ext(ld, job->target, job->mods, NULL, NULL, &msgid);
 	if (rc != LDAP_SUCCESS)
@@ -157,9 +157,8 @@ static void forward(struct chain_pool *p, struct chain_job *job)
 		take_result(ld, msgid, job);
 out:
 	if (job->rc != LDAP_SUCCESS)
-		log_info("chain_passwd: %s for \"%.200s\": %d %s", job->kind == CHAIN_PASSWD
-		                                                        ? "Password Modify"
-		                                                        : "modify of userPassword",
+		log_info("chain_passwd: %s for \"%.200s\": %d %s",
+		         job->kind == CHAIN_PASSWD ? "Password Modify" : "modify of userPassword",
 		         job->dn, job->rc, job->msg ? job->msg : "");
 	if (ld)
 		ldap_unbind_ext(ld, NULL, NULL);
@@ -215,8 +214,7 @@ int chain_start(struct server *srv)
 	}
 	log_info("chain_passwd: password changes are forwarded to %s as the user (%d threads, "
 	         "%d changes at most at a time), answered once they are back or after %d ms",
-	         srv->cfg.syncrepl.provider, CHAIN_THREADS, CHAIN_MAX_JOBS,
-	         srv->cfg.chain_wait_ms);
+	         srv->cfg.syncrepl.provider, CHAIN_THREADS, CHAIN_MAX_JOBS, srv->cfg.chain_wait_ms);
 	return 0;
 }
 
