@@ -286,7 +286,6 @@ int server_start(struct server *srv)
 void server_stop(struct server *srv)
 {
 	replica_stop(srv); /* first: it writes the database the workers read */
-	chain_stop(srv);   /* the workers' jobs hold their own references */
 	srv->stopping = 1;
 	uint64_t one = 1;
 	for (int i = 0; i < srv->nworkers; i++)
@@ -326,6 +325,7 @@ void server_stop(struct server *srv)
 		free(srv->workers[i]); /* the whole struct ops_worker: its base is its start */
 	free(srv->workers);
 	srv->workers = NULL;
+	chain_stop(srv);   /* after the workers: they queue into it (jobs hold references) */
 	replica_free(srv); /* after the workers: their searches read its status */
 	for (int a = 0; a < srv->cfg.nlisten; a++)
 		if (srv->unix_bound[a])

@@ -63,6 +63,9 @@ void chain_job_put(struct chain_job *job)
 	free(job->value.bv_val);
 	free(job->dn);
 	free(job->target);
+	for (LDAPMod **m = job->mods; m && *m; m++) /* userPassword values */
+		for (struct berval **v = (*m)->mod_bvalues; v && *v; v++)
+			explicit_bzero((*v)->bv_val, (*v)->bv_len);
 	if (job->mods)
 		ldap_mods_free(job->mods, 1);
 	ldap_memfree(job->matched);

@@ -111,8 +111,9 @@ void chain_job_put(struct chain_job *job);
 /* Starts the threads when srv->cfg.chain_passwd is on (nothing otherwise). Returns 0, or
  * -1 after logging why. On the main thread, after replica_start. */
 int chain_start(struct server *srv);
-/* Stops them: jobs still queued end unavailable, a running one ends within
- * CHAIN_TIMEOUT_S; joined. On the main thread, before the workers stop. */
+/* Stops them and frees the pool: jobs still queued end unavailable, a running one ends
+ * within CHAIN_TIMEOUT_S; joined. On the main thread, once no worker runs (they call
+ * chain_submit). */
 void chain_stop(struct server *srv);
 /*
  * Queues job for a thread (from any worker: a mutex guards the queue, which no lookup

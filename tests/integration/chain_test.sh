@@ -90,6 +90,12 @@ bpid=$rpid bport=$rport blog=$rlog
 replica off "updateref = $PROV" || finish
 opid=$rpid olog=$rlog OFF=ldap://127.0.0.1:$rport
 
+# The root DSE says so with chain_passwd only.
+ext() { timeout 5 ldapsearch -x -H "$1" -LLL -b "" -s base supportedExtension 2> /dev/null | grep -c "1.3.6.1.4.1.4203.1.11.1"; }
+[ "$(ext "$A")" = 1 ] && [ "$(ext "$OFF")" = 0 ] &&
+	ok "supportedExtension lists Password Modify with chain_passwd, not without" ||
+	not_ok "supportedExtension: Password Modify $(ext "$A") with, $(ext "$OFF") without chain_passwd"
+
 # passwd_loop URI N WHO: N times ldappasswd from the current to the other password, then
 # at once ldapwhoami with the new one, all through URI; $pw is the current password after.
 # Sets $failed (the first failure, "" when none) and $secs (the time it took).
