@@ -57,9 +57,17 @@ case $rc:$out in
 *) not_ok "chain_passwd without syncrepl: rc $rc: $out" ;;
 esac
 
-# The provider: users write their own userPassword, which slapd hashes ({SSHA}).
+# The provider: users write their own userPassword, which slapd hashes ({SSHA}); it speaks
+# ldaps:// too (port + 1), with throwaway certificates.
+if ! tests/integration/tls_certs.sh "$work/pki" > "$work/certs.log" 2>&1; then
+	not_ok "tls_certs.sh: $(cat "$work/certs.log")"
+	finish
+fi
 provider_setup || finish
 sed -i "/^database mdb/i password-hash {SSHA}" "$work/slapd.conf"
+sed -i "/^pidfile/i TLSCACertificateFile $work/pki/ca.pem\nTLSCertificateFile $work/pki/server.pem\nTLSCertificateKeyFile $work/pki/server.key" \
+	"$work/slapd.conf"
+PROVIDER_LDAPS=1
 cat >> "$work/slapd.conf" << 'EOF'
 access to attrs=userPassword by self write by anonymous auth by * none
 access to * by * read
@@ -68,12 +76,14 @@ pick_port pport || finish
 provider_start "$pport" || finish
 PROV=ldap://127.0.0.1:$port
 
-# replica NAME [LINES]: a refreshAndPersist replica of $PROV on a port of its own, started;
-# sets $rpid, $rport, $rlog.
+# replica NAME [LINES [PROVIDER]]: a refreshAndPersist replica of PROVIDER (syncrepl words;
+# default $PROV) on a port of its own, started, its first refresh done; sets $rpid, $rport,
+# $rlog.
 replica() {
 	replica_conf "$1" refreshAndPersist "${2:-}"
 	pick_port rport || return 1
-	sed -i "s/^listen = .*/listen = 127.0.0.1:$rport/" "$work/$1.conf"
+	sed -i -e "s/^listen = .*/listen = 127.0.0.1:$rport/" \
+		-e "s#provider=$PROV #provider=${3:-$PROV} #" "$work/$1.conf"
 	replica_run "$1"
 	[ -n "$(wait_port "$rlog")" ] || { not_ok "$1 did not start: $(tail -3 "$rlog")"; return 1; }
 	# its first refresh: alice is there
@@ -245,7 +255,16 @@ for i in $(seq 1 20); do
 done
 echo "# roundrobin: $late of 20 immediate binds on the other replica came before the change"
 
-# 8. At most CHAIN_MAX_JOBS (16) changes forwarded at a time: with the provider stopped
+# 8. A provider URL of ldaps:// (its TLS port only): the change goes over TLS, as the
+# consumer's connection does.
+replica tls "chain_passwd = yes" "ldaps://127.0.0.1:$((port + 1)) tls_cacert=$work/pki/ca.pem" || finish
+tpid=$rpid tlog=$rlog
+passwd_loop "ldap://127.0.0.1:$rport" 10 alice
+[ -z "$failed" ] && ok "a provider at ldaps://: forwarded over TLS, then an immediate bind, 10 of 10" ||
+	not_ok "provider at ldaps://: $failed; $(grep -E "chain|syncrepl" "$tlog" | tail -2)"
+stop_checked "$tpid" "$tlog" || not_ok "stop $tlog: $stop_why"
+
+# 9. At most CHAIN_MAX_JOBS (16) changes forwarded at a time: with the provider stopped
 # (SIGSTOP: connections hang), 20 at once: 4 are busy (51) at once, the others go through
 # once it runs again (each sets bob's password again: a new salt, so a change that comes
 # back, and the next one's bind still good).
@@ -266,7 +285,7 @@ done_ok=$(grep -L "Result\|ldap_" "$work"/busy.* 2> /dev/null | wc -l)
 timeout 10 ldapwhoami -x -H "$A" -D "$BOB" -w bob-secret > /dev/null 2>&1 ||
 	not_ok "bob's password does not bind on the replica after the changes"
 
-# 9. The provider down: unavailable (52) within the connect's bound, and the replica serves on.
+# 10. The provider down: unavailable (52) within the connect's bound, and the replica serves on.
 kill "$spid"
 wait "$spid" 2> /dev/null
 t0=$(date +%s%N)
