@@ -557,17 +557,23 @@ END_TEST
 /* chain_passwd: off by default, chain_wait_ms 2000; on only with syncrepl. */
 START_TEST(chain_passwd_keys)
 {
-	struct config cfg;
-	load_ok(BASE, &cfg);
-	ck_assert(!cfg.chain_passwd);
-	ck_assert_int_eq(cfg.chain_wait_ms, 2000);
-	config_free(&cfg);
-	load_ok(BASE "syncrepl = rid=1 provider=ldap://p searchbase=dc=example,dc=com\n"
-	             "chain_passwd = yes\nchain_wait_ms = 0\n",
-	        &cfg);
-	ck_assert(cfg.chain_passwd);
-	ck_assert_int_eq(cfg.chain_wait_ms, 0);
-	config_free(&cfg);
+	static const struct {
+		const char *text;
+		bool on;
+		int wait_ms;
+	} cases[] = {
+	    {BASE, false, 2000},
+	    {BASE "syncrepl = rid=1 provider=ldap://p searchbase=dc=example,dc=com\n"
+	          "chain_passwd = yes\nchain_wait_ms = 0\n",
+	     true, 0},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct config cfg;
+		load_ok(cases[i].text, &cfg);
+		ck_assert(cfg.chain_passwd == cases[i].on);
+		ck_assert_int_eq(cfg.chain_wait_ms, cases[i].wait_ms);
+		config_free(&cfg);
+	}
 	load_fails_at(BASE "\nchain_passwd = yes\n", 4, "chain_passwd = yes forwards password");
 	load_fails_at(BASE "chain_passwd = maybe\n", 3, "chain_passwd");
 	load_fails_at(BASE "chain_wait_ms = 60001\n", 3, "chain_wait_ms");
