@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "conf/key_line.h"
 #include "conf/keyval.h"
 #include "protocol/buf.h"
 #include "protocol/dn.h"
@@ -410,6 +411,8 @@ static const struct kv_key config_keys[] = {
 	{"bind_fail_limit", set_count, FIELD(bind_fail_limit), .min = 0, .max = 1000000},
 	{"bind_fail_window", set_seconds, FIELD(bind_fail_window), .min = 1, .max = 86400},
 	{"max_conns_per_ip", set_count, FIELD(max_conns_per_ip), .min = 0, .max = 1000000},
+	{"chain_passwd", set_bool, FIELD(chain_passwd)},
+	{"chain_wait_ms", set_count, FIELD(chain_wait_ms), .min = 0, .max = 60000},
 };
 /* clang-format on */
 #undef FIELD
@@ -506,6 +509,7 @@ static void set_defaults(struct config *c)
 	strcpy(c->access_log, "none");
 	c->tls_handshake_timeout = 10;
 	c->bind_fail_window = 300;
+	c->chain_wait_ms = 2000;
 	syncrepl_defaults(&c->syncrepl);
 	for (size_t i = 0; i < sizeof(default_index) / sizeof(default_index[0]); i++)
 		c->index[c->nindex++] = strdup(default_index[i]);
@@ -550,6 +554,13 @@ static int load(struct config *cfg, const char *path, char *err, size_t errlen)
 	}
 	if (cfg->listen_after_refresh && !cfg->syncrepl.set) {
 		snprintf(err, errlen, "%s: listen_after_refresh is set but syncrepl is not", path);
+		return -1;
+	}
+	if (cfg->chain_passwd && !cfg->syncrepl.set) {
+		snprintf(err, errlen,
+		         "%s:%d: chain_passwd = yes forwards password changes to a replica's "
+		         "provider: it needs syncrepl",
+		         path, config_key_line(path, "chain_passwd"));
 		return -1;
 	}
 	access_rule_number(cfg->access, cfg->naccess, cfg->path);

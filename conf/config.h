@@ -107,6 +107,11 @@ struct config {
 	int bind_fail_limit;
 	int bind_fail_window;
 	int max_conns_per_ip;
+	/* A replica forwards password changes to its provider as the user (server/replica/
+	 * replica.h, chain_submit); the answer waits up to chain_wait_ms for the change to
+	 * arrive back. Off by default; only with syncrepl. */
+	bool chain_passwd;
+	int chain_wait_ms;
 };
 
 /*

@@ -140,6 +140,17 @@ static int decode_extended(struct ber_in *in, struct extended_request *x, const 
 	return ber_in_end(in) ? 0 : -1;
 }
 
+/* ModifyRequest ::= [APPLICATION 6] SEQUENCE { object LDAPDN, changes SEQUENCE OF ... }. */
+static void decode_modify(struct ber_in *in, struct modify_request *m)
+{
+	struct ber_in changes;
+	m->valid = ber_in_string(in, LBER_OCTETSTRING, &m->dn) == 0 &&
+	           ber_in_take(in, LBER_SEQUENCE, &changes) == 0 && ber_in_end(in);
+	if (m->valid)
+		m->changes =
+		    (struct berval){(ber_len_t)(changes.end - changes.p), (char *)changes.p};
+}
+
 const struct request_control *request_control(const struct ldap_request *req, const char *oid)
 {
 	if (req->ncontrols == 0)
@@ -182,6 +193,9 @@ static int decode_op(struct ber_in *op, struct ldap_request *req, struct buf *sc
 		return decode_compare(op, &req->u.compare, why);
 	case LDAP_REQ_EXTENDED:
 		return decode_extended(op, &req->u.extended, why);
+	case LDAP_REQ_MODIFY:
+		decode_modify(op, &req->u.modify);
+		return 0;
 	case LDAP_REQ_ABANDON: /* [APPLICATION 16] MessageID, a primitive INTEGER */
 		*why = "malformed AbandonRequest";
 		return ber_in_int_value(op->p, (size_t)(op->end - op->p), &req->u.abandon_msgid) ==

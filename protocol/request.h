@@ -70,6 +70,15 @@ struct extended_request {
 	struct berval value;
 };
 
+/* ModifyRequest: the object and the content of its changes SEQUENCE, undecoded (a
+ * read-only server only forwards some: server/ops/op_chain.c). valid false: the request's
+ * outer form did not decode (it is refused as any write, not as a protocolError). */
+struct modify_request {
+	bool valid;
+	struct berval dn;
+	struct berval changes;
+};
+
 struct ldap_request {
 	ber_int_t msgid;
 	ber_tag_t op;          /* LDAP_REQ_BIND, LDAP_REQ_SEARCH, ... */
@@ -82,6 +91,7 @@ struct ldap_request {
 		struct search_request search;
 		struct compare_request compare;
 		struct extended_request extended;
+		struct modify_request modify;
 		ber_int_t abandon_msgid;
 	} u;
 };
@@ -104,8 +114,9 @@ const struct request_control *request_unapplied_critical(const struct ldap_reque
  * Returns 0 on success. Returns -1 if the message is malformed; *why then
  * says how (for the protocolError notice) and req->msgid holds the message ID
  * when it could be read, else -1; what went into mem stays there until the
- * caller resets it. Operations minidir does not decode (add, modify, ...)
- * succeed with only msgid and op set.
+ * caller resets it. Operations minidir does not decode (add, delete, ...)
+ * succeed with only msgid and op set; a modify with its object and changes when they
+ * can be read (struct modify_request).
  */
 int request_decode(const unsigned char *pdu, size_t len, struct ldap_request *req,
                    struct arena *mem, struct buf *scratch, const char **why);

@@ -27,6 +27,9 @@ PKGS="$PKGS shellcheck"
 # (tests/package/package_test.sh): debhelper, dpkg-dev and fakeroot build it, lintian
 # checks it, logrotate rotates its log with the shipped /etc/logrotate.d/minidir.
 PKGS="$PKGS debhelper dpkg-dev fakeroot lintian logrotate"
+# tests/integration/chain_test.sh runs HAProxy in front of two replicas (its own config,
+# ports and pid; the system's service is kept from starting, as for the benchmarks).
+PKGS="$PKGS haproxy"
 
 [ "${1:-}" = bench ] && PKGS="$PKGS $BENCH_PKGS"
 

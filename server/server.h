@@ -98,7 +98,8 @@ struct server {
 	const struct send_policy *local_policy; /* ldapi:// connections' (batch: no TCP options) */
 	struct db_gen
 	    *gen; /* the current database generation (server/db/generation.h): under gen_lock */
-	struct replica *replica; /* the syncrepl consumer (replica/replica.h), NULL when none */
+	struct replica *replica;  /* the syncrepl consumer (replica/replica.h), NULL when none */
+	struct chain_pool *chain; /* chain_passwd's threads (replica/replica.h), NULL when off */
 	pthread_mutex_t gen_lock;
 	uint64_t gen_min; /* the oldest generation a search may still hold (atomic) */
 	uint64_t reloads; /* database files picked up since start-up (atomic) */

@@ -288,7 +288,9 @@ int server_start(struct server *srv)
 			return -1;
 		}
 	}
-	return srv->cfg.syncrepl.set ? replica_start(srv, first_refresh_done) : 0;
+	if (srv->cfg.syncrepl.set && replica_start(srv, first_refresh_done) < 0)
+		return -1;
+	return chain_start(srv);
 }
 
 void server_stop(struct server *srv)
@@ -333,6 +335,7 @@ void server_stop(struct server *srv)
 		free(srv->workers[i]); /* the whole struct ops_worker: its base is its start */
 	free(srv->workers);
 	srv->workers = NULL;
+	chain_stop(srv);   /* after the workers: they queue into it (jobs hold references) */
 	replica_free(srv); /* after the workers: their searches read its status */
 	for (int a = 0; a < srv->cfg.nlisten; a++)
 		if (srv->unix_bound[a])
@@ -387,6 +390,8 @@ static void log_restart_needed(const struct config *old, const struct config *n)
 	    {"syncrepl", memcmp(&old->syncrepl, &n->syncrepl, sizeof(n->syncrepl)) == 0},
 	    {"updateref", strcmp(old->updateref, n->updateref) == 0},
 	    {"listen_after_refresh", old->listen_after_refresh == n->listen_after_refresh},
+	    {"chain_passwd", old->chain_passwd == n->chain_passwd},
+	    {"chain_wait_ms", old->chain_wait_ms == n->chain_wait_ms},
 	    {"tls_ktls", old->tls_ktls == n->tls_ktls},
 	    {"bind_fail_limit", old->bind_fail_limit == n->bind_fail_limit},
 	    {"bind_fail_window", old->bind_fail_window == n->bind_fail_window},

@@ -101,6 +101,8 @@ struct conn {
 	struct conn_bytes bound_key; /* reversed DN key of the bound entry (AUTH_USER) */
 	struct conn_bytes bound_dn;  /* the bound DN as the client sent it (AUTH_ROOT, AUTH_USER) */
 	void *ident;                 /* the memory of both (conn_ident.c), NULL when anonymous */
+	struct conn_bytes bound_pw;  /* the password of a simple bind, kept only with
+	                                chain_passwd (conn_set_password); malloc'd */
 	char peer[64];
 	uint64_t peer_counted; /* peer's address key, counted in srv->addr_conns (0: not) */
 	uint64_t id;           /* the connection's number in the access log */
@@ -153,8 +155,14 @@ void conn_task_drop(struct conn_task **slot);
  */
 int conn_set_identity(struct conn *c, enum conn_auth auth, const void *dn, size_t dnlen,
                       const void *key, size_t keylen);
-/* c becomes anonymous; the memory of its identity is given back. */
+/* c becomes anonymous; the memory of its identity is given back (its password wiped). */
 void conn_clear_identity(struct conn *c);
+/*
+ * Keeps a copy of pw[0..len) as the password c bound with (chain_passwd forwards a password
+ * change with it), until the identity is cleared: a later bind, unbind, close. Call it after
+ * conn_set_identity. Returns 0, or -1 when out of memory (none kept).
+ */
+int conn_set_password(struct conn *c, const void *pw, size_t len);
 
 /* Ends c's task and parked task answering msgid, without a response (Abandon).
  * Returns true if there was one. */
@@ -246,10 +254,10 @@ struct conn_wake {
 
 /*
  * Resumes c's task (as conn_make_ready does) once clock_ns() has reached ns, the worker
- * waking for it; wk is the task's entry. The queue keeps the order of the calls, so a
- * time earlier than one already queued waits for that one: callers give times a fixed
- * delay after a request was read (a padded failed bind, op_bind.c). Called again while
- * queued, wk moves to the end with the new time.
+ * waking for it; wk is the task's entry. The queue is in the order of the times: a time
+ * no earlier than the last queued costs O(1) (a padded failed bind, op_bind.c), an
+ * earlier one walks back past the later ones. Called again while queued, wk moves to its
+ * new time.
  */
 void conn_wake_at(struct conn_wake *wk, struct conn *c, uint64_t ns);
 /* Takes wk off the queue if it is on it. */

@@ -8,6 +8,9 @@
  * page that malloc_trim cannot return once the buffers around it are freed: 10,000
  * password-bound idle connections held 5.1 KB each that way, and kept the memory after
  * they closed. A longer identity is malloc'd.
+ *
+ * With chain_passwd, the password of a simple bind is kept too (malloc'd: rare, and wiped
+ * with explicit_bzero when the identity goes).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +19,11 @@
 
 void conn_clear_identity(struct conn *c)
 {
+	if (c->bound_pw.data) {
+		explicit_bzero((void *)c->bound_pw.data, c->bound_pw.len);
+		free((void *)c->bound_pw.data);
+		c->bound_pw = (struct conn_bytes){NULL, 0};
+	}
 	if (c->ident) {
 		if (c->bound_dn.len + c->bound_key.len <= CONN_IDENT_BYTES)
 			slab_put(&net_worker(c->w)->ident_slab, c->ident);
@@ -46,5 +54,15 @@ int conn_set_identity(struct conn *c, enum conn_auth auth, const void *dn, size_
 	c->bound_dn = (struct conn_bytes){m, dnlen};
 	c->bound_key = (struct conn_bytes){m + dnlen, keylen};
 	c->auth = auth;
+	return 0;
+}
+
+int conn_set_password(struct conn *c, const void *pw, size_t len)
+{
+	unsigned char *m = malloc(len ? len : 1);
+	if (!m)
+		return -1;
+	memcpy(m, pw, len);
+	c->bound_pw = (struct conn_bytes){m, len};
 	return 0;
 }

@@ -1,8 +1,9 @@
 /*
- * The worker's waking queue (conn.h): tasks that resume at a set time, in the order they
- * were queued. A FIFO rather than a heap: its users queue a fixed delay after the
- * request's time, so the order of the calls is the order of the times, and taking,
- * queueing and dropping are O(1) however many connections wait.
+ * The worker's waking queue (conn.h): tasks that resume at a set time, in the order of
+ * their times. A list rather than a heap: a failed bind queues a fixed delay after the
+ * request's time, so the order of the calls is the order of the times and an entry goes
+ * at the end, in O(1); an earlier time (a chain_passwd change polling, op_chain.c) walks
+ * back from the end past the later ones only. Taking and dropping are O(1).
  */
 #include "server/clock.h"
 #include "server/net/conn.h"
@@ -39,12 +40,19 @@ void conn_wake_at(struct conn_wake *wk, struct conn *c, uint64_t ns)
 	conn_wake_cancel(wk);
 	struct worker *w = c->w;
 	struct net_worker *nw = net_worker(w);
-	*wk = (struct conn_wake){.c = c, .ns = ns, .queued = true, .prev = nw->waking_last};
-	if (nw->waking_last)
-		nw->waking_last->next = wk;
+	struct conn_wake *after = nw->waking_last;
+	while (after && after->ns > ns)
+		after = after->prev;
+	*wk = (struct conn_wake){.c = c, .ns = ns, .queued = true, .prev = after};
+	wk->next = after ? after->next : nw->waking;
+	if (after)
+		after->next = wk;
 	else
 		nw->waking = wk;
-	nw->waking_last = wk;
+	if (wk->next)
+		wk->next->prev = wk;
+	else
+		nw->waking_last = wk;
 	nw->wake_ns = nw->waking->ns;
 }
 

@@ -391,6 +391,12 @@ void op_bind(struct conn *c, struct ldap_request *req)
 	}
 	log_debug("conn fd=%d bind \"%.*s\": %s", c->fd, (int)b->dn.bv_len, b->dn.bv_val,
 	          ok ? "ok" : "invalid credentials");
+	/* chain_passwd forwards a password change as the client: with the password it bound
+	 * with, kept until the identity goes (conn_clear_identity wipes it). */
+	if (ok && srv->cfg.chain_passwd && conn_set_password(c, b->cred.bv_val, b->cred.bv_len) < 0)
+		log_info("conn fd=%d: out of memory keeping the bind's password: its password "
+		         "changes are not forwarded",
+		         c->fd);
 	if (ok) {
 		if (srv->bind_limit)
 			bind_limit_succeeded(srv->bind_limit, dn_key, addr_key);

@@ -1,5 +1,5 @@
-/* Extended operations: WhoAmI (RFC 4532), StartTLS (RFC 4511 4.14); any other is a
- * protocolError. */
+/* Extended operations: WhoAmI (RFC 4532), StartTLS (RFC 4511 4.14), Password Modify
+ * (RFC 3062) on a replica with chain_passwd (op_chain.c); any other is a protocolError. */
 #include <ldap.h>
 #include <stdio.h>
 #include <string.h>
@@ -48,6 +48,10 @@ void op_extended(struct conn *c, struct ldap_request *req)
 	struct extended_request *x = &req->u.extended;
 	if (is_oid(&x->oid, OP_EXTENSION_STARTTLS)) {
 		start_tls(c, req);
+		return;
+	}
+	if (c->w->srv->cfg.chain_passwd && is_oid(&x->oid, OP_EXTENSION_PASSWD_MODIFY)) {
+		op_chain_passwd(c, req);
 		return;
 	}
 	if (!is_oid(&x->oid, OP_EXTENSION_WHOAMI)) {

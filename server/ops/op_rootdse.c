@@ -49,7 +49,8 @@ int op_rootdse_build(struct server *srv)
 	struct berval ctl[] = {BV(OP_CONTROL_ASSERTION), BV(OP_CONTROL_MANAGE_DSA_IT),
 	                       BV(OP_CONTROL_PAGED_RESULTS), BV(OP_CONTROL_SORT),
 	                       BV(OP_CONTROL_MATCHED_VALUES)};
-	struct berval ext[] = {BV(OP_EXTENSION_WHOAMI), BV(OP_EXTENSION_STARTTLS)};
+	struct berval ext[] = {BV(OP_EXTENSION_WHOAMI), BV(OP_EXTENSION_STARTTLS),
+	                       BV(OP_EXTENSION_PASSWD_MODIFY)};
 	struct berval sasl = BV("EXTERNAL");
 	/* All operational attributes ("+"), absolute true/false filters. */
 	struct berval feat[] = {BV("1.3.6.1.4.1.4203.1.5.1"), BV("1.3.6.1.4.1.4203.1.5.3")};
@@ -57,7 +58,13 @@ int op_rootdse_build(struct server *srv)
 	struct berval subschema = BV(OP_SUBSCHEMA_DN);
 	struct berval *oc_v[] = {&oc[0], &oc[1], NULL}, *nc_v[] = {&nc, NULL};
 	struct berval *ctl_v[] = {&ctl[0], &ctl[1], &ctl[2], &ctl[3], &ctl[4], NULL},
-	              *ext_v[] = {&ext[0], srv->tls ? &ext[1] : NULL, NULL};
+	              *ext_v[] = {&ext[0], NULL, NULL, NULL};
+	/* StartTLS with TLS configured; Password Modify forwarded with chain_passwd. */
+	int next = 1;
+	if (srv->tls)
+		ext_v[next++] = &ext[1];
+	if (srv->cfg.chain_passwd)
+		ext_v[next++] = &ext[2];
 	/* EXTERNAL: the subject of a TLS client certificate (needs tls_ca_file), or an ldapi://
 	 * peer's uid and gid. */
 	bool ldapi = false;

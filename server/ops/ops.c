@@ -23,9 +23,12 @@ static void op_abandon(struct conn *c, struct ldap_request *req)
 }
 
 /* Add, modify, delete, modDN: minidir is read-only; a replica with updateref refers
- * them to its provider (as slapd's updateref). */
+ * them to its provider (as slapd's updateref). With chain_passwd, a modify of the bound
+ * user's own userPassword is forwarded instead (op_chain.c). */
 static void op_read_only(struct conn *c, struct ldap_request *req)
 {
+	if (req->op == LDAP_REQ_MODIFY && c->w->srv->cfg.chain_passwd && op_chain_modify(c, req))
+		return;
 	unsigned char tag = req->op == LDAP_REQ_ADD      ? LDAP_RES_ADD
 	                    : req->op == LDAP_REQ_DELETE ? LDAP_RES_DELETE
 	                    : req->op == LDAP_REQ_MODRDN ? LDAP_RES_MODRDN

@@ -124,6 +124,17 @@ bool op_rootpw_is_example(const struct server *srv);
 void op_compare(struct conn *c, struct ldap_request *req);
 void op_extended(struct conn *c, struct ldap_request *req);
 
+/* --- op_chain.c: password changes forwarded to the provider (chain_passwd) -------------- */
+
+/* The Password Modify extended operation (RFC 3062) on a replica with chain_passwd: the
+ * client's own change forwarded (server/replica/replica.h, chain_submit), answered with
+ * the provider's result once the change is back here or chain_wait_ms has passed. */
+void op_chain_passwd(struct conn *c, struct ldap_request *req);
+/* A modify (chain_passwd on) of the bound entry's own userPassword and nothing else:
+ * forwarded as op_chain_passwd does, and true. False for any other modify, which the
+ * caller refuses as any write. */
+bool op_chain_modify(struct conn *c, struct ldap_request *req);
+
 /* --- op_search.c, search_run.c, search_finish.c: the search cursor, a conn_task ------- */
 
 /*
@@ -169,6 +180,7 @@ int op_subschema_build(struct server *srv);
 #define OP_CONTROL_MATCHED_VALUES "1.2.826.0.1.3344810.2.3"
 #define OP_EXTENSION_WHOAMI "1.3.6.1.4.1.4203.1.11.3"
 #define OP_EXTENSION_STARTTLS "1.3.6.1.4.1.1466.20037"
+#define OP_EXTENSION_PASSWD_MODIFY "1.3.6.1.4.1.4203.1.11.1"
 
 /* The subschema subentry's DN (RFC 4512 4.2). */
 #define OP_SUBSCHEMA_DN "cn=Subschema"

@@ -26,33 +26,35 @@
 
 /* ---- a session: connect, bind, search, apply until it ends ------------------------- */
 
-static int connect_provider(struct replica *r, char *why, size_t cap)
+int replica_ldap_open(const struct syncrepl_conf *s, int timeout_s, LDAP **ldp, char *why,
+                      size_t cap)
 {
-	const struct syncrepl_conf *s = r->conf;
 	int v3 = LDAP_VERSION3, rc;
-	struct timeval nt = {s->network_timeout, 0}, t = {s->network_timeout + 25, 0};
-	if ((rc = ldap_initialize(&r->ld, s->provider)) != LDAP_SUCCESS) {
+	struct timeval nt = {s->network_timeout, 0}, t = {timeout_s, 0};
+	*ldp = NULL;
+	if ((rc = ldap_initialize(ldp, s->provider)) != LDAP_SUCCESS) {
 		snprintf(why, cap, "%s", ldap_err2string(rc));
 		return -1;
 	}
-	ldap_set_option(r->ld, LDAP_OPT_PROTOCOL_VERSION, &v3);
-	ldap_set_option(r->ld, LDAP_OPT_NETWORK_TIMEOUT, &nt);
-	ldap_set_option(r->ld, LDAP_OPT_TIMEOUT, &t);
-	ldap_set_option(r->ld, LDAP_OPT_REFERRALS, LDAP_OPT_OFF);
+	LDAP *ld = *ldp;
+	ldap_set_option(ld, LDAP_OPT_PROTOCOL_VERSION, &v3);
+	ldap_set_option(ld, LDAP_OPT_NETWORK_TIMEOUT, &nt);
+	ldap_set_option(ld, LDAP_OPT_TIMEOUT, &t);
+	ldap_set_option(ld, LDAP_OPT_REFERRALS, LDAP_OPT_OFF);
 	bool tls = strncasecmp(s->provider, "ldaps://", 8) == 0 || s->starttls;
 	if (tls) {
 		int req = s->tls_reqcert_never ? LDAP_OPT_X_TLS_NEVER : LDAP_OPT_X_TLS_DEMAND,
 		    zero = 0;
-		if ((s->tls_cacert[0] && ldap_set_option(r->ld, LDAP_OPT_X_TLS_CACERTFILE,
+		if ((s->tls_cacert[0] && ldap_set_option(ld, LDAP_OPT_X_TLS_CACERTFILE,
 		                                         s->tls_cacert) != LDAP_SUCCESS) ||
-		    ldap_set_option(r->ld, LDAP_OPT_X_TLS_REQUIRE_CERT, &req) != LDAP_SUCCESS ||
-		    ldap_set_option(r->ld, LDAP_OPT_X_TLS_NEWCTX, &zero) != LDAP_SUCCESS) {
+		    ldap_set_option(ld, LDAP_OPT_X_TLS_REQUIRE_CERT, &req) != LDAP_SUCCESS ||
+		    ldap_set_option(ld, LDAP_OPT_X_TLS_NEWCTX, &zero) != LDAP_SUCCESS) {
 			snprintf(why, cap, "TLS settings refused (tls_cacert %.300s)",
 			         s->tls_cacert);
 			return -1;
 		}
 	}
-	if (s->starttls && (rc = ldap_start_tls_s(r->ld, NULL, NULL)) != LDAP_SUCCESS) {
+	if (s->starttls && (rc = ldap_start_tls_s(ld, NULL, NULL)) != LDAP_SUCCESS) {
 		if (s->starttls == SYNCREPL_STARTTLS_CRITICAL) {
 			snprintf(why, cap, "StartTLS: %s", ldap_err2string(rc));
 			return -1;
@@ -61,6 +63,15 @@ static int connect_provider(struct replica *r, char *why, size_t cap)
 		         "(starttls=yes)",
 		         s->rid, ldap_err2string(rc));
 	}
+	return 0;
+}
+
+static int connect_provider(struct replica *r, char *why, size_t cap)
+{
+	const struct syncrepl_conf *s = r->conf;
+	int rc;
+	if (replica_ldap_open(s, s->network_timeout + 25, &r->ld, why, cap) < 0)
+		return -1;
 	struct berval pw = {strlen(s->credentials), (char *)s->credentials};
 	rc = ldap_sasl_bind_s(r->ld, s->binddn[0] ? s->binddn : NULL, LDAP_SASL_SIMPLE, &pw, NULL,
 	                      NULL, NULL);

@@ -25,6 +25,9 @@
 #ifndef MINIDIR_SERVER_REPLICA_REPLICA_H
 #define MINIDIR_SERVER_REPLICA_REPLICA_H
 
+#include <ldap.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -49,5 +52,74 @@ void replica_free(struct server *srv);
 
 /* A copy of the consumer's status; false when srv is no replica. */
 bool replica_status(struct server *srv, struct replica_status *out);
+
+/*
+ * A libldap handle to s's provider, as the consumer makes it: protocol 3, s's network
+ * timeout for the connect, timeout_s for each result, no referrals chased, ldaps:// or
+ * StartTLS with s's TLS words; not bound. Returns 0, or -1 with why (*ldp, when not
+ * NULL, is then the caller's to ldap_unbind_ext).
+ */
+int replica_ldap_open(const struct syncrepl_conf *s, int timeout_s, LDAP **ldp, char *why,
+                      size_t cap);
+
+/* ---- chain.c: password changes forwarded to the provider (chain_passwd) ------------ */
+
+/* Jobs queued or running at most; one more is refused (chain_submit: busy). */
+#define CHAIN_MAX_JOBS 16
+/* Threads that forward them, each one job at a time. */
+#define CHAIN_THREADS 2
+/* Seconds a forwarded job waits for each of the provider's answers (its bind, its result)
+ * at most; the connect waits the syncrepl key's network-timeout. */
+#define CHAIN_TIMEOUT_S 10
+
+enum chain_kind { CHAIN_PASSWD, CHAIN_MODIFY };
+
+/*
+ * One forwarded change, made by a worker (chain_job_new), shared with the thread that
+ * forwards it: two references, each side drops its own (chain_job_put), the last frees.
+ * What the worker fills before chain_submit, all owned by the job: kind, dn and cred
+ * (the client's simple bind; cred is wiped when the job is freed), and the change: for
+ * CHAIN_PASSWD the Password Modify request value (has_value false: none), for
+ * CHAIN_MODIFY the target and mods (an LDAPMod array ldap_mods_free frees). What the
+ * thread fills, read by the worker only once done is true (acquire): rc (an LDAP result
+ * code; libldap's own errors mapped: unreachable, timed out: unavailable), matched and
+ * msg (may be NULL), data (the response value, may be NULL).
+ */
+struct chain_job {
+	enum chain_kind kind;
+	char *dn;
+	struct berval cred;
+	bool has_value;
+	struct berval value;
+	char *target;
+	LDAPMod **mods;
+	int rc;
+	char *matched, *msg;
+	struct berval *data;
+	atomic_bool done;
+	atomic_int refs;
+	struct chain_job *next; /* the queue */
+};
+
+/* A job with its two references and copies of dn[0..dnlen) and cred[0..credlen), or
+ * NULL when out of memory. */
+struct chain_job *chain_job_new(enum chain_kind kind, const void *dn, size_t dnlen,
+                                const void *cred, size_t credlen);
+/* Drops one reference to job (NULL: nothing); the last frees it. */
+void chain_job_put(struct chain_job *job);
+
+/* Starts the threads when srv->cfg.chain_passwd is on (nothing otherwise). Returns 0, or
+ * -1 after logging why. On the main thread, after replica_start. */
+int chain_start(struct server *srv);
+/* Stops them and frees the pool: jobs still queued end unavailable, a running one ends
+ * within CHAIN_TIMEOUT_S; joined. On the main thread, once no worker runs (they call
+ * chain_submit). */
+void chain_stop(struct server *srv);
+/*
+ * Queues job for a thread (from any worker: a mutex guards the queue, which no lookup
+ * takes). Returns 0, or -1 when CHAIN_MAX_JOBS are queued or running or the pool is
+ * stopped (the caller answers busy and drops both references).
+ */
+int chain_submit(struct server *srv, struct chain_job *job);
 
 #endif

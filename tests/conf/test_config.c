@@ -578,6 +578,33 @@ START_TEST(syncrepl_directive)
 }
 END_TEST
 
+/* chain_passwd: off by default, chain_wait_ms 2000; on only with syncrepl. */
+START_TEST(chain_passwd_keys)
+{
+	static const struct {
+		const char *text;
+		bool on;
+		int wait_ms;
+	} cases[] = {
+	    {BASE, false, 2000},
+	    {BASE "syncrepl = rid=1 provider=ldap://p searchbase=dc=example,dc=com\n"
+	          "chain_passwd = yes\nchain_wait_ms = 0\n",
+	     true, 0},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct config cfg;
+		load_ok(cases[i].text, &cfg);
+		ck_assert(cfg.chain_passwd == cases[i].on);
+		ck_assert_int_eq(cfg.chain_wait_ms, cases[i].wait_ms);
+		config_free(&cfg);
+	}
+	load_fails_at(BASE "\nchain_passwd = yes\n", 4, "chain_passwd = yes forwards password");
+	load_fails_at(BASE "chain_passwd = maybe\n", 3, "chain_passwd");
+	load_fails_at(BASE "chain_wait_ms = 60001\n", 3, "chain_wait_ms");
+	load_fails_at(BASE "chain_wait_ms = -1\n", 3, "chain_wait_ms");
+}
+END_TEST
+
 START_TEST(err_syncrepl)
 {
 #define SR "syncrepl = rid=1 provider=ldap://p searchbase=dc=example,dc=com\n"
@@ -795,6 +822,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, syncrepl_words);
 	tcase_add_test(tc, err_access);
 	tcase_add_test(tc, err_first_error_wins);
+	tcase_add_test(tc, chain_passwd_keys);
 	tcase_add_test(tc, err_missing_required);
 	tcase_add_test(tc, err_missing_file);
 	tcase_add_test(tc, err_truncated_to_errlen);

@@ -1,0 +1,260 @@
+/*
+ * chain_passwd (replica.h): a password change a client made on this replica, forwarded to
+ * the provider as that client. A few threads of their own, so that a worker never waits
+ * for the provider's round trip: each takes a job off a bounded queue, opens a connection
+ * to the provider as the consumer does (replica_ldap_open: its TLS words), binds with the
+ * client's DN and password, sends the change, and publishes the provider's result in the
+ * job (done). The worker that queued it looks at done from its event loop (op_chain.c).
+ * One connection per job: a password change is rare, and a pooled connection would have
+ * to be rebound as each user anyway.
+ */
+#include "server/replica/replica.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/log.h"
+
+struct chain_pool {
+	struct server *srv;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct chain_job *head, *tail; /* queued, under lock */
+	int jobs;                      /* queued or running, under lock */
+	bool stopping;                 /* under lock */
+	pthread_t threads[CHAIN_THREADS];
+	int nthreads;
+};
+
+struct chain_job *chain_job_new(enum chain_kind kind, const void *dn, size_t dnlen,
+                                const void *cred, size_t credlen)
+{
+	struct chain_job *job = calloc(1, sizeof(*job));
+	if (!job)
+		return NULL;
+	job->kind = kind;
+	job->dn = strndup(dn, dnlen);
+	job->cred.bv_val = malloc(credlen + 1);
+	if (!job->dn || !job->cred.bv_val) {
+		free(job->dn);
+		free(job->cred.bv_val);
+		free(job);
+		return NULL;
+	}
+	memcpy(job->cred.bv_val, cred, credlen);
+	job->cred.bv_val[credlen] = '\0';
+	job->cred.bv_len = credlen;
+	atomic_init(&job->done, false);
+	atomic_init(&job->refs, 2);
+	return job;
+}
+
+void chain_job_put(struct chain_job *job)
+{
+	if (!job || atomic_fetch_sub_explicit(&job->refs, 1, memory_order_acq_rel) != 1)
+		return;
+	explicit_bzero(job->cred.bv_val, job->cred.bv_len);
+	free(job->cred.bv_val);
+	if (job->value.bv_val)
+		explicit_bzero(job->value.bv_val, job->value.bv_len); /* holds passwords too */
+	free(job->value.bv_val);
+	free(job->dn);
+	free(job->target);
+	for (LDAPMod **m = job->mods; m && *m; m++) /* userPassword values */
+		for (struct berval **v = (*m)->mod_bvalues; v && *v; v++)
+			explicit_bzero((*v)->bv_val, (*v)->bv_len);
+	if (job->mods)
+		ldap_mods_free(job->mods, 1);
+	ldap_memfree(job->matched);
+	ldap_memfree(job->msg);
+	ber_bvfree(job->data);
+	free(job);
+}
+
+/* libldap's own codes (negative: no result from the provider) as a result code. */
+static int mapped(int rc)
+{
+	if (rc >= 0)
+		return rc;
+	switch (rc) {
+	case LDAP_SERVER_DOWN:
+	case LDAP_CONNECT_ERROR:
+	case LDAP_TIMEOUT:
+		return LDAP_UNAVAILABLE;
+	default:
+		return LDAP_OTHER;
+	}
+}
+
+/* Ends job with rc and a message of ours: what, then detail. */
+static void job_fail(struct chain_job *job, int rc, const char *what, const char *detail)
+{
+	char msg[600];
+	snprintf(msg, sizeof(msg), "%s%s", what, detail);
+	job->rc = rc;
+	job->msg = strdup(msg); /* freed by ldap_memfree: libldap's is free() */
+}
+
+/* The provider's result of the request msgid on ld into job. */
+static void take_result(LDAP *ld, int msgid, struct chain_job *job)
+{
+	LDAPMessage *res = NULL;
+	struct timeval t = {CHAIN_TIMEOUT_S, 0};
+	int rc = ldap_result(ld, msgid, LDAP_MSG_ALL, &t, &res);
+	if (rc <= 0) {
+		ldap_msgfree(res);
+		job_fail(job, LDAP_UNAVAILABLE, "the provider did not answer: ",
+		         rc == 0 ? "timed out" : ldap_err2string(mapped(rc)));
+		return;
+	}
+	int code = LDAP_OTHER;
+	if (ldap_parse_result(ld, res, &code, &job->matched, &job->msg, NULL, NULL, 0) !=
+	    LDAP_SUCCESS) {
+		ldap_msgfree(res);
+		job_fail(job, LDAP_OTHER, "the provider's answer could not be read", "");
+		return;
+	}
+	job->rc = code;
+	if (job->kind == CHAIN_PASSWD)
+		ldap_parse_extended_result(ld, res, NULL, &job->data, 0);
+	ldap_msgfree(res);
+}
+
+static void forward(struct chain_pool *p, struct chain_job *job)
+{
+	const struct syncrepl_conf *s = &p->srv->cfg.syncrepl;
+	char why[512];
+	LDAP *ld = NULL;
+	if (replica_ldap_open(s, CHAIN_TIMEOUT_S, &ld, why, sizeof(why)) < 0) {
+		job_fail(job, LDAP_UNAVAILABLE, "the provider cannot be reached: ", why);
+		goto out;
+	}
+	int msgid,
+	    rc = ldap_sasl_bind(ld, job->dn, LDAP_SASL_SIMPLE, &job->cred, NULL, NULL, &msgid);
+	if (rc == LDAP_SUCCESS) {
+		take_result(ld, msgid, job);
+		if (job->msg && job->rc == LDAP_SUCCESS) {
+			ldap_memfree(job->msg);
+			job->msg = NULL;
+		}
+		ldap_memfree(job->matched);
+		job->matched = NULL;
+		if (job->rc != LDAP_SUCCESS)
+			goto out; /* the provider refused the bind: its answer is the client's */
+	} else {
+		job_fail(job, mapped(rc), "the provider cannot be reached: ", ldap_err2string(rc));
+		goto out;
+	}
+	if (job->kind == CHAIN_PASSWD)
+		rc = ldap_extended_operation(ld, LDAP_EXOP_MODIFY_PASSWD,
+		                             job->has_value ? &job->value : NULL, NULL, NULL,
+		                             &msgid);
+	else
+		rc = ldap_modify_ext(ld, job->target, job->mods, NULL, NULL, &msgid);
+	if (rc != LDAP_SUCCESS)
+		job_fail(job, mapped(rc), "forwarding to the provider: ", ldap_err2string(rc));
+	else
+		take_result(ld, msgid, job);
+out:
+	if (job->rc != LDAP_SUCCESS)
+		log_info("chain_passwd: %s for \"%.200s\": %d %s",
+		         job->kind == CHAIN_PASSWD ? "Password Modify" : "modify of userPassword",
+		         job->dn, job->rc, job->msg ? job->msg : "");
+	if (ld)
+		ldap_unbind_ext(ld, NULL, NULL);
+}
+
+static void *chain_main(void *arg)
+{
+	struct chain_pool *p = arg;
+	pthread_mutex_lock(&p->lock);
+	for (;;) {
+		while (!p->head && !p->stopping)
+			pthread_cond_wait(&p->cond, &p->lock);
+		struct chain_job *job = p->head;
+		if (!job)
+			break; /* stopping, nothing left */
+		p->head = job->next;
+		if (!p->head)
+			p->tail = NULL;
+		bool stopping = p->stopping;
+		pthread_mutex_unlock(&p->lock);
+		if (stopping)
+			job_fail(job, LDAP_UNAVAILABLE, "minidir is stopping", "");
+		else
+			forward(p, job);
+		atomic_store_explicit(&job->done, true, memory_order_release);
+		chain_job_put(job);
+		pthread_mutex_lock(&p->lock);
+		p->jobs--;
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+int chain_start(struct server *srv)
+{
+	if (!srv->cfg.chain_passwd)
+		return 0;
+	struct chain_pool *p = calloc(1, sizeof(*p));
+	if (!p) {
+		log_error("chain_passwd: out of memory");
+		return -1;
+	}
+	p->srv = srv;
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->cond, NULL);
+	srv->chain = p;
+	for (; p->nthreads < CHAIN_THREADS; p->nthreads++) {
+		int rc = pthread_create(&p->threads[p->nthreads], NULL, chain_main, p);
+		if (rc) {
+			log_error("chain_passwd: starting a thread: %s", strerror(rc));
+			return -1; /* chain_stop joins those that started */
+		}
+	}
+	log_info("chain_passwd: password changes are forwarded to %s as the user (%d threads, "
+	         "%d changes at most at a time), answered once they are back or after %d ms",
+	         srv->cfg.syncrepl.provider, CHAIN_THREADS, CHAIN_MAX_JOBS, srv->cfg.chain_wait_ms);
+	return 0;
+}
+
+void chain_stop(struct server *srv)
+{
+	struct chain_pool *p = srv->chain;
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->stopping = true;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	for (int i = 0; i < p->nthreads; i++)
+		pthread_join(p->threads[i], NULL);
+	pthread_cond_destroy(&p->cond);
+	pthread_mutex_destroy(&p->lock);
+	srv->chain = NULL;
+	free(p);
+}
+
+int chain_submit(struct server *srv, struct chain_job *job)
+{
+	struct chain_pool *p = srv->chain;
+	if (!p)
+		return -1;
+	pthread_mutex_lock(&p->lock);
+	bool room = !p->stopping && p->jobs < CHAIN_MAX_JOBS;
+	if (room) {
+		p->jobs++;
+		job->next = NULL;
+		if (p->tail)
+			p->tail->next = job;
+		else
+			p->head = job;
+		p->tail = job;
+		pthread_cond_signal(&p->cond);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return room ? 0 : -1;
+}
