@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "conf/key_line.h"
 #include "conf/keyval.h"
 #include "protocol/buf.h"
 #include "protocol/dn.h"
@@ -350,6 +351,15 @@ static int set_syncrepl(void *ctx, const struct kv_key *k, void *field, const ch
 	return 0;
 }
 
+/* metrics_listen: ADDRESS:PORT (conf/metrics_addr.h). */
+static int set_metrics_listen(void *ctx, const struct kv_key *k, void *field, const char *value)
+{
+	char why[400];
+	if (metrics_addr_parse(field, value, why, sizeof(why)) < 0)
+		return bad(ctx, "%s: %s", k->name, why);
+	return 0;
+}
+
 /*
  * Every key of minidir.conf, one a line, its name first (scripts read the names from
  * here): the set function, then the member it fills (FIELD) or none (the set function
@@ -406,6 +416,9 @@ static const struct kv_key config_keys[] = {
 	{"syncrepl", set_syncrepl, FIELD(syncrepl)},
 	{"updateref", set_url, FIELD(updateref)},
 	{"listen_after_refresh", set_seconds, FIELD(listen_after_refresh), .min = 0, .max = 86400},
+	{"metrics_listen", set_metrics_listen, FIELD(metrics_listen)},
+	{"metrics_allow_remote", set_bool, FIELD(metrics_allow_remote)},
+	{"ready_max_lag_ms", set_count, FIELD(ready_max_lag_ms), .min = 100, .max = 86400000},
 };
 /* clang-format on */
 #undef FIELD
@@ -501,6 +514,7 @@ static void set_defaults(struct config *c)
 	c->tls_min_version = 12;
 	strcpy(c->access_log, "none");
 	c->tls_handshake_timeout = 10;
+	c->ready_max_lag_ms = 30000;
 	syncrepl_defaults(&c->syncrepl);
 	for (size_t i = 0; i < sizeof(default_index) / sizeof(default_index[0]); i++)
 		c->index[c->nindex++] = strdup(default_index[i]);
@@ -545,6 +559,14 @@ static int load(struct config *cfg, const char *path, char *err, size_t errlen)
 	}
 	if (cfg->listen_after_refresh && !cfg->syncrepl.set) {
 		snprintf(err, errlen, "%s: listen_after_refresh is set but syncrepl is not", path);
+		return -1;
+	}
+	if (cfg->metrics_listen.set && !cfg->metrics_listen.loopback &&
+	    !cfg->metrics_allow_remote) {
+		snprintf(err, errlen,
+		         "%s:%d: metrics_listen: %s is not a loopback address (127.0.0.0/8, ::1); "
+		         "set metrics_allow_remote = yes to serve /metrics and /readyz there",
+		         path, config_key_line(path, "metrics_listen"), cfg->metrics_listen.text);
 		return -1;
 	}
 	access_rule_number(cfg->access, cfg->naccess, cfg->path);

@@ -27,6 +27,10 @@ PKGS="$PKGS shellcheck"
 # (tests/package/package_test.sh): debhelper, dpkg-dev and fakeroot build it, lintian
 # checks it, logrotate rotates its log with the shipped /etc/logrotate.d/minidir.
 PKGS="$PKGS debhelper dpkg-dev fakeroot lintian logrotate"
+# tests/integration/http_test.sh (metrics_listen): curl asks the HTTP endpoint, promtool
+# (Debian's prometheus package) checks /metrics, haproxy's option httpchk asks /readyz; the
+# prometheus and haproxy system services are kept from starting, as slapd's below.
+PKGS="$PKGS curl prometheus haproxy"
 
 [ "${1:-}" = bench ] && PKGS="$PKGS $BENCH_PKGS"
 
@@ -62,5 +66,8 @@ case " $missing " in
 esac
 case " $missing " in
 *" haproxy "*) command -v systemctl >/dev/null 2>&1 && $SUDO systemctl disable haproxy >/dev/null 2>&1 || true ;;
+esac
+case " $missing " in
+*" prometheus "*) command -v systemctl >/dev/null 2>&1 && $SUDO systemctl disable prometheus >/dev/null 2>&1 || true ;;
 esac
 exit "${status:-0}"
