@@ -9,7 +9,7 @@
 # httpchk GET /readyz on the metrics port) taking it out of the pool and putting it
 # back. Needs curl, promtool (prometheus), haproxy, slapd, python3 (scripts/deps.sh).
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 . tests/integration/lib.sh
 . tests/integration/provider.sh
