@@ -53,9 +53,8 @@ static void send_all(int fd, const char *p, size_t n)
 	}
 }
 
-static void answer(struct http_server *h, int fd, int code, const char *reason,
-                   const char *type, const char *body, size_t len, bool head_only,
-                   const char *extra)
+static void answer(struct http_server *h, int fd, int code, const char *reason, const char *type,
+                   const char *body, size_t len, bool head_only, const char *extra)
 {
 	char hdr[512];
 	int n = snprintf(hdr, sizeof(hdr),
@@ -129,8 +128,8 @@ static void serve(struct http_server *h, struct http_conn *c)
 		struct buf out = {0};
 		h->counts.requests++; /* this one counts in its own text */
 		if (metrics_text(h->srv, &h->counts, &out) < 0)
-			text_answer(h, c->fd, 500, "Internal Server Error", "out of memory\n",
-			            head, NULL);
+			text_answer(h, c->fd, 500, "Internal Server Error", "out of memory\n", head,
+			            NULL);
 		else
 			answer(h, c->fd, 200, "OK", "text/plain; version=0.0.4; charset=utf-8",
 			       (const char *)out.data, out.len, head, NULL);

@@ -37,15 +37,13 @@ static void head(struct text *t, const char *name, const char *type, const char 
 	put(t, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-static void one(struct text *t, const char *name, const char *type, const char *help,
-                uint64_t v)
+static void one(struct text *t, const char *name, const char *type, const char *help, uint64_t v)
 {
 	head(t, name, type, help);
 	put(t, "%s %llu\n", name, (unsigned long long)v);
 }
 
-static const char *const op_names[STAT_OP_N] = {"bind", "search", "unbind", "abandon",
-                                                "other"};
+static const char *const op_names[STAT_OP_N] = {"bind", "search", "unbind", "abandon", "other"};
 static const char *const res_names[STAT_RES_N] = {"bind", "search", "other"};
 
 static void operations(struct text *t, const struct worker_stats *s)
@@ -101,8 +99,7 @@ static void connections(struct text *t, const struct worker_stats *s)
 	one(t, "minidir_pdu_timeouts_total", "counter",
 	    "Connections closed: a request not whole within pdu_timeout.", s->pdu_timeouts);
 	one(t, "minidir_input_shed_total", "counter",
-	    "Connections closed: their worker buffered max_input_bytes_per_worker.",
-	    s->input_shed);
+	    "Connections closed: their worker buffered max_input_bytes_per_worker.", s->input_shed);
 	one(t, "minidir_tls_connections_total", "counter",
 	    "Connections that started TLS (ldaps:// or StartTLS).", s->tls.connections);
 	one(t, "minidir_tls_handshakes_total", "counter", "TLS handshakes completed.",
@@ -164,8 +161,7 @@ static void policies(struct text *t, const struct worker_stats *s)
 	    "epoll_wait or io_uring_enter calls of the event loops.", s->io_waits);
 }
 
-static const char *const states[] = {"refreshing", "persisting", "retrying", "idle",
-                                     "stopped"};
+static const char *const states[] = {"refreshing", "persisting", "retrying", "idle", "stopped"};
 
 static void replication(struct text *t, const struct replica_status *st, int64_t now_ms)
 {
@@ -276,10 +272,10 @@ int metrics_text(struct server *srv, const struct http_counts *hc, struct buf *o
 	char why[256];
 	one(&t, "minidir_ready", "gauge", "1 when /readyz answers 200.",
 	    metrics_ready(srv, why, sizeof(why)));
-	one(&t, "minidir_http_requests_total", "counter",
-	    "Requests the HTTP endpoint answered.", hc->requests);
-	one(&t, "minidir_http_busy_total", "counter",
-	    "HTTP connections refused: too many open.", hc->busy);
+	one(&t, "minidir_http_requests_total", "counter", "Requests the HTTP endpoint answered.",
+	    hc->requests);
+	one(&t, "minidir_http_busy_total", "counter", "HTTP connections refused: too many open.",
+	    hc->busy);
 	one(&t, "minidir_http_timeouts_total", "counter",
 	    "HTTP connections closed: the request did not arrive in time.", hc->timeouts);
 	one(&t, "minidir_http_too_large_total", "counter",
