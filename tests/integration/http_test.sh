@@ -39,6 +39,22 @@ get() {
 	curl -s -m 10 -o "$work/body" -w '%{http_code}' "$@" "http://127.0.0.1:$mport$path" > "$work/code" 2> /dev/null
 	echo "$(cat "$work/code") $(tr -d '\r' < "$work/body" | head -c 300)"
 }
+# wait_get PATH WANT TENTHS: polls GET PATH until its "STATUS BODY" starts with WANT, up to
+# TENTHS tenths of a second; prints the last answer, returns 1 when none matched.
+wait_get() {
+	local r
+	for _ in $(seq 1 "$3"); do
+		r=$(get "$1")
+		case $r in "$2"*)
+			echo "$r"
+			return 0
+			;;
+		esac
+		sleep 0.1
+	done
+	echo "$r"
+	return 1
+}
 # metric 'NAME{LABELS}': its value in a fresh /metrics.
 metric() {
 	curl -s -m 10 "http://127.0.0.1:$mport/metrics" | awk -v m="$1" '$1 == m {print $2}'
@@ -74,12 +90,7 @@ bad_conf "ready_max_lag_ms = 5" "ready_max_lag_ms"
 # With metrics_allow_remote an address off the loopback is taken (0.0.0.0 binds all).
 { cat "$work/minidir.conf"; echo "metrics_allow_remote = yes"; } | sed "5s|.*|metrics_listen = 0.0.0.0:$mport|" > "$work/remote.conf"
 start_minidir "$work/remote.conf" "$work/remote.log"
-r=
-for _ in $(seq 1 50); do
-	r=$(get /healthz)
-	[ "$r" = "200 ok" ] && break
-	sleep 0.1
-done
+r=$(wait_get /healthz "200 ok" 50)
 [ -n "$port" ] && [ "$r" = "200 ok" ] && ok "metrics_allow_remote = yes: metrics_listen = 0.0.0.0:PORT serves" || not_ok "remote: '$r' $(tail -2 "$work/remote.log")"
 stop_checked "$pid" "$work/remote.log" || not_ok "stop: $stop_why"
 
@@ -89,10 +100,7 @@ start_minidir "$work/minidir.conf" "$work/minidir.log"
 	finish
 }
 spid=$pid
-for _ in $(seq 1 50); do
-	[ "$(get /healthz)" = "200 ok" ] && break
-	sleep 0.1
-done
+wait_get /healthz "200 ok" 50 > /dev/null
 
 # --- the paths and methods --------------------------------------------------------
 r=$(get /healthz) && [ "$r" = "200 ok" ] && ok "GET /healthz: 200 ok" || not_ok "/healthz: '$r'"
@@ -207,15 +215,7 @@ mport=$(free_port) || {
 replica_conf rep refreshAndPersist "metrics_listen = 127.0.0.1:$mport
 ready_max_lag_ms = 2000"
 replica_run rep
-ready=
-for _ in $(seq 1 150); do
-	[ "$(get /readyz)" = "200 ready" ] && {
-		ready=1
-		break
-	}
-	sleep 0.1
-done
-[ -n "$ready" ] && ok "a replica through the relay: /readyz 200 once its first refresh committed" || not_ok "replica /readyz: '$(get /readyz)' $(tail -3 "$rlog")"
+r=$(wait_get /readyz "200 ready" 150) && ok "a replica through the relay: /readyz 200 once its first refresh committed" || not_ok "replica /readyz: '$r' $(tail -3 "$rlog")"
 sleep 3 # longer than ready_max_lag_ms: a quiet provider keeps it ready
 r=$(get /readyz)
 probes=$(metric minidir_replication_probes_total)
@@ -269,18 +269,10 @@ via_haproxy() { timeout 5 ldapsearch -x -H "ldap://127.0.0.1:$hport" -LLL -b "$E
 wait_state UP 10 && [ "$(via_haproxy)" = 1 ] && ok "haproxy: r1 UP (httpchk GET /readyz), a search through it answers" || not_ok "haproxy state '$(hastate)': $(tail -3 "$work/haproxy.log")"
 
 kill -USR1 "$relay" # the session stalls: nothing reaches the replica, nothing is refused
-stale=
-for _ in $(seq 1 150); do
-	r=$(get /readyz)
-	[ "${r%% *}" = 503 ] && {
-		stale=$r
-		break
-	}
-	sleep 0.1
-done
-case $stale in
-"503 replication: the provider has not answered for "*) ok "relay paused: /readyz $stale" ;;
-*) not_ok "relay paused: /readyz '$(get /readyz)'" ;;
+r=$(wait_get /readyz 503 150)
+case $r in
+"503 replication: the provider has not answered for "*) ok "relay paused: /readyz $r" ;;
+*) not_ok "relay paused: /readyz '$r'" ;;
 esac
 r=$(get /healthz) && [ "$r" = "200 ok" ] && ok "a stale replica is alive: /healthz 200" || not_ok "/healthz while stale: '$r'"
 wait_state DOWN 10 && ok "haproxy takes the stale replica out: r1 DOWN" || not_ok "haproxy state '$(hastate)' while stale"
@@ -294,15 +286,7 @@ replace: description
 description: changed while stalled
 LDIF_EOF
 kill -USR2 "$relay"
-fresh=
-for _ in $(seq 1 100); do
-	[ "$(get /readyz)" = "200 ready" ] && {
-		fresh=1
-		break
-	}
-	sleep 0.1
-done
-[ -n "$fresh" ] && ok "relay resumed: /readyz 200 again" || not_ok "resumed: /readyz '$(get /readyz)'"
+r=$(wait_get /readyz "200 ready" 100) && ok "relay resumed: /readyz 200 again" || not_ok "resumed: /readyz '$r'"
 wait_state UP 10 && [ "$(via_haproxy)" = 1 ] && ok "haproxy puts it back: r1 UP, searches through it answer" || not_ok "haproxy state '$(hastate)' after resume"
 got=
 for _ in $(seq 1 50); do
