@@ -351,6 +351,15 @@ static int set_syncrepl(void *ctx, const struct kv_key *k, void *field, const ch
 	return 0;
 }
 
+/* metrics_listen: ADDRESS:PORT (conf/metrics_addr.h). */
+static int set_metrics_listen(void *ctx, const struct kv_key *k, void *field, const char *value)
+{
+	char why[400];
+	if (metrics_addr_parse(field, value, why, sizeof(why)) < 0)
+		return bad(ctx, "%s: %s", k->name, why);
+	return 0;
+}
+
 /*
  * Every key of minidir.conf, one a line, its name first (scripts read the names from
  * here): the set function, then the member it fills (FIELD) or none (the set function
@@ -413,6 +422,9 @@ static const struct kv_key config_keys[] = {
 	{"max_conns_per_ip", set_count, FIELD(max_conns_per_ip), .min = 0, .max = 1000000},
 	{"chain_passwd", set_bool, FIELD(chain_passwd)},
 	{"chain_wait_ms", set_count, FIELD(chain_wait_ms), .min = 0, .max = 60000},
+	{"metrics_listen", set_metrics_listen, FIELD(metrics_listen)},
+	{"metrics_allow_remote", set_bool, FIELD(metrics_allow_remote)},
+	{"ready_max_lag_ms", set_count, FIELD(ready_max_lag_ms), .min = 100, .max = 86400000},
 };
 /* clang-format on */
 #undef FIELD
@@ -510,6 +522,7 @@ static void set_defaults(struct config *c)
 	c->tls_handshake_timeout = 10;
 	c->bind_fail_window = 300;
 	c->chain_wait_ms = 2000;
+	c->ready_max_lag_ms = 30000;
 	syncrepl_defaults(&c->syncrepl);
 	for (size_t i = 0; i < sizeof(default_index) / sizeof(default_index[0]); i++)
 		c->index[c->nindex++] = strdup(default_index[i]);
@@ -561,6 +574,14 @@ static int load(struct config *cfg, const char *path, char *err, size_t errlen)
 		         "%s:%d: chain_passwd = yes forwards password changes to a replica's "
 		         "provider: it needs syncrepl",
 		         path, config_key_line(path, "chain_passwd"));
+		return -1;
+	}
+	if (cfg->metrics_listen.set && !cfg->metrics_listen.loopback &&
+	    !cfg->metrics_allow_remote) {
+		snprintf(err, errlen,
+		         "%s:%d: metrics_listen: %s is not a loopback address (127.0.0.0/8, ::1); "
+		         "set metrics_allow_remote = yes to serve /metrics and /readyz there",
+		         path, config_key_line(path, "metrics_listen"), cfg->metrics_listen.text);
 		return -1;
 	}
 	access_rule_number(cfg->access, cfg->naccess, cfg->path);

@@ -15,6 +15,7 @@
 #include "conf/access_rule.h"
 #include "conf/listen_addr.h"
 #include "conf/send_policies.h"
+#include "conf/metrics_addr.h"
 #include "conf/syncrepl.h"
 
 #define CONFIG_MAX_LISTEN 16
@@ -112,6 +113,12 @@ struct config {
 	 * arrive back. Off by default; only with syncrepl. */
 	bool chain_passwd;
 	int chain_wait_ms;
+	/* The operators' HTTP endpoint (server/ops/http.h): off unless metrics_listen is set;
+	 * an address off the loopback needs metrics_allow_remote. /readyz answers 503 on a
+	 * replica more than ready_max_lag_ms behind (server/ops/metrics.h says how measured). */
+	struct metrics_addr metrics_listen;
+	bool metrics_allow_remote;
+	int ready_max_lag_ms;
 };
 
 /*

@@ -29,7 +29,10 @@ PKGS="$PKGS shellcheck"
 PKGS="$PKGS debhelper dpkg-dev fakeroot lintian logrotate"
 # tests/integration/chain_test.sh runs HAProxy in front of two replicas (its own config,
 # ports and pid; the system's service is kept from starting, as for the benchmarks).
-PKGS="$PKGS haproxy"
+# tests/integration/http_test.sh (metrics_listen): curl asks the HTTP endpoint, promtool
+# (Debian's prometheus package) checks /metrics, haproxy's option httpchk asks /readyz; the
+# prometheus and haproxy system services are kept from starting, as slapd's below.
+PKGS="$PKGS curl prometheus haproxy"
 
 [ "${1:-}" = bench ] && PKGS="$PKGS $BENCH_PKGS"
 
@@ -65,5 +68,8 @@ case " $missing " in
 esac
 case " $missing " in
 *" haproxy "*) command -v systemctl >/dev/null 2>&1 && $SUDO systemctl disable haproxy >/dev/null 2>&1 || true ;;
+esac
+case " $missing " in
+*" prometheus "*) command -v systemctl >/dev/null 2>&1 && $SUDO systemctl disable prometheus >/dev/null 2>&1 || true ;;
 esac
 exit "${status:-0}"

@@ -288,6 +288,8 @@ int server_start(struct server *srv)
 			return -1;
 		}
 	}
+	if (http_start(srv) < 0)
+		return -1;
 	if (srv->cfg.syncrepl.set && replica_start(srv, first_refresh_done) < 0)
 		return -1;
 	return chain_start(srv);
@@ -295,7 +297,8 @@ int server_start(struct server *srv)
 
 void server_stop(struct server *srv)
 {
-	replica_stop(srv); /* first: it writes the database the workers read */
+	http_stop(srv);    /* it reads the workers' counters and the replica's status */
+	replica_stop(srv); /* before the workers: it writes the database they read */
 	srv->stopping = 1;
 	uint64_t one = 1;
 	for (int i = 0; i < srv->nworkers; i++)

@@ -49,12 +49,20 @@ struct tls_stats {
  */
 #define STAT_LATENCY_BUCKETS 25
 
+/* Results by kind and code: bind, search and the rest (compare, extended, writes refused);
+ * codes 0..STAT_RESULT_CODES-2 each at its own index, any other code (4096+: cancel's) in
+ * the last. Unbind and abandon have no result. */
+enum stat_result_kind { STAT_RES_BIND, STAT_RES_SEARCH, STAT_RES_OTHER, STAT_RES_N };
+#define STAT_RESULT_CODES 128
+
 struct worker_stats {
 	uint64_t latency[STAT_LATENCY_BUCKETS];
 	uint64_t latency_max_ns;
+	uint64_t latency_sum_ns;               /* of all operations counted in latency[] */
 	struct send_stats send[SEND_POLICY_N]; /* by enum send_policy_id */
 	uint64_t connections_by_policy[SEND_POLICY_N];
 	uint64_t ops[STAT_OP_N];
+	uint64_t results[STAT_RES_N][STAT_RESULT_CODES]; /* stat_result */
 	uint64_t connections_total;
 	uint64_t connections_current;
 	uint64_t connections_shed;     /* closed unserved: out of file descriptors */
@@ -80,8 +88,18 @@ static inline void stat_latency(struct worker_stats *s, uint64_t ns)
 	while (b < STAT_LATENCY_BUCKETS - 1 && us >= ((uint64_t)1 << b))
 		b++;
 	STAT_ADD(s->latency[b], 1);
+	STAT_ADD(s->latency_sum_ns, ns);
 	if (ns > __atomic_load_n(&s->latency_max_ns, __ATOMIC_RELAXED))
 		__atomic_store_n(&s->latency_max_ns, ns, __ATOMIC_RELAXED);
+}
+
+/* Counts one result rc of an operation whose result tag is optag (LDAP_RES_*: 0x61 bind,
+ * 0x65 search; the values are RFC 4511's, written here so this header needs no ldap.h). */
+static inline void stat_result(struct worker_stats *s, unsigned optag, int rc)
+{
+	int k = optag == 0x61 ? STAT_RES_BIND : optag == 0x65 ? STAT_RES_SEARCH : STAT_RES_OTHER;
+	unsigned i = rc >= 0 && rc < STAT_RESULT_CODES - 1 ? (unsigned)rc : STAT_RESULT_CODES - 1;
+	STAT_ADD(s->results[k][i], 1);
 }
 
 #define STAT_READ(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)

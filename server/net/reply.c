@@ -48,6 +48,7 @@ int reply_result(struct conn *c, int32_t msgid, unsigned char optag, int rc, con
 {
 	static const struct result_extra none = {.oid = NULL};
 	log_result(c, rc);
+	stat_result(&c->w->stats, optag, rc);
 	return queued(
 	    c, response_result_ex(&c->out, msgid, optag, rc, matched, message, x ? x : &none),
 	    true);

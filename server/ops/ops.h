@@ -22,6 +22,7 @@
 #include "protocol/response.h"
 #include "protocol/tlv.h"
 #include "server/net/net.h"
+#include "server/ops/http.h" /* the HTTP endpoint start-up runs (http_start, http_stop) */
 
 struct access_anonymous;
 

@@ -76,6 +76,11 @@ struct replica {
 	bool full_refresh;
 	unsigned char *present; /* UUIDs reported present in this present phase */
 	size_t npresent, cap_present;
+	/* The probe (replica.c): its message ID while its answer is awaited (0: none), when
+	 * the last was asked (clock_ns()/1000000), and how often (ms; 0: never). */
+	int probe_msgid;
+	int64_t probe_last_ms;
+	int probe_every_ms;
 	char *attrs[64]; /* the attribute list asked for */
 	char attrs_buf[1024];
 };

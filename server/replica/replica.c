@@ -10,6 +10,7 @@
 
 #include "protocol/dn.h"
 #include "protocol/sync.h"
+#include "server/clock.h"
 #include "server/db/db.h"
 #include "server/log.h"
 #include "server/replica/apply.h"
@@ -182,18 +183,73 @@ static int apply(struct replica *r, LDAPMessage *m, int type, char *why, size_t 
 	return SESSION_ERROR;
 }
 
+/*
+ * The probe: refreshAndPersist has no heartbeat, so a persisting session that hears
+ * nothing cannot tell a quiet provider from one whose messages no longer arrive (a
+ * stalled network path, a relay that hangs). With the HTTP endpoint on, every
+ * probe_every_ms the consumer asks, on the same session, a base search of its
+ * searchbase for no attributes (RFC 4511's "1.1"), and the status says since when an
+ * answer is awaited (probe_sent_ms): any answer, even an error, proves the session
+ * alive, and comes behind what the provider sent before it. /readyz reads it
+ * (server/ops/metrics.c). One question at a time, so a provider that does not answer
+ * is asked nothing more.
+ */
+static void probe_step(struct replica *r)
+{
+	if (!r->probe_every_ms || strcmp(r->st.state, "persisting") != 0)
+		return;
+	int64_t now = (int64_t)(clock_ns() / 1000000);
+	if (r->probe_msgid) {
+		LDAPMessage *m = NULL;
+		struct timeval zero = {0, 0};
+		if (ldap_result(r->ld, r->probe_msgid, LDAP_MSG_ALL, &zero, &m) <= 0)
+			return; /* still waiting; a lost connection ends the session anyway */
+		ldap_msgfree(m);
+		r->probe_msgid = 0;
+		pthread_mutex_lock(&r->lock);
+		r->st.probe_sent_ms = 0;
+		r->st.probes++;
+		pthread_mutex_unlock(&r->lock);
+		return;
+	}
+	if (now - r->probe_last_ms < r->probe_every_ms)
+		return;
+	static char *const no_attrs[] = {LDAP_NO_ATTRS, NULL};
+	int id = 0;
+	if (ldap_search_ext(r->ld, r->conf->searchbase, LDAP_SCOPE_BASE, "(objectClass=*)",
+	                    (char **)no_attrs, 0, NULL, NULL, NULL, 1, &id) != LDAP_SUCCESS)
+		return; /* the session's own read reports a broken connection */
+	r->probe_msgid = id;
+	r->probe_last_ms = now;
+	pthread_mutex_lock(&r->lock);
+	r->st.probe_sent_ms = now;
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* A new session has no probe awaiting an answer. */
+static void probe_reset(struct replica *r)
+{
+	r->probe_msgid = 0;
+	r->probe_last_ms = (int64_t)(clock_ns() / 1000000);
+	pthread_mutex_lock(&r->lock);
+	r->st.probe_sent_ms = 0;
+	pthread_mutex_unlock(&r->lock);
+}
+
 static int session(struct replica *r, char *why, size_t cap)
 {
 	r->storage_error = 0;
 	if (connect_provider(r, why, cap) < 0 || start_search(r, why, cap) < 0)
 		return SESSION_ERROR;
 	replica_set_state(r, "refreshing", NULL);
+	probe_reset(r);
 	int status = 3;
 	while (status == 3) {
 		if (replica_stopping(r)) {
 			status = SESSION_STOPPED;
 			break;
 		}
+		probe_step(r);
 		/* What has arrived is applied without waiting; when nothing more is there (or
 		 * the batch is full) what a cookie covers commits. */
 		LDAPMessage *m = NULL;
@@ -325,6 +381,13 @@ int replica_start(struct server *srv, void (*on_first_refresh)(struct server *sr
 	pthread_mutex_init(&r->lock, NULL);
 	r->st.state = "refreshing";
 	r->st.lag_ms = -1;
+	r->st.state_since_ms = (int64_t)(clock_ns() / 1000000);
+	/* Asked four times within the lag /readyz allows, from a tenth of a second to 10 s
+	 * apart (replica.c's probe); only when something reads the answer. */
+	if (srv->cfg.metrics_listen.set) {
+		int every = srv->cfg.ready_max_lag_ms / 4;
+		r->probe_every_ms = every < 100 ? 100 : every > 10000 ? 10000 : every;
+	}
 	snprintf(r->st.provider, sizeof(r->st.provider), "%s", r->conf->provider);
 	replica_status_load(r);
 	snprintf(r->attrs_buf, sizeof(r->attrs_buf), "%s", r->conf->attrs);

@@ -29,6 +29,14 @@ struct replica_status {
 	uint64_t skipped;
 	char last_skipped[512];
 	char last_skipped_why[256];
+	/* When the state was entered (clock_ns()/1000000: CLOCK_MONOTONIC milliseconds). */
+	int64_t state_since_ms;
+	/* Persisting with the HTTP endpoint on (metrics_listen), the consumer asks the provider
+	 * a small question now and then on its session (replica.c: the probe), since
+	 * refreshAndPersist has no heartbeat and a quiet provider sends nothing: when the
+	 * question still waiting for its answer was asked (same clock), 0 when none waits. */
+	int64_t probe_sent_ms;
+	uint64_t probes; /* questions answered since start-up */
 };
 
 #endif

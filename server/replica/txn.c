@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "server/clock.h"
 #include "server/log.h"
 #include "storage/db_update.h"
 
@@ -35,6 +36,8 @@ void replica_set_state(struct replica *r, const char *state, const char *error)
 	pthread_mutex_lock(&r->lock);
 	bool changed = strcmp(r->st.state, state) != 0;
 	r->st.state = state;
+	if (changed)
+		r->st.state_since_ms = (int64_t)(clock_ns() / 1000000);
 	if (error)
 		snprintf(r->st.last_error, sizeof(r->st.last_error), "%s", error);
 	pthread_mutex_unlock(&r->lock);

@@ -1,0 +1,289 @@
+/* The operators' HTTP endpoint: see http.h. */
+#include "server/ops/http.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "server/clock.h"
+#include "server/log.h"
+#include "server/ops/metrics.h"
+#include "server/server.h"
+
+struct http_conn {
+	int fd; /* -1: free */
+	int64_t deadline_ms;
+	size_t len;
+	char req[HTTP_MAX_REQUEST];
+};
+
+struct http_server {
+	struct server *srv;
+	int lfd, wakefd;
+	pthread_t thread;
+	struct http_counts counts; /* the thread's own */
+	struct http_conn conns[HTTP_MAX_CONNS];
+};
+
+static int64_t now_ms(void)
+{
+	return (int64_t)(clock_ns() / 1000000);
+}
+
+/* Sends all of p, waiting up to HTTP_WRITE_TIMEOUT_MS (the socket's SO_SNDTIMEO). */
+static void send_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return; /* the client went, or the time ran out: it gets what it got */
+		p += k;
+		n -= (size_t)k;
+	}
+}
+
+static void answer(struct http_server *h, int fd, int code, const char *reason, const char *type,
+                   const char *body, size_t len, bool head_only, const char *extra)
+{
+	char hdr[512];
+	int n = snprintf(hdr, sizeof(hdr),
+	                 "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s"
+	                 "Connection: close\r\n\r\n",
+	                 code, reason, type, len, extra ? extra : "");
+	/* The socket stays non-blocking for reading; the answer (a few KiB, which the
+	 * socket's buffer takes at once) is sent with a bound all the same. */
+	struct timeval tv = {HTTP_WRITE_TIMEOUT_MS / 1000, (HTTP_WRITE_TIMEOUT_MS % 1000) * 1000};
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK); /* SO_SNDTIMEO bounds blocking sends only */
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	send_all(fd, hdr, (size_t)n);
+	if (!head_only)
+		send_all(fd, body, len);
+	h->counts.requests++;
+}
+
+static void text_answer(struct http_server *h, int fd, int code, const char *reason,
+                        const char *body, bool head_only, const char *extra)
+{
+	answer(h, fd, code, reason, "text/plain; charset=utf-8", body, strlen(body), head_only,
+	       extra);
+}
+
+static void conn_close(struct http_conn *c)
+{
+	close(c->fd);
+	c->fd = -1;
+	c->len = 0;
+}
+
+/* A whole request is in c: its line read, its headers skipped (no body is read). */
+static void serve(struct http_server *h, struct http_conn *c)
+{
+	char method[16], target[1024], version[16];
+	char *eol = memchr(c->req, '\n', c->len);
+	size_t linelen = (size_t)(eol - c->req);
+	char line[HTTP_MAX_REQUEST];
+	memcpy(line, c->req, linelen);
+	line[linelen] = '\0';
+	if (linelen && line[linelen - 1] == '\r')
+		line[linelen - 1] = '\0';
+	char extra;
+	if (sscanf(line, "%15s %1023s %15s %c", method, target, version, &extra) != 3 ||
+	    strncmp(version, "HTTP/1.", 7) != 0 || target[0] != '/') {
+		text_answer(h, c->fd, 400, "Bad Request", "bad request line\n", false, NULL);
+		return;
+	}
+	bool head = strcmp(method, "HEAD") == 0;
+	if (!head && strcmp(method, "GET") != 0) {
+		text_answer(h, c->fd, 405, "Method Not Allowed", "only GET and HEAD\n", false,
+		            "Allow: GET, HEAD\r\n");
+		return;
+	}
+	char *q = strchr(target, '?');
+	if (q)
+		*q = '\0';
+	if (strcmp(target, "/healthz") == 0) {
+		text_answer(h, c->fd, 200, "OK", "ok\n", head, NULL);
+	} else if (strcmp(target, "/readyz") == 0) {
+		char why[400], body[420];
+		if (metrics_ready(h->srv, why, sizeof(why))) {
+			text_answer(h, c->fd, 200, "OK", "ready\n", head, NULL);
+		} else {
+			snprintf(body, sizeof(body), "%s\n", why);
+			text_answer(h, c->fd, 503, "Service Unavailable", body, head, NULL);
+		}
+	} else if (strcmp(target, "/metrics") == 0) {
+		struct buf out = {0};
+		h->counts.requests++; /* this one counts in its own text */
+		if (metrics_text(h->srv, &h->counts, &out) < 0)
+			text_answer(h, c->fd, 500, "Internal Server Error", "out of memory\n", head,
+			            NULL);
+		else
+			answer(h, c->fd, 200, "OK", "text/plain; version=0.0.4; charset=utf-8",
+			       (const char *)out.data, out.len, head, NULL);
+		h->counts.requests--;
+		buf_free(&out);
+	} else {
+		text_answer(h, c->fd, 404, "Not Found", "not found: /metrics, /healthz, /readyz\n",
+		            head, NULL);
+	}
+}
+
+/* Reads what c's client sent; answers once the headers are whole. */
+static void conn_read(struct http_server *h, struct http_conn *c)
+{
+	ssize_t n = recv(c->fd, c->req + c->len, sizeof(c->req) - c->len, 0);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		conn_close(c);
+		return;
+	}
+	c->len += (size_t)n;
+	/* The end of the headers: an empty line (CRLF CRLF, or bare LFs as curl never
+	 * sends but a hand-typed request may). */
+	for (size_t i = 0; i + 1 < c->len; i++)
+		if (c->req[i] == '\n' &&
+		    (c->req[i + 1] == '\n' ||
+		     (c->req[i + 1] == '\r' && i + 2 < c->len && c->req[i + 2] == '\n'))) {
+			serve(h, c);
+			conn_close(c);
+			return;
+		}
+	if (c->len == sizeof(c->req)) {
+		h->counts.too_large++;
+		text_answer(h, c->fd, 431, "Request Header Fields Too Large",
+		            "request line and headers over 8192 bytes\n", false, NULL);
+		conn_close(c);
+	}
+}
+
+static void accept_one(struct http_server *h)
+{
+	int fd = accept4(h->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	for (int i = 0; i < HTTP_MAX_CONNS; i++)
+		if (h->conns[i].fd < 0) {
+			h->conns[i].fd = fd;
+			h->conns[i].len = 0;
+			h->conns[i].deadline_ms = now_ms() + HTTP_READ_TIMEOUT_MS;
+			return;
+		}
+	h->counts.busy++;
+	text_answer(h, fd, 503, "Service Unavailable", "too many connections\n", false, NULL);
+	close(fd);
+}
+
+static void *http_main(void *arg)
+{
+	struct http_server *h = arg;
+	struct pollfd p[2 + HTTP_MAX_CONNS];
+	for (;;) {
+		int n = 0, idx[HTTP_MAX_CONNS];
+		p[n++] = (struct pollfd){.fd = h->wakefd, .events = POLLIN};
+		p[n++] = (struct pollfd){.fd = h->lfd, .events = POLLIN};
+		int64_t now = now_ms(), wait = -1;
+		for (int i = 0; i < HTTP_MAX_CONNS; i++) {
+			struct http_conn *c = &h->conns[i];
+			if (c->fd < 0)
+				continue;
+			if (c->deadline_ms <= now) {
+				h->counts.timeouts++;
+				text_answer(h, c->fd, 408, "Request Timeout",
+				            "the request did not arrive within 5 seconds\n", false,
+				            NULL);
+				conn_close(c);
+				continue;
+			}
+			if (wait < 0 || c->deadline_ms - now < wait)
+				wait = c->deadline_ms - now;
+			idx[n - 2] = i;
+			p[n++] = (struct pollfd){.fd = c->fd, .events = POLLIN};
+		}
+		if (poll(p, (nfds_t)n, (int)wait) < 0 && errno != EINTR) {
+			log_error("metrics_listen: poll: %s", strerror(errno));
+			break;
+		}
+		if (p[0].revents)
+			break; /* http_stop */
+		for (int j = 2; j < n; j++)
+			if (p[j].revents)
+				conn_read(h, &h->conns[idx[j - 2]]);
+		if (p[1].revents)
+			accept_one(h);
+	}
+	return NULL;
+}
+
+int http_start(struct server *srv)
+{
+	const struct metrics_addr *a = &srv->cfg.metrics_listen;
+	if (!a->set)
+		return 0;
+	struct http_server *h = calloc(1, sizeof(*h));
+	if (!h) {
+		log_error("metrics_listen: out of memory");
+		return -1;
+	}
+	h->srv = srv;
+	for (int i = 0; i < HTTP_MAX_CONNS; i++)
+		h->conns[i].fd = -1;
+	int one = 1;
+	h->wakefd = eventfd(0, EFD_CLOEXEC);
+	h->lfd = socket(a->sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (h->lfd >= 0 && a->sa.ss_family == AF_INET6)
+		setsockopt(h->lfd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (h->lfd >= 0)
+		setsockopt(h->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	const char *step = h->wakefd < 0 ? "eventfd" : h->lfd < 0 ? "socket" : NULL;
+	if (!step && bind(h->lfd, (const struct sockaddr *)&a->sa, a->salen) < 0)
+		step = "bind";
+	if (!step && listen(h->lfd, 16) < 0)
+		step = "listen";
+	int rc = step ? errno : pthread_create(&h->thread, NULL, http_main, h);
+	if (!step && rc)
+		step = "starting its thread";
+	if (step) {
+		log_error("metrics_listen %s: %s: %s", a->text, step, strerror(rc));
+		if (h->lfd >= 0)
+			close(h->lfd);
+		if (h->wakefd >= 0)
+			close(h->wakefd);
+		free(h);
+		return -1;
+	}
+	srv->http = h;
+	log_info("metrics_listen: serving /metrics, /healthz, /readyz on http://%s", a->text);
+	return 0;
+}
+
+void http_stop(struct server *srv)
+{
+	struct http_server *h = srv->http;
+	if (!h)
+		return;
+	uint64_t one = 1;
+	if (write(h->wakefd, &one, sizeof(one)) < 0)
+		log_error("metrics_listen: waking its thread: %s", strerror(errno));
+	pthread_join(h->thread, NULL);
+	for (int i = 0; i < HTTP_MAX_CONNS; i++)
+		if (h->conns[i].fd >= 0)
+			close(h->conns[i].fd);
+	close(h->lfd);
+	close(h->wakefd);
+	free(h);
+	srv->http = NULL;
+}
