@@ -55,10 +55,11 @@ grep -qE '^#.*minidir-passwd -s PASSWORD' "$installed" &&
 	ok "installed minidir.conf: says how to make a hash (minidir-passwd -s PASSWORD)" ||
 	not_ok "installed minidir.conf: no word of minidir-passwd"
 
-# Served as installed, its database and address moved into $work only.
+# Served as installed, its database, address and schema files (installed under $dest, not
+# in /usr/share/minidir/schema, which the installed configuration names) moved into $work.
 mkdir "$work/inst"
 sed -e "s|^database = .*|database = $work/inst/minidir.mdb|" -e "s|^listen = .*|listen = 127.0.0.1:0|" \
-	"$installed" > "$work/inst.conf"
+	-e "s|^#\{0,1\}schema_dir = .*|schema_dir = $dest/usr/share/minidir/schema|" "$installed" > "$work/inst.conf"
 "$BUILD/minidir-import" -q -f "$work/inst.conf" examples/example.ldif ||
 	not_ok "import into the installed configuration"
 out=$("$BUILD/minidir" -t -f "$work/inst.conf" 2>&1) || true
