@@ -64,7 +64,8 @@ void mon_begin(struct mon_builder *b)
 }
 
 /* The next value's slot, filled from fmt; NULL when b is full. */
-static struct berval *value(struct mon_builder *b, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static struct berval *value(struct mon_builder *b,
+                                                                  const char *fmt, va_list ap)
 {
 	if (b->nvals == MON_MAX_VALUES)
 		return NULL;

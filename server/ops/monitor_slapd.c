@@ -236,25 +236,22 @@ static int times(struct server *srv, struct mon_list *l)
 
 static int listeners(struct server *srv, struct mon_list *l)
 {
-	static const char *const scheme[] = {
-	    [LISTEN_LDAP] = "ldap", [LISTEN_LDAPS] = "ldaps", [LISTEN_LDAPI] = "ldapi"};
 	int rc = container(srv, "Listeners", "active listeners", l);
 	for (int i = 0; i < srv->cfg.nlisten && rc == 0; i++) {
 		const struct listen_addr *a = &srv->cfg.listen[i];
-		bool v6 = strchr(a->host, ':') != NULL;
+		/* The URL as bound (a port 0 resolved): scheme://host:port/ */
+		const char *url = srv->listen_urls[i], *hp = strstr(url, "://");
+		hp = hp ? hp + 3 : url;
 		struct mon_builder b;
 		mon_begin(&b);
 		mon_add(&b, "objectClass", "monitoredObject");
 		mon_add(&b, "cn", "Listener %d", i);
-		if (a->scheme == LISTEN_LDAPI) {
+		if (a->scheme == LISTEN_LDAPI)
 			mon_add(&b, "monitorConnectionLocalAddress", "PATH=%s", a->path);
-			mon_add(&b, "labeledURI", "ldapi:///");
-		} else {
-			char hp[300];
-			snprintf(hp, sizeof(hp), v6 ? "[%s]:%s" : "%s:%s", a->host, a->port);
-			mon_add(&b, "monitorConnectionLocalAddress", "IP=%s", hp);
-			mon_add(&b, "labeledURI", "%s://%s/", scheme[a->scheme], hp);
-		}
+		else
+			mon_add(&b, "monitorConnectionLocalAddress", "IP=%.*s",
+			        (int)(strlen(hp) - (hp[0] && hp[strlen(hp) - 1] == '/')), hp);
+		mon_add(&b, "labeledURI", "%s", url);
 		char dn[64];
 		snprintf(dn, sizeof(dn), "cn=Listener %d,cn=Listeners," SLAPD_DN, i);
 		rc = mon_finish(srv, &b, dn, "monitoredObject", false, l);

@@ -160,6 +160,12 @@ compare "cn=Statistics one level monitorCounter" -b cn=Statistics,cn=Monitor -s 
 compare "cn=Threads one level monitoredInfo" -b cn=Threads,cn=Monitor -s one monitoredInfo
 compare "cn=Time one level monitorTimestamp monitoredInfo" -b cn=Time,cn=Monitor -s one monitorTimestamp monitoredInfo
 compare "cn=Listeners one level" -b cn=Listeners,cn=Monitor -s one '*' +
+got=$(m_ -b cn=Listeners,cn=Monitor -s one '*' + | grep -E '^(labeledURI|monitorConnectionLocalAddress):' | sort | tr '\n' ' ')
+if [ "$got" = "labeledURI: ldap://127.0.0.1:$mport/ monitorConnectionLocalAddress: IP=127.0.0.1:$mport " ]; then
+	ok "cn=Listener 0: the address as bound (listen = 127.0.0.1:0 resolved to $mport)"
+else
+	not_ok "cn=Listener 0: '$got'"
+fi
 compare "the connections' entries" -b cn=Connections,cn=Monitor -s one '(objectClass=monitorConnection)' '*' +
 compare "openldap_exporter's search" -b cn=Monitor '(|(objectClass=monitorCounterObject)(objectClass=monitorOperation)(objectClass=monitoredObject))' monitorCounter monitorOpInitiated monitorOpCompleted monitoredInfo
 compare "the root DSE's monitorContext" -b "" -s base monitorContext
