@@ -190,26 +190,24 @@ static int statistics(struct server *srv, const struct mon_snapshot *s, struct m
 static int threads(struct server *srv, struct mon_list *l)
 {
 	/* Workers are event loops, each running from start to stop: configured, open and
-	 * active are one number, and none waits to start. */
+	 * active are one number (NULL below), and none waits to start. */
+	static const struct {
+		const char *cn, *info, *desc;
+	} t[] = {
+	    {"Max", NULL, "Maximum number of threads as configured"},
+	    {"Max Pending", "0", "Maximum number of pending threads"},
+	    {"Open", NULL, "Number of open threads"},
+	    {"Starting", "0", "Number of threads being started"},
+	    {"Active", NULL, "Number of active threads"},
+	    {"Pending", "0", "Number of pending threads"},
+	    {"Backload", NULL, "Number of active plus pending threads"},
+	    {"State", "running", "Thread pool state"},
+	};
 	char nw[16];
 	snprintf(nw, sizeof(nw), "%d", srv->nworkers);
 	int rc = container(srv, "Threads", "threads", l);
-	if (rc == 0)
-		rc = thread_info(srv, "Max", nw, "Maximum number of threads as configured", l);
-	if (rc == 0)
-		rc = thread_info(srv, "Max Pending", "0", "Maximum number of pending threads", l);
-	if (rc == 0)
-		rc = thread_info(srv, "Open", nw, "Number of open threads", l);
-	if (rc == 0)
-		rc = thread_info(srv, "Starting", "0", "Number of threads being started", l);
-	if (rc == 0)
-		rc = thread_info(srv, "Active", nw, "Number of active threads", l);
-	if (rc == 0)
-		rc = thread_info(srv, "Pending", "0", "Number of pending threads", l);
-	if (rc == 0)
-		rc = thread_info(srv, "Backload", nw, "Number of active plus pending threads", l);
-	if (rc == 0)
-		rc = thread_info(srv, "State", "running", "Thread pool state", l);
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]) && rc == 0; i++)
+		rc = thread_info(srv, t[i].cn, t[i].info ? t[i].info : nw, t[i].desc, l);
 	return rc;
 }
 
