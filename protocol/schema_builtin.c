@@ -81,6 +81,85 @@ const char *const schema_builtin_attrs[] = {
     "( 1.3.6.1.1.5 NAME 'vendorVersion' EQUALITY caseExactIA5Match "
     "SYNTAX 1.3.6.1.4.1.1466.115.121.1.26 SINGLE-VALUE NO-USER-MODIFICATION "
     "USAGE dSAOperation )",
+    /* slapd's back-monitor (cn=Monitor: server/ops/monitor_slapd.c), under OpenLDAP's arc
+     * 1.3.6.1.4.1.4203.666.1.55; slapd hides them from its cn=Subschema. All operational:
+     * sent for "+" or by name, as slapd sends them. */
+    "( 1.3.6.1.4.1.4203.666.1.55.1 NAME 'monitoredInfo' EQUALITY caseIgnoreMatch SUBSTR "
+    "caseIgnoreSubstringsMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.15{32768} NO-USER-MODIFICATION "
+    "USAGE dSAOperation )",
+    "( 1.3.6.1.4.1.4203.666.1.55.3 NAME 'monitorCounter' EQUALITY integerMatch ORDERING "
+    "integerOrderingMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 NO-USER-MODIFICATION "
+    "USAGE dSAOperation )",
+    "( 1.3.6.1.4.1.4203.666.1.55.4 NAME 'monitorOpCompleted' SUP monitorCounter "
+    "NO-USER-MODIFICATION "
+    "USAGE dSAOperation )",
+    "( 1.3.6.1.4.1.4203.666.1.55.5 NAME 'monitorOpInitiated' SUP monitorCounter "
+    "NO-USER-MODIFICATION "
+    "USAGE dSAOperation )",
+    "( 1.3.6.1.4.1.4203.666.1.55.6 NAME 'monitorConnectionNumber' SUP monitorCounter "
+    "NO-USER-MODIFICATION "
+    "USAGE dSAOperation )",
+    "( 1.3.6.1.4.1.4203.666.1.55.7 NAME 'monitorConnectionAuthzDN' EQUALITY distinguishedNameMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.12 NO-USER-MODIFICATION "
+    "USAGE dSAOperation )",
+    "( 1.3.6.1.4.1.4203.666.1.55.8 NAME 'monitorConnectionLocalAddress' SUP monitoredInfo "
+    "NO-USER-MODIFICATION "
+    "USAGE dSAOperation )",
+    "( 1.3.6.1.4.1.4203.666.1.55.9 NAME 'monitorConnectionPeerAddress' SUP monitoredInfo "
+    "NO-USER-MODIFICATION "
+    "USAGE dSAOperation )",
+    "( 1.3.6.1.4.1.4203.666.1.55.10 NAME 'monitorTimestamp' EQUALITY generalizedTimeMatch ORDERING "
+    "generalizedTimeOrderingMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.24 SINGLE-VALUE "
+    "NO-USER-MODIFICATION "
+    "USAGE dSAOperation )",
+    "( 1.3.6.1.4.1.4203.666.1.55.12 NAME 'readOnly' EQUALITY booleanMatch SYNTAX "
+    "1.3.6.1.4.1.1466.115.121.1.7 SINGLE-VALUE "
+    "USAGE dSAOperation )",
+    "( 1.3.6.1.4.1.4203.666.1.55.14 NAME 'monitorConnectionProtocol' SUP monitoredInfo "
+    "NO-USER-MODIFICATION "
+    "USAGE dSAOperation )",
+    "( 1.3.6.1.4.1.4203.666.1.55.15 NAME 'monitorConnectionOpsReceived' SUP monitorCounter "
+    "NO-USER-MODIFICATION "
+    "USAGE dSAOperation )",
+    "( 1.3.6.1.4.1.4203.666.1.55.16 NAME 'monitorConnectionOpsExecuting' SUP monitorCounter "
+    "NO-USER-MODIFICATION "
+    "USAGE dSAOperation )",
+    "( 1.3.6.1.4.1.4203.666.1.55.17 NAME 'monitorConnectionOpsPending' SUP monitorCounter "
+    "NO-USER-MODIFICATION "
+    "USAGE dSAOperation )",
+    "( 1.3.6.1.4.1.4203.666.1.55.18 NAME 'monitorConnectionOpsCompleted' SUP monitorCounter "
+    "NO-USER-MODIFICATION "
+    "USAGE dSAOperation )",
+    "( 1.3.6.1.4.1.4203.666.1.55.19 NAME 'monitorConnectionGet' SUP monitorCounter "
+    "NO-USER-MODIFICATION "
+    "USAGE dSAOperation )",
+    "( 1.3.6.1.4.1.4203.666.1.55.20 NAME 'monitorConnectionRead' SUP monitorCounter "
+    "NO-USER-MODIFICATION "
+    "USAGE dSAOperation )",
+    "( 1.3.6.1.4.1.4203.666.1.55.21 NAME 'monitorConnectionWrite' SUP monitorCounter "
+    "NO-USER-MODIFICATION "
+    "USAGE dSAOperation )",
+    "( 1.3.6.1.4.1.4203.666.1.55.22 NAME 'monitorConnectionMask' SUP monitoredInfo "
+    "NO-USER-MODIFICATION "
+    "USAGE dSAOperation )",
+    "( 1.3.6.1.4.1.4203.666.1.55.23 NAME 'monitorConnectionListener' SUP monitoredInfo "
+    "NO-USER-MODIFICATION "
+    "USAGE dSAOperation )",
+    "( 1.3.6.1.4.1.4203.666.1.55.24 NAME 'monitorConnectionPeerDomain' SUP monitoredInfo "
+    "NO-USER-MODIFICATION "
+    "USAGE dSAOperation )",
+    "( 1.3.6.1.4.1.4203.666.1.55.25 NAME 'monitorConnectionStartTime' SUP monitorTimestamp "
+    "SINGLE-VALUE NO-USER-MODIFICATION "
+    "USAGE dSAOperation )",
+    "( 1.3.6.1.4.1.4203.666.1.55.26 NAME 'monitorConnectionActivityTime' SUP monitorTimestamp "
+    "SINGLE-VALUE NO-USER-MODIFICATION "
+    "USAGE dSAOperation )",
+    "( 1.3.6.1.4.1.4203.666.1.55.27 NAME 'monitorIsShadow' EQUALITY booleanMatch SYNTAX "
+    "1.3.6.1.4.1.1466.115.121.1.7 SINGLE-VALUE "
+    "USAGE dSAOperation )",
+    /* The root DSE's pointer to cn=Monitor, as slapd defines it. */
+    "( 1.3.6.1.4.1.4203.666.1.10 NAME 'monitorContext' EQUALITY distinguishedNameMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.12 SINGLE-VALUE NO-USER-MODIFICATION USAGE dSAOperation )",
 };
 
 const char *const schema_builtin_classes[] = {
@@ -90,6 +169,15 @@ const char *const schema_builtin_classes[] = {
     ("( 2.5.20.1 NAME 'subschema' AUXILIARY MAY ( attributeTypes $ objectClasses $ "
      "matchingRules $ ldapSyntaxes ) )"),
     "( 2.5.6.1 NAME 'alias' SUP top STRUCTURAL MUST aliasedObjectName )",
+    /* back-monitor's classes (1.3.6.1.4.1.4203.666.3.16): monitor and its kinds. */
+    ("( 1.3.6.1.4.1.4203.666.3.16.1 NAME 'monitor' SUP top STRUCTURAL MUST cn MAY ( "
+     "description $ seeAlso $ labeledURI $ monitoredInfo ) )"),
+    "( 1.3.6.1.4.1.4203.666.3.16.2 NAME 'monitorServer' SUP monitor STRUCTURAL )",
+    "( 1.3.6.1.4.1.4203.666.3.16.3 NAME 'monitorContainer' SUP monitor STRUCTURAL )",
+    "( 1.3.6.1.4.1.4203.666.3.16.4 NAME 'monitorCounterObject' SUP monitor STRUCTURAL )",
+    "( 1.3.6.1.4.1.4203.666.3.16.5 NAME 'monitorOperation' SUP monitor STRUCTURAL )",
+    "( 1.3.6.1.4.1.4203.666.3.16.6 NAME 'monitorConnection' SUP monitor STRUCTURAL )",
+    "( 1.3.6.1.4.1.4203.666.3.16.8 NAME 'monitoredObject' SUP monitor STRUCTURAL )",
 };
 
 const size_t schema_builtin_nattrs = sizeof(schema_builtin_attrs) / sizeof(schema_builtin_attrs[0]);

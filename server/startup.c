@@ -189,6 +189,7 @@ static int init_worker(struct server *srv, struct worker *w, int id)
 	w->srv = srv;
 	nw->conn_slab.size = sizeof(struct conn);
 	nw->ident_slab.size = CONN_IDENT_BYTES;
+	pthread_mutex_init(&nw->conns_lock, NULL);
 	nw->hooks = &conn_worker_hooks;
 	nw->reservefd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	nw->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -323,6 +324,7 @@ void server_stop(struct server *srv)
 		buf_free(&w->scratch);
 		slab_free(&nw->conn_slab);
 		slab_free(&nw->ident_slab);
+		pthread_mutex_destroy(&nw->conns_lock);
 		arena_free(&w->req_mem); /* after the connections: a search hands its block back */
 		access_log_flush(w);     /* the thread has stopped: its last lines */
 		buf_free(&nw->tls_in);

@@ -11,12 +11,19 @@
 
 #include "conf/config.h"
 
+/* Operations by type, as slapd's cn=Operations,cn=Monitor names them (the writes are
+ * refused: read-only, but counted). cn=monitor's opsOther is the sum of the six last. */
 enum stat_op {
 	STAT_OP_BIND,
 	STAT_OP_SEARCH,
 	STAT_OP_UNBIND,
 	STAT_OP_ABANDON,
-	STAT_OP_OTHER,
+	STAT_OP_COMPARE,
+	STAT_OP_MODIFY,
+	STAT_OP_MODRDN,
+	STAT_OP_ADD,
+	STAT_OP_DELETE,
+	STAT_OP_EXTENDED,
 	STAT_OP_N
 };
 
@@ -61,7 +68,9 @@ struct worker_stats {
 	uint64_t latency_sum_ns;               /* of all operations counted in latency[] */
 	struct send_stats send[SEND_POLICY_N]; /* by enum send_policy_id */
 	uint64_t connections_by_policy[SEND_POLICY_N];
-	uint64_t ops[STAT_OP_N];
+	uint64_t ops[STAT_OP_N];      /* taken (slapd's monitorOpInitiated) */
+	uint64_t ops_done[STAT_OP_N]; /* answered: final response queued, or for Unbind and
+	                                 Abandon (no response) done (monitorOpCompleted) */
 	uint64_t results[STAT_RES_N][STAT_RESULT_CODES]; /* stat_result */
 	uint64_t connections_total;
 	uint64_t connections_current;

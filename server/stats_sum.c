@@ -22,8 +22,10 @@ void stats_sum(struct server *srv, struct worker_stats *t)
 			a->tls_records += STAT_READ(b->tls_records);
 			t->connections_by_policy[p] += STAT_READ(w->connections_by_policy[p]);
 		}
-		for (int o = 0; o < STAT_OP_N; o++)
+		for (int o = 0; o < STAT_OP_N; o++) {
 			t->ops[o] += STAT_READ(w->ops[o]);
+			t->ops_done[o] += STAT_READ(w->ops_done[o]);
+		}
 		for (int k = 0; k < STAT_RES_N; k++)
 			for (int r = 0; r < STAT_RESULT_CODES; r++)
 				t->results[k][r] += STAT_READ(w->results[k][r]);

@@ -138,13 +138,17 @@ int conn_accept(struct worker *w, int fd, enum listen_scheme scheme)
 		return -1;
 	}
 	c->events = EPOLLIN;
+	c->id = __atomic_add_fetch(&w->srv->next_conn_id, 1, __ATOMIC_RELAXED);
+	c->accepted = c->last_request;
+	c->scheme = (uint8_t)scheme;
+	pthread_mutex_lock(&nw->conns_lock);
 	DLIST_PUSH(nw->conns, c);
+	pthread_mutex_unlock(&nw->conns_lock);
 	STAT_ADD(w->stats.connections_total, 1);
 	STAT_ADD(w->stats.connections_by_policy[c->policy->id], 1);
 	STAT_ADD(w->stats.connections_current, 1);
 	log_debug("conn fd=%d from %s accepted by worker %d%s", fd, c->peer, w->id,
 	          scheme == LISTEN_LDAPS ? " (ldaps)" : "");
-	c->id = __atomic_add_fetch(&w->srv->next_conn_id, 1, __ATOMIC_RELAXED);
 	static const char *const via[] = {
 	    [LISTEN_LDAP] = "ldap", [LISTEN_LDAPS] = "ldaps", [LISTEN_LDAPI] = "ldapi"};
 	access_log_add(w, "conn=%llu fd=%d ACCEPT from=%s via=%s", (unsigned long long)c->id, fd,
@@ -199,7 +203,9 @@ void conn_close(struct conn *c, const char *why)
 				break;
 			}
 	}
-	DLIST_UNLINK(nw->conns, c);
+	pthread_mutex_lock(&nw->conns_lock);
+	DLIST_UNLINK(nw->conns, c); /* before its descriptor and identity go: conn_list */
+	pthread_mutex_unlock(&nw->conns_lock);
 	nw->input_bytes -= c->in_counted;
 	/* What goes back to malloc, for the sweep's malloc_trim: the buffers, and an estimate of
 	 * a TLS session (OpenSSL's state: 8-15 KB idle, about 50 KB in a handshake; bench/idle.sh).

@@ -74,30 +74,32 @@ struct conn {
 	struct send_stats *stats;         /* the worker's counters for that policy */
 	struct buf in;
 	struct buf out;
-	bool out_more;          /* the bytes in out end inside a response (MSG_MORE) */
-	uint64_t out_sent;      /* bytes of out sent since accept */
-	uint64_t wire_sent;     /* bytes the socket took since accept (over TLS: ciphertext) */
-	uint64_t segs_from;     /* wire_sent at the last send without MSG_MORE */
-	unsigned mss;           /* TCP_MAXSEG, read when whole_segments first needs it */
-	uint64_t out_queued;    /* out_sent + pending when the last PDU was queued */
-	size_t out_pdu_max;     /* the largest PDU queued since out was last empty */
-	bool blocked;           /* the socket refused bytes: waiting for EPOLLOUT */
-	time_t blocked_since;   /* when output last made progress while blocked (0: not) */
-	int outq_last;          /* bytes in the kernel send queue at the last write_timeout check */
-	time_t last_request;    /* when a request was last read or answered (idle_timeout) */
-	uint64_t op_start_ns;   /* when the operation being answered was taken (0: none) */
-	bool closing;           /* close after this event (output flushed as far as it goes) */
-	const char *close_why;  /* why, for the log (a static string; NULL: "closed by server") */
-	bool in_ready;          /* on the worker's ready list */
-	size_t in_counted;      /* bytes of in counted in w's input_bytes (conn_input.c,
-	                           conn_account_input) */
-	time_t in_since;        /* since when the pending input waits to be whole (pdu_timeout;
-	                           0: none pending) */
-	uint32_t events;        /* the epoll mask registered now */
-	struct conn_task *task; /* the operation in progress, if any (owned) */
-	struct conn_task *parked;    /* an operation waiting for a later request of its own, such as
-	                                a paged search between pages (owned) */
-	enum conn_auth auth;         /* set with the two below by conn_set_identity */
+	bool out_more;        /* the bytes in out end inside a response (MSG_MORE) */
+	uint64_t out_sent;    /* bytes of out sent since accept */
+	uint64_t wire_sent;   /* bytes the socket took since accept (over TLS: ciphertext) */
+	uint64_t segs_from;   /* wire_sent at the last send without MSG_MORE */
+	unsigned mss;         /* TCP_MAXSEG, read when whole_segments first needs it */
+	uint64_t out_queued;  /* out_sent + pending when the last PDU was queued */
+	size_t out_pdu_max;   /* the largest PDU queued since out was last empty */
+	bool blocked;         /* the socket refused bytes: waiting for EPOLLOUT */
+	time_t blocked_since; /* when output last made progress while blocked (0: not) */
+	int outq_last;        /* bytes in the kernel send queue at the last write_timeout check */
+	time_t last_request;  /* when a request was last read or answered (idle_timeout; relaxed
+	                         atomic stores: conn_list reads it) */
+	uint64_t op_start_ns; /* when the operation being answered was taken (0: none) */
+	uint8_t op_kind; /* its enum stat_op + 1, counted done at its final response (0: none) */
+	bool closing;    /* close after this event (output flushed as far as it goes) */
+	const char *close_why;    /* why, for the log (a static string; NULL: "closed by server") */
+	bool in_ready;            /* on the worker's ready list */
+	size_t in_counted;        /* bytes of in counted in w's input_bytes (conn_input.c,
+	                             conn_account_input) */
+	time_t in_since;          /* since when the pending input waits to be whole (pdu_timeout;
+	                             0: none pending) */
+	uint32_t events;          /* the epoll mask registered now */
+	struct conn_task *task;   /* the operation in progress, if any (owned) */
+	struct conn_task *parked; /* an operation waiting for a later request of its own, such as
+	                             a paged search between pages (owned) */
+	enum conn_auth auth;      /* set with the two below by conn_set_identity */
 	struct conn_bytes bound_key; /* reversed DN key of the bound entry (AUTH_USER) */
 	struct conn_bytes bound_dn;  /* the bound DN as the client sent it (AUTH_ROOT, AUTH_USER) */
 	void *ident;                 /* the memory of both (conn_ident.c), NULL when anonymous */
@@ -113,12 +115,17 @@ struct conn {
 	bool peer_cred;        /* local, and the kernel told its uid and gid (SO_PEERCRED) */
 	uid_t peer_uid;
 	gid_t peer_gid;
-	struct tls_session *tls;  /* TLS on this connection (ldaps://, StartTLS), or NULL: tls.h */
-	struct buf tls_out;       /* ciphertext of out, waiting for the socket */
-	bool ktls;                /* the kernel encrypts: out goes to the socket as it is (tls.h) */
-	bool tls_starting;        /* StartTLS was answered: TLS begins once the answer is sent */
-	time_t tls_since;         /* when the handshake began (tls_handshake_timeout) */
-	struct conn *prev, *next; /* the worker's list */
+	struct tls_session *tls; /* TLS on this connection (ldaps://, StartTLS), or NULL: tls.h */
+	struct buf tls_out;      /* ciphertext of out, waiting for the socket */
+	bool ktls;               /* the kernel encrypts: out goes to the socket as it is (tls.h) */
+	bool tls_starting;       /* StartTLS was answered: TLS begins once the answer is sent */
+	time_t tls_since;        /* when the handshake began (tls_handshake_timeout) */
+	/* For cn=Monitor's connection entries (conn_list.h), read by another thread: */
+	time_t accepted;    /* when (clock_seconds), set before the connection is listed */
+	uint8_t scheme;     /* enum listen_scheme of its listener, set before too */
+	uint64_t ops_taken; /* operations taken and answered: relaxed atomic stores */
+	uint64_t ops_answered;
+	struct conn *prev, *next; /* the worker's list (nw->conns_lock) */
 	struct conn *ready_next;
 };
 

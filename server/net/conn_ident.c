@@ -12,12 +12,14 @@
  * With chain_passwd, the password of a simple bind is kept too (malloc'd: rare, and wiped
  * with explicit_bzero when the identity goes).
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "server/net/conn.h"
 
-void conn_clear_identity(struct conn *c)
+/* Under nw->conns_lock: conn_list may be copying the DN from another thread. */
+static void clear_locked(struct conn *c)
 {
 	if (c->bound_pw.data) {
 		explicit_bzero((void *)c->bound_pw.data, c->bound_pw.len);
@@ -35,17 +37,29 @@ void conn_clear_identity(struct conn *c)
 	c->auth = AUTH_ANONYMOUS;
 }
 
+void conn_clear_identity(struct conn *c)
+{
+	pthread_mutex_lock(&net_worker(c->w)->conns_lock);
+	clear_locked(c);
+	pthread_mutex_unlock(&net_worker(c->w)->conns_lock);
+}
+
 int conn_set_identity(struct conn *c, enum conn_auth auth, const void *dn, size_t dnlen,
                       const void *key, size_t keylen)
 {
-	conn_clear_identity(c);
-	if (auth == AUTH_ANONYMOUS)
+	struct net_worker *nw = net_worker(c->w);
+	pthread_mutex_lock(&nw->conns_lock);
+	clear_locked(c);
+	if (auth == AUTH_ANONYMOUS) {
+		pthread_mutex_unlock(&nw->conns_lock);
 		return 0;
+	}
 	size_t need = dnlen + keylen;
-	unsigned char *m =
-	    need <= CONN_IDENT_BYTES ? slab_get(&net_worker(c->w)->ident_slab) : malloc(need);
-	if (!m)
+	unsigned char *m = need <= CONN_IDENT_BYTES ? slab_get(&nw->ident_slab) : malloc(need);
+	if (!m) {
+		pthread_mutex_unlock(&nw->conns_lock);
 		return -1;
+	}
 	if (dnlen)
 		memcpy(m, dn, dnlen);
 	if (keylen)
@@ -54,6 +68,7 @@ int conn_set_identity(struct conn *c, enum conn_auth auth, const void *dn, size_
 	c->bound_dn = (struct conn_bytes){m, dnlen};
 	c->bound_key = (struct conn_bytes){m + dnlen, keylen};
 	c->auth = auth;
+	pthread_mutex_unlock(&nw->conns_lock);
 	return 0;
 }
 

@@ -163,7 +163,7 @@ void conn_process_input(struct conn *c)
 		 * bytes stay in place until the next read. */
 		buf_consume(&c->in, len);
 		c->in_since = 0; /* what follows waits from now on (conn_account_input) */
-		c->last_request = clock_seconds();
+		__atomic_store_n(&c->last_request, clock_seconds(), __ATOMIC_RELAXED);
 		c->op_start_ns =
 		    net_worker(w)->round_ns; /* it waited since the worker woke to it */
 		bool had_tls = c->tls != NULL;

@@ -149,7 +149,8 @@ int conn_flush(struct conn *c, int flags)
 		c->out_pdu_max = 0;
 	if (!(flags & MSG_MORE))
 		c->segs_from = c->wire_sent;
-	c->last_request = clock_seconds(); /* idle_timeout counts from the end of the last answer */
+	/* idle_timeout counts from the end of the last answer */
+	__atomic_store_n(&c->last_request, clock_seconds(), __ATOMIC_RELAXED);
 	if (c->tls_starting && waiting == 0)
 		return conn_switch_to_tls(c);
 	return 0;
@@ -180,6 +181,11 @@ void conn_output_queued(struct conn *c, bool last)
 		if (c->op_start_ns) {
 			stat_latency(&c->w->stats, clock_ns() - c->op_start_ns);
 			c->op_start_ns = 0;
+		}
+		if (c->op_kind) {
+			STAT_ADD(c->w->stats.ops_done[c->op_kind - 1], 1);
+			STAT_ADD(c->ops_answered, 1);
+			c->op_kind = 0;
 		}
 	}
 }

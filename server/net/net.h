@@ -13,6 +13,7 @@
  *                 conn_wake_cancel; for start-up, conn_worker_hooks (the loop's
  *                 hooks) and CONN_IDENT_BYTES. Its sections for conn_output.c, conn_input.c,
  *                 conn_tls.c and "for conn*.c" are the room's own.
+ *   conn_list.h   for server/ops/ (cn=Monitor): the connections of all workers, copied.
  *   reply.h       for server/ops/: how an operation answers (the whole header).
  *   tls.h         for start-up (tls_setup, tls_reload, tls_teardown) and ops
  *                 (tls_peer_subject for the bind, tls_kernel for the monitor).
@@ -34,6 +35,7 @@
 #define MINIDIR_SERVER_NET_NET_H
 
 #include "server/net/conn.h"
+#include "server/net/conn_list.h"
 #include "server/net/engine.h"
 #include "server/net/listeners.h"
 #include "server/net/policy.h"

@@ -14,6 +14,8 @@
 #include "conf/config.h"
 #include "protocol/tlv.h"
 #include "server/db/db.h"
+#include <pthread.h>
+
 #include "server/net/slab.h"
 #include "server/server.h"
 
@@ -43,8 +45,12 @@ struct net_worker {
 	/* clock_ns() when the loop last woke: a request read in that round counts its
 	 * latency from there (one clock read a round, not one a request) */
 	uint64_t round_ns;
-	struct buf tls_in;      /* ciphertext just received, before decryption (conn_tls.c) */
-	struct conn *conns;     /* all connections of this worker */
+	struct buf tls_in;  /* ciphertext just received, before decryption (conn_tls.c) */
+	struct conn *conns; /* all connections of this worker */
+	/* Held by the worker while it links or unlinks a connection or changes its bound
+	 * identity, and by conn_list (another thread) while it copies them: never on a
+	 * search's path, and contended only while cn=Monitor is read (conn_list.h). */
+	pthread_mutex_t conns_lock;
 	struct slab conn_slab;  /* where they are allocated */
 	struct slab ident_slab; /* their bound identities (conn_set_identity) */
 	size_t trim_bytes;  /* heap bytes its connections gave back since the last malloc_trim */

@@ -43,7 +43,9 @@ static void one(struct text *t, const char *name, const char *type, const char *
 	put(t, "%s %llu\n", name, (unsigned long long)v);
 }
 
-static const char *const op_names[STAT_OP_N] = {"bind", "search", "unbind", "abandon", "other"};
+static const char *const op_names[STAT_OP_N] = {"bind",    "search",  "unbind", "abandon",
+                                                "compare", "modify",  "modrdn", "add",
+                                                "delete",  "extended"};
 static const char *const res_names[STAT_RES_N] = {"bind", "search", "other"};
 
 static void operations(struct text *t, const struct worker_stats *s)

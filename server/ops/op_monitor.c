@@ -9,9 +9,7 @@
  *   cn=tls,cn=monitor               TLS sessions and handshakes, and whether the
  *                                   kernel does the record work (kTLS)
  *   cn=latency,cn=monitor           how long operations took, as a histogram
- *   cn=limits,cn=monitor            the abuse limits: binds refused by bind_fail_limit,
- *                                   DNs and addresses at it, connections refused by
- *                                   max_conns_per_ip
+ *   cn=limits,cn=monitor            the bind abuse limits and max_conns_per_ip
  *   cn=replication,cn=monitor       a replica's syncrepl consumer (replica.h): state,
  *                                   provider, changes, last change and error, cookie
  *
@@ -20,11 +18,12 @@
  * read is monitor_access (default: the rootdn only).
  */
 #include <ldap.h>
-#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "conf/version.h" /* MINIDIR_VERSION: monitoredInfo */
 #include "protocol/buf.h"
 #include "protocol/dn.h"
 #include "protocol/response.h"
@@ -32,172 +31,128 @@
 #include "server/clock.h"
 #include "server/db/db.h"
 #include "server/net/net.h"
+#include "server/ops/monitor_entry.h"
 #include "server/ops/ops.h"
 #include "server/replica/replica.h"
-#include "server/stats_sum.h"
 #include "server/ops/search_plan.h"
 
 #define MONITOR_DN "cn=monitor"
-#define MONITOR_MAX_ATTRS 32
-#define MONITOR_ENTRIES (5 + SEND_POLICY_N)
 
-/* One entry under construction: attributes with a single value each. */
-struct mon_builder {
-	LDAPMod mods[MONITOR_MAX_ATTRS];
-	LDAPMod *list[MONITOR_MAX_ATTRS + 1];
-	struct berval vals[MONITOR_MAX_ATTRS];
-	struct berval *vlist[MONITOR_MAX_ATTRS][2];
-	char text[MONITOR_MAX_ATTRS][256];
-	int n;
-};
-
-__attribute__((format(printf, 3, 4))) static void add(struct mon_builder *b, const char *name,
-                                                      const char *fmt, ...)
+static int build_server_entry(struct server *srv, const struct db_gen *g,
+                              const struct mon_snapshot *s, struct mon_list *out)
 {
-	if (b->n == MONITOR_MAX_ATTRS)
-		return;
-	int i = b->n++;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(b->text[i], sizeof(b->text[i]), fmt, ap);
-	va_end(ap);
-	b->vals[i].bv_val = b->text[i];
-	b->vals[i].bv_len = strlen(b->text[i]);
-	b->vlist[i][0] = &b->vals[i];
-	b->vlist[i][1] = NULL;
-	b->mods[i].mod_op = LDAP_MOD_BVALUES;
-	b->mods[i].mod_type = (char *)name;
-	b->mods[i].mod_bvalues = b->vlist[i];
-	b->list[i] = &b->mods[i];
-	b->list[i + 1] = NULL;
-}
-
-static void add_u64(struct mon_builder *b, const char *name, uint64_t v)
-{
-	add(b, name, "%llu", (unsigned long long)v);
-}
-
-/* Appends the record of entry dn built from b to out. */
-static int finish(struct mon_builder *b, const char *dn, struct buf *out)
-{
-	struct buf key = {0};
-	struct berval bdn = {strlen(dn), (char *)dn};
-	int rc = dn_normalize(dn, strlen(dn), NULL, &key) < 0 ||
-	                 entry_encode(out, 0, key.data, key.len, &bdn, b->list) < 0
-	             ? -1
-	             : 0;
-	buf_free(&key);
-	return rc;
-}
-
-struct snapshot {
-	struct worker_stats total;
-};
-
-static void take_snapshot(struct server *srv, struct snapshot *s)
-{
-	stats_sum(srv, &s->total);
-}
-
-static int build_server_entry(struct server *srv, const struct db_gen *g, const struct snapshot *s,
-                              struct buf *out)
-{
-	struct mon_builder b = {.n = 0};
+	struct mon_builder b;
+	mon_begin(&b);
 	char start[32];
 	struct tm tm;
 	gmtime_r(&srv->started, &tm);
 	strftime(start, sizeof(start), "%Y%m%d%H%M%SZ", &tm);
-	add(&b, "objectClass", "extensibleObject");
-	add(&b, "cn", "monitor");
-	add(&b, "vendorName", "minidir");
-	add(&b, "startTime", "%s", start);
-	add_u64(&b, "uptime", (uint64_t)(time(NULL) - srv->started));
-	add(&b, "threads", "%d", srv->nworkers);
-	add(&b, "sendPolicy", "%s", config_policy_name(server_policy(srv)->id));
-	add(&b, "ioEngine", "%s", net_worker(srv->workers[0])->engine->name);
-	add_u64(&b, "ioSends", s->total.io_sends);
-	add_u64(&b, "ioSendsMore", s->total.io_sends_more);
-	add_u64(&b, "ioWaits", s->total.io_waits);
-	add_u64(&b, "batchBytes", server_batch_bytes(srv));
-	add_u64(&b, "maxPendingBytes", server_max_pending_bytes(srv));
-	add_u64(&b, "currentConnections", s->total.connections_current);
-	add_u64(&b, "totalConnections", s->total.connections_total);
-	add_u64(&b, "shedConnections", s->total.connections_shed);
-	add_u64(&b, "pduTimeouts", s->total.pdu_timeouts);
-	add_u64(&b, "inputShedConnections", s->total.input_shed);
-	add_u64(&b, "opsBind", s->total.ops[STAT_OP_BIND]);
-	add_u64(&b, "opsSearch", s->total.ops[STAT_OP_SEARCH]);
-	add_u64(&b, "opsUnbind", s->total.ops[STAT_OP_UNBIND]);
-	add_u64(&b, "opsAbandon", s->total.ops[STAT_OP_ABANDON]);
-	add_u64(&b, "opsOther", s->total.ops[STAT_OP_OTHER]);
-	add_u64(&b, "entriesSent", s->total.entries_sent);
+	/* slapd's cn=Monitor is a monitorServer (monitor_slapd.c has the rest of its tree). */
+	mon_add(&b, "objectClass", "monitorServer");
+	mon_more(&b, "extensibleObject");
+	mon_add(&b, "cn", "monitor");
+	mon_add(&b, "description", "This subtree contains monitoring/managing objects.");
+	mon_add(&b, "monitoredInfo", "minidir %s", MINIDIR_VERSION);
+	mon_add(&b, "vendorName", "minidir");
+	mon_add(&b, "startTime", "%s", start);
+	mon_add_u64(&b, "uptime", (uint64_t)(time(NULL) - srv->started));
+	mon_add(&b, "threads", "%d", srv->nworkers);
+	mon_add(&b, "sendPolicy", "%s", config_policy_name(server_policy(srv)->id));
+	mon_add(&b, "ioEngine", "%s", net_worker(srv->workers[0])->engine->name);
+	mon_add_u64(&b, "ioSends", s->total.io_sends);
+	mon_add_u64(&b, "ioSendsMore", s->total.io_sends_more);
+	mon_add_u64(&b, "ioWaits", s->total.io_waits);
+	mon_add_u64(&b, "batchBytes", server_batch_bytes(srv));
+	mon_add_u64(&b, "maxPendingBytes", server_max_pending_bytes(srv));
+	mon_add_u64(&b, "currentConnections", s->total.connections_current);
+	mon_add_u64(&b, "totalConnections", s->total.connections_total);
+	mon_add_u64(&b, "shedConnections", s->total.connections_shed);
+	mon_add_u64(&b, "pduTimeouts", s->total.pdu_timeouts);
+	mon_add_u64(&b, "inputShedConnections", s->total.input_shed);
+	mon_add_u64(&b, "opsBind", s->total.ops[STAT_OP_BIND]);
+	mon_add_u64(&b, "opsSearch", s->total.ops[STAT_OP_SEARCH]);
+	mon_add_u64(&b, "opsUnbind", s->total.ops[STAT_OP_UNBIND]);
+	mon_add_u64(&b, "opsAbandon", s->total.ops[STAT_OP_ABANDON]);
+	uint64_t other = 0; /* what slapd counts as Compare, Modify, ... Extended */
+	for (int o = STAT_OP_COMPARE; o <= STAT_OP_EXTENDED; o++)
+		other += s->total.ops[o];
+	mon_add_u64(&b, "opsOther", other);
+	mon_add_u64(&b, "entriesSent", s->total.entries_sent);
 	/* The database this worker serves now (a reload is taken between operations). */
-	add(&b, "databaseEntries", "%zu", g->db.entries);
-	add(&b, "databaseCreated", "%s", g->db.created);
-	add_u64(&b, "databaseGeneration", g->number);
-	add_u64(&b, "databaseReloads", __atomic_load_n(&srv->reloads, __ATOMIC_RELAXED));
-	return finish(&b, MONITOR_DN, out);
+	mon_add(&b, "databaseEntries", "%zu", g->db.entries);
+	mon_add(&b, "databaseCreated", "%s", g->db.created);
+	mon_add_u64(&b, "databaseGeneration", g->number);
+	mon_add_u64(&b, "databaseReloads", __atomic_load_n(&srv->reloads, __ATOMIC_RELAXED));
+	return mon_finish(srv, &b, MONITOR_DN, "monitorServer", true, out);
 }
 
-static int build_policy_entry(enum send_policy_id p, const struct snapshot *s, struct buf *out)
+static int build_policy_entry(struct server *srv, enum send_policy_id p,
+                              const struct mon_snapshot *s, struct mon_list *out)
 {
 	const struct send_stats *st = &s->total.send[p];
 	const char *name = config_policy_name(p);
-	struct mon_builder b = {.n = 0};
-	add(&b, "objectClass", "extensibleObject");
-	add(&b, "cn", "%s", name);
-	add_u64(&b, "connections", s->total.connections_by_policy[p]);
-	add_u64(&b, "responses", st->responses);
-	add_u64(&b, "pdus", st->pdus);
-	add_u64(&b, "bytes", st->bytes);
-	add_u64(&b, "sendCalls", st->send_calls);
-	add_u64(&b, "setsockoptCalls", st->setsockopt_calls);
-	add_u64(&b, "eagain", st->eagain);
-	add_u64(&b, "partialWrites", st->partial);
-	add_u64(&b, "tlsRecords", st->tls_records);
+	struct mon_builder b;
+	mon_begin(&b);
+	mon_add(&b, "objectClass", "extensibleObject");
+	mon_add(&b, "cn", "%s", name);
+	mon_add_u64(&b, "connections", s->total.connections_by_policy[p]);
+	mon_add_u64(&b, "responses", st->responses);
+	mon_add_u64(&b, "pdus", st->pdus);
+	mon_add_u64(&b, "bytes", st->bytes);
+	mon_add_u64(&b, "sendCalls", st->send_calls);
+	mon_add_u64(&b, "setsockoptCalls", st->setsockopt_calls);
+	mon_add_u64(&b, "eagain", st->eagain);
+	mon_add_u64(&b, "partialWrites", st->partial);
+	mon_add_u64(&b, "tlsRecords", st->tls_records);
 	if (st->responses) {
-		add(&b, "sendCallsPerResponse", "%.2f", (double)st->send_calls / st->responses);
-		add(&b, "setsockoptPerResponse", "%.2f",
-		    (double)st->setsockopt_calls / st->responses);
+		mon_add(&b, "sendCallsPerResponse", "%.2f", (double)st->send_calls / st->responses);
+		mon_add(&b, "setsockoptPerResponse", "%.2f",
+		        (double)st->setsockopt_calls / st->responses);
 	}
 	char dn[64];
 	snprintf(dn, sizeof(dn), "cn=%s," MONITOR_DN, name);
-	return finish(&b, dn, out);
+	return mon_finish(srv, &b, dn, "extensibleObject", false, out);
 }
 
 /* cn=tls,cn=monitor: TLS sessions, and whether the kernel does the record work (kTLS). */
-static int build_tls_entry(struct server *srv, const struct snapshot *s, struct buf *out)
+static int build_tls_entry(struct server *srv, const struct mon_snapshot *s, struct mon_list *out)
 {
-	struct mon_builder b = {.n = 0};
-	add(&b, "objectClass", "extensibleObject");
-	add(&b, "cn", "tls");
-	add(&b, "tlsEnabled", "%s", srv->tls ? "TRUE" : "FALSE");
+	struct mon_builder b;
+	mon_begin(&b);
+	/* slapd's cn=TLS,cn=Monitor is this entry too: a monitorContainer. */
+	mon_add(&b, "objectClass", "monitorContainer");
+	mon_more(&b, "extensibleObject");
+	mon_add(&b, "cn", "tls");
+	mon_add(&b, "description", "This subsystem contains information about TLS.");
+	mon_add(&b, "tlsEnabled", "%s", srv->tls ? "TRUE" : "FALSE");
 	/* TRUE with tls_ktls = yes on a kernel with the tls ULP; else records are built in user
 	 * space (see server/net/tls.h). */
-	add(&b, "kernelTls", "%s", tls_kernel(srv->tls) ? "TRUE" : "FALSE");
-	add_u64(&b, "kernelTlsConnections", s->total.tls.ktls);
-	add_u64(&b, "tlsConnections", s->total.tls.connections);
-	add_u64(&b, "handshakes", s->total.tls.handshakes);
-	add_u64(&b, "resumedHandshakes", s->total.tls.resumed);
-	add_u64(&b, "handshakeFailures", s->total.tls.failures);
-	add_u64(&b, "startTls", s->total.tls.starttls);
-	return finish(&b, "cn=tls," MONITOR_DN, out);
+	mon_add(&b, "kernelTls", "%s", tls_kernel(srv->tls) ? "TRUE" : "FALSE");
+	mon_add_u64(&b, "kernelTlsConnections", s->total.tls.ktls);
+	mon_add_u64(&b, "tlsConnections", s->total.tls.connections);
+	mon_add_u64(&b, "handshakes", s->total.tls.handshakes);
+	mon_add_u64(&b, "resumedHandshakes", s->total.tls.resumed);
+	mon_add_u64(&b, "handshakeFailures", s->total.tls.failures);
+	mon_add_u64(&b, "startTls", s->total.tls.starttls);
+	return mon_finish(srv, &b, "cn=tls," MONITOR_DN, "monitorContainer", false, out);
 }
 
 /* cn=latency,cn=monitor: latencyUnder<N>us counts operations that took less than N
  * microseconds but not less than N/2 (empty buckets left out), latencyOver<N>us the
  * slowest, and latencyMaxMicroseconds the slowest of all. */
-static int build_latency_entry(const struct snapshot *s, struct buf *out)
+static int build_latency_entry(struct server *srv, const struct mon_snapshot *s,
+                               struct mon_list *out)
 {
-	struct mon_builder b = {.n = 0};
+	struct mon_builder b;
+	mon_begin(&b);
 	char names[STAT_LATENCY_BUCKETS][40];
-	add(&b, "objectClass", "extensibleObject");
-	add(&b, "cn", "latency");
+	mon_add(&b, "objectClass", "extensibleObject");
+	mon_add(&b, "cn", "latency");
 	uint64_t ops = 0;
 	for (int i = 0; i < STAT_LATENCY_BUCKETS; i++)
 		ops += s->total.latency[i];
-	add_u64(&b, "operations", ops);
-	add_u64(&b, "latencyMaxMicroseconds", s->total.latency_max_ns / 1000);
+	mon_add_u64(&b, "operations", ops);
+	mon_add_u64(&b, "latencyMaxMicroseconds", s->total.latency_max_ns / 1000);
 	for (int i = 0; i < STAT_LATENCY_BUCKETS; i++) {
 		if (!s->total.latency[i])
 			continue;
@@ -207,70 +162,93 @@ static int build_latency_entry(const struct snapshot *s, struct buf *out)
 		else
 			snprintf(names[i], sizeof(names[i]), "latencyOver%lluus",
 			         (unsigned long long)1 << (i - 1));
-		add_u64(&b, names[i], s->total.latency[i]);
+		mon_add_u64(&b, names[i], s->total.latency[i]);
 	}
-	return finish(&b, "cn=latency," MONITOR_DN, out);
+	return mon_finish(srv, &b, "cn=latency," MONITOR_DN, "extensibleObject", false, out);
 }
 
-static int build_replication_entry(const struct replica_status *st, struct buf *out)
+/* cn=limits,cn=monitor: the bind abuse limits (server/bind_limit.h) and max_conns_per_ip. */
+static int build_limits_entry(struct server *srv, const struct mon_snapshot *s,
+                              struct mon_list *out)
 {
-	struct mon_builder b = {.n = 0};
+	struct mon_builder b;
+	mon_begin(&b);
+	struct bind_limit_counts bc = {0};
+	if (srv->bind_limit)
+		bind_limit_counts(srv->bind_limit, clock_seconds(), &bc);
+	mon_add(&b, "objectClass", "extensibleObject");
+	mon_add(&b, "cn", "limits");
+	mon_add(&b, "bindFailLimit", "%d", srv->cfg.bind_fail_limit);
+	mon_add(&b, "bindFailWindow", "%d", srv->cfg.bind_fail_window);
+	mon_add_u64(&b, "bindsLimited", s->total.binds_limited);
+	mon_add_u64(&b, "bindFailDNsOverLimit", bc.dns_over);
+	mon_add_u64(&b, "bindFailAddressesOverLimit", bc.addrs_over);
+	mon_add_u64(&b, "bindFailTracked", bc.tracked);
+	mon_add_u64(&b, "bindFailEvicted", bc.evicted);
+	mon_add(&b, "maxConnsPerIp", "%d", srv->cfg.max_conns_per_ip);
+	mon_add_u64(&b, "connsPerIpRefused", s->total.conns_per_ip_refused);
+	return mon_finish(srv, &b, "cn=limits," MONITOR_DN, "extensibleObject", false, out);
+}
+
+static int build_replication_entry(struct server *srv, const struct replica_status *st,
+                                   struct mon_list *out)
+{
+	struct mon_builder b;
+	mon_begin(&b);
 	char when[32] = "";
 	struct tm tm;
 	if (st->last_change) {
 		gmtime_r(&st->last_change, &tm);
 		strftime(when, sizeof(when), "%Y%m%d%H%M%SZ", &tm);
 	}
-	add(&b, "objectClass", "extensibleObject");
-	add(&b, "cn", "replication");
-	add(&b, "replicationState", "%s", st->state);
-	add(&b, "replicationProvider", "%s", st->provider);
-	add_u64(&b, "replicationChanges", st->changes);
-	add_u64(&b, "replicationRefreshes", st->refreshes);
+	mon_add(&b, "objectClass", "extensibleObject");
+	mon_add(&b, "cn", "replication");
+	mon_add(&b, "replicationState", "%s", st->state);
+	mon_add(&b, "replicationProvider", "%s", st->provider);
+	mon_add_u64(&b, "replicationChanges", st->changes);
+	mon_add_u64(&b, "replicationRefreshes", st->refreshes);
 	if (when[0])
-		add(&b, "replicationLastChange", "%s", when);
+		mon_add(&b, "replicationLastChange", "%s", when);
 	if (st->last_error[0])
-		add(&b, "replicationLastError", "%s", st->last_error);
+		mon_add(&b, "replicationLastError", "%s", st->last_error);
 	if (st->cookie[0])
-		add(&b, "replicationCookie", "%s", st->cookie);
+		mon_add(&b, "replicationCookie", "%s", st->cookie);
 	if (st->context_csn[0])
-		add(&b, "contextCSN", "%s", st->context_csn);
+		mon_add(&b, "contextCSN", "%s", st->context_csn);
 	if (st->lag_ms >= 0)
-		add(&b, "replicationLagMilliseconds", "%lld", (long long)st->lag_ms);
-	add_u64(&b, "replicationLagEntries", st->lag_entries);
-	add_u64(&b, "replicationSkippedEntries", st->skipped);
+		mon_add(&b, "replicationLagMilliseconds", "%lld", (long long)st->lag_ms);
+	mon_add_u64(&b, "replicationLagEntries", st->lag_entries);
+	mon_add_u64(&b, "replicationSkippedEntries", st->skipped);
 	if (st->last_skipped[0]) {
-		add(&b, "replicationLastSkipped", "%s", st->last_skipped);
-		add(&b, "replicationLastSkippedReason", "%s", st->last_skipped_why);
+		mon_add(&b, "replicationLastSkipped", "%s", st->last_skipped);
+		mon_add(&b, "replicationLastSkippedReason", "%s", st->last_skipped_why);
 	}
-	return finish(&b, "cn=replication," MONITOR_DN, out);
-}
-
-/* cn=limits,cn=monitor: the abuse limits (docs/reliability.md), their counters 0 when off. */
-static int build_limits_entry(struct server *srv, const struct snapshot *s, struct buf *out)
-{
-	struct mon_builder b = {.n = 0};
-	struct bind_limit_counts bc = {0};
-	if (srv->bind_limit)
-		bind_limit_counts(srv->bind_limit, clock_seconds(), &bc);
-	add(&b, "objectClass", "extensibleObject");
-	add(&b, "cn", "limits");
-	add(&b, "bindFailLimit", "%d", srv->cfg.bind_fail_limit);
-	add(&b, "bindFailWindow", "%d", srv->cfg.bind_fail_window);
-	add_u64(&b, "bindsLimited", s->total.binds_limited);
-	add_u64(&b, "bindFailDNsOverLimit", bc.dns_over);
-	add_u64(&b, "bindFailAddressesOverLimit", bc.addrs_over);
-	add_u64(&b, "bindFailTracked", bc.tracked);
-	add_u64(&b, "bindFailEvicted", bc.evicted);
-	add(&b, "maxConnsPerIp", "%d", srv->cfg.max_conns_per_ip);
-	add_u64(&b, "connsPerIpRefused", s->total.conns_per_ip_refused);
-	return finish(&b, "cn=limits," MONITOR_DN, out);
+	return mon_finish(srv, &b, "cn=replication," MONITOR_DN, "extensibleObject", false, out);
 }
 
 bool op_monitor_holds(const struct buf *key)
 {
 	static const char mkey[] = "cn=monitor"; /* its reversed key, NUL included */
 	return dn_key_in_subtree(key->data, key->len, (const unsigned char *)mkey, sizeof(mkey));
+}
+
+/* True if a search of scope from base (its reversed key) can reach a connection's entry,
+ * cn=Connection N,cn=Connections,cn=monitor: only then are they copied (conn_list.h). */
+static bool reaches_connections(int scope, const struct buf *key)
+{
+	static const char conns[] = "cn=Connections," MONITOR_DN;
+	struct buf ck = {0};
+	if (dn_normalize(conns, sizeof(conns) - 1, NULL, &ck) < 0)
+		return true; /* out of memory: the entries' own building fails the same way */
+	bool at = key->len == ck.len && memcmp(key->data, ck.data, ck.len) == 0;
+	bool under = dn_key_in_subtree(key->data, key->len, ck.data, ck.len);
+	bool parent = dn_key_in_subtree(ck.data, ck.len, key->data, key->len);
+	buf_free(&ck);
+	if (scope == LDAP_SCOPE_BASE)
+		return under && !at;
+	if (scope == LDAP_SCOPE_ONELEVEL)
+		return at;
+	return under || parent;
 }
 
 static bool may_read(const struct conn *c)
@@ -297,26 +275,30 @@ void op_monitor_search(struct conn *c, struct ldap_request *req, const struct bu
 		           "cn=monitor is not readable by this identity (monitor_access)");
 		return;
 	}
-	struct snapshot snap;
-	take_snapshot(srv, &snap);
-	struct buf recs[MONITOR_ENTRIES] = {{0}};
-	int rc = build_server_entry(srv, db_worker(c->w)->gen, &snap, &recs[0]);
+	struct mon_snapshot snap;
+	mon_snapshot_take(srv, &snap);
+	struct mon_list l = {0};
+	int rc = build_server_entry(srv, db_worker(c->w)->gen, &snap, &l);
 	for (int p = 0; p < SEND_POLICY_N && rc == 0; p++)
-		rc = build_policy_entry((enum send_policy_id)p, &snap, &recs[1 + p]);
+		rc = build_policy_entry(srv, (enum send_policy_id)p, &snap, &l);
 	if (rc == 0)
-		rc = build_latency_entry(&snap, &recs[1 + SEND_POLICY_N]);
+		rc = build_latency_entry(srv, &snap, &l);
 	if (rc == 0)
-		rc = build_tls_entry(srv, &snap, &recs[2 + SEND_POLICY_N]);
+		rc = build_tls_entry(srv, &snap, &l);
 	if (rc == 0)
-		rc = build_limits_entry(srv, &snap, &recs[3 + SEND_POLICY_N]);
-	int n = MONITOR_ENTRIES - 1; /* the replication entry: a replica's only */
+		rc = build_limits_entry(srv, &snap, &l);
 	struct replica_status rs;
 	if (rc == 0 && replica_status(srv, &rs))
-		rc = build_replication_entry(&rs, &recs[n++]);
-	struct entry_view e[MONITOR_ENTRIES];
+		rc = build_replication_entry(srv, &rs, &l);
+	if (rc == 0)
+		rc = monitor_slapd_build(srv, &snap, reaches_connections(r->scope, key), &l);
+	struct entry_view *e = rc == 0 ? calloc((size_t)l.n + 1, sizeof(*e)) : NULL;
+	if (!e)
+		rc = -1;
+	int n = l.n;
 	bool base_found = false;
 	for (int i = 0; i < n && rc == 0; i++) {
-		rc = entry_parse(recs[i].data, recs[i].len, &e[i]);
+		rc = entry_parse(l.recs[i].data, l.recs[i].len, &e[i]);
 		if (rc == 0 && e[i].keylen == key->len &&
 		    memcmp(e[i].key, key->data, key->len) == 0)
 			base_found = true;
@@ -325,6 +307,9 @@ void op_monitor_search(struct conn *c, struct ldap_request *req, const struct bu
 	int result = rc ? LDAP_OTHER : base_found ? LDAP_SUCCESS : LDAP_NO_SUCH_OBJECT;
 	struct attr_select sel;
 	attr_select_init(&sel, r->attrs, r->nattrs, r->typesonly);
+	/* The schema's operational attributes (slapd's monitor ones, structuralObjectClass,
+	 * entryDN, vendorName, contextCSN ...) go out for "+" or by name, as slapd's do. */
+	sel.check_operational = true;
 	int sent = 0;
 	for (int i = 0; i < n && result == LDAP_SUCCESS; i++) {
 		if (!search_scope_holds_key(r->scope, key->data, key->len, e[i].key, e[i].keylen) ||
@@ -341,6 +326,6 @@ void op_monitor_search(struct conn *c, struct ldap_request *req, const struct bu
 	}
 	reply_result(c, req->msgid, LDAP_RES_SEARCH_RESULT, result,
 	             result == LDAP_NO_SUCH_OBJECT ? MONITOR_DN : NULL, NULL, NULL);
-	for (int i = 0; i < MONITOR_ENTRIES; i++)
-		buf_free(&recs[i]);
+	free(e);
+	mon_list_free(&l);
 }

@@ -56,6 +56,8 @@ int op_rootdse_build(struct server *srv)
 	struct berval feat[] = {BV("1.3.6.1.4.1.4203.1.5.1"), BV("1.3.6.1.4.1.4203.1.5.3")};
 	struct berval ver = BV("3"), vendor = BV("minidir"), vversion = BV(MINIDIR_VERSION);
 	struct berval subschema = BV(OP_SUBSCHEMA_DN);
+	/* Where slapd's tools look for its back-monitor tree (monitor_slapd.c). */
+	struct berval monitor = BV("cn=Monitor");
 	struct berval *oc_v[] = {&oc[0], &oc[1], NULL}, *nc_v[] = {&nc, NULL};
 	struct berval *ctl_v[] = {&ctl[0], &ctl[1], &ctl[2], &ctl[3], &ctl[4], NULL},
 	              *ext_v[] = {&ext[0], NULL, NULL, NULL};
@@ -74,13 +76,14 @@ int op_rootdse_build(struct server *srv)
 	                           NULL};
 	struct berval *feat_v[] = {&feat[0], &feat[1], NULL}, *ver_v[] = {&ver, NULL};
 	struct berval *vendor_v[] = {&vendor, NULL}, *vversion_v[] = {&vversion, NULL};
-	struct berval *sub_v[] = {&subschema, NULL};
+	struct berval *sub_v[] = {&subschema, NULL}, *mon_v[] = {&monitor, NULL};
 	const struct built_attr attrs[] = {
 	    {"objectClass", oc_v},           {"namingContexts", nc_v},
 	    {"subschemaSubentry", sub_v},    {"supportedControl", ctl_v},
 	    {"supportedExtension", ext_v},   {"supportedFeatures", feat_v},
 	    {"supportedLDAPVersion", ver_v}, {"vendorName", vendor_v},
 	    {"vendorVersion", vversion_v},   {"supportedSASLMechanisms", sasl_v},
+	    {"monitorContext", mon_v},
 	};
 	return build(&srv->rootdse, "", attrs, (int)(sizeof(attrs) / sizeof(attrs[0])));
 }

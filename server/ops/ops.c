@@ -52,11 +52,16 @@ struct op_entry {
 };
 
 static const struct op_entry op_table[] = {
-    {LDAP_REQ_BIND, STAT_OP_BIND, op_bind},         {LDAP_REQ_SEARCH, STAT_OP_SEARCH, op_search},
-    {LDAP_REQ_UNBIND, STAT_OP_UNBIND, op_unbind},   {LDAP_REQ_ABANDON, STAT_OP_ABANDON, op_abandon},
-    {LDAP_REQ_ADD, STAT_OP_OTHER, op_read_only},    {LDAP_REQ_MODIFY, STAT_OP_OTHER, op_read_only},
-    {LDAP_REQ_DELETE, STAT_OP_OTHER, op_read_only}, {LDAP_REQ_MODRDN, STAT_OP_OTHER, op_read_only},
-    {LDAP_REQ_COMPARE, STAT_OP_OTHER, op_compare},  {LDAP_REQ_EXTENDED, STAT_OP_OTHER, op_extended},
+    {LDAP_REQ_BIND, STAT_OP_BIND, op_bind},
+    {LDAP_REQ_SEARCH, STAT_OP_SEARCH, op_search},
+    {LDAP_REQ_UNBIND, STAT_OP_UNBIND, op_unbind},
+    {LDAP_REQ_ABANDON, STAT_OP_ABANDON, op_abandon},
+    {LDAP_REQ_ADD, STAT_OP_ADD, op_read_only},
+    {LDAP_REQ_MODIFY, STAT_OP_MODIFY, op_read_only},
+    {LDAP_REQ_DELETE, STAT_OP_DELETE, op_read_only},
+    {LDAP_REQ_MODRDN, STAT_OP_MODRDN, op_read_only},
+    {LDAP_REQ_COMPARE, STAT_OP_COMPARE, op_compare},
+    {LDAP_REQ_EXTENDED, STAT_OP_EXTENDED, op_extended},
 };
 
 /*
@@ -130,10 +135,19 @@ void ops_dispatch(struct conn *c, struct ldap_request *req)
 	for (size_t i = 0; i < sizeof(op_table) / sizeof(op_table[0]); i++) {
 		if (op_table[i].tag != req->op)
 			continue;
-		STAT_ADD(c->w->stats.ops[op_table[i].stat], 1);
+		enum stat_op stat = op_table[i].stat;
+		STAT_ADD(c->w->stats.ops[stat], 1);
+		STAT_ADD(c->ops_taken, 1);
 		log_debug("conn fd=%d op=0x%lx msgid=%d", c->fd, (unsigned long)req->op,
 		          (int)req->msgid);
+		/* Counted as completed when its final response is queued (conn_output_queued). */
+		c->op_kind = (uint8_t)(stat + 1);
 		op_table[i].handler(c, req);
+		if (stat == STAT_OP_UNBIND || stat == STAT_OP_ABANDON) {
+			STAT_ADD(c->w->stats.ops_done[stat], 1); /* no response: done now */
+			STAT_ADD(c->ops_answered, 1);
+			c->op_kind = 0;
+		}
 		return;
 	}
 	log_info("conn fd=%d from %s: unknown operation tag 0x%lx; disconnecting", c->fd, c->peer,
