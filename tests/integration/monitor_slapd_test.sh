@@ -117,7 +117,7 @@ SLAPD_ONLY=(
 OWN_MONITOR='vendorname|starttime|uptime|threads|sendpolicy|ioengine|iosends|iosendsmore|iowaits|batchbytes|maxpendingbytes|currentconnections|totalconnections|shedconnections|pdutimeouts|inputshedconnections|opsbind|opssearch|opsunbind|opsabandon|opsother|entriessent|databaseentries|databasecreated|databasegeneration|databasereloads'
 OWN_TLS='tlsenabled|kerneltls|kerneltlsconnections|tlsconnections|handshakes|resumedhandshakes|handshakefailures|starttls'
 MINIDIR_ONLY=(
-	'^cn=(batch|msg-more|nodelay-once|cork-toggle|tcp|latency|replication),cn=monitor\|'
+	'^cn=(batch|msg-more|nodelay-once|cork-toggle|tcp|latency|limits|replication),cn=monitor\|'
 	"^cn=monitor\\|($OWN_MONITOR)\$"
 	"^cn=tls,cn=monitor\\|($OWN_TLS)\$"
 )
