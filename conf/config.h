@@ -13,11 +13,14 @@
 #include <stddef.h>
 
 #include "conf/access_rule.h"
+#include "conf/ip_net.h"
 #include "conf/listen_addr.h"
 #include "conf/send_policies.h"
 #include "conf/syncrepl.h"
 
 #define CONFIG_MAX_LISTEN 16
+/* Networks proxy_from names at most. */
+#define CONFIG_MAX_PROXY_FROM 32
 #define CONFIG_MAX_INDEX 32
 #define CONFIG_MAX_ACCESS 128
 /* max_filter_items and max_search_work by default: see conf/minidir.conf. */
@@ -100,6 +103,10 @@ struct config {
 	/* A replica listens only once its first refresh has committed, or after this many
 	 * seconds at most; 0: at once. */
 	int listen_after_refresh;
+	/* Who may send a PROXY protocol header on a pldap:// or pldaps:// listener (required
+	 * when there is one): the load balancers' addresses or networks. */
+	struct ip_net proxy_from[CONFIG_MAX_PROXY_FROM];
+	int nproxy_from;
 };
 
 /*

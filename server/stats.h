@@ -60,6 +60,8 @@ struct worker_stats {
 	uint64_t connections_shed; /* closed unserved: out of file descriptors */
 	uint64_t pdu_timeouts;     /* closed: a request not whole within pdu_timeout */
 	uint64_t input_shed;       /* closed: the worker buffered max_input_bytes_per_worker */
+	uint64_t proxy_refused;    /* closed: a pldap(s):// connection not from proxy_from */
+	uint64_t proxy_malformed;  /* closed: a PROXY header malformed, or not whole in time */
 	struct tls_stats tls;
 	uint64_t entries_sent;
 	uint64_t io_sends;      /* sends given to the kernel by the engine (engine.h) */

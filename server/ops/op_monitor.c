@@ -32,7 +32,7 @@
 #include "server/ops/search_plan.h"
 
 #define MONITOR_DN "cn=monitor"
-#define MONITOR_MAX_ATTRS 32
+#define MONITOR_MAX_ATTRS 48
 #define MONITOR_ENTRIES (4 + SEND_POLICY_N)
 
 /* One entry under construction: attributes with a single value each. */
@@ -113,6 +113,8 @@ static void take_snapshot(struct server *srv, struct snapshot *s)
 		t->connections_shed += STAT_READ(w->connections_shed);
 		t->pdu_timeouts += STAT_READ(w->pdu_timeouts);
 		t->input_shed += STAT_READ(w->input_shed);
+		t->proxy_refused += STAT_READ(w->proxy_refused);
+		t->proxy_malformed += STAT_READ(w->proxy_malformed);
 		t->tls.connections += STAT_READ(w->tls.connections);
 		t->tls.handshakes += STAT_READ(w->tls.handshakes);
 		t->tls.resumed += STAT_READ(w->tls.resumed);
@@ -157,6 +159,8 @@ static int build_server_entry(struct server *srv, const struct db_gen *g, const 
 	add_u64(&b, "shedConnections", s->total.connections_shed);
 	add_u64(&b, "pduTimeouts", s->total.pdu_timeouts);
 	add_u64(&b, "inputShedConnections", s->total.input_shed);
+	add_u64(&b, "proxyRefused", s->total.proxy_refused);
+	add_u64(&b, "proxyBadHeaders", s->total.proxy_malformed);
 	add_u64(&b, "opsBind", s->total.ops[STAT_OP_BIND]);
 	add_u64(&b, "opsSearch", s->total.ops[STAT_OP_SEARCH]);
 	add_u64(&b, "opsUnbind", s->total.ops[STAT_OP_UNBIND]);
