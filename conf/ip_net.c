@@ -68,8 +68,7 @@ static int take_addr(struct ip_net *n, const char *s, size_t len, const char *wh
 	return 0;
 }
 
-static int take_prefix(struct ip_net *n, const char *s, const char *whole, char *why,
-                       size_t whylen)
+static int take_prefix(struct ip_net *n, const char *s, const char *whole, char *why, size_t whylen)
 {
 	long max = n->addr.family == 4 ? 32 : 128, p;
 	if (!kv_long(s, 0, max, &p))

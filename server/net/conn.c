@@ -106,7 +106,8 @@ int conn_accept(struct worker *w, int fd, const struct listen_addr *la)
 	STAT_ADD(w->stats.connections_by_policy[c->policy->id], 1);
 	STAT_ADD(w->stats.connections_current, 1);
 	log_debug("conn fd=%d from %s accepted by worker %d%s%s", fd, c->peer, w->id,
-	          scheme == LISTEN_LDAPS ? " (ldaps)" : "", la->proxy ? " (PROXY header next)" : "");
+	          scheme == LISTEN_LDAPS ? " (ldaps)" : "",
+	          la->proxy ? " (PROXY header next)" : "");
 	c->id = __atomic_add_fetch(&w->srv->next_conn_id, 1, __ATOMIC_RELAXED);
 	/* On pldap(s):// the ACCEPT line names the client: it waits for the header. */
 	if (!la->proxy)

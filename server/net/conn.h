@@ -102,18 +102,18 @@ struct conn {
 	struct conn_bytes bound_key; /* reversed DN key of the bound entry (AUTH_USER) */
 	struct conn_bytes bound_dn;  /* the bound DN as the client sent it (AUTH_ROOT, AUTH_USER) */
 	void *ident;                 /* the memory of both (conn_ident.c), NULL when anonymous */
-	char peer[64];              /* the client, as logs write it (after a PROXY header: its) */
-	struct ip_addr peer_ip;     /* the client's address (family 0: ldapi://), peername.ip */
+	char peer[64];               /* the client, as logs write it (after a PROXY header: its) */
+	struct ip_addr peer_ip;      /* the client's address (family 0: ldapi://), peername.ip */
 	const struct listen_addr *listen; /* the listener it came in on (srv->cfg's) */
-	bool proxy_wait;            /* pldap(s)://: the PROXY header has not come yet */
-	bool proxy_local;           /* the header said LOCAL or UNKNOWN: the peer is the proxy */
-	uint16_t proxy_port;        /* the proxy's own port and address, for the ACCEPT line */
-	struct ip_addr proxy_ip;    /* (family 0: no PROXY header) */
+	bool proxy_wait;                  /* pldap(s)://: the PROXY header has not come yet */
+	bool proxy_local;        /* the header said LOCAL or UNKNOWN: the peer is the proxy */
+	uint16_t proxy_port;     /* the proxy's own port and address, for the ACCEPT line */
+	struct ip_addr proxy_ip; /* (family 0: no PROXY header) */
 	/* The access log holds a connection's first lines (conn_log.c): its ACCEPT, and an
 	 * anonymous bind's answer, until it shows it is not a load balancer's health check. */
-	bool log_held;              /* the ACCEPT line is not written yet */
-	bool check_bind;            /* the operation being answered is op 0, an anonymous bind */
-	bool bind_held;             /* its result line is held: held_rc, held_us, op_text */
+	bool log_held;   /* the ACCEPT line is not written yet */
+	bool check_bind; /* the operation being answered is op 0, an anonymous bind */
+	bool bind_held;  /* its result line is held: held_rc, held_us, op_text */
 	int held_rc;
 	uint64_t held_us;
 	uint64_t id;         /* the connection's number in the access log */

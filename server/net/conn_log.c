@@ -71,11 +71,10 @@ static void write_accept(struct conn *c, const char *tail)
 static void write_held_bind(struct conn *c)
 {
 	c->bind_held = false;
-	access_log_add(c->w, "conn=%llu %.*s result=%d entries=0 etime=%llu.%06llu",
-	               (unsigned long long)c->id, (int)c->op_text.len,
-	               (const char *)c->op_text.data, c->held_rc,
-	               (unsigned long long)(c->held_us / 1000000),
-	               (unsigned long long)(c->held_us % 1000000));
+	access_log_add(
+	    c->w, "conn=%llu %.*s result=%d entries=0 etime=%llu.%06llu", (unsigned long long)c->id,
+	    (int)c->op_text.len, (const char *)c->op_text.data, c->held_rc,
+	    (unsigned long long)(c->held_us / 1000000), (unsigned long long)(c->held_us % 1000000));
 	c->op_text.len = 0;
 }
 

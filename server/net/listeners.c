@@ -127,8 +127,8 @@ static void listen_url(const struct listen_addr *a, const char *port, char *out,
 	}
 	bool v6 = strchr(a->host, ':') != NULL;
 	snprintf(out, cap, "%s%s://%s%s%s:%s/", a->proxy ? "p" : "",
-	         a->scheme == LISTEN_LDAPS ? "ldaps" : "ldap", v6 ? "[" : "", a->host, v6 ? "]" : "",
-	         port);
+	         a->scheme == LISTEN_LDAPS ? "ldaps" : "ldap", v6 ? "[" : "", a->host,
+	         v6 ? "]" : "", port);
 }
 
 /* Each worker's event loop engine: io_engine, or MINIDIR_IO_ENGINE where set (tests run

@@ -33,8 +33,8 @@ START_TEST(cidr)
 	ck_assert(holds(&n, "2001:db8:7fff::1") && !holds(&n, "2001:db8:8000::1"));
 	ck_assert_int_eq(ip_net_parse_cidr(&n, "0.0.0.0/0", why, sizeof(why)), 0);
 	ck_assert(holds(&n, "203.0.113.9"));
-	static const char *const bad[] = {"10.0.0.0/33", "::/129", "10.0.0/8", "host.example",
-	                                  "10.0.0.0/", "10.0.0.0/x", ""};
+	static const char *const bad[] = {"10.0.0.0/33", "::/129",     "10.0.0/8", "host.example",
+	                                  "10.0.0.0/",   "10.0.0.0/x", ""};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		why[0] = '\0';
 		ck_assert_msg(ip_net_parse_cidr(&n, bad[i], why, sizeof(why)) < 0, "%s", bad[i]);
@@ -58,9 +58,9 @@ START_TEST(slapd_mask)
 	ck_assert(holds(&n, "2001:db8:1::1") && !holds(&n, "2001:db9::1"));
 	ck_assert_int_eq(ip_net_parse_mask(&n, "2001:db8::%32", why, sizeof(why)), 0);
 	ck_assert(holds(&n, "2001:db8:1::1"));
-	static const char *const bad[] = {"10.0.0.0%255.0.255.0", "10.0.0.0%ffff::",
-	                                  "192.168.1.16%255.255.255.240{9009}", "10.0.0.0%33",
-	                                  "x%255.0.0.0"};
+	static const char *const bad[] = {"10.0.0.0%255.0.255.0",
+	                                  "10.0.0.0%ffff::", "192.168.1.16%255.255.255.240{9009}",
+	                                  "10.0.0.0%33", "x%255.0.0.0"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		ck_assert_msg(ip_net_parse_mask(&n, bad[i], why, sizeof(why)) < 0, "%s", bad[i]);
 }

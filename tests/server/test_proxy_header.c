@@ -121,7 +121,7 @@ START_TEST(v2_proxy_v6_local_unspec)
 	unsigned char b[PROXY_HEADER_MAX + 32], body[36 + 8];
 	memset(body, 0, sizeof(body));
 	body[0] = 0x20, body[1] = 0x01, body[15] = 0x42; /* 2001::42 */
-	body[31] = 1;                                     /* ::1 */
+	body[31] = 1;                                    /* ::1 */
 	body[32] = 0x12, body[33] = 0x34;
 	/* A TLV after the addresses (PP2_TYPE_NOOP, 5 bytes) is skipped with the length. */
 	body[36] = 0x04, body[37] = 0, body[38] = 2;
