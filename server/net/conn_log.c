@@ -55,7 +55,7 @@ static void proxy_text(const struct conn *c, char *out, size_t cap)
 
 void conn_log_accept(struct conn *c)
 {
-	c->log_held = true;
+	c->log_held = access_log_on(c->w->srv); /* off: nothing to hold, nothing to release */
 }
 
 /* The ACCEPT line, with tail after it (the CLOSE part of a health check's one line). */
@@ -103,10 +103,12 @@ bool conn_log_hold_result(struct conn *c, int rc, uint64_t us)
 void conn_log_close(struct conn *c, const char *why)
 {
 	/* The client went (a reset is what HAProxy's checks end with) after nothing, or after
-	 * only the held anonymous bind: a health check. */
+	 * only the held anonymous bind, leaving nothing unread (bytes of a header or a request
+	 * cut short are no check): a health check. */
 	bool client_went = strcmp(why, "client closed") == 0 || strcmp(why, "read error") == 0 ||
 	                   strcmp(why, "client hung up") == 0;
-	if (c->log_held && client_went && (c->nops == 0 || (c->nops == 1 && c->bind_held))) {
+	if (c->log_held && client_went && buf_pending(&c->in) == 0 &&
+	    (c->nops == 0 || (c->nops == 1 && c->bind_held))) {
 		char tail[64];
 		snprintf(tail, sizeof(tail), " CLOSE reason=\"health check\" ops=%u", c->nops);
 		c->bind_held = false;

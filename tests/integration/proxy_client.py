@@ -7,9 +7,10 @@ from a source address and port it binds itself, and says what came back.
                   [--split] [--tls CAFILE]
       KIND: none, v1, v2, v2-local, v1-unknown. Prints "entries=N result=R" (R the
       search's result code), or "closed" when the server closed first.
-  proxy_client.py raw HOST PORT HEX [--src IP] [--wait SECONDS]
+  proxy_client.py raw HOST PORT HEX [--src IP] [--wait SECONDS] [--close]
       Sends HEX, then waits for the server to close (at most SECONDS, 15 unless given).
-      Prints "closed after S s" with the bytes received, or "open after S s".
+      Prints "closed after S s" with the bytes received, or "open after S s". With
+      --close the client closes first, 0.2 s after sending.
 """
 import argparse
 import ipaddress
@@ -135,6 +136,11 @@ def do_raw(a):
     s = connect(a.host, a.port, a.src)
     t0 = time.monotonic()
     s.sendall(bytes.fromhex(a.hex))
+    if a.close:  # the client goes first
+        time.sleep(0.2)
+        s.close()
+        print("sent and closed")
+        return
     s.settimeout(a.wait)
     got = b""
     try:
@@ -169,6 +175,7 @@ def main():
     r.add_argument("hex")
     r.add_argument("--src")
     r.add_argument("--wait", type=float, default=15)
+    r.add_argument("--close", action="store_true")
     a = p.parse_args()
     try:
         do_search(a) if a.cmd == "search" else do_raw(a)

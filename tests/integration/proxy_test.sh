@@ -282,6 +282,14 @@ else
 	not_ok "connect and close: $(tail -2 "$alog")"
 fi
 
+# Half a header, then the client goes: not a health check.
+python3 "$CLIENT" raw 127.0.0.1 "$pport" "50524f5859205443503420" --close > /dev/null
+if alog_wait 'via=pldap proxy=none$' && alog_wait 'CLOSE reason="client closed" ops=0$'; then
+	ok "half a header, then a close: its ACCEPT and CLOSE reason=\"client closed\" (no health check)"
+else
+	not_ok "half a header and a close: $(tail -2 "$alog")"
+fi
+
 # HAProxy's option ldap-check through send-proxy-v2 (a LOCAL header, an anonymous bind, a
 # reset): each check one line, none a "read error", and the server stays UP.
 checks_before=$(grep -c 'reason="health check" ops=1' "$alog")
