@@ -12,8 +12,7 @@
 
 static const uint8_t v4_mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
 
-/* An IPv6 address that maps an IPv4 one becomes that IPv4 address. */
-static void unmap(struct ip_addr *a)
+void ip_addr_unmap(struct ip_addr *a)
 {
 	if (a->family == 6 && memcmp(a->bytes, v4_mapped, 12) == 0) {
 		memmove(a->bytes, a->bytes + 12, 4);
@@ -31,7 +30,7 @@ bool ip_addr_parse(const char *s, struct ip_addr *a)
 	}
 	if (inet_pton(AF_INET6, s, a->bytes) == 1) {
 		a->family = 6;
-		unmap(a);
+		ip_addr_unmap(a);
 		return true;
 	}
 	return false;
@@ -50,7 +49,7 @@ void ip_addr_from_sockaddr(struct ip_addr *a, const void *sa)
 		const struct sockaddr_in6 *in6 = sa;
 		memcpy(a->bytes, &in6->sin6_addr, 16);
 		a->family = 6;
-		unmap(a);
+		ip_addr_unmap(a);
 	}
 }
 

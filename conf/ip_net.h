@@ -30,6 +30,9 @@ struct ip_net {
 /* Reads a numeric address (IPv4 dotted or IPv6) into *a; false if s is not one. */
 bool ip_addr_parse(const char *s, struct ip_addr *a);
 
+/* An IPv4-mapped IPv6 address in *a becomes the IPv4 address it maps; others stay. */
+void ip_addr_unmap(struct ip_addr *a);
+
 /* Sets *a from a struct sockaddr (AF_INET or AF_INET6, v4-mapped taken as IPv4); any
  * other family leaves family 0. */
 void ip_addr_from_sockaddr(struct ip_addr *a, const void *sa);

@@ -100,13 +100,7 @@ static enum proxy_status parse_v2(const unsigned char *p, size_t len, size_t *us
 		src->addr.family = fam == 1 ? 4 : 6;
 		memcpy(src->addr.bytes, a, alen);
 		src->port = (uint16_t)(a[2 * alen] << 8 | a[2 * alen + 1]);
-		/* An IPv4-mapped source is the IPv4 client (ip_net.h). */
-		static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-		if (fam == 2 && memcmp(src->addr.bytes, mapped, 12) == 0) {
-			memmove(src->addr.bytes, src->addr.bytes + 12, 4);
-			memset(src->addr.bytes + 4, 0, 12);
-			src->addr.family = 4;
-		}
+		ip_addr_unmap(&src->addr); /* an IPv4-mapped source is the IPv4 client */
 		return PROXY_DONE;
 	}
 	if (fam > 3)
