@@ -198,8 +198,10 @@ size_t conn_release_buffers(struct conn *c)
 
 bool conn_check_timeouts(struct conn *c, time_t now)
 {
-	if (c->proxy_wait && conn_proxy_timed_out(c, now))
+	if (c->proxy_wait && conn_proxy_timed_out(c, now)) {
+		conn_close(c, "PROXY header timeout");
 		return true;
+	}
 	int hs = server_tls_handshake_timeout(c->w->srv);
 	/* The clock counts whole seconds: "more than N" is at least N seconds of real time,
 	 * where ">= N" is already true a moment after a second begins (idle_timeout = 1

@@ -272,7 +272,7 @@ bool conn_proxy_allowed(struct conn *c);
  * is closing (malformed, logged once). */
 int conn_proxy_input(struct conn *c);
 /* The header's time bound has passed (pdu_timeout after accept, 10 s when that is 0):
- * true after logging and closing c. */
+ * true after logging it (the caller closes c). */
 bool conn_proxy_timed_out(struct conn *c, time_t now);
 
 /* --- conn_log.c: a connection's lines in the access log, for conn*.c and the reply ----- */

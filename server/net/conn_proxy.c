@@ -4,7 +4,8 @@
  * says who the client is; from then on c->peer and c->peer_ip are the client's, in every
  * log line and access rule. The header is bounded: PROXY_HEADER_MAX bytes, within
  * pdu_timeout of the accept (10 s when pdu_timeout is 0). Called by conn.c (accept,
- * events, the sweep); it calls conn_tls.c on pldaps:// and conn_log.c.
+ * events, the sweep), which closes what it refuses; it calls conn_tls.c on pldaps://,
+ * conn_output.c (the handshake's answer) and conn_log.c.
  */
 #include "server/net/conn.h"
 
@@ -91,6 +92,5 @@ bool conn_proxy_timed_out(struct conn *c, time_t now)
 	STAT_ADD(c->w->stats.proxy_malformed, 1);
 	log_info("conn fd=%d from %s: %zu bytes and no whole PROXY header in %d s; closing", c->fd,
 	         c->peer, buf_pending(&c->in), limit);
-	conn_close(c, "PROXY header timeout");
 	return true;
 }
