@@ -61,6 +61,7 @@ cat > "$work/minidir.conf" << EOF
 listen = ldap://127.0.0.1:0
 listen = pldap://127.0.0.1:0
 listen = pldaps://127.0.0.1:0
+listen = ldapi://$work/ldapi
 proxy_from = 127.0.0.1 ::1
 database = $work/db.mdb
 suffix = $BASE
@@ -68,7 +69,9 @@ access_log = $work/access.log
 pdu_timeout = 2
 tls_cert_file = $work/pki/server.pem
 tls_key_file = $work/pki/server.key
-access = to dn.subtree="$GROUPS_DN" by peername.ip=127.0.0.3 read by peername.ipv6=2001:db8::%32 read by * none
+access = to dn.subtree="$GROUPS_DN" by peername.ip=127.0.0.3 read
+	by peername.ipv6=2001:db8::%32 read
+	by peername.path=$work/ldapi read by * none
 access = to * by * read
 schema_dir = $SCHEMA_DIR
 EOF
@@ -205,6 +208,15 @@ if [ "${r6%% *}" != "entries=0" ] && [ "${r6#entries=}" != "$r6" ] && [ "${r7%% 
 	ok "peername.ipv6=2001:db8::%32: a v2 header from 2001:db8:7::9 reads $GROUPS_DN ($r6), a v1 one from 192.0.2.7 does not ($r7)"
 else
 	not_ok "peername.ipv6: v2 from 2001:db8:7::9 \"$r6\", v1 from 192.0.2.7 \"$r7\""
+fi
+
+# peername.path: the ldapi:// socket reads it, as its path names it.
+ldapi="ldapi://$(sed 's#/#%2F#g' <<< "$work/ldapi")"
+n=$(timeout 10 ldapsearch -x -LLL -H "$ldapi" -b "$GROUPS_DN" 1.1 2>&1 | grep -c "^dn:")
+if [ "$n" -gt 0 ]; then
+	ok "peername.path=$work/ldapi: a client on that socket reads $GROUPS_DN ($n entries)"
+else
+	not_ok "peername.path: $n entries over $ldapi"
 fi
 
 # Raw headers: v1, v2 (IPv6), a byte at a time, LOCAL and UNKNOWN (the connection's own
