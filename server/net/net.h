@@ -10,12 +10,15 @@
  *                 slots and identity), struct conn_task, conn_set_identity and
  *                 conn_clear_identity, conn_start_tls, conn_tls_active,
  *                 conn_task_drop, conn_task_cancel, conn_make_ready, conn_wake_at,
- *                 conn_wake_cancel and conn_log_release (the access log's trace); for start-up,
- * conn_worker_hooks (the loop's hooks) and CONN_IDENT_BYTES. Its sections for conn_output.c,
- * conn_input.c, conn_tls.c and "for conn*.c" are the room's own. reply.h       for server/ops/: how
- * an operation answers (the whole header). tls.h         for start-up (tls_setup, tls_reload,
- * tls_teardown) and ops (tls_peer_subject for the bind, tls_kernel for the monitor). listeners.h
- * for start-up and main (bind, open, the replica's hold). policy.h      for start-up: policy_for.
+ *                 conn_wake_cancel, conn_log_release (the access log); for start-up,
+ *                 conn_worker_hooks (the loop's hooks) and CONN_IDENT_BYTES. Its sections
+ *                 for conn_output.c, conn_input.c, conn_proxy.c, conn_log.c, conn_tls.c and
+ *                 "for conn*.c" are the room's own.
+ *   reply.h       for server/ops/: how an operation answers (the whole header).
+ *   tls.h         for start-up (tls_setup, tls_reload, tls_teardown) and ops
+ *                 (tls_peer_subject for the bind, tls_kernel for the monitor).
+ *   listeners.h   for start-up and main (bind, open, the replica's hold).
+ *   policy.h      for start-up: policy_for.
  *   worker.h      for start-up: worker_main, struct worker_hooks; with
  *                 net_worker.h, struct net_worker: start-up allocates the workers
  *                 (srv->workers) and frees their parts, the monitor reads the engine.
