@@ -222,6 +222,35 @@ static int group_spec(struct lexer *lx, struct access_who *who, const char *key)
 	return 0;
 }
 
+/* peername.ip=IP[%MASK], peername.ipv6=IP[%MASK], peername.path=PATH (key up to '='). */
+static int peer_spec(struct lexer *lx, struct access_who *who, const char *key, const char *value)
+{
+	char why[200];
+	bool v6 = strcasecmp(key, "peername.ipv6") == 0;
+	if (v6 || strcasecmp(key, "peername.ip") == 0) {
+		who->kind = ACCESS_WHO_PEER_IP;
+		if (ip_net_parse_mask(&who->net, value, why, sizeof(why)) < 0)
+			return fail(lx, "%s: %s", key, why);
+		if (who->net.addr.family != (v6 ? 6 : 4))
+			return fail(lx, "%s: \"%s\" is not an %s address", key, value,
+			            v6 ? "IPv6" : "IPv4");
+		return 0;
+	}
+	if (strcasecmp(key, "peername.path") == 0) {
+		who->kind = ACCESS_WHO_PEER_PATH;
+		if (value[0] != '/')
+			return fail(lx, "peername.path: \"%s\" is not an absolute socket path",
+			            value);
+		if (!(who->path = strdup(value)))
+			return fail(lx, "out of memory%s", "");
+		return 0;
+	}
+	return fail(lx,
+	            "\"%s=\": expected peername.ip=IP[%%MASK], peername.ipv6=IP[%%MASK] or "
+	            "peername.path=PATH (other peername styles are not supported)",
+	            key);
+}
+
 static int parse_who(struct lexer *lx, struct access_who *who, char *word)
 {
 	static const struct {
@@ -244,14 +273,16 @@ static int parse_who(struct lexer *lx, struct access_who *who, char *word)
 			return dn_style(lx, word, &who->scope) < 0 ? -1
 			                                           : take_dn(lx, &who->dn, eq + 1);
 		}
+		if (strncasecmp(word, "peername", 8) == 0)
+			return peer_spec(lx, who, word, eq + 1);
 		if (strncasecmp(word, "group", 5) == 0 && (word[5] == '\0' || word[5] == '/')) {
 			who->kind = ACCESS_WHO_GROUP;
 			return group_spec(lx, who, word) < 0 ? -1 : take_dn(lx, &who->dn, eq + 1);
 		}
 	}
 	return fail(lx,
-	            "\"%s\": expected *, anonymous, users, self, dn[.style]=DN or group=DN "
-	            "after \"by\"",
+	            "\"%s\": expected *, anonymous, users, self, dn[.style]=DN, group=DN or "
+	            "peername.ip=IP after \"by\"",
 	            word);
 }
 
@@ -328,6 +359,7 @@ void access_rule_free(struct access_rule *r)
 		free(r->who[i].dn);
 		free(r->who[i].group_class);
 		free(r->who[i].group_attr);
+		free(r->who[i].path);
 	}
 	free(r->who);
 	memset(r, 0, sizeof(*r));

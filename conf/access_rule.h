@@ -11,7 +11,10 @@
  *   NAME   = an attribute type (its subtypes too), "entry" (the entry itself),
  *            "children", or "@class" (the class's MUST and MAY types)
  *   WHO    = "*" | anonymous | users | self | dn[.STYLE]=DN |
- *            group[/CLASS[/ATTR]]=DN (default groupOfNames / member)
+ *            group[/CLASS[/ATTR]]=DN (default groupOfNames / member) |
+ *            peername.ip=IPV4[%MASK] | peername.ipv6=IPV6[%MASK] (the client's address,
+ *            after a PROXY header the one it carries; MASK dotted as slapd's, or a prefix
+ *            length) | peername.path=PATH (an ldapi:// listener's socket path)
  *   LEVEL  = none | disclose | auth | compare | search | read (write, add, delete and
  *            manage grant read here); a missing level is none, as slapd's "+0"
  *
@@ -27,6 +30,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "conf/ip_net.h"
 
 /* slapd's levels; each implies those before it. */
 enum access_level {
@@ -54,6 +59,8 @@ enum access_who_kind {
 	ACCESS_WHO_SELF,
 	ACCESS_WHO_DN,
 	ACCESS_WHO_GROUP,
+	ACCESS_WHO_PEER_IP,   /* peername.ip=, peername.ipv6= */
+	ACCESS_WHO_PEER_PATH, /* peername.path= */
 };
 
 struct access_who {
@@ -62,6 +69,8 @@ struct access_who {
 	char *dn;                /* ACCESS_WHO_DN and _GROUP, as written */
 	char *group_class;       /* ACCESS_WHO_GROUP: "groupOfNames" unless given */
 	char *group_attr;        /* ACCESS_WHO_GROUP: "member" unless given */
+	struct ip_net net;       /* ACCESS_WHO_PEER_IP */
+	char *path;              /* ACCESS_WHO_PEER_PATH, as written */
 	enum access_level level;
 };
 

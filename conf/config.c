@@ -287,6 +287,27 @@ static int set_listen(void *ctx, const struct kv_key *k, void *field, const char
 	return 0;
 }
 
+/* proxy_from: networks separated by spaces or commas, added to those of earlier lines. */
+static int set_proxy_from(void *ctx, const struct kv_key *k, void *field, const char *value)
+{
+	(void)k, (void)field;
+	struct parse_state *st = ctx;
+	struct config *c = st->cfg;
+	char words[CONFIG_MAX_LINE], *save = NULL, why[200];
+	snprintf(words, sizeof(words), "%s", value);
+	int added = 0;
+	for (char *w = strtok_r(words, " \t,", &save); w; w = strtok_r(NULL, " \t,", &save)) {
+		if (c->nproxy_from == CONFIG_MAX_PROXY_FROM)
+			return bad(st, "proxy_from: at most %d networks", CONFIG_MAX_PROXY_FROM);
+		if (ip_net_parse_cidr(&c->proxy_from[c->nproxy_from], w, why, sizeof(why)) < 0)
+			return bad(st, "proxy_from: %s (expected ADDRESS or ADDRESS/PREFIX)", why);
+		c->nproxy_from++, added++;
+	}
+	if (!added)
+		return bad(st, "proxy_from: expected addresses or networks (ADDRESS[/PREFIX])");
+	return 0;
+}
+
 /* index: attribute names; the first index key drops the defaults. */
 static int set_index(void *ctx, const struct kv_key *k, void *field, const char *value)
 {
@@ -425,6 +446,8 @@ static const struct kv_key config_keys[] = {
 	{"metrics_listen", set_metrics_listen, FIELD(metrics_listen)},
 	{"metrics_allow_remote", set_bool, FIELD(metrics_allow_remote)},
 	{"ready_max_lag_ms", set_count, FIELD(ready_max_lag_ms), .min = 100, .max = 86400000},
+	/* The PROXY protocol (pldap://, pldaps://). */
+	{"proxy_from", .set = set_proxy_from},
 };
 /* clang-format on */
 #undef FIELD
@@ -448,6 +471,47 @@ static int check_tls(const struct config *cfg, char *err, size_t errlen)
 	if (why)
 		snprintf(err, errlen, "%s: %s", cfg->path, why);
 	return why ? -1 : 0;
+}
+
+/* The line of path's first listen key naming a pldap:// or pldaps:// URL; 0 if none. */
+static int proxy_listen_line(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	char line[CONFIG_MAX_LINE + 2];
+	int n = 0, found = 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		n++;
+		const char *p = line;
+		if (strncmp(p, "listen", 6) != 0)
+			continue;
+		p += 6 + strspn(p + 6, " \t");
+		if (*p != '=' && *p != ':')
+			continue;
+		p++;
+		p += strspn(p, " \t");
+		if (strncmp(p, "pldap://", 8) == 0 || strncmp(p, "pldaps://", 9) == 0)
+			found = n;
+	}
+	fclose(f);
+	return found;
+}
+
+/* A pldap:// or pldaps:// listener needs proxy_from: without it anybody could say who
+ * they are. */
+static int check_proxy(const struct config *cfg, char *err, size_t errlen)
+{
+	for (int i = 0; i < cfg->nlisten; i++)
+		if (cfg->listen[i].proxy && cfg->nproxy_from == 0) {
+			int line = proxy_listen_line(cfg->path);
+			snprintf(err, errlen,
+			         "%s:%d: listen: a pldap:// or pldaps:// listener needs proxy_from "
+			         "(the addresses of the load balancers that send the PROXY header)",
+			         cfg->path, line);
+			return -1;
+		}
+	return 0;
 }
 
 static int default_access_rules(struct config *c)
@@ -589,6 +653,8 @@ static int load(struct config *cfg, const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: out of memory", path);
 		return -1;
 	}
+	if (check_proxy(cfg, err, errlen) < 0)
+		return -1;
 	if (cfg->nlisten == 0) {
 		strcpy(cfg->listen[0].host, "127.0.0.1");
 		strcpy(cfg->listen[0].port, "3389");

@@ -13,12 +13,15 @@
 #include <stddef.h>
 
 #include "conf/access_rule.h"
+#include "conf/ip_net.h"
 #include "conf/listen_addr.h"
 #include "conf/send_policies.h"
 #include "conf/metrics_addr.h"
 #include "conf/syncrepl.h"
 
 #define CONFIG_MAX_LISTEN 16
+/* Networks proxy_from names at most. */
+#define CONFIG_MAX_PROXY_FROM 32
 #define CONFIG_MAX_INDEX 32
 #define CONFIG_MAX_ACCESS 128
 /* max_filter_items and max_search_work by default: see conf/minidir.conf. */
@@ -119,6 +122,10 @@ struct config {
 	struct metrics_addr metrics_listen;
 	bool metrics_allow_remote;
 	int ready_max_lag_ms;
+	/* Who may send a PROXY protocol header on a pldap:// or pldaps:// listener (required
+	 * when there is one): the load balancers' addresses or networks. */
+	struct ip_net proxy_from[CONFIG_MAX_PROXY_FROM];
+	int nproxy_from;
 };
 
 /*

@@ -42,13 +42,17 @@ int listen_addr_parse(struct listen_addr *a, const char *value, char *why, size_
 	const char *v = value, *dflt = NULL;
 	if (strncmp(v, "ldapi://", 8) == 0)
 		return parse_ldapi(a, value + 8, value, why, whylen);
+	/* slapd's pldap:// and pldaps://: the same, after a PROXY protocol header. */
+	if (strncmp(v, "pldap://", 8) == 0 || strncmp(v, "pldaps://", 9) == 0)
+		v++, a->proxy = true;
 	if (strncmp(v, "ldap://", 7) == 0)
 		v += 7, dflt = "389";
 	else if (strncmp(v, "ldaps://", 8) == 0)
 		v += 8, dflt = "636", a->scheme = LISTEN_LDAPS;
 	else if (strstr(v, "://"))
 		return kv_fail(why, whylen,
-		               "listen: \"%s\": the scheme must be ldap://, ldaps:// or ldapi://",
+		               "listen: \"%s\": the scheme must be ldap://, ldaps://, ldapi://, "
+		               "pldap:// or pldaps://",
 		               value);
 	char addr[300];
 	size_t n = strlen(v);

@@ -3,6 +3,9 @@
  *
  *   ldap://HOST:PORT, ldaps://HOST:PORT   a trailing "/" allowed; the port defaults to 389
  *                                         and 636; IPv6 in brackets ("[::1]:389")
+ *   pldap://HOST:PORT, pldaps://HOST:PORT as ldap:// and ldaps://, each connection beginning
+ *                                         with a PROXY protocol header (v1 or v2: slapd's
+ *                                         words; the port defaults are the same)
  *   HOST:PORT                             ldap://
  *   ldapi://PATH                          a Unix socket, its absolute path as is or
  *                                         %-encoded as libldap writes it
@@ -12,6 +15,7 @@
 #ifndef MINIDIR_CONF_LISTEN_ADDR_H
 #define MINIDIR_CONF_LISTEN_ADDR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* What a listener speaks: ldap:// (StartTLS allowed), ldaps://, ldapi:// (a Unix socket). */
@@ -19,6 +23,7 @@ enum listen_scheme { LISTEN_LDAP, LISTEN_LDAPS, LISTEN_LDAPI };
 
 struct listen_addr {
 	enum listen_scheme scheme;
+	bool proxy;     /* pldap://, pldaps://: a PROXY protocol header comes first */
 	char host[256]; /* literal address or name; IPv6 without brackets (not ldapi) */
 	char port[16];
 	char path[108]; /* ldapi: the socket's path (sun_path) */

@@ -5,8 +5,7 @@
 set -eu
 
 # "deps.sh bench" adds what the benchmarks need (packet captures, charts, the slapd peer,
-# and haproxy: the load balancer in front of replicas in bench/scaleout.sh, which runs its own
-# on private ports; the system's service is kept from starting, as slapd's below).
+# and haproxy, also in PKGS: the load balancer in front of replicas in bench/scaleout.sh).
 BENCH_PKGS="tcpdump gnuplot-nox ethtool iproute2 slapd linux-perf haproxy"
 
 # slapd is only a test peer (minidir reads the tree's own schema/, never slapd's files): the
@@ -23,6 +22,10 @@ libsubunit-dev ldap-utils libinih-dev libssl-dev liburing-dev libcrypt-dev libar
 procps diffutils clang libclang-rt-14-dev openssl python3-ldap groff-base systemd"
 # make shellcheck (a step of make test and .ci/run) runs shellcheck over every shell script.
 PKGS="$PKGS shellcheck"
+# haproxy: the load balancer in front of minidir in tests/integration/proxy_test.sh (the
+# PROXY protocol, option ldap-check), which runs its own on private ports; the system's
+# service is kept from starting, as slapd's (below). iproute2's ss picks free ports there.
+PKGS="$PKGS haproxy iproute2"
 # The Debian package (debian/, dpkg-buildpackage -us -uc -b) and make test-package
 # (tests/package/package_test.sh): debhelper, dpkg-dev and fakeroot build it, lintian
 # checks it, logrotate rotates its log with the shipped /etc/logrotate.d/minidir.

@@ -79,6 +79,8 @@ struct worker_stats {
 	uint64_t input_shed;           /* closed: the worker buffered max_input_bytes_per_worker */
 	uint64_t conns_per_ip_refused; /* closed at accept: max_conns_per_ip from that address */
 	uint64_t binds_limited;        /* binds refused unchecked: bind_fail_limit reached */
+	uint64_t proxy_refused;        /* closed: a pldap(s):// connection not from proxy_from */
+	uint64_t proxy_malformed;      /* closed: a PROXY header malformed, or not whole in time */
 	struct tls_stats tls;
 	uint64_t entries_sent;
 	uint64_t io_sends;      /* sends given to the kernel by the engine (engine.h) */

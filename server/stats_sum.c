@@ -36,6 +36,8 @@ void stats_sum(struct server *srv, struct worker_stats *t)
 		t->input_shed += STAT_READ(w->input_shed);
 		t->conns_per_ip_refused += STAT_READ(w->conns_per_ip_refused);
 		t->binds_limited += STAT_READ(w->binds_limited);
+		t->proxy_refused += STAT_READ(w->proxy_refused);
+		t->proxy_malformed += STAT_READ(w->proxy_malformed);
 		t->tls.connections += STAT_READ(w->tls.connections);
 		t->tls.handshakes += STAT_READ(w->tls.handshakes);
 		t->tls.resumed += STAT_READ(w->tls.resumed);

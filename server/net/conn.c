@@ -65,6 +65,7 @@ static void identify_peer(struct conn *c)
 		            NI_NUMERICHOST | NI_NUMERICSERV);
 		snprintf(c->peer, sizeof(c->peer), ss.ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s",
 		         host, port);
+		ip_addr_from_sockaddr(&c->peer_ip, &ss);
 	}
 }
 
@@ -101,8 +102,9 @@ bool conn_admit_peer(struct conn *c)
 	return false;
 }
 
-int conn_accept(struct worker *w, int fd, enum listen_scheme scheme)
+int conn_accept(struct worker *w, int fd, const struct listen_addr *la)
 {
+	enum listen_scheme scheme = la->scheme;
 	struct net_worker *nw = net_worker(w);
 	struct conn *c = slab_get(&nw->conn_slab);
 	if (!c) {
@@ -113,17 +115,22 @@ int conn_accept(struct worker *w, int fd, enum listen_scheme scheme)
 	c->w = w;
 	c->last_request = clock_seconds();
 	c->local = scheme == LISTEN_LDAPI;
+	c->listen = la;
+	c->proxy_wait = la->proxy; /* TLS, if any, begins after the header (conn_proxy.c) */
 	/* TCP options mean nothing on a Unix socket: ldapi:// gathers responses (batch). */
 	c->policy = c->local ? w->srv->local_policy : server_policy(w->srv);
 	c->stats = &w->stats.send[c->policy->id];
 	identify_peer(c);
-	if (!conn_admit_peer(c)) {
+	/* max_conns_per_ip counts the client: on pldap(s):// once its PROXY header names it
+	 * (conn_proxy.c), here for the others. */
+	if (!la->proxy && !conn_admit_peer(c)) {
 		close(fd);
 		slab_put(&nw->conn_slab, c);
 		return -1;
 	}
-	if ((!c->local && c->policy->accept && c->policy->accept(c) < 0) ||
-	    (scheme == LISTEN_LDAPS && conn_tls_begin(c) < 0)) {
+	if ((la->proxy && !conn_proxy_allowed(c)) ||
+	    (!c->local && c->policy->accept && c->policy->accept(c) < 0) ||
+	    (scheme == LISTEN_LDAPS && !la->proxy && conn_tls_begin(c) < 0)) {
 		tls_session_free(c->tls);
 		conn_release_peer(c);
 		close(fd);
@@ -147,12 +154,12 @@ int conn_accept(struct worker *w, int fd, enum listen_scheme scheme)
 	STAT_ADD(w->stats.connections_total, 1);
 	STAT_ADD(w->stats.connections_by_policy[c->policy->id], 1);
 	STAT_ADD(w->stats.connections_current, 1);
-	log_debug("conn fd=%d from %s accepted by worker %d%s", fd, c->peer, w->id,
-	          scheme == LISTEN_LDAPS ? " (ldaps)" : "");
-	static const char *const via[] = {
-	    [LISTEN_LDAP] = "ldap", [LISTEN_LDAPS] = "ldaps", [LISTEN_LDAPI] = "ldapi"};
-	access_log_add(w, "conn=%llu fd=%d ACCEPT from=%s via=%s", (unsigned long long)c->id, fd,
-	               c->peer, via[scheme]);
+	log_debug("conn fd=%d from %s accepted by worker %d%s%s", fd, c->peer, w->id,
+	          scheme == LISTEN_LDAPS ? " (ldaps)" : "",
+	          la->proxy ? " (PROXY header next)" : "");
+	/* On pldap(s):// the ACCEPT line names the client: it waits for the header. */
+	if (!la->proxy)
+		conn_log_accept(c);
 	return 0;
 }
 
@@ -192,8 +199,9 @@ void conn_close(struct conn *c, const char *why)
 	struct worker *w = c->w;
 	struct net_worker *nw = net_worker(w);
 	log_debug("conn fd=%d from %s closed: %s", c->fd, c->peer, why);
-	access_log_add(w, "conn=%llu CLOSE reason=\"%s\" ops=%u", (unsigned long long)c->id, why,
-	               c->nops);
+	if (c->proxy_wait)
+		conn_log_accept(c); /* closed before its header: from= is who connected */
+	conn_log_close(c, why);
 	conn_task_drop(&c->task);
 	conn_task_drop(&c->parked);
 	if (c->in_ready) {
@@ -241,6 +249,10 @@ size_t conn_release_buffers(struct conn *c)
 
 bool conn_check_timeouts(struct conn *c, time_t now)
 {
+	if (c->proxy_wait && conn_proxy_timed_out(c, now)) {
+		conn_close(c, "PROXY header timeout");
+		return true;
+	}
 	int hs = server_tls_handshake_timeout(c->w->srv);
 	/* The clock counts whole seconds: "more than N" is at least N seconds of real time,
 	 * where ">= N" is already true a moment after a second begins (idle_timeout = 1
@@ -317,7 +329,7 @@ void conn_event(struct conn *c, uint32_t events)
 			conn_close(c, n == 0 ? "client closed" : "read error");
 			return;
 		}
-		if (n > 0)
+		if (n > 0 && (!c->proxy_wait || conn_proxy_input(c) > 0))
 			conn_process_input(c);
 		conn_update_events(c);
 	}
@@ -373,6 +385,7 @@ static void hook_sweep(struct worker *w, time_t now)
 		next = c->next;
 		if (conn_check_timeouts(c, now))
 			continue;
+		conn_log_sweep(c, now);
 		/* TLS 1.3 tickets held for a first response that did not come: send them now. */
 		if (c->tls && !c->blocked && !c->closing && tls_has_output(c->tls) &&
 		    conn_flush(c, 0) < 0) {

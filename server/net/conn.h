@@ -14,6 +14,7 @@
 
 #include "protocol/buf.h"
 #include "conf/config.h"
+#include "conf/ip_net.h"
 #include "server/server.h"
 #include "server/net/worker.h"
 
@@ -105,14 +106,27 @@ struct conn {
 	void *ident;                 /* the memory of both (conn_ident.c), NULL when anonymous */
 	struct conn_bytes bound_pw;  /* the password of a simple bind, kept only with
 	                                chain_passwd (conn_set_password); malloc'd */
-	char peer[64];
-	uint64_t peer_counted; /* peer's address key, counted in srv->addr_conns (0: not) */
-	uint64_t id;           /* the connection's number in the access log */
-	unsigned nops;         /* operations taken, numbering them in the access log */
-	struct buf op_text;    /* the access log's text of the operation being answered */
-	unsigned op_entries;   /* entries sent for it */
-	bool local;            /* came in on an ldapi:// (Unix) socket */
-	bool peer_cred;        /* local, and the kernel told its uid and gid (SO_PEERCRED) */
+	char peer[64];               /* the client, as logs write it (after a PROXY header: its) */
+	struct ip_addr peer_ip;      /* the client's address (family 0: ldapi://), peername.ip */
+	uint64_t peer_counted;       /* peer's address key, counted in srv->addr_conns (0: not) */
+	const struct listen_addr *listen; /* the listener it came in on (srv->cfg's) */
+	bool proxy_wait;                  /* pldap(s)://: the PROXY header has not come yet */
+	bool proxy_local;        /* the header said LOCAL or UNKNOWN: the peer is the proxy */
+	uint16_t proxy_port;     /* the proxy's own port and address, for the ACCEPT line */
+	struct ip_addr proxy_ip; /* (family 0: no PROXY header) */
+	/* The access log holds a connection's first lines (conn_log.c): its ACCEPT, and an
+	 * anonymous bind's answer, until it shows it is not a load balancer's health check. */
+	bool log_held;   /* the ACCEPT line is not written yet */
+	bool check_bind; /* the operation being answered is op 0, an anonymous bind */
+	bool bind_held;  /* its result line is held: held_rc, held_us, op_text */
+	int held_rc;
+	uint64_t held_us;
+	uint64_t id;         /* the connection's number in the access log */
+	unsigned nops;       /* operations taken, numbering them in the access log */
+	struct buf op_text;  /* the access log's text of the operation being answered */
+	unsigned op_entries; /* entries sent for it */
+	bool local;          /* came in on an ldapi:// (Unix) socket */
+	bool peer_cred;      /* local, and the kernel told its uid and gid (SO_PEERCRED) */
 	uid_t peer_uid;
 	gid_t peer_gid;
 	struct tls_session *tls; /* TLS on this connection (ldaps://, StartTLS), or NULL: tls.h */
@@ -139,10 +153,10 @@ struct conn {
  */
 bool conn_admit_peer(struct conn *c);
 
-/* Takes a freshly accepted non-blocking socket from a listener of scheme (ldaps://: the
- * client starts with a handshake; ldapi://: a local peer, batch policy). Returns 0 or -1
- * (fd closed). */
-int conn_accept(struct worker *w, int fd, enum listen_scheme scheme);
+/* Takes a freshly accepted non-blocking socket from listener la (ldaps://: the client
+ * starts with a handshake; ldapi://: a local peer, batch policy; pldap(s)://: a PROXY
+ * header first, from proxy_from only). Returns 0 or -1 (fd closed). */
+int conn_accept(struct worker *w, int fd, const struct listen_addr *la);
 
 /*
  * StartTLS (RFC 4511 4.14): the operation answered success; TLS begins once that
@@ -273,10 +287,43 @@ void conn_wake_cancel(struct conn_wake *wk);
  * and sets w's wake_ns to the next one's time. */
 void conn_wake_due(struct worker *w);
 
+/* --- conn_proxy.c: the PROXY protocol header on pldap:// and pldaps://, for conn*.c ----- */
+
+/* A connection accepted on a pldap(s):// listener: true if its source may send the
+ * header (proxy_from); false after logging (rate-limited) that it is refused. */
+bool conn_proxy_allowed(struct conn *c);
+/* c->proxy_wait and bytes were read into c->in: the header taken from them (c->peer and
+ * c->peer_ip become the client's; on pldaps:// TLS begins with the bytes that follow).
+ * Returns 1 when done (what follows in c->in is LDAP), 0 when more is needed, -1 when c
+ * is closing (malformed, logged once). */
+int conn_proxy_input(struct conn *c);
+/* The header's time bound has passed (pdu_timeout after accept, 10 s when that is 0):
+ * true after logging it (the caller closes c). */
+bool conn_proxy_timed_out(struct conn *c, time_t now);
+
+/* --- conn_log.c: a connection's lines in the access log, for conn*.c and the reply ----- */
+
+/* c was accepted (or its PROXY header read): its ACCEPT line, held (c->log_held). */
+void conn_log_accept(struct conn *c);
+/* Writes what c holds (its ACCEPT line, a held bind's line) before another line of c.
+ * Cheap when nothing is held: callers call it before each of c's lines. */
+void conn_log_release(struct conn *c);
+/* The result line of c's operation: true when it is held (an anonymous bind, op 0, that
+ * succeeded: perhaps a health check) and not to be written now. */
+bool conn_log_hold_result(struct conn *c, int rc, uint64_t us);
+/* c closes for why: its CLOSE line, or for a health check (nothing but an anonymous bind,
+ * or nothing at all, then the client went) one line for the whole connection. */
+void conn_log_close(struct conn *c, const char *why);
+/* Once a second: lines held longer than a second are written (not a health check). */
+void conn_log_sweep(struct conn *c, time_t now);
+
 /* --- conn_tls.c: the TLS half of the I/O, for conn*.c ---------------------------------- */
 
 /* Gives c a TLS session (ldaps:// at accept, or StartTLS). Returns 0 or -1. */
 int conn_tls_begin(struct conn *c);
+/* pldaps://: the PROXY header is read, TLS begins with the bytes already read after it
+ * (the ClientHello). Returns 0, or -1 (c is closing); *send as conn_tls_switch's. */
+int conn_tls_after_proxy(struct conn *c, bool *send);
 /* StartTLS's answer is out: TLS begins (bytes already read are the handshake).
  * Returns 0, or -1 (c is closing). *send is set when the handshake's answer must go
  * now: the caller sends it (conn_flush), as conn_tls.c calls nothing of conn*.c. */

@@ -32,18 +32,18 @@ int conn_tls_begin(struct conn *c)
 	return 0;
 }
 
-/* StartTLS: its answer is out, TLS begins. Returns 0, or -1 (c is closing). */
-int conn_tls_switch(struct conn *c, bool *send)
+/* TLS begins, the bytes already in c->in (read before the session existed) its first
+ * ciphertext. Returns 0, or -1 (c is closing). */
+static int begin_with_input(struct conn *c, bool *send)
 {
 	*send = false;
-	c->tls_starting = false;
 	if (conn_tls_begin(c) < 0) {
 		c->closing = true;
 		return -1;
 	}
-	STAT_ADD(c->w->stats.tls.starttls, 1);
 	if (buf_pending(&c->in) > 0) {
-		/* The client did not wait for the answer: its handshake is already here. */
+		/* Read before TLS began: a client that did not wait for StartTLS's answer, or
+		 * the ClientHello behind a PROXY header. */
 		struct buf early = c->in;
 		memset(&c->in, 0, sizeof(c->in));
 		ssize_t got = tls_received(c, early.data + early.off, buf_pending(&early), send);
@@ -54,6 +54,22 @@ int conn_tls_switch(struct conn *c, bool *send)
 		}
 	}
 	return 0;
+}
+
+/* StartTLS: its answer is out, TLS begins. Returns 0, or -1 (c is closing). */
+int conn_tls_switch(struct conn *c, bool *send)
+{
+	c->tls_starting = false;
+	if (begin_with_input(c, send) < 0)
+		return -1;
+	STAT_ADD(c->w->stats.tls.starttls, 1);
+	return 0;
+}
+
+/* pldaps://: the PROXY header is consumed, the ClientHello may follow it in c->in. */
+int conn_tls_after_proxy(struct conn *c, bool *send)
+{
+	return begin_with_input(c, send);
 }
 
 /*
@@ -118,6 +134,7 @@ static ssize_t tls_received(struct conn *c, const void *in, size_t len, bool *se
 			STAT_ADD(st->tls.ktls, 1); /* conn_flush sends plaintext from now on */
 		if (tls_resumed(c->tls))
 			STAT_ADD(st->tls.resumed, 1);
+		conn_log_release(c);
 		access_log_add(c->w, "conn=%llu TLS %s%s", (unsigned long long)c->id, what,
 		               tls_resumed(c->tls) ? " resumed" : "");
 		log_debug("conn fd=%d from %s: TLS established: %s%s%s", c->fd, c->peer, what,

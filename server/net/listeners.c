@@ -114,7 +114,8 @@ static int bind_unix(const struct listen_addr *a)
 	return fd;
 }
 
-/* A listener as a URL, for the log: ldap://HOST:PORT/, ldaps://..., ldapi://%2F.../ */
+/* A listener as a URL, for the log: ldap://HOST:PORT/, ldaps://, pldap://, pldaps://...,
+ * ldapi://%2F.../ */
 static void listen_url(const struct listen_addr *a, const char *port, char *out, size_t cap)
 {
 	if (a->scheme == LISTEN_LDAPI) {
@@ -125,8 +126,9 @@ static void listen_url(const struct listen_addr *a, const char *port, char *out,
 		return;
 	}
 	bool v6 = strchr(a->host, ':') != NULL;
-	snprintf(out, cap, "%s://%s%s%s:%s/", a->scheme == LISTEN_LDAPS ? "ldaps" : "ldap",
-	         v6 ? "[" : "", a->host, v6 ? "]" : "", port);
+	snprintf(out, cap, "%s%s://%s%s%s:%s/", a->proxy ? "p" : "",
+	         a->scheme == LISTEN_LDAPS ? "ldaps" : "ldap", v6 ? "[" : "", a->host,
+	         v6 ? "]" : "", port);
 }
 
 /* Each worker's event loop engine: io_engine, or MINIDIR_IO_ENGINE where set (tests run
@@ -177,7 +179,7 @@ int listeners_bind(struct server *srv)
 			                     : bind_tcp(la, port, sizeof(port));
 			if (fd < 0)
 				return -1;
-			nw->listen_scheme[nw->nlisten] = la->scheme;
+			nw->listen_addr[nw->nlisten] = la;
 			nw->listenfd[nw->nlisten++] = fd;
 		}
 		listen_url(la, port, srv->listen_urls[a], sizeof(srv->listen_urls[a]));

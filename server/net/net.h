@@ -9,10 +9,11 @@
  *   conn.h        for server/ops/: struct conn (read-only to ops but for its task
  *                 slots and identity), struct conn_task, conn_set_identity and
  *                 conn_clear_identity, conn_start_tls, conn_tls_active,
- *                 conn_task_drop, conn_task_cancel, conn_make_ready, conn_wake_at and
- *                 conn_wake_cancel; for start-up, conn_worker_hooks (the loop's
- *                 hooks) and CONN_IDENT_BYTES. Its sections for conn_output.c, conn_input.c,
- *                 conn_tls.c and "for conn*.c" are the room's own.
+ *                 conn_task_drop, conn_task_cancel, conn_make_ready, conn_wake_at,
+ *                 conn_wake_cancel, conn_log_release (the access log); for start-up,
+ *                 conn_worker_hooks (the loop's hooks) and CONN_IDENT_BYTES. Its sections
+ *                 for conn_output.c, conn_input.c, conn_proxy.c, conn_log.c, conn_tls.c and
+ *                 "for conn*.c" are the room's own.
  *   conn_list.h   for server/ops/ (cn=Monitor): the connections of all workers, copied.
  *   reply.h       for server/ops/: how an operation answers (the whole header).
  *   tls.h         for start-up (tls_setup, tls_reload, tls_teardown) and ops

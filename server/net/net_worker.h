@@ -36,7 +36,8 @@ struct net_worker {
 	void *engine_state;              /* the engine's own */
 	int wakefd;                      /* eventfd: the main thread asks the loop to stop */
 	int listenfd[CONFIG_MAX_LISTEN];
-	enum listen_scheme listen_scheme[CONFIG_MAX_LISTEN]; /* what each listener speaks */
+	const struct listen_addr *listen_addr[CONFIG_MAX_LISTEN]; /* what each listener is
+	                                                            (srv->cfg's) */
 	int nlisten;
 	int reservefd;       /* spare descriptor, freed to shed connections at EMFILE; -1: lost */
 	bool listen_paused;  /* listeners not watched until a descriptor is free */

@@ -10,6 +10,8 @@ static void log_result(struct conn *c, int rc)
 	if (!c->op_text.len || !access_log_on(c->w->srv))
 		return;
 	unsigned long long us = c->op_start_ns ? (clock_ns() - c->op_start_ns) / 1000 : 0;
+	if (conn_log_hold_result(c, rc, us))
+		return; /* perhaps a health check: written later, or folded into one line */
 	access_log_add(c->w, "conn=%llu %.*s result=%d entries=%u etime=%llu.%06llu",
 	               (unsigned long long)c->id, (int)c->op_text.len,
 	               (const char *)c->op_text.data, rc, c->op_entries, us / 1000000,

@@ -98,7 +98,7 @@ static void accept_all(struct worker *w, int li)
 			accept_failed(w, err);
 			return;
 		}
-		nw->hooks->accepted(w, fd, nw->listen_scheme[li]);
+		nw->hooks->accepted(w, fd, nw->listen_addr[li]);
 	}
 }
 
@@ -107,7 +107,7 @@ static void accepted(struct worker *w, int li, int fd)
 {
 	struct net_worker *nw = net_worker(w);
 	if (fd >= 0) {
-		nw->hooks->accepted(w, fd, nw->listen_scheme[li]);
+		nw->hooks->accepted(w, fd, nw->listen_addr[li]);
 		return;
 	}
 	if (-fd == EMFILE || -fd == ENFILE) {

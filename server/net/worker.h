@@ -16,8 +16,8 @@
 /* The layer above the loop (conn.c's conn_worker_hooks), called on the worker's thread. */
 struct worker_hooks {
 	/* A freshly accepted non-blocking socket, now the hook's to keep or close
-	 * (returns 0, or -1 when it closed it), and what its listener speaks. */
-	int (*accepted)(struct worker *w, int fd, enum listen_scheme scheme);
+	 * (returns 0, or -1 when it closed it), and its listener's address (srv->cfg's). */
+	int (*accepted)(struct worker *w, int fd, const struct listen_addr *la);
 	/* Events for a socket the layer above added with engine_add(..., handler, ...). */
 	void (*event)(void *handler, uint32_t events);
 	/* After each round of events: continue what is on w's ready. */

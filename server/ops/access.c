@@ -155,6 +155,11 @@ static bool who_holds(struct access_op *op, const struct who *w, const struct en
 		       in_scope(w->src->scope, &w->key, c->bound_key.data, c->bound_key.len);
 	case ACCESS_WHO_GROUP:
 		return user && in_group(op, w);
+	case ACCESS_WHO_PEER_IP: /* the client's address: after a PROXY header, the one it carries
+	                          */
+		return ip_net_holds(&w->src->net, &c->peer_ip);
+	case ACCESS_WHO_PEER_PATH:
+		return c->local && strcmp(c->listen->path, w->src->path) == 0;
 	}
 	return false;
 }
@@ -296,7 +301,8 @@ static void decide(struct access_entry *ae, struct access_op *op, entry_id id,
 
 /*
  * What an anonymous client may do when the rules cannot tell entries apart (entry_free):
- * the same for every operation, as the rules do not change while workers run. A worker
+ * the same for every operation, as the rules do not change while workers run, unless a
+ * rule asks where the client is (by_peer: then each operation decides for itself). A worker
  * decides it once and keeps it. Its op is its own, holding what the gates read of one
  * (rules, bypass), so that it outlives the operation that made it.
  */
@@ -340,7 +346,7 @@ void access_entry_init(struct access_entry *ae, struct access_op *op, entry_id i
 		return;
 	}
 	const struct access_entry *d = NULL;
-	if (op->c->auth == AUTH_ANONYMOUS)
+	if (op->c->auth == AUTH_ANONYMOUS && !op->rules->by_peer)
 		d = anonymous(op, id, e);
 	if (!d) {
 		d = &op->cache;

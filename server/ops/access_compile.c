@@ -100,7 +100,8 @@ static const char *compile_dn(struct buf *key, const char *dn)
 	return dn && dn_normalize(dn, strlen(dn), NULL, key) < 0 ? "a DN the schema rejects" : NULL;
 }
 
-static const char *compile_rule(struct rule *r, const struct access_rule *src, int *groups)
+static const char *compile_rule(struct rule *r, const struct access_rule *src, int *groups,
+                                bool *by_peer)
 {
 	const char *why;
 	r->scope = src->scope;
@@ -120,6 +121,8 @@ static const char *compile_rule(struct rule *r, const struct access_rule *src, i
 		w->src = &src->who[i];
 		if ((why = compile_dn(&w->key, w->src->dn)))
 			return why;
+		if (w->src->kind == ACCESS_WHO_PEER_IP || w->src->kind == ACCESS_WHO_PEER_PATH)
+			*by_peer = true;
 		if (w->src->kind == ACCESS_WHO_GROUP) {
 			if (*groups == ACCESS_MAX_GROUPS)
 				return "more than 64 group= clauses";
@@ -148,7 +151,8 @@ int access_compile(struct server *srv)
 	rules->entry_floor = ACCESS_NONE;
 	int groups = 0;
 	for (int i = 0; i < cfg->naccess; i++, rules->n++) {
-		const char *why = compile_rule(&rules->rule[i], &cfg->access[i], &groups);
+		const char *why =
+		    compile_rule(&rules->rule[i], &cfg->access[i], &groups, &rules->by_peer);
 		if (why) {
 			rules->n++; /* freed with the others */
 			if (cfg->access[i].line)

@@ -50,6 +50,9 @@ struct access_rules {
 	/* No rule has a dn= scope or a filter: entries differ only by being the client's own
 	 * (by self), so access_op caches the decision for the others. */
 	bool entry_free;
+	/* Some rule has a peername clause: anonymous clients differ by where they are, and
+	 * the worker's one anonymous decision (access.c) is not kept. */
+	bool by_peer;
 };
 
 static inline uint64_t length_bit(size_t len)

@@ -69,6 +69,8 @@ static int build_server_entry(struct server *srv, const struct db_gen *g,
 	mon_add_u64(&b, "shedConnections", s->total.connections_shed);
 	mon_add_u64(&b, "pduTimeouts", s->total.pdu_timeouts);
 	mon_add_u64(&b, "inputShedConnections", s->total.input_shed);
+	mon_add_u64(&b, "proxyRefused", s->total.proxy_refused);
+	mon_add_u64(&b, "proxyBadHeaders", s->total.proxy_malformed);
 	mon_add_u64(&b, "opsBind", s->total.ops[STAT_OP_BIND]);
 	mon_add_u64(&b, "opsSearch", s->total.ops[STAT_OP_SEARCH]);
 	mon_add_u64(&b, "opsUnbind", s->total.ops[STAT_OP_UNBIND]);

@@ -72,6 +72,13 @@ void op_trace(struct conn *c, const struct ldap_request *req)
 {
 	struct buf *out = &c->op_text;
 	unsigned long long id = (unsigned long long)c->id;
+	/* A first anonymous simple bind may be a load balancer's health check: its line is
+	 * held with the ACCEPT line (server/net/conn_log.c); anything else writes them first. */
+	bool check = c->nops == 0 && req->op == LDAP_REQ_BIND && req->u.bind.simple &&
+	             req->u.bind.dn.bv_len == 0;
+	if (!check)
+		conn_log_release(c);
+	c->check_bind = check;
 	unsigned op = c->nops++;
 	if (req->op == LDAP_REQ_UNBIND || req->op == LDAP_REQ_ABANDON) {
 		if (req->op == LDAP_REQ_UNBIND)

@@ -107,6 +107,35 @@ START_TEST(who_clauses)
 }
 END_TEST
 
+/* slapd's peername forms: ip (dotted mask), ipv6, path. */
+START_TEST(peername_clauses)
+{
+	ck_assert_int_eq(parse("to * by peername.ip=127.0.0.1 read "
+	                       "by peername.ip=10.0.0.0%255.0.0.0 search "
+	                       "by peername.ipv6=2001:db8::%32 compare "
+	                       "by peername.path=/run/minidir/ldapi read by * none"),
+	                 0);
+	ck_assert_int_eq(rule.nwho, 5);
+	ck_assert_int_eq(rule.who[0].kind, ACCESS_WHO_PEER_IP);
+	struct ip_addr a;
+	ck_assert(ip_addr_parse("127.0.0.1", &a) && ip_net_holds(&rule.who[0].net, &a));
+	ck_assert(ip_addr_parse("127.0.0.2", &a) && !ip_net_holds(&rule.who[0].net, &a));
+	ck_assert(ip_addr_parse("10.200.3.4", &a) && ip_net_holds(&rule.who[1].net, &a));
+	ck_assert_int_eq(rule.who[1].level, ACCESS_SEARCH);
+	ck_assert(ip_addr_parse("2001:db8:ffff::1", &a) && ip_net_holds(&rule.who[2].net, &a));
+	ck_assert_int_eq(rule.who[3].kind, ACCESS_WHO_PEER_PATH);
+	ck_assert_str_eq(rule.who[3].path, "/run/minidir/ldapi");
+	fails("to * by peername.ip=::1 read", "not an IPv4 address");
+	fails("to * by peername.ipv6=127.0.0.1 read", "not an IPv6 address");
+	fails("to * by peername.ip=10.0.0.0%255.0.255.0 read", "contiguous");
+	fails("to * by peername.ip=10.0.0.1{389} read", "{PORT} is not supported");
+	fails("to * by peername.ip=localhost read", "not an IP address");
+	fails("to * by peername=IP=127.0.0.1:389 read", "other peername styles");
+	fails("to * by peername.regex=.* read", "other peername styles");
+	fails("to * by peername.path=relative read", "absolute");
+}
+END_TEST
+
 START_TEST(continuation_and_defaults)
 {
 	/* A rule over several lines: "to" first, then "by" pieces added to it. */
@@ -162,6 +191,7 @@ static Suite *access_rule_suite(void)
 	tcase_add_test(tc, star_and_levels);
 	tcase_add_test(tc, what_clauses);
 	tcase_add_test(tc, who_clauses);
+	tcase_add_test(tc, peername_clauses);
 	tcase_add_test(tc, continuation_and_defaults);
 	tcase_add_test(tc, errors);
 	suite_add_tcase(s, tc);

@@ -441,6 +441,36 @@ START_TEST(err_listen)
 }
 END_TEST
 
+/* pldap:// and pldaps:// (slapd's words): a PROXY header first; proxy_from required. */
+START_TEST(proxy_listeners)
+{
+	struct config cfg;
+	load_ok(BASE "listen = pldap://127.0.0.1:1389\nlisten = ldap://127.0.0.1:1390\n"
+	             "listen = pldaps://[::1]\nproxy_from = 127.0.0.1 10.0.0.0/8,::1\n"
+	             "proxy_from = 192.168.0.0/16\n"
+	             "tls_cert_file = /x.pem\ntls_key_file = /x.key\n",
+	        &cfg);
+	ck_assert_int_eq(cfg.nlisten, 3);
+	ck_assert(cfg.listen[0].proxy && cfg.listen[0].scheme == LISTEN_LDAP);
+	ck_assert_str_eq(cfg.listen[0].port, "1389");
+	ck_assert(!cfg.listen[1].proxy);
+	ck_assert(cfg.listen[2].proxy && cfg.listen[2].scheme == LISTEN_LDAPS);
+	ck_assert_str_eq(cfg.listen[2].port, "636");
+	ck_assert_int_eq(cfg.nproxy_from, 4);
+	struct ip_addr a;
+	ck_assert(ip_addr_parse("10.1.2.3", &a) && ip_net_holds(&cfg.proxy_from[1], &a));
+	ck_assert(ip_addr_parse("192.168.9.9", &a) && ip_net_holds(&cfg.proxy_from[3], &a));
+	config_free(&cfg);
+	/* No proxy_from: refused at the pldap:// line. */
+	load_fails_at(BASE "listen = ldap://127.0.0.1:1\nlisten = pldap://127.0.0.1:2\n", 4,
+	              "proxy_from");
+	load_fails_at(BASE "proxy_from = 10.0.0.0/33\n", 3, "proxy_from");
+	load_fails_at(BASE "proxy_from = proxy.example.com\n", 3, "proxy_from");
+	load_fails_at(BASE "proxy_from =\n", 3, "proxy_from");
+	load_fails_at(BASE "listen = pldapi:///run/x\n", 3, "listen");
+}
+END_TEST
+
 START_TEST(err_too_many_listen)
 {
 	char text[4096] = BASE;
@@ -812,6 +842,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, err_threads);
 	tcase_add_test(tc, err_listen);
 	tcase_add_test(tc, err_too_many_listen);
+	tcase_add_test(tc, proxy_listeners);
 	tcase_add_test(tc, err_send_policy);
 	tcase_add_test(tc, err_suffix);
 	tcase_add_test(tc, err_index);

@@ -99,7 +99,7 @@ bad_start "a certificate file that is not PEM" "tls_cert_file $work/db.mdb" \
 bad_start "demand without a CA file" "needs tls_ca_file" \
 	"tls_cert_file = $PKI/server.pem" "tls_key_file = $PKI/server.key" \
 	"tls_verify_client = demand"
-bad_start "an unknown scheme" "scheme must be ldap://, ldaps:// or ldapi://" "listen = http://127.0.0.1:0"
+bad_start "an unknown scheme" "scheme must be ldap://, ldaps://, ldapi://, pldap:// or pldaps://" "listen = http://127.0.0.1:0"
 bad_start "tls_ktls without a certificate" "tls_ktls = yes needs tls_cert_file and tls_key_file" "tls_ktls = yes"
 bad_start "tls_ktls with a bad value" "tls_ktls" \
 	"tls_cert_file = $PKI/server.pem" "tls_key_file = $PKI/server.key" "tls_ktls = maybe"

@@ -1,0 +1,127 @@
+/*
+ * A connection's lines in the access log (conn.h), and the one thing they hold back: a load
+ * balancer's health check. HAProxy's `option ldap-check` connects, binds anonymously, reads
+ * the answer and resets the connection; a TCP check connects and closes. Written as they
+ * come, each would be an ACCEPT, a BIND and a CLOSE reason="read error", a dozen lines a
+ * second per server at `inter 250`. So the ACCEPT line waits (c->log_held), and so does the
+ * result line of an anonymous bind that is op 0 and succeeds (c->bind_held), until another
+ * line of the connection, its close, or a second has passed; a connection that ends with
+ * nothing more, closed by the client, is one line:
+ *
+ *   conn=7 fd=15 ACCEPT from=127.0.0.1:40312 via=pldap proxy=local CLOSE
+ *     reason="health check" ops=1
+ *
+ * docs/access-log.md says what admins see. Called by conn.c, conn_proxy.c, conn_tls.c,
+ * reply.c and (through conn_log_release) the operations' trace; calls the access log.
+ */
+#include "server/net/conn.h"
+
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "server/access_log.h"
+
+static const char *via(const struct conn *c)
+{
+	switch (c->listen->scheme) {
+	case LISTEN_LDAPS:
+		return c->listen->proxy ? "pldaps" : "ldaps";
+	case LISTEN_LDAPI:
+		return "ldapi";
+	default:
+		return c->listen->proxy ? "pldap" : "ldap";
+	}
+}
+
+/* " proxy=HOST:PORT" (the proxy that sent the header), " proxy=local" (a LOCAL or UNKNOWN
+ * header: from= is the proxy itself), or nothing (no PROXY listener). */
+static void proxy_text(const struct conn *c, char *out, size_t cap)
+{
+	out[0] = '\0';
+	if (!c->listen->proxy)
+		return;
+	if (c->proxy_local || c->proxy_ip.family == 0) {
+		snprintf(out, cap, " proxy=%s", c->proxy_wait ? "none" : "local");
+		return;
+	}
+	char host[INET6_ADDRSTRLEN] = "?";
+	inet_ntop(c->proxy_ip.family == 4 ? AF_INET : AF_INET6, c->proxy_ip.bytes, host,
+	          sizeof(host));
+	snprintf(out, cap, c->proxy_ip.family == 6 ? " proxy=[%s]:%u" : " proxy=%s:%u", host,
+	         (unsigned)c->proxy_port);
+}
+
+void conn_log_accept(struct conn *c)
+{
+	c->log_held = access_log_on(c->w->srv); /* off: nothing to hold, nothing to release */
+}
+
+/* The ACCEPT line, with tail after it (the CLOSE part of a health check's one line). */
+static void write_accept(struct conn *c, const char *tail)
+{
+	char proxy[80];
+	proxy_text(c, proxy, sizeof(proxy));
+	access_log_add(c->w, "conn=%llu fd=%d ACCEPT from=%s via=%s%s%s", (unsigned long long)c->id,
+	               c->fd, c->peer, via(c), proxy, tail);
+	c->log_held = false;
+}
+
+static void write_held_bind(struct conn *c)
+{
+	c->bind_held = false;
+	access_log_add(
+	    c->w, "conn=%llu %.*s result=%d entries=0 etime=%llu.%06llu", (unsigned long long)c->id,
+	    (int)c->op_text.len, (const char *)c->op_text.data, c->held_rc,
+	    (unsigned long long)(c->held_us / 1000000), (unsigned long long)(c->held_us % 1000000));
+	c->op_text.len = 0;
+}
+
+void conn_log_release(struct conn *c)
+{
+	if (c->log_held)
+		write_accept(c, "");
+	if (c->bind_held)
+		write_held_bind(c);
+}
+
+bool conn_log_hold_result(struct conn *c, int rc, uint64_t us)
+{
+	bool hold = c->check_bind && rc == 0 && c->log_held && c->nops == 1;
+	c->check_bind = false;
+	if (!hold) {
+		conn_log_release(c);
+		return false;
+	}
+	c->bind_held = true;
+	c->held_rc = rc;
+	c->held_us = us;
+	return true;
+}
+
+void conn_log_close(struct conn *c, const char *why)
+{
+	/* The client went (a reset is what HAProxy's checks end with) after nothing, or after
+	 * only the held anonymous bind, leaving nothing unread (bytes of a header or a request
+	 * cut short are no check): a health check. */
+	bool client_went = strcmp(why, "client closed") == 0 || strcmp(why, "read error") == 0 ||
+	                   strcmp(why, "client hung up") == 0;
+	if (c->log_held && client_went && buf_pending(&c->in) == 0 &&
+	    (c->nops == 0 || (c->nops == 1 && c->bind_held))) {
+		char tail[64];
+		snprintf(tail, sizeof(tail), " CLOSE reason=\"health check\" ops=%u", c->nops);
+		c->bind_held = false;
+		write_accept(c, tail);
+		return;
+	}
+	conn_log_release(c);
+	access_log_add(c->w, "conn=%llu CLOSE reason=\"%s\" ops=%u", (unsigned long long)c->id, why,
+	               c->nops);
+}
+
+void conn_log_sweep(struct conn *c, time_t now)
+{
+	if ((c->log_held || c->bind_held) && now - c->last_request > 1)
+		conn_log_release(c);
+}
