@@ -27,8 +27,6 @@
 #include <unistd.h>
 
 #include "server/access_log.h"
-#include "server/addr_conns.h"
-#include "server/limit_key.h"
 #include "server/clock.h"
 #include "server/dlist.h"
 #include "server/log.h"
@@ -67,39 +65,6 @@ static void identify_peer(struct conn *c)
 		         host, port);
 		ip_addr_from_sockaddr(&c->peer_ip, &ss);
 	}
-}
-
-/* Gives back c's count in srv->addr_conns, if it holds one. */
-static void conn_release_peer(struct conn *c)
-{
-	if (c->peer_counted)
-		addr_conns_release(c->w->srv->addr_conns, c->peer_counted);
-	c->peer_counted = 0;
-}
-
-bool conn_admit_peer(struct conn *c)
-{
-	struct server *srv = c->w->srv;
-	if (!srv->addr_conns)
-		return true;
-	conn_release_peer(c);
-	uint64_t key = limit_key_peer(c->peer);
-	if (!key)
-		return true;
-	switch (addr_conns_acquire(srv->addr_conns, key)) {
-	case ADDR_CONNS_COUNTED:
-		c->peer_counted = key;
-		return true;
-	case ADDR_CONNS_FULL: /* let in uncounted: addr_conns.h */
-		return true;
-	case ADDR_CONNS_OVER:
-		break;
-	}
-	STAT_ADD(c->w->stats.conns_per_ip_refused, 1);
-	log_info("connection from %s closed: that address has %d connections open "
-	         "(max_conns_per_ip)",
-	         c->peer, srv->cfg.max_conns_per_ip);
-	return false;
 }
 
 int conn_accept(struct worker *w, int fd, const struct listen_addr *la)

@@ -153,6 +153,10 @@ struct conn {
  */
 bool conn_admit_peer(struct conn *c);
 
+/* Gives back c's count for max_conns_per_ip, if it holds one (at close, or before it is
+ * counted again for another address). */
+void conn_release_peer(struct conn *c);
+
 /* Takes a freshly accepted non-blocking socket from listener la (ldaps://: the client
  * starts with a handshake; ldapi://: a local peer, batch policy; pldap(s)://: a PROXY
  * header first, from proxy_from only). Returns 0 or -1 (fd closed). */

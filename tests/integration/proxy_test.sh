@@ -211,7 +211,8 @@ else
 fi
 
 # peername.path: the ldapi:// socket reads it, as its path names it.
-ldapi="ldapi://$(sed 's#/#%2F#g' <<< "$work/ldapi")"
+sock=$work/ldapi
+ldapi="ldapi://${sock//\//%2F}"
 n=$(timeout 10 ldapsearch -x -LLL -H "$ldapi" -b "$GROUPS_DN" 1.1 2>&1 | grep -c "^dn:")
 if [ "$n" -gt 0 ]; then
 	ok "peername.path=$work/ldapi: a client on that socket reads $GROUPS_DN ($n entries)"
