@@ -102,6 +102,17 @@ static void connections(struct text *t, const struct worker_stats *s)
 	    "Connections closed: a request not whole within pdu_timeout.", s->pdu_timeouts);
 	one(t, "minidir_input_shed_total", "counter",
 	    "Connections closed: their worker buffered max_input_bytes_per_worker.", s->input_shed);
+	one(t, "minidir_conns_per_ip_refused_total", "counter",
+	    "Connections closed at accept: their address held max_conns_per_ip.",
+	    s->conns_per_ip_refused);
+	one(t, "minidir_binds_limited_total", "counter",
+	    "Binds answered 49 unchecked: their DN or address reached bind_fail_limit.",
+	    s->binds_limited);
+	one(t, "minidir_proxy_refused_total", "counter",
+	    "pldap(s):// connections closed: not from proxy_from.", s->proxy_refused);
+	one(t, "minidir_proxy_bad_headers_total", "counter",
+	    "pldap(s):// connections closed: a PROXY header malformed or not whole in time.",
+	    s->proxy_malformed);
 	one(t, "minidir_tls_connections_total", "counter",
 	    "Connections that started TLS (ldaps:// or StartTLS).", s->tls.connections);
 	one(t, "minidir_tls_handshakes_total", "counter", "TLS handshakes completed.",

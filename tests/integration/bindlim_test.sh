@@ -40,7 +40,9 @@ EOF2
 	printf '%s\n' "$@" >> "$f"
 }
 conf "$work/off.conf"
-conf "$work/on.conf" "bind_fail_limit = $LIMIT" "bind_fail_window = $WINDOW" "max_conns_per_ip = $MAXCONNS"
+mport=$(free_port) || { not_ok "no free port for metrics_listen"; finish; }
+conf "$work/on.conf" "bind_fail_limit = $LIMIT" "bind_fail_window = $WINDOW" "max_conns_per_ip = $MAXCONNS" \
+	"metrics_listen = 127.0.0.1:$mport"
 "$BUILD/minidir-import" -q -f "$work/off.conf" "$work/data.ldif" || {
 	not_ok "import"
 	finish
@@ -96,6 +98,17 @@ if grep -q "closed: that address has $MAXCONNS connections open (max_conns_per_i
 	ok "the refused connection is logged"
 else
 	not_ok "no max_conns_per_ip line in the log: $(tail -3 "$work/on.log")"
+fi
+# /metrics counts what cn=limits counts.
+mon=$(ldapsearch -x -LLL -H "ldap://127.0.0.1:$port" -b cn=limits,cn=monitor -s base bindsLimited connsPerIpRefused 2>&1)
+metrics=$(curl -s --max-time 5 "http://127.0.0.1:$mport/metrics")
+bl=$(sed -n 's/^bindsLimited: //p' <<< "$mon") cr=$(sed -n 's/^connsPerIpRefused: //p' <<< "$mon")
+if [ -n "$bl" ] && [ "$bl" -gt 0 ] && [ -n "$cr" ] && [ "$cr" -gt 0 ] &&
+	grep -qx "minidir_binds_limited_total $bl" <<< "$metrics" &&
+	grep -qx "minidir_conns_per_ip_refused_total $cr" <<< "$metrics"; then
+	ok "/metrics: minidir_binds_limited_total $bl, minidir_conns_per_ip_refused_total $cr, as cn=limits"
+else
+	not_ok "/metrics vs cn=limits: bindsLimited=$bl connsPerIpRefused=$cr; $(grep -E 'binds_limited|per_ip' <<< "$metrics" | tr '\n' ' ')"
 fi
 if stop_checked "$pid" "$work/on.log"; then ok "limits on: clean stop"; else not_ok "limits on: $stop_why"; fi
 finish

@@ -20,18 +20,6 @@ for tool in curl promtool "$HAPROXY" "$PYTHON" ldapsearch; do
 	command -v "$tool" > /dev/null || { not_ok "$tool is missing (scripts/deps.sh)"; finish; }
 done
 
-# free_port: a port in 20000-29999 nothing listens on.
-free_port() {
-	local p
-	for _ in $(seq 1 50); do
-		p=$((20000 + RANDOM % 10000))
-		timeout 1 bash -c "exec 3<>/dev/tcp/127.0.0.1/$p" 2> /dev/null || {
-			echo "$p"
-			return
-		}
-	done
-	return 1
-}
 # get PATH [CURL ARGS]: "STATUS BODY" of GET http://127.0.0.1:$mport/PATH (body cut).
 get() {
 	local path=$1

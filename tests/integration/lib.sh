@@ -113,3 +113,17 @@ stop_checked() {
 		return 1
 	fi
 }
+
+# free_port: a port in 20000-29999 that nothing on 127.0.0.1 listens on now (for peers the
+# tests start: HAProxy, an HTTP endpoint); status 1 when 50 tries found none.
+free_port() {
+	local p
+	for _ in $(seq 1 50); do
+		p=$((20000 + RANDOM % 10000))
+		if ! ss -Hltn "sport = :$p" | grep -q .; then
+			echo "$p"
+			return 0
+		fi
+	done
+	return 1
+}

@@ -29,17 +29,6 @@ if ! tests/integration/tls_certs.sh "$work/pki" > "$work/certs.log" 2>&1; then
 fi
 export LDAPTLS_CACERT=$work/pki/ca.pem LDAPTLS_REQCERT=demand
 
-# free_port: a port in 20000-29999 that nothing on 127.0.0.1 listens on now.
-free_port() {
-	local p
-	for _ in $(seq 1 50); do
-		p=$((20000 + RANDOM % 10000))
-		if ! ss -Hltn "sport = :$p" | grep -q .; then
-			echo "$p"
-			return
-		fi
-	done
-}
 
 # The config refuses a pldap:// listener without proxy_from, at its line.
 cat > "$work/bad.conf" << EOF
