@@ -53,7 +53,7 @@ static enum proxy_status parse_v1(const unsigned char *p, size_t len, size_t *us
 	if (sscanf(line, "PROXY %7s %47s %47s %7s %7s %1s", proto, sa, da, sp, dp, extra) != 5)
 		return bad(why, "PROXY v1 line: expected PROXY TCP4|TCP6 SRC DST SPORT DPORT");
 	/* Exactly one space between the words (the spec's form, which sscanf does not check). */
-	char again[V1_MAX + 1];
+	char again[128]; /* the longest the words allow: 6 + 7 + 47 + 47 + 7 + 7 + 4 spaces + NUL */
 	snprintf(again, sizeof(again), "PROXY %s %s %s %s %s", proto, sa, da, sp, dp);
 	if (strcmp(again, line) != 0)
 		return bad(why, "PROXY v1 line: expected single spaces between its words");
