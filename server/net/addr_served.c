@@ -2,6 +2,7 @@
 #include "server/net/addr_served.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
@@ -130,6 +131,26 @@ bool addr_tcp_served(const struct sockaddr *sa, socklen_t salen)
 	return proc_tcp_on_port(port_of(sa)) == 0 && bind_in_use(sa, salen, false);
 }
 
+/* Whether process pid exists and has not exited (a zombie, not yet reaped, has). */
+static bool process_alive(pid_t pid)
+{
+	if (kill(pid, 0) < 0 && errno != EPERM)
+		return false;
+	char path[64], line[512];
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return true; /* no /proc here: kill said it exists */
+	bool alive = true;
+	if (fgets(line, sizeof(line), f)) {
+		const char *end =
+		    strrchr(line, ')'); /* the name in parentheses may hold anything */
+		alive = !end || (end[1] == ' ' && end[2] != 'Z' && end[2] != 'X');
+	}
+	fclose(f);
+	return alive;
+}
+
 /* Whether /proc/net/unix lists a socket bound at path (its last field). */
 static bool proc_unix_bound(const char *path)
 {
@@ -160,6 +181,15 @@ bool addr_unix_served(const char *path)
 		return false;
 	bool served = connect(probe, (struct sockaddr *)&sa, sizeof(sa)) == 0;
 	int err = errno;
+	if (served) {
+		/* Accepted, but a server killed outright can leave its listening socket accepting
+		 * for seconds while the kernel tears its io_uring ring down (CI saw a restart
+		 * refused so): served only if the process that listened is still there. */
+		struct ucred cred;
+		socklen_t len = sizeof(cred);
+		if (getsockopt(probe, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && cred.pid > 0)
+			served = process_alive(cred.pid);
+	}
 	close(probe);
 	if (served || err != ECONNREFUSED)
 		return served;

@@ -27,8 +27,10 @@
  * a port other than 0). */
 bool addr_tcp_served(const struct sockaddr *sa, socklen_t salen);
 
-/* True if the socket file at path is served: a connection is accepted, or a socket is
- * still bound there, not listening. False for a file left by a server that is gone. */
+/* True if the socket file at path is served: a connection is accepted by a socket whose
+ * listening process is alive, or a socket is still bound there, not listening. False for
+ * a file left by a server that is gone, even while the kernel still accepts on its socket
+ * (a killed process's io_uring ring is released after it has been reaped). */
 bool addr_unix_served(const char *path);
 
 #endif

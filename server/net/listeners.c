@@ -80,10 +80,11 @@ static int bind_tcp(const struct listen_addr *a, char *port, size_t portlen)
 }
 
 /*
- * The Unix socket of an ldapi:// listener (bound, not listening yet). A socket file no process
- * answers on or holds (left by a server that was killed) is replaced; one that answers, or that
- * a held replica has bound, is another server's, and refused. Mode 0666: any local user may
- * connect, and SASL EXTERNAL tells them apart by their uid and gid.
+ * The Unix socket of an ldapi:// listener (bound, not listening yet). A socket file no live
+ * process answers on or holds (left by a server that was killed) is replaced; one that a live
+ * process answers on, or that a held replica has bound, is another server's, and refused.
+ * Mode 0666: any local user may connect, and SASL EXTERNAL tells them apart by their uid
+ * and gid.
  */
 static int bind_unix(const struct listen_addr *a)
 {

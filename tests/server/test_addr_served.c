@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "server/net/addr_served.h"
@@ -103,6 +104,62 @@ START_TEST(unix_held_listening_gone)
 }
 END_TEST
 
+/* A server killed outright whose io_uring ring the kernel is still tearing down: its
+ * listening socket outlives the process for a while and accepts connections (CI saw a
+ * restart refused so). Here a child listens, hands the socket to this process and exits:
+ * the socket accepts, and the process that listened is gone. */
+START_TEST(unix_listener_gone_is_not_served)
+{
+	char dir[] = "/tmp/test_addr_served.XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/ldapi", dir);
+	int pair[2];
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, pair), 0);
+	pid_t child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+		if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 8) < 0)
+			_exit(1);
+		char cbuf[CMSG_SPACE(sizeof(int))] = {0};
+		char byte = 0;
+		struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+		struct msghdr msg = {.msg_iov = &iov,
+		                     .msg_iovlen = 1,
+		                     .msg_control = cbuf,
+		                     .msg_controllen = sizeof(cbuf)};
+		struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+		_exit(sendmsg(pair[1], &msg, 0) == 1 ? 0 : 1);
+	}
+	char cbuf[CMSG_SPACE(sizeof(int))] = {0};
+	char byte;
+	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+	struct msghdr msg = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+	ck_assert_int_eq(recvmsg(pair[0], &msg, 0), 1);
+	int held;
+	memcpy(&held, CMSG_DATA(CMSG_FIRSTHDR(&msg)), sizeof(int));
+	int status;
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	ck_assert_int_eq(status, 0);
+	int probe = socket(AF_UNIX, SOCK_STREAM, 0);
+	ck_assert_int_eq(connect(probe, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	close(probe);
+	ck_assert_msg(!addr_unix_served(sa.sun_path),
+	              "a socket whose listening process is gone taken for a server");
+	close(held);
+	close(pair[0]);
+	close(pair[1]);
+	unlink(sa.sun_path);
+	rmdir(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *su = suite_create("addr_served");
@@ -111,6 +168,7 @@ int main(void)
 	tcase_add_test(tc, tcp6_held_listening_gone);
 	tcase_add_test(tc, time_wait_is_not_served);
 	tcase_add_test(tc, unix_held_listening_gone);
+	tcase_add_test(tc, unix_listener_gone_is_not_served);
 	suite_add_tcase(su, tc);
 	return check_run(su);
 }
