@@ -7,7 +7,7 @@
  *   ldapclient pipeline HOST PORT BASE
  *   ldapclient stall HOST PORT BASE [HOLD_SECONDS]
  *   ldapclient concurrent HOST PORT BASE N
- *   ldapclient slowread HOST PORT BASE ENTRIES
+ *   ldapclient slowread HOST PORT BASE ENTRIES [GOFILE]
  *   ldapclient fuzz HOST PORT BASE COUNT SEED
  *   ldapclient abandon HOST PORT BASE ENTRIES
  *   ldapclient unbindpipe HOST PORT BASE
@@ -356,7 +356,13 @@ static void cmd_stall(const char *base, int hold)
  * entry of a one-level search under base must still arrive, whole and in
  * order, followed by its SearchResultDone.
  */
-static void cmd_slowread(const char *base, int want)
+/*
+ * A reader behind a 4 KiB window that reads one message per 200 us. With GOFILE it reads
+ * nothing until that file exists (at most 60 s): the caller creates it once the server's
+ * sends have been refused, so that a cut send is seen however slowly the server runs (a
+ * sanitizer build under strace can be slower than the reader).
+ */
+static void cmd_slowread(const char *base, int want, const char *gofile)
 {
 	int fd = connect_raw(4096);
 	BerElement *ber = ber_alloc_t(LBER_USE_DER);
@@ -367,6 +373,9 @@ static void cmd_slowread(const char *base, int want)
 	struct berval *req = encode(ber);
 	send_all(fd, req->bv_val, req->bv_len);
 	ber_bvfree(req);
+	for (double w0 = now(); gofile && access(gofile, F_OK) != 0; usleep(10000))
+		if (now() - w0 > 60)
+			FAIL("slowread: %s did not appear within 60 s", gofile);
 	Sockbuf *sb = ber_sockbuf_alloc();
 	ber_sockbuf_ctrl(sb, LBER_SB_OPT_SET_FD, &fd);
 	ber_sockbuf_add_io(sb, &ber_sockbuf_io_tcp, LBER_SBIOD_LEVEL_PROVIDER, NULL);
@@ -828,7 +837,7 @@ int main(int argc, char **argv)
 	else if (strcmp(cmd, "abandon") == 0 && argc > 5)
 		cmd_abandon(base, atoi(argv[5]));
 	else if (strcmp(cmd, "slowread") == 0 && argc > 5)
-		cmd_slowread(base, atoi(argv[5]));
+		cmd_slowread(base, atoi(argv[5]), argc > 6 ? argv[6] : NULL);
 	else if (strcmp(cmd, "dnload") == 0 && argc > 6)
 		cmd_dnload(base, atoi(argv[5]), atoi(argv[6]));
 	else if (strcmp(cmd, "padded") == 0 && argc > 4)
