@@ -17,6 +17,9 @@
 # CONFORMANCE_REPLICA=1 loads only slapd (with the syncprov overlay) and makes minidir
 # its syncrepl replica (refreshAndPersist, from no database file): once minidir's dump
 # equals slapd's, every case must give the same answers as with an imported minidir.
+# CONFORMANCE_DIR=DIR runs another suite: each of slapd.conf.in, minidir.conf.in,
+# conformance.ldif, cases.txt and known-differences.txt is read from DIR when DIR has it,
+# from tests/conformance/ otherwise (the suffix stays dc=conf,dc=test).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
@@ -32,7 +35,10 @@ MODULEDIR=${MODULEDIR:-/usr/lib/ldap}
 QUIET=${CONFORMANCE_QUIET:-0}
 KEEP=${CONFORMANCE_KEEP:-}
 JOBS=${CONFORMANCE_JOBS:-4}
-CASES=${CONFORMANCE_CASES:-$HERE/cases.txt}
+SUITE=${CONFORMANCE_DIR:-$HERE}
+# A file of the suite: SUITE's own, or the default suite's.
+suite_file() { if [ -e "$SUITE/$1" ]; then echo "$SUITE/$1"; else echo "$HERE/$1"; fi; }
+CASES=${CONFORMANCE_CASES:-$(suite_file cases.txt)}
 TLS=${CONFORMANCE_TLS:-0}
 REPLICA=${CONFORMANCE_REPLICA:-0}
 [ "$TLS" = 1 ] && SCHEME=ldaps || SCHEME=ldap
@@ -100,11 +106,11 @@ started=$(date +%s.%N)
 
 # --- load the data into both servers ------------------------------------------
 # slapadd refuses a "version: 1" line in some versions; both get the same copy.
-grep -v '^version:' "$HERE/conformance.ldif" > "$work/data.ldif"
+grep -v '^version:' "$(suite_file conformance.ldif)" > "$work/data.ldif"
 mkdir -p "$work/slapd-db"
 sed -e "s#@WORK@#$work#g" -e "s#@SCHEMADIR@#$SCHEMADIR#g" -e "s#@MODULEDIR@#$MODULEDIR#g" \
-	"$HERE/slapd.conf.in" > "$work/slapd.conf"
-sed -e "s#@WORK@#$work#g" -e "s#@SCHEMADIR@#$MINIDIR_SCHEMADIR#g" "$HERE/minidir.conf.in" > "$work/minidir.conf"
+	"$(suite_file slapd.conf.in)" > "$work/slapd.conf"
+sed -e "s#@WORK@#$work#g" -e "s#@SCHEMADIR@#$MINIDIR_SCHEMADIR#g" "$(suite_file minidir.conf.in)" > "$work/minidir.conf"
 if [ "$REPLICA" = 1 ]; then
 	# The provider's side: syncprov, last on the database (after memberof).
 	sed -i "/^moduleload *memberof/a moduleload      syncprov" "$work/slapd.conf"
@@ -276,7 +282,7 @@ while IFS= read -r line || [ -n "$line" ]; do
 	reason=
 	[ "$line" != "${line#* | }" ] && trim reason "${line#* | }"
 	known[$name]=${reason:-listed}
-done < "$HERE/known-differences.txt"
+done < "$(suite_file known-differences.txt)"
 
 patterns=("$@")
 selected() { # name: matches a command-line pattern (all when none given)
