@@ -48,6 +48,34 @@ int control_sort_decode(const struct berval *value, struct sort_key *keys, int *
 	return *n > 0 ? 0 : -1;
 }
 
+/* Tags inside a VirtualListViewRequest (the draft's section 6.1). */
+#define VLV_BY_OFFSET_TAG 0xa0
+#define VLV_BY_VALUE_TAG 0x81
+
+int control_vlv_decode(const struct berval *value, struct vlv_request *v)
+{
+	struct ber_in in = ber_in_make(value->bv_val, value->bv_len), seq, off;
+	*v = (struct vlv_request){0};
+	if (ber_in_take(&in, LBER_SEQUENCE, &seq) < 0 || !ber_in_end(&in) ||
+	    ber_in_int(&seq, LBER_INTEGER, &v->before) < 0 ||
+	    ber_in_int(&seq, LBER_INTEGER, &v->after) < 0 || v->before < 0 || v->after < 0)
+		return -1;
+	if (ber_in_peek(&seq) == VLV_BY_OFFSET_TAG) {
+		if (ber_in_take(&seq, VLV_BY_OFFSET_TAG, &off) < 0 ||
+		    ber_in_int(&off, LBER_INTEGER, &v->offset) < 0 ||
+		    ber_in_int(&off, LBER_INTEGER, &v->count) < 0 || !ber_in_end(&off) ||
+		    v->offset < 0 || v->count < 0)
+			return -1;
+	} else if (ber_in_string(&seq, VLV_BY_VALUE_TAG, &v->value) == 0) {
+		v->by_value = true;
+	} else {
+		return -1;
+	}
+	if (!ber_in_end(&seq) && ber_in_string(&seq, LBER_OCTETSTRING, &v->context) < 0)
+		return -1;
+	return ber_in_end(&seq) ? 0 : -1;
+}
+
 /* Appends SEQUENCE { oid, value } where value is the BER in inner (freed). */
 static int put_control(struct buf *out, const char *oid, BerElement *inner)
 {
@@ -96,4 +124,15 @@ int control_sort_response(struct buf *out, int rc)
 		return -1;
 	}
 	return put_control(out, CONTROL_SORT_RESPONSE, inner);
+}
+
+int control_vlv_response(struct buf *out, int32_t target, int32_t count, int rc)
+{
+	BerElement *inner = ber_alloc_t(LBER_USE_DER);
+	if (!inner || ber_printf(inner, "{iie}", (ber_int_t)target, (ber_int_t)count, rc) < 0) {
+		if (inner)
+			ber_free(inner, 1);
+		return -1;
+	}
+	return put_control(out, CONTROL_VLV_RESPONSE, inner);
 }

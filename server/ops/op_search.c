@@ -298,6 +298,35 @@ SEARCH_STEP bool search_find_base(struct conn *c, struct ldap_request *req, stru
 	return true;
 }
 
+/* The VLV control (search_vlv.h), when req has one: s->vlv set. False when the search has
+ * ended: malformed, without the sort control (virtualListViewError, the response control
+ * saying sortControlMissing, as sssvlv) or with paged results (unwillingToPerform, as
+ * sssvlv: the two are different ways through one sorted list). */
+static bool search_vlv_request(struct conn *c, struct ldap_request *req, struct search_op *s,
+                               bool sorted, bool paged)
+{
+	const struct request_control *vlv = request_control(req, CONTROL_VLV_REQUEST);
+	if (!vlv)
+		return true;
+	if (!vlv->has_value || control_vlv_decode(&vlv->value, &s->vlv_req) < 0) {
+		search_finish(c, LDAP_PROTOCOL_ERROR, NULL, "malformed VLV control");
+		return false;
+	}
+	s->vlv = true;
+	if (!sorted) {
+		s->vlv_at.result = VLV_SORT_CONTROL_MISSING;
+		search_finish(c, LDAP_VLV_ERROR, NULL, "VLV requires the sort control");
+		return false;
+	}
+	if (paged) {
+		s->vlv = false;
+		search_finish(c, LDAP_UNWILLING_TO_PERFORM, NULL,
+		              "VLV cannot be used with paged results");
+		return false;
+	}
+	return true;
+}
+
 /* What the search returns: the attributes asked for, the Matched Values control, and the
  * sort control (paged: the request had the paged results control). False when the search
  * has ended (answered). */
@@ -312,11 +341,13 @@ SEARCH_STEP bool search_output(struct conn *c, struct ldap_request *req, struct 
 	s->sel.values = s->values;
 	s->want_oper = op_attrs_requested(&s->sel);
 	s->filter_oper = op_attrs_in_filter(s->filter);
+	const struct request_control *sort = request_control(req, CONTROL_SORT_REQUEST);
+	if (!search_vlv_request(c, req, s, sort != NULL, paged))
+		return false;
 	if (paged && s->page_size == 0) { /* size 0 and no cookie: nothing to return */
 		search_finish(c, LDAP_SUCCESS, NULL, NULL);
 		return false;
 	}
-	const struct request_control *sort = request_control(req, CONTROL_SORT_REQUEST);
 	if (!sort)
 		return true;
 	struct sort_key keys[CONTROL_MAX_SORT_KEYS];

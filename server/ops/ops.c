@@ -68,14 +68,14 @@ static const struct op_entry op_table[] = {
  * The controls each operation applies (RFC 4511 4.1.11): a critical control its operation
  * does not apply, known to minidir or not, fails the operation with
  * unavailableCriticalExtension, as slapd does; a non-critical one is ignored. A search
- * applies all five (the root DSE and cn=Subschema fewer: search_builtin.c; cn=monitor only
+ * applies all six (the root DSE and cn=Subschema fewer: search_builtin.c; cn=monitor only
  * manageDsaIT: op_search.c); a compare the assertion (op_compare.c) and manageDsaIT (no
  * entry is a referral here). The writes are refused whatever they carry (read-only), so
  * they take what slapd takes for them. Bind and the extended operations apply none.
  */
 static const char *const search_controls[] = {
     OP_CONTROL_PAGED_RESULTS, OP_CONTROL_SORT,           OP_CONTROL_MANAGE_DSA_IT,
-    OP_CONTROL_ASSERTION,     OP_CONTROL_MATCHED_VALUES,
+    OP_CONTROL_ASSERTION,     OP_CONTROL_MATCHED_VALUES, OP_CONTROL_VLV,
 };
 static const char *const compare_controls[] = {OP_CONTROL_ASSERTION, OP_CONTROL_MANAGE_DSA_IT};
 

@@ -176,6 +176,7 @@ int op_subschema_build(struct server *srv);
 /* Controls minidir implements (also listed as supportedControl in the root DSE). */
 #define OP_CONTROL_PAGED_RESULTS "1.2.840.113556.1.4.319"
 #define OP_CONTROL_SORT "1.2.840.113556.1.4.473"
+#define OP_CONTROL_VLV "2.16.840.1.113730.3.4.9"
 #define OP_CONTROL_MANAGE_DSA_IT "2.16.840.1.113730.3.4.2"
 #define OP_CONTROL_ASSERTION "1.3.6.1.1.12"
 #define OP_CONTROL_MATCHED_VALUES "1.2.826.0.1.3344810.2.3"

@@ -29,7 +29,7 @@ void search_task_free(struct conn_task *t)
 	search_free((struct search_op *)t);
 }
 
-/* Appends the response controls the search owes (paged cookie, sort result) as
+/* Appends the response controls the search owes (paged cookie, sort result, VLV) as
  * one [0] Controls element, or nothing when it owes none. */
 static int put_controls(struct search_op *s, struct buf *ctl, bool more_pages)
 {
@@ -42,6 +42,9 @@ static int put_controls(struct search_op *s, struct buf *ctl, bool more_pages)
 	}
 	if (s->sorting || s->sort_result)
 		rc |= control_sort_response(&list, s->sort_result);
+	if (s->vlv && s->sort_result == LDAP_SUCCESS) /* a refused sort: the sortResult says */
+		rc |= control_vlv_response(&list, s->vlv_at.target, s->vlv_at.count,
+		                           s->vlv_at.result);
 	if (rc == 0 && list.len)
 		rc = controls_wrap(ctl, &list);
 	buf_free(&list);

@@ -40,6 +40,7 @@
 #include "server/ops/search_page.h"
 #include "server/ops/search_plan.h"
 #include "server/ops/search_sort.h"
+#include "server/ops/search_vlv.h"
 #include "server/ops/search_txn.h"
 
 struct search_op {
@@ -78,6 +79,10 @@ struct search_op {
 	int sort_result; /* sortResult sent back: success, or why keys were refused */
 	struct sort_spec sort;
 	struct sorted sorted;
+	/* Virtual List View (search_vlv.h) over the sorted list. */
+	bool vlv;
+	struct vlv_request vlv_req; /* its strings in the request's bytes (mem) */
+	struct vlv_window vlv_at;
 	struct attr_select sel;
 	struct filter *values; /* the Matched Values control's items (in mem), or NULL */
 	bool want_oper;        /* operational attributes are asked for */

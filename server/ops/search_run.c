@@ -119,7 +119,7 @@ static enum step next_match(struct conn *c, entry_id *id, struct entry_view *e,
 		if (s->have_pending) {
 			*id = s->pending_id;
 			s->have_pending = false;
-		} else if (s->sorted.pos < s->sorted.n) {
+		} else if (s->sorted.pos < s->sorted.end) {
 			*id = s->sorted.items[s->sorted.pos++].id;
 		} else {
 			return STEP_END;
@@ -192,6 +192,28 @@ struct slice {
 	struct access_entry ae;
 };
 
+/* A VLV search, sorted: the window it sends (search_vlv.h), or the error it ends with.
+ * Past the size limit the list's length is unknown: sizeLimitExceeded, nothing sent. */
+static void vlv_place(struct conn *c, struct search_op *s, struct slice *sl)
+{
+	if (s->sizelimit && s->sorted.n > (size_t)s->sizelimit) {
+		sl->result = LDAP_SIZELIMIT_EXCEEDED;
+		sl->done = true;
+		return;
+	}
+	vlv_window(&s->sorted, &s->sort, &s->vlv_req, &c->w->scratch, &s->vlv_at);
+	if (s->vlv_at.result != LDAP_SUCCESS) {
+		sl->result = LDAP_VLV_ERROR; /* as sssvlv: the search fails, the control says why */
+		sl->message = "VLV target out of range";
+		if (s->vlv_at.result == LDAP_INAPPROPRIATE_MATCHING)
+			sl->message = "VLV assertion value does not match the sort key's syntax";
+		sl->done = true;
+		return;
+	}
+	s->sorted.pos = s->vlv_at.start;
+	s->sorted.end = s->vlv_at.end;
+}
+
 /* One step of collecting a sorted search's matches (the next candidate, in sl): a match is
  * added to the sorted list; the last (or one past the size limit) sorts it. False when the
  * slice stops here (cut in the middle of a candidate's filter). */
@@ -213,6 +235,8 @@ static bool collect_step(struct conn *c, struct search_op *s, struct slice *sl, 
 		sort_finish(&s->sorted, &s->sort);
 		s->sort_collected = true;
 		sl->rc = 0;
+		if (s->vlv)
+			vlv_place(c, s, sl);
 	}
 	if (st == STEP_SKIP)
 		sl->rc = 0;

@@ -131,6 +131,7 @@ void sort_finish(struct sorted *s, const struct sort_spec *spec)
 	if (s->n > 1)
 		qsort_r(s->items, s->n, sizeof(*s->items), item_cmp, (void *)spec);
 	s->pos = 0;
+	s->end = s->n;
 }
 
 void sort_free(struct sorted *s)

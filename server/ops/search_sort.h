@@ -36,6 +36,7 @@ struct sorted {
 	struct sort_item *items;
 	size_t n, cap;
 	size_t pos; /* next item to send */
+	size_t end; /* one past the last item to send (n, or a VLV window's end) */
 };
 
 /*

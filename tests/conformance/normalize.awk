@@ -8,7 +8,7 @@
 # rest of stderr is free text and not compared), then stdout by mode:
 #
 #   -v mode=search    ldapsearch -LLL stdout: drop "#" comment lines (paged
-#                     results cookies), lowercase attribute types, canonical
+#                     results cookies) but the VLV result's, kept last, lowercase attribute types, canonical
 #                     entry DN escapes, server-assigned values -> <assigned>,
 #                     attribute lines sorted within each entry, entries sorted
 #                     by DN (case-insensitively) unless ordered=1.
@@ -110,6 +110,17 @@ BEGIN {
 }
 
 mode == "search" {
+	# The VLV response control (ldapsearch prints "# vlvResultpos=P count=C context=X
+	# (RC) TEXT"): targetPosition, contentCount and the result are compared; the
+	# contextID is each server's own. Every other comment line is dropped.
+	if ($0 ~ /^# vlvResult/) {
+		v = $0
+		sub(/ context=[^ ]*/, "", v)
+		sub(/^# vlvResult/, "", v)
+		sub(/\) .*$/, ")", v)
+		vlv = vlv "vlvResult: " v "\n"
+		next
+	}
 	if ($0 ~ /^#/)
 		next
 	if ($0 == "") {
@@ -182,4 +193,5 @@ END {
 	for (i = 1; i <= nent; i++) {
 		printf "%s\n%s\n", ent_dn[order[i]], ent_body[order[i]]
 	}
+	printf "%s", vlv
 }
