@@ -25,8 +25,8 @@ static long first_not_before(const struct sorted *s, const struct sort_spec *spe
 	return (long)s->n + 1;
 }
 
-void vlv_window(const struct sorted *s, const struct sort_spec *spec,
-                const struct vlv_request *v, struct buf *scratch, struct vlv_window *w)
+void vlv_window(const struct sorted *s, const struct sort_spec *spec, const struct vlv_request *v,
+                struct buf *scratch, struct vlv_window *w)
 {
 	long n = (long)s->n, target;
 	*w = (struct vlv_window){.count = (int32_t)n, .result = LDAP_SUCCESS};

@@ -21,9 +21,9 @@
 
 /* What the response control says, and the window [start, end) of the sorted items. */
 struct vlv_window {
-	int32_t target;   /* targetPosition, 1-based */
-	int32_t count;    /* contentCount: the sorted list's length */
-	int result;       /* virtualListViewResult: LDAP_SUCCESS or why not */
+	int32_t target;    /* targetPosition, 1-based */
+	int32_t count;     /* contentCount: the sorted list's length */
+	int result;        /* virtualListViewResult: LDAP_SUCCESS or why not */
 	size_t start, end; /* the items to send, in s's sorted order */
 };
 
@@ -34,7 +34,7 @@ struct vlv_window {
  * list when contentCount is 0 or the list's length), or LDAP_INAPPROPRIATE_MATCHING
  * (a value the first key's rule cannot normalize); the window is then empty.
  */
-void vlv_window(const struct sorted *s, const struct sort_spec *spec,
-                const struct vlv_request *v, struct buf *scratch, struct vlv_window *w);
+void vlv_window(const struct sorted *s, const struct sort_spec *spec, const struct vlv_request *v,
+                struct buf *scratch, struct vlv_window *w);
 
 #endif
