@@ -342,7 +342,8 @@ SEARCH_STEP bool search_output(struct conn *c, struct ldap_request *req, struct 
 	s->want_oper = op_attrs_requested(&s->sel);
 	s->filter_oper = op_attrs_in_filter(s->filter);
 	const struct request_control *sort = request_control(req, CONTROL_SORT_REQUEST);
-	if (!search_vlv_request(c, req, s, sort != NULL, paged))
+	/* A lookup carries no control: not even the VLV control's lookup on its path. */
+	if (req->ncontrols && !search_vlv_request(c, req, s, sort != NULL, paged))
 		return false;
 	if (paged && s->page_size == 0) { /* size 0 and no cookie: nothing to return */
 		search_finish(c, LDAP_SUCCESS, NULL, NULL);
