@@ -57,6 +57,10 @@ struct import_opts {
 	bool chown;
 	uid_t uid;
 	gid_t gid;
+	/* dynamic_groups = yes: groupOfURLs entries get the members their memberURL values
+	 * find (storage/dyngroup.h), at most dynamic_groups_max URLs in all. */
+	bool dynamic_groups;
+	int dynamic_groups_max;
 };
 
 /*
