@@ -16,10 +16,10 @@
 /* One memberURL that parsed: its search. */
 struct dyn_url {
 	entry_id group;
-	size_t group_ix;      /* its group in struct dyn.groups */
-	size_t base_off;      /* its base's reversed key in struct dyn.bases */
+	size_t group_ix; /* its group in struct dyn.groups */
+	size_t base_off; /* its base's reversed key in struct dyn.bases */
 	size_t base_len;
-	int scope;            /* LDAP_SCOPE_* */
+	int scope;             /* LDAP_SCOPE_* */
 	struct filter *filter; /* in struct dyn.mem */
 };
 
@@ -98,7 +98,8 @@ static int add_url(struct dyn *d, entry_id id, const struct entry_view *e, const
 	}
 	if (d->nurls == d->max_urls) {
 		snprintf(d->err, d->errlen,
-		         "more than %zu memberURL values (dynamic_groups_max): raise it or remove groups",
+		         "more than %zu memberURL values (dynamic_groups_max): raise it or remove "
+		         "groups",
 		         d->max_urls);
 		return -1;
 	}
@@ -111,7 +112,8 @@ static int add_url(struct dyn *d, entry_id id, const struct entry_view *e, const
 		}
 		d->urls = u, d->cap_urls = cap;
 	}
-	d->urls[d->nurls++] = (struct dyn_url){id, d->ngroups - 1, off, d->bases.len - off, scope, f};
+	d->urls[d->nurls++] =
+	    (struct dyn_url){id, d->ngroups - 1, off, d->bases.len - off, scope, f};
 	return 0;
 }
 
@@ -154,7 +156,8 @@ static bool in_scope(const struct dyn *d, const struct dyn_url *u, const struct 
 	case LDAP_SCOPE_BASE:
 		return e->keylen == u->base_len;
 	case LDAP_SCOPE_ONELEVEL:
-		return e->keylen > u->base_len && dn_key_parent_len(e->key, e->keylen) == u->base_len;
+		return e->keylen > u->base_len &&
+		       dn_key_parent_len(e->key, e->keylen) == u->base_len;
 	case LDAP_SCOPE_SUBORDINATE:
 		return e->keylen > u->base_len;
 	default:
@@ -296,8 +299,13 @@ out:
 int dyngroup_resolve(struct db *db, MDB_txn *txn, size_t max_urls, FILE *warn, const char *label,
                      char *err, size_t errlen)
 {
-	struct dyn d = {.db = db, .txn = txn, .max_urls = max_urls, .warn = warn,
-	                .label = label, .err = err, .errlen = errlen};
+	struct dyn d = {.db = db,
+	                .txn = txn,
+	                .max_urls = max_urls,
+	                .warn = warn,
+	                .label = label,
+	                .err = err,
+	                .errlen = errlen};
 	arena_init(&d.mem, NULL, 0);
 	int rc = walk(&d, collect_urls);
 	if (rc == 0 && d.nurls > 0)

@@ -83,14 +83,14 @@ fi
 start_minidir "$work/on.conf" "$work/on.log"
 H="ldap://127.0.0.1:$port"
 got=$(ldapsearch -x -LLL -o ldif-wrap=no -H "$H" -b "cn=sales,ou=groups,$B" -s base member |
-	sed -n 's/^member: //p' | tr 'A-Z' 'a-z' | sort)
+	sed -n 's/^member: //p' | tr '[:upper:]' '[:lower:]' | sort)
 if [ "$got" = "$expected" ] && [ "$nexp" -gt 10 ]; then
 	ok "the dynamic group's member values are the $nexp entries its URLs find"
 else
 	not_ok "member values: $(diff <(echo "$expected") <(echo "$got") | head -5)"
 fi
 got=$(ldapsearch -x -LLL -o ldif-wrap=no -H "$H" -b "$B" "(memberOf=cn=sales,ou=groups,$B)" 1.1 |
-	sed -n 's/^dn: //p' | tr 'A-Z' 'a-z' | sort)
+	sed -n 's/^dn: //p' | tr '[:upper:]' '[:lower:]' | sort)
 [ "$got" = "$expected" ] && ok "(memberOf=cn=sales,...) finds the same entries" ||
 	not_ok "(memberOf=) found: $(diff <(echo "$expected") <(echo "$got") | head -5)"
 got=$(ldapsearch -x -LLL -o ldif-wrap=no -H "$H" -b "uid=u3,ou=people,$B" -s base memberOf | sed -n 's/^memberOf: //p')
