@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "protocol/arena.h"
+#include "protocol/array.h"
 #include "protocol/dn.h"
 #include "protocol/filter.h"
 #include "storage/entry.h"
@@ -103,14 +104,9 @@ static int add_url(struct dyn *d, entry_id id, const struct entry_view *e, const
 		         d->max_urls);
 		return -1;
 	}
-	if (d->nurls == d->cap_urls) {
-		size_t cap = d->cap_urls ? 2 * d->cap_urls : 16;
-		struct dyn_url *u = realloc(d->urls, cap * sizeof(*u));
-		if (!u) {
-			snprintf(d->err, d->errlen, "out of memory");
-			return -1;
-		}
-		d->urls = u, d->cap_urls = cap;
+	if (!ARRAY_ROOM_FOR(d->urls, d->cap_urls, d->nurls, 16)) {
+		snprintf(d->err, d->errlen, "out of memory");
+		return -1;
 	}
 	d->urls[d->nurls++] =
 	    (struct dyn_url){id, d->ngroups - 1, off, d->bases.len - off, scope, f};
@@ -119,14 +115,9 @@ static int add_url(struct dyn *d, entry_id id, const struct entry_view *e, const
 
 static int add_group(struct dyn *d, entry_id id)
 {
-	if (d->ngroups == d->cap_groups) {
-		size_t cap = d->cap_groups ? 2 * d->cap_groups : 16;
-		struct dyn_group *g = realloc(d->groups, cap * sizeof(*g));
-		if (!g) {
-			snprintf(d->err, d->errlen, "out of memory");
-			return -1;
-		}
-		d->groups = g, d->cap_groups = cap;
+	if (!ARRAY_ROOM_FOR(d->groups, d->cap_groups, d->ngroups, 16)) {
+		snprintf(d->err, d->errlen, "out of memory");
+		return -1;
 	}
 	d->groups[d->ngroups++] = (struct dyn_group){.id = id};
 	return 0;

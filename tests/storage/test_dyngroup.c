@@ -110,8 +110,8 @@ static void members(const struct db *db, MDB_txn *txn, const char *name, char *o
 	if (!entry_find_attr(&e, "member", 6, &p, &n))
 		return;
 	for (end = p + n; entry_next_value(&p, end, &v, &vlen);)
-		snprintf(out + strlen(out), len - strlen(out), "%s%.*s", out[0] ? "|" : "", (int)vlen,
-		         (const char *)v);
+		snprintf(out + strlen(out), len - strlen(out), "%s%.*s", out[0] ? "|" : "",
+		         (int)vlen, (const char *)v);
 }
 
 static int count_group(entry_id group, void *arg)
@@ -145,14 +145,16 @@ START_TEST(members_by_scope_and_filter)
 
 	/* memberOf: a is in base, one, sub; c in sub and static; b in one and static. */
 	int n = 0;
-	ck_assert_int_eq(db_foreach_group(&db, txn, id_of(&db, txn, "uid=a," P), count_group, &n), 0);
+	ck_assert_int_eq(db_foreach_group(&db, txn, id_of(&db, txn, "uid=a," P), count_group, &n),
+	                 0);
 	ck_assert_int_eq(n, 3);
 	n = 0;
 	ck_assert_int_eq(
 	    db_foreach_group(&db, txn, id_of(&db, txn, "uid=c,ou=deep," P), count_group, &n), 0);
 	ck_assert_int_eq(n, 2);
 	n = 0;
-	ck_assert_int_eq(db_foreach_group(&db, txn, id_of(&db, txn, "uid=b," P), count_group, &n), 0);
+	ck_assert_int_eq(db_foreach_group(&db, txn, id_of(&db, txn, "uid=b," P), count_group, &n),
+	                 0);
 	ck_assert_int_eq(n, 2);
 
 	/* The member index holds the found values too. */
@@ -180,8 +182,9 @@ START_TEST(members_by_scope_and_filter)
 	size_t len = fread(text, 1, sizeof(text) - 1, w);
 	fclose(w);
 	text[len] = '\0';
-	ck_assert_msg(strstr(text, "entry \"cn=sub,ou=groups," S "\": memberURL \"nothing\" ignored: "
-	                           "not an LDAP URL"),
+	ck_assert_msg(strstr(text,
+	                     "entry \"cn=sub,ou=groups," S "\": memberURL \"nothing\" ignored: "
+	                     "not an LDAP URL"),
 	              "%s", text);
 	ck_assert_msg(strstr(text, "bad=dn=x??sub?(uid=b)\" ignored: its base is not a DN"), "%s",
 	              text);
@@ -197,7 +200,8 @@ START_TEST(more_urls_than_the_bound_fail)
 	size_t len = fread(text, 1, sizeof(text) - 1, w);
 	fclose(w);
 	text[len] = '\0';
-	ck_assert_msg(strstr(text, "more than 6 memberURL values (dynamic_groups_max)"), "%s", text);
+	ck_assert_msg(strstr(text, "more than 6 memberURL values (dynamic_groups_max)"), "%s",
+	              text);
 	ck_assert_int_ne(access(db_path, F_OK), 0); /* nothing replaced */
 	ck_assert_int_eq(import(7), 0);
 }
