@@ -448,6 +448,9 @@ static const struct kv_key config_keys[] = {
 	{"ready_max_lag_ms", set_count, FIELD(ready_max_lag_ms), .min = 100, .max = 86400000},
 	/* The PROXY protocol (pldap://, pldaps://). */
 	{"proxy_from", .set = set_proxy_from},
+	/* dynamic groups (storage/dyngroup.h) */
+	{"dynamic_groups", set_bool, FIELD(dynamic_groups)},
+	{"dynamic_groups_max", set_count, FIELD(dynamic_groups_max), .min = 1, .max = 1000000},
 };
 /* clang-format on */
 #undef FIELD
@@ -587,6 +590,7 @@ static void set_defaults(struct config *c)
 	c->bind_fail_window = 300;
 	c->chain_wait_ms = 2000;
 	c->ready_max_lag_ms = 30000;
+	c->dynamic_groups_max = 1000; /* docs/reliability.md */
 	syncrepl_defaults(&c->syncrepl);
 	for (size_t i = 0; i < sizeof(default_index) / sizeof(default_index[0]); i++)
 		c->index[c->nindex++] = strdup(default_index[i]);
@@ -631,6 +635,13 @@ static int load(struct config *cfg, const char *path, char *err, size_t errlen)
 	}
 	if (cfg->listen_after_refresh && !cfg->syncrepl.set) {
 		snprintf(err, errlen, "%s: listen_after_refresh is set but syncrepl is not", path);
+		return -1;
+	}
+	if (cfg->dynamic_groups && cfg->syncrepl.set) {
+		snprintf(err, errlen,
+		         "%s:%d: dynamic_groups = yes is computed by minidir-import; a replica "
+		         "(syncrepl) does not keep dynamic groups",
+		         path, config_key_line(path, "dynamic_groups"));
 		return -1;
 	}
 	if (cfg->chain_passwd && !cfg->syncrepl.set) {

@@ -126,6 +126,11 @@ struct config {
 	 * when there is one): the load balancers' addresses or networks. */
 	struct ip_net proxy_from[CONFIG_MAX_PROXY_FROM];
 	int nproxy_from;
+	/* Dynamic groups (storage/dyngroup.h): minidir-import gives groupOfURLs entries the
+	 * members their memberURL values find, at most dynamic_groups_max URLs in all. Off by
+	 * default; not on a replica (syncrepl), which does not keep them. */
+	bool dynamic_groups;
+	int dynamic_groups_max;
 };
 
 /*

@@ -15,6 +15,7 @@
 #include "protocol/buf.h"
 #include "protocol/dn.h"
 #include "storage/db.h"
+#include "storage/dyngroup.h"
 #include "storage/memberof.h"
 #include "ldif/import_parse.h"
 #include "ldif/import_queue.h"
@@ -424,11 +425,17 @@ static int finish_file(struct importer *im)
 	return rc;
 }
 
-/* Everything that writes the new file: the entries, memberOf, meta, the commit. */
+/* Everything that writes the new file: the entries, dynamic groups, memberOf, meta, the commit. */
 static int build(struct importer *im, size_t *count)
 {
 	char err[512];
 	int rc = import_records(im);
+	if (rc == 0 && im->opts->dynamic_groups &&
+	    dyngroup_resolve(&im->db, im->txn, (size_t)im->opts->dynamic_groups_max, im->opts->err,
+	                     "warning", err, sizeof(err)) < 0) {
+		fprintf(im->opts->err, "%s: dynamic groups: %s\n", tmp_path, err);
+		rc = -1;
+	}
 	if (rc == 0 && memberof_resolve(&im->db, im->txn, err, sizeof(err)) < 0) {
 		fprintf(im->opts->err, "%s: %s\n", tmp_path, err);
 		rc = -1;

@@ -14,7 +14,8 @@
  * the LDIF (as slapcat writes them) are not stored, except entryUUID: the
  * import records its own time and creator, served as createTimestamp,
  * modifyTimestamp, creatorsName and modifiersName. memberOf is computed from the
- * groups (storage/memberof.h), and with a schema loaded the objectClass
+ * groups (storage/memberof.h), with dynamic_groups after the members of groupOfURLs
+ * entries are (storage/dyngroup.h), and with a schema loaded the objectClass
  * index holds every entry under the superclasses of its classes too.
  *
  * Records are parsed on opts->threads threads (ldif/import_parse.h, import_queue.h)
@@ -57,6 +58,10 @@ struct import_opts {
 	bool chown;
 	uid_t uid;
 	gid_t gid;
+	/* dynamic_groups = yes: groupOfURLs entries get the members their memberURL values
+	 * find (storage/dyngroup.h), at most dynamic_groups_max URLs in all. */
+	bool dynamic_groups;
+	int dynamic_groups_max;
 };
 
 /*

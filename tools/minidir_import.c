@@ -131,7 +131,9 @@ int main(int argc, char **argv)
 	                           .creator = cfg.rootdn,
 	                           .skip_schema = skip_schema,
 	                           .url_values = url_values,
-	                           .threads = (int)nthreads};
+	                           .threads = (int)nthreads,
+	                           .dynamic_groups = cfg.dynamic_groups,
+	                           .dynamic_groups_max = cfg.dynamic_groups_max};
 	char who[4200] = "";
 	if (pick_owner(&cfg, &opts, who, sizeof(who)) < 0) {
 		config_free(&cfg);

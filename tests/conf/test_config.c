@@ -635,6 +635,27 @@ START_TEST(chain_passwd_keys)
 }
 END_TEST
 
+/* dynamic_groups: off by default, dynamic_groups_max 1000 (1..1000000); not with syncrepl. */
+START_TEST(dynamic_groups_keys)
+{
+	struct config cfg;
+	load_ok(BASE, &cfg);
+	ck_assert(!cfg.dynamic_groups);
+	ck_assert_int_eq(cfg.dynamic_groups_max, 1000);
+	config_free(&cfg);
+	load_ok(BASE "dynamic_groups = yes\ndynamic_groups_max = 1\n", &cfg);
+	ck_assert(cfg.dynamic_groups);
+	ck_assert_int_eq(cfg.dynamic_groups_max, 1);
+	config_free(&cfg);
+	load_fails_at(BASE "dynamic_groups = maybe\n", 3, "dynamic_groups");
+	load_fails_at(BASE "dynamic_groups_max = 0\n", 3, "dynamic_groups_max");
+	load_fails_at(BASE "dynamic_groups_max = 1000001\n", 3, "dynamic_groups_max");
+	load_fails_at(BASE "syncrepl = rid=1 provider=ldap://p searchbase=dc=example,dc=com\n"
+	                   "dynamic_groups = yes\n",
+	              4, "a replica (syncrepl) does not keep dynamic groups");
+}
+END_TEST
+
 START_TEST(err_syncrepl)
 {
 #define SR "syncrepl = rid=1 provider=ldap://p searchbase=dc=example,dc=com\n"
@@ -854,6 +875,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, err_access);
 	tcase_add_test(tc, err_first_error_wins);
 	tcase_add_test(tc, chain_passwd_keys);
+	tcase_add_test(tc, dynamic_groups_keys);
 	tcase_add_test(tc, err_missing_required);
 	tcase_add_test(tc, err_missing_file);
 	tcase_add_test(tc, err_truncated_to_errlen);
