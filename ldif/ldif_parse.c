@@ -412,6 +412,61 @@ static enum ldif_parse_result check_line(struct scan *s, const struct logical *l
 	return LDIF_PARSE_ENTRY;
 }
 
+/*
+ * Puts the options of the attribute description type[0..len) in slapd's form, in place:
+ * each lowercased (options are case-insensitive, RFC 4512 2.5) and sorted, so that
+ * "o;LANG-zz;lang-y" is kept, and returned, as "o;lang-y;lang-zz" the way slapd
+ * returns it. The type name before the first ';' is kept as written. A description
+ * with more than 64 options (none has) is lowercased only.
+ */
+static void normalize_options(char *type, size_t len)
+{
+	char *semi = memchr(type, ';', len);
+	if (!semi)
+		return;
+	char *end = type + len;
+	for (char *p = semi + 1; p < end; p++)
+		*p = (char)tolower((unsigned char)*p);
+	struct opt {
+		const char *s;
+		size_t n;
+	} opts[64];
+	size_t n = 0;
+	for (char *p = semi + 1; p < end;) {
+		char *q = memchr(p, ';', (size_t)(end - p));
+		if (!q)
+			q = end;
+		if (n == sizeof(opts) / sizeof(opts[0]))
+			return;
+		opts[n++] = (struct opt){p, (size_t)(q - p)};
+		p = q + 1;
+	}
+	/* insertion sort: a handful of options */
+	for (size_t i = 1; i < n; i++) {
+		struct opt k = opts[i];
+		size_t j = i;
+		for (; j > 0; j--) {
+			size_t m = opts[j - 1].n < k.n ? opts[j - 1].n : k.n;
+			int c = memcmp(opts[j - 1].s, k.s, m);
+			if (c < 0 || (c == 0 && opts[j - 1].n <= k.n))
+				break;
+			opts[j] = opts[j - 1];
+		}
+		opts[j] = k;
+	}
+	char tmp[1024];
+	size_t olen = (size_t)(end - semi);
+	if (olen > sizeof(tmp))
+		return;
+	char *w = tmp;
+	for (size_t i = 0; i < n; i++) {
+		*w++ = ';';
+		memcpy(w, opts[i].s, opts[i].n);
+		w += opts[i].n;
+	}
+	memcpy(semi, tmp, olen);
+}
+
 /* Keeps a checked line: the DN, or an attribute. */
 static enum ldif_parse_result keep_line(struct scan *s, const struct logical *l)
 {
@@ -431,6 +486,7 @@ static enum ldif_parse_result keep_line(struct scan *s, const struct logical *l)
 	if (e->lines.cap - e->lines.len < sizeof(struct attr_line) &&
 	    buf_reserve(&e->lines, sizeof(struct attr_line)) < 0)
 		return fail(s, l->start, false, "out of memory");
+	normalize_options((char *)l->type, l->tlen); /* the scan's own output buffer */
 	struct attr_line a = {l->type, l->tlen, l->val, l->start, 0, l->url, 0};
 	memcpy(e->lines.data + e->lines.len, &a, sizeof(a));
 	e->lines.len += sizeof(a);

@@ -39,13 +39,20 @@ int match_compare(enum match_rule rule, const void *pa, size_t alen, const void 
 	return c ? c : (alen > blen) - (alen < blen);
 }
 
-/* True if option o[0..olen) is one of the ';'-separated options in opts[0..len). */
+/* True if option o[0..olen) is one of the ';'-separated options in opts[0..len). A
+ * language range (RFC 3866 2.3: "lang-" then a tag prefix ending in '-', such as
+ * "lang-en-", or "lang-" alone) selects the tag without its last '-' ("lang-en") and
+ * every tag it prefixes ("lang-en-us"); "lang-" selects every language tag. */
 static bool has_option(const char *opts, size_t len, const char *o, size_t olen)
 {
+	bool range = olen >= 5 && o[olen - 1] == '-' && strncasecmp(o, "lang-", 5) == 0;
 	while (len > 0) {
 		const char *semi = memchr(opts, ';', len);
 		size_t n = semi ? (size_t)(semi - opts) : len;
 		if (n == olen && strncasecmp(opts, o, n) == 0)
+			return true;
+		if (range && n >= 5 && (n == olen - 1 || n > olen) &&
+		    strncasecmp(opts, o, olen == 5 ? 5 : (n == olen - 1 ? n : olen)) == 0)
 			return true;
 		if (!semi)
 			break;

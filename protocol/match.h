@@ -54,7 +54,9 @@ int match_compare(enum match_rule rule, const void *a, size_t alen, const void *
  * Whether the attribute description want ("description" or
  * "description;lang-en") selects the stored description have: the same type,
  * and every option of want among have's (so "description" also selects its
- * subtypes "description;lang-en", RFC 4512 2.5). Types and options compare
+ * subtypes "description;lang-en", RFC 4512 2.5); a language range option of want
+ * ("lang-en-", RFC 3866 2.3) selects "lang-en" and every "lang-en-*" tag, "lang-"
+ * every language tag. Types and options compare
  * case-insensitively (ASCII); names are not resolved through the schema (an
  * alias does not select its type). Both borrowed, not NUL-terminated.
  * Returns false when either is empty. Pure.

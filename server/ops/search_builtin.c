@@ -29,11 +29,19 @@ void op_special_search(struct conn *c, struct ldap_request *req, const struct bu
 	}
 	search_names_canonical(r, names, space, cap);
 	/* An entry of its own: the assertion is tested on it. A page of one entry is the whole
-	 * answer, but nothing here sorts or filters values (RFC 4511 4.1.11, as slapd for
-	 * sorting). */
+	 * answer, nothing here sorts (RFC 4511 4.1.11, as slapd); Matched Values filters its
+	 * values as an entry's (cn=Subschema's attributeTypes by
+	 * objectIdentifierFirstComponentMatch, as slapd does). */
 	static const char *const applied[] = {OP_CONTROL_ASSERTION, OP_CONTROL_MANAGE_DSA_IT,
-	                                      OP_CONTROL_PAGED_RESULTS};
+	                                      OP_CONTROL_PAGED_RESULTS, OP_CONTROL_MATCHED_VALUES};
 	if (ops_refuse_critical(c, req, applied, sizeof(applied) / sizeof(applied[0]))) {
+		free(space);
+		return;
+	}
+	struct filter *values = NULL; /* in req->mem, as long as the request */
+	if (search_matched_values(req, req->mem, &c->w->scratch, &values) < 0) {
+		reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_PROTOCOL_ERROR, NULL,
+		           "malformed matched values control");
 		free(space);
 		return;
 	}
@@ -52,6 +60,7 @@ void op_special_search(struct conn *c, struct ldap_request *req, const struct bu
 		struct attr_select sel;
 		attr_select_init(&sel, names, r->nattrs, r->typesonly);
 		sel.check_operational = true;
+		sel.values = values;
 		/* A replica's root DSE: the provider's contextCSN, as of the last commit. */
 		struct replica_status st;
 		struct buf extra = {0};

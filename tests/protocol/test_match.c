@@ -148,6 +148,21 @@ START_TEST(descriptions)
 	ck_assert(match_desc("description;lang-en", 19, "description;LANG-EN", 19));
 	ck_assert(!match_desc("description;lang-en", 19, "description", 11));
 	ck_assert(!match_desc("description;lang-de", 19, "description;lang-en", 19));
+	/* RFC 3866 language ranges */
+#define D(w, h) match_desc(w, sizeof(w) - 1, h, sizeof(h) - 1)
+	ck_assert(D("name;lang-en-", "name;lang-en"));
+	ck_assert(D("name;lang-en-", "name;LANG-EN-US"));
+	ck_assert(D("name;lang-en-", "name;binary;lang-en-gb"));
+	ck_assert(!D("name;lang-en-", "name;lang-enx"));
+	ck_assert(!D("name;lang-en-", "name;lang-e"));
+	ck_assert(!D("name;lang-en-", "name;lang-de"));
+	ck_assert(!D("name;lang-en-", "name"));
+	ck_assert(D("name;lang-", "name;lang-fr"));
+	ck_assert(!D("name;lang-", "name;x-lang"));
+	ck_assert(!D("name;lang-", "name"));
+	ck_assert(!D("name;x-a-", "name;x-a")); /* not a language range */
+	ck_assert(D("name;lang-en-;lang-en-us", "name;lang-en-us"));
+#undef D
 	ck_assert(!match_desc("desc", 4, "description", 11));
 	/* An empty name (a client may send one) selects nothing and reads nothing. */
 	ck_assert(!match_desc(NULL, 0, "cn", 2));

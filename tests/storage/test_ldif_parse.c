@@ -238,6 +238,21 @@ START_TEST(empty_options)
 }
 END_TEST
 
+/* Options are kept lowercased and sorted, as slapd keeps and returns them
+ * ("o;lang-zz;lang-y" comes back "o;lang-y;lang-zz"); the type name is kept as written,
+ * and two spellings of one description become one mod. */
+START_TEST(options_normalized)
+{
+	ck_assert_int_eq(parse("dn: dc=x\nO;Lang-ZZ;lang-y;lang-x: a\no;lang-x;lang-y;lang-zz: b\n"
+	                       "cn;lang-en;binary: c\ncn;x-b;x-a;x-ab: d\n"),
+	                 LDIF_PARSE_ENTRY);
+	ck_assert_int_eq(nmods(), 3);
+	ck_assert_str_eq(entry.mods[0]->mod_type, "O;lang-x;lang-y;lang-zz");
+	ck_assert_str_eq(entry.mods[1]->mod_type, "cn;binary;lang-en");
+	ck_assert_str_eq(entry.mods[2]->mod_type, "cn;x-a;x-ab;x-b");
+}
+END_TEST
+
 START_TEST(errors_and_lines)
 {
 #define TEXT(t) t, sizeof(t) - 1
@@ -635,6 +650,7 @@ static Suite *ldif_parse_suite(void)
 	tcase_add_test(tc, left_to_libldap);
 	tcase_add_test(tc, url_values_refused);
 	tcase_add_test(tc, empty_options);
+	tcase_add_test(tc, options_normalized);
 	tcase_add_test(tc, errors_and_lines);
 	tcase_add_test(tc, many_types);
 	tcase_add_test(tc, reader_framing);
