@@ -131,6 +131,7 @@ int main(int argc, char **argv)
 	                           .creator = cfg.rootdn,
 	                           .skip_schema = skip_schema,
 	                           .url_values = url_values,
+	                           .memberof_nested = cfg.memberof_nested,
 	                           .threads = (int)nthreads};
 	char who[4200] = "";
 	if (pick_owner(&cfg, &opts, who, sizeof(who)) < 0) {
