@@ -257,7 +257,8 @@ int memberof_nested_follow(struct db *db, bool want, bool writable, bool *stored
 		return rc;
 	if ((rc = memberof_nested_get(db, txn, stored)) == 0 && writable && empty &&
 	    *stored != want) {
-		if ((rc = memberof_nested_set(db, txn, want)) == 0 && (rc = mdb_txn_commit(txn)) == 0)
+		if ((rc = memberof_nested_set(db, txn, want)) == 0 &&
+		    (rc = mdb_txn_commit(txn)) == 0)
 			*stored = want;
 		return rc;
 	}

@@ -43,8 +43,9 @@ static void write_ldif(void)
 	           "member: uid=bob,dc=example,dc=com\n\n");
 	/* bob in chain1, chain(i) in chain(i+1): deeper than the bound. */
 	for (int i = 1; i <= CHAIN; i++) {
-		fprintf(f, "dn: cn=chain%d,dc=example,dc=com\nobjectClass: groupOfNames\ncn: chain%d\n",
-		        i, i);
+		fprintf(
+		    f, "dn: cn=chain%d,dc=example,dc=com\nobjectClass: groupOfNames\ncn: chain%d\n",
+		    i, i);
 		if (i == 1)
 			fprintf(f, "member: uid=bob,dc=example,dc=com\n\n");
 		else
@@ -204,7 +205,8 @@ START_TEST(depth_bound_cuts_with_a_warning)
 	text[n] = '\0';
 	fclose(f);
 	char want[128];
-	snprintf(want, sizeof(want), "deeper than %d levels above cn=chain%d,dc=example,dc=com: cut",
+	snprintf(want, sizeof(want),
+	         "deeper than %d levels above cn=chain%d,dc=example,dc=com: cut",
 	         MEMBEROF_NESTED_DEPTH, MEMBEROF_NESTED_DEPTH);
 	ck_assert_msg(strstr(text, want), "warnings: %s", text);
 }
