@@ -59,7 +59,7 @@ declare -A wall
 for r in on off; do
 	p=$onport
 	[ $r = off ] && p=$offport
-	wait_value "ldap://127.0.0.1:$p" "cn=g.0,$G" description done 600 || die "$r: the changes did not arrive"
+	wait_value "ldap://127.0.0.1:$p" "cn=g.0,$G" description "done" 600 || die "$r: the changes did not arrive"
 	wall[$r]=$(($(now_ms) - t0))
 done
 on1=$(cpu_ticks "$onpid") off1=$(cpu_ticks "$offpid")
