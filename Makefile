@@ -218,6 +218,7 @@ integration: $(BINS) $(ITEST_BIN)
 	@set -e; for t in $(ITESTS); do BUILD=$(B) ./tests/integration/$$t.sh; done
 	@BUILD=$(B) ./tests/conformance/run.sh
 	@BUILD=$(B) CONFORMANCE_TLS=1 CONFORMANCE_QUIET=1 ./tests/conformance/run.sh
+	@BUILD=$(B) CONFORMANCE_DIR=tests/conformance/nested CONFORMANCE_QUIET=1 ./tests/conformance/run.sh
 	@BUILD=$(B) CONFORMANCE_REPLICA=1 CONFORMANCE_QUIET=1 ./tests/conformance/run.sh
 	@# The same again on the io_uring engine (tests/README.md; make test-io-uring runs all).
 	@set -e; for t in $(ITESTS_IO_URING); do \

@@ -108,9 +108,9 @@ int memberof_nested_closure(const struct db *db, MDB_txn *txn, entry_id id, stru
 	bool added;
 	groups->off = groups->len = 0;
 	*cut = false;
-	int rc = idset_add(&seen, id, &added);
-	if (rc == 0)
-		rc = direct_groups(db, txn, id, ids);
+	/* id is not seen first: a group in a cycle reaches itself and is its own group, as
+	 * slapd's dynlist lists it (tests/conformance/nested). */
+	int rc = direct_groups(db, txn, id, ids);
 	for (size_t i = 0; rc == 0 && i < count(ids); i++)
 		if ((rc = idset_add(&seen, id_at(ids, i), &added)) == 0 && added &&
 		    buf_append(groups, ids->data + i * sizeof(entry_id), sizeof(entry_id)) < 0)

@@ -5,8 +5,8 @@
  * naming it), which is what every closure is computed from, so the closure of one entry
  * is a walk up memberdn: its groups, their groups, and so on.
  *
- * The walk is cycle-safe (a group reached twice is followed once; an entry is never its
- * own member, even in a cycle) and stops after MEMBEROF_NESTED_DEPTH levels: groups
+ * The walk is cycle-safe (a group reached twice is followed once; a group in a cycle
+ * reaches itself and so is one of its own groups, as slapd's dynlist answers) and stops after MEMBEROF_NESTED_DEPTH levels: groups
  * further up are left out and the walk reports the DN of a group it cut at.
  *
  * Whether a file holds the closure is recorded in its meta table ("memberof_nested"),
@@ -36,7 +36,7 @@ int memberof_nested_set(const struct db *db, MDB_txn *txn, bool on);
 
 /*
  * Sets groups (entry IDs, unordered) to every group id reaches through memberdn, up to
- * MEMBEROF_NESTED_DEPTH levels, id itself left out. When the bound cut the walk, *cut
+ * MEMBEROF_NESTED_DEPTH levels (id itself when a cycle leads back to it). When the bound cut the walk, *cut
  * is set and cut_dn holds the DN of a group whose groups were left out (else *cut is
  * false). ids is scratch. Returns 0, MDB_NOTFOUND (no entry id), ENOMEM or an LMDB error.
  */

@@ -3,7 +3,7 @@
 
 memberof_closure.py PROVIDER REPLICA BASE BINDDN PW: reads every entry's member and
 uniqueMember values from PROVIDER (slapd), computes for each entry the groups it
-reaches through groups in groups (cycle-safe, an entry never its own group), and
+reaches through groups in groups (cycle-safe; a group in a cycle is its own group, as slapd's dynlist says), and
 compares with REPLICA's memberOf of every entry and with the entries REPLICA returns
 for (memberOf=G) of every group G (the eq.memberof index). Prints each difference;
 exits 1 if there is any, else prints a summary line."""
@@ -34,7 +34,7 @@ def main():
         while todo:
             x = todo.pop()
             for g in direct.get(x, ()):
-                if g in entries and g not in seen and g != e:
+                if g in entries and g not in seen:  # e itself when a cycle leads back
                     seen.add(g)
                     todo.append(g)
         want[e] = seen
