@@ -6,8 +6,9 @@
  * is a walk up memberdn: its groups, their groups, and so on.
  *
  * The walk is cycle-safe (a group reached twice is followed once; a group in a cycle
- * reaches itself and so is one of its own groups, as slapd's dynlist answers) and stops after MEMBEROF_NESTED_DEPTH levels: groups
- * further up are left out and the walk reports the DN of a group it cut at.
+ * reaches itself and so is one of its own groups, as slapd's dynlist answers) and stops
+ * after MEMBEROF_NESTED_DEPTH levels: groups further up are left out and the walk
+ * reports the DN of a group it cut at.
  *
  * Whether a file holds the closure is recorded in its meta table ("memberof_nested"),
  * written by the import; a replica's changes keep what the file records.
@@ -36,9 +37,9 @@ int memberof_nested_set(const struct db *db, MDB_txn *txn, bool on);
 
 /*
  * Sets groups (entry IDs, unordered) to every group id reaches through memberdn, up to
- * MEMBEROF_NESTED_DEPTH levels (id itself when a cycle leads back to it). When the bound cut the walk, *cut
- * is set and cut_dn holds the DN of a group whose groups were left out (else *cut is
- * false). ids is scratch. Returns 0, MDB_NOTFOUND (no entry id), ENOMEM or an LMDB error.
+ * MEMBEROF_NESTED_DEPTH levels (id itself when a cycle leads back to it). When the bound
+ * cut the walk, *cut is set and cut_dn holds the DN of a group whose groups were left
+ * out (else *cut is false). ids is scratch. Returns 0, MDB_NOTFOUND (no entry id), ENOMEM or an LMDB error.
  */
 int memberof_nested_closure(const struct db *db, MDB_txn *txn, entry_id id, struct buf *groups,
                             struct buf *ids, bool *cut, struct buf *cut_dn);
