@@ -39,7 +39,8 @@ int memberof_nested_set(const struct db *db, MDB_txn *txn, bool on);
  * Sets groups (entry IDs, unordered) to every group id reaches through memberdn, up to
  * MEMBEROF_NESTED_DEPTH levels (id itself when a cycle leads back to it). When the bound
  * cut the walk, *cut is set and cut_dn holds the DN of a group whose groups were left
- * out (else *cut is false). ids is scratch. Returns 0, MDB_NOTFOUND (no entry id), ENOMEM or an LMDB error.
+ * out (else *cut is false). ids is scratch. Returns 0, MDB_NOTFOUND (no entry id),
+ * ENOMEM or an LMDB error.
  */
 int memberof_nested_closure(const struct db *db, MDB_txn *txn, entry_id id, struct buf *groups,
                             struct buf *ids, bool *cut, struct buf *cut_dn);
