@@ -446,6 +446,8 @@ static const struct kv_key config_keys[] = {
 	{"metrics_listen", set_metrics_listen, FIELD(metrics_listen)},
 	{"metrics_allow_remote", set_bool, FIELD(metrics_allow_remote)},
 	{"ready_max_lag_ms", set_count, FIELD(ready_max_lag_ms), .min = 100, .max = 86400000},
+	/* Nested memberOf (storage/memberof_nested.h). */
+	{"memberof_nested", set_bool, FIELD(memberof_nested)},
 	/* The PROXY protocol (pldap://, pldaps://). */
 	{"proxy_from", .set = set_proxy_from},
 	/* dynamic groups (storage/dyngroup.h) */

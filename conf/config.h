@@ -122,6 +122,9 @@ struct config {
 	struct metrics_addr metrics_listen;
 	bool metrics_allow_remote;
 	int ready_max_lag_ms;
+	/* memberOf with groups in groups (storage/memberof_nested.h): read by minidir-import,
+	 * which records it in the file; a replica's changes keep what the file records. */
+	bool memberof_nested;
 	/* Who may send a PROXY protocol header on a pldap:// or pldaps:// listener (required
 	 * when there is one): the load balancers' addresses or networks. */
 	struct ip_net proxy_from[CONFIG_MAX_PROXY_FROM];

@@ -17,6 +17,7 @@
 #include "storage/db.h"
 #include "storage/dyngroup.h"
 #include "storage/memberof.h"
+#include "storage/memberof_nested.h"
 #include "ldif/import_parse.h"
 #include "ldif/import_queue.h"
 #include "ldif/import_stale.h"
@@ -438,6 +439,18 @@ static int build(struct importer *im, size_t *count)
 	}
 	if (rc == 0 && memberof_resolve(&im->db, im->txn, err, sizeof(err)) < 0) {
 		fprintf(im->opts->err, "%s: %s\n", tmp_path, err);
+		rc = -1;
+	}
+	if (rc == 0 && im->opts->memberof_nested &&
+	    memberof_nested_resolve(&im->db, im->txn, im->opts->err, err, sizeof(err)) < 0) {
+		fprintf(im->opts->err, "%s: %s\n", tmp_path, err);
+		rc = -1;
+	}
+	/* Recorded only when on: a file without the key holds direct memberOf. */
+	if (rc == 0 && im->opts->memberof_nested &&
+	    (rc = memberof_nested_set(&im->db, im->txn, true)) != 0) {
+		report(im, im->last_line, "writing %s: %s", tmp_path,
+		       mdb_strerror(db_write_error(&im->db, rc)));
 		rc = -1;
 	}
 	if (rc == 0 && ((rc = put_meta(im, im->next_id - 1)) != 0 || (rc = finish_file(im)) != 0)) {

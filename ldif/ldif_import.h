@@ -45,6 +45,9 @@ struct import_opts {
 	/* "type:< URL" values read their file (ldif/ldif_url.h: file: URLs, regular files,
 	 * at most ENTRY_MAX_BYTES a record); false: such a value is an error at its line. */
 	bool url_values;
+	/* memberOf holds nested groups' closure (storage/memberof_nested.h), recorded in the
+	 * file's meta table; false: direct membership only. */
+	bool memberof_nested;
 	/* 2 or more: records are parsed, checked and encoded on a thread of their own while
 	 * this one writes them (ldif/import_parse.h); 0 or 1: one thread does both. The
 	 * database is the same either way. */

@@ -22,6 +22,7 @@
 #include "server/db_denied.h"
 #include "server/log.h"
 #include "server/replica/replica.h"
+#include "storage/memberof_nested.h"
 
 /* Logs the indexes the config names that the database at hand was imported without. */
 static void log_missing_indexes(const struct config *cfg, const struct db *db)
@@ -31,6 +32,21 @@ static void log_missing_indexes(const struct config *cfg, const struct db *db)
 			log_info("index %s is configured but %s was imported without it; run "
 			         "minidir-import again to build it",
 			         cfg->index[i], cfg->database);
+}
+
+/* memberof_nested as the file records it: a new replica's file takes the key; a file
+ * with entries keeps its closure (direct or nested), and the key differing is logged. */
+static void check_nested(const struct config *cfg, struct db *db, bool writable)
+{
+	bool stored = false;
+	if (memberof_nested_follow(db, cfg->memberof_nested, writable, &stored) != 0)
+		log_error("%s: reading memberof_nested from the database failed", cfg->database);
+	else if (stored != cfg->memberof_nested)
+		log_info(
+		    "memberof_nested = %s but %s holds %s memberOf: serving what it holds; "
+		    "run minidir-import again (a replica: remove the file and resync) to change it",
+		    cfg->memberof_nested ? "yes" : "no", cfg->database,
+		    stored ? "nested" : "direct");
 }
 
 /*
@@ -56,6 +72,7 @@ static struct db_gen *open_replica_database(const struct config *cfg, char *err,
 	/* A new replica's entries are made by the rootdn, as minidir-import records it. */
 	if (!g->db.creator[0] && cfg->rootdn[0] && db_set_creator(&g->db, cfg->rootdn) != 0)
 		log_error("%s: recording the database's creator failed", cfg->database);
+	check_nested(cfg, &g->db, true);
 	if (mdb_env_get_fd(g->db.env, &fd) != 0 || fstat(fd, &st) < 0) {
 		snprintf(err, errlen, "%.900s: cannot stat the database file", cfg->database);
 		db_gen_release(g);
@@ -91,6 +108,8 @@ static int open_database(struct server *srv)
 		return -1;
 	}
 	log_missing_indexes(cfg, &g->db);
+	if (!replica)
+		check_nested(cfg, &g->db, false);
 	struct stat st;
 	if (stat(cfg->database, &st) == 0 && (st.st_mode & (S_IRWXG | S_IRWXO)))
 		log_info("warning: %s is readable by others (mode %03o) and holds password "

@@ -13,6 +13,7 @@
 #include "storage/entry_mods.h"
 #include "storage/entry_opattrs.h"
 #include "storage/entry_schema.h"
+#include "storage/memberof_nested.h"
 #include "storage/memberof_update.h"
 
 /* One change being applied; the buffers are freed at its end. */
@@ -24,6 +25,10 @@ struct change {
 	struct buf opattrs; /* the provider's operational attributes (storage/entry_opattrs.h) */
 	struct entry_mods mods;
 	struct memberof_scratch ms;
+	/* memberof_nested: the entries whose closure the change may move, and whether the
+	 * file holds closures at all (storage/memberof_nested.h). */
+	struct buf affected;
+	bool nested;
 };
 
 __attribute__((format(printf, 3, 4))) static int say(struct change *c, int code, const char *fmt,
@@ -189,15 +194,41 @@ static int write_keys(struct change *c, entry_id id, const struct entry_view *e,
 	return rc ? rc : memberof_write_dns(c->db, c->txn, id, e, add, &c->ms);
 }
 
+/* With nested memberOf: collects, before (unlink) the links of c->ids are taken apart,
+ * the entries they and everything below them are; after, adds what is below them now and
+ * remakes the closure of each. Direct memberOf: nothing. */
+static int nested_pass(struct change *c, bool before)
+{
+	int rc = 0;
+	if (before) {
+		c->affected.off = c->affected.len = 0;
+		if ((rc = memberof_nested_get(c->db, c->txn, &c->nested)) != 0 || !c->nested)
+			return rc;
+		if (buf_append(&c->affected, c->ids.data, c->ids.len) < 0)
+			return ENOMEM;
+		return memberof_nested_below(c->db, c->txn, &c->affected, &c->ms);
+	}
+	if (!c->nested)
+		return 0;
+	if (buf_append(&c->affected, c->ids.data, c->ids.len) < 0)
+		return ENOMEM;
+	if ((rc = memberof_nested_below(c->db, c->txn, &c->affected, &c->ms)) != 0)
+		return rc;
+	return memberof_nested_relink(c->db, c->txn, &c->affected, &c->ms, stderr);
+}
+
 static int link_all(struct change *c, bool unlink)
 {
+	int rc = unlink ? nested_pass(c, true) : 0;
+	if (rc)
+		return rc;
 	for (size_t i = 0; i < nids(c); i++) {
-		int rc = unlink ? memberof_unlink(c->db, c->txn, id_at(c, i), &c->ms)
-		                : memberof_link(c->db, c->txn, id_at(c, i), &c->ms);
+		rc = unlink ? memberof_unlink(c->db, c->txn, id_at(c, i), &c->ms)
+		            : memberof_link(c->db, c->txn, id_at(c, i), &c->ms);
 		if (rc)
 			return rc;
 	}
-	return 0;
+	return unlink ? 0 : nested_pass(c, false);
 }
 
 /* Stores c->rec as entry id under parent; old is its record before (NULL: a new entry).
@@ -218,6 +249,8 @@ static int store(struct change *c, entry_id id, entry_id parent, const struct en
 	memmove(c->ids.data + sizeof(id), c->ids.data, below);
 	memcpy(c->ids.data, &id, sizeof(id));
 	if (old && ((rc = link_all(c, true)) || (rc = write_keys(c, id, old, false))))
+		return rc;
+	if (!old && (rc = nested_pass(c, true)) != 0)
 		return rc;
 	if (moved && ((rc = del_pair(c->txn, c->db->dn2id, old->key, old->keylen, NULL, 0)) ||
 	              (rc = del_pair(c->txn, c->db->children, &old->parent, sizeof(old->parent),
@@ -376,6 +409,7 @@ static void change_free(struct change *c)
 	buf_free(&c->ids);
 	buf_free(&c->subkeys);
 	buf_free(&c->opattrs);
+	buf_free(&c->affected);
 	entry_mods_free(&c->mods);
 	memberof_scratch_free(&c->ms);
 }
@@ -462,6 +496,8 @@ static int delete_change(struct change *c, const unsigned char *uuid, unsigned f
 	}
 	if ((rc = add_count(c, -(long)nids(c))) != 0)
 		return lmdb_fail(c, rc, "counting");
+	if (c->nested && (rc = memberof_nested_relink(c->db, c->txn, &c->affected, &c->ms, stderr)))
+		return lmdb_fail(c, rc, "memberOf");
 	return 0;
 }
 

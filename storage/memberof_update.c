@@ -12,6 +12,8 @@ void memberof_scratch_free(struct memberof_scratch *s)
 	buf_free(&s->gdn);
 	buf_free(&s->ids);
 	buf_free(&s->rec);
+	buf_free(&s->up);
+	buf_free(&s->work);
 }
 
 static const struct db_index *memberof_index(const struct db *db)
@@ -139,6 +141,21 @@ static int unlink_group(const struct db *db, MDB_txn *txn, const struct db_index
 			rc = del(txn, ix->dbi, gk, mk);
 	}
 	return rc;
+}
+
+int memberof_unlink_member(const struct db *db, MDB_txn *txn, entry_id id,
+                           struct memberof_scratch *s)
+{
+	const struct db_index *ix = memberof_index(db);
+	return ix ? unlink_member(db, txn, ix, id, s) : MDB_NOTFOUND;
+}
+
+int memberof_link_one(const struct db *db, MDB_txn *txn, entry_id member, entry_id group,
+                      struct memberof_scratch *s)
+{
+	const struct db_index *ix = memberof_index(db);
+	int rc = ix ? memberof_group_key(db, txn, ix, group, &s->gdn) : MDB_NOTFOUND;
+	return rc ? rc : link(db, txn, ix, member, group, &s->gdn);
 }
 
 int memberof_unlink(const struct db *db, MDB_txn *txn, entry_id id, struct memberof_scratch *s)

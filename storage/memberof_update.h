@@ -18,6 +18,7 @@
 
 struct memberof_scratch {
 	struct buf key, gdn, ids, rec;
+	struct buf up, work; /* storage/memberof_nested.c's */
 };
 
 void memberof_scratch_free(struct memberof_scratch *s);
@@ -31,6 +32,16 @@ int memberof_copy_record(struct entry_view *e, struct buf *rec);
  * member of groups, and as a group of members. Returns 0 or an LMDB error.
  */
 int memberof_unlink(const struct db *db, MDB_txn *txn, entry_id id, struct memberof_scratch *s);
+
+/* Removes entry id's links as a member of groups (memberof and eq.memberof). Returns 0
+ * or an LMDB error. */
+int memberof_unlink_member(const struct db *db, MDB_txn *txn, entry_id id,
+                           struct memberof_scratch *s);
+
+/* Links member to group (both stored) in memberof and eq.memberof, once. Returns 0,
+ * MDB_NOTFOUND (no group) or an LMDB error. */
+int memberof_link_one(const struct db *db, MDB_txn *txn, entry_id member, entry_id group,
+                      struct memberof_scratch *s);
 
 /*
  * Makes every link of entry id (stored, with its current DN and member values): the

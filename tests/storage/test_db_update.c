@@ -28,6 +28,7 @@
 static char dir[64], a_path[128], b_path[128], ldif_path[128];
 static char *const index_attrs[] = {"objectClass", "uid", "cn", "mail", "member", "uniqueMember"};
 static struct model M;
+static bool nested_on; /* imports (and so the changes after) with memberof_nested */
 
 static void import_to(const char *path)
 {
@@ -35,7 +36,8 @@ static void import_to(const char *path)
 	                           .index = index_attrs,
 	                           .nindex = 6,
 	                           .err = stderr,
-	                           .creator = "cn=admin," SUFFIX};
+	                           .creator = "cn=admin," SUFFIX,
+	                           .memberof_nested = nested_on};
 	size_t count;
 	model_write_ldif(&M, ldif_path);
 	ck_assert_int_eq(ldif_import(ldif_path, path, &opts, &count), 0);
@@ -58,6 +60,7 @@ static void setup(void)
 	snprintf(b_path, sizeof(b_path), "%s/b.mdb", dir);
 	snprintf(ldif_path, sizeof(ldif_path), "%s/b.ldif", dir);
 	memset(&M, 0, sizeof(M));
+	nested_on = false;
 	M.seed = 42;
 }
 
@@ -169,8 +172,10 @@ static void scripted_directory(void)
 	                           "member: " P("uid=dave") "\n");
 }
 
+/* _i 1: with nested memberOf (storage/memberof_nested.h), groups in groups renamed. */
 START_TEST(scripted_changes_match_a_fresh_import)
 {
+	nested_on = _i == 1;
 	scripted_directory();
 	import_to(a_path);
 	check_same();
@@ -408,6 +413,14 @@ static void random_run(unsigned long seed, int changes)
 START_TEST(random_changes_match_a_fresh_import)
 {
 	random_run(1000 + (unsigned long)_i, 400);
+}
+END_TEST
+
+/* The same with nested memberOf: each change's closure matches a fresh nested import. */
+START_TEST(random_nested_changes_match_a_fresh_import)
+{
+	nested_on = true;
+	random_run(2000 + (unsigned long)_i, 400);
 }
 END_TEST
 
@@ -747,9 +760,10 @@ static Suite *update_suite(void)
 	TCase *tc = tcase_create("update");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, scripted_changes_match_a_fresh_import);
+	tcase_add_loop_test(tc, scripted_changes_match_a_fresh_import, 0, 2);
 	tcase_add_test(tc, comparison_sees_a_difference);
 	tcase_add_loop_test(tc, random_changes_match_a_fresh_import, 0, 3);
+	tcase_add_loop_test(tc, random_nested_changes_match_a_fresh_import, 0, 3);
 	tcase_add_test(tc, bad_changes_are_refused_and_change_nothing);
 	tcase_add_test(tc, export_after_a_move_writes_parents_first);
 	tcase_add_test(tc, provider_timestamps_kept_beside_the_entry);

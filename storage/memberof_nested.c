@@ -1,0 +1,267 @@
+#include "storage/memberof_nested.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "storage/memberof.h"
+
+static const char meta_key[] = "memberof_nested";
+
+int memberof_nested_get(const struct db *db, MDB_txn *txn, bool *on)
+{
+	MDB_val k = {sizeof(meta_key) - 1, (void *)meta_key}, v;
+	int rc = mdb_get(txn, db->meta, &k, &v);
+	*on = rc == 0 && v.mv_size == 1 && *(const char *)v.mv_data == '1';
+	return rc == MDB_NOTFOUND ? 0 : rc;
+}
+
+int memberof_nested_set(const struct db *db, MDB_txn *txn, bool on)
+{
+	MDB_val k = {sizeof(meta_key) - 1, (void *)meta_key}, v = {1, on ? "1" : "0"};
+	return mdb_put(txn, db->meta, &k, &v, 0);
+}
+
+/* A set of entry IDs (0 is no entry: the empty slot), open addressing. */
+struct idset {
+	entry_id *slot;
+	size_t cap, n;
+};
+
+static size_t slot_of(const struct idset *s, entry_id id)
+{
+	size_t i = (id * 2654435761u) & (s->cap - 1);
+	while (s->slot[i] && s->slot[i] != id)
+		i = (i + 1) & (s->cap - 1);
+	return i;
+}
+
+/* Adds id; *added says whether it was new. Returns 0 or ENOMEM. */
+static int idset_add(struct idset *s, entry_id id, bool *added)
+{
+	if ((s->n + 1) * 2 > s->cap) {
+		struct idset bigger = {calloc(s->cap ? s->cap * 2 : 64, sizeof(entry_id)),
+		                       s->cap ? s->cap * 2 : 64, 0};
+		if (!bigger.slot)
+			return ENOMEM;
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->slot[i])
+				bigger.slot[slot_of(&bigger, s->slot[i])] = s->slot[i], bigger.n++;
+		free(s->slot);
+		*s = bigger;
+	}
+	size_t i = slot_of(s, id);
+	*added = s->slot[i] == 0;
+	if (*added)
+		s->slot[i] = id, s->n++;
+	return 0;
+}
+
+static entry_id id_at(const struct buf *ids, size_t i)
+{
+	entry_id id;
+	memcpy(&id, ids->data + i * sizeof(id), sizeof(id));
+	return id;
+}
+
+static size_t count(const struct buf *ids)
+{
+	return ids->len / sizeof(entry_id);
+}
+
+/* Appends to ids the values under key k of the sorted-duplicates table dbi. */
+static int append_dups(MDB_txn *txn, MDB_dbi dbi, MDB_val k, struct buf *ids)
+{
+	MDB_cursor *cur;
+	MDB_val v;
+	int rc = mdb_cursor_open(txn, dbi, &cur);
+	if (rc)
+		return rc;
+	for (int op = MDB_SET; rc == 0; op = MDB_NEXT_DUP) {
+		rc = mdb_cursor_get(cur, &k, &v, op);
+		if (rc == 0 && v.mv_size != sizeof(entry_id))
+			rc = MDB_CORRUPTED;
+		if (rc == 0 && buf_append(ids, v.mv_data, sizeof(entry_id)) < 0)
+			rc = ENOMEM;
+	}
+	mdb_cursor_close(cur);
+	return rc == MDB_NOTFOUND ? 0 : rc;
+}
+
+/* Sets ids to the groups whose member values name entry id's DN (memberdn). */
+static int direct_groups(const struct db *db, MDB_txn *txn, entry_id id, struct buf *ids)
+{
+	struct entry_view e;
+	ids->off = ids->len = 0;
+	int rc = db_get_entry(db, txn, id, &e);
+	if (rc || e.keylen > (size_t)mdb_env_get_maxkeysize(db->env))
+		return rc;
+	MDB_val k = {e.keylen, (void *)e.key};
+	return append_dups(txn, db->memberdn, k, ids);
+}
+
+int memberof_nested_closure(const struct db *db, MDB_txn *txn, entry_id id, struct buf *groups,
+                            struct buf *ids, bool *cut, struct buf *cut_dn)
+{
+	struct idset seen = {0};
+	bool added;
+	groups->off = groups->len = 0;
+	*cut = false;
+	/* id is not seen first: a group in a cycle reaches itself and is its own group, as
+	 * slapd's dynlist lists it (tests/conformance/nested). */
+	int rc = direct_groups(db, txn, id, ids);
+	for (size_t i = 0; rc == 0 && i < count(ids); i++)
+		if ((rc = idset_add(&seen, id_at(ids, i), &added)) == 0 && added &&
+		    buf_append(groups, ids->data + i * sizeof(entry_id), sizeof(entry_id)) < 0)
+			rc = ENOMEM;
+	/* groups[start, end) are the groups of level depth; their groups are the next. */
+	size_t start = 0;
+	for (int depth = 1; rc == 0 && start < count(groups); depth++) {
+		size_t end = count(groups);
+		for (size_t g = start; rc == 0 && g < end; g++) {
+			entry_id grp = id_at(groups, g);
+			if ((rc = direct_groups(db, txn, grp, ids)) != 0)
+				break;
+			for (size_t i = 0; rc == 0 && i < count(ids); i++) {
+				entry_id up = id_at(ids, i);
+				if ((rc = idset_add(&seen, up, &added)) != 0 || !added)
+					continue;
+				if (depth >= MEMBEROF_NESTED_DEPTH) {
+					struct entry_view e;
+					*cut = true;
+					cut_dn->off = cut_dn->len = 0;
+					if ((rc = db_get_entry(db, txn, grp, &e)) == 0 &&
+					    buf_append(cut_dn, e.dn, e.dnlen) < 0)
+						rc = ENOMEM;
+					continue;
+				}
+				if (buf_append(groups, &up, sizeof(up)) < 0)
+					rc = ENOMEM;
+			}
+		}
+		start = end;
+	}
+	free(seen.slot);
+	return rc;
+}
+
+static void warn_cut(FILE *warn, const struct buf *dn)
+{
+	if (warn)
+		fprintf(warn, "memberOf: nesting deeper than %d levels above %.*s: cut\n",
+		        MEMBEROF_NESTED_DEPTH, (int)dn->len, (const char *)dn->data);
+}
+
+/* Links id to every group of its closure. */
+static int link_closure(const struct db *db, MDB_txn *txn, entry_id id, struct memberof_scratch *s,
+                        FILE *warn)
+{
+	bool cut;
+	int rc = memberof_nested_closure(db, txn, id, &s->up, &s->work, &cut, &s->key);
+	if (rc == 0 && cut)
+		warn_cut(warn, &s->key);
+	for (size_t i = 0; rc == 0 && i < count(&s->up); i++)
+		rc = memberof_link_one(db, txn, id, id_at(&s->up, i), s);
+	return rc;
+}
+
+int memberof_nested_resolve(struct db *db, MDB_txn *txn, FILE *warn, char *err, size_t errlen)
+{
+	struct buf members = {0};
+	struct memberof_scratch s = {0};
+	MDB_cursor *cur;
+	MDB_val k, v;
+	/* The members first: the links below are written to the table walked. */
+	int rc = mdb_cursor_open(txn, db->memberof, &cur);
+	if (rc) {
+		snprintf(err, errlen, "nested memberOf: %s", mdb_strerror(rc));
+		return -1;
+	}
+	for (int op = MDB_FIRST; rc == 0; op = MDB_NEXT_NODUP) {
+		if ((rc = mdb_cursor_get(cur, &k, &v, op)) != 0)
+			break;
+		if (k.mv_size != sizeof(entry_id))
+			rc = MDB_CORRUPTED;
+		else if (buf_append(&members, k.mv_data, sizeof(entry_id)) < 0)
+			rc = ENOMEM;
+	}
+	mdb_cursor_close(cur);
+	if (rc == MDB_NOTFOUND)
+		rc = 0;
+	for (size_t i = 0; rc == 0 && i < count(&members); i++)
+		rc = link_closure(db, txn, id_at(&members, i), &s, warn);
+	buf_free(&members);
+	memberof_scratch_free(&s);
+	if (rc)
+		snprintf(err, errlen, "nested memberOf: %s",
+		         rc == ENOMEM ? "out of memory" : mdb_strerror(db_write_error(db, rc)));
+	return rc ? -1 : 0;
+}
+
+int memberof_nested_below(const struct db *db, MDB_txn *txn, struct buf *set,
+                          struct memberof_scratch *s)
+{
+	const struct db_index *ix = db_index_find(db, "memberOf", 8);
+	struct idset seen = {0};
+	bool added;
+	if (!ix)
+		return MDB_NOTFOUND;
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < count(set); i++)
+		rc = idset_add(&seen, id_at(set, i), &added);
+	for (size_t i = 0; rc == 0 && i < count(set); i++) {
+		rc = memberof_group_key(db, txn, ix, id_at(set, i), &s->gdn);
+		if (rc == MDB_NOTFOUND) {
+			rc = 0; /* gone (a delete): nothing below it any more */
+			continue;
+		}
+		MDB_val gk = {db_index_keylen(s->gdn.len), s->gdn.data};
+		s->work.off = s->work.len = 0;
+		if (rc == 0)
+			rc = append_dups(txn, ix->dbi, gk, &s->work);
+		for (size_t j = 0; rc == 0 && j < count(&s->work); j++) {
+			entry_id m = id_at(&s->work, j);
+			if ((rc = idset_add(&seen, m, &added)) == 0 && added &&
+			    buf_append(set, &m, sizeof(m)) < 0)
+				rc = ENOMEM;
+		}
+	}
+	free(seen.slot);
+	return rc;
+}
+
+int memberof_nested_relink(const struct db *db, MDB_txn *txn, const struct buf *set,
+                           struct memberof_scratch *s, FILE *warn)
+{
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < count(set); i++) {
+		entry_id id = id_at(set, i);
+		struct entry_view e;
+		if ((rc = db_get_entry(db, txn, id, &e)) == MDB_NOTFOUND) {
+			rc = 0;
+			continue;
+		}
+		if (rc == 0 && (rc = memberof_unlink_member(db, txn, id, s)) == 0)
+			rc = link_closure(db, txn, id, s, warn);
+	}
+	return rc;
+}
+
+int memberof_nested_follow(struct db *db, bool want, bool writable, bool *stored)
+{
+	MDB_txn *txn;
+	bool empty = db->entries == 0;
+	int rc = mdb_txn_begin(db->env, NULL, writable && empty ? 0 : MDB_RDONLY, &txn);
+	if (rc)
+		return rc;
+	if ((rc = memberof_nested_get(db, txn, stored)) == 0 && writable && empty &&
+	    *stored != want) {
+		if ((rc = memberof_nested_set(db, txn, want)) == 0 &&
+		    (rc = mdb_txn_commit(txn)) == 0)
+			*stored = want;
+		return rc;
+	}
+	mdb_txn_abort(txn);
+	return rc;
+}
