@@ -1,5 +1,6 @@
 #include "storage/memberof.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -111,4 +112,22 @@ int memberof_resolve(struct db *db, MDB_txn *txn, char *err, size_t errlen)
 		snprintf(err, errlen, "memberOf: %s",
 		         ix ? mdb_strerror(db_write_error(db, rc)) : "no memberOf index");
 	return rc ? -1 : 0;
+}
+
+int memberof_append_ids(MDB_txn *txn, MDB_dbi dbi, MDB_val k, struct buf *ids)
+{
+	MDB_cursor *cur;
+	MDB_val v;
+	int rc = mdb_cursor_open(txn, dbi, &cur);
+	if (rc)
+		return rc;
+	for (int op = MDB_SET; rc == 0; op = MDB_NEXT_DUP) {
+		rc = mdb_cursor_get(cur, &k, &v, op);
+		if (rc == 0 && v.mv_size != sizeof(entry_id))
+			rc = MDB_CORRUPTED;
+		if (rc == 0 && buf_append(ids, v.mv_data, sizeof(entry_id)) < 0)
+			rc = ENOMEM;
+	}
+	mdb_cursor_close(cur);
+	return rc == MDB_NOTFOUND ? 0 : rc;
 }

@@ -58,4 +58,12 @@ int memberof_group_key(const struct db *db, MDB_txn *txn, const struct db_index 
  * error. */
 int memberof_put_dn(const struct db *db, MDB_txn *txn, const void *key, size_t len, entry_id group);
 
+/*
+ * Appends to ids (entry_id values, native order) the values stored under key k of the
+ * sorted-duplicates table dbi (memberof, memberdn or an eq.memberof index). Returns 0
+ * (no values is not an error), ENOMEM, MDB_CORRUPTED (a value is not an entry_id) or an
+ * LMDB error; ids may hold part of the values then.
+ */
+int memberof_append_ids(MDB_txn *txn, MDB_dbi dbi, MDB_val k, struct buf *ids);
+
 #endif

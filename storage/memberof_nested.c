@@ -70,25 +70,6 @@ static size_t count(const struct buf *ids)
 	return ids->len / sizeof(entry_id);
 }
 
-/* Appends to ids the values under key k of the sorted-duplicates table dbi. */
-static int append_dups(MDB_txn *txn, MDB_dbi dbi, MDB_val k, struct buf *ids)
-{
-	MDB_cursor *cur;
-	MDB_val v;
-	int rc = mdb_cursor_open(txn, dbi, &cur);
-	if (rc)
-		return rc;
-	for (int op = MDB_SET; rc == 0; op = MDB_NEXT_DUP) {
-		rc = mdb_cursor_get(cur, &k, &v, op);
-		if (rc == 0 && v.mv_size != sizeof(entry_id))
-			rc = MDB_CORRUPTED;
-		if (rc == 0 && buf_append(ids, v.mv_data, sizeof(entry_id)) < 0)
-			rc = ENOMEM;
-	}
-	mdb_cursor_close(cur);
-	return rc == MDB_NOTFOUND ? 0 : rc;
-}
-
 /* Sets ids to the groups whose member values name entry id's DN (memberdn). */
 static int direct_groups(const struct db *db, MDB_txn *txn, entry_id id, struct buf *ids)
 {
@@ -98,7 +79,7 @@ static int direct_groups(const struct db *db, MDB_txn *txn, entry_id id, struct 
 	if (rc || e.keylen > (size_t)mdb_env_get_maxkeysize(db->env))
 		return rc;
 	MDB_val k = {e.keylen, (void *)e.key};
-	return append_dups(txn, db->memberdn, k, ids);
+	return memberof_append_ids(txn, db->memberdn, k, ids);
 }
 
 int memberof_nested_closure(const struct db *db, MDB_txn *txn, entry_id id, struct buf *groups,
@@ -219,7 +200,7 @@ int memberof_nested_below(const struct db *db, MDB_txn *txn, struct buf *set,
 		MDB_val gk = {db_index_keylen(s->gdn.len), s->gdn.data};
 		s->work.off = s->work.len = 0;
 		if (rc == 0)
-			rc = append_dups(txn, ix->dbi, gk, &s->work);
+			rc = memberof_append_ids(txn, ix->dbi, gk, &s->work);
 		for (size_t j = 0; rc == 0 && j < count(&s->work); j++) {
 			entry_id m = id_at(&s->work, j);
 			if ((rc = idset_add(&seen, m, &added)) == 0 && added &&

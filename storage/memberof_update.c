@@ -21,24 +21,11 @@ static const struct db_index *memberof_index(const struct db *db)
 	return db_index_find(db, "memberOf", 8);
 }
 
-/* Appends to s->ids the IDs stored under key k of the sorted-duplicates table dbi. */
+/* Sets ids to the IDs stored under key k of the sorted-duplicates table dbi. */
 static int collect_ids(MDB_txn *txn, MDB_dbi dbi, MDB_val k, struct buf *ids)
 {
-	MDB_cursor *cur;
-	MDB_val v;
 	ids->off = ids->len = 0;
-	int rc = mdb_cursor_open(txn, dbi, &cur);
-	if (rc)
-		return rc;
-	for (int op = MDB_SET; rc == 0; op = MDB_NEXT_DUP) {
-		rc = mdb_cursor_get(cur, &k, &v, op);
-		if (rc == 0 && v.mv_size != sizeof(entry_id))
-			rc = MDB_CORRUPTED;
-		if (rc == 0 && buf_append(ids, v.mv_data, sizeof(entry_id)) < 0)
-			rc = ENOMEM;
-	}
-	mdb_cursor_close(cur);
-	return rc == MDB_NOTFOUND ? 0 : rc;
+	return memberof_append_ids(txn, dbi, k, ids);
 }
 
 int memberof_copy_record(struct entry_view *e, struct buf *rec)

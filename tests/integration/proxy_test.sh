@@ -130,33 +130,46 @@ fi
 alog=$work/access.log
 # alog_wait PATTERN: waits (up to 3 s) for an access-log line matching PATTERN (grep -E).
 alog_wait() { for _ in $(seq 1 60); do grep -qE -- "$1" "$alog" 2> /dev/null && return 0; sleep 0.05; done; return 1; }
-# haproxy_port FRONTEND: the client port of HAProxy's last session log line of FRONTEND.
+# haproxy_port FRONTEND [SEEN]: the client port of HAProxy's last session log line of
+# FRONTEND, once there are more than SEEN such lines (default 0).
 haproxy_port() {
+	local re=" 127\.0\.0\.1:\([0-9]*\) \[[^]]*\] $1 $1\/m "
 	for _ in $(seq 1 60); do
 		local p
-		p=$(sed -n "s/.* 127\.0\.0\.1:\([0-9]*\) \[[^]]*\] $1 $1\/m .*/\1/p" "$work/haproxy.log" | tail -1)
-		[ -n "$p" ] && echo "$p" && return
+		if [ "$(grep -c -- "$re" "$work/haproxy.log")" -gt "${2:-0}" ]; then
+			p=$(sed -n "s/.*$re.*/\1/p" "$work/haproxy.log" | tail -1)
+			[ -n "$p" ] && echo "$p" && return
+		fi
 		sleep 0.05
 	done
 }
+# haproxy_lines FRONTEND: how many session lines of FRONTEND HAProxy has logged.
+haproxy_lines() { grep -c -- " 127\.0\.0\.1:[0-9]* \[[^]]*\] $1 $1\/m " "$work/haproxy.log"; }
 
 # ldapsearch through HAProxy: the access log's from= is the client's port (HAProxy's log
-# says which), and proxy= HAProxy's own connection.
+# says which), and proxy= HAProxy's own connection. The kernel may give HAProxy's outbound
+# connection the client's port number (a different 4-tuple), which would make the two
+# indistinguishable: then the search is tried again, up to 3 times.
 for fe in v1 v2; do
 	port=$([ "$fe" = v1 ] && echo "$h1" || echo "$h2")
-	n=$(timeout 10 ldapsearch -x -LLL -H "ldap://127.0.0.1:$port" -b "$BASE" "(uid=user3)" 1.1 2>&1 | grep -c "^dn:")
-	cport=$(haproxy_port "$fe")
-	if [ "$n" = 1 ] && [ -n "$cport" ] &&
-		alog_wait "ACCEPT from=127\.0\.0\.1:$cport via=pldap proxy=127\.0\.0\.1:[0-9]+$"; then
-		hport=$(sed -n "s/.*ACCEPT from=127\.0\.0\.1:$cport via=pldap proxy=127\.0\.0\.1:\([0-9]*\)$/\1/p" "$alog")
-		if [ -n "$hport" ] && [ "$hport" != "$cport" ]; then
-			ok "send-proxy${fe#v1}: ldapsearch through HAProxy found its entry; from=127.0.0.1:$cport (the client's port, as HAProxy logged it), proxy=127.0.0.1:$hport"
-		else
-			not_ok "send-proxy ($fe): proxy port \"$hport\" vs client port $cport"
+	verdict=
+	for _attempt in 1 2 3; do
+		seen=$(haproxy_lines "$fe")
+		n=$(timeout 10 ldapsearch -x -LLL -H "ldap://127.0.0.1:$port" -b "$BASE" "(uid=user3)" 1.1 2>&1 | grep -c "^dn:")
+		cport=$(haproxy_port "$fe" "$seen")
+		if [ "$n" != 1 ] || [ -z "$cport" ] ||
+			! alog_wait "ACCEPT from=127\.0\.0\.1:$cport via=pldap proxy=127\.0\.0\.1:[0-9]+$"; then
+			verdict="not_ok|ldapsearch through HAProxy ($fe): $n entries, HAProxy's client port \"$cport\"; access log: $(tail -3 "$alog")"
+			break
 		fi
-	else
-		not_ok "ldapsearch through HAProxy ($fe): $n entries, HAProxy's client port \"$cport\"; access log: $(tail -3 "$alog")"
-	fi
+		hport=$(sed -n "s/.*ACCEPT from=127\.0\.0\.1:$cport via=pldap proxy=127\.0\.0\.1:\([0-9]*\)$/\1/p" "$alog" | tail -1)
+		if [ -n "$hport" ] && [ "$hport" != "$cport" ]; then
+			verdict="ok|send-proxy ($fe): ldapsearch through HAProxy found its entry; from=127.0.0.1:$cport (the client's port, as HAProxy logged it), proxy=127.0.0.1:$hport"
+			break
+		fi
+		verdict="not_ok|send-proxy ($fe): proxy port \"$hport\" vs client port $cport in 3 tries"
+	done
+	if [ "${verdict%%|*}" = ok ]; then ok "${verdict#*|}"; else not_ok "${verdict#*|}"; fi
 done
 
 # The client's source port, bound by the client itself, through send-proxy-v2.
