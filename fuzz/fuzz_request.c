@@ -2,16 +2,21 @@
  * libFuzzer target: a stream of bytes from a client. frame_next cuts it into
  * LDAPMessages as a connection does, request_decode decodes each, and the DNs a
  * request names are normalized as the operations do (search base, bind and
- * compare DN); a search's filter is also written in string form.
+ * compare DN); a search's filter is also written in string form, and each control's value
+ * goes through the decoder the search would give it (paged results, sort, VLV, assertion,
+ * Matched Values).
  */
 #include <ldap.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/ber_in.h"
 #include "protocol/buf.h"
+#include "protocol/controls.h"
 #include "protocol/dn.h"
 #include "protocol/filter.h"
 #include "protocol/frame.h"
@@ -37,6 +42,34 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+static bool is_control(const struct request_control *ctl, const char *oid)
+{
+	return ctl->oid.bv_len == strlen(oid) && memcmp(ctl->oid.bv_val, oid, ctl->oid.bv_len) == 0;
+}
+
+/* Decodes a control's value as op_search.c and search_checks.c do; what it gives is dropped. */
+static void decode_control(const struct request_control *ctl, struct arena *mem,
+                           struct buf *scratch)
+{
+	if (!ctl->has_value)
+		return;
+	int size, n;
+	struct berval cookie;
+	struct sort_key keys[CONTROL_MAX_SORT_KEYS];
+	struct vlv_request vlv;
+	struct ber_in in = ber_in_make(ctl->value.bv_val, ctl->value.bv_len);
+	if (is_control(ctl, CONTROL_PAGED_RESULTS))
+		(void)control_paged_decode(&ctl->value, &size, &cookie);
+	else if (is_control(ctl, CONTROL_SORT_REQUEST))
+		(void)control_sort_decode(&ctl->value, keys, &n);
+	else if (is_control(ctl, CONTROL_VLV_REQUEST))
+		(void)control_vlv_decode(&ctl->value, &vlv);
+	else if (is_control(ctl, CONTROL_ASSERTION))
+		(void)filter_decode(&in, mem, scratch);
+	else if (is_control(ctl, CONTROL_MATCHED_VALUES))
+		(void)filter_decode_values(&in, mem, scratch);
+}
+
 static void normalize(const struct berval *dn, struct buf *ndn, struct buf *key)
 {
 	ndn->len = key->len = 0;
@@ -60,6 +93,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size)
 		const char *why;
 		arena_reset(&mem);
 		if (request_decode(data, pdu_len, &req, &mem, &scratch, &why) == 0) {
+			for (int i = 0; i < req.ncontrols; i++)
+				decode_control(&req.controls[i], &mem, &scratch);
 			if (req.op == LDAP_REQ_SEARCH) {
 				normalize(&req.u.search.base, &ndn, &key);
 				text.len = 0;

@@ -99,6 +99,27 @@ rc, uids, r = search(conn, [sort_ctl(), SimplePagedResultsControl(True, size=2, 
                             VLVRequestControl(before_count=0, after_count=0, offset=1,
                                               content_count=0)])
 report(rc == 53 and not uids, f"with paged results: rc {rc} (53)")
+
+# A paged search's next page asked with a VLV control as well: refused (53), and the paged
+# search goes on with the request that made it.
+def page(ctls):
+    msgid = conn.search_ext(B, ldap.SCOPE_SUBTREE, FILTER, ["uid"], serverctrls=ctls)
+    try:
+        _, data, _, rctls = conn.result3(msgid)
+    except ldap.LDAPError as e:
+        return (e.args[0] if e.args else {}).get("result", -1), [], None
+    cookies = [c.cookie for c in rctls if c.controlType == SimplePagedResultsControl.controlType]
+    return 0, [a["uid"][0].decode() for _, a in data if a], cookies[0] if cookies else None
+
+
+rc1, first, cookie = page([sort_ctl(), SimplePagedResultsControl(True, size=2, cookie="")])
+rc2, uids, _ = page([sort_ctl(), SimplePagedResultsControl(True, size=2, cookie=cookie),
+                     VLVRequestControl(before_count=0, after_count=0, offset=1, content_count=0)])
+rc3, second, _ = page([sort_ctl(), SimplePagedResultsControl(True, size=2, cookie=cookie)])
+report(rc1 == 0 and first == everyone[:2] and cookie and rc2 == 53 and not uids and rc3 == 0 and
+       second == everyone[2:4],
+       f"a paged search's next page with VLV: rc {rc2} (53); the next page then {second} "
+       f"(want {everyone[2:4]})")
 rc, uids, r = search(conn, [sort_ctl(), RequestControl(VLVRequestControl.controlType, True,
                                                        b"0\x03\x02\x01\x00")])
 report(rc == 2 and not uids, f"a malformed VLV control: rc {rc} (2)")
