@@ -92,6 +92,34 @@ client_report() {
 	esac
 }
 
+# Reads a client's output on stdin: each "ok - ..." / "not ok - ..." line is a check of
+# its own; any other line is a failure of NAME (the client).
+relay_checks() {
+	local line
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) ok "${line#ok - }" ;;
+		"not ok - "*) not_ok "${line#not ok - }" ;;
+		*) not_ok "$1: $line" ;;
+		esac
+	done
+}
+
+# Imports LDIF with CONF's settings and starts minidir on CONF, logging to $work/minidir.log
+# ($pid, $port); a failed import or a server that does not start is a failed check, and
+# the script finishes there.
+import_and_start() {
+	if ! "$BUILD/minidir-import" -q -f "$1" "$2" > "$work/import.log" 2>&1; then
+		not_ok "import: $(cat "$work/import.log")"
+		finish
+	fi
+	start_minidir "$1" "$work/minidir.log"
+	if [ -z "$port" ]; then
+		not_ok "server did not start: $(cat "$work/minidir.log")"
+		finish
+	fi
+}
+
 # Stops the server PID with SIGTERM (waiting up to 10 s); it must exit with status 0
 # and its LOG must hold no sanitizer report (under SAN=1 LeakSanitizer reports at
 # exit; under TSAN=1 ThreadSanitizer reports as it finds a race, and the exit status

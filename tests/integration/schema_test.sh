@@ -156,13 +156,7 @@ expect_dns "pseudonym (SUP name) by equality" "$pat2" "(pseudonym=patty)"
 if ! "$PYTHON" -c "import ldap" 2> /dev/null; then
 	not_ok "python-ldap is not installed (scripts/deps.sh installs python3-ldap)"
 elif out=$("$PYTHON" tests/integration/schema_names.py "$uri" "$SLAPD_SCHEMA" core cosine inetorgperson nis 2>&1); then
-	while IFS= read -r line; do
-		case $line in
-		"ok - "*) ok "${line#ok - }" ;;
-		"not ok - "*) not_ok "${line#not ok - }" ;;
-		*) not_ok "schema_names.py: $line" ;;
-		esac
-	done <<< "$out"
+	relay_checks schema_names.py <<< "$out"
 else
 	not_ok "schema_names.py failed: $out"
 fi

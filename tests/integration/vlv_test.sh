@@ -27,22 +27,8 @@ rootpw = root-secret
 access = to attrs=userPassword by * none
 access = to * by * read
 CONF
-if ! "$BUILD/minidir-import" -q -f "$work/minidir.conf" examples/example.ldif > "$work/import.log" 2>&1; then
-	not_ok "import: $(cat "$work/import.log")"
-	finish
-fi
-start_minidir "$work/minidir.conf" "$work/minidir.log"
-if [ -z "$port" ]; then
-	not_ok "server did not start: $(cat "$work/minidir.log")"
-	finish
-fi
-while IFS= read -r line; do
-	case $line in
-	"ok - "*) ok "${line#ok - }" ;;
-	"not ok - "*) not_ok "${line#not ok - }" ;;
-	*) not_ok "vlv_client.py: $line" ;;
-	esac
-done < <(timeout 120 "$PYTHON" tests/integration/vlv_client.py "ldap://127.0.0.1:$port" 2>&1 ||
+import_and_start "$work/minidir.conf" examples/example.ldif
+relay_checks vlv_client.py < <(timeout 120 "$PYTHON" tests/integration/vlv_client.py "ldap://127.0.0.1:$port" 2>&1 ||
 	echo "exit status $?")
 stop_checked "$pid" "$work/minidir.log" && ok "server stopped cleanly" || not_ok "$stop_why"
 finish
