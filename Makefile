@@ -92,7 +92,7 @@ FUZZ_TARGETS := request filter ldif config
 FUZZ_BIN := $(FUZZ_TARGETS:%=build-fuzz/fuzz_%)
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps run test test-io-uring layers calls docs-check unit integration check bench format format-check clean fuzz fuzz-smoke fuzz-build \
+.PHONY: all deps run test test-io-uring layers calls docs-check unit integration check bench perf-check format format-check clean fuzz fuzz-smoke fuzz-build \
         install install-strip uninstall packaging-test programs test-package
 all: $(BINS) $(UNIT_BIN) $(ITEST_BIN)
 
@@ -384,6 +384,12 @@ fuzz-smoke: fuzz-build
 	@FUZZ_SECONDS=10 ./fuzz/run.sh $(FUZZ_TARGETS)
 build-fuzz/fuzz_%: build-fuzz/fuzz/fuzz_%.o $(LIB)
 	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
+# Instructions per lookup, per entry of a 100-entry search, per TLS lookup and per imported
+# entry against the baseline commit of bench/perf_baseline, built in the same run; fails
+# past 3% (bench/perf_check.sh). Run by .ci/run.
+perf-check: deps all
+	@./bench/perf_check.sh
 
 bench: deps all
 	@./scripts/deps.sh bench

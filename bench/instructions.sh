@@ -4,8 +4,8 @@
 # canned responder beside it. Instruction counts repeat on a busy machine where
 # timings do not, so this is the figure to compare before and after a change to
 # the hot path (the kernel's share is not in it: see bench/floor.sh for CPU time).
-# Counting starts after start-up and a 2-second warm-up that looks up every entry once in
-# order (callgrind_control --zero) and stops when the load ends; the top functions of
+# Counting starts after start-up and a warm-up that looks up every entry once in
+# order (2 s, or longer until one pass reached them all) (callgrind_control --zero) and stops when the load ends; the top functions of
 # minidir's profile follow the table. Part of `make bench`.
 #
 #   bench/instructions.sh            # 2 x 3 s of load under callgrind each: ~1 minute
@@ -15,10 +15,16 @@
 #                                    # ((departmentNumber=7), indexed, as bench/run.sh's sub100):
 #                                    # instructions per search and per entry sent
 #   KEEP=1 bench/instructions.sh     # keeps minidir.cg.1 for callgrind_annotate --tree=caller
+#   NOFLOOR=1 bench/instructions.sh  # minidir alone, without the canned responder's row
+#   CONNS=1 bench/instructions.sh    # one connection instead of 8
+#   REQUEST_PATH=1 bench/instructions.sh  # only what minidir's request path costs, not the
+#                                    # event loop (bench/lib.sh's cg_instructions; what
+#                                    # bench/perf_check.sh counts, with CONNS=1)
 [ -z "${TLS:-}" ] || exec "$(dirname "$0")/instructions_tls.sh"
 . "$(dirname "$0")/lib.sh" # set -u, and the tree's root as the directory
 TOP=${TOP:-25}
 ENTRIES=${ENTRIES:-1}
+CONNS=${CONNS:-8}
 case $ENTRIES in
 1) filter='(uid=user.[0-9999])' warm_filter='(uid=user.[0:9999])' index=() ;;
 100) filter='(departmentNumber=7)' index=("index = objectClass, uid, cn, mail, member, departmentNumber") ;;
@@ -30,7 +36,7 @@ bench_init instructions
 
 bench_directory 10000 "$work/minidir.conf" "threads = 1" "send_policy = batch" "${index[@]}"
 
-# count NAME PORT_PATTERN CMD...: runs CMD under callgrind, loads it with 8 connections
+# count NAME PORT_PATTERN CMD...: runs CMD under callgrind, loads it with $CONNS connections
 # of 1-entry lookups ((uid=user.N) from the suffix, as bench/floor.sh and bench/run.sh;
 # one in flight each; with ENTRIES=100 the subtree search), prints "NAME searches instructions".
 count() {
@@ -47,27 +53,36 @@ count() {
 	[ -n "$port" ] || die "$name did not start under valgrind: $(tail -3 "$work/$name.log")"
 	# Warm-up: every entry looked up once (in order) before counting, as a server that has
 	# run a while has; the counted load then measures lookups of entries read before.
-	timeout 120 "$BUILD/searchrate" -p "$port" -b "$SUFFIX" -f "${warm_filter:-$filter}" \
-		-t 1 --numConnections 8 -a -O 1 -i 2 -I 1 > "$work/$name.warm" 2>&1 || die "warm-up failed: $(tail -3 "$work/$name.warm")"
+	if [ -n "${warm_filter:-}" ]; then
+		bench_warm "$port" 10000 "$work/$name.warm"
+	else
+		timeout 120 "$BUILD/searchrate" -p "$port" -b "$SUFFIX" -f "$filter" -t 1 --numConnections 8 \
+			-a -O 1 -i 2 -I 1 > "$work/$name.warm" 2>&1 || die "warm-up failed: $(tail -3 "$work/$name.warm")"
+	fi
 	callgrind_control --zero "$vpid" > /dev/null 2>&1 || die "callgrind_control failed"
 	timeout 120 "$BUILD/searchrate" -p "$port" -b "$SUFFIX" -f "$filter" \
-		-t 1 --numConnections 8 -a -O 1 -i 3 -I 2 > "$work/$name.sr" 2>&1 || die "searchrate failed: $(tail -3 "$work/$name.sr")"
+		-t 1 --numConnections "$CONNS" -a -O 1 -i 3 -I 2 > "$work/$name.sr" 2>&1 || die "searchrate failed: $(tail -3 "$work/$name.sr")"
 	callgrind_control --dump "$vpid" > /dev/null 2>&1 || die "callgrind_control failed"
 	kill "$vpid" 2> /dev/null
 	wait "$vpid" 2> /dev/null
 	forget "$vpid"
 	local searches instr
 	searches=$(sed -n 's/^ *Total searches: *\([0-9]*\).*/\1/p' "$work/$name.sr")
-	instr=$(callgrind_annotate "$work/$name.cg.1" 2> /dev/null | sed -n 's/^ *\([0-9,]*\) .*PROGRAM TOTALS.*/\1/p' | tr -d ,)
+	instr=$(cg_instructions "$work/$name.cg.1")
 	[ -n "$searches" ] && [ "$searches" -gt 0 ] && [ -n "$instr" ] || die "$name: no figures ($work/$name.sr)"
 	echo "$name $searches $instr"
 }
 
-m=$(count minidir 's#.*listening on ldap://127.0.0.1:\([0-9]*\)/.*#\1#p' "$BUILD/minidir" -f "$work/minidir.conf")
-if [ "$ENTRIES" = 1 ]; then
+m=$(count minidir 's#.*listening on ldap://127.0.0.1:\([0-9]*\)/.*#\1#p' "$SERVER_BUILD/minidir" -f "$work/minidir.conf")
+if [ "$ENTRIES" = 1 ] && [ -n "${NOFLOOR:-}" ]; then # bench/perf_check.sh: minidir's row alone
+	read -r _ ms mi <<< "$m"
+	echo "user-space instructions per 1-entry lookup (callgrind; $CONNS connections, 1 in flight each)"
+	printf '%-10s %10s %14s %12s\n' server lookups instructions "per lookup"
+	printf '%-10s %10d %14d %12d\n' minidir "$ms" "$mi" $((mi / ms))
+elif [ "$ENTRIES" = 1 ]; then
 	bytes=282 # about the size of minidir's answer, as bench/floor.sh measures it
 	f=$(count floor 's/^listening on \([0-9]*\).*/\1/p' "$BUILD/bench/floor" 0 1 "$bytes")
-	echo "user-space instructions per 1-entry lookup (callgrind; 8 connections, 1 in flight each)"
+	echo "user-space instructions per 1-entry lookup (callgrind; $CONNS connections, 1 in flight each)"
 	printf '%-10s %10s %14s %12s\n' server lookups instructions "per lookup"
 	for row in "$m" "$f"; do
 		read -r name searches instr <<< "$row"
@@ -78,7 +93,7 @@ if [ "$ENTRIES" = 1 ]; then
 	awk -v a="$((mi / ms))" -v b="$((finstr / fs))" 'BEGIN { printf "minidir/floor: %.1fx the instructions per lookup\n", a / b }'
 else
 	read -r _ ms mi <<< "$m"
-	echo "user-space instructions per ${ENTRIES}-entry search $filter (callgrind; 8 connections, 1 in flight each)"
+	echo "user-space instructions per ${ENTRIES}-entry search $filter (callgrind; $CONNS connections, 1 in flight each)"
 	printf '%-10s %10s %14s %12s %12s\n' server searches instructions "per search" "per entry"
 	printf '%-10s %10d %14d %12d %12d\n' minidir "$ms" "$mi" $((mi / ms)) $((mi / ms / ENTRIES))
 fi

@@ -13,7 +13,8 @@
 # verified), 8 threads with one connection each, 1 request in flight per connection,
 # (uid=user.[0-9999]) from the suffix over 10,000 entries.
 #
-# The counting window opens once the load runs (connections and handshakes done, one
+# Before the load, every entry is looked up once over plain LDAP (bench/lib.sh's
+# bench_warm), as a server that has run a while has. The counting window opens once the load runs (connections and handshakes done, one
 # interval after the start) and lasts SECS seconds: callgrind_control --zero, then --dump;
 # the lookups in it are the calls, in that dump, of a function called once a search (the
 # server's op_search, searchrate's pattern_expand_spans). So neither start-up nor handshakes
@@ -28,6 +29,7 @@
 . "$(dirname "$0")/lib.sh" # set -u, and the tree's root as the directory
 TOP=${TOP:-15}
 SECS=${SECS:-5}
+CONNS=${CONNS:-8} # connections of the load (bench/perf_check.sh: 1)
 SIDES=${SIDES:-server client}
 MODES=${MODES:-tls plain}
 need valgrind callgrind_control callgrind_annotate ldapsearch openssl
@@ -51,7 +53,7 @@ fi
 # server [WRAP...]: starts minidir (under WRAP, e.g. valgrind), sets SPID, PORT, TPORT.
 server() {
 	: > "$work/minidir.log"
-	env -u OPENSSL_CONF "$@" "$BUILD/minidir" -f "$work/minidir.conf" 2> "$work/minidir.log" &
+	env -u OPENSSL_CONF "$@" "$SERVER_BUILD/minidir" -f "$work/minidir.conf" 2> "$work/minidir.log" &
 	SPID=$!
 	pids+=("$SPID")
 	TPORT=$(wait_port "$work/minidir.log" ldaps "listening on" 60)
@@ -79,7 +81,7 @@ load() {
 	shift
 	: > "$out"
 	"$@" "$BUILD/searchrate" -h 127.0.0.1 -p "$([ ${#tls[@]} -gt 0 ] && echo "$TPORT" || echo "$PORT")" \
-		"${tls[@]}" -a -O 1 -t 8 --numConnections 8 -b "$SUFFIX" -f "(uid=user.[0-9999])" \
+		"${tls[@]}" -a -O 1 -t "$CONNS" --numConnections "$CONNS" -b "$SUFFIX" -f "(uid=user.[0-9999])" \
 		-i 1 -I 1000 > "$out" 2>&1 &
 	LPID=$!
 	pids+=("$LPID")
@@ -109,7 +111,7 @@ window() {
 	callgrind_control --dump "$1" > /dev/null 2>&1 || die "callgrind_control --dump failed"
 	read -r -a b <<< "$(monitor)"
 	n=$(calls "$work/$2.cg.1" "$3")
-	instr=$(callgrind_annotate "$work/$2.cg.1" 2> /dev/null | sed -n 's/^ *\([0-9,]*\) .*PROGRAM TOTALS.*/\1/p' | tr -d ,)
+	instr=$(cg_instructions "$work/$2.cg.1")
 	# the first monitor read is counted by the second: not a lookup
 	awk -v n="${n:-0}" -v i="${instr:-0}" -v m=$((b[0] - a[0] - 1)) -v r=$((b[1] - a[1])) -v s=$((b[2] - a[2])) \
 		'BEGIN { printf "%d %.4f %.4f %d\n", n, (m > 0 ? r / m : 0), (m > 0 ? s / m : 0), i }'
@@ -124,6 +126,7 @@ for mode in $MODES; do
 		if [ "$side" = server ]; then
 			# shellcheck disable=SC2046 # the words of cg
 			server $(cg "server-$mode")
+			bench_warm "$PORT" 10000 "$work/warm.out"
 			load "$mode"
 			ROW[server-$mode]=$(window "$SPID" "server-$mode" op_search)
 		else
@@ -140,7 +143,7 @@ for mode in $MODES; do
 	done
 done
 
-echo "user-space instructions per 1-entry lookup (callgrind, ${SECS} s windows; 8 connections, 1 in flight each)"
+echo "user-space instructions per 1-entry lookup (callgrind, ${SECS} s windows; $CONNS connections, 1 in flight each)"
 capped=''
 [ -z "${TLS12:-}" ] || capped=' (TLS12=1: the client capped at TLS 1.2)'
 echo "TLS negotiated: ${NEG:-?}$capped"

@@ -6,6 +6,9 @@
 set -u
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 BUILD=${BUILD:-build}
+# The minidir and minidir-import measured, where a script counts their work: another build's
+# (bench/perf_check.sh sets it to a baseline's) beside this build's load tools.
+SERVER_BUILD=${SERVER_BUILD:-$BUILD}
 SUFFIX=${SUFFIX:-dc=example,dc=com} # bench/gen-ldif.sh's entries go below it
 # The schema minidir reads (schema_dir in each config): the tree's own, schema/, never
 # slapd's /etc/ldap/schema (slapd, where a benchmark runs it, reads its own).
@@ -77,6 +80,33 @@ idle_release() {
 	exec 9>&-
 	wait "$idle_pid"
 }
+# bench_warm PORT N LOG: looks up (uid=user.0) .. (uid=user.N-1) once each, in order, over
+# 8 connections, so that the memos hold them as on a server that has run a while: 2 s, and
+# a pass that did not reach all N (a busy machine; callgrind is slow) is done again for
+# twice as long, as the sequence starts again at the first. searchrate's output in LOG.
+bench_warm() {
+	local secs warmed
+	for secs in 2 4 8 16 32; do
+		timeout 120 "$BUILD/searchrate" -p "$1" -b "$SUFFIX" -f "(uid=user.[0:$(($2 - 1))])" \
+			-t 1 --numConnections 8 -a -O 1 -i "$secs" -I 1 > "$3" 2>&1 || die "warm-up failed: $(tail -3 "$3")"
+		warmed=$(sed -n 's/^ *Total searches: *\([0-9]*\).*/\1/p' "$3")
+		[ "${warmed:-0}" -ge "$2" ] && return
+	done
+	die "warm-up: $warmed of $2 entries looked up in 32 s"
+}
+# cg_instructions FILE: the instructions counted in callgrind's dump FILE: all of them, or
+# with REQUEST_PATH=1 only those under minidir's conn_process_input (inclusive: reading a
+# connection's bytes, decoding, the operations, the flush), leaving out the event loop's
+# waits and timers, whose share per request moves with the machine's load (+-5% here on
+# a busy machine with one connection).
+cg_instructions() {
+	if [ -n "${REQUEST_PATH:-}" ]; then
+		callgrind_annotate --inclusive=yes --auto=no "$1" 2> /dev/null |
+			awk '/:conn_process_input / { gsub(",", "", $1); s += $1 } END { print s + 0 }'
+	else
+		callgrind_annotate "$1" 2> /dev/null | sed -n 's/^ *\([0-9,]*\) .*PROGRAM TOTALS.*/\1/p' | tr -d ,
+	fi
+}
 # bench_directory N CONF [LINE...]: $work/data.ldif, N entries of bench/gen-ldif.sh under
 # $SUFFIX, and the minidir config CONF (listen on any port, database $work/db.mdb, the
 # suffix, then each LINE) with that LDIF imported.
@@ -86,7 +116,7 @@ bench_directory() {
 	bench/gen-ldif.sh "$n" "$SUFFIX" > "$work/data.ldif" || die "gen-ldif.sh failed"
 	printf '%s\n' "listen = 127.0.0.1:0" "database = $work/db.mdb" "schema_dir = $SCHEMA_DIR" \
 		"suffix = $SUFFIX" "$@" > "$conf"
-	"$BUILD/minidir-import" -q -f "$conf" "$work/data.ldif" || die "minidir-import failed"
+	"$SERVER_BUILD/minidir-import" -q -f "$conf" "$work/data.ldif" || die "minidir-import failed"
 }
 # bench_slapd_import [LINE...]: $work/slapd.conf, a slapd with two threads, the core,
 # cosine, inetorgperson and nis schemas, each global LINE (TLS files, say) and one back-mdb

@@ -36,6 +36,9 @@ PKGS="$PKGS debhelper dpkg-dev fakeroot lintian logrotate"
 # (Debian's prometheus package) checks /metrics, haproxy's option httpchk asks /readyz; the
 # prometheus and haproxy system services are kept from starting, as slapd's below.
 PKGS="$PKGS curl prometheus haproxy"
+# make perf-check (a step of .ci/run, bench/perf_check.sh) counts instructions with valgrind's
+# callgrind; git builds the baseline commit it compares with.
+PKGS="$PKGS valgrind git"
 
 [ "${1:-}" = bench ] && PKGS="$PKGS $BENCH_PKGS"
 
