@@ -155,6 +155,40 @@ static int decode_substrings(const struct decoder *d, struct ber_in *in, struct 
 	return 0;
 }
 
+/* True if mr names the in-chain rule: its OID, or the NAME cn=Subschema gives it. */
+static bool is_in_chain(const struct berval *mr)
+{
+	static const char name[] = "inChainMatch";
+	return (mr->bv_len == sizeof(FILTER_IN_CHAIN_OID) - 1 &&
+	        memcmp(mr->bv_val, FILTER_IN_CHAIN_OID, mr->bv_len) == 0) ||
+	       (mr->bv_len == sizeof(name) - 1 && strncasecmp(mr->bv_val, name, mr->bv_len) == 0);
+}
+
+/*
+ * An in-chain item (filter.h's struct filter, chain): on memberOf it asks for the members
+ * inside a group, on member or uniqueMember for the groups around an entry; any other type
+ * (with options too) is Undefined, as an unknown rule is. The value is a DN, kept in normal
+ * form (not a DN: Undefined). dnAttributes adds nothing: the answer is a set of entries.
+ */
+static int take_chain(const struct decoder *d, struct filter *f, const struct berval *value)
+{
+	f->rule = MATCH_DN;
+	if (take_value(d, f->rule, value, &f->value, &f->invalid) < 0)
+		return -1;
+	if (f->attr && strcasecmp(f->attr, "memberOf") == 0)
+		f->chain = FILTER_CHAIN_MEMBERS;
+	else if (f->attr &&
+	         (strcasecmp(f->attr, "member") == 0 || strcasecmp(f->attr, "uniqueMember") == 0))
+		f->chain = FILTER_CHAIN_GROUPS;
+	else
+		f->invalid = true;
+	if (f->value.len == 0)
+		f->invalid = true; /* the root DSE is no group and no member */
+	if (f->invalid)
+		f->chain = FILTER_CHAIN_NONE;
+	return 0;
+}
+
 /*
  * A MatchingRuleAssertion's content into f (kind FILTER_EXT): [1] matchingRule, [2] type,
  * [3] matchValue, [4] dnAttributes, in this order, a rule or a type required (RFC 4511).
@@ -178,6 +212,8 @@ static int decode_extensible(const struct decoder *d, struct ber_in *in, struct 
 	     ber_in_bool(in, LDAP_FILTER_EXT_DNATTRS, &f->dn_attrs) < 0) ||
 	    !ber_in_end(in) || (!has_rule && !f->attr))
 		return -1;
+	if (has_rule && is_in_chain(&mr))
+		return take_chain(d, f, &value);
 	if (has_rule) {
 		char name[128];
 		snprintf(name, sizeof(name), "%.*s", (int)mr.bv_len,
