@@ -42,8 +42,8 @@ void memberof_chain_free(struct memberof_chain_scratch *s);
 /*
  * Sets ids to the entry IDs the walk from entry start reaches going way, ascending, no
  * duplicates; start itself only when a cycle leads back to it. max bounds how many
- * (SIZE_MAX: no bound): past it the walk stops. s is scratch. Returns 0; E2BIG past max (ids then holds more
- * than max IDs, not all); MDB_NOTFOUND when db has no memberOf index (going down);
+ * (SIZE_MAX: no bound): past it the walk stops. s is scratch. Returns 0; E2BIG past max (ids then
+ * holds more than max IDs, not all); MDB_NOTFOUND when db has no memberOf index (going down);
  * ENOMEM, MDB_CORRUPTED or an LMDB error. An ID that names no entry (a table's stale
  * link) is returned but not followed.
  */

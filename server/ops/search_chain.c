@@ -17,9 +17,9 @@ struct resolve {
 	const struct db *db;
 	MDB_txn *txn;
 	struct arena *mem;
-	size_t left;       /* IDs the items still to resolve may take (SIZE_MAX: no bound) */
-	struct buf key;    /* the assertion's reversed DN key */
-	struct buf ids;    /* one walk's answer */
+	size_t left;    /* IDs the items still to resolve may take (SIZE_MAX: no bound) */
+	struct buf key; /* the assertion's reversed DN key */
+	struct buf ids; /* one walk's answer */
 	struct memberof_chain_scratch scratch;
 };
 

@@ -7,6 +7,9 @@ inchain_check.py gen SUFFIX > FILE.ldif: writes a directory of users and groups 
 member that names no entry, and random groups over users and other groups (a fixed seed:
 the same bytes every run).
 
+inchain_check.py ref SUFFIX inside|around DN CLASS: prints the entries of class CLASS inside
+group DN, or the groups of that class around entry DN, by the closure below, one a line.
+
 inchain_check.py check URL SUFFIX BINDDN PW: computes from the same directory, for every
 group G the entries inside it through any chain (G itself only when a cycle leads back to
 it) and for every entry the groups around it, then asks URL, for every group G,
@@ -138,9 +141,19 @@ def check(url, suffix, who, pw):
           (asked, len(inside), len(around), deepest))
 
 
+def ref(suffix, way, dn, cls):
+    inside, around, entries = closures(suffix)
+    classes = {norm(d): ocs for d, ocs, _ in entries}
+    for x in sorted((inside if way == "inside" else around).get(norm(dn), ())):
+        if cls in classes[x]:
+            print(x)
+
+
 def main():
     if sys.argv[1] == "gen":
         gen(sys.argv[2])
+    elif sys.argv[1] == "ref":
+        ref(*sys.argv[2:6])
     else:
         check(*sys.argv[2:6])
 
