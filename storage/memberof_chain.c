@@ -33,14 +33,15 @@ static int group_key(const struct db *db, MDB_txn *txn, const struct db_index *i
 	return dn_key_normal(e.key, e.keylen, key) < 0 ? ENOMEM : 0;
 }
 
-/* Sets s->step to the IDs one step from id: its members (ix, down) or its groups (up). */
-static int step(const struct db *db, MDB_txn *txn, const struct db_index *ix, entry_id id,
-                struct memberof_chain_scratch *s)
+/* Sets s->step to the IDs one step from id: its members (ix, down) or its groups (up),
+ * through cur, the walk's cursor on eq.memberof or memberof. */
+static int step(const struct db *db, MDB_txn *txn, const struct db_index *ix, MDB_cursor *cur,
+                entry_id id, struct memberof_chain_scratch *s)
 {
 	s->step.off = s->step.len = 0;
 	if (!ix) {
 		MDB_val k = {sizeof(id), &id};
-		return memberof_append_ids(txn, db->memberof, k, &s->step);
+		return memberof_cursor_ids(cur, k, &s->step);
 	}
 	int rc = group_key(db, txn, ix, id, &s->key);
 	if (rc == MDB_NOTFOUND)
@@ -48,7 +49,7 @@ static int step(const struct db *db, MDB_txn *txn, const struct db_index *ix, en
 	if (rc || s->key.len == 0)
 		return rc;
 	MDB_val k = {db_index_keylen(s->key.len), s->key.data};
-	return memberof_append_ids(txn, ix->dbi, k, &s->step);
+	return memberof_cursor_ids(cur, k, &s->step);
 }
 
 static int id_cmp(const void *a, const void *b)
@@ -68,10 +69,14 @@ int memberof_chain(const struct db *db, MDB_txn *txn, entry_id start, enum membe
 		return MDB_NOTFOUND;
 	struct idset seen = {0};
 	bool added;
+	MDB_cursor *cur;
+	int rc = mdb_cursor_open(txn, ix ? ix->dbi : db->memberof, &cur);
+	if (rc)
+		return rc;
 	/* ids is the walk's queue too: ids[next..] are reached and not yet followed. start is
 	 * followed first, and once more never (reached again through a cycle, it is only
 	 * listed). */
-	int rc = step(db, txn, ix, start, s);
+	rc = step(db, txn, ix, cur, start, s);
 	for (size_t next = 0; rc == 0;) {
 		for (size_t i = 0; rc == 0 && i < ids_count(&s->step); i++) {
 			entry_id id = ids_at(&s->step, i);
@@ -86,8 +91,9 @@ int memberof_chain(const struct db *db, MDB_txn *txn, entry_id start, enum membe
 			next++;
 		if (rc || next == ids_count(ids))
 			break;
-		rc = step(db, txn, ix, ids_at(ids, next++), s);
+		rc = step(db, txn, ix, cur, ids_at(ids, next++), s);
 	}
+	mdb_cursor_close(cur);
 	idset_free(&seen);
 	if (rc == 0)
 		qsort(ids->data, ids_count(ids), sizeof(entry_id), id_cmp);

@@ -45,8 +45,9 @@ static void write_ldif(void)
 	           "member: cn=self,dc=example,dc=com\nmember: uid=alice,dc=example,dc=com\n\n");
 	/* chain1 holds bob, chainI holds chain(I-1): bob is DEEP groups deep. */
 	for (int i = 1; i <= DEEP; i++) {
-		fprintf(f, "dn: cn=chain%d,dc=example,dc=com\nobjectClass: groupOfNames\ncn: chain%d\n",
-		        i, i);
+		fprintf(
+		    f, "dn: cn=chain%d,dc=example,dc=com\nobjectClass: groupOfNames\ncn: chain%d\n",
+		    i, i);
 		if (i == 1)
 			fprintf(f, "member: uid=bob,dc=example,dc=com\n\n");
 		else
@@ -74,7 +75,8 @@ static void open_import(bool nested)
 	ck_assert_int_eq(ldif_import(ldif_path, db_path, &opts, &count), 0);
 	fclose(err);
 	char msg[512];
-	ck_assert_msg(db_open(&db, db_path, false, NULL, NULL, 0, msg, sizeof(msg)) == 0, "%s", msg);
+	ck_assert_msg(db_open(&db, db_path, false, NULL, NULL, 0, msg, sizeof(msg)) == 0, "%s",
+	              msg);
 	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
 	bool on = !nested;
 	ck_assert_int_eq(memberof_nested_get(&db, txn, &on), 0);
@@ -150,7 +152,8 @@ START_TEST(a_cycle_both_ways)
 	struct buf in = walk("cn=a", MEMBEROF_CHAIN_MEMBERS, SIZE_MAX, 0);
 	/* b, c, alice, and a itself (the cycle leads back); the ghost names no entry. */
 	ck_assert_uint_eq(n_of(&in), 4);
-	ck_assert(has(&in, "cn=a") && has(&in, "cn=b") && has(&in, "cn=c") && has(&in, "uid=alice"));
+	ck_assert(has(&in, "cn=a") && has(&in, "cn=b") && has(&in, "cn=c") &&
+	          has(&in, "uid=alice"));
 	buf_free(&in);
 	struct buf up = walk("uid=alice", MEMBEROF_CHAIN_GROUPS, SIZE_MAX, 0);
 	ck_assert_uint_eq(n_of(&up), 4); /* b (by uniqueMember with its UID), c, a, self */
@@ -201,11 +204,11 @@ START_TEST(an_absent_entry_reaches_nothing)
 	entry_id absent = 1000000;
 	struct entry_view e;
 	ck_assert_int_eq(db_get_entry(&db, txn, absent, &e), MDB_NOTFOUND);
-	ck_assert_int_eq(memberof_chain(&db, txn, absent, MEMBEROF_CHAIN_MEMBERS, SIZE_MAX, &ids, &s),
-	                 0);
+	ck_assert_int_eq(
+	    memberof_chain(&db, txn, absent, MEMBEROF_CHAIN_MEMBERS, SIZE_MAX, &ids, &s), 0);
 	ck_assert_uint_eq(ids.len, 0);
-	ck_assert_int_eq(memberof_chain(&db, txn, absent, MEMBEROF_CHAIN_GROUPS, SIZE_MAX, &ids, &s),
-	                 0);
+	ck_assert_int_eq(
+	    memberof_chain(&db, txn, absent, MEMBEROF_CHAIN_GROUPS, SIZE_MAX, &ids, &s), 0);
 	ck_assert_uint_eq(ids.len, 0);
 	memberof_chain_free(&s);
 	buf_free(&ids);
@@ -231,9 +234,9 @@ END_TEST
 START_TEST(key_normal_form_is_the_normal_form)
 {
 	static const char *const dns[] = {
-	    "cn=a,dc=example,dc=com",     "CN=Smith\\, John,OU=People , dc=Example,dc=COM",
-	    "cn=b+sn=x+cn=A,dc=example",  "uid=a\\2Cb,dc=x",
-	    "cn=#04024869,dc=example",    "dc=com",
+	    "cn=a,dc=example,dc=com",      "CN=Smith\\, John,OU=People , dc=Example,dc=COM",
+	    "cn=b+sn=x+cn=A,dc=example",   "uid=a\\2Cb,dc=x",
+	    "cn=#04024869,dc=example",     "dc=com",
 	    "cn= spaced  out ,dc=example", "2.5.4.3=oid,dc=example",
 	};
 	for (size_t i = 0; i < sizeof(dns) / sizeof(dns[0]); i++) {
