@@ -104,8 +104,9 @@ struct filter {
 	 * Undefined (an access rule's or the assertion control's filter, which no search resolves).
 	 */
 	enum filter_chain chain;
-	bool chain_set;            /* chain_ids holds the answer */
-	const uint32_t *chain_ids; /* ascending, no duplicates (borrowed, the search's) */
+	struct filter_value chain_key; /* the assertion's reversed DN key (dn.h), for dn2id */
+	bool chain_set;                /* chain_ids holds the answer */
+	const uint32_t *chain_ids;     /* ascending, no duplicates (borrowed, the search's) */
 	size_t chain_n;
 };
 
@@ -235,7 +236,8 @@ bool filter_values_match(const struct filter *items, const unsigned char *t, siz
 size_t filter_items(const struct filter *f);
 
 /* True if f, an operand, or a filter after it (f->next) names one of the attributes
- * names[0..n) (NUL-terminated; the whole description, ASCII case ignored). Pure. */
+ * names[0..n) (NUL-terminated; the whole description, ASCII case ignored) to read its
+ * values: an in-chain item, answered by entry IDs, names none. Pure. */
 bool filter_uses(const struct filter *f, const char *const *names, size_t n);
 
 /* Appends f in RFC 4515 string form to out (for logs), followed by a NUL that out->len does

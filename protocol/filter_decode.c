@@ -6,6 +6,8 @@
 #include "protocol/filter.h"
 
 #include <ldap.h>
+
+#include "protocol/dn.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -173,7 +175,17 @@ static bool is_in_chain(const struct berval *mr)
 static int take_chain(const struct decoder *d, struct filter *f, const struct berval *value)
 {
 	f->rule = MATCH_DN;
-	if (take_value(d, f->rule, value, &f->value, &f->invalid) < 0)
+	/* The normal form and the key from one parse: the search looks the entry up by key. */
+	struct buf *ndn = d->scratch, key = {0};
+	ndn->off = ndn->len = 0;
+	if (dn_normalize(value->bv_val, value->bv_len, ndn, &key) < 0)
+		f->invalid = true, ndn->len = key.len = 0;
+	f->value.val = arena_strdup(d->mem, ndn->data, ndn->len);
+	f->value.len = ndn->len;
+	f->chain_key.val = arena_strdup(d->mem, key.data, key.len);
+	f->chain_key.len = key.len;
+	buf_free(&key);
+	if (!f->value.val || !f->chain_key.val)
 		return -1;
 	if (f->attr && strcasecmp(f->attr, "memberOf") == 0)
 		f->chain = FILTER_CHAIN_MEMBERS;
@@ -359,8 +371,8 @@ bool filter_uses(const struct filter *f, const char *const *names, size_t n)
 	for (; f; f = f->next) {
 		if (f->child && filter_uses(f->child, names, n))
 			return true;
-		if (!f->attr)
-			continue;
+		if (!f->attr || f->chain != FILTER_CHAIN_NONE)
+			continue; /* an in-chain item reads no values (filter.h) */
 		/* A cheap first test: first bytes equal but for case (| 0x20 folds letters; it
 		 * may let through a pair strcasecmp then tells apart, never stops a match). */
 		unsigned char first = (unsigned char)f->attr[0] | 0x20;

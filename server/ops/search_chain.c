@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "protocol/dn.h"
 #include "server/log.h"
 #include "storage/memberof_chain.h"
 
@@ -18,7 +17,6 @@ struct resolve {
 	MDB_txn *txn;
 	struct arena *mem;
 	size_t left;    /* IDs the items still to resolve may take (SIZE_MAX: no bound) */
-	struct buf key; /* the assertion's reversed DN key */
 	struct buf ids; /* one walk's answer */
 	struct memberof_chain_scratch scratch;
 };
@@ -27,10 +25,7 @@ struct resolve {
 static int resolve_item(struct resolve *r, struct filter *f)
 {
 	entry_id start;
-	r->key.off = r->key.len = 0;
-	int rc = dn_normalize(f->value.val, f->value.len, NULL, &r->key) < 0 ? ENOMEM : 0;
-	if (rc == 0)
-		rc = db_dn2id(r->db, r->txn, r->key.data, r->key.len, &start);
+	int rc = db_dn2id(r->db, r->txn, f->chain_key.val, f->chain_key.len, &start);
 	if (rc == 0)
 		rc = memberof_chain(r->db, r->txn, start,
 		                    f->chain == FILTER_CHAIN_MEMBERS ? MEMBEROF_CHAIN_MEMBERS
@@ -72,7 +67,6 @@ int search_chain_resolve(struct filter *f, const struct db *db, MDB_txn *txn, si
 {
 	struct resolve r = {.db = db, .txn = txn, .mem = mem, .left = max ? max : SIZE_MAX};
 	int rc = resolve_tree(&r, f);
-	buf_free(&r.key);
 	buf_free(&r.ids);
 	memberof_chain_free(&r.scratch);
 	if (rc == 0)

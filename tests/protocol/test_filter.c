@@ -875,6 +875,14 @@ START_TEST(uses_names)
 	ck_assert_ptr_nonnull(f);
 	ck_assert(filter_uses(f, other, 3));
 	ck_assert(!filter_uses(f, other, 2));
+	/* An in-chain item on memberOf reads no memberOf values; an equality item does. */
+	f = filter_from_string("(|(memberOf:1.2.840.113556.1.4.1941:=cn=g,dc=x)(uid=y))", &mem);
+	ck_assert_ptr_nonnull(f);
+	ck_assert(!filter_uses(f, computed + 2, 1));
+	f = filter_from_string("(|(memberOf:1.2.840.113556.1.4.1941:=cn=g,dc=x)(memberOf=cn=h))",
+	                       &mem);
+	ck_assert_ptr_nonnull(f);
+	ck_assert(filter_uses(f, computed + 2, 1));
 }
 END_TEST
 
