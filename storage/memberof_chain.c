@@ -95,7 +95,7 @@ int memberof_chain(const struct db *db, MDB_txn *txn, entry_id start, enum membe
 	}
 	mdb_cursor_close(cur);
 	idset_free(&seen);
-	if (rc == 0)
+	if (rc == 0 && ids_count(ids) > 1) /* none: ids->data may be NULL */
 		qsort(ids->data, ids_count(ids), sizeof(entry_id), id_cmp);
 	return rc;
 }

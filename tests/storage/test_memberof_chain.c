@@ -21,6 +21,7 @@
 #include "storage/memberof_chain.h"
 #include "storage/memberof_nested.h"
 #include "tests/check_run.h"
+#include "tests/storage/group_ldif.h"
 #include "tests/tree_schema.h"
 
 #define DEEP 40 /* deeper than MEMBEROF_NESTED_DEPTH */
@@ -44,15 +45,7 @@ static void write_ldif(void)
 	fprintf(f, "dn: cn=self,dc=example,dc=com\nobjectClass: groupOfNames\ncn: self\n"
 	           "member: cn=self,dc=example,dc=com\nmember: uid=alice,dc=example,dc=com\n\n");
 	/* chain1 holds bob, chainI holds chain(I-1): bob is DEEP groups deep. */
-	for (int i = 1; i <= DEEP; i++) {
-		fprintf(
-		    f, "dn: cn=chain%d,dc=example,dc=com\nobjectClass: groupOfNames\ncn: chain%d\n",
-		    i, i);
-		if (i == 1)
-			fprintf(f, "member: uid=bob,dc=example,dc=com\n\n");
-		else
-			fprintf(f, "member: cn=chain%d,dc=example,dc=com\n\n", i - 1);
-	}
+	group_ldif_chain(f, DEEP);
 	fprintf(f, "dn: uid=alice,dc=example,dc=com\nobjectClass: account\nuid: alice\n\n");
 	fprintf(f, "dn: uid=bob,dc=example,dc=com\nobjectClass: account\nuid: bob\n\n");
 	fclose(f);
@@ -63,17 +56,7 @@ static MDB_txn *txn;
 
 static void open_import(bool nested)
 {
-	FILE *err = fopen("/dev/null", "w");
-	ck_assert_ptr_nonnull(err);
-	char *const index[] = {"objectClass"};
-	struct import_opts opts = {.suffix = "dc=example,dc=com",
-	                           .index = index,
-	                           .nindex = 1,
-	                           .err = err,
-	                           .memberof_nested = nested};
-	size_t count;
-	ck_assert_int_eq(ldif_import(ldif_path, db_path, &opts, &count), 0);
-	fclose(err);
+	group_import(ldif_path, db_path, nested, "/dev/null");
 	char msg[512];
 	ck_assert_msg(db_open(&db, db_path, false, NULL, NULL, 0, msg, sizeof(msg)) == 0, "%s",
 	              msg);
@@ -105,14 +88,7 @@ static void teardown(void)
 
 static entry_id id_of(const char *rdn)
 {
-	char dn[128];
-	snprintf(dn, sizeof(dn), "%s,dc=example,dc=com", rdn);
-	struct buf key = {0};
-	ck_assert_int_eq(dn_normalize(dn, strlen(dn), NULL, &key), 0);
-	entry_id id;
-	ck_assert_msg(db_dn2id(&db, txn, key.data, key.len, &id) == 0, "%s", dn);
-	buf_free(&key);
-	return id;
+	return group_id_of(&db, txn, rdn);
 }
 
 /* The walk from rdn (way), as IDs; checks they ascend without duplicates. */
@@ -269,13 +245,5 @@ static Suite *chain_suite(void)
 
 int main(void)
 {
-	char err[1024];
-	if (schema_load(TEST_SCHEMA_DIR, "core cosine inetorgperson nis openldap", err,
-	                sizeof(err)) < 0) {
-		fprintf(stderr, "schema: %s\n", err);
-		return EXIT_FAILURE;
-	}
-	int status = check_run(chain_suite());
-	schema_free();
-	return status;
+	return check_run_schema(chain_suite(), "core cosine inetorgperson nis openldap");
 }
