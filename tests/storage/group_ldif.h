@@ -1,7 +1,7 @@
 /*
- * What the unit tests of groups share (test_memberof_nested.c, test_memberof_chain.c,
- * test_dyngroup.c, test_memberof.c): a chain of groups below dc=example,dc=com written as LDIF, the import
- * of such a file, and an entry's ID by its DN.
+ * What the unit tests of groups share (test_memberof.c, test_memberof_nested.c,
+ * test_memberof_chain.c, test_dyngroup.c): a chain of groups below dc=example,dc=com
+ * written as LDIF, the import of such a file, and an entry's ID by its DN.
  */
 #ifndef MINIDIR_TESTS_STORAGE_GROUP_LDIF_H
 #define MINIDIR_TESTS_STORAGE_GROUP_LDIF_H
