@@ -227,7 +227,8 @@ static int set_size(void *ctx, const struct kv_key *k, void *field, const char *
 }
 
 /*
- * max_filter_items (items of a search filter) or max_search_work (filter work of a search,
+ * max_filter_items (items of a search filter), inchain_max (entries its in-chain items reach)
+ * or max_search_work (filter work of a search,
  * filter.h's units): a number up to k->max, or "unlimited" (0). At most 2^32 items, 2^60
  * units: beyond that they stand for "unlimited" anyway.
  */
@@ -412,6 +413,7 @@ static const struct kv_key config_keys[] = {
 	{"timelimit", set_limit, FIELD(timelimit)},
 	{"max_filter_items", set_filter_items, FIELD(max_filter_items), .max = 1L << 32},
 	{"max_search_work", set_search_work, FIELD(max_search_work), .max = 1L << 60},
+	{"inchain_max", set_filter_items, FIELD(inchain_max), .max = 1L << 32},
 	{"access_log", set_access_log, FIELD(access_log)},
 	{"monitor_access", set_choice, FIELD(monitor_access), .names = monitor_access_names},
 	{"send_policy", set_choice, FIELD(send_policy), .names = policy_names},
@@ -586,6 +588,7 @@ static void set_defaults(struct config *c)
 	c->allow_anonymous = true;
 	c->max_filter_items = CONFIG_DEFAULT_MAX_FILTER_ITEMS;
 	c->max_search_work = CONFIG_DEFAULT_MAX_SEARCH_WORK;
+	c->inchain_max = CONFIG_DEFAULT_INCHAIN_MAX;
 	c->tls_min_version = 12;
 	strcpy(c->access_log, "none");
 	c->tls_handshake_timeout = 10;

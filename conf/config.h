@@ -27,6 +27,8 @@
 /* max_filter_items and max_search_work by default: see conf/minidir.conf. */
 #define CONFIG_DEFAULT_MAX_FILTER_ITEMS 1000
 #define CONFIG_DEFAULT_MAX_SEARCH_WORK 50000000ULL
+/* inchain_max by default: entries one search's in-chain items may reach (docs/reliability.md). */
+#define CONFIG_DEFAULT_INCHAIN_MAX 1000000
 /* Longest line libinih reads whole, with its newline (INI_MAX_LINE). */
 #define CONFIG_MAX_LINE 200
 
@@ -98,6 +100,9 @@ struct config {
 	 * and pages (struct filter_ctx's units). */
 	size_t max_filter_items;
 	unsigned long long max_search_work;
+	/* Entry IDs the in-chain items of one search may reach, all together (the rootdn's too:
+	 * it bounds the memory and the walk's time); 0: unlimited. */
+	size_t inchain_max;
 	/* A replica (conf/syncrepl.h): set when the file has a syncrepl key. */
 	struct syncrepl_conf syncrepl;
 	char updateref[1024]; /* writes are referred here ("" = refused with 53) */

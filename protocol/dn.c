@@ -308,6 +308,24 @@ out:
 	return rc;
 }
 
+int dn_key_normal(const unsigned char *key, size_t len, struct buf *ndn)
+{
+	size_t len0 = ndn->len;
+	/* Each RDN ends with its NUL; from the last one back to the first. */
+	for (size_t end = len; end > 0;) {
+		size_t start = end - 1;
+		while (start > 0 && key[start - 1] != '\0')
+			start--;
+		if ((ndn->len > len0 && buf_append(ndn, ",", 1) < 0) ||
+		    buf_append(ndn, key + start, end - 1 - start) < 0) {
+			ndn->len = len0;
+			return -1;
+		}
+		end = start;
+	}
+	return 0;
+}
+
 size_t dn_key_parent_len(const unsigned char *key, size_t len)
 {
 	if (len == 0)

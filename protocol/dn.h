@@ -46,6 +46,14 @@
 int dn_normalize(const char *dn, size_t len, struct buf *ndn, struct buf *key);
 
 /*
+ * Appends to ndn (the caller's) the normal form of the DN whose reversed key is
+ * key[0..len) (a key dn_normalize made, borrowed): its RDNs in the other order, joined by
+ * ',', the bytes dn_normalize's ndn would hold, without libldap. Returns 0, or -1 out of
+ * memory (ndn->len as it was).
+ */
+int dn_key_normal(const unsigned char *key, size_t len, struct buf *ndn);
+
+/*
  * Length of the parent's reversed key within key[0..len) (a key dn_normalize
  * made, borrowed): key[0..result) is the parent's key. 0 for a top entry or an
  * empty key. Pure.

@@ -9,11 +9,12 @@
  * Supported: and, or, not, equalityMatch, substrings, greaterOrEqual,
  * lessOrEqual, present, approxMatch (evaluated as equality) and
  * extensibleMatch with an equality rule (caseIgnoreMatch, caseExactMatch, ...),
- * an ordering rule (values below the assertion match) and :dn:. With a schema loaded, attribute
- * names resolve through it and each item uses the attribute's own equality, ordering or substrings
- * rule; an item the rule cannot decide (no such rule, unknown attribute or matching rule, a value
- * not valid for the rule) is Undefined (RFC 4511 4.5.1.7). Nesting is limited to FILTER_MAX_DEPTH
- * levels; a deeper filter is a protocol error.
+ * an ordering rule (values below the assertion match), :dn: and Active Directory's in-chain rule
+ * (LDAP_MATCHING_RULE_IN_CHAIN, FILTER_IN_CHAIN_OID: see struct filter's chain). With a schema
+ * loaded, attribute names resolve through it and each item uses the attribute's own equality,
+ * ordering or substrings rule; an item the rule cannot decide (no such rule, unknown attribute or
+ * matching rule, a value not valid for the rule) is Undefined (RFC 4511 4.5.1.7). Nesting is
+ * limited to FILTER_MAX_DEPTH levels; a deeper filter is a protocol error.
  *
  * Schema hierarchies, as slapd: an item on a type with subtypes also tests the subtypes' values
  * ("(name=x)" matches a cn or sn of x, RFC 4511 4.5.1.7), and an objectClass equality, approximate
@@ -22,7 +23,8 @@
  *
  * Layering: uses match.h (DN-valued items through it) and schema.h, below it; request.h
  * uses it. Files: filter_decode.c, filter_eval.c, filter_memo.c, filter_string.c.
- * Thread rules: a tree is immutable once built, so threads may
+ * Thread rules: a tree is immutable once built (but for the ID set a search attaches to each
+ * in-chain item once, before it evaluates the tree: filter_chain_set), so threads may
  * evaluate one tree at once, each with its own scratch buffer; decoding and
  * evaluation read the schema (not while it is loaded or freed, schema.h).
  */
@@ -56,6 +58,18 @@ enum filter_kind {
 	FILTER_EXT
 };
 
+/* LDAP_MATCHING_RULE_IN_CHAIN (Active Directory): membership through any chain of groups. */
+#define FILTER_IN_CHAIN_OID "1.2.840.113556.1.4.1941"
+
+/*
+ * What an in-chain item asks (struct filter's chain): FILTER_CHAIN_MEMBERS on memberOf, the
+ * entries inside the group asserted (its members, the members of the groups among them, and
+ * so on); FILTER_CHAIN_GROUPS on member or uniqueMember, the groups the entry asserted is
+ * inside. Both follow the membership minidir's memberOf follows (a member or uniqueMember value
+ * naming an entry, storage/memberof.h), whichever of the two types the item names.
+ */
+enum filter_chain { FILTER_CHAIN_NONE, FILTER_CHAIN_MEMBERS, FILTER_CHAIN_GROUPS };
+
 /* Result of evaluating a filter (RFC 4511 4.5.1.7). */
 enum filter_result { FILTER_FALSE = 0, FILTER_TRUE = 1, FILTER_UNDEFINED = 2 };
 
@@ -81,6 +95,19 @@ struct filter {
 	struct filter_value *any;
 	size_t nany;
 	uint32_t id; /* filter_decode numbers a tree's nodes 0.. in preorder (struct filter_memo) */
+	/*
+	 * An in-chain extensible item (FILTER_IN_CHAIN_OID) on memberOf, member or uniqueMember
+	 * whose assertion is a DN (value: its normal form, rule MATCH_DN); FILTER_CHAIN_NONE for
+	 * every other item (an in-chain item on another type, or whose value is not a DN, is
+	 * invalid: Undefined). Its answer is a set of entry IDs the search computes once, in its
+	 * read transaction, before it evaluates (filter_chain_set): until then the item is
+	 * Undefined (an access rule's or the assertion control's filter, which no search resolves).
+	 */
+	enum filter_chain chain;
+	struct filter_value chain_key; /* the assertion's reversed DN key (dn.h), for dn2id */
+	bool chain_set;                /* chain_ids holds the answer */
+	const uint32_t *chain_ids;     /* ascending, no duplicates (borrowed, the search's) */
+	size_t chain_n;
 };
 
 /*
@@ -141,10 +168,16 @@ bool filter_memo_done(const struct filter_memo *m, const struct filter *f);
 /* Forgets what m remembers (before the next entry). */
 void filter_memo_clear(struct filter_memo *m);
 
+/* Attaches to an in-chain item f (f->chain not FILTER_CHAIN_NONE) its answer: the entry IDs
+ * ids[0..n), ascending without duplicates, borrowed (they must outlive every evaluation of
+ * f). An entry then matches f when its ID (struct filter_ctx's id) is one of them. */
+void filter_chain_set(struct filter *f, const uint32_t *ids, size_t n);
+
 /* What evaluation may need beyond the attributes. */
 struct filter_ctx {
 	const unsigned char *dn; /* the entry's DN, for extensible matches with :dn: */
 	size_t dnlen;
+	uint32_t id; /* the entry's ID (storage's entry_id), for in-chain items; 0: none */
 	/* Attributes the client may search (attr_gate.h), or NULL for all. A filter item on a
 	 * type the gate refuses is Undefined, as is an item whose subtypes it refuses unless
 	 * another value makes it true (slapd's rule for search access). */
@@ -192,7 +225,8 @@ struct filter *filter_decode_values(struct ber_in *in, struct arena *mem, struct
  * True if some item of items (a filter_decode_values list) holds for the value v[0..vlen) of
  * the stored attribute type t[0..tlen): the item names the type (or a supertype; an
  * extensible item without a type names every type) and its assertion is TRUE on the value
- * (a present item on any value). All borrowed; scratch as for filter_eval.
+ * (a present item on any value); an in-chain item, which tests entries, holds for none. All
+ * borrowed; scratch as for filter_eval.
  */
 bool filter_values_match(const struct filter *items, const unsigned char *t, size_t tlen,
                          const unsigned char *v, size_t vlen, struct buf *scratch);
@@ -202,7 +236,8 @@ bool filter_values_match(const struct filter *items, const unsigned char *t, siz
 size_t filter_items(const struct filter *f);
 
 /* True if f, an operand, or a filter after it (f->next) names one of the attributes
- * names[0..n) (NUL-terminated; the whole description, ASCII case ignored). Pure. */
+ * names[0..n) (NUL-terminated; the whole description, ASCII case ignored) to read its
+ * values: an in-chain item, answered by entry IDs, names none. Pure. */
 bool filter_uses(const struct filter *f, const char *const *names, size_t n);
 
 /* Appends f in RFC 4515 string form to out (for logs), followed by a NUL that out->len does

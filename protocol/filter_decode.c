@@ -6,6 +6,8 @@
 #include "protocol/filter.h"
 
 #include <ldap.h>
+
+#include "protocol/dn.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -155,6 +157,50 @@ static int decode_substrings(const struct decoder *d, struct ber_in *in, struct 
 	return 0;
 }
 
+/* True if mr names the in-chain rule: its OID, or the NAME cn=Subschema gives it. */
+static bool is_in_chain(const struct berval *mr)
+{
+	static const char name[] = "inChainMatch";
+	return (mr->bv_len == sizeof(FILTER_IN_CHAIN_OID) - 1 &&
+	        memcmp(mr->bv_val, FILTER_IN_CHAIN_OID, mr->bv_len) == 0) ||
+	       (mr->bv_len == sizeof(name) - 1 && strncasecmp(mr->bv_val, name, mr->bv_len) == 0);
+}
+
+/*
+ * An in-chain item (filter.h's struct filter, chain): on memberOf it asks for the members
+ * inside a group, on member or uniqueMember for the groups around an entry; any other type
+ * (with options too) is Undefined, as an unknown rule is. The value is a DN, kept in normal
+ * form (not a DN: Undefined). dnAttributes adds nothing: the answer is a set of entries.
+ */
+static int take_chain(const struct decoder *d, struct filter *f, const struct berval *value)
+{
+	f->rule = MATCH_DN;
+	/* The normal form and the key from one parse: the search looks the entry up by key. */
+	struct buf *ndn = d->scratch, key = {0};
+	ndn->off = ndn->len = 0;
+	if (dn_normalize(value->bv_val, value->bv_len, ndn, &key) < 0)
+		f->invalid = true, ndn->len = key.len = 0;
+	f->value.val = arena_strdup(d->mem, ndn->data, ndn->len);
+	f->value.len = ndn->len;
+	f->chain_key.val = arena_strdup(d->mem, key.data, key.len);
+	f->chain_key.len = key.len;
+	buf_free(&key);
+	if (!f->value.val || !f->chain_key.val)
+		return -1;
+	if (f->attr && strcasecmp(f->attr, "memberOf") == 0)
+		f->chain = FILTER_CHAIN_MEMBERS;
+	else if (f->attr &&
+	         (strcasecmp(f->attr, "member") == 0 || strcasecmp(f->attr, "uniqueMember") == 0))
+		f->chain = FILTER_CHAIN_GROUPS;
+	else
+		f->invalid = true;
+	if (f->value.len == 0)
+		f->invalid = true; /* the root DSE is no group and no member */
+	if (f->invalid)
+		f->chain = FILTER_CHAIN_NONE;
+	return 0;
+}
+
 /*
  * A MatchingRuleAssertion's content into f (kind FILTER_EXT): [1] matchingRule, [2] type,
  * [3] matchValue, [4] dnAttributes, in this order, a rule or a type required (RFC 4511).
@@ -178,6 +224,8 @@ static int decode_extensible(const struct decoder *d, struct ber_in *in, struct 
 	     ber_in_bool(in, LDAP_FILTER_EXT_DNATTRS, &f->dn_attrs) < 0) ||
 	    !ber_in_end(in) || (!has_rule && !f->attr))
 		return -1;
+	if (has_rule && is_in_chain(&mr))
+		return take_chain(d, f, &value);
 	if (has_rule) {
 		char name[128];
 		snprintf(name, sizeof(name), "%.*s", (int)mr.bv_len,
@@ -323,8 +371,8 @@ bool filter_uses(const struct filter *f, const char *const *names, size_t n)
 	for (; f; f = f->next) {
 		if (f->child && filter_uses(f->child, names, n))
 			return true;
-		if (!f->attr)
-			continue;
+		if (!f->attr || f->chain != FILTER_CHAIN_NONE)
+			continue; /* an in-chain item reads no values (filter.h) */
 		/* A cheap first test: first bytes equal but for case (| 0x20 folds letters; it
 		 * may let through a pair strcasecmp then tells apart, never stops a match). */
 		unsigned char first = (unsigned char)f->attr[0] | 0x20;

@@ -219,12 +219,38 @@ static bool eval_attrs(const struct filter *f, const unsigned char *p, const uns
 	return false;
 }
 
+void filter_chain_set(struct filter *f, const uint32_t *ids, size_t n)
+{
+	f->chain_ids = ids;
+	f->chain_n = n;
+	f->chain_set = true;
+}
+
+/* An in-chain item: whether the entry's ID is in the set its search attached (a binary
+ * search); Undefined when none was attached or the entry's ID is not known. */
+static enum filter_result eval_chain(const struct filter *f, const struct filter_ctx *ctx)
+{
+	if (!f->chain_set || ctx->id == 0)
+		return FILTER_UNDEFINED;
+	size_t lo = 0, hi = f->chain_n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (f->chain_ids[mid] < ctx->id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < f->chain_n && f->chain_ids[lo] == ctx->id ? FILTER_TRUE : FILTER_FALSE;
+}
+
 static enum filter_result eval_leaf(const struct filter *f, const unsigned char *attrs, size_t len,
                                     struct eval *ev)
 {
 	const struct filter_ctx *ctx = ev->ctx;
 	if (f->invalid || (f->attr && !attr_gate_allows(ctx->gate, f->attr, f->attr_len)))
 		return FILTER_UNDEFINED; /* a type the client may not search */
+	if (f->chain != FILTER_CHAIN_NONE)
+		return eval_chain(f, ctx);
 	enum filter_result r = FILTER_FALSE;
 	if (eval_attrs(f, attrs, attrs + len, ev, &r) ||
 	    (ctx->extra && eval_attrs(f, ctx->extra, ctx->extra + ctx->extra_len, ev, &r)))
@@ -241,7 +267,9 @@ bool filter_values_match(const struct filter *items, const unsigned char *t, siz
                          const unsigned char *v, size_t vlen, struct buf *scratch)
 {
 	for (const struct filter *f = items; f; f = f->next) {
-		if (f->invalid || (f->attr ? !names_type(f, t, tlen) : f->kind != FILTER_EXT))
+		/* An in-chain item tests entries, not values: it matches none (Undefined). */
+		if (f->invalid || f->chain != FILTER_CHAIN_NONE ||
+		    (f->attr ? !names_type(f, t, tlen) : f->kind != FILTER_EXT))
 			continue;
 		if (f->kind == FILTER_PRESENT ||
 		    eval_value(f, (const char *)v, vlen, scratch) == FILTER_TRUE)

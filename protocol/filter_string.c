@@ -70,6 +70,8 @@ static void to_string(const struct filter *f, struct buf *out)
 	default: {
 		if (f->attr)
 			buf_append(out, f->attr, f->attr_len);
+		if (f->chain != FILTER_CHAIN_NONE)
+			buf_append(out, ":" FILTER_IN_CHAIN_OID, sizeof(FILTER_IN_CHAIN_OID));
 		buf_append(out, ops[f->kind], strlen(ops[f->kind]));
 		const char *name = class_name(f);
 		if (name)

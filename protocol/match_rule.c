@@ -101,7 +101,16 @@ static const struct {
 
 bool match_rule_description(size_t i, char *out, size_t cap)
 {
-	if (i >= sizeof(rule_names) / sizeof(rule_names[0]))
+	size_t n = sizeof(rule_names) / sizeof(rule_names[0]);
+	if (i == n) {
+		/* Active Directory's LDAP_MATCHING_RULE_IN_CHAIN (filter.h answers it, a search
+		 * resolving it): not in rule_names, whose rules normalize values, which it does
+		 * not. AD publishes no NAME; this one is minidir's. */
+		snprintf(out, cap, "( 1.2.840.113556.1.4.1941 NAME 'inChainMatch' SYNTAX %s )",
+		         SYN(12));
+		return true;
+	}
+	if (i > n)
 		return false;
 	snprintf(out, cap, "( %s NAME '%s' SYNTAX %s )", rule_names[i].oid, rule_names[i].name,
 	         rule_names[i].syntax);

@@ -80,6 +80,7 @@ struct worker {
 	X(int, timelimit, "%d (0: unlimited)", cfg->timelimit)                                     \
 	X(size_t, max_filter_items, "%zu (0: unlimited)", cfg->max_filter_items)                   \
 	X(unsigned long long, max_search_work, "%llu (0: unlimited)", cfg->max_search_work)        \
+	X(size_t, inchain_max, "%zu (0: unlimited)", cfg->inchain_max)                             \
 	X(bool, allow_anonymous, "%s", cfg->allow_anonymous ? "yes" : "no")                        \
 	X(bool, require_tls, "%s", cfg->require_tls ? "yes" : "no")                                \
 	X(int, tls_handshake_timeout, "%d", cfg->tls_handshake_timeout)                            \
@@ -147,7 +148,7 @@ struct server {
  * Reading what SIGHUP may change, from any thread: server_policy(srv) (acquire:
  * the policy it points to is complete), and server_batch_bytes(srv),
  * server_max_pending_bytes, server_sizelimit, server_timelimit,
- * server_max_filter_items, server_max_search_work,
+ * server_max_filter_items, server_max_search_work, server_inchain_max,
  * server_allow_anonymous, server_idle_timeout, server_write_timeout,
  * server_monitor_access, server_require_tls, server_tls_handshake_timeout,
  * server_pdu_timeout

@@ -39,6 +39,14 @@ void cand_init_index(struct candidates *c, const struct db *db, const struct db_
 	c->keylen = db_index_keylen(len);
 }
 
+void cand_init_list(struct candidates *c, const entry_id *ids, size_t n)
+{
+	memset(c, 0, sizeof(*c));
+	c->kind = CAND_LIST;
+	c->list = ids;
+	c->keylen = n;
+}
+
 static MDB_val key_of(const struct candidates *c)
 {
 	if (c->kind == CAND_CHILDREN)
@@ -55,6 +63,8 @@ size_t cand_count(struct candidates *c, MDB_txn *txn)
 		return 1;
 	if (c->kind == CAND_SUBTREE)
 		return SIZE_MAX;
+	if (c->kind == CAND_LIST)
+		return c->keylen;
 	MDB_cursor *cur;
 	if (mdb_cursor_open(txn, c->dbi, &cur) != 0)
 		return SIZE_MAX;
@@ -193,6 +203,11 @@ int cand_next(struct candidates *c, entry_id *id)
 		break;
 	case CAND_SUBTREE:
 		rc = next_subtree(c, id);
+		break;
+	case CAND_LIST:
+		rc = c->at < c->keylen ? 0 : MDB_NOTFOUND;
+		if (rc == 0)
+			*id = c->list[c->at++];
 		break;
 	default:
 		rc = next_dup(c, id);

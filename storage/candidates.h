@@ -8,6 +8,7 @@
  *   CAND_CHILDREN  the children of an ID (one-level scope)
  *   CAND_SUBTREE   every dn2id key with a given prefix (subtree scope)
  *   CAND_INDEX     the IDs under one key of an equality index
+ *   CAND_LIST      the IDs of a sorted array (an in-chain item's answer, memberof_chain.h)
  */
 #ifndef MINIDIR_STORAGE_CANDIDATES_H
 #define MINIDIR_STORAGE_CANDIDATES_H
@@ -19,7 +20,7 @@
 #include "storage/cursor_pool.h"
 #include "storage/db.h"
 
-enum cand_kind { CAND_ONE, CAND_CHILDREN, CAND_SUBTREE, CAND_INDEX };
+enum cand_kind { CAND_ONE, CAND_CHILDREN, CAND_SUBTREE, CAND_INDEX, CAND_LIST };
 
 struct candidates {
 	enum cand_kind kind;
@@ -27,9 +28,11 @@ struct candidates {
 	/* subtree: the key prefix; index: the value (borrowed: it must outlive the set) */
 	const void *key;
 	size_t keylen;
-	entry_id parent; /* children: the parent's ID, their key */
-	struct buf pos;  /* subtree: the last key returned */
-	entry_id last;   /* one: the ID; children/index: the last ID returned */
+	entry_id parent;      /* children: the parent's ID, their key */
+	const entry_id *list; /* list: the IDs (borrowed), keylen of them */
+	size_t at;            /* list: the next one's index */
+	struct buf pos;       /* subtree: the last key returned */
+	entry_id last;        /* one: the ID; children/index: the last ID returned */
 	bool started;
 	bool done;
 	bool positioned;             /* the cursor sits on the last ID returned (this cand_begin) */
@@ -50,9 +53,11 @@ void cand_init_children(struct candidates *c, const struct db *db, entry_id pare
 void cand_init_subtree(struct candidates *c, const struct db *db, const void *key, size_t keylen);
 void cand_init_index(struct candidates *c, const struct db *db, const struct db_index *ix,
                      const void *value, size_t len);
+/* The IDs ids[0..n) (borrowed: they must outlive the set), in their order. */
+void cand_init_list(struct candidates *c, const entry_id *ids, size_t n);
 
 /*
- * Number of candidates for an index or children set, an estimate used to
+ * Number of candidates for an index, children or list set, an estimate used to
  * choose the cheapest set (0 when none; SIZE_MAX when unknown).
  */
 size_t cand_count(struct candidates *c, MDB_txn *txn);

@@ -117,17 +117,24 @@ int memberof_resolve(struct db *db, MDB_txn *txn, char *err, size_t errlen)
 int memberof_append_ids(MDB_txn *txn, MDB_dbi dbi, MDB_val k, struct buf *ids)
 {
 	MDB_cursor *cur;
-	MDB_val v;
 	int rc = mdb_cursor_open(txn, dbi, &cur);
 	if (rc)
 		return rc;
-	for (int op = MDB_SET; rc == 0; op = MDB_NEXT_DUP) {
+	rc = memberof_cursor_ids(cur, k, ids);
+	mdb_cursor_close(cur);
+	return rc;
+}
+
+int memberof_cursor_ids(MDB_cursor *cur, MDB_val k, struct buf *ids)
+{
+	MDB_val v;
+	int rc = mdb_cursor_get(cur, &k, &v, MDB_SET);
+	for (int op = MDB_GET_MULTIPLE; rc == 0; op = MDB_NEXT_MULTIPLE) {
 		rc = mdb_cursor_get(cur, &k, &v, op);
-		if (rc == 0 && v.mv_size != sizeof(entry_id))
+		if (rc == 0 && v.mv_size % sizeof(entry_id) != 0)
 			rc = MDB_CORRUPTED;
-		if (rc == 0 && buf_append(ids, v.mv_data, sizeof(entry_id)) < 0)
+		if (rc == 0 && buf_append(ids, v.mv_data, v.mv_size) < 0)
 			rc = ENOMEM;
 	}
-	mdb_cursor_close(cur);
 	return rc == MDB_NOTFOUND ? 0 : rc;
 }

@@ -66,4 +66,9 @@ int memberof_put_dn(const struct db *db, MDB_txn *txn, const void *key, size_t l
  */
 int memberof_append_ids(MDB_txn *txn, MDB_dbi dbi, MDB_val k, struct buf *ids);
 
+/* The same through cur, a cursor of the caller's on such a table, left where it stops (a
+ * walk looks up many keys: a cursor kept open saves opening one each time, and LMDB looks
+ * on the page it sits on first). The IDs are read a page at a time (MDB_DUPFIXED). */
+int memberof_cursor_ids(MDB_cursor *cur, MDB_val k, struct buf *ids);
+
 #endif

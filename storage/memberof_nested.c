@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "storage/idset.h"
 #include "storage/memberof.h"
 
 static const char meta_key[] = "memberof_nested";
@@ -21,53 +22,6 @@ int memberof_nested_set(const struct db *db, MDB_txn *txn, bool on)
 {
 	MDB_val k = {sizeof(meta_key) - 1, (void *)meta_key}, v = {1, on ? "1" : "0"};
 	return mdb_put(txn, db->meta, &k, &v, 0);
-}
-
-/* A set of entry IDs (0 is no entry: the empty slot), open addressing. */
-struct idset {
-	entry_id *slot;
-	size_t cap, n;
-};
-
-static size_t slot_of(const struct idset *s, entry_id id)
-{
-	size_t i = (id * 2654435761u) & (s->cap - 1);
-	while (s->slot[i] && s->slot[i] != id)
-		i = (i + 1) & (s->cap - 1);
-	return i;
-}
-
-/* Adds id; *added says whether it was new. Returns 0 or ENOMEM. */
-static int idset_add(struct idset *s, entry_id id, bool *added)
-{
-	if ((s->n + 1) * 2 > s->cap) {
-		struct idset bigger = {calloc(s->cap ? s->cap * 2 : 64, sizeof(entry_id)),
-		                       s->cap ? s->cap * 2 : 64, 0};
-		if (!bigger.slot)
-			return ENOMEM;
-		for (size_t i = 0; i < s->cap; i++)
-			if (s->slot[i])
-				bigger.slot[slot_of(&bigger, s->slot[i])] = s->slot[i], bigger.n++;
-		free(s->slot);
-		*s = bigger;
-	}
-	size_t i = slot_of(s, id);
-	*added = s->slot[i] == 0;
-	if (*added)
-		s->slot[i] = id, s->n++;
-	return 0;
-}
-
-static entry_id id_at(const struct buf *ids, size_t i)
-{
-	entry_id id;
-	memcpy(&id, ids->data + i * sizeof(id), sizeof(id));
-	return id;
-}
-
-static size_t count(const struct buf *ids)
-{
-	return ids->len / sizeof(entry_id);
 }
 
 /* Sets ids to the groups whose member values name entry id's DN (memberdn). */
@@ -92,20 +46,20 @@ int memberof_nested_closure(const struct db *db, MDB_txn *txn, entry_id id, stru
 	/* id is not seen first: a group in a cycle reaches itself and is its own group, as
 	 * slapd's dynlist lists it (tests/conformance/nested). */
 	int rc = direct_groups(db, txn, id, ids);
-	for (size_t i = 0; rc == 0 && i < count(ids); i++)
-		if ((rc = idset_add(&seen, id_at(ids, i), &added)) == 0 && added &&
+	for (size_t i = 0; rc == 0 && i < ids_count(ids); i++)
+		if ((rc = idset_add(&seen, ids_at(ids, i), &added)) == 0 && added &&
 		    buf_append(groups, ids->data + i * sizeof(entry_id), sizeof(entry_id)) < 0)
 			rc = ENOMEM;
 	/* groups[start, end) are the groups of level depth; their groups are the next. */
 	size_t start = 0;
-	for (int depth = 1; rc == 0 && start < count(groups); depth++) {
-		size_t end = count(groups);
+	for (int depth = 1; rc == 0 && start < ids_count(groups); depth++) {
+		size_t end = ids_count(groups);
 		for (size_t g = start; rc == 0 && g < end; g++) {
-			entry_id grp = id_at(groups, g);
+			entry_id grp = ids_at(groups, g);
 			if ((rc = direct_groups(db, txn, grp, ids)) != 0)
 				break;
-			for (size_t i = 0; rc == 0 && i < count(ids); i++) {
-				entry_id up = id_at(ids, i);
+			for (size_t i = 0; rc == 0 && i < ids_count(ids); i++) {
+				entry_id up = ids_at(ids, i);
 				if ((rc = idset_add(&seen, up, &added)) != 0 || !added)
 					continue;
 				if (depth >= MEMBEROF_NESTED_DEPTH) {
@@ -123,7 +77,7 @@ int memberof_nested_closure(const struct db *db, MDB_txn *txn, entry_id id, stru
 		}
 		start = end;
 	}
-	free(seen.slot);
+	idset_free(&seen);
 	return rc;
 }
 
@@ -142,8 +96,8 @@ static int link_closure(const struct db *db, MDB_txn *txn, entry_id id, struct m
 	int rc = memberof_nested_closure(db, txn, id, &s->up, &s->work, &cut, &s->key);
 	if (rc == 0 && cut)
 		warn_cut(warn, &s->key);
-	for (size_t i = 0; rc == 0 && i < count(&s->up); i++)
-		rc = memberof_link_one(db, txn, id, id_at(&s->up, i), s);
+	for (size_t i = 0; rc == 0 && i < ids_count(&s->up); i++)
+		rc = memberof_link_one(db, txn, id, ids_at(&s->up, i), s);
 	return rc;
 }
 
@@ -170,8 +124,8 @@ int memberof_nested_resolve(struct db *db, MDB_txn *txn, FILE *warn, char *err, 
 	mdb_cursor_close(cur);
 	if (rc == MDB_NOTFOUND)
 		rc = 0;
-	for (size_t i = 0; rc == 0 && i < count(&members); i++)
-		rc = link_closure(db, txn, id_at(&members, i), &s, warn);
+	for (size_t i = 0; rc == 0 && i < ids_count(&members); i++)
+		rc = link_closure(db, txn, ids_at(&members, i), &s, warn);
 	buf_free(&members);
 	memberof_scratch_free(&s);
 	if (rc)
@@ -189,10 +143,10 @@ int memberof_nested_below(const struct db *db, MDB_txn *txn, struct buf *set,
 	if (!ix)
 		return MDB_NOTFOUND;
 	int rc = 0;
-	for (size_t i = 0; rc == 0 && i < count(set); i++)
-		rc = idset_add(&seen, id_at(set, i), &added);
-	for (size_t i = 0; rc == 0 && i < count(set); i++) {
-		rc = memberof_group_key(db, txn, ix, id_at(set, i), &s->gdn);
+	for (size_t i = 0; rc == 0 && i < ids_count(set); i++)
+		rc = idset_add(&seen, ids_at(set, i), &added);
+	for (size_t i = 0; rc == 0 && i < ids_count(set); i++) {
+		rc = memberof_group_key(db, txn, ix, ids_at(set, i), &s->gdn);
 		if (rc == MDB_NOTFOUND) {
 			rc = 0; /* gone (a delete): nothing below it any more */
 			continue;
@@ -201,14 +155,14 @@ int memberof_nested_below(const struct db *db, MDB_txn *txn, struct buf *set,
 		s->work.off = s->work.len = 0;
 		if (rc == 0)
 			rc = memberof_append_ids(txn, ix->dbi, gk, &s->work);
-		for (size_t j = 0; rc == 0 && j < count(&s->work); j++) {
-			entry_id m = id_at(&s->work, j);
+		for (size_t j = 0; rc == 0 && j < ids_count(&s->work); j++) {
+			entry_id m = ids_at(&s->work, j);
 			if ((rc = idset_add(&seen, m, &added)) == 0 && added &&
 			    buf_append(set, &m, sizeof(m)) < 0)
 				rc = ENOMEM;
 		}
 	}
-	free(seen.slot);
+	idset_free(&seen);
 	return rc;
 }
 
@@ -216,8 +170,8 @@ int memberof_nested_relink(const struct db *db, MDB_txn *txn, const struct buf *
                            struct memberof_scratch *s, FILE *warn)
 {
 	int rc = 0;
-	for (size_t i = 0; rc == 0 && i < count(set); i++) {
-		entry_id id = id_at(set, i);
+	for (size_t i = 0; rc == 0 && i < ids_count(set); i++) {
+		entry_id id = ids_at(set, i);
 		struct entry_view e;
 		if ((rc = db_get_entry(db, txn, id, &e)) == MDB_NOTFOUND) {
 			rc = 0;

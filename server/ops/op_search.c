@@ -22,6 +22,7 @@
 #include "server/log.h"
 #include "server/ops/ops.h"
 #include "server/ops/search_alias.h"
+#include "server/ops/search_chain.h"
 #include "server/ops/search_checks.h"
 #include "server/ops/search_names.h"
 #include "server/ops/search_op.h"
@@ -280,6 +281,21 @@ SEARCH_STEP bool search_find_base(struct conn *c, struct ldap_request *req, stru
 		search_finish(c, asserted, (const char *)matched.data,
 		              asserted == LDAP_PROTOCOL_ERROR ? "malformed assertion control"
 		                                              : NULL);
+		buf_free(&matched);
+		return false;
+	}
+	char why[200];
+	int chained =
+	    rc == 0 && search_chain_maybe(s->filter)
+	        ? search_chain_resolve(s->filter, db, db_worker(w)->txn, server_inchain_max(w->srv),
+	                               &s->mem, why, sizeof(why))
+	        : LDAP_SUCCESS;
+	if (chained != LDAP_SUCCESS) {
+		db_gen_txn_end(w);
+		search_finish(c, chained, NULL,
+		              chained == LDAP_ADMINLIMIT_EXCEEDED
+		                  ? why
+		                  : "internal error reading the database");
 		buf_free(&matched);
 		return false;
 	}

@@ -14,10 +14,10 @@ static bool index_answers(const struct db *db, const struct filter *f, const str
 }
 
 /*
- * The smallest candidate set an equality index offers for f: f itself, or the operand
- * of a top-level AND with the fewest IDs ((&(objectClass=person)(uid=x)) reads uid's one
- * ID, not every person). Returns true with *best (the caller's to free; it borrows f's
- * value) and its size in *best_count, false when no index applies.
+ * The smallest candidate set an equality index or an in-chain item's answer offers for f: f
+ * itself, or the operand of a top-level AND with the fewest IDs ((&(objectClass=person)(uid=x))
+ * reads uid's one ID, not every person). Returns true with *best (the caller's to free; it borrows
+ * f's value) and its size in *best_count, false when no index applies.
  */
 static bool indexed_candidates(const struct db *db, MDB_txn *txn, const struct filter *f,
                                bool need_count, struct candidates *best, size_t *best_count)
@@ -27,11 +27,17 @@ static bool indexed_candidates(const struct db *db, MDB_txn *txn, const struct f
 	bool found = false;
 	for (; one; one = f->kind == FILTER_AND ? one->next : NULL) {
 		const struct db_index *ix;
-		if (!index_answers(db, one, &ix))
-			continue;
 		struct candidates c;
-		cand_init_index(&c, db, ix, one->value.val, one->value.len);
-		size_t n = need_count ? cand_count(&c, txn) : 0; /* 0: fewer than any scope */
+		size_t n;
+		if (one->chain_set) { /* an in-chain item's answer (search_chain.h): counted */
+			cand_init_list(&c, one->chain_ids, one->chain_n);
+			n = one->chain_n;
+		} else if (index_answers(db, one, &ix)) {
+			cand_init_index(&c, db, ix, one->value.val, one->value.len);
+			n = need_count ? cand_count(&c, txn) : 0; /* 0: fewer than any scope */
+		} else {
+			continue;
+		}
 		if (!found || n < *best_count) {
 			if (found)
 				cand_free(best);

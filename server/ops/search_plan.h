@@ -24,15 +24,16 @@ struct search_plan {
 	struct candidates cand; /* filled by search_plan_candidates (owned) */
 	bool check_scope;       /* candidates come from an index: scope checked per entry */
 	/* The candidates are the entries the whole filter matches (it is one equality item
-	 * its index answers): an entry needs no filter evaluation where the client may search
-	 * the item's attribute. */
+	 * its index answers, or one in-chain item): an entry needs no filter evaluation where the
+	 * client may search the item's attribute. */
 	bool filter_answered;
 };
 
 /*
  * Chooses p->cand for filter f: the base alone, its children, its subtree, or
- * the entries an equality index gives for f (or for an operand of a top-level
- * AND) when they are fewer; then each must pass search_plan_holds. f and p->base_key
+ * the entries an equality index or an in-chain item's answer (search_chain.h) gives for f
+ * (or for an operand of a top-level AND) when they are fewer; then each must pass
+ * search_plan_holds. f and p->base_key
  * are borrowed by p->cand: they must not change or go before p does.
  */
 void search_plan_candidates(struct search_plan *p, const struct db *db, MDB_txn *txn,

@@ -83,6 +83,7 @@ static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view 
 		return STEP_MATCH; /* the index answered the filter (search_plan.h) */
 	struct filter_ctx fctx = {.dn = e->dn,
 	                          .dnlen = e->dnlen,
+	                          .id = *id, /* the entry tested: an alias's target */
 	                          .gate = gate,
 	                          .scratch = &w->scratch,
 	                          .work = &s->work,

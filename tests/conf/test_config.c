@@ -349,6 +349,13 @@ START_TEST(search_cost_limits)
 	load_ok(BASE, &cfg);
 	ck_assert_uint_eq(cfg.max_filter_items, 1000);
 	ck_assert_uint_eq(cfg.max_search_work, 50000000ULL);
+	ck_assert_uint_eq(cfg.inchain_max, 1000000);
+	config_free(&cfg);
+	load_ok(BASE "inchain_max = 21\n", &cfg);
+	ck_assert_uint_eq(cfg.inchain_max, 21);
+	config_free(&cfg);
+	load_ok(BASE "inchain_max = unlimited\n", &cfg);
+	ck_assert_uint_eq(cfg.inchain_max, 0);
 	config_free(&cfg);
 	load_ok(BASE "max_filter_items = 5\nmax_search_work = 1152921504606846976\n", &cfg);
 	ck_assert_uint_eq(cfg.max_filter_items, 5);
@@ -369,6 +376,8 @@ START_TEST(err_search_cost_limits)
 	load_fails_at(BASE "max_filter_items = 10k\n", 3, "max_filter_items");
 	load_fails_at(BASE "max_filter_items = 4294967297\n", 3, "max_filter_items");
 	load_fails_at(BASE "max_filter_items =\n", 3, "max_filter_items");
+	load_fails_at(BASE "inchain_max = 0\n", 3, "inchain_max: expected a number");
+	load_fails_at(BASE "inchain_max = many\n", 3, "inchain_max");
 	load_fails_at(BASE "max_search_work = lots\n", 3, "max_search_work");
 	load_fails_at(BASE "max_search_work = 1152921504606846977\n", 3, "max_search_work");
 	load_fails_at(BASE "max_search_work = 99999999999999999999999\n", 3, "max_search_work");

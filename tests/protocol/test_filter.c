@@ -664,6 +664,69 @@ START_TEST(eval_extensible)
 }
 END_TEST
 
+static bool refuse_all(const struct attr_gate *g, const char *type, size_t len)
+{
+	(void)g, (void)type, (void)len;
+	return false;
+}
+
+/* The in-chain rule (filter.h's chain): marked at decoding, Undefined until a search attaches
+ * its IDs, then a test of the entry's ID; never a value's match. */
+START_TEST(eval_in_chain)
+{
+	struct filter *f = ext_filter(FILTER_IN_CHAIN_OID, "memberOf", "CN=G, DC=Example");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->chain, FILTER_CHAIN_MEMBERS);
+	ck_assert_str_eq(f->value.val, "cn=g,dc=example");
+	struct filter_ctx ctx = {.scratch = &scratch, .id = 7};
+	ck_assert_int_eq(filter_eval_ctx(f, entry.attrs, entry.attrslen, &ctx), FILTER_UNDEFINED);
+	static const uint32_t ids[] = {3, 7, 9};
+	filter_chain_set(f, ids, 3);
+	ck_assert_int_eq(filter_eval_ctx(f, entry.attrs, entry.attrslen, &ctx), FILTER_TRUE);
+	for (uint32_t id = 1; id < 12; id++) {
+		ctx.id = id;
+		ck_assert_int_eq(filter_eval_ctx(f, entry.attrs, entry.attrslen, &ctx),
+		                 id == 3 || id == 7 || id == 9 ? FILTER_TRUE : FILTER_FALSE);
+	}
+	ctx.id = 0; /* an entry whose ID is not known */
+	ck_assert_int_eq(filter_eval_ctx(f, entry.attrs, entry.attrslen, &ctx), FILTER_UNDEFINED);
+	ctx.id = 7;
+	struct attr_gate gate = {.allows = refuse_all};
+	ctx.gate = &gate; /* memberOf not searchable */
+	ck_assert_int_eq(filter_eval_ctx(f, entry.attrs, entry.attrslen, &ctx), FILTER_UNDEFINED);
+	ctx.gate = NULL;
+	filter_chain_set(f, NULL, 0); /* a group DN that names no entry */
+	ck_assert_int_eq(filter_eval_ctx(f, entry.attrs, entry.attrslen, &ctx), FILTER_FALSE);
+	/* Matched Values: no value matches, not even the group's own DN. */
+	const char *t = "memberOf", *v = "cn=g,dc=example";
+	ck_assert(!filter_values_match(f, (const unsigned char *)t, strlen(t),
+	                               (const unsigned char *)v, strlen(v), &scratch));
+	struct buf text = {0};
+	filter_to_string(f, &text);
+	ck_assert_str_eq((char *)text.data, "(memberof:1.2.840.113556.1.4.1941:=cn=g,dc=example)");
+	buf_free(&text);
+	/* member and uniqueMember ask for groups; the NAME works as the OID does. */
+	ck_assert_int_eq(ext_filter(FILTER_IN_CHAIN_OID, "member", "uid=u,dc=x")->chain,
+	                 FILTER_CHAIN_GROUPS);
+	ck_assert_int_eq(ext_filter(FILTER_IN_CHAIN_OID, "uniqueMember", "uid=u,dc=x")->chain,
+	                 FILTER_CHAIN_GROUPS);
+	ck_assert_int_eq(ext_filter("inchainmatch", "memberOf", "cn=g,dc=x")->chain,
+	                 FILTER_CHAIN_MEMBERS);
+	/* Another type, a value that is not a DN, options: Undefined, never resolved. */
+	const char *const bad[][2] = {{"cn", "cn=g,dc=x"},
+	                              {"memberOf", "not a dn"},
+	                              {"member;x", "uid=u,dc=x"},
+	                              {"memberOf", ""}};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct filter *b = ext_filter(FILTER_IN_CHAIN_OID, bad[i][0], bad[i][1]);
+		ck_assert_ptr_nonnull(b);
+		ck_assert_msg(b->chain == FILTER_CHAIN_NONE && b->invalid, "%s", bad[i][0]);
+		ck_assert_int_eq(filter_eval_ctx(b, entry.attrs, entry.attrslen, &ctx),
+		                 FILTER_UNDEFINED);
+	}
+}
+END_TEST
+
 START_TEST(eval_three_valued)
 {
 	BerElement *w;
@@ -812,6 +875,14 @@ START_TEST(uses_names)
 	ck_assert_ptr_nonnull(f);
 	ck_assert(filter_uses(f, other, 3));
 	ck_assert(!filter_uses(f, other, 2));
+	/* An in-chain item on memberOf reads no memberOf values; an equality item does. */
+	f = filter_from_string("(|(memberOf:1.2.840.113556.1.4.1941:=cn=g,dc=x)(uid=y))", &mem);
+	ck_assert_ptr_nonnull(f);
+	ck_assert(!filter_uses(f, computed + 2, 1));
+	f = filter_from_string("(|(memberOf:1.2.840.113556.1.4.1941:=cn=g,dc=x)(memberOf=cn=h))",
+	                       &mem);
+	ck_assert_ptr_nonnull(f);
+	ck_assert(filter_uses(f, computed + 2, 1));
 }
 END_TEST
 
@@ -843,6 +914,7 @@ static Suite *filter_suite(void)
 	tcase_add_test(tc, eval_dn_valued);
 	tcase_add_test(tc, eval_three_valued);
 	tcase_add_test(tc, eval_extensible);
+	tcase_add_test(tc, eval_in_chain);
 	tcase_add_test(tc, decode_extensible_repeats);
 	tcase_add_test(tc, eval_stored_value_invalid_for_rule);
 	tcase_add_test(tc, uses_names);

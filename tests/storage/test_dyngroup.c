@@ -17,6 +17,7 @@
 #include "protocol/schema.h"
 #include "storage/db.h"
 #include "tests/check_run.h"
+#include "tests/storage/group_ldif.h"
 #include "tests/tree_schema.h"
 
 static char dir[64], db_path[128], ldif_path[128], warn_path[128];
@@ -89,12 +90,7 @@ static void teardown(void)
 
 static entry_id id_of(const struct db *db, MDB_txn *txn, const char *dn)
 {
-	struct buf key = {0};
-	ck_assert_int_eq(dn_normalize(dn, strlen(dn), NULL, &key), 0);
-	entry_id id;
-	ck_assert_msg(db_dn2id(db, txn, key.data, key.len, &id) == 0, "%s", dn);
-	buf_free(&key);
-	return id;
+	return group_dn_id(db, txn, dn);
 }
 
 /* The member values of group cn=NAME, joined by "|" into out. */

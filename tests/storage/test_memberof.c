@@ -17,6 +17,7 @@
 #include "storage/db.h"
 #include "ldif/ldif_import.h"
 #include "tests/check_run.h"
+#include "tests/storage/group_ldif.h"
 
 static char dir[64], db_path[128], ldif_path[128];
 
@@ -70,12 +71,7 @@ static void teardown(void)
 
 static entry_id id_of(const struct db *db, MDB_txn *txn, const char *dn)
 {
-	struct buf key = {0};
-	ck_assert_int_eq(dn_normalize(dn, strlen(dn), NULL, &key), 0);
-	entry_id id;
-	ck_assert_msg(db_dn2id(db, txn, key.data, key.len, &id) == 0, "%s", dn);
-	buf_free(&key);
-	return id;
+	return group_dn_id(db, txn, dn);
 }
 
 struct seen {
@@ -218,13 +214,5 @@ static Suite *memberof_suite(void)
 
 int main(void)
 {
-	char err[1024];
-	if (schema_load(TEST_SCHEMA_DIR, "core cosine inetorgperson nis openldap", err,
-	                sizeof(err)) < 0) {
-		fprintf(stderr, "schema: %s\n", err);
-		return EXIT_FAILURE;
-	}
-	int status = check_run(memberof_suite());
-	schema_free();
-	return status;
+	return check_run_schema(memberof_suite(), "core cosine inetorgperson nis openldap");
 }

@@ -17,6 +17,7 @@
 #include "storage/db.h"
 #include "storage/memberof_nested.h"
 #include "tests/check_run.h"
+#include "tests/storage/group_ldif.h"
 #include "tests/tree_schema.h"
 
 #define CHAIN (MEMBEROF_NESTED_DEPTH + 5)
@@ -42,15 +43,7 @@ static void write_ldif(void)
 	fprintf(f, "dn: cn=e,dc=example,dc=com\nobjectClass: groupOfNames\ncn: e\n"
 	           "member: uid=bob,dc=example,dc=com\n\n");
 	/* bob in chain1, chain(i) in chain(i+1): deeper than the bound. */
-	for (int i = 1; i <= CHAIN; i++) {
-		fprintf(
-		    f, "dn: cn=chain%d,dc=example,dc=com\nobjectClass: groupOfNames\ncn: chain%d\n",
-		    i, i);
-		if (i == 1)
-			fprintf(f, "member: uid=bob,dc=example,dc=com\n\n");
-		else
-			fprintf(f, "member: cn=chain%d,dc=example,dc=com\n\n", i - 1);
-	}
+	group_ldif_chain(f, CHAIN);
 	fprintf(f, "dn: uid=alice,dc=example,dc=com\nobjectClass: account\nuid: alice\n\n");
 	fprintf(f, "dn: uid=bob,dc=example,dc=com\nobjectClass: account\nuid: bob\n\n");
 	fclose(f);
@@ -59,17 +52,7 @@ static void write_ldif(void)
 /* Imports with memberof_nested as nested; the warnings go to err_path. */
 static void import(bool nested)
 {
-	FILE *err = fopen(err_path, "w");
-	ck_assert_ptr_nonnull(err);
-	char *const index[] = {"objectClass"};
-	struct import_opts opts = {.suffix = "dc=example,dc=com",
-	                           .index = index,
-	                           .nindex = 1,
-	                           .err = err,
-	                           .memberof_nested = nested};
-	size_t count;
-	ck_assert_int_eq(ldif_import(ldif_path, db_path, &opts, &count), 0);
-	fclose(err);
+	group_import(ldif_path, db_path, nested, err_path);
 }
 
 static void setup(void)
@@ -92,14 +75,7 @@ static void teardown(void)
 
 static entry_id id_of(const struct db *db, MDB_txn *txn, const char *rdn)
 {
-	char dn[128];
-	snprintf(dn, sizeof(dn), "%s,dc=example,dc=com", rdn);
-	struct buf key = {0};
-	ck_assert_int_eq(dn_normalize(dn, strlen(dn), NULL, &key), 0);
-	entry_id id;
-	ck_assert_msg(db_dn2id(db, txn, key.data, key.len, &id) == 0, "%s", dn);
-	buf_free(&key);
-	return id;
+	return group_id_of(db, txn, rdn);
 }
 
 struct seen {
@@ -244,13 +220,5 @@ static Suite *nested_suite(void)
 
 int main(void)
 {
-	char err[1024];
-	if (schema_load(TEST_SCHEMA_DIR, "core cosine inetorgperson nis openldap", err,
-	                sizeof(err)) < 0) {
-		fprintf(stderr, "schema: %s\n", err);
-		return EXIT_FAILURE;
-	}
-	int status = check_run(nested_suite());
-	schema_free();
-	return status;
+	return check_run_schema(nested_suite(), "core cosine inetorgperson nis openldap");
 }
