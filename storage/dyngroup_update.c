@@ -96,7 +96,8 @@ int dyngroup_update_before(const struct db *db, MDB_txn *txn, const struct buf *
 			entry_id id = id_at(ids, i);
 			struct entry_view e;
 			uint32_t ix = (uint32_t)i;
-			rc = db_has_pair(txn, db->dynmembers, &group, sizeof(group), &id, sizeof(id));
+			rc = db_has_pair(txn, db->dynmembers, &group, sizeof(group), &id,
+			                 sizeof(id));
 			if (rc == MDB_NOTFOUND) {
 				rc = 0;
 				continue;
@@ -137,7 +138,8 @@ static bool take(const struct buf *list, bool *used, const struct berval *v)
 	size_t off = 0, j = 0;
 	struct berval bv;
 	for (; dn_next(list, &off, &bv); j++)
-		if (!used[j] && bv.bv_len == v->bv_len && memcmp(bv.bv_val, v->bv_val, v->bv_len) == 0)
+		if (!used[j] && bv.bv_len == v->bv_len &&
+		    memcmp(bv.bv_val, v->bv_val, v->bv_len) == 0)
 			return used[j] = true;
 	return false;
 }
@@ -151,7 +153,8 @@ static int value_keys(const struct db *db, MDB_txn *txn, entry_id group, const s
 	key->off = key->len = 0;
 	if (ix && match_normalize(ix->rule, v->bv_val, v->bv_len, key) == 0) {
 		MDB_val k = {db_index_keylen(key->len), key->data}, d = {sizeof(group), &group};
-		rc = add ? mdb_put(txn, ix->dbi, &k, &d, MDB_NODUPDATA) : mdb_del(txn, ix->dbi, &k, &d);
+		rc = add ? mdb_put(txn, ix->dbi, &k, &d, MDB_NODUPDATA)
+		         : mdb_del(txn, ix->dbi, &k, &d);
 		if (rc == MDB_KEYEXIST || rc == MDB_NOTFOUND)
 			rc = 0;
 	}
@@ -301,8 +304,8 @@ static int search(const struct db *db, MDB_txn *txn, struct dyngroup_urls *u,
 /* A put's entry self: its computed members anew (none when it is no dynamic group).
  * others: the other groups' URLs, for the bound. */
 static int refresh_group(const struct db *db, MDB_txn *txn, entry_id self,
-                         const struct dyngroup_urls *others, struct dyngroup_scratch *s,
-                         FILE *warn, char *err, size_t errlen)
+                         const struct dyngroup_urls *others, struct dyngroup_scratch *s, FILE *warn,
+                         char *err, size_t errlen)
 {
 	MDB_val k = {sizeof(self), &self};
 	struct entry_view e;
@@ -372,13 +375,14 @@ static int update_members(const struct db *db, MDB_txn *txn, const struct buf *i
 			key->off = key->len = 0;
 			bool same = false;
 			if (was && memberof_value_key(&old, false, key) == 0)
-				same = key->len == e.keylen && memcmp(key->data, e.key, e.keylen) == 0;
+				same =
+				    key->len == e.keylen && memcmp(key->data, e.key, e.keylen) == 0;
 			if (!same)
 				rc = named_static(db, txn, group, e.key, e.keylen, &named);
 			now = !named;
 		}
-		if (rc || (was && now && old.bv_len == e.dnlen &&
-		           memcmp(old.bv_val, e.dn, e.dnlen) == 0))
+		if (rc ||
+		    (was && now && old.bv_len == e.dnlen && memcmp(old.bv_val, e.dn, e.dnlen) == 0))
 			continue;
 		if (was && ((rc = dn_add(&removes, old.bv_val, old.bv_len)) != 0 ||
 		            (!now && buf_append(&gone, &id, sizeof(id)) < 0)))

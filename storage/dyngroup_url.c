@@ -77,8 +77,7 @@ static int add_url(struct dyngroup_urls *u, entry_id group, size_t group_ix,
 	}
 	if (!ARRAY_ROOM_FOR(u->url, u->cap, u->n, 16))
 		return -1;
-	u->url[u->n++] =
-	    (struct dyngroup_url){group, group_ix, off, u->bases.len - off, scope, f};
+	u->url[u->n++] = (struct dyngroup_url){group, group_ix, off, u->bases.len - off, scope, f};
 	return 0;
 }
 

@@ -23,8 +23,8 @@
 /* One memberURL that parsed: its search. */
 struct dyngroup_url {
 	entry_id group;
-	size_t group_ix;       /* the caller's number for its group */
-	size_t base_off;       /* its base's reversed key in struct dyngroup_urls.bases */
+	size_t group_ix; /* the caller's number for its group */
+	size_t base_off; /* its base's reversed key in struct dyngroup_urls.bases */
 	size_t base_len;
 	int scope;             /* LDAP_SCOPE_* */
 	struct filter *filter; /* in struct dyngroup_urls.mem */

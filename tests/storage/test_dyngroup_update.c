@@ -204,7 +204,8 @@ static char *user(const char *uid, const char *dept)
 	return buf;
 }
 
-static const char sales_url[] = "memberURL: ldap:///ou=people," SUFFIX "??sub?(departmentNumber=sales)\n";
+static const char sales_url[] =
+    "memberURL: ldap:///ou=people," SUFFIX "??sub?(departmentNumber=sales)\n";
 
 static void directory(void)
 {
