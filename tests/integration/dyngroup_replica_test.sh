@@ -59,7 +59,7 @@ answer() {
 			"(objectClass=groupOfURLs)" member 2> /dev/null
 		timeout 20 ldapsearch -x -H "$1" -D "$ADMIN" -w secret -LLL -o ldif-wrap=no -b "$EX" \
 			"(objectClass=*)" memberOf 2> /dev/null
-	} | tr 'A-Z' 'a-z' | sed 's/\\2c/\\,/g; s/, */,/g' |
+	} | tr '[:upper:]' '[:lower:]' | sed 's/\\2c/\\,/g; s/, */,/g' |
 		awk -v d="ou=dyn,dc=example,dc=com" '/^dn: /{dn=substr($0, 5)}
 			/^member: / {print dn " | " $0}
 			/^memberof: / && index($0, d) {print dn " | " $0}' | LC_ALL=C sort
