@@ -439,6 +439,43 @@ START_TEST(comparison_sees_stale_members)
 }
 END_TEST
 
+/* The setting is the file's (meta): one imported without it keeps its groups as stored;
+ * a new replica's empty file takes the config's. */
+START_TEST(file_made_without_it_keeps_groups_as_stored)
+{
+	directory();
+	struct import_opts opts = {
+	    .suffix = SUFFIX, .index = index_attrs, .nindex = 3, .err = stderr};
+	size_t count;
+	model_write_ldif(&M, ldif_path);
+	ck_assert_int_eq(ldif_import(ldif_path, a_path, &opts, &count), 0);
+	put_ok(model_add(&M, P("uid=cy"), user("cy", "sales")));
+	ck_assert_str_eq(members(a_path, G("cn=sales")), "");
+	struct db db;
+	MDB_txn *txn;
+	bool on = true, stored = true;
+	open_rw(&db, a_path);
+	ck_assert_int_eq(db_meta_flag_follow(&db, "dynamic_groups", true, true, &stored), 0);
+	ck_assert(!stored); /* entries in it: it keeps what it records */
+	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
+	ck_assert_int_eq(db_meta_flag_get(&db, txn, "dynamic_groups", &on), 0);
+	ck_assert(!on);
+	mdb_txn_abort(txn);
+	db_close(&db);
+	/* A replica's new file: no entries yet, so it takes want. */
+	char fresh[160];
+	snprintf(fresh, sizeof(fresh), "%s/new.mdb", dir);
+	open_rw(&db, fresh);
+	ck_assert_int_eq(db_meta_flag_follow(&db, "dynamic_groups", true, true, &stored), 0);
+	ck_assert(stored);
+	db_close(&db);
+	open_rw(&db, fresh);
+	ck_assert_int_eq(db_meta_flag_follow(&db, "dynamic_groups", false, true, &stored), 0);
+	ck_assert(!stored); /* empty still: it takes what the config says now */
+	db_close(&db);
+}
+END_TEST
+
 static Suite *dynrep_suite(void)
 {
 	Suite *s = suite_create("dyngroup_update");
@@ -452,6 +489,7 @@ static Suite *dynrep_suite(void)
 	tcase_add_test(tc, rename_moves_an_entry_out_of_the_base);
 	tcase_add_test(tc, nested_through_a_dynamic_group);
 	tcase_add_test(tc, comparison_sees_stale_members);
+	tcase_add_test(tc, file_made_without_it_keeps_groups_as_stored);
 	suite_add_tcase(s, tc);
 	return s;
 }
