@@ -98,7 +98,8 @@ static char *members(const char *path, const char *dn)
 			ck_assert_int_eq(dn_normalize((const char *)v, vlen, &ndn, NULL), 0);
 			rows_add(&r, strndup((const char *)ndn.data, ndn.len));
 		}
-	qsort(r.row, r.n, sizeof(*r.row), row_cmp);
+	if (r.n)
+		qsort(r.row, r.n, sizeof(*r.row), row_cmp);
 	size_t total = 1;
 	for (size_t i = 0; i < r.n; i++)
 		total += strlen(r.row[i]) + 1;
@@ -112,6 +113,14 @@ done:
 	mdb_txn_abort(txn);
 	db_close(&db);
 	return out;
+}
+
+/* The group dn in a_path has no member value. */
+static void no_members(const char *dn)
+{
+	char *m = members(a_path, dn);
+	ck_assert_str_eq(m, "");
+	free(m);
 }
 
 /* Every table but id2entry (db_compare.h). */
@@ -336,7 +345,7 @@ START_TEST(group_url_changed)
 	free(sales->attrs);
 	sales->attrs = strdup("objectClass: groupOfURLs\ncn: sales\n");
 	put_ok(sales);
-	ck_assert_str_eq(members(a_path, G("cn=sales")), "");
+	no_members(G("cn=sales"));
 	check_same();
 	/* And a new one added. */
 	struct mentry *g2 = model_add(&M, G("cn=new"),
@@ -391,7 +400,7 @@ START_TEST(rename_moves_an_entry_out_of_the_base)
 	struct mentry *people = model_find(&M, "ou=people," SUFFIX);
 	model_rename(&M, "ou=people," SUFFIX, "ou=people,ou=other," SUFFIX);
 	put_ok(people);
-	ck_assert_str_eq(members(a_path, G("cn=sales")), "");
+	no_members(G("cn=sales"));
 	check_same();
 }
 END_TEST
@@ -450,7 +459,7 @@ START_TEST(file_made_without_it_keeps_groups_as_stored)
 	model_write_ldif(&M, ldif_path);
 	ck_assert_int_eq(ldif_import(ldif_path, a_path, &opts, &count), 0);
 	put_ok(model_add(&M, P("uid=cy"), user("cy", "sales")));
-	ck_assert_str_eq(members(a_path, G("cn=sales")), "");
+	no_members(G("cn=sales"));
 	struct db db;
 	MDB_txn *txn;
 	bool on = true, stored = true;
