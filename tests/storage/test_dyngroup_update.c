@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ldif/ldif_import.h"
@@ -485,6 +486,111 @@ START_TEST(file_made_without_it_keeps_groups_as_stored)
 }
 END_TEST
 
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Applies e in a transaction of its own on db; returns the seconds db_update_put took. */
+static double timed_put(struct db *db, struct mentry *e)
+{
+	MDB_txn *txn;
+	struct db_update_error err;
+	ck_assert_int_eq(mdb_txn_begin(db->env, NULL, 0, &txn), 0);
+	double t0 = now();
+	int rc = model_put(db, txn, e, &err);
+	double t = now() - t0;
+	ck_assert_msg(rc == 0, "put %s: %s", e->dn, err.msg);
+	ck_assert_int_eq(mdb_txn_commit(txn), 0);
+	return t;
+}
+
+/*
+ * Not a test of speed (no timing is asserted; MINIDIR_BENCH=1): what a change costs on
+ * 10,000 users and 10 dynamic groups of 1,000 members each (one subtree URL each), with
+ * dynamic_groups and, for the modifies, without (a file imported without it, side by side).
+ */
+START_TEST(bench_changes_with_10_dynamic_groups)
+{
+	if (!getenv("MINIDIR_BENCH"))
+		return;
+	directory();
+	char dn[128], uid[16], dept[8], attrs[256];
+	for (int i = 0; i < 10000; i++) {
+		snprintf(dn, sizeof(dn), "uid=u%d,ou=people," SUFFIX, i);
+		snprintf(uid, sizeof(uid), "u%d", i);
+		snprintf(dept, sizeof(dept), "d%d", i % 10);
+		model_add(&M, dn, user(uid, dept));
+	}
+	for (int g = 0; g < 10; g++) {
+		snprintf(dn, sizeof(dn), "cn=d%d,ou=groups," SUFFIX, g);
+		snprintf(attrs, sizeof(attrs),
+		         "objectClass: groupOfURLs\ncn: d%d\n"
+		         "memberURL: ldap:///ou=people," SUFFIX "??sub?(departmentNumber=d%d)\n",
+		         g, g);
+		model_add(&M, dn, attrs);
+	}
+	import_to(a_path);
+	struct import_opts off = {
+	    .suffix = SUFFIX, .index = index_attrs, .nindex = 3, .err = stderr};
+	size_t count;
+	ck_assert_int_eq(ldif_import(ldif_path, b_path, &off, &count), 0);
+	enum { N = 200 };
+	static double t[5][N];
+	struct db on_db, off_db;
+	open_rw(&on_db, a_path);
+	open_rw(&off_db, b_path);
+	for (int i = 0; i < N; i++) {
+		struct mentry *e = model_find(&M, P("uid=ann")) + 4 + model_rand(&M) % 10000;
+		char *u = strstr(e->attrs, "uid: ") + 5;
+		snprintf(uid, sizeof(uid), "%.*s", (int)(strchr(u, '\n') - u), u);
+		int n = atoi(uid + 1);
+		snprintf(dept, sizeof(dept), "d%d", n % 10);
+		snprintf(attrs, sizeof(attrs), "%sdescription: %d\n", user(uid, dept), i);
+		free(e->attrs);
+		e->attrs = strdup(attrs); /* no group changes */
+		t[0][i] = timed_put(&on_db, e);
+		t[1][i] = timed_put(&off_db, e);
+		snprintf(dept, sizeof(dept), "d%d", (n + 1 + i) % 10);
+		free(e->attrs);
+		e->attrs = strdup(user(uid, dept)); /* leaves its group, joins another */
+		t[2][i] = timed_put(&on_db, e);
+		t[3][i] = timed_put(&off_db, e);
+	}
+	for (int i = 0; i < N / 10; i++) {
+		struct mentry *g = model_find(&M, "cn=d0,ou=groups," SUFFIX);
+		snprintf(attrs, sizeof(attrs),
+		         "objectClass: groupOfURLs\ncn: d0\n"
+		         "memberURL: ldap:///ou=people," SUFFIX "??sub?(departmentNumber=d%d)\n",
+		         i % 2);
+		free(g->attrs);
+		g->attrs = strdup(attrs); /* a full search of ou=people */
+		t[4][i] = timed_put(&on_db, g);
+	}
+	db_close(&on_db);
+	db_close(&off_db);
+	const char *what[] = {"modify, no membership change, dynamic_groups on", "the same, off",
+	                      "modify moving a user from one dynamic group to another, on",
+	                      "the same, off",
+	                      "a dynamic group's memberURL changed (10,000 entries searched)"};
+	for (int k = 0; k < 5; k++) {
+		int n = k == 4 ? N / 10 : N;
+		qsort(t[k], (size_t)n, sizeof(double), dbl_cmp);
+		printf("dynamic groups, 10 groups on 10,000 users: %s: median %.1f us\n", what[k],
+		       t[k][n / 2] * 1e6);
+	}
+	check_same();
+}
+END_TEST
+
 static Suite *dynrep_suite(void)
 {
 	Suite *s = suite_create("dyngroup_update");
@@ -499,6 +605,7 @@ static Suite *dynrep_suite(void)
 	tcase_add_test(tc, nested_through_a_dynamic_group);
 	tcase_add_test(tc, comparison_sees_stale_members);
 	tcase_add_test(tc, file_made_without_it_keeps_groups_as_stored);
+	tcase_add_test(tc, bench_changes_with_10_dynamic_groups);
 	suite_add_tcase(s, tc);
 	return s;
 }
