@@ -24,18 +24,6 @@ void dyngroup_scratch_free(struct dyngroup_scratch *s)
 	buf_free(&s->dns);
 }
 
-static entry_id id_at(const struct buf *ids, size_t i)
-{
-	entry_id id;
-	memcpy(&id, ids->data + i * sizeof(id), sizeof(id));
-	return id;
-}
-
-static size_t count(const struct buf *ids)
-{
-	return ids->len / sizeof(entry_id);
-}
-
 /* A list of DNs in a buf: each a u32 length, then the bytes. */
 static int dn_add(struct buf *list, const void *dn, size_t len)
 {
@@ -90,10 +78,10 @@ int dyngroup_update_before(const struct db *db, MDB_txn *txn, const struct buf *
 	int rc = db->has_dynmembers ? db_meta_flag_get(db, txn, DYNGROUP_META, &s->on) : 0;
 	if (rc || !s->on || (rc = registered(db, txn, &s->groups)) != 0)
 		return rc;
-	for (size_t g = 0; rc == 0 && g < count(&s->groups); g++) {
-		entry_id group = id_at(&s->groups, g);
-		for (size_t i = 0; rc == 0 && i < count(ids); i++) {
-			entry_id id = id_at(ids, i);
+	for (size_t g = 0; rc == 0 && g < memberof_id_count(&s->groups); g++) {
+		entry_id group = memberof_id_at(&s->groups, g);
+		for (size_t i = 0; rc == 0 && i < memberof_id_count(ids); i++) {
+			entry_id id = memberof_id_at(ids, i);
 			struct entry_view e;
 			uint32_t ix = (uint32_t)i;
 			rc = db_has_pair(txn, db->dynmembers, &group, sizeof(group), &id,
@@ -339,7 +327,7 @@ static int refresh_group(const struct db *db, MDB_txn *txn, entry_id self,
 			break;
 		/* Once, however many of its URLs find it. */
 		for (size_t j = 0; rc == 0 && dn_next(&s->dns, &off, &bv); j++) {
-			rc = dynmember(db, txn, self, id_at(&s->found, j), true);
+			rc = dynmember(db, txn, self, memberof_id_at(&s->found, j), true);
 			if (rc == 0)
 				rc = dn_add(&keep, bv.bv_val, bv.bv_len);
 			else if (rc == MDB_KEYEXIST)
@@ -362,8 +350,8 @@ static int update_members(const struct db *db, MDB_txn *txn, const struct buf *i
 {
 	struct buf removes = {0}, adds = {0}, gone = {0}, joined = {0};
 	int rc = 0;
-	for (size_t i = 0; rc == 0 && i < count(ids); i++) {
-		entry_id id = id_at(ids, i);
+	for (size_t i = 0; rc == 0 && i < memberof_id_count(ids); i++) {
+		entry_id id = memberof_id_at(ids, i);
 		struct berval old;
 		struct entry_view e;
 		bool was = was_member(s, i, group, &old), now = false, named = false;
@@ -403,10 +391,10 @@ static int update_members(const struct db *db, MDB_txn *txn, const struct buf *i
 		joined.len = adds.len = 0;
 		rc = removes.len ? edit_group(db, txn, group, &removes, &adds, s) : 0;
 	}
-	for (size_t i = 0; rc == 0 && i < count(&gone); i++)
-		rc = dynmember(db, txn, group, id_at(&gone, i), false);
-	for (size_t i = 0; rc == 0 && i < count(&joined); i++)
-		rc = dynmember(db, txn, group, id_at(&joined, i), true);
+	for (size_t i = 0; rc == 0 && i < memberof_id_count(&gone); i++)
+		rc = dynmember(db, txn, group, memberof_id_at(&gone, i), false);
+	for (size_t i = 0; rc == 0 && i < memberof_id_count(&joined); i++)
+		rc = dynmember(db, txn, group, memberof_id_at(&joined, i), true);
 	buf_free(&removes);
 	buf_free(&adds);
 	buf_free(&gone);
@@ -419,18 +407,18 @@ int dyngroup_update_after(const struct db *db, MDB_txn *txn, const struct buf *i
 {
 	if (!s->on)
 		return 0;
-	entry_id self = put && count(ids) ? id_at(ids, 0) : 0;
+	entry_id self = put && memberof_id_count(ids) ? memberof_id_at(ids, 0) : 0;
 	struct dyngroup_urls u;
 	dyngroup_urls_init(&u, db->dynamic_groups_max ? db->dynamic_groups_max : DYNGROUP_MAX_URLS,
 	                   NULL, "dynamic groups");
 	/* The other groups and their URLs; a group gone takes its rows with it. */
 	int rc = registered(db, txn, &s->groups);
-	size_t ngroups = count(&s->groups);
+	size_t ngroups = memberof_id_count(&s->groups);
 	bool *live = calloc(ngroups + 1, sizeof(*live));
 	if (rc == 0 && !live)
 		rc = ENOMEM;
 	for (size_t g = 0; rc == 0 && g < ngroups; g++) {
-		entry_id group = id_at(&s->groups, g);
+		entry_id group = memberof_id_at(&s->groups, g);
 		struct entry_view e;
 		MDB_val k = {sizeof(group), &group};
 		if (group == self)
@@ -450,7 +438,8 @@ int dyngroup_update_after(const struct db *db, MDB_txn *txn, const struct buf *i
 		rc = refresh_group(db, txn, self, &u, s, warn, err, errlen);
 	for (size_t g = 0; rc == 0 && g < ngroups; g++)
 		if (live[g])
-			rc = update_members(db, txn, ids, &u, g, id_at(&s->groups, g), s, warn);
+			rc = update_members(db, txn, ids, &u, g, memberof_id_at(&s->groups, g), s,
+			                    warn);
 	free(live);
 	dyngroup_urls_free(&u);
 	return rc;

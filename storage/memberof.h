@@ -21,6 +21,7 @@
 #include <ldap.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "protocol/buf.h"
 #include "storage/db.h"
@@ -65,5 +66,18 @@ int memberof_put_dn(const struct db *db, MDB_txn *txn, const void *key, size_t l
  * LMDB error; ids may hold part of the values then.
  */
 int memberof_append_ids(MDB_txn *txn, MDB_dbi dbi, MDB_val k, struct buf *ids);
+
+/* The i-th of the IDs in ids, and how many it holds (such a list of entry_id values). */
+static inline entry_id memberof_id_at(const struct buf *ids, size_t i)
+{
+	entry_id id;
+	memcpy(&id, ids->data + i * sizeof(id), sizeof(id));
+	return id;
+}
+
+static inline size_t memberof_id_count(const struct buf *ids)
+{
+	return ids->len / sizeof(entry_id);
+}
 
 #endif

@@ -54,18 +54,6 @@ static int idset_add(struct idset *s, entry_id id, bool *added)
 	return 0;
 }
 
-static entry_id id_at(const struct buf *ids, size_t i)
-{
-	entry_id id;
-	memcpy(&id, ids->data + i * sizeof(id), sizeof(id));
-	return id;
-}
-
-static size_t count(const struct buf *ids)
-{
-	return ids->len / sizeof(entry_id);
-}
-
 /* Sets ids to the groups whose member values name entry id's DN (memberdn). */
 static int direct_groups(const struct db *db, MDB_txn *txn, entry_id id, struct buf *ids)
 {
@@ -88,20 +76,20 @@ int memberof_nested_closure(const struct db *db, MDB_txn *txn, entry_id id, stru
 	/* id is not seen first: a group in a cycle reaches itself and is its own group, as
 	 * slapd's dynlist lists it (tests/conformance/nested). */
 	int rc = direct_groups(db, txn, id, ids);
-	for (size_t i = 0; rc == 0 && i < count(ids); i++)
-		if ((rc = idset_add(&seen, id_at(ids, i), &added)) == 0 && added &&
+	for (size_t i = 0; rc == 0 && i < memberof_id_count(ids); i++)
+		if ((rc = idset_add(&seen, memberof_id_at(ids, i), &added)) == 0 && added &&
 		    buf_append(groups, ids->data + i * sizeof(entry_id), sizeof(entry_id)) < 0)
 			rc = ENOMEM;
 	/* groups[start, end) are the groups of level depth; their groups are the next. */
 	size_t start = 0;
-	for (int depth = 1; rc == 0 && start < count(groups); depth++) {
-		size_t end = count(groups);
+	for (int depth = 1; rc == 0 && start < memberof_id_count(groups); depth++) {
+		size_t end = memberof_id_count(groups);
 		for (size_t g = start; rc == 0 && g < end; g++) {
-			entry_id grp = id_at(groups, g);
+			entry_id grp = memberof_id_at(groups, g);
 			if ((rc = direct_groups(db, txn, grp, ids)) != 0)
 				break;
-			for (size_t i = 0; rc == 0 && i < count(ids); i++) {
-				entry_id up = id_at(ids, i);
+			for (size_t i = 0; rc == 0 && i < memberof_id_count(ids); i++) {
+				entry_id up = memberof_id_at(ids, i);
 				if ((rc = idset_add(&seen, up, &added)) != 0 || !added)
 					continue;
 				if (depth >= MEMBEROF_NESTED_DEPTH) {
@@ -138,8 +126,8 @@ static int link_closure(const struct db *db, MDB_txn *txn, entry_id id, struct m
 	int rc = memberof_nested_closure(db, txn, id, &s->up, &s->work, &cut, &s->key);
 	if (rc == 0 && cut)
 		warn_cut(warn, &s->key);
-	for (size_t i = 0; rc == 0 && i < count(&s->up); i++)
-		rc = memberof_link_one(db, txn, id, id_at(&s->up, i), s);
+	for (size_t i = 0; rc == 0 && i < memberof_id_count(&s->up); i++)
+		rc = memberof_link_one(db, txn, id, memberof_id_at(&s->up, i), s);
 	return rc;
 }
 
@@ -166,8 +154,8 @@ int memberof_nested_resolve(struct db *db, MDB_txn *txn, FILE *warn, char *err, 
 	mdb_cursor_close(cur);
 	if (rc == MDB_NOTFOUND)
 		rc = 0;
-	for (size_t i = 0; rc == 0 && i < count(&members); i++)
-		rc = link_closure(db, txn, id_at(&members, i), &s, warn);
+	for (size_t i = 0; rc == 0 && i < memberof_id_count(&members); i++)
+		rc = link_closure(db, txn, memberof_id_at(&members, i), &s, warn);
 	buf_free(&members);
 	memberof_scratch_free(&s);
 	if (rc)
@@ -185,10 +173,10 @@ int memberof_nested_below(const struct db *db, MDB_txn *txn, struct buf *set,
 	if (!ix)
 		return MDB_NOTFOUND;
 	int rc = 0;
-	for (size_t i = 0; rc == 0 && i < count(set); i++)
-		rc = idset_add(&seen, id_at(set, i), &added);
-	for (size_t i = 0; rc == 0 && i < count(set); i++) {
-		rc = memberof_group_key(db, txn, ix, id_at(set, i), &s->gdn);
+	for (size_t i = 0; rc == 0 && i < memberof_id_count(set); i++)
+		rc = idset_add(&seen, memberof_id_at(set, i), &added);
+	for (size_t i = 0; rc == 0 && i < memberof_id_count(set); i++) {
+		rc = memberof_group_key(db, txn, ix, memberof_id_at(set, i), &s->gdn);
 		if (rc == MDB_NOTFOUND) {
 			rc = 0; /* gone (a delete): nothing below it any more */
 			continue;
@@ -197,8 +185,8 @@ int memberof_nested_below(const struct db *db, MDB_txn *txn, struct buf *set,
 		s->work.off = s->work.len = 0;
 		if (rc == 0)
 			rc = memberof_append_ids(txn, ix->dbi, gk, &s->work);
-		for (size_t j = 0; rc == 0 && j < count(&s->work); j++) {
-			entry_id m = id_at(&s->work, j);
+		for (size_t j = 0; rc == 0 && j < memberof_id_count(&s->work); j++) {
+			entry_id m = memberof_id_at(&s->work, j);
 			if ((rc = idset_add(&seen, m, &added)) == 0 && added &&
 			    buf_append(set, &m, sizeof(m)) < 0)
 				rc = ENOMEM;
@@ -212,8 +200,8 @@ int memberof_nested_relink(const struct db *db, MDB_txn *txn, const struct buf *
                            struct memberof_scratch *s, FILE *warn)
 {
 	int rc = 0;
-	for (size_t i = 0; rc == 0 && i < count(set); i++) {
-		entry_id id = id_at(set, i);
+	for (size_t i = 0; rc == 0 && i < memberof_id_count(set); i++) {
+		entry_id id = memberof_id_at(set, i);
 		struct entry_view e;
 		if ((rc = db_get_entry(db, txn, id, &e)) == MDB_NOTFOUND) {
 			rc = 0;

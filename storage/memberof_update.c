@@ -38,13 +38,6 @@ int memberof_copy_record(struct entry_view *e, struct buf *rec)
 	return entry_parse(rec->data, rec->len, e) < 0 ? MDB_CORRUPTED : 0;
 }
 
-static entry_id id_at(const struct buf *ids, size_t i)
-{
-	entry_id id;
-	memcpy(&id, ids->data + i * sizeof(id), sizeof(id));
-	return id;
-}
-
 static int del(MDB_txn *txn, MDB_dbi dbi, MDB_val k, MDB_val v)
 {
 	int rc = mdb_del(txn, dbi, &k, &v);
@@ -76,7 +69,7 @@ static int key_shared(const struct db *db, MDB_txn *txn, const struct db_index *
 	int rc = collect_ids(txn, db->memberof, mk, &others);
 	*shared = false;
 	for (size_t i = 0; rc == 0 && !*shared && i < others.len / sizeof(entry_id); i++) {
-		entry_id g = id_at(&others, i);
+		entry_id g = memberof_id_at(&others, i);
 		if (g != group && (rc = memberof_group_key(db, txn, ix, g, scratch)) == 0)
 			*shared = db_index_keylen(scratch->len) == gk.mv_size &&
 			          memcmp(scratch->data, gk.mv_data, gk.mv_size) == 0;
@@ -92,7 +85,7 @@ static int unlink_member(const struct db *db, MDB_txn *txn, const struct db_inde
 	MDB_val mk = {sizeof(id), &id};
 	int rc = collect_ids(txn, db->memberof, mk, &s->ids);
 	for (size_t i = 0; rc == 0 && i < s->ids.len / sizeof(entry_id); i++) {
-		entry_id g = id_at(&s->ids, i);
+		entry_id g = memberof_id_at(&s->ids, i);
 		if ((rc = memberof_group_key(db, txn, ix, g, &s->gdn)) != 0)
 			break;
 		MDB_val gk = {db_index_keylen(s->gdn.len), s->gdn.data};
@@ -114,7 +107,7 @@ static int unlink_group(const struct db *db, MDB_txn *txn, const struct db_index
 	/* Truncated keys of two groups may meet: then a member of both keeps its key. */
 	bool truncated = s->gdn.len >= DB_MAX_INDEX_KEY;
 	for (size_t i = 0; rc == 0 && i < s->ids.len / sizeof(entry_id); i++) {
-		entry_id m = id_at(&s->ids, i);
+		entry_id m = memberof_id_at(&s->ids, i);
 		MDB_val mk = {sizeof(m), &m};
 		rc = mdb_del(txn, db->memberof, &mk, &gv);
 		if (rc == MDB_NOTFOUND) {
@@ -217,7 +210,7 @@ int memberof_link(const struct db *db, MDB_txn *txn, entry_id id, struct membero
 		rc = collect_ids(txn, db->memberdn, k, &s->ids);
 	}
 	for (size_t i = 0; rc == 0 && i < s->ids.len / sizeof(entry_id); i++) {
-		entry_id grp = id_at(&s->ids, i);
+		entry_id grp = memberof_id_at(&s->ids, i);
 		if ((rc = memberof_group_key(db, txn, ix, grp, &s->gdn)) == 0)
 			rc = link(db, txn, ix, id, grp, &s->gdn);
 	}
