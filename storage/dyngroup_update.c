@@ -101,20 +101,24 @@ int dyngroup_update_before(const struct db *db, MDB_txn *txn, const struct buf *
 	return rc;
 }
 
-/* The DN the before-list gives entry ids[i] in group, or false. */
-static bool was_member(const struct dyngroup_scratch *s, size_t i, entry_id group,
+/* The DN the before-list gives entry ids[i] in group, or false. *off walks the list: its
+ * records are by group, then by i, so a caller asking for one group with i going up reads
+ * it once. */
+static bool was_member(const struct dyngroup_scratch *s, size_t *off, size_t i, entry_id group,
                        struct berval *dn)
 {
-	size_t off = 0;
-	while (off < s->before.len) {
+	while (*off < s->before.len) {
 		uint32_t ix;
 		entry_id g;
-		memcpy(&ix, s->before.data + off, sizeof(ix));
-		memcpy(&g, s->before.data + off + sizeof(ix), sizeof(g));
-		off += sizeof(ix) + sizeof(g);
-		if (!dn_next(&s->before, &off, dn))
+		size_t next = *off + sizeof(ix) + sizeof(g);
+		memcpy(&ix, s->before.data + *off, sizeof(ix));
+		memcpy(&g, s->before.data + *off + sizeof(ix), sizeof(g));
+		if (!dn_next(&s->before, &next, dn))
 			return false;
-		if (ix == i && g == group)
+		if (g == group && ix > i)
+			return false;
+		*off = next;
+		if (g == group && ix == i)
 			return true;
 	}
 	return false;
@@ -350,11 +354,12 @@ static int update_members(const struct db *db, MDB_txn *txn, const struct buf *i
 {
 	struct buf removes = {0}, adds = {0}, gone = {0}, joined = {0};
 	int rc = 0;
+	size_t before = 0;
 	for (size_t i = 0; rc == 0 && i < memberof_id_count(ids); i++) {
 		entry_id id = memberof_id_at(ids, i);
 		struct berval old;
 		struct entry_view e;
-		bool was = was_member(s, i, group, &old), now = false, named = false;
+		bool was = was_member(s, &before, i, group, &old), now = false, named = false;
 		if ((rc = db_get_entry(db, txn, id, &e)) == MDB_NOTFOUND)
 			rc = 0;
 		else if (rc == 0 && (now = finds(u, gi, &e))) {
