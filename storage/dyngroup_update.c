@@ -319,6 +319,9 @@ static int refresh_group(const struct db *db, MDB_txn *txn, entry_id self,
 		dyngroup_urls_free(&u);
 		return rc == DYNGROUP_URLS_FULL ? 0 : ENOMEM;
 	}
+	/* Its DN for a message: the writes below may move the page e points into. */
+	char name[256];
+	snprintf(name, sizeof(name), "%.*s", (int)e.dnlen, (const char *)e.dn);
 	rc = dynmember(db, txn, self, 0, true);
 	s->dns.off = s->dns.len = 0;
 	struct buf keep = {0}, none = {0};
@@ -340,8 +343,8 @@ static int refresh_group(const struct db *db, MDB_txn *txn, entry_id self,
 	}
 	if (rc == 0 && keep.len && (rc = edit_group(db, txn, self, &none, &keep, s)) != 0 &&
 	    rc == DYNGROUP_TOO_LARGE)
-		snprintf(err, errlen, "group \"%.*s\": its members pass the largest entry (16 MiB)",
-		         (int)e.dnlen, (const char *)e.dn);
+		snprintf(err, errlen, "group \"%s\": its members pass the largest entry (16 MiB)",
+		         name);
 	buf_free(&keep);
 	dyngroup_urls_free(&u);
 	return rc;

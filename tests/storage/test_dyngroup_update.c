@@ -486,6 +486,37 @@ START_TEST(file_made_without_it_keeps_groups_as_stored)
 }
 END_TEST
 
+/* dynamic_groups_max on a replica: a group past it is kept as stored (and logged). */
+START_TEST(group_past_the_bound_stays_static)
+{
+	directory(); /* sales and mixed: 2 URLs */
+	import_to(a_path);
+	struct db db;
+	MDB_txn *txn;
+	struct db_update_error err;
+	struct mentry *g = model_add(&M, G("cn=third"),
+	                             "objectClass: groupOfURLs\ncn: third\n"
+	                             "memberURL: ldap:///ou=people," SUFFIX "??one\n");
+	open_rw(&db, a_path);
+	db.dynamic_groups_max = 2;
+	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, 0, &txn), 0);
+	ck_assert_int_eq(model_put(&db, txn, g, &err), 0);
+	ck_assert_int_eq(mdb_txn_commit(txn), 0);
+	db_close(&db);
+	no_members(G("cn=third"));
+	ck_assert(in_group(G("cn=sales"), P("uid=ann"))); /* the others are kept */
+	/* With room for it, its next version is a dynamic group. */
+	open_rw(&db, a_path);
+	db.dynamic_groups_max = 3;
+	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, 0, &txn), 0);
+	ck_assert_int_eq(model_put(&db, txn, g, &err), 0);
+	ck_assert_int_eq(mdb_txn_commit(txn), 0);
+	db_close(&db);
+	ck_assert(in_group(G("cn=third"), P("uid=ben")));
+	check_same();
+}
+END_TEST
+
 static double now(void)
 {
 	struct timespec ts;
@@ -605,6 +636,7 @@ static Suite *dynrep_suite(void)
 	tcase_add_test(tc, nested_through_a_dynamic_group);
 	tcase_add_test(tc, comparison_sees_stale_members);
 	tcase_add_test(tc, file_made_without_it_keeps_groups_as_stored);
+	tcase_add_test(tc, group_past_the_bound_stays_static);
 	tcase_add_test(tc, bench_changes_with_10_dynamic_groups);
 	suite_add_tcase(s, tc);
 	return s;
