@@ -5,11 +5,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "protocol/dn.h"
 #include "storage/dyngroup_url.h"
-#include "storage/entry_mods.h"
 #include "storage/memberof.h"
 #include "storage/memberof_update.h"
 
@@ -22,25 +20,6 @@ void dyngroup_scratch_free(struct dyngroup_scratch *s)
 	buf_free(&s->old);
 	buf_free(&s->key);
 	buf_free(&s->dns);
-}
-
-/* A list of DNs in a buf: each a u32 length, then the bytes. */
-static int dn_add(struct buf *list, const void *dn, size_t len)
-{
-	uint32_t n = (uint32_t)len;
-	return buf_append(list, &n, sizeof(n)) < 0 || buf_append(list, dn, len) < 0 ? ENOMEM : 0;
-}
-
-/* The next DN of list at *off: true with bv set. */
-static bool dn_next(const struct buf *list, size_t *off, struct berval *bv)
-{
-	uint32_t n;
-	if (*off + sizeof(n) > list->len)
-		return false;
-	memcpy(&n, list->data + *off, sizeof(n));
-	*bv = (struct berval){n, (char *)list->data + *off + sizeof(n)};
-	*off += sizeof(n) + n;
-	return true;
 }
 
 /* Sets groups to the dynamic groups dynmembers lists. */
@@ -95,7 +74,7 @@ int dyngroup_update_before(const struct db *db, MDB_txn *txn, const struct buf *
 			     buf_append(&s->before, &group, sizeof(group)) < 0))
 				rc = ENOMEM;
 			if (rc == 0)
-				rc = dn_add(&s->before, e.dn, e.dnlen);
+				rc = dyngroup_dn_add(&s->before, e.dn, e.dnlen);
 		}
 	}
 	return rc;
@@ -113,7 +92,7 @@ static bool was_member(const struct dyngroup_scratch *s, size_t *off, size_t i, 
 		size_t next = *off + sizeof(ix) + sizeof(g);
 		memcpy(&ix, s->before.data + *off, sizeof(ix));
 		memcpy(&g, s->before.data + *off + sizeof(ix), sizeof(g));
-		if (!dn_next(&s->before, &next, dn))
+		if (!dyngroup_dn_next(&s->before, &next, dn))
 			return false;
 		if (g == group && ix > i)
 			return false;
@@ -122,114 +101,6 @@ static bool was_member(const struct dyngroup_scratch *s, size_t *off, size_t i, 
 			return true;
 	}
 	return false;
-}
-
-/* Whether list holds v (byte for byte) not yet taken (used[j]); takes it. */
-static bool take(const struct buf *list, bool *used, const struct berval *v)
-{
-	size_t off = 0, j = 0;
-	struct berval bv;
-	for (; dn_next(list, &off, &bv); j++)
-		if (!used[j] && bv.bv_len == v->bv_len &&
-		    memcmp(bv.bv_val, v->bv_val, v->bv_len) == 0)
-			return used[j] = true;
-	return false;
-}
-
-/* One value's keys: in eq.member (when indexed) and memberdn, added or removed. */
-static int value_keys(const struct db *db, MDB_txn *txn, entry_id group, const struct berval *v,
-                      bool add, struct buf *key)
-{
-	const struct db_index *ix = db_index_find(db, "member", 6);
-	int rc = 0;
-	key->off = key->len = 0;
-	if (ix && match_normalize(ix->rule, v->bv_val, v->bv_len, key) == 0) {
-		MDB_val k = {db_index_keylen(key->len), key->data}, d = {sizeof(group), &group};
-		rc = add ? mdb_put(txn, ix->dbi, &k, &d, MDB_NODUPDATA)
-		         : mdb_del(txn, ix->dbi, &k, &d);
-		if (rc == MDB_KEYEXIST || rc == MDB_NOTFOUND)
-			rc = 0;
-	}
-	key->off = key->len = 0;
-	if (rc || memberof_value_key(v, false, key) < 0 || key->len == 0)
-		return rc;
-	if (add)
-		return memberof_put_dn(db, txn, key->data, key->len, group);
-	if (key->len > (size_t)mdb_env_get_maxkeysize(db->env))
-		return 0;
-	MDB_val k = {key->len, key->data}, d = {sizeof(group), &group};
-	rc = mdb_del(txn, db->memberdn, &k, &d);
-	return rc == MDB_NOTFOUND ? 0 : rc;
-}
-
-/*
- * Rewrites group's record: its member values less those of removes (each once, byte for
- * byte), plus those of adds; their keys follow. Returns 0, DYNGROUP_TOO_LARGE (nothing
- * written), ENOMEM or an LMDB error.
- */
-static int edit_group(const struct db *db, MDB_txn *txn, entry_id group, const struct buf *removes,
-                      const struct buf *adds, struct dyngroup_scratch *s)
-{
-	struct entry_view e;
-	struct entry_mods m = {0};
-	size_t nrem = 0, nadd = 0, nvals = 0, nmods = 0, off = 0;
-	struct berval bv;
-	while (dn_next(removes, &off, &bv))
-		nrem++;
-	for (off = 0; dn_next(adds, &off, &bv);)
-		nadd++;
-	int rc = db_get_entry(db, txn, group, &e);
-	if (rc == 0)
-		rc = memberof_copy_record(&e, &s->old);
-	if (rc == 0 && entry_mods_decode(&m, e.attrs, e.attrslen) != 0)
-		rc = MDB_CORRUPTED;
-	for (size_t i = 0; rc == 0 && m.mods && m.mods[i]; i++, nmods++)
-		if (strcasecmp(m.mods[i]->mod_type, "member") == 0)
-			for (size_t j = 0; m.mods[i]->mod_bvalues[j]; j++)
-				nvals++;
-	bool *used = calloc(nrem + 1, sizeof(*used));
-	struct berval **vals = calloc(nvals + nadd + 1, sizeof(*vals));
-	struct berval *added = calloc(nadd + 1, sizeof(*added));
-	LDAPMod **mods = calloc(nmods + 2, sizeof(*mods));
-	LDAPMod member = {.mod_op = LDAP_MOD_BVALUES, .mod_type = "member", .mod_bvalues = vals};
-	if (rc == 0 && (!used || !vals || !added || !mods))
-		rc = ENOMEM;
-	size_t nv = 0, nm = 0;
-	for (size_t i = 0; rc == 0 && m.mods && m.mods[i]; i++) {
-		if (strcasecmp(m.mods[i]->mod_type, "member") != 0) {
-			mods[nm++] = m.mods[i];
-			continue;
-		}
-		for (size_t j = 0; m.mods[i]->mod_bvalues[j]; j++)
-			if (!take(removes, used, m.mods[i]->mod_bvalues[j]))
-				vals[nv++] = m.mods[i]->mod_bvalues[j];
-	}
-	for (size_t j = 0, off2 = 0; rc == 0 && dn_next(adds, &off2, &added[j]); j++)
-		vals[nv++] = &added[j];
-	if (nv)
-		mods[nm++] = &member;
-	struct berval dn = {e.dnlen, (char *)e.dn};
-	s->rec.off = s->rec.len = 0;
-	if (rc == 0 && entry_encode_uuid(&s->rec, e.parent, e.uuid, e.key, e.keylen, &dn, mods) < 0)
-		rc = ENOMEM;
-	if (rc == 0 && s->rec.len > ENTRY_MAX_BYTES)
-		rc = DYNGROUP_TOO_LARGE;
-	if (rc == 0) {
-		MDB_val k = {sizeof(group), &group}, v = {s->rec.len, s->rec.data};
-		rc = mdb_put(txn, db->id2entry, &k, &v, 0);
-	}
-	off = 0;
-	for (size_t j = 0; rc == 0 && dn_next(removes, &off, &bv); j++)
-		if (used[j])
-			rc = value_keys(db, txn, group, &bv, false, &s->key);
-	for (size_t j = 0; rc == 0 && j < nadd; j++)
-		rc = value_keys(db, txn, group, &added[j], true, &s->key);
-	free(used);
-	free(vals);
-	free(added);
-	free(mods);
-	entry_mods_free(&m);
-	return rc;
 }
 
 /* Whether a static value of group names key (memberdn holds every value's key). */
@@ -284,7 +155,7 @@ static int search(const struct db *db, MDB_txn *txn, struct dyngroup_urls *u,
 		if ((rc = named_static(db, txn, group, e.key, e.keylen, &named)) != 0)
 			break;
 		if (!named && (buf_append(&s->found, &id, sizeof(id)) < 0 ||
-		               (rc = dn_add(&s->dns, e.dn, e.dnlen)) != 0)) {
+		               (rc = dyngroup_dn_add(&s->dns, e.dn, e.dnlen)) != 0)) {
 			rc = ENOMEM;
 			break;
 		}
@@ -333,15 +204,16 @@ static int refresh_group(const struct db *db, MDB_txn *txn, entry_id self,
 		if ((rc = search(db, txn, &u, &u.url[i], self, s)) != 0)
 			break;
 		/* Once, however many of its URLs find it. */
-		for (size_t j = 0; rc == 0 && dn_next(&s->dns, &off, &bv); j++) {
+		for (size_t j = 0; rc == 0 && dyngroup_dn_next(&s->dns, &off, &bv); j++) {
 			rc = dynmember(db, txn, self, memberof_id_at(&s->found, j), true);
 			if (rc == 0)
-				rc = dn_add(&keep, bv.bv_val, bv.bv_len);
+				rc = dyngroup_dn_add(&keep, bv.bv_val, bv.bv_len);
 			else if (rc == MDB_KEYEXIST)
 				rc = 0;
 		}
 	}
-	if (rc == 0 && keep.len && (rc = edit_group(db, txn, self, &none, &keep, s)) != 0 &&
+	if (rc == 0 && keep.len &&
+	    (rc = dyngroup_edit(db, txn, self, &none, &keep, &s->old, &s->rec, &s->key)) != 0 &&
 	    rc == DYNGROUP_TOO_LARGE)
 		snprintf(err, errlen, "group \"%s\": its members pass the largest entry (16 MiB)",
 		         name);
@@ -380,16 +252,17 @@ static int update_members(const struct db *db, MDB_txn *txn, const struct buf *i
 		if (rc ||
 		    (was && now && old.bv_len == e.dnlen && memcmp(old.bv_val, e.dn, e.dnlen) == 0))
 			continue;
-		if (was && ((rc = dn_add(&removes, old.bv_val, old.bv_len)) != 0 ||
+		if (was && ((rc = dyngroup_dn_add(&removes, old.bv_val, old.bv_len)) != 0 ||
 		            (!now && buf_append(&gone, &id, sizeof(id)) < 0)))
 			rc = rc ? rc : ENOMEM;
 		if (rc == 0 && now &&
-		    ((rc = dn_add(&adds, e.dn, e.dnlen)) != 0 ||
+		    ((rc = dyngroup_dn_add(&adds, e.dn, e.dnlen)) != 0 ||
 		     (!was && buf_append(&joined, &id, sizeof(id)) < 0)))
 			rc = rc ? rc : ENOMEM;
 	}
 	if (rc == 0 && (removes.len || adds.len) &&
-	    (rc = edit_group(db, txn, group, &removes, &adds, s)) == DYNGROUP_TOO_LARGE) {
+	    (rc = dyngroup_edit(db, txn, group, &removes, &adds, &s->old, &s->rec, &s->key)) ==
+	        DYNGROUP_TOO_LARGE) {
 		struct entry_view g;
 		if (warn && db_get_entry(db, txn, group, &g) == 0)
 			fprintf(warn,
@@ -397,7 +270,9 @@ static int update_members(const struct db *db, MDB_txn *txn, const struct buf *i
 			        "(16 MiB): the entries joining it are left out\n",
 			        (int)g.dnlen, (const char *)g.dn);
 		joined.len = adds.len = 0;
-		rc = removes.len ? edit_group(db, txn, group, &removes, &adds, s) : 0;
+		rc = removes.len
+		         ? dyngroup_edit(db, txn, group, &removes, &adds, &s->old, &s->rec, &s->key)
+		         : 0;
 	}
 	for (size_t i = 0; rc == 0 && i < memberof_id_count(&gone); i++)
 		rc = dynmember(db, txn, group, memberof_id_at(&gone, i), false);

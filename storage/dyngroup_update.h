@@ -36,14 +36,15 @@
 
 #include "protocol/buf.h"
 #include "storage/db.h"
+#include "storage/dyngroup_edit.h"
 
 /* The meta key recording that the file keeps dynamic groups. */
 #define DYNGROUP_META "dynamic_groups"
 /* memberURL values in all when db->dynamic_groups_max is 0 (docs/reliability.md). */
 #define DYNGROUP_MAX_URLS 1000
 
-/* What dyngroup_update_after returns when a group's members pass ENTRY_MAX_BYTES. */
-#define DYNGROUP_TOO_LARGE (-3)
+/* DYNGROUP_TOO_LARGE: what dyngroup_update_after returns when a group's members pass
+ * ENTRY_MAX_BYTES (storage/dyngroup_edit.h). */
 
 struct dyngroup_scratch {
 	bool on;           /* the file keeps dynamic groups (dyngroup_update_before) */
