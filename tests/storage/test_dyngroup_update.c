@@ -153,35 +153,17 @@ static void open_rw(struct db *db, const char *path)
 	              err);
 }
 
-static int put_one(struct mentry *e, struct db_update_error *err)
-{
-	struct db db;
-	MDB_txn *txn;
-	open_rw(&db, a_path);
-	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, 0, &txn), 0);
-	int rc = model_put(&db, txn, e, err);
-	ck_assert_int_eq(mdb_txn_commit(txn), 0);
-	db_close(&db);
-	return rc;
-}
+static const struct model_file A = {a_path, SUFFIX, index_attrs, 3};
 
 static void put_ok(struct mentry *e)
 {
-	struct db_update_error err;
-	int rc = put_one(e, &err);
-	ck_assert_msg(rc == 0, "put %s: %d %s", e->dn, rc, err.msg);
+	model_put_ok(&A, e);
 }
 
 static void delete_ok(struct mentry *e, bool subtree)
 {
-	struct db db;
-	MDB_txn *txn;
 	struct db_update_error err;
-	open_rw(&db, a_path);
-	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, 0, &txn), 0);
-	int rc = db_update_delete(&db, txn, e->uuid, subtree ? DB_UPDATE_SUBTREE : 0, &err);
-	ck_assert_int_eq(mdb_txn_commit(txn), 0);
-	db_close(&db);
+	int rc = model_apply(&A, e, true, subtree ? DB_UPDATE_SUBTREE : 0, &err);
 	ck_assert_msg(rc == 0, "delete %s: %d %s", e->dn, rc, err.msg);
 	char *dn = strdup(e->dn);
 	for (size_t i = 0; i < M.n; i++)
