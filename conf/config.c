@@ -642,13 +642,6 @@ static int load(struct config *cfg, const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: listen_after_refresh is set but syncrepl is not", path);
 		return -1;
 	}
-	if (cfg->dynamic_groups && cfg->syncrepl.set) {
-		snprintf(err, errlen,
-		         "%s:%d: dynamic_groups = yes is computed by minidir-import; a replica "
-		         "(syncrepl) does not keep dynamic groups",
-		         path, config_key_line(path, "dynamic_groups"));
-		return -1;
-	}
 	if (cfg->chain_passwd && !cfg->syncrepl.set) {
 		snprintf(err, errlen,
 		         "%s:%d: chain_passwd = yes forwards password changes to a replica's "

@@ -22,6 +22,7 @@
 #include "server/db_denied.h"
 #include "server/log.h"
 #include "server/replica/replica.h"
+#include "storage/dyngroup_update.h"
 #include "storage/memberof_nested.h"
 
 /* Logs the indexes the config names that the database at hand was imported without. */
@@ -49,6 +50,21 @@ static void check_nested(const struct config *cfg, struct db *db, bool writable)
 		    stored ? "nested" : "direct");
 }
 
+/* dynamic_groups the same way: a replica keeps them only in a file that records it. */
+static void check_dynamic(const struct config *cfg, struct db *db, bool writable)
+{
+	bool stored = false;
+	db->dynamic_groups_max = (size_t)cfg->dynamic_groups_max;
+	if (db_meta_flag_follow(db, DYNGROUP_META, cfg->dynamic_groups, writable, &stored) != 0)
+		log_error("%s: reading dynamic_groups from the database failed", cfg->database);
+	else if (stored != cfg->dynamic_groups)
+		log_info("dynamic_groups = %s but %s was made with it %s: %s; run minidir-import "
+		         "again (a replica: remove the file and resync) to change it",
+		         cfg->dynamic_groups ? "yes" : "no", cfg->database, stored ? "on" : "off",
+		         stored ? "its dynamic groups are kept"
+		                : "its groups are served as stored");
+}
+
 /*
  * A replica's database: opened read-write (created for the suffix when there is no
  * file yet) as the one and only generation; the consumer changes it in place.
@@ -73,6 +89,7 @@ static struct db_gen *open_replica_database(const struct config *cfg, char *err,
 	if (!g->db.creator[0] && cfg->rootdn[0] && db_set_creator(&g->db, cfg->rootdn) != 0)
 		log_error("%s: recording the database's creator failed", cfg->database);
 	check_nested(cfg, &g->db, true);
+	check_dynamic(cfg, &g->db, true);
 	if (mdb_env_get_fd(g->db.env, &fd) != 0 || fstat(fd, &st) < 0) {
 		snprintf(err, errlen, "%.900s: cannot stat the database file", cfg->database);
 		db_gen_release(g);
@@ -108,8 +125,10 @@ static int open_database(struct server *srv)
 		return -1;
 	}
 	log_missing_indexes(cfg, &g->db);
-	if (!replica)
+	if (!replica) {
 		check_nested(cfg, &g->db, false);
+		check_dynamic(cfg, &g->db, false);
+	}
 	struct stat st;
 	if (stat(cfg->database, &st) == 0 && (st.st_mode & (S_IRWXG | S_IRWXO)))
 		log_info("warning: %s is readable by others (mode %03o) and holds password "

@@ -336,6 +336,13 @@ static int open_dbis(struct db *db, MDB_txn *txn, enum open_mode mode, const cha
 	if (rc && rc != MDB_NOTFOUND)
 		return fail(err, errlen, "opening tables", path, rc);
 	db->has_opattrs = rc == 0;
+	/* dynmembers came after format 4 too: the same way (storage/dyngroup_update.h). */
+	rc = mdb_dbi_open(txn, "dynmembers",
+	                  MDB_INTEGERKEY | DUP_IDS | (mode == OPEN_READ ? 0 : MDB_CREATE),
+	                  &db->dynmembers);
+	if (rc && rc != MDB_NOTFOUND)
+		return fail(err, errlen, "opening tables", path, rc);
+	db->has_dynmembers = rc == 0;
 	return 0;
 }
 
@@ -567,4 +574,52 @@ int db_write_error(const struct db *db, int rc)
 	if (ftruncate(fd, st.st_size) < 0 && found == rc)
 		found = errno;
 	return found;
+}
+
+int db_meta_flag_get(const struct db *db, MDB_txn *txn, const char *name, bool *on)
+{
+	MDB_val k = {strlen(name), (void *)name}, v;
+	int rc = mdb_get(txn, db->meta, &k, &v);
+	*on = rc == 0 && v.mv_size == 1 && *(const char *)v.mv_data == '1';
+	return rc == MDB_NOTFOUND ? 0 : rc;
+}
+
+int db_meta_flag_set(const struct db *db, MDB_txn *txn, const char *name, bool on)
+{
+	MDB_val k = {strlen(name), (void *)name}, v = {1, on ? "1" : "0"};
+	return mdb_put(txn, db->meta, &k, &v, 0);
+}
+
+int db_meta_flag_follow(struct db *db, const char *name, bool want, bool writable, bool *stored)
+{
+	MDB_txn *txn;
+	bool empty = db->entries == 0;
+	int rc = mdb_txn_begin(db->env, NULL, writable && empty ? 0 : MDB_RDONLY, &txn);
+	if (rc)
+		return rc;
+	if ((rc = db_meta_flag_get(db, txn, name, stored)) == 0 && writable && empty &&
+	    *stored != want) {
+		if ((rc = db_meta_flag_set(db, txn, name, want)) != 0) {
+			mdb_txn_abort(txn);
+			return rc;
+		}
+		if ((rc = mdb_txn_commit(txn)) == 0) /* a commit that fails ends txn too */
+			*stored = want;
+		return rc;
+	}
+	mdb_txn_abort(txn);
+	return rc;
+}
+
+int db_has_pair(MDB_txn *txn, MDB_dbi dbi, const void *key, size_t keylen, const void *val,
+                size_t vallen)
+{
+	MDB_cursor *cur;
+	MDB_val k = {keylen, (void *)key}, v = {vallen, (void *)val};
+	int rc = mdb_cursor_open(txn, dbi, &cur);
+	if (rc)
+		return rc;
+	rc = mdb_cursor_get(cur, &k, &v, MDB_GET_BOTH);
+	mdb_cursor_close(cur);
+	return rc;
 }

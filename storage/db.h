@@ -16,6 +16,11 @@
  *   opattrs    entry ID -> the provider's createTimestamp, modifyTimestamp, creatorsName,
  *              modifiersName and entryCSN of a replica's entry (storage/entry_opattrs.h);
  *              empty in an imported file, absent from one made before it (then not used)
+ *   dynmembers group ID -> the IDs of the members its memberURL values found (sorted
+ *              duplicates), and 0 for every dynamic group: which member values of a
+ *              groupOfURLs the server computed, beside those its provider sent
+ *              (storage/dyngroup_update.h); made in a file written to, absent from one
+ *              made before it
  *   meta       "format", "suffix", "indexes", "entries", "created", "creator", and
  *              "cookie" (the replication cookie, storage/db_update.h) once one is stored
  *
@@ -65,7 +70,12 @@ struct db_record_at {
 struct db {
 	MDB_env *env;
 	MDB_dbi id2entry, dn2id, children, memberof, memberdn, uuid2id, meta, opattrs;
-	bool has_opattrs; /* the file has the opattrs table */
+	MDB_dbi dynmembers;
+	bool has_opattrs;    /* the file has the opattrs table */
+	bool has_dynmembers; /* and the dynmembers table */
+	/* A replica's bound on the memberURL values of its dynamic groups in all
+	 * (dynamic_groups_max; 0: DYNGROUP_MAX_URLS, storage/dyngroup_update.h). */
+	size_t dynamic_groups_max;
 	/* Written while it is read (a replica's file, with LMDB's locks); an imported file
 	 * is opened MDB_NOLOCK and never changes once in place. */
 	bool changes_in_place;
@@ -162,6 +172,24 @@ int db_foreach_group(const struct db *db, MDB_txn *txn, entry_id id,
 int db_foreach_entry(const struct db *db,
                      int (*fn)(MDB_txn *txn, entry_id id, const struct entry_view *e, void *arg),
                      void *arg);
+
+/*
+ * A setting the file records in meta under name ("1" on, "0" or absent off), so that a
+ * file made one way is not served as if made the other (memberof_nested, dynamic_groups).
+ * db_meta_flag_get sets *on; db_meta_flag_set writes it in txn. db_meta_flag_follow, at
+ * start: sets *stored to what the file records; a writable file with no entries yet (a
+ * new replica) is made to record want first, in a transaction of its own; any other file
+ * keeps what it records (the caller warns when that is not want). All return 0 or an
+ * LMDB error.
+ */
+int db_meta_flag_get(const struct db *db, MDB_txn *txn, const char *name, bool *on);
+int db_meta_flag_set(const struct db *db, MDB_txn *txn, const char *name, bool on);
+int db_meta_flag_follow(struct db *db, const char *name, bool want, bool writable, bool *stored);
+
+/* Whether the sorted-duplicates table dbi holds the pair key -> val. Returns 0 (it does),
+ * MDB_NOTFOUND or an LMDB error. */
+int db_has_pair(MDB_txn *txn, MDB_dbi dbi, const void *key, size_t keylen, const void *val,
+                size_t vallen);
 
 /*
  * The errno an LMDB write error rc stands for. LMDB reports a short write (a

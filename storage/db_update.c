@@ -9,6 +9,7 @@
 
 #include "protocol/buf.h"
 #include "protocol/dn.h"
+#include "storage/dyngroup_update.h"
 #include "storage/entry_index.h"
 #include "storage/entry_mods.h"
 #include "storage/entry_opattrs.h"
@@ -29,6 +30,7 @@ struct change {
 	 * file holds closures at all (storage/memberof_nested.h). */
 	struct buf affected;
 	bool nested;
+	struct dyngroup_scratch dyn; /* dynamic groups (storage/dyngroup_update.h) */
 };
 
 __attribute__((format(printf, 3, 4))) static int say(struct change *c, int code, const char *fmt,
@@ -248,6 +250,8 @@ static int store(struct change *c, entry_id id, entry_id parent, const struct en
 		return ENOMEM;
 	memmove(c->ids.data + sizeof(id), c->ids.data, below);
 	memcpy(c->ids.data, &id, sizeof(id));
+	if ((rc = dyngroup_update_before(c->db, c->txn, &c->ids, &c->dyn)) != 0)
+		return rc;
 	if (old && ((rc = link_all(c, true)) || (rc = write_keys(c, id, old, false))))
 		return rc;
 	if (!old && (rc = nested_pass(c, true)) != 0)
@@ -273,7 +277,12 @@ static int store(struct change *c, entry_id id, entry_id parent, const struct en
 		return rc;
 	if (moved && (rc = move_below(c, old->keylen, dn)))
 		return rc;
-	return link_all(c, false);
+	/* Before the links: memberOf follows the member values made here. */
+	rc = dyngroup_update_after(c->db, c->txn, &c->ids, true, &c->dyn, stderr, c->err->msg,
+	                           sizeof(c->err->msg));
+	if (rc == DYNGROUP_TOO_LARGE)
+		return -LDAP_ADMINLIMIT_EXCEEDED;
+	return rc ? rc : link_all(c, false);
 }
 
 /* The next entry ID: one more than the highest. */
@@ -391,8 +400,8 @@ static int put_change(struct change *c, const unsigned char uuid[16], const stru
 	                (rc = add_count(c, 1))))
 		return lmdb_fail(c, rc, "adding the entry");
 	rc = store(c, id, parent, exists ? &old : NULL, dn);
-	if (rc == -LDAP_INVALID_SYNTAX)
-		return LDAP_INVALID_SYNTAX;
+	if (rc == -LDAP_INVALID_SYNTAX || rc == -LDAP_ADMINLIMIT_EXCEEDED)
+		return -rc;
 	if (rc == MDB_KEYEXIST)
 		return say(c, LDAP_ALREADY_EXISTS, "an entry below \"%s\" would take a DN in use",
 		           dn->bv_val);
@@ -412,6 +421,7 @@ static void change_free(struct change *c)
 	buf_free(&c->affected);
 	entry_mods_free(&c->mods);
 	memberof_scratch_free(&c->ms);
+	dyngroup_scratch_free(&c->dyn);
 }
 
 /* Runs fn in a transaction nested in txn: committed when it returns 0, else aborted. */
@@ -480,7 +490,8 @@ static int delete_change(struct change *c, const unsigned char *uuid, unsigned f
 		           (int)e.dnlen, (const char *)e.dn);
 	if (buf_append(&c->ids, &id, sizeof(id)) < 0)
 		return lmdb_fail(c, ENOMEM, "deleting");
-	if ((rc = link_all(c, true)) != 0)
+	if ((rc = dyngroup_update_before(c->db, c->txn, &c->ids, &c->dyn)) != 0 ||
+	    (rc = link_all(c, true)) != 0)
 		return lmdb_fail(c, rc, "memberOf");
 	for (size_t i = 0; i < nids(c); i++) {
 		entry_id d = id_at(c, i);
@@ -496,6 +507,8 @@ static int delete_change(struct change *c, const unsigned char *uuid, unsigned f
 	}
 	if ((rc = add_count(c, -(long)nids(c))) != 0)
 		return lmdb_fail(c, rc, "counting");
+	if ((rc = dyngroup_update_after(c->db, c->txn, &c->ids, false, &c->dyn, stderr, NULL, 0)))
+		return lmdb_fail(c, rc, "dynamic groups");
 	if (c->nested && (rc = memberof_nested_relink(c->db, c->txn, &c->affected, &c->ms, stderr)))
 		return lmdb_fail(c, rc, "memberOf");
 	return 0;

@@ -6,23 +6,12 @@
 #include <string.h>
 #include <strings.h>
 
-#include "protocol/arena.h"
 #include "protocol/array.h"
-#include "protocol/dn.h"
-#include "protocol/filter.h"
+#include "storage/dyngroup_url.h"
 #include "storage/entry.h"
 #include "storage/entry_mods.h"
 #include "storage/memberof.h"
-
-/* One memberURL that parsed: its search. */
-struct dyn_url {
-	entry_id group;
-	size_t group_ix; /* its group in struct dyn.groups */
-	size_t base_off; /* its base's reversed key in struct dyn.bases */
-	size_t base_len;
-	int scope;             /* LDAP_SCOPE_* */
-	struct filter *filter; /* in struct dyn.mem */
-};
+#include "storage/dyngroup_update.h"
 
 /* A group and the DNs found for it (each: u32 length, then the DN as stored). */
 struct dyn_group {
@@ -34,145 +23,72 @@ struct dyn_group {
 struct dyn {
 	struct db *db;
 	MDB_txn *txn;
-	struct arena mem;
-	struct buf bases, scratch;
-	struct dyn_url *urls;
-	size_t nurls, cap_urls;
+	struct dyngroup_urls urls;
 	struct dyn_group *groups;
 	size_t ngroups, cap_groups;
-	size_t max_urls;
-	FILE *warn;
-	const char *label;
 	char *err;
 	size_t errlen;
 };
 
-static bool has_class(const struct entry_view *e, const char *name)
+/* Records in dynmembers that member (0: the group itself, as dynamic) is group's. */
+static int put_dynmember(struct dyn *d, entry_id group, entry_id member)
 {
-	const unsigned char *p, *end, *v;
-	size_t len, vlen;
-	if (!entry_find_attr(e, "objectClass", 11, &p, &len))
-		return false;
-	for (end = p + len; entry_next_value(&p, end, &v, &vlen);)
-		if (vlen == strlen(name) && strncasecmp((const char *)v, name, vlen) == 0)
-			return true;
-	return false;
-}
-
-static void warn_url(struct dyn *d, const struct entry_view *e, const unsigned char *v, size_t vlen,
-                     const char *why)
-{
-	if (d->warn)
-		fprintf(d->warn, "%s: entry \"%.*s\": memberURL \"%.*s\" ignored: %s\n", d->label,
-		        (int)e->dnlen, (const char *)e->dn, (int)vlen, (const char *)v, why);
-}
-
-/* Adds one memberURL value of group e (id), or warns and leaves it out. Returns 0 or -1. */
-static int add_url(struct dyn *d, entry_id id, const struct entry_view *e, const unsigned char *v,
-                   size_t vlen)
-{
-	char *text = strndup((const char *)v, vlen);
-	LDAPURLDesc *lud = NULL;
-	if (!text) {
-		snprintf(d->err, d->errlen, "out of memory");
-		return -1;
-	}
-	int rc = ldap_url_parse(text, &lud);
-	free(text);
-	if (rc != LDAP_URL_SUCCESS) {
-		warn_url(d, e, v, vlen, "not an LDAP URL");
+	if (!d->db->has_dynmembers)
 		return 0;
-	}
-	size_t off = d->bases.len;
-	const char *base = lud->lud_dn ? lud->lud_dn : "";
-	struct filter *f = NULL;
-	if (dn_normalize(base, strlen(base), NULL, &d->bases) < 0)
-		warn_url(d, e, v, vlen, "its base is not a DN");
-	else if (!(f = filter_from_string(lud->lud_filter ? lud->lud_filter : "(objectClass=*)",
-	                                  &d->mem)))
-		warn_url(d, e, v, vlen, "its filter is not a filter");
-	int scope = lud->lud_scope == LDAP_SCOPE_DEFAULT ? LDAP_SCOPE_BASE : lud->lud_scope;
-	ldap_free_urldesc(lud);
-	if (!f) {
-		d->bases.len = off;
-		return 0;
-	}
-	if (d->nurls == d->max_urls) {
-		snprintf(d->err, d->errlen,
-		         "more than %zu memberURL values (dynamic_groups_max): raise it or remove "
-		         "groups",
-		         d->max_urls);
+	MDB_val k = {sizeof(group), &group}, v = {sizeof(member), &member};
+	int rc = mdb_put(d->txn, d->db->dynmembers, &k, &v, MDB_NODUPDATA);
+	if (rc && rc != MDB_KEYEXIST) {
+		snprintf(d->err, d->errlen, "dynmembers: %s", mdb_strerror(rc));
 		return -1;
 	}
-	if (!ARRAY_ROOM_FOR(d->urls, d->cap_urls, d->nurls, 16)) {
-		snprintf(d->err, d->errlen, "out of memory");
-		return -1;
-	}
-	d->urls[d->nurls++] =
-	    (struct dyn_url){id, d->ngroups - 1, off, d->bases.len - off, scope, f};
-	return 0;
-}
-
-static int add_group(struct dyn *d, entry_id id)
-{
-	if (!ARRAY_ROOM_FOR(d->groups, d->cap_groups, d->ngroups, 16)) {
-		snprintf(d->err, d->errlen, "out of memory");
-		return -1;
-	}
-	d->groups[d->ngroups++] = (struct dyn_group){.id = id};
 	return 0;
 }
 
 /* First pass: the groups and their URLs. */
 static int collect_urls(struct dyn *d, entry_id id, const struct entry_view *e)
 {
-	const unsigned char *p, *end, *v;
-	size_t len, vlen;
-	if (!has_class(e, "groupOfURLs") || !entry_find_attr(e, "memberURL", 9, &p, &len))
+	if (!dyngroup_is_dynamic(e))
 		return 0;
-	if (add_group(d, id) < 0)
+	if (!ARRAY_ROOM_FOR(d->groups, d->cap_groups, d->ngroups, 16)) {
+		snprintf(d->err, d->errlen, "out of memory");
 		return -1;
-	for (end = p + len; entry_next_value(&p, end, &v, &vlen);)
-		if (add_url(d, id, e, v, vlen) < 0)
-			return -1;
-	return 0;
-}
-
-static bool in_scope(const struct dyn *d, const struct dyn_url *u, const struct entry_view *e)
-{
-	const unsigned char *base = (const unsigned char *)d->bases.data + u->base_off;
-	if (!dn_key_in_subtree(e->key, e->keylen, base, u->base_len))
-		return false;
-	switch (u->scope) {
-	case LDAP_SCOPE_BASE:
-		return e->keylen == u->base_len;
-	case LDAP_SCOPE_ONELEVEL:
-		return e->keylen > u->base_len &&
-		       dn_key_parent_len(e->key, e->keylen) == u->base_len;
-	case LDAP_SCOPE_SUBORDINATE:
-		return e->keylen > u->base_len;
-	default:
-		return true;
 	}
+	d->groups[d->ngroups++] = (struct dyn_group){.id = id};
+	int rc = dyngroup_urls_add(&d->urls, id, d->ngroups - 1, e);
+	if (rc == DYNGROUP_URLS_FULL)
+		snprintf(d->err, d->errlen,
+		         "more than %zu memberURL values (dynamic_groups_max): raise it or remove "
+		         "groups",
+		         d->urls.max);
+	else if (rc < 0)
+		snprintf(d->err, d->errlen, "out of memory");
+	return rc < 0 ? -1 : put_dynmember(d, id, 0);
 }
 
 /* Second pass: entry e (id) against every URL; a match goes into memberdn and the group's
- * found DNs (once per group, however many of its URLs find it). */
+ * found DNs (once per group, however many of its URLs find it), unless a static member
+ * value names it already (memberdn holds the static values by now). */
 static int match_entry(struct dyn *d, entry_id id, const struct entry_view *e)
 {
-	(void)id;
 	size_t last_group = SIZE_MAX;
-	for (size_t i = 0; i < d->nurls; i++) {
-		const struct dyn_url *u = &d->urls[i];
-		if (u->group_ix == last_group || !in_scope(d, u, e))
-			continue;
-		struct filter_ctx ctx = {.dn = e->dn, .dnlen = e->dnlen, .scratch = &d->scratch};
-		if (filter_eval_ctx(u->filter, e->attrs, e->attrslen, &ctx) != FILTER_TRUE)
+	for (size_t i = 0; i < d->urls.n; i++) {
+		const struct dyngroup_url *u = &d->urls.url[i];
+		if (u->group_ix == last_group || !dyngroup_url_finds(&d->urls, u, e))
 			continue;
 		last_group = u->group_ix;
 		struct dyn_group *g = &d->groups[u->group_ix];
+		int rc = MDB_NOTFOUND;
+		if (e->keylen <= (size_t)mdb_env_get_maxkeysize(d->db->env))
+			rc = db_has_pair(d->txn, d->db->memberdn, e->key, e->keylen, &g->id,
+			                 sizeof(g->id));
+		if (rc == 0)
+			continue;
+		if (rc != MDB_NOTFOUND) {
+			snprintf(d->err, d->errlen, "memberdn: %s", mdb_strerror(rc));
+			return -1;
+		}
 		uint32_t len = (uint32_t)e->dnlen;
-		int rc = memberof_put_dn(d->db, d->txn, e->key, e->keylen, g->id);
+		rc = memberof_put_dn(d->db, d->txn, e->key, e->keylen, g->id);
 		if (rc) {
 			snprintf(d->err, d->errlen, "memberdn: %s", mdb_strerror(rc));
 			return -1;
@@ -183,6 +99,8 @@ static int match_entry(struct dyn *d, entry_id id, const struct entry_view *e)
 			return -1;
 		}
 		g->nfound++;
+		if (put_dynmember(d, g->id, id) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -290,26 +208,22 @@ out:
 int dyngroup_resolve(struct db *db, MDB_txn *txn, size_t max_urls, FILE *warn, const char *label,
                      char *err, size_t errlen)
 {
-	struct dyn d = {.db = db,
-	                .txn = txn,
-	                .max_urls = max_urls,
-	                .warn = warn,
-	                .label = label,
-	                .err = err,
-	                .errlen = errlen};
-	arena_init(&d.mem, NULL, 0);
+	struct dyn d = {.db = db, .txn = txn, .err = err, .errlen = errlen};
+	dyngroup_urls_init(&d.urls, max_urls, warn, label);
 	int rc = walk(&d, collect_urls);
-	if (rc == 0 && d.nurls > 0)
+	if (rc == 0 && d.urls.n > 0)
 		rc = walk(&d, match_entry);
 	for (size_t i = 0; i < d.ngroups; i++) {
 		if (rc == 0 && d.groups[i].nfound > 0)
 			rc = rewrite_group(&d, &d.groups[i]);
 		buf_free(&d.groups[i].found);
 	}
+	int mrc = rc == 0 ? db_meta_flag_set(db, txn, DYNGROUP_META, true) : 0;
+	if (mrc) {
+		snprintf(err, errlen, "meta: %s", mdb_strerror(mrc));
+		rc = -1;
+	}
 	free(d.groups);
-	free(d.urls);
-	buf_free(&d.bases);
-	buf_free(&d.scratch);
-	arena_free(&d.mem);
+	dyngroup_urls_free(&d.urls);
 	return rc;
 }

@@ -21,6 +21,7 @@
 #include <ldap.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "protocol/buf.h"
 #include "storage/db.h"

@@ -12,16 +12,12 @@ static const char meta_key[] = "memberof_nested";
 
 int memberof_nested_get(const struct db *db, MDB_txn *txn, bool *on)
 {
-	MDB_val k = {sizeof(meta_key) - 1, (void *)meta_key}, v;
-	int rc = mdb_get(txn, db->meta, &k, &v);
-	*on = rc == 0 && v.mv_size == 1 && *(const char *)v.mv_data == '1';
-	return rc == MDB_NOTFOUND ? 0 : rc;
+	return db_meta_flag_get(db, txn, meta_key, on);
 }
 
 int memberof_nested_set(const struct db *db, MDB_txn *txn, bool on)
 {
-	MDB_val k = {sizeof(meta_key) - 1, (void *)meta_key}, v = {1, on ? "1" : "0"};
-	return mdb_put(txn, db->meta, &k, &v, 0);
+	return db_meta_flag_set(db, txn, meta_key, on);
 }
 
 /* Sets ids to the groups whose member values name entry id's DN (memberdn). */
@@ -185,18 +181,5 @@ int memberof_nested_relink(const struct db *db, MDB_txn *txn, const struct buf *
 
 int memberof_nested_follow(struct db *db, bool want, bool writable, bool *stored)
 {
-	MDB_txn *txn;
-	bool empty = db->entries == 0;
-	int rc = mdb_txn_begin(db->env, NULL, writable && empty ? 0 : MDB_RDONLY, &txn);
-	if (rc)
-		return rc;
-	if ((rc = memberof_nested_get(db, txn, stored)) == 0 && writable && empty &&
-	    *stored != want) {
-		if ((rc = memberof_nested_set(db, txn, want)) == 0 &&
-		    (rc = mdb_txn_commit(txn)) == 0)
-			*stored = want;
-		return rc;
-	}
-	mdb_txn_abort(txn);
-	return rc;
+	return db_meta_flag_follow(db, meta_key, want, writable, stored);
 }

@@ -644,7 +644,7 @@ START_TEST(chain_passwd_keys)
 }
 END_TEST
 
-/* dynamic_groups: off by default, dynamic_groups_max 1000 (1..1000000); not with syncrepl. */
+/* dynamic_groups: off by default, dynamic_groups_max 1000 (1..1000000); with syncrepl too. */
 START_TEST(dynamic_groups_keys)
 {
 	struct config cfg;
@@ -659,9 +659,12 @@ START_TEST(dynamic_groups_keys)
 	load_fails_at(BASE "dynamic_groups = maybe\n", 3, "dynamic_groups");
 	load_fails_at(BASE "dynamic_groups_max = 0\n", 3, "dynamic_groups_max");
 	load_fails_at(BASE "dynamic_groups_max = 1000001\n", 3, "dynamic_groups_max");
-	load_fails_at(BASE "syncrepl = rid=1 provider=ldap://p searchbase=dc=example,dc=com\n"
-	                   "dynamic_groups = yes\n",
-	              4, "a replica (syncrepl) does not keep dynamic groups");
+	/* A replica keeps them (storage/dyngroup_update.h), with nested memberOf too. */
+	load_ok(BASE "syncrepl = rid=1 provider=ldap://p searchbase=dc=example,dc=com\n"
+	             "dynamic_groups = yes\nmemberof_nested = yes\n",
+	        &cfg);
+	ck_assert(cfg.dynamic_groups && cfg.syncrepl.set && cfg.memberof_nested);
+	config_free(&cfg);
 }
 END_TEST
 

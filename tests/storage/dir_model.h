@@ -178,4 +178,40 @@ static int model_put(struct db *db, MDB_txn *txn, const struct mentry *e,
 	return rc;
 }
 
+/* A database file the changes go to: opened with db_open_rw for suffix and index. */
+struct model_file {
+	const char *path, *suffix;
+	char *const *index;
+	int nindex;
+};
+
+/* Applies e (its DN and attributes now; with del its delete, with flags) to f in a
+ * transaction of its own; returns db_update's result code. */
+static int model_apply(const struct model_file *f, const struct mentry *e, bool del, unsigned flags,
+                       struct db_update_error *err)
+{
+	struct db db;
+	MDB_txn *txn;
+	char msg[512];
+	ck_assert_msg(db_open_rw(&db, f->path, f->suffix, f->index, f->nindex, msg, sizeof(msg)) ==
+	                  0,
+	              "%s", msg);
+	/* Its records move as it changes: where each was read is not remembered. */
+	ck_assert_ptr_null(db.records_at);
+	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, 0, &txn), 0);
+	int rc =
+	    del ? db_update_delete(&db, txn, e->uuid, flags, err) : model_put(&db, txn, e, err);
+	ck_assert_int_eq(mdb_txn_commit(txn), 0);
+	db_close(&db);
+	return rc;
+}
+
+/* model_apply of a put that must succeed. */
+static void model_put_ok(const struct model_file *f, const struct mentry *e)
+{
+	struct db_update_error err;
+	int rc = model_apply(f, e, false, 0, &err);
+	ck_assert_msg(rc == 0, "put %s: %d %s", e->dn, rc, err.msg);
+}
+
 #endif

@@ -98,36 +98,17 @@ static void check_same(void)
 	ck_assert_msg(db_same(a_path, b_path), "the database differs from a fresh import");
 }
 
-/* Applies entry e to a_path in a transaction of its own; returns the result code. */
-static int put_one(struct mentry *e, struct db_update_error *err)
-{
-	struct db db;
-	MDB_txn *txn;
-	open_rw(&db, a_path);
-	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, 0, &txn), 0);
-	int rc = model_put(&db, txn, e, err);
-	ck_assert_int_eq(mdb_txn_commit(txn), 0);
-	db_close(&db);
-	return rc;
-}
+static const struct model_file A = {a_path, SUFFIX, index_attrs, 6};
 
+/* Applies entry e to a_path in a transaction of its own. */
 static void put_ok(struct mentry *e)
 {
-	struct db_update_error err;
-	int rc = put_one(e, &err);
-	ck_assert_msg(rc == 0, "put %s: %d %s", e->dn, rc, err.msg);
+	model_put_ok(&A, e);
 }
 
 static int delete_one(struct mentry *e, unsigned flags, struct db_update_error *err)
 {
-	struct db db;
-	MDB_txn *txn;
-	open_rw(&db, a_path);
-	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, 0, &txn), 0);
-	int rc = db_update_delete(&db, txn, e->uuid, flags, err);
-	ck_assert_int_eq(mdb_txn_commit(txn), 0);
-	db_close(&db);
-	return rc;
+	return model_apply(&A, e, true, flags, err);
 }
 
 /* Marks e and, with subtree, everything below it deleted in the model. */
