@@ -322,8 +322,7 @@ int dyngroup_update_after(const struct db *db, MDB_txn *txn, const struct buf *i
 		rc = refresh_group(db, txn, self, &u, s, warn, err, errlen);
 	for (size_t g = 0; rc == 0 && g < ngroups; g++)
 		if (live[g])
-			rc = update_members(db, txn, ids, &u, g, ids_at(&s->groups, g), s,
-			                    warn);
+			rc = update_members(db, txn, ids, &u, g, ids_at(&s->groups, g), s, warn);
 	free(live);
 	dyngroup_urls_free(&u);
 	return rc;
