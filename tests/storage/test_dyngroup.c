@@ -216,12 +216,5 @@ static Suite *dyngroup_suite(void)
 
 int main(void)
 {
-	char err[1024];
-	if (schema_load(TEST_SCHEMA_DIR, TEST_SCHEMA_FILES " dyngroup", err, sizeof(err)) < 0) {
-		fprintf(stderr, "schema: %s\n", err);
-		return EXIT_FAILURE;
-	}
-	int status = check_run(dyngroup_suite());
-	schema_free();
-	return status;
+	return check_run_schema(dyngroup_suite(), TEST_SCHEMA_FILES " dyngroup");
 }

@@ -626,12 +626,5 @@ static Suite *dynrep_suite(void)
 
 int main(void)
 {
-	char err[1024];
-	if (schema_load(TEST_SCHEMA_DIR, TEST_SCHEMA_FILES " dyngroup", err, sizeof(err)) < 0) {
-		fprintf(stderr, "schema: %s\n", err);
-		return EXIT_FAILURE;
-	}
-	int status = check_run(dynrep_suite());
-	schema_free();
-	return status;
+	return check_run_schema(dynrep_suite(), TEST_SCHEMA_FILES " dyngroup");
 }
