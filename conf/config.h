@@ -28,7 +28,7 @@
 #define CONFIG_DEFAULT_MAX_FILTER_ITEMS 1000
 #define CONFIG_DEFAULT_MAX_SEARCH_WORK 50000000ULL
 /* inchain_max by default: entries one search's in-chain items may reach (docs/reliability.md). */
-#define CONFIG_DEFAULT_INCHAIN_MAX 1000000
+#define CONFIG_DEFAULT_INCHAIN_MAX 100000
 /* Longest line libinih reads whole, with its newline (INI_MAX_LINE). */
 #define CONFIG_MAX_LINE 200
 

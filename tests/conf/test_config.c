@@ -349,7 +349,7 @@ START_TEST(search_cost_limits)
 	load_ok(BASE, &cfg);
 	ck_assert_uint_eq(cfg.max_filter_items, 1000);
 	ck_assert_uint_eq(cfg.max_search_work, 50000000ULL);
-	ck_assert_uint_eq(cfg.inchain_max, 1000000);
+	ck_assert_uint_eq(cfg.inchain_max, 100000);
 	config_free(&cfg);
 	load_ok(BASE "inchain_max = 21\n", &cfg);
 	ck_assert_uint_eq(cfg.inchain_max, 21);
