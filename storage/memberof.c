@@ -63,6 +63,12 @@ int memberof_group_key(const struct db *db, MDB_txn *txn, const struct db_index 
 	if (rc)
 		return rc;
 	gdn->off = gdn->len = 0;
+	/* Under distinguishedNameMatch (memberOf's rule in every schema minidir reads) the
+	 * normal form is made from the stored reversed key, without libldap: the import, a
+	 * replica's changes and the in-chain walk (which asks it of every member it meets,
+	 * users included) all come here. */
+	if (ix->rule == MATCH_DN)
+		return dn_key_normal(e.key, e.keylen, gdn) < 0 ? ENOMEM : 0;
 	return match_normalize(ix->rule, (const char *)e.dn, e.dnlen, gdn) < 0 ? MDB_CORRUPTED : 0;
 }
 

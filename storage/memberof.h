@@ -50,7 +50,7 @@ int memberof_resolve(struct db *db, MDB_txn *txn, char *err, size_t errlen);
 int memberof_value_key(const struct berval *v, bool unique, struct buf *key);
 
 /* Sets gdn to group's eq.memberof key: its DN in the normal form of ix's rule. Returns 0,
- * MDB_NOTFOUND (no such entry), MDB_CORRUPTED or an LMDB error. */
+ * MDB_NOTFOUND (no such entry), ENOMEM, MDB_CORRUPTED or an LMDB error. */
 int memberof_group_key(const struct db *db, MDB_txn *txn, const struct db_index *ix, entry_id group,
                        struct buf *gdn);
 

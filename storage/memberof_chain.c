@@ -4,7 +4,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "protocol/dn.h"
 #include "storage/idset.h"
 #include "storage/memberof.h"
 
@@ -12,25 +11,6 @@ void memberof_chain_free(struct memberof_chain_scratch *s)
 {
 	buf_free(&s->key);
 	buf_free(&s->step);
-}
-
-/*
- * Sets s->key to group's eq.memberof key: its DN in the normal form of ix's rule. Under
- * distinguishedNameMatch (the memberOf of every schema minidir reads) that form is made
- * from the stored reversed key, without libldap: a walk down asks it of every member it
- * meets, users included. MDB_NOTFOUND: no such entry.
- */
-static int group_key(const struct db *db, MDB_txn *txn, const struct db_index *ix, entry_id group,
-                     struct buf *key)
-{
-	if (ix->rule != MATCH_DN)
-		return memberof_group_key(db, txn, ix, group, key);
-	struct entry_view e;
-	int rc = db_get_entry(db, txn, group, &e);
-	if (rc)
-		return rc;
-	key->off = key->len = 0;
-	return dn_key_normal(e.key, e.keylen, key) < 0 ? ENOMEM : 0;
 }
 
 /* Sets s->step to the IDs one step from id: its members (ix, down) or its groups (up),
@@ -43,7 +23,7 @@ static int step(const struct db *db, MDB_txn *txn, const struct db_index *ix, MD
 		MDB_val k = {sizeof(id), &id};
 		return memberof_cursor_ids(cur, k, &s->step);
 	}
-	int rc = group_key(db, txn, ix, id, &s->key);
+	int rc = memberof_group_key(db, txn, ix, id, &s->key);
 	if (rc == MDB_NOTFOUND)
 		return 0; /* a stale link: nothing below it */
 	if (rc || s->key.len == 0)
