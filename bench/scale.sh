@@ -36,6 +36,13 @@
 #                once ((uid=user.[0:N-1]) sequential, 16 in flight), memos included
 #   1/16 in flight: lookups/s and server us per lookup, page cache warm (after the sweep)
 #
+# MEMORY_MAX=SIZE (2G, say): every server runs in a memory cgroup of that size, its page
+# cache included, so that a file larger than SIZE is served from the disk as on a machine
+# with less memory than the directory: cgroup v2 (memory.max of a child of the root,
+# root needed; under systemd `systemd-run --scope -p MemoryMax=SIZE CMD` does the same) or
+# v1 (memory.limit_in_bytes under /sys/fs/cgroup/memory). The file's pages are dropped
+# before each start, so they are read, and charged, inside the cgroup.
+#
 # VARIANTS: minidir configurations measured, separated by ';', each "NAME|LINE|LINE...";
 # the lines go at the end of its config (default: one, "minidir" with none).
 # Needs make all and scripts/deps.sh bench (slapd).
@@ -57,6 +64,31 @@ need fincore dd sha256sum
 [ -x "$SLAPD" ] && [ -x "$SLAPADD" ] || die "no slapd: scripts/deps.sh bench"
 bench_init scale
 hz=$(getconf CLK_TCK)
+cg=
+if [ -n "${MEMORY_MAX:-}" ]; then
+	if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+		cg=/sys/fs/cgroup/minidir-scale.$$
+		grep -qw memory /sys/fs/cgroup/cgroup.subtree_control ||
+			echo +memory > /sys/fs/cgroup/cgroup.subtree_control || die "cannot enable the memory controller"
+		mkdir "$cg" && echo "$MEMORY_MAX" > "$cg/memory.max" || die "cannot make the cgroup $cg"
+	elif [ -d /sys/fs/cgroup/memory ]; then
+		cg=/sys/fs/cgroup/memory/minidir-scale.$$
+		mkdir "$cg" && echo "$MEMORY_MAX" > "$cg/memory.limit_in_bytes" || die "cannot make the cgroup $cg"
+	else
+		die "MEMORY_MAX: no memory cgroup (neither /sys/fs/cgroup/cgroup.controllers nor /sys/fs/cgroup/memory)"
+	fi
+fi
+# shellcheck disable=SC2317  # called by bench_cleanup
+bench_cleanup_extra() { [ -z "$cg" ] || rmdir "$cg" 2> /dev/null || true; }
+# in_cgroup CMD...: runs CMD (exec, so $! is its pid) inside $cg when MEMORY_MAX is set.
+in_cgroup() {
+	if [ -n "$cg" ]; then
+		# shellcheck disable=SC2016  # $$ and $1 are the inner shell's
+		exec sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$cg" "$@"
+	else
+		exec "$@"
+	fi
+}
 
 # minidir_conf DIR CONF [LINE...]: a config for DIR's minidir.mdb.
 minidir_conf() {
@@ -126,7 +158,7 @@ start_minidir() {
 	minidir_conf "$dir" "$work/minidir.conf" "${lines[@]:1}"
 	drop_cache "$dir/minidir.mdb"
 	t0=$(now_ms)
-	"$SERVER_BUILD/minidir" -f "$work/minidir.conf" 2> "$work/minidir.log" &
+	(in_cgroup "$SERVER_BUILD/minidir" -f "$work/minidir.conf") 2> "$work/minidir.log" &
 	pid=$!
 	pids+=("$pid")
 	port=$(wait_port "$work/minidir.log" ldap "listening on" 900)
@@ -142,7 +174,7 @@ start_slapd() {
 	drop_cache "$dir/slapd/data.mdb"
 	port=$((20000 + RANDOM % 20000))
 	t0=$(now_ms)
-	"$SLAPD" -d 0 -f "$work/slapd.conf" -h "ldap://127.0.0.1:$port/" 2> "$work/slapd.log" &
+	(in_cgroup "$SLAPD" -d 0 -f "$work/slapd.conf" -h "ldap://127.0.0.1:$port/") 2> "$work/slapd.log" &
 	pid=$!
 	pids+=("$pid")
 	first_answer "$port" || die "slapd did not answer: $(tail -3 "$work/slapd.log")"
@@ -183,6 +215,7 @@ sweep() {
 	timeout 1800 "$BUILD/searchrate" --engine lean -p "$1" -b "$SUFFIX" -f "(uid=user.[0:$(($2 - 1))])" \
 		-t 2 --numConnections 8 -a -O 16 -i 1 -c > "$work/sweep.csv" 2>&1 &
 	sr=$!
+	pids+=("$sr")
 	while kill -0 "$sr" 2> /dev/null; do
 		done=$(awk -F, '$1 ~ /^[0-9.]+$/ { s += $1 } END { printf "%d", s }' "$work/sweep.csv")
 		[ "$done" -ge "$2" ] && break
@@ -190,6 +223,7 @@ sweep() {
 	done
 	kill -INT "$sr" 2> /dev/null
 	wait "$sr" 2> /dev/null
+	forget "$sr"
 	[ "$done" -ge "$2" ] || die "sweep: $done of $2 lookups: $(tail -3 "$work/sweep.csv")"
 }
 
@@ -198,7 +232,7 @@ if [ -n "${BUILD_ONLY:-}" ]; then
 	exit 0
 fi
 echo "# bench/scale.sh: $(nproc) cores, $(free -g | awk '/^Mem/ { print $2 }') GiB, $(uname -r), $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD 2> /dev/null || echo '?')"
-echo "# slapd $(dpkg-query -W -f '${Version}' slapd 2> /dev/null || echo '?'); $ROUNDS rounds of $SECS s, orders alternated; uptime:$(uptime | sed 's/.*load/ load/')"
+echo "# slapd $(dpkg-query -W -f '${Version}' slapd 2> /dev/null || echo '?'); memory cgroup: ${MEMORY_MAX:-none}; $ROUNDS rounds of $SECS s, orders alternated; uptime:$(uptime | sed 's/.*load/ load/')"
 printf '| entries | round | server | start ms | start MB read | reload ms | RssAnon MB after sweep | lookups/s 1 in flight | us/lookup 1 | lookups/s 16 in flight | us/lookup 16 |\n'
 printf '|---|---|---|---|---|---|---|---|---|---|---|\n'
 IFS=';' read -r -a variants <<< "$VARIANTS"
@@ -231,4 +265,4 @@ for n in $SIZES; do
 		mapfile -t order < <(printf '%s\n' "${order[@]}" | tac)
 	done
 done
-echo "# reproduce: SCALE_DIR=$SCALE_DIR SIZES=\"$SIZES\" ROUNDS=$ROUNDS SECONDS_PER_RUN=$SECS VARIANTS=\"$VARIANTS\" bench/scale.sh"
+echo "# reproduce: SCALE_DIR=$SCALE_DIR SIZES=\"$SIZES\" ROUNDS=$ROUNDS SECONDS_PER_RUN=$SECS VARIANTS=\"$VARIANTS\" MEMORY_MAX=${MEMORY_MAX:-} bench/scale.sh"

@@ -42,6 +42,7 @@ struct parse_state {
 };
 
 static const char *const io_engine_names[] = {"epoll", "io_uring", NULL};
+static const char *const readahead_names[] = {"auto", "on", "off", NULL};
 
 static const char *const monitor_access_names[] = {
     [MONITOR_ROOTDN] = "rootdn",
@@ -390,6 +391,7 @@ static int set_metrics_listen(void *ctx, const struct kv_key *k, void *field, co
 #define FIELD(m) .offset = offsetof(struct config, m), .size = sizeof(((struct config *)0)->m)
 _Static_assert(sizeof(enum send_policy_id) == sizeof(int) &&
                    sizeof(enum io_engine) == sizeof(int) &&
+                   sizeof(enum db_readahead) == sizeof(int) &&
                    sizeof(enum monitor_access) == sizeof(int) &&
                    sizeof(enum tls_verify) == sizeof(int),
                "set_choice stores an enum as an int");
@@ -397,6 +399,7 @@ _Static_assert(sizeof(enum send_policy_id) == sizeof(int) &&
 static const struct kv_key config_keys[] = {
 	{"listen", .set = set_listen},
 	{"database", set_database, FIELD(database)},
+	{"database_readahead", set_choice, FIELD(database_readahead), .names = readahead_names},
 	{"suffix", set_dn, FIELD(suffix), .min = 1},
 	{"threads", set_count, FIELD(threads), .min = 1, .max = 256},
 	{"rootdn", set_dn, FIELD(rootdn), .min = 0},

@@ -43,6 +43,10 @@ enum send_policy_id {
 /* What the workers' event loops wait with (io_engine). */
 enum io_engine { IO_ENGINE_EPOLL, IO_ENGINE_IO_URING };
 
+/* Whether the database file is read with the kernel's read-ahead (database_readahead):
+ * auto decides at each open from the file's size and the memory the process may use. */
+enum db_readahead { DB_READAHEAD_AUTO, DB_READAHEAD_ON, DB_READAHEAD_OFF };
+
 /* Who may read cn=monitor. */
 enum monitor_access { MONITOR_ROOTDN, MONITOR_AUTHENTICATED, MONITOR_ANONYMOUS, MONITOR_NONE };
 
@@ -54,6 +58,7 @@ struct config {
 	struct listen_addr listen[CONFIG_MAX_LISTEN];
 	int nlisten;
 	char database[4096];
+	enum db_readahead database_readahead;
 	char suffix[1024];
 	int threads;
 	char rootdn[1024];

@@ -106,7 +106,8 @@ static int open_database(struct server *srv)
 	struct config *cfg = &srv->cfg;
 	bool replica = cfg->syncrepl.set;
 	struct db_gen *g = replica ? open_replica_database(cfg, err, sizeof(err))
-	                           : db_gen_open(cfg->database, cfg->suffix, err, sizeof(err));
+	                           : db_gen_open(cfg->database, cfg->suffix,
+	                                         cfg->database_readahead, err, sizeof(err));
 	if (!g && replica) {
 		log_error("%s", err);
 		return -1;
@@ -189,7 +190,8 @@ void server_db_check(struct server *srv)
 		return;
 	}
 	char err[1024];
-	struct db_gen *g = db_gen_open(path, srv->cfg.suffix, err, sizeof(err));
+	struct db_gen *g =
+	    db_gen_open(path, srv->cfg.suffix, srv->cfg.database_readahead, err, sizeof(err));
 	if (g && (g->dev != st.st_dev || g->ino != st.st_ino)) {
 		db_gen_release(g); /* replaced again since the stat: the next round takes it */
 		if (fd >= 0)
@@ -418,6 +420,7 @@ static void log_restart_needed(const struct config *old, const struct config *n)
 	} keys[] = {
 	    {"listen", listen_same},
 	    {"database", strcmp(old->database, n->database) == 0},
+	    {"database_readahead", old->database_readahead == n->database_readahead},
 	    {"suffix", strcmp(old->suffix, n->suffix) == 0},
 	    {"threads", old->threads == n->threads},
 	    {"io_engine", old->io_engine == n->io_engine},

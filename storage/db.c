@@ -265,7 +265,8 @@ static int check_opened(MDB_env *env, const char *path, enum open_mode mode,
  * it and again once opened; a new one made with DB_FILE_MODE exactly. 0, or -1 with err
  * set (db->env may be left open: the caller's db_close closes it).
  */
-static int open_env(struct db *db, const char *path, enum open_mode mode, char *err, size_t errlen)
+static int open_env(struct db *db, const char *path, enum open_mode mode, unsigned read_flags,
+                    char *err, size_t errlen)
 {
 	bool create = mode == OPEN_CREATE || mode == OPEN_RW_CREATE;
 	int rc;
@@ -286,6 +287,8 @@ static int open_env(struct db *db, const char *path, enum open_mode mode, char *
 	/* An import's new file: no sync per commit; the importer syncs once before the rename. */
 	if (mode == OPEN_CREATE)
 		flags |= MDB_NOSYNC | MDB_WRITEMAP;
+	if (mode == OPEN_READ && (read_flags & DB_NO_READAHEAD))
+		flags |= MDB_NORDAHEAD; /* LMDB's madvise(MADV_RANDOM) of the whole map */
 	if ((rc = mdb_env_open(db->env, path, flags, DB_FILE_MODE)) != 0)
 		return fail(err, errlen, create ? "creating database" : "opening database", path,
 		            rc);
@@ -363,13 +366,13 @@ static int read_once(struct db *db, MDB_txn *txn, const char *path, char *err, s
 	return 0;
 }
 
-static int open_mode(struct db *db, const char *path, enum open_mode mode, const char *suffix,
-                     char *const *index, int nindex, char *err, size_t errlen)
+static int open_mode(struct db *db, const char *path, enum open_mode mode, unsigned read_flags,
+                     const char *suffix, char *const *index, int nindex, char *err, size_t errlen)
 {
 	memset(db, 0, sizeof(*db));
 	MDB_txn *txn = NULL;
 	int rc;
-	if (open_env(db, path, mode, err, errlen) < 0)
+	if (open_env(db, path, mode, read_flags, err, errlen) < 0)
 		goto bad;
 	if ((rc = mdb_txn_begin(db->env, NULL, mode == OPEN_READ ? MDB_RDONLY : 0, &txn)) != 0) {
 		fail(err, errlen, "starting transaction", path, rc);
@@ -394,8 +397,13 @@ bad:
 int db_open(struct db *db, const char *path, bool create, const char *suffix, char *const *index,
             int nindex, char *err, size_t errlen)
 {
-	return open_mode(db, path, create ? OPEN_CREATE : OPEN_READ, suffix, index, nindex, err,
+	return open_mode(db, path, create ? OPEN_CREATE : OPEN_READ, 0, suffix, index, nindex, err,
 	                 errlen);
+}
+
+int db_open_read(struct db *db, const char *path, unsigned flags, char *err, size_t errlen)
+{
+	return open_mode(db, path, OPEN_READ, flags, NULL, NULL, 0, err, errlen);
 }
 
 int db_set_creator(struct db *db, const char *creator)
@@ -423,8 +431,8 @@ int db_open_rw(struct db *db, const char *path, const char *suffix, char *const 
 		snprintf(err, errlen, "%s: no such database, and no suffix to create it for", path);
 		return -1;
 	}
-	return open_mode(db, path, missing ? OPEN_RW_CREATE : OPEN_RW, suffix, index, nindex, err,
-	                 errlen);
+	return open_mode(db, path, missing ? OPEN_RW_CREATE : OPEN_RW, 0, suffix, index, nindex,
+	                 err, errlen);
 }
 
 void db_close(struct db *db)

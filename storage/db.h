@@ -115,6 +115,15 @@ struct db {
 int db_open(struct db *db, const char *path, bool create, const char *suffix, char *const *index,
             int nindex, char *err, size_t errlen);
 
+/* db_open_read's flags. DB_NO_READAHEAD: LMDB's MDB_NORDAHEAD, so that a page fault
+ * reads only its page. Read-ahead (and the large folios it fills) suits a file the page
+ * cache holds whole; on a larger one each lookup's fault reads megabytes around pages
+ * no lookup wants, pushing out those the next lookups need (bench/scale.sh, MEMORY_MAX). */
+#define DB_NO_READAHEAD 1u
+
+/* db_open of an existing file (create false), with flags (0 or DB_NO_READAHEAD). */
+int db_open_read(struct db *db, const char *path, unsigned flags, char *err, size_t errlen);
+
 /*
  * Opens path read-write for one writing process (a replica), with LMDB's lock file
  * ("path-lock", mode DB_FILE_MODE) so that readers in the same process can search

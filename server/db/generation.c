@@ -10,10 +10,12 @@
 #include "protocol/dn.h"
 #include "server/clock.h"
 #include "server/db/file_guard.h"
+#include "server/db/readahead.h"
 #include "server/dlist.h"
 #include "server/log.h"
 
-struct db_gen *db_gen_open(const char *path, const char *suffix, char *err, size_t errlen)
+struct db_gen *db_gen_open(const char *path, const char *suffix, enum db_readahead readahead,
+                           char *err, size_t errlen)
 {
 	struct db_gen *g = calloc(1, sizeof(*g));
 	if (!g) {
@@ -22,10 +24,15 @@ struct db_gen *db_gen_open(const char *path, const char *suffix, char *err, size
 	}
 	g->refs = 1;
 	g->map_slot = -1;
-	if (db_open(&g->db, path, false, NULL, NULL, 0, err, errlen) < 0) {
+	struct stat before;
+	char why[256];
+	bool off = db_readahead_off(
+	    readahead, stat(path, &before) == 0 ? (uint64_t)before.st_size : 0, why, sizeof(why));
+	if (db_open_read(&g->db, path, off ? DB_NO_READAHEAD : 0, err, errlen) < 0) {
 		free(g);
 		return NULL;
 	}
+	log_info("%s: read-ahead %s (%s)", path, off ? "off" : "on", why);
 	/* The file LMDB mapped, not the one the path names by now. */
 	int fd;
 	struct stat st;

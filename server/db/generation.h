@@ -32,6 +32,7 @@
 
 #include <lmdb.h>
 
+#include "conf/config.h"
 #include "server/server.h"
 #include "storage/cursor_pool.h"
 #include "storage/db.h"
@@ -79,9 +80,11 @@ struct db_gen {
  * Opens the database file at path read-only as a new generation (one
  * reference, number 0 until published) and checks it: that it is whole (not cut
  * short: db_open), its format, and that it holds suffix (as the config names it).
- * Returns NULL with the reason in err.
+ * The file is read with the kernel's read-ahead or without it as readahead decides for
+ * its size (server/db/readahead.h), which is logged. Returns NULL with the reason in err.
  */
-struct db_gen *db_gen_open(const char *path, const char *suffix, char *err, size_t errlen);
+struct db_gen *db_gen_open(const char *path, const char *suffix, enum db_readahead readahead,
+                           char *err, size_t errlen);
 
 static inline void db_gen_hold(struct db_gen *g)
 {
