@@ -18,6 +18,8 @@
 #   SERVER_CPUS=0-7 CLIENT_CPUS=8-15 bench/cores.sh   # a larger machine: the servers on 8 CPUs,
 #                                           # searchrate on 8 others (taskset -c); workers 1..8
 #   INFLIGHT=16 bench/cores.sh              # 16 requests in flight per connection (default 1)
+#   RECONNECT=1 bench/cores.sh              # a new connection for every lookup (searchrate
+#                                           # --iterationsBeforeReconnect 1): the accept path
 #   CONNS=64 ROUNDS=3 SECONDS_PER_RUN=5 bench/cores.sh
 #
 # Defaults: the worker counts 1..N, N the CPUs of SERVER_CPUS (nproc without it); CONNS
@@ -35,6 +37,9 @@ workers_list=${THREADS:-} # before lib.sh gives THREADS its default of one count
 ROUNDS=${ROUNDS:-2}
 SECS=${SECONDS_PER_RUN:-3}
 INFLIGHT=${INFLIGHT:-1}
+RECONNECT=${RECONNECT:-}
+reconnect=()
+[ -z "$RECONNECT" ] || reconnect=(--iterationsBeforeReconnect 1)
 server_cpus=$(cpu_count "$SERVER_CPUS")
 client_cpus=$(cpu_count "$CLIENT_CPUS")
 [ -n "$workers_list" ] || workers_list=$(seq 1 "$server_cpus")
@@ -72,7 +77,7 @@ load() {
 	local out
 	out=$(timeout $((${2:-$SECS} * 2 + 30)) "${CLIENT_ON[@]}" "$BUILD/searchrate" --engine lean \
 		-p "${port[$1]}" -b "$SUFFIX" -f "(uid=user.[0-9999])" -t "$CONNS" -a -O "$INFLIGHT" \
-		-i "${2:-$SECS}" -I 1 2>&1)
+		"${reconnect[@]}" -i "${2:-$SECS}" -I 1 2>&1)
 	n=$(sed -n 's/.*0 (Success): *\([0-9]*\).*/\1/p' <<< "$out" | head -1)
 	cus=$(sed -n 's/.*Client CPU us\/search: *\([0-9.]*\).*/\1/p' <<< "$out" | head -1)
 	ccpu=$(sed -n 's/.*CPU: .*= \([0-9.]*\)% of one core.*/\1/p' <<< "$out" | head -1)
@@ -118,7 +123,7 @@ rev=$(git rev-parse --short HEAD 2> /dev/null || echo unknown)
 echo
 echo "lookups by the server's workers: minidir $rev, $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)), $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "1-entry lookups (uid=user.[0-9999]), 10,000 entries, searchrate --engine lean: $CONNS connections (one thread each),"
-echo "$INFLIGHT in flight each; $ROUNDS rounds of ${SECS} s per worker count, orders alternated; server on CPUs ${SERVER_CPUS:-any}"
+echo "$INFLIGHT in flight each${RECONNECT:+, a new connection per lookup}; $ROUNDS rounds of ${SECS} s per worker count, orders alternated; server on CPUs ${SERVER_CPUS:-any}"
 echo "($server_cpus), searchrate on CPUs ${CLIENT_CPUS:-any} ($client_cpus)"
 printf '%7s %10s %7s %10s %7s %7s %10s %7s %8s %8s %10s %7s\n' workers lookups/s x1 "srv us/op" x1 "srv %" \
 	"cli us/op" "other%" sys/op futex/op model meas/mod
