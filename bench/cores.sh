@@ -29,7 +29,9 @@
 # server = min(workers, server CPUs) x 1e6 / s1, client = min(CONNS, client CPUs) x 1e6 /
 # c1, and, when server and client are not placed apart, pool = (CPUs - other) x 1e6 /
 # (s1 + c1); s1 and c1 are the server's and the client's CPU us per lookup at 1 worker,
-# other the CPUs the machine's other work took during that run (the column other%). It leaves out
+# other the CPUs the machine's other work took during that run (the column other%; placed
+# apart, the server CPUs and the client CPUs each lose what other work took of them).
+# SERVER_CPUS and CLIENT_CPUS should not overlap when both are given. It leaves out
 # anything shared between workers, so measured / model below 1 is what sharing (and the
 # machine's other load) cost.
 workers_list=${THREADS:-} # before lib.sh gives THREADS its default of one count
@@ -55,7 +57,7 @@ need ldapsearch taskset
 bench_init bench-cores
 
 bench_directory 10000 "$work/base.conf" "sizelimit = unlimited"
-declare -A port pid ops ticks cl other sys futex
+declare -A port pid ops ticks cl other_s other_c sys futex
 for t in $workers_list; do
 	sed "\$a threads = $t" "$work/base.conf" > "$work/w$t.conf"
 	"${SERVER_ON[@]}" "$BUILD/minidir" -f "$work/w$t.conf" 2> "$work/w$t.log" &
@@ -70,7 +72,21 @@ done
 
 hz=$(getconf CLK_TCK)
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
+# busy_ticks [LIST]: the busy ticks (user, nice, system, irq, softirq) of the CPUs of the
+# taskset list LIST (/proc/stat's cpuN lines), or of the whole machine.
+busy_ticks() {
+	awk -v list="${1:-}" 'BEGIN {
+		n = split(list, p, ",")
+		for (i = 1; i <= n; i++)
+			if (split(p[i], r, "-") == 2) { for (c = r[1]; c <= r[2]; c++) want["cpu" c] = 1 } else want["cpu" p[i]] = 1
+	}
+	(list == "" && $1 == "cpu") || ($1 in want) { s += $2 + $3 + $4 + $7 + $8 }
+	END { print s + 0 }' /proc/stat
+}
+# Placed apart (both lists given, which should not overlap), the other work is counted on
+# each side's CPUs; else on the whole machine, where server and client share every CPU.
+shared=yes slist='' clist=''
+[ -n "$SERVER_CPUS" ] && [ -n "$CLIENT_CPUS" ] && shared='' slist=$SERVER_CPUS clist=$CLIENT_CPUS
 # load T [SECONDS]: one searchrate run against the T-worker server; sets n (lookups), cus
 # (the load tool's CPU us per lookup) and ccpu (its CPU, % of one core).
 load() {
@@ -87,17 +103,24 @@ echo "uptime at the start: $(uptime)"
 order=$workers_list
 for _ in $(seq 1 "$ROUNDS"); do
 	for t in $order; do
-		c0=$(cpu_ticks "${pid[$t]}") b0=$(busy_ticks) w0=$EPOCHREALTIME
+		c0=$(cpu_ticks "${pid[$t]}") b0=$(busy_ticks "$slist") w0=$EPOCHREALTIME
+		k0=$(busy_ticks "$clist")
 		load "$t"
-		c1=$(cpu_ticks "${pid[$t]}") b1=$(busy_ticks) w1=$EPOCHREALTIME
+		c1=$(cpu_ticks "${pid[$t]}") b1=$(busy_ticks "$slist") w1=$EPOCHREALTIME
+		k1=$(busy_ticks "$clist")
 		ops[$t]=$((${ops[$t]:-0} + n))
 		ticks[$t]=$((${ticks[$t]:-0} + c1 - c0))
 		cl[$t]=$(awk -v a="${cl[$t]:-0}" -v b="${cus:-0}" -v r="$ROUNDS" 'BEGIN { print a + b / r }')
-		# Busy CPU time of the machine over the run, less the server's and the client's:
-		# the other work that ran meanwhile, % of one core, averaged over the rounds.
-		other[$t]=$(awk -v a="${other[$t]:-0}" -v b="$((b1 - b0))" -v s="$((c1 - c0))" -v c="${ccpu:-0}" \
+		# Busy CPU time over the run less the server's and the client's: the other work that
+		# ran meanwhile, % of one core, averaged over the rounds; placed apart, on the
+		# server's CPUs (other_s) and on the client's (other_c), else all in other_s.
+		read -r "other_s[$t]" "other_c[$t]" < <(awk -v os="${other_s[$t]:-0}" -v oc="${other_c[$t]:-0}" \
+			-v b="$((b1 - b0))" -v k="$((k1 - k0))" -v s="$((c1 - c0))" -v c="${ccpu:-0}" \
 			-v w="$(awk -v x="$w0" -v y="$w1" 'BEGIN { print y - x }')" -v hz="$hz" -v r="$ROUNDS" \
-			'BEGIN { o = 100 * (b - s) / hz / w - c; print a + (o > 0 ? o : 0) / r }')
+			-v shared="$shared" 'BEGIN {
+			a = 100 * (b - s) / hz / w; d = 100 * k / hz / w - c
+			if (shared != "") { a -= c; d = 0 }
+			print os + (a > 0 ? a : 0) / r, oc + (d > 0 ? d : 0) / r }')
 	done
 	order=$(tr ' ' '\n' <<< "$order" | tac | tr '\n' ' ')
 done
@@ -129,22 +152,22 @@ printf '%7s %10s %7s %10s %7s %7s %10s %7s %8s %8s %10s %7s\n' workers lookups/s
 	"cli us/op" "other%" sys/op futex/op model meas/mod
 s1=$(awk -v k="${ticks[1]}" -v n="${ops[1]}" -v hz="$hz" 'BEGIN { print k * 1e6 / hz / n }')
 r1=$(awk -v n="${ops[1]}" -v t="$((ROUNDS * SECS))" 'BEGIN { print n / t }')
-shared=yes
-[ -n "$SERVER_CPUS" ] && [ -n "$CLIENT_CPUS" ] && shared=
 for t in $workers_list; do
 	awk -v t="$t" -v n="${ops[$t]}" -v k="${ticks[$t]}" -v hz="$hz" -v secs="$((ROUNDS * SECS))" \
-		-v r1="$r1" -v s1="$s1" -v c1="${cl[1]}" -v c="${cl[$t]}" -v o="${other[$t]}" \
+		-v r1="$r1" -v s1="$s1" -v c1="${cl[1]}" -v c="${cl[$t]}" -v os="${other_s[$t]}" -v oc="${other_c[$t]}" \
 		-v sys="${sys[$t]}" -v fx="${futex[$t]}" -v scpu="$server_cpus" -v ccpus="$client_cpus" \
 		-v conns="$CONNS" -v shared="$shared" -v cpus="$(nproc)" 'BEGIN {
 		r = n / secs; s = k * 1e6 / hz / n
-		srv = (t < scpu ? t : scpu) * 1e6 / s1
-		cli = c1 > 0 ? (conns < ccpus ? conns : ccpus) * 1e6 / c1 : srv
+		# Each side gets the CPUs the other work left it (os, oc: % of one core); sharing
+		# the machine, server and client together get what it left.
+		sc = shared != "" ? scpu : scpu - os / 100
+		srv = (t < sc ? t : sc) * 1e6 / s1
+		cc = ccpus - oc / 100
+		cli = c1 > 0 ? (conns < cc ? conns : cc) * 1e6 / c1 : srv
 		m = srv < cli ? srv : cli
-		# Sharing the machine, the pair gets the CPUs the other work left (o: % of one core).
-		avail = cpus - o / 100
-		if (shared != "" && avail * 1e6 / (s1 + c1) < m) m = avail * 1e6 / (s1 + c1)
+		if (shared != "" && (cpus - os / 100) * 1e6 / (s1 + c1) < m) m = (cpus - os / 100) * 1e6 / (s1 + c1)
 		printf "%7d %10.0f %7.2f %10.2f %7.2f %7.0f %10.2f %7.0f %8s %8s %10.0f %7.2f\n", t, r, r / r1, s, s / s1,
-			100 * k / hz / secs, c, o, sys, fx, m, r / m
+			100 * k / hz / secs, c, os + oc, sys, fx, m, r / m
 	}'
 done
 echo "(x1: the ratio to the 1-worker run; srv %: the server's CPU, 100 = one core; other%: the machine's busy"
