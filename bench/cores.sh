@@ -13,7 +13,7 @@
 # system calls and futex calls per lookup (perf stat on tracepoints, one more run; "-"
 # without perf); and the model's lookups/s with measured / model. Part of no make target.
 #
-#   bench/cores.sh                          # 1..nproc workers, 2 rounds of 3 s: ~1 minute on 2 cores
+#   bench/cores.sh                          # 1..nproc workers, 2 rounds of 3 s: ~25 s on 2 cores
 #   THREADS=1,2 bench/cores.sh              # the worker counts (a list: "1 2 4 8" or 1,2,4,8)
 #   SERVER_CPUS=0-7 CLIENT_CPUS=8-15 bench/cores.sh   # a larger machine: the servers on 8 CPUs,
 #                                           # searchrate on 8 others (taskset -c); workers 1..8
