@@ -22,6 +22,10 @@
 #
 #   bench/floor.sh                      # 3 rounds of 3 s per server and load: ~1 minute
 #   ROUNDS=5 SECONDS_PER_RUN=5 bench/floor.sh
+#   THREADS=8 SERVER_CPUS=0-7 CLIENT_CPUS=8-15 bench/floor.sh   # a larger machine: the servers'
+#                                       # workers (minidir's threads, the floor's), and where the
+#                                       # servers and searchrate run (taskset; bench/lib.sh,
+#                                       # docs/multicore.md). Default: 2 workers, no taskset.
 . "$(dirname "$0")/lib.sh" # set -u, and the tree's root as the directory
 ROUNDS=${ROUNDS:-3}
 SECS=${SECONDS_PER_RUN:-3}
@@ -31,12 +35,12 @@ SERVERS="minidir minidir-uring floor"
 bench_init bench-floor
 [ -x "$BUILD/bench/floor" ] || { echo "bench/floor.sh: $BUILD/bench/floor is missing (make all)" >&2; exit 1; }
 
-bench_directory 10000 "$work/minidir.conf" "threads = 2" "sizelimit = unlimited"
+bench_directory 10000 "$work/minidir.conf" "threads = $THREADS" "sizelimit = unlimited"
 declare -A port pid
 for s in minidir minidir-uring; do
 	engine=epoll
 	[ "$s" = minidir-uring ] && engine=io_uring
-	MINIDIR_IO_ENGINE=$engine "$BUILD/minidir" -f "$work/minidir.conf" 2> "$work/$s.log" &
+	MINIDIR_IO_ENGINE=$engine "${SERVER_ON[@]}" "$BUILD/minidir" -f "$work/minidir.conf" 2> "$work/$s.log" &
 	pid[$s]=$!
 	pids+=("${pid[$s]}")
 	port[$s]=$(wait_port "$work/$s.log")
@@ -45,7 +49,7 @@ for s in minidir minidir-uring; do
 done
 # The floor's entry: as long as minidir's answer to a lookup (its LDIF, a close measure).
 bytes=$(ldapsearch -x -LLL -o ldif-wrap=no -H "ldap://127.0.0.1:${port[minidir]}" -b "$SUFFIX" "(uid=user.1)" | wc -c)
-"$BUILD/bench/floor" 0 2 "$bytes" > "$work/floor.log" 2>&1 &
+"${SERVER_ON[@]}" "$BUILD/bench/floor" 0 "$THREADS" "$bytes" > "$work/floor.log" 2>&1 &
 pid[floor]=$!
 pids+=("${pid[floor]}")
 for _ in $(seq 1 100); do
@@ -59,7 +63,7 @@ cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 hz=$(getconf CLK_TCK)
 # load SERVER INFLIGHT: one searchrate run of SECS seconds; sets n (lookups) and cl.
 load() {
-	out=$(timeout $((SECS * 2 + 30)) "$BUILD/searchrate" --engine lean -p "${port[$1]}" \
+	out=$(timeout $((SECS * 2 + 30)) "${CLIENT_ON[@]}" "$BUILD/searchrate" --engine lean -p "${port[$1]}" \
 		-b "$SUFFIX" -f "(uid=user.[0-9999])" -t 8 -a -O "$2" -i "$SECS" -I 1 2>&1)
 	n=$(sed -n 's/.*0 (Success): *\([0-9]*\).*/\1/p' <<< "$out" | head -1)
 	cl=$(sed -n 's/.*Client CPU us\/search: *\([0-9.]*\).*/\1/p' <<< "$out" | head -1)
@@ -98,6 +102,7 @@ for inflight in 1 16; do
 done
 
 echo "distance to the floor: 1-entry lookups, 8 connections, $ROUNDS rounds of ${SECS} s, orders alternated (floor entry $bytes bytes)"
+echo "(servers: $THREADS workers on CPUs ${SERVER_CPUS:-any}; searchrate on CPUs ${CLIENT_CPUS:-any})"
 echo "(minidir: io_engine epoll; minidir-uring: io_engine io_uring; syscalls/op from perf stat over one more run)"
 printf '%-10s %-14s %12s %14s %14s %12s\n' in-flight server lookups/s "server us/op" "client us/op" syscalls/op
 for inflight in 1 16; do

@@ -20,9 +20,10 @@
 # kernel excluded) per handshake, counters zeroed after start-up and dumped after N
 # handshakes, threads = 1.
 #
-# Env: THREADS (searchrate threads, 2), SECS (seconds per measurement, 5), ROUNDS (3),
-# N (CALLGRIND=1: handshakes per mode, 200), BUILD (build), SLAPD (/usr/sbin/slapd), KEEP=1
-# (keep the work directory). Servers are started here and stopped by PID.
+# Env: CLIENT_THREADS (searchrate threads, 2; THREADS, in the other bench/ scripts, is
+# the server's workers), SECS (seconds per measurement, 5), ROUNDS (3), N (CALLGRIND=1:
+# handshakes per mode, 200), BUILD (build), SLAPD (/usr/sbin/slapd), KEEP=1 (keep the work
+# directory). Servers are started here and stopped by PID.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 BUILD=${BUILD:-build}
@@ -30,7 +31,7 @@ BUILD=${BUILD:-build}
 SCHEMA_DIR=$PWD/schema
 SLAPD=${SLAPD:-/usr/sbin/slapd}
 SLAPADD=${SLAPADD:-/usr/sbin/slapadd}
-THREADS=${THREADS:-2}
+CLIENT_THREADS=${CLIENT_THREADS:-2}
 SECS=${SECS:-5}
 ROUNDS=${ROUNDS:-3}
 N=${N:-200}
@@ -126,7 +127,7 @@ load() {
 	local extra=()
 	[ "$2" = resumed ] && extra=(--resumeTLSSessions)
 	timeout $(($3 + 120)) "$BUILD/searchrate" -h 127.0.0.1 -p "${PORT[$1]}" -Z -P "$PKI/ca.pem" \
-		-b "" -s base -A namingContexts -t "$THREADS" --iterationsBeforeReconnect 1 \
+		-b "" -s base -A namingContexts -t "$CLIENT_THREADS" --iterationsBeforeReconnect 1 \
 		-i "$3" -I 1 "${extra[@]}" > "$work/$1-$2.out" 2>&1
 }
 value() { sed -n "s|^ *$2: *\([0-9.][0-9.]*\).*|\1|p" "$work/$1.out" | head -1; }
@@ -164,7 +165,7 @@ for r in $(seq 1 "$ROUNDS"); do
 			load "$s" "$mode" "$SECS"
 			read -r u1 s1 < <(cpu_ticks "${PID[$s]}")
 			rc=$(value "$s-$mode" Reconnects)
-			hs=$((${rc:-0} + THREADS))
+			hs=$((${rc:-0} + CLIENT_THREADS))
 			res=$(sed -n 's/^ *Resumed TLS sessions: *[0-9]* (\([0-9.]*\)\/s).*/\1/p' "$work/$s-$mode.out")
 			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$mode" "$s" \
 				"$(value "$s-$mode" "Searches/sec")" "${res:--}" \

@@ -14,6 +14,8 @@ SUFFIX=${SUFFIX:-dc=example,dc=com} # bench/gen-ldif.sh's entries go below it
 # slapd's /etc/ldap/schema (slapd, where a benchmark runs it, reads its own).
 SCHEMA_DIR=$PWD/schema
 pids=()
+# THREADS, SERVER_CPUS, CLIENT_CPUS: the server's workers and where it and the load run.
+. bench/placement.sh
 
 die() {
 	echo "$(basename "$0"): $*" >&2

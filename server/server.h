@@ -135,9 +135,11 @@ struct server {
 	 * operations, hands them requests; called only by server/net/conn_input.c's
 	 * conn_dispatch_request, the one upward call of server/net/. */
 	void (*dispatch)(struct conn *c, struct ldap_request *req);
-	/* Taken around every accept and the spare-descriptor shedding (net/worker.c), so
-	 * a descriptor number one worker frees is not taken by another's accept. */
-	pthread_mutex_t accept_lock;
+	/* Read-locked around every accept, write-locked around the spare-descriptor shedding
+	 * (net/worker.c), so a descriptor number one worker frees is not taken by another's
+	 * accept, while the workers' accepts (each on its own socket) run at once: a mutex
+	 * made them take turns (docs/multicore.md). */
+	pthread_rwlock_t accept_lock;
 	/* The abuse limits (server/bind_limit.h, server/addr_conns.h), made at start-up when
 	 * bind_fail_limit or max_conns_per_ip is set; NULL: off. */
 	struct bind_limit *bind_limit;

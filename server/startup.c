@@ -261,7 +261,12 @@ int server_init(struct server *srv)
 	srv->db_watch_fd = -1;
 	srv->access_log = srv->access_log_old = -1;
 	srv->dispatch = ops_dispatch;
-	pthread_mutex_init(&srv->accept_lock, NULL);
+	/* Writers first: the shedding at EMFILE gets it between two workers' accepts. */
+	pthread_rwlockattr_t attr;
+	pthread_rwlockattr_init(&attr);
+	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&srv->accept_lock, &attr);
+	pthread_rwlockattr_destroy(&attr);
 	pthread_mutex_init(&srv->gen_lock, NULL);
 	srv->runtime.policy = policy_for(cfg->send_policy);
 	srv->local_policy = policy_for(SEND_BATCH);
@@ -397,7 +402,7 @@ void server_stop(struct server *srv)
 	addr_conns_free(srv->addr_conns);
 	srv->addr_conns = NULL;
 	config_free(&srv->cfg);
-	pthread_mutex_destroy(&srv->accept_lock);
+	pthread_rwlock_destroy(&srv->accept_lock);
 	pthread_mutex_destroy(&srv->gen_lock);
 	schema_free();
 }

@@ -43,8 +43,9 @@ void worker_fd_freed(struct worker *w)
 /*
  * Out of descriptors. The spare descriptor is given up to accept and close the
  * pending connections (the clients see the connection closed rather than hang),
- * then taken back. Every worker accepts under srv->accept_lock, so the number
- * freed here is not taken by another worker's accept in between. If the spare
+ * then taken back. Every worker accepts under srv->accept_lock read-locked and sheds
+ * under it write-locked, so the number freed here is not taken by another worker's
+ * accept in between. If the spare
  * is lost anyway (another thread opened a file), the listeners are left alone
  * until a connection of this worker closes or the next sweep gets the spare
  * back, so that a listener that stays readable cannot spin the loop.
@@ -86,14 +87,17 @@ static void accept_all(struct worker *w, int li)
 {
 	struct net_worker *nw = net_worker(w);
 	int lfd = nw->listenfd[li];
-	pthread_mutex_t *lock = &w->srv->accept_lock;
+	pthread_rwlock_t *lock = &w->srv->accept_lock;
 	for (int i = 0; i < 64; i++) {
-		pthread_mutex_lock(lock);
+		pthread_rwlock_rdlock(lock);
 		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		int err = errno;
-		if (fd < 0 && (err == EMFILE || err == ENFILE))
+		pthread_rwlock_unlock(lock);
+		if (fd < 0 && (err == EMFILE || err == ENFILE)) {
+			pthread_rwlock_wrlock(lock); /* no other accept until the spare is back */
 			shed_connections(w, lfd, err);
-		pthread_mutex_unlock(lock);
+			pthread_rwlock_unlock(lock);
+		}
 		if (fd < 0) {
 			accept_failed(w, err);
 			return;
@@ -111,9 +115,9 @@ static void accepted(struct worker *w, int li, int fd)
 		return;
 	}
 	if (-fd == EMFILE || -fd == ENFILE) {
-		pthread_mutex_lock(&w->srv->accept_lock);
+		pthread_rwlock_wrlock(&w->srv->accept_lock);
 		shed_connections(w, nw->listenfd[li], -fd);
-		pthread_mutex_unlock(&w->srv->accept_lock);
+		pthread_rwlock_unlock(&w->srv->accept_lock);
 	}
 	accept_failed(w, -fd);
 }
