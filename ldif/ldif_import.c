@@ -83,7 +83,7 @@ struct importer {
 	 * their dn2id keys and IDs, so most entries need no dn2id look-up. */
 	struct buf parent_key, prev_key;
 	entry_id parent_id, prev_id;
-	struct db_passwords passwords; /* the entries' password classes, stored in meta */
+	struct password_record passwords; /* the entries' password classes, stored in meta */
 };
 
 __attribute__((format(printf, 3, 4))) static void report(struct importer *im, unsigned long line,
@@ -258,8 +258,8 @@ static int count_passwords(struct importer *im, const struct import_item *it)
 	size_t len;
 	for (const unsigned char *r = vals;
 	     it->pw_len && entry_next_value(&r, vals + it->pw_len, &v, &len);)
-		if (db_passwords_value(&im->passwords, (const char *)v, len,
-		                       (const char *)it->dn.data, it->dn.len - 1, 1) != 0) {
+		if (password_record_value(&im->passwords, (const char *)v, len,
+		                          (const char *)it->dn.data, it->dn.len - 1, 1) != 0) {
 			report(im, it->line, "out of memory");
 			return -1;
 		}
@@ -555,7 +555,7 @@ int ldif_import(const char *ldif_path, const char *db_path, const struct import_
 	import_queue_free(&im.queue);
 	buf_free(&im.parent_key);
 	buf_free(&im.prev_key);
-	db_passwords_free(&im.passwords);
+	password_record_free(&im.passwords);
 	pthread_mutex_destroy(&im.read_lock);
 	if (rc == 0 && rename(tmp_path, db_path) < 0) {
 		fprintf(opts->err, "%s: %s\n", db_path, strerror(errno));

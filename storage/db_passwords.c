@@ -1,255 +1,24 @@
-/* The password classes a file holds, as meta's "passwords" record (db_passwords.h). */
+/* A file's password classes in meta's "passwords" record (db_passwords.h). */
 #include "storage/db_passwords.h"
 
-#include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "storage/password_class.h"
-
-/*
- * The record, integers in native order (an LMDB file is read where it was written):
- *
- *   u8  DB_PASSWORDS_VERSION
- *   u8  the number of classes, at most DB_PASSWORDS_CLASSES; for each:
- *       u8 length of the class's text (< DB_PASSWORDS_CLASS_LEN), the text,
- *       u64 its values (> 0), u32 length of the sample (> 0), the sample
- *   u64 unknown values; u16 length of the first's text (< DB_PASSWORDS_FIRST_LEN), the text
- */
-#define DB_PASSWORDS_VERSION 1
-#define META_KEY "passwords"
-
-void db_passwords_free(struct db_passwords *p)
-{
-	for (int i = 0; i < p->n; i++)
-		free(p->c[i].sample);
-	memset(p, 0, sizeof(*p));
-}
-
-static int find_class(const struct db_passwords *p, const char *cls)
-{
-	for (int i = 0; i < p->n; i++)
-		if (strcmp(p->c[i].cls, cls) == 0)
-			return i;
-	return -1;
-}
-
-/* Adds values of class cls; sample[0..len) is copied when the class is new. */
-static int add_class(struct db_passwords *p, const char *cls, uint64_t values, const char *sample,
-                     size_t len)
-{
-	int i = find_class(p, cls);
-	if (i >= 0) {
-		p->c[i].values += values;
-		return 0;
-	}
-	if (p->n == DB_PASSWORDS_CLASSES)
-		return 0; /* not counted: the bound */
-	char *copy = strndup(sample, len);
-	if (!copy)
-		return ENOMEM;
-	struct db_password_class *c = &p->c[p->n++];
-	snprintf(c->cls, sizeof(c->cls), "%s", cls);
-	c->values = values;
-	c->sample = copy;
-	c->len = len;
-	return 0;
-}
-
-int db_passwords_value(struct db_passwords *p, const char *v, size_t len, const char *dn,
-                       size_t dnlen, int delta)
-{
-	if (!password_scheme_known(v, len)) {
-		if (delta > 0 && p->unknown++ == 0) {
-			const char *close = memchr(v, '}', len);
-			snprintf(p->unknown_first, sizeof(p->unknown_first), "%.*s on %.*s",
-			         (int)(close - v + 1), v, (int)dnlen, dn);
-		} else if (delta < 0 && p->unknown > 0 && --p->unknown == 0) {
-			p->unknown_first[0] = '\0';
-		}
-		/* Another unknown value taking the first's place would need a scan: the first
-		 * stays named while others remain (it is what the warning's example is). */
-		return 0;
-	}
-	char cls[DB_PASSWORDS_CLASS_LEN];
-	password_cost_class(v, len, cls, sizeof(cls));
-	if (delta > 0)
-		return add_class(p, cls, 1, v, len);
-	int i = find_class(p, cls);
-	if (i < 0 || --p->c[i].values > 0) {
-		/*
-		 * The sample is kept even when this was it: the decoy is only ever checked
-		 * against (a failed bind's cost), never matched, so it need be a value of its
-		 * class and nothing more; finding one still in use would mean reading entries.
-		 */
-		return 0;
-	}
-	free(p->c[i].sample);
-	memmove(&p->c[i], &p->c[i + 1], (size_t)(p->n - i - 1) * sizeof(p->c[0]));
-	p->n--;
-	return 0;
-}
-
-int db_passwords_entry(struct db_passwords *p, const struct entry_view *e, int delta)
-{
-	const unsigned char *vals, *v;
-	size_t vlen, len;
-	if (!entry_find_attr(e, "userPassword", 12, &vals, &vlen))
-		return 0;
-	for (const unsigned char *r = vals; entry_next_value(&r, vals + vlen, &v, &len);) {
-		int rc = db_passwords_value(p, (const char *)v, len, (const char *)e->dn, e->dnlen,
-		                            delta);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-int db_passwords_merge(struct db_passwords *to, const struct db_passwords *from)
-{
-	for (int i = 0; i < from->n; i++) {
-		const struct db_password_class *c = &from->c[i];
-		int rc = add_class(to, c->cls, c->values, c->sample, c->len);
-		if (rc)
-			return rc;
-	}
-	if (from->unknown && to->unknown == 0)
-		memcpy(to->unknown_first, from->unknown_first, sizeof(to->unknown_first));
-	to->unknown += from->unknown;
-	return 0;
-}
-
-static int put(struct buf *out, const void *data, size_t len)
-{
-	return buf_append(out, data, len) < 0 ? ENOMEM : 0;
-}
-
-int db_passwords_encode(const struct db_passwords *p, struct buf *out)
-{
-	uint8_t head[2] = {DB_PASSWORDS_VERSION, (uint8_t)p->n};
-	int rc = put(out, head, sizeof(head));
-	for (int i = 0; !rc && i < p->n; i++) {
-		const struct db_password_class *c = &p->c[i];
-		uint8_t clen = (uint8_t)strlen(c->cls);
-		uint32_t slen = (uint32_t)c->len;
-		if (!(rc = put(out, &clen, 1)) && !(rc = put(out, c->cls, clen)) &&
-		    !(rc = put(out, &c->values, sizeof(c->values))) &&
-		    !(rc = put(out, &slen, sizeof(slen))))
-			rc = put(out, c->sample, c->len);
-	}
-	uint16_t flen = (uint16_t)strlen(p->unknown_first);
-	if (!rc && !(rc = put(out, &p->unknown, sizeof(p->unknown))) &&
-	    !(rc = put(out, &flen, sizeof(flen))))
-		rc = put(out, p->unknown_first, flen);
-	return rc;
-}
-
-/* Reading a record: the bytes left, and why it is bad once it is. */
-struct reader {
-	const unsigned char *p, *end;
-	char *why;
-	size_t whylen;
-};
-
-__attribute__((format(printf, 2, 3))) static int bad(struct reader *r, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(r->why, r->whylen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-/* The next n bytes into out (NULL: skipped, *at set to where they are). */
-static int take(struct reader *r, void *out, size_t n, const unsigned char **at)
-{
-	if ((size_t)(r->end - r->p) < n)
-		return bad(r, "cut short");
-	if (out)
-		memcpy(out, r->p, n);
-	if (at)
-		*at = r->p;
-	r->p += n;
-	return 0;
-}
-
-static int decode_class(struct reader *r, struct db_passwords *p, int i)
-{
-	uint8_t clen;
-	uint32_t slen;
-	uint64_t values;
-	const unsigned char *cls, *sample;
-	if (take(r, &clen, 1, NULL) || take(r, NULL, clen, &cls) ||
-	    take(r, &values, sizeof(values), NULL) || take(r, &slen, sizeof(slen), NULL) ||
-	    take(r, NULL, slen, &sample))
-		return -1;
-	char text[DB_PASSWORDS_CLASS_LEN], own[DB_PASSWORDS_CLASS_LEN];
-	if (clen >= sizeof(text) || memchr(cls, '\0', clen))
-		return bad(r, "class %d: a bad name", i + 1);
-	memcpy(text, cls, clen);
-	text[clen] = '\0';
-	if (values == 0 || slen == 0 || slen > ENTRY_MAX_BYTES)
-		return bad(r, "class \"%s\": %llu values, a sample of %u bytes", text,
-		           (unsigned long long)values, (unsigned)slen);
-	/* The decoy's cost is the sample's: one of another class would misstate it. */
-	if (!password_scheme_known((const char *)sample, slen) ||
-	    (password_cost_class((const char *)sample, slen, own, sizeof(own)), strcmp(own, text)))
-		return bad(r, "class \"%s\": its sample is of another class", text);
-	if (find_class(p, text) >= 0)
-		return bad(r, "class \"%s\" twice", text);
-	return add_class(p, text, values, (const char *)sample, slen) ? bad(r, "out of memory") : 0;
-}
-
-int db_passwords_decode(struct db_passwords *p, const void *data, size_t len, char *why,
-                        size_t whylen)
-{
-	memset(p, 0, sizeof(*p));
-	struct reader r = {data, (const unsigned char *)data + len, why, whylen};
-	uint8_t head[2];
-	uint16_t flen;
-	const unsigned char *first;
-	int rc = take(&r, head, sizeof(head), NULL);
-	if (!rc && head[0] != DB_PASSWORDS_VERSION)
-		rc = bad(&r, "version %u, not %u", head[0], DB_PASSWORDS_VERSION);
-	if (!rc && head[1] > DB_PASSWORDS_CLASSES)
-		rc = bad(&r, "%u classes, more than %d", head[1], DB_PASSWORDS_CLASSES);
-	for (int i = 0; !rc && i < head[1]; i++)
-		rc = decode_class(&r, p, i);
-	if (!rc)
-		rc = take(&r, &p->unknown, sizeof(p->unknown), NULL) ||
-		     take(&r, &flen, sizeof(flen), NULL) || take(&r, NULL, flen, &first);
-	if (!rc && (flen >= sizeof(p->unknown_first) || (flen == 0) != (p->unknown == 0) ||
-	            memchr(first, '\0', flen)))
-		rc = bad(&r, "a bad first unknown value");
-	if (!rc && r.p != r.end)
-		rc = bad(&r, "%zu bytes after its end", (size_t)(r.end - r.p));
-	if (rc) {
-		db_passwords_free(p);
-		return -1;
-	}
-	memcpy(p->unknown_first, first, flen);
-	p->unknown_first[flen] = '\0';
-	return 0;
-}
-
-int db_passwords_get(const struct db *db, MDB_txn *txn, struct db_passwords *p, char *why,
+int db_passwords_get(const struct db *db, MDB_txn *txn, struct password_record *p, char *why,
                      size_t whylen)
 {
-	MDB_val k = {sizeof(META_KEY) - 1, META_KEY}, v;
+	MDB_val k = {sizeof(DB_META_PASSWORDS) - 1, DB_META_PASSWORDS}, v;
 	memset(p, 0, sizeof(*p));
 	int rc = mdb_get(txn, db->meta, &k, &v);
 	if (rc)
 		return rc;
-	return db_passwords_decode(p, v.mv_data, v.mv_size, why, whylen) < 0 ? MDB_CORRUPTED : 0;
+	return password_record_decode(p, v.mv_data, v.mv_size, why, whylen) < 0 ? MDB_CORRUPTED : 0;
 }
 
-int db_passwords_put(const struct db *db, MDB_txn *txn, const struct db_passwords *p)
+int db_passwords_put(const struct db *db, MDB_txn *txn, const struct password_record *p)
 {
 	struct buf b = {0};
-	int rc = db_passwords_encode(p, &b);
-	MDB_val k = {sizeof(META_KEY) - 1, META_KEY}, v = {b.len, b.data};
+	int rc = password_record_encode(p, &b);
+	MDB_val k = {sizeof(DB_META_PASSWORDS) - 1, DB_META_PASSWORDS}, v = {b.len, b.data};
 	if (rc == 0)
 		rc = mdb_put(txn, db->meta, &k, &v, 0);
 	buf_free(&b);
@@ -257,7 +26,7 @@ int db_passwords_put(const struct db *db, MDB_txn *txn, const struct db_password
 }
 
 /* Every entry of txn's id2entry counted into p. */
-static int scan_txn(struct db *db, MDB_txn *txn, struct db_passwords *p)
+static int scan_txn(struct db *db, MDB_txn *txn, struct password_record *p)
 {
 	MDB_cursor *cur = NULL;
 	MDB_val k, v;
@@ -267,7 +36,7 @@ static int scan_txn(struct db *db, MDB_txn *txn, struct db_passwords *p)
 		if ((rc = mdb_cursor_get(cur, &k, &v, op)) == 0)
 			rc = entry_parse(v.mv_data, v.mv_size, &e) < 0
 			         ? MDB_CORRUPTED
-			         : db_passwords_entry(p, &e, 1);
+			         : password_record_entry(p, &e, 1);
 	}
 	if (!cur)
 		return rc;
@@ -275,7 +44,7 @@ static int scan_txn(struct db *db, MDB_txn *txn, struct db_passwords *p)
 	return rc == MDB_NOTFOUND ? 0 : rc;
 }
 
-int db_passwords_scan(struct db *db, struct db_passwords *p, bool store)
+int db_passwords_scan(struct db *db, struct password_record *p, bool store)
 {
 	MDB_txn *txn;
 	int rc = mdb_txn_begin(db->env, NULL, store ? 0 : MDB_RDONLY, &txn);
@@ -283,7 +52,7 @@ int db_passwords_scan(struct db *db, struct db_passwords *p, bool store)
 		return rc;
 	/* Counted apart from p (which may hold the caller's rootpw): the record holds the
 	 * file's values only. */
-	struct db_passwords found = {.n = 0};
+	struct password_record found = {.n = 0};
 	if ((rc = scan_txn(db, txn, &found)) == 0 && store)
 		rc = db_passwords_put(db, txn, &found);
 	if (rc == 0 && store) {
@@ -293,8 +62,8 @@ int db_passwords_scan(struct db *db, struct db_passwords *p, bool store)
 	if (txn)
 		mdb_txn_abort(txn);
 	if (rc == 0)
-		rc = db_passwords_merge(p, &found);
-	db_passwords_free(&found);
+		rc = password_record_merge(p, &found);
+	password_record_free(&found);
 	return rc;
 }
 
@@ -313,22 +82,22 @@ int db_passwords_update(const struct db *db, MDB_txn *txn, const struct entry_vi
 {
 	if (same_passwords(old, new_entry))
 		return 0; /* most changes: nothing to read or write */
-	struct db_passwords p;
+	struct password_record p;
 	char why[200];
 	int rc = db_passwords_get(db, txn, &p, why, sizeof(why));
 	if (rc == MDB_NOTFOUND)
 		return 0;
 	if (rc == MDB_CORRUPTED) {
-		MDB_val k = {sizeof(META_KEY) - 1, META_KEY};
+		MDB_val k = {sizeof(DB_META_PASSWORDS) - 1, DB_META_PASSWORDS};
 		rc = mdb_del(txn, db->meta, &k, NULL);
 		return rc == MDB_NOTFOUND ? 0 : rc;
 	}
 	if (rc == 0 && old)
-		rc = db_passwords_entry(&p, old, -1);
+		rc = password_record_entry(&p, old, -1);
 	if (rc == 0 && new_entry)
-		rc = db_passwords_entry(&p, new_entry, 1);
+		rc = password_record_entry(&p, new_entry, 1);
 	if (rc == 0)
 		rc = db_passwords_put(db, txn, &p);
-	db_passwords_free(&p);
+	password_record_free(&p);
 	return rc;
 }

@@ -73,7 +73,7 @@ static uint64_t check_ns(const char *stored, size_t len)
 #define BIND_PAD_MARGIN_NS 250000u
 
 /* Logs the schemes in use (minidir -t shows them) and the values no password matches. */
-static void log_schemes(const struct server *srv, const struct db_passwords *s, int costliest,
+static void log_schemes(const struct server *srv, const struct password_record *s, int costliest,
                         uint64_t cost_ns, uint64_t pad_ns)
 {
 	char list[1024];
@@ -106,10 +106,10 @@ static void log_schemes(const struct server *srv, const struct db_passwords *s, 
  * (a file made before, a bad record) every entry, once, logged with what to do about
  * it; a file the server writes (a replica's) then stores the record for its next start.
  */
-static int read_classes(struct server *srv, struct db_gen *g, struct db_passwords *s)
+static int read_classes(struct server *srv, struct db_gen *g, struct password_record *s)
 {
 	struct db *db = &g->db;
-	struct db_passwords stored;
+	struct password_record stored;
 	char why[200] = "";
 	MDB_txn *txn;
 	int rc = mdb_txn_begin(db->env, NULL, MDB_RDONLY, &txn);
@@ -118,8 +118,8 @@ static int read_classes(struct server *srv, struct db_gen *g, struct db_password
 		mdb_txn_abort(txn);
 	}
 	if (rc == 0) {
-		rc = db_passwords_merge(s, &stored);
-		db_passwords_free(&stored);
+		rc = password_record_merge(s, &stored);
+		password_record_free(&stored);
 		log_info("%s: password schemes read from the file's record (no entry scan)",
 		         srv->cfg.database);
 		return rc;
@@ -149,16 +149,16 @@ static int read_classes(struct server *srv, struct db_gen *g, struct db_password
 
 int op_bind_prepare(struct server *srv, struct db_gen *g)
 {
-	struct db_passwords s = {.n = 0};
+	struct password_record s = {.n = 0};
 	int rc = 0;
 	/* The rootpw first, as the list has always shown it. */
 	if (srv->cfg.rootpw[0] && password_scheme_known(srv->cfg.rootpw, strlen(srv->cfg.rootpw)))
-		rc = db_passwords_value(&s, srv->cfg.rootpw, strlen(srv->cfg.rootpw), "", 0, 1);
+		rc = password_record_value(&s, srv->cfg.rootpw, strlen(srv->cfg.rootpw), "", 0, 1);
 	if (rc == 0)
 		rc = read_classes(srv, g, &s);
 	if (rc) {
 		log_error("%s: reading passwords: %s", srv->cfg.database, mdb_strerror(rc));
-		db_passwords_free(&s);
+		password_record_free(&s);
 		return -1;
 	}
 	int best = -1;
@@ -183,7 +183,7 @@ int op_bind_prepare(struct server *srv, struct db_gen *g)
 		g->bind_decoy_len = s.c[best].len;
 		s.c[best].sample = NULL;
 	}
-	db_passwords_free(&s);
+	password_record_free(&s);
 	return g->bind_decoy ? 0 : -1;
 }
 
