@@ -265,6 +265,9 @@ static int parse_entry(struct import_worker *p, struct import_item *it, const st
 	if (rc)
 		return item_fault(it, IMPORT_FAULT_INDEX, it->line, "%s",
 		                  rc == ENTRY_INDEX_BAD_VALUE ? why : "out of memory");
+	const unsigned char *pw;
+	if (entry_find_attr(&ev, "userPassword", 12, &pw, &it->pw_len))
+		it->pw_off = (size_t)(pw - it->rec.data);
 	if (memberof_collect(mods, &it->members, &p->val) < 0)
 		return item_fault(it, IMPORT_FAULT_INDEX, it->line, "out of memory");
 	return 0;
@@ -304,6 +307,7 @@ bool import_frame(struct import_parser *p, struct import_item *it)
 	it->kind = IMPORT_ITEM_ENTRY;
 	it->fault = IMPORT_FAULT_NONE;
 	item_bufs(it, false);
+	it->pw_off = it->pw_len = 0;
 	struct ldif_record rec;
 	unsigned long bad = 0;
 	char why[256];

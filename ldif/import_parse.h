@@ -67,6 +67,9 @@ struct import_item {
 	/* Index keys, each: u8 position in db->index, u16 length (native order), the key. */
 	struct buf keys;
 	struct buf members; /* member DN keys as memberof_collect appends them */
+	/* Where in rec the userPassword values are (their SET's content; pw_len 0: none):
+	 * the writer counts them into the file's record of password classes. */
+	size_t pw_off, pw_len;
 };
 
 /* The file's records, one after another: one thread at a time (the caller locks). */

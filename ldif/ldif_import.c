@@ -15,6 +15,7 @@
 #include "protocol/buf.h"
 #include "protocol/dn.h"
 #include "storage/db.h"
+#include "storage/db_passwords.h"
 #include "storage/dyngroup.h"
 #include "storage/memberof.h"
 #include "storage/memberof_nested.h"
@@ -82,6 +83,7 @@ struct importer {
 	 * their dn2id keys and IDs, so most entries need no dn2id look-up. */
 	struct buf parent_key, prev_key;
 	entry_id parent_id, prev_id;
+	struct password_record passwords; /* the entries' password classes, stored in meta */
 };
 
 __attribute__((format(printf, 3, 4))) static void report(struct importer *im, unsigned long line,
@@ -249,6 +251,21 @@ static int put_keys(struct importer *im, const struct import_item *it, entry_id 
 	return rc ? -1 : 0;
 }
 
+/* The entry's userPassword values, counted into the record meta will hold. */
+static int count_passwords(struct importer *im, const struct import_item *it)
+{
+	const unsigned char *vals = it->rec.data + it->pw_off, *v;
+	size_t len;
+	for (const unsigned char *r = vals;
+	     it->pw_len && entry_next_value(&r, vals + it->pw_len, &v, &len);)
+		if (password_record_value(&im->passwords, (const char *)v, len,
+		                          (const char *)it->dn.data, it->dn.len - 1, 1) != 0) {
+			report(im, it->line, "out of memory");
+			return -1;
+		}
+	return 0;
+}
+
 /* Stores one parsed record, or reports why it cannot be; in the order one thread checks. */
 static int store_item(struct importer *im, struct import_item *it)
 {
@@ -269,7 +286,7 @@ static int store_item(struct importer *im, struct import_item *it)
 		return -1;
 	if (it->fault == IMPORT_FAULT_INDEX)
 		return report_fault(im, it);
-	if (put_keys(im, it, id) < 0)
+	if (put_keys(im, it, id) < 0 || count_passwords(im, it) < 0)
 		return -1;
 	im->next_id++;
 	if (im->opts->progress && im->next_id % IMPORT_PROGRESS_ENTRIES == 0)
@@ -391,7 +408,7 @@ static int import_records(struct importer *im)
 	return 0;
 }
 
-/* meta's "entries", "created" and "creator". Returns 0 or an LMDB error. */
+/* meta's "entries", "created", "creator" and "passwords". Returns 0 or an LMDB error. */
 static int put_meta(struct importer *im, size_t n)
 {
 	char stamp[32];
@@ -406,7 +423,9 @@ static int put_meta(struct importer *im, size_t n)
 	int rc = mdb_put(im->txn, im->db.meta, &k, &v, 0);
 	if (rc == 0)
 		rc = mdb_put(im->txn, im->db.meta, &kc, &vc, 0);
-	return rc ? rc : mdb_put(im->txn, im->db.meta, &kw, &vw, 0);
+	if (rc == 0)
+		rc = mdb_put(im->txn, im->db.meta, &kw, &vw, 0);
+	return rc ? rc : db_passwords_put(&im->db, im->txn, &im->passwords);
 }
 
 /* Commits, syncs the map, and cuts the file (as long as the map while it was written) to
@@ -536,6 +555,7 @@ int ldif_import(const char *ldif_path, const char *db_path, const struct import_
 	import_queue_free(&im.queue);
 	buf_free(&im.parent_key);
 	buf_free(&im.prev_key);
+	password_record_free(&im.passwords);
 	pthread_mutex_destroy(&im.read_lock);
 	if (rc == 0 && rename(tmp_path, db_path) < 0) {
 		fprintf(opts->err, "%s: %s\n", db_path, strerror(errno));

@@ -1,4 +1,5 @@
 #include "storage/db.h"
+#include "storage/password_record.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -125,6 +126,12 @@ static int init_meta(struct db *db, MDB_txn *txn, const char *suffix, char *cons
 	if (rc == 0)
 		rc = meta_put(txn, db->meta, "indexes", list.data ? (void *)list.data : "",
 		              list.len);
+	/* No entries, no passwords: the record a file of this version always has (an import
+	 * writes its own at the end, a replica's writes keep it). */
+	struct password_record none = {.n = 0};
+	list.off = list.len = 0;
+	if (rc == 0 && (rc = password_record_encode(&none, &list)) == 0)
+		rc = meta_put(txn, db->meta, DB_META_PASSWORDS, list.data, list.len);
 	buf_free(&list);
 	return rc ? fail(err, errlen, "initialising", path, rc) : 0;
 }

@@ -21,8 +21,11 @@
  *              groupOfURLs the server computed, beside those its provider sent
  *              (storage/dyngroup_update.h); made in a file written to, absent from one
  *              made before it
- *   meta       "format", "suffix", "indexes", "entries", "created", "creator", and
- *              "cookie" (the replication cookie, storage/db_update.h) once one is stored
+ *   meta       "format", "suffix", "indexes", "entries", "created", "creator",
+ *              "passwords" (DB_META_PASSWORDS: the password classes in use, their counts
+ *              and a sample of each, storage/db_passwords.h; absent from a file made before
+ *              it, whose server then reads every entry at open), and "cookie" (the
+ *              replication cookie, storage/db_update.h) once one is stored
  *
  * Two ways to write it. Import writes a new file renamed over the old one, so readers of
  * an imported file open it MDB_RDONLY|MDB_NOLOCK (db_open) and never wait. A replica
@@ -45,6 +48,9 @@
 /* minidir-3: objectClass keys include superclasses; memberof and eq.memberof.
  * minidir-4: uuid2id and memberdn. */
 #define DB_FORMAT "minidir-4"
+/* meta's key of the password classes' record (a new key, not a new format: an older file
+ * without it is still served). */
+#define DB_META_PASSWORDS "passwords"
 /* A new database file is created with exactly this mode, whatever the umask: it
  * holds password hashes. (MDB_NOLOCK: LMDB makes no lock file.) */
 #define DB_FILE_MODE 0600

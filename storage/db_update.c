@@ -9,6 +9,7 @@
 
 #include "protocol/buf.h"
 #include "protocol/dn.h"
+#include "storage/db_passwords.h"
 #include "storage/dyngroup_update.h"
 #include "storage/entry_index.h"
 #include "storage/entry_mods.h"
@@ -273,7 +274,8 @@ static int store(struct change *c, entry_id id, entry_id parent, const struct en
 	struct entry_view e;
 	if (entry_parse(c->rec.data, c->rec.len, &e) < 0)
 		return MDB_CORRUPTED;
-	if ((rc = write_keys(c, id, &e, true)))
+	if ((rc = write_keys(c, id, &e, true)) ||
+	    (rc = db_passwords_update(c->db, c->txn, old, &e)))
 		return rc;
 	if (moved && (rc = move_below(c, old->keylen, dn)))
 		return rc;
@@ -496,6 +498,7 @@ static int delete_change(struct change *c, const unsigned char *uuid, unsigned f
 	for (size_t i = 0; i < nids(c); i++) {
 		entry_id d = id_at(c, i);
 		if ((rc = read_old(c, d, &e)) || (rc = write_keys(c, d, &e, false)) ||
+		    (rc = db_passwords_update(c->db, c->txn, &e, NULL)) ||
 		    (rc = del_pair(c->txn, c->db->dn2id, e.key, e.keylen, NULL, 0)) ||
 		    (rc = del_pair(c->txn, c->db->children, &e.parent, sizeof(e.parent), &d,
 		                   sizeof(d))) ||

@@ -3,7 +3,9 @@
  * transaction the caller owns, so that the tables end exactly as a fresh minidir-import
  * of the changed directory would make them (but for entry IDs): id2entry, dn2id,
  * children, uuid2id, every eq.<attr> (objectClass with superclasses), memberof,
- * eq.memberof, memberdn and the entry count in meta. This is what a syncrepl consumer
+ * eq.memberof, memberdn, the entry count in meta and its record of password classes
+ * (storage/db_passwords.h; its samples may differ: a sample is kept while its class is in
+ * use). This is what a syncrepl consumer
  * (RFC 4533) needs: entries are named by entryUUID, and every change it receives is an
  * entry as a SearchResultEntry carries it (add, modify and modrdn alike) or a delete.
  *

@@ -16,6 +16,7 @@
 #include "server/ops/ops.h"
 #include "server/net/net.h"
 #include "server/ops/password.h"
+#include "storage/db_passwords.h"
 
 /* Checks pw against the userPassword values of the entry at key. Returns true on a match
  * (false also when there is no such entry, or no userPassword it may authenticate with). */
@@ -49,60 +50,6 @@ static bool entry_password_ok(struct conn *c, const struct buf *key, const struc
 	return ok;
 }
 
-/* Password classes seen in the directory, one sample value each, and the values no
- * password matches (unknown schemes). */
-#define DECOY_CLASSES 32
-struct decoy_scan {
-	struct {
-		char cls[64];
-		char *sample;
-		size_t len;
-		unsigned long values;
-	} c[DECOY_CLASSES];
-	int n;
-	unsigned long unknown;   /* userPassword values of an unknown scheme */
-	char unknown_first[300]; /* the first of them: "{SCHEME} on DN" */
-};
-
-static void decoy_add(struct decoy_scan *s, const char *v, size_t len)
-{
-	char cls[64];
-	password_cost_class(v, len, cls, sizeof(cls));
-	for (int i = 0; i < s->n; i++)
-		if (strcmp(s->c[i].cls, cls) == 0) {
-			s->c[i].values++;
-			return;
-		}
-	if (s->n == DECOY_CLASSES || !(s->c[s->n].sample = strndup(v, len)))
-		return;
-	memcpy(s->c[s->n].cls, cls, sizeof(cls));
-	s->c[s->n].values = 1;
-	s->c[s->n++].len = len;
-}
-
-static int decoy_scan_entry(MDB_txn *txn, entry_id id, const struct entry_view *e, void *arg)
-{
-	(void)txn;
-	(void)id;
-	struct decoy_scan *s = arg;
-	const unsigned char *vals, *v;
-	size_t vlen, len;
-	if (entry_find_attr(e, "userPassword", 12, &vals, &vlen))
-		for (const unsigned char *r = vals; entry_next_value(&r, vals + vlen, &v, &len);) {
-			if (password_scheme_known((const char *)v, len)) {
-				decoy_add(s, (const char *)v, len);
-				continue;
-			}
-			if (s->unknown++ == 0) {
-				const char *close = memchr(v, '}', len);
-				snprintf(s->unknown_first, sizeof(s->unknown_first), "%.*s on %.*s",
-				         (int)(close - (const char *)v + 1), (const char *)v,
-				         (int)e->dnlen, (const char *)e->dn);
-			}
-		}
-	return 0;
-}
-
 /* Nanoseconds one failed check against stored takes (the fastest of three). */
 static uint64_t check_ns(const char *stored, size_t len)
 {
@@ -126,15 +73,16 @@ static uint64_t check_ns(const char *stored, size_t len)
 #define BIND_PAD_MARGIN_NS 250000u
 
 /* Logs the schemes in use (minidir -t shows them) and the values no password matches. */
-static void log_schemes(const struct server *srv, const struct decoy_scan *s, int costliest,
+static void log_schemes(const struct server *srv, const struct password_record *s, int costliest,
                         uint64_t cost_ns, uint64_t pad_ns)
 {
 	char list[1024];
 	size_t n = 0;
 	list[0] = '\0';
 	for (int i = 0; i < s->n && n < sizeof(list); i++)
-		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s %lu", i ? ", " : "",
-		                      s->c[i].cls[0] ? s->c[i].cls : "plaintext", s->c[i].values);
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s %llu", i ? ", " : "",
+		                      s->c[i].cls[0] ? s->c[i].cls : "plaintext",
+		                      (unsigned long long)s->c[i].values);
 	if (s->n)
 		log_info("bind: password schemes in use (values): %s; a failed bind is answered "
 		         "%.2f ms after it was read (the costliest check, %s, takes %.2f ms), so "
@@ -143,25 +91,74 @@ static void log_schemes(const struct server *srv, const struct decoy_scan *s, in
 		         s->c[costliest].cls[0] ? s->c[costliest].cls : "plaintext",
 		         (double)cost_ns / 1e6);
 	if (s->unknown)
-		log_info("warning: %lu userPassword values of a scheme minidir does not know (the "
+		log_info("warning: %llu userPassword values of a scheme minidir does not know (the "
 		         "first: %s): no password matches them, binds as those entries fail",
-		         s->unknown, s->unknown_first);
+		         (unsigned long long)s->unknown, s->unknown_first);
 	if (srv->cfg.rootpw[0] && !password_scheme_known(srv->cfg.rootpw, strlen(srv->cfg.rootpw)))
 		log_info(
 		    "warning: rootpw is of a scheme minidir does not know: no password matches "
 		    "it, the rootdn cannot bind");
 }
 
+/*
+ * The file's password classes into *s: its record (storage/db_passwords.h), which a
+ * file imported or written by this version holds, so that opening reads no entry; else
+ * (a file made before, a bad record) every entry, once, logged with what to do about
+ * it; a file the server writes (a replica's) then stores the record for its next start.
+ */
+static int read_classes(struct server *srv, struct db_gen *g, struct password_record *s)
+{
+	struct db *db = &g->db;
+	struct password_record stored;
+	char why[200] = "";
+	MDB_txn *txn;
+	int rc = mdb_txn_begin(db->env, NULL, MDB_RDONLY, &txn);
+	if (rc == 0) {
+		rc = db_passwords_get(db, txn, &stored, why, sizeof(why));
+		mdb_txn_abort(txn);
+	}
+	if (rc == 0) {
+		rc = password_record_merge(s, &stored);
+		password_record_free(&stored);
+		log_info("%s: password schemes read from the file's record (no entry scan)",
+		         srv->cfg.database);
+		return rc;
+	}
+	if (rc != MDB_NOTFOUND && rc != MDB_CORRUPTED)
+		return rc;
+	uint64_t t0 = clock_ns();
+	bool store = db->changes_in_place;
+	if ((rc = db_passwords_scan(db, s, store)) != 0)
+		return rc;
+	double ms = (double)(clock_ns() - t0) / 1e6;
+	if (store && db->entries == 0)
+		return 0; /* a replica's new file: nothing read, the record made */
+	if (why[0])
+		log_info("%s: its record of password schemes is bad (%s): scanned all %zu entries "
+		         "for userPassword instead (%.1f ms)%s",
+		         srv->cfg.database, why, db->entries, ms,
+		         store ? "; stored a new record" : "; re-import it (minidir-import)");
+	else
+		log_info("%s: no record of password schemes (a file made before minidir kept "
+		         "one): scanned all %zu entries for userPassword (%.1f ms)%s",
+		         srv->cfg.database, db->entries, ms,
+		         store ? "; stored the record, later starts read it"
+		               : "; re-import it (minidir-import) to open it without the scan");
+	return 0;
+}
+
 int op_bind_prepare(struct server *srv, struct db_gen *g)
 {
-	struct decoy_scan s = {.n = 0};
+	struct password_record s = {.n = 0};
+	int rc = 0;
+	/* The rootpw first, as the list has always shown it. */
 	if (srv->cfg.rootpw[0] && password_scheme_known(srv->cfg.rootpw, strlen(srv->cfg.rootpw)))
-		decoy_add(&s, srv->cfg.rootpw, strlen(srv->cfg.rootpw));
-	int rc = db_foreach_entry(&g->db, decoy_scan_entry, &s);
+		rc = password_record_value(&s, srv->cfg.rootpw, strlen(srv->cfg.rootpw), "", 0, 1);
+	if (rc == 0)
+		rc = read_classes(srv, g, &s);
 	if (rc) {
 		log_error("%s: reading passwords: %s", srv->cfg.database, mdb_strerror(rc));
-		for (int i = 0; i < s.n; i++)
-			free(s.c[i].sample);
+		password_record_free(&s);
 		return -1;
 	}
 	int best = -1;
@@ -186,8 +183,7 @@ int op_bind_prepare(struct server *srv, struct db_gen *g)
 		g->bind_decoy_len = s.c[best].len;
 		s.c[best].sample = NULL;
 	}
-	for (int i = 0; i < s.n; i++)
-		free(s.c[i].sample);
+	password_record_free(&s);
 	return g->bind_decoy ? 0 : -1;
 }
 

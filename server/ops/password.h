@@ -6,8 +6,10 @@
  * OpenLDAP's argon2 module and slappasswd). Comparisons take constant time in the
  * digest. Checking costs what the stored value's parameters say: an {ARGON2} value
  * with m=1048576 allocates 1 GiB for each check (the admin who stores it chooses).
- * Thread-safe; nothing is kept between calls. password_hash.c makes values of the same
- * schemes, from the same table (password_schemes), for minidir-passwd.
+ * The schemes' table and the cost classes are storage/password_class.h's (the
+ * importer and the replica's writes class values too). Thread-safe; nothing is kept between calls.
+ * password_hash.c makes values of the same schemes, from the same table (password_schemes), for
+ * minidir-passwd.
  */
 #ifndef MINIDIR_SERVER_OPS_PASSWORD_H
 #define MINIDIR_SERVER_OPS_PASSWORD_H
@@ -16,48 +18,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* How a scheme's value is made and checked. */
-enum password_kind {
-	PASSWORD_CLEARTEXT, /* the password itself, no prefix */
-	PASSWORD_DIGEST,    /* base64(digest(password || salt) || salt), salt empty if unsalted */
-	PASSWORD_CRYPT,     /* crypt(3)'s string */
-	PASSWORD_ARGON2,    /* libargon2's PHC string */
-};
-
-struct password_scheme {
-	const char *name; /* with braces, as written before the value: "{SSHA}" */
-	enum password_kind kind;
-	const char *digest; /* PASSWORD_DIGEST: OpenSSL's name of the digest ("SHA1") */
-	bool salted;        /* PASSWORD_DIGEST: a salt follows the digest */
-};
-
-/*
- * The one list of schemes: the prefixed ones password_check verifies and password_hash
- * writes, then {CLEARTEXT} (a value with no prefix), password_nschemes of them. Static.
- */
-extern const struct password_scheme password_schemes[];
-extern const size_t password_nschemes;
-
-/* The scheme named name ("{SSHA}" or "SSHA", any case), or NULL. */
-const struct password_scheme *password_scheme_find(const char *name);
+#include "storage/password_class.h"
 
 /* True if the password given[0..glen) matches the stored value stored[0..slen).
  * False for an empty password, an unknown scheme and a malformed hash. */
 bool password_check(const char *stored, size_t slen, const char *given, size_t glen);
-
-/* True if stored's scheme is one password_check verifies (no "{...}" prefix: plaintext);
- * false for one no password can match ("{FOO}..."). Says nothing of the hash itself. */
-bool password_scheme_known(const char *stored, size_t slen);
-
-/*
- * The part of a stored value that decides how long checking a password against
- * it takes: the scheme, and for {CRYPT} the method and its cost parameters
- * ("{CRYPT}$6$rounds=5000$", "{CRYPT}$2b$12$", "{CRYPT}$y$j9T$"; not the salt or
- * the hash; for {ARGON2} the type, version and "m=,t=,p=" parameters). Values of
- * one class cost the same to check. Writes it, NUL-
- * terminated and truncated to outlen - 1 bytes, to out; returns its length.
- */
-size_t password_cost_class(const char *stored, size_t slen, char *out, size_t outlen);
 
 /* --- password_hash.c: values made for a password (minidir-passwd) --------------------- */
 

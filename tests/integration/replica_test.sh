@@ -184,6 +184,19 @@ chmod +x "$work/snapchange.sh"
 client_report "" "$(timeout 60 /usr/bin/python3 tests/integration/replica_snapshot.py "$REP" "$ADMIN" secret "ou=people,$EX" "$work/snapchange.sh" 2>&1)"
 converge 5 || not_ok "after the snapshot check: $(cat "$work/diff")"
 
+# 3b. A user with a password of a scheme the directory did not hold: the replica's record
+# of password schemes (meta's "passwords", storage/db_passwords.h) follows, so that its
+# restart below lists the scheme without reading its entries.
+pmod << 'EOF'
+dn: uid=newscheme,ou=people,dc=example,dc=com
+changetype: add
+objectClass: inetOrgPerson
+uid: newscheme
+cn: New Scheme
+sn: Scheme
+userPassword: {CRYPT}$6$rounds=5000$saltsalt$replicarecordtest
+EOF
+converge 10 || not_ok "after adding uid=newscheme: $(cat "$work/diff")"
 # 4. A restart resumes from the cookie: nothing applied again.
 stop_checked "$rpid" "$rlog" && ok "replica stopped by SIGTERM, exit 0" || not_ok "replica stop: $stop_why"
 pmod << EOF
@@ -211,6 +224,14 @@ if converge 10 && grep -q "resuming from cookie" "$rlog" && ! grep -q "full refr
 	ok "restarted: resumed from its cookie, converged in ${took}s, $(monitor replicationChanges) changes applied (those made while it was down: a modify, a delete found by the present phase, an entry deleted and added again under its DN with a new entryUUID)"
 else
 	not_ok "restart: $(grep syncrepl "$rlog" | head -3) $(cat "$work/diff" 2> /dev/null)"
+fi
+# shellcheck disable=SC2016  # the class as minidir logs it, $ literal
+if grep -q "password schemes read from the file's record (no entry scan)" "$rlog" &&
+	! grep -q "scanned all" "$rlog" &&
+	grep "password schemes in use" "$rlog" | grep -qF '{CRYPT}$6$rounds=5000$ 1'; then
+	ok 'restarted: the scheme of a user the provider added ({CRYPT}$6$rounds=5000$) listed from the file'"'"'s record, no entry scan'
+else
+	not_ok "restart: the replica's record of password schemes: $(grep -E 'password schemes|scanned' "$rlog")"
 fi
 [ "$(monitor replicationChanges)" -le 4 ] 2> /dev/null || not_ok "restart applied $(monitor replicationChanges) changes (a full reload?)"
 

@@ -222,6 +222,57 @@ START_TEST(scripted_changes_match_a_fresh_import)
 }
 END_TEST
 
+/* The record of password classes (storage/db_passwords.h) after each change: as a
+ * fresh import counts them (db_compare compares classes and counts). */
+START_TEST(password_classes_follow_changes)
+{
+	base_directory();
+	model_add(
+	    &M, P("uid=alice"),
+	    user_attrs("alice", "userPassword: {SSHA}7VvIAnNCns+jNqtQ7qvrLbH9TKGPOhxekrBNfg==\n"));
+	model_add(&M, P("uid=bob"), user_attrs("bob", "userPassword: plain-bob\n"));
+	model_add(&M, P("ou=eng"), "objectClass: organizationalUnit\nou: eng\n");
+	import_to(a_path);
+	check_same();
+	/* A new user with a new scheme. */
+	put_ok(model_add(&M, P("uid=carol,ou=eng"),
+	                 user_attrs("carol", "userPassword: {CRYPT}$6$rounds=5000$salt$hash\n")));
+	check_same();
+	/* A second value of a class; one of an unknown scheme. */
+	put_ok(model_add(&M, P("uid=dave,ou=eng"),
+	                 user_attrs("dave", "userPassword: {CRYPT}$6$rounds=5000$other$x\n"
+	                                    "userPassword: {NOSUCH}dave\n")));
+	check_same();
+	/* Modify: bob's plaintext becomes {SSHA} (plaintext's count goes to 0). */
+	struct mentry *bob = model_find(&M, P("uid=bob"));
+	set_attrs(bob, user_attrs("bob", "userPassword: {SSHA}AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n"));
+	put_ok(bob);
+	check_same();
+	/* A modify of another attribute leaves the record alone. */
+	struct mentry *alice = model_find(&M, P("uid=alice"));
+	set_attrs(alice,
+	          user_attrs("alice",
+	                     "description: x\n"
+	                     "userPassword: {SSHA}7VvIAnNCns+jNqtQ7qvrLbH9TKGPOhxekrBNfg==\n"));
+	put_ok(alice);
+	check_same();
+	/* A move of a subtree with passwords in it. */
+	struct mentry *eng = model_find(&M, P("ou=eng"));
+	model_rename(&M, P("ou=eng"), P("ou=dev"));
+	set_attrs(eng, "objectClass: organizationalUnit\nou: dev\n");
+	put_ok(eng);
+	check_same();
+	/* Deletes: one entry, then the subtree (the {CRYPT} class and the unknown value go). */
+	struct db_update_error err;
+	ck_assert_int_eq(delete_one(alice, 0, &err), 0);
+	model_delete(alice, false);
+	check_same();
+	ck_assert_int_eq(delete_one(eng, DB_UPDATE_SUBTREE, &err), 0);
+	model_delete(eng, true);
+	check_same();
+}
+END_TEST
+
 /* The check must be able to fail: a change made to the database only, and an index
  * key taken away, are both seen. */
 START_TEST(comparison_sees_a_difference)
@@ -742,6 +793,7 @@ static Suite *update_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, scripted_changes_match_a_fresh_import, 0, 2);
+	tcase_add_test(tc, password_classes_follow_changes);
 	tcase_add_test(tc, comparison_sees_a_difference);
 	tcase_add_loop_test(tc, random_changes_match_a_fresh_import, 0, 3);
 	tcase_add_loop_test(tc, random_nested_changes_match_a_fresh_import, 0, 3);

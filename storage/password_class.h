@@ -1,0 +1,57 @@
+/*
+ * Password schemes as stored values name them (RFC 2307 "{SCHEME}" prefixes), and the
+ * cost class of a value: what the server's checks (server/ops/password.h) cost for it.
+ * Below the server so that the importer and a replica's writes can count the classes a
+ * file holds as they store entries (storage/db_passwords.h). Pure functions of the
+ * bytes given; static tables; thread-safe.
+ */
+#ifndef MINIDIR_STORAGE_PASSWORD_CLASS_H
+#define MINIDIR_STORAGE_PASSWORD_CLASS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* How a scheme's value is made and checked. */
+enum password_kind {
+	PASSWORD_CLEARTEXT, /* the password itself, no prefix */
+	PASSWORD_DIGEST,    /* base64(digest(password || salt) || salt), salt empty if unsalted */
+	PASSWORD_CRYPT,     /* crypt(3)'s string */
+	PASSWORD_ARGON2,    /* libargon2's PHC string */
+};
+
+struct password_scheme {
+	const char *name; /* with braces, as written before the value: "{SSHA}" */
+	enum password_kind kind;
+	const char *digest; /* PASSWORD_DIGEST: OpenSSL's name of the digest ("SHA1") */
+	bool salted;        /* PASSWORD_DIGEST: a salt follows the digest */
+};
+
+/*
+ * The one list of schemes: the prefixed ones password_check verifies and password_hash
+ * writes, then {CLEARTEXT} (a value with no prefix), password_nschemes of them. Static.
+ */
+extern const struct password_scheme password_schemes[];
+extern const size_t password_nschemes;
+
+/* The scheme named name ("{SSHA}" or "SSHA", any case), or NULL. */
+const struct password_scheme *password_scheme_find(const char *name);
+
+/* True if stored's scheme is one password_check verifies (no "{...}" prefix: plaintext);
+ * false for one no password can match ("{FOO}..."). Says nothing of the hash itself. */
+bool password_scheme_known(const char *stored, size_t slen);
+
+/*
+ * The part of a stored value that decides how long checking a password against
+ * it takes: the scheme, and for {CRYPT} the method and its cost parameters
+ * ("{CRYPT}$6$rounds=5000$", "{CRYPT}$2b$12$", "{CRYPT}$y$j9T$"; not the salt or
+ * the hash; for {ARGON2} the type, version and "m=,t=,p=" parameters). Values of
+ * one class cost the same to check. Writes it, NUL-
+ * terminated and truncated to outlen - 1 bytes, to out; returns its length.
+ */
+size_t password_cost_class(const char *stored, size_t slen, char *out, size_t outlen);
+
+/* A stored value's scheme, by its "{SCHEME}" prefix: the {CLEARTEXT} entry when it has
+ * none, NULL for an unknown one; *nlen is the prefix's length with braces (0: none). */
+const struct password_scheme *password_classify(const char *stored, size_t slen, size_t *nlen);
+
+#endif
