@@ -438,38 +438,50 @@ static inline unsigned char *write_selected(unsigned char *w, const struct attr_
 	return w;
 }
 
-int response_entry_extra(struct buf *out, int32_t msgid, const unsigned char *stored, size_t len,
-                         const struct attr_select *sel, const unsigned char *extra,
-                         size_t extra_len)
+int response_stored_entry(struct buf *out, int32_t msgid, const struct stored_entry *st,
+                          const struct attr_select *sel, const unsigned char *extra,
+                          size_t extra_len)
 {
-	if (sel->all_user && !sel->types_only && !sel->gate && extra_len == 0 &&
-	    !sel->check_operational && !sel->values)
-		return entry_verbatim(out, msgid, stored, len);
-	const unsigned char *p = stored, *end = stored + len, *body, *dn, *attrs;
-	size_t blen, dnlen, alen;
-	unsigned char tag;
-	if (!tlv_read_inline(&p, end, &tag, &body, &blen))
-		return -1;
-	p = body;
-	end = body + blen;
-	if (!tlv_read_inline(&p, end, &tag, &dn, &dnlen) ||
-	    !tlv_read_inline(&p, end, &tag, &attrs, &alen))
-		return -1;
+	bool all_user = sel->all_user && !sel->check_operational && !sel->types_only;
+	if (all_user && !sel->gate && extra_len == 0 && !sel->values)
+		return entry_verbatim(out, msgid, st->op, st->oplen);
 	if (sel->values)
-		return entry_matched_values(out, msgid, dn, dnlen, attrs, alen, sel, extra,
-		                            extra_len);
+		return entry_matched_values(out, msgid, st->dn, st->dnlen, st->attrs, st->attrslen,
+		                            sel, extra, extra_len);
 	struct entry_runs runs;
-	ptrdiff_t sel_len = sel->all_user && !sel->check_operational && !sel->types_only
-	                        ? gate_runs(sel->gate, attrs, alen, &runs)
-	                        : select_runs(sel, attrs, alen, &runs);
-	if (sel_len < 0 || put_entry_head(out, msgid, dn, dnlen, (size_t)sel_len + extra_len) < 0)
+	ptrdiff_t sel_len = all_user ? gate_runs(sel->gate, st->attrs, st->attrslen, &runs)
+	                             : select_runs(sel, st->attrs, st->attrslen, &runs);
+	/* the gate hid nothing of this entry: it goes out as stored */
+	if (all_user && (size_t)sel_len == st->attrslen && extra_len == 0)
+		return entry_verbatim(out, msgid, st->op, st->oplen);
+	if (sel_len < 0 ||
+	    put_entry_head(out, msgid, st->dn, st->dnlen, (size_t)sel_len + extra_len) < 0)
 		return -1;
 	/* the reservation covers every byte below */
-	unsigned char *w = write_selected(out->data + out->len, sel, attrs, alen, &runs);
+	unsigned char *w =
+	    write_selected(out->data + out->len, sel, st->attrs, st->attrslen, &runs);
 	if (extra_len) {
 		memcpy(w, extra, extra_len);
 		w += extra_len;
 	}
 	out->len = (size_t)(w - out->data);
 	return 0;
+}
+
+int response_entry_extra(struct buf *out, int32_t msgid, const unsigned char *stored, size_t len,
+                         const struct attr_select *sel, const unsigned char *extra,
+                         size_t extra_len)
+{
+	struct stored_entry st = {.op = stored, .oplen = len};
+	const unsigned char *p = stored, *end = stored + len, *body;
+	size_t blen;
+	unsigned char tag;
+	if (!tlv_read_inline(&p, end, &tag, &body, &blen))
+		return -1;
+	p = body;
+	end = body + blen;
+	if (!tlv_read_inline(&p, end, &tag, &st.dn, &st.dnlen) ||
+	    !tlv_read_inline(&p, end, &tag, &st.attrs, &st.attrslen))
+		return -1;
+	return response_stored_entry(out, msgid, &st, sel, extra, extra_len);
 }

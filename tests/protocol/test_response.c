@@ -742,6 +742,14 @@ START_TEST(entry_every_hidden_set)
 		ck_assert_int_eq(response_entry(&ref, 5, e.op, e.oplen, &named_all), 0);
 		ck_assert_uint_eq(out.len, ref.len);
 		ck_assert_mem_eq(out.data, ref.data, out.len);
+		if (hidden_mask == 0) { /* nothing hidden: as stored, the same as with no gate */
+			struct buf open = {0};
+			all.gate = NULL;
+			ck_assert_int_eq(response_entry(&open, 5, e.op, e.oplen, &all), 0);
+			ck_assert_uint_eq(open.len, out.len);
+			ck_assert_mem_eq(open.data, out.data, out.len);
+			buf_free(&open);
+		}
 		struct got_entry g;
 		decode_entry(out.data, out.len, &g);
 		int k = 0;
