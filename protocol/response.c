@@ -364,6 +364,49 @@ static inline ptrdiff_t select_runs(const struct attr_select *sel, const unsigne
 }
 
 /*
+ * select_runs for the usual request: every user attribute the gate lets through, values and
+ * all. The runs are what lies between the attributes the gate hides, so an attribute it
+ * lets through costs its reading and the gate's answer only; the size is the list's less
+ * what is hidden. The same answers as select_runs: an attribute read inline when it has
+ * the short forms storage writes for most (attr_at for the others).
+ */
+static inline ptrdiff_t gate_runs(const struct attr_gate *gate, const unsigned char *attrs,
+                                  size_t alen, struct entry_runs *runs)
+{
+	const unsigned char *aend = attrs + alen, *from = attrs; /* the run being kept */
+	size_t hidden = 0;
+	int n = 0;
+	bool walk_again = false;
+	for (const unsigned char *q = attrs; q < aend;) {
+		const unsigned char *a = q, *t;
+		size_t tlen, left = (size_t)(aend - a);
+		/* SEQUENCE and type of one-byte lengths, the type inside it, it inside the list */
+		if (left >= 6 && a[1] < 0x80 && a[1] + 2u <= left && a[3] + 2 <= a[1]) {
+			t = a + 4;
+			tlen = a[3];
+			q = a + 2 + a[1];
+		} else if (!(q = attr_at(a, aend, &t, &tlen))) {
+			return -1;
+		}
+		if (attr_gate_allows(gate, (const char *)t, tlen))
+			continue;
+		hidden += (size_t)(q - a);
+		if (a > from && n < ENTRY_RUNS_MAX)
+			runs->run[n++] = (struct span){from, (size_t)(a - from)};
+		else if (a > from)
+			walk_again = true; /* runs are not used then */
+		from = q;
+	}
+	if (aend > from && n < ENTRY_RUNS_MAX)
+		runs->run[n++] = (struct span){from, (size_t)(aend - from)};
+	else if (aend > from)
+		walk_again = true;
+	runs->n = n;
+	runs->walk_again = walk_again;
+	return (ptrdiff_t)(alen - hidden);
+}
+
+/*
  * Pass 2: writes at w what select_runs measured (the room reserved already) and returns the
  * end: the runs copied, or the list walked again (each attribute pass 1 read whole).
  */
@@ -395,36 +438,50 @@ static inline unsigned char *write_selected(unsigned char *w, const struct attr_
 	return w;
 }
 
-int response_entry_extra(struct buf *out, int32_t msgid, const unsigned char *stored, size_t len,
-                         const struct attr_select *sel, const unsigned char *extra,
-                         size_t extra_len)
+int response_stored_entry(struct buf *out, int32_t msgid, const struct stored_entry *st,
+                          const struct attr_select *sel, const unsigned char *extra,
+                          size_t extra_len)
 {
-	if (sel->all_user && !sel->types_only && !sel->gate && extra_len == 0 &&
-	    !sel->check_operational && !sel->values)
-		return entry_verbatim(out, msgid, stored, len);
-	const unsigned char *p = stored, *end = stored + len, *body, *dn, *attrs;
-	size_t blen, dnlen, alen;
-	unsigned char tag;
-	if (!tlv_read_inline(&p, end, &tag, &body, &blen))
-		return -1;
-	p = body;
-	end = body + blen;
-	if (!tlv_read_inline(&p, end, &tag, &dn, &dnlen) ||
-	    !tlv_read_inline(&p, end, &tag, &attrs, &alen))
-		return -1;
+	bool all_user = sel->all_user && !sel->check_operational && !sel->types_only;
+	if (all_user && !sel->gate && extra_len == 0 && !sel->values)
+		return entry_verbatim(out, msgid, st->op, st->oplen);
 	if (sel->values)
-		return entry_matched_values(out, msgid, dn, dnlen, attrs, alen, sel, extra,
-		                            extra_len);
+		return entry_matched_values(out, msgid, st->dn, st->dnlen, st->attrs, st->attrslen,
+		                            sel, extra, extra_len);
 	struct entry_runs runs;
-	ptrdiff_t sel_len = select_runs(sel, attrs, alen, &runs);
-	if (sel_len < 0 || put_entry_head(out, msgid, dn, dnlen, (size_t)sel_len + extra_len) < 0)
+	ptrdiff_t sel_len = all_user ? gate_runs(sel->gate, st->attrs, st->attrslen, &runs)
+	                             : select_runs(sel, st->attrs, st->attrslen, &runs);
+	/* the gate hid nothing of this entry: it goes out as stored */
+	if (all_user && (size_t)sel_len == st->attrslen && extra_len == 0)
+		return entry_verbatim(out, msgid, st->op, st->oplen);
+	if (sel_len < 0 ||
+	    put_entry_head(out, msgid, st->dn, st->dnlen, (size_t)sel_len + extra_len) < 0)
 		return -1;
 	/* the reservation covers every byte below */
-	unsigned char *w = write_selected(out->data + out->len, sel, attrs, alen, &runs);
+	unsigned char *w =
+	    write_selected(out->data + out->len, sel, st->attrs, st->attrslen, &runs);
 	if (extra_len) {
 		memcpy(w, extra, extra_len);
 		w += extra_len;
 	}
 	out->len = (size_t)(w - out->data);
 	return 0;
+}
+
+int response_entry_extra(struct buf *out, int32_t msgid, const unsigned char *stored, size_t len,
+                         const struct attr_select *sel, const unsigned char *extra,
+                         size_t extra_len)
+{
+	struct stored_entry st = {.op = stored, .oplen = len};
+	const unsigned char *p = stored, *end = stored + len, *body;
+	size_t blen;
+	unsigned char tag;
+	if (!tlv_read_inline(&p, end, &tag, &body, &blen))
+		return -1;
+	p = body;
+	end = body + blen;
+	if (!tlv_read_inline(&p, end, &tag, &st.dn, &st.dnlen) ||
+	    !tlv_read_inline(&p, end, &tag, &st.attrs, &st.attrslen))
+		return -1;
+	return response_stored_entry(out, msgid, &st, sel, extra, extra_len);
 }

@@ -95,4 +95,23 @@ int response_entry_extra(struct buf *out, int32_t msgid, const unsigned char *st
                          const struct attr_select *sel, const unsigned char *extra,
                          size_t extra_len);
 
+/* A stored entry's protocolOp op[0..oplen) and the parts of it a response reads, as
+ * storage's record view has them (storage/entry.h entry_view): the objectName's value
+ * dn[0..dnlen) and the attribute list's content attrs[0..attrslen), both inside op. */
+struct stored_entry {
+	const unsigned char *op;
+	size_t oplen;
+	const unsigned char *dn;
+	size_t dnlen;
+	const unsigned char *attrs;
+	size_t attrslen;
+};
+
+/* response_entry_extra for an entry already parsed into st: its parts are not read again.
+ * An entry of which sel (every user attribute, through its gate) leaves out nothing goes out
+ * as stored: the message header, then op whole. Returns 0 or -1. */
+int response_stored_entry(struct buf *out, int32_t msgid, const struct stored_entry *st,
+                          const struct attr_select *sel, const unsigned char *extra,
+                          size_t extra_len);
+
 #endif

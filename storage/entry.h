@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "protocol/buf.h"
+#include "protocol/response.h"
 
 typedef uint32_t entry_id;
 
@@ -45,6 +46,11 @@ struct entry_view {
 	const unsigned char *attrs; /* content of the PartialAttributeList */
 	size_t attrslen;
 };
+
+/* The parts of view e a response reads (protocol/response.h), as a value: for
+ * reply_entry(..., &ENTRY_STORED(e), ...), so that the record is not parsed twice. */
+#define ENTRY_STORED(e)                                                                            \
+	((struct stored_entry){(e)->op, (e)->oplen, (e)->dn, (e)->dnlen, (e)->attrs, (e)->attrslen})
 
 /*
  * Finds attribute name[0..len) (compared case-insensitively) in e. Returns true

@@ -37,12 +37,11 @@ void reply_begin(struct conn *c)
 		c->policy->response_begin(c);
 }
 
-int reply_entry(struct conn *c, int32_t msgid, const unsigned char *op, size_t oplen,
+int reply_entry(struct conn *c, int32_t msgid, const struct stored_entry *st,
                 const struct attr_select *sel, const unsigned char *extra, size_t extralen)
 {
 	c->op_entries++;
-	return queued(c, response_entry_extra(&c->out, msgid, op, oplen, sel, extra, extralen),
-	              false);
+	return queued(c, response_stored_entry(&c->out, msgid, st, sel, extra, extralen), false);
 }
 
 int reply_result(struct conn *c, int32_t msgid, unsigned char optag, int rc, const char *matched,

@@ -26,12 +26,12 @@
 void reply_begin(struct conn *c);
 
 /*
- * A SearchResultEntry for msgid: the stored entry op[0..oplen) (a record's
- * protocolOp, storage/entry.h), with the attributes sel selects, and
- * extra[0..extralen) (attributes as response_put_attr writes them; NULL, 0 for
- * none) added at the end. The bytes are copied. Returns 0 or -1.
+ * A SearchResultEntry for msgid: the stored entry st (a record's protocolOp and its
+ * parts, storage/entry.h), with the attributes sel selects, and extra[0..extralen)
+ * (attributes as response_put_attr writes them; NULL, 0 for none) added at the end.
+ * The bytes are copied. Returns 0 or -1.
  */
-int reply_entry(struct conn *c, int32_t msgid, const unsigned char *op, size_t oplen,
+int reply_entry(struct conn *c, int32_t msgid, const struct stored_entry *st,
                 const struct attr_select *sel, const unsigned char *extra, size_t extralen);
 
 /*

@@ -322,7 +322,7 @@ void op_monitor_search(struct conn *c, struct ldap_request *req, const struct bu
 			result = LDAP_SIZELIMIT_EXCEEDED;
 			break;
 		}
-		if (reply_entry(c, req->msgid, e[i].op, e[i].oplen, &sel, NULL, 0) < 0)
+		if (reply_entry(c, req->msgid, &ENTRY_STORED(&e[i]), &sel, NULL, 0) < 0)
 			break;
 		sent++;
 	}

@@ -69,7 +69,7 @@ void op_special_search(struct conn *c, struct ldap_request *req, const struct bu
 			struct berval v = {strlen(st.context_csn), st.context_csn};
 			response_put_attr(&extra, "contextCSN", &v, 1, r->typesonly);
 		}
-		reply_entry(c, req->msgid, e.op, e.oplen, &sel, extra.data, extra.len);
+		reply_entry(c, req->msgid, &ENTRY_STORED(&e), &sel, extra.data, extra.len);
 		buf_free(&extra);
 	}
 	/* The subschema subentry is a leaf: nothing lies below it. */

@@ -148,8 +148,8 @@ static int send_entry(struct conn *c, entry_id id, const struct entry_view *e,
 	s->sent++;
 	s->page_sent++;
 	STAT_ADD(w->stats.entries_sent, 1);
-	if (rc == 0 && reply_entry(c, s->msgid, e->op, e->oplen, &s->sel, ops_worker(w)->extra.data,
-	                           ops_worker(w)->extra.len) < 0)
+	if (rc == 0 && reply_entry(c, s->msgid, &ENTRY_STORED(e), &s->sel,
+	                           ops_worker(w)->extra.data, ops_worker(w)->extra.len) < 0)
 		rc = ENOMEM;
 	s->sel.gate = NULL; /* ae is the caller's, for this entry only */
 	return rc;

@@ -148,6 +148,22 @@ ldapcompare -x -H "$URI" -D "uid=bob,$P" -w bob-secret "uid=alice,$P" "telephone
 if [ "$rc" = 6 ]; then ok "an admin's compare: compareTrue (6)"; else not_ok "admin compare: exit $rc"; fi
 expect_lines "the rootdn reads everything" "$people" "^telephoneNumber:" \
 	anonymous -D "cn=admin,$EX" -w root-secret -b "$P" -s one "(objectClass=person)" telephoneNumber
+# Every attribute asked (no list: the stored runs between hidden attributes, or the entry as
+# stored when it holds none): what anonymous gets is what the rootdn gets less the hidden
+# attributes, line for line; with typesOnly too.
+for types in "" -A; do
+	anon=$(search anonymous -b "$P" -s one $types "(objectClass=person)" 2>&1)
+	root=$(search anonymous -D "cn=admin,$EX" -w root-secret -b "$P" -s one $types "(objectClass=person)" 2>&1 |
+		grep -v -e '^telephoneNumber:' -e '^mobile:' -e '^userPassword:')
+	if [ -n "$anon" ] && [ "$anon" = "$root" ] && [ "$(grep -c '^dn:' <<< "$anon")" = "$people" ] &&
+		[ "$(grep -c '^telephoneNumber:' <<< "$root")" = 0 ]; then
+		ok "every attribute${types:+ (typesOnly)}, anonymous: the rootdn's entries less telephoneNumber, mobile and userPassword"
+	else
+		not_ok "every attribute${types:+ (typesOnly)}, anonymous: $(diff <(echo "$anon") <(echo "$root") | head -5)"
+	fi
+done
+expect_lines "every attribute, alice: her own telephone number only" 1 "^telephoneNumber:" \
+	alice -b "$P" -s one "(objectClass=person)"
 
 stop_checked "$pid" "$work/minidir.log" && ok "server stopped cleanly" || not_ok "$stop_why"
 

@@ -694,6 +694,82 @@ START_TEST(entry_many_hidden_runs)
 }
 END_TEST
 
+/* The attributes a hidden_mask gate hides: a<i> when bit i is set. */
+static unsigned hidden_mask;
+static bool allows_unmasked(const struct attr_gate *g, const char *type, size_t len)
+{
+	(void)g;
+	return !(len == 2 && type[0] == 'a' && (hidden_mask >> (type[1] - '0') & 1));
+}
+static const struct attr_gate masked = {.allows = allows_unmasked};
+
+/* Every set of hidden attributes among six (the first, the last, neighbours, all, none; one
+ * of them longer than 127 bytes, so of a long-form length): all user attributes through the
+ * gate (the runs between hidden ones) give the same bytes as the six asked for by name (the
+ * walk that tests each), and exactly the attributes the gate lets through, in order. */
+START_TEST(entry_every_hidden_set)
+{
+	enum { N = 6 };
+	char types[N][3], vals[N][200];
+	struct berval bv[N], *bvp[N][2], names[N];
+	LDAPMod mods[N], *modp[N + 1];
+	for (int i = 0; i < N; i++) {
+		snprintf(types[i], sizeof(types[i]), "a%d", i);
+		memset(vals[i], 'a' + i, sizeof(vals[i]));
+		bv[i] = (struct berval){i == 3 ? sizeof(vals[i]) : (size_t)i + 1, vals[i]};
+		bvp[i][0] = &bv[i];
+		bvp[i][1] = NULL;
+		mods[i] = (LDAPMod){
+		    .mod_op = LDAP_MOD_BVALUES, .mod_type = types[i], .mod_bvalues = bvp[i]};
+		modp[i] = &mods[i];
+		names[i] = (struct berval){2, types[i]};
+	}
+	modp[N] = NULL;
+	struct berval dn = {sizeof(entry_dn) - 1, (char *)entry_dn};
+	const char key[] = "dc=com\0dc=example\0ou=people\0uid=alice\0";
+	struct buf rec = {0};
+	struct entry_view e;
+	ck_assert_int_eq(
+	    entry_encode(&rec, 7, (const unsigned char *)key, sizeof(key) - 1, &dn, modp), 0);
+	ck_assert_int_eq(entry_parse(rec.data, rec.len, &e), 0);
+	for (hidden_mask = 0; hidden_mask < 1u << N; hidden_mask++) {
+		struct attr_select all, named_all;
+		attr_select_init(&all, NULL, 0, false);
+		attr_select_init(&named_all, names, N, false);
+		all.gate = named_all.gate = &masked;
+		struct buf out = {0}, ref = {0};
+		ck_assert_int_eq(response_entry(&out, 5, e.op, e.oplen, &all), 0);
+		ck_assert_int_eq(response_entry(&ref, 5, e.op, e.oplen, &named_all), 0);
+		ck_assert_uint_eq(out.len, ref.len);
+		ck_assert_mem_eq(out.data, ref.data, out.len);
+		if (hidden_mask == 0) { /* nothing hidden: as stored, the same as with no gate */
+			struct buf open = {0};
+			all.gate = NULL;
+			ck_assert_int_eq(response_entry(&open, 5, e.op, e.oplen, &all), 0);
+			ck_assert_uint_eq(open.len, out.len);
+			ck_assert_mem_eq(open.data, out.data, out.len);
+			buf_free(&open);
+		}
+		struct got_entry g;
+		decode_entry(out.data, out.len, &g);
+		int k = 0;
+		for (int i = 0; i < N; i++) {
+			if (hidden_mask >> i & 1)
+				continue;
+			ck_assert_int_lt(k, g.nattrs);
+			ck_assert_str_eq(g.attrs[k].type, types[i]);
+			ck_assert_int_eq(g.attrs[k].nvals, 1);
+			k++;
+		}
+		ck_assert_int_eq(g.nattrs, k);
+		free_got(&g);
+		buf_free(&out);
+		buf_free(&ref);
+	}
+	buf_free(&rec);
+}
+END_TEST
+
 START_TEST(entry_appends_after_other_data)
 {
 	/* Entries and a final result share one buffer that grows as they are added. */
@@ -855,6 +931,7 @@ static Suite *response_suite(void)
 	tcase_add_test(tc, entry_types_only);
 	tcase_add_test(tc, entry_hidden_attribute);
 	tcase_add_test(tc, entry_many_hidden_runs);
+	tcase_add_test(tc, entry_every_hidden_set);
 	tcase_add_test(tc, gate_shortcut);
 	tcase_add_test(tc, entry_corrupt_stored_bytes);
 	tcase_add_test(tc, entry_msgids);
