@@ -32,7 +32,9 @@
  * A socket's state lives in a table indexed by descriptor (blocks of URING_BLOCK);
  * entries are reused, never freed before teardown, so a pointer to one stays valid
  * across upcalls. Send buffers come from a per-worker pool and go back to it once
- * empty, so an idle connection holds no memory here.
+ * empty, so an idle connection holds no memory here; the pool keeps buffers as large
+ * as a staged buffer grows (ENGINE_SEND_HELD), at most URING_POOL_BYTES a worker, so
+ * that a large search's sends reuse them instead of faulting new pages in each time.
  * Completions are tagged (kind << 32 | descriptor or listener index).
  */
 #include <errno.h>

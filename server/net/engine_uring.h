@@ -22,9 +22,13 @@
 #define URING_BUF_SIZE 4096
 #define URING_BGID 0 /* their group */
 #define URING_CQE_BATCH 256
-#define URING_POOL 64                  /* spare send buffers kept per worker */
-#define URING_POOL_MAX_CAP (64 * 1024) /* larger ones are freed */
-#define URING_BLOCK 64                 /* socket states allocated together */
+#define URING_POOL 64 /* spare send buffers kept per worker */
+/* What they may hold together, each at most ENGINE_SEND_HELD (a staged buffer's most):
+ * a large response's 64 KiB sends (batch_bytes) grow staged buffers to 256 KiB, and
+ * freeing those after each send had the next response fault their pages in again (a
+ * fifth of the server's CPU on a 1000-entry search, bench/results/history.md). */
+#define URING_POOL_BYTES (8 * ENGINE_SEND_HELD)
+#define URING_BLOCK 64 /* socket states allocated together */
 #define URING_BLOCK_BYTES (URING_BLOCK * sizeof(struct usock))
 
 enum ud_kind {
@@ -69,6 +73,7 @@ struct uring_state {
 	int nblocks;
 	struct buf pool[URING_POOL]; /* spare send buffers: an idle socket holds none */
 	int npool;
+	size_t pool_bytes;     /* their capacity, at most URING_POOL_BYTES */
 	struct usock *dirty;   /* to arm, cancel or send before the next wait */
 	struct usock *pending; /* may have input or output room to report */
 	bool listening;

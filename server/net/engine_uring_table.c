@@ -26,8 +26,10 @@ struct usock *uring_sock(struct uring_state *s, int fd)
 /* An empty buffer goes back to the pool (or is freed): idle sockets hold no memory. */
 void pool_put(struct uring_state *s, struct buf *b)
 {
-	if (b->cap && b->cap <= URING_POOL_MAX_CAP && s->npool < URING_POOL) {
+	if (b->cap && b->cap <= ENGINE_SEND_HELD && s->npool < URING_POOL &&
+	    s->pool_bytes + b->cap <= URING_POOL_BYTES) {
 		b->off = b->len = 0;
+		s->pool_bytes += b->cap;
 		s->pool[s->npool++] = *b;
 		memset(b, 0, sizeof(*b));
 	} else {
@@ -38,8 +40,10 @@ void pool_put(struct uring_state *s, struct buf *b)
 /* Gives an empty buffer without capacity one from the pool. */
 void pool_get(struct uring_state *s, struct buf *b)
 {
-	if (!b->cap && s->npool > 0)
+	if (!b->cap && s->npool > 0) {
 		*b = s->pool[--s->npool];
+		s->pool_bytes -= b->cap;
+	}
 }
 
 struct usock *uring_sock_new(struct uring_state *s, int fd)
