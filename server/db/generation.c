@@ -12,8 +12,10 @@
 #include "server/db/file_guard.h"
 #include "server/dlist.h"
 #include "server/log.h"
+#include "storage/memo_counts.h"
 
-struct db_gen *db_gen_open(const char *path, const char *suffix, char *err, size_t errlen)
+struct db_gen *db_gen_open(const char *path, const char *suffix, size_t memo_bytes, char *err,
+                           size_t errlen)
 {
 	struct db_gen *g = calloc(1, sizeof(*g));
 	if (!g) {
@@ -22,7 +24,7 @@ struct db_gen *db_gen_open(const char *path, const char *suffix, char *err, size
 	}
 	g->refs = 1;
 	g->map_slot = -1;
-	if (db_open(&g->db, path, false, NULL, NULL, 0, err, errlen) < 0) {
+	if (db_open_served(&g->db, path, memo_bytes, err, errlen) < 0) {
 		free(g);
 		return NULL;
 	}
@@ -106,6 +108,11 @@ bool db_hold_expired(struct server *srv, const struct db_hold *h)
 {
 	return h->gen->number < __atomic_load_n(&srv->gen_min, __ATOMIC_RELAXED) ||
 	       (h->pinned_since && clock_seconds() - h->pinned_since > DB_SNAPSHOT_MAX_SECONDS);
+}
+
+void db_gen_worker_start(struct worker *w)
+{
+	db_memo_counts = &w->stats.memo;
 }
 
 void db_gen_worker_switch(struct worker *w)
