@@ -217,9 +217,12 @@ static int alloc_memos(struct db *db, MDB_txn *txn, size_t budget)
 	db->memo_budget = budget;
 	if (rc || budget == 0)
 		return rc;
-	/* records_at_count is an entry_id: an ID of UINT32_MAX has no direct array. */
+	/* records_at_count is an entry_id: an ID of UINT32_MAX has no direct array (it never
+	 * fits; with a bound the table takes its place). */
 	bool direct_ok = any && last != UINT32_MAX;
-	size_t direct = direct_ok ? ((size_t)last + 1) * sizeof(*db->records_at) : 0;
+	size_t direct = direct_ok ? ((size_t)last + 1) * sizeof(*db->records_at)
+	                : any     ? SIZE_MAX
+	                          : 0;
 	/* Room for two one-ID keys per entry (a uid and a mail, say): four slots. */
 	size_t keys = db->entries * 2, key_want = key_memo_bytes_for(keys);
 	size_t rec_share, key_share;

@@ -8,7 +8,8 @@
 # (/proc/PID/status) grows over the sweeps by at most the budget and MEMO_SLACK_KB (4 MiB)
 # with the budget, by more without a bound (about 9 MiB here: every ID's record place and
 # a key memo of 8 MiB); memo_bytes = 0 answers the same with no memo and no hit. Bad
-# values fail `minidir -t` at their line. Under SAN=1 the RssAnon checks are skipped by
+# values fail `minidir -t` at their line. A SIGHUP's new value applies to the next import,
+# not to the file served. Under SAN=1 the RssAnon checks are skipped by
 # name (ASan's allocator makes the figures meaningless).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -145,6 +146,24 @@ serve off 0
 	[ "$(mon recordMemoMisses)" = 0 ] &&
 	ok "memo_bytes = 0: no memo, no hit, no miss counted" ||
 	not_ok "memo_bytes = 0: record $(mon recordMemoBytes), key $(mon keyMemoBytes) bytes, hits $hits2"
+
+# --- SIGHUP: a new memo_bytes applies from the next database file on ---
+write_conf off 512k
+kill -HUP "$pid"
+for _ in $(seq 1 50); do grep -q "SIGHUP: configuration" "$work/off.log" && break; sleep 0.1; done
+grep -q "SIGHUP: memo_bytes = 524288" "$work/off.log" && [ "$(mon keyMemoBytes)" = 0 ] &&
+	ok "SIGHUP: memo_bytes = 512k logged; the file served keeps its memos (none)" ||
+	not_ok "SIGHUP: $(grep SIGHUP "$work/off.log" | tail -3); key memo $(mon keyMemoBytes) bytes"
+if "$BUILD/minidir-import" -q -f "$work/import.conf" "$work/data.ldif" > "$work/import.log" 2>&1; then
+	for _ in $(seq 1 100); do grep -q "memos (memo_bytes = 524288)" "$work/off.log" && break; sleep 0.2; done
+	rb=$(mon recordMemoBytes) kb=$(mon keyMemoBytes)
+	[ "$(mon memoBudgetBytes)" = 524288 ] && [ "$rb" -gt 0 ] && [ $((rb + kb)) -le 524288 ] &&
+		[ "$(ldapsearch -x -LLL -H "ldap://127.0.0.1:$port" -b "$SUFFIX" "(uid=user.7)" dn)" = "dn: uid=user.7,ou=people,dc=example,dc=com" ] &&
+		ok "a new import is served with memo_bytes = 512k: record $rb + key $kb bytes" ||
+		not_ok "after the import: budget $(mon memoBudgetBytes), record $rb, key $kb; $(grep memos "$work/off.log" | tail -1)"
+else
+	not_ok "import again: $(cat "$work/import.log")"
+fi
 stop off
 
 # --- bad values: minidir -t names the line ---
