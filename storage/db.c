@@ -13,6 +13,7 @@
 #include "protocol/dn.h"
 #include "storage/db_file.h"
 #include "storage/memo_counts.h"
+#include "storage/memo_pairs.h"
 
 /* Room for a directory of a few million entries; the file grows as needed. */
 #define DB_MAP_SIZE ((size_t)16 << 30)
@@ -251,6 +252,13 @@ static int alloc_memos(struct db *db, MDB_txn *txn, size_t budget)
 size_t db_record_memo_bytes(const struct db *db)
 {
 	return db->records_at ? db->records_at_bytes : db->record_memo.bytes;
+}
+
+void db_memo_resident(const struct db *db, size_t *record, size_t *key)
+{
+	*record = db->records_at ? memo_resident_bytes(db->records_at, db->records_at_bytes)
+	                         : memo_resident_bytes(db->record_memo.slot, db->record_memo.bytes);
+	*key = memo_resident_bytes(db->index_memo.slot, db->index_memo.bytes);
 }
 
 /* What ends the line about an existing file cut short (storage/db_file.h). */

@@ -145,6 +145,9 @@ int db_open_served(struct db *db, const char *path, size_t memo_bytes, char *err
 /* The bytes db's record memo may take at most: its direct array's or its table's (the key
  * memo's are index_memo.bytes). */
 size_t db_record_memo_bytes(const struct db *db);
+/* What db's memos take now (their pages written to, memo_pairs.h's memo_resident_bytes):
+ * *record and *key. For the monitor, not for a lookup. */
+void db_memo_resident(const struct db *db, size_t *record, size_t *key);
 
 /*
  * Opens path read-write for one writing process (a replica), with LMDB's lock file

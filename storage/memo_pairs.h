@@ -19,5 +19,9 @@ struct memo_pairs {
 int memo_pairs_map(struct memo_pairs *p, size_t slots, size_t slot_bytes);
 /* Unmaps p's slots (none: nothing) and zeroes *p. */
 void memo_pairs_unmap(struct memo_pairs *p);
+/* The bytes of at[0..len) in memory now (its pages the memo wrote, mincore(2)): what a memo
+ * takes, for cn=monitor and /metrics; any thread, a system call and len / 4 KiB bytes of
+ * scratch, never on a lookup. 0 for none (at NULL) or when it cannot tell. */
+size_t memo_resident_bytes(const void *at, size_t len);
 
 #endif

@@ -266,6 +266,12 @@ static void memos(struct text *t, const struct db *db, const struct db_memo_coun
 	     "The most each memo of the file served may take (its map or array).");
 	put(t, "minidir_memo_bytes{memo=\"record\"} %zu\n", db_record_memo_bytes(db));
 	put(t, "minidir_memo_bytes{memo=\"key\"} %zu\n", db->index_memo.bytes);
+	size_t rec_in, key_in;
+	db_memo_resident(db, &rec_in, &key_in);
+	head(t, "minidir_memo_resident_bytes", "gauge",
+	     "What each memo of the file served takes now: its pages written to.");
+	put(t, "minidir_memo_resident_bytes{memo=\"record\"} %zu\n", rec_in);
+	put(t, "minidir_memo_resident_bytes{memo=\"key\"} %zu\n", key_in);
 	head(t, "minidir_memo_hits_total", "counter",
 	     "Lookups a memo answered: records read, one-ID index keys found.");
 	put(t, "minidir_memo_hits_total{memo=\"record\"} %llu\n",

@@ -92,10 +92,14 @@ static int build_server_entry(struct server *srv, const struct db_gen *g,
 		mon_add(&b, "memoBudgetBytes", "unlimited");
 	else
 		mon_add_u64(&b, "memoBudgetBytes", g->db.memo_budget);
+	size_t rec_in, key_in;
+	db_memo_resident(&g->db, &rec_in, &key_in);
 	mon_add_u64(&b, "recordMemoBytes", db_record_memo_bytes(&g->db));
+	mon_add_u64(&b, "recordMemoResidentBytes", rec_in);
 	mon_add_u64(&b, "recordMemoHits", s->total.memo.record_hits);
 	mon_add_u64(&b, "recordMemoMisses", s->total.memo.record_misses);
 	mon_add_u64(&b, "keyMemoBytes", g->db.index_memo.bytes);
+	mon_add_u64(&b, "keyMemoResidentBytes", key_in);
 	mon_add_u64(&b, "keyMemoHits", s->total.memo.key_hits);
 	mon_add_u64(&b, "keyMemoMisses", s->total.memo.key_misses);
 	return mon_finish(srv, &b, MONITOR_DN, "monitorServer", true, out);

@@ -107,6 +107,11 @@ if command -v promtool > /dev/null; then
 	curl -s "http://127.0.0.1:$mport/metrics" | promtool check metrics > "$work/promtool" 2>&1 &&
 		ok "promtool check metrics" || not_ok "promtool: $(head -3 "$work/promtool")"
 fi
+ri=$(mon recordMemoResidentBytes) ki=$(mon keyMemoResidentBytes)
+[ "$ri" -gt 0 ] && [ "$ki" -gt 0 ] && [ "$ri" -le "$rb" ] && [ "$ki" -le "$kb" ] &&
+	[ "$(metric 'minidir_memo_resident_bytes{memo="key"}')" -le "$kb" ] &&
+	ok "cn=monitor: the memos' resident bytes ($ri, $ki) within what each may take" ||
+	not_ok "resident bytes: record $ri of $rb, key $ki of $kb"
 misses=$(($(mon recordMemoMisses) + $(mon keyMemoMisses)))
 [ "$hits2" -gt "$hits1" ] && [ "$misses" -gt 0 ] &&
 	ok "hits grow on the second sweep: $hits1 -> $hits2 ($misses misses)" ||
