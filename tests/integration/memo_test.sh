@@ -10,7 +10,7 @@
 # a key memo of 8 MiB); memo_bytes = 0 answers the same with no memo and no hit. Bad
 # values fail `minidir -t` at their line. A SIGHUP's new value applies to the next import,
 # not to the file served. Under SAN=1 the RssAnon checks are skipped by
-# name (ASan's allocator makes the figures meaningless).
+# name (a sanitizer's allocator and shadow memory make the figures meaningless).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
@@ -142,7 +142,7 @@ if [ -n "$rss_measure" ]; then
 		ok "RssAnon without a bound grew more: $unlimited_growth kB" ||
 		not_ok "RssAnon without a bound grew by only $unlimited_growth kB: the test does not tell them apart"
 else
-	skip "memory figures mean nothing under ASan" "RssAnon within the budget, and more without one"
+	skip "memory figures mean nothing under a sanitizer" "RssAnon within the budget, and more without one"
 fi
 
 # --- no memos ---
