@@ -17,6 +17,12 @@
 #   KEEP=1 bench/instructions.sh     # keeps minidir.cg.1 for callgrind_annotate --tree=caller
 #   NOFLOOR=1 bench/instructions.sh  # minidir alone, without the canned responder's row
 #   CONNS=1 bench/instructions.sh    # one connection instead of 8
+#   DIRECTORY=1000000 DB=/big/db.mdb bench/instructions.sh
+#                                    # lookups on a bigger directory (gen-ldif.sh's entries;
+#                                    # DB: one imported already, used as is): past 10,000
+#                                    # entries the warm-up is WARM_SECONDS (10) of random
+#                                    # lookups, not a pass over every entry (too slow under
+#                                    # callgrind), so the count includes first reads
 #   REQUEST_PATH=1 bench/instructions.sh  # only what minidir's request path costs, not the
 #                                    # event loop (bench/lib.sh's cg_instructions; what
 #                                    # bench/perf_check.sh counts, with CONNS=1)
@@ -25,8 +31,10 @@
 TOP=${TOP:-25}
 ENTRIES=${ENTRIES:-1}
 CONNS=${CONNS:-8}
+DIRECTORY=${DIRECTORY:-10000}
+last=$((DIRECTORY - 1))
 case $ENTRIES in
-1) filter='(uid=user.[0-9999])' warm_filter='(uid=user.[0:9999])' index=() ;;
+1) filter="(uid=user.[0-$last])" warm_filter="(uid=user.[0:$last])" index=() ;;
 100) filter='(departmentNumber=7)' index=("index = objectClass, uid, cn, mail, member, departmentNumber") ;;
 *) die "ENTRIES is 1 or 100" ;;
 esac
@@ -34,7 +42,13 @@ need valgrind callgrind_control callgrind_annotate ldapsearch
 [ -x "$BUILD/bench/floor" ] || die "$BUILD/bench/floor is missing (make all)"
 bench_init instructions
 
-bench_directory 10000 "$work/minidir.conf" "threads = 1" "send_policy = batch" "${index[@]}"
+if [ -n "${DB:-}" ]; then
+	[ -e "$DB" ] || die "$DB: no such database"
+	printf '%s\n' "listen = 127.0.0.1:0" "database = $DB" "schema_dir = $SCHEMA_DIR" \
+		"suffix = $SUFFIX" "threads = 1" "send_policy = batch" "${index[@]}" > "$work/minidir.conf"
+else
+	bench_directory "$DIRECTORY" "$work/minidir.conf" "threads = 1" "send_policy = batch" "${index[@]}"
+fi
 
 # count NAME PORT_PATTERN CMD...: runs CMD under callgrind, loads it with $CONNS connections
 # of 1-entry lookups ((uid=user.N) from the suffix, as bench/floor.sh and bench/run.sh;
@@ -53,8 +67,11 @@ count() {
 	[ -n "$port" ] || die "$name did not start under valgrind: $(tail -3 "$work/$name.log")"
 	# Warm-up: every entry looked up once (in order) before counting, as a server that has
 	# run a while has; the counted load then measures lookups of entries read before.
-	if [ -n "${warm_filter:-}" ]; then
-		bench_warm "$port" 10000 "$work/$name.warm"
+	if [ -n "${warm_filter:-}" ] && [ "$DIRECTORY" -gt 10000 ]; then
+		timeout 300 "$BUILD/searchrate" -p "$port" -b "$SUFFIX" -f "$filter" -t 1 --numConnections 8 \
+			-a -O 1 -i "${WARM_SECONDS:-10}" -I 1 > "$work/$name.warm" 2>&1 || die "warm-up failed: $(tail -3 "$work/$name.warm")"
+	elif [ -n "${warm_filter:-}" ]; then
+		bench_warm "$port" "$DIRECTORY" "$work/$name.warm"
 	else
 		timeout 120 "$BUILD/searchrate" -p "$port" -b "$SUFFIX" -f "$filter" -t 1 --numConnections 8 \
 			-a -O 1 -i 2 -I 1 > "$work/$name.warm" 2>&1 || die "warm-up failed: $(tail -3 "$work/$name.warm")"

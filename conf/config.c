@@ -203,8 +203,8 @@ static int set_limit(void *ctx, const struct kv_key *k, void *field, const char 
 	return 0;
 }
 
-/* A number of bytes in k->min..k->max, k or m (KiB, MiB) after it allowed. */
-static int set_size(void *ctx, const struct kv_key *k, void *field, const char *value)
+/* A number of bytes in k->min..k->max, k or m (KiB, MiB) after it allowed, into *out. */
+static bool parse_size(const struct kv_key *k, const char *value, size_t *out)
 {
 	char *end;
 	errno = 0;
@@ -218,12 +218,30 @@ static int set_size(void *ctx, const struct kv_key *k, void *field, const char *
 		v = max + 1; /* out of range, reported below */
 	else
 		v *= mult;
-	if (errno || end == value || *end || value[0] == '-' || v < min || v > max) {
-		char range[64];
-		snprintf(range, sizeof(range), "%ld..%ld", k->min, k->max);
-		return bad(ctx, "%s: expected a number of bytes in %s", k->name, range);
-	}
-	*(size_t *)field = (size_t)v;
+	if (errno || end == value || *end || value[0] == '-' || v < min || v > max)
+		return false;
+	*out = (size_t)v;
+	return true;
+}
+
+static int set_size(void *ctx, const struct kv_key *k, void *field, const char *value)
+{
+	if (!parse_size(k, value, field))
+		return bad(ctx, "%s: expected a number of bytes in %ld..%ld", k->name, k->min,
+		           k->max);
+	return 0;
+}
+
+/* memo_bytes: a number of bytes as set_size takes them, 0 (off) or "unlimited". */
+static int set_memo_bytes(void *ctx, const struct kv_key *k, void *field, const char *value)
+{
+	if (strcmp(value, "unlimited") == 0)
+		*(size_t *)field = SIZE_MAX;
+	else if (!parse_size(k, value, field))
+		return bad(ctx,
+		           "%s: expected a number of bytes up to %ld (k or m after it: KiB, MiB), "
+		           "0 (no memos) or \"unlimited\", got \"%s\"",
+		           k->name, k->max, value);
 	return 0;
 }
 
@@ -458,6 +476,8 @@ static const struct kv_key config_keys[] = {
 	/* dynamic groups (storage/dyngroup.h) */
 	{"dynamic_groups", set_bool, FIELD(dynamic_groups)},
 	{"dynamic_groups_max", set_count, FIELD(dynamic_groups_max), .min = 1, .max = 1000000},
+	/* The memos of a served file (storage/db.h). */
+	{"memo_bytes", set_memo_bytes, FIELD(memo_bytes), .min = 0, .max = 1L << 40},
 };
 /* clang-format on */
 #undef FIELD
@@ -599,6 +619,7 @@ static void set_defaults(struct config *c)
 	c->chain_wait_ms = 2000;
 	c->ready_max_lag_ms = 30000;
 	c->dynamic_groups_max = 1000; /* docs/reliability.md */
+	c->memo_bytes = CONFIG_DEFAULT_MEMO_BYTES;
 	syncrepl_defaults(&c->syncrepl);
 	for (size_t i = 0; i < sizeof(default_index) / sizeof(default_index[0]); i++)
 		c->index[c->nindex++] = strdup(default_index[i]);

@@ -27,6 +27,9 @@
 /* max_filter_items and max_search_work by default: see conf/minidir.conf. */
 #define CONFIG_DEFAULT_MAX_FILTER_ITEMS 1000
 #define CONFIG_DEFAULT_MAX_SEARCH_WORK 50000000ULL
+/* memo_bytes by default: the record memo of every ID and the full key memo of a
+ * directory of 2 million entries (16 and 16 MiB a million; docs/database.md). */
+#define CONFIG_DEFAULT_MEMO_BYTES ((size_t)64 << 20)
 /* inchain_max by default: entries one search's in-chain items may reach (docs/reliability.md). */
 #define CONFIG_DEFAULT_INCHAIN_MAX 100000
 /* Longest line libinih reads whole, with its newline (INI_MAX_LINE). */
@@ -144,6 +147,10 @@ struct config {
 	 * default; not on a replica (syncrepl), which does not keep them. */
 	bool dynamic_groups;
 	int dynamic_groups_max;
+	/* The memory the memos of a served file take at most, record and key memos together
+	 * (storage/db.h, db_open_served): applied as each database file is opened (start-up,
+	 * a new import); 0: no memos; SIZE_MAX ("unlimited"): no bound. */
+	size_t memo_bytes;
 };
 
 /*

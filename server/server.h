@@ -84,7 +84,9 @@ struct worker {
 	X(bool, allow_anonymous, "%s", cfg->allow_anonymous ? "yes" : "no")                        \
 	X(bool, require_tls, "%s", cfg->require_tls ? "yes" : "no")                                \
 	X(int, tls_handshake_timeout, "%d", cfg->tls_handshake_timeout)                            \
-	X(int, pdu_timeout, "%d", cfg->pdu_timeout)
+	X(int, pdu_timeout, "%d", cfg->pdu_timeout)                                                \
+	X(size_t, memo_bytes, "%zu (SIZE_MAX: unlimited; for the next database file opened)",      \
+	  cfg->memo_bytes)
 
 struct runtime {
 	const struct send_policy *policy; /* for connections accepted from now on */
@@ -153,7 +155,7 @@ struct server {
  * server_max_filter_items, server_max_search_work, server_inchain_max,
  * server_allow_anonymous, server_idle_timeout, server_write_timeout,
  * server_monitor_access, server_require_tls, server_tls_handshake_timeout,
- * server_pdu_timeout
+ * server_pdu_timeout, server_memo_bytes
  * (relaxed: each value stands alone).
  */
 static inline const struct send_policy *server_policy(struct server *srv)

@@ -35,6 +35,22 @@ static void log_missing_indexes(const struct config *cfg, const struct db *db)
 			         cfg->index[i], cfg->database);
 }
 
+/* How the memos of a file opened read-only split memo_bytes (storage/db.h, db_open_served). */
+static void log_memos(const struct db *db)
+{
+	char budget[32];
+	if (db->memo_budget == DB_MEMO_UNLIMITED)
+		snprintf(budget, sizeof(budget), "unlimited");
+	else
+		snprintf(budget, sizeof(budget), "%zu", db->memo_budget);
+	log_info("memos (memo_bytes = %s): records %zu bytes (%s), keys %zu bytes", budget,
+	         db_record_memo_bytes(db),
+	         db->records_at                 ? "every ID"
+	         : db_record_memo_bytes(db) > 0 ? "a table that evicts"
+	                                        : "off",
+	         db->index_memo.bytes);
+}
+
 /* memberof_nested as the file records it: a new replica's file takes the key; a file
  * with entries keeps its closure (direct or nested), and the key differing is logged. */
 static void check_nested(const struct config *cfg, struct db *db, bool writable)
@@ -106,7 +122,7 @@ static int open_database(struct server *srv)
 	struct config *cfg = &srv->cfg;
 	bool replica = cfg->syncrepl.set;
 	struct db_gen *g = replica ? open_replica_database(cfg, err, sizeof(err))
-	                           : db_gen_open(cfg->database, cfg->suffix,
+	                           : db_gen_open(cfg->database, cfg->suffix, cfg->memo_bytes,
 	                                         cfg->database_readahead, err, sizeof(err));
 	if (!g && replica) {
 		log_error("%s", err);
@@ -137,6 +153,8 @@ static int open_database(struct server *srv)
 		         cfg->database, (unsigned)(st.st_mode & 0777));
 	db_gen_publish(srv, g);
 	log_info("database %s: suffix %s, %zu entries", cfg->database, cfg->suffix, g->db.entries);
+	if (!replica)
+		log_memos(&g->db);
 	if (replica)
 		log_info("replica of %s: the consumer writes %s in place; it is not reloaded from "
 		         "new imports",
@@ -190,8 +208,8 @@ void server_db_check(struct server *srv)
 		return;
 	}
 	char err[1024];
-	struct db_gen *g =
-	    db_gen_open(path, srv->cfg.suffix, srv->cfg.database_readahead, err, sizeof(err));
+	struct db_gen *g = db_gen_open(path, srv->cfg.suffix, server_memo_bytes(srv),
+	                               srv->cfg.database_readahead, err, sizeof(err));
 	if (g && (g->dev != st.st_dev || g->ino != st.st_ino)) {
 		db_gen_release(g); /* replaced again since the stat: the next round takes it */
 		if (fd >= 0)
@@ -219,6 +237,7 @@ void server_db_check(struct server *srv)
 	log_info("database reloaded: %s (%zu entries, imported %s; generation %llu)", path,
 	         g->db.entries, g->db.created[0] ? g->db.created : "at an unknown time",
 	         (unsigned long long)g->number);
+	log_memos(&g->db);
 }
 
 static int init_worker(struct server *srv, struct worker *w, int id)

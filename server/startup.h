@@ -30,7 +30,8 @@ void server_stop(struct server *srv);
  * runtime take effect at once: send_policy (for connections accepted from then
  * on), batch_bytes, max_pending_bytes, monitor_access, write_timeout,
  * idle_timeout, sizelimit, timelimit, max_filter_items, max_search_work, inchain_max,
- * allow_anonymous, require_tls, tls_handshake_timeout and pdu_timeout; the TLS
+ * allow_anonymous, require_tls, tls_handshake_timeout and pdu_timeout (memo_bytes for
+ * the next database file opened); the TLS
  * certificate and key are read again, the access log reopened. Other changed
  * keys are logged as needing a restart. A config with errors is logged and ignored.
  * A database file replaced by a new import is picked up (server_db_check).

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "conf/config.h"
+#include "storage/memo_counts.h"
 
 /* Operations by type, as slapd's cn=Operations,cn=Monitor names them (the writes are
  * refused: read-only, but counted). cn=monitor's opsOther is the sum of the six last. */
@@ -86,6 +87,9 @@ struct worker_stats {
 	uint64_t io_sends;      /* sends given to the kernel by the engine (engine.h) */
 	uint64_t io_sends_more; /* of which with MSG_MORE */
 	uint64_t io_waits;      /* epoll_wait or io_uring_enter calls of the loop */
+	/* The memos' hits and misses (storage/memo_counts.h): the worker's thread points
+	 * db_memo_counts here (db_gen_worker_start). */
+	struct db_memo_counts memo;
 };
 
 #define STAT_ADD(field, n)                                                                         \

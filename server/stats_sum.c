@@ -48,6 +48,10 @@ void stats_sum(struct server *srv, struct worker_stats *t)
 		t->io_sends += STAT_READ(w->io_sends);
 		t->io_sends_more += STAT_READ(w->io_sends_more);
 		t->io_waits += STAT_READ(w->io_waits);
+		t->memo.record_hits += STAT_READ(w->memo.record_hits);
+		t->memo.record_misses += STAT_READ(w->memo.record_misses);
+		t->memo.key_hits += STAT_READ(w->memo.key_hits);
+		t->memo.key_misses += STAT_READ(w->memo.key_misses);
 		for (int b = 0; b < STAT_LATENCY_BUCKETS; b++)
 			t->latency[b] += STAT_READ(w->latency[b]);
 		t->latency_sum_ns += STAT_READ(w->latency_sum_ns);

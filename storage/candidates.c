@@ -4,6 +4,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "storage/memo_counts.h"
+
 void cand_init_one(struct candidates *c, entry_id id)
 {
 	memset(c, 0, sizeof(*c));
@@ -111,6 +113,8 @@ static int first_dup(struct candidates *c, MDB_val *k, entry_id *id)
 {
 	if (c->memo && key_memo_get(c->memo, c->dbi, k->mv_data, k->mv_size, id)) {
 		c->single = true;
+		if (db_memo_counts)
+			db_memo_count(&db_memo_counts->key_hits);
 		return 0;
 	}
 	MDB_val v;
@@ -127,6 +131,8 @@ static int first_dup(struct candidates *c, MDB_val *k, entry_id *id)
 	if (c->memo && mdb_cursor_count(c->cursor, &n) == 0 && n == 1) {
 		c->single = true;
 		key_memo_put(c->memo, c->dbi, k->mv_data, k->mv_size, *id);
+		if (db_memo_counts)
+			db_memo_count(&db_memo_counts->key_misses);
 	}
 	return 0;
 }

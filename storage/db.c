@@ -13,6 +13,8 @@
 
 #include "protocol/dn.h"
 #include "storage/db_file.h"
+#include "storage/memo_counts.h"
+#include "storage/memo_pairs.h"
 
 /* Room for a directory of a few million entries; the file grows as needed. */
 #define DB_MAP_SIZE ((size_t)16 << 30)
@@ -194,11 +196,12 @@ static int get_id(MDB_txn *txn, MDB_dbi dbi, const void *key, size_t len, entry_
 	return 0;
 }
 
-/* Room for every ID of a file opened read-only (its largest ID is its last key). */
-static int alloc_records_at(struct db *db, MDB_txn *txn)
+/* The largest ID of id2entry (its last key), *any false when it has none. */
+static int last_id(struct db *db, MDB_txn *txn, entry_id *last, bool *any)
 {
 	MDB_cursor *cur;
 	MDB_val k, v;
+	*any = false;
 	int rc = mdb_cursor_open(txn, db->id2entry, &cur);
 	if (rc)
 		return rc;
@@ -206,18 +209,63 @@ static int alloc_records_at(struct db *db, MDB_txn *txn)
 	mdb_cursor_close(cur);
 	if (rc == MDB_NOTFOUND)
 		return 0;
-	entry_id last;
-	if (rc || k.mv_size != sizeof(last))
+	if (rc || k.mv_size != sizeof(*last))
 		return rc ? rc : MDB_CORRUPTED;
-	memcpy(&last, k.mv_data, sizeof(last));
-	if (last == UINT32_MAX)
-		return 0;
-	/* calloc of this size maps zero pages: only those written to take memory. */
-	db->records_at = calloc((size_t)last + 1, sizeof(*db->records_at));
-	if (!db->records_at)
-		return ENOMEM;
-	db->records_at_count = last + 1;
+	memcpy(last, k.mv_data, sizeof(*last));
+	*any = true;
 	return 0;
+}
+
+/* The memos of a file opened read-only, split within budget as db_open_served says. */
+static int alloc_memos(struct db *db, MDB_txn *txn, size_t budget)
+{
+	entry_id last = 0;
+	bool any;
+	int rc = last_id(db, txn, &last, &any);
+	db->memo_budget = budget;
+	if (rc || budget == 0)
+		return rc;
+	/* records_at_count is an entry_id: an ID of UINT32_MAX has no direct array (it never
+	 * fits; with a bound the table takes its place). */
+	bool direct_ok = any && last != UINT32_MAX;
+	size_t direct = direct_ok ? ((size_t)last + 1) * sizeof(*db->records_at)
+	                : any     ? SIZE_MAX
+	                          : 0;
+	/* Room for two one-ID keys per entry (a uid and a mail, say): four slots. */
+	size_t keys = db->entries * 2, key_want = key_memo_bytes_for(keys);
+	size_t rec_share, key_share;
+	if (budget == DB_MEMO_UNLIMITED || (direct <= budget && key_want <= budget - direct))
+		rec_share = direct, key_share = key_want;
+	else if (key_want <= budget / 2)
+		key_share = key_want, rec_share = budget - key_want;
+	else if (direct_ok && direct <= budget / 2)
+		rec_share = direct, key_share = budget - direct;
+	else
+		rec_share = budget / 2, key_share = budget - rec_share;
+	if (direct_ok && direct <= rec_share) {
+		/* calloc of this size maps zero pages: only those written to take memory. */
+		db->records_at = calloc((size_t)last + 1, sizeof(*db->records_at));
+		if (!db->records_at)
+			return ENOMEM;
+		db->records_at_count = last + 1;
+		db->records_at_bytes = direct;
+	} else if (any && budget != DB_MEMO_UNLIMITED &&
+	           record_memo_init(&db->record_memo, rec_share) < 0) {
+		return ENOMEM;
+	}
+	return key_memo_init(&db->index_memo, keys, key_share) < 0 ? ENOMEM : 0;
+}
+
+size_t db_record_memo_bytes(const struct db *db)
+{
+	return db->records_at ? db->records_at_bytes : db->record_memo.bytes;
+}
+
+void db_memo_resident(const struct db *db, size_t *record, size_t *key)
+{
+	*record = db->records_at ? memo_resident_bytes(db->records_at, db->records_at_bytes)
+	                         : memo_resident_bytes(db->record_memo.slot, db->record_memo.bytes);
+	*key = memo_resident_bytes(db->index_memo.slot, db->index_memo.bytes);
 }
 
 /* What ends the line about an existing file cut short (storage/db_file.h). */
@@ -360,21 +408,20 @@ static int open_dbis(struct db *db, MDB_txn *txn, enum open_mode mode, const cha
  * A file opened read-only never changes: what every search would look up, read once in
  * txn (the suffix entry's ID, room for the records' addresses, the index key memo).
  */
-static int read_once(struct db *db, MDB_txn *txn, const char *path, char *err, size_t errlen)
+static int read_once(struct db *db, MDB_txn *txn, size_t memo_bytes, const char *path, char *err,
+                     size_t errlen)
 {
 	int rc;
 	if (get_id(txn, db->dn2id, db->suffix_key.data, db->suffix_key.len, &db->suffix_id) != 0)
 		db->suffix_id = 0;
-	if ((rc = alloc_records_at(db, txn)) != 0)
-		return fail(err, errlen, "reading id2entry", path, rc);
-	/* Room for two one-ID keys per entry (a uid and a mail, say): four slots. */
-	if (key_memo_init(&db->index_memo, db->entries * 2) < 0)
-		return fail(err, errlen, "opening", path, ENOMEM);
+	if ((rc = alloc_memos(db, txn, memo_bytes)) != 0)
+		return fail(err, errlen, rc == ENOMEM ? "opening" : "reading id2entry", path, rc);
 	return 0;
 }
 
 static int open_mode(struct db *db, const char *path, enum open_mode mode, unsigned read_flags,
-                     const char *suffix, char *const *index, int nindex, char *err, size_t errlen)
+                     const char *suffix, char *const *index, int nindex, size_t memo_bytes,
+                     char *err, size_t errlen)
 {
 	memset(db, 0, sizeof(*db));
 	MDB_txn *txn = NULL;
@@ -386,7 +433,7 @@ static int open_mode(struct db *db, const char *path, enum open_mode mode, unsig
 		goto bad;
 	}
 	if (open_dbis(db, txn, mode, suffix, index, nindex, path, err, errlen) < 0 ||
-	    (mode == OPEN_READ && read_once(db, txn, path, err, errlen) < 0))
+	    (mode == OPEN_READ && read_once(db, txn, memo_bytes, path, err, errlen) < 0))
 		goto bad;
 	if ((rc = mdb_txn_commit(txn)) != 0) {
 		txn = NULL;
@@ -404,13 +451,14 @@ bad:
 int db_open(struct db *db, const char *path, bool create, const char *suffix, char *const *index,
             int nindex, char *err, size_t errlen)
 {
-	return open_mode(db, path, create ? OPEN_CREATE : OPEN_READ, 0, suffix, index, nindex, err,
-	                 errlen);
+	return open_mode(db, path, create ? OPEN_CREATE : OPEN_READ, 0, suffix, index, nindex,
+	                 DB_MEMO_UNLIMITED, err, errlen);
 }
 
-int db_open_read(struct db *db, const char *path, unsigned flags, char *err, size_t errlen)
+int db_open_served(struct db *db, const char *path, size_t memo_bytes, unsigned flags, char *err,
+                   size_t errlen)
 {
-	return open_mode(db, path, OPEN_READ, flags, NULL, NULL, 0, err, errlen);
+	return open_mode(db, path, OPEN_READ, flags, NULL, NULL, 0, memo_bytes, err, errlen);
 }
 
 int db_set_creator(struct db *db, const char *creator)
@@ -438,7 +486,7 @@ int db_open_rw(struct db *db, const char *path, const char *suffix, char *const 
 		snprintf(err, errlen, "%s: no such database, and no suffix to create it for", path);
 		return -1;
 	}
-	return open_mode(db, path, missing ? OPEN_RW_CREATE : OPEN_RW, 0, suffix, index, nindex,
+	return open_mode(db, path, missing ? OPEN_RW_CREATE : OPEN_RW, 0, suffix, index, nindex, 0,
 	                 err, errlen);
 }
 
@@ -449,6 +497,7 @@ void db_close(struct db *db)
 	buf_free(&db->suffix);
 	buf_free(&db->suffix_key);
 	free(db->records_at);
+	record_memo_free(&db->record_memo);
 	key_memo_free(&db->index_memo);
 	memset(db, 0, sizeof(*db));
 }
@@ -521,17 +570,33 @@ int db_get_entry(const struct db *db, MDB_txn *txn, entry_id id, struct entry_vi
 {
 	MDB_val k = {sizeof(id), &id}, v;
 	struct db_record_at *at = id < db->records_at_count ? &db->records_at[id] : NULL;
+	struct db_memo_counts *n = db_memo_counts;
+	const void *data;
+	uint32_t size;
 	if (at && (v.mv_data = (void *)atomic_load_explicit(&at->data, memory_order_acquire))) {
 		v.mv_size = atomic_load_explicit(&at->size, memory_order_relaxed);
+		if (n)
+			db_memo_count(&n->record_hits);
+	} else if (!at && db->record_memo.slot &&
+	           record_memo_get(&db->record_memo, id, &data, &size)) {
+		v.mv_data = (void *)data;
+		v.mv_size = size;
+		if (n)
+			db_memo_count(&n->record_hits);
 	} else {
 		int rc = mdb_get(txn, db->id2entry, &k, &v);
 		if (rc)
 			return rc;
-		if (at && v.mv_size <= ENTRY_MAX_BYTES) {
-			/* The file never changes: the record stays where it is while it is open. */
+		/* The file never changes: the record stays where it is while it is open. */
+		bool fits = v.mv_size <= ENTRY_MAX_BYTES;
+		if (at && fits) {
 			atomic_store_explicit(&at->size, (uint32_t)v.mv_size, memory_order_relaxed);
 			atomic_store_explicit(&at->data, v.mv_data, memory_order_release);
+		} else if (!at && fits && db->record_memo.slot) {
+			record_memo_put(&db->record_memo, id, v.mv_data, (uint32_t)v.mv_size);
 		}
+		if (n && (at || db->record_memo.slot))
+			db_memo_count(&n->record_misses);
 	}
 	/* The entry is parsed now and walked whole to answer it: its cache lines asked for
 	 * at once miss together instead of one after another (the first KiB: a lookup's

@@ -44,6 +44,7 @@
 #include "protocol/match.h"
 #include "storage/entry.h"
 #include "storage/key_memo.h"
+#include "storage/record_memo.h"
 
 /* minidir-3: objectClass keys include superclasses; memberof and eq.memberof.
  * minidir-4: uuid2id and memberdn. */
@@ -58,6 +59,9 @@
 /* Read transactions open at once on a database changed in place (LMDB's reader table). */
 #define DB_MAX_READERS 4096
 #define DB_MAX_ATTR_NAME 64
+/* A memo budget (db_open_served) with no bound: every ID's record place and the key memo's
+ * full size (KEY_MEMO_MAX_SLOTS at most). */
+#define DB_MEMO_UNLIMITED SIZE_MAX
 /* Index keys longer than this are truncated; the filter re-checks candidates. */
 #define DB_MAX_INDEX_KEY 480
 
@@ -90,15 +94,25 @@ struct db {
 	struct buf suffix;     /* normalized suffix DN */
 	struct buf suffix_key; /* its reversed key */
 	entry_id suffix_id;    /* its entry's ID in a file opened read-only (0: look it up) */
-	/* A file opened read-only: the records of IDs below records_at_count, as each is first
-	 * read, so that reading one again skips id2entry's B-tree (its leaf pages' cache
-	 * misses were a lookup's largest cost). Shared by every thread reading the file; its
-	 * pages are touched only as entries are read. NULL for a file changed in place. */
+	/*
+	 * The memos of a file opened read-only, within memo_budget bytes (memo_bytes; see
+	 * db_open_served for the split). Shared by every thread reading the file; their pages
+	 * are touched only as entries are read, and never past the budget. None for a file
+	 * changed in place.
+	 *
+	 * The record memo: where an entry's record lies, as each is first read, so that
+	 * reading one again skips id2entry's B-tree (its leaf pages' cache misses were a
+	 * lookup's largest cost). When every ID's place fits its share, records_at holds the
+	 * IDs below records_at_count directly (records_at_bytes); otherwise records_at is NULL
+	 * and record_memo, a table that evicts, remembers as many as its slots hold.
+	 */
+	size_t memo_budget; /* DB_MEMO_UNLIMITED: no bound */
 	struct db_record_at *records_at;
 	entry_id records_at_count;
-	/* A file opened read-only: its equality-index keys that hold one ID, as each is
-	 * first looked up (storage/key_memo.h). Zeroed (no slots) for a file changed in
-	 * place. */
+	size_t records_at_bytes;
+	struct record_memo record_memo;
+	/* The key memo: its equality-index keys that hold one ID, as each is first looked up
+	 * (storage/key_memo.h). Zeroed (no slots) when off. */
 	struct key_memo index_memo;
 	size_t entries;
 	char created[32];   /* when the import ran, GeneralizedTime */
@@ -121,14 +135,33 @@ struct db {
 int db_open(struct db *db, const char *path, bool create, const char *suffix, char *const *index,
             int nindex, char *err, size_t errlen);
 
-/* db_open_read's flags. DB_NO_READAHEAD: LMDB's MDB_NORDAHEAD, so that a page fault
+/* db_open_served's flags. DB_NO_READAHEAD: LMDB's MDB_NORDAHEAD, so that a page fault
  * reads only its page. Read-ahead (and the large folios it fills) suits a file the page
  * cache holds whole; on a larger one each lookup's fault reads megabytes around pages
  * no lookup wants, pushing out those the next lookups need (bench/scale.sh, MEMORY_MAX). */
 #define DB_NO_READAHEAD 1u
 
-/* db_open of an existing file (create false), with flags (0 or DB_NO_READAHEAD). */
-int db_open_read(struct db *db, const char *path, unsigned flags, char *err, size_t errlen);
+/*
+ * Opens the existing file at path read-only, as db_open does, with its memos within
+ * memo_bytes (0: none; DB_MEMO_UNLIMITED: no bound, what db_open gives). The split: when
+ * the direct array of every ID's record place (16 bytes an ID) and the key memo at its full
+ * size (key_memo_bytes_for two keys an entry) fit together, both; otherwise each memo has
+ * half the budget, and one that needs less than its half leaves the rest to the other.
+ * Half each because a lookup by a one-ID key needs both to skip both B-trees: the record
+ * memo's slots and the key memo's are 32 bytes each, so the halves hold about as many
+ * entries. The record memo's half holds the direct array when it fits, else a table
+ * (record_memo.h) of as many slots as fit. flags: 0 or DB_NO_READAHEAD. Fails as db_open
+ * does.
+ */
+int db_open_served(struct db *db, const char *path, size_t memo_bytes, unsigned flags, char *err,
+                   size_t errlen);
+
+/* The bytes db's record memo may take at most: its direct array's or its table's (the key
+ * memo's are index_memo.bytes). */
+size_t db_record_memo_bytes(const struct db *db);
+/* What db's memos take now (their pages written to, memo_pairs.h's memo_resident_bytes):
+ * *record and *key. For the monitor, not for a lookup. */
+void db_memo_resident(const struct db *db, size_t *record, size_t *key);
 
 /*
  * Opens path read-write for one writing process (a replica), with LMDB's lock file
@@ -163,8 +196,9 @@ int db_entry_count(const struct db *db, MDB_txn *txn, size_t *count);
 int db_dn2id(const struct db *db, MDB_txn *txn, const void *key, size_t keylen, entry_id *id);
 
 /* Reads entry id into *e (pointing into the txn's map; on a file opened read-only, where
- * records_at says once it was read). Returns 0, MDB_NOTFOUND, MDB_CORRUPTED (record does
- * not parse) or an LMDB error. Any number of threads at once. */
+ * the record memo says once it was read; counted in db_memo_counts, memo_counts.h).
+ * Returns 0, MDB_NOTFOUND, MDB_CORRUPTED (record does not parse) or an LMDB error. Any
+ * number of threads at once. */
 int db_get_entry(const struct db *db, MDB_txn *txn, entry_id id, struct entry_view *e);
 
 /*

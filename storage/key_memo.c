@@ -1,29 +1,35 @@
 #include "storage/key_memo.h"
 
 #include <string.h>
-#include <sys/mman.h>
 
-int key_memo_init(struct key_memo *m, size_t keys)
+#include "storage/memo_pairs.h"
+
+size_t key_memo_bytes_for(size_t keys)
 {
 	size_t slots = 64;
 	while (slots < keys * 2 && slots < KEY_MEMO_MAX_SLOTS)
 		slots *= 2;
-	/* An anonymous map: aligned to a page, so a pair is a cache line, and its zero pages
-	 * take memory only once written to. */
-	m->bytes = slots * sizeof(*m->slot);
-	m->slot = mmap(NULL, m->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m->slot == MAP_FAILED) {
-		*m = (struct key_memo){0};
+	return slots * sizeof(struct key_memo_slot);
+}
+
+int key_memo_init(struct key_memo *m, size_t keys, size_t max_bytes)
+{
+	*m = (struct key_memo){0};
+	size_t slots = key_memo_bytes_for(keys) / sizeof(*m->slot);
+	while (slots >= 2 && slots * sizeof(*m->slot) > max_bytes)
+		slots /= 2;
+	if (slots < 2)
+		return 0; /* not one pair within max_bytes: no memo */
+	struct memo_pairs p;
+	if (memo_pairs_map(&p, slots, sizeof(*m->slot)) < 0)
 		return -1;
-	}
-	m->mask = slots / 2 - 1;
+	*m = (struct key_memo){.slot = p.slot, .bytes = p.bytes, .mask = p.mask};
 	return 0;
 }
 
 void key_memo_free(struct key_memo *m)
 {
-	if (m->slot)
-		munmap(m->slot, m->bytes);
+	memo_pairs_unmap(&(struct memo_pairs){.slot = m->slot, .bytes = m->bytes});
 	*m = (struct key_memo){0};
 }
 

@@ -39,9 +39,13 @@ struct key_memo {
 	size_t mask; /* pairs - 1; a power of two */
 };
 
-/* Room for about keys keys (twice as many slots, at most KEY_MEMO_MAX_SLOTS).
- * Returns 0, or -1 when out of memory. */
-int key_memo_init(struct key_memo *m, size_t keys);
+/* The bytes key_memo_init takes for keys keys with no bound on them: twice as many slots
+ * (a power of two, 64 at least, KEY_MEMO_MAX_SLOTS at most). */
+size_t key_memo_bytes_for(size_t keys);
+/* Room for about keys keys, as key_memo_bytes_for says, but within max_bytes (fewer slots,
+ * a power of two; fewer bytes than a pair: no slots, m zeroed, and 0). Returns 0, or -1
+ * when out of memory (m zeroed). */
+int key_memo_init(struct key_memo *m, size_t keys, size_t max_bytes);
 void key_memo_free(struct key_memo *m);
 
 /* The ID of key[0..len) in table dbi, if remembered: true with *id set. */

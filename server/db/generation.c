@@ -13,9 +13,10 @@
 #include "server/db/readahead.h"
 #include "server/dlist.h"
 #include "server/log.h"
+#include "storage/memo_counts.h"
 
-struct db_gen *db_gen_open(const char *path, const char *suffix, enum db_readahead readahead,
-                           char *err, size_t errlen)
+struct db_gen *db_gen_open(const char *path, const char *suffix, size_t memo_bytes,
+                           enum db_readahead readahead, char *err, size_t errlen)
 {
 	struct db_gen *g = calloc(1, sizeof(*g));
 	if (!g) {
@@ -28,7 +29,7 @@ struct db_gen *db_gen_open(const char *path, const char *suffix, enum db_readahe
 	char why[256];
 	bool off = db_readahead_off(
 	    readahead, stat(path, &before) == 0 ? (uint64_t)before.st_size : 0, why, sizeof(why));
-	if (db_open_read(&g->db, path, off ? DB_NO_READAHEAD : 0, err, errlen) < 0) {
+	if (db_open_served(&g->db, path, memo_bytes, off ? DB_NO_READAHEAD : 0, err, errlen) < 0) {
 		free(g);
 		return NULL;
 	}
@@ -113,6 +114,11 @@ bool db_hold_expired(struct server *srv, const struct db_hold *h)
 {
 	return h->gen->number < __atomic_load_n(&srv->gen_min, __ATOMIC_RELAXED) ||
 	       (h->pinned_since && clock_seconds() - h->pinned_since > DB_SNAPSHOT_MAX_SECONDS);
+}
+
+void db_gen_worker_start(struct worker *w)
+{
+	db_memo_counts = &w->stats.memo;
 }
 
 void db_gen_worker_switch(struct worker *w)

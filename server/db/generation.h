@@ -79,12 +79,13 @@ struct db_gen {
 /*
  * Opens the database file at path read-only as a new generation (one
  * reference, number 0 until published) and checks it: that it is whole (not cut
- * short: db_open), its format, and that it holds suffix (as the config names it).
- * The file is read with the kernel's read-ahead or without it as readahead decides for
- * its size (server/db/readahead.h), which is logged. Returns NULL with the reason in err.
+ * short: db_open), its format, and that it holds suffix (as the config names it). Its
+ * memos take memo_bytes at most (memo_bytes; storage/db.h's db_open_served). The file is
+ * read with the kernel's read-ahead or without it as readahead decides for its size
+ * (server/db/readahead.h), which is logged. Returns NULL with the reason in err.
  */
-struct db_gen *db_gen_open(const char *path, const char *suffix, enum db_readahead readahead,
-                           char *err, size_t errlen);
+struct db_gen *db_gen_open(const char *path, const char *suffix, size_t memo_bytes,
+                           enum db_readahead readahead, char *err, size_t errlen);
 
 static inline void db_gen_hold(struct db_gen *g)
 {
@@ -133,6 +134,9 @@ bool db_hold_expired(struct server *srv, const struct db_hold *h);
 
 /* --- the worker's side ----------------------------------------------------------------- */
 
+/* On w's own thread, before its first operation: the memos' hits and misses of its lookups
+ * are counted in w->stats.memo (storage/memo_counts.h). */
+void db_gen_worker_start(struct worker *w);
 /*
  * Moves w to the current generation if it is not on it: between operations
  * only (from the event loop). db_worker(w)->txn becomes a transaction of the new

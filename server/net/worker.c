@@ -138,6 +138,7 @@ void *worker_main(void *arg)
 	struct worker *w = arg;
 	struct net_worker *nw = net_worker(w);
 	time_t last_sweep = clock_seconds();
+	db_gen_worker_start(w);
 	for (;;) {
 		/* Wakes once a second at least, to close clients past write_timeout or
 		 * idle_timeout, and when the first of the waking queue is due (conn.h,

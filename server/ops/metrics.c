@@ -253,6 +253,37 @@ bool metrics_ready(struct server *srv, char *why, size_t cap)
 	return false;
 }
 
+/* The memos of the file served (storage/db.h, memo_bytes) and what they answered. */
+static void memos(struct text *t, const struct db *db, const struct db_memo_counts *n)
+{
+	head(t, "minidir_memo_budget_bytes", "gauge",
+	     "memo_bytes: the most the memos of the file served may take (+Inf: unlimited).");
+	if (db->memo_budget == DB_MEMO_UNLIMITED)
+		put(t, "minidir_memo_budget_bytes +Inf\n");
+	else
+		put(t, "minidir_memo_budget_bytes %zu\n", db->memo_budget);
+	head(t, "minidir_memo_bytes", "gauge",
+	     "The most each memo of the file served may take (its map or array).");
+	put(t, "minidir_memo_bytes{memo=\"record\"} %zu\n", db_record_memo_bytes(db));
+	put(t, "minidir_memo_bytes{memo=\"key\"} %zu\n", db->index_memo.bytes);
+	size_t rec_in, key_in;
+	db_memo_resident(db, &rec_in, &key_in);
+	head(t, "minidir_memo_resident_bytes", "gauge",
+	     "What each memo of the file served takes now: its pages written to.");
+	put(t, "minidir_memo_resident_bytes{memo=\"record\"} %zu\n", rec_in);
+	put(t, "minidir_memo_resident_bytes{memo=\"key\"} %zu\n", key_in);
+	head(t, "minidir_memo_hits_total", "counter",
+	     "Lookups a memo answered: records read, one-ID index keys found.");
+	put(t, "minidir_memo_hits_total{memo=\"record\"} %llu\n",
+	    (unsigned long long)n->record_hits);
+	put(t, "minidir_memo_hits_total{memo=\"key\"} %llu\n", (unsigned long long)n->key_hits);
+	head(t, "minidir_memo_misses_total", "counter",
+	     "Lookups a memo did not answer (LMDB's B-tree did, and the memo remembered them).");
+	put(t, "minidir_memo_misses_total{memo=\"record\"} %llu\n",
+	    (unsigned long long)n->record_misses);
+	put(t, "minidir_memo_misses_total{memo=\"key\"} %llu\n", (unsigned long long)n->key_misses);
+}
+
 int metrics_text(struct server *srv, const struct http_counts *hc, struct buf *out)
 {
 	struct text t = {.out = out};
@@ -265,8 +296,10 @@ int metrics_text(struct server *srv, const struct http_counts *hc, struct buf *o
 	operations(&t, s);
 	connections(&t, s);
 	policies(&t, s);
-	free(s);
 	struct db_gen *g = db_gen_current(srv);
+	if (g)
+		memos(&t, &g->db, &s->memo);
+	free(s);
 	if (g) {
 		one(&t, "minidir_database_generation", "gauge",
 		    "The database generation served (1 at start-up, one more per reload).",

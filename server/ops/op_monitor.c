@@ -4,7 +4,8 @@
  *
  *   cn=monitor                      uptime, threads, connections, operations, the
  *                                   database served (entries, import time,
- *                                   generation) and how many reloads
+ *                                   generation) and how many reloads, its memos
+ *                                   (memo_bytes: bytes, hits, misses)
  *   cn=<policy>,cn=monitor          per send policy: what sending cost
  *   cn=tls,cn=monitor               TLS sessions and handshakes, and whether the
  *                                   kernel does the record work (kTLS)
@@ -85,6 +86,22 @@ static int build_server_entry(struct server *srv, const struct db_gen *g,
 	mon_add(&b, "databaseCreated", "%s", g->db.created);
 	mon_add_u64(&b, "databaseGeneration", g->number);
 	mon_add_u64(&b, "databaseReloads", __atomic_load_n(&srv->reloads, __ATOMIC_RELAXED));
+	/* The memos of the file served (memo_bytes): the most their memory may take, and what
+	 * they answered since start-up (all generations). */
+	if (g->db.memo_budget == DB_MEMO_UNLIMITED)
+		mon_add(&b, "memoBudgetBytes", "unlimited");
+	else
+		mon_add_u64(&b, "memoBudgetBytes", g->db.memo_budget);
+	size_t rec_in, key_in;
+	db_memo_resident(&g->db, &rec_in, &key_in);
+	mon_add_u64(&b, "recordMemoBytes", db_record_memo_bytes(&g->db));
+	mon_add_u64(&b, "recordMemoResidentBytes", rec_in);
+	mon_add_u64(&b, "recordMemoHits", s->total.memo.record_hits);
+	mon_add_u64(&b, "recordMemoMisses", s->total.memo.record_misses);
+	mon_add_u64(&b, "keyMemoBytes", g->db.index_memo.bytes);
+	mon_add_u64(&b, "keyMemoResidentBytes", key_in);
+	mon_add_u64(&b, "keyMemoHits", s->total.memo.key_hits);
+	mon_add_u64(&b, "keyMemoMisses", s->total.memo.key_misses);
 	return mon_finish(srv, &b, MONITOR_DN, "monitorServer", true, out);
 }
 

@@ -2,6 +2,7 @@
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,6 +245,41 @@ START_TEST(sizes_overflow)
 	load_fails_at(BASE "batch_bytes = 18014398509481985K\n", 3, "batch_bytes");
 	load_fails_at(BASE "batch_bytes = 17592186044417M\n", 3, "batch_bytes");
 	load_fails_at(BASE "max_pdu_bytes = 18014398509481985K\n", 3, "max_pdu_bytes");
+}
+END_TEST
+
+/* memo_bytes (issue 29): the default, sizes as the other size keys take them, 0, unlimited;
+ * bad values fail at their line. */
+START_TEST(memo_bytes_key)
+{
+	struct config cfg;
+	load_ok(BASE, &cfg);
+	ck_assert_uint_eq(cfg.memo_bytes, CONFIG_DEFAULT_MEMO_BYTES);
+	ck_assert_uint_eq(CONFIG_DEFAULT_MEMO_BYTES, 64u << 20);
+	config_free(&cfg);
+	const struct {
+		const char *value;
+		size_t want;
+	} ok[] = {{"0", 0},
+	          {"4096", 4096},
+	          {"512k", 512 << 10},
+	          {"256M", (size_t)256 << 20},
+	          {"1048576m", (size_t)1 << 40},
+	          {"unlimited", SIZE_MAX}};
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		char text[256];
+		snprintf(text, sizeof(text), BASE "memo_bytes = %s\n", ok[i].value);
+		load_ok(text, &cfg);
+		ck_assert_uint_eq(cfg.memo_bytes, ok[i].want);
+		config_free(&cfg);
+	}
+	load_fails_at(BASE "memo_bytes = -1\n", 3, "memo_bytes");
+	load_fails_at(BASE "\nmemo_bytes = 64G\n", 4, "memo_bytes");
+	load_fails_at(BASE "memo_bytes = 1048577m\n", 3, "memo_bytes");
+	load_fails_at(BASE "memo_bytes = 18014398509481985K\n", 3, "memo_bytes");
+	load_fails_at(BASE "memo_bytes = lots\n", 3, "unlimited");
+	load_fails_at(BASE "memo_bytes = \n", 3, "memo_bytes");
+	load_fails_at(BASE "memo_bytes = Unlimited\n", 3, "memo_bytes");
 }
 END_TEST
 
@@ -888,6 +924,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, err_first_error_wins);
 	tcase_add_test(tc, chain_passwd_keys);
 	tcase_add_test(tc, dynamic_groups_keys);
+	tcase_add_test(tc, memo_bytes_key);
 	tcase_add_test(tc, err_missing_required);
 	tcase_add_test(tc, err_missing_file);
 	tcase_add_test(tc, err_truncated_to_errlen);

@@ -114,7 +114,7 @@ SLAPD_ONLY=(
 )
 # What minidir has that slapd has not: its own entries (tests and users read them,
 # docs/monitoring.md) and its own counters on cn=monitor and cn=tls, named here one by one.
-OWN_MONITOR='vendorname|starttime|uptime|threads|sendpolicy|ioengine|iosends|iosendsmore|iowaits|batchbytes|maxpendingbytes|currentconnections|totalconnections|shedconnections|pdutimeouts|inputshedconnections|proxyrefused|proxybadheaders|opsbind|opssearch|opsunbind|opsabandon|opsother|entriessent|databaseentries|databasecreated|databasegeneration|databasereloads'
+OWN_MONITOR='vendorname|starttime|uptime|threads|sendpolicy|ioengine|iosends|iosendsmore|iowaits|batchbytes|maxpendingbytes|currentconnections|totalconnections|shedconnections|pdutimeouts|inputshedconnections|proxyrefused|proxybadheaders|opsbind|opssearch|opsunbind|opsabandon|opsother|entriessent|databaseentries|databasecreated|databasegeneration|databasereloads|memobudgetbytes|recordmemobytes|recordmemoresidentbytes|recordmemohits|recordmemomisses|keymemobytes|keymemoresidentbytes|keymemohits|keymemomisses'
 OWN_TLS='tlsenabled|kerneltls|kerneltlsconnections|tlsconnections|handshakes|resumedhandshakes|handshakefailures|starttls'
 MINIDIR_ONLY=(
 	'^cn=(batch|msg-more|nodelay-once|cork-toggle|tcp|latency|limits|replication),cn=monitor\|'

@@ -27,6 +27,7 @@
 #include "tests/storage/expect_line.h"
 #include "storage/candidates.h"
 #include "storage/db.h"
+#include "storage/memo_counts.h"
 #include "ldif/ldif_import.h"
 #include "tests/check_run.h"
 
@@ -553,6 +554,78 @@ START_TEST(records_read_again)
 		buf_free(&first[id]);
 	free(first);
 	db_close(&db);
+}
+END_TEST
+
+/* db_open_served's budget (memo_bytes): the split, the table that evicts when the direct
+ * array does not fit, none at 0; every record right, and the reads counted. */
+START_TEST(records_within_a_budget)
+{
+	size_t count;
+	import_good(&count);
+	char err[512];
+	struct db db;
+	/* The direct array and the full key memo fit: both, as db_open gives them. */
+	ck_assert_int_eq(db_open_served(&db, db_path, 1 << 20, 0, err, sizeof(err)), 0);
+	ck_assert_ptr_nonnull(db.records_at);
+	ck_assert_uint_eq(db_record_memo_bytes(&db), (count + 1) * sizeof(struct db_record_at));
+	ck_assert_uint_eq(db.index_memo.bytes, key_memo_bytes_for(db.entries * 2));
+	db_close(&db);
+	/* Neither fits its half: a table of half the budget, the key memo in the other. */
+	size_t budget = 512;
+	ck_assert_uint_gt((count + 1) * sizeof(struct db_record_at), budget / 2);
+	ck_assert_int_eq(db_open_served(&db, db_path, budget, 0, err, sizeof(err)), 0);
+	ck_assert_ptr_null(db.records_at);
+	ck_assert_ptr_nonnull(db.record_memo.slot);
+	ck_assert_uint_eq(db_record_memo_bytes(&db), budget / 2);
+	ck_assert_uint_eq(db.index_memo.bytes, budget / 2);
+	ck_assert_uint_eq(db.memo_budget, budget);
+	struct db_memo_counts n = {0};
+	db_memo_counts = &n;
+	MDB_txn *txn;
+	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
+	struct buf *first = calloc(count + 1, sizeof(*first));
+	struct entry_view e;
+	for (entry_id id = 1; id <= count; id++) {
+		ck_assert_int_eq(db_get_entry(&db, txn, id, &e), 0);
+		ck_assert_int_eq(buf_append(&first[id], e.op, e.oplen), 0);
+	}
+	ck_assert_uint_eq(n.record_misses, count);
+	ck_assert_uint_eq(n.record_hits, 0);
+	for (entry_id id = (entry_id)count; id >= 1; id--) { /* the last read first */
+		ck_assert_int_eq(db_get_entry(&db, txn, id, &e), 0);
+		ck_assert(e.oplen == first[id].len && memcmp(e.op, first[id].data, e.oplen) == 0);
+	}
+	/* 8 slots for more IDs: some of the last stayed, the rest were read again */
+	ck_assert_uint_gt(n.record_hits, 0);
+	ck_assert_uint_le(n.record_hits, budget / 2 / RECORD_MEMO_SLOT_BYTES);
+	ck_assert_uint_eq(n.record_hits + n.record_misses, 2 * count);
+	ck_assert_int_eq(db_get_entry(&db, txn, (entry_id)(count + 1), &e), MDB_NOTFOUND);
+	mdb_txn_abort(txn);
+	db_memo_counts = NULL;
+	/* Two threads at once, evicting each other's: always the right bytes. */
+	struct reread r[2] = {{&db, count, first, 0}, {&db, count, first, 0}};
+	pthread_t t[2];
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, reread_all, &r[i]), 0);
+	for (int i = 0; i < 2; i++) {
+		pthread_join(t[i], NULL);
+		ck_assert_int_eq(r[i].mismatches, 0);
+	}
+	db_close(&db);
+	/* 0: no memos, and every record still read. */
+	ck_assert_int_eq(db_open_served(&db, db_path, 0, 0, err, sizeof(err)), 0);
+	ck_assert_ptr_null(db.records_at);
+	ck_assert_ptr_null(db.record_memo.slot);
+	ck_assert_ptr_null(db.index_memo.slot);
+	ck_assert_uint_eq(db_record_memo_bytes(&db), 0);
+	r[0].db = &db;
+	reread_all(&r[0]);
+	ck_assert_int_eq(r[0].mismatches, 0);
+	db_close(&db);
+	for (entry_id id = 1; id <= count; id++)
+		buf_free(&first[id]);
+	free(first);
 }
 END_TEST
 
@@ -1283,6 +1356,7 @@ static Suite *import_suite(void)
 	tcase_add_test(tc, candidates_index);
 	tcase_add_test(tc, rdn_values_added);
 	tcase_add_test(tc, records_read_again);
+	tcase_add_test(tc, records_within_a_budget);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("failures");

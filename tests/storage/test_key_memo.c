@@ -6,6 +6,7 @@
 #include <check.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,7 +26,7 @@ static void fill_keys(void)
 START_TEST(put_then_get)
 {
 	struct key_memo m;
-	ck_assert_int_eq(key_memo_init(&m, 100), 0);
+	ck_assert_int_eq(key_memo_init(&m, 100, SIZE_MAX), 0);
 	uint32_t id = 0;
 	char asked[16] = "user.17"; /* the same bytes elsewhere: the value a filter holds */
 	ck_assert(!key_memo_get(&m, 3, asked, strlen(asked), &id));
@@ -45,7 +46,7 @@ END_TEST
 START_TEST(crowded_slots_never_answer_wrong)
 {
 	struct key_memo m;
-	ck_assert_int_eq(key_memo_init(&m, 1), 0); /* 64 slots for 4,096 keys */
+	ck_assert_int_eq(key_memo_init(&m, 1, SIZE_MAX), 0); /* 64 slots for 4,096 keys */
 	ck_assert_uint_eq(2 * (m.mask + 1), 64);
 	int found = 0;
 	for (int i = 0; i < NKEYS; i++) {
@@ -73,7 +74,7 @@ END_TEST
 START_TEST(pairs_keep_colliding_keys)
 {
 	struct key_memo m;
-	ck_assert_int_eq(key_memo_init(&m, 1), 0);
+	ck_assert_int_eq(key_memo_init(&m, 1, SIZE_MAX), 0);
 	for (int i = 0; i < 20; i++)
 		key_memo_put(&m, 1, map_keys[i], strlen(map_keys[i]), (uint32_t)i);
 	for (int i = 0; i < 20; i++) {
@@ -89,11 +90,11 @@ END_TEST
 START_TEST(sizes_and_limits)
 {
 	struct key_memo m;
-	ck_assert_int_eq(key_memo_init(&m, 10000), 0);
+	ck_assert_int_eq(key_memo_init(&m, 10000, SIZE_MAX), 0);
 	/* slots: the power of two at or above twice the keys, in pairs */
 	ck_assert_uint_eq(2 * (m.mask + 1), 32768);
 	key_memo_free(&m);
-	ck_assert_int_eq(key_memo_init(&m, (size_t)1 << 30), 0);
+	ck_assert_int_eq(key_memo_init(&m, (size_t)1 << 30, SIZE_MAX), 0);
 	ck_assert_uint_eq(2 * (m.mask + 1), KEY_MEMO_MAX_SLOTS);
 	/* A key too long for a slot's length, or a table number past 16 bits: not kept. */
 	size_t big = 70000;
@@ -141,7 +142,7 @@ static void *read_keys(void *arg)
 START_TEST(readers_racing_writers)
 {
 	struct key_memo m;
-	ck_assert_int_eq(key_memo_init(&m, 1), 0);
+	ck_assert_int_eq(key_memo_init(&m, 1, SIZE_MAX), 0);
 	struct racer r[4] = {{&m, 0, 0, 0}, {&m, 1, 0, 0}, {&m, 0, 0, 0}, {&m, 0, 0, 0}};
 	pthread_t t[4];
 	for (int i = 0; i < 4; i++)
