@@ -304,9 +304,15 @@ else
 		tls_rejected "otherca_$e" "$e: --useSSL trusting another CA" "cannot connect to ldaps://127.0.0.1:$LDAPS_PORT: "
 		tsr "untrusted_st_$e" --engine "$e" -p "$LDAP_PORT" -q
 		tls_rejected "untrusted_st_$e" "$e: --useStartTLS without a trust store" "StartTLS on 127.0.0.1:$LDAP_PORT: "
-		# A reconnect (handshake included) after each search: about one per search.
+		# A reconnect (handshake included) after each search: about one per search. On a
+		# machine busy enough that 1 s holds fewer than 3 searches (a full handshake each),
+		# once more for 8 intervals: 1 search and 0 reconnects shows nothing either way.
 		tsr "reconnect_$e" --engine "$e" -p "$LDAPS_PORT" -Z -P "$tls/ca.pem" --iterationsBeforeReconnect 1
 		n=$(summary_value "reconnect_$e" "Total searches")
+		if [ "${n:-0}" -lt 3 ]; then
+			tsr "reconnect_$e" --engine "$e" -p "$LDAPS_PORT" -Z -P "$tls/ca.pem" --iterationsBeforeReconnect 1 -I 8
+			n=$(summary_value "reconnect_$e" "Total searches")
+		fi
 		r=$(summary_value "reconnect_$e" "Reconnects")
 		if [ "$rc" = 0 ] && [ -n "$r" ] && [ "$r" -gt 0 ] && [ "$(summary_value "reconnect_$e" "Total errors")" = 0 ] &&
 			[ $((n - r)) -ge -2 ] && [ $((n - r)) -le 2 ]; then
