@@ -14,8 +14,8 @@
 # minidir.mdb (minidir-import), plus minidir.mdb.b, a copy that a reload renames in.
 # minidir.mdb is made again when $SERVER_BUILD/minidir-import is not the binary that made
 # it (its checksum is kept beside it): what the importer stores is what start-up reads.
-# 10M entries take about 6 GB of LDIF, 11 GB for each minidir file and about 25 GB for
-# slapd's, and some 15 minutes to build (slapadd -q most of it).
+# 10M entries take about 3 GB of LDIF, 7.7 GB for each minidir file and 8.5 GB for
+# slapd's, and some 30 minutes to build on 2 cores (slapadd -q most of it).
 #
 # Both servers: equality indexes on objectClass, uid, cn, mail, member and
 # departmentNumber (as bench/run.sh), 2 worker threads, logging off. The load is
