@@ -177,10 +177,12 @@ static int take(struct reader *r, void *out, size_t n, const unsigned char **at)
 
 static int decode_class(struct reader *r, struct password_record *p, int i)
 {
-	uint8_t clen;
-	uint32_t slen;
-	uint64_t values;
-	const unsigned char *cls, *sample;
+	/* Set before take() fills them: a build with fat LTO objects (the package's) cannot see
+	 * that they are read only after take() succeeded. */
+	uint8_t clen = 0;
+	uint32_t slen = 0;
+	uint64_t values = 0;
+	const unsigned char *cls = NULL, *sample = NULL;
 	if (take(r, &clen, 1, NULL) || take(r, NULL, clen, &cls) ||
 	    take(r, &values, sizeof(values), NULL) || take(r, &slen, sizeof(slen), NULL) ||
 	    take(r, NULL, slen, &sample))
@@ -207,9 +209,9 @@ int password_record_decode(struct password_record *p, const void *data, size_t l
 {
 	memset(p, 0, sizeof(*p));
 	struct reader r = {data, (const unsigned char *)data + len, why, whylen};
-	uint8_t head[2];
-	uint16_t flen;
-	const unsigned char *first;
+	uint8_t head[2] = {0};
+	uint16_t flen = 0;
+	const unsigned char *first = NULL; /* set, as decode_class's, for the package's build */
 	int rc = take(&r, head, sizeof(head), NULL);
 	if (!rc && head[0] != PASSWORD_RECORD_VERSION)
 		rc = bad(&r, "version %u, not %u", head[0], PASSWORD_RECORD_VERSION);
