@@ -20,7 +20,6 @@
 #include "storage/memberof.h"
 #include "storage/memberof_nested.h"
 #include "ldif/import_parse.h"
-#include "ldif/import_prefault.h"
 #include "ldif/import_queue.h"
 #include "ldif/import_stale.h"
 
@@ -75,8 +74,7 @@ struct importer {
 	bool eof; /* the last record was read (under read_lock) */
 	struct import_queue queue;
 	pthread_t threads[IMPORT_MAX_THREADS];
-	int nthreads;                    /* parsing threads running */
-	struct import_prefault prefault; /* the new file's page faults, ahead of the writer */
+	int nthreads; /* parsing threads running */
 	/* The writer's cursors, kept across puts: a key on the page the last put left the
 	 * cursor on skips the descent from the root (LMDB's mdb_cursor_set). Closed with the
 	 * transaction. */
@@ -434,21 +432,16 @@ static int put_meta(struct importer *im, size_t n)
  * the pages in use. Returns 0 or an LMDB error / errno value. */
 static int finish_file(struct importer *im)
 {
-	import_prefault_stop(&im->prefault);
 	int rc = mdb_txn_commit(im->txn), fd;
 	im->txn = NULL;
 	MDB_envinfo info;
 	MDB_stat st;
-	if (rc == 0 && (rc = mdb_env_info(im->db.env, &info)) == 0 &&
+	if (rc == 0 && (rc = mdb_env_sync(im->db.env, 1)) == 0 &&
+	    (rc = mdb_env_info(im->db.env, &info)) == 0 &&
 	    (rc = mdb_env_stat(im->db.env, &st)) == 0 &&
-	    (rc = mdb_env_get_fd(im->db.env, &fd)) == 0) {
-		size_t used = (size_t)(info.me_last_pgno + 1) * st.ms_psize;
-		/* The pages populated past the last one are not written out, only dropped. */
-		import_prefault_end(&im->prefault, fd, used);
-		if ((rc = mdb_env_sync(im->db.env, 1)) == 0 &&
-		    (ftruncate(fd, (off_t)used) < 0 || fsync(fd) < 0))
-			rc = errno;
-	}
+	    (rc = mdb_env_get_fd(im->db.env, &fd)) == 0 &&
+	    (ftruncate(fd, (off_t)(info.me_last_pgno + 1) * st.ms_psize) < 0 || fsync(fd) < 0))
+		rc = errno;
 	return rc;
 }
 
@@ -543,9 +536,7 @@ int ldif_import(const char *ldif_path, const char *db_path, const struct import_
 		fprintf(opts->err, "%s: %s\n", tmp_path, mdb_strerror(rc));
 		rc = -1;
 	} else {
-		import_prefault_start(&im.prefault, im.db.env);
 		rc = build_guarded(&im, count);
-		import_prefault_stop(&im.prefault); /* stopped already unless it failed */
 	}
 	int fd;
 	/* On LMDB's descriptor, not the name: the directory may be writable by the user the
