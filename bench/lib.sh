@@ -155,5 +155,10 @@ bench_slapd_start() {
 	spid=$(cat "$work/slapd.pid" 2> /dev/null)
 	[ -n "$spid" ] || die "slapd did not start: $(cat "$work/slapd.log")"
 }
+# drop_cache FILE: FILE's pages out of the page cache (GNU dd's nocache, whole file), so
+# that the next read of them is from the disk. cached_mib FILE: how much of FILE the page
+# cache holds now, in MiB (util-linux's fincore). For bench/open_time.sh and bench/scale.sh.
+drop_cache() { dd of="$1" oflag=nocache conv=notrunc,fdatasync count=0 status=none 2> /dev/null; }
+cached_mib() { fincore --bytes --noheadings --output RES "$1" | awk '{ printf "%.1f", $1 / 1048576 }'; }
 # wait_port LOG [SCHEME]: the port minidir logged in LOG.
 . scripts/wait_port.sh

@@ -55,8 +55,6 @@ now_ms() { date +%s%3N; }
 cpu_ms() { # PID: user+sys of the process, in ms
 	awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); print int(($12 + $13) * 1000 / hz) }' "/proc/$1/stat"
 }
-drop_cache() { dd of="$1" oflag=nocache conv=notrunc,fdatasync count=0 status=none; }
-cached_mib() { fincore --bytes --noheadings --output RES "$1" | awk '{ printf "%.1f", $1 / 1048576 }'; }
 log_ms() { # LOG WORDS: the millisecond stamp of LOG's first line with WORDS
 	local stamp
 	stamp=$(grep -m1 -F "$2" "$1" | cut -d' ' -f1)

@@ -136,7 +136,6 @@ build_size() {
 	fi
 }
 
-drop_cache() { dd of="$1" oflag=nocache conv=notrunc,fdatasync count=0 status=none 2> /dev/null; }
 cached_mb() { fincore --bytes --noheadings --output RES "$1" | awk '{ printf "%.1f", $1 / 1048576 }'; }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
@@ -165,7 +164,7 @@ start_minidir() {
 	[ -n "$port" ] || die "minidir did not start: $(tail -3 "$work/minidir.log")"
 	first_answer "$port" || die "minidir did not answer: $(tail -3 "$work/minidir.log")"
 	start_ms=$(($(now_ms) - t0))
-	start_mb=$(cached_mb "$dir/minidir.mdb")
+	start_mb=$(cached_mib "$dir/minidir.mdb")
 }
 # start_slapd DIR: as start_minidir, for slapd on DIR/slapd (a port drawn at random).
 start_slapd() {
@@ -179,7 +178,7 @@ start_slapd() {
 	pids+=("$pid")
 	first_answer "$port" || die "slapd did not answer: $(tail -3 "$work/slapd.log")"
 	start_ms=$(($(now_ms) - t0))
-	start_mb=$(cached_mb "$dir/slapd/data.mdb")
+	start_mb=$(cached_mib "$dir/slapd/data.mdb")
 }
 # reload_minidir DIR: renames minidir.mdb.b over minidir.mdb (keeping the old file as .b)
 # and sends SIGHUP; sets $reload_ms.
