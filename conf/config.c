@@ -69,6 +69,17 @@ const char *config_monitor_access_name(enum monitor_access a)
 	return monitor_access_names[a];
 }
 
+const char *config_memo_bytes_text(size_t bytes, char buf[static CONFIG_MEMO_TEXT])
+{
+	if (bytes == SIZE_MAX)
+		snprintf(buf, CONFIG_MEMO_TEXT, "unlimited");
+	else if (bytes == 0)
+		snprintf(buf, CONFIG_MEMO_TEXT, "0 (no memos)");
+	else
+		snprintf(buf, CONFIG_MEMO_TEXT, "%zu", bytes);
+	return buf;
+}
+
 const char *config_policy_name(enum send_policy_id id)
 {
 	return policy_names[id];

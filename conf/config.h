@@ -163,6 +163,11 @@ void config_free(struct config *cfg);
 /* The config-file name of a monitor_access value ("rootdn", ...). */
 const char *config_monitor_access_name(enum monitor_access a);
 
+/* A memo_bytes value as the config file writes it: "unlimited" for SIZE_MAX, "0 (no
+ * memos)", else the number of bytes; in buf (CONFIG_MEMO_TEXT bytes), which it returns. */
+#define CONFIG_MEMO_TEXT 32
+const char *config_memo_bytes_text(size_t bytes, char buf[static CONFIG_MEMO_TEXT]);
+
 /* The config-file name of a tls_verify_client value ("never", ...). */
 const char *config_tls_verify_name(enum tls_verify v);
 

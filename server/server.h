@@ -85,8 +85,8 @@ struct worker {
 	X(bool, require_tls, "%s", cfg->require_tls ? "yes" : "no")                                \
 	X(int, tls_handshake_timeout, "%d", cfg->tls_handshake_timeout)                            \
 	X(int, pdu_timeout, "%d", cfg->pdu_timeout)                                                \
-	X(size_t, memo_bytes, "%zu (SIZE_MAX: unlimited; for the next database file opened)",      \
-	  cfg->memo_bytes)
+	X(size_t, memo_bytes, "%s (for the next database file opened)",                            \
+	  config_memo_bytes_text(cfg->memo_bytes, (char[CONFIG_MEMO_TEXT]){0}))
 
 struct runtime {
 	const struct send_policy *policy; /* for connections accepted from now on */

@@ -38,13 +38,9 @@ static void log_missing_indexes(const struct config *cfg, const struct db *db)
 /* How the memos of a file opened read-only split memo_bytes (storage/db.h, db_open_served). */
 static void log_memos(const struct db *db)
 {
-	char budget[32];
-	if (db->memo_budget == DB_MEMO_UNLIMITED)
-		snprintf(budget, sizeof(budget), "unlimited");
-	else
-		snprintf(budget, sizeof(budget), "%zu", db->memo_budget);
-	log_info("memos (memo_bytes = %s): records %zu bytes (%s), keys %zu bytes", budget,
-	         db_record_memo_bytes(db),
+	char budget[CONFIG_MEMO_TEXT];
+	log_info("memos (memo_bytes = %s): records %zu bytes (%s), keys %zu bytes",
+	         config_memo_bytes_text(db->memo_budget, budget), db_record_memo_bytes(db),
 	         db->records_at                 ? "every ID"
 	         : db_record_memo_bytes(db) > 0 ? "a table that evicts"
 	                                        : "off",

@@ -169,6 +169,13 @@ if "$BUILD/minidir-import" -q -f "$work/import.conf" "$work/data.ldif" > "$work/
 else
 	not_ok "import again: $(cat "$work/import.log")"
 fi
+# "unlimited" is SIZE_MAX inside; the log says the word the config file takes, not the number.
+write_conf off unlimited
+kill -HUP "$pid"
+for _ in $(seq 1 50); do grep -q "SIGHUP: memo_bytes = unlimited" "$work/off.log" && break; sleep 0.1; done
+grep -q "SIGHUP: memo_bytes = unlimited (for the next database file opened)" "$work/off.log" &&
+	ok "SIGHUP: memo_bytes = unlimited logged as unlimited" ||
+	not_ok "SIGHUP to unlimited: $(grep 'SIGHUP: memo_bytes' "$work/off.log" | tail -1)"
 stop off
 
 # --- bad values: minidir -t names the line ---
