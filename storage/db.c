@@ -8,7 +8,9 @@
 #include <string.h>
 #include <time.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "protocol/dn.h"
@@ -320,8 +322,7 @@ static int check_opened(MDB_env *env, const char *path, enum open_mode mode,
  * it and again once opened; a new one made with DB_FILE_MODE exactly. 0, or -1 with err
  * set (db->env may be left open: the caller's db_close closes it).
  */
-static int open_env(struct db *db, const char *path, enum open_mode mode, unsigned read_flags,
-                    char *err, size_t errlen)
+static int open_env(struct db *db, const char *path, enum open_mode mode, char *err, size_t errlen)
 {
 	bool create = mode == OPEN_CREATE || mode == OPEN_RW_CREATE;
 	int rc;
@@ -342,8 +343,13 @@ static int open_env(struct db *db, const char *path, enum open_mode mode, unsign
 	/* An import's new file: no sync per commit; the importer syncs once before the rename. */
 	if (mode == OPEN_CREATE)
 		flags |= MDB_NOSYNC | MDB_WRITEMAP;
-	if (mode == OPEN_READ && (read_flags & DB_NO_READAHEAD))
-		flags |= MDB_NORDAHEAD; /* LMDB's madvise(MADV_RANDOM) of the whole map */
+	/* Every read-only open starts without read-ahead (LMDB's madvise(MADV_RANDOM) of the
+	 * whole map): the open reads a few pages at random (meta, the suffix's ID, the memos'
+	 * sizes), and with the disk's read-ahead each of those faults would read megabytes
+	 * around it before the server can answer. open_mode turns it back on afterwards
+	 * unless DB_NO_READAHEAD. */
+	if (mode == OPEN_READ)
+		flags |= MDB_NORDAHEAD;
 	if ((rc = mdb_env_open(db->env, path, flags, DB_FILE_MODE)) != 0)
 		return fail(err, errlen, create ? "creating database" : "opening database", path,
 		            rc);
@@ -419,6 +425,50 @@ static int read_once(struct db *db, MDB_txn *txn, size_t memo_bytes, const char 
 	return 0;
 }
 
+/*
+ * The kernel's read-ahead back on for db's map, once open_env's MDB_NORDAHEAD has served
+ * the open. LMDB does not say where it mapped the file (mdb_env_info's me_mapaddr is the
+ * MDB_FIXEDMAP address, NULL here), so the mapping is found in /proc/self/maps by the
+ * file's device and inode, once per open. 0, or -1 with err set.
+ */
+static int readahead_on(struct db *db, const char *path, char *err, size_t errlen)
+{
+	int fd;
+	struct stat st;
+	if (mdb_env_get_fd(db->env, &fd) != 0 || fstat(fd, &st) < 0) {
+		snprintf(err, errlen, "%s: fstat: %s", path, strerror(errno));
+		return -1;
+	}
+	FILE *maps = fopen("/proc/self/maps", "r");
+	if (!maps) {
+		snprintf(err, errlen, "%s: /proc/self/maps: %s", path, strerror(errno));
+		return -1;
+	}
+	char line[4096];
+	int found = 0;
+	while (fgets(line, sizeof(line), maps)) {
+		unsigned long start, end, ino;
+		unsigned major, minor;
+		if (sscanf(line, "%lx-%lx %*s %*x %x:%x %lu", &start, &end, &major, &minor, &ino) !=
+		        5 ||
+		    ino != st.st_ino || major != major(st.st_dev) || minor != minor(st.st_dev))
+			continue;
+		if (madvise((void *)start, end - start, MADV_NORMAL) < 0) {
+			snprintf(err, errlen, "%s: madvise(MADV_NORMAL): %s", path,
+			         strerror(errno));
+			fclose(maps);
+			return -1;
+		}
+		found++;
+	}
+	fclose(maps);
+	if (found == 0) {
+		snprintf(err, errlen, "%s: its map is not in /proc/self/maps", path);
+		return -1;
+	}
+	return 0;
+}
+
 static int open_mode(struct db *db, const char *path, enum open_mode mode, unsigned read_flags,
                      const char *suffix, char *const *index, int nindex, size_t memo_bytes,
                      char *err, size_t errlen)
@@ -426,7 +476,7 @@ static int open_mode(struct db *db, const char *path, enum open_mode mode, unsig
 	memset(db, 0, sizeof(*db));
 	MDB_txn *txn = NULL;
 	int rc;
-	if (open_env(db, path, mode, read_flags, err, errlen) < 0)
+	if (open_env(db, path, mode, err, errlen) < 0)
 		goto bad;
 	if ((rc = mdb_txn_begin(db->env, NULL, mode == OPEN_READ ? MDB_RDONLY : 0, &txn)) != 0) {
 		fail(err, errlen, "starting transaction", path, rc);
@@ -435,11 +485,15 @@ static int open_mode(struct db *db, const char *path, enum open_mode mode, unsig
 	if (open_dbis(db, txn, mode, suffix, index, nindex, path, err, errlen) < 0 ||
 	    (mode == OPEN_READ && read_once(db, txn, memo_bytes, path, err, errlen) < 0))
 		goto bad;
-	if ((rc = mdb_txn_commit(txn)) != 0) {
-		txn = NULL;
+	rc = mdb_txn_commit(txn);
+	txn = NULL;
+	if (rc != 0) {
 		fail(err, errlen, "committing", path, rc);
 		goto bad;
 	}
+	if (mode == OPEN_READ && !(read_flags & DB_NO_READAHEAD) &&
+	    readahead_on(db, path, err, errlen) < 0)
+		goto bad;
 	return 0;
 bad:
 	if (txn)

@@ -135,10 +135,13 @@ struct db {
 int db_open(struct db *db, const char *path, bool create, const char *suffix, char *const *index,
             int nindex, char *err, size_t errlen);
 
-/* db_open_served's flags. DB_NO_READAHEAD: LMDB's MDB_NORDAHEAD, so that a page fault
- * reads only its page. Read-ahead (and the large folios it fills) suits a file the page
- * cache holds whole; on a larger one each lookup's fault reads megabytes around pages
- * no lookup wants, pushing out those the next lookups need (bench/scale.sh, MEMORY_MAX). */
+/* db_open_served's flags. DB_NO_READAHEAD: the map stays as LMDB's MDB_NORDAHEAD leaves
+ * it (madvise MADV_RANDOM), so that a page fault reads only its page. Read-ahead (and the
+ * large folios it fills) suits a file the page cache holds whole; on a larger one each
+ * lookup's fault reads megabytes around pages no lookup wants, pushing out those the next
+ * lookups need (bench/scale.sh, MEMORY_MAX). The open itself is always made without
+ * read-ahead, and MADV_NORMAL given after it when the flag is not set: otherwise each of
+ * its few faults reads read_ahead_kb around it (60 MB at 10M entries with 8 MB). */
 #define DB_NO_READAHEAD 1u
 
 /*

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1210,6 +1211,108 @@ START_TEST(entry_size_limit)
 }
 END_TEST
 
+/* The pages of the file at path the page cache holds now, by mincore over a mapping of
+ * its own. */
+static size_t cached_pages(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	struct stat st;
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	long page = sysconf(_SC_PAGESIZE);
+	size_t pages = ((size_t)st.st_size + (size_t)page - 1) / (size_t)page;
+	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	ck_assert_ptr_ne(map, MAP_FAILED);
+	unsigned char *in = malloc(pages);
+	ck_assert_int_eq(mincore(map, (size_t)st.st_size, in), 0);
+	size_t n = 0;
+	for (size_t i = 0; i < pages; i++)
+		n += in[i] & 1;
+	free(in);
+	munmap(map, (size_t)st.st_size);
+	close(fd);
+	return n;
+}
+
+/* Drops the file at path (clean, written by the importer's sync) from the page cache. */
+static void drop_cached(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+	close(fd);
+}
+
+/* Whether /proc/self/smaps flags this process's mapping of the file at path for random
+ * reads ("rr", madvise MADV_RANDOM: no read-ahead). */
+static bool mapped_for_random_reads(const char *path)
+{
+	FILE *fp = fopen("/proc/self/smaps", "r");
+	ck_assert_ptr_nonnull(fp);
+	char line[4096];
+	size_t plen = strlen(path);
+	bool in = false, rr = false, seen = false;
+	while (fgets(line, sizeof(line), fp)) {
+		size_t len = strcspn(line, "\n");
+		if (line[strspn(line, "0123456789abcdef")] == '-')
+			in = len >= plen && memcmp(line + len - plen, path, plen) == 0;
+		else if (in && strncmp(line, "VmFlags:", 8) == 0) {
+			seen = true;
+			rr = strstr(line, " rr") != NULL;
+		}
+	}
+	fclose(fp);
+	ck_assert_msg(seen, "no mapping of %s in /proc/self/smaps", path);
+	return rr;
+}
+
+/* A served open (db_open_served) reads only the pages it looks at, with or without
+ * read-ahead for the lookups after it: the kernel's read-ahead around each of the open's
+ * few faults (read_ahead_kb, 8 MB on some disks) would read much of the file before the
+ * server answers (issue 29). Read-ahead is then on for the map unless DB_NO_READAHEAD. */
+START_TEST(served_open_reads_only_its_pages)
+{
+	char ldif[256];
+	snprintf(ldif, sizeof(ldif), "%s/many.ldif", dir);
+	FILE *fp = fopen(ldif, "w");
+	ck_assert_ptr_nonnull(fp);
+	fputs("dn: " SUFFIX "\nobjectClass: top\n\n", fp);
+	for (int i = 0; i < 20000; i++)
+		fprintf(
+		    fp,
+		    "dn: cn=user%d," SUFFIX "\nobjectClass: inetOrgPerson\ncn: user%d\nsn: user\n"
+		    "mail: user%d@example.org\ndescription: a line of text that makes the entry "
+		    "take room in the file, %d\n\n",
+		    i, i, i, i);
+	fclose(fp);
+	size_t n;
+	char *errtext = NULL;
+	ck_assert_msg(import(ldif, db_path, &n, &errtext) == 0, "import: %s", errtext);
+	free(errtext);
+	unlink(ldif);
+	char err[512];
+	struct db db;
+	size_t read_by[2];
+	bool rr[2];
+	for (int off = 0; off < 2; off++) {
+		drop_cached(db_path);
+		size_t before = cached_pages(db_path);
+		ck_assert_msg(db_open_served(&db, db_path, DB_MEMO_UNLIMITED,
+		                             off ? DB_NO_READAHEAD : 0, err, sizeof(err)) == 0,
+		              "db_open_served: %s", err);
+		read_by[off] = cached_pages(db_path) - before;
+		rr[off] = mapped_for_random_reads(db_path);
+		db_close(&db);
+	}
+	ck_assert_msg(!rr[0], "read-ahead asked for, but the map is still MADV_RANDOM");
+	ck_assert_msg(rr[1], "DB_NO_READAHEAD, but the map is not MADV_RANDOM");
+	/* The same pages either way: the open itself never reads ahead. */
+	ck_assert_msg(read_by[0] <= 2 * read_by[1] + 8,
+	              "the open read %zu pages with read-ahead after it, %zu without", read_by[0],
+	              read_by[1]);
+}
+END_TEST
+
 /* Writes the suffix entry with the attribute lines lines (each ending in LF) at its end. */
 static void write_url_ldif(const char *path, const char *lines)
 {
@@ -1378,6 +1481,7 @@ static Suite *import_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 300); /* two 22 MB LDIF files, also under the sanitizers */
 	tcase_add_test(tc, entry_size_limit);
+	tcase_add_test(tc, served_open_reads_only_its_pages);
 	tcase_add_test(tc, url_values);
 	suite_add_tcase(s, tc);
 
