@@ -108,13 +108,14 @@ static int report_fault(struct importer *im, const struct import_item *it)
 /* The errno a store into the map at addr failed with: what allocating that page says. */
 static int map_error(struct importer *im, void *addr)
 {
-	MDB_envinfo info;
+	void *map;
+	size_t len;
 	MDB_stat st;
 	int fd;
-	if (mdb_env_info(im->db.env, &info) != 0 || mdb_env_stat(im->db.env, &st) != 0 ||
+	if (db_map(&im->db, &map, &len) < 0 || mdb_env_stat(im->db.env, &st) != 0 ||
 	    mdb_env_get_fd(im->db.env, &fd) != 0)
 		return EIO;
-	off_t off = (off_t)((char *)addr - (char *)info.me_mapaddr);
+	off_t off = (off_t)((char *)addr - (char *)map);
 	off -= off % (off_t)st.ms_psize;
 	int rc = posix_fallocate(fd, off < 0 ? 0 : off, st.ms_psize);
 	return rc ? rc : EIO;

@@ -425,45 +425,54 @@ static int read_once(struct db *db, MDB_txn *txn, size_t memo_bytes, const char 
 	return 0;
 }
 
-/*
- * The kernel's read-ahead back on for db's map, once open_env's MDB_NORDAHEAD has served
- * the open. LMDB does not say where it mapped the file (mdb_env_info's me_mapaddr is the
- * MDB_FIXEDMAP address, NULL here), so the mapping is found in /proc/self/maps by the
- * file's device and inode, once per open. 0, or -1 with err set.
- */
-static int readahead_on(struct db *db, const char *path, char *err, size_t errlen)
+int db_map(const struct db *db, void **addr, size_t *len)
 {
 	int fd;
 	struct stat st;
-	if (mdb_env_get_fd(db->env, &fd) != 0 || fstat(fd, &st) < 0) {
-		snprintf(err, errlen, "%s: fstat: %s", path, strerror(errno));
+	if (mdb_env_get_fd(db->env, &fd) != 0 || fstat(fd, &st) < 0)
 		return -1;
-	}
 	FILE *maps = fopen("/proc/self/maps", "r");
-	if (!maps) {
-		snprintf(err, errlen, "%s: /proc/self/maps: %s", path, strerror(errno));
+	if (!maps)
 		return -1;
-	}
 	char line[4096];
 	int found = 0;
+	/* The first mapping of the file and those that continue it: the kernel splits one map
+	 * in several where parts of it differ (advice, protection). */
 	while (fgets(line, sizeof(line), maps)) {
 		unsigned long start, end, ino;
 		unsigned major, minor;
-		if (sscanf(line, "%lx-%lx %*s %*x %x:%x %lu", &start, &end, &major, &minor, &ino) !=
-		        5 ||
-		    ino != st.st_ino || major != major(st.st_dev) || minor != minor(st.st_dev))
-			continue;
-		if (madvise((void *)start, end - start, MADV_NORMAL) < 0) {
-			snprintf(err, errlen, "%s: madvise(MADV_NORMAL): %s", path,
-			         strerror(errno));
-			fclose(maps);
-			return -1;
+		bool ours = sscanf(line, "%lx-%lx %*s %*x %x:%x %lu", &start, &end, &major, &minor,
+		                   &ino) == 5 &&
+		            ino == st.st_ino && major == major(st.st_dev) &&
+		            minor == minor(st.st_dev);
+		if (ours && !found) {
+			*addr = (void *)start;
+			found = 1;
+		} else if (found && (!ours || start != (unsigned long)*addr + *len)) {
+			break;
 		}
-		found++;
+		if (ours)
+			*len = end - (unsigned long)*addr;
 	}
 	fclose(maps);
-	if (found == 0) {
-		snprintf(err, errlen, "%s: its map is not in /proc/self/maps", path);
+	if (!found)
+		errno = ENOENT;
+	return found ? 0 : -1;
+}
+
+/* The kernel's read-ahead back on for db's map, once open_env's MDB_NORDAHEAD has served
+ * the open. 0, or -1 with err set. */
+static int readahead_on(struct db *db, const char *path, char *err, size_t errlen)
+{
+	void *map;
+	size_t len;
+	if (db_map(db, &map, &len) < 0) {
+		snprintf(err, errlen, "%s: its map is not in /proc/self/maps: %s", path,
+		         strerror(errno));
+		return -1;
+	}
+	if (madvise(map, len, MADV_NORMAL) < 0) {
+		snprintf(err, errlen, "%s: madvise(MADV_NORMAL): %s", path, strerror(errno));
 		return -1;
 	}
 	return 0;

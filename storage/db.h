@@ -159,6 +159,16 @@ int db_open(struct db *db, const char *path, bool create, const char *suffix, ch
 int db_open_served(struct db *db, const char *path, size_t memo_bytes, unsigned flags, char *err,
                    size_t errlen);
 
+/*
+ * Where db's file is mapped: LMDB does not say (mdb_env_info's me_mapaddr is the
+ * MDB_FIXEDMAP address, NULL without it), so the mapping is found in /proc/self/maps by
+ * the file's device and inode. That mapping is db's alone: no file is opened twice in
+ * one process (LMDB forbids it; a reload skips a path whose device and inode are those
+ * it serves). 0 with *addr and *len set (the whole map, DB_MAP_SIZE for a new file), or
+ * -1 with errno set (ENOENT: not found).
+ */
+int db_map(const struct db *db, void **addr, size_t *len);
+
 /* The bytes db's record memo may take at most: its direct array's or its table's (the key
  * memo's are index_memo.bytes). */
 size_t db_record_memo_bytes(const struct db *db);
