@@ -62,9 +62,18 @@ static int take_attr(const struct decoder *d, struct filter *f, const struct ber
 		return -1;
 	const struct schema_attr *at = schema_attr_find(attr->bv_val, attr->bv_len);
 	char canon[256];
-	size_t clen = schema_desc_as(at, attr->bv_val, attr->bv_len, canon, sizeof(canon));
-	const char *name = clen ? canon : attr->bv_val;
-	size_t len = clen ? clen : attr->bv_len;
+	const char *name = attr->bv_val;
+	size_t len = attr->bv_len;
+	if (at && at->name_len < sizeof(canon) && !memchr(attr->bv_val, ';', attr->bv_len)) {
+		/* No options (most items): schema_desc_as's answer is the schema's name itself,
+		 * copied once, into the arena (~75 instructions less a lookup). */
+		name = at->name;
+		len = at->name_len;
+	} else {
+		size_t clen = schema_desc_as(at, attr->bv_val, attr->bv_len, canon, sizeof(canon));
+		name = clen ? canon : name;
+		len = clen ? clen : len;
+	}
 	if (!(f->attr = arena_strdup(d->mem, name, len)))
 		return -1;
 	f->attr_len = len;
