@@ -23,43 +23,25 @@ void arena_init(struct arena *a, void *buf, size_t size)
 	a->last = 0;
 }
 
-/* Where a piece of n bytes starts in the current space, or NULL when it does not fit. */
-static unsigned char *fit(const struct arena *a, size_t n)
+void *arena_alloc_block(struct arena *a, size_t n)
 {
-	if (!a->next)
+	size_t size = a->last ? 2 * a->last : ARENA_BLOCK;
+	if (size > ARENA_BLOCK_MAX)
+		size = ARENA_BLOCK_MAX;
+	if (size < n)
+		size = n;
+	if (n > SIZE_MAX - sizeof(struct arena_block))
 		return NULL;
-	uintptr_t p = ((uintptr_t)a->next + alignof(max_align_t) - 1) &
-	              ~(uintptr_t)(alignof(max_align_t) - 1);
-	if (p > (uintptr_t)a->end || (uintptr_t)a->end - p < n)
+	struct arena_block *b = malloc(sizeof(*b) + size);
+	if (!b)
 		return NULL;
-	return a->next + (p - (uintptr_t)a->next);
-}
-
-void *arena_alloc(struct arena *a, size_t n)
-{
-	if (n == 0)
-		n = 1;
-	unsigned char *p = fit(a, n);
-	if (!p) {
-		size_t size = a->last ? 2 * a->last : ARENA_BLOCK;
-		if (size > ARENA_BLOCK_MAX)
-			size = ARENA_BLOCK_MAX;
-		if (size < n)
-			size = n;
-		if (n > SIZE_MAX - sizeof(struct arena_block))
-			return NULL;
-		struct arena_block *b = malloc(sizeof(*b) + size);
-		if (!b)
-			return NULL;
-		b->next = a->blocks;
-		b->size = size;
-		a->blocks = b;
-		a->last = size;
-		p = b->data;
-		a->end = b->data + size;
-	}
-	a->next = p + n;
-	return p;
+	b->next = a->blocks;
+	b->size = size;
+	a->blocks = b;
+	a->last = size;
+	a->end = b->data + size;
+	a->next = b->data + n;
+	return b->data;
 }
 
 char *arena_strdup(struct arena *a, const void *p, size_t n)

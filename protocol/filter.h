@@ -237,8 +237,12 @@ size_t filter_items(const struct filter *f);
 
 /* True if f, an operand, or a filter after it (f->next) names one of the attributes
  * names[0..n) (NUL-terminated; the whole description, ASCII case ignored) to read its
- * values: an in-chain item, answered by entry IDs, names none. Pure. */
-bool filter_uses(const struct filter *f, const char *const *names, size_t n);
+ * values: an in-chain item, answered by entry IDs, names none. lens has bit (len % 64)
+ * set for the length len of each name (FILTER_NAME_LEN_BIT), so that an item whose
+ * description is of no such length is passed over at once. Pure. */
+bool filter_uses(const struct filter *f, const char *const *names, size_t n, uint64_t lens);
+/* The bit of lens (filter_uses) for a name len bytes long. */
+#define FILTER_NAME_LEN_BIT(len) (UINT64_C(1) << ((len) % 64))
 
 /* Appends f in RFC 4515 string form to out (for logs), followed by a NUL that out->len does
  * not count; when memory runs out the text is cut short, perhaps unterminated (no error).

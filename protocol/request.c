@@ -151,10 +151,8 @@ static void decode_modify(struct ber_in *in, struct modify_request *m)
 		    (struct berval){(ber_len_t)(changes.end - changes.p), (char *)changes.p};
 }
 
-const struct request_control *request_control(const struct ldap_request *req, const char *oid)
+const struct request_control *request_control_find(const struct ldap_request *req, const char *oid)
 {
-	if (req->ncontrols == 0)
-		return NULL;
 	size_t n = strlen(oid);
 	for (int i = 0; i < req->ncontrols; i++)
 		if (req->controls[i].oid.bv_len == n &&

@@ -96,9 +96,17 @@ struct ldap_request {
 	} u;
 };
 
+/* request_control's search of req's controls. */
+const struct request_control *request_control_find(const struct ldap_request *req, const char *oid);
+
 /* The first control whose OID is oid (NUL-terminated, compared exactly) in req, or NULL.
- * The result points into req. */
-const struct request_control *request_control(const struct ldap_request *req, const char *oid);
+ * The result points into req. Inline: a request without controls (most: a lookup asks for
+ * three) is answered without a call. */
+static inline const struct request_control *request_control(const struct ldap_request *req,
+                                                            const char *oid)
+{
+	return req->ncontrols ? request_control_find(req, oid) : NULL;
+}
 
 /* The first control of req marked critical whose OID is none of applied[0..n) (each
  * NUL-terminated), or NULL: what an operation that applies only those must refuse with

@@ -141,6 +141,7 @@ static int add_attr(LDAPAttributeType *at, struct schema_attr *a)
 	a->oid = at->at_oid;
 	a->names = at->at_names;
 	a->name = a->names && a->names[0] ? a->names[0] : a->oid;
+	a->name_len = strlen(a->name);
 	a->operational = at->at_usage != 0;
 	a->single_value = at->at_single_value;
 	a->eq = match_rule_named(at->at_equality_oid);
@@ -459,8 +460,8 @@ size_t schema_desc_as(const struct schema_attr *at, const char *in, size_t len, 
 	if (!at)
 		return 0;
 	const char *semi = memchr(in, ';', len);
-	size_t base = strlen(at->name), opts = semi ? len - (size_t)(semi - in) : 0;
-	if (base + opts + 1 > cap)
+	size_t base = at->name_len, opts = semi ? len - (size_t)(semi - in) : 0;
+	if (base >= cap || opts >= cap - base) /* base + opts + 1 > cap, without overflow */
 		return 0;
 	memcpy(out, at->name, base);
 	for (size_t i = 0; i < opts; i++)

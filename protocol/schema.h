@@ -38,7 +38,8 @@
  * object only. */
 
 struct schema_attr {
-	char *name; /* primary name (first NAME), or the OID */
+	char *name;      /* primary name (first NAME), or the OID */
+	size_t name_len; /* strlen(name) */
 	char **names;
 	char *oid;
 	enum match_rule eq, ord, sub; /* MATCH_NONE where the type has no such rule */

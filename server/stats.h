@@ -99,9 +99,11 @@ struct worker_stats {
 static inline void stat_latency(struct worker_stats *s, uint64_t ns)
 {
 	uint64_t us = ns / 1000;
-	int b = 0;
-	while (b < STAT_LATENCY_BUCKETS - 1 && us >= ((uint64_t)1 << b))
-		b++;
+	/* The first b with us < 2^b: us's bit length, found at once (a loop took ~45
+	 * instructions per operation, bench/instructions.sh). */
+	int b = us ? 64 - __builtin_clzll(us) : 0;
+	if (b > STAT_LATENCY_BUCKETS - 1)
+		b = STAT_LATENCY_BUCKETS - 1;
 	STAT_ADD(s->latency[b], 1);
 	STAT_ADD(s->latency_sum_ns, ns);
 	if (ns > __atomic_load_n(&s->latency_max_ns, __ATOMIC_RELAXED))

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <strings.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -47,6 +46,7 @@ static int open_index(struct db *db, MDB_txn *txn, const char *attr, size_t len,
 	memcpy(ix->attr, attr, len);
 	ix->attr[len] = '\0';
 	match_lower(ix->attr, len);
+	ix->attr_len = strlen(ix->attr);
 	ix->rule = match_rule_for(ix->attr, len);
 	char name[DB_MAX_ATTR_NAME + 4];
 	snprintf(name, sizeof(name), "eq.%s", ix->attr);
@@ -565,17 +565,28 @@ void db_close(struct db *db)
 	memset(db, 0, sizeof(*db));
 }
 
+static inline char ascii_lower(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c + ('a' - 'A')) : c;
+}
+
 const struct db_index *db_index_find(const struct db *db, const char *name, size_t len)
 {
 	if (len == 0)
 		return NULL;
-	/* Asked per attribute of every entry imported: the first character (attr is
-	 * lowercased) rules out most indexes before a strlen. */
-	char first = name[0] >= 'A' && name[0] <= 'Z' ? (char)(name[0] + ('a' - 'A')) : name[0];
-	for (int i = 0; i < db->nindex; i++)
-		if (db->index[i].attr[0] == first && strlen(db->index[i].attr) == len &&
-		    strncasecmp(db->index[i].attr, name, len) == 0)
+	/* Asked per attribute of every entry imported and per search: the length rules out
+	 * most indexes, the first character most of the rest, compared here (attr is
+	 * lowercased; ASCII case, as strncasecmp's in the C locale), not by a call. */
+	for (int i = 0; i < db->nindex; i++) {
+		const char *a = db->index[i].attr;
+		size_t k = 0;
+		if (db->index[i].attr_len != len)
+			continue;
+		while (k < len && a[k] == ascii_lower(name[k]))
+			k++;
+		if (k == len)
 			return &db->index[i];
+	}
 	return NULL;
 }
 

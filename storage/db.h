@@ -67,6 +67,7 @@
 
 struct db_index {
 	char attr[DB_MAX_ATTR_NAME]; /* lowercased attribute name */
+	size_t attr_len;             /* strlen(attr) */
 	MDB_dbi dbi;
 	enum match_rule rule;
 };

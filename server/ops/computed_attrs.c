@@ -16,15 +16,30 @@
 #include "server/ops/ops.h"
 #include "storage/entry_opattrs.h"
 
-static const char *const op_attr_names[] = {
-    "createTimestamp",       "modifyTimestamp", "creatorsName", "modifiersName",
-    "structuralObjectClass", "entryDN",         "entryUUID",    "subschemaSubentry",
-    "hasSubordinates",       "numSubordinates", "memberOf",     "entryCSN",
-};
+/* The computed attributes, X(name) each: their names, and the mask of their lengths that
+ * filter_uses passes most filter items over by. */
+#define OP_ATTR_NAMES(X)                                                                           \
+	X("createTimestamp")                                                                       \
+	X("modifyTimestamp")                                                                       \
+	X("creatorsName")                                                                          \
+	X("modifiersName")                                                                         \
+	X("structuralObjectClass")                                                                 \
+	X("entryDN")                                                                               \
+	X("entryUUID")                                                                             \
+	X("subschemaSubentry")                                                                     \
+	X("hasSubordinates")                                                                       \
+	X("numSubordinates")                                                                       \
+	X("memberOf")                                                                              \
+	X("entryCSN")
+#define OP_ATTR_NAME(s) s,
+#define OP_ATTR_LEN_BIT(s) | FILTER_NAME_LEN_BIT(sizeof(s) - 1)
+static const char *const op_attr_names[] = {OP_ATTR_NAMES(OP_ATTR_NAME)};
+static const uint64_t op_attr_lens = 0 OP_ATTR_NAMES(OP_ATTR_LEN_BIT);
 
 bool op_attrs_in_filter(const struct filter *f)
 {
-	return filter_uses(f, op_attr_names, sizeof(op_attr_names) / sizeof(op_attr_names[0]));
+	return filter_uses(f, op_attr_names, sizeof(op_attr_names) / sizeof(op_attr_names[0]),
+	                   op_attr_lens);
 }
 
 int op_attrs_all(struct buf *out, const struct db *db, MDB_txn *txn, entry_id id,

@@ -291,6 +291,32 @@ START_TEST(result_msgids_and_codes)
 }
 END_TEST
 
+/* The plain result (no matchedDN, message or extra: response_result_ex's short path) is
+ * byte for byte what the general path writes for empty ones. */
+START_TEST(result_plain_as_general)
+{
+	const ber_int_t ids[] = {0,     1,     127,   128,      255,      256,
+	                         32767, 32768, 65536, 0x7fffff, 0x800000, 0x7fffffff};
+	const int codes[] = {LDAP_SUCCESS, LDAP_SIZELIMIT_EXCEEDED, LDAP_OTHER, 127, 128, 4096};
+	const unsigned char tags[] = {LDAP_RES_SEARCH_RESULT, LDAP_RES_BIND, LDAP_RES_COMPARE};
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		for (size_t j = 0; j < sizeof(codes) / sizeof(codes[0]); j++)
+			for (size_t k = 0; k < sizeof(tags); k++) {
+				struct buf plain = {0}, general = {0};
+				ck_assert_int_eq(response_result(&plain, ids[i], tags[k], codes[j],
+				                                 NULL, NULL, NULL),
+				                 0);
+				ck_assert_int_eq(response_result(&general, ids[i], tags[k],
+				                                 codes[j], "", "", NULL),
+				                 0);
+				ck_assert_uint_eq(plain.len, general.len);
+				ck_assert_mem_eq(plain.data, general.data, plain.len);
+				buf_free(&plain);
+				buf_free(&general);
+			}
+}
+END_TEST
+
 START_TEST(result_long_message)
 {
 	/* Messages whose length needs long-form lengths at every level. */
@@ -915,6 +941,7 @@ static Suite *response_suite(void)
 	tcase_add_test(tc, result_search_done);
 	tcase_add_test(tc, result_empty_strings);
 	tcase_add_test(tc, result_msgids_and_codes);
+	tcase_add_test(tc, result_plain_as_general);
 	tcase_add_test(tc, result_long_message);
 	tcase_add_test(tc, result_extended_with_oid);
 	tcase_add_test(tc, result_referral);
