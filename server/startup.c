@@ -366,14 +366,18 @@ void server_stop(struct server *srv)
 		if (srv->workers[i] && srv->workers[i]->thread &&
 		    write(net_worker(srv->workers[i])->wakefd, &one, sizeof(one)) < 0)
 			log_error("waking worker %d: %s", i, strerror(errno));
+	/* Every worker stopped before any is freed: a worker reads the others' connection
+	 * lists (cn=Connections, conn_list) under their locks, so worker i's lock may not be
+	 * destroyed while worker j still runs (ThreadSanitizer saw it). */
+	for (int i = 0; i < srv->nworkers; i++)
+		if (srv->workers[i] && srv->workers[i]->thread)
+			pthread_join(srv->workers[i]->thread, NULL);
 	for (int i = 0; i < srv->nworkers; i++) {
 		struct worker *w = srv->workers[i];
 		if (!w)
 			continue; /* init stopped at an allocation */
 		struct db_worker *dw = db_worker(w);
 		struct net_worker *nw = net_worker(w);
-		if (w->thread)
-			pthread_join(w->thread, NULL);
 		for (int j = 0; j < nw->nlisten; j++)
 			close(nw->listenfd[j]);
 		cursor_pool_reset(&dw->cursors, NULL);
