@@ -447,15 +447,19 @@ full_disk='mount -t tmpfs -o size=512k tmpfs "$1/small" &&
 	cmp -s "$1/small/full.mdb" "$1/full.before" && echo "database unchanged"; echo "left:" $(ls "$1/small"); }'
 if out=$(unshare -rm sh -c "$full_disk" sh "$work" "$BUILD" 2>&1) || out=$(unshare -m sh -c "$full_disk" sh "$work" "$BUILD" 2>&1); then
 	why="No space left on device"
-	where="$work/small/full.mdb.tmp.[0-9]*"
 else
 	# shellcheck disable=SC2046  # the names left, on one line
 	out=$( (ulimit -f 256; "$BUILD/minidir-import" -f "$work/full.conf" "$work/big.ldif" 2>&1; echo "status $?"; echo "database unchanged"; echo "left:" $(ls "$work/small")) )
 	why="File too large"
-	where="$work/small/full.mdb.tmp.[0-9]*"
 fi
-if grep -q "big.ldif:[0-9]*: writing $where: $why" <<< "$out" && grep -q "^status 1$" <<< "$out" &&
-	grep -q "^database unchanged$" <<< "$out" && ! grep -q "\.tmp\." <<< "$(grep '^left:' <<< "$out")"; then
+# import_refused OUT WHY: OUT (a failed import's output, its "status N" and "left: NAMES"
+# lines) reports the write of the temporary file failing with WHY, exit status 1, and no
+# temporary file left behind.
+import_refused() {
+	grep -q "big.ldif:[0-9]*: writing $work/small/full.mdb.tmp.[0-9]*: $2" <<< "$1" &&
+		grep -q "^status 1$" <<< "$1" && ! grep -q "\.tmp\." <<< "$(grep '^left:' <<< "$1")"
+}
+if import_refused "$out" "$why" && grep -q "^database unchanged$" <<< "$out"; then
 	ok "a write error is reported as what it is ($why, with the database path); exit 1, database unchanged, no temporary file"
 else
 	not_ok "write error during import: $out"
@@ -471,8 +475,7 @@ ext4_full='mount -o loop "$1/ext4.img" "$1/small" &&
 out=
 if truncate -s 3M "$work/ext4.img" && mkfs.ext4 -q -F "$work/ext4.img" > /dev/null 2>&1 &&
 	out=$(unshare -m sh -c "$ext4_full" sh "$work" "$BUILD" 2>&1); then
-	if grep -q "big.ldif:[0-9]*: writing $work/small/full.mdb.tmp.[0-9]*: No space left on device" <<< "$out" &&
-		grep -q "^status 1$" <<< "$out" && ! grep -q "\.tmp\." <<< "$(grep '^left:' <<< "$out")"; then
+	if import_refused "$out" "No space left on device"; then
 		ok "a full ext4 file system is reported as No space left on device; exit 1, no temporary file"
 	else
 		not_ok "a full ext4 file system: $(grep -v progress <<< "$out" | tail -3)"
