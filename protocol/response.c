@@ -470,7 +470,9 @@ int response_stored_entry(struct buf *out, int32_t msgid, const struct stored_en
                           size_t extra_len)
 {
 	bool all_user = sel->all_user && !sel->check_operational && !sel->types_only;
-	if (all_user && !sel->gate && extra_len == 0 && !sel->values)
+	/* a gate that passes every type the entry's summary names hides nothing of it */
+	if (all_user && extra_len == 0 && !sel->values &&
+	    (!sel->gate || attr_gate_allows_all(sel->gate, st->type_lens)))
 		return entry_verbatim(out, msgid, st->op, st->oplen);
 	if (sel->values)
 		return entry_matched_values(out, msgid, st->dn, st->dnlen, st->attrs, st->attrslen,

@@ -105,6 +105,7 @@ struct stored_entry {
 	size_t dnlen;
 	const unsigned char *attrs;
 	size_t attrslen;
+	uint32_t type_lens; /* its attribute types summed up (attr_gate.h); 0: not known */
 };
 
 /* response_entry_extra for an entry already parsed into st: its parts are not read again.

@@ -646,13 +646,15 @@ int db_get_entry(const struct db *db, MDB_txn *txn, entry_id id, struct entry_vi
 	struct db_record_at *at = id < db->records_at_count ? &db->records_at[id] : NULL;
 	struct db_memo_counts *n = db_memo_counts;
 	const void *data;
-	uint32_t size;
+	uint32_t size, type_lens = 0;
+	bool remember = false; /* a record read from LMDB that a memo will hold */
 	if (at && (v.mv_data = (void *)atomic_load_explicit(&at->data, memory_order_acquire))) {
 		v.mv_size = atomic_load_explicit(&at->size, memory_order_relaxed);
+		type_lens = atomic_load_explicit(&at->type_lens, memory_order_relaxed);
 		if (n)
 			db_memo_count(&n->record_hits);
 	} else if (!at && db->record_memo.slot &&
-	           record_memo_get(&db->record_memo, id, &data, &size)) {
+	           record_memo_get(&db->record_memo, id, &data, &size, &type_lens)) {
 		v.mv_data = (void *)data;
 		v.mv_size = size;
 		if (n)
@@ -662,13 +664,7 @@ int db_get_entry(const struct db *db, MDB_txn *txn, entry_id id, struct entry_vi
 		if (rc)
 			return rc;
 		/* The file never changes: the record stays where it is while it is open. */
-		bool fits = v.mv_size <= ENTRY_MAX_BYTES;
-		if (at && fits) {
-			atomic_store_explicit(&at->size, (uint32_t)v.mv_size, memory_order_relaxed);
-			atomic_store_explicit(&at->data, v.mv_data, memory_order_release);
-		} else if (!at && fits && db->record_memo.slot) {
-			record_memo_put(&db->record_memo, id, v.mv_data, (uint32_t)v.mv_size);
-		}
+		remember = v.mv_size <= ENTRY_MAX_BYTES && (at || db->record_memo.slot);
 		if (n && (at || db->record_memo.slot))
 			db_memo_count(&n->record_misses);
 	}
@@ -677,7 +673,22 @@ int db_get_entry(const struct db *db, MDB_txn *txn, entry_id id, struct entry_vi
 	 * entry is a few hundred bytes). */
 	for (size_t off = 64; off < v.mv_size && off < 1024; off += 64)
 		__builtin_prefetch((const char *)v.mv_data + off);
-	return entry_parse(v.mv_data, v.mv_size, e) < 0 ? MDB_CORRUPTED : 0;
+	if (entry_parse(v.mv_data, v.mv_size, e) < 0)
+		return MDB_CORRUPTED;
+	if (remember) {
+		/* summed up once, as it is remembered: each later read passes it to the gates */
+		type_lens = entry_type_lens(e);
+		if (at) {
+			atomic_store_explicit(&at->size, (uint32_t)v.mv_size, memory_order_relaxed);
+			atomic_store_explicit(&at->type_lens, type_lens, memory_order_relaxed);
+			atomic_store_explicit(&at->data, v.mv_data, memory_order_release);
+		} else {
+			record_memo_put(&db->record_memo, id, v.mv_data, (uint32_t)v.mv_size,
+			                type_lens);
+		}
+	}
+	e->type_lens = type_lens;
+	return 0;
 }
 
 int db_foreach_entry(const struct db *db,

@@ -76,6 +76,8 @@ struct db_index {
 struct db_record_at {
 	_Atomic(const void *) data; /* NULL: not looked up yet */
 	_Atomic uint32_t size;      /* stored before data is */
+	_Atomic uint32_t type_lens; /* the entry's attribute types summed up (entry_type_lens),
+	                             * stored before data is */
 };
 
 struct db {

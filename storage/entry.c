@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "protocol/attr_gate.h"
 #include "protocol/tlv.h"
 
 bool entry_find_attr(const struct entry_view *e, const char *name, size_t len,
@@ -56,7 +57,25 @@ int entry_parse(const void *data, size_t len, struct entry_view *e)
 	if (!tlv_read_inline(&q, body + blen, &tag, &e->dn, &e->dnlen) ||
 	    !tlv_read_inline(&q, body + blen, &tag, &e->attrs, &e->attrslen))
 		return -1;
+	e->type_lens = 0;
 	return 0;
+}
+
+uint32_t entry_type_lens(const struct entry_view *e)
+{
+	uint32_t summary = ATTR_TYPES_KNOWN;
+	const unsigned char *p = e->attrs, *end = e->attrs + e->attrslen, *body, *t;
+	size_t blen, tlen;
+	unsigned char tag;
+	while (p < end) {
+		if (!tlv_read_inline(&p, end, &tag, &body, &blen))
+			return 0;
+		const unsigned char *q = body; /* the attribute's SEQUENCE: its type first */
+		if (!tlv_read_inline(&q, body + blen, &tag, &t, &tlen))
+			return 0;
+		attr_types_add(&summary, (const char *)t, tlen);
+	}
+	return summary;
 }
 
 int entry_encode(struct buf *out, entry_id parent, const unsigned char *key, size_t keylen,

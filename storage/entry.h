@@ -45,12 +45,16 @@ struct entry_view {
 	size_t dnlen;
 	const unsigned char *attrs; /* content of the PartialAttributeList */
 	size_t attrslen;
+	/* Its attribute types summed up for an attribute gate (protocol/attr_gate.h): 0, not
+	 * known, from entry_parse; db_get_entry sets it where it remembers the record. */
+	uint32_t type_lens;
 };
 
 /* The parts of view e a response reads (protocol/response.h), as a value: for
  * reply_entry(..., &ENTRY_STORED(e), ...), so that the record is not parsed twice. */
 #define ENTRY_STORED(e)                                                                            \
-	((struct stored_entry){(e)->op, (e)->oplen, (e)->dn, (e)->dnlen, (e)->attrs, (e)->attrslen})
+	((struct stored_entry){(e)->op, (e)->oplen, (e)->dn, (e)->dnlen, (e)->attrs,               \
+	                       (e)->attrslen, (e)->type_lens})
 
 /*
  * Finds attribute name[0..len) (compared case-insensitively) in e. Returns true
@@ -64,8 +68,13 @@ bool entry_find_attr(const struct entry_view *e, const char *name, size_t len,
 bool entry_next_value(const unsigned char **p, const unsigned char *end, const unsigned char **v,
                       size_t *vlen);
 
-/* Parses a record. Returns 0, or -1 if the bytes are not a valid record. */
+/* Parses a record (type_lens 0: not summed up). Returns 0, or -1 if the bytes are not a
+ * valid record. */
 int entry_parse(const void *data, size_t len, struct entry_view *e);
+
+/* The summary of e's attribute types (protocol/attr_gate.h's attr_types_add over each);
+ * 0 when its attribute list does not parse. */
+uint32_t entry_type_lens(const struct entry_view *e);
 
 /*
  * Appends a record for the entry named dn with attributes mods (an LDAPMod

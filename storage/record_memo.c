@@ -30,29 +30,35 @@ static inline uint64_t hash(uint32_t id)
 	return (uint64_t)id * 0x9e3779b97f4a7c15u;
 }
 
-static bool holds(struct record_memo_slot *s, uint32_t id, const void **data, uint32_t *size)
+static bool holds(struct record_memo_slot *s, uint32_t id, const void **data, uint32_t *size,
+                  uint32_t *type_lens)
 {
 	uint32_t seq = atomic_load_explicit(&s->seq, memory_order_acquire);
 	if (seq == 0 || seq & 1)
 		return false;
 	uint32_t found = atomic_load_explicit(&s->id, memory_order_relaxed);
 	uint32_t len = atomic_load_explicit(&s->size, memory_order_relaxed);
+	uint32_t types = atomic_load_explicit(&s->type_lens, memory_order_relaxed);
 	const void *at = atomic_load_explicit(&s->data, memory_order_relaxed);
 	atomic_thread_fence(memory_order_acquire);
 	if (atomic_load_explicit(&s->seq, memory_order_relaxed) != seq || found != id)
 		return false; /* rewritten while read, or another ID's */
 	*data = at;
 	*size = len;
+	*type_lens = types;
 	return true;
 }
 
-bool record_memo_get(const struct record_memo *m, uint32_t id, const void **data, uint32_t *size)
+bool record_memo_get(const struct record_memo *m, uint32_t id, const void **data, uint32_t *size,
+                     uint32_t *type_lens)
 {
 	struct record_memo_slot *pair = &m->slot[2 * ((hash(id) >> 32) & m->mask)];
-	return holds(&pair[0], id, data, size) || holds(&pair[1], id, data, size);
+	return holds(&pair[0], id, data, size, type_lens) ||
+	       holds(&pair[1], id, data, size, type_lens);
 }
 
-void record_memo_put(const struct record_memo *m, uint32_t id, const void *data, uint32_t size)
+void record_memo_put(const struct record_memo *m, uint32_t id, const void *data, uint32_t size,
+                     uint32_t type_lens)
 {
 	struct record_memo_slot *pair = &m->slot[2 * ((hash(id) >> 32) & m->mask)];
 	uint32_t seq0 = atomic_load_explicit(&pair[0].seq, memory_order_relaxed);
@@ -69,6 +75,7 @@ void record_memo_put(const struct record_memo *m, uint32_t id, const void *data,
 	atomic_thread_fence(memory_order_release);
 	atomic_store_explicit(&s->id, id, memory_order_relaxed);
 	atomic_store_explicit(&s->size, size, memory_order_relaxed);
+	atomic_store_explicit(&s->type_lens, type_lens, memory_order_relaxed);
 	atomic_store_explicit(&s->data, data, memory_order_relaxed);
 	atomic_store_explicit(&s->seq, seq + 2, memory_order_release);
 }

@@ -27,6 +27,7 @@ struct record_memo_slot {
 	_Alignas(32) _Atomic uint32_t seq; /* odd while a writer fills the slot; 0: never filled */
 	_Atomic uint32_t id;               /* the entry ID */
 	_Atomic uint32_t size;             /* its record's length */
+	_Atomic uint32_t type_lens;        /* its attribute types summed up (storage/entry.h) */
 	_Atomic(const void *) data;        /* its record in the map */
 };
 
@@ -44,11 +45,15 @@ struct record_memo {
 int record_memo_init(struct record_memo *m, size_t max_bytes);
 void record_memo_free(struct record_memo *m);
 
-/* Where id's record lies, if remembered: true with *data and *size set. */
-bool record_memo_get(const struct record_memo *m, uint32_t id, const void **data, uint32_t *size);
+/* Where id's record lies, if remembered: true with *data, *size and *type_lens (what put
+ * was given) set. */
+bool record_memo_get(const struct record_memo *m, uint32_t id, const void **data, uint32_t *size,
+                     uint32_t *type_lens);
 
-/* Remembers that id's record is data[0..size) in the map of a file that never changes.
- * (m is const: its slots change, not where they are.) */
-void record_memo_put(const struct record_memo *m, uint32_t id, const void *data, uint32_t size);
+/* Remembers that id's record is data[0..size) in the map of a file that never changes, with
+ * type_lens, the summary of its attribute types (entry_type_lens). (m is const: its slots
+ * change, not where they are.) */
+void record_memo_put(const struct record_memo *m, uint32_t id, const void *data, uint32_t size,
+                     uint32_t type_lens);
 
 #endif

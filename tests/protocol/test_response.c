@@ -618,6 +618,16 @@ START_TEST(entry_hidden_attribute)
 }
 END_TEST
 
+/* Whether out holds the test entry with every attribute but userPassword. */
+static void assert_all_but_password(const struct buf *out)
+{
+	struct got_entry got;
+	decode_entry(out->data, out->len, &got);
+	ck_assert_int_eq(got.nattrs, (int)NATTRS - 1);
+	ck_assert_ptr_null(find_got(&got, "userPassword"));
+	free_got(&got);
+}
+
 /* A gate with attr_gate's shortcut: allows is called only for types the shortcut cannot
  * decide (12 or 2 bytes, or a 2-byte name before options), refuses userPassword and cn;x. */
 static int shortcut_calls;
@@ -659,11 +669,85 @@ START_TEST(gate_shortcut)
 	shortcut_calls = 0;
 	ck_assert_int_eq(response_entry(&out, 8, entry.op, entry.oplen, &sel), 0);
 	ck_assert_int_eq(shortcut_calls, 2); /* userPassword and cn */
-	struct got_entry got;
-	decode_entry(out.data, out.len, &got);
-	ck_assert_int_eq(got.nattrs, (int)NATTRS - 1);
-	ck_assert_ptr_null(find_got(&got, "userPassword"));
-	free_got(&got);
+	assert_all_but_password(&out);
+	buf_free(&out);
+}
+END_TEST
+
+/* An entry's type summary (attr_gate.h) lets a gate with the shortcut pass it whole: only
+ * when no type's length or ';' position is one the gate may tell apart. */
+START_TEST(gate_whole_entry_by_summary)
+{
+	uint32_t sum = entry_type_lens(&entry); /* lengths 11, 3, 2, 4, 12, 11 */
+	ck_assert_uint_eq(sum,
+	                  ATTR_TYPES_KNOWN | 1u << 11 | 1u << 3 | 1u << 2 | 1u << 4 | 1u << 12);
+	struct attr_gate g = {.allows = shortcut_allows, .has_shortcut = true, .others = true};
+	g.named_lens = 1u << 12; /* userPassword is in it */
+	ck_assert(!attr_gate_allows_all(&g, sum));
+	g.named_lens = 1u << 7;
+	ck_assert(attr_gate_allows_all(&g, sum));
+	ck_assert(attr_gate_allows_all(NULL, 0));
+	ck_assert(!attr_gate_allows_all(&g, 0)); /* no summary */
+	g.others = false;
+	ck_assert(!attr_gate_allows_all(&g, sum));
+	g.others = true, g.has_shortcut = false;
+	ck_assert(!attr_gate_allows_all(&g, sum));
+	g.has_shortcut = true;
+
+	/* options: a ';' position counts as a length */
+	uint32_t opt = ATTR_TYPES_KNOWN;
+	attr_types_add(&opt, "cn;lang-en", 10);
+	ck_assert_uint_eq(opt, ATTR_TYPES_KNOWN | 1u << 10 | 1u << 2);
+	g.named_lens = 1u << 2;
+	ck_assert(!attr_gate_allows_all(&g, opt));
+	g.named_lens = 1u << 3;
+	ck_assert(attr_gate_allows_all(&g, opt));
+	/* 31 bytes and more share one bit, on both sides */
+	uint32_t longer = ATTR_TYPES_KNOWN;
+	attr_types_add(&longer, "a23456789012345678901234567890123456", 36);
+	g.named_lens = (uint64_t)1 << 40;
+	ck_assert(!attr_gate_allows_all(&g, longer));
+	ck_assert(attr_gate_allows_all(&g, sum));
+	/* a type the shortcut does not decide leaves the summary unknown */
+	uint32_t odd = ATTR_TYPES_KNOWN;
+	attr_types_add(&odd, ";x", 2);
+	ck_assert_uint_eq(odd & ATTR_TYPES_KNOWN, 0);
+	attr_types_add(&odd, "cn", 2);
+	ck_assert_uint_eq(odd & ATTR_TYPES_KNOWN, 0);
+	char big[70];
+	memset(big, 'a', sizeof(big));
+	odd = ATTR_TYPES_KNOWN;
+	attr_types_add(&odd, big, sizeof(big));
+	g.named_lens = 0;
+	ck_assert(!attr_gate_allows_all(&g, odd));
+
+	/* In an answer: the entry goes out as stored, no type asked for; without the summary
+	 * the same bytes, each type decided by the shortcut. */
+	for (int known = 0; known < 2; known++) {
+		g.named_lens = 1u << 7;
+		struct attr_select sel;
+		attr_select_init(&sel, NULL, 0, false);
+		sel.gate = &g;
+		struct stored_entry st = ENTRY_STORED(&entry);
+		st.type_lens = known ? sum : 0;
+		struct buf out = {0};
+		shortcut_calls = 0;
+		ck_assert_int_eq(response_stored_entry(&out, 9, &st, &sel, NULL, 0), 0);
+		ck_assert_int_eq(shortcut_calls, 0);
+		ck_assert_uint_ge(out.len, entry.oplen);
+		ck_assert_mem_eq(out.data + out.len - entry.oplen, entry.op, entry.oplen);
+		buf_free(&out);
+	}
+	/* and a summary naming userPassword's length: it is left out as before */
+	g.named_lens = 1u << 12;
+	struct attr_select sel;
+	attr_select_init(&sel, NULL, 0, false);
+	sel.gate = &g;
+	struct stored_entry st = ENTRY_STORED(&entry);
+	st.type_lens = sum;
+	struct buf out = {0};
+	ck_assert_int_eq(response_stored_entry(&out, 9, &st, &sel, NULL, 0), 0);
+	assert_all_but_password(&out);
 	buf_free(&out);
 }
 END_TEST
@@ -960,6 +1044,7 @@ static Suite *response_suite(void)
 	tcase_add_test(tc, entry_many_hidden_runs);
 	tcase_add_test(tc, entry_every_hidden_set);
 	tcase_add_test(tc, gate_shortcut);
+	tcase_add_test(tc, gate_whole_entry_by_summary);
 	tcase_add_test(tc, entry_corrupt_stored_bytes);
 	tcase_add_test(tc, entry_msgids);
 	tcase_add_test(tc, entry_appends_after_other_data);

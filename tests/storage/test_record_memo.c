@@ -24,19 +24,25 @@ static void fill_records(void)
 		snprintf(records[i], sizeof(records[i]), "record %d", i);
 }
 
+/* The type summary put gives each ID, its own, so that a mixed-up slot shows. */
+static uint32_t types_of(uint32_t id)
+{
+	return id * 2 + 1;
+}
+
 static void put(const struct record_memo *m, uint32_t id)
 {
-	record_memo_put(m, id, records[id], (uint32_t)strlen(records[id]));
+	record_memo_put(m, id, records[id], (uint32_t)strlen(records[id]), types_of(id));
 }
 
 /* Whether m answers for id, and then with id's own record (else the test fails). */
 static bool got(const struct record_memo *m, uint32_t id)
 {
 	const void *data;
-	uint32_t size;
-	if (!record_memo_get(m, id, &data, &size))
+	uint32_t size, types;
+	if (!record_memo_get(m, id, &data, &size, &types))
 		return false;
-	ck_assert_msg(data == records[id] && size == strlen(records[id]),
+	ck_assert_msg(data == records[id] && size == strlen(records[id]) && types == types_of(id),
 	              "ID %u answered with another record", id);
 	return true;
 }
@@ -112,7 +118,7 @@ START_TEST(a_pair_keeps_two)
 	/* IDs sharing a pair with ID 0: in a table holding 0 alone, the one beside it */
 	uint32_t same[8], n = 0;
 	const void *data;
-	uint32_t size;
+	uint32_t size, types;
 	for (uint32_t id = 1; id < NRECORDS && n < 8; id++) {
 		struct record_memo probe;
 		ck_assert_int_eq(record_memo_init(&probe, 16 * RECORD_MEMO_SLOT_BYTES), 0);
@@ -133,7 +139,7 @@ START_TEST(a_pair_keeps_two)
 			ck_assert_msg(got(&m, same[i - 1]), "the one before %u was evicted",
 			              same[i]);
 		if (i > 1)
-			ck_assert(!record_memo_get(&m, same[i - 2], &data, &size));
+			ck_assert(!record_memo_get(&m, same[i - 2], &data, &size, &types));
 	}
 	record_memo_free(&m);
 }
@@ -161,10 +167,11 @@ static void *read_records(void *arg)
 	for (int round = 0; round < 300; round++)
 		for (uint32_t id = 0; id < NRECORDS; id++) {
 			const void *data;
-			uint32_t size;
-			if (record_memo_get(r->m, id, &data, &size)) {
+			uint32_t size, types;
+			if (record_memo_get(r->m, id, &data, &size, &types)) {
 				r->hits++;
-				if (data != records[id] || size != strlen(records[id]))
+				if (data != records[id] || size != strlen(records[id]) ||
+				    types != types_of(id))
 					r->wrong++;
 			}
 		}
