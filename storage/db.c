@@ -16,6 +16,7 @@
 #include "storage/db_file.h"
 #include "storage/memo_counts.h"
 #include "storage/memo_pairs.h"
+#include "storage/memo_split.h"
 
 /* Room for a directory of a few million entries; the file grows as needed. */
 #define DB_MAP_SIZE ((size_t)16 << 30)
@@ -233,17 +234,12 @@ static int alloc_memos(struct db *db, MDB_txn *txn, size_t budget)
 	size_t direct = direct_ok ? ((size_t)last + 1) * sizeof(*db->records_at)
 	                : any     ? SIZE_MAX
 	                          : 0;
-	/* Room for two one-ID keys per entry (a uid and a mail, say): four slots. */
-	size_t keys = db->entries * 2, key_want = key_memo_bytes_for(keys);
+	/* Room for two one-ID keys per entry (a uid and a mail, say): four slots, as without a
+	 * bound (KEY_MEMO_UNBOUNDED_SLOTS at most). */
+	size_t keys = db->entries * 2,
+	       key_want = key_memo_bytes_for(keys, KEY_MEMO_UNBOUNDED_SLOTS);
 	size_t rec_share, key_share;
-	if (budget == DB_MEMO_UNLIMITED || (direct <= budget && key_want <= budget - direct))
-		rec_share = direct, key_share = key_want;
-	else if (key_want <= budget / 2)
-		key_share = key_want, rec_share = budget - key_want;
-	else if (direct_ok && direct <= budget / 2)
-		rec_share = direct, key_share = budget - direct;
-	else
-		rec_share = budget / 2, key_share = budget - rec_share;
+	memo_split(budget, direct, direct_ok, key_want, &rec_share, &key_share);
 	if (direct_ok && direct <= rec_share) {
 		/* calloc of this size maps zero pages: only those written to take memory. */
 		db->records_at = calloc((size_t)last + 1, sizeof(*db->records_at));

@@ -60,7 +60,7 @@
 #define DB_MAX_READERS 4096
 #define DB_MAX_ATTR_NAME 64
 /* A memo budget (db_open_served) with no bound: every ID's record place and the key memo's
- * full size (KEY_MEMO_MAX_SLOTS at most). */
+ * full size (KEY_MEMO_UNBOUNDED_SLOTS at most). */
 #define DB_MEMO_UNLIMITED SIZE_MAX
 /* Index keys longer than this are truncated; the filter re-checks candidates. */
 #define DB_MAX_INDEX_KEY 480
@@ -151,7 +151,9 @@ int db_open(struct db *db, const char *path, bool create, const char *suffix, ch
  * Opens the existing file at path read-only, as db_open does, with its memos within
  * memo_bytes (0: none; DB_MEMO_UNLIMITED: no bound, what db_open gives). The split: when
  * the direct array of every ID's record place (16 bytes an ID) and the key memo at its full
- * size (key_memo_bytes_for two keys an entry) fit together, both; otherwise each memo has
+ * size (key_memo_bytes_for two keys an entry, KEY_MEMO_UNBOUNDED_SLOTS at most) fit
+ * together, both, and the rest of the budget to the key memo (as many more slots as the
+ * directory has keys for, KEY_MEMO_MAX_SLOTS at most); otherwise each memo has
  * half the budget, and one that needs less than its half leaves the rest to the other.
  * Half each because a lookup by a one-ID key needs both to skip both B-trees: the record
  * memo's slots and the key memo's are 32 bytes each, so the halves hold about as many

@@ -4,10 +4,10 @@
 
 #include "storage/memo_pairs.h"
 
-size_t key_memo_bytes_for(size_t keys)
+size_t key_memo_bytes_for(size_t keys, size_t max_slots)
 {
 	size_t slots = 64;
-	while (slots < keys * 2 && slots < KEY_MEMO_MAX_SLOTS)
+	while (slots < keys * 2 && slots < max_slots)
 		slots *= 2;
 	return slots * sizeof(struct key_memo_slot);
 }
@@ -15,7 +15,8 @@ size_t key_memo_bytes_for(size_t keys)
 int key_memo_init(struct key_memo *m, size_t keys, size_t max_bytes)
 {
 	*m = (struct key_memo){0};
-	size_t slots = key_memo_bytes_for(keys) / sizeof(*m->slot);
+	size_t cap = max_bytes == SIZE_MAX ? KEY_MEMO_UNBOUNDED_SLOTS : KEY_MEMO_MAX_SLOTS;
+	size_t slots = key_memo_bytes_for(keys, cap) / sizeof(*m->slot);
 	while (slots >= 2 && slots * sizeof(*m->slot) > max_bytes)
 		slots /= 2;
 	if (slots < 2)

@@ -23,8 +23,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Slots at most: 32 MiB of them, touched only as they are written. */
-#define KEY_MEMO_MAX_SLOTS ((size_t)1 << 20)
+/* Slots at most with no bound on the memory (memo_bytes = unlimited): 32 MiB of them,
+ * about a million keys. A bound given in bytes may hold more, up to KEY_MEMO_MAX_SLOTS
+ * (4 GiB): the memos' memory is then what the admin chose. Both are touched only as they
+ * are written. */
+#define KEY_MEMO_UNBOUNDED_SLOTS ((size_t)1 << 20)
+#define KEY_MEMO_MAX_SLOTS ((size_t)1 << 27)
 
 struct key_memo_slot {
 	_Alignas(32) _Atomic uint32_t seq; /* odd while a writer fills the slot; 0: never filled */
@@ -39,12 +43,13 @@ struct key_memo {
 	size_t mask; /* pairs - 1; a power of two */
 };
 
-/* The bytes key_memo_init takes for keys keys with no bound on them: twice as many slots
- * (a power of two, 64 at least, KEY_MEMO_MAX_SLOTS at most). */
-size_t key_memo_bytes_for(size_t keys);
+/* The bytes a memo of keys keys takes: twice as many slots (a power of two, 64 at least,
+ * max_slots at most). */
+size_t key_memo_bytes_for(size_t keys, size_t max_slots);
 /* Room for about keys keys, as key_memo_bytes_for says, but within max_bytes (fewer slots,
- * a power of two; fewer bytes than a pair: no slots, m zeroed, and 0). Returns 0, or -1
- * when out of memory (m zeroed). */
+ * a power of two; fewer bytes than a pair: no slots, m zeroed, and 0): at most
+ * KEY_MEMO_UNBOUNDED_SLOTS when max_bytes is SIZE_MAX (no bound), KEY_MEMO_MAX_SLOTS
+ * otherwise. Returns 0, or -1 when out of memory (m zeroed). */
 int key_memo_init(struct key_memo *m, size_t keys, size_t max_bytes);
 void key_memo_free(struct key_memo *m);
 

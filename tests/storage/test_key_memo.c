@@ -95,7 +95,16 @@ START_TEST(sizes_and_limits)
 	ck_assert_uint_eq(2 * (m.mask + 1), 32768);
 	key_memo_free(&m);
 	ck_assert_int_eq(key_memo_init(&m, (size_t)1 << 30, SIZE_MAX), 0);
-	ck_assert_uint_eq(2 * (m.mask + 1), KEY_MEMO_MAX_SLOTS);
+	ck_assert_uint_eq(2 * (m.mask + 1), KEY_MEMO_UNBOUNDED_SLOTS);
+	key_memo_free(&m);
+	/* a bound in bytes past the unbounded cap: as many slots as it holds */
+	ck_assert_int_eq(key_memo_init(&m, (size_t)1 << 30, (size_t)128 << 20), 0);
+	ck_assert_uint_eq(2 * (m.mask + 1), ((size_t)128 << 20) / sizeof(struct key_memo_slot));
+	key_memo_free(&m);
+	/* and never past KEY_MEMO_MAX_SLOTS (counted, not mapped: 4 GiB) */
+	ck_assert_uint_eq(key_memo_bytes_for((size_t)1 << 30, KEY_MEMO_MAX_SLOTS),
+	                  KEY_MEMO_MAX_SLOTS * sizeof(struct key_memo_slot));
+	ck_assert_int_eq(key_memo_init(&m, (size_t)1 << 30, (size_t)1 << 20), 0);
 	/* A key too long for a slot's length, or a table number past 16 bits: not kept. */
 	size_t big = 70000;
 	char *key = calloc(1, big);
