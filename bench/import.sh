@@ -26,10 +26,9 @@
 # seconds over minidir-import's. Needs build/ (make all), slapd and its schema files
 # (scripts/deps.sh bench). Work files go in a temporary directory removed at the end.
 set -euo pipefail
-
-BUILD=${BUILD:-build}
-# minidir reads the tree's own schema/ (slapd, where it runs, its /etc/ldap/schema).
-SCHEMA_DIR=$(cd "$(dirname "$0")/.." && pwd)/schema
+# $BUILD, the tree's schema/ as $SCHEMA_DIR (slapd, where it runs, reads its
+# /etc/ldap/schema), die, cpu_ms and $work (bench_init).
+. "$(dirname "$0")/lib.sh"
 SIZES=${SIZES:-100000 1000000}
 ROUNDS=${ROUNDS:-1}
 ENTRY_BYTES=${ENTRY_BYTES:-0}
@@ -37,14 +36,9 @@ SLAPADD=${SLAPADD:-/usr/sbin/slapadd}
 SUFFIX=dc=example,dc=com
 INDEXES="objectClass uid cn mail member departmentNumber"
 
-die() {
-	echo "bench/import.sh: $*" >&2
-	exit 1
-}
 [ -x "$BUILD/minidir-import" ] || die "no $BUILD/minidir-import: run make first"
 [ -x "$SLAPADD" ] || die "no $SLAPADD: scripts/deps.sh bench installs slapd"
-work=$(mktemp -d "${TMPDIR:-/tmp}/minidir-import-bench.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+bench_init import-bench
 
 cat > "$work/minidir.conf" << EOF
 listen = 127.0.0.1:0
@@ -62,16 +56,6 @@ EOF
 	printf 'database mdb\nsuffix "%s"\nrootdn "cn=admin,%s"\n' "$SUFFIX" "$SUFFIX"
 	printf 'directory %s\nmaxsize 17179869184\nindex %s eq\n' "$work/slapd" "${INDEXES// /,}"
 } > "$work/slapd.conf"
-
-# cpu_ms: this shell's children's user+sys time so far, in milliseconds (`times` runs in
-# this shell, not in a command substitution, which would count only its own children).
-# Sets CPU_MS.
-cpu_ms() {
-	times > "$work/times"
-	CPU_MS=$(awk 'NR == 2 {
-		split($1, u, "m"); split($2, s, "m")
-		printf "%d", (u[1] * 60 + u[2]) * 1000 + (s[1] * 60 + s[2]) * 1000 }' "$work/times")
-}
 
 # run_measured LOG CMD...: runs CMD, prints "wall_s cpu_s peak_rssanon_kb peak_vmrss_kb".
 run_measured() {

@@ -42,6 +42,16 @@ bench_cleanup() {
 	[ -n "${KEEP:-}" ] && { echo "kept $work" >&2; return; }
 	rm -rf "$work"
 }
+# cpu_ms: this shell's children's user+sys time so far, in milliseconds (`times` runs in
+# this shell, not in a command substitution, which would count only its own children).
+# Sets CPU_MS; needs $work (bench_init).
+cpu_ms() {
+	times > "$work/times"
+	# shellcheck disable=SC2034 # read by the scripts that source this file
+	CPU_MS=$(awk 'NR == 2 {
+		split($1, u, "m"); split($2, s, "m")
+		printf "%d", (u[1] * 60 + u[2]) * 1000 + (s[1] * 60 + s[2]) * 1000 }' "$work/times")
+}
 # forget PID: drops an ended process from $pids (so its number, perhaps reused, is never
 # signalled at exit).
 forget() {

@@ -16,13 +16,19 @@
 #include "protocol/schema.h"
 #include "tests/tree_schema.h"
 #include "storage/db.h"
+#include "ldif/import_queue.h"
 #include "ldif/ldif_import.h"
 #include "tests/check_run.h"
 #include "tests/storage/db_compare.h"
 
 #define SUFFIX "dc=example,dc=com"
-/* People in the directory: about 40 batches of the queue (ldif/import_queue.h). */
-#define PEOPLE 2500
+/* The records the queue's ring holds (ldif/import_queue.h). */
+#define RING_ITEMS (IMPORT_QUEUE_BATCHES * IMPORT_BATCH_ITEMS)
+/* People in the directory: the ring one and a half times over, so that the parsers wrap
+ * around it while the writer is behind them. */
+#define PEOPLE (RING_ITEMS * 3 / 2)
+/* Where a problem goes: past the ring's first turn. */
+#define BAD_AT (RING_ITEMS * 9 / 8)
 
 static char *const index_attrs[] = {"objectClass", "uid", "cn", "mail", "member", "entryUUID"};
 #define NINDEX ((int)(sizeof(index_attrs) / sizeof(index_attrs[0])))
@@ -174,7 +180,7 @@ START_TEST(threads_report_the_same_first_problem)
 	snprintf(ldif, sizeof(ldif), "%s/bad.ldif", dir);
 	snprintf(db, sizeof(db), "%s/bad.mdb", dir);
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
-		write_ldif(ldif, 1900, cases[c].record);
+		write_ldif(ldif, BAD_AT, cases[c].record);
 		char *first;
 		ck_assert_int_eq(import(ldif, db, 1, &first), -1);
 		ck_assert_msg(strstr(first, cases[c].word), "case %zu: \"%s\" lacks \"%s\"", c,
@@ -200,8 +206,9 @@ static Suite *threads_suite(void)
 	Suite *s = suite_create("import threads");
 	TCase *tc = tcase_create("threads");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc,
-	                  600); /* several imports of 2,500 entries, also under the sanitizers */
+	/* Several imports of the ring's records one and a half times over, also under the
+	 * sanitizers. */
+	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, threads_give_the_same_database);
 	tcase_add_test(tc, threads_report_the_same_first_problem);
 	suite_add_tcase(s, tc);
