@@ -11,9 +11,10 @@
  *
  * Why 256 records a batch: every batch costs the writer a lock, a wake-up and, when the
  * parsers hold both cores, a wait to be scheduled again. With 64 a batch, 1,000,000
- * entries kept the writer waiting runnable about 1.1 s and used 1.36 cores; with 256,
- * 0.4 s and 1.5 cores, 0.8 s less wall time, for a peak RssAnon of 13 MB instead of 7
- * (bench/results/import-batch-2026-12-04.md). Larger batches or rings gave no more.
+ * entries kept the writer waiting runnable 0.94-1.02 s and used 1.37-1.41 cores; with
+ * 256, 0.23-0.33 s and 1.53-1.58 cores, 4.71-5.52 s of wall time against 5.67-6.11, for
+ * a peak RssAnon of 13 MB instead of 7 (bench/results/import-batch-2026-12-04.md).
+ * Larger batches or rings gave no more.
  *
  * Thread rules: any number of producers, one consumer; every function locks the queue.
  */
