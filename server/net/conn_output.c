@@ -50,7 +50,8 @@ static int send_pending(struct conn *c, struct buf *b, size_t hold, int flags, b
 	struct send_stats *st = c->stats;
 	while (buf_pending(b) > hold && !c->blocked) {
 		size_t want = buf_pending(b) - hold;
-		ssize_t n = engine_send(c->w, c->fd, b->data + b->off, want, flags);
+		ssize_t n =
+		    engine_send_buf(c->w, c->fd, b, want, flags); /* consumes what it took */
 		STAT_ADD(st->send_calls, 1);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -67,7 +68,6 @@ static int send_pending(struct conn *c, struct buf *b, size_t hold, int flags, b
 		}
 		STAT_ADD(st->bytes, (uint64_t)n);
 		*sent_any = true;
-		buf_consume(b, (size_t)n);
 		if ((size_t)n < want) {
 			/* The socket buffer is full: another send now would only see EAGAIN. */
 			STAT_ADD(st->partial, 1);

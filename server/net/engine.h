@@ -29,6 +29,7 @@
 #include <sys/types.h>
 
 #include "conf/config.h"
+#include "protocol/buf.h"
 #include "server/net/net_worker.h"
 #include "server/server.h"
 
@@ -61,6 +62,7 @@ struct engine_ops {
 	void (*watch)(struct worker *w, int fd, void *handler, uint32_t events);
 	ssize_t (*recv)(struct worker *w, int fd, void *buf, size_t cap);
 	ssize_t (*send)(struct worker *w, int fd, const void *buf, size_t len, int flags);
+	ssize_t (*send_buf)(struct worker *w, int fd, struct buf *b, size_t len, int flags);
 	int (*set_option)(struct worker *w, int fd, int level, int opt, int on);
 	void (*close)(struct worker *w, int fd);
 	/* Waits for events, at most timeout_ns nanoseconds (0: only those already there;
@@ -75,8 +77,9 @@ struct engine_ops {
 	{                                                                                          \
 		.name = engine_name, .setup = prefix##_setup, .teardown = prefix##_teardown,       \
 		.listen = prefix##_listen, .add = prefix##_add, .watch = prefix##_watch,           \
-		.recv = prefix##_recv, .send = prefix##_send, .set_option = prefix##_set_option,   \
-		.close = prefix##_close, .wait = prefix##_wait, .dispatch = prefix##_dispatch,     \
+		.recv = prefix##_recv, .send = prefix##_send, .send_buf = prefix##_send_buf,       \
+		.set_option = prefix##_set_option, .close = prefix##_close, .wait = prefix##_wait, \
+		.dispatch = prefix##_dispatch,                                                     \
 	}
 
 extern const struct engine_ops engine_epoll;
@@ -114,6 +117,16 @@ static inline ssize_t engine_recv(struct worker *w, int fd, void *buf, size_t ca
 static inline ssize_t engine_send(struct worker *w, int fd, const void *buf, size_t len, int flags)
 {
 	return net_worker(w)->engine->send(w, fd, buf, len, flags);
+}
+/* As engine_send of the first len pending bytes of b (len <= buf_pending(b)), and what
+ * was taken is consumed from b. The engine may take b's storage instead of copying
+ * from it (io_uring, when nothing of fd's is staged: the bytes are then not copied
+ * again before the kernel's send), leaving b empty with other storage, possibly none:
+ * no pointer into b->data survives the call. b stays the caller's, to free. */
+static inline ssize_t engine_send_buf(struct worker *w, int fd, struct buf *b, size_t len,
+                                      int flags)
+{
+	return net_worker(w)->engine->send_buf(w, fd, b, len, flags);
 }
 /* As setsockopt(fd, level, opt, &on, sizeof(on)), in order with the output: it applies
  * after the bytes engine_send took (cork-toggle's TCP_CORK off must come after the

@@ -119,6 +119,15 @@ static ssize_t ep_send(struct worker *w, int fd, const void *buf, size_t len, in
 	return n;
 }
 
+/* A system call copies the bytes into the socket: b keeps its storage. */
+static ssize_t ep_send_buf(struct worker *w, int fd, struct buf *b, size_t len, int flags)
+{
+	ssize_t n = ep_send(w, fd, b->data + b->off, len, flags);
+	if (n > 0)
+		buf_consume(b, (size_t)n);
+	return n;
+}
+
 /* Sends are system calls: what was taken is in the socket already. */
 static int ep_set_option(struct worker *w, int fd, int level, int opt, int on)
 {
