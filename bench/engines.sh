@@ -11,12 +11,17 @@
 #   ENTRIES=100000 bench/engines.sh                # sub1000: the same filter, 1000 of 100k
 #   FILTER='(uid=user.[0-9999])' CONNS=1 bench/engines.sh      # lookup-1c
 #   ROUNDS=6 SECONDS_PER_RUN=5 INFLIGHT=1 bench/engines.sh
+#   BUILDS="/tmp/old-build build" ENGINE=epoll ENTRIES=1000000 FILTER='(uid=user.[0-999999])' \
+#     INFLIGHT=16 WARM=1 bench/engines.sh   # two builds on one engine instead (A and B)
 #
 # The load: build/searchrate --engine lean, CONNS connections (and threads, 8), INFLIGHT
 # requests in flight on each (1), FILTER from the suffix. Per server: searches/s, server
 # CPU us per search (utime + stime of /proc/PID/stat over the rounds), per round and over
 # all, then each thread's share of that CPU (/proc/PID/task/*/stat, by thread name), and
-# io_uring's ratio to epoll. Needs build/ (make all).
+# io_uring's ratio to epoll. Needs build/ (make all). With BUILDS="DIR_A DIR_B" the two
+# servers are those builds' minidir on ENGINE (epoll) instead, and the ratio is B's to A's.
+# WARM=1 looks every (uid=user.N) of the directory up once on each server first
+# (bench_warm), so that lookups meet full memos.
 . "$(dirname "$0")/lib.sh" # set -u, and the tree's root as the directory
 ROUNDS=${ROUNDS:-4}
 SECS=${SECONDS_PER_RUN:-5}
@@ -24,7 +29,17 @@ ENTRIES=${ENTRIES:-10000}
 FILTER=${FILTER:-(departmentNumber=7)}
 CONNS=${CONNS:-8}
 INFLIGHT=${INFLIGHT:-1}
-SERVERS="epoll io_uring"
+declare -A bin engine
+if [ -n "${BUILDS:-}" ]; then
+	read -r "bin[A]" "bin[B]" <<< "$BUILDS"
+	[ -n "${bin[B]}" ] || die "BUILDS: two build directories, A then B"
+	SERVERS="A B"
+	engine[A]=${ENGINE:-epoll} engine[B]=${ENGINE:-epoll}
+else
+	SERVERS="epoll io_uring"
+	bin[epoll]=$SERVER_BUILD bin[io_uring]=$SERVER_BUILD engine[epoll]=epoll engine[io_uring]=io_uring
+fi
+read -r first second <<< "$SERVERS"
 [ -x "$BUILD/searchrate" ] || die "no $BUILD/searchrate: run make all"
 bench_init bench-engines
 
@@ -32,15 +47,16 @@ bench_directory "$ENTRIES" "$work/minidir.conf" "threads = $THREADS" "sizelimit 
 	"send_policy = batch" "index = objectClass, uid, cn, mail, member, departmentNumber"
 declare -A port pid
 for s in $SERVERS; do
-	MINIDIR_IO_ENGINE=$s "${SERVER_ON[@]}" "$SERVER_BUILD/minidir" -f "$work/minidir.conf" 2> "$work/$s.log" &
+	MINIDIR_IO_ENGINE=${engine[$s]} "${SERVER_ON[@]}" "${bin[$s]}/minidir" -f "$work/minidir.conf" 2> "$work/$s.log" &
 	pid[$s]=$!
 	pids+=("${pid[$s]}")
 	port[$s]=$(wait_port "$work/$s.log")
 	[ -n "${port[$s]}" ] || die "$s did not start: $(cat "$work/$s.log")"
-	grep -q "io_engine $s\$" "$work/$s.log" || die "$s: not on $s: $(grep io_engine "$work/$s.log")"
+	grep -q "io_engine ${engine[$s]}\$" "$work/$s.log" || die "$s: not on ${engine[$s]}: $(grep io_engine "$work/$s.log")"
+	[ "${WARM:-0}" = 1 ] && bench_warm "${port[$s]}" "$ENTRIES" "$work/warm.$s"
 done
 # Entries a search returns: FILTER's first instance (a range [A-B] of searchrate's as 0).
-per_search=$(ldapsearch -x -LLL -H "ldap://127.0.0.1:${port[epoll]}" -b "$SUFFIX" \
+per_search=$(ldapsearch -x -LLL -H "ldap://127.0.0.1:${port[$first]}" -b "$SUFFIX" \
 	"${FILTER//\[*\]/0}" dn | grep -c '^dn:')
 
 hz=$(getconf CLK_TCK)
@@ -66,6 +82,7 @@ load() {
 declare -A ops ticks
 for s in $SERVERS; do thread_ticks "${pid[$s]}" > "$work/threads0.$s"; done
 echo "# bench/engines.sh: $(nproc) cores, $(uname -r), $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD 2> /dev/null || echo '?')"
+[ -n "${BUILDS:-}" ] && echo "# A: ${bin[A]}/minidir, B: ${bin[B]}/minidir, both on ${engine[A]}"
 echo "# $FILTER from $SUFFIX on $ENTRIES entries ($per_search entries a search), $CONNS connections, $INFLIGHT in flight each, $ROUNDS rounds of $SECS s, orders alternated; $THREADS workers; uptime:$(uptime | sed 's/.*load/ load/')"
 echo "| round | server | searches/s | server us/search |"
 echo "|---|---|---|---|"
@@ -94,6 +111,9 @@ for s in $SERVERS; do
 	awk -v s="$s" -v n="${ops[$s]}" -v t=$((ROUNDS * SECS)) -v k="${ticks[$s]}" -v hz="$hz" -v sh="$shares" \
 		'BEGIN { printf "| %s | %.0f | %.2f | %s|\n", s, n / t, k * 1e6 / hz / n, sh }'
 done
-awk -v eo="${ops[epoll]}" -v et="${ticks[epoll]}" -v uo="${ops[io_uring]}" -v ut="${ticks[io_uring]}" \
-	'BEGIN { printf "\nio_uring / epoll: server CPU per search %.3fx, searches/s %.3fx\n", (ut / uo) / (et / eo), uo / eo }'
-echo "# reproduce: ENTRIES=$ENTRIES FILTER='$FILTER' CONNS=$CONNS INFLIGHT=$INFLIGHT ROUNDS=$ROUNDS SECONDS_PER_RUN=$SECS bench/engines.sh"
+awk -v a="$first" -v b="$second" -v ao="${ops[$first]}" -v at="${ticks[$first]}" -v bo="${ops[$second]}" \
+	-v bt="${ticks[$second]}" 'BEGIN { printf "\n%s / %s: server CPU per search %.3fx, searches/s %.3fx\n",
+		b, a, (bt / bo) / (at / ao), bo / ao }'
+prefix=${WARM:+WARM=$WARM }
+[ -n "${BUILDS:-}" ] && prefix="BUILDS=\"$BUILDS\" ENGINE=${engine[A]} $prefix"
+echo "# reproduce: ${prefix}ENTRIES=$ENTRIES FILTER='$FILTER' CONNS=$CONNS INFLIGHT=$INFLIGHT ROUNDS=$ROUNDS SECONDS_PER_RUN=$SECS bench/engines.sh"

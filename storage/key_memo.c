@@ -4,6 +4,8 @@
 
 #include "storage/memo_pairs.h"
 
+_Static_assert(sizeof(struct key_memo_slot) == 32, "a pair of slots is one cache line");
+
 size_t key_memo_bytes_for(size_t keys, size_t max_slots)
 {
 	size_t slots = 64;
@@ -44,19 +46,20 @@ static uint64_t hash(MDB_dbi dbi, const unsigned char *key, size_t len)
 }
 
 /* Whether slot s holds key[0..len) of table dbi (read under its sequence lock). */
-static bool holds(struct key_memo_slot *s, uint32_t dbi_len, const void *key, size_t len,
-                  uint32_t *id)
+static bool holds(struct key_memo_slot *s, uint32_t dbi_len, uint32_t tag, const void *key,
+                  size_t len, uint32_t *id)
 {
 	uint32_t seq = atomic_load_explicit(&s->seq, memory_order_acquire);
 	if (seq == 0 || seq & 1)
 		return false;
 	uint32_t found_dbi_len = atomic_load_explicit(&s->dbi_len, memory_order_relaxed);
+	uint32_t found_tag = atomic_load_explicit(&s->tag, memory_order_relaxed);
 	const void *at = atomic_load_explicit(&s->key, memory_order_relaxed);
 	uint32_t found = atomic_load_explicit(&s->id, memory_order_relaxed);
 	atomic_thread_fence(memory_order_acquire);
 	if (atomic_load_explicit(&s->seq, memory_order_relaxed) != seq)
 		return false; /* rewritten while read */
-	if (found_dbi_len != dbi_len || memcmp(at, key, len) != 0)
+	if (found_dbi_len != dbi_len || found_tag != tag || memcmp(at, key, len) != 0)
 		return false;
 	*id = found;
 	return true;
@@ -67,8 +70,11 @@ bool key_memo_get(const struct key_memo *m, MDB_dbi dbi, const void *key, size_t
 	if (len > 0xffff || dbi > 0xffff)
 		return false;
 	uint32_t dbi_len = dbi << 16 | (uint32_t)len;
-	struct key_memo_slot *pair = &m->slot[2 * (hash(dbi, key, len) & m->mask)];
-	return holds(&pair[0], dbi_len, key, len, id) || holds(&pair[1], dbi_len, key, len, id);
+	uint64_t h = hash(dbi, key, len);
+	struct key_memo_slot *pair = &m->slot[2 * (h & m->mask)];
+	uint32_t tag = (uint32_t)(h >> 32);
+	return holds(&pair[0], dbi_len, tag, key, len, id) ||
+	       holds(&pair[1], dbi_len, tag, key, len, id);
 }
 
 void key_memo_put(const struct key_memo *m, MDB_dbi dbi, const void *key, size_t len, uint32_t id)
@@ -90,6 +96,7 @@ void key_memo_put(const struct key_memo *m, MDB_dbi dbi, const void *key, size_t
 	atomic_thread_fence(memory_order_release);
 	atomic_store_explicit(&s->key, key, memory_order_relaxed);
 	atomic_store_explicit(&s->dbi_len, dbi << 16 | (uint32_t)len, memory_order_relaxed);
+	atomic_store_explicit(&s->tag, (uint32_t)(h >> 32), memory_order_relaxed);
 	atomic_store_explicit(&s->id, id, memory_order_relaxed);
 	atomic_store_explicit(&s->seq, seq + 2, memory_order_release);
 }

@@ -1,7 +1,8 @@
 /*
  * Equality-index keys of a file opened read-only that hold exactly one ID, remembered
  * as each is first looked up: looking one up again is a hash, a slot and a compare
- * with the key's bytes in the map, where LMDB descends the index's B-tree (about 1,200
+ * with the key's bytes in the map (only when the slot's tag, part of the key's hash,
+ * matches), where LMDB descends the index's B-tree (about 1,200
  * instructions and a cache miss a level). The lookups a directory answers most are of
  * this kind: uid, mail, uidNumber, each naming one entry.
  *
@@ -34,7 +35,10 @@ struct key_memo_slot {
 	_Alignas(32) _Atomic uint32_t seq; /* odd while a writer fills the slot; 0: never filled */
 	_Atomic uint32_t id;               /* the key's one ID */
 	_Atomic uint32_t dbi_len;          /* the index's table << 16 | the key's length */
-	_Atomic(const void *) key;         /* the key's bytes in the map */
+	/* The key's hash, its high half (the pair's number is of the low bits): another key
+	 * of the same length fails on it without a read of the map (a cache miss) */
+	_Atomic uint32_t tag;
+	_Atomic(const void *) key; /* the key's bytes in the map */
 };
 
 struct key_memo {
