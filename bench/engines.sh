@@ -20,6 +20,7 @@
 # all, then each thread's share of that CPU (/proc/PID/task/*/stat, by thread name), and
 # io_uring's ratio to epoll. Needs build/ (make all). With BUILDS="DIR_A DIR_B" the two
 # servers are those builds' minidir on ENGINE (epoll) instead, and the ratio is B's to A's.
+# CONF="KEY = VALUE" adds one line to both servers' config (memo_bytes = 256m, say).
 # WARM=1 looks every (uid=user.N) of the directory up once on each server first
 # (bench_warm), so that lookups meet full memos.
 . "$(dirname "$0")/lib.sh" # set -u, and the tree's root as the directory
@@ -44,7 +45,8 @@ read -r first second <<< "$SERVERS"
 bench_init bench-engines
 
 bench_directory "$ENTRIES" "$work/minidir.conf" "threads = $THREADS" "sizelimit = unlimited" \
-	"send_policy = batch" "index = objectClass, uid, cn, mail, member, departmentNumber"
+	"send_policy = batch" "index = objectClass, uid, cn, mail, member, departmentNumber" \
+	${CONF:+"$CONF"}
 declare -A port pid
 for s in $SERVERS; do
 	MINIDIR_IO_ENGINE=${engine[$s]} "${SERVER_ON[@]}" "${bin[$s]}/minidir" -f "$work/minidir.conf" 2> "$work/$s.log" &
@@ -114,6 +116,6 @@ done
 awk -v a="$first" -v b="$second" -v ao="${ops[$first]}" -v at="${ticks[$first]}" -v bo="${ops[$second]}" \
 	-v bt="${ticks[$second]}" 'BEGIN { printf "\n%s / %s: server CPU per search %.3fx, searches/s %.3fx\n",
 		b, a, (bt / bo) / (at / ao), bo / ao }'
-prefix=${WARM:+WARM=$WARM }
+prefix=${WARM:+WARM=$WARM }${CONF:+CONF=\"$CONF\" }
 [ -n "${BUILDS:-}" ] && prefix="BUILDS=\"$BUILDS\" ENGINE=${engine[A]} $prefix"
 echo "# reproduce: ${prefix}ENTRIES=$ENTRIES FILTER='$FILTER' CONNS=$CONNS INFLIGHT=$INFLIGHT ROUNDS=$ROUNDS SECONDS_PER_RUN=$SECS bench/engines.sh"
