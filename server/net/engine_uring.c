@@ -17,18 +17,21 @@
  *            stops wanting input the recv is cancelled, and armed again when it
  *            wants input again, so input stays bounded as with epoll.
  *   send     engine_send copies into the socket's staged buffer (at most
- *            ENGINE_SEND_HELD bytes) and returns; engine_send_buf, when nothing
- *            is staged, takes the connection's buffer as the staged one instead of
- *            copying it (a 100-entry search's copy was 8% of the server's CPU,
- *            bench/results/scale-2026-12-04.md) and hands back an empty one; before the loop waits,
- * the staged bytes of every socket become one send SQE each, all submitted with the wait in one
- * io_uring_enter. One send per socket is in the kernel at a time (so bytes keep their order), with
- * MSG_WAITALL (the kernel finishes it however long the socket stays full) and the policy's MSG_MORE
- * when the staged bytes end inside a response. A full staged buffer is EAGAIN, and EPOLLOUT comes
- * when the send in the kernel completes. close    the recv and a send still waiting for room are
- * cancelled, output staged but not yet sent goes with MSG_DONTWAIT (what the socket takes, as
- * close() after a send would), and the descriptor is closed when the last completion of it has come
- * back: its number is not reused before.
+ *            ENGINE_SEND_HELD bytes) and returns; engine_send_buf, when nothing is
+ *            staged, takes the connection's buffer as the staged one instead (the
+ *            copy was 8% of the server's CPU on a 100-entry search,
+ *            bench/results/scale-2026-12-04.md) and hands back an empty one no
+ *            larger. Before the loop waits, the staged bytes of every socket become
+ *            one send SQE each, all submitted with the wait in one io_uring_enter.
+ *            One send per socket is in the kernel at a time (so bytes keep their
+ *            order), with MSG_WAITALL (the kernel finishes it however long the
+ *            socket stays full) and the policy's MSG_MORE when the staged bytes end
+ *            inside a response. A full staged buffer is EAGAIN, and EPOLLOUT comes
+ *            when the send in the kernel completes.
+ *   close    the recv and a send still waiting for room are cancelled, output
+ *            staged but not yet sent goes with MSG_DONTWAIT (what the socket takes,
+ *            as close() after a send would), and the descriptor is closed when the
+ *            last completion of it has come back: its number is not reused before.
  *
  * A socket's state lives in a table indexed by descriptor (blocks of URING_BLOCK);
  * entries are reused, never freed before teardown, so a pointer to one stays valid
@@ -442,9 +445,13 @@ static ssize_t ur_send(struct worker *w, int fd, const void *buf, size_t len, in
 /*
  * When nothing of u's is staged, b's storage becomes the staged buffer: the kernel's send
  * reads the bytes where the connection wrote them, and b gets the staged buffer's empty
- * storage (from the pool when it had none) with b's bytes past len copied into it, when
- * they are fewer than len (a batch's tail short of a segment). Otherwise a copy, as
- * ur_send. Either way the bytes taken are consumed from b.
+ * storage (from the pool when it had none, never larger than b's: a lookup's connection
+ * does not keep a large search's buffer) with b's bytes past len copied into it, when they
+ * are fewer than len (a batch's tail short of a segment). Storage larger than
+ * ENGINE_SEND_HELD is not taken (a slow client's output grown to max_pending_bytes would
+ * stay held by the send in the kernel while the connection grew another): a copy, as
+ * ur_send, which also takes the bytes when something is staged. Either way the bytes
+ * taken are consumed from b.
  */
 static ssize_t ur_send_buf(struct worker *w, int fd, struct buf *b, size_t len, int flags)
 {
@@ -452,9 +459,11 @@ static ssize_t ur_send_buf(struct worker *w, int fd, struct buf *b, size_t len, 
 	struct usock *u = uring_sock(s, fd);
 	size_t tail = buf_pending(b) - len;
 	if (u && u->live && !u->err && buf_pending(&u->staged) == 0 && len > 0 &&
-	    len <= ENGINE_SEND_HELD && tail <= len) {
+	    b->cap <= ENGINE_SEND_HELD && tail <= len) {
 		struct buf t = u->staged;
-		pool_get(s, &t);
+		if (t.cap > b->cap) /* an empty buffer larger than b's goes back to the pool */
+			pool_put(s, &t);
+		pool_get_within(s, &t, b->cap);
 		if (buf_append(&t, b->data + b->off + len, tail) == 0) {
 			u->staged = *b;
 			u->staged.len -= tail;

@@ -136,6 +136,9 @@ void uring_sock_dead(struct uring_state *s, struct usock *u);
 void pool_put(struct uring_state *s, struct buf *b);
 /* Gives b, empty and without capacity, a buffer from the pool if there is one. */
 void pool_get(struct uring_state *s, struct buf *b);
+/* As pool_get, but only a buffer of at most max_cap bytes (the last such one put); b is
+ * left without capacity when the pool has none. */
+void pool_get_within(struct uring_state *s, struct buf *b, size_t max_cap);
 /* Hands buffer bid back to the kernel's ring. */
 void uring_recycle(struct uring_state *s, unsigned bid);
 /* The ring, its completion queue and the provided buffers registered. Returns 0, or -1

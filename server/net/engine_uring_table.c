@@ -46,6 +46,20 @@ void pool_get(struct uring_state *s, struct buf *b)
 	}
 }
 
+void pool_get_within(struct uring_state *s, struct buf *b, size_t max_cap)
+{
+	if (b->cap)
+		return;
+	for (int i = s->npool - 1; i >= 0; i--) {
+		if (s->pool[i].cap > max_cap)
+			continue;
+		*b = s->pool[i];
+		s->pool[i] = s->pool[--s->npool];
+		s->pool_bytes -= b->cap;
+		return;
+	}
+}
+
 struct usock *uring_sock_new(struct uring_state *s, int fd)
 {
 	int b = fd / URING_BLOCK;

@@ -166,6 +166,55 @@ START_TEST(sends_before_the_loop_runs_keep_their_order)
 }
 END_TEST
 
+START_TEST(a_send_taken_while_another_waits_in_the_kernel_follows_it)
+{
+	struct rig r;
+	if (!rig_open(&r, engines[_i]))
+		return;
+	/* A small send buffer, and more than it holds: the first send waits in the kernel
+	 * (io_uring: MSG_WAITALL) while the second is taken. */
+	int small = 4096;
+	ck_assert_int_eq(setsockopt(r.fd, SOL_SOCKET, SO_SNDBUF, &small, sizeof(small)), 0);
+	size_t first = 200000, second = 3000;
+	struct buf b = {0};
+	fill(&b, 0, first, 5);
+	ssize_t n = engine_send_buf(r.w, r.fd, &b, first, 0); /* epoll takes a part */
+	ck_assert_int_gt(n, 0);
+	size_t sent = (size_t)n;
+	r.nw.engine->wait(r.w, 0); /* io_uring: the send goes into the kernel, and waits */
+	r.nw.engine->dispatch(r.w, &upcalls);
+	struct buf c = {0};
+	fill(&c, 0, second, (unsigned)((5 + first) % 251));
+	unsigned char *drain = malloc(first + second);
+	ck_assert_ptr_nonnull(drain);
+	size_t have = 0;
+	bool second_taken = false;
+	for (int tries = 0; have < first + second && tries < 5000; tries++) {
+		if (sent < first) {
+			n = engine_send_buf(r.w, r.fd, &b, first - sent, 0);
+			if (n > 0)
+				sent += (size_t)n;
+		} else if (!second_taken) {
+			ck_assert_int_eq(engine_send_buf(r.w, r.fd, &c, second, 0),
+			                 (ssize_t)second);
+			second_taken = true;
+		}
+		r.nw.engine->wait(r.w, 1000000);
+		r.nw.engine->dispatch(r.w, &upcalls);
+		ssize_t k = recv(r.peer, drain + have, first + second - have, MSG_DONTWAIT);
+		if (k > 0)
+			have += (size_t)k;
+	}
+	ck_assert_uint_eq(have, first + second);
+	for (size_t i = 0; i < first + second; i++)
+		ck_assert_uint_eq(drain[i], (5 + i) % 251);
+	free(drain);
+	buf_free(&b);
+	buf_free(&c);
+	rig_close(&r);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *suite = suite_create("engine_send_buf");
@@ -173,6 +222,7 @@ int main(void)
 	tcase_add_loop_test(tc, a_whole_buffer_arrives_once_and_the_buffer_is_reusable, 0, 2);
 	tcase_add_loop_test(tc, a_held_back_tail_stays_with_the_caller, 0, 2);
 	tcase_add_loop_test(tc, sends_before_the_loop_runs_keep_their_order, 0, 2);
+	tcase_add_loop_test(tc, a_send_taken_while_another_waits_in_the_kernel_follows_it, 0, 2);
 	suite_add_tcase(suite, tc);
 	return check_run(suite);
 }

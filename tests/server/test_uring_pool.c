@@ -73,12 +73,40 @@ START_TEST(the_pool_holds_at_most_its_bytes)
 }
 END_TEST
 
+START_TEST(a_buffer_within_a_size)
+{
+	/* engine_send_buf hands a connection back a buffer no larger than the one it took: a
+	 * lookup's connection does not keep a large search's 256 KiB. */
+	struct uring_state s = {0};
+	struct buf big = grown(ENGINE_SEND_HELD), small = grown(4096);
+	unsigned char *small_data = small.data;
+	pool_put(&s, &small);
+	pool_put(&s, &big); /* the last put: pool_get would give this one */
+	struct buf b = {0};
+	pool_get_within(&s, &b, 8192);
+	ck_assert_ptr_eq(b.data, small_data);
+	ck_assert_int_eq(s.npool, 1);
+	ck_assert_uint_eq(s.pool_bytes, ENGINE_SEND_HELD);
+	struct buf none = {0};
+	pool_get_within(&s, &none, 8192); /* only the large one is left */
+	ck_assert_ptr_null(none.data);
+	ck_assert_int_eq(s.npool, 1);
+	pool_get_within(&s, &b, ENGINE_SEND_HELD); /* b has capacity: left as it is */
+	ck_assert_ptr_eq(b.data, small_data);
+	ck_assert_int_eq(s.npool, 1);
+	buf_free(&b);
+	while (s.npool > 0)
+		buf_free(&s.pool[--s.npool]);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *suite = suite_create("uring_pool");
 	TCase *tc = tcase_create("pool");
 	tcase_add_test(tc, a_large_staged_buffer_is_kept_for_the_next_send);
 	tcase_add_test(tc, the_pool_holds_at_most_its_bytes);
+	tcase_add_test(tc, a_buffer_within_a_size);
 	suite_add_tcase(suite, tc);
 	return check_run(suite);
 }
