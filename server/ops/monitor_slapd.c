@@ -276,7 +276,8 @@ static int databases(struct server *srv, struct mon_list *l)
 	mon_add(&b, "objectClass", "monitoredObject");
 	mon_add(&b, "cn", "Database 0");
 	mon_add(&b, "monitoredInfo", "mdb");
-	mon_add(&b, "monitorIsShadow", "%s", srv->replica ? "TRUE" : "FALSE");
+	mon_add(&b, "monitorIsShadow", "%s",
+	        __atomic_load_n(&srv->replica, __ATOMIC_ACQUIRE) ? "TRUE" : "FALSE");
 	mon_add(&b, "namingContexts", "%s", srv->cfg.suffix);
 	mon_add(&b, "readOnly", "TRUE");
 	return mon_finish(srv, &b, "cn=Database 0,cn=Databases," SLAPD_DN, "monitoredObject", false,

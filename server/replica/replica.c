@@ -401,11 +401,12 @@ int replica_start(struct server *srv, void (*on_first_refresh)(struct server *sr
 	     t = strtok_r(NULL, ", ", &save))
 		r->attrs[n++] = t;
 	r->attrs[n] = NULL;
-	srv->replica = r;
+	/* The workers already run and read it (cn=replication, cn=monitor): published whole. */
+	__atomic_store_n(&srv->replica, r, __ATOMIC_RELEASE);
 	int rc = pthread_create(&r->thread, NULL, replica_main, r);
 	if (rc) {
 		log_error("syncrepl: starting the consumer thread: %s", strerror(rc));
-		srv->replica = NULL;
+		__atomic_store_n(&srv->replica, NULL, __ATOMIC_RELEASE);
 		pthread_mutex_destroy(&r->lock);
 		free(r);
 		return -1;
@@ -441,7 +442,7 @@ void replica_free(struct server *srv)
 
 bool replica_status(struct server *srv, struct replica_status *out)
 {
-	struct replica *r = srv->replica;
+	struct replica *r = __atomic_load_n(&srv->replica, __ATOMIC_ACQUIRE);
 	if (!r)
 		return false;
 	pthread_mutex_lock(&r->lock);
