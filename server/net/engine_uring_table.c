@@ -37,13 +37,10 @@ void pool_put(struct uring_state *s, struct buf *b)
 	}
 }
 
-/* Gives an empty buffer without capacity one from the pool. */
+/* Gives an empty buffer without capacity one from the pool: the last put, of any size. */
 void pool_get(struct uring_state *s, struct buf *b)
 {
-	if (!b->cap && s->npool > 0) {
-		*b = s->pool[--s->npool];
-		s->pool_bytes -= b->cap;
-	}
+	pool_get_within(s, b, SIZE_MAX);
 }
 
 void pool_get_within(struct uring_state *s, struct buf *b, size_t max_cap)
