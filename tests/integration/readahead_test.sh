@@ -13,7 +13,10 @@ BUILD=${BUILD:-build}
 export LDAPNOINIT=1
 use_work_dir readahead
 SUFFIX=dc=example,dc=com
-N=20000
+# 60,000 entries make a file of about 36 MB, so the smaller cgroup below (1.5 times the
+# file, 54 MB) still holds an AddressSanitizer server (its peak in a cgroup: 19 MB; the
+# plain build's: 2.3 MB). With a 12 MB file that cgroup was 18 MB and SAN=1 was killed.
+N=60000
 
 bench/gen-ldif.sh "$N" "$SUFFIX" > "$work/data.ldif"
 conf() { # conf NAME [LINE...]: $work/NAME.conf for $work/db.mdb
@@ -103,8 +106,8 @@ conf on "database_readahead = on"
 run on on "database_readahead = on"
 stop on
 
-# auto outside a cgroup of the test's: a 16 MB file is within half of any machine's memory
-# this test runs on (or of the cgroup it runs in, if that is smaller than 32 MB).
+# auto outside a cgroup of the test's: a 36 MB file is within half of any machine's memory
+# this test runs on (or of the cgroup it runs in, if that is smaller than 72 MB).
 run default on "auto: the file ("
 stop default
 
@@ -120,7 +123,7 @@ fi
 if [ "$(id -u)" != 0 ]; then
 	skip "needs root" "auto in a memory cgroup smaller and larger than twice the file"
 elif [[ $BUILD == *tsan* ]]; then
-	# ThreadSanitizer's shadow memory does not fit a cgroup sized to a 12 MB file (the
+	# ThreadSanitizer's shadow memory does not fit a cgroup sized to a 36 MB file (the
 	# server is killed, 137); the plain and SAN=1 builds run these checks.
 	skip "ThreadSanitizer build" "auto in a memory cgroup smaller and larger than twice the file"
 elif [ -z "$cgroot" ]; then
