@@ -401,16 +401,17 @@ int replica_start(struct server *srv, void (*on_first_refresh)(struct server *sr
 	     t = strtok_r(NULL, ", ", &save))
 		r->attrs[n++] = t;
 	r->attrs[n] = NULL;
-	/* The workers already run and read it (cn=replication, cn=monitor): published whole. */
-	__atomic_store_n(&srv->replica, r, __ATOMIC_RELEASE);
 	int rc = pthread_create(&r->thread, NULL, replica_main, r);
 	if (rc) {
 		log_error("syncrepl: starting the consumer thread: %s", strerror(rc));
-		__atomic_store_n(&srv->replica, NULL, __ATOMIC_RELEASE);
 		pthread_mutex_destroy(&r->lock);
 		free(r);
 		return -1;
 	}
+	/* The workers already run and read it (cn=replication, cn=monitor): published whole,
+	 * and only once its thread runs, so a failed start never frees what a worker may
+	 * have loaded. The thread has r; it does not read srv->replica. */
+	__atomic_store_n(&srv->replica, r, __ATOMIC_RELEASE);
 	log_info(
 	    "syncrepl rid=%03d: following %s (%s, base \"%s\")", r->conf->rid, r->conf->provider,
 	    r->conf->type == SYNCREPL_REFRESH_AND_PERSIST ? "refreshAndPersist" : "refreshOnly",
