@@ -33,13 +33,14 @@
  *            as close() after a send would), and the descriptor is closed when the
  *            last completion of it has come back: its number is not reused before.
  *
- * A socket's state lives in a table indexed by descriptor (blocks of URING_BLOCK);
- * entries are reused, never freed before teardown, so a pointer to one stays valid
- * across upcalls. Send buffers come from a per-worker pool and go back to it once
- * empty, so an idle connection holds no memory here; the pool keeps buffers as large
+ * A socket's state lives in a slot of the worker's table (blocks of URING_BLOCK, each
+ * new socket in the lowest free slot, found from its descriptor through slot_of); a
+ * slot is reused only once its close finished, and a block is unmapped only when none
+ * of it is in use or listed, so a pointer to one stays valid across upcalls. Send buffers come from a per-worker pool and go back to it once
+ * empty, so an idle connection holds no buffer here (only its slot); the pool keeps buffers as large
  * as a staged buffer grows (ENGINE_SEND_HELD), at most URING_POOL_BYTES a worker, so
  * that a large search's sends reuse them instead of faulting new pages in each time.
- * Completions are tagged (kind << 32 | descriptor or listener index).
+ * Completions are tagged (kind << 32 | slot or listener index).
  */
 #include <errno.h>
 #include <liburing.h>
@@ -94,7 +95,7 @@ static void prep_send(struct uring_state *s, struct io_uring_sqe *sqe, struct us
 {
 	io_uring_prep_send(sqe, u->fd, u->flight.data + u->flight.off, buf_pending(&u->flight),
 	                   flags | MSG_NOSIGNAL);
-	io_uring_sqe_set_data64(sqe, UD(UD_SEND, u->fd));
+	io_uring_sqe_set_data64(sqe, UD(UD_SEND, u->slot));
 	STAT_ADD(s->stats->io_sends, 1);
 	if (flags & MSG_MORE)
 		STAT_ADD(s->stats->io_sends_more, 1);
@@ -155,16 +156,16 @@ static void flush(struct uring_state *s)
 				io_uring_prep_recv_multishot(sqe, u->fd, NULL, 0, 0);
 				sqe->flags |= IOSQE_BUFFER_SELECT;
 				sqe->buf_group = URING_BGID;
-				io_uring_sqe_set_data64(sqe, UD(UD_RECV, u->fd));
+				io_uring_sqe_set_data64(sqe, UD(UD_RECV, u->slot));
 				u->recv_armed = true;
 			}
 		} else if (!want_in && u->recv_armed && !u->recv_cancelling) {
-			uring_cancel(s, UD(UD_RECV, u->fd), u->fd);
+			uring_cancel(s, UD(UD_RECV, u->slot), u->slot);
 			u->recv_cancelling = true;
 		}
 		if (!u->handler) { /* closed: what cannot go at once is dropped, as by close() */
 			if (u->sending && !u->send_cancelling) {
-				uring_cancel(s, UD(UD_SEND, u->fd), u->fd);
+				uring_cancel(s, UD(UD_SEND, u->slot), u->slot);
 				u->send_cancelling = true;
 			} else if (!u->sending && buf_pending(&u->staged) > 0 && !u->err) {
 				submit_send(s, u, MSG_DONTWAIT);
@@ -177,9 +178,9 @@ static void flush(struct uring_state *s)
 }
 
 static void on_recv(struct uring_state *s, struct worker *w, const struct engine_upcalls *up,
-                    int fd, int res, unsigned flags)
+                    int slot, int res, unsigned flags)
 {
-	struct usock *u = uring_sock(s, fd);
+	struct usock *u = uring_slot(s, slot);
 	if (!u || !u->live) {
 		if (res > 0 && (flags & IORING_CQE_F_BUFFER))
 			uring_recycle(s, flags >> IORING_CQE_BUFFER_SHIFT);
@@ -216,9 +217,9 @@ static void on_recv(struct uring_state *s, struct worker *w, const struct engine
 	}
 }
 
-static void on_send(struct uring_state *s, int fd, int res)
+static void on_send(struct uring_state *s, int slot, int res)
 {
-	struct usock *u = uring_sock(s, fd);
+	struct usock *u = uring_slot(s, slot);
 	if (!u || !u->live)
 		return;
 	if (res < 0) {

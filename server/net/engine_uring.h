@@ -28,7 +28,7 @@
  * freeing those after each send had the next response fault their pages in again (a
  * fifth of the server's CPU on a 1000-entry search, bench/results/history.md). */
 #define URING_POOL_BYTES (8 * ENGINE_SEND_HELD)
-#define URING_BLOCK 64 /* socket states allocated together */
+#define URING_BLOCK 64 /* socket states allocated together: one bit each in a uint64_t */
 #define URING_BLOCK_BYTES (URING_BLOCK * sizeof(struct usock))
 
 enum ud_kind {
@@ -45,6 +45,7 @@ enum ud_kind {
 
 struct usock {
 	int fd;
+	int slot;      /* its place in the table: the tag of its completions */
 	bool live;     /* between add and the real close */
 	void *handler; /* NULL once the connection closed it */
 	uint32_t want; /* EPOLLIN, EPOLLOUT */
@@ -68,9 +69,15 @@ struct uring_state {
 	struct worker_stats *stats; /* the worker's */
 	struct io_uring_buf_ring *br;
 	unsigned char *bufs;
-	struct usock **blocks; /* socket states by descriptor, URING_BLOCK to a block (mmap) */
-	int *nlive;            /* live sockets of each block: unmapped at 0 */
+	/* Socket states, URING_BLOCK to a block (mmap), each new socket in the lowest free
+	 * slot: a worker's sockets fill its blocks densely, whatever their descriptors (a
+	 * table by descriptor had each worker map pages for the others' descriptors too). */
+	struct usock **blocks;
+	uint64_t *used; /* of each block: a bit per slot in use; unmapped when none is */
 	int nblocks;
+	int *slot_of; /* by descriptor: its socket's slot + 1 (0: none), 4 bytes per descriptor
+	               * number up to the highest this worker was given */
+	int nslot_of;
 	struct buf pool[URING_POOL]; /* spare send buffers: an idle socket holds none */
 	int npool;
 	size_t pool_bytes;     /* their capacity, at most URING_POOL_BYTES */
@@ -102,15 +109,15 @@ static inline struct io_uring_sqe *uring_sqe_get(struct uring_state *s)
 	return sqe;
 }
 
-/* Cancels what is in the kernel under tag target (fd: the tag of the cancel's own
- * completion). */
-static inline void uring_cancel(struct uring_state *s, uint64_t target, int fd)
+/* Cancels what is in the kernel under tag target (idx: the index in the tag of the
+ * cancel's own completion, which nothing waits for). */
+static inline void uring_cancel(struct uring_state *s, uint64_t target, int idx)
 {
 	struct io_uring_sqe *sqe = uring_sqe_get(s);
 	if (!sqe)
 		return;
 	io_uring_prep_cancel64(sqe, target, 0);
-	io_uring_sqe_set_data64(sqe, UD(UD_CANCEL, fd));
+	io_uring_sqe_set_data64(sqe, UD(UD_CANCEL, idx));
 }
 
 /* engine_uring_listen.c: the listeners' accepts */
@@ -125,12 +132,15 @@ void uring_listener_done(struct uring_state *s, struct worker *w, const struct e
 
 /* engine_uring_table.c */
 
-/* The state of socket fd, or NULL when it has none (never added). */
+/* The state of socket fd, or NULL when it has none (never added, or its close finished). */
 struct usock *uring_sock(struct uring_state *s, int fd);
-/* The state for a new socket fd (its block mapped if need be; fields as last left),
- * or NULL (out of memory). */
+/* The state in slot (a completion's tag), or NULL when its block is not mapped. */
+struct usock *uring_slot(struct uring_state *s, int slot);
+/* The state of socket fd: the one it has, or a new one in the lowest free slot (its block
+ * mapped if need be; fields as last left, slot and fd set), or NULL (out of memory). */
 struct usock *uring_sock_new(struct uring_state *s, int fd);
-/* u's descriptor was closed: its block is unmapped once none of it is live or listed. */
+/* u's descriptor was closed: its slot is free, and its block is unmapped once none of it
+ * is in use or listed. */
 void uring_sock_dead(struct uring_state *s, struct usock *u);
 /* An empty buffer goes back to the worker's pool (or is freed): idle sockets hold none. */
 void pool_put(struct uring_state *s, struct buf *b);

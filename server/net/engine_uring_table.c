@@ -1,7 +1,7 @@
 /*
- * The io_uring engine's tables (engine_uring.h): socket states by descriptor in
- * mmap'd blocks (unmapped when all of a block's sockets are gone, so memory goes
- * back after many connections close), the pool of send buffers, and the ring with
+ * The io_uring engine's tables (engine_uring.h): socket states in slots of mmap'd
+ * blocks, found by descriptor through slot_of (a block is unmapped when all of its
+ * sockets are gone, so memory goes back after many connections close), the pool of send buffers, and the ring with
  * its provided receive buffers (liburing 2.3 has no io_uring_setup_buf_ring: the
  * buffer ring is mapped and registered by hand).
  */
@@ -16,11 +16,18 @@
 #include "protocol/buf.h"
 #include "server/net/engine_uring.h"
 
+struct usock *uring_slot(struct uring_state *s, int slot)
+{
+	if (slot < 0 || slot / URING_BLOCK >= s->nblocks || !s->blocks[slot / URING_BLOCK])
+		return NULL;
+	return &s->blocks[slot / URING_BLOCK][slot % URING_BLOCK];
+}
+
 struct usock *uring_sock(struct uring_state *s, int fd)
 {
-	if (fd < 0 || fd / URING_BLOCK >= s->nblocks || !s->blocks[fd / URING_BLOCK])
+	if (fd < 0 || fd >= s->nslot_of || !s->slot_of[fd])
 		return NULL;
-	return &s->blocks[fd / URING_BLOCK][fd % URING_BLOCK];
+	return uring_slot(s, s->slot_of[fd] - 1);
 }
 
 /* An empty buffer goes back to the pool (or is freed): idle sockets hold no memory. */
@@ -57,41 +64,76 @@ void pool_get_within(struct uring_state *s, struct buf *b, size_t max_cap)
 	}
 }
 
-struct usock *uring_sock_new(struct uring_state *s, int fd)
+/* Grows *a (of *n ints, the new ones 0) to hold index i. Returns 0 or -1. */
+static int grow_ints(int **a, int *n, int i)
 {
-	int b = fd / URING_BLOCK;
-	if (b >= s->nblocks) {
-		int n = s->nblocks ? s->nblocks : 16;
-		while (n <= b)
-			n *= 2;
+	if (i < *n)
+		return 0;
+	int m = *n ? *n : 64;
+	while (m <= i)
+		m *= 2;
+	int *t = realloc(*a, (size_t)m * sizeof(*t));
+	if (!t)
+		return -1;
+	memset(t + *n, 0, (size_t)(m - *n) * sizeof(*t));
+	*a = t;
+	*n = m;
+	return 0;
+}
+
+/* The lowest free slot, its block's table entry made if need be; -1: out of memory. */
+static int free_slot(struct uring_state *s)
+{
+	int b = 0;
+	while (b < s->nblocks && s->used[b] == UINT64_MAX)
+		b++;
+	if (b == s->nblocks) {
+		int n = s->nblocks ? s->nblocks * 2 : 16;
 		struct usock **t = realloc(s->blocks, (size_t)n * sizeof(*t));
-		int *l = t ? realloc(s->nlive, (size_t)n * sizeof(*l)) : NULL;
-		if (!l) {
-			if (t)
-				s->blocks = t;
-			return NULL;
-		}
-		memset(t + s->nblocks, 0, (size_t)(n - s->nblocks) * sizeof(*t));
+		if (!t)
+			return -1;
 		s->blocks = t;
-		s->nlive = l;
+		uint64_t *m = realloc(s->used, (size_t)n * sizeof(*m));
+		if (!m)
+			return -1;
+		s->used = m;
+		memset(t + s->nblocks, 0, (size_t)(n - s->nblocks) * sizeof(*t));
+		memset(m + s->nblocks, 0, (size_t)(n - s->nblocks) * sizeof(*m));
 		s->nblocks = n;
 	}
+	return b * URING_BLOCK + __builtin_ctzll(~s->used[b]);
+}
+
+struct usock *uring_sock_new(struct uring_state *s, int fd)
+{
+	struct usock *u = uring_sock(s, fd);
+	if (u)
+		return u;
+	int slot;
+	if (fd < 0 || grow_ints(&s->slot_of, &s->nslot_of, fd) < 0 || (slot = free_slot(s)) < 0)
+		return NULL;
+	int b = slot / URING_BLOCK;
 	if (!s->blocks[b]) {
 		void *m = mmap(NULL, URING_BLOCK_BYTES, PROT_READ | PROT_WRITE,
 		               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (m == MAP_FAILED)
 			return NULL;
 		s->blocks[b] = m;
-		s->nlive[b] = 0;
 	}
-	s->nlive[b]++;
-	return uring_sock(s, fd);
+	s->used[b] |= UINT64_C(1) << (slot % URING_BLOCK);
+	s->slot_of[fd] = slot + 1;
+	u = uring_slot(s, slot);
+	u->slot = slot;
+	u->fd = fd;
+	return u;
 }
 
 void uring_sock_dead(struct uring_state *s, struct usock *u)
 {
-	int b = u->fd / URING_BLOCK;
-	if (--s->nlive[b] > 0)
+	int b = u->slot / URING_BLOCK;
+	s->slot_of[u->fd] = 0;
+	s->used[b] &= ~(UINT64_C(1) << (u->slot % URING_BLOCK));
+	if (s->used[b])
 		return;
 	for (int i = 0; i < URING_BLOCK; i++)
 		if (s->blocks[b][i].on_dirty || s->blocks[b][i].on_pending)
@@ -174,7 +216,8 @@ void uring_ring_exit(struct uring_state *s)
 			munmap(s->blocks[b], URING_BLOCK_BYTES);
 	}
 	free(s->blocks);
-	free(s->nlive);
+	free(s->used);
+	free(s->slot_of);
 	while (s->npool > 0)
 		buf_free(&s->pool[--s->npool]);
 	munmap(s->br, URING_BUFS * sizeof(struct io_uring_buf));

@@ -335,15 +335,20 @@ def tlv(tag, body):
 def bind_pdu(dn, pw, msgid=7):
     op = tlv(0x60, tlv(0x02, b"\x03") + tlv(0x04, dn.encode()) + tlv(0x80, pw.encode()))
     return tlv(0x30, tlv(0x02, bytes([msgid])) + op)
-# A failed bind abandoned while it waits gets no answer; the next request does.
-s = socket.create_connection(("127.0.0.1", port), timeout=20)
-s.sendall(bind_pdu("uid=ghost,ou=people," + base, "wrong", 7) +
-          tlv(0x30, tlv(0x02, b"\x08") + tlv(0x50, b"\x07")) +
-          bind_pdu("uid=ghost,ou=people," + base, "wrong", 9))
-r = s.recv(64)
-s.close()
-if r[:5] != b"\x30\x0c\x02\x01\x09":
-    print("abandon: the first answer was not the bind after it: " + r.hex())
+# A failed bind abandoned while it waits gets no answer; the next request does. Up to 5
+# tries: a bind whose check outlasted its time is answered at once (op_bind.c), before the
+# abandon is read, which a machine busy with other tests made happen once in five.
+for attempt in range(5):
+    s = socket.create_connection(("127.0.0.1", port), timeout=20)
+    s.sendall(bind_pdu("uid=ghost,ou=people," + base, "wrong", 7) +
+              tlv(0x30, tlv(0x02, b"\x08") + tlv(0x50, b"\x07")) +
+              bind_pdu("uid=ghost,ou=people," + base, "wrong", 9))
+    r = s.recv(64)
+    s.close()
+    if r[:5] == b"\x30\x0c\x02\x01\x09":
+        break
+else:
+    print("abandon: in 5 tries the first answer was not the bind after it: " + r.hex())
     sys.exit(0)
 socks = []
 for i in range(40):
@@ -640,8 +645,12 @@ if [ -n "$idle_measure" ] && start idle; then
 	# of its workers) has held that many (about 0.6 MB here, once) is not what connections keep.
 	timeout 60 "$BUILD/bench/idleconns" -Z 127.0.0.1 "$sport" 300 < /dev/null > /dev/null
 	sleep 3
-	idle_kind anonymous 800 1024 "$port"
-	idle_kind "bound by password" 1500 1024 "$port" -D "uid=user1,ou=people,$BASE" -w secret1
+	# io_uring keeps each socket's state in a slot of the worker's table (176 bytes, in
+	# pages of 64 slots: 192 bytes a connection) where epoll's is in the kernel.
+	idle_max=1024
+	grep -q "io_engine io_uring" "$work/idle.log" && idle_max=$((1024 + 192))
+	idle_kind anonymous 800 "$idle_max" "$port"
+	idle_kind "bound by password" 1500 "$idle_max" "$port" -D "uid=user1,ou=people,$BASE" -w secret1
 	# OpenSSL's state of an idle session (about 7 KB) is more than 1 KB: not checked. After
 	# the close, what OpenSSL and malloc keep once after a burst of sessions (0.4 MB, seen
 	# twice on a busy machine on top of the warm-up's) is let pass: 512 kB more than 10%,
