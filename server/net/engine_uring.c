@@ -36,10 +36,11 @@
  * A socket's state lives in a slot of the worker's table (blocks of URING_BLOCK, each
  * new socket in the lowest free slot, found from its descriptor through slot_of); a
  * slot is reused only once its close finished, and a block is unmapped only when none
- * of it is in use or listed, so a pointer to one stays valid across upcalls. Send buffers come from a per-worker pool and go back to it once
- * empty, so an idle connection holds no buffer here (only its slot); the pool keeps buffers as large
- * as a staged buffer grows (ENGINE_SEND_HELD), at most URING_POOL_BYTES a worker, so
- * that a large search's sends reuse them instead of faulting new pages in each time.
+ * of it is in use or listed, so a pointer to one stays valid across upcalls. Send
+ * buffers come from a per-worker pool and go back to it once empty, so an idle
+ * connection holds no buffer here (only its slot); the pool keeps buffers as large as a
+ * staged buffer grows (ENGINE_SEND_HELD), at most URING_POOL_BYTES a worker, so that a
+ * large search's sends reuse them instead of faulting new pages in each time.
  * Completions are tagged (kind << 32 | slot or listener index).
  */
 #include <errno.h>

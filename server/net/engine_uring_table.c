@@ -1,9 +1,9 @@
 /*
  * The io_uring engine's tables (engine_uring.h): socket states in slots of mmap'd
  * blocks, found by descriptor through slot_of (a block is unmapped when all of its
- * sockets are gone, so memory goes back after many connections close), the pool of send buffers, and the ring with
- * its provided receive buffers (liburing 2.3 has no io_uring_setup_buf_ring: the
- * buffer ring is mapped and registered by hand).
+ * sockets are gone, so memory goes back after many connections close), the pool of send
+ * buffers, and the ring with its provided receive buffers (liburing 2.3 has no
+ * io_uring_setup_buf_ring: the buffer ring is mapped and registered by hand).
  */
 #include <errno.h>
 #include <malloc.h>
