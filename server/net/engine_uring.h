@@ -29,6 +29,7 @@
  * fifth of the server's CPU on a 1000-entry search, bench/results/history.md). */
 #define URING_POOL_BYTES (8 * ENGINE_SEND_HELD)
 #define URING_BLOCK 64 /* socket states allocated together: one bit each in a uint64_t */
+_Static_assert(URING_BLOCK == 64, "a block's slots in use are the bits of one uint64_t");
 #define URING_BLOCK_BYTES (URING_BLOCK * sizeof(struct usock))
 
 enum ud_kind {
@@ -45,7 +46,6 @@ enum ud_kind {
 
 struct usock {
 	int fd;
-	int slot;      /* its place in the table: the tag of its completions */
 	bool live;     /* between add and the real close */
 	void *handler; /* NULL once the connection closed it */
 	uint32_t want; /* EPOLLIN, EPOLLOUT */
@@ -61,6 +61,7 @@ struct usock {
 	int staged_flags;  /* MSG_MORE when the staged bytes end inside a response */
 	struct buf flight; /* the send in the kernel */
 	int flight_flags;  /* its flags */
+	int slot;          /* its place in the table: the tag of its completions (in padding) */
 	struct usock *dirty_next, *pending_next;
 };
 
@@ -73,10 +74,13 @@ struct uring_state {
 	 * slot: a worker's sockets fill its blocks densely, whatever their descriptors (a
 	 * table by descriptor had each worker map pages for the others' descriptors too). */
 	struct usock **blocks;
-	uint64_t *used; /* of each block: a bit per slot in use; unmapped when none is */
+	uint64_t *used; /* of each block: a bit per slot in use; the block is unmapped when
+	                 * none is and none of its sockets is listed */
 	int nblocks;
 	int *slot_of; /* by descriptor: its socket's slot + 1 (0: none), 4 bytes per descriptor
-	               * number up to the highest this worker was given */
+	               * number up to the highest this worker was given (rounded up to a power
+	               * of two; the workers share one descriptor space, so each map may reach
+	               * the process's highest descriptor) */
 	int nslot_of;
 	struct buf pool[URING_POOL]; /* spare send buffers: an idle socket holds none */
 	int npool;
@@ -134,7 +138,8 @@ void uring_listener_done(struct uring_state *s, struct worker *w, const struct e
 
 /* The state of socket fd, or NULL when it has none (never added, or its close finished). */
 struct usock *uring_sock(struct uring_state *s, int fd);
-/* The state in slot (a completion's tag), or NULL when its block is not mapped. */
+/* The state in slot (a completion's tag), or NULL when its block is not mapped; a free
+ * slot of a mapped block is returned too, not live (callers check live). */
 struct usock *uring_slot(struct uring_state *s, int slot);
 /* The state of socket fd: the one it has, or a new one in the lowest free slot (its block
  * mapped if need be; fields as last left, slot and fd set), or NULL (out of memory). */

@@ -98,10 +98,36 @@ START_TEST(an_empty_block_is_unmapped_unless_listed)
 	dead(&s, again);
 	ck_assert_ptr_null(s.blocks[1]);
 	ck_assert_ptr_null(uring_slot(&s, URING_BLOCK));
+	/* Listed as pending (a socket with events to report) keeps it mapped too. */
+	struct usock *p = add(&s, 7);
+	ck_assert_int_eq(p->slot, URING_BLOCK);
+	p->on_pending = true;
+	dead(&s, p);
+	ck_assert_ptr_nonnull(s.blocks[1]);
+	p->on_pending = false;
+	dead(&s, add(&s, 7));
+	ck_assert_ptr_null(s.blocks[1]);
 	/* Block 2 is untouched; block 1 is mapped again for the next socket. */
 	ck_assert_ptr_eq(uring_sock(&s, 100 + 3 * 2 * URING_BLOCK), u[2 * URING_BLOCK]);
 	ck_assert_int_eq(add(&s, 6)->slot, URING_BLOCK);
 	ck_assert_ptr_nonnull(s.blocks[1]);
+	table_free(&s);
+}
+END_TEST
+
+START_TEST(the_table_grows_past_its_first_blocks)
+{
+	/* 16 blocks are made at first: the 17th is made with its slots free. */
+	struct uring_state s = {0};
+	int n = 16 * URING_BLOCK + 1;
+	for (int i = 0; i < n; i++)
+		ck_assert_int_eq(add(&s, 2 * i + 10)->slot, i);
+	ck_assert_int_ge(s.nblocks, 17);
+	ck_assert_uint_eq(s.used[16], 1);
+	for (int b = 17; b < s.nblocks; b++)
+		ck_assert_uint_eq(s.used[b], 0);
+	for (int i = 0; i < n; i++)
+		ck_assert_ptr_eq(uring_sock(&s, 2 * i + 10), uring_slot(&s, i));
 	table_free(&s);
 }
 END_TEST
@@ -113,6 +139,7 @@ int main(void)
 	tcase_add_test(tc, descriptors_far_apart_share_one_block);
 	tcase_add_test(tc, a_closed_slot_is_the_next_one_taken);
 	tcase_add_test(tc, an_empty_block_is_unmapped_unless_listed);
+	tcase_add_test(tc, the_table_grows_past_its_first_blocks);
 	suite_add_tcase(suite, tc);
 	return check_run(suite);
 }
