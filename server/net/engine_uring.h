@@ -73,9 +73,11 @@ struct uring_state {
 	/* Socket states, URING_BLOCK to a block (mmap), each new socket in the lowest free
 	 * slot: a worker's sockets fill its blocks densely, whatever their descriptors (a
 	 * table by descriptor had each worker map pages for the others' descriptors too). */
-	struct usock **blocks;
-	uint64_t *used; /* of each block: a bit per slot in use; the block is unmapped when
-	                 * none is and none of its sockets is listed */
+	struct uring_block {
+		struct usock *socks; /* URING_BLOCK of them (mmap), or NULL */
+		uint64_t used;       /* a bit per slot in use; the block is unmapped when none is
+		                      * and none of its sockets is listed */
+	} * blocks;
 	int nblocks;
 	int *slot_of; /* by descriptor: its socket's slot + 1 (0: none), 4 bytes per descriptor
 	               * number up to the highest this worker was given (rounded up to a power

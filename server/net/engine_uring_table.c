@@ -13,14 +13,15 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "protocol/array.h"
 #include "protocol/buf.h"
 #include "server/net/engine_uring.h"
 
 struct usock *uring_slot(struct uring_state *s, int slot)
 {
-	if (slot < 0 || slot / URING_BLOCK >= s->nblocks || !s->blocks[slot / URING_BLOCK])
+	if (slot < 0 || slot / URING_BLOCK >= s->nblocks || !s->blocks[slot / URING_BLOCK].socks)
 		return NULL;
-	return &s->blocks[slot / URING_BLOCK][slot % URING_BLOCK];
+	return &s->blocks[slot / URING_BLOCK].socks[slot % URING_BLOCK];
 }
 
 struct usock *uring_sock(struct uring_state *s, int fd)
@@ -85,23 +86,13 @@ static int grow_ints(int **a, int *n, int i)
 static int free_slot(struct uring_state *s)
 {
 	int b = 0;
-	while (b < s->nblocks && s->used[b] == UINT64_MAX)
+	while (b < s->nblocks && s->blocks[b].used == UINT64_MAX)
 		b++;
-	if (b == s->nblocks) {
-		int n = s->nblocks ? s->nblocks * 2 : 16;
-		struct usock **t = realloc(s->blocks, (size_t)n * sizeof(*t));
-		if (!t)
-			return -1;
-		s->blocks = t;
-		uint64_t *m = realloc(s->used, (size_t)n * sizeof(*m));
-		if (!m)
-			return -1;
-		s->used = m;
-		memset(t + s->nblocks, 0, (size_t)(n - s->nblocks) * sizeof(*t));
-		memset(m + s->nblocks, 0, (size_t)(n - s->nblocks) * sizeof(*m));
-		s->nblocks = n;
-	}
-	return b * URING_BLOCK + __builtin_ctzll(~s->used[b]);
+	int had = s->nblocks;
+	if (!ARRAY_ROOM_FOR(s->blocks, s->nblocks, b, 16))
+		return -1;
+	memset(s->blocks + had, 0, (size_t)(s->nblocks - had) * sizeof(*s->blocks));
+	return b * URING_BLOCK + __builtin_ctzll(~s->blocks[b].used);
 }
 
 struct usock *uring_sock_new(struct uring_state *s, int fd)
@@ -113,14 +104,14 @@ struct usock *uring_sock_new(struct uring_state *s, int fd)
 	if (fd < 0 || grow_ints(&s->slot_of, &s->nslot_of, fd) < 0 || (slot = free_slot(s)) < 0)
 		return NULL;
 	int b = slot / URING_BLOCK;
-	if (!s->blocks[b]) {
+	if (!s->blocks[b].socks) {
 		void *m = mmap(NULL, URING_BLOCK_BYTES, PROT_READ | PROT_WRITE,
 		               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (m == MAP_FAILED)
 			return NULL;
-		s->blocks[b] = m;
+		s->blocks[b].socks = m;
 	}
-	s->used[b] |= UINT64_C(1) << (slot % URING_BLOCK);
+	s->blocks[b].used |= UINT64_C(1) << (slot % URING_BLOCK);
 	s->slot_of[fd] = slot + 1;
 	u = uring_slot(s, slot);
 	u->slot = slot;
@@ -132,14 +123,14 @@ void uring_sock_dead(struct uring_state *s, struct usock *u)
 {
 	int b = u->slot / URING_BLOCK;
 	s->slot_of[u->fd] = 0;
-	s->used[b] &= ~(UINT64_C(1) << (u->slot % URING_BLOCK));
-	if (s->used[b])
+	s->blocks[b].used &= ~(UINT64_C(1) << (u->slot % URING_BLOCK));
+	if (s->blocks[b].used)
 		return;
 	for (int i = 0; i < URING_BLOCK; i++)
-		if (s->blocks[b][i].on_dirty || s->blocks[b][i].on_pending)
-			return;                  /* still listed: unmapped when it next empties */
-	munmap(s->blocks[b], URING_BLOCK_BYTES); /* many connections closed: memory back */
-	s->blocks[b] = NULL;
+		if (s->blocks[b].socks[i].on_dirty || s->blocks[b].socks[i].on_pending)
+			return; /* still listed: unmapped when it next empties */
+	munmap(s->blocks[b].socks, URING_BLOCK_BYTES); /* many connections closed: memory back */
+	s->blocks[b].socks = NULL;
 	malloc_trim(0);
 }
 
@@ -204,19 +195,18 @@ void uring_ring_exit(struct uring_state *s)
 {
 	io_uring_queue_exit(&s->ring); /* ends what is still in the kernel */
 	for (int b = 0; b < s->nblocks; b++) {
-		for (int i = 0; s->blocks[b] && i < URING_BLOCK; i++) {
-			struct usock *u = &s->blocks[b][i];
+		for (int i = 0; s->blocks[b].socks && i < URING_BLOCK; i++) {
+			struct usock *u = &s->blocks[b].socks[i];
 			if (u->live)
 				close(u->fd);
 			buf_free(&u->spill);
 			buf_free(&u->staged);
 			buf_free(&u->flight);
 		}
-		if (s->blocks[b])
-			munmap(s->blocks[b], URING_BLOCK_BYTES);
+		if (s->blocks[b].socks)
+			munmap(s->blocks[b].socks, URING_BLOCK_BYTES);
 	}
 	free(s->blocks);
-	free(s->used);
 	free(s->slot_of);
 	while (s->npool > 0)
 		buf_free(&s->pool[--s->npool]);

@@ -13,10 +13,9 @@
 static void table_free(struct uring_state *s)
 {
 	for (int b = 0; b < s->nblocks; b++)
-		if (s->blocks[b])
-			munmap(s->blocks[b], URING_BLOCK_BYTES);
+		if (s->blocks[b].socks)
+			munmap(s->blocks[b].socks, URING_BLOCK_BYTES);
 	free(s->blocks);
-	free(s->used);
 	free(s->slot_of);
 }
 
@@ -47,9 +46,9 @@ START_TEST(descriptors_far_apart_share_one_block)
 	}
 	for (int i = 0; i < 4; i++)
 		ck_assert_ptr_eq(uring_sock(&s, fds[i]), uring_slot(&s, i));
-	ck_assert_ptr_nonnull(s.blocks[0]);
+	ck_assert_ptr_nonnull(s.blocks[0].socks);
 	for (int b = 1; b < s.nblocks; b++)
-		ck_assert_ptr_null(s.blocks[b]);
+		ck_assert_ptr_null(s.blocks[b].socks);
 	ck_assert_ptr_null(uring_sock(&s, 8));     /* never added */
 	ck_assert_ptr_null(uring_sock(&s, 99999)); /* beyond the highest given */
 	ck_assert_ptr_null(uring_sock(&s, -1));
@@ -85,32 +84,32 @@ START_TEST(an_empty_block_is_unmapped_unless_listed)
 	for (int i = 0; i < 2 * URING_BLOCK + 1; i++)
 		u[i] = add(&s, 100 + 3 * i);
 	ck_assert_int_eq(u[URING_BLOCK]->slot, URING_BLOCK);
-	ck_assert_ptr_nonnull(s.blocks[2]);
+	ck_assert_ptr_nonnull(s.blocks[2].socks);
 	/* Block 1 emptied while one of its sockets is still listed: kept (the list still
 	 * points into it), and unmapped when it next empties. */
 	u[URING_BLOCK + 5]->on_dirty = true;
 	for (int i = URING_BLOCK; i < 2 * URING_BLOCK; i++)
 		dead(&s, u[i]);
-	ck_assert_ptr_nonnull(s.blocks[1]);
+	ck_assert_ptr_nonnull(s.blocks[1].socks);
 	u[URING_BLOCK + 5]->on_dirty = false;
 	struct usock *again = add(&s, 5);
 	ck_assert_int_eq(again->slot, URING_BLOCK);
 	dead(&s, again);
-	ck_assert_ptr_null(s.blocks[1]);
+	ck_assert_ptr_null(s.blocks[1].socks);
 	ck_assert_ptr_null(uring_slot(&s, URING_BLOCK));
 	/* Listed as pending (a socket with events to report) keeps it mapped too. */
 	struct usock *p = add(&s, 7);
 	ck_assert_int_eq(p->slot, URING_BLOCK);
 	p->on_pending = true;
 	dead(&s, p);
-	ck_assert_ptr_nonnull(s.blocks[1]);
+	ck_assert_ptr_nonnull(s.blocks[1].socks);
 	p->on_pending = false;
 	dead(&s, add(&s, 7));
-	ck_assert_ptr_null(s.blocks[1]);
+	ck_assert_ptr_null(s.blocks[1].socks);
 	/* Block 2 is untouched; block 1 is mapped again for the next socket. */
 	ck_assert_ptr_eq(uring_sock(&s, 100 + 3 * 2 * URING_BLOCK), u[2 * URING_BLOCK]);
 	ck_assert_int_eq(add(&s, 6)->slot, URING_BLOCK);
-	ck_assert_ptr_nonnull(s.blocks[1]);
+	ck_assert_ptr_nonnull(s.blocks[1].socks);
 	table_free(&s);
 }
 END_TEST
@@ -123,9 +122,9 @@ START_TEST(the_table_grows_past_its_first_blocks)
 	for (int i = 0; i < n; i++)
 		ck_assert_int_eq(add(&s, 2 * i + 10)->slot, i);
 	ck_assert_int_ge(s.nblocks, 17);
-	ck_assert_uint_eq(s.used[16], 1);
+	ck_assert_uint_eq(s.blocks[16].used, 1);
 	for (int b = 17; b < s.nblocks; b++)
-		ck_assert_uint_eq(s.used[b], 0);
+		ck_assert_uint_eq(s.blocks[b].used, 0);
 	for (int i = 0; i < n; i++)
 		ck_assert_ptr_eq(uring_sock(&s, 2 * i + 10), uring_slot(&s, i));
 	table_free(&s);
