@@ -41,7 +41,10 @@
  * connection holds no buffer here (only its slot); the pool keeps buffers as large as a
  * staged buffer grows (ENGINE_SEND_HELD), at most URING_POOL_BYTES a worker, so that a
  * large search's sends reuse them instead of faulting new pages in each time.
- * Completions are tagged (kind << 32 | slot or listener index).
+ * Completions are tagged (kind << 32 | slot or listener index). Where no submission slot
+ * can be had (the ring full and the kernel refusing the submit that would empty it), what
+ * wanted one is left as it was and done again before the next wait (uring_state.starved):
+ * nothing staged, cancelled or armed is forgotten.
  */
 #include <errno.h>
 #include <liburing.h>
@@ -89,6 +92,7 @@ static void arm_wake(struct uring_state *s, struct worker *w)
 		return;
 	io_uring_prep_read(sqe, net_worker(w)->wakefd, &s->wake_value, sizeof(s->wake_value), 0);
 	io_uring_sqe_set_data64(sqe, UD(UD_WAKE, 0));
+	s->wake_armed = true;
 }
 
 /* A send SQE of u's flight bytes (from flight.off), with flags and the tag of u's send. */
@@ -102,12 +106,13 @@ static void prep_send(struct uring_state *s, struct io_uring_sqe *sqe, struct us
 		STAT_ADD(s->stats->io_sends_more, 1);
 }
 
-/* The staged bytes become the send in the kernel. */
-static void submit_send(struct uring_state *s, struct usock *u, int flags)
+/* The staged bytes become the send in the kernel. Returns false when no submission slot
+ * could be had: they stay staged. */
+static bool submit_send(struct uring_state *s, struct usock *u, int flags)
 {
 	struct io_uring_sqe *sqe = uring_sqe_get(s);
 	if (!sqe)
-		return;
+		return false;
 	struct buf t = u->flight;
 	u->flight = u->staged;
 	u->staged = t;
@@ -116,16 +121,25 @@ static void submit_send(struct uring_state *s, struct usock *u, int flags)
 	u->flight_flags = flags;
 	u->staged_flags = 0;
 	u->sending = true;
+	return true;
 }
 
-/* u's staged bytes become its send, unless one is in the kernel (they follow it) or
- * the socket failed. Returns whether there was a send to queue. */
-static bool submit_staged(struct uring_state *s, struct usock *u)
+/* Whether u has staged bytes to send now: none in the kernel (they would follow it) and
+ * the socket has not failed. */
+static bool has_staged(const struct usock *u)
 {
-	if (u->sending || buf_pending(&u->staged) == 0 || u->err)
-		return false;
-	submit_send(s, u, MSG_WAITALL | u->staged_flags);
-	return true;
+	return !u->sending && buf_pending(&u->staged) > 0 && !u->err;
+}
+
+/* The rest of u's short send goes on (flags: the first send's), or false when no
+ * submission slot could be had: flush tries again (u->resend). */
+static bool resend(struct uring_state *s, struct usock *u, int flags)
+{
+	struct io_uring_sqe *sqe = uring_sqe_get(s);
+	u->resend = !sqe;
+	if (sqe)
+		prep_send(s, sqe, u, flags);
+	return sqe != NULL;
 }
 
 /* Closes u's descriptor once nothing of it is left in the kernel. */
@@ -141,41 +155,56 @@ static void finish_close(struct uring_state *s, struct usock *u)
 	uring_sock_dead(s, u);
 }
 
-/* Before waiting: receives armed or cancelled, staged output submitted, closes finished. */
+/* What u needs in the kernel before the wait: its receive armed or cancelled, its
+ * staged output (or the rest of a short send) submitted, and once closed, a send still
+ * waiting cancelled and the descriptor closed. Returns false when a submission slot was
+ * wanted and none could be had: u is to be flushed again. */
+static bool flush_one(struct uring_state *s, struct usock *u)
+{
+	bool want_in = u->handler && (u->want & EPOLLIN) && !u->eof && !u->err;
+	if (want_in && !u->recv_armed) {
+		struct io_uring_sqe *sqe = uring_sqe_get(s);
+		if (!sqe)
+			return false;
+		io_uring_prep_recv_multishot(sqe, u->fd, NULL, 0, 0);
+		sqe->flags |= IOSQE_BUFFER_SELECT;
+		sqe->buf_group = URING_BGID;
+		io_uring_sqe_set_data64(sqe, UD(UD_RECV, u->slot));
+		u->recv_armed = true;
+	} else if (!want_in && u->recv_armed && !u->recv_cancelling) {
+		if (!uring_cancel(s, UD(UD_RECV, u->slot), u->slot))
+			return false;
+		u->recv_cancelling = true;
+	}
+	if (u->resend)
+		return resend(s, u, (u->handler ? MSG_WAITALL : MSG_DONTWAIT) | u->flight_flags);
+	if (u->handler)
+		return !has_staged(u) || submit_send(s, u, MSG_WAITALL | u->staged_flags);
+	/* closed: what cannot go at once is dropped, as by close() */
+	if (u->sending && !u->send_cancelling) {
+		if (!uring_cancel(s, UD(UD_SEND, u->slot), u->slot))
+			return false;
+		u->send_cancelling = true;
+	} else if (has_staged(u) && !submit_send(s, u, MSG_DONTWAIT)) {
+		return false;
+	}
+	finish_close(s, u);
+	return true;
+}
+
+/* Before waiting: every dirty socket flushed (flush_one); those that could not be stay
+ * dirty for the next round. */
 static void flush(struct uring_state *s)
 {
+	struct usock *again = NULL;
 	while (s->dirty) {
 		struct usock *u = s->dirty;
 		s->dirty = u->dirty_next;
 		u->on_dirty = false;
-		if (!u->live)
-			continue;
-		bool want_in = u->handler && (u->want & EPOLLIN) && !u->eof && !u->err;
-		if (want_in && !u->recv_armed) {
-			struct io_uring_sqe *sqe = uring_sqe_get(s);
-			if (sqe) {
-				io_uring_prep_recv_multishot(sqe, u->fd, NULL, 0, 0);
-				sqe->flags |= IOSQE_BUFFER_SELECT;
-				sqe->buf_group = URING_BGID;
-				io_uring_sqe_set_data64(sqe, UD(UD_RECV, u->slot));
-				u->recv_armed = true;
-			}
-		} else if (!want_in && u->recv_armed && !u->recv_cancelling) {
-			uring_cancel(s, UD(UD_RECV, u->slot), u->slot);
-			u->recv_cancelling = true;
-		}
-		if (!u->handler) { /* closed: what cannot go at once is dropped, as by close() */
-			if (u->sending && !u->send_cancelling) {
-				uring_cancel(s, UD(UD_SEND, u->slot), u->slot);
-				u->send_cancelling = true;
-			} else if (!u->sending && buf_pending(&u->staged) > 0 && !u->err) {
-				submit_send(s, u, MSG_DONTWAIT);
-			}
-			finish_close(s, u);
-		} else {
-			submit_staged(s, u);
-		}
+		if (u->live && !flush_one(s, u))
+			push_once(&again, u, &u->on_dirty, &u->dirty_next);
 	}
+	s->dirty = again;
 }
 
 static void on_recv(struct uring_state *s, struct worker *w, const struct engine_upcalls *up,
@@ -230,11 +259,9 @@ static void on_send(struct uring_state *s, int slot, int res)
 	} else {
 		buf_consume(&u->flight, (size_t)res);
 		if (buf_pending(&u->flight) > 0 && u->handler) { /* short: the rest goes on */
-			struct io_uring_sqe *sqe = uring_sqe_get(s);
-			if (sqe) {
-				prep_send(s, sqe, u, MSG_WAITALL | u->flight_flags);
-				return;
-			}
+			if (!resend(s, u, MSG_WAITALL | u->flight_flags))
+				mark_dirty(s, u);
+			return;
 		}
 		u->flight.off = u->flight.len = 0;
 	}
@@ -244,10 +271,12 @@ static void on_send(struct uring_state *s, int slot, int res)
 		mark_dirty(s, u);
 		return;
 	}
-	if (buf_pending(&u->staged) > 0 && !u->err) /* room for more at once: EPOLLOUT */
-		submit_send(s, u, MSG_WAITALL | u->staged_flags);
-	else
+	if (buf_pending(&u->staged) > 0 && !u->err) { /* room for more at once: EPOLLOUT */
+		if (!submit_send(s, u, MSG_WAITALL | u->staged_flags))
+			mark_dirty(s, u);
+	} else {
 		pool_put(s, &u->staged);
+	}
 	mark_pending(s, u);
 }
 
@@ -284,6 +313,7 @@ static void ur_dispatch(struct worker *w, const struct engine_upcalls *up)
 		int idx = (int)(uint32_t)done[i].ud, res = done[i].res;
 		switch ((enum ud_kind)(done[i].ud >> 32)) {
 		case UD_WAKE:
+			s->wake_armed = false;
 			arm_wake(s, w);
 			break;
 		case UD_ACCEPT:
@@ -319,10 +349,16 @@ static void ur_dispatch(struct worker *w, const struct engine_upcalls *up)
 static int ur_wait(struct worker *w, uint64_t timeout_ns)
 {
 	struct uring_state *s = state(w);
+	if (s->starved) { /* what wanted a submission slot last round tries again */
+		s->starved = false;
+		if (!s->wake_armed)
+			arm_wake(s, w);
+		uring_listen(s, w, s->listening);
+	}
 	flush(s);
 	int rc;
 	bool submit = io_uring_sq_ready(&s->ring) > 0;
-	if (timeout_ns == 0 || s->pending) {
+	if (timeout_ns == 0 || s->pending || s->starved) {
 		if (submit)
 			STAT_ADD(s->stats->io_waits, 1);
 		rc = submit ? io_uring_submit(&s->ring) : 0;
@@ -488,7 +524,7 @@ static int ur_set_option(struct worker *w, int fd, int level, int opt, int on)
 {
 	struct uring_state *s = state(w);
 	struct usock *u = uring_sock(s, fd);
-	if (u && u->live && submit_staged(s, u))
+	if (u && u->live && has_staged(u) && submit_send(s, u, MSG_WAITALL | u->staged_flags))
 		io_uring_submit(&s->ring);
 	return setsockopt(fd, level, opt, &on, sizeof(on));
 }

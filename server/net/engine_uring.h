@@ -51,9 +51,10 @@ struct usock {
 	uint32_t want; /* EPOLLIN, EPOLLOUT */
 	bool recv_armed, recv_cancelling, eof;
 	int err;      /* errno of a failed recv or send (0: none) */
-	bool sending; /* flight is in the kernel */
+	bool sending; /* flight is in the kernel, or to go again (resend) */
 	bool send_cancelling;
 	bool on_dirty, on_pending;
+	bool resend; /* the rest of a short send waits for a submission slot (flush) */
 	const unsigned char *chunk; /* a completion's bytes being handed up now */
 	size_t chunk_len;
 	struct buf spill;  /* received, not yet taken by the connection */
@@ -100,10 +101,18 @@ struct uring_state {
 	 * shed_one). direct: the slots are registered (else the spare descriptor sheds). */
 	bool shed_armed[CONFIG_MAX_LISTEN];
 	bool direct;
+	bool wake_armed;
+	/* A submission slot was wanted and none could be had, even after a submit (the kernel
+	 * refused it: out of memory, say). What wanted it is done again before the next wait:
+	 * sockets stay on the dirty list, the wake read and the listeners' accepts are armed
+	 * again, and the wait does not block until then. */
+	bool starved;
 	uint64_t wake_value;
 };
 
-/* A free submission slot, submitting what is queued when the ring is full. */
+/* A free submission slot, submitting what is queued when the ring is full; NULL (and
+ * s->starved set) when the kernel took none of it: the caller leaves its state as it was,
+ * to be done again before the next wait. */
 static inline struct io_uring_sqe *uring_sqe_get(struct uring_state *s)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&s->ring);
@@ -111,19 +120,23 @@ static inline struct io_uring_sqe *uring_sqe_get(struct uring_state *s)
 		STAT_ADD(s->stats->io_waits, 1);
 		io_uring_submit(&s->ring);
 		sqe = io_uring_get_sqe(&s->ring);
+		if (!sqe)
+			s->starved = true;
 	}
 	return sqe;
 }
 
 /* Cancels what is in the kernel under tag target (idx: the index in the tag of the
- * cancel's own completion, which nothing waits for). */
-static inline void uring_cancel(struct uring_state *s, uint64_t target, int idx)
+ * cancel's own completion, which nothing waits for). Returns false when no submission
+ * slot could be had (uring_sqe_get): nothing was cancelled. */
+static inline bool uring_cancel(struct uring_state *s, uint64_t target, int idx)
 {
 	struct io_uring_sqe *sqe = uring_sqe_get(s);
 	if (!sqe)
-		return;
+		return false;
 	io_uring_prep_cancel64(sqe, target, 0);
 	io_uring_sqe_set_data64(sqe, UD(UD_CANCEL, idx));
+	return true;
 }
 
 /* engine_uring_listen.c: the listeners' accepts */

@@ -20,60 +20,8 @@
 #include <unistd.h>
 
 #include "server/net/engine.h"
+#include "tests/server/engine_rig.h"
 #include "tests/check_run.h"
-
-/* The loop's upcalls: the checks read the peer themselves, so events are dropped. */
-static void on_listener(struct worker *w, int li)
-{
-	(void)w, (void)li;
-}
-static void on_accepted(struct worker *w, int li, int fd)
-{
-	(void)w, (void)li, (void)fd;
-}
-static void on_event(struct worker *w, void *handler, uint32_t events)
-{
-	(void)w, (void)handler, (void)events;
-}
-static const struct engine_upcalls upcalls = {
-    .listener_ready = on_listener, .accepted = on_accepted, .event = on_event};
-
-struct rig {
-	struct net_worker nw;
-	struct worker *w;
-	int fd, peer;
-};
-
-/* A worker with engine ops (no listeners) and a socket pair, fd added to it. Returns
- * false when the engine cannot be set up here (io_uring forbidden): the caller says so. */
-static bool rig_open(struct rig *r, const struct engine_ops *ops)
-{
-	memset(r, 0, sizeof(*r));
-	r->w = (struct worker *)&r->nw;
-	r->nw.engine = ops;
-	r->nw.wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	ck_assert_int_ge(r->nw.wakefd, 0);
-	char why[256];
-	if (ops->setup(r->w, why, sizeof(why)) < 0) {
-		fprintf(stderr, "engine_send_buf: %s not checked here: %s\n", ops->name, why);
-		close(r->nw.wakefd);
-		return false;
-	}
-	int sv[2];
-	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
-	r->fd = sv[0];
-	r->peer = sv[1];
-	ck_assert_int_eq(engine_add(r->w, r->fd, r, EPOLLIN), 0);
-	return true;
-}
-
-static void rig_close(struct rig *r)
-{
-	engine_close(r->w, r->fd);
-	r->nw.engine->teardown(r->w);
-	close(r->peer);
-	close(r->nw.wakefd);
-}
 
 /* b holds n bytes counting up from first (mod 251), after off consumed ones. */
 static void fill(struct buf *b, size_t off, size_t n, unsigned first)
