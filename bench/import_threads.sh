@@ -9,6 +9,8 @@
 #   SIZE=10000000 bench/import_threads.sh            # about 3 GB of LDIF in the temp dir
 #   LDIF=/data/dir.ldif bench/import_threads.sh      # an existing file (suffix dc=example,dc=com)
 #   JOBS=4 bench/import_threads.sh                   # minidir-import -j 4
+#   DB_DIR=/dev/shm bench/import_threads.sh          # the database on tmpfs: no writeback,
+#                                                    # so what is left is the CPU's work
 #
 # Before each import the script syncs, drops the page cache when it may (root), and reads
 # the LDIF once, so that no import inherits the previous one's dirty pages or starts with
@@ -25,12 +27,19 @@ SIZE=${SIZE:-1000000}
 ROUNDS=${ROUNDS:-2}
 JOBS=${JOBS:-2}
 LDIF=${LDIF:-}
+DB_DIR=${DB_DIR:-}
 for b in $BINS; do [ -x "$b" ] || die "no $b: run make first"; done
 bench_init import-threads
+db=$work/minidir.mdb
+if [ -n "$DB_DIR" ]; then
+	[ -d "$DB_DIR" ] && [ -w "$DB_DIR" ] || die "DB_DIR=$DB_DIR is not a writable directory"
+	db=$DB_DIR/minidir-import-threads.$$.mdb
+	bench_cleanup_extra() { rm -f "$db" "$db-lock"; }
+fi
 
 cat > "$work/minidir.conf" << EOF
 listen = 127.0.0.1:0
-database = $work/minidir.mdb
+database = $db
 schema_dir = $SCHEMA_DIR
 suffix = $SUFFIX
 rootdn = cn=admin,$SUFFIX
@@ -48,7 +57,7 @@ tick=$(getconf CLK_TCK)
 measure() {
 	local bin=$1 round=$2 pid anon=0 a key t c0 c1 t0 t1 status=0 id fields q f
 	local -A run wait
-	rm -f "$work/minidir.mdb"
+	rm -f "$db"
 	sync
 	if [ -w /proc/sys/vm/drop_caches ]; then echo 3 > /proc/sys/vm/drop_caches; fi
 	cat "$LDIF" > /dev/null
@@ -65,11 +74,12 @@ measure() {
 		done < "/proc/$pid/status" 2> /dev/null
 		for t in /proc/"$pid"/task/*; do
 			id=${t##*/}
-			read -r fields < "$t/stat" 2> /dev/null || continue
+			# (in braces: a thread gone since the glob fails the redirection itself)
+			{ read -r fields < "$t/stat"; } 2> /dev/null || continue
 			# Fields after "(comm) ": state is the 1st, utime the 12th, stime the 13th.
 			read -r -a f <<< "${fields##*) }"
 			run[$id]=$((f[11] + f[12]))
-			read -r _ q _ < "$t/schedstat" 2> /dev/null || continue
+			{ read -r _ q _ < "$t/schedstat"; } 2> /dev/null || continue
 			wait[$id]=$q
 		done
 		sleep 0.05
@@ -95,7 +105,7 @@ measure() {
 }
 
 echo "# bench/import_threads.sh: $(nproc) cores, $(uname -r), $(date -u +%Y-%m-%dT%H:%MZ)"
-echo "# $entries entries from $LDIF, -j $JOBS"
+echo "# $entries entries from $LDIF, -j $JOBS, the database in $(dirname "$db") ($(stat -f -c %T "$(dirname "$db")"))"
 echo "| minidir-import | round | wall s | CPU s | cores used | writer CPU s | writer waiting runnable s | parsers: CPU s | a parser's most waiting runnable s | peak RssAnon MB |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 read -r -a bins <<< "$BINS"
@@ -108,4 +118,4 @@ for round in $(seq 1 "$ROUNDS"); do
 	for b in "${order[@]}"; do measure "$b" "$round"; done
 done
 if [ "$LDIF" = "$work/data.ldif" ]; then src="SIZE=$SIZE"; else src="LDIF=$LDIF"; fi
-echo "# reproduce: BINS=\"$BINS\" $src ROUNDS=$ROUNDS JOBS=$JOBS bench/import_threads.sh"
+echo "# reproduce: BINS=\"$BINS\" $src ROUNDS=$ROUNDS JOBS=$JOBS${DB_DIR:+ DB_DIR=$DB_DIR} bench/import_threads.sh"
