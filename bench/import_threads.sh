@@ -17,8 +17,11 @@
 # a cold file. Each thread's CPU time (utime+stime) and the time it waited runnable for a
 # core (/proc/PID/task/TID/schedstat) are sampled every 50 ms; a thread's last 50 ms can
 # be missed. "cores used" is the process's CPU over wall time (from the shell's `times`).
-# A writer busy nearly all the wall time, with the parsers waiting, means the writer is
-# the bound; a writer waiting runnable means the parsers took the cores it needed.
+# "Other threads" are the parsers and the one that populates the file's pages ahead of the
+# writer (ldif/import_prefault.h). A writer busy nearly all the wall time, with the others
+# waiting, means the writer is the bound; a writer waiting runnable means the others took
+# the cores it needed. "Writer alone at the end" is the time from the last sample that saw
+# another thread to the end: the commit and the sync to disk, which no core can share.
 # Indexes as bench/import.sh's. Needs build/ (make all); no slapd.
 . "$(dirname "$0")/lib.sh"
 
@@ -55,7 +58,7 @@ entries=$(grep -c '^dn:' "$LDIF")
 tick=$(getconf CLK_TCK)
 # measure BIN ROUND: one import; prints the table's row.
 measure() {
-	local bin=$1 round=$2 pid anon=0 a key t c0 c1 t0 t1 status=0 id fields q f
+	local bin=$1 round=$2 pid anon=0 a key t c0 c1 t0 t1 status=0 id fields q f ntask multi
 	local -A run wait
 	rm -f "$db"
 	sync
@@ -72,8 +75,10 @@ measure() {
 		while read -r key a _; do
 			[ "$key" = RssAnon: ] && [ "$a" -gt "$anon" ] && anon=$a
 		done < "/proc/$pid/status" 2> /dev/null
+		ntask=0
 		for t in /proc/"$pid"/task/*; do
 			id=${t##*/}
+			ntask=$((ntask + 1))
 			# (in braces: a thread gone since the glob fails the redirection itself)
 			{ read -r fields < "$t/stat"; } 2> /dev/null || continue
 			# Fields after "(comm) ": state is the 1st, utime the 12th, stime the 13th.
@@ -82,10 +87,16 @@ measure() {
 			{ read -r _ q _ < "$t/schedstat"; } 2> /dev/null || continue
 			wait[$id]=$q
 		done
+		[ "$ntask" -gt 1 ] && multi=$EPOCHREALTIME
 		sleep 0.05
 	done
 	wait "$pid" || status=$?
+	local end=$EPOCHREALTIME
 	t1=$(date +%s%N)
+	# The writer alone at the end (the commit and the sync), from the last sample that saw
+	# another thread to the import's end.
+	local alone
+	alone=$(awk -v m="${multi:-0}" -v e="$end" 'BEGIN { printf "%.2f", (m > 0 ? e - m : 0) }')
 	cpu_ms
 	c1=$CPU_MS
 	[ "$status" -eq 0 ] || die "$bin failed ($status): $(tail -3 "$work/import.log")"
@@ -98,16 +109,16 @@ measure() {
 	done
 	awk -v bin="$bin" -v round="$round" -v w=$((t1 - t0)) -v c=$((c1 - c0)) \
 		-v wr="${run[$pid]:-0}" -v ww="${wait[$pid]:-0}" -v p="$parsers" -v n="$n" \
-		-v pw="$pwait" -v a="$anon" -v tick="$tick" 'BEGIN {
-		printf "| %s | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %d: %.2f | %.2f | %.1f |\n",
+		-v pw="$pwait" -v a="$anon" -v tick="$tick" -v alone="$alone" 'BEGIN {
+		printf "| %s | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %d: %.2f | %.2f | %s | %.1f |\n",
 			bin, round, w / 1e9, c / 1e3, c / 1e3 / (w / 1e9), wr / tick, ww / 1e9,
-			n, p / tick, pw / 1e9, a / 1024 }'
+			n, p / tick, pw / 1e9, alone, a / 1024 }'
 }
 
 echo "# bench/import_threads.sh: $(nproc) cores, $(uname -r), $(date -u +%Y-%m-%dT%H:%MZ)"
 echo "# $entries entries from $LDIF, -j $JOBS, the database in $(dirname "$db") ($(stat -f -c %T "$(dirname "$db")"))"
-echo "| minidir-import | round | wall s | CPU s | cores used | writer CPU s | writer waiting runnable s | parsers: CPU s | a parser's most waiting runnable s | peak RssAnon MB |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| minidir-import | round | wall s | CPU s | cores used | writer CPU s | writer waiting runnable s | other threads: CPU s | one's most waiting runnable s | writer alone at the end s | peak RssAnon MB |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 read -r -a bins <<< "$BINS"
 for round in $(seq 1 "$ROUNDS"); do
 	order=("${bins[@]}")
