@@ -41,7 +41,7 @@ struct import_prefault {
 	size_t mapsize;
 	atomic_bool stop;
 	atomic_size_t writer_at; /* bytes of the map the writer has reached */
-	atomic_size_t done; /* bytes of the map from its start populated (by the thread) */
+	atomic_size_t done;      /* bytes of the map from its start populated (by the thread) */
 };
 
 /* Starts pf's thread on the map [map, map + mapsize) of the new file (borrowed: stop

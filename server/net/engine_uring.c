@@ -176,8 +176,10 @@ static bool flush_one(struct uring_state *s, struct usock *u)
 			return false;
 		u->recv_cancelling = true;
 	}
-	if (u->resend)
-		return resend(s, u, (u->handler ? MSG_WAITALL : MSG_DONTWAIT) | u->flight_flags);
+	if (u->resend) /* closed since: what the socket takes at once, as for staged bytes */
+		return resend(s, u,
+		              u->handler ? MSG_WAITALL | u->flight_flags
+		                         : MSG_DONTWAIT | (u->flight_flags & ~MSG_WAITALL));
 	if (u->handler)
 		return !has_staged(u) || submit_send(s, u, MSG_WAITALL | u->staged_flags);
 	/* closed: what cannot go at once is dropped, as by close() */
