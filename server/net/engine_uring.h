@@ -50,11 +50,11 @@ struct usock {
 	void *handler; /* NULL once the connection closed it */
 	uint32_t want; /* EPOLLIN, EPOLLOUT */
 	bool recv_armed, recv_cancelling, eof;
+	bool resend;  /* the rest of a short send waits for a submission slot (flush; in padding) */
 	int err;      /* errno of a failed recv or send (0: none) */
 	bool sending; /* flight is in the kernel, or to go again (resend) */
 	bool send_cancelling;
 	bool on_dirty, on_pending;
-	bool resend; /* the rest of a short send waits for a submission slot (flush) */
 	const unsigned char *chunk; /* a completion's bytes being handed up now */
 	size_t chunk_len;
 	struct buf spill;  /* received, not yet taken by the connection */
@@ -65,6 +65,8 @@ struct usock {
 	int slot;          /* its place in the table: the tag of its completions (in padding) */
 	struct usock *dirty_next, *pending_next;
 };
+_Static_assert(sizeof(void *) != 8 || sizeof(struct usock) == 176,
+               "a socket's state is 176 bytes (docs/reliability.md): a new field goes in padding");
 
 struct uring_state {
 	struct io_uring ring;
