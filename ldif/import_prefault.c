@@ -1,10 +1,20 @@
 #include "ldif/import_prefault.h"
 
-#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <time.h>
+
+/* Whether the file system has room for the pages about to be populated, with a margin:
+ * populating takes its blocks (ext4, xfs, btrfs), so near a full disk the thread stops and
+ * the writer's own stores find the end where they would have without it. */
+static bool room_ahead(int fd)
+{
+	struct statvfs st;
+	return fstatvfs(fd, &st) == 0 &&
+	       (unsigned long long)st.f_bavail * st.f_frsize >= IMPORT_PREFAULT_MIN_FREE;
+}
 
 static void *prefault_thread(void *arg)
 {
@@ -21,8 +31,8 @@ static void *prefault_thread(void *arg)
 		if (n > IMPORT_PREFAULT_CHUNK)
 			n = IMPORT_PREFAULT_CHUNK;
 		/* EINVAL before Linux 5.14, EFAULT where a store would be a SIGBUS (a full
-		 * disk): the writer's own stores take it from here. */
-		if (madvise(pf->map + done, n, MADV_POPULATE_WRITE) != 0)
+		 * disk, a quota): the writer's own stores take it from here. */
+		if (!room_ahead(pf->fd) || madvise(pf->map + done, n, MADV_POPULATE_WRITE) != 0)
 			break;
 		done += n;
 		atomic_store_explicit(&pf->done, done, memory_order_relaxed);
@@ -30,7 +40,7 @@ static void *prefault_thread(void *arg)
 	return NULL;
 }
 
-void import_prefault_start(struct import_prefault *pf, void *map, size_t mapsize)
+void import_prefault_start(struct import_prefault *pf, void *map, size_t mapsize, int fd)
 {
 	memset(pf, 0, sizeof(*pf));
 	atomic_init(&pf->stop, false);
@@ -38,6 +48,7 @@ void import_prefault_start(struct import_prefault *pf, void *map, size_t mapsize
 	atomic_init(&pf->done, 0);
 	pf->map = map;
 	pf->mapsize = mapsize;
+	pf->fd = fd;
 	pf->running = map && pthread_create(&pf->thread, NULL, prefault_thread, pf) == 0;
 }
 
@@ -56,12 +67,4 @@ size_t import_prefault_stop(struct import_prefault *pf)
 		pf->running = false;
 	}
 	return atomic_load(&pf->done);
-}
-
-void import_prefault_end(const struct import_prefault *pf, int fd, size_t used)
-{
-	size_t done = atomic_load(&pf->done);
-	if (done > used)
-		(void)fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)used,
-		                (off_t)(done - used));
 }

@@ -12,15 +12,19 @@
  * Where the writer is: LMDB hands out a new file's pages in order from its start, and the
  * writer tells (import_prefault_note) the end of the record it stored last, which sits
  * on one of the newest pages. The thread waits while it is far enough ahead of that.
- * It only ever helps: when it cannot populate (a kernel before 5.14, a full disk: madvise
- * fails where the writer's own store gets a SIGBUS), it stops, and the writer faults its
- * pages itself, as without it.
+ * When it cannot populate (a kernel before 5.14: madvise fails; a full disk or a quota:
+ * madvise fails where the writer's own store gets a SIGBUS) or the file system has less
+ * than IMPORT_PREFAULT_MIN_FREE bytes free (populating takes blocks, and an import that
+ * just fits must not fail sooner for it), it stops, and the writer faults its pages
+ * itself, as without it. A quota has no such margin: there the import can fail up to
+ * IMPORT_PREFAULT_AHEAD + IMPORT_PREFAULT_CHUNK bytes sooner.
  *
  * Memory: the populated pages are the file's page cache (dirty), not the process's own
- * (RssAnon); at most IMPORT_PREFAULT_AHEAD bytes of them past the writer, which the
- * importer gives back (import_prefault_end, a hole punched) before it syncs the file.
+ * (RssAnon); at most IMPORT_PREFAULT_AHEAD + IMPORT_PREFAULT_CHUNK bytes of them past the
+ * writer, which the importer drops by cutting the file to its pages in use before it
+ * syncs it (ldif_import.c, finish_file).
  *
- * Thread rules: start, note, stop and end on the writer's thread.
+ * Thread rules: start, note and stop on the writer's thread.
  */
 #ifndef MINIDIR_LDIF_IMPORT_PREFAULT_H
 #define MINIDIR_LDIF_IMPORT_PREFAULT_H
@@ -33,31 +37,29 @@
 /* How far past the writer the thread populates, and how much one madvise does. */
 #define IMPORT_PREFAULT_AHEAD (8u << 20)
 #define IMPORT_PREFAULT_CHUNK (1u << 20)
+/* Free bytes of the file system below which the thread stops. */
+#define IMPORT_PREFAULT_MIN_FREE (64ull << 20)
 
 struct import_prefault {
 	pthread_t thread;
 	bool running;       /* thread started and not yet joined */
 	unsigned char *map; /* the file's map (borrowed) */
 	size_t mapsize;
+	int fd; /* the file's descriptor (borrowed): its file system's free space */
 	atomic_bool stop;
 	atomic_size_t writer_at; /* bytes of the map the writer has reached */
 	atomic_size_t done;      /* bytes of the map from its start populated (by the thread) */
 };
 
-/* Starts pf's thread on the map [map, map + mapsize) of the new file (borrowed: stop
- * before it is unmapped). A failure is no error: the writer then takes its faults itself
- * (pf->running false). */
-void import_prefault_start(struct import_prefault *pf, void *map, size_t mapsize);
+/* Starts pf's thread on the map [map, map + mapsize) of the new file fd (both borrowed:
+ * stop before either is closed). A failure is no error: the writer then takes its faults
+ * itself (pf->running false). */
+void import_prefault_start(struct import_prefault *pf, void *map, size_t mapsize, int fd);
 
 /* The writer has stored up to at (an address in the map; one outside it is ignored). */
 void import_prefault_note(struct import_prefault *pf, const void *at);
 
 /* Stops and joins the thread, if running. Returns the bytes of the map it populated. */
 size_t import_prefault_stop(struct import_prefault *pf);
-
-/* Gives back the pages populated past used bytes of the file fd (a punched hole; the file
- * keeps its size), so that syncing the file writes none of them. Call after
- * import_prefault_stop. A file system that cannot punch holes costs only that write. */
-void import_prefault_end(const struct import_prefault *pf, int fd, size_t used);
 
 #endif

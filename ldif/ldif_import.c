@@ -452,10 +452,11 @@ static int finish_file(struct importer *im)
 	    (rc = mdb_env_stat(im->db.env, &st)) == 0 &&
 	    (rc = mdb_env_get_fd(im->db.env, &fd)) == 0) {
 		size_t used = (size_t)(info.me_last_pgno + 1) * st.ms_psize;
-		/* The pages populated past the last one are dropped, not written out. */
-		import_prefault_end(&im->prefault, fd, used);
-		if ((rc = mdb_env_sync(im->db.env, 1)) == 0 &&
-		    (ftruncate(fd, (off_t)used) < 0 || fsync(fd) < 0))
+		/* Cut first: the pages populated past the last one in use (import_prefault.h) are
+		 * dropped, not written out, on any file system. Nothing maps past it from here. */
+		if (ftruncate(fd, (off_t)used) < 0)
+			rc = errno;
+		else if ((rc = mdb_env_sync(im->db.env, 1)) == 0 && fsync(fd) < 0)
 			rc = errno;
 	}
 	return rc;
@@ -554,8 +555,9 @@ int ldif_import(const char *ldif_path, const char *db_path, const struct import_
 	} else {
 		void *map;
 		size_t maplen;
-		if (db_map(&im.db, &map, &maplen) == 0)
-			import_prefault_start(&im.prefault, map, maplen);
+		int mapfd;
+		if (db_map(&im.db, &map, &maplen) == 0 && mdb_env_get_fd(im.db.env, &mapfd) == 0)
+			import_prefault_start(&im.prefault, map, maplen, mapfd);
 		rc = build_guarded(&im, count);
 		import_prefault_stop(&im.prefault); /* stopped already unless it failed */
 	}

@@ -178,8 +178,9 @@ static bool flush_one(struct uring_state *s, struct usock *u)
 	}
 	if (u->resend) /* closed since: what the socket takes at once, as for staged bytes */
 		return resend(s, u,
-		              u->handler ? MSG_WAITALL | u->flight_flags
-		                         : MSG_DONTWAIT | (u->flight_flags & ~MSG_WAITALL));
+		              u->handler
+		                  ? MSG_WAITALL | u->flight_flags
+		                  : MSG_DONTWAIT | (u->flight_flags & ~(MSG_WAITALL | MSG_MORE)));
 	if (u->handler)
 		return !has_staged(u) || submit_send(s, u, MSG_WAITALL | u->staged_flags);
 	/* closed: what cannot go at once is dropped, as by close() */
@@ -203,7 +204,8 @@ static void flush(struct uring_state *s)
 		struct usock *u = s->dirty;
 		s->dirty = u->dirty_next;
 		u->on_dirty = false;
-		if (u->live && !flush_one(s, u))
+		/* once starved, the rest wait too: each try would be a failing submit */
+		if (u->live && (s->starved || !flush_one(s, u)))
 			push_once(&again, u, &u->on_dirty, &u->dirty_next);
 	}
 	s->dirty = again;

@@ -2,15 +2,14 @@
  * ldif/import_prefault.c on a real file mapped shared, as LMDB maps minidir-import's new
  * file: the thread populates the pages up to IMPORT_PREFAULT_AHEAD past where the writer
  * said it is (resident, as mincore tells), no further while the writer stays there, more
- * once it moves on, and the pages populated past the end of what was used are given back
- * (a hole punched: the file's blocks shrink, its size stays).
+ * once it moves on, and never changes a byte. (Near a full disk it stops: core_test's
+ * import into a 512 KiB file system.)
  */
 #include <check.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,7 +41,7 @@ static size_t resident(unsigned char *map, size_t from, size_t to)
 	return in * (size_t)page;
 }
 
-START_TEST(populates_ahead_of_the_writer_and_gives_the_rest_back)
+START_TEST(populates_ahead_of_the_writer)
 {
 	char path[] = "/tmp/minidir-prefault.XXXXXX";
 	int fd = mkstemp(path);
@@ -53,7 +52,7 @@ START_TEST(populates_ahead_of_the_writer_and_gives_the_rest_back)
 	ck_assert_ptr_ne(map, MAP_FAILED);
 
 	struct import_prefault pf;
-	import_prefault_start(&pf, map, MAP_BYTES);
+	import_prefault_start(&pf, map, MAP_BYTES, fd);
 	ck_assert(pf.running);
 	/* The writer at the start: the thread stops IMPORT_PREFAULT_AHEAD on. */
 	size_t done = wait_done(&pf, IMPORT_PREFAULT_AHEAD);
@@ -81,16 +80,6 @@ START_TEST(populates_ahead_of_the_writer_and_gives_the_rest_back)
 	ck_assert_uint_eq(map[at - 1], 'x'); /* the writer's bytes as it left them */
 	ck_assert_uint_eq(map[at], 0);
 
-	/* Written back as far as used, the populated rest given back, the size kept. */
-	ck_assert_int_eq(msync(map, MAP_BYTES, MS_SYNC), 0);
-	struct stat before, after;
-	ck_assert_int_eq(fstat(fd, &before), 0);
-	import_prefault_end(&pf, fd, at);
-	ck_assert_int_eq(fstat(fd, &after), 0);
-	ck_assert_int_eq(after.st_size, (off_t)MAP_BYTES);
-	ck_assert_int_lt(after.st_blocks, before.st_blocks);
-	ck_assert_int_le((long long)after.st_blocks * 512, (long long)at + (1 << 20));
-	ck_assert_uint_eq(map[at - 1], 'x');
 	munmap(map, MAP_BYTES);
 	close(fd);
 }
@@ -99,7 +88,7 @@ END_TEST
 START_TEST(without_a_map_nothing_runs)
 {
 	struct import_prefault pf;
-	import_prefault_start(&pf, NULL, 0);
+	import_prefault_start(&pf, NULL, 0, -1);
 	ck_assert(!pf.running);
 	import_prefault_note(&pf, &pf);
 	ck_assert_uint_eq(import_prefault_stop(&pf), 0);
@@ -111,7 +100,7 @@ int main(void)
 	Suite *suite = suite_create("import_prefault");
 	TCase *tc = tcase_create("prefault");
 	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, populates_ahead_of_the_writer_and_gives_the_rest_back);
+	tcase_add_test(tc, populates_ahead_of_the_writer);
 	tcase_add_test(tc, without_a_map_nothing_runs);
 	suite_add_tcase(suite, tc);
 	return check_run(suite);
