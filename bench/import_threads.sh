@@ -93,10 +93,6 @@ measure() {
 	wait "$pid" || status=$?
 	local end=$EPOCHREALTIME
 	t1=$(date +%s%N)
-	# The writer alone at the end (the commit and the sync), from the last sample that saw
-	# another thread to the import's end.
-	local alone
-	alone=$(awk -v m="${multi:-0}" -v e="$end" 'BEGIN { printf "%.2f", (m > 0 ? e - m : 0) }')
 	cpu_ms
 	c1=$CPU_MS
 	[ "$status" -eq 0 ] || die "$bin failed ($status): $(tail -3 "$work/import.log")"
@@ -109,8 +105,11 @@ measure() {
 	done
 	awk -v bin="$bin" -v round="$round" -v w=$((t1 - t0)) -v c=$((c1 - c0)) \
 		-v wr="${run[$pid]:-0}" -v ww="${wait[$pid]:-0}" -v p="$parsers" -v n="$n" \
-		-v pw="$pwait" -v a="$anon" -v tick="$tick" -v alone="$alone" 'BEGIN {
-		printf "| %s | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %d: %.2f | %.2f | %s | %.1f |\n",
+		-v pw="$pwait" -v a="$anon" -v tick="$tick" -v m="${multi:-0}" -v e="$end" 'BEGIN {
+		# the writer alone at the end (the commit and the sync): from the last sample that
+		# saw another thread to the end of the import
+		alone = m > 0 ? e - m : 0
+		printf "| %s | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %d: %.2f | %.2f | %.2f | %.1f |\n",
 			bin, round, w / 1e9, c / 1e3, c / 1e3 / (w / 1e9), wr / tick, ww / 1e9,
 			n, p / tick, pw / 1e9, alone, a / 1024 }'
 }

@@ -439,8 +439,9 @@ static int put_meta(struct importer *im, size_t n)
 	return rc ? rc : db_passwords_put(&im->db, im->txn, &im->passwords);
 }
 
-/* Commits, syncs the map, and cuts the file (as long as the map while it was written) to
- * the pages in use. Returns 0 or an LMDB error / errno value. */
+/* Stops the page-populating thread, commits, cuts the file (as long as the map while it
+ * was written) to the pages in use, then syncs the map and the file. Returns 0 or an LMDB
+ * error / errno value. */
 static int finish_file(struct importer *im)
 {
 	import_prefault_stop(&im->prefault);
