@@ -82,6 +82,11 @@ int main(int argc, char **argv)
 		siginfo_t si;
 		int sig = sigtimedwait(&set, &si, &second);
 		log_tick();
+		if (srv.worker_failed) {
+			log_error("a worker stopped on a failed wait (logged above); stopping");
+			status = 1;
+			break;
+		}
 		if (sig < 0) {
 			server_db_check(&srv);
 			listeners_hold_tick(&srv);

@@ -5,9 +5,11 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include <fcntl.h>
 
@@ -20,6 +22,9 @@
 
 /* Pending connections closed at most per shedding. */
 #define WORKER_SHED_MAX 1024
+
+/* The pause before a wait that failed for want of memory is tried again (wait_failed). */
+#define WAIT_RETRY_NS 10000000
 
 /* Stops or restarts watching w's listening sockets (their backlog waits in the kernel). */
 static void set_listening(struct worker *w, bool on)
@@ -133,6 +138,27 @@ static const struct engine_upcalls upcalls = {
     .event = event,
 };
 
+/*
+ * w's wait failed with err. Short of kernel memory (ENOMEM, ENOBUFS) the worker pauses
+ * WAIT_RETRY_NS and waits again: its clients wait, none is dropped, and the line is
+ * rate-limited (log.h). Any other failure would leave the worker's clients and its
+ * listening sockets unanswered for good: the worker ends and tells the main loop, which
+ * stops the server with status 1 (a supervisor starts it again). True: wait again.
+ */
+static bool wait_failed(struct worker *w, int err)
+{
+	const char *engine = net_worker(w)->engine->name;
+	if (err == ENOMEM || err == ENOBUFS) {
+		log_error("worker %d: %s wait: %s; waiting again in %d ms", w->id, engine,
+		          strerror(err), WAIT_RETRY_NS / 1000000);
+		nanosleep(&(struct timespec){.tv_nsec = WAIT_RETRY_NS}, NULL);
+		return true;
+	}
+	log_error("worker %d: %s wait: %s; stopping the server", w->id, engine, strerror(err));
+	w->srv->worker_failed = 1;
+	return false;
+}
+
 void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -151,11 +177,8 @@ void *worker_main(void *arg)
 			else if (nw->wake_ns - now < timeout)
 				timeout = nw->wake_ns - now;
 		}
-		if (nw->engine->wait(w, timeout) < 0) {
-			log_error("worker %d: %s wait: %s", w->id, nw->engine->name,
-			          strerror(errno));
+		if (nw->engine->wait(w, timeout) < 0 && !wait_failed(w, errno))
 			break;
-		}
 		if (w->srv->stopping)
 			break;
 		nw->round_ns = clock_ns();
