@@ -86,7 +86,7 @@ SR_OBJ   := $(SR_SRC:%.c=$(B)/%.o)
 SR_LIB   := $(B)/libsearchrate.a
 SR_LIBS  := -lldap -llber -lssl -lcrypto -lpthread -lm
 SR_UNIT_BIN := $(filter $(B)/tests/tools/%,$(UNIT_BIN))
-ITEST_BIN := $(B)/tests/integration/ldapclient $(B)/tests/integration/faultclient $(B)/tests/integration/syncprobe $(B)/bench/idleconns $(B)/bench/floor $(B)/bench/costlyload
+ITEST_BIN := $(B)/tests/integration/ldapclient $(B)/tests/integration/faultclient $(B)/tests/integration/syncprobe $(B)/bench/idleconns $(B)/bench/floor $(B)/bench/costlyload $(B)/bench/memlat
 
 FUZZ_TARGETS := request filter ldif config
 FUZZ_BIN := $(FUZZ_TARGETS:%=build-fuzz/fuzz_%)
