@@ -8,7 +8,8 @@
 # 16; ROUNDS rounds of SECS seconds each, the order reversed every round. minidir
 # runs twice, on each I/O engine (minidir: io_engine epoll; minidir-uring: io_uring,
 # one server process each, the same database). Prints lookups/s, server CPU us per
-# lookup (utime + stime from /proc/PID/stat), the load tool's CPU us per lookup,
+# lookup (utime + stime from /proc/PID/stat, then each apart: user, kernel), the load
+# tool's CPU us per lookup,
 # the server's system calls per lookup (perf stat -e raw_syscalls:sys_enter attached
 # for one more run of SECS seconds each, after the timed rounds; "-" without perf),
 # and each minidir as a multiple of the floor. Part of `make bench`; never of
@@ -60,6 +61,7 @@ done
 [ -n "${port[floor]}" ] || { echo "floor did not start: $(cat "$work/floor.log")" >&2; exit 1; }
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+user_ticks() { awk '{print $14}' "/proc/$1/stat"; }
 hz=$(getconf CLK_TCK)
 # load SERVER INFLIGHT: one searchrate run of SECS seconds; sets n (lookups) and cl.
 load() {
@@ -69,19 +71,20 @@ load() {
 	cl=$(sed -n 's/.*Client CPU us\/search: *\([0-9.]*\).*/\1/p' <<< "$out" | head -1)
 	[ -n "$n" ] || { echo "searchrate against $1 failed: $out" >&2; exit 1; }
 }
-declare -A ops ticks client sys
+declare -A ops ticks uticks client sys
 perf_ok=
 perf stat -e raw_syscalls:sys_enter -- true > /dev/null 2>&1 && perf_ok=yes
 for inflight in 1 16; do
 	order=$SERVERS
 	for _ in $(seq 1 "$ROUNDS"); do
 		for s in $order; do
-			c0=$(cpu_ticks "${pid[$s]}")
+			c0=$(cpu_ticks "${pid[$s]}") u0=$(user_ticks "${pid[$s]}")
 			load "$s" "$inflight"
-			c1=$(cpu_ticks "${pid[$s]}")
+			c1=$(cpu_ticks "${pid[$s]}") u1=$(user_ticks "${pid[$s]}")
 			k="$s/$inflight"
 			ops[$k]=$((${ops[$k]:-0} + n))
 			ticks[$k]=$((${ticks[$k]:-0} + c1 - c0))
+			uticks[$k]=$((${uticks[$k]:-0} + u1 - u0))
 			client[$k]=$(awk -v a="${client[$k]:-0}" -v b="${cl:-0}" -v r="$ROUNDS" 'BEGIN { print a + b / r }')
 		done
 		order=$(tr ' ' '\n' <<< "$order" | tac | tr '\n' ' ')
@@ -104,13 +107,16 @@ done
 echo "distance to the floor: 1-entry lookups, 8 connections, $ROUNDS rounds of ${SECS} s, orders alternated (floor entry $bytes bytes)"
 echo "(servers: $THREADS workers on CPUs ${SERVER_CPUS:-any}; searchrate on CPUs ${CLIENT_CPUS:-any})"
 echo "(minidir: io_engine epoll; minidir-uring: io_engine io_uring; syscalls/op from perf stat over one more run)"
-printf '%-10s %-14s %12s %14s %14s %12s\n' in-flight server lookups/s "server us/op" "client us/op" syscalls/op
+printf '%-10s %-14s %12s %14s %9s %9s %14s %12s\n' in-flight server lookups/s "server us/op" "of it user" "kernel" \
+	"client us/op" syscalls/op
 for inflight in 1 16; do
 	for s in $SERVERS; do
 		k="$s/$inflight"
-		printf '%-10s %-14s %12.0f %14.2f %14.2f %12s\n' "$inflight" "$s" \
+		printf '%-10s %-14s %12.0f %14.2f %9.2f %9.2f %14.2f %12s\n' "$inflight" "$s" \
 			"$(awk -v n="${ops[$k]}" -v t="$((ROUNDS * SECS))" 'BEGIN { print n / t }')" \
 			"$(awk -v k="${ticks[$k]}" -v n="${ops[$k]}" -v hz="$hz" 'BEGIN { print k * 1e6 / hz / n }')" \
+			"$(awk -v k="${uticks[$k]}" -v n="${ops[$k]}" -v hz="$hz" 'BEGIN { print k * 1e6 / hz / n }')" \
+			"$(awk -v k="$((ticks[$k] - uticks[$k]))" -v n="${ops[$k]}" -v hz="$hz" 'BEGIN { print k * 1e6 / hz / n }')" \
 			"${client[$k]}" "${sys[$k]}"
 	done
 	for m in minidir minidir-uring; do
