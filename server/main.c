@@ -82,7 +82,7 @@ int main(int argc, char **argv)
 		siginfo_t si;
 		int sig = sigtimedwait(&set, &si, &second);
 		log_tick();
-		if (srv.worker_failed) {
+		if (srv.worker_failed) { /* its SIGTERM woke this wait */
 			log_error("a worker stopped on a failed wait (logged above); stopping");
 			status = 1;
 			break;

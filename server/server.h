@@ -133,8 +133,9 @@ struct server {
 	time_t started;
 	_Atomic int
 	    stopping; /* server_stop sets it, each worker loop reads it (not volatile: a race) */
-	/* A worker whose wait failed for good sets it (worker.c); the main loop then stops the
-	 * server with status 1, rather than serve on with that worker's clients unanswered. */
+	/* A worker whose wait failed for good sets it and sends the process SIGTERM
+	 * (worker.c); the main loop then stops the server with status 1, rather than serve on
+	 * without that worker. */
 	_Atomic int worker_failed;
 	/* Runs a decoded request (ops_dispatch): how the connection layer, below the
 	 * operations, hands them requests; called only by server/net/conn_input.c's

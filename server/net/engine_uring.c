@@ -374,6 +374,13 @@ static int ur_wait(struct worker *w, uint64_t timeout_ns)
 		struct io_uring_cqe *cqe;
 		rc = io_uring_submit_and_wait_timeout(&s->ring, &cqe, 1, &ts, NULL);
 	}
+	/* -EAGAIN with submissions pending: the kernel could not allocate for them (short of
+	 * memory); they stay queued, and the worker pauses before it tries again (worker.c)
+	 * rather than spin on a refusal. */
+	if (rc == -EAGAIN && submit) {
+		errno = EAGAIN;
+		return -1;
+	}
 	if (rc >= 0 || rc == -ETIME || rc == -EINTR || rc == -EAGAIN || rc == -EBUSY)
 		return 0;
 	errno = -rc;

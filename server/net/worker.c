@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -139,16 +140,19 @@ static const struct engine_upcalls upcalls = {
 };
 
 /*
- * w's wait failed with err. Short of kernel memory (ENOMEM, ENOBUFS) the worker pauses
- * WAIT_RETRY_NS and waits again: its clients wait, none is dropped, and the line is
- * rate-limited (log.h). Any other failure would leave the worker's clients and its
- * listening sockets unanswered for good: the worker ends and tells the main loop, which
- * stops the server with status 1 (a supervisor starts it again). True: wait again.
+ * w's wait failed with err. Short of kernel memory (ENOMEM, ENOBUFS; EAGAIN from io_uring,
+ * which could not allocate for its submissions) the worker pauses WAIT_RETRY_NS and waits
+ * again, for as long as the shortage lasts: its clients wait, none is dropped, and the line
+ * is rate-limited (log.h). Any other failure would leave the connections queued on the
+ * worker's listening socket (SO_REUSEPORT) unanswered, and its share of new ones: the
+ * worker ends (closing its connections) and wakes the main loop (SIGTERM, which only the
+ * main thread takes), which sees worker_failed and stops the server with status 1 (a
+ * supervisor starts it again). True: wait again.
  */
 static bool wait_failed(struct worker *w, int err)
 {
 	const char *engine = net_worker(w)->engine->name;
-	if (err == ENOMEM || err == ENOBUFS) {
+	if (err == ENOMEM || err == ENOBUFS || err == EAGAIN) {
 		log_error("worker %d: %s wait: %s; waiting again in %d ms", w->id, engine,
 		          strerror(err), WAIT_RETRY_NS / 1000000);
 		nanosleep(&(struct timespec){.tv_nsec = WAIT_RETRY_NS}, NULL);
@@ -156,6 +160,7 @@ static bool wait_failed(struct worker *w, int err)
 	}
 	log_error("worker %d: %s wait: %s; stopping the server", w->id, engine, strerror(err));
 	w->srv->worker_failed = 1;
+	kill(getpid(), SIGTERM);
 	return false;
 }
 

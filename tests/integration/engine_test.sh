@@ -98,54 +98,70 @@ fi
 
 # --- a failed wait -----------------------------------------------------------------------
 # strace makes the one worker's wait fail (-e inject): short of memory (ENOMEM) the worker
-# waits again and serves; any other error (EBADF) stops the server with status 1 within
-# seconds, rather than leave the worker's clients unanswered while the process lives on.
+# waits again and serves; any other error (EBADF) stops the server with status 1 at once,
+# rather than leave the worker's listening socket unanswered while the process lives on.
 # wait_fault ENGINE SYSCALL ERRNO: starts minidir under strace, the 3rd to 5th SYSCALL of
-# its threads failing with ERRNO; sets spid (strace's) and pid (minidir's).
+# its threads failing with ERRNO; sets spid (strace's) and pid (minidir's). Status 1, a
+# failed check and strace killed, when minidir did not start under it.
 wait_fault() {
-	write_conf "wait-$1-$3" "io_engine = $1" "threads = 1"
-	: > "$work/wait-$1-$3.log"
+	local name=wait-$1-$3
+	write_conf "$name" "io_engine = $1" "threads = 1"
+	: > "$work/$name.log"
 	# LeakSanitizer (SAN=1) cannot run under ptrace: off here only (the last setting wins).
-	ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0 strace -f -qq -o "$work/wait-$1-$3.strace" -e trace="$2" -e inject="$2:error=$3:when=3..5" \
-		"$BUILD/minidir" -f "$work/wait-$1-$3.conf" 2> "$work/wait-$1-$3.log" &
+	ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0 strace -f --seccomp-bpf -qq -o "$work/$name.strace" \
+		-e trace="$2" -e inject="$2:error=$3:when=3..5" "$BUILD/minidir" -f "$work/$name.conf" 2> "$work/$name.log" &
 	spid=$!
-	pids+=("$spid")
 	pid=
 	for _ in $(seq 1 100); do pid=$(pgrep -P "$spid" -x minidir) && break; sleep 0.05; done
-	[ -z "$pid" ] || pids+=("$pid")
+	if [ -z "$pid" ]; then
+		kill -KILL "$spid" 2> /dev/null
+		wait "$spid" 2> /dev/null
+		not_ok "$1, $3: minidir did not start under strace: $(tail -2 "$work/$name.log")"
+		return 1
+	fi
+	# minidir first: strace, started with a program, ignores SIGTERM and ends with it
+	pids+=("$pid" "$spid")
+}
+# end_traced SECONDS: waits up to SECONDS for strace to end with minidir; sets rc to its
+# status (minidir's), or to "timeout" after killing minidir (strace then ends too).
+end_traced() {
+	local st=0
+	rc=0
+	if ! timeout "$1" tail --pid="$spid" -f /dev/null; then
+		rc=timeout
+		kill -KILL "$pid" 2> /dev/null
+	fi
+	wait "$spid" 2> /dev/null || st=$?
+	[ "$rc" = timeout ] || rc=$st
 }
 for engine in epoll io_uring; do
 	syscall=epoll_pwait2
 	[ "$engine" = epoll ] || syscall=io_uring_enter
-	wait_fault "$engine" "$syscall" ENOMEM
-	log=$work/wait-$engine-ENOMEM.log
-	port=$(wait_port "$log")
-	for _ in $(seq 1 100); do grep -q "wait: Cannot allocate memory" "$log" && break; sleep 0.05; done
-	sleep 0.2 # past the three failures (10 ms apart)
-	n=$([ -n "$port" ] && timeout 10 ldapsearch -x -LLL -H "ldap://127.0.0.1:$port" -b "$BASE" "(objectClass=*)" 1.1 | grep -c '^dn:')
-	if [ "$n" = "$total" ] && grep -q "worker 0: $engine wait: Cannot allocate memory; waiting again in 10 ms" "$log" &&
-		[ "$(grep -c INJECTED "$work/wait-$engine-ENOMEM.strace")" = 3 ]; then
-		ok "$engine: a wait failing with ENOMEM 3 times is tried again; the worker serves all $total entries"
-	else
-		not_ok "$engine: after ENOMEM from $syscall: ${n:-no} entries: $(grep -E "error|INJECTED" "$log" "$work/wait-$engine-ENOMEM.strace" | head -5)"
+	if wait_fault "$engine" "$syscall" ENOMEM; then
+		log=$work/wait-$engine-ENOMEM.log
+		port=$(wait_port "$log")
+		for _ in $(seq 1 100); do grep -q "wait: Cannot allocate memory" "$log" && break; sleep 0.05; done
+		sleep 0.2 # past the three failures (10 ms apart)
+		n=$([ -n "$port" ] && timeout 10 ldapsearch -x -LLL -H "ldap://127.0.0.1:$port" -b "$BASE" "(objectClass=*)" 1.1 | grep -c '^dn:')
+		if [ "$n" = "$total" ] && grep -q "worker 0: $engine wait: Cannot allocate memory; waiting again in 10 ms" "$log" &&
+			[ "$(grep -c INJECTED "$work/wait-$engine-ENOMEM.strace")" = 3 ]; then
+			ok "$engine: a wait failing with ENOMEM 3 times is tried again; the worker serves all $total entries"
+		else
+			not_ok "$engine: after ENOMEM from $syscall: ${n:-no} entries: $(grep -E "error|INJECTED" "$log" "$work/wait-$engine-ENOMEM.strace" | head -5)"
+		fi
+		kill -TERM "$pid"
+		end_traced 10
+		[ "$rc" = 0 ] && ok "$engine: then stops on SIGTERM with status 0" || not_ok "$engine: after ENOMEM, SIGTERM: exit $rc"
 	fi
-	[ -z "$pid" ] || kill -TERM "$pid"
-	rc=0
-	timeout 10 tail --pid="$spid" -f /dev/null || rc=timeout
-	wait "$spid" || rc=$?
-	[ "$rc" = 0 ] && ok "$engine: then stops on SIGTERM with status 0" || not_ok "$engine: after ENOMEM, SIGTERM: exit $rc"
-
-	wait_fault "$engine" "$syscall" EBADF
-	log=$work/wait-$engine-EBADF.log
-	rc=0
-	timeout 15 tail --pid="$spid" -f /dev/null || rc=timeout
-	[ "$rc" = 0 ] && { wait "$spid" || rc=$?; }
-	if [ "$rc" = 1 ] && grep -q "worker 0: $engine wait: Bad file descriptor; stopping the server" "$log" &&
-		grep -q "a worker stopped on a failed wait (logged above); stopping" "$log"; then
-		ok "$engine: a wait failing with EBADF stops the server with status 1 and says why"
-	else
-		[ "$rc" != timeout ] || kill -KILL "$pid" "$spid" 2> /dev/null
-		not_ok "$engine: after EBADF from $syscall: exit $rc: $(grep -E "error" "$log" | head -3)"
+	if wait_fault "$engine" "$syscall" EBADF; then
+		log=$work/wait-$engine-EBADF.log
+		end_traced 15
+		if [ "$rc" = 1 ] && grep -q "worker 0: $engine wait: Bad file descriptor; stopping the server" "$log" &&
+			grep -q "a worker stopped on a failed wait (logged above); stopping" "$log"; then
+			ok "$engine: a wait failing with EBADF stops the server with status 1 and says why"
+		else
+			not_ok "$engine: after EBADF from $syscall: exit $rc: $(grep -E "error" "$log" | head -3)"
+		fi
 	fi
 done
 

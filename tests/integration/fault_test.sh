@@ -498,7 +498,7 @@ cut_copy "$work/cut.new" $((full / 2))
 rm -f "$work/strace.out"
 : > "$work/strace.out"
 rc=0
-ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0 timeout 30 strace -f -qq -o "$work/strace.out" -P "$work/cut.mdb" \
+ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0 timeout -k 5 30 strace -f -qq -o "$work/strace.out" -P "$work/cut.mdb" \
 	-e trace=openat -e inject=openat:delay_enter=3000000:when=2 \
 	"$BUILD/minidir" -t -f "$work/cut.conf" > "$work/cut.out" 2>&1 &
 spid=$!

@@ -11,10 +11,12 @@
  * ring that takes none of the engine's submissions but would wait (struct standin).
  */
 #include <check.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -221,7 +223,10 @@ static size_t read_peer(struct rig *r, unsigned char *in, size_t got, size_t wan
  * with MSG_WAITALL the kernel itself finishes a send however small the buffers, so only
  * an end such as this completes one short. The rest is the engine's to send (on_send),
  * and the dispatch that would send it finds no submission slot: it waits as u->resend.
- * Returns the bytes the short send took (in the peer's socket, unread).
+ * Returns the bytes the short send took (in the peer's socket, unread), or -1 (said on
+ * stderr) where the kernel reports a cancelled send as -ECANCELED rather than the bytes it
+ * sent (older kernels; 6.18, where this was written, reports the bytes): there no send can
+ * be cut short so, and the case is not checked.
  */
 static int short_send_found_no_slot(struct rig *r, unsigned char *out)
 {
@@ -233,6 +238,13 @@ static int short_send_found_no_slot(struct rig *r, unsigned char *out)
 	engine_uring.wait(r->w, 0); /* the send goes into the kernel and fills the socket */
 	struct usock *u = uring_sock(ring_state(r), r->fd);
 	int took = cancel_in_kernel(r, UD(UD_SEND, u->slot));
+	if (took == -ECANCELED) {
+		fprintf(stderr,
+		        "%s: a short send not checked here: this kernel reports a cancelled "
+		        "send as -ECANCELED, not the bytes it sent\n",
+		        program_invocation_short_name);
+		return -1;
+	}
 	ck_assert_int_gt(took, 0);
 	ck_assert_int_lt(took, SHORT_SEND_BYTES);
 	starve_dispatch(r, &upcalls);
@@ -247,7 +259,12 @@ START_TEST(the_rest_of_a_short_send_goes_once_the_kernel_takes_submissions)
 		return;
 	unsigned char *out = malloc(SHORT_SEND_BYTES), *in = malloc(SHORT_SEND_BYTES);
 	ck_assert(out && in);
-	short_send_found_no_slot(&r, out);
+	if (short_send_found_no_slot(&r, out) < 0) {
+		free(out);
+		free(in);
+		rig_close(&r);
+		return;
+	}
 	starve_next_wait(&r); /* the wait after it finds none either */
 	ck_assert(uring_sock(ring_state(&r), r.fd)->resend);
 	bool eof;
@@ -277,7 +294,14 @@ START_TEST(a_closed_sockets_rest_of_a_short_send_goes_without_waiting_for_the_pe
 	ck_assert(!uring_sock(ring_state(&r), r.fd)->recv_armed);
 	unsigned char *out = malloc(SHORT_SEND_BYTES), *in = malloc(SHORT_SEND_BYTES);
 	ck_assert(out && in);
-	size_t took = (size_t)short_send_found_no_slot(&r, out);
+	int cut = short_send_found_no_slot(&r, out);
+	if (cut < 0) {
+		free(out);
+		free(in);
+		rig_close(&r);
+		return;
+	}
+	size_t took = (size_t)cut;
 	engine_close(r.w, r.fd);
 	ck_assert_int_eq(recv(r.peer, in, SHORT_SEND_BYTES, MSG_DONTWAIT), (ssize_t)took);
 	/* the socket has room again, and the peer reads nothing more until the close ends */
