@@ -60,8 +60,8 @@ for _ in $(seq 1 100); do
 done
 [ -n "${port[floor]}" ] || { echo "floor did not start: $(cat "$work/floor.log")" >&2; exit 1; }
 
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-user_ticks() { awk '{print $14}' "/proc/$1/stat"; }
+# cpu_ticks PID: its user + system ticks and its user ticks, read at once.
+cpu_ticks() { awk '{print $14 + $15, $14}' "/proc/$1/stat"; }
 hz=$(getconf CLK_TCK)
 # load SERVER INFLIGHT: one searchrate run of SECS seconds; sets n (lookups) and cl.
 load() {
@@ -78,9 +78,9 @@ for inflight in 1 16; do
 	order=$SERVERS
 	for _ in $(seq 1 "$ROUNDS"); do
 		for s in $order; do
-			c0=$(cpu_ticks "${pid[$s]}") u0=$(user_ticks "${pid[$s]}")
+			read -r c0 u0 < <(cpu_ticks "${pid[$s]}")
 			load "$s" "$inflight"
-			c1=$(cpu_ticks "${pid[$s]}") u1=$(user_ticks "${pid[$s]}")
+			read -r c1 u1 < <(cpu_ticks "${pid[$s]}")
 			k="$s/$inflight"
 			ops[$k]=$((${ops[$k]:-0} + n))
 			ticks[$k]=$((${ticks[$k]:-0} + c1 - c0))
