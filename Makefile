@@ -92,7 +92,7 @@ FUZZ_TARGETS := request filter ldif config
 FUZZ_BIN := $(FUZZ_TARGETS:%=build-fuzz/fuzz_%)
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps run test test-io-uring layers calls docs-check unit integration check bench perf-check format format-check clean fuzz fuzz-smoke fuzz-build \
+.PHONY: all deps run test test-io-uring layers calls docs-check unit integration tests test-times check bench perf-check format format-check clean fuzz fuzz-smoke fuzz-build \
         install install-strip uninstall packaging-test programs test-package
 all: $(BINS) $(UNIT_BIN) $(ITEST_BIN)
 
@@ -145,13 +145,22 @@ run: deps
 	@echo
 	./$(B)/minidir -f $(CONF) -d
 
+# The build inside make test and make test-io-uring: one compiler a core, unless make was
+# given -j itself.
+BUILD_JOBS := $(if $(findstring -j,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 2))
+
+# make test: the checks that read the tree (the include graph, the docs, shellcheck: the
+# same whatever the build, so run by the plain build's make test only), the build, the call
+# graph of the built objects, then every test (tests/run.sh).
 test: deps
+ifeq ($(SAN)$(TSAN),)
 	@$(MAKE) --no-print-directory layers
 	@$(MAKE) --no-print-directory docs-check
 	@$(MAKE) --no-print-directory shellcheck
-	@$(MAKE) --no-print-directory all
+endif
+	@$(MAKE) --no-print-directory $(BUILD_JOBS) all
 	@$(MAKE) --no-print-directory calls
-	@$(MAKE) --no-print-directory unit integration
+	@$(MAKE) --no-print-directory tests
 
 # The include graph (scripts/layers.sh): layers point down, no circles but those in
 # scripts/layers.allow. The graph is printed in full only when the check fails.
@@ -181,13 +190,22 @@ shellcheck:
 	@./scripts/shellcheck.sh
 
 # ThreadSanitizer's settings for every test: tests/tsan.supp (each line says why). A unit
-# test halts at its first report (check sees the forked test fail); a server goes on and
-# exits with status 66 at its SIGTERM, its log holding the reports (tests/integration/lib.sh).
+# test halts at its first report (check sees the forked test fail: tests/run.sh adds
+# halt_on_error=1 for them); a server goes on and exits with status 66 at its SIGTERM, its
+# log holding the reports (tests/integration/lib.sh). Under SAN=1 LeakSanitizer checks
+# every unit test and every server at its SIGTERM exit; the scripts fail on a report or an
+# exit status other than 0.
 TSAN_SUPP := suppressions=$(CURDIR)/tests/tsan.supp:second_deadlock_stack=1
-unit: export ASAN_OPTIONS := detect_leaks=1:$(ASAN_OPTIONS)
-unit: export TSAN_OPTIONS := halt_on_error=1:$(TSAN_SUPP):$(TSAN_OPTIONS)
+TEST_ENV := ASAN_OPTIONS="detect_leaks=1:$(ASAN_OPTIONS)" \
+            UBSAN_OPTIONS="print_stacktrace=1:$(UBSAN_OPTIONS)" \
+            TSAN_OPTIONS="$(TSAN_SUPP):$(TSAN_OPTIONS)" BUILD=$(B)
+# tests/run.sh runs the named tests TEST_JOBS at a time (4 unless given), longest first,
+# each with its own log under $(B)/test-results/, and prints a table of times and checks at
+# the end (make test-times puts it in tests/README.md).
+RUN_TESTS = $(TEST_ENV) ./tests/run.sh $(if $(TEST_JOBS),-j $(TEST_JOBS))
+UNIT_NAMES := $(notdir $(UNIT_BIN))
 unit: $(UNIT_BIN)
-	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; CK_DEFAULT_TIMEOUT=30 ./$$t; done
+	@$(RUN_TESTS) -o $(B)/test-results/unit $(RUN_UNITS)
 
 # The integration scripts (tests/integration/NAME.sh) make test runs, in this order, and
 # those it runs again with the io_uring engine forced (tests/README.md says what each
@@ -197,35 +215,44 @@ ITESTS := core_test reload_test readahead_test leak_test policy_test fault_test 
           limits_test passwd_test safe_test schema_test bindlim_test chain_test http_test monitor_slapd_test proxy_test vlv_test \
           dyngroup_test dyngroup_replica_test memberof_nested_test inchain_test open_test memo_test
 ITESTS_IO_URING := core_test policy_test tls_test proxy_test
-# Under TSAN=1 the suite runs the epoll engine only: ThreadSanitizer does not see the
-# kernel's side of io_uring (what the kernel reads from and writes into the buffers a ring
-# was given, and when), so a TSan run of that engine proves little. The io_uring runs stay
-# in the plain and SAN=1 builds (fault_test and engine_test still start an io_uring
-# server briefly, and pass under TSan).
-ifeq ($(TSAN),1)
-ITESTS_IO_URING :=
-IO_URING_CONFORMANCE :=
-else
 IO_URING_CONFORMANCE := conformance
+# The conformance suite's runs (tests/conformance/run.sh): imported, over ldaps://, the
+# dynlist and nested suites, and minidir as slapd's replica.
+CONFORMANCE_RUNS := conformance conformance:tls conformance:dynlist conformance:nested \
+                    conformance:replica
+# Under TSAN=1 the suite runs what has threads that share memory while they work
+# (docs/development.md says why each is in and why the rest add nothing): the unit tests
+# of the import's threads and the memos readers race writers on; the scripts that keep
+# several workers busy at once (core, fault, bindlim, conformance:replica's parallel
+# cases), that swap what the workers share (reload, tls's certificates, engine's failed
+# worker the main loop watches), or that run the replica's, the chain's or the HTTP
+# endpoint's thread beside the workers. The rest ask one question at a time of a server
+# whose other threads are idle; they run in the plain and SAN=1 builds. Only the epoll
+# engine: ThreadSanitizer does not see the kernel's side of io_uring (what the kernel
+# reads from and writes into the buffers a ring was given, and when), so a TSan run of
+# that engine proves little (fault_test and engine_test still start an io_uring server
+# briefly, and pass under TSan).
+ifeq ($(TSAN),1)
+RUN_UNITS := test_import test_import_threads test_import_prefault test_key_memo test_record_memo
+RUN_ITESTS := core_test reload_test fault_test tls_test engine_test bindlim_test replica_test \
+              replica_refresh_test replica_apply_test replica_churn_test chain_test http_test \
+              dyngroup_replica_test memberof_nested_test conformance:replica
+else
+RUN_UNITS := $(UNIT_NAMES)
+RUN_ITESTS := $(ITESTS) $(CONFORMANCE_RUNS) $(ITESTS_IO_URING:%=%@io_uring) \
+              $(IO_URING_CONFORMANCE:%=%@io_uring)
 endif
-
-# Under SAN=1 LeakSanitizer checks every server at its SIGTERM exit; the scripts fail
-# on a report or an exit status other than 0.
-integration: export ASAN_OPTIONS := detect_leaks=1:$(ASAN_OPTIONS)
-integration: export UBSAN_OPTIONS := print_stacktrace=1:$(UBSAN_OPTIONS)
-integration: export TSAN_OPTIONS := $(TSAN_SUPP):$(TSAN_OPTIONS)
 integration: $(BINS) $(ITEST_BIN)
-	@set -e; for t in $(ITESTS); do BUILD=$(B) ./tests/integration/$$t.sh; done
-	@BUILD=$(B) ./tests/conformance/run.sh
-	@BUILD=$(B) CONFORMANCE_TLS=1 CONFORMANCE_QUIET=1 ./tests/conformance/run.sh
-	@BUILD=$(B) CONFORMANCE_DIR=tests/conformance/dynlist CONFORMANCE_QUIET=1 ./tests/conformance/run.sh
-	@BUILD=$(B) CONFORMANCE_DIR=tests/conformance/nested CONFORMANCE_QUIET=1 ./tests/conformance/run.sh
-	@BUILD=$(B) CONFORMANCE_REPLICA=1 CONFORMANCE_QUIET=1 ./tests/conformance/run.sh
-	@# The same again on the io_uring engine (tests/README.md; make test-io-uring runs all).
-	@set -e; for t in $(ITESTS_IO_URING); do \
-		BUILD=$(B) MINIDIR_IO_ENGINE=io_uring ./tests/integration/$$t.sh; done
-	@set -e; for t in $(IO_URING_CONFORMANCE); do \
-		BUILD=$(B) MINIDIR_IO_ENGINE=io_uring ./tests/$$t/run.sh; done
+	@$(RUN_TESTS) -o $(B)/test-results/integration $(RUN_ITESTS)
+
+# make test's tests: the unit tests and the integration runs in one pool (tests/run.sh).
+tests: $(BINS) $(UNIT_BIN) $(ITEST_BIN)
+	@$(RUN_TESTS) $(RUN_UNITS) $(RUN_ITESTS)
+
+# The last runs' times and counts of checks (build/, build-san/, build-tsan/
+# test-results/times.txt) into tests/times.txt and the table of tests/README.md.
+test-times:
+	@./tests/times.sh
 
 # make check T=NAME builds what one test needs and runs it, as make unit and make
 # integration would: a unit test (T=test_filter or T=filter: tests/*/test_NAME.c), an
@@ -245,23 +272,20 @@ check:
 	@printf '  %s\n' $(ITESTS)
 	@echo "the conformance suite against slapd: T=conformance"
 else ifeq ($(T),conformance)
-check: export ASAN_OPTIONS := detect_leaks=1:$(ASAN_OPTIONS)
-check: export UBSAN_OPTIONS := print_stacktrace=1:$(UBSAN_OPTIONS)
 check: $(BINS) $(ITEST_BIN)
-	@BUILD=$(B) ./tests/conformance/run.sh
+	@$(TEST_ENV) ./tests/conformance/run.sh
 else ifneq ($(and $(T_UNIT),$(T_ITEST)),)
 check:
 	@echo "make check: T=$(T) names $(T_UNIT) and tests/integration/$(T_ITEST).sh;" \
 	    "say T=test_$(T) or T=$(T)_test" >&2; exit 2
 else ifneq ($(T_UNIT),)
-check: export ASAN_OPTIONS := detect_leaks=1:$(ASAN_OPTIONS)
+# (the settings of make unit: tests/run.sh adds halt_on_error=1 for a unit test)
 check: $(T_UNIT)
-	CK_DEFAULT_TIMEOUT=30 ./$(T_UNIT)
+	$(TEST_ENV) TSAN_OPTIONS="halt_on_error=1:$(TSAN_SUPP):$(TSAN_OPTIONS)" \
+	    CK_DEFAULT_TIMEOUT=30 ./$(T_UNIT)
 else ifneq ($(T_ITEST),)
-check: export ASAN_OPTIONS := detect_leaks=1:$(ASAN_OPTIONS)
-check: export UBSAN_OPTIONS := print_stacktrace=1:$(UBSAN_OPTIONS)
 check: $(BINS) $(ITEST_BIN)
-	BUILD=$(B) ./tests/integration/$(T_ITEST).sh
+	$(TEST_ENV) ./tests/integration/$(T_ITEST).sh
 else
 check:
 	@echo "make check: no test named $(T) (make check lists them)" >&2; exit 2
@@ -269,8 +293,9 @@ endif
 
 # Every integration script and the conformance suite with the io_uring engine forced.
 test-io-uring: deps
-	@$(MAKE) --no-print-directory all
-	@MINIDIR_IO_ENGINE=io_uring $(MAKE) --no-print-directory integration
+	@$(MAKE) --no-print-directory $(BUILD_JOBS) all
+	@$(RUN_TESTS) -o $(B)/test-results/io_uring $(ITESTS:%=%@io_uring) \
+	    $(CONFORMANCE_RUNS:%=%@io_uring)
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: placed as a Debian package would place them
 # (docs/install.md). The server and the tools that write or read its database (slapd,

@@ -98,6 +98,7 @@ cleanup() {
 	[ -n "$xargs_pid" ] && kill "$xargs_pid" 2>/dev/null
 	stop "$slapd_pid"
 	stop "$minidir_pid"
+	release_ports
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -158,7 +159,8 @@ elif ! timeout 60 "$BUILD/minidir-import" -q -f "$work/minidir.conf" "$work/data
 fi
 
 # --- start the servers --------------------------------------------------------
-port_in_use() { timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null; }
+# free_port: slapd's port, reserved against the tests running beside this run.
+. scripts/free_port.sh
 # The server at $1 answers with our suffix (and not some other process's data).
 answers() {
 	timeout 5 ldapsearch -x -H "$1" -LLL -b "$SUFFIX" -s base 1.1 2>/dev/null | grep -qi "^dn: $SUFFIX\$"
@@ -167,8 +169,7 @@ answers() {
 start_slapd() {
 	local port
 	for _ in $(seq 1 10); do
-		port=$((20000 + RANDOM % 20000))
-		port_in_use "$port" && continue
+		port=$(free_port) || continue
 		"$SLAPD" -f "$work/slapd.conf" -h "$SCHEME://127.0.0.1:$port/" -d 0 > "$work/slapd.log" 2>&1 &
 		slapd_pid=$!
 		for _ in $(seq 1 100); do

@@ -190,21 +190,34 @@ def sample(src, dn):
 
 
 # Interleaved, so that a change of the machine's load falls on all three alike; none of the
-# others is refused, so bindsLimited grows by the refused ones only.
+# others is refused, so bindsLimited grows by the refused ones only. A busy machine (the
+# tests run several at a time) can still put a burst on one kind's samples: up to 5 tries
+# of 15 each, the first within the factor passes (a server that told the kinds apart
+# would fail all 5). Each wrong-password user and address fails at most 5 times, under
+# LIMIT.
+TIMING_TRIES = 5
 n = monitor()["bindsLimited"]
-refused, wrong, unknown = [], [], []
-for k in range(15):
-    refused.append(sample("127.0.0.2", ALICE))
-    wrong.append(sample("127.0.1.%d" % (k + 1), user("u%d" % k)))
-    unknown.append(sample("127.0.2.%d" % (k + 1), user("ghost-t%d" % k)))
-report(monitor()["bindsLimited"] == n + 15, "the 15 timed binds as alice were refused unchecked")
+for attempt in range(1, TIMING_TRIES + 1):
+    refused, wrong, unknown = [], [], []
+    for k in range(15):
+        refused.append(sample("127.0.0.2", ALICE))
+        wrong.append(sample("127.0.1.%d" % (k + 1), user("u%d" % k)))
+        unknown.append(sample("127.0.2.%d" % (k + 1), user("ghost-t%d" % k)))
+    if None in refused + wrong + unknown:
+        break
+    mr, mw, mu = (statistics.median(x) * 1000 for x in (refused, wrong, unknown))
+    if 0.5 < mr / mw < 2 and 0.5 < mu / mw < 2:
+        break
+    print("# failed-bind medians, try %d: refused %.2f ms, wrong password %.2f ms, unknown DN "
+          "%.2f ms" % (attempt, mr, mw, mu), file=sys.stderr)
+report(monitor()["bindsLimited"] == n + 15 * attempt,
+       "the %d timed binds as alice were refused unchecked" % (15 * attempt))
 if None in refused + wrong + unknown:
     report(False, "a timing sample did not answer 49")
 else:
-    mr, mw, mu = (statistics.median(x) * 1000 for x in (refused, wrong, unknown))
     report(0.5 < mr / mw < 2 and 0.5 < mu / mw < 2,
-           "failed-bind medians: refused by the limit %.2f ms, wrong password %.2f ms, "
-           "unknown DN %.2f ms" % (mr, mw, mu))
+           "failed-bind medians (try %d): refused by the limit %.2f ms, wrong password %.2f ms, "
+           "unknown DN %.2f ms" % (attempt, mr, mw, mu))
 
 # The window passes: the same binds work again.
 time.sleep(max(0.0, max(locked_at, ghosts_at) + WINDOW + 1.5 - time.monotonic()))

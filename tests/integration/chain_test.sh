@@ -23,22 +23,16 @@ PEOPLE=ou=people,$EX
 ALICE=uid=alice,$PEOPLE
 BOB=uid=bob,$PEOPLE
 
-# pick_port VAR: sets VAR to a port in 20000-29999 that nothing answers on and this run has
-# not picked before (kept in $picked: VAR is set in this shell, not in a subshell).
-picked=" "
+# pick_port VAR [N]: sets VAR to a free port (lib.sh's free_port, P .. P+N-1 reserved for
+# this run; VAR is set in this shell, not in a subshell).
 pport='' rport='' hport='' rrport='' # set by pick_port
 pick_port() {
 	local try
-	for try in $(seq 1 50); do
-		try=$((20000 + RANDOM % 10000))
-		[[ $picked == *" $try "* ]] && continue
-		if ! timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$try" 2> /dev/null; then
-			picked="$picked$try "
-			printf -v "$1" %s "$try"
-			return 0
-		fi
-	done
-	not_ok "no free port in 20000-29999"
+	if try=$(free_port "${2:-1}"); then
+		printf -v "$1" %s "$try"
+		return 0
+	fi
+	not_ok "no free port in 20000-32767"
 	return 1
 }
 
@@ -72,7 +66,7 @@ cat >> "$work/slapd.conf" << 'EOF'
 access to attrs=userPassword by self write by anonymous auth by * none
 access to * by * read
 EOF
-pick_port pport || finish
+pick_port pport 2 || finish
 provider_start "$pport" || finish
 PROV=ldap://127.0.0.1:$port
 

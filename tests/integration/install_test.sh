@@ -111,6 +111,9 @@ deb_version=$(dpkg-parsechangelog -l debian/changelog -S Version)
 
 # --- make install -------------------------------------------------------------
 dest=$work/dest
+# (into a copy of $BUILD: tests run beside this one use its programs)
+own_build=$(private_build) || { not_ok "cannot copy $BUILD"; exit 1; }
+make_args+=("B=$own_build")
 if out=$(make --no-print-directory "${make_args[@]}" install DESTDIR="$dest" PREFIX=/usr 2>&1); then
 	ok "make install DESTDIR=... PREFIX=/usr"
 else

@@ -20,6 +20,7 @@ stop_pids_and_work() {
 	for p in "${pids[@]}"; do
 		kill "$p" 2> /dev/null && wait "$p" 2> /dev/null
 	done
+	release_ports
 	[ -n "${KEEP:-}" ] || rm -rf "$work"
 }
 use_work_dir() {
@@ -67,6 +68,7 @@ cleanup_server_and_work() {
 		kill "$server_pid"
 		wait "$server_pid" 2> /dev/null
 	fi
+	release_ports
 	[ -n "${KEEP:-}" ] || rm -rf "$work"
 }
 
@@ -142,16 +144,14 @@ stop_checked() {
 	fi
 }
 
-# free_port: a port in 20000-29999 that nothing on 127.0.0.1 listens on now (for peers the
-# tests start: HAProxy, an HTTP endpoint); status 1 when 50 tries found none.
-free_port() {
-	local p
-	for _ in $(seq 1 50); do
-		p=$((20000 + RANDOM % 10000))
-		if ! ss -Hltn "sport = :$p" | grep -q .; then
-			echo "$p"
-			return 0
-		fi
-	done
-	return 1
+# private_build: copies $BUILD (objects, programs, their times) to $work/build and prints
+# it, for a script's `make B=... install`: make install PREFIX=/usr compiles the schema's
+# place into conf/config.o and links the programs again, which in $BUILD itself would
+# change them under the tests running beside this one.
+private_build() {
+	mkdir -p "$work/build" && cp -a "$BUILD/." "$work/build/" && echo "$work/build"
 }
+
+# free_port [N]: a port (P .. P+N-1) for a peer the test starts, reserved against the
+# tests running beside this one until this shell exits (shared with tests/conformance).
+. scripts/free_port.sh

@@ -36,8 +36,7 @@ access to * by dn.exact="cn=admin,dc=example,dc=com" read by * none
 EOF
 sport=
 for _ in $(seq 1 10); do
-	p=$((20000 + RANDOM % 10000))
-	timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$p" 2> /dev/null && continue
+	p=$(free_port) || break
 	"$SLAPD" -f "$work/slapd.conf" -h "ldap://127.0.0.1:$p/" -d 0 >> "$work/slapd.log" 2>&1 &
 	spid=$!
 	pids+=("$spid")

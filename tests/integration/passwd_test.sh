@@ -109,13 +109,7 @@ if ! timeout 60 "$SLAPADD" -q -f "$work/slapd.conf" -l "$work/data.ldif" > "$wor
 	not_ok "slapadd: $(cat "$work/slapadd.log")"
 	finish
 fi
-# a free port of 20000-29999 for slapd
-sport=
-for _ in $(seq 1 20); do
-	p=$((20000 + RANDOM % 10000))
-	timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$p" 2> /dev/null || { sport=$p; break; }
-done
-provider_start "$sport" || finish
+provider_start || finish
 sport=$port
 
 # bind PORT DN PASSWORD: the exit status of ldapsearch -x's bind and base search (the

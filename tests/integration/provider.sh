@@ -37,16 +37,19 @@ provider_add_generated() {
 	fi
 }
 
-# provider_start [PORT]: starts slapd on PORT (else a free port), waiting until it
-# answers; sets $port and $spid (added to $pids). With PROVIDER_LDAPS=1 it listens on
-# ldaps://127.0.0.1:PORT+1/ too (slapd.conf must name its certificate). Returns 1 (with
-# not_ok) when it does not.
+# provider_start [PORT]: starts slapd on PORT (else a free port, lib.sh's free_port),
+# waiting until it answers; sets $port and $spid (added to $pids). With PROVIDER_LDAPS=1 it
+# listens on ldaps://127.0.0.1:PORT+1/ too (slapd.conf must name its certificate). Returns
+# 1 (with not_ok) when it does not.
 provider_start() {
 	local want=${1:-} p urls
 	port=
 	for _ in $(seq 1 10); do
-		p=${want:-$((20000 + RANDOM % 20000))}
-		[ -z "$want" ] && timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$p" 2> /dev/null && continue
+		if [ -n "$want" ]; then
+			p=$want
+		elif ! p=$(free_port 2); then
+			break
+		fi
 		urls="ldap://127.0.0.1:$p/"
 		[ "${PROVIDER_LDAPS:-}" = 1 ] && urls="$urls ldaps://127.0.0.1:$((p + 1))/"
 		"$SLAPD" -f "$work/slapd.conf" -h "$urls" -d 0 >> "$work/slapd.log" 2>&1 &

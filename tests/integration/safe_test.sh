@@ -44,6 +44,9 @@ fi
 
 # --- the installed configuration ------------------------------------------------------
 dest=$work/dest
+# (into a copy of $BUILD: tests run beside this one use its programs)
+own_build=$(private_build) || { not_ok "cannot copy $BUILD"; exit 1; }
+make_args+=("B=$own_build")
 make --no-print-directory "${make_args[@]}" install DESTDIR="$dest" PREFIX=/usr > "$work/install.log" 2>&1 ||
 	{ not_ok "make install: $(tail -5 "$work/install.log")"; exit 1; }
 ok "make install DESTDIR=... PREFIX=/usr"

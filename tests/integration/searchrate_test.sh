@@ -194,7 +194,6 @@ if grep -qE '^[0-9.]+,[0-9.]+,1\.000,[0-9.]+,[0-9.]+,[0-9.]+$' "$work/csv.out"; 
 SLAPD=${SLAPD:-/usr/sbin/slapd}
 TLS_SUFFIX=dc=tls,dc=test
 TLS_ROOTDN=cn=admin,$TLS_SUFFIX
-port_in_use() { timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2> /dev/null; }
 # write_slapd_conf DIR: a minimal slapd.conf (back-mdb, rootdn, TLS) in DIR.
 write_slapd_conf() {
 	mkdir -p "$1/db"
@@ -224,9 +223,8 @@ EOF
 start_tls_slapd() {
 	local dir=$1
 	for _ in 1 2 3 4 5; do
-		LDAP_PORT=$((20000 + RANDOM % 20000))
+		LDAP_PORT=$(free_port 2) || continue
 		LDAPS_PORT=$((LDAP_PORT + 1))
-		if port_in_use "$LDAP_PORT" || port_in_use "$LDAPS_PORT"; then continue; fi
 		"$SLAPD" -f "$dir/slapd.conf" -h "ldap://127.0.0.1:$LDAP_PORT/ ldaps://127.0.0.1:$LDAPS_PORT/" \
 			-d 0 > "$dir/slapd.log" 2>&1 &
 		slapd_pid=$!
