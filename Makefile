@@ -210,7 +210,7 @@ unit: $(UNIT_BIN)
 # The integration scripts (tests/integration/NAME.sh) make test runs, in this order, and
 # those it runs again with the io_uring engine forced (tests/README.md says what each
 # covers; make check T=NAME runs one).
-ITESTS := core_test reload_test readahead_test leak_test policy_test fault_test tls_test access_test controls_test sync_test \
+ITESTS := core_test reload_test readahead_test leak_test policy_test fault_test conn_memory_test tls_test access_test controls_test sync_test \
           replica_test replica_refresh_test replica_apply_test replica_churn_test install_test engine_test \
           limits_test passwd_test safe_test schema_test bindlim_test chain_test http_test monitor_slapd_test proxy_test vlv_test \
           dyngroup_test dyngroup_replica_test memberof_nested_test inchain_test open_test memo_test
@@ -234,7 +234,7 @@ CONFORMANCE_RUNS := conformance conformance:tls conformance:dynlist conformance:
 # briefly, and pass under TSan).
 ifeq ($(TSAN),1)
 RUN_UNITS := test_import test_import_threads test_import_prefault test_key_memo test_record_memo
-RUN_ITESTS := core_test reload_test fault_test tls_test engine_test bindlim_test replica_test \
+RUN_ITESTS := core_test reload_test fault_test conn_memory_test tls_test engine_test bindlim_test replica_test \
               replica_refresh_test replica_apply_test replica_churn_test chain_test http_test \
               dyngroup_replica_test memberof_nested_test conformance:replica
 else
@@ -245,9 +245,11 @@ endif
 integration: $(BINS) $(ITEST_BIN)
 	@$(RUN_TESTS) -o $(B)/test-results/integration $(RUN_ITESTS)
 
-# make test's tests: the unit tests and the integration runs in one pool (tests/run.sh).
+# make test's tests: the unit tests and the integration runs in one pool (tests/run.sh),
+# their logs and times.txt in TEST_OUT (tests/repeat.sh gives each run its own).
+TEST_OUT ?= $(B)/test-results
 tests: $(BINS) $(UNIT_BIN) $(ITEST_BIN)
-	@$(RUN_TESTS) $(RUN_UNITS) $(RUN_ITESTS)
+	@$(RUN_TESTS) -o $(TEST_OUT) $(RUN_UNITS) $(RUN_ITESTS)
 
 # The last runs' times and counts of checks (build/, build-san/, build-tsan/
 # test-results/times.txt) into tests/times.txt and the table of tests/README.md.
