@@ -295,7 +295,8 @@ int server_init(struct server *srv)
 	}
 	if (ops_start(srv) < 0) /* the access rules, compiled against the schema */
 		return -1;
-	(void)op_rootpw_is_example(srv); /* a warning only: make run's example admin */
+	(void)op_rootpw_is_example(srv);      /* a warning only: make run's example admin */
+	(void)listeners_proxy_from_open(cfg); /* a warning only: proxy_from 0.0.0.0/0 */
 	if (open_database(srv) < 0)
 		return -1;
 	if (!cfg->syncrepl.set) /* a replica's file is written in place, by its consumer */

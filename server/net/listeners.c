@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "server/net/addr_served.h"
+#include "conf/key_line.h"
 #include "server/clock.h"
 #include "server/net/engine.h"
 #include "server/log.h"
@@ -256,4 +257,28 @@ void listeners_hold_tick(struct server *srv)
 	         srv->cfg.listen_after_refresh, st.state, st.last_error[0] ? ", last error: " : "",
 	         st.last_error);
 	listeners_open(srv, why); /* a failure is logged; the address stays closed */
+}
+
+bool listeners_proxy_from_open(const struct config *cfg)
+{
+	for (int i = 0; i < cfg->nproxy_from; i++) {
+		const struct ip_net *n = &cfg->proxy_from[i];
+		if (n->prefix != 0)
+			continue;
+		int line = config_key_line(cfg->path, "proxy_from");
+		char where[4200];
+		if (line > 0)
+			snprintf(where, sizeof(where), "%s:%d", cfg->path, line);
+		else
+			snprintf(where, sizeof(where), "%s", cfg->path);
+		log_warning(
+		    "%s: proxy_from %s trusts a PROXY header from every %s address: "
+		    "anyone who reaches a pldap:// or pldaps:// listener can claim to be any "
+		    "client, in the log and in access rules; name the load balancers' "
+		    "addresses instead",
+		    where, n->addr.family == 4 ? "0.0.0.0/0" : "::/0",
+		    n->addr.family == 4 ? "IPv4" : "IPv6");
+		return true;
+	}
+	return false;
 }

@@ -36,4 +36,10 @@ int listeners_open(struct server *srv, const char *why);
 /* Once a second: when the hold's bound has passed, logs why and listens anyway. */
 void listeners_hold_tick(struct server *srv);
 
+/* Warns (log_warning, with the config's FILE:LINE) when proxy_from holds every address of
+ * a family (0.0.0.0/0, ::/0): anyone who reaches a pldap:// or pldaps:// listener could
+ * then claim any client address, in the log and in access rules. Returns true if it
+ * warned. Called at start-up, so by minidir -t too. */
+bool listeners_proxy_from_open(const struct config *cfg);
+
 #endif

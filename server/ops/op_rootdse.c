@@ -59,8 +59,12 @@ int op_rootdse_build(struct server *srv)
 	/* Where slapd's tools look for its back-monitor tree (monitor_slapd.c). */
 	struct berval monitor = BV("cn=Monitor");
 	struct berval *oc_v[] = {&oc[0], &oc[1], NULL}, *nc_v[] = {&nc, NULL};
-	struct berval *ctl_v[] = {&ctl[0], &ctl[1], &ctl[2], &ctl[3], &ctl[4], NULL},
-	              *ext_v[] = {&ext[0], NULL, NULL, NULL};
+	/* Every control of ctl[]: a list written out by hand beside it once left VLV out. */
+	enum { NCTL = sizeof(ctl) / sizeof(ctl[0]) };
+	struct berval *ctl_v[NCTL + 1], *ext_v[] = {&ext[0], NULL, NULL, NULL};
+	for (size_t i = 0; i < NCTL; i++)
+		ctl_v[i] = &ctl[i];
+	ctl_v[NCTL] = NULL;
 	/* StartTLS with TLS configured; Password Modify forwarded with chain_passwd. */
 	int next = 1;
 	if (srv->tls)

@@ -37,6 +37,20 @@ access = to attrs=userPassword
 access = to * by * read
 CONF
 import_and_start "$work/minidir.conf" examples/example.ldif
+# The root DSE lists every control the server implements (server/ops/ops.h's OP_CONTROL_*,
+# read from the source now): clients (ldap3, Net::LDAP, ldapjs) ask it before they send one.
+listed=$(timeout 10 ldapsearch -x -LLL -o ldif-wrap=no -H "ldap://127.0.0.1:$port" -b "" -s base \
+	"(objectClass=*)" supportedControl 2>&1 | sed -n 's/^supportedControl: //p')
+implemented=$(sed -n 's/^#define \(OP_CONTROL_[A-Z_]*\) "\([0-9.]*\)".*/\1 \2/p' server/ops/ops.h)
+[ -n "$implemented" ] || not_ok "no OP_CONTROL_ definition found in server/ops/ops.h"
+while read -r name oid; do
+	[ -n "$oid" ] || continue
+	if grep -qx "$oid" <<< "$listed"; then
+		ok "root DSE: supportedControl lists $name ($oid)"
+	else
+		not_ok "root DSE: supportedControl lacks $name ($oid): $(tr '\n' ' ' <<< "$listed")"
+	fi
+done <<< "$implemented"
 relay_checks controls_client.py < <(timeout 120 "$PYTHON" tests/integration/controls_client.py "ldap://127.0.0.1:$port" 2>&1 ||
 	echo "exit status $?")
 stop_checked "$pid" "$work/minidir.log" && ok "server stopped cleanly" || not_ok "$stop_why"

@@ -68,6 +68,21 @@ if ! "$BUILD/minidir-import" -q -f "$work/minidir.conf" "$LDIF" > "$work/import.
 	not_ok "import: $(cat "$work/import.log")"
 	finish
 fi
+
+# proxy_from naming every address of a family lets anyone claim any client address: warned
+# about at its line by minidir -t (and at start-up, the same code); the addresses of the
+# balancers are not.
+for nets in "0.0.0.0/0" "127.0.0.1 ::/0" "10.1.2.0/24 ::1"; do
+	sed "s#^proxy_from = .*#proxy_from = $nets#" "$work/minidir.conf" > "$work/open.conf"
+	out=$("$BUILD/minidir" -t -f "$work/open.conf" 2>&1)
+	case $nets in
+	*/0) grep -q "open.conf:5: proxy_from ${nets##* } trusts a PROXY header from every IPv[46] address" <<< "$out" &&
+		ok "proxy_from = $nets: minidir -t warns at its line: $(grep -o 'open.conf:5:.*' <<< "$out" | cut -c1-80)" ||
+		not_ok "proxy_from = $nets: no warning at open.conf:5: $out" ;;
+	*) grep -q "warning" <<< "$out" && not_ok "proxy_from = $nets: warned: $out" ||
+		ok "proxy_from = $nets: no warning" ;;
+	esac
+done
 start_minidir "$work/minidir.conf" "$work/server.log"
 mpid=$pid
 lport=$port
