@@ -31,6 +31,7 @@ struct http_server {
 	int lfd, wakefd;
 	pthread_t thread;
 	struct http_counts counts; /* the thread's own */
+	const char *not_ready;     /* the code /readyz last answered, NULL: ready (logged) */
 	struct http_conn conns[HTTP_MAX_CONNS];
 };
 
@@ -117,11 +118,21 @@ static void serve(struct http_server *h, struct http_conn *c)
 	if (strcmp(target, "/healthz") == 0) {
 		text_answer(h, c->fd, 200, "OK", "ok\n", head, NULL);
 	} else if (strcmp(target, "/readyz") == 0) {
-		char why[400], body[420];
-		if (metrics_ready(h->srv, why, sizeof(why))) {
+		/* A code only: the reason in words may name the replication bind DN or an
+		 * entry, which cn=monitor and the log tell the operators. */
+		struct readiness ready;
+		char body[80];
+		bool is_ready = metrics_ready(h->srv, &ready);
+		/* The reason in words goes to the log, once a change (health checks ask often). */
+		if (!is_ready && h->not_ready != ready.code)
+			log_warning("/readyz: not ready (%s): %s", ready.code, ready.why);
+		else if (is_ready && h->not_ready)
+			log_info("/readyz: ready again");
+		h->not_ready = is_ready ? NULL : ready.code;
+		if (is_ready) {
 			text_answer(h, c->fd, 200, "OK", "ready\n", head, NULL);
 		} else {
-			snprintf(body, sizeof(body), "%s\n", why);
+			snprintf(body, sizeof(body), "not ready: %s\n", ready.code);
 			text_answer(h, c->fd, 503, "Service Unavailable", body, head, NULL);
 		}
 	} else if (strcmp(target, "/metrics") == 0) {

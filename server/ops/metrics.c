@@ -220,12 +220,15 @@ int64_t metrics_staleness_ms(const struct replica_status *st, int64_t now_ms)
 	return 0;
 }
 
-bool metrics_ready(struct server *srv, char *why, size_t cap)
+bool metrics_ready(struct server *srv, struct readiness *r)
 {
 	struct db_gen *g = db_gen_current(srv);
 	bool open = g != NULL;
 	db_gen_release(g);
+	char *why = r->why;
+	size_t cap = sizeof(r->why);
 	if (!open) {
+		r->code = "no-database";
 		snprintf(why, cap, "no database is open");
 		return false;
 	}
@@ -234,22 +237,27 @@ bool metrics_ready(struct server *srv, char *why, size_t cap)
 		return true;
 	int64_t now = (int64_t)(clock_ns() / 1000000);
 	int64_t stale = metrics_staleness_ms(&st, now), max = srv->cfg.ready_max_lag_ms;
-	if (strcmp(st.state, "stopped") == 0)
+	if (strcmp(st.state, "stopped") == 0) {
+		r->code = "replication-stopped";
 		snprintf(why, cap, "replication stopped: %s", st.last_error);
-	else if (st.refreshes == 0)
+	} else if (st.refreshes == 0) {
+		r->code = "replication-first-refresh";
 		snprintf(why, cap, "replication: the first refresh has not committed (%s)",
 		         st.state);
-	else if (stale > max && st.probe_sent_ms && strcmp(st.state, "persisting") == 0)
+	} else if (stale > max && st.probe_sent_ms && strcmp(st.state, "persisting") == 0) {
+		r->code = "replication-provider-silent";
 		snprintf(why, cap,
 		         "replication: the provider has not answered for %lld ms "
 		         "(ready_max_lag_ms %lld)",
 		         (long long)stale, (long long)max);
-	else if (stale > max)
+	} else if (stale > max) {
+		r->code = "replication-behind";
 		snprintf(why, cap, "replication %s for %lld ms (ready_max_lag_ms %lld)%s%s",
 		         st.state, (long long)stale, (long long)max, st.last_error[0] ? ": " : "",
 		         st.last_error);
-	else
+	} else {
 		return true;
+	}
 	return false;
 }
 
@@ -315,9 +323,9 @@ int metrics_text(struct server *srv, const struct http_counts *hc, struct buf *o
 	int64_t now = (int64_t)(clock_ns() / 1000000);
 	if (replica_status(srv, &st))
 		replication(&t, &st, now);
-	char why[256];
+	struct readiness ready;
 	one(&t, "minidir_ready", "gauge", "1 when /readyz answers 200.",
-	    metrics_ready(srv, why, sizeof(why)));
+	    metrics_ready(srv, &ready));
 	one(&t, "minidir_http_requests_total", "counter", "Requests the HTTP endpoint answered.",
 	    hc->requests);
 	one(&t, "minidir_http_busy_total", "counter", "HTTP connections refused: too many open.",

@@ -28,13 +28,22 @@ struct http_counts {
 /* Appends the whole /metrics text to out. 0, or -1 when out of memory. */
 int metrics_text(struct server *srv, const struct http_counts *hc, struct buf *out);
 
+/* Why a server is not ready: a fixed code, the whole of what /readyz tells whoever asks,
+ * and the reason in words for the operators (it may name the replication bind DN, an
+ * entry's DN or the provider, as the replica's last error does). */
+struct readiness {
+	const char *code; /* "no-database", "replication-stopped", "replication-first-refresh",
+	                     "replication-provider-silent", "replication-behind" */
+	char why[400];
+};
+
 /*
- * /readyz: true when srv can serve fresh data. False, with a one-line reason in why,
- * when no database is open, or on a replica when its first refresh has not committed,
- * its state is "stopped", or it is behind by more than ready_max_lag_ms as
- * metrics_staleness_ms measures it.
+ * /readyz: true when srv can serve fresh data. False, with r filled, when no database is
+ * open, or on a replica when its first refresh has not committed, its state is
+ * "stopped", or it is behind by more than ready_max_lag_ms as metrics_staleness_ms
+ * measures it.
  */
-bool metrics_ready(struct server *srv, char *why, size_t cap);
+bool metrics_ready(struct server *srv, struct readiness *r);
 
 struct replica_status;
 /*

@@ -259,7 +259,7 @@ wait_state UP 10 && [ "$(via_haproxy)" = 1 ] && ok "haproxy: r1 UP (httpchk GET 
 kill -USR1 "$relay" # the session stalls: nothing reaches the replica, nothing is refused
 r=$(wait_get /readyz 503 150)
 case $r in
-"503 replication: the provider has not answered for "*) ok "relay paused: /readyz $r" ;;
+"503 not ready: replication-provider-silent") ok "relay paused: /readyz $r" ;;
 *) not_ok "relay paused: /readyz '$r'" ;;
 esac
 r=$(get /healthz) && [ "$r" = "200 ok" ] && ok "a stale replica is alive: /healthz 200" || not_ok "/healthz while stale: '$r'"
@@ -283,5 +283,24 @@ for _ in $(seq 1 50); do
 	sleep 0.1
 done
 [ "$got" = "changed while stalled" ] && ok "the change made while stalled reached the replica" || not_ok "replica description '$got'"
+grep -q "/readyz: not ready (replication-provider-silent): replication: the provider has not answered for" "$rlog" &&
+	ok "the reason in words is logged: $(grep -o '/readyz: not ready.*' "$rlog" | head -1 | cut -c1-100)" ||
+	not_ok "no /readyz line in the replica's log: $(tail -3 "$rlog")"
+
+# The provider restarted with another rootpw: the replica's binds fail, and the reason names
+# the bind DN. /readyz tells whoever asks a code only; the log and cn=monitor say the rest.
+kill "$spid" && wait "$spid"
+sed -i "s/^rootpw .*/rootpw changed-$RANDOM/" "$work/slapd.conf"
+provider_start "$port" || finish
+r=$(wait_get /readyz 503 150)
+case $r in
+"503 not ready: replication-behind") ok "replica's binds refused: /readyz $r, no DN in it" ;;
+*) not_ok "replica's binds refused: /readyz '$r'" ;;
+esac
+grep -q "/readyz: not ready (replication-behind): replication retrying for [0-9]* ms .*bind as \"$ADMIN\"" "$rlog" &&
+	ok "the log names the bind that failed" || not_ok "no bind reason logged: $(grep readyz "$rlog" | tail -2)"
+st=$(timeout 10 ldapsearch -x -LLL -o ldif-wrap=no -H "ldap://127.0.0.1:$rport" -D "$ADMIN" -w secret -b cn=monitor \
+	"(objectClass=*)" 2>&1 | grep -ci "bind as")
+[ "${st:-0}" -ge 1 ] && ok "cn=monitor names the failed bind too" || not_ok "cn=monitor: no failed bind"
 stop_checked "$rpid" "$rlog" && ok "the replica stops on SIGTERM, exit 0" || not_ok "replica stop: $stop_why"
 finish
