@@ -117,6 +117,8 @@ struct db {
 	/* The key memo: its equality-index keys that hold one ID, as each is first looked up
 	 * (storage/key_memo.h). Zeroed (no slots) when off. */
 	struct key_memo index_memo;
+	/* Entries in the file: the count at open; a replica's consumer stores each commit's
+	 * (server/replica/txn.c), so readers on other threads load it atomically. */
 	size_t entries;
 	char created[32];   /* when the import ran, GeneralizedTime */
 	char creator[1024]; /* the DN the import ran as ("" if none) */
@@ -207,7 +209,7 @@ const struct db_index *db_index_find(const struct db *db, const char *name, size
 /* Looks up an entryUUID. Returns 0 (*id set), MDB_NOTFOUND or an LMDB error. */
 int db_uuid2id(const struct db *db, MDB_txn *txn, const unsigned char uuid[16], entry_id *id);
 
-/* The "entries" count of meta as txn sees it (db->entries is the count at open). */
+/* The "entries" count of meta as txn sees it (db->entries: at open, or a replica's last commit). */
 int db_entry_count(const struct db *db, MDB_txn *txn, size_t *count);
 
 /* Looks up a reversed DN key. Returns 0 (*id set), MDB_NOTFOUND or an LMDB error. */

@@ -313,7 +313,7 @@ int metrics_text(struct server *srv, const struct http_counts *hc, struct buf *o
 		    "The database generation served (1 at start-up, one more per reload).",
 		    g->number);
 		one(&t, "minidir_database_entries", "gauge", "Entries in the database served.",
-		    g->db.entries);
+		    __atomic_load_n(&g->db.entries, __ATOMIC_RELAXED));
 	}
 	db_gen_release(g);
 	one(&t, "minidir_database_reloads_total", "counter",

@@ -82,7 +82,7 @@ static int build_server_entry(struct server *srv, const struct db_gen *g,
 	mon_add_u64(&b, "opsOther", other);
 	mon_add_u64(&b, "entriesSent", s->total.entries_sent);
 	/* The database this worker serves now (a reload is taken between operations). */
-	mon_add(&b, "databaseEntries", "%zu", g->db.entries);
+	mon_add(&b, "databaseEntries", "%zu", __atomic_load_n(&g->db.entries, __ATOMIC_RELAXED));
 	mon_add(&b, "databaseCreated", "%s", g->db.created);
 	mon_add_u64(&b, "databaseGeneration", g->number);
 	mon_add_u64(&b, "databaseReloads", __atomic_load_n(&srv->reloads, __ATOMIC_RELAXED));

@@ -181,10 +181,15 @@ int replica_txn_commit(struct replica *r)
 {
 	if (!r->txn || r->uncovered || r->held.n)
 		return 0;
+	size_t entries = 0;
+	bool counted = db_entry_count(r->db, r->txn, &entries) == 0;
 	int rc = mdb_txn_commit(r->txn);
 	r->txn = NULL;
 	if (rc)
 		return rc;
+	/* The count cn=monitor and /metrics read (db.h: atomic once a replica changes it). */
+	if (counted)
+		__atomic_store_n(&r->db->entries, entries, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&r->lock);
 	if (r->pending_changes) {
 		r->st.changes += r->pending_changes;

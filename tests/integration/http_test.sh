@@ -204,6 +204,31 @@ replica_conf rep refreshAndPersist "metrics_listen = 127.0.0.1:$mport
 ready_max_lag_ms = 2000"
 replica_run rep
 r=$(wait_get /readyz "200 ready" 150) && ok "a replica through the relay: /readyz 200 once its first refresh committed" || not_ok "replica /readyz: '$r' $(tail -3 "$rlog")"
+# The gauges follow the replica's file as its consumer changes it (it started with none).
+count_entries() {
+	timeout 20 ldapsearch -x -LLL -H "$1" -D "$ADMIN" -w secret -b "$EX" 1.1 2> /dev/null | grep -c '^dn:'
+}
+want=$(count_entries "ldap://127.0.0.1:$port")
+got=$(metric minidir_database_entries)
+[ -n "$want" ] && [ "$want" -gt 0 ] && [ "$got" = "$want" ] &&
+	ok "a replica's minidir_database_entries after its first refresh: $got, as the provider's" ||
+	not_ok "a replica's minidir_database_entries: '$got', the provider holds $want"
+ldapadd -x -H "ldap://127.0.0.1:$port" -D "$ADMIN" -w secret > "$work/padd.log" 2>&1 << LDIF_EOF
+dn: cn=gauge,$EX
+objectClass: organizationalRole
+cn: gauge
+LDIF_EOF
+for _ in $(seq 1 100); do
+	[ "$(metric minidir_database_entries)" = $((want + 1)) ] && break
+	sleep 0.1
+done
+got=$(metric minidir_database_entries)
+rport=$(wait_port "$rlog")
+mon=$(timeout 10 ldapsearch -x -LLL -H "ldap://127.0.0.1:$rport" -D "$ADMIN" -w secret -b cn=monitor \
+	-s base databaseEntries 2> /dev/null | sed -n 's/^databaseEntries: //p')
+[ "$got" = $((want + 1)) ] && [ "$mon" = $((want + 1)) ] &&
+	ok "an add on the provider: minidir_database_entries and cn=monitor's databaseEntries $got" ||
+	not_ok "after an add: minidir_database_entries '$got', databaseEntries '$mon', want $((want + 1)) $(cat "$work/padd.log")"
 sleep 3 # longer than ready_max_lag_ms: a quiet provider keeps it ready
 r=$(get /readyz)
 probes=$(metric minidir_replication_probes_total)
@@ -214,7 +239,6 @@ out=$(promtool check metrics < "$work/rmetrics.txt" 2>&1) && grep -q '^minidir_r
 	ok "a replica's /metrics: promtool accepts it, state persisting" || not_ok "replica metrics: $out $(grep replication_state "$work/rmetrics.txt")"
 
 # HAProxy in front: the replica's LDAP port, checked with GET /readyz on its metrics port.
-rport=$(wait_port "$rlog")
 hport=$(free_port) && sport=$(free_port) || {
 	not_ok "no free port"
 	finish
