@@ -381,13 +381,15 @@ static void same_as_tlv_read(const unsigned char *in, size_t len)
 		for (;;) {
 			bool a = tlv_read(&p, in + len, &t1, &v1, &l1);
 			bool b = tlv_read_inline(&q, in + len, &t2, &v2, &l2);
-			ck_assert_int_eq(a, b);
-			ck_assert_ptr_eq(p, q);
+			/* Compared here, asserted only on a difference: each ck_assert records its
+			 * place with a write to check's pipe, and this runs millions of times. */
+			if (a != b || p != q || (a && (t1 != t2 || v1 != v2 || l1 != l2)))
+				ck_abort_msg(
+				    "tlv_read and tlv_read_inline differ at offset %zu of %zu "
+				    "bytes: %d/%d, tag %u/%u, length %zu/%zu",
+				    off, len, a, b, t1, t2, l1, l2);
 			if (!a)
 				break;
-			ck_assert_uint_eq(t1, t2);
-			ck_assert_ptr_eq(v1, v2);
-			ck_assert_uint_eq(l1, l2);
 		}
 	}
 }
@@ -395,14 +397,17 @@ static void same_as_tlv_read(const unsigned char *in, size_t len)
 START_TEST(read_inline_same_as_read)
 {
 	static const unsigned char tags[] = {0x04, 0x30, 0x64, 0x1f};
+	/* One 3-byte allocation, rewritten for each input: a read past its end is caught by
+	 * ASan all the same, without 262,144 allocations (over 30 s under ASan on a busy
+	 * machine, past check's timeout). */
+	unsigned char *in3 = malloc(3);
 	for (unsigned i = 0; i < sizeof(tags) << 16; i++) {
-		unsigned char *in = malloc(3);
-		in[0] = tags[i >> 16];
-		in[1] = (unsigned char)(i >> 8);
-		in[2] = (unsigned char)i;
-		same_as_tlv_read(in, 3);
-		free(in);
+		in3[0] = tags[i >> 16];
+		in3[1] = (unsigned char)(i >> 8);
+		in3[2] = (unsigned char)i;
+		same_as_tlv_read(in3, 3);
 	}
+	free(in3);
 	uint32_t x = 88172645u;
 	for (int round = 0; round < 3000; round++) {
 		size_t len = xorshift(&x) % 64;
