@@ -48,7 +48,7 @@ wait_state() { # STATE: polls cn=monitor up to 5 s for it; $state is the last se
 	done
 	return 1
 }
-pmod() { timeout 10 ldapmodify -x -H "$PROV" -D "$ADMIN" -w secret "$@" > "$work/pmod.log" 2>&1; }
+pmod() { timeout 10 ldapmodify -x -H "$PROV" -D "$ADMIN" -w secret > "$work/pmod.log" 2>&1; }
 
 # 0. A provider that does not answer: the replica serves an empty suffix (noSuchObject)
 # and says retrying.
