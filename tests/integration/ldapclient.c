@@ -766,7 +766,9 @@ static void cmd_dnload(const char *base, int count, int rdns)
 	Sockbuf *sb = ber_sockbuf_alloc();
 	ber_sockbuf_ctrl(sb, LBER_SB_OPT_SET_FD, &fd);
 	ber_sockbuf_add_io(sb, &ber_sockbuf_io_tcp, LBER_SBIOD_LEVEL_PROVIDER, NULL);
-	double start = now();
+	/* A stall bound, not a time limit on the whole run: 30,000 requests under ASan beside
+	 * other tests take minutes, and that is not a failure. */
+	double start = now(), last_answer = start;
 	int codes[3] = {-1, -1, -1};
 	for (int done = 0; done < count;) {
 		int window = count - done < 256 ? count - done : 256;
@@ -777,8 +779,8 @@ static void cmd_dnload(const char *base, int count, int rdns)
 		for (int got = 0; got < window;) {
 			ber_len_t len;
 			ber_int_t id, code;
-			if (now() - start > 120)
-				FAIL("dnload: no answer to request %d within 120 s", done + got);
+			if (now() - last_answer > 120)
+				FAIL("dnload: no answer for 120 s (request %d)", done + got);
 			if (next_message(sb, in) != LBER_SEQUENCE ||
 			    ber_get_int(in, &id) == LBER_DEFAULT)
 				FAIL("dnload: response to request %d did not arrive", done + got);
@@ -789,6 +791,7 @@ static void cmd_dnload(const char *base, int count, int rdns)
 					     done + got);
 				codes[id - 1] = code;
 				got++;
+				last_answer = now();
 			}
 			ber_free(in, 1);
 			in = ber_alloc_t(LBER_USE_DER);
