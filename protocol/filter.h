@@ -44,6 +44,10 @@
 #include "protocol/schema.h"
 
 #define FILTER_MAX_DEPTH 64
+/* Pieces (initial, any, final) one substrings assertion may have; more is a protocol error.
+ * Each piece is searched for in every value the item tests, so the bound keeps one item's
+ * cost per value small (max_filter_items bounds a search's pieces in all, filter_weight). */
+#define FILTER_MAX_PIECES 64
 
 enum filter_kind {
 	FILTER_AND,
@@ -94,6 +98,9 @@ struct filter {
 	struct filter_value initial, final; /* substrings (len 0 and val NULL if absent) */
 	struct filter_value *any;
 	size_t nany;
+	/* Substrings: the work units one value costs beyond the first (filter_ctx's work), one a
+	 * piece and one per 64 bytes of pieces, set by filter_decode; 0 for other kinds. */
+	uint32_t piece_units;
 	uint32_t id; /* filter_decode numbers a tree's nodes 0.. in preorder (struct filter_memo) */
 	/*
 	 * An in-chain extensible item (FILTER_IN_CHAIN_OID) on memberOf, member or uniqueMember
@@ -188,11 +195,12 @@ struct filter_ctx {
 	/*
 	 * The work of evaluating, or NULL (not counted, no limit): one unit per filter item (and,
 	 * or, not and leaf) tested and one per value or DN AVA an item compares (12 under a DN
-	 * rule, whose normalization costs that much more), so that a unit costs about the same
-	 * whatever the filter (a search slices and bounds its work by it).
-	 * The evaluation adds what it did to *work; once *work passes work_limit (0: none) every
-	 * item still to test is Undefined, so the evaluation ends within a value (12 units) of it
-	 * (the caller then sees *work > work_limit and the result means nothing).
+	 * rule, whose normalization costs that much more; a substrings item one more per piece and
+	 * per 64 bytes of its pieces: struct filter's piece_units), so that a unit costs about the
+	 * same whatever the filter (a search slices and bounds its work by it). The evaluation adds
+	 * what it did to *work; once *work passes work_limit (0: none) every item still to test is
+	 * Undefined, so the evaluation ends within a value (12 units) of it (the caller then sees
+	 * *work > work_limit and the result means nothing).
 	 */
 	uint64_t *work;
 	uint64_t work_limit;
@@ -231,9 +239,13 @@ struct filter *filter_decode_values(struct ber_in *in, struct arena *mem, struct
 bool filter_values_match(const struct filter *items, const unsigned char *t, size_t tlen,
                          const unsigned char *v, size_t vlen, struct buf *scratch);
 
-/* The items of f and the filters after it (f->next): every and, or, not and leaf node, as
- * the limit on a search filter's size counts them. Pure; 0 for NULL. */
+/* The items of f and the filters after it (f->next): every and, or, not and leaf node (the
+ * nodes a filter_memo has). Pure; 0 for NULL. */
 size_t filter_items(const struct filter *f);
+/* What max_filter_items counts of f and the filters after it: filter_items, with each piece of
+ * a substrings assertion beyond its first counted as an item more ("(cn=a*b*c)" is 3), since
+ * each piece is one more search through every value tested. Pure; 0 for NULL. */
+size_t filter_weight(const struct filter *f);
 
 /* True if f, an operand, or a filter after it (f->next) names one of the attributes
  * names[0..n) (NUL-terminated; the whole description, ASCII case ignored) to read its

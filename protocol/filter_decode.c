@@ -132,7 +132,8 @@ static int decode_ava(const struct decoder *d, struct ber_in *in, struct filter 
 
 /*
  * A SubstringFilter's content into f (kind FILTER_SUBSTR): the type, then one SEQUENCE of
- * at least one piece, an initial only first, a final only last. -1 if malformed.
+ * one to FILTER_MAX_PIECES pieces, an initial only first, a final only last, none empty
+ * (RFC 4515 cannot write an empty one; slapd refuses it too). -1 if malformed.
  */
 static int decode_substrings(const struct decoder *d, struct ber_in *in, struct filter *f)
 {
@@ -147,8 +148,9 @@ static int decode_substrings(const struct decoder *d, struct ber_in *in, struct 
 	for (struct ber_in c = seq, piece;
 	     ber_in_take(&c, (unsigned char)ber_in_peek(&c), &piece) == 0;)
 		n++;
-	if (n == 0 || !(f->any = arena_alloc(d->mem, n * sizeof(*f->any))))
+	if (n == 0 || n > FILTER_MAX_PIECES || !(f->any = arena_alloc(d->mem, n * sizeof(*f->any))))
 		return -1;
+	size_t bytes = 0;
 	for (size_t i = 0; !ber_in_end(&seq); i++) {
 		int t = ber_in_peek(&seq);
 		struct filter_value *dst;
@@ -161,10 +163,12 @@ static int decode_substrings(const struct decoder *d, struct ber_in *in, struct 
 			dst = &f->final;
 		else
 			return -1;
-		if (ber_in_string(&seq, (unsigned char)t, &piece) < 0 ||
+		if (ber_in_string(&seq, (unsigned char)t, &piece) < 0 || piece.bv_len == 0 ||
 		    take_value(d, f->rule, &piece, dst, &f->invalid) < 0)
 			return -1;
+		bytes += dst->len;
 	}
+	f->piece_units = (uint32_t)(n - 1 + bytes / 64);
 	return 0;
 }
 

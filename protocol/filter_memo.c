@@ -39,3 +39,14 @@ size_t filter_items(const struct filter *f)
 		n += 1 + (f->child ? filter_items(f->child) : 0);
 	return n;
 }
+
+size_t filter_weight(const struct filter *f)
+{
+	size_t n = 0;
+	for (; f; f = f->next) {
+		n += 1 + (f->child ? filter_weight(f->child) : 0);
+		if (f->kind == FILTER_SUBSTR)
+			n += (f->initial.val != NULL) + f->nany + (f->final.val != NULL) - 1;
+	}
+	return n;
+}

@@ -156,7 +156,7 @@ static bool search_refused(struct conn *c, const struct ldap_request *req)
 		return true;
 	}
 	size_t max_items = server_max_filter_items(c->w->srv), items;
-	if (c->auth != AUTH_ROOT && max_items && (items = filter_items(r->filter)) > max_items) {
+	if (c->auth != AUTH_ROOT && max_items && (items = filter_weight(r->filter)) > max_items) {
 		char why[160];
 		snprintf(why, sizeof(why),
 		         "the filter has %zu items, more than the %zu allowed "

@@ -382,6 +382,35 @@ START_TEST(decode_bad_substrings)
 	                            (ber_tag_t)0x83, "a"),
 	                 0);
 	ck_assert_ptr_null(finish(w));
+	/* an empty piece, which RFC 4515 cannot write (slapd: protocolError), in each place */
+	static const char *const empty_any[] = {"a", "", NULL}, *const one_any[] = {"a", NULL};
+	w = writer();
+	put_substr(w, "cn", NULL, empty_any, NULL);
+	ck_assert_ptr_null(finish(w));
+	w = writer();
+	put_substr(w, "cn", "", one_any, NULL);
+	ck_assert_ptr_null(finish(w));
+	w = writer();
+	put_substr(w, "cn", NULL, one_any, "");
+	ck_assert_ptr_null(finish(w));
+}
+END_TEST
+
+/* FILTER_MAX_PIECES pieces decode; one more is malformed. */
+START_TEST(decode_substrings_piece_limit)
+{
+	const char *any[FILTER_MAX_PIECES + 1];
+	for (size_t i = 0; i < FILTER_MAX_PIECES; i++)
+		any[i] = "z";
+	any[FILTER_MAX_PIECES] = NULL;
+	BerElement *w = writer();
+	put_substr(w, "cn", NULL, any, NULL);
+	struct filter *f = finish(w);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(f->nany, FILTER_MAX_PIECES);
+	w = writer();
+	put_substr(w, "cn", "a", any, NULL);
+	ck_assert_ptr_null(finish(w));
 }
 END_TEST
 
@@ -907,6 +936,7 @@ static Suite *filter_suite(void)
 	tcase_add_test(tc, decode_truncated_and_or);
 	tcase_add_test(tc, decode_unknown_tag);
 	tcase_add_test(tc, decode_bad_substrings);
+	tcase_add_test(tc, decode_substrings_piece_limit);
 	tcase_add_test(tc, decode_extensible);
 	suite_add_tcase(s, tc);
 

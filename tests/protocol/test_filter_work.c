@@ -94,6 +94,38 @@ START_TEST(items_counts_every_node)
 }
 END_TEST
 
+/* max_filter_items counts each substrings piece beyond an item's first as an item more. */
+START_TEST(weight_counts_substring_pieces)
+{
+	ck_assert_uint_eq(filter_weight(parse("(uid=alice)")), 1);
+	ck_assert_uint_eq(filter_weight(parse("(cn=*a*)")), 1);
+	ck_assert_uint_eq(filter_weight(parse("(cn=a*b*c)")), 3);
+	ck_assert_uint_eq(filter_weight(parse("(&(cn=a*b*c*d*)(!(sn=x*y)))")), 1 + 4 + 1 + 2);
+	ck_assert_uint_eq(filter_items(parse("(&(cn=a*b*c*d*)(!(sn=x*y)))")), 4);
+	ck_assert_uint_eq(filter_weight(NULL), 0);
+}
+END_TEST
+
+/* A substrings item costs a unit more per value for each piece beyond its first and for
+ * each 64 bytes of its pieces: the value is searched once a piece. */
+START_TEST(work_counts_substring_pieces)
+{
+	uint64_t work = 0;
+	ck_assert_int_eq(eval_work(parse("(uid=al*)"), &work, 0), FILTER_TRUE);
+	ck_assert_uint_eq(work, 1 + 1);
+	/* cn has 2 values; 4 pieces: 1 + 3 more a value */
+	work = 0;
+	ck_assert_int_eq(eval_work(parse("(cn=*q*r*s*t*)"), &work, 0), FILTER_FALSE);
+	ck_assert_uint_eq(work, 1 + 2 * (1 + 3));
+	/* one piece of 130 bytes: 2 units more a value */
+	char text[160];
+	snprintf(text, sizeof(text), "(cn=*%0130d*)", 7);
+	work = 0;
+	ck_assert_int_eq(eval_work(parse(text), &work, 0), FILTER_FALSE);
+	ck_assert_uint_eq(work, 1 + 2 * (1 + 2));
+}
+END_TEST
+
 /* One unit per item tested and per value or DN AVA compared: an equality item on a
  * one-valued attribute is 2, an OR of them one more; counting adds to what *work held. */
 START_TEST(work_counts_items_and_values)
@@ -306,6 +338,8 @@ static Suite *filter_work_suite(void)
 	TCase *tc = tcase_create("work");
 	tcase_add_checked_fixture(tc, build_entry, free_entry);
 	tcase_add_test(tc, items_counts_every_node);
+	tcase_add_test(tc, weight_counts_substring_pieces);
+	tcase_add_test(tc, work_counts_substring_pieces);
 	tcase_add_test(tc, work_counts_items_and_values);
 	tcase_add_test(tc, work_limit_stops_evaluation);
 	tcase_add_test(tc, dn_items_share_one_parse);
