@@ -32,6 +32,13 @@ struct http_server {
 	pthread_t thread;
 	struct http_counts counts; /* the thread's own */
 	const char *not_ready;     /* the code /readyz last answered, NULL: ready (logged) */
+	/* Out of descriptors (EMFILE, ENFILE), a pending connection would make the listener
+	 * readable for ever: spare (a descriptor kept for it, -1 once lost to another thread)
+	 * is closed to accept it and answer 503; without one the listener rests until
+	 * rest_until_ms. at_limit: the condition was logged, once until an accept succeeds. */
+	int spare;
+	int64_t rest_until_ms;
+	bool at_limit;
 	struct http_conn conns[HTTP_MAX_CONNS];
 };
 
@@ -181,11 +188,41 @@ static void conn_read(struct http_server *h, struct http_conn *c)
 	}
 }
 
+/* accept failed with err (EMFILE or ENFILE): the pending connection is answered 503 with
+ * the spare descriptor, or, the spare lost, the listener rests HTTP_FD_REST_MS. */
+static void at_fd_limit(struct http_server *h, int err)
+{
+	if (!h->at_limit)
+		log_error("metrics_listen: accept: %s; answering 503 until a descriptor is free",
+		          strerror(err));
+	h->at_limit = true;
+	int fd = -1;
+	if (h->spare >= 0) {
+		close(h->spare);
+		fd = accept4(h->lfd, NULL, NULL, SOCK_CLOEXEC);
+	}
+	if (fd >= 0) {
+		h->counts.busy++;
+		text_answer(h, fd, 503, "Service Unavailable", "out of file descriptors\n", false,
+		            NULL);
+		close(fd);
+	}
+	h->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (h->spare < 0 || fd < 0)
+		h->rest_until_ms = now_ms() + HTTP_FD_REST_MS;
+}
+
 static void accept_one(struct http_server *h)
 {
 	int fd = accept4(h->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE))
+		at_fd_limit(h, errno);
 	if (fd < 0)
 		return;
+	if (h->at_limit && h->spare >= 0) {
+		h->at_limit = false;
+		log_info("metrics_listen: accepting again");
+	}
 	for (int i = 0; i < HTTP_MAX_CONNS; i++)
 		if (h->conns[i].fd < 0) {
 			h->conns[i].fd = fd;
@@ -205,8 +242,12 @@ static void *http_main(void *arg)
 	for (;;) {
 		int n = 0, idx[HTTP_MAX_CONNS];
 		p[n++] = (struct pollfd){.fd = h->wakefd, .events = POLLIN};
-		p[n++] = (struct pollfd){.fd = h->lfd, .events = POLLIN};
 		int64_t now = now_ms(), wait = -1;
+		/* A resting listener is left out (poll skips a negative fd) until its time. */
+		bool rest = h->rest_until_ms > now;
+		p[n++] = (struct pollfd){.fd = rest ? -1 : h->lfd, .events = POLLIN};
+		if (rest)
+			wait = h->rest_until_ms - now;
 		for (int i = 0; i < HTTP_MAX_CONNS; i++) {
 			struct http_conn *c = &h->conns[i];
 			if (c->fd < 0)
@@ -233,7 +274,7 @@ static void *http_main(void *arg)
 		for (int j = 2; j < n; j++)
 			if (p[j].revents)
 				conn_read(h, &h->conns[idx[j - 2]]);
-		if (p[1].revents)
+		if (p[1].revents & POLLIN)
 			accept_one(h);
 	}
 	return NULL;
@@ -252,6 +293,7 @@ int http_start(struct server *srv)
 	h->srv = srv;
 	for (int i = 0; i < HTTP_MAX_CONNS; i++)
 		h->conns[i].fd = -1;
+	h->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	int one = 1;
 	h->wakefd = eventfd(0, EFD_CLOEXEC);
 	h->lfd = socket(a->sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -273,6 +315,8 @@ int http_start(struct server *srv)
 			close(h->lfd);
 		if (h->wakefd >= 0)
 			close(h->wakefd);
+		if (h->spare >= 0)
+			close(h->spare);
 		free(h);
 		return -1;
 	}
@@ -295,6 +339,8 @@ void http_stop(struct server *srv)
 			close(h->conns[i].fd);
 	close(h->lfd);
 	close(h->wakefd);
+	if (h->spare >= 0)
+		close(h->spare);
 	free(h);
 	srv->http = NULL;
 }

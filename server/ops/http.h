@@ -7,7 +7,8 @@
  * answered 503 and closed), HTTP_MAX_REQUEST bytes of request line and headers (431
  * past that), HTTP_READ_TIMEOUT_MS for the whole request (408), HTTP_WRITE_TIMEOUT_MS
  * for the answer; GET and HEAD only (405), no body read, Connection: close after each
- * answer.
+ * answer. Out of file descriptors a connection is answered 503 with a spare one (logged
+ * once), or the listener rests HTTP_FD_REST_MS: the thread never spins on it.
  */
 #ifndef MINIDIR_SERVER_OPS_HTTP_H
 #define MINIDIR_SERVER_OPS_HTTP_H
@@ -16,6 +17,8 @@
 #define HTTP_MAX_REQUEST 8192
 #define HTTP_READ_TIMEOUT_MS 5000
 #define HTTP_WRITE_TIMEOUT_MS 5000
+/* Out of descriptors with no spare to answer 503 with, the listener rests this long. */
+#define HTTP_FD_REST_MS 250
 
 struct server;
 

@@ -328,8 +328,8 @@ int metrics_text(struct server *srv, const struct http_counts *hc, struct buf *o
 	    metrics_ready(srv, &ready));
 	one(&t, "minidir_http_requests_total", "counter", "Requests the HTTP endpoint answered.",
 	    hc->requests);
-	one(&t, "minidir_http_busy_total", "counter", "HTTP connections refused: too many open.",
-	    hc->busy);
+	one(&t, "minidir_http_busy_total", "counter",
+	    "HTTP connections refused with 503: too many open, or out of descriptors.", hc->busy);
 	one(&t, "minidir_http_timeouts_total", "counter",
 	    "HTTP connections closed: the request did not arrive in time.", hc->timeouts);
 	one(&t, "minidir_http_too_large_total", "counter",

@@ -20,7 +20,7 @@ struct server;
 /* The endpoint's own counters (http.c), shown in /metrics. */
 struct http_counts {
 	uint64_t requests;  /* answered, whatever the status */
-	uint64_t busy;      /* connections refused: http.h's HTTP_MAX_CONNS were open */
+	uint64_t busy;      /* answered 503: HTTP_MAX_CONNS open, or out of descriptors */
 	uint64_t timeouts;  /* closed: a request not whole within HTTP_READ_TIMEOUT_MS */
 	uint64_t too_large; /* answered 431: request line and headers over HTTP_MAX_REQUEST */
 };

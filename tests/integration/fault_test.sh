@@ -103,7 +103,10 @@ fi
 # The limit reached and held by idle connections: a multishot accept re-armed at EMFILE
 # fails at once (the kernel takes the descriptor before it looks for a connection), so
 # the listener must rest, as on epoll, until a connection is pending again.
-write_conf fdu "io_engine = io_uring"
+# The HTTP endpoint shares the limit: a health check at it is answered 503 at once
+# (before: the endpoint's thread spun on the pending connection, unanswered, unlogged).
+mport=$(free_port) || not_ok "no free port for metrics_listen"
+write_conf fdu "io_engine = io_uring" "metrics_listen = 127.0.0.1:$mport"
 "$BUILD/minidir-import" -f "$work/fdu.conf" "$LDIF" > /dev/null || not_ok "import for fd test on io_uring"
 if MINIDIR_IO_ENGINE=io_uring start fdu 64; then # (the variable wins over the config: make test-io-uring sets it)
 	coproc HOLD { "$BUILD/tests/integration/faultclient" hold 127.0.0.1 "$port" 64; }
@@ -120,6 +123,17 @@ if MINIDIR_IO_ENGINE=io_uring start fdu 64; then # (the variable wins over the c
 		not_ok "fd limit on io_uring: the server runs $(sed -n 's/.*info: io_engine //p' "$work/fdu.log")"
 	fi
 	idle_for_2s "$pid" "fd limit on io_uring: idle at the limit"
+	curl -s -o /dev/null -w '%{http_code}' --max-time 4 "http://127.0.0.1:$mport/healthz" \
+		> "$work/fdu.http" 2>&1 &
+	curl_pid=$!
+	idle_for_2s "$pid" "fd limit: the HTTP endpoint idle while a health check comes"
+	wait "$curl_pid"
+	code=$(cat "$work/fdu.http")
+	[ "$code" = 503 ] && ok "fd limit: a health check is answered 503" ||
+		not_ok "fd limit: a health check got '$code', expected 503"
+	lines=$(grep -c 'metrics_listen: accept: Too many open files' "$work/fdu.log")
+	[ "$lines" = 1 ] && ok "fd limit: the HTTP endpoint logs it once" ||
+		not_ok "fd limit: $lines log lines \"metrics_listen: accept: Too many open files\""
 	# The limit holds and new connections come: each is closed, and the loop rests again.
 	out=$(timeout 60 "$BUILD/tests/integration/faultclient" hold 127.0.0.1 "$port" 5 < /dev/null)
 	case $out in
@@ -142,6 +156,9 @@ if MINIDIR_IO_ENGINE=io_uring start fdu 64; then # (the variable wins over the c
 	else
 		not_ok "fd limit on io_uring: answered $n of 8 connections once descriptors are free"
 	fi
+	code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "http://127.0.0.1:$mport/healthz" 2>&1)
+	[ "$code" = 200 ] && ok "fd limit: a health check answered 200 once descriptors are free" ||
+		not_ok "fd limit: a health check got '$code' once descriptors are free"
 	lines=$(grep -c 'accept:' "$work/fdu.log")
 	if [ "$lines" -le 40 ]; then
 		ok "fd limit on io_uring: $lines log lines about accept"
