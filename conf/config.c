@@ -8,9 +8,11 @@
 #include <stdarg.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "conf/key_line.h"
 #include "conf/keyval.h"
+#include "conf/tree_schema.h"
 #include "protocol/buf.h"
 #include "protocol/dn.h"
 #include "protocol/schema.h"
@@ -673,6 +675,12 @@ static int load(struct config *cfg, const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", path, why);
 		return -1;
 	}
+	/* Run from a source tree that was built, not installed: its own schema/. */
+	struct stat dir;
+	if (strcmp(cfg->schema_dir, SCHEMA_DEFAULT_DIR) == 0 &&
+	    stat(SCHEMA_DEFAULT_DIR, &dir) != 0 &&
+	    tree_schema_dir(cfg->schema_dir, sizeof(cfg->schema_dir)))
+		cfg->schema_dir_from_tree = true;
 	if (cfg->listen_after_refresh && !cfg->syncrepl.set) {
 		snprintf(err, errlen, "%s: listen_after_refresh is set but syncrepl is not", path);
 		return -1;

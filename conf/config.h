@@ -80,6 +80,9 @@ struct config {
 	int write_timeout; /* seconds a client may leave output unread; 0: forever */
 	int idle_timeout;  /* seconds a connection may sit without a request; 0: forever */
 	char schema_dir[1024];
+	/* schema_dir was not set and SCHEMA_DEFAULT_DIR does not exist: schema_dir is the
+	 * source tree's schema/ beside the running program (conf/tree_schema.h) */
+	bool schema_dir_from_tree;
 	char schema[256];      /* space-separated schema names, read as schema_dir/NAME.schema */
 	int sizelimit;         /* entries per search at most; 0: unlimited */
 	int timelimit;         /* seconds per search at most; 0: unlimited */

@@ -293,6 +293,8 @@ int server_init(struct server *srv)
 		log_error("schema: %s (set schema_dir and schema in %s)", err, cfg->path);
 		return -1;
 	}
+	if (cfg->schema_dir_from_tree)
+		log_info("schema_dir: the source tree's %s (none installed)", cfg->schema_dir);
 	if (ops_start(srv) < 0) /* the access rules, compiled against the schema */
 		return -1;
 	(void)op_rootpw_is_example(srv);      /* a warning only: make run's example admin */

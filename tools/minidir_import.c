@@ -124,6 +124,10 @@ int main(int argc, char **argv)
 		config_free(&cfg);
 		return 1;
 	}
+	if (cfg.schema_dir_from_tree && !quiet)
+		fprintf(stderr,
+		        "minidir-import: schema_dir: the source tree's %s (none installed)\n",
+		        cfg.schema_dir);
 	struct import_opts opts = {.suffix = cfg.suffix,
 	                           .index = cfg.index,
 	                           .nindex = cfg.nindex,

@@ -156,6 +156,38 @@ for v in "$(ssha not-the-example)" secretx; do
 	esac
 done
 
+# --- the README's minimal configuration, from a copy of the source tree --------------------
+# Its five lines and commands, as a new user types them in a tree that was built, not
+# installed (before: "schema: /usr/local/share/minidir/schema/core.schema: No such file or
+# directory"); then examples/replica.conf's start (-t) the same way. The tree's tracked
+# files are copied, its build linked: the programs find schema/ beside their directory.
+tree=$work/tree
+mkdir "$tree"
+git ls-files -z | tar --null -T - -cf - | tar -xf - -C "$tree"
+ln -s "$PWD/$BUILD" "$tree/build"
+awk '/^## A minimal configuration/ { on = 1 } on && /^    [a-z]+ *= / { sub(/^    /, ""); print }
+	on && /^## / && !/minimal/ { exit }' README.md > "$tree/my.conf"
+sed -i "s|^listen .*|listen = 127.0.0.1:0|" "$tree/my.conf"
+cp examples/example.ldif "$tree/data.ldif"
+readme_cmds=$(awk '/^## A minimal configuration/ { on = 1 } on && /^    (mkdir|build\/minidir-import|build\/minidir-export)/ {
+	sub(/^    /, ""); sub(/ *#.*/, ""); print } on && /^## / && !/minimal/ { exit }' README.md)
+[ "$(grep -c . "$tree/my.conf")" = 5 ] && [ "$(grep -c . <<< "$readme_cmds")" = 3 ] &&
+	ok "README: 5 configuration lines and 3 commands read" ||
+	not_ok "README: read $(grep -c . "$tree/my.conf") lines, commands: $readme_cmds"
+grep -q "rootpw" "$tree/my.conf" || not_ok "README: no rootpw line in its configuration"
+out=$(cd "$tree" && PATH=/usr/bin:/bin bash -ec "$readme_cmds" 2>&1 > "$tree/out.ldif") &&
+	grep -q "^dn: uid=alice," "$tree/out.ldif" &&
+	ok "README: import and export from a copy of the tree ($(grep -c '^dn: ' "$tree/out.ldif") entries)" ||
+	not_ok "README: the commands from a copy of the tree: $out"
+grep -q "schema_dir: the source tree's" <<< "$out" && ok "README: the import says it read the tree's schema" ||
+	not_ok "README: no \"schema_dir: the source tree's\" in: $out"
+out=$(cd "$tree" && build/minidir -t -f my.conf 2>&1) && grep -q "configuration and database OK" <<< "$out" &&
+	ok "README: minidir -t from a copy of the tree" || not_ok "README: minidir -t: $out"
+mkdir "$tree/var/r"
+sed "s|^database = .*|database = var/r/replica.mdb|" examples/replica.conf > "$tree/replica.conf"
+out=$(cd "$tree" && build/minidir -t -f replica.conf 2>&1) && grep -q "configuration and database OK" <<< "$out" &&
+	ok "examples/replica.conf: minidir -t from a copy of the tree" || not_ok "examples/replica.conf: minidir -t: $out"
+
 # --- minidir --can-serve (the unit's ExecCondition=) ----------------------------------------
 unit=$dest/lib/systemd/system/minidir.service
 grep -qx "ExecCondition=/usr/sbin/minidir --can-serve -f /etc/minidir/minidir.conf" "$unit" &&
