@@ -15,7 +15,7 @@ struct slot {
 struct bind_limit {
 	pthread_mutex_t lock;
 	unsigned limit, window;
-	uint64_t evicted;
+	uint64_t evicted, untracked;
 	struct slot slots[BIND_LIMIT_SETS * BIND_LIMIT_WAYS];
 };
 
@@ -67,27 +67,60 @@ static bool at_limit(const struct bind_limit *bl, uint64_t key, const struct slo
 	return key && s && !expired(bl, s, now) && s->count >= bl->limit;
 }
 
-/* key's slot, taking one of its set for it when it has none (bind_limit.h's order). */
+/*
+ * What a live slot is worth keeping, the lowest given up first (bind_limit.h's order): an
+ * address under the limit, an address at it, a DN under it; a DN at the limit in its
+ * window is never given up (BIND_LIMIT_KEEP), so that nothing a client sends unlocks it.
+ */
+enum {
+	BIND_LIMIT_FREE,
+	BIND_LIMIT_ADDR_UNDER,
+	BIND_LIMIT_ADDR_AT,
+	BIND_LIMIT_DN_UNDER,
+	BIND_LIMIT_KEEP
+};
+
+static int worth(const struct bind_limit *bl, const struct slot *c, uint32_t now)
+{
+	if (expired(bl, c, now))
+		return BIND_LIMIT_FREE;
+	bool at = c->count >= bl->limit;
+	if (c->key & LIMIT_KEY_ADDR)
+		return at ? BIND_LIMIT_ADDR_AT : BIND_LIMIT_ADDR_UNDER;
+	return at ? BIND_LIMIT_KEEP : BIND_LIMIT_DN_UNDER;
+}
+
+/* True if slot c is to be given up before best, both worth rank: under the limit the one
+ * with fewer failures, at it the one whose window ends first. */
+static bool before(const struct slot *c, const struct slot *best, int rank)
+{
+	if (rank == BIND_LIMIT_ADDR_AT)
+		return (int32_t)(c->start - best->start) < 0;
+	return c->count < best->count;
+}
+
+/* key's slot, taking one of its set for it when it has none; NULL when every slot of the
+ * set is a DN at the limit (the key is not counted: untracked). */
 static struct slot *find_or_take(struct bind_limit *bl, uint64_t key, uint32_t now)
 {
 	struct slot *s = find(bl, key);
 	if (s)
 		return s;
 	struct slot *set = set_of(bl, key), *best = NULL;
-	int best_rank = 0;
+	int best_rank = BIND_LIMIT_KEEP;
 	for (int i = 0; i < BIND_LIMIT_WAYS; i++) {
 		struct slot *c = &set[i];
-		/* rank: 0 free or expired, 1 under the limit (fewest failures first), 2 at it
-		 * (the window ending first) */
-		int rank = expired(bl, c, now) ? 0 : c->count < bl->limit ? 1 : 2;
-		if (!best || rank < best_rank ||
-		    (rank == best_rank && rank == 1 && c->count < best->count) ||
-		    (rank == best_rank && rank == 2 && (int32_t)(c->start - best->start) < 0)) {
+		int rank = worth(bl, c, now);
+		if (rank < best_rank || (rank == best_rank && best && before(c, best, rank))) {
 			best = c;
 			best_rank = rank;
 		}
 	}
-	if (best_rank > 0)
+	if (!best) {
+		bl->untracked++;
+		return NULL;
+	}
+	if (best_rank > BIND_LIMIT_FREE)
 		bl->evicted++;
 	*best = (struct slot){.key = key};
 	return best;
@@ -96,6 +129,8 @@ static struct slot *find_or_take(struct bind_limit *bl, uint64_t key, uint32_t n
 static void count_one(struct bind_limit *bl, uint64_t key, uint32_t now)
 {
 	struct slot *s = find_or_take(bl, key, now);
+	if (!s)
+		return;
 	if (expired(bl, s, now)) {
 		s->count = 0;
 		s->start = now;
@@ -144,5 +179,6 @@ void bind_limit_counts(struct bind_limit *bl, time_t now_s, struct bind_limit_co
 			++*(s->key & LIMIT_KEY_ADDR ? &out->addrs_over : &out->dns_over);
 	}
 	out->evicted = bl->evicted;
+	out->untracked = bl->untracked;
 	pthread_mutex_unlock(&bl->lock);
 }

@@ -13,10 +13,14 @@
  *
  * The table is fixed in size (BIND_LIMIT_SETS sets of BIND_LIMIT_WAYS keys, made at
  * start-up, 16 bytes a key: 512 KiB): a key goes into the set its low bits name, and a new key in a
- * full set takes the place of one whose window ended, else the one with the fewest
- * failures under the limit, else (every key of the set at the limit) the one whose window
- * ends first. Spraying DNs or addresses thus replaces keys below the limit first, and frees
- * a key at the limit early only once its whole set is at the limit. One mutex for all
+ * full set takes the place of one whose window ended, else of an address (under the limit
+ * the one with the fewest failures, else the one at it whose window ends first), else of
+ * the DN with the fewest failures under the limit. A DN at the limit is never given up
+ * while its window runs, so nothing a client sends (addresses from a whole IPv6 range, or
+ * DNs over ldapi://) unlocks it early; when every key of a set is such a DN, a new key of
+ * that set is not counted (untracked, shown by cn=limits) and its binds are checked
+ * unlimited until one of them ends: filling a set takes N failures for each of its 8 DNs
+ * within one window, at a place the seeded keys do not let a client choose. One mutex for all
  * workers (a connection goes to a worker by the kernel's hash, so a table per worker would
  * let a client spread its guesses over them), taken only by simple binds with a password.
  * Any thread.
@@ -55,6 +59,7 @@ struct bind_limit_counts {
 	uint64_t addrs_over; /* addresses at the limit in their window now */
 	uint64_t tracked;    /* keys with failures in their window */
 	uint64_t evicted;    /* keys replaced by another before their window ended, all time */
+	uint64_t untracked;  /* keys not counted: their set was all DNs at the limit, all time */
 };
 
 /* What the table holds at now (cn=limits,cn=monitor): a walk of the whole table under

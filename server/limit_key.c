@@ -32,8 +32,12 @@ static uint64_t hash(unsigned char kind, const unsigned char *p, size_t len)
 	h *= 0x94d049bb133111ebULL;
 	h ^= h >> 31;
 	/* The top bit tells an address's key from a DN's (bind_limit_counts counts them
-	 * apart); a DN's is never 0, "none" to the tables. */
-	return kind == 'd' ? (h & ~LIMIT_KEY_ADDR) | 1 : h | LIMIT_KEY_ADDR;
+	 * apart); a DN's is never 0, "none" to the tables (made 1 then: forcing a low bit on
+	 * every DN's key would put DNs in half the table's sets, the low bits naming them). */
+	if (kind != 'd')
+		return h | LIMIT_KEY_ADDR;
+	h &= ~LIMIT_KEY_ADDR;
+	return h ? h : 1;
 }
 
 uint64_t limit_key_dn(const void *ndn, size_t len)

@@ -204,6 +204,7 @@ static int build_limits_entry(struct server *srv, const struct mon_snapshot *s,
 	mon_add_u64(&b, "bindFailAddressesOverLimit", bc.addrs_over);
 	mon_add_u64(&b, "bindFailTracked", bc.tracked);
 	mon_add_u64(&b, "bindFailEvicted", bc.evicted);
+	mon_add_u64(&b, "bindFailUntracked", bc.untracked);
 	mon_add(&b, "maxConnsPerIp", "%d", srv->cfg.max_conns_per_ip);
 	mon_add_u64(&b, "connsPerIpRefused", s->total.conns_per_ip_refused);
 	return mon_finish(srv, &b, "cn=limits," MONITOR_DN, "extensibleObject", false, out);

@@ -156,6 +156,8 @@ m = monitor()
 report(m["bindFailDNsOverLimit"] >= 1 and m["bindFailAddressesOverLimit"] >= 1,
        "cn=limits: bindFailDNsOverLimit %d, bindFailAddressesOverLimit %d"
        % (m["bindFailDNsOverLimit"], m["bindFailAddressesOverLimit"]))
+report(m.get("bindFailUntracked") == 0,
+       "cn=limits: bindFailUntracked %s (no key refused by the table)" % m.get("bindFailUntracked"))
 
 # The address's limit alone, reached with unknown DNs (each failing once).
 ghosts_at = time.monotonic()
