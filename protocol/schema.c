@@ -239,6 +239,12 @@ static void inherit_rules(void)
 				a->syntax = S.raw[k]->at_syntax_oid;
 			sup = k < S.nattrs ? S.raw[k]->at_sup_oid : NULL;
 		}
+		/* A DN-valued type without an equality rule (the root DSE's namingContexts, RFC
+		 * 4512 5.1) is matched as a DN, as slapd matches it: (namingContexts=dc=x) finds
+		 * the root DSE whatever the spaces and case. */
+		if (a->eq == MATCH_NONE && a->syntax &&
+		    strcmp(a->syntax, "1.3.6.1.4.1.1466.115.121.1.12") == 0)
+			a->eq = MATCH_DN;
 	}
 }
 
