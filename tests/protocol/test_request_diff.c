@@ -155,8 +155,12 @@ static int ref_leaf(int tag, const struct berval *c, struct rnode *r)
 				bool ok = (t == LDAP_SUBSTRING_INITIAL && i == 0) ||
 				          ((t == LDAP_SUBSTRING_ANY || t == LDAP_SUBSTRING_FINAL) &&
 				           !final);
+				/* RFC 4515 cannot write an empty piece (slapd refuses one), and an
+				 * item holds at most FILTER_MAX_PIECES. */
 				if (!ok || npieces == POOL ||
-				    ref_take(&p, (ber_tag_t)t, &pieces[npieces]) < 0) {
+				    ref_take(&p, (ber_tag_t)t, &pieces[npieces]) < 0 ||
+				    pieces[npieces].bv_len == 0 ||
+				    r->npieces == FILTER_MAX_PIECES) {
 					rc = -1;
 					break;
 				}
@@ -628,7 +632,8 @@ static void put_filter(BerElement *w, int depth)
 			ber_tag_t t = i == 0 && rnd(2)       ? LDAP_SUBSTRING_INITIAL
 			              : i == n - 1 && rnd(2) ? LDAP_SUBSTRING_FINAL
 			                                     : LDAP_SUBSTRING_ANY;
-			ck_assert_int_ge(ber_printf(w, "ts", t, word()), 0);
+			const char *v = word(); /* a piece is never empty (RFC 4515) */
+			ck_assert_int_ge(ber_printf(w, "ts", t, *v ? v : "a"), 0);
 		}
 		ck_assert_int_ge(ber_printf(w, "}}"), 0);
 		break;
