@@ -7,6 +7,28 @@
 
 #include "protocol/schema.h"
 
+/*
+ * The ordering rule that goes with equality rule eq, for a type that names no ORDERING:
+ * cn, uid and sn have none in their RFCs, and slapd answers a sort on them
+ * inappropriateMatching (18), where 389-ds and Active Directory sort by the equality
+ * rule's counterpart (caseIgnoreMatch: caseIgnoreOrderingMatch), as address books expect.
+ * A rule with no ordering counterpart in RFC 4517 (telephoneNumberMatch,
+ * distinguishedNameMatch, the OID rules) gives MATCH_NONE: 18 still.
+ */
+static enum match_rule ordering_of(enum match_rule eq)
+{
+	switch (eq) {
+	case MATCH_CASE_IGNORE:
+	case MATCH_CASE_EXACT:
+	case MATCH_INTEGER:
+	case MATCH_NUMERIC:
+	case MATCH_OCTET:
+		return eq; /* its ordering rule compares the same normal form (match_rule.h) */
+	default:
+		return MATCH_NONE;
+	}
+}
+
 int sort_spec_init(struct sort_spec *spec, const struct sort_key *keys, int n)
 {
 	memset(spec, 0, sizeof(*spec));
@@ -31,7 +53,7 @@ int sort_spec_init(struct sort_spec *spec, const struct sort_key *keys, int n)
 			rule[keys[i].rule.bv_len] = '\0';
 			r = match_rule_named(rule);
 		} else if (at) {
-			r = at->ord; /* no ordering rule: inappropriateMatching, as slapd */
+			r = at->ord != MATCH_NONE ? at->ord : ordering_of(at->eq);
 		} else {
 			r = match_rule_for(name, len);
 		}

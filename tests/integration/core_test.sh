@@ -275,7 +275,14 @@ order_root=$(dns_in_order -D "cn=admin,$BASE" -w root-secret -b "$PEOPLE" -E sss
 	ok "sorting on userPassword tells anonymous clients nothing (import order), the rootdn sorts" ||
 	not_ok "sort on userPassword: anonymous [$order_anon], rootdn [$order_root]"
 expect_rc "sort on an unknown attribute: noSuchAttribute (as slapd)" 16 ls_ -b "$BASE" -E '!sss=nosuchattr' "(uid=user3)"
-expect_rc "sort on an attribute without an ordering rule: inappropriateMatching (as slapd)" 18 ls_ -b "$BASE" -E 'sss=cn' "(uid=user3)"
+expect_rc "sort on an attribute whose equality rule has no ordering counterpart: inappropriateMatching (as slapd)" 18 ls_ -b "$BASE" -E 'sss=telephoneNumber' "(uid=user3)"
+# cn names no ORDERING: sorted by caseIgnoreMatch's counterpart (slapd: 18; 389-ds and AD
+# sort): User One, User Three, User Two.
+order_cn=$(dns_in_order -b "$PEOPLE" -E '!sss=cn' "(|(uid=user1)(uid=user2)(uid=user3))")
+rorder_cn=$(dns_in_order -b "$PEOPLE" -E '!sss=-cn' "(|(uid=user1)(uid=user2)(uid=user3))")
+[ "$order_cn" = "uid=user1 uid=user3 uid=user2" ] && [ "$rorder_cn" = "uid=user2 uid=user3 uid=user1" ] &&
+	ok "sort on cn, which has no ORDERING rule: by caseIgnoreOrderingMatch ($order_cn)" ||
+	not_ok "sort on cn: [$order_cn], reversed [$rorder_cn]"
 expect_rc "assertion control that holds" 0 ls_ -b "uid=user3,$PEOPLE" -s base -e '!assert=(sn=three)' 1.1
 expect_rc "assertion control that fails: assertionFailed" 122 ls_ -b "uid=user3,$PEOPLE" -s base -e '!assert=(sn=four)' 1.1
 
