@@ -11,6 +11,7 @@
 #include "server/bind_limit.h"
 #include "server/clock.h"
 #include "server/limit_key.h"
+#include "server/replica/replica.h"
 #include "server/db/db.h"
 #include "server/log.h"
 #include "server/ops/ops.h"
@@ -388,8 +389,10 @@ void op_bind(struct conn *c, struct ldap_request *req)
 	log_debug("conn fd=%d bind \"%.*s\": %s", c->fd, (int)b->dn.bv_len, b->dn.bv_val,
 	          ok ? "ok" : "invalid credentials");
 	/* chain_passwd forwards a password change as the client: with the password it bound
-	 * with, kept until the identity goes (conn_clear_identity wipes it). */
-	if (ok && srv->cfg.chain_passwd && conn_set_password(c, b->cred.bv_val, b->cred.bv_len) < 0)
+	 * with, kept until the identity goes (conn_clear_identity wipes it); at most
+	 * CHAIN_MAX_PASSWORD bytes of it (a longer one's changes are refused: op_chain.c). */
+	if (ok && srv->cfg.chain_passwd && b->cred.bv_len <= CHAIN_MAX_PASSWORD &&
+	    conn_set_password(c, b->cred.bv_val, b->cred.bv_len) < 0)
 		log_info("conn fd=%d: out of memory keeping the bind's password: its password "
 		         "changes are not forwarded",
 		         c->fd);

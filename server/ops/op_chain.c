@@ -22,6 +22,7 @@
 #include "protocol/dn.h"
 #include "server/clock.h"
 #include "server/db/db.h"
+#include "server/limit_key.h"
 #include "server/log.h"
 #include "server/net/net.h"
 #include "server/ops/ops.h"
@@ -162,13 +163,19 @@ static void forward(struct conn *c, int32_t msgid, unsigned char optag, struct c
 	buf_free(&ndn);
 	if (t->key.len)
 		t->had_entry = read_passwords(c, &t->key, &t->before);
-	if (chain_submit(c->w->srv, job) < 0) {
+	/* Whose change it is, for the pool's share of each user (CHAIN_MAX_JOBS_PER_USER). */
+	job->user = limit_key_dn(c->bound_key.data, c->bound_key.len);
+	int rc = chain_submit(c->w->srv, job);
+	if (rc < 0) {
 		chain_job_put(job); /* the thread's reference: it never took it */
 		t->job = job;
 		chain_task_free(&t->task);
 		reply_done(c, msgid, optag, LDAP_BUSY, NULL,
-		           "too many password changes are being forwarded to the provider; "
-		           "try again");
+		           rc == CHAIN_USER_FULL
+		               ? "your earlier password changes are still being forwarded to the "
+		                 "provider; try again"
+		               : "too many password changes are being forwarded to the provider; "
+		                 "try again");
 		return;
 	}
 	c->task = &t->task;
@@ -187,7 +194,7 @@ static bool has_password(struct conn *c, int32_t msgid, unsigned char optag)
 	else
 		reply_done(c, msgid, optag, LDAP_UNWILLING_TO_PERFORM, NULL,
 		           "a replica forwards password changes only for a simple bind with a "
-		           "password (chain_passwd)");
+		           "password of at most " CHAIN_MAX_PASSWORD_TEXT " bytes (chain_passwd)");
 	return false;
 }
 

@@ -22,9 +22,10 @@ struct chain_pool {
 	struct server *srv;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	struct chain_job *head, *tail; /* queued, under lock */
-	int jobs;                      /* queued or running, under lock */
-	bool stopping;                 /* under lock */
+	struct chain_job *head, *tail;  /* queued, under lock */
+	int jobs;                       /* queued or running, under lock */
+	uint64_t users[CHAIN_MAX_JOBS]; /* each queued or running job's user; 0: free slot */
+	bool stopping;                  /* under lock */
 	pthread_t threads[CHAIN_THREADS];
 	int nthreads;
 };
@@ -186,10 +187,16 @@ static void *chain_main(void *arg)
 			job_fail(job, LDAP_UNAVAILABLE, "minidir is stopping", "");
 		else
 			forward(p, job);
+		uint64_t user = job->user;
 		atomic_store_explicit(&job->done, true, memory_order_release);
 		chain_job_put(job);
 		pthread_mutex_lock(&p->lock);
 		p->jobs--;
+		for (int i = 0; i < CHAIN_MAX_JOBS; i++)
+			if (p->users[i] == user) {
+				p->users[i] = 0;
+				break;
+			}
 	}
 	pthread_mutex_unlock(&p->lock);
 	return NULL;
@@ -244,8 +251,16 @@ int chain_submit(struct server *srv, struct chain_job *job)
 	if (!p)
 		return -1;
 	pthread_mutex_lock(&p->lock);
-	bool room = !p->stopping && p->jobs < CHAIN_MAX_JOBS;
-	if (room) {
+	int rc = !p->stopping && p->jobs < CHAIN_MAX_JOBS ? 0 : CHAIN_FULL, mine = 0, slot = -1;
+	for (int i = 0; i < CHAIN_MAX_JOBS; i++) {
+		mine += p->users[i] == job->user;
+		if (!p->users[i])
+			slot = i;
+	}
+	if (rc == 0 && mine >= CHAIN_MAX_JOBS_PER_USER)
+		rc = CHAIN_USER_FULL;
+	if (rc == 0) {
+		p->users[slot] = job->user; /* a slot is free: fewer than CHAIN_MAX_JOBS jobs */
 		p->jobs++;
 		job->next = NULL;
 		if (p->tail)
@@ -256,5 +271,5 @@ int chain_submit(struct server *srv, struct chain_job *job)
 		pthread_cond_signal(&p->cond);
 	}
 	pthread_mutex_unlock(&p->lock);
-	return room ? 0 : -1;
+	return rc;
 }

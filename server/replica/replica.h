@@ -66,6 +66,15 @@ int replica_ldap_open(const struct syncrepl_conf *s, int timeout_s, LDAP **ldp, 
 
 /* Jobs queued or running at most; one more is refused (chain_submit: busy). */
 #define CHAIN_MAX_JOBS 16
+/* Jobs of one identity (the bound DN) queued or running at most, so that one user cannot
+ * hold every slot (before: one bound client held all 16, others got busy for minutes). */
+#define CHAIN_MAX_JOBS_PER_USER 2
+/* The longest bind password a connection keeps for chain_passwd (bytes): a longer one
+ * binds as before but its changes are not forwarded (unwillingToPerform). Bounds what the
+ * kept passwords cost: 256 bytes a bound connection (before: up to max_pdu_bytes each,
+ * 1,000 connections with a 200 KB password took 193 MB). */
+#define CHAIN_MAX_PASSWORD 256
+#define CHAIN_MAX_PASSWORD_TEXT "256"
 /* Threads that forward them, each one job at a time. */
 #define CHAIN_THREADS 2
 /* Seconds a forwarded job waits for each of the provider's answers (its bind, its result)
@@ -98,6 +107,7 @@ struct chain_job {
 	struct berval *data;
 	atomic_bool done;
 	atomic_int refs;
+	uint64_t user;          /* whose it is (a key of the bound DN, nonzero), for the share */
 	struct chain_job *next; /* the queue */
 };
 
@@ -117,9 +127,11 @@ int chain_start(struct server *srv);
 void chain_stop(struct server *srv);
 /*
  * Queues job for a thread (from any worker: a mutex guards the queue, which no lookup
- * takes). Returns 0, or -1 when CHAIN_MAX_JOBS are queued or running or the pool is
- * stopped (the caller answers busy and drops both references).
+ * takes). Returns 0; CHAIN_FULL when CHAIN_MAX_JOBS are queued or running or the pool is
+ * stopped, CHAIN_USER_FULL when job->user has CHAIN_MAX_JOBS_PER_USER (the caller answers
+ * busy and drops both references).
  */
+enum { CHAIN_FULL = -1, CHAIN_USER_FULL = -2 };
 int chain_submit(struct server *srv, struct chain_job *job);
 
 #endif

@@ -7,7 +7,8 @@
 # replicas (balance source: one client stays on one replica); a password the provider
 # generates; ldapmodify of one's own userPassword; the provider's own errors (a wrong old
 # password, an anonymous change) returned as it gives them; another user's userPassword
-# still referred; the forwarded changes bounded (busy past CHAIN_MAX_JOBS); the provider
+# still referred; the forwarded changes bounded (busy past a user's share of them, a bind
+# password over 256 bytes not kept); the provider
 # down: unavailable (52) within a bound; chain_passwd off: today's answers; chain_passwd
 # without syncrepl refused with file:line. Every server is stopped by PID; every wait is
 # bounded.
@@ -258,26 +259,53 @@ passwd_loop "ldap://127.0.0.1:$rport" 10 alice
 	not_ok "provider at ldaps://: $failed; $(grep -E "chain|syncrepl" "$tlog" | tail -2)"
 stop_checked "$tpid" "$tlog" || not_ok "stop $tlog: $stop_why"
 
-# 9. At most CHAIN_MAX_JOBS (16) changes forwarded at a time: with the provider stopped
-# (SIGSTOP: connections hang), 20 at once: 4 are busy (51) at once, the others go through
-# once it runs again (each sets bob's password again: a new salt, so a change that comes
-# back, and the next one's bind still good).
+# 9. A share of the slots per user (CHAIN_MAX_JOBS_PER_USER, 2) within CHAIN_MAX_JOBS (16):
+# with the provider stopped (SIGSTOP: connections hang), bob sends 6 changes at once: 2 are
+# queued, 4 busy (51) at once, naming his earlier changes; alice's change meanwhile is
+# queued, not busy (before: bob's first 16 held every slot and alice got 51). Once the
+# provider runs again the queued ones go through (each sets the password again: a new
+# salt, so a change that comes back, and the next one's bind still good).
 kill -STOP "$spid"
 cpids=()
-for i in $(seq 1 20); do
-	timeout 40 ldappasswd -x -H "$A" -D "$BOB" -w bob-secret -s bob-secret > "$work/busy.$i" 2>&1 &
+for i in $(seq 1 6); do
+	timeout 60 ldappasswd -x -H "$A" -D "$BOB" -w bob-secret -s bob-secret > "$work/busy.$i" 2>&1 &
 	cpids+=($!)
 done
 sleep 2
-busy=$(grep -l "Server is busy" "$work"/busy.* 2> /dev/null | wc -l)
+timeout 60 ldappasswd -x -H "$A" -D "$ALICE" -w "$pw" -s "$pw" > "$work/busy.alice" 2>&1 &
+apw=$!
+sleep 2
+busy=$(grep -l "Server is busy" "$work"/busy.[0-9] 2> /dev/null | wc -l)
+mine=$(grep -l "your earlier password changes" "$work"/busy.[0-9] 2> /dev/null | wc -l)
+alice_busy=$(grep -c "Server is busy" "$work/busy.alice")
 kill -CONT "$spid"
 for p in "${cpids[@]}"; do wait "$p"; done
-done_ok=$(grep -L "Result\|ldap_" "$work"/busy.* 2> /dev/null | wc -l)
-[ "$busy" = 4 ] && [ "$done_ok" = 16 ] &&
-	ok "20 changes at once with the provider stalled: 4 busy (51) at once, 16 done once it answers" ||
-	not_ok "bounded forwarding: $busy busy, $done_ok done: $(cat "$work"/busy.1)"
+wait "$apw"
+done_ok=$(grep -L "Result\|ldap_" "$work"/busy.[0-9] 2> /dev/null | wc -l)
+[ "$busy" = 4 ] && [ "$mine" = 4 ] && [ "$done_ok" = 2 ] &&
+	ok "6 changes of one user with the provider stalled: 4 busy (51) at once naming his own, 2 done once it answers" ||
+	not_ok "a user's share: $busy busy ($mine naming his own), $done_ok done: $(cat "$work"/busy.1)"
+[ "$alice_busy" = 0 ] && ! grep -q "Result\|ldap_" "$work/busy.alice" &&
+	ok "another user's change meanwhile: queued, not busy, done once the provider answers" ||
+	not_ok "alice's change while bob's were queued: $(cat "$work/busy.alice")"
 timeout 10 ldapwhoami -x -H "$A" -D "$BOB" -w bob-secret > /dev/null 2>&1 ||
 	not_ok "bob's password does not bind on the replica after the changes"
+
+# 9b. A bind password over CHAIN_MAX_PASSWORD (256 bytes) binds, but is not kept: its
+# changes are refused, saying why (before: kept whatever its size, up to max_pdu_bytes).
+long=$(printf 'L%.0s' $(seq 1 300))
+timeout 20 ldappasswd -x -H "$PROV" -D "$ADMIN" -w secret -s "$long" "$BOB" > /dev/null 2>&1 ||
+	not_ok "setting bob's 300-byte password on the provider"
+for _ in $(seq 1 50); do
+	timeout 5 ldapwhoami -x -H "$A" -D "$BOB" -w "$long" > /dev/null 2>&1 && break
+	sleep 0.2
+done
+out=$(timeout 20 ldappasswd -x -H "$A" -D "$BOB" -w "$long" -s bob-secret 2>&1)
+grep -q "Server is unwilling to perform (53)" <<< "$out" && grep -q "at most 256 bytes" <<< "$out" &&
+	ok "a 300-byte bind password binds, its change refused: $(result "$out")" ||
+	not_ok "a 300-byte bind password: $out"
+timeout 20 ldappasswd -x -H "$PROV" -D "$ADMIN" -w secret -s bob-secret "$BOB" > /dev/null 2>&1 ||
+	not_ok "setting bob's password back on the provider"
 
 # 10. The provider down: unavailable (52) within the connect's bound, and the replica serves on.
 kill "$spid"
