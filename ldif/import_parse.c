@@ -188,6 +188,12 @@ static int parse_dn(struct import_worker *p, struct import_item *it, const struc
 	if (dn_normalize(dn->bv_val, dn->bv_len, &p->ndn, &it->key) < 0 || it->key.len == 0)
 		return item_fault(it, IMPORT_FAULT_FIRST, it->line, "invalid DN \"%s\"",
 		                  dn->bv_val);
+	if (it->key.len > db_max_dn_key(p->db))
+		return item_fault(
+		    it, IMPORT_FAULT_FIRST, it->line,
+		    "DN \"%.200s...\" is %zu bytes as a key, more than the %zu minidir "
+		    "can store (LMDB's key size: a DN of about 510 bytes)",
+		    dn->bv_val, it->key.len, db_max_dn_key(p->db));
 	const struct buf *sk = &p->db->suffix_key;
 	if (!dn_key_in_subtree(it->key.data, it->key.len, sk->data, sk->len))
 		return item_fault(it, IMPORT_FAULT_FIRST, it->line,

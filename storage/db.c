@@ -626,6 +626,11 @@ int db_entry_count(const struct db *db, MDB_txn *txn, size_t *count)
 	return rc == MDB_NOTFOUND ? 0 : rc;
 }
 
+size_t db_max_dn_key(const struct db *db)
+{
+	return (size_t)mdb_env_get_maxkeysize(db->env);
+}
+
 int db_dn2id(const struct db *db, MDB_txn *txn, const void *key, size_t keylen, entry_id *id)
 {
 	if (db->suffix_id && keylen == db->suffix_key.len &&
@@ -633,6 +638,8 @@ int db_dn2id(const struct db *db, MDB_txn *txn, const void *key, size_t keylen, 
 		*id = db->suffix_id; /* searches from the suffix: no descent */
 		return 0;
 	}
+	if (keylen > db_max_dn_key(db))
+		return MDB_NOTFOUND; /* no such DN can be stored (LMDB would say MDB_BAD_VALSIZE) */
 	return get_id(txn, db->dn2id, key, keylen, id);
 }
 

@@ -212,7 +212,13 @@ int db_uuid2id(const struct db *db, MDB_txn *txn, const unsigned char uuid[16], 
 /* The "entries" count of meta as txn sees it (db->entries: at open, or a replica's last commit). */
 int db_entry_count(const struct db *db, MDB_txn *txn, size_t *count);
 
-/* Looks up a reversed DN key. Returns 0 (*id set), MDB_NOTFOUND or an LMDB error. */
+/* The longest reversed DN key the file can store: LMDB's key size (511 bytes by default),
+ * a DN of about 510 bytes in normal form. A longer one is refused where an entry is
+ * written (import: at its line; a replica: skipped as a too-large entry is) and found
+ * nowhere. Pure. */
+size_t db_max_dn_key(const struct db *db);
+/* Looks up a reversed DN key. Returns 0 (*id set), MDB_NOTFOUND (also for a key longer
+ * than db_max_dn_key) or an LMDB error. */
 int db_dn2id(const struct db *db, MDB_txn *txn, const void *key, size_t keylen, entry_id *id);
 
 /* Reads entry id into *e (pointing into the txn's map; on a file opened read-only, where

@@ -371,6 +371,11 @@ static int put_change(struct change *c, const unsigned char uuid[16], const stru
 {
 	if (dn_normalize(dn->bv_val, dn->bv_len, &c->ndn, &c->key) < 0 || c->key.len == 0)
 		return say(c, LDAP_INVALID_DN_SYNTAX, "invalid DN \"%s\"", dn->bv_val);
+	if (c->key.len > db_max_dn_key(c->db))
+		return say(c, LDAP_ADMINLIMIT_EXCEEDED,
+		           "entry \"%.200s...\": its DN is %zu bytes as a key, more than the %zu "
+		           "minidir can store (LMDB's key size)",
+		           dn->bv_val, c->key.len, db_max_dn_key(c->db));
 	entry_id id = 0, parent, other;
 	int rc = find_parent(c, dn, &parent);
 	if (rc)

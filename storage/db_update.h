@@ -31,7 +31,8 @@
  *   LDAP_NOT_ALLOWED_ON_NONLEAF delete of an entry with children, without DB_UPDATE_SUBTREE
  *   LDAP_OBJECT_CLASS_VIOLATION no objectClass, or the schema check failed
  *   LDAP_INVALID_SYNTAX         a value an index's rule cannot normalize
- *   LDAP_ADMINLIMIT_EXCEEDED    the record would take more than ENTRY_MAX_BYTES
+ *   LDAP_ADMINLIMIT_EXCEEDED    the record would take more than ENTRY_MAX_BYTES, or its
+ *                               DN's key more than db_max_dn_key
  *   LDAP_OTHER                  an LMDB error (err->mdb; MDB_MAP_FULL, a disk error...)
  *                               or no memory: the caller should abort its transaction
  *

@@ -10,7 +10,7 @@
 # An entry over 16 MiB (ENTRY_MAX_BYTES) on the provider: skipped (its stored copy and
 # what is below it deleted), logged with its DN, counted in cn=replication; later changes
 # arrive, a fresh replica serves the rest, and once the entry shrinks it is replicated
-# again, with the entry below it.
+# again, with the entry below it. A 4 KB DN (more than a key can hold): skipped the same way.
 # A full disk: reported as what it is, retried with a backoff.
 # Every server is stopped by PID; every wait is bounded.
 set -u
@@ -213,6 +213,46 @@ stop_checked "$rpid" "$rlog" || not_ok "stop: $stop_why"
 replica_start big
 converge 20 && ok "the first replica restarted: converged in ${took}s" ||
 	not_ok "first replica after the shrink: $(cat "$work/diff"); $(grep syncrepl "$rlog" | tail -3)"
+stop_checked "$rpid" "$rlog" || not_ok "stop: $stop_why"
+
+# 6b. A DN longer than a key can be (LMDB: 511 bytes; slapd stores DNs by RDN and takes
+# it; its own bound is about 250 bytes an RDN): a chain of 20 ous of 200-byte names, the
+# last DN 4 KB, added on the provider. The first two fit; the 18 below are skipped as a
+# too-large entry is, logged with the limit,
+# counted; later changes arrive; a search of the 4 KB DN is noSuchObject (32), not an
+# error (before: MDB_BAD_VALSIZE, the replica retrying for ever, nothing after it served).
+replica_start big
+skipped_before=$(monitor replicationSkippedEntries)
+LONG=$EX long_dns=()
+for i in $(seq 10 29); do
+	LONG="ou=$(printf 'l%.0s' $(seq 1 200))$i,$LONG"
+	long_dns=("$LONG" "${long_dns[@]}")
+	printf 'dn: %s\nchangetype: add\nobjectClass: organizationalUnit\n\n' "$LONG" | pmod ||
+		not_ok "adding a ${#LONG}-byte DN on the provider: $(cut -c1-200 "$work/pmod.log")"
+done
+printf 'dn: uid=grace,ou=people,%s\nchangetype: modify\nreplace: title\ntitle: after the long DN\n' "$EX" | pmod
+got=
+for _ in $(seq 1 150); do
+	got=$(title "$REP")
+	[ "$got" = "after the long DN" ] && break
+	sleep 0.1
+done
+rc=0
+timeout 5 ldapsearch -x -H "$REP" -LLL -b "$LONG" -s base 1.1 > /dev/null 2>&1 || rc=$?
+if [ "$got" = "after the long DN" ] && [ "$rc" = 32 ] && [ "${#LONG}" -gt 4000 ] &&
+	exists "$REP" "${long_dns[18]}" && ! exists "$REP" "${long_dns[17]}" &&
+	[ "$(monitor replicationSkippedEntries)" = $((skipped_before + 18)) ] &&
+	grep -q "not stored, skipped: .*its DN is [0-9]* bytes as a key, more than the 511" "$rlog"; then
+	ok "DNs past 511 bytes on the provider (the last ${#LONG}): skipped, logged with the limit, counted (18); the first two stored; a later change arrives; a search of the longest: 32"
+else
+	not_ok "long DNs: grace's title '$got', search rc $rc, skipped '$(monitor replicationSkippedEntries)' (was $skipped_before), state $(monitor replicationState): $(grep syncrepl "$rlog" | tail -2 | cut -c1-300)"
+fi
+for dn in "${long_dns[@]}"; do
+	timeout 10 ldapdelete -x -H "$PROV" -D "$ADMIN" -w secret "$dn" > /dev/null 2>&1 ||
+		not_ok "deleting a long DN on the provider"
+done
+converge 20 && ok "the long DNs deleted on the provider: converged in ${took}s" ||
+	not_ok "after deleting the long DNs: $(cat "$work/diff")"
 stop_checked "$rpid" "$rlog" || not_ok "stop: $stop_why"
 
 # 7. A full disk: the replica's database on a 512 KiB tmpfs in a private mount namespace
