@@ -12,6 +12,7 @@
 #include "protocol/tlv.h"
 #include "storage/candidates.h"
 #include "storage/db.h"
+#include "storage/db_check.h"
 #include "ldif/ldif_import.h"
 
 /* Writes one "name: value" line (base64 when LDIF requires it). */
@@ -161,6 +162,15 @@ int ldif_export(const char *db_path, FILE *out, char *err, size_t errlen,
 	struct db db;
 	if (db_open(&db, db_path, false, NULL, NULL, 0, err, errlen) < 0)
 		return -1;
+	/* Every page first: a damaged one would abort the walk below inside LMDB (an
+	 * assertion), after a part of the entries was written. */
+	char why[400];
+	size_t records;
+	if (db_check_pages(&db, &records, why, sizeof(why)) != 0) {
+		snprintf(err, errlen, "%s: a damaged page: %s; nothing exported", db_path, why);
+		db_close(&db);
+		return -1;
+	}
 	fprintf(out, "# minidir-export of %.*s, %zu entries\nversion: 1\n\n", (int)db.suffix.len,
 	        (char *)db.suffix.data, db.entries);
 	struct exporter x = {

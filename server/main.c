@@ -61,6 +61,10 @@ int main(int argc, char **argv)
 		server_stop(&srv);
 		return 1;
 	}
+	if (check_only && server_check_pages(&srv) < 0) {
+		server_stop(&srv);
+		return 1;
+	}
 	if (check_only) {
 		printf("minidir: %s: configuration and database OK\n", cli.config);
 		server_stop(&srv);

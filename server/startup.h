@@ -17,6 +17,9 @@
  * logging why; server_stop frees what was made either way.
  */
 int server_init(struct server *srv);
+/* minidir -t: reads every page of the database file server_init opened (storage/db_check.h),
+ * logging the table and record where one is damaged. Returns 0, or -1 after that line. */
+int server_check_pages(struct server *srv);
 /* Starts the workers (after listeners_bind, listeners.h), then the syncrepl consumer of a
  * replica, which opens held listeners once its first refresh has committed; returns 0 or
  * -1. */

@@ -158,11 +158,26 @@ bool db_changes_in_place(const struct db *db)
 	return db->changes_in_place;
 }
 
+/* LMDB's main table, always 1 (mdb_dbi_open of NULL): mdb_stat of it reads nothing from
+ * the file, and refuses (MDB_BAD_TXN) a transaction in which a read has failed. */
+#define LMDB_MAIN_DBI 1
+
 int db_gen_txn_begin(struct worker *w)
 {
 	struct db_worker *dw = db_worker(w);
-	if (dw->txn_open)
+	MDB_stat st;
+	if (dw->txn_open && mdb_stat(dw->txn, LMDB_MAIN_DBI, &st) == 0)
 		return 0;
+	if (dw->txn_open) {
+		/* A read in it met a damaged page (MDB_CORRUPTED, MDB_PAGE_NOTFOUND): LMDB refuses
+		 * the transaction from then on, and kept open it would fail every later
+		 * operation of this worker. That one request failed; the next ones renew. */
+		log_error("worker %d: a read failed on a damaged page of the database file; its "
+		          "transaction is renewed (minidir -t checks every page)",
+		          w->id);
+		mdb_txn_reset(dw->txn);
+		dw->txn_open = false;
+	}
 	int rc = mdb_txn_renew(dw->txn);
 	dw->txn_open = rc == 0;
 	return rc;
