@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -571,6 +572,90 @@ static int default_access_rules(struct config *c)
 
 /* libinih's handler: one "key = value" line (or a continuation line of key). Returns 0 to
  * have inih report this line's number, once it has read the rest. */
+/* Appends "key\tvalue\n" to cfg->raw. 0, or -1 out of memory. */
+static int keep_raw(struct config *cfg, const char *key, const char *value)
+{
+	size_t k = strlen(key), v = strlen(value);
+	char *r = realloc(cfg->raw, cfg->raw_len + k + v + 3);
+	if (!r)
+		return -1;
+	cfg->raw = r;
+	memcpy(r + cfg->raw_len, key, k);
+	r[cfg->raw_len + k] = '\t';
+	memcpy(r + cfg->raw_len + k + 1, value, v);
+	cfg->raw_len += k + v + 2;
+	r[cfg->raw_len - 1] = '\n';
+	r[cfg->raw_len] = '\0';
+	return 0;
+}
+
+/* Hashes (FNV-1a) and counts the values of key in c's raw lines, in order. */
+static uint64_t raw_values(const struct config *c, const char *key, size_t *n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t klen = strlen(key);
+	*n = 0;
+	for (const char *p = c->raw, *end = c->raw + c->raw_len; p && p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			break;
+		if ((size_t)(nl - p) > klen && p[klen] == '\t' && strncmp(p, key, klen) == 0) {
+			for (const char *q = p + klen + 1; q <= nl; q++)
+				h = (h ^ (unsigned char)*q) * 0x100000001b3ULL;
+			++*n;
+		}
+		p = nl + 1;
+	}
+	return h;
+}
+
+bool config_key_changed(const struct config *a, const struct config *b, const char *key)
+{
+	size_t na, nb;
+	uint64_t ha = raw_values(a, key, &na), hb = raw_values(b, key, &nb);
+	return na != nb || ha != hb;
+}
+
+/* fn for each key of c's raw lines that changed and was not seen in c's lines before (nor,
+ * when first is not NULL, in first's). */
+static void each_changed(const struct config *c, const struct config *a, const struct config *b,
+                         const struct config *first, void (*fn)(const char *key, void *arg),
+                         void *arg)
+{
+	for (const char *p = c->raw, *end = c->raw + c->raw_len; p && p < end;) {
+		const char *tab = memchr(p, '\t', (size_t)(end - p)),
+		           *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!tab || !nl || tab > nl)
+			break;
+		char key[64];
+		size_t klen = (size_t)(tab - p);
+		if (klen < sizeof(key)) {
+			memcpy(key, p, klen);
+			key[klen] = '\0';
+			size_t before = 0, in_first = 0;
+			/* Seen before in this file: its first line decided it. */
+			for (const char *q = c->raw; q < p;) {
+				const char *qn = memchr(q, '\n', (size_t)(p - q));
+				before += (size_t)(qn - q) > klen && q[klen] == '\t' &&
+				          strncmp(q, key, klen) == 0;
+				q = qn + 1;
+			}
+			if (first)
+				raw_values(first, key, &in_first);
+			if (!before && !in_first && config_key_changed(a, b, key))
+				fn(key, arg);
+		}
+		p = nl + 1;
+	}
+}
+
+void config_changed_keys(const struct config *a, const struct config *b,
+                         void (*fn)(const char *key, void *arg), void *arg)
+{
+	each_changed(a, a, b, NULL, fn, arg);
+	each_changed(b, a, b, a, fn, arg);
+}
+
 static int read_key(void *user, const char *section, const char *key, const char *value)
 {
 	struct parse_state *st = user;
@@ -580,6 +665,8 @@ static int read_key(void *user, const char *section, const char *key, const char
 	                value);
 	if (rc == -2)
 		bad(st, "unknown key \"%s\"", key);
+	if (rc == 0 && keep_raw(st->cfg, key, value) < 0)
+		return bad(st, "out of memory") == 0;
 	return rc == 0;
 }
 
@@ -725,6 +812,9 @@ int config_load(struct config *cfg, const char *path, char *err, size_t errlen)
 
 void config_free(struct config *cfg)
 {
+	free(cfg->raw);
+	cfg->raw = NULL;
+	cfg->raw_len = 0;
 	for (int i = 0; i < cfg->nindex; i++)
 		free(cfg->index[i]);
 	cfg->nindex = 0;

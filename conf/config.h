@@ -154,7 +154,20 @@ struct config {
 	 * (storage/db.h, db_open_served): applied as each database file is opened (start-up,
 	 * a new import); 0: no memos; SIZE_MAX ("unlimited"): no bound. */
 	size_t memo_bytes;
+	/* Every key the file set, as written, in file order: "KEY\tVALUE\n" each (malloc'd,
+	 * freed by config_free; NULL for none). What a SIGHUP compares key by key to tell which
+	 * changed (config_key_changed). */
+	char *raw;
+	size_t raw_len;
 };
+
+/* True if the values key has in a's file differ from those in b's (their raw text, all
+ * lines of the key in order: a key set on several lines, as access, counts as one). */
+bool config_key_changed(const struct config *a, const struct config *b, const char *key);
+/* Calls fn(key, arg) once for each key set in a's or b's file whose values differ
+ * (config_key_changed), in the order they first appear in a's, then b's. */
+void config_changed_keys(const struct config *a, const struct config *b,
+                         void (*fn)(const char *key, void *arg), void *arg);
 
 /*
  * Reads path into cfg (defaults first, then the file). Returns 0, or -1 with

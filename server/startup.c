@@ -431,50 +431,49 @@ void server_stop(struct server *srv)
 	schema_free();
 }
 
-/* Logs keys whose new value needs a restart. */
-static void log_restart_needed(const struct config *old, const struct config *n)
+/* The keys a SIGHUP applies (server_reload): the runtime values, send_policy, the access
+ * log (opened again) and, with TLS on, the files and words of its context (tls_reload). */
+static bool applied_by_reload(const char *key, bool tls_on)
 {
-	bool listen_same = old->nlisten == n->nlisten;
-	for (int i = 0; listen_same && i < n->nlisten; i++)
-		listen_same = strcmp(old->listen[i].host, n->listen[i].host) == 0 &&
-		              strcmp(old->listen[i].port, n->listen[i].port) == 0 &&
-		              strcmp(old->listen[i].path, n->listen[i].path) == 0 &&
-		              old->listen[i].scheme == n->listen[i].scheme;
-	bool index_same = old->nindex == n->nindex;
-	for (int i = 0; index_same && i < n->nindex; i++)
-		index_same = strcmp(old->index[i], n->index[i]) == 0;
-	const struct {
-		const char *key;
-		bool same;
-	} keys[] = {
-	    {"listen", listen_same},
-	    {"database", strcmp(old->database, n->database) == 0},
-	    {"database_readahead", old->database_readahead == n->database_readahead},
-	    {"suffix", strcmp(old->suffix, n->suffix) == 0},
-	    {"threads", old->threads == n->threads},
-	    {"io_engine", old->io_engine == n->io_engine},
-	    {"rootdn", strcmp(old->rootdn, n->rootdn) == 0},
-	    {"rootpw", strcmp(old->rootpw, n->rootpw) == 0},
-	    {"index", index_same},
-	    {"max_pdu_bytes", old->max_pdu_bytes == n->max_pdu_bytes},
-	    {"max_pdu_bytes_anonymous", old->max_pdu_bytes_anonymous == n->max_pdu_bytes_anonymous},
-	    {"max_input_bytes_per_worker",
-	     old->max_input_bytes_per_worker == n->max_input_bytes_per_worker},
-	    {"schema_dir", strcmp(old->schema_dir, n->schema_dir) == 0},
-	    {"schema", strcmp(old->schema, n->schema) == 0},
-	    {"syncrepl", memcmp(&old->syncrepl, &n->syncrepl, sizeof(n->syncrepl)) == 0},
-	    {"updateref", strcmp(old->updateref, n->updateref) == 0},
-	    {"listen_after_refresh", old->listen_after_refresh == n->listen_after_refresh},
-	    {"chain_passwd", old->chain_passwd == n->chain_passwd},
-	    {"chain_wait_ms", old->chain_wait_ms == n->chain_wait_ms},
-	    {"tls_ktls", old->tls_ktls == n->tls_ktls},
-	    {"bind_fail_limit", old->bind_fail_limit == n->bind_fail_limit},
-	    {"bind_fail_window", old->bind_fail_window == n->bind_fail_window},
-	    {"max_conns_per_ip", old->max_conns_per_ip == n->max_conns_per_ip},
-	};
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (!keys[i].same)
-			log_info("SIGHUP: %s changed; restart minidir to apply it", keys[i].key);
+	static const char *const applied[] = {
+#define RELOAD_NAME(type, field, fmt, shown) #field,
+	    SERVER_RUNTIME_VALUES(RELOAD_NAME)
+#undef RELOAD_NAME
+	        "send_policy",
+	    "access_log"};
+	static const char *const tls[] = {"tls_cert_file",    "tls_key_file",     "tls_ca_file",
+	                                  "tls_ciphers",      "tls_ciphersuites", "tls_min_version",
+	                                  "tls_verify_client"};
+	for (size_t i = 0; i < sizeof(applied) / sizeof(applied[0]); i++)
+		if (strcmp(key, applied[i]) == 0)
+			return true;
+	for (size_t i = 0; tls_on && i < sizeof(tls) / sizeof(tls[0]); i++)
+		if (strcmp(key, tls[i]) == 0)
+			return true;
+	return false;
+}
+
+struct restart_scan {
+	bool tls_on;
+};
+
+static void restart_needed(const char *key, void *arg)
+{
+	const struct restart_scan *rs = arg;
+	if (!applied_by_reload(key, rs->tls_on))
+		log_info(
+		    "SIGHUP: %s changed; restart minidir to apply it (the running server keeps "
+		    "its value)",
+		    key);
+}
+
+/* Logs each key whose value changed in the file and that a SIGHUP does not apply, whatever
+ * the key: the file's lines are compared key by key (config_changed_keys), so no key is
+ * kept silently (before, a list of 23 keys: access and 10 others changed without a word). */
+static void log_restart_needed(const struct server *srv, const struct config *n)
+{
+	struct restart_scan rs = {.tls_on = srv->tls != NULL};
+	config_changed_keys(&srv->cfg, n, restart_needed, &rs);
 }
 
 int server_reload(struct server *srv)
@@ -485,7 +484,7 @@ int server_reload(struct server *srv)
 		log_error("SIGHUP: %s; keeping the running configuration", err);
 		return -1;
 	}
-	log_restart_needed(&srv->cfg, &n);
+	log_restart_needed(srv, &n);
 	if (srv->tls)
 		tls_reload(srv->tls, &n); /* certificate rotation: the files are read again */
 	else if (n.tls_cert_file[0])

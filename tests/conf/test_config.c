@@ -201,6 +201,38 @@ START_TEST(reload_resets)
 }
 END_TEST
 
+/* What a SIGHUP compares: each key's lines, in order, whatever the key. */
+static void collect(const char *key, void *arg)
+{
+	char *out = arg;
+	strcat(out, key);
+	strcat(out, " ");
+}
+
+START_TEST(changed_keys)
+{
+	struct config a, b;
+	load_ok(BASE "threads = 3\naccess = to * by * read\nindex = sn\nindex = cn\n", &a);
+	load_ok(BASE "access = to * by * none\nindex = cn\nindex = sn\nthreads = 3\n"
+	             "memberof_nested = yes\n",
+	        &b);
+	ck_assert(!config_key_changed(&a, &b, "threads"));
+	ck_assert(config_key_changed(&a, &b, "access"));
+	ck_assert(config_key_changed(&a, &b, "index")); /* another order: another file */
+	ck_assert(config_key_changed(&a, &b, "memberof_nested"));
+	ck_assert(!config_key_changed(&a, &b, "suffix"));
+	ck_assert(!config_key_changed(&a, &b, "sizelimit")); /* in neither */
+	char keys[256] = "";
+	config_changed_keys(&a, &b, collect, keys);
+	ck_assert_str_eq(keys, "access index memberof_nested ");
+	keys[0] = '\0';
+	config_changed_keys(&a, &a, collect, keys);
+	ck_assert_str_eq(keys, "");
+	config_free(&a);
+	config_free(&b);
+}
+END_TEST
+
 START_TEST(index_lines_accumulate)
 {
 	struct config cfg;
@@ -892,6 +924,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, defaults);
 	tcase_add_test(tc, unfinished_request_limits);
 	tcase_add_test(tc, reload_resets);
+	tcase_add_test(tc, changed_keys);
 	tcase_add_test(tc, index_lines_accumulate);
 	tcase_add_test(tc, sizes);
 	tcase_add_test(tc, long_database_path);

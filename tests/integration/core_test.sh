@@ -353,8 +353,14 @@ mon_value() { ls_ -D "cn=admin,$BASE" -w root-secret -b "cn=$1,cn=monitor" -s ba
 before_batch=$(mon_value msg-more connections)
 cp "$work/minidir.conf" "$work/minidir.conf.orig"
 printf 'send_policy = msg-more\nmonitor_access = anonymous\nsizelimit = 2\n' >> "$work/minidir.conf"
+# Keys a SIGHUP does not apply are each logged as needing a restart, whatever the key (before:
+# only a list of 23 keys; a changed access rule was kept without a word).
+printf 'access = to * by * read\nmemberof_nested = yes\n' >> "$work/minidir.conf"
 reload_and_wait
 expect_grep "SIGHUP logs the new send policy" "send_policy batch -> msg-more" cat "$work/server.log"
+expect_grep "SIGHUP: a changed access rule is logged as needing a restart" "SIGHUP: access changed; restart minidir to apply it" cat "$work/server.log"
+expect_grep "SIGHUP: memberof_nested too" "SIGHUP: memberof_nested changed; restart minidir" cat "$work/server.log"
+expect_nogrep "SIGHUP: a key it applies is not said to need a restart" "SIGHUP: send_policy changed; restart" cat "$work/server.log"
 expect_count "a search after SIGHUP still works" 1 -b "$PEOPLE" -s base
 after_batch=$(mon_value msg-more connections)
 [ "$after_batch" -gt "$before_batch" ] && ok "connections accepted after SIGHUP use the new policy (msg-more connections $before_batch -> $after_batch)" || not_ok "msg-more connections $before_batch -> $after_batch"
