@@ -148,6 +148,17 @@ static int set_dn(void *ctx, const struct kv_key *k, void *field, const char *va
 	return set_string(ctx, k, field, value);
 }
 
+/* suffix: a DN, once (one naming context per server: a second line would silently win). */
+static int set_suffix(void *ctx, const struct kv_key *k, void *field, const char *value)
+{
+	if (((const char *)field)[0])
+		return bad(ctx,
+		           "suffix is set twice (one naming context per server: \"%s\", then "
+		           "\"%s\")",
+		           (const char *)field, value);
+	return set_dn(ctx, k, field, value);
+}
+
 /* updateref: an ldap:// or ldaps:// URL, kept as written. */
 static int set_url(void *ctx, const struct kv_key *k, void *field, const char *value)
 {
@@ -432,7 +443,7 @@ static const struct kv_key config_keys[] = {
 	{"listen", .set = set_listen},
 	{"database", set_database, FIELD(database)},
 	{"database_readahead", set_choice, FIELD(database_readahead), .names = readahead_names},
-	{"suffix", set_dn, FIELD(suffix), .min = 1},
+	{"suffix", set_suffix, FIELD(suffix), .min = 1},
 	{"threads", set_count, FIELD(threads), .min = 1, .max = 256},
 	{"rootdn", set_dn, FIELD(rootdn), .min = 0},
 	{"rootpw", set_string, FIELD(rootpw)},

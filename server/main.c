@@ -57,6 +57,7 @@ int main(int argc, char **argv)
 	sigaddset(&set, DB_WATCH_SIGNAL);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	srv.check_only = check_only;
 	if (server_init(&srv) < 0) {
 		server_stop(&srv);
 		return 1;

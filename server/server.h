@@ -97,6 +97,7 @@ struct runtime {
 
 struct server {
 	struct config cfg; /* as loaded at start-up; runtime holds what reloads change */
+	bool check_only;   /* minidir -t: server_init creates no file (no access log) */
 	struct runtime runtime;
 	const struct send_policy *local_policy; /* ldapi:// connections' (batch: no TCP options) */
 	struct db_gen

@@ -222,6 +222,8 @@ START_TEST(changed_keys)
 	ck_assert(config_key_changed(&a, &b, "memberof_nested"));
 	ck_assert(!config_key_changed(&a, &b, "suffix"));
 	ck_assert(!config_key_changed(&a, &b, "sizelimit")); /* in neither */
+	/* One naming context: a second suffix is refused at its line (before: it won). */
+	load_fails_at(BASE "suffix = dc=other,dc=com\n", 3, "suffix is set twice");
 	char keys[256] = "";
 	config_changed_keys(&a, &b, collect, keys);
 	ck_assert_str_eq(keys, "access index memberof_nested ");

@@ -188,6 +188,15 @@ sed "s|^database = .*|database = var/r/replica.mdb|" examples/replica.conf > "$t
 out=$(cd "$tree" && build/minidir -t -f replica.conf 2>&1) && grep -q "configuration and database OK" <<< "$out" &&
 	ok "examples/replica.conf: minidir -t from a copy of the tree" || not_ok "examples/replica.conf: minidir -t: $out"
 
+# minidir -t opens no access log: run as root before the service's first start it created
+# a root-owned file the service's user could not open (before: the file was made).
+mkdir "$work/tlog"
+sed "s|^database = .*|database = var/my.mdb|" "$tree/my.conf" > "$tree/tlog.conf"
+echo "access_log = $work/tlog/access.log" >> "$tree/tlog.conf"
+out=$(cd "$tree" && build/minidir -t -f tlog.conf 2>&1) && [ ! -e "$work/tlog/access.log" ] &&
+	grep -q "not opened by -t" <<< "$out" && ok "minidir -t creates no access log" ||
+	not_ok "minidir -t and the access log: $(ls "$work/tlog"); $(tail -1 <<< "$out")"
+
 # --- minidir --can-serve (the unit's ExecCondition=) ----------------------------------------
 unit=$dest/lib/systemd/system/minidir.service
 grep -qx "ExecCondition=/usr/sbin/minidir --can-serve -f /etc/minidir/minidir.conf" "$unit" &&
