@@ -143,6 +143,11 @@ got=$(cd "$dest/usr/share/minidir/schema" 2> /dev/null && ls -- *.schema)
 	ok "installed /usr/share/minidir/schema: $(echo "$got" | tr '\n' ' ')" ||
 	not_ok "/usr/share/minidir/schema holds \"$got\", want \"$want\""
 # (A commented line names the compiled-in default, which must then be the same.)
+# Its dynamic_groups comment says what the server does on a replica (before: "not with
+# syncrepl", while a replica computes them at each change: man minidir.conf).
+tr '\n' ' ' < "$conf" | grep -q "replica (syncrepl) computes them again" &&
+	! grep -q "not with syncrepl" "$conf" && ok "installed config: the dynamic_groups comment as the man page says" ||
+	not_ok "installed config: the dynamic_groups comment: $(grep -A3 '^# Dynamic groups' "$conf")"
 grep -qxE "#?schema_dir = /usr/share/minidir/schema" "$conf" && ok "installed config: schema_dir = /usr/share/minidir/schema" ||
 	not_ok "installed config: $(grep 'schema_dir' "$conf")"
 [ -d "$dest/var/lib/minidir" ] && ok "installed /var/lib/minidir" || not_ok "/var/lib/minidir: missing"
