@@ -171,7 +171,9 @@ int ldif_export(const char *db_path, FILE *out, char *err, size_t errlen,
 		db_close(&db);
 		return -1;
 	}
-	fprintf(out, "# minidir-export of %.*s, %zu entries\nversion: 1\n\n", (int)db.suffix.len,
+	/* No "version: 1" line: slapadd refuses one ("could not parse entry (line=1)"), and
+	 * the output is to be slapadd's input as slapcat's is; minidir-import takes either. */
+	fprintf(out, "# minidir-export of %.*s, %zu entries\n\n", (int)db.suffix.len,
 	        (char *)db.suffix.data, db.entries);
 	struct exporter x = {
 	    .out = out, .db = &db, .total = db.entries, .progress = progress, .arg = progress_arg};
