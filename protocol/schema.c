@@ -173,11 +173,43 @@ static int add_class(LDAPObjectClass *oc, struct schema_oc *c)
 
 enum def_kind { DEF_ATTRIBUTE_TYPE = 1, DEF_OBJECT_CLASS };
 
+/* The "FILE:LINE" of what t already files under name, NULL when nothing or a built-in. */
+static const char *defined_in_file(const struct slot *t, const char *name)
+{
+	const void *v = lookup(t, name, strlen(name));
+	if (!v)
+		return NULL;
+	return t == S.attr_slots ? ((const struct schema_attr *)v)->defined_at
+	                         : ((const struct schema_oc *)v)->defined_at;
+}
+
+/* A live definition (live: not commented out) whose OID or a NAME an earlier file's live
+ * definition has: "WHERE: ... is defined already at FILE:LINE", -1, as slapd refuses it
+ * (before, the first silently won). A built-in's OID is no error: the files restate the
+ * definitions slapd builds in. 0 otherwise. */
+static int duplicate(bool live, const char *kind, const char *oid, char **names, char *err,
+                     size_t errlen, const char *where)
+{
+	const struct slot *t = strcmp(kind, "attributetype") == 0 ? S.attr_slots : S.oc_slots;
+	if (!live)
+		return 0;
+	const char *at = defined_in_file(t, oid), *name = oid;
+	for (int i = 0; !at && names && names[i]; i++)
+		if ((at = defined_in_file(t, names[i])))
+			name = names[i];
+	if (!at)
+		return 0;
+	snprintf(err, errlen,
+	         "%s: %s %s (\"%s\") is defined already at %s (a duplicate definition)", where,
+	         kind, oid, name, at);
+	return -1;
+}
+
 /* Parses one definition of KIND (an RFC 4512 description) and adds it, unless its OID is
- * defined already (built-in or an earlier file): 0. A syntax error or no memory: -1 with
- * "WHERE: reason" in err. */
+ * defined already (built-in or an earlier file): 0. A syntax error, a live definition that
+ * repeats an earlier file's (duplicate) or no memory: -1 with "WHERE: reason" in err. */
 static int add_definition(enum def_kind kind, const char *def, char *err, size_t errlen,
-                          const char *where)
+                          const char *where, bool live)
 {
 	int code;
 	const char *errp;
@@ -190,6 +222,14 @@ static int add_definition(enum def_kind kind, const char *def, char *err, size_t
 	if (!at && !oc)
 		return syntax_error(err, errlen, where, code, errp);
 	const char *oid = at ? at->at_oid : oc->oc_oid;
+	if (duplicate(live, at ? "attributetype" : "objectclass", oid,
+	              at ? at->at_names : oc->oc_names, err, errlen, where) < 0) {
+		if (at)
+			ldap_attributetype_free(at);
+		else
+			ldap_objectclass_free(oc);
+		return -1;
+	}
 	bool known = lookup(at ? S.attr_slots : S.oc_slots, oid, strlen(oid)) != NULL;
 	void *record = NULL;
 	bool grown = false;
@@ -199,7 +239,12 @@ static int add_definition(enum def_kind kind, const char *def, char *err, size_t
 		           : GROW_BY_ONE(S.ocs, S.nocs) & GROW_BY_ONE(S.raw_oc, S.nocs);
 	}
 	if (record && grown) {
-		if ((at ? add_attr(at, record) : add_class(oc, record)) == 0)
+		char *place = live ? strdup(where) : NULL;
+		if (at)
+			((struct schema_attr *)record)->defined_at = place;
+		else
+			((struct schema_oc *)record)->defined_at = place;
+		if ((!live || place) && (at ? add_attr(at, record) : add_class(oc, record)) == 0)
 			return 0;
 	} else {
 		free(record);
@@ -279,7 +324,7 @@ static int load_file(const char *path, char *err, size_t errlen)
 		}
 		if (!cont && kind) { /* the statement ended: parse it */
 			snprintf(where, sizeof(where), "%s:%d", path, start);
-			int r = add_definition(kind, stmt, err, errlen, where);
+			int r = add_definition(kind, stmt, err, errlen, where, !commented);
 			if (r < 0 && !commented) {
 				rc = -1;
 				break;
@@ -430,11 +475,11 @@ int schema_load(const char *dir, const char *files, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < schema_builtin_nattrs; i++)
 		if (add_definition(DEF_ATTRIBUTE_TYPE, schema_builtin_attrs[i], err, errlen,
-		                   "built-in schema") < 0)
+		                   "built-in schema", false) < 0)
 			return -1;
 	for (size_t i = 0; i < schema_builtin_nclasses; i++)
 		if (add_definition(DEF_OBJECT_CLASS, schema_builtin_classes[i], err, errlen,
-		                   "built-in schema") < 0)
+		                   "built-in schema", false) < 0)
 			return -1;
 	char names[1024], path[4096];
 	snprintf(names, sizeof(names), "%s", files);
@@ -520,11 +565,13 @@ void schema_free(void)
 {
 	for (size_t i = 0; i < S.nattrs; i++) {
 		ldap_memfree(S.attrs[i]->definition);
+		free(S.attrs[i]->defined_at);
 		free(S.attrs[i]);
 		ldap_attributetype_free(S.raw[i]);
 	}
 	for (size_t i = 0; i < S.nocs; i++) {
 		ldap_memfree(S.ocs[i]->definition);
+		free(S.ocs[i]->defined_at);
 		free(S.ocs[i]->name);
 		free(S.ocs[i]->oid);
 		free(S.ocs[i]->sup);

@@ -49,6 +49,8 @@ struct schema_attr {
 	const struct schema_attr *sup; /* the superior type, or NULL */
 	bool has_subtypes;             /* some type names this one (directly or not) as SUP */
 	char *definition;              /* RFC 4512 form, for cn=Subschema */
+	char *defined_at; /* "FILE:LINE" of a file's live definition; NULL: built in (or a
+	                   * definition slapd builds in, commented out in the file) */
 };
 
 enum schema_oc_kind { SCHEMA_OC_ABSTRACT, SCHEMA_OC_STRUCTURAL, SCHEMA_OC_AUXILIARY };
@@ -68,6 +70,7 @@ struct schema_oc {
 	 * does not define left out. NULL-terminated, never NULL after schema_load. */
 	const struct schema_attr **must_attrs, **may_attrs;
 	char *definition;
+	char *defined_at; /* as struct schema_attr's */
 };
 
 /*

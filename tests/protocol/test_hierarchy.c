@@ -8,7 +8,9 @@
 #include <lber.h>
 #include <ldap.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "protocol/buf.h"
 #include "protocol/filter.h"
@@ -254,6 +256,47 @@ START_TEST(matched_values_items)
 }
 END_TEST
 
+/* A live definition whose OID or NAME an earlier file's has is refused with both places
+ * (slapd refuses it; before, the first silently won); definitions commented out in a file,
+ * which restate the built-ins, are not duplicates. */
+START_TEST(duplicate_definitions_refused)
+{
+	char dir[] = "/tmp/minidir-schema-XXXXXX", path[512], core[4096], err[512];
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_ptr_nonnull(realpath(TEST_SCHEMA_DIR "/core.schema", core));
+	snprintf(path, sizeof(path), "%s/core.schema", dir);
+	ck_assert_int_eq(symlink(core, path), 0);
+	static const char *const cases[][2] = {
+	    {"attributetype ( 1.3.6.1.4.1.99999.1 NAME 'siteA' SUP name )\n"
+	     "attributetype ( 1.3.6.1.4.1.99999.1 NAME 'siteB' SUP name )\n",
+	     "site.schema:2: attributetype 1.3.6.1.4.1.99999.1 (\"1.3.6.1.4.1.99999.1\") is "
+	     "defined already at "},
+	    {"attributetype ( 1.3.6.1.4.1.99999.1 NAME 'siteA' SUP name )\n"
+	     "attributetype ( 1.3.6.1.4.1.99999.2 NAME 'sitea' SUP name )\n",
+	     "(\"sitea\") is defined already at"},
+	    {"objectclass ( 1.3.6.1.4.1.99999.3 NAME 'person' SUP top AUXILIARY )\n",
+	     "site.schema:1: objectclass 1.3.6.1.4.1.99999.3 (\"person\") is defined already at"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(path, sizeof(path), "%s/site.schema", dir);
+		FILE *f = fopen(path, "w");
+		ck_assert_ptr_nonnull(f);
+		fputs(cases[i][0], f);
+		fclose(f);
+		ck_assert_int_eq(schema_load(dir, "core site", err, sizeof(err)), -1);
+		ck_assert_msg(strstr(err, cases[i][1]) != NULL, "case %zu: %s", i, err);
+		schema_free();
+	}
+	/* core.schema's commented-out definitions restate built-ins: no duplicate. */
+	ck_assert_msg(schema_load(dir, "core", err, sizeof(err)) == 0, "%s", err);
+	schema_free();
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/core.schema", dir);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 static void load_schema(void)
 {
 	char err[512];
@@ -280,6 +323,9 @@ static Suite *hierarchy_suite(void)
 	tcase_add_test(tc, supertype_filters_test_subtypes);
 	tcase_add_test(tc, supertype_in_attribute_list);
 	tcase_add_test(tc, matched_values_items);
+	TCase *dup = tcase_create("duplicates");
+	tcase_add_test(dup, duplicate_definitions_refused);
+	suite_add_tcase(s, dup);
 	suite_add_tcase(s, tc);
 	return s;
 }
