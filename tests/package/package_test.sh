@@ -129,6 +129,10 @@ getent group ssl-cert > /dev/null && ok "postinst: the ssl-cert group exists (th
 [ "$(stat -c '%U:%G %a' /var/lib/minidir 2> /dev/null)" = "minidir:minidir 750" ] &&
 	ok "postinst (systemd-tmpfiles): /var/lib/minidir minidir:minidir 0750" ||
 	not_ok "/var/lib/minidir: $(stat -c '%U:%G %a' /var/lib/minidir 2>&1)"
+# (before: /var/log/minidir came only with the unit's first start, LogsDirectory=)
+[ "$(stat -c '%U:%G %a' /var/log/minidir 2> /dev/null)" = "minidir:minidir 750" ] &&
+	ok "postinst (systemd-tmpfiles): /var/log/minidir minidir:minidir 0750, before any start" ||
+	not_ok "/var/log/minidir: $(stat -c '%U:%G %a' /var/log/minidir 2>&1)"
 conf=/etc/minidir/minidir.conf
 [ "$(stat -c '%U:%G %a' "$conf")" = "root:minidir 640" ] && ok "postinst: $conf root:minidir 0640" ||
 	not_ok "$conf: $(stat -c '%U:%G %a' "$conf")"
