@@ -90,6 +90,13 @@ both=$(comm -12 <(grep -v '/$' <<< "$files" | sort -u) <(echo "$slapd_files") | 
 	not_ok "dpkg -c: files slapd ships too: $both"
 grep -qx '/usr/share/minidir/schema/core.schema' <<< "$files" && ok "dpkg -c: the schemas in /usr/share/minidir/schema" ||
 	not_ok "dpkg -c: no /usr/share/minidir/schema/core.schema"
+# The admin's documents in /usr/share/doc/minidir (before: only the examples).
+# (dh_compress gzips the larger ones)
+grep -qxE '/usr/share/doc/minidir/README.md(.gz)?' <<< "$files" &&
+	grep -qxE '/usr/share/doc/minidir/install.md(.gz)?' <<< "$files" &&
+	grep -qxE '/usr/share/doc/minidir/reliability.md(.gz)?' <<< "$files" &&
+	ok "dpkg -c: README.md and docs/ in /usr/share/doc/minidir" ||
+	not_ok "dpkg -c: /usr/share/doc/minidir holds $(grep -c '^/usr/share/doc/minidir/' <<< "$files") files: $(grep '^/usr/share/doc/minidir/' <<< "$files" | head -5 | tr '\n' ' ')"
 # Every absolute path the installed configuration sets (comments aside) is the package's
 # or one of the unit's directories: none is slapd's (its schema files, /etc/ldap/schema).
 mkdir "$work/x"
