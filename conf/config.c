@@ -429,7 +429,9 @@ static int set_metrics_listen(void *ctx, const struct kv_key *k, void *field, co
 /*
  * Every key of minidir.conf, one a line, its name first (scripts read the names from
  * here): the set function, then the member it fills (FIELD) or none (the set function
- * fills several), then a number's range or a choice's names.
+ * fills several), then a number's range or a choice's names, then what a SIGHUP does with
+ * a changed value (.reload, enum config_reload; none: a restart is needed).
+ * scripts/conf_keys.sh reads the names and the reload column from these lines.
  */
 #define FIELD(m) .offset = offsetof(struct config, m), .size = sizeof(((struct config *)0)->m)
 _Static_assert(sizeof(enum send_policy_id) == sizeof(int) &&
@@ -453,34 +455,34 @@ static const struct kv_key config_keys[] = {
 	{"schema_dir", set_string, FIELD(schema_dir)},
 	{"schema", set_string, FIELD(schema)},
 	{"index", .set = set_index},
-	{"access", .set = set_access},
-	{"allow_anonymous", set_bool, FIELD(allow_anonymous)},
-	{"sizelimit", set_limit, FIELD(sizelimit)},
-	{"timelimit", set_limit, FIELD(timelimit)},
-	{"max_filter_items", set_filter_items, FIELD(max_filter_items), .max = 1L << 32},
-	{"max_search_work", set_search_work, FIELD(max_search_work), .max = 1L << 60},
-	{"inchain_max", set_filter_items, FIELD(inchain_max), .max = 1L << 32},
-	{"access_log", set_access_log, FIELD(access_log)},
-	{"monitor_access", set_choice, FIELD(monitor_access), .names = monitor_access_names},
-	{"send_policy", set_choice, FIELD(send_policy), .names = policy_names},
+	{"access", .set = set_access, .reload = CONFIG_RULES},
+	{"allow_anonymous", set_bool, FIELD(allow_anonymous), .reload = CONFIG_AT_ONCE},
+	{"sizelimit", set_limit, FIELD(sizelimit), .reload = CONFIG_AT_ONCE},
+	{"timelimit", set_limit, FIELD(timelimit), .reload = CONFIG_AT_ONCE},
+	{"max_filter_items", set_filter_items, FIELD(max_filter_items), .max = 1L << 32, .reload = CONFIG_AT_ONCE},
+	{"max_search_work", set_search_work, FIELD(max_search_work), .max = 1L << 60, .reload = CONFIG_AT_ONCE},
+	{"inchain_max", set_filter_items, FIELD(inchain_max), .max = 1L << 32, .reload = CONFIG_AT_ONCE},
+	{"access_log", set_access_log, FIELD(access_log), .reload = CONFIG_REOPENED},
+	{"monitor_access", set_choice, FIELD(monitor_access), .names = monitor_access_names, .reload = CONFIG_AT_ONCE},
+	{"send_policy", set_choice, FIELD(send_policy), .names = policy_names, .reload = CONFIG_AT_ONCE},
 	{"io_engine", set_choice, FIELD(io_engine), .names = io_engine_names},
-	{"batch_bytes", set_size, FIELD(batch_bytes), .min = 512, .max = 16L << 20},
+	{"batch_bytes", set_size, FIELD(batch_bytes), .min = 512, .max = 16L << 20, .reload = CONFIG_AT_ONCE},
 	{"max_pdu_bytes", set_size, FIELD(max_pdu_bytes), .min = 1024, .max = 64L << 20},
 	{"max_pdu_bytes_anonymous", set_size, FIELD(max_pdu_bytes_anonymous), .min = 1024, .max = 64L << 20},
 	{"max_input_bytes_per_worker", set_size, FIELD(max_input_bytes_per_worker), .min = 64L << 10, .max = 1L << 30},
-	{"max_pending_bytes", set_size, FIELD(max_pending_bytes), .min = 4096, .max = 1L << 30},
-	{"pdu_timeout", set_seconds, FIELD(pdu_timeout), .min = 0, .max = 86400},
-	{"write_timeout", set_seconds, FIELD(write_timeout), .min = 0, .max = 86400},
-	{"idle_timeout", set_seconds, FIELD(idle_timeout), .min = 0, .max = 86400},
-	{"tls_cert_file", set_string, FIELD(tls_cert_file)},
-	{"tls_key_file", set_string, FIELD(tls_key_file)},
-	{"tls_ca_file", set_string, FIELD(tls_ca_file)},
-	{"tls_verify_client", set_choice, FIELD(tls_verify_client), .names = tls_verify_names},
-	{"tls_ciphers", set_string, FIELD(tls_ciphers)},
-	{"tls_ciphersuites", set_string, FIELD(tls_ciphersuites)},
-	{"tls_min_version", set_tls_min_version, FIELD(tls_min_version)},
-	{"tls_handshake_timeout", set_seconds, FIELD(tls_handshake_timeout), .min = 1, .max = 3600},
-	{"require_tls", set_bool, FIELD(require_tls)},
+	{"max_pending_bytes", set_size, FIELD(max_pending_bytes), .min = 4096, .max = 1L << 30, .reload = CONFIG_AT_ONCE},
+	{"pdu_timeout", set_seconds, FIELD(pdu_timeout), .min = 0, .max = 86400, .reload = CONFIG_AT_ONCE},
+	{"write_timeout", set_seconds, FIELD(write_timeout), .min = 0, .max = 86400, .reload = CONFIG_AT_ONCE},
+	{"idle_timeout", set_seconds, FIELD(idle_timeout), .min = 0, .max = 86400, .reload = CONFIG_AT_ONCE},
+	{"tls_cert_file", set_string, FIELD(tls_cert_file), .reload = CONFIG_TLS},
+	{"tls_key_file", set_string, FIELD(tls_key_file), .reload = CONFIG_TLS},
+	{"tls_ca_file", set_string, FIELD(tls_ca_file), .reload = CONFIG_TLS},
+	{"tls_verify_client", set_choice, FIELD(tls_verify_client), .names = tls_verify_names, .reload = CONFIG_TLS},
+	{"tls_ciphers", set_string, FIELD(tls_ciphers), .reload = CONFIG_TLS},
+	{"tls_ciphersuites", set_string, FIELD(tls_ciphersuites), .reload = CONFIG_TLS},
+	{"tls_min_version", set_tls_min_version, FIELD(tls_min_version), .reload = CONFIG_TLS},
+	{"tls_handshake_timeout", set_seconds, FIELD(tls_handshake_timeout), .min = 1, .max = 3600, .reload = CONFIG_AT_ONCE},
+	{"require_tls", set_bool, FIELD(require_tls), .reload = CONFIG_AT_ONCE},
 	{"tls_ktls", set_bool, FIELD(tls_ktls)},
 	{"syncrepl", set_syncrepl, FIELD(syncrepl)},
 	{"updateref", set_url, FIELD(updateref)},
@@ -502,10 +504,31 @@ static const struct kv_key config_keys[] = {
 	{"dynamic_groups", set_bool, FIELD(dynamic_groups)},
 	{"dynamic_groups_max", set_count, FIELD(dynamic_groups_max), .min = 1, .max = 1000000},
 	/* The memos of a served file (storage/db.h). */
-	{"memo_bytes", set_memo_bytes, FIELD(memo_bytes), .min = 0, .max = 1L << 40},
+	{"memo_bytes", set_memo_bytes, FIELD(memo_bytes), .min = 0, .max = 1L << 40, .reload = CONFIG_NEXT_FILE},
 };
 /* clang-format on */
 #undef FIELD
+
+#define NKEYS (sizeof(config_keys) / sizeof(config_keys[0]))
+
+void config_changed_keys(const struct config *a, const struct config *b,
+                         void (*fn)(const char *key, void *arg), void *arg)
+{
+	for (size_t i = 0; i < NKEYS; i++)
+		if (config_key_changed(a, b, config_keys[i].name))
+			fn(config_keys[i].name, arg);
+}
+
+const char *config_key_at(size_t i)
+{
+	return i < NKEYS ? config_keys[i].name : NULL;
+}
+
+enum config_reload config_key_reload(const char *key)
+{
+	const struct kv_key *k = kv_find(config_keys, NKEYS, key);
+	return k ? (enum config_reload)k->reload : CONFIG_RESTART;
+}
 
 /* What the TLS keys require of each other, checked once the whole file is read. */
 static int check_tls(const struct config *cfg, char *err, size_t errlen)
@@ -600,71 +623,33 @@ static int keep_raw(struct config *cfg, const char *key, const char *value)
 	return 0;
 }
 
-/* Hashes (FNV-1a) and counts the values of key in c's raw lines, in order. */
-static uint64_t raw_values(const struct config *c, const char *key, size_t *n)
+char *config_key_text(const struct config *c, const char *key)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-	size_t klen = strlen(key);
-	*n = 0;
+	size_t klen = strlen(key), len = 0;
+	char *text = malloc(c->raw_len + 1); /* the values are shorter than the lines */
+	if (!text)
+		return NULL;
 	for (const char *p = c->raw, *end = c->raw + c->raw_len; p && p < end;) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		if (!nl)
 			break;
 		if ((size_t)(nl - p) > klen && p[klen] == '\t' && strncmp(p, key, klen) == 0) {
-			for (const char *q = p + klen + 1; q <= nl; q++)
-				h = (h ^ (unsigned char)*q) * 0x100000001b3ULL;
-			++*n;
+			memcpy(text + len, p + klen + 1, (size_t)(nl - p) - klen);
+			len += (size_t)(nl - p) - klen; /* the value and its newline */
 		}
 		p = nl + 1;
 	}
-	return h;
+	text[len] = '\0';
+	return text;
 }
 
 bool config_key_changed(const struct config *a, const struct config *b, const char *key)
 {
-	size_t na, nb;
-	uint64_t ha = raw_values(a, key, &na), hb = raw_values(b, key, &nb);
-	return na != nb || ha != hb;
-}
-
-/* fn for each key of c's raw lines that changed and was not seen in c's lines before (nor,
- * when first is not NULL, in first's). */
-static void each_changed(const struct config *c, const struct config *a, const struct config *b,
-                         const struct config *first, void (*fn)(const char *key, void *arg),
-                         void *arg)
-{
-	for (const char *p = c->raw, *end = c->raw + c->raw_len; p && p < end;) {
-		const char *tab = memchr(p, '\t', (size_t)(end - p)),
-		           *nl = memchr(p, '\n', (size_t)(end - p));
-		if (!tab || !nl || tab > nl)
-			break;
-		char key[64];
-		size_t klen = (size_t)(tab - p);
-		if (klen < sizeof(key)) {
-			memcpy(key, p, klen);
-			key[klen] = '\0';
-			size_t before = 0, in_first = 0;
-			/* Seen before in this file: its first line decided it. */
-			for (const char *q = c->raw; q < p;) {
-				const char *qn = memchr(q, '\n', (size_t)(p - q));
-				before += (size_t)(qn - q) > klen && q[klen] == '\t' &&
-				          strncmp(q, key, klen) == 0;
-				q = qn + 1;
-			}
-			if (first)
-				raw_values(first, key, &in_first);
-			if (!before && !in_first && config_key_changed(a, b, key))
-				fn(key, arg);
-		}
-		p = nl + 1;
-	}
-}
-
-void config_changed_keys(const struct config *a, const struct config *b,
-                         void (*fn)(const char *key, void *arg), void *arg)
-{
-	each_changed(a, a, b, NULL, fn, arg);
-	each_changed(b, a, b, a, fn, arg);
+	char *ta = config_key_text(a, key), *tb = config_key_text(b, key);
+	bool changed = !ta || !tb || strcmp(ta, tb) != 0;
+	free(ta);
+	free(tb);
+	return changed;
 }
 
 static int read_key(void *user, const char *section, const char *key, const char *value)
@@ -672,8 +657,7 @@ static int read_key(void *user, const char *section, const char *key, const char
 	struct parse_state *st = user;
 	if (section[0])
 		return bad(st, "sections are not used (found [%s])", section) == 0;
-	int rc = kv_set(config_keys, sizeof(config_keys) / sizeof(config_keys[0]), st->cfg, st, key,
-	                value);
+	int rc = kv_set(config_keys, NKEYS, st->cfg, st, key, value);
 	if (rc == -2)
 		bad(st, "unknown key \"%s\"", key);
 	if (rc == 0 && keep_raw(st->cfg, key, value) < 0)

@@ -161,13 +161,34 @@ struct config {
 	size_t raw_len;
 };
 
-/* True if the values key has in a's file differ from those in b's (their raw text, all
- * lines of the key in order: a key set on several lines, as access, counts as one). */
+/* The values key has in c's file, as written, each followed by a newline, in file order ("" when
+ * the file does not set it). malloc'd, the caller's; NULL when out of memory. */
+char *config_key_text(const struct config *c, const char *key);
+/* True if the values key has in a's file differ from those in b's (config_key_text: all
+ * lines of the key in order, so a key set on several lines, as access, counts as one);
+ * true when out of memory (a change is never hidden). */
 bool config_key_changed(const struct config *a, const struct config *b, const char *key);
-/* Calls fn(key, arg) once for each key set in a's or b's file whose values differ
- * (config_key_changed), in the order they first appear in a's, then b's. */
+/* Calls fn(key, arg) once for each key whose values differ between a's and b's files
+ * (config_key_changed), in the order of the key table (conf/config.c). */
 void config_changed_keys(const struct config *a, const struct config *b,
                          void (*fn)(const char *key, void *arg), void *arg);
+
+/* What a SIGHUP does with a key whose value changed in the file: the key table's reload
+ * column (conf/config.c); man/minidir.conf.5's RELOADING lists each class, and
+ * scripts/conf_keys.sh checks the lists against the table. */
+enum config_reload {
+	CONFIG_RESTART,   /* nothing: the change is logged as needing a restart */
+	CONFIG_AT_ONCE,   /* stored for requests that start afterwards (server.h's runtime
+	                     values; send_policy: for connections accepted afterwards) */
+	CONFIG_NEXT_FILE, /* stored for the next database file opened (a new import) */
+	CONFIG_REOPENED,  /* access_log: its destination opened again, whether changed or not */
+	CONFIG_TLS,       /* with TLS on at start-up: the TLS context made again from the files */
+	CONFIG_RULES, /* access: the rules compiled again, for operations that start afterwards */
+};
+/* key's class; CONFIG_RESTART for a name the table lacks. */
+enum config_reload config_key_reload(const char *key);
+/* The name of the key table's i-th key, or NULL past its end. */
+const char *config_key_at(size_t i);
 
 /*
  * Reads path into cfg (defaults first, then the file). Returns 0, or -1 with

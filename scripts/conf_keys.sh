@@ -11,6 +11,11 @@
 # changes its form, fewer than MIN_KEYS are found and the check fails, so that it is
 # taught the new form rather than passing on nothing.
 #
+# It also checks man/minidir.conf.5's RELOADING section against the table's reload column
+# (".reload = CONFIG_CLASS" on a key's line; none: CONFIG_RESTART): each class's paragraph
+# (".TP", then ".B At once" and so on) names with ".B KEY" / ".BR KEY ," exactly the keys the
+# table gives that class.
+#
 # Exit status 0 when all agree; 1 with one line per mismatch on standard error.
 #
 # Usage: scripts/conf_keys.sh [CONFIG_C [MAN_PAGE [SAMPLE]]]   (default: the tree's files)
@@ -62,5 +67,43 @@ comm -13 "$tmp/code" "$tmp/man" > "$tmp/a"
 report "$tmp/a" "documented in man/minidir.conf.5, unknown to conf/config.c"
 comm -13 "$tmp/code" "$tmp/sample" > "$tmp/a"
 report "$tmp/a" "set in conf/minidir.conf, unknown to conf/config.c"
-[ "$status" -eq 0 ] && echo "conf_keys.sh: $n keys, each in man/minidir.conf.5 and conf/minidir.conf"
+
+# What a SIGHUP does with each key: the table's reload column against the man page's lists.
+sed -n 's/^[[:space:]]*{[[:space:]]*"\([a-z_]*\)".*\.reload = CONFIG_\([A-Z_]*\).*/\2 \1/p' "$code" |
+	sort > "$tmp/reload_code"
+awk '
+/^\.SH / { in_section = ($2 == "RELOADING"); class = ""; next }
+!in_section { next }
+/^\.TP/ { head = 1; next }
+head && /^\.B / {
+	head = 0; sub(/^\.B /, "")
+	if ($0 == "At once") class = "AT_ONCE"
+	else if ($0 == "With the next database file") class = "NEXT_FILE"
+	else if ($0 == "Access rules") class = "RULES"
+	else if ($0 == "Opened again") class = "REOPENED"
+	else if ($0 == "With TLS on") class = "TLS"
+	else if ($0 == "Restart") class = ""
+	else class = "UNKNOWN:" $0
+	if (class ~ /^UNKNOWN/) print class, "-"
+	next
+}
+/^\.PP/ { class = ""; next }
+class != "" && /^\.BR? [a-z_]+( ,)?$/ { print class, $2 }
+' "$man" | sort > "$tmp/reload_man"
+comm -23 "$tmp/reload_code" "$tmp/reload_man" > "$tmp/a"
+while read -r class k; do
+	echo "conf_keys.sh: $k: reload class $class in conf/config.c, not listed so in man/minidir.conf.5's RELOADING" >&2
+	status=1
+done < "$tmp/a"
+comm -13 "$tmp/reload_code" "$tmp/reload_man" > "$tmp/a"
+while read -r class k; do
+	echo "conf_keys.sh: $k: listed under $class in man/minidir.conf.5's RELOADING, not so in conf/config.c's table" >&2
+	status=1
+done < "$tmp/a"
+nreload=$(wc -l < "$tmp/reload_code")
+if [ "$nreload" -lt 10 ]; then
+	echo "conf_keys.sh: found only $nreload keys with a reload class in $code: has the table's form changed?" >&2
+	status=1
+fi
+[ "$status" -eq 0 ] && echo "conf_keys.sh: $n keys, each in man/minidir.conf.5 and conf/minidir.conf; $nreload applied by SIGHUP as RELOADING says"
 exit "$status"

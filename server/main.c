@@ -17,7 +17,7 @@ static const char usage[] =
     "\n"
     "A read-only LDAPv3 search server over a database built by minidir-import.\n"
     "Runs in the foreground and logs to standard error; SIGTERM or SIGINT stop it,\n"
-    "SIGHUP re-reads the configuration (send_policy and other tunables); a new\n"
+    "SIGHUP re-reads the configuration (tunables, access rules, TLS files); a new\n"
     "minidir-import of the database is served within a second, without a restart.\n"
     "\n"
     "  -f CONFIG     configuration file (see conf/minidir.conf)\n"

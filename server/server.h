@@ -96,7 +96,8 @@ struct runtime {
 };
 
 struct server {
-	struct config cfg; /* as loaded at start-up; runtime holds what reloads change */
+	struct config cfg; /* as loaded at start-up (its access rules moved into access);
+	                      runtime holds what reloads change */
 	bool check_only;   /* minidir -t: server_init creates no file (no access log) */
 	struct runtime runtime;
 	const struct send_policy *local_policy; /* ldapi:// connections' (batch: no TCP options) */
@@ -122,7 +123,8 @@ struct server {
 	struct buf rootdse;     /* the root DSE, as a stored entry record */
 	struct buf subschema;   /* cn=Subschema, as a stored entry record */
 	struct tls_server *tls; /* the TLS context (net/tls.h), NULL when TLS is not configured */
-	struct access_rules *access;              /* cfg's access rules compiled (ops/access.h) */
+	struct access_rules *access; /* the access rules in force (ops/access.h): written under
+	                                gen_lock, read atomically */
 	bool unix_bound[CONFIG_MAX_LISTEN];       /* ldapi:// socket files this server made */
 	char listen_urls[CONFIG_MAX_LISTEN][400]; /* each address as a URL, port resolved */
 	bool listening;                           /* the listeners listen (atomic; listeners.h) */

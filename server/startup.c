@@ -435,36 +435,18 @@ void server_stop(struct server *srv)
 	schema_free();
 }
 
-/* The keys a SIGHUP applies (server_reload): the runtime values, send_policy, the access
- * log (opened again) and, with TLS on, the files and words of its context (tls_reload). */
+/* A key whose change a SIGHUP applies (the key table's reload column, conf/config.h): the
+ * TLS keys only when TLS was on at start-up (tls_reload). */
 static bool applied_by_reload(const char *key, bool tls_on)
 {
-	static const char *const applied[] = {
-#define RELOAD_NAME(type, field, fmt, shown) #field,
-	    SERVER_RUNTIME_VALUES(RELOAD_NAME)
-#undef RELOAD_NAME
-	        "send_policy",
-	    "access_log"};
-	static const char *const tls[] = {"tls_cert_file",    "tls_key_file",     "tls_ca_file",
-	                                  "tls_ciphers",      "tls_ciphersuites", "tls_min_version",
-	                                  "tls_verify_client"};
-	for (size_t i = 0; i < sizeof(applied) / sizeof(applied[0]); i++)
-		if (strcmp(key, applied[i]) == 0)
-			return true;
-	for (size_t i = 0; tls_on && i < sizeof(tls) / sizeof(tls[0]); i++)
-		if (strcmp(key, tls[i]) == 0)
-			return true;
-	return false;
+	enum config_reload r = config_key_reload(key);
+	return r == CONFIG_TLS ? tls_on : r != CONFIG_RESTART;
 }
-
-struct restart_scan {
-	bool tls_on;
-};
 
 static void restart_needed(const char *key, void *arg)
 {
-	const struct restart_scan *rs = arg;
-	if (!applied_by_reload(key, rs->tls_on))
+	const bool *tls_on = arg;
+	if (!applied_by_reload(key, *tls_on))
 		log_info(
 		    "SIGHUP: %s changed; restart minidir to apply it (the running server keeps "
 		    "its value)",
@@ -473,11 +455,11 @@ static void restart_needed(const char *key, void *arg)
 
 /* Logs each key whose value changed in the file and that a SIGHUP does not apply, whatever
  * the key: the file's lines are compared key by key (config_changed_keys), so no key is
- * kept silently (before, a list of 23 keys: access and 10 others changed without a word). */
+ * kept silently. */
 static void log_restart_needed(const struct server *srv, const struct config *n)
 {
-	struct restart_scan rs = {.tls_on = srv->tls != NULL};
-	config_changed_keys(&srv->cfg, n, restart_needed, &rs);
+	bool tls_on = srv->tls != NULL;
+	config_changed_keys(&srv->cfg, n, restart_needed, &tls_on);
 }
 
 int server_reload(struct server *srv)
@@ -489,6 +471,7 @@ int server_reload(struct server *srv)
 		return -1;
 	}
 	log_restart_needed(srv, &n);
+	ops_reload_access(srv, &n); /* n's rules, if they changed, become the server's */
 	if (srv->tls)
 		tls_reload(srv->tls, &n); /* certificate rotation: the files are read again */
 	else if (n.tls_cert_file[0])

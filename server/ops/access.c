@@ -3,6 +3,7 @@
 
 #include "server/ops/access_rules.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,10 +55,37 @@ static size_t visible_children(struct access_op *op, const struct db *db, MDB_tx
 	return n;
 }
 
+/*
+ * At an operation's start on w: takes the set published since w last looked, if one was.
+ * The operations of w still running under the old set borrowed w's reference to it; they
+ * become owners (one reference each, added at once), and w lets go of its own.
+ */
+static void take_current_rules(struct worker *w)
+{
+	struct server *srv = w->srv;
+	struct ops_worker *ow = ops_worker(w);
+	if (__atomic_load_n(&srv->access, __ATOMIC_ACQUIRE) == ow->rules)
+		return;
+	pthread_mutex_lock(&srv->gen_lock); /* access_publish releases the set it replaces */
+	struct access_rules *now = srv->access;
+	__atomic_add_fetch(&now->refs, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&srv->gen_lock);
+	struct access_rules *old = ow->rules;
+	if (old) {
+		__atomic_add_fetch(&old->refs, ow->rules_borrowed, __ATOMIC_RELAXED);
+		access_rules_release(old);
+	}
+	ow->rules = now;
+	ow->rules_borrowed = 0;
+}
+
 void access_op_init(struct access_op *op, struct conn *c)
 {
+	take_current_rules(c->w);
 	op->visible_children = visible_children;
-	op->rules = c->w->srv->access;
+	op->rules = ops_worker(c->w)->rules;
+	ops_worker(c->w)->rules_borrowed++;
+	op->w = c->w;
 	op->c = c;
 	op->bypass = c->auth == AUTH_ROOT;
 	op->groups_known = op->groups_member = 0;
@@ -75,6 +103,14 @@ bool access_entry_granted(const struct access_op *op, enum access_level need)
 void access_op_free(struct access_op *op)
 {
 	buf_free(&op->extra);
+	if (!op->rules)
+		return;
+	struct ops_worker *ow = ops_worker(op->w);
+	if (op->rules == ow->rules)
+		ow->rules_borrowed--;
+	else
+		access_rules_release(op->rules); /* its own: the worker has moved on */
+	op->rules = NULL;
 }
 
 /* Whether key[0..len) is in scope of base (a rule's dn= or a who's). */
@@ -301,24 +337,28 @@ static void decide(struct access_entry *ae, struct access_op *op, entry_id id,
 
 /*
  * What an anonymous client may do when the rules cannot tell entries apart (entry_free):
- * the same for every operation, as the rules do not change while workers run, unless a
- * rule asks where the client is (by_peer: then each operation decides for itself). A worker
- * decides it once and keeps it. Its op is its own, holding what the gates read of one
- * (rules, bypass), so that it outlives the operation that made it.
+ * the same for every operation under one set of rules, unless a rule asks where the client
+ * is (by_peer: then each operation decides for itself). A worker decides it once per set
+ * and keeps it in the set (its slot of rules->anonymous), so that an operation still
+ * running under an older set reads that set's decision. Its op is its own, holding what
+ * the gates read of one (rules, bypass), so that it outlives the operation that made it.
  */
 struct access_anonymous {
 	struct access_op op;
 	struct access_entry d;
 };
 
-/* The worker's anonymous decision, made now from op's first entry if not yet; NULL when
- * out of memory (the operation decides for itself then). */
+/* The worker's anonymous decision under op's rules, made now from op's first entry if not
+ * yet; NULL when out of memory (the operation decides for itself then). */
 static const struct access_entry *anonymous(struct access_op *op, entry_id id,
                                             const struct entry_view *e)
 {
-	struct worker *w = op->c->w;
-	if (ops_worker(w)->anonymous)
-		return &ops_worker(w)->anonymous->d;
+	int slot = op->w->id;
+	if (slot < 0 || slot >= op->rules->nworkers)
+		return NULL; /* not a worker the set was made for: decided by the operation */
+	struct access_anonymous **kept = &op->rules->anonymous[slot];
+	if (*kept)
+		return &(*kept)->d;
 	struct access_anonymous *a = calloc(1, sizeof(*a));
 	if (!a)
 		return NULL;
@@ -326,14 +366,14 @@ static const struct access_entry *anonymous(struct access_op *op, entry_id id,
 	a->d.op = &a->op;         /* what the gates read */
 	decide(&a->d, op, id, e); /* op: the client's, anonymous */
 	a->d.e = NULL;            /* e is borrowed for this entry only */
-	ops_worker(w)->anonymous = a;
+	*kept = a;
 	return &a->d;
 }
 
 void access_worker_free(struct worker *w)
 {
-	free(ops_worker(w)->anonymous);
-	ops_worker(w)->anonymous = NULL;
+	access_rules_release(ops_worker(w)->rules);
+	ops_worker(w)->rules = NULL;
 }
 
 void access_entry_init(struct access_entry *ae, struct access_op *op, entry_id id,

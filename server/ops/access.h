@@ -14,8 +14,12 @@
  * read; a compare, compare on the attribute; a simple bind, auth on
  * userPassword for an anonymous client (the identity before the bind).
  *
- * Thread rules: access_compile and access_free in the main thread before the
- * workers start and after they stop; the rest in a worker, for one operation.
+ * The rules are compiled at start-up and again at each SIGHUP that changes them
+ * (access_publish): an operation decides by the set that was current when it started
+ * (a search, to its last entry; a paged search, page by page).
+ *
+ * Thread rules: access_compile and access_publish in the main thread; access_rules_release
+ * anywhere; the rest in a worker, for one operation of its own.
  */
 #ifndef MINIDIR_SERVER_OPS_ACCESS_H
 #define MINIDIR_SERVER_OPS_ACCESS_H
@@ -31,11 +35,26 @@
 #include "server/net/net.h"
 #include "storage/entry.h"
 
-/* Compiles srv->cfg's rules into srv->access: DNs to keys, filters, attribute
- * names with the schema loaded. Returns 0, or -1 after logging
- * "config:line: access: reason". */
-int access_compile(struct server *srv);
-void access_free(struct server *srv);
+/*
+ * Compiles cfg's rules against the schema loaded (DNs to keys, filters, attribute names)
+ * into a set with one reference, the caller's, for a server of nworkers workers. The set
+ * takes cfg's rules (cfg->access is NULL afterwards). Returns NULL after logging
+ * "config:line: access: reason" (cfg keeps its rules then), or on running out of memory.
+ */
+struct access_rules *access_compile(struct config *cfg, int nworkers);
+/* Drops a reference to rules (NULL: nothing); the last frees the set. Any thread. */
+void access_rules_release(struct access_rules *rules);
+/*
+ * Makes rules (the caller's reference passes to the server) the set operations that start
+ * from now on decide by, on every worker, and releases the server's reference to the
+ * previous one: operations already running finish under the set they began with. Main
+ * thread (start-up, SIGHUP).
+ */
+void access_publish(struct server *srv, struct access_rules *rules);
+/* True if cfg's access lines differ from those rules was compiled from. */
+bool access_rules_differ(const struct access_rules *rules, const struct config *cfg);
+/* The number of rules in the set (the built-in ones when the file has none). */
+int access_rules_count(const struct access_rules *rules);
 
 /* False when c is anonymous and allow_anonymous is off. */
 bool access_may_read(const struct conn *c);
@@ -68,7 +87,8 @@ struct access_entry {
 
 /* Who asks, for one operation of c; its group memberships are looked up once. */
 struct access_op {
-	const struct access_rules *rules;
+	struct access_rules *rules; /* the worker's (borrowed) or, once it moved on, its own */
+	struct worker *w;           /* the worker it runs on */
 	struct conn *c;
 	bool bypass; /* the rootdn */
 	uint64_t groups_known, groups_member;
@@ -90,16 +110,18 @@ struct access_op {
 	                           entry_id id, bool first_only);
 };
 
-/* Who asks, reading the worker's database generation (see db and txn above); the
- * cache starts empty. */
+/* Who asks, under the rules current now (the worker takes a newly published set here),
+ * reading the worker's database generation (see db and txn above); the cache starts
+ * empty. Each init is followed by one access_op_free, on the same worker. */
 void access_op_init(struct access_op *op, struct conn *c);
 
-/* Lets go of what w kept of the access rules' decisions (after its thread stopped). */
+/* Lets go of the rules w holds (after its thread stopped). */
 void access_worker_free(struct worker *w);
 
 /* True if op's client has at least need on every entry itself ("entry"), whatever the
  * entry: a fast answer that spares looking the entry up; false means "look". */
 bool access_entry_granted(const struct access_op *op, enum access_level need);
+/* Ends op: lets go of its rules (a second call does nothing). */
 void access_op_free(struct access_op *op);
 
 /*

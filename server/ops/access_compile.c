@@ -1,9 +1,11 @@
 /* The access rules compiled from the configuration's (conf/access_rule.h) against the
- * schema: at start-up, before the workers run (access.h, access_compile). */
+ * schema, at start-up and at a SIGHUP that changes them, and their life as a refcounted set
+ * (access.h: access_compile, access_rules_release, access_publish). */
 #include "server/ops/access.h"
 
 #include "server/ops/access_rules.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,16 +140,19 @@ static const char *compile_rule(struct rule *r, const struct access_rule *src, i
 	return NULL;
 }
 
-int access_compile(struct server *srv)
+struct access_rules *access_compile(struct config *cfg, int nworkers)
 {
-	const struct config *cfg = &srv->cfg;
 	struct access_rules *rules = calloc(1, sizeof(*rules));
-	if (!rules || !(rules->rule = calloc((size_t)cfg->naccess + 1, sizeof(*rules->rule)))) {
+	if (!rules || !(rules->rule = calloc((size_t)cfg->naccess + 1, sizeof(*rules->rule))) ||
+	    !(rules->anonymous = calloc((size_t)nworkers + 1, sizeof(*rules->anonymous)))) {
+		if (rules)
+			free(rules->rule);
 		free(rules);
 		log_error("access rules: out of memory");
-		return -1;
+		return NULL;
 	}
-	srv->access = rules;
+	rules->refs = 1;
+	rules->nworkers = nworkers;
 	rules->entry_floor = ACCESS_NONE;
 	int groups = 0;
 	for (int i = 0; i < cfg->naccess; i++, rules->n++) {
@@ -159,9 +164,15 @@ int access_compile(struct server *srv)
 				log_error("%s:%d: access: %s", cfg->path, cfg->access[i].line, why);
 			else
 				log_error("built-in access rule %d: %s", i + 1, why);
-			return -1;
+			access_rules_release(rules); /* cfg's rules are still cfg's */
+			return NULL;
 		}
 	}
+	rules->text = config_key_text(cfg, "access");
+	rules->src = cfg->access; /* the compiled rules point into them */
+	rules->nsrc = cfg->naccess;
+	cfg->access = NULL;
+	cfg->naccess = 0;
 	rules->entry_free = true;
 	for (int i = 0; i < rules->n; i++) {
 		for (size_t k = 0; k < rules->rule[i].nnames; k++)
@@ -178,13 +189,12 @@ int access_compile(struct server *srv)
 			rules->entry_floor = r->who[0].src->level;
 		break;
 	}
-	return 0;
+	return rules;
 }
 
-void access_free(struct server *srv)
+void access_rules_release(struct access_rules *rules)
 {
-	struct access_rules *rules = srv->access;
-	if (!rules)
+	if (!rules || __atomic_sub_fetch(&rules->refs, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
 	for (int i = 0; i < rules->n; i++) {
 		struct rule *r = &rules->rule[i];
@@ -196,7 +206,35 @@ void access_free(struct server *srv)
 			buf_free(&r->who[j].key);
 		free(r->who);
 	}
+	for (int i = 0; i < rules->nworkers; i++)
+		free(rules->anonymous[i]); /* plain blocks: their op holds no buffer */
+	for (int i = 0; i < rules->nsrc; i++)
+		access_rule_free(&rules->src[i]);
+	free(rules->src);
+	free(rules->text);
+	free(rules->anonymous);
 	free(rules->rule);
 	free(rules);
-	srv->access = NULL;
+}
+
+void access_publish(struct server *srv, struct access_rules *rules)
+{
+	pthread_mutex_lock(&srv->gen_lock);
+	struct access_rules *old = srv->access;
+	__atomic_store_n(&srv->access, rules, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&srv->gen_lock);
+	access_rules_release(old); /* workers still on it hold it */
+}
+
+bool access_rules_differ(const struct access_rules *rules, const struct config *cfg)
+{
+	char *text = config_key_text(cfg, "access");
+	bool differ = !rules || !rules->text || !text || strcmp(rules->text, text) != 0;
+	free(text);
+	return differ;
+}
+
+int access_rules_count(const struct access_rules *rules)
+{
+	return rules->n;
 }

@@ -38,9 +38,26 @@ struct rule {
 	int nwho;
 };
 
+/*
+ * One compiled set of rules: the start-up's, or a SIGHUP's (access_reload). Refcounted:
+ * the server holds the current set (srv->access, under gen_lock), each worker the set it
+ * hands to operations that start (struct ops_worker's rules), and an operation that began
+ * under a set its worker has since left holds that set itself (access.c, access_op_free).
+ * The last release frees it.
+ */
 struct access_rules {
+	unsigned long refs; /* atomic */
 	struct rule *rule;
 	int n;
+	/* The configuration's rules, owned: the compiled ones point into them (who->src, names
+	 * attrs= wrote). */
+	struct access_rule *src;
+	int nsrc;
+	char *text; /* the file's access lines they came from (config_key_text); NULL: unknown */
+	/* Each worker's anonymous decision under this set (access.c), by worker id: slot i is
+	 * written and read by worker i's thread only, and freed with the set. */
+	struct access_anonymous **anonymous;
+	int nworkers;
 	/* The level on "entry" the rules give everyone on every entry (the first rule that
 	 * covers "entry" is for all DNs, with no filter, and starts "by *"), else none. */
 	enum access_level entry_floor;

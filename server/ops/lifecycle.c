@@ -7,9 +7,31 @@
 #include "server/ops/access.h"
 #include "server/ops/ops.h"
 
+#include "server/log.h"
+
 int ops_start(struct server *srv)
 {
-	return access_compile(srv);
+	struct access_rules *rules = access_compile(&srv->cfg, srv->cfg.threads);
+	if (!rules)
+		return -1;
+	access_publish(srv, rules);
+	return 0;
+}
+
+void ops_reload_access(struct server *srv, struct config *n)
+{
+	if (!access_rules_differ(srv->access, n))
+		return;
+	struct access_rules *rules = access_compile(n, srv->cfg.threads);
+	if (!rules) {
+		log_error("SIGHUP: access: the running rules are kept");
+		return;
+	}
+	int count = access_rules_count(rules);
+	access_publish(srv, rules);
+	log_info("SIGHUP: access rules replaced (%d rules; for operations that start from now "
+	         "on)",
+	         count);
 }
 
 void ops_worker_free(struct worker *w)
@@ -22,7 +44,7 @@ void ops_worker_free(struct worker *w)
 
 void ops_stop(struct server *srv)
 {
-	access_free(srv);
+	access_publish(srv, NULL); /* the last reference: every worker has let go */
 	buf_free(&srv->rootdse);
 	buf_free(&srv->subschema);
 }

@@ -24,8 +24,6 @@
 #include "server/net/net.h"
 #include "server/ops/http.h" /* the HTTP endpoint start-up runs (http_start, http_stop) */
 
-struct access_anonymous;
-
 /*
  * The operations' part of a worker, owned by server/ops/: the event loop's part first
  * (struct net_worker, which begins with the database's and the shared struct worker),
@@ -34,11 +32,13 @@ struct access_anonymous;
  * cast, no pointer to follow.
  */
 struct ops_worker {
-	struct net_worker net;              /* first: ops_worker() casts to it and back */
-	struct access_anonymous *anonymous; /* an anonymous client's access, decided once
-	                                       (access.c; NULL until then) */
-	struct buf extra;                   /* operational attributes of the entry being sent */
-	struct buf base_dn; /* the last search base as sent, and its key (op_search.c) */
+	struct net_worker net;        /* first: ops_worker() casts to it and back */
+	struct access_rules *rules;   /* the access rules it hands to operations that
+	                                 start, held (access.c; NULL until the first) */
+	unsigned long rules_borrowed; /* its operations running under rules, which
+	                                 borrow its reference (access_op_init) */
+	struct buf extra;             /* operational attributes of the entry being sent */
+	struct buf base_dn;           /* the last search base as sent, and its key (op_search.c) */
 	struct buf base_key;
 	uint64_t bind_took_ns; /* how long failed binds take to check, on average (op_bind.c) */
 };
@@ -57,6 +57,13 @@ static inline struct ops_worker *ops_worker(struct worker *w)
  * "config:line: access: reason".
  */
 int ops_start(struct server *srv);
+/*
+ * At a SIGHUP, n being the file as read again (main thread): if its access lines differ from
+ * those of the rules in use, compiles them (taking them from n) and makes them the rules
+ * of every operation that starts from now on, logging "SIGHUP: access rules replaced ...";
+ * a rule that does not compile is logged at its line and the running rules are kept.
+ */
+void ops_reload_access(struct server *srv, struct config *n);
 /* Frees what worker w kept for operations (the access rules' decisions, the computed
  * attributes' buffer, the last search base): after its thread has stopped. */
 void ops_worker_free(struct worker *w);

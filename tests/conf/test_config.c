@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "conf/config.h"
+#include "server/server.h"
 #include "tests/check_run.h"
 
 static char base_dir[64]; /* made and removed by the parent process */
@@ -226,12 +227,39 @@ START_TEST(changed_keys)
 	load_fails_at(BASE "suffix = dc=other,dc=com\n", 3, "suffix is set twice");
 	char keys[256] = "";
 	config_changed_keys(&a, &b, collect, keys);
-	ck_assert_str_eq(keys, "access index memberof_nested ");
+	ck_assert_str_eq(keys, "index access memberof_nested "); /* the key table's order */
 	keys[0] = '\0';
 	config_changed_keys(&a, &a, collect, keys);
 	ck_assert_str_eq(keys, "");
 	config_free(&a);
 	config_free(&b);
+}
+END_TEST
+
+/* The key table's reload column against what server_reload applies: each runtime value
+ * (server.h) is a key applied at once or with the next file, and no other key is. */
+START_TEST(reload_column)
+{
+#define RUNTIME_NAME(type, field, fmt, shown) #field,
+	static const char *const runtime[] = {SERVER_RUNTIME_VALUES(RUNTIME_NAME) "send_policy"};
+#undef RUNTIME_NAME
+	size_t n = sizeof(runtime) / sizeof(runtime[0]);
+	for (size_t i = 0; i < n; i++) {
+		enum config_reload r = config_key_reload(runtime[i]);
+		ck_assert_msg(r == CONFIG_AT_ONCE || r == CONFIG_NEXT_FILE, "%s: %d", runtime[i],
+		              r);
+	}
+	size_t at_once = 0;
+	for (size_t i = 0; config_key_at(i); i++) {
+		enum config_reload r = config_key_reload(config_key_at(i));
+		at_once += r == CONFIG_AT_ONCE || r == CONFIG_NEXT_FILE;
+	}
+	ck_assert_uint_eq(at_once, n);
+	ck_assert_int_eq(config_key_reload("access"), CONFIG_RULES);
+	ck_assert_int_eq(config_key_reload("access_log"), CONFIG_REOPENED);
+	ck_assert_int_eq(config_key_reload("tls_cert_file"), CONFIG_TLS);
+	ck_assert_int_eq(config_key_reload("threads"), CONFIG_RESTART);
+	ck_assert_int_eq(config_key_reload("no_such_key"), CONFIG_RESTART);
 }
 END_TEST
 
@@ -927,6 +955,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, unfinished_request_limits);
 	tcase_add_test(tc, reload_resets);
 	tcase_add_test(tc, changed_keys);
+	tcase_add_test(tc, reload_column);
 	tcase_add_test(tc, index_lines_accumulate);
 	tcase_add_test(tc, sizes);
 	tcase_add_test(tc, long_database_path);

@@ -352,15 +352,23 @@ expect_grep "access log: SIGHUP writes to a new file after a rotation" "SEARCH b
 mon_value() { ls_ -D "cn=admin,$BASE" -w root-secret -b "cn=$1,cn=monitor" -s base "$2" | sed -n "s/^$2: //p"; }
 before_batch=$(mon_value msg-more connections)
 cp "$work/minidir.conf" "$work/minidir.conf.orig"
-printf 'send_policy = msg-more\nmonitor_access = anonymous\nsizelimit = 2\n' >> "$work/minidir.conf"
-# Keys a SIGHUP does not apply are each logged as needing a restart, whatever the key (before:
-# only a list of 23 keys; a changed access rule was kept without a word).
-printf 'access = to * by * read\nmemberof_nested = yes\n' >> "$work/minidir.conf"
+# Keys a SIGHUP does not apply (memberof_nested) are each logged as needing a restart,
+# whatever the key (before: only a list of 23 keys). Access rules are applied (before: kept
+# without a word, anonymous still read every entry): anonymous reads nothing but the rootdn
+# everything.
+printf '%s\n' 'send_policy = msg-more' 'monitor_access = anonymous' 'sizelimit = 2' \
+	'memberof_nested = yes' 'access = to * by users read by * none' >> "$work/minidir.conf"
 reload_and_wait
 expect_grep "SIGHUP logs the new send policy" "send_policy batch -> msg-more" cat "$work/server.log"
-expect_grep "SIGHUP: a changed access rule is logged as needing a restart" "SIGHUP: access changed; restart minidir to apply it" cat "$work/server.log"
-expect_grep "SIGHUP: memberof_nested too" "SIGHUP: memberof_nested changed; restart minidir" cat "$work/server.log"
-expect_nogrep "SIGHUP: a key it applies is not said to need a restart" "SIGHUP: send_policy changed; restart" cat "$work/server.log"
+expect_grep "SIGHUP: a changed access rule is applied and said" "SIGHUP: access rules replaced (1 rules" cat "$work/server.log"
+expect_rc "SIGHUP: anonymous reads nothing under the new rule (its base hidden: 32)" 32 ls_ -b "$PEOPLE" "(uid=user3)"
+expect_count "SIGHUP: the rootdn still reads under the new rule" 1 -D "cn=admin,$BASE" -w root-secret -b "$PEOPLE" "(uid=user3)"
+expect_grep "SIGHUP: memberof_nested is logged as needing a restart" "SIGHUP: memberof_nested changed; restart minidir" cat "$work/server.log"
+expect_nogrep "SIGHUP: a key it applies is not said to need a restart" "SIGHUP: \(send_policy\|access\) changed; restart" cat "$work/server.log"
+sed -i '/^access = to \* by users read by \* none$/d' "$work/minidir.conf"
+reload_and_wait
+expect_count "SIGHUP: the rules as before once the line is gone (the built-in ones)" 1 -b "$PEOPLE" "(uid=user3)"
+expect_nogrep "SIGHUP: the restored rules hide userPassword from anonymous again" "userPassword" ls_ -b "$BASE" "(uid=user1)"
 expect_count "a search after SIGHUP still works" 1 -b "$PEOPLE" -s base
 after_batch=$(mon_value msg-more connections)
 [ "$after_batch" -gt "$before_batch" ] && ok "connections accepted after SIGHUP use the new policy (msg-more connections $before_batch -> $after_batch)" || not_ok "msg-more connections $before_batch -> $after_batch"
