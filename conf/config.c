@@ -29,8 +29,6 @@ static const char *const policy_names[SEND_POLICY_N + 1] = {
 #undef SEND_POLICY_NAME
 };
 
-static const char *const default_index[] = {"objectClass", "uid", "cn", "mail", "member"};
-
 /* The rules without an access key: today's userPassword rule, as slapd writes it. */
 static const char *const default_access[] = {
     "to attrs=userPassword by self read by anonymous auth by * none",
@@ -429,9 +427,11 @@ static int set_metrics_listen(void *ctx, const struct kv_key *k, void *field, co
 /*
  * Every key of minidir.conf, one a line, its name first (scripts read the names from
  * here): the set function, then the member it fills (FIELD) or none (the set function
- * fills several), then a number's range or a choice's names, then what a SIGHUP does with
- * a changed value (.reload, enum config_reload; none: a restart is needed).
- * scripts/conf_keys.sh reads the names and the reload column from these lines.
+ * fills several), then a number's range or a choice's names, then the default as the file
+ * would write it (.def, read by the set function before the file; none: zero, empty or
+ * off), then what a SIGHUP does with a changed value (.reload, enum config_reload; none: a
+ * restart is needed). scripts/conf_keys.sh reads the names, the defaults and the reload
+ * column from these lines and checks them against man/minidir.conf.5.
  */
 #define FIELD(m) .offset = offsetof(struct config, m), .size = sizeof(((struct config *)0)->m)
 _Static_assert(sizeof(enum send_policy_id) == sizeof(int) &&
@@ -444,67 +444,67 @@ _Static_assert(sizeof(enum send_policy_id) == sizeof(int) &&
 static const struct kv_key config_keys[] = {
 	{"listen", .set = set_listen},
 	{"database", set_database, FIELD(database)},
-	{"database_readahead", set_choice, FIELD(database_readahead), .names = readahead_names},
+	{"database_readahead", set_choice, FIELD(database_readahead), .names = readahead_names, .def = "auto"},
 	{"suffix", set_suffix, FIELD(suffix), .min = 1},
-	{"threads", set_count, FIELD(threads), .min = 1, .max = 256},
+	{"threads", set_count, FIELD(threads), .min = 1, .max = 256, .def = "2"},
 	{"rootdn", set_dn, FIELD(rootdn), .min = 0},
 	{"rootpw", set_string, FIELD(rootpw)},
 	{"user", set_string, FIELD(user)},
 	{"group", set_string, FIELD(group)},
 	{"pid_file", set_string, FIELD(pid_file)},
-	{"schema_dir", set_string, FIELD(schema_dir)},
-	{"schema", set_string, FIELD(schema)},
-	{"index", .set = set_index},
+	{"schema_dir", set_string, FIELD(schema_dir), .def = SCHEMA_DEFAULT_DIR},
+	{"schema", set_string, FIELD(schema), .def = SCHEMA_DEFAULT_FILES},
+	{"index", .set = set_index, .def = "objectClass, uid, cn, mail, member"},
 	{"access", .set = set_access, .reload = CONFIG_RULES},
-	{"allow_anonymous", set_bool, FIELD(allow_anonymous), .reload = CONFIG_AT_ONCE},
-	{"sizelimit", set_limit, FIELD(sizelimit), .reload = CONFIG_AT_ONCE},
-	{"timelimit", set_limit, FIELD(timelimit), .reload = CONFIG_AT_ONCE},
-	{"max_filter_items", set_filter_items, FIELD(max_filter_items), .max = 1L << 32, .reload = CONFIG_AT_ONCE},
-	{"max_search_work", set_search_work, FIELD(max_search_work), .max = 1L << 60, .reload = CONFIG_AT_ONCE},
-	{"inchain_max", set_filter_items, FIELD(inchain_max), .max = 1L << 32, .reload = CONFIG_AT_ONCE},
-	{"access_log", set_access_log, FIELD(access_log), .reload = CONFIG_REOPENED},
-	{"monitor_access", set_choice, FIELD(monitor_access), .names = monitor_access_names, .reload = CONFIG_AT_ONCE},
-	{"send_policy", set_choice, FIELD(send_policy), .names = policy_names, .reload = CONFIG_AT_ONCE},
-	{"io_engine", set_choice, FIELD(io_engine), .names = io_engine_names},
-	{"batch_bytes", set_size, FIELD(batch_bytes), .min = 512, .max = 16L << 20, .reload = CONFIG_AT_ONCE},
-	{"max_pdu_bytes", set_size, FIELD(max_pdu_bytes), .min = 1024, .max = 64L << 20},
-	{"max_pdu_bytes_anonymous", set_size, FIELD(max_pdu_bytes_anonymous), .min = 1024, .max = 64L << 20},
-	{"max_input_bytes_per_worker", set_size, FIELD(max_input_bytes_per_worker), .min = 64L << 10, .max = 1L << 30},
-	{"max_pending_bytes", set_size, FIELD(max_pending_bytes), .min = 4096, .max = 1L << 30, .reload = CONFIG_AT_ONCE},
-	{"pdu_timeout", set_seconds, FIELD(pdu_timeout), .min = 0, .max = 86400, .reload = CONFIG_AT_ONCE},
-	{"write_timeout", set_seconds, FIELD(write_timeout), .min = 0, .max = 86400, .reload = CONFIG_AT_ONCE},
-	{"idle_timeout", set_seconds, FIELD(idle_timeout), .min = 0, .max = 86400, .reload = CONFIG_AT_ONCE},
+	{"allow_anonymous", set_bool, FIELD(allow_anonymous), .def = "yes", .reload = CONFIG_AT_ONCE},
+	{"sizelimit", set_limit, FIELD(sizelimit), .def = "500", .reload = CONFIG_AT_ONCE},
+	{"timelimit", set_limit, FIELD(timelimit), .def = "3600", .reload = CONFIG_AT_ONCE},
+	{"max_filter_items", set_filter_items, FIELD(max_filter_items), .max = 1L << 32, .def = "1000", .reload = CONFIG_AT_ONCE},
+	{"max_search_work", set_search_work, FIELD(max_search_work), .max = 1L << 60, .def = "50000000", .reload = CONFIG_AT_ONCE},
+	{"inchain_max", set_filter_items, FIELD(inchain_max), .max = 1L << 32, .def = "100000", .reload = CONFIG_AT_ONCE},
+	{"access_log", set_access_log, FIELD(access_log), .def = "none", .reload = CONFIG_REOPENED},
+	{"monitor_access", set_choice, FIELD(monitor_access), .names = monitor_access_names, .def = "rootdn", .reload = CONFIG_AT_ONCE},
+	{"send_policy", set_choice, FIELD(send_policy), .names = policy_names, .def = "batch", .reload = CONFIG_AT_ONCE},
+	{"io_engine", set_choice, FIELD(io_engine), .names = io_engine_names, .def = "epoll"},
+	{"batch_bytes", set_size, FIELD(batch_bytes), .min = 512, .max = 16L << 20, .def = "64K", .reload = CONFIG_AT_ONCE},
+	{"max_pdu_bytes", set_size, FIELD(max_pdu_bytes), .min = 1024, .max = 64L << 20, .def = "1M"},
+	{"max_pdu_bytes_anonymous", set_size, FIELD(max_pdu_bytes_anonymous), .min = 1024, .max = 64L << 20, .def = "256K"},
+	{"max_input_bytes_per_worker", set_size, FIELD(max_input_bytes_per_worker), .min = 64L << 10, .max = 1L << 30, .def = "16M"},
+	{"max_pending_bytes", set_size, FIELD(max_pending_bytes), .min = 4096, .max = 1L << 30, .def = "4M", .reload = CONFIG_AT_ONCE},
+	{"pdu_timeout", set_seconds, FIELD(pdu_timeout), .min = 0, .max = 86400, .def = "10", .reload = CONFIG_AT_ONCE},
+	{"write_timeout", set_seconds, FIELD(write_timeout), .min = 0, .max = 86400, .def = "30", .reload = CONFIG_AT_ONCE},
+	{"idle_timeout", set_seconds, FIELD(idle_timeout), .min = 0, .max = 86400, .def = "0", .reload = CONFIG_AT_ONCE},
 	{"tls_cert_file", set_string, FIELD(tls_cert_file), .reload = CONFIG_TLS},
 	{"tls_key_file", set_string, FIELD(tls_key_file), .reload = CONFIG_TLS},
 	{"tls_ca_file", set_string, FIELD(tls_ca_file), .reload = CONFIG_TLS},
-	{"tls_verify_client", set_choice, FIELD(tls_verify_client), .names = tls_verify_names, .reload = CONFIG_TLS},
+	{"tls_verify_client", set_choice, FIELD(tls_verify_client), .names = tls_verify_names, .def = "never", .reload = CONFIG_TLS},
 	{"tls_ciphers", set_string, FIELD(tls_ciphers), .reload = CONFIG_TLS},
 	{"tls_ciphersuites", set_string, FIELD(tls_ciphersuites), .reload = CONFIG_TLS},
-	{"tls_min_version", set_tls_min_version, FIELD(tls_min_version), .reload = CONFIG_TLS},
-	{"tls_handshake_timeout", set_seconds, FIELD(tls_handshake_timeout), .min = 1, .max = 3600, .reload = CONFIG_AT_ONCE},
-	{"require_tls", set_bool, FIELD(require_tls), .reload = CONFIG_AT_ONCE},
-	{"tls_ktls", set_bool, FIELD(tls_ktls)},
+	{"tls_min_version", set_tls_min_version, FIELD(tls_min_version), .def = "1.2", .reload = CONFIG_TLS},
+	{"tls_handshake_timeout", set_seconds, FIELD(tls_handshake_timeout), .min = 1, .max = 3600, .def = "10", .reload = CONFIG_AT_ONCE},
+	{"require_tls", set_bool, FIELD(require_tls), .def = "no", .reload = CONFIG_AT_ONCE},
+	{"tls_ktls", set_bool, FIELD(tls_ktls), .def = "no"},
 	{"syncrepl", set_syncrepl, FIELD(syncrepl)},
 	{"updateref", set_url, FIELD(updateref)},
-	{"listen_after_refresh", set_seconds, FIELD(listen_after_refresh), .min = 0, .max = 86400},
+	{"listen_after_refresh", set_seconds, FIELD(listen_after_refresh), .min = 0, .max = 86400, .def = "0"},
 	/* Abuse limits (docs/reliability.md): failed binds per DN and address, connections per address. */
-	{"bind_fail_limit", set_count, FIELD(bind_fail_limit), .min = 0, .max = 1000000},
-	{"bind_fail_window", set_seconds, FIELD(bind_fail_window), .min = 1, .max = 86400},
-	{"max_conns_per_ip", set_count, FIELD(max_conns_per_ip), .min = 0, .max = 1000000},
-	{"chain_passwd", set_bool, FIELD(chain_passwd)},
-	{"chain_wait_ms", set_count, FIELD(chain_wait_ms), .min = 0, .max = 60000},
+	{"bind_fail_limit", set_count, FIELD(bind_fail_limit), .min = 0, .max = 1000000, .def = "0"},
+	{"bind_fail_window", set_seconds, FIELD(bind_fail_window), .min = 1, .max = 86400, .def = "300"},
+	{"max_conns_per_ip", set_count, FIELD(max_conns_per_ip), .min = 0, .max = 1000000, .def = "0"},
+	{"chain_passwd", set_bool, FIELD(chain_passwd), .def = "no"},
+	{"chain_wait_ms", set_count, FIELD(chain_wait_ms), .min = 0, .max = 60000, .def = "2000"},
 	{"metrics_listen", set_metrics_listen, FIELD(metrics_listen)},
-	{"metrics_allow_remote", set_bool, FIELD(metrics_allow_remote)},
-	{"ready_max_lag_ms", set_count, FIELD(ready_max_lag_ms), .min = 100, .max = 86400000},
+	{"metrics_allow_remote", set_bool, FIELD(metrics_allow_remote), .def = "no"},
+	{"ready_max_lag_ms", set_count, FIELD(ready_max_lag_ms), .min = 100, .max = 86400000, .def = "30000"},
 	/* Nested memberOf (storage/memberof_nested.h). */
-	{"memberof_nested", set_bool, FIELD(memberof_nested)},
+	{"memberof_nested", set_bool, FIELD(memberof_nested), .def = "no"},
 	/* The PROXY protocol (pldap://, pldaps://). */
 	{"proxy_from", .set = set_proxy_from},
 	/* dynamic groups (storage/dyngroup.h) */
-	{"dynamic_groups", set_bool, FIELD(dynamic_groups)},
-	{"dynamic_groups_max", set_count, FIELD(dynamic_groups_max), .min = 1, .max = 1000000},
+	{"dynamic_groups", set_bool, FIELD(dynamic_groups), .def = "no"},
+	{"dynamic_groups_max", set_count, FIELD(dynamic_groups_max), .min = 1, .max = 1000000, .def = "1000"},
 	/* The memos of a served file (storage/db.h). */
-	{"memo_bytes", set_memo_bytes, FIELD(memo_bytes), .min = 0, .max = 1L << 40, .reload = CONFIG_NEXT_FILE},
+	{"memo_bytes", set_memo_bytes, FIELD(memo_bytes), .min = 0, .max = 1L << 40, .def = "64m", .reload = CONFIG_NEXT_FILE},
 };
 /* clang-format on */
 #undef FIELD
@@ -687,45 +687,30 @@ static int check_line_lengths(const char *path, char *err, size_t errlen)
 	return rc;
 }
 
-static void set_defaults(struct config *c)
+/* Every key's default (the table's .def) read by its set function, then what no one key
+ * sets. 0, or -1 with the reason in st->why (a default its own parser refuses). */
+static int set_defaults(struct parse_state *st)
 {
+	struct config *c = st->cfg;
 	memset(c, 0, sizeof(*c));
-	c->threads = 2;
-	c->send_policy = SEND_BATCH;
-	c->batch_bytes = 64 * 1024;
-	c->max_pdu_bytes = 1024 * 1024;
-	c->max_pdu_bytes_anonymous = 256 * 1024; /* slapd's sockbuf_max_incoming */
-	c->max_input_bytes_per_worker = 16 * 1024 * 1024;
-	c->pdu_timeout = 10;
-	c->max_pending_bytes = 4 * 1024 * 1024;
-	c->write_timeout = 30;
-	strcpy(c->schema_dir, SCHEMA_DEFAULT_DIR);
-	strcpy(c->schema, SCHEMA_DEFAULT_FILES);
-	c->sizelimit = 500;
-	c->timelimit = 3600;
-	c->allow_anonymous = true;
-	c->max_filter_items = CONFIG_DEFAULT_MAX_FILTER_ITEMS;
-	c->max_search_work = CONFIG_DEFAULT_MAX_SEARCH_WORK;
-	c->inchain_max = CONFIG_DEFAULT_INCHAIN_MAX;
-	c->tls_min_version = 12;
-	strcpy(c->access_log, "none");
-	c->tls_handshake_timeout = 10;
-	c->bind_fail_window = 300;
-	c->chain_wait_ms = 2000;
-	c->ready_max_lag_ms = 30000;
-	c->dynamic_groups_max = 1000; /* docs/reliability.md */
-	c->memo_bytes = CONFIG_DEFAULT_MEMO_BYTES;
+	for (size_t i = 0; i < NKEYS; i++)
+		if (config_keys[i].def &&
+		    kv_set(config_keys, NKEYS, c, st, config_keys[i].name, config_keys[i].def) != 0)
+			return bad(st, "the built-in default of %s", config_keys[i].name);
+	st->have_index = false; /* the file's first index key drops the default list */
 	syncrepl_defaults(&c->syncrepl);
-	for (size_t i = 0; i < sizeof(default_index) / sizeof(default_index[0]); i++)
-		c->index[c->nindex++] = strdup(default_index[i]);
+	return 0;
 }
 
 static int load(struct config *cfg, const char *path, char *err, size_t errlen)
 {
-	set_defaults(cfg);
-	snprintf(cfg->path, sizeof(cfg->path), "%s", path);
 	char why[512] = "";
 	struct parse_state st = {.cfg = cfg, .why = why, .whylen = sizeof(why)};
+	if (set_defaults(&st) < 0) {
+		snprintf(err, errlen, "%s", why);
+		return -1;
+	}
+	snprintf(cfg->path, sizeof(cfg->path), "%s", path);
 	if (check_line_lengths(path, err, errlen) < 0)
 		return -1;
 	int line = ini_parse(path, read_key, &st);

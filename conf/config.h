@@ -24,14 +24,6 @@
 #define CONFIG_MAX_PROXY_FROM 32
 #define CONFIG_MAX_INDEX 32
 #define CONFIG_MAX_ACCESS 128
-/* max_filter_items and max_search_work by default: see conf/minidir.conf. */
-#define CONFIG_DEFAULT_MAX_FILTER_ITEMS 1000
-#define CONFIG_DEFAULT_MAX_SEARCH_WORK 50000000ULL
-/* memo_bytes by default: the record memo of every ID and the full key memo of a
- * directory of 2 million entries (16 and 16 MiB a million; docs/database.md). */
-#define CONFIG_DEFAULT_MEMO_BYTES ((size_t)64 << 20)
-/* inchain_max by default: entries one search's in-chain items may reach (docs/reliability.md). */
-#define CONFIG_DEFAULT_INCHAIN_MAX 100000
 /* Longest line libinih reads whole, with its newline (INI_MAX_LINE). */
 #define CONFIG_MAX_LINE 200
 

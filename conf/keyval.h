@@ -27,6 +27,7 @@ struct kv_key {
 	size_t offset, size;      /* of the member (a string's: its capacity) */
 	long min, max;            /* a number's range */
 	const char *const *names; /* a choice's names, NULL-ended; the index is stored */
+	const char *def;          /* the default, as written in the file; NULL: none (zero) */
 	int reload;               /* the caller's: when a changed value applies (minidir.conf's
 	                             keys: conf/config.h, enum config_reload) */
 };

@@ -11,6 +11,9 @@
 # changes its form, fewer than MIN_KEYS are found and the check fails, so that it is
 # taught the new form rather than passing on nothing.
 #
+# It checks each key's default in the table (.def = "VALUE") against its entry in
+# man/minidir.conf.5, which must say "Default: VALUE" (macros and line breaks aside).
+#
 # It also checks man/minidir.conf.5's RELOADING section against the table's reload column
 # (".reload = CONFIG_CLASS" on a key's line; none: CONFIG_RESTART): each class's paragraph
 # (".TP", then ".B At once" and so on) names with ".B KEY" / ".BR KEY ," exactly the keys the
@@ -68,6 +71,31 @@ report "$tmp/a" "documented in man/minidir.conf.5, unknown to conf/config.c"
 comm -13 "$tmp/code" "$tmp/sample" > "$tmp/a"
 report "$tmp/a" "set in conf/minidir.conf, unknown to conf/config.c"
 
+# Each default of the table in its key's entry of the man page, as "Default: VALUE".
+sed -n 's/^[[:space:]]*{[[:space:]]*"\([a-z_]*\)".*\.def = "\([^"]*\)".*/\1\t\2/p' "$code" > "$tmp/defaults"
+awk '
+function flush() { if (key != "") print key "\t" text; key = ""; text = "" }
+/^\.(TP|SH|PP)/ { flush(); next }
+/^\.BI "[a-z_]+ = / { flush(); key = $2; sub(/^"/, "", key); next }
+key != "" { l = $0; sub(/^\.[A-Z]+ /, "", l); gsub(/"/, "", l); gsub(/\\-/, "-", l); text = text " " l }
+END { flush() }' "$man" > "$tmp/entries"
+ndef=0
+while IFS="$(printf '\t')" read -r k v; do
+	ndef=$((ndef + 1))
+	entry=$(awk -F '\t' -v k="$k" '$1 == k { print $2 }' "$tmp/entries" | tr -s ' ')
+	case $(printf '%s' "$entry" | tr '[:upper:]' '[:lower:]') in
+	*"default: $(printf '%s' "$v" | tr '[:upper:]' '[:lower:]')"*) ;;
+	*)
+		echo "conf_keys.sh: $k: conf/config.c's default is \"$v\"; man/minidir.conf.5 does not say \"Default: $v\"" >&2
+		status=1
+		;;
+	esac
+done < "$tmp/defaults"
+if [ "$ndef" -lt 20 ]; then
+	echo "conf_keys.sh: found only $ndef defaults in $code: has the table's form changed?" >&2
+	status=1
+fi
+
 # What a SIGHUP does with each key: the table's reload column against the man page's lists.
 sed -n 's/^[[:space:]]*{[[:space:]]*"\([a-z_]*\)".*\.reload = CONFIG_\([A-Z_]*\).*/\2 \1/p' "$code" |
 	sort > "$tmp/reload_code"
@@ -105,5 +133,5 @@ if [ "$nreload" -lt 10 ]; then
 	echo "conf_keys.sh: found only $nreload keys with a reload class in $code: has the table's form changed?" >&2
 	status=1
 fi
-[ "$status" -eq 0 ] && echo "conf_keys.sh: $n keys, each in man/minidir.conf.5 and conf/minidir.conf; $nreload applied by SIGHUP as RELOADING says"
+[ "$status" -eq 0 ] && echo "conf_keys.sh: $n keys, each in man/minidir.conf.5 and conf/minidir.conf; $ndef defaults as the man page says them; $nreload applied by SIGHUP as RELOADING says"
 exit "$status"

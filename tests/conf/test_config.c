@@ -173,9 +173,20 @@ START_TEST(defaults)
 	ck_assert_str_eq(cfg.suffix, "dc=example,dc=com");
 	ck_assert_str_eq(cfg.rootdn, "");
 	ck_assert_str_eq(cfg.rootpw, "");
+	/* The key table's defaults (.def), each read by its key's parser. */
 	ck_assert_uint_eq(cfg.batch_bytes, 64 * 1024);
-	ck_assert_uint_gt(cfg.max_pdu_bytes, 0);
-	ck_assert_uint_gt(cfg.max_pending_bytes, 0);
+	ck_assert_uint_eq(cfg.max_pdu_bytes, 1024 * 1024);
+	ck_assert_uint_eq(cfg.max_pdu_bytes_anonymous, 256 * 1024);
+	ck_assert_uint_eq(cfg.max_input_bytes_per_worker, 16 * 1024 * 1024);
+	ck_assert_uint_eq(cfg.max_pending_bytes, 4 * 1024 * 1024);
+	ck_assert_int_eq(cfg.tls_min_version, 12);
+	ck_assert_int_eq(cfg.monitor_access, MONITOR_ROOTDN);
+	ck_assert_str_eq(cfg.access_log, "none");
+	ck_assert_str_eq(cfg.schema, "core cosine inetorgperson nis");
+	ck_assert(cfg.allow_anonymous && !cfg.require_tls);
+	ck_assert_uint_eq(cfg.max_search_work, 50000000ULL);
+	ck_assert_int_eq(cfg.sizelimit, 500);
+	ck_assert_int_eq(cfg.bind_fail_window, 300);
 	/* The default index list. */
 	const char *want[] = {"objectClass", "uid", "cn", "mail", "member"};
 	ck_assert_int_eq(cfg.nindex, 5);
@@ -316,8 +327,7 @@ START_TEST(memo_bytes_key)
 {
 	struct config cfg;
 	load_ok(BASE, &cfg);
-	ck_assert_uint_eq(cfg.memo_bytes, CONFIG_DEFAULT_MEMO_BYTES);
-	ck_assert_uint_eq(CONFIG_DEFAULT_MEMO_BYTES, 64u << 20);
+	ck_assert_uint_eq(cfg.memo_bytes, (size_t)64 << 20);
 	config_free(&cfg);
 	const struct {
 		const char *value;
