@@ -26,3 +26,13 @@ int config_key_line(const char *path, const char *key)
 	fclose(f);
 	return found;
 }
+
+const char *config_key_where(const char *path, const char *key, char where[static CONFIG_KEY_WHERE])
+{
+	int line = config_key_line(path, key);
+	if (line > 0)
+		snprintf(where, CONFIG_KEY_WHERE, "%s:%d", path, line);
+	else
+		snprintf(where, CONFIG_KEY_WHERE, "%s", path);
+	return where;
+}

@@ -15,4 +15,11 @@
  */
 int config_key_line(const char *path, const char *key);
 
+/* Room for config_key_where's text: a path (PATH_MAX) and ":LINE". */
+#define CONFIG_KEY_WHERE 4200
+/* "PATH:LINE" of the line config_key_line finds for key, or "PATH" when none does, in
+ * where (CONFIG_KEY_WHERE bytes), which it returns: the start of a message. */
+const char *config_key_where(const char *path, const char *key,
+                             char where[static CONFIG_KEY_WHERE]);
+
 #endif

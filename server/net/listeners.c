@@ -265,18 +265,14 @@ bool listeners_proxy_from_open(const struct config *cfg)
 		const struct ip_net *n = &cfg->proxy_from[i];
 		if (n->prefix != 0)
 			continue;
-		int line = config_key_line(cfg->path, "proxy_from");
-		char where[4200];
-		if (line > 0)
-			snprintf(where, sizeof(where), "%s:%d", cfg->path, line);
-		else
-			snprintf(where, sizeof(where), "%s", cfg->path);
+		char where[CONFIG_KEY_WHERE];
 		log_warning(
 		    "%s: proxy_from %s trusts a PROXY header from every %s address: "
 		    "anyone who reaches a pldap:// or pldaps:// listener can claim to be any "
 		    "client, in the log and in access rules; name the load balancers' "
 		    "addresses instead",
-		    where, n->addr.family == 4 ? "0.0.0.0/0" : "::/0",
+		    config_key_where(cfg->path, "proxy_from", where),
+		    n->addr.family == 4 ? "0.0.0.0/0" : "::/0",
 		    n->addr.family == 4 ? "IPv4" : "IPv6");
 		return true;
 	}

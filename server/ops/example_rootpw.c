@@ -17,15 +17,11 @@ bool op_rootpw_is_example(const struct server *srv)
 	 * plaintext, {SSHA} with any salt, {CRYPT}, {ARGON2}, ... */
 	if (!pw[0] || !password_check(pw, strlen(pw), EXAMPLE_PASSWORD, strlen(EXAMPLE_PASSWORD)))
 		return false;
-	int line = config_key_line(srv->cfg.path, "rootpw");
-	char where[4200];
-	if (line > 0)
-		snprintf(where, sizeof(where), "%s:%d", srv->cfg.path, line);
-	else
-		snprintf(where, sizeof(where), "%s", srv->cfg.path);
+	char where[CONFIG_KEY_WHERE];
 	log_warning("%s: rootpw is the examples' password (\"%s\"): whoever has read them can "
 	            "bind as %s and read every attribute, password hashes included; set rootpw "
 	            "to a hash of your own password (minidir-passwd prints one)",
-	            where, EXAMPLE_PASSWORD, srv->cfg.rootdn);
+	            config_key_where(srv->cfg.path, "rootpw", where), EXAMPLE_PASSWORD,
+	            srv->cfg.rootdn);
 	return true;
 }
