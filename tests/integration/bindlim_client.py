@@ -13,6 +13,8 @@ import time
 
 import ldap
 
+from ber import integer, message, tlv
+
 PORT, BASE = int(sys.argv[1]), sys.argv[2]
 LIMIT, WINDOW, MAXCONNS = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 failed = 0
@@ -24,20 +26,9 @@ def report(good, what):
     failed += not good
 
 
-def ber_len(n):
-    if n < 128:
-        return bytes([n])
-    b = n.to_bytes((n.bit_length() + 7) // 8, "big")
-    return bytes([0x80 | len(b)]) + b
-
-
-def tlv(tag, body):
-    return bytes([tag]) + ber_len(len(body)) + body
-
-
 def bind_request(msgid, dn, pw):
-    op = tlv(0x02, b"\x03") + tlv(0x04, dn.encode()) + tlv(0x80, pw.encode())
-    return tlv(0x30, tlv(0x02, msgid.to_bytes(4, "big").lstrip(b"\0") or b"\0") + tlv(0x60, op))
+    op = integer(0x02, 3) + tlv(0x04, dn.encode()) + tlv(0x80, pw.encode())
+    return message(msgid, tlv(0x60, op))
 
 
 def read_exact(s, n):

@@ -100,50 +100,9 @@ search "17 items of 60 substrings pieces, anonymous: adminLimitExceeded" 11 \
 search "16 items of 60 substrings pieces, anonymous: searched" 0 -b "$EX" "$(or_of 16 "$many_pieces")" 1.1
 # Pieces RFC 4515 cannot write (libldap's parser refuses them), sent as raw BER: an empty
 # piece, and more than 64 in one item, are protocolError (2), as slapd answers an empty one.
-# raw_substr PIECES EMPTY: a SearchRequest with a substrings item of PIECES "any" pieces
-# "zz", the second one empty when EMPTY is 1; prints the result code (or "closed").
-raw_substr() {
-	"$PYTHON" - "$port" "$EX" "$1" "$2" << 'PY'
-import socket, sys
-port, base, pieces, empty = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
-def tlv(tag, body):
-    n = len(body)
-    ln = bytes([n]) if n < 128 else bytes([0x80 | ((n.bit_length() + 7) // 8)]) + n.to_bytes((n.bit_length() + 7) // 8, "big")
-    return bytes([tag]) + ln + body
-anys = b"".join(tlv(0x81, b"" if empty and i == 1 else b"zz") for i in range(pieces))
-flt = tlv(0xA4, tlv(0x04, b"cn") + tlv(0x30, anys))
-op = (tlv(0x04, base.encode()) + tlv(0x0A, b"\x02") + tlv(0x0A, b"\x00") + tlv(0x02, b"\x00")
-      + tlv(0x02, b"\x00") + tlv(0x01, b"\x00") + flt + tlv(0x30, tlv(0x04, b"1.1")))
-s = socket.create_connection(("127.0.0.1", port), timeout=30)
-s.sendall(tlv(0x30, tlv(0x02, b"\x07") + tlv(0x63, op)))
-data = b""
-def element(b, i):  # (tag, content start, end) of the element at b[i], or None if cut
-    if len(b) < i + 2:
-        return None
-    n, j = b[i + 1], i + 2
-    if n & 0x80:
-        k = n & 0x7F
-        if len(b) < j + k:
-            return None
-        n, j = int.from_bytes(b[j:j + k], "big"), j + k
-    return (b[i], j, j + n) if len(b) >= j + n else None
-while True:
-    msg = element(data, 0)
-    if msg:  # LDAPMessage: messageID, then protocolOp
-        op_el = element(data, element(data, msg[1])[2])
-        if op_el[0] in (0x65, 0x78):  # SearchResultDone, or a notice of disconnection
-            code = element(data, op_el[1])
-            print(data[code[1]])
-            sys.exit(0)
-        data = data[msg[2]:]
-        continue
-    chunk = s.recv(65536)
-    if not chunk:
-        break
-    data += chunk
-print("closed")
-PY
-}
+# raw_substr PIECES EMPTY: the result code of a substrings item of PIECES pieces, the
+# second empty when EMPTY is 1 (tests/integration/substr_client.py).
+raw_substr() { "$PYTHON" tests/integration/substr_client.py "$port" "$EX" "$1" "$2"; }
 for case in "2 1:an empty substrings piece" "65 0:65 substrings pieces in one item" \
 	"64 0:64 substrings pieces in one item"; do
 	args=${case%%:*} name=${case#*:}

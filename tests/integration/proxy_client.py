@@ -20,23 +20,9 @@ import struct
 import sys
 import time
 
+from ber import integer, message, read_message, tlv
+
 V2_SIG = b"\r\n\r\n\x00\r\nQUIT\n"
-
-
-def tlv(tag, content):
-    n = len(content)
-    if n < 0x80:
-        return bytes([tag, n]) + content
-    b = n.to_bytes((n.bit_length() + 7) // 8, "big")
-    return bytes([tag, 0x80 | len(b)]) + b + content
-
-
-def integer(tag, v):
-    return tlv(tag, v.to_bytes(max(1, (v.bit_length() + 8) // 8), "big"))
-
-
-def message(msgid, op):
-    return tlv(0x30, integer(0x02, msgid) + op)
 
 
 def bind_request(msgid):
@@ -80,24 +66,6 @@ def connect(host, port, src):
     s.settimeout(15)
     s.connect((host, port))
     return s
-
-
-def read_message(f):
-    """One LDAPMessage from file f: (op tag, its content), or None at EOF."""
-    head = f.read(2)
-    if len(head) < 2:
-        return None
-    n = head[1]
-    if n & 0x80:
-        n = int.from_bytes(f.read(n & 0x7F), "big")
-    body = f.read(n)
-    i = 2 + body[1]  # past the message ID
-    tag = body[i]
-    ln = body[i + 1]
-    j = i + 2
-    if ln & 0x80:
-        j += ln & 0x7F
-    return tag, body[j:]
 
 
 def do_search(a):
