@@ -92,7 +92,7 @@ FUZZ_TARGETS := request filter ldif config
 FUZZ_BIN := $(FUZZ_TARGETS:%=build-fuzz/fuzz_%)
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps run test test-io-uring layers calls docs-check unit integration tests test-times check bench perf-check format format-check clean fuzz fuzz-smoke fuzz-build \
+.PHONY: all deps run test test-io-uring layers calls docs-check unit integration tests test-times build-dir check bench perf-check format format-check clean fuzz fuzz-smoke fuzz-build \
         install install-strip uninstall packaging-test programs test-package
 all: $(BINS) $(UNIT_BIN) $(ITEST_BIN)
 
@@ -250,6 +250,11 @@ integration: $(BINS) $(ITEST_BIN)
 TEST_OUT ?= $(B)/test-results
 tests: $(BINS) $(UNIT_BIN) $(ITEST_BIN)
 	@$(RUN_TESTS) -o $(TEST_OUT) $(RUN_UNITS) $(RUN_ITESTS)
+
+# The build directory of these arguments (SAN=1: build-san, ...), for scripts that run make
+# with them (tests/repeat.sh).
+build-dir:
+	@echo $(B)
 
 # The last runs' times and counts of checks (build/, build-san/, build-tsan/
 # test-results/times.txt) into tests/times.txt and the table of tests/README.md.

@@ -26,11 +26,7 @@ if [ "${HOGS:-1}" != 0 ]; then
 	done
 fi
 echo "# repeat: $n runs of make tests $*, beside ${#hogs[@]} busy loops (nice -n 19 yes)"
-case " $* " in
-*" SAN=1 "*) dir=build-san ;;
-*" TSAN=1 "*) dir=build-tsan ;;
-*) dir=build ;;
-esac
+dir=$(make --no-print-directory -s build-dir "$@")
 for i in $(seq 1 "$n"); do
 	t0=$(date +%s)
 	if make --no-print-directory -s tests "$@" TEST_OUT="$dir/test-results/repeat-$i" > "$dir/repeat-$i.log" 2>&1; then
