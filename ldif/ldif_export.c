@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <lber.h>
 #include <ldif.h> /* needs stdio.h and lber.h first */
@@ -13,6 +14,8 @@
 #include "storage/candidates.h"
 #include "storage/db.h"
 #include "storage/db_check.h"
+#include "storage/dyngroup_computed.h"
+#include "storage/dyngroup_url.h"
 #include "ldif/ldif_import.h"
 
 /* Writes one "name: value" line (base64 when LDIF requires it). */
@@ -26,7 +29,8 @@ static int put_line(FILE *out, const char *name, const unsigned char *v, size_t 
 	return rc;
 }
 
-static int put_entry(FILE *out, const struct entry_view *e)
+/* Writes e, less the member values of computed (NULL: none) the server found for it. */
+static int put_entry(FILE *out, const struct entry_view *e, struct dyngroup_computed *computed)
 {
 	char type[256];
 	if (put_line(out, "dn", e->dn, e->dnlen) < 0)
@@ -43,9 +47,14 @@ static int put_entry(FILE *out, const struct entry_view *e)
 			return -1;
 		memcpy(type, t, tlen);
 		type[tlen] = '\0';
+		bool member = computed && strcasecmp(type, "member") == 0;
 		for (const unsigned char *r = vals; r < vals + vlen;) {
-			if (!tlv_read(&r, vals + vlen, &tag, &v, &len) ||
-			    put_line(out, type, v, len) < 0)
+			if (!tlv_read(&r, vals + vlen, &tag, &v, &len))
+				return -1;
+			if (member &&
+			    dyngroup_computed_take(computed, &(struct berval){len, (char *)v}))
+				continue;
+			if (put_line(out, type, v, len) < 0)
 				return -1;
 		}
 	}
@@ -85,7 +94,10 @@ struct exporter {
 	struct held *held; /* entries held back, in ID order */
 	size_t nheld, capheld;
 	size_t waiting; /* held and not written yet */
-	int rc;         /* why the walk stopped: DB_STOPPED (output), ENOMEM, LMDB's */
+	/* A dynamic group's member values the server computed, left out: the export is what
+	 * the LDIF or the provider gave, and an import computes them again. */
+	struct dyngroup_computed computed;
+	int rc; /* why the walk stopped: DB_STOPPED (output), ENOMEM, LMDB's */
 };
 
 /* The entry id if it is held back and not written yet, else NULL. */
@@ -134,7 +146,11 @@ static int write_entry(struct exporter *x, MDB_txn *txn, entry_id id, const stru
 {
 	if (x->progress && ++x->done % EXPORT_PROGRESS_ENTRIES == 0)
 		x->progress(x->arg, x->done, x->total);
-	if (put_entry(x->out, e) < 0)
+	bool dynamic = dyngroup_is_dynamic(e);
+	int rc = dynamic ? dyngroup_computed_load(x->db, txn, id, &x->computed) : 0;
+	if (rc)
+		return rc;
+	if (put_entry(x->out, e, dynamic ? &x->computed : NULL) < 0)
 		return DB_STOPPED;
 	return x->waiting ? write_held_children(x, txn, id) : 0;
 }
@@ -201,6 +217,7 @@ int ldif_export(const char *db_path, FILE *out, char *err, size_t errlen,
 		rc = -1;
 	}
 	free(x.held);
+	dyngroup_computed_free(&x.computed);
 	db_close(&db);
 	return rc ? -1 : 0;
 }
