@@ -16,6 +16,7 @@
 #include "protocol/schema.h"
 #include "storage/entry_index.h"
 #include "storage/entry_mods.h"
+#include "storage/entry_opattrs.h"
 #include "storage/entry_rdn.h"
 #include "storage/entry_schema.h"
 #include "storage/memberof.h"
@@ -60,8 +61,8 @@ void import_worker_free(struct import_worker *w)
 /* Empties (free false) or frees every buffer of it. */
 static void item_bufs(struct import_item *it, bool free)
 {
-	struct buf *bufs[] = {&it->text, &it->msg,  &it->dn,     &it->key,
-	                      &it->rec,  &it->keys, &it->members};
+	struct buf *bufs[] = {&it->text, &it->msg,  &it->dn,      &it->key,
+	                      &it->rec,  &it->keys, &it->members, &it->opattrs};
 	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++) {
 		if (free)
 			buf_free(bufs[i]);
@@ -247,6 +248,9 @@ static int parse_entry(struct import_worker *p, struct import_item *it, const st
 	}
 	if (take_uuid(p, it, mods) < 0)
 		return -1;
+	/* Kept as slapadd keeps them, before the operational attributes leave mods. */
+	if (entry_opattrs_encode(mods, &it->opattrs) < 0)
+		return item_fault(it, IMPORT_FAULT_ENTRY, it->line, "out of memory");
 	/* The schema check's memo holds the types of this entry's mods once it passed. */
 	size_t nmods = 0;
 	while (mods && mods[nmods])

@@ -67,6 +67,10 @@ struct import_item {
 	/* Index keys, each: u8 position in db->index, u16 length (native order), the key. */
 	struct buf keys;
 	struct buf members; /* member DN keys as memberof_collect appends them */
+	/* createTimestamp, modifyTimestamp, creatorsName, modifiersName and entryCSN as the
+	 * LDIF gives them (slapcat's, an export's), for the opattrs table
+	 * (storage/entry_opattrs.h); empty: none, the import's own are answered. */
+	struct buf opattrs;
 	/* Where in rec the userPassword values are (their SET's content; pw_len 0: none):
 	 * the writer counts them into the file's record of password classes. */
 	size_t pw_off, pw_len;

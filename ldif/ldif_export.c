@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <lber.h>
 #include <ldif.h> /* needs stdio.h and lber.h first */
@@ -13,6 +14,11 @@
 #include "storage/candidates.h"
 #include "storage/db.h"
 #include "storage/db_check.h"
+#include "storage/dyngroup_computed.h"
+#include "storage/dyngroup_url.h"
+#include "storage/db_update.h"
+#include "storage/entry_opattrs.h"
+#include "storage/entry_schema.h"
 #include "ldif/ldif_import.h"
 
 /* Writes one "name: value" line (base64 when LDIF requires it). */
@@ -26,7 +32,8 @@ static int put_line(FILE *out, const char *name, const unsigned char *v, size_t 
 	return rc;
 }
 
-static int put_entry(FILE *out, const struct entry_view *e)
+/* Writes e, less the member values of computed (NULL: none) the server found for it. */
+static int put_entry(FILE *out, const struct entry_view *e, struct dyngroup_computed *computed)
 {
 	char type[256];
 	if (put_line(out, "dn", e->dn, e->dnlen) < 0)
@@ -43,12 +50,52 @@ static int put_entry(FILE *out, const struct entry_view *e)
 			return -1;
 		memcpy(type, t, tlen);
 		type[tlen] = '\0';
+		bool member = computed && strcasecmp(type, "member") == 0;
 		for (const unsigned char *r = vals; r < vals + vlen;) {
-			if (!tlv_read(&r, vals + vlen, &tag, &v, &len) ||
-			    put_line(out, type, v, len) < 0)
+			if (!tlv_read(&r, vals + vlen, &tag, &v, &len))
+				return -1;
+			if (member &&
+			    dyngroup_computed_take(computed, &(struct berval){len, (char *)v}))
+				continue;
+			if (put_line(out, type, v, len) < 0)
 				return -1;
 		}
 	}
+	return 0;
+}
+
+/* Writes the contextCSN values of the replication cookie ("rid=001,csn=A;B,..."): the
+ * provider's state the file holds, as slapcat writes it on the suffix entry. */
+static int put_context_csn(FILE *out, const char *cookie, size_t len)
+{
+	const char *p = memmem(cookie, len, "csn=", 4), *end = cookie + len;
+	if (!p)
+		return 0;
+	for (p += 4; p < end && *p != ',';) {
+		size_t n = 0;
+		while (p + n < end && p[n] != ',' && p[n] != ';')
+			n++;
+		if (n && put_line(out, "contextCSN", (const unsigned char *)p, n) < 0)
+			return -1;
+		p += n + (p + n < end && p[n] == ';');
+	}
+	return 0;
+}
+
+/*
+ * Writes the operational attributes of entry id as slapcat writes them, with the values
+ * the server answers (server/ops/computed_attrs.c): structuralObjectClass (from the
+ * loaded schema), entryUUID, the provider's or the import's timestamps and names, entryCSN
+ * when the file holds one, and on the suffix entry of a replica contextCSN. Returns 0, -1
+ * (output error) or an LMDB error.
+ */
+static int put_operational(FILE *out, const struct db *db, MDB_txn *txn, entry_id id,
+                           const struct entry_view *e)
+{
+	const struct schema_oc *oc = entry_structural_class(e);
+	if (oc && put_line(out, "structuralObjectClass", (const unsigned char *)oc->name,
+	                   strlen(oc->name)) < 0)
+		return -1;
 	static const unsigned char none[16];
 	if (memcmp(e->uuid, none, 16) != 0) {
 		char uuid[37];
@@ -56,7 +103,24 @@ static int put_entry(FILE *out, const struct entry_view *e)
 		if (put_line(out, "entryUUID", (const unsigned char *)uuid, 36) < 0)
 			return -1;
 	}
-	return fputc('\n', out) == EOF ? -1 : 0;
+	struct entry_view kept = {0};
+	int rc = entry_opattrs_get(db, txn, id, &kept);
+	if (rc && rc != MDB_NOTFOUND)
+		return rc;
+	for (int i = 0; entry_opattrs_names[i]; i++) {
+		struct berval bv[8];
+		int n = entry_opattrs_values(db, rc == 0 ? &kept : NULL, i, bv, 8);
+		for (int j = 0; j < n; j++)
+			if (put_line(out, entry_opattrs_names[i],
+			             (const unsigned char *)bv[j].bv_val, bv[j].bv_len) < 0)
+				return -1;
+	}
+	const void *cookie;
+	size_t len;
+	if (e->parent == 0 && (rc = db_update_get_cookie(db, txn, &cookie, &len)) == 0 &&
+	    put_context_csn(out, cookie, len) < 0)
+		return -1;
+	return rc == MDB_NOTFOUND ? 0 : rc;
 }
 
 /* Entries between two calls of the progress callback. */
@@ -85,7 +149,10 @@ struct exporter {
 	struct held *held; /* entries held back, in ID order */
 	size_t nheld, capheld;
 	size_t waiting; /* held and not written yet */
-	int rc;         /* why the walk stopped: DB_STOPPED (output), ENOMEM, LMDB's */
+	/* A dynamic group's member values the server computed, left out: the export is what
+	 * the LDIF or the provider gave, and an import computes them again. */
+	struct dyngroup_computed computed;
+	int rc; /* why the walk stopped: DB_STOPPED (output), ENOMEM, LMDB's */
 };
 
 /* The entry id if it is held back and not written yet, else NULL. */
@@ -134,8 +201,15 @@ static int write_entry(struct exporter *x, MDB_txn *txn, entry_id id, const stru
 {
 	if (x->progress && ++x->done % EXPORT_PROGRESS_ENTRIES == 0)
 		x->progress(x->arg, x->done, x->total);
-	if (put_entry(x->out, e) < 0)
+	bool dynamic = dyngroup_is_dynamic(e);
+	int rc = dynamic ? dyngroup_computed_load(x->db, txn, id, &x->computed) : 0;
+	if (rc)
+		return rc;
+	if (put_entry(x->out, e, dynamic ? &x->computed : NULL) < 0 ||
+	    (rc = put_operational(x->out, x->db, txn, id, e)) == -1 || fputc('\n', x->out) == EOF)
 		return DB_STOPPED;
+	if (rc)
+		return rc;
 	return x->waiting ? write_held_children(x, txn, id) : 0;
 }
 
@@ -201,6 +275,7 @@ int ldif_export(const char *db_path, FILE *out, char *err, size_t errlen,
 		rc = -1;
 	}
 	free(x.held);
+	dyngroup_computed_free(&x.computed);
 	db_close(&db);
 	return rc ? -1 : 0;
 }

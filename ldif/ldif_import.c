@@ -17,6 +17,7 @@
 #include "storage/db.h"
 #include "storage/db_passwords.h"
 #include "storage/dyngroup.h"
+#include "storage/entry_opattrs.h"
 #include "storage/memberof.h"
 #include "storage/memberof_nested.h"
 #include "ldif/import_parse.h"
@@ -278,6 +279,16 @@ static int count_passwords(struct importer *im, const struct import_item *it)
 }
 
 /* Stores one parsed record, or reports why it cannot be; in the order one thread checks. */
+/* The operational attributes the LDIF gave the entry, into opattrs. */
+static int put_opattrs(struct importer *im, const struct import_item *it, entry_id id)
+{
+	int rc = it->opattrs.len ? entry_opattrs_put(&im->db, im->txn, id, &it->opattrs) : 0;
+	if (rc)
+		report(im, it->line, "storing \"%s\" in %s: %s", (const char *)it->dn.data,
+		       tmp_path, mdb_strerror(db_write_error(&im->db, rc)));
+	return rc ? -1 : 0;
+}
+
 static int store_item(struct importer *im, struct import_item *it)
 {
 	im->line = it->line;
@@ -297,7 +308,7 @@ static int store_item(struct importer *im, struct import_item *it)
 		return -1;
 	if (it->fault == IMPORT_FAULT_INDEX)
 		return report_fault(im, it);
-	if (put_keys(im, it, id) < 0 || count_passwords(im, it) < 0)
+	if (put_keys(im, it, id) < 0 || count_passwords(im, it) < 0 || put_opattrs(im, it, id) < 0)
 		return -1;
 	im->next_id++;
 	if (im->opts->progress && im->next_id % IMPORT_PROGRESS_ENTRIES == 0)

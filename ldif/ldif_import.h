@@ -10,10 +10,12 @@
  * import leaves the previous database untouched; the temporary files of
  * imports killed outright (SIGKILL) are removed by the next one
  * (ldif/import_stale.h), a line on err each. Entries get IDs in file
- * order; parents must come before their children. Operational attributes in
- * the LDIF (as slapcat writes them) are not stored, except entryUUID: the
- * import records its own time and creator, served as createTimestamp,
- * modifyTimestamp, creatorsName and modifiersName. memberOf is computed from the
+ * order; parents must come before their children. Of the operational attributes
+ * in the LDIF (as slapcat writes them) entryUUID is kept in the record, and
+ * createTimestamp, modifyTimestamp, creatorsName, modifiersName and entryCSN in
+ * the opattrs table (storage/entry_opattrs.h), as slapadd keeps them; the others
+ * are not stored. An entry without them is served the import's own time and
+ * creator. memberOf is computed from the
  * groups (storage/memberof.h), with dynamic_groups after the members of groupOfURLs
  * entries are (storage/dyngroup.h), and with a schema loaded the objectClass
  * index holds every entry under the superclasses of its classes too.

@@ -15,7 +15,8 @@
  *   uuid2id    16-byte entryUUID -> entry ID: entries as syncrepl (RFC 4533) names them
  *   opattrs    entry ID -> the provider's createTimestamp, modifyTimestamp, creatorsName,
  *              modifiersName and entryCSN of a replica's entry (storage/entry_opattrs.h);
- *              empty in an imported file, absent from one made before it (then not used)
+ *              in an imported file those its LDIF gave (slapcat's output); absent from a file
+ *              made before it (then not used)
  *   dynmembers group ID -> the IDs of the members its memberURL values found (sorted
  *              duplicates), and 0 for every dynamic group: which member values of a
  *              groupOfURLs the server computed, beside those its provider sent

@@ -7,6 +7,7 @@
 
 #include "protocol/schema.h"
 #include "protocol/tlv.h"
+#include "storage/entry_opattrs.h"
 
 /* Longest attribute description decoded (the canonical form is written into 256 bytes). */
 #define MODS_MAX_TYPE 255
@@ -114,8 +115,9 @@ int entry_mods_canonical(LDAPMod **mods, struct buf *names)
 int entry_mods_canonical_typed(LDAPMod **mods, const struct schema_attr *const *types,
                                struct buf *names)
 {
-	/* Operational attributes (slapcat writes them) are the server's own, not stored;
-	 * entryUUID is taken apart before this and kept in the record header. The types of
+	/* Operational attributes (slapcat writes them) are not stored in the record:
+	 * entryUUID is taken apart before this and kept in the record header, the stamps in
+	 * the opattrs table (storage/entry_opattrs.h). The types of
 	 * the mods kept, in kept[] (when given and few enough to fit). */
 	const struct schema_attr *kept_types[256];
 	int kept = 0;
@@ -123,7 +125,9 @@ int entry_mods_canonical_typed(LDAPMod **mods, const struct schema_attr *const *
 		const struct schema_attr *at =
 		    types ? types[i]
 		          : schema_attr_find(mods[i]->mod_type, strlen(mods[i]->mod_type));
-		if (at && at->operational && strcasecmp(at->name, "entryUUID") != 0)
+		/* (the stamps by name: without a schema loaded, at is NULL) */
+		if ((at && at->operational && strcasecmp(at->name, "entryUUID") != 0) ||
+		    entry_opattrs_is_kept(mods[i]->mod_type))
 			continue;
 		if (kept < 256)
 			kept_types[kept] = at;

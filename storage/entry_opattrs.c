@@ -2,10 +2,19 @@
 #include "storage/entry_opattrs.h"
 
 #include <lber.h>
+#include <string.h>
 #include <strings.h>
 
 const char *const entry_opattrs_names[] = {"createTimestamp", "modifyTimestamp", "creatorsName",
                                            "modifiersName",   "entryCSN",        NULL};
+
+bool entry_opattrs_is_kept(const char *type)
+{
+	for (int n = 0; entry_opattrs_names[n]; n++)
+		if (strcasecmp(type, entry_opattrs_names[n]) == 0)
+			return true;
+	return false;
+}
 
 int entry_opattrs_encode(LDAPMod **mods, struct buf *out)
 {
@@ -65,4 +74,22 @@ int entry_opattrs_get(const struct db *db, MDB_txn *txn, entry_id id, struct ent
 		e->attrslen = v.mv_size;
 	}
 	return rc;
+}
+
+int entry_opattrs_values(const struct db *db, const struct entry_view *kept, int i,
+                         struct berval *bv, int max)
+{
+	const char *name = entry_opattrs_names[i];
+	const unsigned char *vals, *v;
+	size_t vlen, len;
+	int n = 0;
+	if (kept && entry_find_attr(kept, name, strlen(name), &vals, &vlen))
+		for (const unsigned char *r = vals;
+		     n < max && entry_next_value(&r, vals + vlen, &v, &len); n++)
+			bv[n] = (struct berval){len, (char *)v};
+	/* The import made the entry: its time and identity (entryCSN: none). */
+	const char *own = i < 2 ? db->created : i < 4 ? db->creator : "";
+	if (n == 0 && own[0] && max > 0)
+		bv[n++] = (struct berval){strlen(own), (char *)own};
+	return n;
 }

@@ -1,12 +1,13 @@
 /*
- * A replica's copy of the operational attributes its provider keeps for each entry:
- * createTimestamp, modifyTimestamp, creatorsName, modifiersName and entryCSN, as the
- * provider sent them with the entry (a syncrepl consumer asks for "+"). They live in the
- * database's opattrs table (storage/db.h: entry ID -> the content of a
- * PartialAttributeList holding just these), beside the entry record, so that the record
- * (and the pre-encoded answer to "*") stays the user attributes alone; a replica
- * answers them as its provider does (server/ops/computed_attrs.c), where an imported
- * file answers the import's time and identity.
+ * A copy of the operational attributes another server kept for each entry:
+ * createTimestamp, modifyTimestamp, creatorsName, modifiersName and entryCSN, as a
+ * replica's provider sent them with the entry (a syncrepl consumer asks for "+"), or as
+ * an imported LDIF gave them (slapcat's output, minidir-export's: ldif/import_parse.c). They live
+ * in the database's opattrs table (storage/db.h: entry ID -> the content of a PartialAttributeList
+ * holding just these), beside the entry record, so that the record (and the pre-encoded answer to
+ * "*") stays the user attributes alone; a replica answers them as its provider does
+ * (server/ops/computed_attrs.c), where an entry imported without them answers the import's time and
+ * identity.
  *
  * Thread rules: those of the transaction passed.
  */
@@ -15,12 +16,16 @@
 
 #include <ldap.h>
 #include <lmdb.h>
+#include <stdbool.h>
 
 #include "protocol/buf.h"
 #include "storage/db.h"
 
 /* The names kept, in the order they are stored; NULL-terminated. */
 extern const char *const entry_opattrs_names[];
+
+/* Whether type (an attribute description) is one of the names kept (no options). */
+bool entry_opattrs_is_kept(const char *type);
 
 /*
  * The kept attributes among mods (names compared case-insensitively) as the content of a
@@ -42,5 +47,16 @@ int entry_opattrs_delete(const struct db *db, MDB_txn *txn, entry_id id);
  * MDB_NOTFOUND (none kept, or no table) or an LMDB error.
  */
 int entry_opattrs_get(const struct db *db, MDB_txn *txn, entry_id id, struct entry_view *e);
+
+/*
+ * The values of entry_opattrs_names[i] for an entry, as the server answers them and
+ * minidir-export writes them: those of kept (what entry_opattrs_get read; NULL: none),
+ * else, for the four an import makes, its own (db->created for createTimestamp and
+ * modifyTimestamp, db->creator for creatorsName and modifiersName, when not ""). Sets at
+ * most max of bv (pointing into kept or db) and returns how many: 0 when there are none
+ * (an imported entry's entryCSN).
+ */
+int entry_opattrs_values(const struct db *db, const struct entry_view *kept, int i,
+                         struct berval *bv, int max);
 
 #endif

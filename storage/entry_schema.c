@@ -139,9 +139,10 @@ static int check_typed(const struct typed_mods *tm, bool shape_known, struct sch
 			snprintf(why, whylen, "undefined attribute type '%s'", t);
 			return -1;
 		}
-		if (at->operational)
-			continue; /* the importer keeps entryUUID and drops the others */
-		bool allowed = extensible || shape_known;
+		/* Operational attributes are the server's, allowed whatever the classes; their
+		 * values are checked as others are: the importer keeps entryUUID and the stamps
+		 * (storage/entry_opattrs.h), which the server then answers. */
+		bool allowed = extensible || shape_known || at->operational;
 		for (int k = 0; k < n && !allowed; k++)
 			allowed = oc_allows(classes[k], at);
 		if (!allowed) {
@@ -262,4 +263,27 @@ void entry_schema_memo_free(struct entry_schema_memo *memo)
 	buf_free(&memo->classes);
 	buf_free(&memo->scratch);
 	memset(memo, 0, sizeof(*memo));
+}
+
+const struct schema_oc *entry_structural_class(const struct entry_view *e)
+{
+	const struct schema_oc *best = NULL;
+	int best_depth = -1;
+	const unsigned char *vals, *v;
+	size_t vlen, len;
+	if (!entry_find_attr(e, "objectClass", 11, &vals, &vlen))
+		return NULL;
+	for (const unsigned char *r = vals; entry_next_value(&r, vals + vlen, &v, &len);) {
+		const struct schema_oc *oc = schema_oc_find((const char *)v, len);
+		if (!oc || oc->kind != SCHEMA_OC_STRUCTURAL)
+			continue;
+		int depth = 0;
+		for (const struct schema_oc *s = oc; s && s->sup && depth < 16; depth++)
+			s = schema_oc_find(s->sup, strlen(s->sup));
+		if (depth > best_depth) {
+			best = oc;
+			best_depth = depth;
+		}
+	}
+	return best;
 }

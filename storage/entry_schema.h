@@ -7,8 +7,8 @@
  *     the others), and there is one;
  *   - every MUST attribute of every class and its superclasses is present;
  *   - every attribute is allowed (MUST or MAY) by one of the classes, unless
- *     the entry is an extensibleObject; operational attributes are not checked
- *     here (the importer decides which it keeps);
+ *     the entry is an extensibleObject or the attribute is operational (the
+ *     importer decides which of those it keeps);
  *   - a SINGLE-VALUE attribute has one value;
  *   - every value is valid for its syntax (storage/value_syntax.h).
  */
@@ -20,6 +20,7 @@
 
 #include "protocol/schema.h"
 #include "protocol/buf.h"
+#include "storage/entry.h"
 
 /* Where a schema problem lies: a value of one of the entry's attributes, or the
  * entry as a whole (mod NULL: a missing MUST attribute, no structural class). */
@@ -27,6 +28,13 @@ struct schema_fault {
 	const LDAPMod *mod; /* one of the mods checked, or NULL */
 	int value;          /* the index of the value at fault in mod->mod_bvalues */
 };
+
+/*
+ * The entry's structural object class, as structuralObjectClass names it: the most derived
+ * structural class among its objectClass values (NULL: none defined in the loaded schema).
+ * The server answers it and minidir-export writes it, as slapcat does.
+ */
+const struct schema_oc *entry_structural_class(const struct entry_view *e);
 
 /*
  * Checks the attributes mods (as ldap_parse_ldif_record returns them, with

@@ -2,6 +2,7 @@
 #include <stdio.h>
 
 #include "conf/cli.h"
+#include "protocol/schema.h"
 #include "ldif/ldif_import.h"
 
 static const char usage[] =
@@ -29,6 +30,12 @@ int main(int argc, char **argv)
 	if (status >= 0)
 		return status;
 	char err[1024];
+	/* The schema names each entry's structuralObjectClass, as the server answers it. */
+	if (schema_load(cfg.schema_dir, cfg.schema, err, sizeof(err)) < 0) {
+		fprintf(stderr, "minidir-export: schema: %s\n", err);
+		config_free(&cfg);
+		return 1;
+	}
 	struct cli_progress progress;
 	cli_progress_start(&progress, "minidir-export", quiet);
 	int rc = ldif_export(cfg.database, stdout, err, sizeof(err), show_progress, &progress);
@@ -36,5 +43,6 @@ int main(int argc, char **argv)
 	if (rc < 0)
 		fprintf(stderr, "minidir-export: %s\n", err);
 	config_free(&cfg);
+	schema_free();
 	return rc < 0 ? 1 : 0;
 }

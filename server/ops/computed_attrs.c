@@ -15,6 +15,7 @@
 #include "server/ops/access.h"
 #include "server/ops/ops.h"
 #include "storage/entry_opattrs.h"
+#include "storage/entry_schema.h"
 
 /* The computed attributes, X(name) each: their names, and the mask of their lengths that
  * filter_uses passes most filter items over by. */
@@ -57,30 +58,6 @@ bool op_attrs_requested(const struct attr_select *sel)
 		if (attr_select_wants(sel, op_attr_names[i]))
 			return true;
 	return false;
-}
-
-/* The most derived structural class among the entry's objectClass values. */
-static const struct schema_oc *structural_class(const struct entry_view *e)
-{
-	const struct schema_oc *best = NULL;
-	int best_depth = -1;
-	const unsigned char *vals, *v;
-	size_t vlen, len;
-	if (!entry_find_attr(e, "objectClass", 11, &vals, &vlen))
-		return NULL;
-	for (const unsigned char *r = vals; entry_next_value(&r, vals + vlen, &v, &len);) {
-		const struct schema_oc *oc = schema_oc_find((const char *)v, len);
-		if (!oc || oc->kind != SCHEMA_OC_STRUCTURAL)
-			continue;
-		int depth = 0;
-		for (const struct schema_oc *s = oc; s && s->sup && depth < 16; depth++)
-			s = schema_oc_find(s->sup, strlen(s->sup));
-		if (depth > best_depth) {
-			best = oc;
-			best_depth = depth;
-		}
-	}
-	return best;
 }
 
 size_t op_attrs_all_children(const struct db *db, MDB_txn *txn, entry_id id)
@@ -146,9 +123,9 @@ static int put_member_of(struct buf *out, const struct db *db, MDB_txn *txn, ent
 }
 
 /*
- * createTimestamp, modifyTimestamp, creatorsName, modifiersName and entryCSN: on a replica,
- * the provider's values for the entry (storage/entry_opattrs.h); otherwise (or for one the
- * provider did not send) the import made every entry, and its time and identity are theirs.
+ * createTimestamp, modifyTimestamp, creatorsName, modifiersName and entryCSN: the values
+ * kept for the entry (a replica's provider's, an imported LDIF's: storage/entry_opattrs.h);
+ * otherwise the import made the entry, and its time and identity are theirs.
  */
 static int put_stamps(struct buf *out, const struct attr_select *sel, const struct db *db,
                       MDB_txn *txn, entry_id id)
@@ -160,17 +137,8 @@ static int put_stamps(struct buf *out, const struct attr_select *sel, const stru
 		const char *name = entry_opattrs_names[i];
 		if (!attr_select_wants(sel, name))
 			continue;
-		const unsigned char *vals, *v;
-		size_t vlen, len;
 		struct berval bv[8];
-		int n = 0;
-		if (have && entry_find_attr(&kept, name, strlen(name), &vals, &vlen))
-			for (const unsigned char *r = vals;
-			     n < 8 && entry_next_value(&r, vals + vlen, &v, &len); n++)
-				bv[n] = (struct berval){len, (char *)v};
-		const char *own = i < 2 ? db->created : i < 4 ? db->creator : "";
-		if (n == 0 && own[0])
-			bv[n++] = (struct berval){strlen(own), (char *)own};
+		int n = entry_opattrs_values(db, have ? &kept : NULL, i, bv, 8);
 		if (n)
 			rc |= response_put_attr(out, name, bv, n, sel->types_only);
 	}
@@ -185,7 +153,7 @@ int op_attrs_build(struct buf *out, const struct attr_select *sel, const struct 
 	struct berval v;
 	int rc = 0;
 	if (attr_select_wants(sel, "structuralObjectClass")) {
-		const struct schema_oc *oc = structural_class(e);
+		const struct schema_oc *oc = entry_structural_class(e);
 		if (oc) {
 			v.bv_val = oc->name;
 			v.bv_len = strlen(oc->name);

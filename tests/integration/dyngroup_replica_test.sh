@@ -158,4 +158,20 @@ check "a dynamic group deleted" "!uid=frank,ou=people,dc=example,dc=com | member
 	"!uid=margaret,ou=people,dc=example,dc=com | memberof: $E"
 
 stop_checked "$rpid" "$rlog" || not_ok "stop: $stop_why"
+
+# The replica's export is the provider's slapcat, entry for entry: the groups as stored
+# (memberURL and static values, not the members the replica computed), and the
+# operational attributes slapcat writes (structuralObjectClass, entryUUID, the provider's
+# timestamps, names and entryCSN, contextCSN on the suffix) with the provider's values
+# (before: computed members, and entryUUID alone).
+SLAPCAT=${SLAPCAT:-/usr/sbin/slapcat}
+timeout 60 "$SLAPCAT" -f "$work/slapd.conf" 2> /dev/null | ldif_sorted > "$work/slapcat.sorted"
+"$BUILD/minidir-export" -q -f "$work/rd.conf" | ldif_sorted > "$work/export.sorted"
+if [ "$(grep -c ' | contextCSN: ' "$work/slapcat.sorted")" -ge 1 ] &&
+	[ "$(grep -c ' | entryCSN: ' "$work/export.sorted")" = "$(grep -c ' | dn::\? ' "$work/export.sorted")" ] &&
+	cmp -s "$work/slapcat.sorted" "$work/export.sorted"; then
+	ok "the replica's export is the provider's slapcat, operational attributes and contextCSN included"
+else
+	not_ok "replica's export against slapcat: $(diff "$work/slapcat.sorted" "$work/export.sorted" | head -8 | tr '\n' ' ')"
+fi
 finish

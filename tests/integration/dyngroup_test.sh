@@ -34,6 +34,9 @@ B=dc=dyn,dc=test
 	printf 'dn: cn=none,ou=groups,%s\nobjectClass: groupOfURLs\ncn: none\n' "$B"
 	printf 'memberURL: ldap:///ou=people,%s??base?(objectClass=*)\n\n' "$B"
 	printf 'dn: cn=static,ou=groups,%s\nobjectClass: groupOfNames\ncn: static\nmember: uid=u1,ou=people,%s\n\n' "$B" "$B"
+	# A dynamic group with a static value too: uid=u2 (eng, found by no URL) and o1 (found).
+	printf 'dn: cn=mixed,ou=groups,%s\nobjectClass: groupOfURLs\ncn: mixed\n' "$B"
+	printf 'member: uid=u2,ou=people,%s\nmemberURL: ldap:///ou=other,%s??one?(uid=o1)\n\n' "$B" "$B"
 } > "$work/dyn.ldif"
 
 conf() { # conf FILE EXTRA...: a config for the test's database, with extra lines
@@ -102,6 +105,53 @@ n=$(ldapsearch -x -LLL -H "$H" -b "$B" "(member=uid=o2,ou=other,$B)" 1.1 | grep 
 n=$(ldapsearch -x -LLL -H "$H" -b "cn=none,ou=groups,$B" -s base member | grep -c '^member:')
 [ "$n" = 1 ] && ok "a base-scope URL finds its base entry alone" || not_ok "base scope: $n members"
 stop_checked "$pid" "$work/on.log" || not_ok "on: $stop_why"
+
+# --- export writes what the LDIF had: the memberURL, not the members it found -------------
+# (before: the computed members went out as member values, and an edited export imported
+# again kept a user in the group he had left, as a static member)
+"$BUILD/minidir-export" -q -f "$work/on.conf" > "$work/export.ldif"
+group_of() { # group_of FILE DN: the LDIF record of DN, unwrapped
+	awk -v dn="dn: $2" 'BEGIN { RS = "" } $0 ~ "^" dn "\n" { gsub(/\n /, ""); print }' "$1"
+}
+sales=$(group_of "$work/export.ldif" "cn=sales,ou=groups,$B")
+if [ "$(grep -c '^memberURL: ' <<< "$sales")" = 4 ] && ! grep -qi '^member:' <<< "$sales"; then
+	ok "export: the dynamic group's 4 memberURL values and none of its $nexp computed members"
+else
+	not_ok "export of cn=sales: $(grep -ci '^member:' <<< "$sales") member values: $(head -8 <<< "$sales")"
+fi
+mixed=$(group_of "$work/export.ldif" "cn=mixed,ou=groups,$B")
+if [ "$(grep -i '^member:' <<< "$mixed")" = "member: uid=u2,ou=people,$B" ]; then
+	ok "export: a dynamic group's static member value stays, its computed one goes"
+else
+	not_ok "export of cn=mixed: $(grep -i '^member' <<< "$mixed")"
+fi
+n=$(grep -ci '^memberOf:' "$work/export.ldif")
+[ "$n" = 0 ] && ok "export: no memberOf values (computed from the groups)" || not_ok "export: $n memberOf values"
+# u3 leaves sales: its departmentNumber changes in the export, which is imported again.
+awk -v dn="dn: uid=u3,ou=people,$B" '$0 == dn { in3 = 1 } /^$/ { in3 = 0 }
+	in3 && /^departmentNumber: / { $0 = "departmentNumber: eng" } { print }' \
+	"$work/export.ldif" > "$work/edited.ldif"
+if out=$("$BUILD/minidir-import" -q -f "$work/on.conf" "$work/edited.ldif" 2>&1); then
+	start_minidir "$work/on.conf" "$work/on2.log"
+	H="ldap://127.0.0.1:$port"
+	got=$(ldapsearch -x -LLL -o ldif-wrap=no -H "$H" -b "cn=sales,ou=groups,$B" -s base member |
+		sed -n 's/^member: //p' | tr '[:upper:]' '[:lower:]' | sort)
+	want=$(grep -v "^uid=u3," <<< "$expected")
+	if [ "$got" = "$want" ] && ! grep -q '^uid=u3,' <<< "$got"; then
+		ok "export, edit, import: the user who left the matching set is no longer a member"
+	else
+		not_ok "after edit and import, cn=sales: $(diff <(echo "$want") <(echo "$got") | head -5)"
+	fi
+	got=$(ldapsearch -x -LLL -o ldif-wrap=no -H "$H" -b "uid=u3,ou=people,$B" -s base memberOf | grep -c '^memberOf:')
+	[ "$got" = 0 ] && ok "and his memberOf no longer names the group" || not_ok "u3 still has $got memberOf"
+	got=$(ldapsearch -x -LLL -o ldif-wrap=no -H "$H" -b "cn=mixed,ou=groups,$B" -s base member |
+		sed -n 's/^member: //p' | sort | tr '\n' ' ')
+	[ "$got" = "uid=o1,ou=other,$B uid=u2,ou=people,$B " ] && ok "the mixed group: its static value and its found one again" ||
+		not_ok "cn=mixed after the round trip: $got"
+	stop_checked "$pid" "$work/on2.log" || not_ok "edited: $stop_why"
+else
+	not_ok "import of the edited export: $out"
+fi
 
 # --- the bound: more URLs than dynamic_groups_max ----------------------------------------
 conf "$work/max.conf" "dynamic_groups = yes" "dynamic_groups_max = 2"

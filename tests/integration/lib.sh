@@ -85,6 +85,22 @@ start_minidir() {
 	port=$(wait_port "$2")
 }
 
+# ldif_sorted [FILE...]: the LDIF's entries (files or stdin) as "DN | LINE" lines, folded
+# lines joined, comments and blank lines left out, sorted (C locale): two outputs so printed
+# compare whatever the order of entries and attributes (slapcat's and minidir-export's).
+ldif_sorted() {
+	awk 'function flush() {
+			if (l == "") return
+			if (l ~ /^dn::? /) dn = l
+			print dn " | " l
+			l = ""
+		}
+		/^#/ { next }
+		/^ / { l = l substr($0, 2); next }
+		{ flush(); l = $0 }
+		END { flush() }' "$@" | LC_ALL=C sort
+}
+
 # Turns ldapclient's "ok - ..." / "not ok - ..." output into ok/not_ok lines, with PREFIX.
 client_report() {
 	local prefix=$1 out=$2

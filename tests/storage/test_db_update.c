@@ -588,7 +588,27 @@ START_TEST(export_after_a_move_writes_parents_first)
 	size_t count;
 	ck_assert_int_eq(ldif_import(out_path, c_path, &opts, &count), 0);
 	ck_assert_uint_eq(count, n);
-	ck_assert_msg(db_same(a_path, c_path), "the re-imported export differs");
+	/* c keeps the timestamps and names the export wrote (a's import's own) in opattrs,
+	 * where a answers them from meta: the same answers, so the same export. */
+	ck_assert_msg(db_same_but(a_path, c_path, "opattrs|"), "the re-imported export differs");
+	char again_path[160];
+	snprintf(again_path, sizeof(again_path), "%s/again.ldif", dir);
+	out = fopen(again_path, "w");
+	ck_assert_ptr_nonnull(out);
+	ck_assert_msg(ldif_export(c_path, out, err, sizeof(err), NULL, NULL) == 0, "%s", err);
+	fclose(out);
+	FILE *f1 = fopen(out_path, "r"), *f2 = fopen(again_path, "r");
+	ck_assert(f1 && f2);
+	char line2[4096];
+	for (;;) {
+		char *l1 = fgets(line, sizeof(line), f1), *l2 = fgets(line2, sizeof(line2), f2);
+		ck_assert_msg((l1 == NULL) == (l2 == NULL), "one export is longer");
+		if (!l1)
+			break;
+		ck_assert_str_eq(line2, line);
+	}
+	fclose(f1);
+	fclose(f2);
 }
 END_TEST
 
