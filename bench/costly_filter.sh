@@ -17,6 +17,9 @@
 # ITEMS=900 under the defaults (under the item limit: max_search_work ends each search);
 # the group attack under the defaults: the 2 connections repeat an OR of 900 member items
 # that match nothing on one group of 10,000 members (scope base), a cost in one entry;
+# the substring attack under the defaults: the 2 connections repeat an OR of 15 substring
+# items of 64 pieces each (issue 46 item 1: a piece counts as an item, so 15 x 64 is within
+# max_filter_items, and each piece costs work per value tested), over every entry's mail;
 # slapd (no such limits) with 2 threads as minidir and with its default 16; with OLD_BUILD=DIR, the minidir of DIR too (an older commit, e.g.
 # `git archive 60cd1e4 | tar -x -C /tmp/old && make -C /tmp/old build/minidir
 # build/minidir-import`). Environment: ITEMS (2000), ENTRIES (10000), SLAPD, SLAPADD.
@@ -39,6 +42,8 @@ bench_directory "$ENTRIES" "$work/minidir.conf" "threads = 2"
 # The group attack's entry: a group of 10,000 members (who need not exist), imported anew.
 GROUP="cn=biggroup,$SUFFIX"
 GROUP_ITEM="(member=uid=nomatch.%d,ou=people,$SUFFIX)"
+# 63 one-letter pieces the mail values hold (user.N@example.com), then one that no value does.
+SUBSTR_ITEM="(mail=*$(awk 'BEGIN { s = "user.@examplcom"; for (i = 0; i < 63; i++) printf "%s*", substr(s, i % 15 + 1, 1) }')nomatch.%d*)"
 {
 	printf '\ndn: %s\nobjectClass: groupOfNames\ncn: biggroup\n' "$GROUP"
 	awk -v ex="$SUFFIX" 'BEGIN { for (j = 0; j < 10000; j++) printf "member: uid=member.%d,ou=people,%s\n", j, ex }'
@@ -102,6 +107,7 @@ row() {
 	local name=$1 kind=$2 conf=$3 natt=$4 items=$5 c0 c1 out sw stall
 	local what=" items" attack=()
 	[ "${6:-}" = group ] && what=" member items on one group" attack=("$GROUP_ITEM" "$GROUP")
+	[ "${6:-}" = substr ] && what=" substring items of 64 pieces" attack=("$SUBSTR_ITEM")
 	start_server "$kind" "$conf"
 	# warm: every entry read once
 	timeout 60 ldapsearch -x -H "ldap://127.0.0.1:$sport" -b "$SUFFIX" -z 0 "(uid=*)" 1.1 > /dev/null 2>&1
@@ -135,13 +141,16 @@ rows=("$BUILD|minidir (defaults)|minidir|$work/minidir.conf|0|$ITEMS"
 	"$BUILD|minidir (defaults)|minidir|$work/minidir.conf|2|$ITEMS"
 	"$BUILD|minidir (defaults)|minidir|$work/minidir.conf|2|900"
 	"$BUILD|minidir (limits unlimited)|minidir|$work/unlimited.conf|2|$ITEMS"
-	"$BUILD|minidir (defaults)|minidir|$work/minidir.conf|2|900|group")
+	"$BUILD|minidir (defaults)|minidir|$work/minidir.conf|2|900|group"
+	"$BUILD|minidir (defaults)|minidir|$work/minidir.conf|2|15|substr")
 [ -n "$OLD_BUILD" ] && rows+=("$OLD_BUILD|minidir $OLD_BUILD|minidir|$work/old.conf|0|$ITEMS"
 	"$OLD_BUILD|minidir $OLD_BUILD|minidir|$work/old.conf|2|$ITEMS"
-	"$OLD_BUILD|minidir $OLD_BUILD|minidir|$work/old.conf|2|900|group")
+	"$OLD_BUILD|minidir $OLD_BUILD|minidir|$work/old.conf|2|900|group"
+	"$OLD_BUILD|minidir $OLD_BUILD|minidir|$work/old.conf|2|15|substr")
 [ -n "$slapd_ok" ] && rows+=("-|slapd (threads 2)|slapd|$work/slapd.conf|0|$ITEMS"
 	"-|slapd (threads 2)|slapd|$work/slapd.conf|2|$ITEMS"
 	"-|slapd (threads 2)|slapd|$work/slapd.conf|2|900|group"
+	"-|slapd (threads 2)|slapd|$work/slapd.conf|2|15|substr"
 	"-|slapd (threads 16, its default)|slapd|$work/slapd16.conf|0|$ITEMS"
 	"-|slapd (threads 16, its default)|slapd|$work/slapd16.conf|2|$ITEMS")
 order=$(seq 0 $((${#rows[@]} - 1)))
