@@ -76,13 +76,16 @@ struct schema_oc {
 /*
  * Loads dir/NAME.schema for each NAME in files (separated by spaces, commas or
  * tabs; at most 1023 bytes are read), after the built-in operational
- * attributes and classes. A name defined twice keeps its first definition; a
- * definition that fails to parse inside a commented-out statement is skipped.
+ * attributes and classes. objectIdentifier macros (schema_macro.h) hold from their
+ * line to the end of the load, across files, and are expanded in each definition's
+ * OID and SYNTAX. A commented-out definition that restates a built-in keeps the
+ * built-in; one that fails to parse or expand is skipped.
  * dir and files are borrowed; err (errlen bytes, the caller's) receives a
  * NUL-terminated message on failure.
  * Returns 0; -1 with "file:line: reason" in err (a file that cannot be opened,
- * a definition libldap does not parse) or on out of memory (err may then be
- * left unwritten); schema_free releases what it built so far.
+ * a definition libldap does not parse, a duplicate definition, a bad or undefined
+ * OID macro) or on out of memory (err may then be left unwritten); schema_free
+ * releases what it built so far.
  * Call once, before any other thread uses the schema.
  */
 int schema_load(const char *dir, const char *files, char *err, size_t errlen);
