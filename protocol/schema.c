@@ -559,7 +559,11 @@ int schema_load(const char *dir, const char *files, char *err, size_t errlen)
 	snprintf(names, sizeof(names), "%s", files);
 	char *save = NULL;
 	for (char *n = strtok_r(names, " ,\t", &save); n; n = strtok_r(NULL, " ,\t", &save)) {
-		snprintf(path, sizeof(path), "%s/%s.schema", dir, n);
+		/* An absolute name is the file's path, as slapd's include takes it. */
+		if (n[0] == '/')
+			snprintf(path, sizeof(path), "%s", n);
+		else
+			snprintf(path, sizeof(path), "%s/%s.schema", dir, n);
 		if (load_file(path, err, errlen) < 0)
 			return -1;
 	}

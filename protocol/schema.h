@@ -75,7 +75,8 @@ struct schema_oc {
 
 /*
  * Loads dir/NAME.schema for each NAME in files (separated by spaces, commas or
- * tabs; at most 1023 bytes are read), after the built-in operational
+ * tabs; at most 1023 bytes are read), or the file NAME itself where NAME is an
+ * absolute path ("/etc/minidir/site.schema"), after the built-in operational
  * attributes and classes. objectIdentifier macros (schema_macro.h) hold from their
  * line to the end of the load, across files, and are expanded in each definition's
  * OID and SYNTAX. A commented-out definition that restates a built-in keeps the

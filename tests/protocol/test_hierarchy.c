@@ -387,6 +387,32 @@ START_TEST(oid_macros_expanded)
 }
 END_TEST
 
+/* A name that is an absolute path is that file (before: read as
+ * schema_dir//abs/path.schema.schema, which does not exist); a relative name stays
+ * schema_dir/NAME.schema. */
+START_TEST(absolute_schema_names)
+{
+	char err[1024], files[256];
+	site_begin();
+	site_write("attributetype ( 1.3.6.1.4.1.99999.9 NAME 'siteAbs' SUP name )\n");
+	snprintf(files, sizeof(files), "core %s/site.schema", site);
+	ck_assert_msg(schema_load(site, files, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_str_eq(at("siteAbs")->oid, "1.3.6.1.4.1.99999.9");
+	schema_free();
+	snprintf(files, sizeof(files), "%s/core.schema site", site);
+	ck_assert_msg(schema_load("/nonexistent", files, err, sizeof(err)) == -1, "loaded");
+	ck_assert_str_eq(err, "/nonexistent/site.schema: No such file or directory");
+	schema_free();
+	snprintf(files, sizeof(files), "core %s/missing.schema", site);
+	ck_assert_msg(schema_load(site, files, err, sizeof(err)) == -1, "loaded");
+	ck_assert_msg(strstr(err, "/missing.schema: No such file or directory") &&
+	                  strncmp(err, site, strlen(site)) == 0 && !strstr(err, ".schema.schema"),
+	              "%s", err);
+	schema_free();
+	site_end();
+}
+END_TEST
+
 static void load_schema(void)
 {
 	char err[512];
@@ -416,6 +442,7 @@ static Suite *hierarchy_suite(void)
 	TCase *dup = tcase_create("duplicates");
 	tcase_add_test(dup, duplicate_definitions_refused);
 	tcase_add_test(dup, oid_macros_expanded);
+	tcase_add_test(dup, absolute_schema_names);
 	suite_add_tcase(s, dup);
 	suite_add_tcase(s, tc);
 	return s;
