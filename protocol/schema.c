@@ -33,6 +33,7 @@ static struct {
 	struct slot oc_slots[SCHEMA_SLOTS];
 	LDAPAttributeType **raw;  /* parsed definitions, for SUP resolution */
 	LDAPObjectClass **raw_oc; /* parsed classes: their SUP, MUST and MAY lists */
+	char digest[SCHEMA_DIGEST_SIZE];
 } S;
 
 static size_t hash(const char *s, size_t len)
@@ -545,6 +546,20 @@ bool schema_oc_is_a(const struct schema_oc *oc, const struct schema_oc *sup)
 	return false;
 }
 
+/* S.digest from the definitions loaded (schema_digest). */
+static void make_digest(void)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (size_t i = 0; i < S.nattrs + S.nocs; i++) {
+		const char *d =
+		    i < S.nattrs ? S.attrs[i]->definition : S.ocs[i - S.nattrs]->definition;
+		for (const char *p = d ? d : ""; *p; p++)
+			h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+		h = (h ^ '\n') * 1099511628211ULL;
+	}
+	snprintf(S.digest, sizeof(S.digest), "%016llx", (unsigned long long)h);
+}
+
 int schema_load(const char *dir, const char *files, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < schema_builtin_nattrs; i++)
@@ -573,6 +588,7 @@ int schema_load(const char *dir, const char *files, char *err, size_t errlen)
 		snprintf(err, errlen, "schema: out of memory");
 		return -1;
 	}
+	make_digest();
 	schema_generation++;
 	S.loaded = true;
 	return 0;
@@ -602,6 +618,11 @@ size_t schema_desc_as(const struct schema_attr *at, const char *in, size_t len, 
 bool schema_loaded(void)
 {
 	return S.loaded;
+}
+
+const char *schema_digest(void)
+{
+	return S.loaded ? S.digest : "";
 }
 
 const struct schema_attr *schema_attr_find(const char *name, size_t len)

@@ -92,6 +92,17 @@ struct schema_oc {
 int schema_load(const char *dir, const char *files, char *err, size_t errlen);
 /* True between a successful schema_load and schema_free. */
 bool schema_loaded(void);
+/* The bytes schema_digest returns, NUL included. */
+#define SCHEMA_DIGEST_SIZE 17
+/*
+ * What the loaded schema defines, as 16 lowercase hex digits: FNV-1a (64 bits) over every
+ * attribute type's and object class's definition as cn=Subschema publishes it, in load
+ * order, built-ins included. Two loads that define the same things alike have the same
+ * digest whatever their files' comments, spacing, names or macros. minidir-import records
+ * it in the database file; the server compares it before it serves a new file.
+ * "" when no schema is loaded. The string is the schema's (valid until schema_free).
+ */
+const char *schema_digest(void);
 /* Frees everything schema_load built (also after a failed load); lookups return NULL again. */
 void schema_free(void);
 

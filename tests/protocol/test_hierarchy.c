@@ -387,6 +387,37 @@ START_TEST(oid_macros_expanded)
 }
 END_TEST
 
+/* The digest follows the definitions, not the text: comments, spacing and a macro for a
+ * numeric OID leave it; a changed definition or one more changes it. */
+START_TEST(schema_digest_follows_definitions)
+{
+	char err[512], first[SCHEMA_DIGEST_SIZE];
+	static const char *const same[] = {
+	    "attributetype ( 1.3.6.1.4.1.99999.7.1 NAME 'exOne' SUP name )\n",
+	    "# a comment\nobjectIdentifier Ex 1.3.6.1.4.1.99999.7\n\n"
+	    "attributetype ( Ex:1\n    NAME 'exOne'   SUP name )\n"};
+	static const char *const other[] = {
+	    "attributetype ( 1.3.6.1.4.1.99999.7.1 NAME 'exOne' SUP description )\n",
+	    "attributetype ( 1.3.6.1.4.1.99999.7.1 NAME 'exOne' SUP name )\n"
+	    "attributetype ( 1.3.6.1.4.1.99999.7.2 NAME 'exTwo' SUP name )\n"};
+	site_begin();
+	for (size_t i = 0; i < 4; i++) {
+		site_write(i < 2 ? same[i] : other[i - 2]);
+		ck_assert_msg(schema_load(site, "core site", err, sizeof(err)) == 0, "%s", err);
+		ck_assert_uint_eq(strlen(schema_digest()), SCHEMA_DIGEST_SIZE - 1);
+		if (i == 0)
+			strcpy(first, schema_digest());
+		else if (i == 1)
+			ck_assert_str_eq(schema_digest(), first);
+		else
+			ck_assert_str_ne(schema_digest(), first);
+		schema_free();
+	}
+	ck_assert_str_eq(schema_digest(), "");
+	site_end();
+}
+END_TEST
+
 /* A name that is an absolute path is that file (before: read as
  * schema_dir//abs/path.schema.schema, which does not exist); a relative name stays
  * schema_dir/NAME.schema. */
@@ -443,6 +474,7 @@ static Suite *hierarchy_suite(void)
 	tcase_add_test(dup, duplicate_definitions_refused);
 	tcase_add_test(dup, oid_macros_expanded);
 	tcase_add_test(dup, absolute_schema_names);
+	tcase_add_test(dup, schema_digest_follows_definitions);
 	suite_add_tcase(s, dup);
 	suite_add_tcase(s, tc);
 	return s;
