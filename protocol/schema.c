@@ -234,10 +234,16 @@ static int expand_oid(char **oid, const char *kind, const char *what, char *err,
 	return 0;
 }
 
-/* The OIDs of a parsed definition (at or oc) expanded, as expand_oid: 0 or -1. */
+/* The OIDs of a parsed definition (at or oc) expanded, as expand_oid: 0 or -1. One without
+ * an OID, which libldap's LDAP_SCHEMA_ALLOW_ALL lets through and slapd refuses: -1. */
 static int expand_definition(LDAPAttributeType *at, LDAPObjectClass *oc, char *err, size_t errlen,
                              const char *where)
 {
+	if (!(oc ? oc->oc_oid : at->at_oid)) {
+		snprintf(err, errlen, "%s: %s without an OID", where,
+		         oc ? "objectclass" : "attributetype");
+		return -1;
+	}
 	if (oc)
 		return expand_oid(&oc->oc_oid, "objectclass", "OID", err, errlen, where);
 	if (expand_oid(&at->at_oid, "attributetype", "OID", err, errlen, where) < 0)

@@ -381,6 +381,11 @@ START_TEST(oid_macros_expanded)
 	    {"objectIdentifier ExRoot 1.2:3\n", "\"1.2:3\" is neither"},
 	    {"objectIdentifier ExRoot\n", "site.schema:1: objectIdentifier takes two words"},
 	    {"objectIdentifier 1x 1.2.3\n", "site.schema:1: objectIdentifier \"1x\""},
+	    /* no OID at all: libldap lets it through; before, a NULL OID crashed the load */
+	    {"\nattributetype ( NAME 'exNoOid' SUP name )\n",
+	     "site.schema:2: attributetype without an OID"},
+	    {"objectclass ( NAME 'exNoOidC' SUP top AUXILIARY )\n",
+	     "site.schema:1: objectclass without an OID"},
 	};
 	site_refused(cases, sizeof(cases) / sizeof(cases[0]));
 	site_end();
