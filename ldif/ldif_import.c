@@ -14,6 +14,7 @@
 
 #include "protocol/buf.h"
 #include "protocol/dn.h"
+#include "protocol/schema.h"
 #include "storage/db.h"
 #include "storage/db_passwords.h"
 #include "storage/dyngroup.h"
@@ -430,7 +431,8 @@ static int import_records(struct importer *im)
 	return 0;
 }
 
-/* meta's "entries", "created", "creator" and "passwords". Returns 0 or an LMDB error. */
+/* meta's "entries", "created", "creator", "passwords" and, with a schema loaded, "schema"
+ * (DB_META_SCHEMA). Returns 0 or an LMDB error. */
 static int put_meta(struct importer *im, size_t n)
 {
 	char stamp[32];
@@ -447,6 +449,10 @@ static int put_meta(struct importer *im, size_t n)
 		rc = mdb_put(im->txn, im->db.meta, &kc, &vc, 0);
 	if (rc == 0)
 		rc = mdb_put(im->txn, im->db.meta, &kw, &vw, 0);
+	MDB_val ks = {strlen(DB_META_SCHEMA), DB_META_SCHEMA},
+	        vs = {strlen(schema_digest()), (void *)schema_digest()};
+	if (rc == 0 && vs.mv_size)
+		rc = mdb_put(im->txn, im->db.meta, &ks, &vs, 0);
 	return rc ? rc : db_passwords_put(&im->db, im->txn, &im->passwords);
 }
 

@@ -1,9 +1,11 @@
 #include "protocol/schema.h"
 
 #include "protocol/schema_builtin.h"
+#include "protocol/schema_macro.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <lber.h>
 #include <ldap.h>
 #include <ldap_schema.h>
 #include <stdio.h>
@@ -31,6 +33,7 @@ static struct {
 	struct slot oc_slots[SCHEMA_SLOTS];
 	LDAPAttributeType **raw;  /* parsed definitions, for SUP resolution */
 	LDAPObjectClass **raw_oc; /* parsed classes: their SUP, MUST and MAY lists */
+	char digest[SCHEMA_DIGEST_SIZE];
 } S;
 
 static size_t hash(const char *s, size_t len)
@@ -171,7 +174,7 @@ static int add_class(LDAPObjectClass *oc, struct schema_oc *c)
 	return insert_named(S.oc_slots, c->oid, oc->oc_names, c);
 }
 
-enum def_kind { DEF_ATTRIBUTE_TYPE = 1, DEF_OBJECT_CLASS };
+enum def_kind { DEF_ATTRIBUTE_TYPE = 1, DEF_OBJECT_CLASS, DEF_OID_MACRO };
 
 /* The "FILE:LINE" of what t already files under name, NULL when nothing or a built-in. */
 static const char *defined_in_file(const struct slot *t, const char *name)
@@ -205,6 +208,49 @@ static int duplicate(bool live, const char *kind, const char *oid, char **names,
 	return -1;
 }
 
+/* Replaces *oid (libldap's string; NULL: none) written as an OID macro (schema_macro.h)
+ * with the numeric OID it stands for, as slapd does for a definition's OID and SYNTAX.
+ * A name no macro defined before: -1 with "WHERE: KIND WHAT "NAME" ..." in err. */
+static int expand_oid(char **oid, const char *kind, const char *what, char *err, size_t errlen,
+                      const char *where)
+{
+	char numeric[512];
+	if (!*oid || isdigit((unsigned char)**oid))
+		return 0; /* libldap checked a numeric OID */
+	if (!schema_macro_expand(*oid, numeric, sizeof(numeric))) {
+		snprintf(err, errlen,
+		         "%s: %s %s \"%s\" is neither a numeric OID nor MACRO[:SUFFIX] of an "
+		         "objectIdentifier defined before it",
+		         where, kind, what, *oid);
+		return -1;
+	}
+	char *copy = ber_strdup(numeric);
+	if (!copy) {
+		snprintf(err, errlen, "%s: out of memory", where);
+		return -1;
+	}
+	ldap_memfree(*oid);
+	*oid = copy;
+	return 0;
+}
+
+/* The OIDs of a parsed definition (at or oc) expanded, as expand_oid: 0 or -1. One without
+ * an OID, which libldap's LDAP_SCHEMA_ALLOW_ALL lets through and slapd refuses: -1. */
+static int expand_definition(LDAPAttributeType *at, LDAPObjectClass *oc, char *err, size_t errlen,
+                             const char *where)
+{
+	if (!(oc ? oc->oc_oid : at->at_oid)) {
+		snprintf(err, errlen, "%s: %s without an OID", where,
+		         oc ? "objectclass" : "attributetype");
+		return -1;
+	}
+	if (oc)
+		return expand_oid(&oc->oc_oid, "objectclass", "OID", err, errlen, where);
+	if (expand_oid(&at->at_oid, "attributetype", "OID", err, errlen, where) < 0)
+		return -1;
+	return expand_oid(&at->at_syntax_oid, "attributetype", "SYNTAX", err, errlen, where);
+}
+
 /* Parses one definition of KIND (an RFC 4512 description) and adds it, unless its OID is
  * defined already (built-in or an earlier file): 0. A syntax error, a live definition that
  * repeats an earlier file's (duplicate) or no memory: -1 with "WHERE: reason" in err. */
@@ -221,8 +267,8 @@ static int add_definition(enum def_kind kind, const char *def, char *err, size_t
 		oc = ldap_str2objectclass(def, &code, &errp, LDAP_SCHEMA_ALLOW_ALL);
 	if (!at && !oc)
 		return syntax_error(err, errlen, where, code, errp);
-	const char *oid = at ? at->at_oid : oc->oc_oid;
-	if (duplicate(live, at ? "attributetype" : "objectclass", oid,
+	if (expand_definition(at, oc, err, errlen, where) < 0 ||
+	    duplicate(live, at ? "attributetype" : "objectclass", at ? at->at_oid : oc->oc_oid,
 	              at ? at->at_names : oc->oc_names, err, errlen, where) < 0) {
 		if (at)
 			ldap_attributetype_free(at);
@@ -230,6 +276,7 @@ static int add_definition(enum def_kind kind, const char *def, char *err, size_t
 			ldap_objectclass_free(oc);
 		return -1;
 	}
+	const char *oid = at ? at->at_oid : oc->oc_oid;
 	bool known = lookup(at ? S.attr_slots : S.oc_slots, oid, strlen(oid)) != NULL;
 	void *record = NULL;
 	bool grown = false;
@@ -293,11 +340,49 @@ static void inherit_rules(void)
 	}
 }
 
+/* "objectIdentifier NAME VALUE", its words after the keyword in stmt (changed): defined
+ * (schema_macro.h), 0; -1 with "WHERE: reason" in err. */
+static int define_macro(char *stmt, char *err, size_t errlen, const char *where)
+{
+	char *save = NULL, *name = strtok_r(stmt, " \t\r\n", &save);
+	char *value = name ? strtok_r(NULL, " \t\r\n", &save) : NULL;
+	if (!value || strtok_r(NULL, " \t\r\n", &save)) {
+		snprintf(err, errlen,
+		         "%s: objectIdentifier takes two words: a macro's name and an OID (or "
+		         "MACRO:SUFFIX)",
+		         where);
+		return -1;
+	}
+	return schema_macro_define(name, value, where, err, errlen);
+}
+
+/* The statement a line (p: after a leading '#') starts, with *rest set after its keyword;
+ * 0 for any other line. A commented-out objectIdentifier defines nothing. */
+static int statement_kind(char *p, bool commented, char **rest)
+{
+	static const struct {
+		const char *word;
+		size_t len;
+		int kind;
+	} words[] = {{"attributetype", 13, DEF_ATTRIBUTE_TYPE},
+	             {"objectclass", 11, DEF_OBJECT_CLASS},
+	             {"objectidentifier", 16, DEF_OID_MACRO}};
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strncasecmp(p, words[i].word, words[i].len) == 0 &&
+		    isspace((unsigned char)p[words[i].len]) &&
+		    !(commented && words[i].kind == DEF_OID_MACRO)) {
+			*rest = p + words[i].len;
+			return words[i].kind;
+		}
+	return 0;
+}
+
 /*
- * Reads one .schema file: "attributetype ( ... )" and "objectclass ( ... )"
- * statements, continued on lines that start with white space. Definitions
- * that are commented out ("#attributetype") are the ones slapd builds in; they
- * are read too, after the built-ins (schema_builtin.c), so nothing is missing.
+ * Reads one .schema file: "attributetype ( ... )", "objectclass ( ... )" and
+ * "objectIdentifier NAME OID" statements, continued on lines that start with white
+ * space. Definitions that are commented out ("#attributetype") are the ones slapd
+ * builds in; they are read too, after the built-ins (schema_builtin.c), so nothing is
+ * missing.
  */
 static int load_file(const char *path, char *err, size_t errlen)
 {
@@ -324,7 +409,9 @@ static int load_file(const char *path, char *err, size_t errlen)
 		}
 		if (!cont && kind) { /* the statement ended: parse it */
 			snprintf(where, sizeof(where), "%s:%d", path, start);
-			int r = add_definition(kind, stmt, err, errlen, where, !commented);
+			int r = kind == DEF_OID_MACRO
+			            ? define_macro(stmt, err, errlen, where)
+			            : add_definition(kind, stmt, err, errlen, where, !commented);
 			if (r < 0 && !commented) {
 				rc = -1;
 				break;
@@ -335,14 +422,8 @@ static int load_file(const char *path, char *err, size_t errlen)
 			break;
 		if (!cont) {
 			commented = l[0] == '#';
-			char *p = l + (commented ? 1 : 0);
-			if (strncasecmp(p, "attributetype", 13) == 0 &&
-			    isspace((unsigned char)p[13]))
-				kind = DEF_ATTRIBUTE_TYPE, l = p + 13;
-			else if (strncasecmp(p, "objectclass", 11) == 0 &&
-			         isspace((unsigned char)p[11]))
-				kind = DEF_OBJECT_CLASS, l = p + 11;
-			else
+			kind = statement_kind(l + (commented ? 1 : 0), commented, &l);
+			if (!kind)
 				continue;
 			while (isspace((unsigned char)*l))
 				l++;
@@ -471,6 +552,20 @@ bool schema_oc_is_a(const struct schema_oc *oc, const struct schema_oc *sup)
 	return false;
 }
 
+/* S.digest from the definitions loaded (schema_digest). */
+static void make_digest(void)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (size_t i = 0; i < S.nattrs + S.nocs; i++) {
+		const char *d =
+		    i < S.nattrs ? S.attrs[i]->definition : S.ocs[i - S.nattrs]->definition;
+		for (const char *p = d ? d : ""; *p; p++)
+			h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+		h = (h ^ '\n') * 1099511628211ULL;
+	}
+	snprintf(S.digest, sizeof(S.digest), "%016llx", (unsigned long long)h);
+}
+
 int schema_load(const char *dir, const char *files, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < schema_builtin_nattrs; i++)
@@ -485,7 +580,11 @@ int schema_load(const char *dir, const char *files, char *err, size_t errlen)
 	snprintf(names, sizeof(names), "%s", files);
 	char *save = NULL;
 	for (char *n = strtok_r(names, " ,\t", &save); n; n = strtok_r(NULL, " ,\t", &save)) {
-		snprintf(path, sizeof(path), "%s/%s.schema", dir, n);
+		/* An absolute name is the file's path, as slapd's include takes it. */
+		if (n[0] == '/')
+			snprintf(path, sizeof(path), "%s", n);
+		else
+			snprintf(path, sizeof(path), "%s/%s.schema", dir, n);
 		if (load_file(path, err, errlen) < 0)
 			return -1;
 	}
@@ -495,6 +594,7 @@ int schema_load(const char *dir, const char *files, char *err, size_t errlen)
 		snprintf(err, errlen, "schema: out of memory");
 		return -1;
 	}
+	make_digest();
 	schema_generation++;
 	S.loaded = true;
 	return 0;
@@ -524,6 +624,11 @@ size_t schema_desc_as(const struct schema_attr *at, const char *in, size_t len, 
 bool schema_loaded(void)
 {
 	return S.loaded;
+}
+
+const char *schema_digest(void)
+{
+	return S.loaded ? S.digest : "";
 }
 
 const struct schema_attr *schema_attr_find(const char *name, size_t len)
@@ -590,4 +695,5 @@ void schema_free(void)
 	free(S.raw);
 	free(S.raw_oc);
 	memset(&S, 0, sizeof(S));
+	schema_macro_free();
 }

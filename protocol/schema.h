@@ -75,19 +75,34 @@ struct schema_oc {
 
 /*
  * Loads dir/NAME.schema for each NAME in files (separated by spaces, commas or
- * tabs; at most 1023 bytes are read), after the built-in operational
- * attributes and classes. A name defined twice keeps its first definition; a
- * definition that fails to parse inside a commented-out statement is skipped.
+ * tabs; at most 1023 bytes are read), or the file NAME itself where NAME is an
+ * absolute path ("/etc/minidir/site.schema"), after the built-in operational
+ * attributes and classes. objectIdentifier macros (schema_macro.h) hold from their
+ * line to the end of the load, across files, and are expanded in each definition's
+ * OID and SYNTAX. A commented-out definition that restates a built-in keeps the
+ * built-in; one that fails to parse or expand is skipped.
  * dir and files are borrowed; err (errlen bytes, the caller's) receives a
  * NUL-terminated message on failure.
  * Returns 0; -1 with "file:line: reason" in err (a file that cannot be opened,
- * a definition libldap does not parse) or on out of memory (err may then be
- * left unwritten); schema_free releases what it built so far.
+ * a definition libldap does not parse, a duplicate definition, a bad or undefined
+ * OID macro) or on out of memory (err may then be left unwritten); schema_free
+ * releases what it built so far.
  * Call once, before any other thread uses the schema.
  */
 int schema_load(const char *dir, const char *files, char *err, size_t errlen);
 /* True between a successful schema_load and schema_free. */
 bool schema_loaded(void);
+/* The bytes schema_digest returns, NUL included. */
+#define SCHEMA_DIGEST_SIZE 17
+/*
+ * What the loaded schema defines, as 16 lowercase hex digits: FNV-1a (64 bits) over every
+ * attribute type's and object class's definition as cn=Subschema publishes it, in load
+ * order, built-ins included. Two loads that define the same things alike have the same
+ * digest whatever their files' comments, spacing, names or macros. minidir-import records
+ * it in the database file; the server compares it before it serves a new file.
+ * "" when no schema is loaded. The string is the schema's (valid until schema_free).
+ */
+const char *schema_digest(void);
 /* Frees everything schema_load built (also after a failed load); lookups return NULL again. */
 void schema_free(void);
 

@@ -37,6 +37,18 @@ static void log_missing_indexes(const struct config *cfg, const struct db *db)
 			         cfg->index[i], cfg->database);
 }
 
+/* A file minidir-import made under another schema than the one this server loaded (its
+ * digest differs; a file that records none is not checked): true, with
+ * "imported with schema X, the server runs Y (schema = ...)" in why. */
+static bool other_schema(const struct config *cfg, const struct db *db, char *why, size_t len)
+{
+	if (!db->schema[0] || strcmp(db->schema, schema_digest()) == 0)
+		return false;
+	snprintf(why, len, "imported with schema %s, the server runs %s (schema = %s)", db->schema,
+	         schema_digest(), cfg->schema);
+	return true;
+}
+
 /* How the memos of a file opened read-only split memo_bytes (storage/db.h, db_open_served). */
 static void log_memos(const struct db *db)
 {
@@ -140,6 +152,11 @@ static int open_database(struct server *srv)
 		return -1;
 	}
 	log_missing_indexes(cfg, &g->db);
+	char why[512];
+	if (other_schema(cfg, &g->db, why, sizeof(why)))
+		log_info("warning: %s was %s: a filter on a type only one of them defines matches "
+		         "nothing; run minidir-import again with this configuration",
+		         cfg->database, why);
 	if (!replica) {
 		check_nested(cfg, &g->db, false);
 		check_dynamic(cfg, &g->db, false);
@@ -210,6 +227,18 @@ void server_db_check(struct server *srv)
 	                               srv->cfg.database_readahead, err, sizeof(err));
 	if (g && (g->dev != st.st_dev || g->ino != st.st_ino)) {
 		db_gen_release(g); /* replaced again since the stat: the next round takes it */
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	char why[600];
+	if (g && other_schema(&srv->cfg, &g->db, why + 2, sizeof(why) - 2)) {
+		/* Its entries were checked, and its types named, by another schema: served by this
+		 * one, its new types' filters would match nothing. The schema is loaded once. */
+		memcpy(why, ": ", 2);
+		strcat(why, "; restart minidir");
+		refuse(srv, &st, path, why);
+		db_gen_release(g);
 		if (fd >= 0)
 			close(fd);
 		return;

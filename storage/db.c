@@ -87,6 +87,8 @@ static int load_meta(struct db *db, MDB_txn *txn, const char *path, char *err, s
 		memcpy(db->created, v.mv_data, v.mv_size);
 	if (meta_get(txn, db->meta, "creator", &v) == 0 && v.mv_size < sizeof(db->creator))
 		memcpy(db->creator, v.mv_data, v.mv_size);
+	if (meta_get(txn, db->meta, DB_META_SCHEMA, &v) == 0 && v.mv_size < sizeof(db->schema))
+		memcpy(db->schema, v.mv_data, v.mv_size);
 	if ((rc = meta_get(txn, db->meta, "indexes", &v)) != 0)
 		return fail(err, errlen, "reading index list", path, rc);
 	const char *p = v.mv_data, *end = p + v.mv_size;

@@ -26,7 +26,9 @@
  *              "passwords" (DB_META_PASSWORDS: the password classes in use, their counts
  *              and a sample of each, storage/db_passwords.h; absent from a file made before
  *              it, whose server then reads every entry at open), and "cookie" (the
- *              replication cookie, storage/db_update.h) once one is stored
+ *              replication cookie, storage/db_update.h) once one is stored, and "schema"
+ *              (DB_META_SCHEMA: schema_digest of the schema minidir-import loaded; absent
+ *              from a file made before it, or by a replica)
  *
  * Two ways to write it. Import writes a new file renamed over the old one, so readers of
  * an imported file open it MDB_RDONLY|MDB_NOLOCK (db_open) and never wait. A replica
@@ -43,6 +45,7 @@
 
 #include "protocol/buf.h"
 #include "protocol/match.h"
+#include "protocol/schema.h"
 #include "storage/entry.h"
 #include "storage/key_memo.h"
 #include "storage/record_memo.h"
@@ -53,6 +56,9 @@
 /* meta's key of the password classes' record (a new key, not a new format: an older file
  * without it is still served). */
 #define DB_META_PASSWORDS "passwords"
+/* meta's key of the schema digest an import ran with (protocol/schema.h schema_digest; a
+ * new key, not a new format: an older file without it is still served, unchecked). */
+#define DB_META_SCHEMA "schema"
 /* A new database file is created with exactly this mode, whatever the umask: it
  * holds password hashes. (MDB_NOLOCK: LMDB makes no lock file.) */
 #define DB_FILE_MODE 0600
@@ -121,8 +127,9 @@ struct db {
 	/* Entries in the file: the count at open; a replica's consumer stores each commit's
 	 * (server/replica/txn.c), so readers on other threads load it atomically. */
 	size_t entries;
-	char created[32];   /* when the import ran, GeneralizedTime */
-	char creator[1024]; /* the DN the import ran as ("" if none) */
+	char created[32];                /* when the import ran, GeneralizedTime */
+	char creator[1024];              /* the DN the import ran as ("" if none) */
+	char schema[SCHEMA_DIGEST_SIZE]; /* DB_META_SCHEMA ("" if the file records none) */
 };
 
 /*

@@ -3,8 +3,8 @@
 # restart or a dropped connection, while searches that started before it (a paged one
 # between pages, a paused one whose client does not read) finish on the data they
 # started with; two reloads later such a search ends with unwillingToPerform and its
-# file is unmapped. A file for another suffix, or one that is not a database, is
-# refused with a log line and the served one kept. A reload under a searchrate load
+# file is unmapped. A file for another suffix, one that is not a database, or one
+# imported under another schema is refused with a log line and the served one kept. A reload under a searchrate load
 # costs no search. Clients: python-ldap (reload_client.py), ldapsearch, searchrate.
 # Servers: minidir on 127.0.0.1, stopped by PID.
 set -u
@@ -150,6 +150,21 @@ else
 fi
 n=$(grep -c "db.mdb" "/proc/$pid/maps")
 [ "$n" = 1 ] && ok "one database file mapped after it all" || not_ok "$n database maps: $(grep db.mdb "/proc/$pid/maps")"
+
+# --- a schema change: a file imported under another schema is refused until a restart ------
+# (the server keeps the schema it started with: its new types' filters would match nothing)
+write_conf sudo "$BASE"
+echo "schema = core cosine inetorgperson nis $PWD/tests/data/schema/sudo.schema" >> "$work/sudo.conf"
+"$BUILD/minidir-import" -q -f "$work/sudo.conf" "$work/v1.ldif" || not_ok "import under sudo.schema"
+mv "$work/sudo.mdb" "$work/db.mdb"
+refused "a file imported under another schema" \
+	"imported with schema [0-9a-f]\{16\}, the server runs [0-9a-f]\{16\} (schema = core cosine inetorgperson nis); restart minidir"
+out=$("$BUILD/minidir" -t -f "$work/db.conf" 2>&1)
+case $out in
+*"warning: $work/db.mdb was imported with schema "*", the server runs "*"run minidir-import again with this configuration"*)
+	ok "minidir -t on it warns: the file was imported under another schema" ;;
+*) not_ok "minidir -t on a file of another schema: $out" ;;
+esac
 
 if stop_checked "$pid" "$log"; then ok "SIGTERM stops the server cleanly (exit 0, no sanitizer report)"; else not_ok "stop: $stop_why"; fi
 pids=()

@@ -84,18 +84,23 @@ dmdName: main
 description: a directory management domain
 EOF
 
-if ! "$BUILD/minidir-import" -q -f "$conf" "$work/pilot.ldif" > "$work/import.out" 2>&1; then
-	not_ok "minidir-import of the RFC 1274 / RFC 2256 entries: $(cat "$work/import.out")"
-	finish
-fi
-ok "minidir-import takes dNSDomain, pilotPerson + pilotObject, pilotOrganization, pilotDSA, dmd"
-
-start_minidir "$conf" "$work/minidir.log"
-if [ -z "$port" ]; then
-	not_ok "minidir did not start: $(cat "$work/minidir.log")"
-	finish
-fi
-uri=ldap://127.0.0.1:$port
+# serve CONF LDIF LOG WHAT: LDIF imported with CONF (ok "minidir-import takes WHAT") and
+# minidir started on it (LOG), at $uri ($pid); a failure of either finishes the script.
+serve() {
+	if ! "$BUILD/minidir-import" -q -f "$1" "$2" > "$3.import" 2>&1; then
+		not_ok "minidir-import of $2: $(cat "$3.import")"
+		finish
+	fi
+	ok "minidir-import takes $4"
+	start_minidir "$1" "$3"
+	if [ -z "$port" ]; then
+		not_ok "minidir did not start on $1: $(cat "$3")"
+		finish
+	fi
+	uri=ldap://127.0.0.1:$port
+}
+serve "$conf" "$work/pilot.ldif" "$work/minidir.log" \
+	"dNSDomain, pilotPerson + pilotObject, pilotOrganization, pilotDSA, dmd"
 
 # expect_dns WHAT "DN1;DN2..." FILTER [ATTRS...]: the DNs a subtree search finds, sorted.
 expect_dns() {
@@ -174,5 +179,88 @@ else
 		ok "pilotDSA without dSAQuality (RFC 1274: MUST) refused: $(head -1 "$work/refused.out")" ||
 		not_ok "pilotDSA without dSAQuality: $(cat "$work/refused.out")"
 fi
+
+# --- site schemas (docs/ldap.md "Adding a schema"): sudo, openssh-lpk, rfc2307bis, ppolicy ---
+# tests/data/schema/'s files in a schema_dir of their own beside the tree's core files, the
+# last named by its absolute path; rfc2307bis replaces nis (both: a duplicate, refused).
+site=$work/site
+mkdir -p "$site"
+for f in core cosine inetorgperson nis; do ln -s "$SCHEMA_DIR/$f.schema" "$site/"; done
+for f in sudo openssh-lpk rfc2307bis ppolicy; do ln -s "$PWD/tests/data/schema/$f.schema" "$site/"; done
+site_conf() { # site_conf FILE SCHEMA...
+	local f=$1
+	shift
+	printf 'listen = 127.0.0.1:0\ndatabase = %s\nsuffix = %s\nthreads = 1\nschema_dir = %s\nschema = %s\n' \
+		"$work/site.mdb" "$suffix" "$site" "$*" > "$f"
+}
+site_conf "$work/both.conf" core cosine inetorgperson nis rfc2307bis
+if "$BUILD/minidir" -t -f "$work/both.conf" > "$work/both.out" 2>&1; then
+	not_ok "nis and rfc2307bis loaded together"
+else
+	grep -q "rfc2307bis.schema:[0-9]*: attributetype 1.3.6.1.1.1.1.2 (\"1.3.6.1.1.1.1.2\") is defined already at .*nis.schema:[0-9]*" "$work/both.out" &&
+		ok "nis and rfc2307bis together: refused at the line ($(grep -o 'rfc2307bis.schema:[0-9]*: attributetype [0-9.]*' "$work/both.out"))" ||
+		not_ok "nis and rfc2307bis together: $(cat "$work/both.out")"
+fi
+site_conf "$work/site.conf" core cosine inetorgperson rfc2307bis sudo openssh-lpk "$site/ppolicy.schema"
+serve "$work/site.conf" tests/data/schema/site.ldif "$work/site.log" \
+	"sudoRole, ldapPublicKey, rfc2307bis's posixGroup on a groupOfNames, pwdPolicy"
+alice="uid=alice,ou=people,$suffix"
+expect_dns "openssh-lpk: sshPublicKey by octetStringMatch" "$alice" \
+	"(&(objectClass=ldapPublicKey)(sshPublicKey=ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGq0e6bqzN3aWkq5Hq3x8JgGmJ0m1b0q2c4n5p6r7s8t alice@example.org))"
+expect_dns "rfc2307bis: a groupOfNames that is a posixGroup, by memberUid" "cn=admins,ou=groups,$suffix" \
+	"(&(objectClass=groupOfNames)(objectClass=posixGroup)(memberUid=alice))"
+expect_dns "rfc2307bis: homeDirectory by caseExactIA5Match" "" "(homeDirectory=/HOME/alice)"
+expect_dns "rfc2307bis: automount by automountInformation" "automountKey=alice,automountMapName=auto.home,$suffix" \
+	"(automountInformation=-rw,soft fs1.example.org:/export/home/alice)"
+expect_dns "sudo: sudoRole by sudoUser, sudoOrder and sudoNotAfter ordering" "cn=admins-all,ou=sudoers,$suffix" \
+	"(&(objectClass=sudoRole)(sudoUser=%admins)(sudoOrder<=10)(sudoNotAfter>=20300101000000Z))"
+expect_dns "sudo: sudoUser is caseExactIA5" "" "(sudoUser=%ADMINS)"
+expect_dns "ppolicy (macros): pwdPolicy by pwdMaxFailure ordering, pwdLockout, pwdAttribute by OID" \
+	"cn=default,ou=policies,$suffix" "(&(objectClass=pwdPolicy)(pwdMaxFailure>=3)(pwdLockout=TRUE)(pwdAttribute=2.5.4.35))"
+
+# The same four files in slapd: every definition slapd publishes under their OIDs, but the
+# three slapd builds in itself (uidNumber, gidNumber, pwdLastSuccess), minidir publishes
+# to the letter: ppolicy's objectIdentifier macros expanded as slapd expands them.
+roots='\( (1\.3\.6\.1\.4\.1\.42\.2\.27\.8|1\.3\.6\.1\.4\.1\.15953\.9|1\.3\.6\.1\.4\.1\.24552\.500|1\.3\.6\.1\.1\.1)\.'
+builtin="NAME '(uidNumber|gidNumber|pwdLastSuccess)'"
+defs() { # defs URI: the attributeTypes and objectClasses under roots, sorted
+	ldapsearch -x -LLL -o ldif-wrap=no -H "$1" -b cn=Subschema -s base attributeTypes objectClasses |
+		grep -E "$roots" | grep -Ev "$builtin" | sort
+}
+mkdir -p "$work/slapd-db"
+{
+	for f in core cosine inetorgperson; do echo "include $SLAPD_SCHEMA/$f.schema"; done
+	for f in rfc2307bis sudo openssh-lpk ppolicy; do echo "include $PWD/tests/data/schema/$f.schema"; done
+	printf 'modulepath /usr/lib/ldap\nmoduleload back_mdb\npidfile %s\nargsfile %s\nloglevel none\n' \
+		"$work/slapd.pid" "$work/slapd.args"
+	printf 'database mdb\nsuffix "%s"\ndirectory %s\n' "$suffix" "$work/slapd-db"
+} > "$work/slapd.conf"
+slapd_uri=
+for _ in 1 2 3; do
+	sport=$(free_port) || continue
+	/usr/sbin/slapd -f "$work/slapd.conf" -h "ldap://127.0.0.1:$sport/" -d 0 > "$work/slapd.log" 2>&1 &
+	pids+=("$!")
+	for _ in $(seq 1 100); do
+		ldapsearch -x -LLL -H "ldap://127.0.0.1:$sport" -b cn=Subschema -s base 1.1 > /dev/null 2>&1 &&
+			slapd_uri=ldap://127.0.0.1:$sport && break 2
+		sleep 0.05
+	done
+done
+if [ -z "$slapd_uri" ]; then
+	not_ok "slapd did not start with the site schemas: $(tail -3 "$work/slapd.log")"
+else
+	defs "$slapd_uri" > "$work/slapd.defs"
+	defs "$uri" > "$work/minidir.defs"
+	n=$(wc -l < "$work/slapd.defs")
+	missing=$(comm -23 "$work/slapd.defs" "$work/minidir.defs")
+	[ "$n" -ge 80 ] && [ -z "$missing" ] &&
+		ok "cn=Subschema: the $n definitions slapd publishes for the four files, minidir publishes to the letter" ||
+		not_ok "cn=Subschema differs from slapd's ($n definitions): $missing"
+	grep -q "( 1.3.6.1.4.1.42.2.27.8.1.11 NAME 'pwdMaxFailure' EQUALITY integerMatch ORDERING integerOrderingMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE )" "$work/minidir.defs" &&
+		! grep -q "PwdAttr\|LdapSyntax" "$work/minidir.defs" &&
+		ok "ppolicy's macros expanded: ( 1.3.6.1.4.1.42.2.27.8.1.11 NAME 'pwdMaxFailure' ... )" ||
+		not_ok "ppolicy's macros: $(grep pwdMaxFailure "$work/minidir.defs")"
+fi
+stop_checked "$pid" "$work/site.log" && ok "stops cleanly with the site schemas" || not_ok "$stop_why"
 
 finish

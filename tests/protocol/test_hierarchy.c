@@ -256,16 +256,62 @@ START_TEST(matched_values_items)
 }
 END_TEST
 
+/* A directory with core.schema (the tree's, linked) and site.schema, for the tests that
+ * load a site's file after core: site_begin makes it, site_write (re)writes site.schema,
+ * site_end removes both. */
+static char site[] = "/tmp/minidir-schema-XXXXXX";
+
+static void site_begin(void)
+{
+	char path[512], core[4096];
+	ck_assert_ptr_nonnull(mkdtemp(site));
+	ck_assert_ptr_nonnull(realpath(TEST_SCHEMA_DIR "/core.schema", core));
+	snprintf(path, sizeof(path), "%s/core.schema", site);
+	ck_assert_int_eq(symlink(core, path), 0);
+}
+
+static void site_write(const char *text)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/site.schema", site);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void site_end(void)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/site.schema", site);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/core.schema", site);
+	unlink(path);
+	rmdir(site);
+	strcpy(site, "/tmp/minidir-schema-XXXXXX");
+}
+
+/* Each cases[i][0] as site.schema: loading core and site fails with cases[i][1] in the
+ * message. */
+static void site_refused(const char *const (*cases)[2], size_t n)
+{
+	char err[512];
+	for (size_t i = 0; i < n; i++) {
+		site_write(cases[i][0]);
+		ck_assert_msg(schema_load(site, "core site", err, sizeof(err)) == -1,
+		              "case %zu loaded", i);
+		ck_assert_msg(strstr(err, cases[i][1]) != NULL, "case %zu: %s", i, err);
+		schema_free();
+	}
+}
+
 /* A live definition whose OID or NAME an earlier file's has is refused with both places
  * (slapd refuses it; before, the first silently won); definitions commented out in a file,
  * which restate the built-ins, are not duplicates. */
 START_TEST(duplicate_definitions_refused)
 {
-	char dir[] = "/tmp/minidir-schema-XXXXXX", path[512], core[4096], err[512];
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	ck_assert_ptr_nonnull(realpath(TEST_SCHEMA_DIR "/core.schema", core));
-	snprintf(path, sizeof(path), "%s/core.schema", dir);
-	ck_assert_int_eq(symlink(core, path), 0);
+	char err[512];
+	site_begin();
 	static const char *const cases[][2] = {
 	    {"attributetype ( 1.3.6.1.4.1.99999.1 NAME 'siteA' SUP name )\n"
 	     "attributetype ( 1.3.6.1.4.1.99999.1 NAME 'siteB' SUP name )\n",
@@ -277,23 +323,129 @@ START_TEST(duplicate_definitions_refused)
 	    {"objectclass ( 1.3.6.1.4.1.99999.3 NAME 'person' SUP top AUXILIARY )\n",
 	     "site.schema:1: objectclass 1.3.6.1.4.1.99999.3 (\"person\") is defined already at"},
 	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		snprintf(path, sizeof(path), "%s/site.schema", dir);
-		FILE *f = fopen(path, "w");
-		ck_assert_ptr_nonnull(f);
-		fputs(cases[i][0], f);
-		fclose(f);
-		ck_assert_int_eq(schema_load(dir, "core site", err, sizeof(err)), -1);
-		ck_assert_msg(strstr(err, cases[i][1]) != NULL, "case %zu: %s", i, err);
+	site_refused(cases, sizeof(cases) / sizeof(cases[0]));
+	/* core.schema's commented-out definitions restate built-ins: no duplicate. */
+	ck_assert_msg(schema_load(site, "core", err, sizeof(err)) == 0, "%s", err);
+	schema_free();
+	site_end();
+}
+END_TEST
+
+/* objectIdentifier macros are expanded in a definition's OID and SYNTAX as slapd expands
+ * them (before, libldap kept "ExAttr:1" as the OID and cn=Subschema published it so);
+ * an undefined macro, a bad value and a macro defined again as another OID are refused at
+ * their line. */
+START_TEST(oid_macros_expanded)
+{
+	char err[512];
+	site_begin();
+	site_write(
+	    "objectIdentifier ExRoot 1.3.6.1.4.1.99999.7\n"
+	    "objectidentifier ExAttr ExRoot:1\n"
+	    "objectIdentifier ExOC ExRoot:2\n"
+	    "objectIdentifier ExSyn 1.3.6.1.4.1.1466.115.121.1\n"
+	    "objectIdentifier ExRoot 1.3.6.1.4.1.99999.7\n"
+	    "# objectIdentifier ExAttr 1.2.3 (a comment defines nothing)\n"
+	    "attributetype ( ExAttr:1 NAME 'exOne' EQUALITY caseIgnoreMatch\n"
+	    "  SYNTAX ExSyn:15{64} )\n"
+	    "attributetype ( ExAttr:2 NAME 'exTwo' SUP exOne )\n"
+	    "objectclass ( ExOC:1 NAME 'exThing' SUP top AUXILIARY MAY ( exOne $ exTwo ) )\n");
+	ck_assert_msg(schema_load(site, "core site", err, sizeof(err)) == 0, "%s", err);
+	ck_assert_str_eq(at("exOne")->oid, "1.3.6.1.4.1.99999.7.1.1");
+	ck_assert_str_eq(at("exOne")->syntax, "1.3.6.1.4.1.1466.115.121.1.15");
+	ck_assert_str_eq(at("exOne")->definition,
+	                 "( 1.3.6.1.4.1.99999.7.1.1 NAME 'exOne' EQUALITY caseIgnoreMatch SYNTAX "
+	                 "1.3.6.1.4.1.1466.115.121.1.15{64} )");
+	ck_assert_ptr_eq(at("1.3.6.1.4.1.99999.7.1.2"), at("exTwo"));
+	ck_assert_str_eq(at("exTwo")->syntax, "1.3.6.1.4.1.1466.115.121.1.15"); /* from SUP */
+	ck_assert_ptr_null(schema_attr_find("ExAttr:2", 8));
+	ck_assert_str_eq(oc("exThing")->oid, "1.3.6.1.4.1.99999.7.2.1");
+	ck_assert_ptr_null(strstr(oc("exThing")->definition, "ExOC"));
+	schema_free();
+	static const char *const cases[][2] = {
+	    {"attributetype ( NoSuch:1 NAME 'exX' SUP name )\n",
+	     "site.schema:1: attributetype OID \"NoSuch:1\" is neither a numeric OID nor"},
+	    {"objectIdentifier ExRoot 1.3.6.1.4.1.99999.7\n"
+	     "attributetype ( exroot:1 NAME 'exX' SUP name )\n",
+	     "site.schema:2: attributetype OID \"exroot:1\""}, /* case-sensitive, as slapd */
+	    {"objectIdentifier ExRoot 1.3.6.1.4.1.99999.7\n\n"
+	     "attributetype ( ExRoot:1 NAME 'exX'\n  SYNTAX NoSuch:15 )\n",
+	     "site.schema:3: attributetype SYNTAX \"NoSuch:15\""},
+	    {"objectclass ( NoSuch:2 NAME 'exY' SUP top )\n",
+	     "site.schema:1: objectclass OID \"NoSuch:2\""},
+	    {"objectIdentifier ExRoot 1.3.6.1.4.1.99999.7\n"
+	     "objectIdentifier ExRoot 1.3.6.1.4.1.99999.8\n",
+	     "site.schema:2: objectIdentifier ExRoot is defined already, as 1.3.6.1.4.1.99999.7"},
+	    {"objectIdentifier ExRoot not-an-oid\n", "site.schema:1: objectIdentifier ExRoot: "
+	                                             "\"not-an-oid\" is neither"},
+	    {"objectIdentifier ExRoot 1.2:3\n", "\"1.2:3\" is neither"},
+	    {"objectIdentifier ExRoot\n", "site.schema:1: objectIdentifier takes two words"},
+	    {"objectIdentifier 1x 1.2.3\n", "site.schema:1: objectIdentifier \"1x\""},
+	    /* no OID at all: libldap lets it through; before, a NULL OID crashed the load */
+	    {"\nattributetype ( NAME 'exNoOid' SUP name )\n",
+	     "site.schema:2: attributetype without an OID"},
+	    {"objectclass ( NAME 'exNoOidC' SUP top AUXILIARY )\n",
+	     "site.schema:1: objectclass without an OID"},
+	};
+	site_refused(cases, sizeof(cases) / sizeof(cases[0]));
+	site_end();
+}
+END_TEST
+
+/* The digest follows the definitions, not the text: comments, spacing and a macro for a
+ * numeric OID leave it; a changed definition or one more changes it. */
+START_TEST(schema_digest_follows_definitions)
+{
+	char err[512], first[SCHEMA_DIGEST_SIZE];
+	static const char *const same[] = {
+	    "attributetype ( 1.3.6.1.4.1.99999.7.1 NAME 'exOne' SUP name )\n",
+	    "# a comment\nobjectIdentifier Ex 1.3.6.1.4.1.99999.7\n\n"
+	    "attributetype ( Ex:1\n    NAME 'exOne'   SUP name )\n"};
+	static const char *const other[] = {
+	    "attributetype ( 1.3.6.1.4.1.99999.7.1 NAME 'exOne' SUP description )\n",
+	    "attributetype ( 1.3.6.1.4.1.99999.7.1 NAME 'exOne' SUP name )\n"
+	    "attributetype ( 1.3.6.1.4.1.99999.7.2 NAME 'exTwo' SUP name )\n"};
+	site_begin();
+	for (size_t i = 0; i < 4; i++) {
+		site_write(i < 2 ? same[i] : other[i - 2]);
+		ck_assert_msg(schema_load(site, "core site", err, sizeof(err)) == 0, "%s", err);
+		ck_assert_uint_eq(strlen(schema_digest()), SCHEMA_DIGEST_SIZE - 1);
+		if (i == 0)
+			strcpy(first, schema_digest());
+		else if (i == 1)
+			ck_assert_str_eq(schema_digest(), first);
+		else
+			ck_assert_str_ne(schema_digest(), first);
 		schema_free();
 	}
-	/* core.schema's commented-out definitions restate built-ins: no duplicate. */
-	ck_assert_msg(schema_load(dir, "core", err, sizeof(err)) == 0, "%s", err);
+	ck_assert_str_eq(schema_digest(), "");
+	site_end();
+}
+END_TEST
+
+/* A name that is an absolute path is that file (before: read as
+ * schema_dir//abs/path.schema.schema, which does not exist); a relative name stays
+ * schema_dir/NAME.schema. */
+START_TEST(absolute_schema_names)
+{
+	char err[1024], files[256];
+	site_begin();
+	site_write("attributetype ( 1.3.6.1.4.1.99999.9 NAME 'siteAbs' SUP name )\n");
+	snprintf(files, sizeof(files), "core %s/site.schema", site);
+	ck_assert_msg(schema_load(site, files, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_str_eq(at("siteAbs")->oid, "1.3.6.1.4.1.99999.9");
 	schema_free();
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/core.schema", dir);
-	unlink(path);
-	rmdir(dir);
+	snprintf(files, sizeof(files), "%s/core.schema site", site);
+	ck_assert_msg(schema_load("/nonexistent", files, err, sizeof(err)) == -1, "loaded");
+	ck_assert_str_eq(err, "/nonexistent/site.schema: No such file or directory");
+	schema_free();
+	snprintf(files, sizeof(files), "core %s/missing.schema", site);
+	ck_assert_msg(schema_load(site, files, err, sizeof(err)) == -1, "loaded");
+	ck_assert_msg(strstr(err, "/missing.schema: No such file or directory") &&
+	                  strncmp(err, site, strlen(site)) == 0 && !strstr(err, ".schema.schema"),
+	              "%s", err);
+	schema_free();
+	site_end();
 }
 END_TEST
 
@@ -325,6 +477,9 @@ static Suite *hierarchy_suite(void)
 	tcase_add_test(tc, matched_values_items);
 	TCase *dup = tcase_create("duplicates");
 	tcase_add_test(dup, duplicate_definitions_refused);
+	tcase_add_test(dup, oid_macros_expanded);
+	tcase_add_test(dup, absolute_schema_names);
+	tcase_add_test(dup, schema_digest_follows_definitions);
 	suite_add_tcase(s, dup);
 	suite_add_tcase(s, tc);
 	return s;

@@ -3,7 +3,8 @@
  * for entry IDs: every ID is written as the entryUUID of its entry, and each table's
  * rows are sorted, so two files holding the same directory compare equal whatever IDs
  * their entries got. meta's "created" and "creator" (who imported when: a replica made from
- * no file has none) and "cookie" are left out; its "passwords" record is compared by its
+ * no file has none), "schema" (the digest of an import's schema: a replica records none)
+ * and "cookie" are left out; its "passwords" record is compared by its
  * classes and their counts, and the unknown values' count (a replica keeps a sample while
  * its class is in use, storage/db_passwords.h: the samples may differ).
  */
@@ -84,7 +85,8 @@ static void dump_table(MDB_txn *txn, MDB_dbi dbi, const char *name, enum render 
 		if (strcmp(name, "meta") == 0 &&
 		    ((k.mv_size == 7 && (memcmp(k.mv_data, "created", 7) == 0 ||
 		                         memcmp(k.mv_data, "creator", 7) == 0)) ||
-		     (k.mv_size == 6 && memcmp(k.mv_data, "cookie", 6) == 0))) {
+		     (k.mv_size == 6 && (memcmp(k.mv_data, "cookie", 6) == 0 ||
+		                         memcmp(k.mv_data, DB_META_SCHEMA, 6) == 0)))) {
 			fclose(f);
 			free(s);
 			continue;

@@ -26,6 +26,7 @@
 #include "protocol/schema.h"
 #include "tests/tree_schema.h"
 #include "tests/storage/expect_line.h"
+#include "tests/storage/meta_edit.h"
 #include "storage/candidates.h"
 #include "storage/db.h"
 #include "storage/memo_counts.h"
@@ -676,6 +677,41 @@ static void values_of(struct db *db, MDB_txn *txn, const char *dn, const char *a
 		snprintf(out + strlen(out), cap - strlen(out), "%s%.*s", i ? "|" : "",
 		         (int)v[i].bv_len, v[i].bv_val);
 }
+
+/*
+ * An import records the digest of the schema it loaded (a server compares it before it
+ * serves the file: server/startup.c); a file without it (an older minidir-import's,
+ * made here by deleting the key) opens as before, with none; an import without a schema
+ * loaded records none.
+ */
+START_TEST(schema_digest_recorded)
+{
+	char err[512];
+	struct db db;
+	ck_assert_msg(schema_load(TEST_SCHEMA_DIR, TEST_SCHEMA_FILES, err, sizeof(err)) == 0, "%s",
+	              err);
+	ck_assert_uint_eq(strlen(schema_digest()), SCHEMA_DIGEST_SIZE - 1);
+	size_t n;
+	import_good(&n);
+	open_db(&db, db_path);
+	ck_assert_str_eq(db.schema, schema_digest());
+	db_close(&db);
+	meta_edit(db_path, DB_META_SCHEMA, NULL);
+	open_db(&db, db_path);
+	ck_assert_str_eq(db.schema, "");
+	ck_assert_uint_eq(db.entries, n);
+	db_close(&db);
+	schema_free();
+	ck_assert_str_eq(schema_digest(), "");
+	char *errtext = NULL;
+	ck_assert_msg(import_with(TEST_LDIF, db_path, &n, &errtext, false, true) == 0, "%s",
+	              errtext);
+	free(errtext);
+	open_db(&db, db_path);
+	ck_assert_str_eq(db.schema, "");
+	db_close(&db);
+}
+END_TEST
 
 /*
  * An RDN value the entry's attributes lack is added, as slapadd adds it: "dn: ou=x" with
@@ -1459,6 +1495,7 @@ static Suite *import_suite(void)
 	tcase_add_test(tc, candidates_resume_across_transactions);
 	tcase_add_test(tc, candidates_index);
 	tcase_add_test(tc, rdn_values_added);
+	tcase_add_test(tc, schema_digest_recorded);
 	tcase_add_test(tc, records_read_again);
 	tcase_add_test(tc, records_within_a_budget);
 	suite_add_tcase(s, tc);

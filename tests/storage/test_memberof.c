@@ -18,6 +18,7 @@
 #include "ldif/ldif_import.h"
 #include "tests/check_run.h"
 #include "tests/storage/group_ldif.h"
+#include "tests/storage/meta_edit.h"
 
 static char dir[64], db_path[128], ldif_path[128];
 
@@ -179,18 +180,7 @@ END_TEST
 START_TEST(older_format_refused_with_advice)
 {
 	/* Rewrite the format mark as an older minidir-import wrote it. */
-	MDB_env *env;
-	MDB_txn *txn;
-	MDB_dbi meta;
-	ck_assert_int_eq(mdb_env_create(&env), 0);
-	ck_assert_int_eq(mdb_env_set_maxdbs(env, 8), 0);
-	ck_assert_int_eq(mdb_env_open(env, db_path, MDB_NOSUBDIR | MDB_NOLOCK, 0600), 0);
-	ck_assert_int_eq(mdb_txn_begin(env, NULL, 0, &txn), 0);
-	ck_assert_int_eq(mdb_dbi_open(txn, "meta", 0, &meta), 0);
-	MDB_val k = {6, "format"}, v = {9, "minidir-2"};
-	ck_assert_int_eq(mdb_put(txn, meta, &k, &v, 0), 0);
-	ck_assert_int_eq(mdb_txn_commit(txn), 0);
-	mdb_env_close(env);
+	meta_edit(db_path, "format", "minidir-2");
 
 	struct db db;
 	char err[512];
