@@ -190,10 +190,9 @@ static const char *defined_in_file(const struct slot *t, const char *name)
  * definition has: "WHERE: ... is defined already at FILE:LINE", -1, as slapd refuses it
  * (before, the first silently won). A built-in's OID is no error: the files restate the
  * definitions slapd builds in. 0 otherwise. */
-static int duplicate(bool live, const char *kind, const char *oid, char **names, char *err,
-                     size_t errlen, const char *where)
+static int duplicate(bool live, const struct slot *t, const char *kind, const char *oid,
+                     char **names, char *err, size_t errlen, const char *where)
 {
-	const struct slot *t = strcmp(kind, "attributetype") == 0 ? S.attr_slots : S.oc_slots;
 	if (!live)
 		return 0;
 	const char *at = defined_in_file(t, oid), *name = oid;
@@ -268,8 +267,9 @@ static int add_definition(enum def_kind kind, const char *def, char *err, size_t
 	if (!at && !oc)
 		return syntax_error(err, errlen, where, code, errp);
 	if (expand_definition(at, oc, err, errlen, where) < 0 ||
-	    duplicate(live, at ? "attributetype" : "objectclass", at ? at->at_oid : oc->oc_oid,
-	              at ? at->at_names : oc->oc_names, err, errlen, where) < 0) {
+	    duplicate(live, at ? S.attr_slots : S.oc_slots, at ? "attributetype" : "objectclass",
+	              at ? at->at_oid : oc->oc_oid, at ? at->at_names : oc->oc_names, err, errlen,
+	              where) < 0) {
 		if (at)
 			ldap_attributetype_free(at);
 		else

@@ -154,9 +154,9 @@ static int open_database(struct server *srv)
 	log_missing_indexes(cfg, &g->db);
 	char why[512];
 	if (other_schema(cfg, &g->db, why, sizeof(why)))
-		log_info("warning: %s was %s: a filter on a type only one of them defines matches "
-		         "nothing; run minidir-import again with this configuration",
-		         cfg->database, why);
+		log_warning("%s was %s: a filter on a type only one of them defines matches "
+		            "nothing; run minidir-import again with this configuration",
+		            cfg->database, why);
 	if (!replica) {
 		check_nested(cfg, &g->db, false);
 		check_dynamic(cfg, &g->db, false);
