@@ -183,6 +183,15 @@ int db_gen_txn_begin(struct worker *w)
 	return rc;
 }
 
+void db_gen_txn_failed(struct worker *w)
+{
+	struct db_worker *dw = db_worker(w);
+	if (dw->txn_open) {
+		mdb_txn_reset(dw->txn);
+		dw->txn_open = false;
+	}
+}
+
 void db_gen_txn_end(struct worker *w)
 {
 	struct db_worker *dw = db_worker(w);

@@ -151,6 +151,10 @@ void db_gen_worker_switch(struct worker *w);
  * transaction). Returns 0 or an LMDB error.
  */
 int db_gen_txn_begin(struct worker *w);
+/* LMDB asserted in db_worker(w)->txn (a damaged page, storage/db_fault.h), which may have
+ * left it half-way through a read: it is reset now, and the next db_gen_txn_begin renews
+ * it. */
+void db_gen_txn_failed(struct worker *w);
 /* The operation is done with db_worker(w)->txn: reset where the file changes in place (a
  * replica's: the next operation sees the consumer's writes, and no old snapshot stays
  * pinned), kept open otherwise. */
