@@ -191,10 +191,14 @@ static bool has_password(struct conn *c, int32_t msgid, unsigned char optag)
 	if (c->auth == AUTH_ANONYMOUS)
 		reply_done(c, msgid, optag, LDAP_STRONG_AUTH_REQUIRED, NULL,
 		           "only authenticated users may change passwords");
-	else
-		reply_done(c, msgid, optag, LDAP_UNWILLING_TO_PERFORM, NULL,
-		           "a replica forwards password changes only for a simple bind with a "
-		           "password of at most " CHAIN_MAX_PASSWORD_TEXT " bytes (chain_passwd)");
+	else {
+		char why[160];
+		snprintf(why, sizeof(why),
+		         "a replica forwards password changes only for a simple bind with a "
+		         "password of at most %d bytes (chain_passwd)",
+		         CHAIN_MAX_PASSWORD);
+		reply_done(c, msgid, optag, LDAP_UNWILLING_TO_PERFORM, NULL, why);
+	}
 	return false;
 }
 
