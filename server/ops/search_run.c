@@ -302,6 +302,10 @@ static void slice_finish(struct conn *c, struct search_op *s, const struct slice
 	bool ends = (sl->rc != 0 && sl->rc != MDB_NOTFOUND) || (sl->done && !sl->page_full);
 	search_txn_slice_end(&s->read, w, !ends);
 	if (sl->rc != 0 && sl->rc != MDB_NOTFOUND) {
+		/* A read failed in the worker's transaction (the search's own is renewed by
+		 * each slice). */
+		if (sl->rc != ENOMEM && s->read.txn == db_worker(w)->txn)
+			db_gen_txn_failed(w);
 		log_error("search: %s", sl->rc == ENOMEM ? "out of memory" : mdb_strerror(sl->rc));
 		search_finish(c, LDAP_OTHER, NULL, "internal error reading the database");
 	} else if (sl->page_full) {
