@@ -1,9 +1,11 @@
 #include "storage/candidates.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "storage/db_fault.h"
 #include "storage/memo_counts.h"
 
 void cand_init_one(struct candidates *c, entry_id id)
@@ -68,14 +70,14 @@ size_t cand_count(struct candidates *c, MDB_txn *txn)
 	if (c->kind == CAND_LIST)
 		return c->keylen;
 	MDB_cursor *cur;
-	if (mdb_cursor_open(txn, c->dbi, &cur) != 0)
+	if (db_cursor_open(txn, c->dbi, &cur) != 0)
 		return SIZE_MAX;
 	MDB_val k = key_of(c), v;
 	size_t n = 0;
 	if (k.mv_size > 0 && mdb_cursor_get(cur, &k, &v, MDB_SET) == 0 &&
 	    mdb_cursor_count(cur, &n) != 0)
 		n = SIZE_MAX;
-	mdb_cursor_close(cur);
+	db_cursor_close(cur);
 	return n;
 }
 
@@ -105,6 +107,40 @@ void cand_free(struct candidates *c)
 {
 	cand_end(c, NULL);
 	buf_free(&c->pos);
+}
+
+void cand_where(const struct candidates *c, const struct db *db, char *out, size_t cap)
+{
+	char key[80];
+	const char *at = c->started ? "after" : "before the first";
+	switch (c->kind) {
+	case CAND_ONE:
+	case CAND_LIST:
+		snprintf(out, cap, "entry ID %lu", (unsigned long)c->last);
+		break;
+	case CAND_SUBTREE:
+		if (c->started)
+			db_key_printable(c->pos.data, c->pos.len, key, sizeof(key));
+		else
+			db_key_printable(c->key, c->keylen, key, sizeof(key));
+		snprintf(out, cap, "table dn2id, %s key \"%s\"", c->started ? "after" : "from",
+		         key);
+		break;
+	case CAND_CHILDREN:
+		snprintf(out, cap, "table children, parent ID %lu, %s ID %lu",
+		         (unsigned long)c->parent, at, (unsigned long)c->last);
+		break;
+	case CAND_INDEX: {
+		const char *attr = "?";
+		for (int i = 0; i < db->nindex; i++)
+			if (db->index[i].dbi == c->dbi)
+				attr = db->index[i].attr;
+		db_key_printable(c->key, c->keylen, key, sizeof(key));
+		snprintf(out, cap, "table eq.%s, key \"%s\", %s ID %lu", attr, key, at,
+		         (unsigned long)c->last);
+		break;
+	}
+	}
 }
 
 /* The first ID under key k (positioning the cursor, unless the file's memo has the key: an

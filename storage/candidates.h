@@ -72,4 +72,9 @@ int cand_next(struct candidates *c, entry_id *id);
 void cand_end(struct candidates *c, struct cursor_pool *pool);
 void cand_free(struct candidates *c);
 
+/* Where c stands, for a log line about a read that failed in it (LMDB names no page): its
+ * table as the file names it and its last key or ID, e.g. "table dn2id, after key
+ * \"dc=org,dc=test,ou=people,uid=user.17\"" (printable bytes only), into out[0..cap). */
+void cand_where(const struct candidates *c, const struct db *db, char *out, size_t cap);
+
 #endif

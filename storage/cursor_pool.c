@@ -1,5 +1,7 @@
 #include "storage/cursor_pool.h"
 
+#include "storage/db_fault.h"
+
 int cursor_pool_take(struct cursor_pool *p, MDB_txn *txn, MDB_dbi dbi, MDB_cursor **out)
 {
 	if (p && p->env == mdb_txn_env(txn)) {
@@ -13,19 +15,22 @@ int cursor_pool_take(struct cursor_pool *p, MDB_txn *txn, MDB_dbi dbi, MDB_curso
 				mdb_cursor_close(c);
 				return rc;
 			}
+			db_cursor_track(c);
 			*out = c;
 			return 0;
 		}
 	}
-	return mdb_cursor_open(txn, dbi, out);
+	return db_cursor_open(txn, dbi, out);
 }
 
 void cursor_pool_give(struct cursor_pool *p, MDB_cursor *c)
 {
-	if (p && p->env && p->n < CURSOR_POOL_MAX && mdb_txn_env(mdb_cursor_txn(c)) == p->env)
+	if (p && p->env && p->n < CURSOR_POOL_MAX && mdb_txn_env(mdb_cursor_txn(c)) == p->env) {
+		db_cursor_untrack(c); /* a spare: nothing to close after a fault */
 		p->spare[p->n++] = c;
-	else
-		mdb_cursor_close(c);
+	} else {
+		db_cursor_close(c);
+	}
 }
 
 void cursor_pool_reset(struct cursor_pool *p, MDB_env *env)

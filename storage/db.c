@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "protocol/dn.h"
+#include "storage/db_fault.h"
 #include "storage/db_file.h"
 #include "storage/memo_counts.h"
 #include "storage/memo_pairs.h"
@@ -329,6 +330,9 @@ static int open_env(struct db *db, const char *path, enum open_mode mode, char *
 		return -1;
 	if ((rc = mdb_env_create(&db->env)) != 0)
 		return fail(err, errlen, "creating environment", path, rc);
+	/* A damaged page LMDB meets with an assertion: a jump back where a thread has set a
+	 * point, its abort() elsewhere (db_fault.h). */
+	mdb_env_set_assert(db->env, db_fault_assert);
 	mdb_env_set_maxdbs(db->env, DB_MAX_INDEX + 8);
 	mdb_env_set_mapsize(db->env, DB_MAP_SIZE);
 	/* A replica's readers: each worker's transaction, and one per search that keeps its
@@ -592,7 +596,7 @@ int db_foreach_group(const struct db *db, MDB_txn *txn, entry_id id,
                      int (*fn)(entry_id group, void *arg), void *arg)
 {
 	MDB_cursor *cur;
-	int rc = mdb_cursor_open(txn, db->memberof, &cur);
+	int rc = db_cursor_open(txn, db->memberof, &cur);
 	if (rc)
 		return rc;
 	MDB_val k = {sizeof(id), &id}, v;
@@ -609,7 +613,7 @@ int db_foreach_group(const struct db *db, MDB_txn *txn, entry_id id,
 			break;
 		}
 	}
-	mdb_cursor_close(cur);
+	db_cursor_close(cur);
 	return rc == MDB_NOTFOUND ? 0 : rc;
 }
 
@@ -786,10 +790,10 @@ int db_has_pair(MDB_txn *txn, MDB_dbi dbi, const void *key, size_t keylen, const
 {
 	MDB_cursor *cur;
 	MDB_val k = {keylen, (void *)key}, v = {vallen, (void *)val};
-	int rc = mdb_cursor_open(txn, dbi, &cur);
+	int rc = db_cursor_open(txn, dbi, &cur);
 	if (rc)
 		return rc;
 	rc = mdb_cursor_get(cur, &k, &v, MDB_GET_BOTH);
-	mdb_cursor_close(cur);
+	db_cursor_close(cur);
 	return rc;
 }

@@ -1,47 +1,29 @@
 /* A walk of every table of a database file: db_check.h. */
 #include "storage/db_check.h"
+#include "storage/db_fault.h"
 
-#include <ctype.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <string.h>
 
 /*
  * Where the walk is, for its message. LMDB meets some damaged pages with an assertion
- * (mdb_cursor_next: "IS_LEAF(mp)"), which would abort the process: its assert callback
- * (mdb_env_set_assert) jumps back to db_check_pages instead, which reports where, closes
- * the walk's cursors and ends its read-only transaction (which frees them and its reader
- * slot without reading a page). The callers stop after a failed check.
+ * (mdb_cursor_next: "IS_LEAF(mp)"), which db_fault.h turns into a jump back to
+ * db_check_pages: it reports where, db_fault_end closes the walk's cursors, and the
+ * read-only transaction is ended (which frees its reader slot without reading a page).
+ * The callers stop after a failed check.
  */
 struct walk_state {
 	const char *table;
 	size_t n;
 	char lastkey[64];
 	bool have_key;
-	char lmdb[256];          /* the assertion LMDB reported */
-	MDB_cursor *cur, *names; /* open cursors, closed after a jump */
-	sigjmp_buf jump;
 };
-static _Thread_local struct walk_state *walking;
 
-static void on_assert(MDB_env *env, const char *msg)
-{
-	(void)env;
-	if (!walking)
-		return; /* not ours: LMDB aborts as it would */
-	snprintf(walking->lmdb, sizeof(walking->lmdb), "LMDB: %s", msg);
-	siglongjmp(walking->jump, 1);
-}
-
-/* The first bytes of k into ws->lastkey, printable ones as they are, others as '.'. */
+/* k noted as the last key read (printable bytes only). */
 static void note_key(struct walk_state *ws, const MDB_val *k)
 {
-	size_t cap = sizeof(ws->lastkey), n = k->mv_size < cap - 1 ? k->mv_size : cap - 1;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char b = ((const unsigned char *)k->mv_data)[i];
-		ws->lastkey[i] = isprint(b) ? (char)b : '.';
-	}
-	ws->lastkey[n] = '\0';
+	db_key_printable(k->mv_data, k->mv_size, ws->lastkey, sizeof(ws->lastkey));
 	ws->have_key = true;
 }
 
@@ -52,10 +34,9 @@ static int walk(MDB_txn *txn, MDB_dbi dbi, const char *table, struct walk_state 
 	ws->n = 0;
 	ws->have_key = false;
 	MDB_cursor *cur;
-	int rc = mdb_cursor_open(txn, dbi, &cur);
+	int rc = db_cursor_open(txn, dbi, &cur);
 	if (rc)
 		return rc;
-	ws->cur = cur;
 	MDB_val k, v;
 	volatile unsigned char sink = 0;
 	while ((rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) == 0) {
@@ -66,8 +47,7 @@ static int walk(MDB_txn *txn, MDB_dbi dbi, const char *table, struct walk_state 
 		ws->n++;
 	}
 	(void)sink;
-	ws->cur = NULL;
-	mdb_cursor_close(cur);
+	db_cursor_close(cur);
 	*count += ws->n;
 	return rc == MDB_NOTFOUND ? 0 : rc;
 }
@@ -79,9 +59,8 @@ static int walk_all(MDB_txn *txn, struct walk_state *ws, size_t *records)
 	MDB_cursor *names;
 	int rc = mdb_dbi_open(txn, NULL, 0, &main_dbi);
 	if (rc || (rc = walk(txn, main_dbi, "(main)", ws, records)) ||
-	    (rc = mdb_cursor_open(txn, main_dbi, &names)))
+	    (rc = db_cursor_open(txn, main_dbi, &names)))
 		return rc;
-	ws->names = names;
 	MDB_val k, v;
 	while (rc == 0 && (rc = mdb_cursor_get(names, &k, &v, MDB_NEXT)) == 0) {
 		char name[128];
@@ -94,8 +73,7 @@ static int walk_all(MDB_txn *txn, struct walk_state *ws, size_t *records)
 			continue; /* a record of the main table, not a table */
 		rc = walk(txn, dbi, name, ws, records);
 	}
-	ws->names = NULL;
-	mdb_cursor_close(names);
+	db_cursor_close(names);
 	return rc == MDB_NOTFOUND ? 0 : rc;
 }
 
@@ -111,23 +89,17 @@ int db_check_pages(const struct db *db, size_t *records, char *why, size_t cap)
 	static _Thread_local struct walk_state ws;
 	memset(&ws, 0, sizeof(ws));
 	ws.table = "(main)";
-	walking = &ws;
-	mdb_env_set_assert(db->env, on_assert);
-	if (sigsetjmp(ws.jump, 0) == 0) {
+	struct db_fault f;
+	db_fault_begin(&f);
+	if (sigsetjmp(f.jump, 0) == 0)
 		rc = walk_all(txn, &ws, records);
-	} else { /* from on_assert */
+	else /* LMDB asserted (f.lmdb) */
 		rc = MDB_CORRUPTED;
-		if (ws.cur)
-			mdb_cursor_close(ws.cur);
-		if (ws.names)
-			mdb_cursor_close(ws.names);
-	}
+	db_fault_end(&f);
 	mdb_txn_abort(txn);
-	mdb_env_set_assert(db->env, NULL);
-	walking = NULL;
 	if (rc)
 		snprintf(why, cap, "table \"%s\": after %zu records%s%s%s: %s", ws.table, ws.n,
 		         ws.have_key ? ", key \"" : "", ws.have_key ? ws.lastkey : "",
-		         ws.have_key ? "\"" : "", ws.lmdb[0] ? ws.lmdb : mdb_strerror(rc));
+		         ws.have_key ? "\"" : "", f.lmdb[0] ? f.lmdb : mdb_strerror(rc));
 	return rc;
 }

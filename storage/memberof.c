@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "protocol/dn.h"
+#include "storage/db_fault.h"
 
 /*
  * The reversed key of a member value: a DN or, for uniqueMember, a DN followed by an
@@ -123,11 +124,11 @@ int memberof_resolve(struct db *db, MDB_txn *txn, char *err, size_t errlen)
 int memberof_append_ids(MDB_txn *txn, MDB_dbi dbi, MDB_val k, struct buf *ids)
 {
 	MDB_cursor *cur;
-	int rc = mdb_cursor_open(txn, dbi, &cur);
+	int rc = db_cursor_open(txn, dbi, &cur);
 	if (rc)
 		return rc;
 	rc = memberof_cursor_ids(cur, k, ids);
-	mdb_cursor_close(cur);
+	db_cursor_close(cur);
 	return rc;
 }
 

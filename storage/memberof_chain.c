@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "storage/idset.h"
+#include "storage/db_fault.h"
 #include "storage/memberof.h"
 
 void memberof_chain_free(struct memberof_chain_scratch *s)
@@ -50,7 +51,7 @@ int memberof_chain(const struct db *db, MDB_txn *txn, entry_id start, enum membe
 	struct idset seen = {0};
 	bool added;
 	MDB_cursor *cur;
-	int rc = mdb_cursor_open(txn, ix ? ix->dbi : db->memberof, &cur);
+	int rc = db_cursor_open(txn, ix ? ix->dbi : db->memberof, &cur);
 	if (rc)
 		return rc;
 	/* ids is the walk's queue too: ids[next..] are reached and not yet followed. start is
@@ -73,7 +74,7 @@ int memberof_chain(const struct db *db, MDB_txn *txn, entry_id start, enum membe
 			break;
 		rc = step(db, txn, ix, cur, ids_at(ids, next++), s);
 	}
-	mdb_cursor_close(cur);
+	db_cursor_close(cur);
 	idset_free(&seen);
 	if (rc == 0 && ids_count(ids) > 1) /* none: ids->data may be NULL */
 		qsort(ids->data, ids_count(ids), sizeof(entry_id), id_cmp);

@@ -151,6 +151,7 @@ void db_gen_worker_switch(struct worker *w)
 	dw->gen = g;
 	dw->txn = txn;
 	dw->txn_open = false;
+	dw->txn_failed = false;
 }
 
 bool db_changes_in_place(const struct db *db)
@@ -158,29 +159,31 @@ bool db_changes_in_place(const struct db *db)
 	return db->changes_in_place;
 }
 
-/* LMDB's main table, always 1 (mdb_dbi_open of NULL): mdb_stat of it reads nothing from
- * the file, and refuses (MDB_BAD_TXN) a transaction in which a read has failed. */
-#define LMDB_MAIN_DBI 1
-
 int db_gen_txn_begin(struct worker *w)
 {
 	struct db_worker *dw = db_worker(w);
-	MDB_stat st;
-	if (dw->txn_open && mdb_stat(dw->txn, LMDB_MAIN_DBI, &st) == 0)
+	/* A flag, not a question to LMDB: this is every operation's path. */
+	if (dw->txn_open && !dw->txn_failed)
 		return 0;
 	if (dw->txn_open) {
-		/* A read in it met a damaged page (MDB_CORRUPTED, MDB_PAGE_NOTFOUND): LMDB refuses
-		 * the transaction from then on, and kept open it would fail every later
-		 * operation of this worker. That one request failed; the next ones renew. */
+		/* A read in it met a damaged page: LMDB refuses the transaction from then on,
+		 * and kept open it would fail every later operation of this worker. That one
+		 * request failed; the next ones renew. */
 		log_error("worker %d: a read failed on a damaged page of the database file; its "
 		          "transaction is renewed (minidir -t checks every page)",
 		          w->id);
 		mdb_txn_reset(dw->txn);
 		dw->txn_open = false;
 	}
+	dw->txn_failed = false;
 	int rc = mdb_txn_renew(dw->txn);
 	dw->txn_open = rc == 0;
 	return rc;
+}
+
+void db_gen_txn_failed(struct worker *w)
+{
+	db_worker(w)->txn_failed = true;
 }
 
 void db_gen_txn_end(struct worker *w)

@@ -52,6 +52,7 @@ struct db_worker {
 	MDB_txn *txn;               /* its read transaction on gen (db_gen_txn_begin, _end) */
 	bool txn_open;              /* txn is open, not reset: kept between operations on a file
 	                               that never changes in place */
+	bool txn_failed;            /* a read in txn failed (db_gen_txn_failed): renew it */
 	struct cursor_pool cursors; /* searches' spare cursors on gen's environment */
 	struct db_hold *holds;      /* operations reading a generation over several rounds */
 };
@@ -148,9 +149,20 @@ void db_gen_worker_switch(struct worker *w);
  * db_worker(w)->txn for an operation: renewed, or still open from the last one on a file that
  * never changes in place (an imported one: there is nothing new to see, and keeping
  * it spares the renewal and LMDB's look-up of each table's root in every new
- * transaction). Returns 0 or an LMDB error.
+ * transaction) unless a read in it failed (db_gen_txn_failed). Returns 0 or an LMDB
+ * error.
  */
 int db_gen_txn_begin(struct worker *w);
+/*
+ * A read in db_worker(w)->txn failed (an LMDB error other than MDB_NOTFOUND: a damaged page,
+ * MDB_CORRUPTED or MDB_PAGE_NOTFOUND, after which LMDB refuses the transaction; or an
+ * assertion, storage/db_fault.h, which may have left it half-way through a read): the next
+ * db_gen_txn_begin resets and renews it, logged. Called by each operation where its reads
+ * in the worker's transaction fail; a failure an operation does not see (an access rule's
+ * lookup that fails counts as no access) is seen by the next operation's read, which
+ * fails with MDB_BAD_TXN and calls it.
+ */
+void db_gen_txn_failed(struct worker *w);
 /* The operation is done with db_worker(w)->txn: reset where the file changes in place (a
  * replica's: the next operation sees the consumer's writes, and no old snapshot stays
  * pinned), kept open otherwise. */

@@ -15,6 +15,7 @@
 #include "server/db/db.h"
 #include "server/log.h"
 #include "server/ops/ops.h"
+#include "storage/db_fault.h"
 
 bool access_may_read(const struct conn *c)
 {
@@ -34,7 +35,7 @@ static size_t visible_children(struct access_op *op, const struct db *db, MDB_tx
 		return op_attrs_all_children(db, txn, id);
 	MDB_cursor *cur;
 	size_t n = 0;
-	if (mdb_cursor_open(txn, db->children, &cur) != 0)
+	if (db_cursor_open(txn, db->children, &cur) != 0)
 		return 0;
 	MDB_val k = {sizeof(id), &id}, v;
 	for (int rc = mdb_cursor_get(cur, &k, &v, MDB_SET); rc == 0;
@@ -51,7 +52,7 @@ static size_t visible_children(struct access_op *op, const struct db *db, MDB_tx
 		if (ae.entry >= ACCESS_READ && (++n, first_only))
 			break;
 	}
-	mdb_cursor_close(cur);
+	db_cursor_close(cur);
 	return n;
 }
 

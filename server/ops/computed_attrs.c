@@ -14,6 +14,7 @@
 #include "protocol/schema.h"
 #include "server/ops/access.h"
 #include "server/ops/ops.h"
+#include "storage/db_fault.h"
 #include "storage/entry_opattrs.h"
 #include "storage/entry_schema.h"
 
@@ -64,12 +65,12 @@ size_t op_attrs_all_children(const struct db *db, MDB_txn *txn, entry_id id)
 {
 	MDB_cursor *cur;
 	size_t n = 0;
-	if (mdb_cursor_open(txn, db->children, &cur) != 0)
+	if (db_cursor_open(txn, db->children, &cur) != 0)
 		return 0;
 	MDB_val k = {sizeof(id), &id}, v;
 	if (mdb_cursor_get(cur, &k, &v, MDB_SET) != 0 || mdb_cursor_count(cur, &n) != 0)
 		n = 0;
-	mdb_cursor_close(cur);
+	db_cursor_close(cur);
 	return n;
 }
 

@@ -36,8 +36,12 @@ static bool entry_password_ok(struct conn *c, const struct buf *key, const struc
 	struct access_op aop;
 	struct access_entry ae;
 	access_op_init(&aop, c);
-	if (db_dn2id(db, db_worker(w)->txn, key->data, key->len, &id) == 0 &&
-	    db_get_entry(db, db_worker(w)->txn, id, &e) == 0 &&
+	int rc = db_dn2id(db, db_worker(w)->txn, key->data, key->len, &id);
+	if (rc == 0)
+		rc = db_get_entry(db, db_worker(w)->txn, id, &e);
+	if (rc != 0 && rc != MDB_NOTFOUND)
+		db_gen_txn_failed(w); /* answered as a wrong password; the next one renews */
+	if (rc == 0 &&
 	    (access_entry_init(&ae, &aop, id, &e),
 	     access_attr_level(&ae, "userPassword", 12) >= ACCESS_AUTH) &&
 	    entry_find_attr(&e, "userPassword", 12, &vals, &vlen)) {

@@ -57,8 +57,12 @@ static bool read_passwords(struct conn *c, const struct buf *key, struct buf *ou
 	out->len = 0;
 	if (db_gen_txn_begin(w) != 0)
 		return false;
-	if (db_dn2id(db, db_worker(w)->txn, key->data, key->len, &id) == 0 &&
-	    db_get_entry(db, db_worker(w)->txn, id, &e) == 0) {
+	int rc = db_dn2id(db, db_worker(w)->txn, key->data, key->len, &id);
+	if (rc == 0)
+		rc = db_get_entry(db, db_worker(w)->txn, id, &e);
+	if (rc != 0 && rc != MDB_NOTFOUND)
+		db_gen_txn_failed(w);
+	if (rc == 0) {
 		found = true;
 		if (entry_find_attr(&e, "userPassword", 12, &vals, &vlen))
 			buf_append(out, vals, vlen);
@@ -191,10 +195,14 @@ static bool has_password(struct conn *c, int32_t msgid, unsigned char optag)
 	if (c->auth == AUTH_ANONYMOUS)
 		reply_done(c, msgid, optag, LDAP_STRONG_AUTH_REQUIRED, NULL,
 		           "only authenticated users may change passwords");
-	else
-		reply_done(c, msgid, optag, LDAP_UNWILLING_TO_PERFORM, NULL,
-		           "a replica forwards password changes only for a simple bind with a "
-		           "password of at most " CHAIN_MAX_PASSWORD_TEXT " bytes (chain_passwd)");
+	else {
+		char why[160];
+		snprintf(why, sizeof(why),
+		         "a replica forwards password changes only for a simple bind with a "
+		         "password of at most %d bytes (chain_passwd)",
+		         CHAIN_MAX_PASSWORD);
+		reply_done(c, msgid, optag, LDAP_UNWILLING_TO_PERFORM, NULL, why);
+	}
 	return false;
 }
 

@@ -86,6 +86,7 @@ void op_compare(struct conn *c, struct ldap_request *req)
 			rc = LDAP_NO_SUCH_OBJECT;
 		} else if (dbrc) {
 			rc = LDAP_OTHER;
+			db_gen_txn_failed(w);
 		} else {
 			struct access_entry ae;
 			access_entry_init(&ae, &aop, id, &e);

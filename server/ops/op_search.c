@@ -301,6 +301,8 @@ SEARCH_STEP bool search_find_base(struct conn *c, struct ldap_request *req, stru
 	}
 	if (rc == 0)
 		search_plan_candidates(&s->plan, db, db_worker(w)->txn, s->filter);
+	if (rc && rc != MDB_NOTFOUND)
+		db_gen_txn_failed(w);
 	if (rc)
 		db_gen_txn_end(w);
 	else /* the first slice reads on in this transaction: one snapshot from the base on */

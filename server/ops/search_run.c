@@ -6,6 +6,7 @@
  * sends them in order. This is the hot path of every search: one call per candidate.
  */
 #include <errno.h>
+#include <setjmp.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <ldap.h>
@@ -17,6 +18,7 @@
 #include "server/ops/search_alias.h"
 #include "server/ops/search_op.h"
 #include "storage/candidates.h"
+#include "storage/db_fault.h"
 
 /* Candidates examined before a search lets the worker's other connections run, at most. */
 #define SEARCH_SLICE 512
@@ -300,6 +302,10 @@ static void slice_finish(struct conn *c, struct search_op *s, const struct slice
 	bool ends = (sl->rc != 0 && sl->rc != MDB_NOTFOUND) || (sl->done && !sl->page_full);
 	search_txn_slice_end(&s->read, w, !ends);
 	if (sl->rc != 0 && sl->rc != MDB_NOTFOUND) {
+		/* A read failed in the worker's transaction (the search's own is renewed by
+		 * each slice). */
+		if (sl->rc != ENOMEM && s->read.txn == db_worker(w)->txn)
+			db_gen_txn_failed(w);
 		log_error("search: %s", sl->rc == ENOMEM ? "out of memory" : mdb_strerror(sl->rc));
 		search_finish(c, LDAP_OTHER, NULL, "internal error reading the database");
 	} else if (sl->page_full) {
@@ -309,12 +315,38 @@ static void slice_finish(struct conn *c, struct search_op *s, const struct slice
 	}
 }
 
+/* LMDB asserted in s's slice (f, db_fault.h): a damaged page. The search fails alone (80),
+ * logged with where its candidates stood; the cursor LMDB stopped in is closed, never
+ * pooled, and the transaction reset, so the worker serves on. */
+static void search_damaged(struct conn *c, struct search_op *s, struct db_fault *f)
+{
+	struct worker *w = c->w;
+	char where[200];
+	cand_where(&s->plan.cand, s->read.db, where, sizeof(where));
+	cand_end(&s->plan.cand, NULL);
+	db_fault_end(f); /* the cursors the jump left open */
+	search_txn_failed(&s->read, w);
+	log_error("%s: a damaged page met by a search (conn fd=%d msgid=%d), its candidates at "
+	          "%s: %s; the search fails (80), the worker goes on (minidir -t checks every "
+	          "page)",
+	          w->srv->cfg.database, c->fd, (int)s->msgid, where, f->lmdb);
+	search_finish(c, LDAP_OTHER, NULL, "a damaged page of the database file could not be read");
+}
+
 void search_run(struct conn *c)
 {
 	struct search_op *s = search_running(c);
 	struct worker *w = c->w;
 	if (db_hold_expired(w->srv, &s->read.hold)) {
 		search_finish(c, LDAP_UNWILLING_TO_PERFORM, NULL, search_expired_message);
+		return;
+	}
+	/* A damaged page LMDB asserts on comes back here (db_fault.h): nothing the slice
+	 * holds is a lock, and what it holds the search owns, so it can end alone. */
+	struct db_fault f;
+	db_fault_begin(&f);
+	if (sigsetjmp(f.jump, 0) != 0) {
+		search_damaged(c, s, &f);
 		return;
 	}
 	/* Not zeroed whole: the candidate's part is set by each step before it is read. */
@@ -347,5 +379,6 @@ void search_run(struct conn *c)
 		if (!go_on)
 			break;
 	}
+	db_fault_end(&f);
 	slice_finish(c, s, &sl);
 }

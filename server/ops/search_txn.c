@@ -68,6 +68,15 @@ void search_txn_slice_end(struct search_txn *t, struct worker *w, bool goes_on)
 	t->live = false;
 }
 
+void search_txn_failed(struct search_txn *t, struct worker *w)
+{
+	if (t->txn == db_worker(w)->txn)
+		db_gen_txn_failed(w);
+	else if (t->txn)
+		mdb_txn_reset(t->txn); /* its own: aborted by search_txn_end */
+	t->live = false;
+}
+
 void search_txn_end(struct search_txn *t, struct worker *w)
 {
 	if (t->live && t->txn == db_worker(w)->txn)

@@ -45,6 +45,11 @@ int search_txn_slice_begin(struct search_txn *t, struct worker *w);
  * changed in place, keeps it as t's own snapshot (the worker gets a new one). */
 void search_txn_slice_end(struct search_txn *t, struct worker *w, bool goes_on);
 
+/* LMDB asserted in the slice's transaction (storage/db_fault.h): it is not read again (the
+ * search is to end); the worker's is renewed by its next operation (db_gen_txn_failed), the
+ * search's own reset now. */
+void search_txn_failed(struct search_txn *t, struct worker *w);
+
 /* The search ends: its transactions and its hold go (the last reference to an old
  * generation closes it). */
 void search_txn_end(struct search_txn *t, struct worker *w);

@@ -74,7 +74,6 @@ int replica_ldap_open(const struct syncrepl_conf *s, int timeout_s, LDAP **ldp, 
  * kept passwords cost: 256 bytes a bound connection (before: up to max_pdu_bytes each,
  * 1,000 connections with a 200 KB password took 193 MB). */
 #define CHAIN_MAX_PASSWORD 256
-#define CHAIN_MAX_PASSWORD_TEXT "256"
 /* Threads that forward them, each one job at a time. */
 #define CHAIN_THREADS 2
 /* Seconds a forwarded job waits for each of the provider's answers (its bind, its result)

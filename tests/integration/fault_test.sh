@@ -590,6 +590,66 @@ if start dmg; then
 	stop "$pid" dmg
 fi
 
+# --- a damaged page under a subtree search -----------------------------------------------
+# One leaf page of dn2id zeroed, in the middle of the table: a subtree search steps through
+# dn2id with a cursor, and LMDB meets the page with an assertion (before: its abort() took
+# the whole server down, every connection with it). The search fails alone (80), logged
+# naming the file and where its candidates stood; the worker (the only one) answers the
+# next request on the same connection, and new connections.
+write_conf dmgs "threads = 1"
+"$BUILD/minidir-import" -q -f "$work/dmgs.conf" "$work/dmg.ldif" || not_ok "import for the damaged dn2id page"
+zeroed=$(python3 - "$work/dmgs.mdb" "$(getconf PAGESIZE)" << 'PY'
+import struct, sys
+path, psize = sys.argv[1], int(sys.argv[2])
+with open(path, "r+b") as f:
+    data = f.read()
+    leaves = []  # dn2id's leaf pages: (first key, page); its keys are reversed DNs, its data IDs
+    for p in range(2, len(data) // psize):
+        pg = data[p * psize:(p + 1) * psize]
+        flags, lower = struct.unpack_from("<HH", pg, 10)  # LMDB's page header
+        if flags != 0x02 or lower <= 16:  # a leaf with a node
+            continue
+        off = struct.unpack_from("<H", pg, 16)[0]
+        lo, hi, nflags, ksize = struct.unpack_from("<HHHH", pg, off)
+        key = pg[off + 8:off + 8 + ksize]
+        if nflags == 0 and lo + (hi << 16) in (4, 8) and key.startswith(b"dc=org\0dc=test\0"):
+            leaves.append((key, p))
+    leaves.sort()
+    key, p = leaves[len(leaves) // 2]
+    f.seek(p * psize)
+    f.write(b"\0" * psize)
+    first = key.replace(b"\0", b",").decode()
+    print(f"page {p} of {len(data) // psize} (dn2id from {first})")
+PY
+)
+if start dmgs; then
+	out=$(timeout 60 "$BUILD/tests/integration/faultclient" damaged 127.0.0.1 "$port" "$BASE" \
+		"cn=admin,$BASE" root-secret "(uid=user.12)")
+	case $out in
+	"subtree 80 ("*" entries), then (uid=user.12) 0 (1 entries)")
+		ok "damaged dn2id $zeroed: a subtree search fails alone (80), the same connection's next lookup succeeds: $out" ;;
+	*)
+		rc=0
+		kill -0 "$pid" 2> /dev/null || { wait "$pid" || rc=$?; }
+		not_ok "damaged dn2id $zeroed: a subtree search, then a lookup on its connection: '$out'; server: $(kill -0 "$pid" 2> /dev/null && echo running || echo "exit $rc$(signal_of "$rc"): $(grep -m1 Assertion "$work/dmgs.log")")"
+		;;
+	esac
+	line=$(grep -m1 "a damaged page met by a search" "$work/dmgs.log")
+	case $line in
+	*"error: $work/dmgs.mdb: a damaged page met by a search"*"table dn2id, after key"*"LMDB: "*)
+		ok "damaged dn2id page: the log names the file, the table and the key: ${line#*error: }" ;;
+	*) not_ok "damaged dn2id page: no log line naming the file, table and key: '$line'" ;;
+	esac
+	n=0
+	for i in 1 2 3 24; do
+		timeout 10 ldapsearch -x -LLL -H "ldap://127.0.0.1:$port" -b "$BASE" "(uid=user.$i)" 1.1 2> /dev/null |
+			grep -q "^dn: uid=user.$i," && n=$((n + 1))
+	done
+	[ "$n" = 4 ] && ok "damaged dn2id page: then 4 of 4 lookups on new connections answered" ||
+		not_ok "damaged dn2id page: then $n of 4 lookups on new connections answered"
+	kill -0 "$pid" 2> /dev/null && stop "$pid" dmgs
+fi
+
 # --- a database others can read -------------------------------------------------------
 cp "$work/other.mdb" "$work/inplace.mdb"
 chmod 644 "$work/inplace.mdb"

@@ -20,6 +20,11 @@
  *       (five tries, against a noisy machine: the answers of failed binds wait for a
  *       timer, and a busy machine wakes the server late by a few milliseconds).
  *
+ *   faultclient damaged HOST PORT BASE BINDDN PASSWORD FILTER
+ *       on one connection bound as BINDDN: a subtree search of BASE for every entry, then a
+ *       search of BASE for FILTER; prints "subtree R (N entries), then FILTER R (N entries)"
+ *       with each one's result code (-1 and the client's error: the connection was lost).
+ *
  *   faultclient crypt PASSWORD SETTING
  *       prints crypt(3) of PASSWORD with SETTING ("$6$salt$"), for test data.
  *
@@ -267,12 +272,41 @@ static void cmd_bindtime(int rounds, int ndn, char **dns)
 	}
 }
 
+/* A subtree search of base for filter on ld: its result code (-1: the connection was
+ * lost), its entries in *entries. */
+static int search_count(LDAP *ld, const char *base, const char *filter, int *entries)
+{
+	char *attrs[] = {LDAP_NO_ATTRS, NULL};
+	struct timeval tv = {10, 0};
+	LDAPMessage *res = NULL;
+	int rc = ldap_search_ext_s(ld, base, LDAP_SCOPE_SUBTREE, filter, attrs, 0, NULL, NULL, &tv,
+	                           0, &res);
+	*entries = res ? ldap_count_entries(ld, res) : 0;
+	if (rc == LDAP_SERVER_DOWN || rc == LDAP_TIMEOUT)
+		fprintf(stderr, "# %s: %s\n", filter, ldap_err2string(rc));
+	ldap_msgfree(res);
+	return rc == LDAP_SERVER_DOWN || rc == LDAP_TIMEOUT ? -1 : rc;
+}
+
+static void cmd_damaged(const char *base, const char *dn, const char *pw, const char *filter)
+{
+	LDAP *ld = client_bind(host, port, dn, pw, "damaged");
+	int all, found;
+	int rc_all = search_count(ld, base, "(objectClass=*)", &all);
+	int rc_one = search_count(ld, base, filter, &found);
+	printf("subtree %d (%d entries), then %s %d (%d entries)\n", rc_all, all, filter, rc_one,
+	       found);
+	ldap_unbind_ext_s(ld, NULL, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
-		fprintf(stderr, "usage: faultclient churn HOST PORT N ROUNDS | hold HOST PORT N | "
-		                "bindtime HOST PORT N DN... "
-		                "| crypt PASSWORD SETTING\n");
+		fprintf(stderr,
+		        "usage: faultclient churn HOST PORT N ROUNDS | hold HOST PORT N | "
+		        "bindtime HOST PORT N DN... | damaged HOST PORT BASE BINDDN PASSWORD "
+		        "FILTER "
+		        "| crypt PASSWORD SETTING\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "crypt") == 0) {
@@ -291,6 +325,8 @@ int main(int argc, char **argv)
 		cmd_churn(atoi(argv[4]), atoi(argv[5]));
 	else if (strcmp(cmd, "hold") == 0 && argc > 4)
 		cmd_hold(atoi(argv[4]));
+	else if (strcmp(cmd, "damaged") == 0 && argc > 7)
+		cmd_damaged(argv[4], argv[5], argv[6], argv[7]);
 	else if (strcmp(cmd, "bindtime") == 0 && argc > 6)
 		cmd_bindtime(atoi(argv[4]), argc - 5, argv + 5);
 	else {

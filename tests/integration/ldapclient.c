@@ -533,14 +533,8 @@ static void cmd_unbindpipe(const char *base)
  */
 static void cmd_pagedlimit(const char *base, const char *dn, const char *pw, int limit)
 {
-	char uri[256];
-	snprintf(uri, sizeof(uri), "ldap://%s:%s", host, port);
-	LDAP *ld;
-	int v3 = LDAP_VERSION3;
-	struct berval cred = {strlen(pw), (char *)pw};
-	if (ldap_initialize(&ld, uri) || ldap_set_option(ld, LDAP_OPT_PROTOCOL_VERSION, &v3) ||
-	    ldap_sasl_bind_s(ld, dn, LDAP_SASL_SIMPLE, &cred, NULL, NULL, NULL) != LDAP_SUCCESS)
-		FAIL("pagedlimit: bind as %s failed", dn);
+	LDAP *ld = client_bind(host, port, dn, pw, "pagedlimit");
+	struct berval cred;
 	struct berval cookie = {0, NULL};
 	int total = 0, last_rc = 0;
 	for (int page = 0; page < 50; page++) {
