@@ -3,8 +3,10 @@
 #include "storage/db_fault.h"
 
 #include <setjmp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 /*
  * Where the walk is, for its message. LMDB meets some damaged pages with an assertion
@@ -77,6 +79,46 @@ static int walk_all(MDB_txn *txn, struct walk_state *ws, size_t *records)
 	return rc == MDB_NOTFOUND ? 0 : rc;
 }
 
+/*
+ * LMDB's page header, as its data format (0.9) lays it out on disk: the page's own number
+ * (8 bytes), 2 bytes of padding, the flags, then (an overflow page) how many pages its run
+ * takes. Each page LMDB writes carries its own number; a run's later pages carry data
+ * only. What the walk cannot name, the pages can: the first whose header does not hold its
+ * own number is where a disk or a stray write left zeroes or other bytes.
+ */
+#define PAGE_OVERFLOW 0x04
+struct page_head {
+	uint64_t pgno;
+	uint16_t pad, flags;
+	uint32_t pages;
+};
+
+/* The damaged pages of db's file (headers not their own, up to LMDB's last page used):
+ * how many, and the first's number in *first; 0 when none (or the file cannot be read). */
+static size_t find_bad_pages(const struct db *db, uint64_t *first)
+{
+	MDB_envinfo info;
+	MDB_stat st;
+	int fd;
+	if (mdb_env_info(db->env, &info) || mdb_env_stat(db->env, &st) ||
+	    mdb_env_get_fd(db->env, &fd) || st.ms_psize < sizeof(struct page_head))
+		return 0;
+	size_t bad = 0;
+	for (uint64_t p = 0; p <= (uint64_t)info.me_last_pgno;) {
+		struct page_head h;
+		if (pread(fd, &h, sizeof(h), (off_t)(p * st.ms_psize)) != (ssize_t)sizeof(h))
+			break;
+		if (h.pgno != p) {
+			if (!bad++)
+				*first = p;
+			p++;
+		} else {
+			p += (h.flags & PAGE_OVERFLOW) && h.pages ? h.pages : 1; /* past its data */
+		}
+	}
+	return bad;
+}
+
 int db_check_pages(const struct db *db, size_t *records, char *why, size_t cap)
 {
 	MDB_txn *txn;
@@ -97,9 +139,20 @@ int db_check_pages(const struct db *db, size_t *records, char *why, size_t cap)
 		rc = MDB_CORRUPTED;
 	db_fault_end(&f);
 	mdb_txn_abort(txn);
-	if (rc)
-		snprintf(why, cap, "table \"%s\": after %zu records%s%s%s: %s", ws.table, ws.n,
-		         ws.have_key ? ", key \"" : "", ws.have_key ? ws.lastkey : "",
-		         ws.have_key ? "\"" : "", f.lmdb[0] ? f.lmdb : mdb_strerror(rc));
+	if (!rc)
+		return 0;
+	int len = snprintf(why, cap, "table \"%s\": after %zu records%s%s%s: %s", ws.table, ws.n,
+	                   ws.have_key ? ", key \"" : "", ws.have_key ? ws.lastkey : "",
+	                   ws.have_key ? "\"" : "", f.lmdb[0] ? f.lmdb : mdb_strerror(rc));
+	uint64_t first = 0;
+	size_t bad = find_bad_pages(db, &first);
+	MDB_stat st;
+	if (bad && len > 0 && (size_t)len < cap && mdb_env_stat(db->env, &st) == 0)
+		snprintf(
+		    why + len, cap - (size_t)len,
+		    "; %zu page%s of the file not what LMDB wrote (zeroed or overwritten), the "
+		    "first at offset %llu (page %llu)",
+		    bad, bad == 1 ? "" : "s", (unsigned long long)(first * st.ms_psize),
+		    (unsigned long long)first);
 	return rc;
 }

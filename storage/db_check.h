@@ -6,8 +6,11 @@
  * whole file once: seconds a gigabyte from the page cache, more from disk.
  *
  * LMDB's errors name no page: the check names the table and the record before the one
- * that could not be read (its key, printable bytes only), which is where in the file to
- * look, with the key's table the unit to rebuild (minidir-import again).
+ * that could not be read (its key, printable bytes only), with the key's table the unit
+ * to rebuild (minidir-import again), and, when the walk failed, reads the header of each
+ * page up to the last one used: those that do not carry their own number (zeroed or
+ * overwritten) are counted and the first is named by its offset in the file. The headers
+ * are read only after a failure: they locate damage, they do not decide it.
  *
  * Thread rules: its own read transaction on db (any thread; readers of the file go on).
  */
@@ -20,7 +23,9 @@
 
 /* Walks every table of db. Returns 0 with *records the records read, or an LMDB error
  * (MDB_CORRUPTED, MDB_PAGE_NOTFOUND, ...) with where in why ("table \"eq.uid\": after 1234
- * records, key \"user.17\": MDB_CORRUPTED: Located page was wrong type"). */
+ * records, key \"user.17\": MDB_CORRUPTED: Located page was wrong type; 12 pages of the
+ * file not what LMDB wrote (zeroed or overwritten), the first at offset 823296 (page
+ * 201)"). */
 int db_check_pages(const struct db *db, size_t *records, char *why, size_t cap);
 
 #endif

@@ -558,7 +558,8 @@ fi
 write_conf dmg "threads = 1"
 bench/gen-ldif.sh 5000 "$BASE" > "$work/dmg.ldif"
 "$BUILD/minidir-import" -q -f "$work/dmg.conf" "$work/dmg.ldif" || not_ok "import for the damaged-pages test"
-python3 - "$work/dmg.mdb" "$(getconf PAGESIZE)" << 'PY'
+# The offsets zeroed, one a line (what -t must name the first of).
+python3 - "$work/dmg.mdb" "$(getconf PAGESIZE)" > "$work/dmg.zeroed" << 'PY'
 import os, random, sys
 path, psize = sys.argv[1], int(sys.argv[2])
 n = os.path.getsize(path) // psize
@@ -567,12 +568,18 @@ with open(path, "r+b") as f:
     for p in sorted(random.sample(range(4, n), 12)):
         f.seek(p * psize)
         f.write(b"\0" * psize)
+        print(p * psize)
 PY
 rc=0
 timeout 60 "$BUILD/minidir" -t -f "$work/dmg.conf" > "$work/dmg.out" 2>&1 || rc=$?
 [ "$rc" = 1 ] && grep -q "$work/dmg.mdb: a damaged page: table \"[a-z0-9.]*\": after [0-9]* records" "$work/dmg.out" &&
 	ok "damaged pages: minidir -t exits 1 naming the table and record" ||
 	not_ok "damaged pages: minidir -t: exit $rc$(signal_of "$rc"): $(tail -1 "$work/dmg.out" | cut -c1-300)"
+# ... and the file offset of the first page whose header is not its own (before: none).
+first=$(sed -n 's/.*not what LMDB wrote (zeroed or overwritten), the first at offset \([0-9]*\) .*/\1/p' "$work/dmg.out")
+[ -n "$first" ] && grep -qx "$first" "$work/dmg.zeroed" &&
+	ok "damaged pages: minidir -t names the first damaged page's offset, $first, one of those zeroed" ||
+	not_ok "damaged pages: minidir -t names no zeroed offset ($(tr '\n' ' ' < "$work/dmg.zeroed")): $(tail -1 "$work/dmg.out" | cut -c1-400)"
 rc=0
 timeout 60 "$BUILD/minidir-export" -q -f "$work/dmg.conf" > "$work/dmg.ldif.out" 2> "$work/dmg.out" || rc=$?
 [ "$rc" = 1 ] && [ ! -s "$work/dmg.ldif.out" ] && grep -q "a damaged page: .*nothing exported" "$work/dmg.out" &&
