@@ -125,9 +125,9 @@ int entry_mods_canonical_typed(LDAPMod **mods, const struct schema_attr *const *
 		const struct schema_attr *at =
 		    types ? types[i]
 		          : schema_attr_find(mods[i]->mod_type, strlen(mods[i]->mod_type));
-		/* (the stamps by name: without a schema loaded, at is NULL) */
-		if ((at && at->operational && strcasecmp(at->name, "entryUUID") != 0) ||
-		    entry_opattrs_is_kept(mods[i]->mod_type))
+		/* (the stamps, operational in the schema, by name when none is loaded: at NULL) */
+		if (at ? at->operational && strcasecmp(at->name, "entryUUID") != 0
+		       : entry_opattrs_is_kept(mods[i]->mod_type))
 			continue;
 		if (kept < 256)
 			kept_types[kept] = at;

@@ -5,13 +5,29 @@
 #include <string.h>
 #include <strings.h>
 
-const char *const entry_opattrs_names[] = {"createTimestamp", "modifyTimestamp", "creatorsName",
-                                           "modifiersName",   "entryCSN",        NULL};
+/* The names kept, each once, for the names and their lengths. */
+#define KEPT_NAMES(X)                                                                              \
+	X(createTimestamp) X(modifyTimestamp) X(creatorsName) X(modifiersName) X(entryCSN)
+
+const char *const entry_opattrs_names[] = {
+#define KEPT_NAME(n) #n,
+    KEPT_NAMES(KEPT_NAME)
+#undef KEPT_NAME
+        NULL};
+
+/* Their lengths: most types of an entry are told from them by length alone (an import
+ * asks of every attribute of every entry). */
+static const size_t name_lens[] = {
+#define KEPT_LEN(n) sizeof(#n) - 1,
+    KEPT_NAMES(KEPT_LEN)
+#undef KEPT_LEN
+};
 
 bool entry_opattrs_is_kept(const char *type)
 {
+	size_t len = strlen(type);
 	for (int n = 0; entry_opattrs_names[n]; n++)
-		if (strcasecmp(type, entry_opattrs_names[n]) == 0)
+		if (len == name_lens[n] && strcasecmp(type, entry_opattrs_names[n]) == 0)
 			return true;
 	return false;
 }
@@ -19,6 +35,11 @@ bool entry_opattrs_is_kept(const char *type)
 int entry_opattrs_encode(LDAPMod **mods, struct buf *out)
 {
 	out->off = out->len = 0;
+	bool any = false;
+	for (int i = 0; mods && mods[i] && !any; i++)
+		any = entry_opattrs_is_kept(mods[i]->mod_type);
+	if (!any)
+		return 0; /* an entry of plain LDIF: nothing to keep */
 	BerElement *ber = NULL;
 	int rc = 0;
 	for (int n = 0; entry_opattrs_names[n] && rc == 0; n++)
