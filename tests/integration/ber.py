@@ -40,3 +40,17 @@ def read_message(f):
     if ln & 0x80:
         ln, j = int.from_bytes(body[j:j + (ln & 0x7F)], "big"), j + (ln & 0x7F)
     return tag, body[j:j + ln]
+
+
+def search_done(f, done=(0x65,)):
+    """Reads f's messages until one whose protocolOp tag is in done (SearchResultDone by
+    default): (entries before it, its resultCode), or None when the stream ends first."""
+    entries = 0
+    while True:
+        m = read_message(f)
+        if m is None:
+            return None
+        tag, content = m
+        if tag in done:
+            return entries, content[2]  # resultCode: ENUMERATED, one byte
+        entries += tag == 0x64  # SearchResultEntry

@@ -20,7 +20,7 @@ import struct
 import sys
 import time
 
-from ber import integer, message, read_message, tlv
+from ber import integer, message, search_done, tlv
 
 V2_SIG = b"\r\n\r\n\x00\r\nQUIT\n"
 
@@ -82,22 +82,11 @@ def do_search(a):
         s = ctx.wrap_socket(s, server_hostname=a.host)
         data = b""
     s.sendall(data + bind_request(1) + search_request(2, a.base))
-    f = s.makefile("rb")
-    entries = 0
     try:
-        while True:
-            m = read_message(f)
-            if m is None:
-                print("closed")
-                return
-            tag, content = m
-            if tag == 0x64:
-                entries += 1
-            elif tag == 0x65:
-                print(f"entries={entries} result={content[2]}")
-                return
+        done = search_done(s.makefile("rb"))
     except (ConnectionResetError, ssl.SSLError):
-        print("closed")
+        done = None
+    print("closed" if done is None else f"entries={done[0]} result={done[1]}")
 
 
 def do_raw(a):
