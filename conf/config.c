@@ -493,6 +493,10 @@ static const struct kv_key config_keys[] = {
 	{"max_conns_per_ip", set_count, FIELD(max_conns_per_ip), .min = 0, .max = 1000000, .def = "0"},
 	{"chain_passwd", set_bool, FIELD(chain_passwd), .def = "no"},
 	{"chain_wait_ms", set_count, FIELD(chain_wait_ms), .min = 0, .max = 60000, .def = "2000"},
+	/* Account state at bind (server/ops/account.h, docs/replica.md). */
+	{"ppolicy_default", set_dn, FIELD(ppolicy_default), .min = 1},
+	{"ppolicy_use_lockout", set_bool, FIELD(ppolicy_use_lockout), .def = "no"},
+	{"chain_bind_failures", set_bool, FIELD(chain_bind_failures), .def = "no"},
 	{"metrics_listen", set_metrics_listen, FIELD(metrics_listen)},
 	{"metrics_allow_remote", set_bool, FIELD(metrics_allow_remote), .def = "no"},
 	{"ready_max_lag_ms", set_count, FIELD(ready_max_lag_ms), .min = 100, .max = 86400000, .def = "30000"},
@@ -757,6 +761,13 @@ static int load(struct config *cfg, const char *path, char *err, size_t errlen)
 		         "%s:%d: chain_passwd = yes forwards password changes to a replica's "
 		         "provider: it needs syncrepl",
 		         path, config_key_line(path, "chain_passwd"));
+		return -1;
+	}
+	if (cfg->chain_bind_failures && !cfg->syncrepl.set) {
+		snprintf(err, errlen,
+		         "%s:%d: chain_bind_failures = yes replays failed binds to a replica's "
+		         "provider: it needs syncrepl",
+		         path, config_key_line(path, "chain_bind_failures"));
 		return -1;
 	}
 	if (cfg->metrics_listen.set && !cfg->metrics_listen.loopback &&

@@ -124,6 +124,13 @@ struct config {
 	 * arrive back. Off by default; only with syncrepl. */
 	bool chain_passwd;
 	int chain_wait_ms;
+	/* Account state at bind (server/ops/account.h): the password policy of entries without
+	 * pwdPolicySubentry (slapd's ppolicy_default; "": none), whether the Password Policy
+	 * control tells a locked account so (slapd's ppolicy_use_lockout), and failed binds
+	 * replayed to the provider, which counts them (chain_bind_failures; only with syncrepl). */
+	char ppolicy_default[1024];
+	bool ppolicy_use_lockout;
+	bool chain_bind_failures;
 	/* The operators' HTTP endpoint (server/ops/http.h): off unless metrics_listen is set;
 	 * an address off the loopback needs metrics_allow_remote. /readyz answers 503 on a
 	 * replica more than ready_max_lag_ms behind (server/ops/metrics.h says how measured). */

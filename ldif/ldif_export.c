@@ -108,8 +108,9 @@ static int put_operational(FILE *out, const struct db *db, MDB_txn *txn, entry_i
 	if (rc && rc != MDB_NOTFOUND)
 		return rc;
 	for (int i = 0; entry_opattrs_names[i]; i++) {
-		struct berval bv[8];
-		int n = entry_opattrs_values(db, rc == 0 ? &kept : NULL, i, bv, 8);
+		struct berval bv[ENTRY_OPATTRS_VALUES_MAX];
+		int n = entry_opattrs_values(db, rc == 0 ? &kept : NULL, i, bv,
+		                             ENTRY_OPATTRS_VALUES_MAX);
 		for (int j = 0; j < n; j++)
 			if (put_line(out, entry_opattrs_names[i],
 			             (const unsigned char *)bv[j].bv_val, bv[j].bv_len) < 0)

@@ -98,6 +98,27 @@ out:
 	return rc;
 }
 
+int control_ppolicy_response(struct buf *out, int32_t expire, int32_t grace,
+                             enum ppolicy_error error)
+{
+	BerElement *inner = ber_alloc_t(LBER_USE_DER);
+	int rc = inner ? ber_printf(inner, "{") : -1;
+	if (rc >= 0 && (expire >= 0 || grace >= 0))
+		rc = ber_printf(inner, "t{ti}", (ber_tag_t)0xa0,
+		                (ber_tag_t)(expire >= 0 ? 0x80 : 0x81),
+		                (ber_int_t)(expire >= 0 ? expire : grace));
+	if (rc >= 0 && error != PPOLICY_NO_ERROR)
+		rc = ber_printf(inner, "te", (ber_tag_t)0x81, (ber_int_t)error);
+	if (rc >= 0)
+		rc = ber_printf(inner, "}");
+	if (rc < 0) {
+		if (inner)
+			ber_free(inner, 1);
+		return -1;
+	}
+	return put_control(out, CONTROL_PASSWORD_POLICY, inner);
+}
+
 int controls_wrap(struct buf *out, const struct buf *list)
 {
 	return tlv_put(out, LDAP_TAG_CONTROLS, list->data + list->off, buf_pending(list));

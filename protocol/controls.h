@@ -1,12 +1,11 @@
 /*
  * The request and response controls minidir implements: simple paged results
- * (RFC 2696), server-side sorting (RFC 2891) and the virtual list view
- * (draft-ietf-ldapext-ldapv3-vlv-09), decoded by hand (ber_in.h's
- * rules: the value is exactly the control's syntax) and encoded with liblber.
- * Decoded strings point into the control's value (borrowed, not NUL-terminated)
- * and live as long as it does. Values come from clients: the decoders check
- * every length and bound the key count, and allocate nothing.
- * Thread rules: no state; any thread. Each encoding call allocates and frees its
+ * (RFC 2696), server-side sorting (RFC 2891), the virtual list view
+ * (draft-ietf-ldapext-ldapv3-vlv-09) and the password policy response (binds), decoded by hand
+ * (ber_in.h's rules: the value is exactly the control's syntax) and encoded with liblber. Decoded
+ * strings point into the control's value (borrowed, not NUL-terminated) and live as long as it
+ * does. Values come from clients: the decoders check every length and bound the key count, and
+ * allocate nothing. Thread rules: no state; any thread. Each encoding call allocates and frees its
  * own BerElements.
  */
 #ifndef MINIDIR_PROTOCOL_CONTROLS_H
@@ -26,6 +25,16 @@
 #define CONTROL_MANAGE_DSA_IT "2.16.840.1.113730.3.4.2"
 #define CONTROL_ASSERTION "1.3.6.1.1.12"
 #define CONTROL_MATCHED_VALUES "1.2.826.0.1.3344810.2.3"
+/* draft-behera-ldap-password-policy: the request (no value) and the response share it. */
+#define CONTROL_PASSWORD_POLICY "1.3.6.1.4.1.42.2.27.8.5.1"
+
+/* The response's error values (PasswordPolicyResponseValue's error ENUMERATED). */
+enum ppolicy_error {
+	PPOLICY_NO_ERROR = -1, /* no error element */
+	PPOLICY_PASSWORD_EXPIRED = 0,
+	PPOLICY_ACCOUNT_LOCKED = 1,
+	PPOLICY_CHANGE_AFTER_RESET = 2,
+};
 
 /* Sort keys a request may give; more is refused. */
 #define CONTROL_MAX_SORT_KEYS 4
@@ -72,6 +81,17 @@ int control_vlv_decode(const struct berval *value, struct vlv_request *v);
 int control_paged_response(struct buf *out, const void *cookie, size_t len);
 int control_sort_response(struct buf *out, int rc);
 int control_vlv_response(struct buf *out, int32_t target, int32_t count, int rc);
+
+/*
+ * Appends the Password Policy response control (draft-behera 6.2), as slapd's ppolicy
+ * encodes it: PasswordPolicyResponseValue ::= SEQUENCE { warning [0] CHOICE {
+ * timeBeforeExpiration [0] INTEGER, graceAuthNsRemaining [1] INTEGER } OPTIONAL,
+ * error [1] ENUMERATED OPTIONAL }. The warning is timeBeforeExpiration when expire >= 0,
+ * else graceAuthNsRemaining when grace >= 0, else absent; error PPOLICY_NO_ERROR: absent.
+ * Returns 0 or -1 (out of memory).
+ */
+int control_ppolicy_response(struct buf *out, int32_t expire, int32_t grace,
+                             enum ppolicy_error error);
 
 /* Appends [0] Controls holding the controls in list (as appended above) to out.
  * Returns 0 or -1 (out of memory). */

@@ -5,7 +5,7 @@
  * operational attributes and classes servers define themselves (slapd has them
  * built in, so the .schema files do not carry them). Texts from RFC 4512
  * (subschema, features), RFC 4530 (entryUUID), RFC 5020 (entryDN), RFC 3045
- * (vendor) and draft-boreham-numsubordinates.
+ * (vendor), draft-boreham-numsubordinates and draft-behera-ldap-password-policy.
  */
 const char *const schema_builtin_attrs[] = {
     /* RFC 2307's uidNumber and gidNumber, as slapd builds them in: with ordering. */
@@ -81,6 +81,101 @@ const char *const schema_builtin_attrs[] = {
     "( 1.3.6.1.1.5 NAME 'vendorVersion' EQUALITY caseExactIA5Match "
     "SYNTAX 1.3.6.1.4.1.1466.115.121.1.26 SINGLE-VALUE NO-USER-MODIFICATION "
     "USAGE dSAOperation )",
+    /* Password policy (draft-behera-ldap-password-policy) as slapd 2.5's ppolicy overlay
+     * builds it in, with its names and OIDs: the policy's settings (user attributes of a
+     * pwdPolicy entry) and an account's state, which the provider writes and a replica or
+     * an import keeps (storage/entry_opattrs.h) and a bind honours (server/ops/account.h). */
+    "( 1.3.6.1.4.1.42.2.27.8.1.1 NAME 'pwdAttribute' EQUALITY objectIdentifierMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.38 )",
+    "( 1.3.6.1.4.1.42.2.27.8.1.2 NAME 'pwdMinAge' EQUALITY integerMatch ORDERING "
+    "integerOrderingMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE )",
+    "( 1.3.6.1.4.1.42.2.27.8.1.3 NAME 'pwdMaxAge' EQUALITY integerMatch ORDERING "
+    "integerOrderingMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE )",
+    "( 1.3.6.1.4.1.42.2.27.8.1.4 NAME 'pwdInHistory' EQUALITY integerMatch ORDERING "
+    "integerOrderingMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE )",
+    "( 1.3.6.1.4.1.42.2.27.8.1.5 NAME 'pwdCheckQuality' EQUALITY integerMatch ORDERING "
+    "integerOrderingMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE )",
+    "( 1.3.6.1.4.1.42.2.27.8.1.6 NAME 'pwdMinLength' EQUALITY integerMatch ORDERING "
+    "integerOrderingMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE )",
+    "( 1.3.6.1.4.1.42.2.27.8.1.31 NAME 'pwdMaxLength' EQUALITY integerMatch SYNTAX "
+    "1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE )",
+    "( 1.3.6.1.4.1.42.2.27.8.1.7 NAME 'pwdExpireWarning' EQUALITY integerMatch ORDERING "
+    "integerOrderingMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE )",
+    "( 1.3.6.1.4.1.42.2.27.8.1.8 NAME 'pwdGraceAuthNLimit' EQUALITY integerMatch ORDERING "
+    "integerOrderingMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE )",
+    "( 1.3.6.1.4.1.42.2.27.8.1.30 NAME 'pwdGraceExpiry' EQUALITY integerMatch SYNTAX "
+    "1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE )",
+    "( 1.3.6.1.4.1.42.2.27.8.1.9 NAME 'pwdLockout' EQUALITY booleanMatch SYNTAX "
+    "1.3.6.1.4.1.1466.115.121.1.7 SINGLE-VALUE )",
+    "( 1.3.6.1.4.1.42.2.27.8.1.10 NAME 'pwdLockoutDuration' EQUALITY integerMatch "
+    "ORDERING integerOrderingMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE )",
+    "( 1.3.6.1.4.1.42.2.27.8.1.11 NAME 'pwdMaxFailure' EQUALITY integerMatch ORDERING "
+    "integerOrderingMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE )",
+    "( 1.3.6.1.4.1.42.2.27.8.1.12 NAME 'pwdFailureCountInterval' EQUALITY integerMatch "
+    "ORDERING integerOrderingMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE )",
+    "( 1.3.6.1.4.1.42.2.27.8.1.13 NAME 'pwdMustChange' EQUALITY booleanMatch SYNTAX "
+    "1.3.6.1.4.1.1466.115.121.1.7 SINGLE-VALUE )",
+    "( 1.3.6.1.4.1.42.2.27.8.1.14 NAME 'pwdAllowUserChange' EQUALITY booleanMatch SYNTAX "
+    "1.3.6.1.4.1.1466.115.121.1.7 SINGLE-VALUE )",
+    "( 1.3.6.1.4.1.42.2.27.8.1.15 NAME 'pwdSafeModify' EQUALITY booleanMatch SYNTAX "
+    "1.3.6.1.4.1.1466.115.121.1.7 SINGLE-VALUE )",
+    "( 1.3.6.1.4.1.42.2.27.8.1.24 NAME 'pwdMinDelay' EQUALITY integerMatch SYNTAX "
+    "1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE )",
+    "( 1.3.6.1.4.1.42.2.27.8.1.25 NAME 'pwdMaxDelay' EQUALITY integerMatch SYNTAX "
+    "1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE )",
+    "( 1.3.6.1.4.1.42.2.27.8.1.26 NAME 'pwdMaxIdle' EQUALITY integerMatch SYNTAX "
+    "1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE )",
+    "( 1.3.6.1.4.1.42.2.27.8.1.32 NAME 'pwdMaxRecordedFailure' EQUALITY integerMatch "
+    "ORDERING integerOrderingMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE )",
+    "( 1.3.6.1.4.1.42.2.27.8.1.16 NAME 'pwdChangedTime' DESC 'when the password was "
+    "changed last' EQUALITY generalizedTimeMatch ORDERING generalizedTimeOrderingMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.24 SINGLE-VALUE NO-USER-MODIFICATION USAGE "
+    "directoryOperation )",
+    "( 1.3.6.1.4.1.42.2.27.8.1.17 NAME 'pwdAccountLockedTime' DESC 'when the account was "
+    "locked' EQUALITY generalizedTimeMatch ORDERING generalizedTimeOrderingMatch SYNTAX "
+    "1.3.6.1.4.1.1466.115.121.1.24 SINGLE-VALUE USAGE directoryOperation )",
+    "( 1.3.6.1.4.1.42.2.27.8.1.19 NAME 'pwdFailureTime' DESC 'when the last failed binds "
+    "in a row were made' EQUALITY generalizedTimeMatch ORDERING "
+    "generalizedTimeOrderingMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.24 "
+    "NO-USER-MODIFICATION USAGE directoryOperation )",
+    "( 1.3.6.1.4.1.42.2.27.8.1.20 NAME 'pwdHistory' DESC 'earlier passwords, kept to "
+    "refuse their reuse' EQUALITY octetStringMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.40 "
+    "NO-USER-MODIFICATION USAGE directoryOperation )",
+    "( 1.3.6.1.4.1.42.2.27.8.1.21 NAME 'pwdGraceUseTime' DESC 'when grace binds were made "
+    "after the password expired' EQUALITY generalizedTimeMatch SYNTAX "
+    "1.3.6.1.4.1.1466.115.121.1.24 NO-USER-MODIFICATION USAGE directoryOperation )",
+    "( 1.3.6.1.4.1.42.2.27.8.1.22 NAME 'pwdReset' DESC 'the password was reset and must "
+    "be changed' EQUALITY booleanMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.7 SINGLE-VALUE "
+    "USAGE directoryOperation )",
+    "( 1.3.6.1.4.1.42.2.27.8.1.23 NAME 'pwdPolicySubentry' DESC 'the policy that applies "
+    "to this entry' EQUALITY distinguishedNameMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.12 "
+    "SINGLE-VALUE USAGE directoryOperation )",
+    "( 1.3.6.1.4.1.42.2.27.8.1.27 NAME 'pwdStartTime' DESC 'when the password starts to "
+    "be valid' EQUALITY generalizedTimeMatch ORDERING generalizedTimeOrderingMatch SYNTAX "
+    "1.3.6.1.4.1.1466.115.121.1.24 SINGLE-VALUE USAGE directoryOperation )",
+    "( 1.3.6.1.4.1.42.2.27.8.1.28 NAME 'pwdEndTime' DESC 'when the password stops being "
+    "valid' EQUALITY generalizedTimeMatch ORDERING generalizedTimeOrderingMatch SYNTAX "
+    "1.3.6.1.4.1.1466.115.121.1.24 SINGLE-VALUE USAGE directoryOperation )",
+    "( 1.3.6.1.4.1.42.2.27.8.1.29 NAME 'pwdLastSuccess' DESC 'when the last bind "
+    "succeeded' EQUALITY generalizedTimeMatch ORDERING generalizedTimeOrderingMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.24 SINGLE-VALUE NO-USER-MODIFICATION USAGE "
+    "directoryOperation )",
+    "( 1.3.6.1.4.1.42.2.27.8.1.33 NAME 'pwdAccountTmpLockoutEnd' DESC 'when a temporary "
+    "lockout ends' EQUALITY generalizedTimeMatch ORDERING generalizedTimeOrderingMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.24 SINGLE-VALUE NO-USER-MODIFICATION USAGE "
+    "directoryOperation )",
+    /* Account state other providers write, honoured at bind too: 389-ds's account
+     * inactivation (USAGE as 389-ds defines it), Active Directory's account control flags,
+     * lockout stamp (100 ns intervals since 1601) and its domain's lockout duration
+     * (negative 100 ns intervals), AD's syntax "large integer" read as INTEGER. */
+    "( 2.16.840.1.113730.3.1.610 NAME 'nsAccountLock' EQUALITY caseIgnoreMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.15 SINGLE-VALUE USAGE directoryOperation )",
+    "( 1.2.840.113556.1.4.8 NAME 'userAccountControl' EQUALITY integerMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE )",
+    "( 1.2.840.113556.1.4.662 NAME 'lockoutTime' EQUALITY integerMatch "
+    "ORDERING integerOrderingMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE )",
+    "( 1.2.840.113556.1.4.60 NAME 'lockoutDuration' EQUALITY integerMatch "
+    "ORDERING integerOrderingMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE )",
     /* slapd's back-monitor (cn=Monitor: server/ops/monitor_slapd.c), under OpenLDAP's arc
      * 1.3.6.1.4.1.4203.666.1.55; slapd hides them from its cn=Subschema. All operational:
      * sent for "+" or by name, as slapd sends them. */
@@ -169,6 +264,13 @@ const char *const schema_builtin_classes[] = {
     ("( 2.5.20.1 NAME 'subschema' AUXILIARY MAY ( attributeTypes $ objectClasses $ "
      "matchingRules $ ldapSyntaxes ) )"),
     "( 2.5.6.1 NAME 'alias' SUP top STRUCTURAL MUST aliasedObjectName )",
+    /* The password policy's class (draft-behera), slapd 2.5's ppolicy overlay's. */
+    ("( 1.3.6.1.4.1.42.2.27.8.2.1 NAME 'pwdPolicy' SUP top AUXILIARY MUST pwdAttribute MAY "
+     "( pwdMinAge $ pwdMaxAge $ pwdInHistory $ pwdCheckQuality $ pwdMinLength $ "
+     "pwdMaxLength $ pwdExpireWarning $ pwdGraceAuthNLimit $ pwdGraceExpiry $ pwdLockout $ "
+     "pwdLockoutDuration $ pwdMaxFailure $ pwdFailureCountInterval $ pwdMustChange $ "
+     "pwdAllowUserChange $ pwdSafeModify $ pwdMinDelay $ pwdMaxDelay $ pwdMaxIdle $ "
+     "pwdMaxRecordedFailure ) )"),
     /* back-monitor's classes (1.3.6.1.4.1.4203.666.3.16): monitor and its kinds. */
     ("( 1.3.6.1.4.1.4203.666.3.16.1 NAME 'monitor' SUP top STRUCTURAL MUST cn MAY ( "
      "description $ seeAlso $ labeledURI $ monitoredInfo ) )"),

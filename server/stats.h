@@ -75,13 +75,16 @@ struct worker_stats {
 	uint64_t results[STAT_RES_N][STAT_RESULT_CODES]; /* stat_result */
 	uint64_t connections_total;
 	uint64_t connections_current;
-	uint64_t connections_shed;     /* closed unserved: out of file descriptors */
-	uint64_t pdu_timeouts;         /* closed: a request not whole within pdu_timeout */
-	uint64_t input_shed;           /* closed: the worker buffered max_input_bytes_per_worker */
-	uint64_t conns_per_ip_refused; /* closed at accept: max_conns_per_ip from that address */
-	uint64_t binds_limited;        /* binds refused unchecked: bind_fail_limit reached */
-	uint64_t proxy_refused;        /* closed: a pldap(s):// connection not from proxy_from */
-	uint64_t proxy_malformed;      /* closed: a PROXY header malformed, or not whole in time */
+	uint64_t connections_shed;      /* closed unserved: out of file descriptors */
+	uint64_t pdu_timeouts;          /* closed: a request not whole within pdu_timeout */
+	uint64_t input_shed;            /* closed: the worker buffered max_input_bytes_per_worker */
+	uint64_t conns_per_ip_refused;  /* closed at accept: max_conns_per_ip from that address */
+	uint64_t binds_limited;         /* binds refused unchecked: bind_fail_limit reached */
+	uint64_t binds_refused_account; /* binds refused: the account locked, disabled, expired */
+	uint64_t binds_replayed;        /* binds replayed to the provider (chain_bind_failures) */
+	uint64_t binds_replay_dropped;  /* not replayed: the pool full or the DN's share taken */
+	uint64_t proxy_refused;         /* closed: a pldap(s):// connection not from proxy_from */
+	uint64_t proxy_malformed;       /* closed: a PROXY header malformed, or not whole in time */
 	struct tls_stats tls;
 	uint64_t entries_sent;
 	uint64_t io_sends;      /* sends given to the kernel by the engine (engine.h) */

@@ -36,6 +36,9 @@ void stats_sum(struct server *srv, struct worker_stats *t)
 		t->input_shed += STAT_READ(w->input_shed);
 		t->conns_per_ip_refused += STAT_READ(w->conns_per_ip_refused);
 		t->binds_limited += STAT_READ(w->binds_limited);
+		t->binds_refused_account += STAT_READ(w->binds_refused_account);
+		t->binds_replayed += STAT_READ(w->binds_replayed);
+		t->binds_replay_dropped += STAT_READ(w->binds_replay_dropped);
 		t->proxy_refused += STAT_READ(w->proxy_refused);
 		t->proxy_malformed += STAT_READ(w->proxy_malformed);
 		t->tls.connections += STAT_READ(w->tls.connections);

@@ -6,8 +6,13 @@
 #include <strings.h>
 
 /* The names kept, each once, for the names and their lengths. */
+/* clang-format off */
 #define KEPT_NAMES(X)                                                                              \
-	X(createTimestamp) X(modifyTimestamp) X(creatorsName) X(modifiersName) X(entryCSN)
+	X(createTimestamp) X(modifyTimestamp) X(creatorsName) X(modifiersName) X(entryCSN)         \
+	X(pwdChangedTime) X(pwdAccountLockedTime) X(pwdFailureTime) X(pwdHistory)                  \
+	X(pwdGraceUseTime) X(pwdReset) X(pwdPolicySubentry) X(pwdStartTime) X(pwdEndTime)          \
+	X(pwdLastSuccess) X(pwdAccountTmpLockoutEnd) X(nsAccountLock)
+/* clang-format on */
 
 const char *const entry_opattrs_names[] = {
 #define KEPT_NAME(n) #n,

@@ -32,7 +32,19 @@
 	X("hasSubordinates")                                                                       \
 	X("numSubordinates")                                                                       \
 	X("memberOf")                                                                              \
-	X("entryCSN")
+	X("entryCSN")                                                                              \
+	X("pwdChangedTime")                                                                        \
+	X("pwdAccountLockedTime")                                                                  \
+	X("pwdFailureTime")                                                                        \
+	X("pwdHistory")                                                                            \
+	X("pwdGraceUseTime")                                                                       \
+	X("pwdReset")                                                                              \
+	X("pwdPolicySubentry")                                                                     \
+	X("pwdStartTime")                                                                          \
+	X("pwdEndTime")                                                                            \
+	X("pwdLastSuccess")                                                                        \
+	X("pwdAccountTmpLockoutEnd")                                                               \
+	X("nsAccountLock")
 #define OP_ATTR_NAME(s) s,
 #define OP_ATTR_LEN_BIT(s) | FILTER_NAME_LEN_BIT(sizeof(s) - 1)
 static const char *const op_attr_names[] = {OP_ATTR_NAMES(OP_ATTR_NAME)};
@@ -124,7 +136,8 @@ static int put_member_of(struct buf *out, const struct db *db, MDB_txn *txn, ent
 }
 
 /*
- * createTimestamp, modifyTimestamp, creatorsName, modifiersName and entryCSN: the values
+ * createTimestamp, modifyTimestamp, creatorsName, modifiersName, entryCSN and the account
+ * state (storage/entry_opattrs.h's list): the values
  * kept for the entry (a replica's provider's, an imported LDIF's: storage/entry_opattrs.h);
  * otherwise the import made the entry, and its time and identity are theirs.
  */
@@ -136,10 +149,13 @@ static int put_stamps(struct buf *out, const struct attr_select *sel, const stru
 	int rc = 0;
 	for (int i = 0; entry_opattrs_names[i]; i++) {
 		const char *name = entry_opattrs_names[i];
-		if (!attr_select_wants(sel, name))
+		/* The rules may hide them as any attribute (pwdHistory holds old hashes). */
+		if (!attr_select_wants(sel, name) ||
+		    !attr_gate_allows(sel->gate, name, strlen(name)))
 			continue;
-		struct berval bv[8];
-		int n = entry_opattrs_values(db, have ? &kept : NULL, i, bv, 8);
+		struct berval bv[ENTRY_OPATTRS_VALUES_MAX];
+		int n =
+		    entry_opattrs_values(db, have ? &kept : NULL, i, bv, ENTRY_OPATTRS_VALUES_MAX);
 		if (n)
 			rc |= response_put_attr(out, name, bv, n, sel->types_only);
 	}

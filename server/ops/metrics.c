@@ -108,6 +108,16 @@ static void connections(struct text *t, const struct worker_stats *s)
 	one(t, "minidir_binds_limited_total", "counter",
 	    "Binds answered 49 unchecked: their DN or address reached bind_fail_limit.",
 	    s->binds_limited);
+	one(t, "minidir_binds_refused_account_total", "counter",
+	    "Binds answered 49: the account locked, disabled or expired (docs/replica.md).",
+	    s->binds_refused_account);
+	one(t, "minidir_binds_replayed_total", "counter",
+	    "Binds replayed to the provider so that its password policy counts them "
+	    "(chain_bind_failures).",
+	    s->binds_replayed);
+	one(t, "minidir_binds_replay_dropped_total", "counter",
+	    "Binds not replayed to the provider: the forwarding pool was full.",
+	    s->binds_replay_dropped);
 	one(t, "minidir_proxy_refused_total", "counter",
 	    "pldap(s):// connections closed: not from proxy_from.", s->proxy_refused);
 	one(t, "minidir_proxy_bad_headers_total", "counter",

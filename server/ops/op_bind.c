@@ -4,10 +4,14 @@
 #include <strings.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "protocol/buf.h"
 #include "protocol/dn.h"
+#include "protocol/controls.h"
+#include "server/access_log.h"
 #include "server/ops/access.h"
+#include "server/ops/account.h"
 #include "server/bind_limit.h"
 #include "server/clock.h"
 #include "server/limit_key.h"
@@ -19,15 +23,31 @@
 #include "server/ops/password.h"
 #include "storage/db_passwords.h"
 
-/* Checks pw against the userPassword values of the entry at key. Returns true on a match
- * (false also when there is no such entry, or no userPassword it may authenticate with). */
-static bool entry_password_ok(struct conn *c, const struct buf *key, const struct berval *pw)
+/* What a simple bind as an entry met (entry_bind_check). */
+struct bind_outcome {
+	bool ok;                      /* the password matched and the account may bind */
+	bool checked;                 /* a password was checked against the entry's values */
+	enum account_refusal refusal; /* refused before the password was checked */
+	const char *attr;             /* the attribute that refused it */
+	struct account_after after;   /* a right password's policy state */
+	bool forward_success; /* the provider should see this success (chain_bind_failures) */
+};
+
+/*
+ * Checks pw against the userPassword values of the entry at key, and the account's state
+ * (server/ops/account.h) first: a refused account's password is not checked, as slapd's
+ * ppolicy refuses it. o->ok is false also when there is no such entry, or no userPassword
+ * it may authenticate with.
+ */
+static void entry_bind_check(struct conn *c, const struct buf *key, const struct berval *pw,
+                             struct bind_outcome *o)
 {
 	struct worker *w = c->w;
+	const struct config *cfg = &w->srv->cfg;
 	struct db *db = &db_worker(w)->gen->db;
-	bool ok = false;
+	*o = (struct bind_outcome){.after = {.expire = -1, .grace = -1}};
 	if (db_gen_txn_begin(w) != 0)
-		return false;
+		return;
 	entry_id id;
 	struct entry_view e;
 	const unsigned char *vals, *v;
@@ -35,24 +55,51 @@ static bool entry_password_ok(struct conn *c, const struct buf *key, const struc
 	/* The rules must give an anonymous client (who binds) auth on userPassword. */
 	struct access_op aop;
 	struct access_entry ae;
+	struct account_input in;
 	access_op_init(&aop, c);
 	int rc = db_dn2id(db, db_worker(w)->txn, key->data, key->len, &id);
 	if (rc == 0)
 		rc = db_get_entry(db, db_worker(w)->txn, id, &e);
+	if (rc == 0 && (access_entry_init(&ae, &aop, id, &e),
+	                access_attr_level(&ae, "userPassword", 12) < ACCESS_AUTH ||
+	                    !entry_find_attr(&e, "userPassword", 12, &vals, &vlen)))
+		rc = MDB_NOTFOUND; /* nothing to check: as an unknown DN */
+	if (rc == 0)
+		rc = account_read(db, db_worker(w)->txn, id, &e, cfg->ppolicy_default, cfg->suffix,
+		                  &in);
 	if (rc != 0 && rc != MDB_NOTFOUND)
 		db_gen_txn_failed(w); /* answered as a wrong password; the next one renews */
-	if (rc == 0 &&
-	    (access_entry_init(&ae, &aop, id, &e),
-	     access_attr_level(&ae, "userPassword", 12) >= ACCESS_AUTH) &&
-	    entry_find_attr(&e, "userPassword", 12, &vals, &vlen)) {
+	time_t now = time(NULL);
+	if (rc == 0 && (o->refusal = account_refused(&in, now, &o->attr)) == ACCOUNT_USABLE) {
+		o->checked = true;
 		for (const unsigned char *r = vals;
-		     !ok && entry_next_value(&r, vals + vlen, &v, &len);) {
-			ok = password_check((const char *)v, len, pw->bv_val, pw->bv_len);
+		     !o->ok && entry_next_value(&r, vals + vlen, &v, &len);)
+			o->ok = password_check((const char *)v, len, pw->bv_val, pw->bv_len);
+		if (o->ok) {
+			account_after_bind(&in, now, &o->after);
+			o->ok = !o->after.password_expired;
+			o->forward_success = o->ok && (in.has_failures || o->after.grace >= 0);
 		}
 	}
 	db_gen_txn_end(w);
 	access_op_free(&aop);
-	return ok;
+}
+
+/* The account state of the entry at key into *in; 0, MDB_NOTFOUND (no such entry) or an
+ * LMDB error. In c's worker's read transaction, which the caller has begun. */
+static int read_account(struct conn *c, const void *key, size_t keylen, struct account_input *in)
+{
+	struct worker *w = c->w;
+	struct db *db = &db_worker(w)->gen->db;
+	entry_id id;
+	struct entry_view e;
+	int rc = db_dn2id(db, db_worker(w)->txn, key, keylen, &id);
+	if (rc == 0)
+		rc = db_get_entry(db, db_worker(w)->txn, id, &e);
+	if (rc == 0)
+		rc = account_read(db, db_worker(w)->txn, id, &e, w->srv->cfg.ppolicy_default,
+		                  w->srv->cfg.suffix, in);
+	return rc;
 }
 
 /* Nanoseconds one failed check against stored takes (the fastest of three). */
@@ -200,13 +247,23 @@ int op_bind_prepare(struct server *srv, struct db_gen *g)
 struct bind_pad {
 	struct conn_task task; /* first: a conn_task * is a bind_pad * */
 	struct conn_wake wake;
+	struct buf controls; /* the answer's [0] Controls (empty: none) */
 };
 
 static void bind_pad_free(struct conn_task *t)
 {
 	struct bind_pad *p = (struct bind_pad *)t;
 	conn_wake_cancel(&p->wake); /* closed or abandoned before its time */
+	buf_free(&p->controls);
 	free(p);
+}
+
+/* A failed bind's answer, with controls (a whole [0] Controls; empty: none). */
+static void bind_fail_answer(struct conn *c, int32_t msgid, const struct buf *controls)
+{
+	struct result_extra x = {.controls = controls->data, .clen = controls->len};
+	reply_begin(c);
+	reply_result(c, msgid, LDAP_RES_BIND, LDAP_INVALID_CREDENTIALS, NULL, NULL, &x);
 }
 
 static void bind_pad_resume(struct conn *c)
@@ -215,7 +272,7 @@ static void bind_pad_resume(struct conn *c)
 	if (clock_ns() < p->wake.ns)
 		return; /* woken early (the socket took output): still queued */
 	c->task = NULL;
-	reply_done(c, p->task.msgid, LDAP_RES_BIND, LDAP_INVALID_CREDENTIALS, NULL, NULL);
+	bind_fail_answer(c, p->task.msgid, &p->controls);
 	bind_pad_free(&p->task);
 }
 
@@ -240,18 +297,22 @@ static uint64_t bind_pad_ns(struct worker *w, uint64_t took_ns)
 	return pad;
 }
 
-/* Answers invalidCredentials to the bind msgid once its time has come. */
-static void bind_fail_padded(struct conn *c, int32_t msgid)
+/* Answers invalidCredentials to the bind msgid once its time has come, with controls (a
+ * whole [0] Controls, emptied here: the answer takes them). */
+static void bind_fail_padded(struct conn *c, int32_t msgid, struct buf *controls)
 {
 	uint64_t now = clock_ns(), start = c->op_start_ns ? c->op_start_ns : now;
 	uint64_t due = start + bind_pad_ns(c->w, now - start);
 	struct bind_pad *p = now < due ? malloc(sizeof(*p)) : NULL;
 	if (!p) { /* already late (a slow check), or out of memory: answered now */
-		reply_done(c, msgid, LDAP_RES_BIND, LDAP_INVALID_CREDENTIALS, NULL, NULL);
+		bind_fail_answer(c, msgid, controls);
+		buf_free(controls);
 		return;
 	}
 	*p = (struct bind_pad){
-	    .task = {.msgid = msgid, .resume = bind_pad_resume, .free = bind_pad_free}};
+	    .task = {.msgid = msgid, .resume = bind_pad_resume, .free = bind_pad_free},
+	    .controls = *controls};
+	*controls = (struct buf){0};
 	c->task = &p->task;
 	conn_wake_at(&p->wake, c, due);
 }
@@ -264,12 +325,89 @@ static void bind_fail_padded(struct conn *c, int32_t msgid)
  * than a bind to an unknown DN always cost); then the answer at its time.
  */
 static void bind_failed(struct conn *c, int32_t msgid, const struct berval *cred,
-                        uint64_t checks_from)
+                        uint64_t checks_from, struct buf *controls)
 {
 	struct db_gen *g = db_worker(c->w)->gen;
 	if (clock_ns() - checks_from < g->bind_decoy_ns / 2)
 		password_check(g->bind_decoy, g->bind_decoy_len, cred->bv_val, cred->bv_len);
-	bind_fail_padded(c, msgid);
+	bind_fail_padded(c, msgid, controls);
+}
+
+/* The access log's line of this operation says why the account was refused (a client is
+ * told 49, and a Password Policy error at most). */
+static void note_account(struct conn *c, const char *word, const char *attr)
+{
+	if (!c->op_text.len || !access_log_on(c->w->srv))
+		return;
+	char t[96];
+	int n = snprintf(t, sizeof(t), " account=%s attr=\"%s\"", word, attr ? attr : "-");
+	if (n > 0)
+		buf_append(&c->op_text, t, (size_t)n < sizeof(t) ? (size_t)n : sizeof(t) - 1);
+}
+
+enum account_refusal op_account_refused(struct conn *c, const void *key, size_t keylen)
+{
+	struct account_input in;
+	const char *attr = NULL;
+	enum account_refusal r = ACCOUNT_USABLE;
+	if (db_gen_txn_begin(c->w) != 0)
+		return ACCOUNT_LOCKED; /* nothing can be read: no bind without its check */
+	int rc = read_account(c, key, keylen, &in);
+	if (rc == 0) {
+		r = account_refused(&in, time(NULL), &attr);
+	} else if (rc != MDB_NOTFOUND) {
+		db_gen_txn_failed(c->w);
+		r = ACCOUNT_LOCKED;
+		attr = "(the entry could not be read)";
+	}
+	db_gen_txn_end(c->w);
+	if (r != ACCOUNT_USABLE) {
+		STAT_ADD(c->w->stats.binds_refused_account, 1);
+		note_account(c, account_refusal_word(r), attr);
+	}
+	return r;
+}
+
+/* The [0] Controls of a bind's answer holding the Password Policy response (its values as
+ * control_ppolicy_response takes them) into out; left empty when out of memory (the
+ * answer then goes without it). */
+static void policy_controls(struct buf *out, int32_t expire, int32_t grace,
+                            enum ppolicy_error error)
+{
+	struct buf list = {0};
+	out->len = 0;
+	if (control_ppolicy_response(&list, expire, grace, error) < 0 ||
+	    controls_wrap(out, &list) < 0)
+		out->len = 0;
+	buf_free(&list);
+}
+
+/*
+ * chain_bind_failures: the bind as the client gave it (dn, cred) replayed to the provider
+ * by chain.c's threads, so that its password policy counts a failure (and locks the
+ * account, which then comes back here by syncrepl) or clears its count on a success. Not
+ * waited for: the client's answer does not depend on it. Dropped (counted) when the pool
+ * is full or the DN's share of it taken (replica.h, CHAIN_MAX_JOBS_PER_USER), or the
+ * password is longer than CHAIN_MAX_PASSWORD: the local bind_fail_limit still counts.
+ */
+static void replay_bind(struct conn *c, const struct berval *dn, const struct berval *cred,
+                        const struct buf *ndn)
+{
+	struct server *srv = c->w->srv;
+	if (!srv->cfg.chain_bind_failures || cred->bv_len > CHAIN_MAX_PASSWORD)
+		return;
+	struct chain_job *job =
+	    chain_job_new(CHAIN_BIND, dn->bv_val, dn->bv_len, cred->bv_val, cred->bv_len);
+	if (!job)
+		return;
+	job->user = limit_key_dn(ndn->data, ndn->len);
+	chain_job_put(job); /* nobody waits for it: the thread's reference is the last */
+	if (chain_submit(srv, job) < 0) {
+		STAT_ADD(c->w->stats.binds_replay_dropped, 1);
+		chain_job_put(job);
+		return;
+	}
+	STAT_ADD(c->w->stats.binds_replayed, 1);
 }
 
 /* True if ndn (a normal form, dn_normalize's) is the configured rootdn. */
@@ -310,6 +448,11 @@ static void sasl_external(struct conn *c, int32_t id)
 		goto out;
 	}
 	bool is_root = is_rootdn(srv, &ndn);
+	/* The entry the identity names, if there is one here, may be locked or disabled. */
+	if (!is_root && op_account_refused(c, key.data, key.len) != ACCOUNT_USABLE) {
+		reply_done(c, id, LDAP_RES_BIND, LDAP_INVALID_CREDENTIALS, NULL, NULL);
+		goto out;
+	}
 	/* WhoAmI says it as slapd does: the peercred DN as made, a certificate's normalized. */
 	if (conn_set_identity(c, is_root ? AUTH_ROOT : AUTH_USER,
 	                      c->local ? (const void *)subject : ndn.data, c->local ? n : ndn.len,
@@ -365,6 +508,11 @@ void op_bind(struct conn *c, struct ldap_request *req)
 	}
 	bool ok = false;
 	uint64_t checks_from = clock_ns();
+	/* The Password Policy control asked for: answered on every simple bind but the
+	 * rootdn's (slapd's policy does not apply to it), even on an unknown DN, where slapd
+	 * sends none: its absence would tell that the DN does not exist. */
+	bool want_policy = request_control(req, CONTROL_PASSWORD_POLICY) != NULL;
+	struct buf controls = {0};
 	/* bind_fail_limit: a DN or address at the limit is refused without a check, answered
 	 * as any failed bind (the decoy check below, the same time). An unknown DN counts as
 	 * an existing one: nothing here looks it up. */
@@ -376,22 +524,46 @@ void op_bind(struct conn *c, struct ldap_request *req)
 			STAT_ADD(c->w->stats.binds_limited, 1);
 			log_debug("conn fd=%d bind \"%.*s\": refused (bind_fail_limit)", c->fd,
 			          (int)b->dn.bv_len, b->dn.bv_val);
-			bind_failed(c, id, &b->cred, checks_from);
+			if (want_policy)
+				policy_controls(&controls, -1, -1, PPOLICY_NO_ERROR);
+			bind_failed(c, id, &b->cred, checks_from, &controls);
 			goto out;
 		}
 	}
-	if (is_rootdn(srv, &ndn)) {
+	struct bind_outcome o = {.after = {.expire = -1, .grace = -1}};
+	bool root = is_rootdn(srv, &ndn);
+	if (root) {
 		ok = srv->cfg.rootpw[0] && password_check(srv->cfg.rootpw, strlen(srv->cfg.rootpw),
 		                                          b->cred.bv_val, b->cred.bv_len);
 		ok =
 		    ok && conn_set_identity(c, AUTH_ROOT, b->dn.bv_val, b->dn.bv_len, NULL, 0) == 0;
 	} else {
-		ok = entry_password_ok(c, &key, &b->cred);
-		ok = ok && conn_set_identity(c, AUTH_USER, b->dn.bv_val, b->dn.bv_len, key.data,
-		                             key.len) == 0;
+		entry_bind_check(c, &key, &b->cred, &o);
+		ok = o.ok && conn_set_identity(c, AUTH_USER, b->dn.bv_val, b->dn.bv_len, key.data,
+		                               key.len) == 0;
 	}
+	enum ppolicy_error error = PPOLICY_NO_ERROR;
+	if (o.refusal != ACCOUNT_USABLE || o.after.password_expired)
+		STAT_ADD(c->w->stats.binds_refused_account, 1);
+	if (o.refusal != ACCOUNT_USABLE) {
+		note_account(c, account_refusal_word(o.refusal), o.attr);
+		/* slapd tells a locked account only under ppolicy_use_lockout */
+		if (srv->cfg.ppolicy_use_lockout)
+			error = PPOLICY_ACCOUNT_LOCKED;
+	} else if (o.after.password_expired) {
+		note_account(c, "password-expired", "pwdChangedTime");
+		error = PPOLICY_PASSWORD_EXPIRED;
+	} else if (ok && o.after.change_after_reset) {
+		error = PPOLICY_CHANGE_AFTER_RESET;
+	}
+	if (want_policy && !root)
+		policy_controls(&controls, o.after.expire, o.after.grace, error);
 	log_debug("conn fd=%d bind \"%.*s\": %s", c->fd, (int)b->dn.bv_len, b->dn.bv_val,
 	          ok ? "ok" : "invalid credentials");
+	/* chain_bind_failures: the provider counts a wrong password given here (and sees a
+	 * success that clears its count, or uses a grace bind). */
+	if (o.checked && (!o.ok || o.forward_success) && !o.after.password_expired)
+		replay_bind(c, &b->dn, &b->cred, &ndn);
 	/* chain_passwd forwards a password change as the client: with the password it bound
 	 * with, kept until the identity goes (conn_clear_identity wipes it); at most
 	 * CHAIN_MAX_PASSWORD bytes of it (a longer one's changes are refused: op_chain.c). */
@@ -403,10 +575,13 @@ void op_bind(struct conn *c, struct ldap_request *req)
 	if (ok) {
 		if (srv->bind_limit)
 			bind_limit_succeeded(srv->bind_limit, dn_key, addr_key);
-		reply_done(c, id, LDAP_RES_BIND, LDAP_SUCCESS, NULL, NULL);
+		struct result_extra x = {.controls = controls.data, .clen = controls.len};
+		reply_begin(c);
+		reply_result(c, id, LDAP_RES_BIND, LDAP_SUCCESS, NULL, NULL, &x);
+		buf_free(&controls);
 		goto out;
 	}
-	bind_failed(c, id, &b->cred, checks_from);
+	bind_failed(c, id, &b->cred, checks_from, &controls);
 out:
 	buf_free(&ndn);
 	buf_free(&key);

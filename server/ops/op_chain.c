@@ -186,12 +186,17 @@ static void forward(struct conn *c, int32_t msgid, unsigned char optag, struct c
 	conn_wake_at(&t->wake, c, clock_ns() + CHAIN_POLL_NS);
 }
 
-/* True when c bound with a password (kept for chain_passwd); else answers msgid as slapd
- * answers a change it cannot make for it, and false. */
+/* True when c bound with a password (kept for chain_passwd) and its account may still act;
+ * else answers msgid as slapd answers a change it cannot make for it, and false. */
 static bool has_password(struct conn *c, int32_t msgid, unsigned char optag)
 {
-	if (c->bound_pw.data)
-		return true;
+	if (c->bound_pw.data) {
+		/* Locked or disabled since it bound: answered as the provider answers its bind. */
+		if (op_account_refused(c, c->bound_key.data, c->bound_key.len) == ACCOUNT_USABLE)
+			return true;
+		reply_done(c, msgid, optag, LDAP_INVALID_CREDENTIALS, NULL, NULL);
+		return false;
+	}
 	if (c->auth == AUTH_ANONYMOUS)
 		reply_done(c, msgid, optag, LDAP_STRONG_AUTH_REQUIRED, NULL,
 		           "only authenticated users may change passwords");

@@ -200,6 +200,9 @@ static int build_limits_entry(struct server *srv, const struct mon_snapshot *s,
 	mon_add(&b, "bindFailLimit", "%d", srv->cfg.bind_fail_limit);
 	mon_add(&b, "bindFailWindow", "%d", srv->cfg.bind_fail_window);
 	mon_add_u64(&b, "bindsLimited", s->total.binds_limited);
+	mon_add_u64(&b, "bindsRefusedAccount", s->total.binds_refused_account);
+	mon_add_u64(&b, "bindsReplayed", s->total.binds_replayed);
+	mon_add_u64(&b, "bindsReplayDropped", s->total.binds_replay_dropped);
 	mon_add_u64(&b, "bindFailDNsOverLimit", bc.dns_over);
 	mon_add_u64(&b, "bindFailAddressesOverLimit", bc.addrs_over);
 	mon_add_u64(&b, "bindFailTracked", bc.tracked);

@@ -48,7 +48,8 @@ int op_rootdse_build(struct server *srv)
 	struct berval nc = {strlen(srv->cfg.suffix), srv->cfg.suffix};
 	struct berval ctl[] = {BV(OP_CONTROL_ASSERTION),      BV(OP_CONTROL_MANAGE_DSA_IT),
 	                       BV(OP_CONTROL_PAGED_RESULTS),  BV(OP_CONTROL_SORT),
-	                       BV(OP_CONTROL_MATCHED_VALUES), BV(OP_CONTROL_VLV)};
+	                       BV(OP_CONTROL_MATCHED_VALUES), BV(OP_CONTROL_VLV),
+	                       BV(OP_CONTROL_PASSWORD_POLICY)};
 	struct berval ext[] = {BV(OP_EXTENSION_WHOAMI), BV(OP_EXTENSION_STARTTLS),
 	                       BV(OP_EXTENSION_PASSWD_MODIFY)};
 	struct berval sasl = BV("EXTERNAL");

@@ -71,13 +71,15 @@ static const struct op_entry op_table[] = {
  * applies all six (the root DSE and cn=Subschema fewer: search_builtin.c; cn=monitor only
  * manageDsaIT: op_search.c); a compare the assertion (op_compare.c) and manageDsaIT (no
  * entry is a referral here). The writes are refused whatever they carry (read-only), so
- * they take what slapd takes for them. Bind and the extended operations apply none.
+ * they take what slapd takes for them. A bind applies the Password Policy request
+ * (op_bind.c); the extended operations apply none.
  */
 static const char *const search_controls[] = {
     OP_CONTROL_PAGED_RESULTS, OP_CONTROL_SORT,           OP_CONTROL_MANAGE_DSA_IT,
     OP_CONTROL_ASSERTION,     OP_CONTROL_MATCHED_VALUES, OP_CONTROL_VLV,
 };
 static const char *const compare_controls[] = {OP_CONTROL_ASSERTION, OP_CONTROL_MANAGE_DSA_IT};
+static const char *const bind_controls[] = {OP_CONTROL_PASSWORD_POLICY};
 
 /* The controls req's operation applies (see above): a list of n OIDs. */
 static const char *const *applied_controls(ber_tag_t op, size_t *n)
@@ -86,6 +88,9 @@ static const char *const *applied_controls(ber_tag_t op, size_t *n)
 	case LDAP_REQ_SEARCH:
 		*n = sizeof(search_controls) / sizeof(search_controls[0]);
 		return search_controls;
+	case LDAP_REQ_BIND:
+		*n = sizeof(bind_controls) / sizeof(bind_controls[0]);
+		return bind_controls;
 	case LDAP_REQ_COMPARE:
 	case LDAP_REQ_ADD:
 	case LDAP_REQ_MODIFY:

@@ -103,6 +103,8 @@ void op_trace(struct conn *c, const struct ldap_request *req);
 
 /* --- op_bind.c: simple binds, and the decoy that hides which DNs exist ---------------- */
 
+#include "server/ops/account.h"
+
 void op_bind(struct conn *c, struct ldap_request *req);
 /*
  * Picks g->bind_decoy: a stored password value of the costliest scheme in use
@@ -116,6 +118,13 @@ void op_bind(struct conn *c, struct ldap_request *req);
  */
 struct db_gen;
 int op_bind_prepare(struct server *srv, struct db_gen *g);
+/*
+ * Whether the account of the entry at key[0..keylen) (a dn_normalize key) may act now
+ * (server/ops/account.h): ACCOUNT_USABLE also when there is no such entry; else why not,
+ * noted on the access log's line of c's operation (account=WORD attr="ATTR") and counted.
+ * For SASL EXTERNAL binds and chained password changes (op_chain.c).
+ */
+enum account_refusal op_account_refused(struct conn *c, const void *key, size_t keylen);
 
 /* --- example_rootpw.c: the examples' password left as rootpw -------------------------- */
 
@@ -187,6 +196,7 @@ int op_subschema_build(struct server *srv);
 #define OP_CONTROL_MANAGE_DSA_IT "2.16.840.1.113730.3.4.2"
 #define OP_CONTROL_ASSERTION "1.3.6.1.1.12"
 #define OP_CONTROL_MATCHED_VALUES "1.2.826.0.1.3344810.2.3"
+#define OP_CONTROL_PASSWORD_POLICY "1.3.6.1.4.1.42.2.27.8.5.1"
 #define OP_EXTENSION_WHOAMI "1.3.6.1.4.1.4203.1.11.3"
 #define OP_EXTENSION_STARTTLS "1.3.6.1.4.1.1466.20037"
 #define OP_EXTENSION_PASSWD_MODIFY "1.3.6.1.4.1.4203.1.11.1"

@@ -6,11 +6,14 @@
  * client's DN and password, sends the change, and publishes the provider's result in the
  * job (done). The worker that queued it looks at done from its event loop (op_chain.c).
  * One connection per job: a password change is rare, and a pooled connection would have
- * to be rebound as each user anyway.
+ * to be rebound as each user anyway. chain_bind_failures uses the same threads for a bind
+ * replayed (CHAIN_BIND: the bind alone, nobody waits for its result).
  */
 #include "server/replica/replica.h"
 
 #include <errno.h>
+#include <stdatomic.h>
+#include <time.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,6 +127,22 @@ static void take_result(LDAP *ld, int msgid, struct chain_job *job)
 	ldap_msgfree(res);
 }
 
+/* A replayed bind's outcome: the provider's 49 (or 0) is what was meant; a provider that
+ * did not answer is logged, once a minute at most (a client sends wrong passwords as
+ * fast as it likes: the log must not follow). */
+static void log_replay(const struct chain_job *job)
+{
+	static _Atomic long long last;
+	if (job->rc == LDAP_SUCCESS || job->rc == LDAP_INVALID_CREDENTIALS)
+		return;
+	long long now = (long long)time(NULL), was = atomic_load(&last);
+	if (now - was < 60 || !atomic_compare_exchange_strong(&last, &was, now))
+		return;
+	log_info("chain_bind_failures: a bind of \"%.200s\" was not replayed to the provider "
+	         "(%d %s): it counts here only (bind_fail_limit); this is said once a minute",
+	         job->dn, job->rc, job->msg ? job->msg : "");
+}
+
 static void forward(struct chain_pool *p, struct chain_job *job)
 {
 	const struct syncrepl_conf *s = &p->srv->cfg.syncrepl;
@@ -143,7 +162,7 @@ static void forward(struct chain_pool *p, struct chain_job *job)
 		}
 		ldap_memfree(job->matched);
 		job->matched = NULL;
-		if (job->rc != LDAP_SUCCESS)
+		if (job->rc != LDAP_SUCCESS || job->kind == CHAIN_BIND)
 			goto out; /* the provider refused the bind: its answer is the client's */
 	} else {
 		job_fail(job, mapped(rc), "the provider cannot be reached: ", ldap_err2string(rc));
@@ -160,7 +179,9 @@ static void forward(struct chain_pool *p, struct chain_job *job)
 	else
 		take_result(ld, msgid, job);
 out:
-	if (job->rc != LDAP_SUCCESS)
+	if (job->kind == CHAIN_BIND)
+		log_replay(job);
+	else if (job->rc != LDAP_SUCCESS)
 		log_info("chain_passwd: %s for \"%.200s\": %d %s",
 		         job->kind == CHAIN_PASSWD ? "Password Modify" : "modify of userPassword",
 		         job->dn, job->rc, job->msg ? job->msg : "");
@@ -204,7 +225,7 @@ static void *chain_main(void *arg)
 
 int chain_start(struct server *srv)
 {
-	if (!srv->cfg.chain_passwd)
+	if (!srv->cfg.chain_passwd && !srv->cfg.chain_bind_failures)
 		return 0;
 	struct chain_pool *p = calloc(1, sizeof(*p));
 	if (!p) {
@@ -222,9 +243,17 @@ int chain_start(struct server *srv)
 			return -1; /* chain_stop joins those that started */
 		}
 	}
-	log_info("chain_passwd: password changes are forwarded to %s as the user (%d threads, "
-	         "%d changes at most at a time), answered once they are back or after %d ms",
-	         srv->cfg.syncrepl.provider, CHAIN_THREADS, CHAIN_MAX_JOBS, srv->cfg.chain_wait_ms);
+	if (srv->cfg.chain_passwd)
+		log_info("chain_passwd: password changes are forwarded to %s as the user (%d "
+		         "threads, %d changes at most at a time), answered once they are back or "
+		         "after %d ms",
+		         srv->cfg.syncrepl.provider, CHAIN_THREADS, CHAIN_MAX_JOBS,
+		         srv->cfg.chain_wait_ms);
+	if (srv->cfg.chain_bind_failures)
+		log_info(
+		    "chain_bind_failures: failed binds are replayed to %s, so that its password "
+		    "policy counts them (%d at most at a time, %d of one DN)",
+		    srv->cfg.syncrepl.provider, CHAIN_MAX_JOBS, CHAIN_MAX_JOBS_PER_USER);
 	return 0;
 }
 

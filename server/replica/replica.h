@@ -62,7 +62,8 @@ bool replica_status(struct server *srv, struct replica_status *out);
 int replica_ldap_open(const struct syncrepl_conf *s, int timeout_s, LDAP **ldp, char *why,
                       size_t cap);
 
-/* ---- chain.c: password changes forwarded to the provider (chain_passwd) ------------ */
+/* ---- chain.c: password changes forwarded to the provider (chain_passwd), binds
+ * replayed to it (chain_bind_failures) ------------------------------------------------ */
 
 /* Jobs queued or running at most; one more is refused (chain_submit: busy). */
 #define CHAIN_MAX_JOBS 16
@@ -80,7 +81,8 @@ int replica_ldap_open(const struct syncrepl_conf *s, int timeout_s, LDAP **ldp, 
  * at most; the connect waits the syncrepl key's network-timeout. */
 #define CHAIN_TIMEOUT_S 10
 
-enum chain_kind { CHAIN_PASSWD, CHAIN_MODIFY };
+/* CHAIN_BIND: a bind replayed (chain_bind_failures), nothing sent after it. */
+enum chain_kind { CHAIN_PASSWD, CHAIN_MODIFY, CHAIN_BIND };
 
 /*
  * One forwarded change, made by a worker (chain_job_new), shared with the thread that
@@ -117,7 +119,8 @@ struct chain_job *chain_job_new(enum chain_kind kind, const void *dn, size_t dnl
 /* Drops one reference to job (NULL: nothing); the last frees it. */
 void chain_job_put(struct chain_job *job);
 
-/* Starts the threads when srv->cfg.chain_passwd is on (nothing otherwise). Returns 0, or
+/* Starts the threads when srv->cfg.chain_passwd or chain_bind_failures is on (nothing
+ * otherwise). Returns 0, or
  * -1 after logging why. On the main thread, after replica_start. */
 int chain_start(struct server *srv);
 /* Stops them and frees the pool: jobs still queued end unavailable, a running one ends

@@ -170,47 +170,59 @@ report(monitor()["bindsLimited"] == n + 1,
        % (n, monitor()["bindsLimited"]))
 
 
-# Timing: a refused bind, a wrong password and an unknown DN, medians of 15 each, each
-# from its own connection and (but the refused ones) its own DN and address, so that none
+# Timing: a refused bind, a wrong password, an unknown DN and a locked account's right
+# password (pwdAccountLockedTime: refused before its check), medians of 15 each, each from
+# its own connection and (but the refused ones) its own DN and address, so that none
 # reaches the limit. Relative: within a factor of 2 of each other.
-def sample(src, dn):
+def sample(src, dn, pw="wrong"):
     c = Conn(src)
     try:
-        rc, t = c.bind(dn, "wrong")
+        rc, t = c.bind(dn, pw)
     finally:
         c.close()
     return t if rc == 49 else None
 
 
-# Interleaved, so that a change of the machine's load falls on all three alike; none of the
-# others is refused, so bindsLimited grows by the refused ones only. A busy machine (the
-# tests run several at a time) can still put a burst on one kind's samples: up to 5 tries
-# of 15 each, the first within the factor passes (a server that told the kinds apart
-# would fail all 5). Each wrong-password user and address fails at most 5 times, under
-# LIMIT.
+# Interleaved, so that a change of the machine's load falls on all four alike; none of the
+# others is refused by the limit, so bindsLimited grows by the refused ones only. A busy
+# machine (the tests run several at a time) can still put a burst on one kind's samples:
+# up to 5 tries of 15 each, the first within the factor passes (a server that told the
+# kinds apart would fail all 5). Each wrong-password or locked user and address fails at
+# most 5 times, under LIMIT.
 TIMING_TRIES = 5
 n = monitor()["bindsLimited"]
+locked_before = monitor()["bindsRefusedAccount"]
+
+
+def apart(m, base):
+    return all(0.5 < x / base < 2 for x in m)
+
+
 for attempt in range(1, TIMING_TRIES + 1):
-    refused, wrong, unknown = [], [], []
+    refused, wrong, unknown, locked = [], [], [], []
     for k in range(15):
         refused.append(sample("127.0.0.2", ALICE))
         wrong.append(sample("127.0.1.%d" % (k + 1), user("u%d" % k)))
         unknown.append(sample("127.0.2.%d" % (k + 1), user("ghost-t%d" % k)))
-    if None in refused + wrong + unknown:
+        locked.append(sample("127.0.4.%d" % (k + 1), user("locked%d" % k), "locked%d-secret" % k))
+    if None in refused + wrong + unknown + locked:
         break
-    mr, mw, mu = (statistics.median(x) * 1000 for x in (refused, wrong, unknown))
-    if 0.5 < mr / mw < 2 and 0.5 < mu / mw < 2:
+    mr, mw, mu, ml = (statistics.median(x) * 1000 for x in (refused, wrong, unknown, locked))
+    if apart((mr, mu, ml), mw):
         break
     print("# failed-bind medians, try %d: refused %.2f ms, wrong password %.2f ms, unknown DN "
-          "%.2f ms" % (attempt, mr, mw, mu), file=sys.stderr)
+          "%.2f ms, locked %.2f ms" % (attempt, mr, mw, mu, ml), file=sys.stderr)
 report(monitor()["bindsLimited"] == n + 15 * attempt,
        "the %d timed binds as alice were refused unchecked" % (15 * attempt))
-if None in refused + wrong + unknown:
+report(monitor()["bindsRefusedAccount"] == locked_before + 15 * attempt,
+       "cn=limits: bindsRefusedAccount counts the %d locked accounts' binds" % (15 * attempt))
+if None in refused + wrong + unknown + locked:
     report(False, "a timing sample did not answer 49")
 else:
-    report(0.5 < mr / mw < 2 and 0.5 < mu / mw < 2,
+    report(apart((mr, mu, ml), mw),
            "failed-bind medians (try %d): refused by the limit %.2f ms, wrong password %.2f ms, "
-           "unknown DN %.2f ms" % (attempt, mr, mw, mu))
+           "unknown DN %.2f ms, a locked account's right password %.2f ms"
+           % (attempt, mr, mw, mu, ml))
 
 # The window passes: the same binds work again.
 time.sleep(max(0.0, max(locked_at, ghosts_at) + WINDOW + 1.5 - time.monotonic()))

@@ -4,7 +4,8 @@
 # addresses of 127.0.0.0/8. A 1,000-guess attack on one DN: after the limit even the right
 # password fails, for that DN and from that address, until the window passes, then works;
 # another user from another address is unaffected; unknown DNs count for the address and
-# as a DN; a refused bind answers in the time a wrong password does; the connection past
+# as a DN; a refused bind, and a locked account's right password, answer in the time a
+# wrong password does; the connection past
 # max_conns_per_ip from one address is closed at accept; cn=limits,cn=monitor counts it
 # all. Off by default: a server without the keys lets the same binds through.
 set -u
@@ -23,6 +24,11 @@ MAXCONNS=20
 	printf 'dn: ou=people,%s\nobjectClass: organizationalUnit\nou: people\n\n' "$EX"
 	for u in alice bob carol $(seq -f 'u%g' 0 14); do
 		printf 'dn: uid=%s,ou=people,%s\nobjectClass: inetOrgPerson\nuid: %s\ncn: %s\nsn: %s\nuserPassword: %s-secret\n\n' \
+			"$u" "$EX" "$u" "$u" "$u" "$u"
+	done
+	# locked for good by a password policy (server/ops/account.h): the right password fails
+	for u in $(seq -f 'locked%g' 0 14); do
+		printf 'dn: uid=%s,ou=people,%s\nobjectClass: inetOrgPerson\nuid: %s\ncn: %s\nsn: %s\nuserPassword: %s-secret\npwdAccountLockedTime: 000001010000Z\n\n' \
 			"$u" "$EX" "$u" "$u" "$u" "$u"
 	done
 } > "$work/data.ldif"

@@ -1,0 +1,236 @@
+/* An account's state at bind, decided from values already read: see account.h. */
+#include "server/ops/account.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Seconds between 1601-01-01 (AD's FILETIME epoch) and 1970-01-01. */
+#define FILETIME_EPOCH_GAP 11644473600LL
+#define FILETIME_PER_SECOND 10000000LL
+/* AD's userAccountControl ACCOUNTDISABLE bit. */
+#define UAC_ACCOUNTDISABLE 0x2
+
+const char *account_refusal_word(enum account_refusal r)
+{
+	switch (r) {
+	case ACCOUNT_USABLE:
+		return "usable";
+	case ACCOUNT_LOCKED:
+		return "locked";
+	case ACCOUNT_DISABLED:
+		return "disabled";
+	case ACCOUNT_NOT_YET_VALID:
+		return "not-yet-valid";
+	case ACCOUNT_EXPIRED:
+		return "expired";
+	}
+	return "?";
+}
+
+/* n digits of v as a number into *x; false if one is not a digit. */
+static bool digits(const char *v, int n, int *x)
+{
+	*x = 0;
+	for (int i = 0; i < n; i++) {
+		if (v[i] < '0' || v[i] > '9')
+			return false;
+		*x = *x * 10 + (v[i] - '0');
+	}
+	return true;
+}
+
+bool account_gentime(const char *v, size_t len, time_t *t)
+{
+	int year, mon, day, hour, min = 0, sec = 0;
+	if (len < 11 || !digits(v, 4, &year) || !digits(v + 4, 2, &mon) ||
+	    !digits(v + 6, 2, &day) || !digits(v + 8, 2, &hour) || mon < 1 || mon > 12 || day < 1 ||
+	    day > 31 || hour > 23)
+		return false;
+	size_t i = 10;
+	if (i + 2 <= len && digits(v + i, 2, &min)) {
+		i += 2;
+		if (i + 2 <= len && digits(v + i, 2, &sec))
+			i += 2;
+	}
+	if (min > 59 || sec > 60)
+		return false;
+	if (i < len && (v[i] == '.' || v[i] == ','))
+		for (i++; i < len && v[i] >= '0' && v[i] <= '9';)
+			i++; /* a fraction of the last unit: the second is enough here */
+	long offset = 0;
+	if (i + 1 == len && v[i] == 'Z') {
+		/* UTC */
+	} else if (i + 5 == len && (v[i] == '+' || v[i] == '-')) {
+		int oh, om;
+		if (!digits(v + i + 1, 2, &oh) || !digits(v + i + 3, 2, &om) || oh > 23 || om > 59)
+			return false;
+		offset = (v[i] == '+' ? 1 : -1) * (oh * 3600L + om * 60L);
+	} else {
+		return false;
+	}
+	if (year == 0) { /* slapd's "locked for good" stamp, 000001010000Z */
+		*t = 0;
+		return true;
+	}
+	struct tm tm = {.tm_year = year - 1900,
+	                .tm_mon = mon - 1,
+	                .tm_mday = day,
+	                .tm_hour = hour,
+	                .tm_min = min,
+	                .tm_sec = sec};
+	*t = timegm(&tm) - offset;
+	return true;
+}
+
+bool account_integer(const struct berval *v, int64_t *x)
+{
+	if (!v->bv_val || v->bv_len == 0 || v->bv_len > 20)
+		return false;
+	char text[24];
+	memcpy(text, v->bv_val, v->bv_len);
+	text[v->bv_len] = '\0';
+	char *end;
+	long long n = strtoll(text, &end, 10);
+	if (*end != '\0' || end == text)
+		return false;
+	*x = n;
+	return true;
+}
+
+/* slapd 2.5's account_locked() on the ppolicy attributes (see account.h). */
+static enum account_refusal ppolicy_refused(const struct account_input *in, time_t now,
+                                            const char **attr)
+{
+	time_t then;
+	if (in->start.bv_val) {
+		*attr = "pwdStartTime";
+		if (!account_gentime(in->start.bv_val, in->start.bv_len, &then) || now < then)
+			return ACCOUNT_NOT_YET_VALID;
+	}
+	if (in->end.bv_val) {
+		*attr = "pwdEndTime";
+		if (!account_gentime(in->end.bv_val, in->end.bv_len, &then) || then <= now)
+			return ACCOUNT_EXPIRED;
+	}
+	const struct account_policy *p = &in->policy;
+	if (p->found && !p->lockout)
+		return ACCOUNT_USABLE; /* slapd: a policy without pwdLockout locks nothing */
+	if (in->tmp_lockout_end.bv_val) {
+		*attr = "pwdAccountTmpLockoutEnd";
+		if (!account_gentime(in->tmp_lockout_end.bv_val, in->tmp_lockout_end.bv_len,
+		                     &then) ||
+		    now < then)
+			return ACCOUNT_LOCKED;
+	}
+	if (in->locked.bv_val) {
+		*attr = "pwdAccountLockedTime";
+		/* A value that is no time locks (slapd would not: it reads it as -1). */
+		if (!account_gentime(in->locked.bv_val, in->locked.bv_len, &then) || then == 0)
+			return ACCOUNT_LOCKED;
+		if (now < then)
+			return ACCOUNT_USABLE; /* not in effect yet, as slapd */
+		/* No policy here: its duration unknown, the lock holds until the provider lifts it.
+		 */
+		if (!p->found || p->lockout_duration == 0 || now < then + p->lockout_duration)
+			return ACCOUNT_LOCKED;
+	}
+	return ACCOUNT_USABLE;
+}
+
+/* 389-ds's account inactivation and lockout. */
+static enum account_refusal ds389_refused(const struct account_input *in, time_t now,
+                                          const char **attr)
+{
+	if (in->ns_lock.bv_val && in->ns_lock.bv_len == 4 &&
+	    strncasecmp(in->ns_lock.bv_val, "true", 4) == 0) {
+		*attr = "nsAccountLock";
+		return ACCOUNT_DISABLED;
+	}
+	time_t then;
+	if (in->unlock_time.bv_val) {
+		*attr = "accountUnlockTime";
+		/* 19700101000000Z: locked until an administrator unlocks it */
+		if (!account_gentime(in->unlock_time.bv_val, in->unlock_time.bv_len, &then) ||
+		    then == 0 || now < then)
+			return ACCOUNT_LOCKED;
+	}
+	return ACCOUNT_USABLE;
+}
+
+/* Active Directory's account control flags and lockout stamp. */
+static enum account_refusal ad_refused(const struct account_input *in, time_t now,
+                                       const char **attr)
+{
+	int64_t x;
+	if (in->uac.bv_val) {
+		*attr = "userAccountControl";
+		if (!account_integer(&in->uac, &x) || (x & UAC_ACCOUNTDISABLE))
+			return ACCOUNT_DISABLED;
+	}
+	if (in->lockout_time.bv_val) {
+		*attr = "lockoutTime";
+		if (!account_integer(&in->lockout_time, &x) || x < 0)
+			return ACCOUNT_LOCKED;
+		if (x == 0)
+			return ACCOUNT_USABLE;       /* unlocked */
+		int64_t d = in->ad_lockout_duration; /* negative; 0 or the minimum: forever */
+		if (!in->ad_duration_known || d == 0 || d == INT64_MIN)
+			return ACCOUNT_LOCKED;
+		int64_t locked_at = x / FILETIME_PER_SECOND - FILETIME_EPOCH_GAP;
+		if ((int64_t)now < locked_at + (-d) / FILETIME_PER_SECOND)
+			return ACCOUNT_LOCKED;
+	}
+	return ACCOUNT_USABLE;
+}
+
+enum account_refusal account_refused(const struct account_input *in, time_t now, const char **attr)
+{
+	enum account_refusal r = ppolicy_refused(in, now, attr);
+	if (r == ACCOUNT_USABLE)
+		r = ds389_refused(in, now, attr);
+	if (r == ACCOUNT_USABLE)
+		r = ad_refused(in, now, attr);
+	if (r == ACCOUNT_USABLE)
+		*attr = NULL;
+	return r;
+}
+
+void account_after_bind(const struct account_input *in, time_t now, struct account_after *out)
+{
+	const struct account_policy *p = &in->policy;
+	*out = (struct account_after){.expire = -1, .grace = -1};
+	time_t changed = (time_t)-1;
+	if (!p->found)
+		return;
+	if (in->changed.bv_val &&
+	    !account_gentime(in->changed.bv_val, in->changed.bv_len, &changed))
+		changed = (time_t)-1;
+	bool expired = false;
+	if (p->must_change && in->reset.bv_val && in->reset.bv_len == 4 &&
+	    strncasecmp(in->reset.bv_val, "TRUE", 4) == 0)
+		out->change_after_reset = true;
+	else if (p->max_age > 0 && changed != (time_t)-1 && now - changed > p->max_age)
+		expired = true;
+	if (expired) {
+		int64_t left;
+		if (p->grace_expiry && now - changed > p->max_age + p->grace_expiry)
+			left = 0; /* the grace period is over too */
+		else
+			left = p->grace_limit - in->grace_uses;
+		left--; /* this bind would use one */
+		if (left < 0) {
+			out->password_expired = true;
+			return;
+		}
+		out->grace = (int32_t)(left > INT32_MAX ? INT32_MAX : left);
+		return;
+	}
+	if (p->max_age < 1 || p->expire_warning < 1 || changed == (time_t)-1)
+		return;
+	int64_t age = (int64_t)(now - changed);
+	if (p->max_age - age < p->expire_warning) {
+		int64_t warn = p->max_age - age;
+		out->expire = (int32_t)(warn < 0 ? 0 : warn > INT32_MAX ? INT32_MAX : warn);
+	}
+}
