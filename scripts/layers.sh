@@ -14,9 +14,11 @@
 #     A file includes headers of its own room and of the rooms below it, never above;
 #   - from outside a room of server/, only the room's public header is included
 #     (server/net/net.h, server/ops/ops.h, server/replica/replica.h, server/db/db.h);
+#   - a private header (NAME_impl.h) is included only by its own room's files and is not
+#     reachable from the room's public header;
 #   - no circle among the files of one room: a module is a .c file with its .h
-#     (server/net/conn.c and server/net/conn.h are "server/net/conn"), and conn.c
-#     including ops.h while ops.c includes conn.h is the circle conn -> ops -> conn.
+#     (server/net/reply.c and server/net/reply.h are "server/net/reply"), and reply.c
+#     including ops.h while ops.c includes reply.h is the circle reply -> ops -> reply.
 # Edges listed in scripts/layers.allow ("A -> B  # reason", one a line) are
 # tolerated: left out of all checks, and marked "(allowed)" in the graph.
 # Exit status 0 when the checks pass, 1 when one fails, 2 on a bad allow-list.
@@ -37,7 +39,7 @@ edges() {
 			mod=${f%.*}
 			sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([a-z]*\/[A-Za-z0-9_/]*\)\.h".*/\1/p' "$f" |
 			    while read -r to; do
-				echo "$mod $to"
+				echo "$mod $to ${f##*.}"
 			    done
 		done
 	done
@@ -88,7 +90,11 @@ BEGIN {
 	if (bad)
 		exit 2
 }
-$1 != $2 {
+$1 != $2 && $3 == "h" {
+	hfrom[++nh] = $1; hto[nh] = $2 # a header includes it: followed from a public header
+}
+$1 != $2 && !(($1 " " $2) in seen) {
+	seen[$1 " " $2] = 1
 	from[++ne] = $1; to[ne] = $2
 	mods[$1] = 1; mods[$2] = 1
 	if (($1 " " $2) in allowed)
@@ -132,6 +138,35 @@ END {
 			status = 1
 		} else if (public(b) != "" && to[e] != public(b)) {
 			printf "room violation: %s includes %s.h (outside %s, include %s.h)\n", from[e], to[e], b, public(b)
+			status = 1
+		}
+	}
+	# Private headers (NAME_impl.h: the part of a struct that only its room may touch, as
+	# struct conn_impl in server/net/conn_impl.h): included only by the files of their
+	# room, and never reachable from the public header of the room, so that no other room
+	# sees them even through it (the compiler then refuses their fields to other rooms).
+	for (m in mods)
+		if (public(dir(m)) == m)
+			pubreach[m] = 1
+	changed = 1
+	while (changed) {
+		changed = 0
+		for (e = 1; e <= nh; e++)
+			if ((hfrom[e] in pubreach) && !(hto[e] in pubreach)) {
+				pubreach[hto[e]] = 1
+				changed = 1
+			}
+	}
+	for (e = 1; e <= nh; e++)
+		if (hto[e] ~ /_impl$/ && (hfrom[e] in pubreach)) {
+			printf "private header: %s.h is reached from %s.h through %s.h\n", hto[e], public(dir(hto[e])), hfrom[e]
+			status = 1
+		}
+	for (e = 1; e <= ne; e++) {
+		if (to[e] !~ /_impl$/ || ((from[e] " " to[e]) in allowed))
+			continue
+		if (dir(from[e]) != dir(to[e])) {
+			printf "private header: %s includes %s.h (only %s may)\n", from[e], to[e], dir(to[e])
 			status = 1
 		}
 	}

@@ -273,7 +273,7 @@ static int init_worker(struct server *srv, struct worker *w, int id)
 	struct net_worker *nw = net_worker(w);
 	w->id = id;
 	w->srv = srv;
-	nw->conn_slab.size = sizeof(struct conn);
+	nw->conn_slab.size = conn_size;
 	nw->ident_slab.size = CONN_IDENT_BYTES;
 	pthread_mutex_init(&nw->conns_lock, NULL);
 	nw->hooks = &conn_worker_hooks;

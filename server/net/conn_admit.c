@@ -1,9 +1,10 @@
 /*
- * max_conns_per_ip at the connection (conn.h: conn_admit_peer, conn_release_peer): the
+ * max_conns_per_ip at the connection (conn_impl.h: conn_admit_peer, conn_release_peer): the
  * count of open connections per client address, in srv->addr_conns. Its own file because
  * both conn.c (at accept) and conn_proxy.c (once a PROXY header names the client) call it.
  */
 #include "server/net/conn.h"
+#include "server/net/conn_impl.h"
 
 #include "server/addr_conns.h"
 #include "server/limit_key.h"
@@ -13,9 +14,9 @@
 /* Gives back c's count in srv->addr_conns, if it holds one. */
 void conn_release_peer(struct conn *c)
 {
-	if (c->peer_counted)
-		addr_conns_release(c->w->srv->addr_conns, c->peer_counted);
-	c->peer_counted = 0;
+	if (CI(c)->peer_counted)
+		addr_conns_release(c->w->srv->addr_conns, CI(c)->peer_counted);
+	CI(c)->peer_counted = 0;
 }
 
 bool conn_admit_peer(struct conn *c)
@@ -29,7 +30,7 @@ bool conn_admit_peer(struct conn *c)
 		return true;
 	switch (addr_conns_acquire(srv->addr_conns, key)) {
 	case ADDR_CONNS_COUNTED:
-		c->peer_counted = key;
+		CI(c)->peer_counted = key;
 		return true;
 	case ADDR_CONNS_FULL: /* let in uncounted: addr_conns.h */
 		return true;

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "server/net/conn.h"
+#include "server/net/conn_impl.h"
 
 /* Under nw->conns_lock: conn_list may be copying the DN from another thread. */
 static void clear_locked(struct conn *c)
@@ -26,13 +27,13 @@ static void clear_locked(struct conn *c)
 		free((void *)c->bound_pw.data);
 		c->bound_pw = (struct conn_bytes){NULL, 0};
 	}
-	if (c->ident) {
+	if (CI(c)->ident) {
 		if (c->bound_dn.len + c->bound_key.len <= CONN_IDENT_BYTES)
-			slab_put(&net_worker(c->w)->ident_slab, c->ident);
+			slab_put(&net_worker(c->w)->ident_slab, CI(c)->ident);
 		else
-			free(c->ident);
+			free(CI(c)->ident);
 	}
-	c->ident = NULL;
+	CI(c)->ident = NULL;
 	c->bound_dn = c->bound_key = (struct conn_bytes){NULL, 0};
 	c->auth = AUTH_ANONYMOUS;
 }
@@ -64,7 +65,7 @@ int conn_set_identity(struct conn *c, enum conn_auth auth, const void *dn, size_
 		memcpy(m, dn, dnlen);
 	if (keylen)
 		memcpy(m + dnlen, key, keylen);
-	c->ident = m;
+	CI(c)->ident = m;
 	c->bound_dn = (struct conn_bytes){m, dnlen};
 	c->bound_key = (struct conn_bytes){m + dnlen, keylen};
 	c->auth = auth;

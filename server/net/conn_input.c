@@ -1,5 +1,5 @@
 /*
- * A connection's input (conn.h): one recv into c->in (or TLS records through
+ * A connection's input (conn.h): one recv into CI(c)->in (or TLS records through
  * conn_tls.c), framing it into requests, and handing each to the operations in
  * order (conn_dispatch_request, the one call up from net/ to ops/); Abandons act
  * at once, and what waits unfinished on the worker's connections is bounded
@@ -7,6 +7,7 @@
  * calls conn_output.c, conn_tls.c and conn_wake.c below it.
  */
 #include "server/net/conn.h"
+#include "server/net/conn_impl.h"
 
 #include <errno.h>
 #include <ldap.h>
@@ -32,17 +33,17 @@ static inline void conn_dispatch_request(struct conn *c, struct ldap_request *re
 
 /*
  * Keeps w's input_bytes, the request bytes buffered on the worker's connections, and
- * c->in_since, from when what c has pending waits (a closing connection counts none).
+ * CI(c)->in_since, from when what c has pending waits (a closing connection counts none).
  */
 void conn_account_input(struct conn *c)
 {
-	size_t now = c->closing ? 0 : buf_pending(&c->in);
-	net_worker(c->w)->input_bytes += now - c->in_counted;
-	c->in_counted = now;
+	size_t now = CI(c)->closing ? 0 : buf_pending(&CI(c)->in);
+	net_worker(c->w)->input_bytes += now - CI(c)->in_counted;
+	CI(c)->in_counted = now;
 	if (now == 0)
-		c->in_since = 0;
-	else if (c->in_since == 0)
-		c->in_since = clock_seconds();
+		CI(c)->in_since = 0;
+	else if (CI(c)->in_since == 0)
+		CI(c)->in_since = clock_seconds();
 }
 
 /* What w may buffer of unfinished requests: max_input_bytes_per_worker, at least
@@ -67,18 +68,19 @@ void conn_shed_input(struct worker *w)
 	struct net_worker *nw = net_worker(w);
 	size_t limit = conn_input_limit(w);
 	while (nw->input_bytes > limit) {
-		struct conn *v = NULL;
-		for (struct conn *c = nw->conns; c; c = c->next)
-			if (c->in_counted && !c->closing &&
-			    (!v || c->in_since < v->in_since ||
-			     (c->in_since == v->in_since && c->in_counted > v->in_counted)))
-				v = c;
-		if (!v)
+		struct conn_impl *vi = NULL;
+		for (struct conn_impl *ci = nw->conns; ci; ci = ci->next)
+			if (ci->in_counted && !ci->closing &&
+			    (!vi || ci->in_since < vi->in_since ||
+			     (ci->in_since == vi->in_since && ci->in_counted > vi->in_counted)))
+				vi = ci;
+		if (!vi)
 			return;
+		struct conn *v = &vi->pub;
 		log_info("conn fd=%d from %s: %zu request bytes waiting for %lld s, and the worker "
 		         "holds %zu (max_input_bytes_per_worker)",
-		         v->fd, v->peer, v->in_counted, (long long)(clock_seconds() - v->in_since),
-		         nw->input_bytes);
+		         v->fd, v->peer, vi->in_counted,
+		         (long long)(clock_seconds() - vi->in_since), nw->input_bytes);
 		STAT_ADD(w->stats.input_shed, 1);
 		conn_disconnect(v, LDAP_UNAVAILABLE,
 		                "too much unfinished input buffered on this worker");
@@ -106,7 +108,7 @@ static bool is_abandon(const unsigned char *p, size_t len)
  */
 static void take_abandons(struct conn *c, unsigned char *from)
 {
-	unsigned char *end = c->in.data + c->in.len;
+	unsigned char *end = CI(c)->in.data + CI(c)->in.len;
 	size_t max = conn_max_pdu(c), len;
 	while (from < end && frame_next(from, (size_t)(end - from), max, &len) == FRAME_OK) {
 		if (!is_abandon(from, len)) {
@@ -119,19 +121,20 @@ static void take_abandons(struct conn *c, unsigned char *from)
 		if (request_decode(from, len, &req, &c->w->req_mem, &c->w->scratch, &why) == 0)
 			conn_dispatch_request(c, &req);
 		memmove(from, from + len, (size_t)(end - from - len));
-		c->in.len -= len;
+		CI(c)->in.len -= len;
 		end -= len;
 	}
 }
 
-/* Answers the complete requests in c->in, in order, until one must wait. */
+/* Answers the complete requests in CI(c)->in, in order, until one must wait. */
 void conn_process_input(struct conn *c)
 {
 	struct worker *w = c->w;
-	while (!c->closing) {
+	while (!CI(c)->closing) {
 		size_t len = 0;
-		const unsigned char *p = c->in.data + c->in.off;
-		enum frame_status fs = frame_next(p, buf_pending(&c->in), conn_max_pdu(c), &len);
+		const unsigned char *p = CI(c)->in.data + CI(c)->in.off;
+		enum frame_status fs =
+		    frame_next(p, buf_pending(&CI(c)->in), conn_max_pdu(c), &len);
 		if (fs == FRAME_NEED_MORE)
 			break;
 		if (fs == FRAME_TOO_BIG) {
@@ -149,7 +152,7 @@ void conn_process_input(struct conn *c)
 		/* A task is running or the socket is full: the requests wait their turn,
 		 * but Abandons anywhere among them act now (they have no response). */
 		if ((c->task || c->blocked) && !is_abandon(p, len)) {
-			take_abandons(c, c->in.data + c->in.off + len);
+			take_abandons(c, CI(c)->in.data + CI(c)->in.off + len);
 			break;
 		}
 		struct ldap_request req;
@@ -161,19 +164,19 @@ void conn_process_input(struct conn *c)
 		}
 		/* Consumed first so the policy sees only the requests after this one; the
 		 * bytes stay in place until the next read. */
-		buf_consume(&c->in, len);
-		c->in_since = 0; /* what follows waits from now on (conn_account_input) */
-		__atomic_store_n(&c->last_request, clock_seconds(), __ATOMIC_RELAXED);
+		buf_consume(&CI(c)->in, len);
+		CI(c)->in_since = 0; /* what follows waits from now on (conn_account_input) */
+		__atomic_store_n(&CI(c)->last_request, clock_seconds(), __ATOMIC_RELAXED);
 		c->op_start_ns =
 		    net_worker(w)->round_ns; /* it waited since the worker woke to it */
 		bool had_tls = c->tls != NULL;
 		conn_dispatch_request(c, &req);
-		if (c->tls_starting || (c->tls != NULL) != had_tls)
+		if (CI(c)->tls_starting || (c->tls != NULL) != had_tls)
 			break; /* what follows the StartTLS request is a TLS handshake */
 	}
 	/* batch: responses held back for the requests that followed go out now. */
 	/* Also before a close (Unbind): what is answered goes out first. */
-	if (!c->task && buf_pending(&c->out) > 0 && !c->blocked)
+	if (!c->task && buf_pending(&CI(c)->out) > 0 && !c->blocked)
 		conn_flush(c, 0);
 }
 
@@ -190,37 +193,37 @@ ssize_t conn_read_some(struct conn *c)
 	}
 	size_t max = conn_max_pdu(c);
 	size_t want = CONN_READ_CHUNK;
-	size_t pending = buf_pending(&c->in);
+	size_t pending = buf_pending(&CI(c)->in);
 	/* A PDU larger than the chunk needs room for the rest of it (bounded by max_pdu), but
 	 * the buffer grows with what arrives, at most doubling a read: a client that declares
 	 * a large PDU and sends little of it holds little. */
 	size_t need;
 	if (pending >= 6 && /* before: in.data is NULL until the first read */
-	    frame_next(c->in.data + c->in.off, pending, max, &need) == FRAME_NEED_MORE &&
-	    c->in.data[c->in.off + 1] & 0x80) {
-		size_t nlen = c->in.data[c->in.off + 1] & 0x7f, body = 0;
+	    frame_next(CI(c)->in.data + CI(c)->in.off, pending, max, &need) == FRAME_NEED_MORE &&
+	    CI(c)->in.data[CI(c)->in.off + 1] & 0x80) {
+		size_t nlen = CI(c)->in.data[CI(c)->in.off + 1] & 0x7f, body = 0;
 		for (size_t i = 0; i < nlen && i < 4; i++)
-			body = (body << 8) | c->in.data[c->in.off + 2 + i];
+			body = (body << 8) | CI(c)->in.data[CI(c)->in.off + 2 + i];
 		if (2 + nlen + body > pending + want)
 			want = 2 + nlen + body - pending;
 		if (want > pending && want > CONN_READ_CHUNK)
 			want = pending > CONN_READ_CHUNK ? pending : CONN_READ_CHUNK;
 	}
-	if (c->in.off > 0 && c->in.cap - c->in.len < want)
-		buf_compact(&c->in);
-	if (buf_reserve(&c->in, want) < 0)
+	if (CI(c)->in.off > 0 && CI(c)->in.cap - CI(c)->in.len < want)
+		buf_compact(&CI(c)->in);
+	if (buf_reserve(&CI(c)->in, want) < 0)
 		return -1;
-	size_t room = c->in.cap - c->in.len;
-	ssize_t n = engine_recv(c->w, c->fd, c->in.data + c->in.len, room);
+	size_t room = CI(c)->in.cap - CI(c)->in.len;
+	ssize_t n = engine_recv(c->w, c->fd, CI(c)->in.data + CI(c)->in.len, room);
 	if (n < 0)
 		return errno == EAGAIN || errno == EWOULDBLOCK ? (ssize_t)-2 : -1;
-	c->in.len += (size_t)n;
+	CI(c)->in.len += (size_t)n;
 	return n;
 }
 
 bool conn_more_requests(const struct conn *c)
 {
 	size_t len;
-	const unsigned char *p = c->in.data + c->in.off;
-	return frame_next(p, buf_pending(&c->in), conn_max_pdu(c), &len) == FRAME_OK;
+	const unsigned char *p = CI(c)->in.data + CI(c)->in.off;
+	return frame_next(p, buf_pending(&CI(c)->in), conn_max_pdu(c), &len) == FRAME_OK;
 }

@@ -15,6 +15,7 @@
 
 #include "server/clock.h"
 #include "server/net/conn.h"
+#include "server/net/conn_impl.h"
 #include "server/net/conn_list.h"
 #include "server/net/net_worker.h"
 
@@ -67,16 +68,16 @@ static void copy_one(const struct conn *c, struct conn_info *ci, time_t wall_min
 	    [LISTEN_LDAP] = "ldap", [LISTEN_LDAPS] = "ldaps", [LISTEN_LDAPI] = "ldapi"};
 	char host[112];
 	ci->id = c->id;
-	ci->ops_taken = __atomic_load_n(&c->ops_taken, __ATOMIC_RELAXED);
-	ci->ops_answered = __atomic_load_n(&c->ops_answered, __ATOMIC_RELAXED);
-	ci->accepted = c->accepted + wall_minus_mono;
-	ci->active = __atomic_load_n(&c->last_request, __ATOMIC_RELAXED) + wall_minus_mono;
+	ci->ops_taken = __atomic_load_n(&CI(c)->ops_taken, __ATOMIC_RELAXED);
+	ci->ops_answered = __atomic_load_n(&CI(c)->ops_answered, __ATOMIC_RELAXED);
+	ci->accepted = CI(c)->accepted + wall_minus_mono;
+	ci->active = __atomic_load_n(&CI(c)->last_request, __ATOMIC_RELAXED) + wall_minus_mono;
 	local_address(c, ci->local, sizeof(ci->local), host, sizeof(host));
 	if (c->local)
 		put_field(ci->peer, sizeof(ci->peer), "%s", ci->local);
 	else
 		put_field(ci->peer, sizeof(ci->peer), "IP=%s", c->peer);
-	const char *s = c->scheme <= LISTEN_LDAPI ? scheme[c->scheme] : "ldap";
+	const char *s = CI(c)->scheme <= LISTEN_LDAPI ? scheme[CI(c)->scheme] : "ldap";
 	put_field(ci->listener, sizeof(ci->listener), "%s://%s/", s, c->local ? "" : host);
 	size_t n = c->auth == AUTH_ANONYMOUS ? 0 : c->bound_dn.len;
 	if (n >= sizeof(ci->authz))
@@ -93,8 +94,8 @@ size_t conn_list(struct server *srv, struct conn_info *out, size_t max)
 	for (int i = 0; i < srv->nworkers && n < max; i++) {
 		struct net_worker *nw = net_worker(srv->workers[i]);
 		pthread_mutex_lock(&nw->conns_lock);
-		for (struct conn *c = nw->conns; c && n < max; c = c->next)
-			copy_one(c, &out[n++], delta);
+		for (struct conn_impl *ci = nw->conns; ci && n < max; ci = ci->next)
+			copy_one(&ci->pub, &out[n++], delta);
 		pthread_mutex_unlock(&nw->conns_lock);
 	}
 	return n;

@@ -3,8 +3,8 @@
  * balancer's health check. HAProxy's `option ldap-check` connects, binds anonymously, reads
  * the answer and resets the connection; a TCP check connects and closes. Written as they
  * come, each would be an ACCEPT, a BIND and a CLOSE reason="read error", a dozen lines a
- * second per server at `inter 250`. So the ACCEPT line waits (c->log_held), and so does the
- * result line of an anonymous bind that is op 0 and succeeds (c->bind_held), until another
+ * second per server at `inter 250`. So the ACCEPT line waits (CI(c)->log_held), and so does the
+ * result line of an anonymous bind that is op 0 and succeeds (CI(c)->bind_held), until another
  * line of the connection, its close, or a second has passed; a connection that ends with
  * nothing more, closed by the client, is one line:
  *
@@ -15,6 +15,7 @@
  * reply.c and (through conn_log_release) the operations' trace; calls the access log.
  */
 #include "server/net/conn.h"
+#include "server/net/conn_impl.h"
 
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -42,20 +43,20 @@ static void proxy_text(const struct conn *c, char *out, size_t cap)
 	out[0] = '\0';
 	if (!c->listen->proxy)
 		return;
-	if (c->proxy_local || c->proxy_ip.family == 0) {
-		snprintf(out, cap, " proxy=%s", c->proxy_wait ? "none" : "local");
+	if (CI(c)->proxy_local || CI(c)->proxy_ip.family == 0) {
+		snprintf(out, cap, " proxy=%s", CI(c)->proxy_wait ? "none" : "local");
 		return;
 	}
 	char host[INET6_ADDRSTRLEN] = "?";
-	inet_ntop(c->proxy_ip.family == 4 ? AF_INET : AF_INET6, c->proxy_ip.bytes, host,
+	inet_ntop(CI(c)->proxy_ip.family == 4 ? AF_INET : AF_INET6, CI(c)->proxy_ip.bytes, host,
 	          sizeof(host));
-	snprintf(out, cap, c->proxy_ip.family == 6 ? " proxy=[%s]:%u" : " proxy=%s:%u", host,
-	         (unsigned)c->proxy_port);
+	snprintf(out, cap, CI(c)->proxy_ip.family == 6 ? " proxy=[%s]:%u" : " proxy=%s:%u", host,
+	         (unsigned)CI(c)->proxy_port);
 }
 
 void conn_log_accept(struct conn *c)
 {
-	c->log_held = access_log_on(c->w->srv); /* off: nothing to hold, nothing to release */
+	CI(c)->log_held = access_log_on(c->w->srv); /* off: nothing to hold, nothing to release */
 }
 
 /* The ACCEPT line, with tail after it (the CLOSE part of a health check's one line). */
@@ -65,38 +66,39 @@ static void write_accept(struct conn *c, const char *tail)
 	proxy_text(c, proxy, sizeof(proxy));
 	access_log_add(c->w, "conn=%llu fd=%d ACCEPT from=%s via=%s%s%s", (unsigned long long)c->id,
 	               c->fd, c->peer, via(c), proxy, tail);
-	c->log_held = false;
+	CI(c)->log_held = false;
 }
 
 static void write_held_bind(struct conn *c)
 {
-	c->bind_held = false;
-	access_log_add(
-	    c->w, "conn=%llu %.*s result=%d entries=0 etime=%llu.%06llu", (unsigned long long)c->id,
-	    (int)c->op_text.len, (const char *)c->op_text.data, c->held_rc,
-	    (unsigned long long)(c->held_us / 1000000), (unsigned long long)(c->held_us % 1000000));
-	c->op_text.len = 0;
+	CI(c)->bind_held = false;
+	access_log_add(c->w, "conn=%llu %.*s result=%d entries=0 etime=%llu.%06llu",
+	               (unsigned long long)c->id, (int)c->trace.text.len,
+	               (const char *)c->trace.text.data, CI(c)->held_rc,
+	               (unsigned long long)(CI(c)->held_us / 1000000),
+	               (unsigned long long)(CI(c)->held_us % 1000000));
+	c->trace.text.len = 0;
 }
 
 void conn_log_release(struct conn *c)
 {
-	if (c->log_held)
+	if (CI(c)->log_held)
 		write_accept(c, "");
-	if (c->bind_held)
+	if (CI(c)->bind_held)
 		write_held_bind(c);
 }
 
 bool conn_log_hold_result(struct conn *c, int rc, uint64_t us)
 {
-	bool hold = c->check_bind && rc == 0 && c->log_held && c->nops == 1;
-	c->check_bind = false;
+	bool hold = c->trace.check_bind && rc == 0 && CI(c)->log_held && c->trace.nops == 1;
+	c->trace.check_bind = false;
 	if (!hold) {
 		conn_log_release(c);
 		return false;
 	}
-	c->bind_held = true;
-	c->held_rc = rc;
-	c->held_us = us;
+	CI(c)->bind_held = true;
+	CI(c)->held_rc = rc;
+	CI(c)->held_us = us;
 	return true;
 }
 
@@ -107,21 +109,22 @@ void conn_log_close(struct conn *c, const char *why)
 	 * cut short are no check): a health check. */
 	bool client_went = strcmp(why, "client closed") == 0 || strcmp(why, "read error") == 0 ||
 	                   strcmp(why, "client hung up") == 0;
-	if (c->log_held && client_went && buf_pending(&c->in) == 0 &&
-	    (c->nops == 0 || (c->nops == 1 && c->bind_held))) {
+	if (CI(c)->log_held && client_went && buf_pending(&CI(c)->in) == 0 &&
+	    (c->trace.nops == 0 || (c->trace.nops == 1 && CI(c)->bind_held))) {
 		char tail[64];
-		snprintf(tail, sizeof(tail), " CLOSE reason=\"health check\" ops=%u", c->nops);
-		c->bind_held = false;
+		snprintf(tail, sizeof(tail), " CLOSE reason=\"health check\" ops=%u",
+		         c->trace.nops);
+		CI(c)->bind_held = false;
 		write_accept(c, tail);
 		return;
 	}
 	conn_log_release(c);
 	access_log_add(c->w, "conn=%llu CLOSE reason=\"%s\" ops=%u", (unsigned long long)c->id, why,
-	               c->nops);
+	               c->trace.nops);
 }
 
 void conn_log_sweep(struct conn *c, time_t now)
 {
-	if ((c->log_held || c->bind_held) && now - c->last_request > 1)
+	if ((CI(c)->log_held || CI(c)->bind_held) && now - CI(c)->last_request > 1)
 		conn_log_release(c);
 }

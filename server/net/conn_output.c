@@ -1,5 +1,5 @@
 /*
- * A connection's output (conn.h): c->out sent through the socket, whole or to a
+ * A connection's output (conn.h): CI(c)->out sent through the socket, whole or to a
  * segment boundary (conn_flush), with TLS as records (conn_tls.c's encryption);
  * the events the connection waits for (EPOLLOUT while the socket is full); and the
  * last word to a client that is disconnected. Called by the send policies, the
@@ -7,6 +7,7 @@
  * the engine below it.
  */
 #include "server/net/conn.h"
+#include "server/net/conn_impl.h"
 
 #include <errno.h>
 #include <ldap.h>
@@ -23,10 +24,10 @@
 
 static void set_events(struct conn *c, uint32_t events)
 {
-	if (c->events == events)
+	if (CI(c)->events == events)
 		return;
 	engine_watch(c->w, c->fd, c, events);
-	c->events = events;
+	CI(c)->events = events;
 }
 
 /* Which events c waits for now: output room when blocked, else input while it may read. */
@@ -35,7 +36,7 @@ void conn_update_events(struct conn *c)
 	uint32_t ev = 0;
 	if (c->blocked)
 		ev |= EPOLLOUT;
-	if (!c->closing && conn_may_read(c))
+	if (!CI(c)->closing && conn_may_read(c))
 		ev |= EPOLLIN;
 	set_events(c, ev);
 }
@@ -47,7 +48,7 @@ void conn_update_events(struct conn *c)
  */
 static int send_pending(struct conn *c, struct buf *b, size_t hold, int flags, bool *sent_any)
 {
-	struct send_stats *st = c->stats;
+	struct send_stats *st = CI(c)->stats;
 	while (buf_pending(b) > hold && !c->blocked) {
 		size_t want = buf_pending(b) - hold;
 		ssize_t n =
@@ -62,7 +63,7 @@ static int send_pending(struct conn *c, struct buf *b, size_t hold, int flags, b
 				break;
 			}
 			log_debug("conn fd=%d: send: %s", c->fd, strerror(errno));
-			c->closing = true;
+			CI(c)->closing = true;
 			buf_consume(b, want);
 			return -1;
 		}
@@ -88,28 +89,29 @@ static int send_pending(struct conn *c, struct buf *b, size_t hold, int flags, b
  */
 static size_t whole_segments(struct conn *c, size_t pending)
 {
-	if (c->mss == 0) {
+	if (CI(c)->mss == 0) {
 		int mss = 0;
 		socklen_t len = sizeof(mss);
 		if (getsockopt(c->fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &len) < 0 || mss <= 0)
 			mss = 1; /* not known: hold nothing back */
-		c->mss = (unsigned)mss;
+		CI(c)->mss = (unsigned)mss;
 	}
-	uint64_t end = c->wire_sent + pending;
-	uint64_t boundary = end - (end - c->segs_from) % c->mss;
-	return boundary > c->wire_sent ? (size_t)(boundary - c->wire_sent) : 0;
+	uint64_t end = CI(c)->wire_sent + pending;
+	uint64_t boundary = end - (end - CI(c)->segs_from) % CI(c)->mss;
+	return boundary > CI(c)->wire_sent ? (size_t)(boundary - CI(c)->wire_sent) : 0;
 }
 
 int conn_flush(struct conn *c, int flags)
 {
-	bool was_blocked = c->blocked_since != 0, sent_any = false;
-	bool records = c->tls && !c->ktls; /* ciphertext of out goes through tls_out */
-	bool whole = (flags & MSG_MORE) && c->policy->whole_segments && !c->local && !c->ktls;
-	c->out_more = flags & MSG_MORE;
+	bool was_blocked = CI(c)->blocked_since != 0, sent_any = false;
+	bool records = c->tls && !CI(c)->ktls; /* ciphertext of out goes through tls_out */
+	bool whole =
+	    (flags & MSG_MORE) && CI(c)->policy->whole_segments && !c->local && !CI(c)->ktls;
+	CI(c)->out_more = flags & MSG_MORE;
 	for (;;) {
 		if (records && conn_tls_encrypt(c, flags & MSG_MORE) < 0)
 			return -1;
-		struct buf *wire = records ? &c->tls_out : &c->out;
+		struct buf *wire = records ? &CI(c)->tls_out : &CI(c)->out;
 		size_t before = buf_pending(wire);
 		if (before == 0 || c->blocked)
 			break;
@@ -119,39 +121,39 @@ int conn_flush(struct conn *c, int flags)
 		if (send_pending(c, wire, hold, flags, &sent_any) < 0)
 			return -1;
 		size_t took = before - buf_pending(wire);
-		c->wire_sent += took;
+		CI(c)->wire_sent += took;
 		if (!records) {
-			c->out_sent += took;
+			CI(c)->out_sent += took;
 			break;
 		}
-		if (buf_pending(&c->out) == 0)
+		if (buf_pending(&CI(c)->out) == 0)
 			break;
 	}
-	size_t waiting = buf_pending(&c->out) + buf_pending(&c->tls_out);
+	size_t waiting = buf_pending(&CI(c)->out) + buf_pending(&CI(c)->tls_out);
 	if (c->blocked) {
 		if (!was_blocked || sent_any)
-			c->blocked_since = clock_seconds();
+			CI(c)->blocked_since = clock_seconds();
 		/* A client that reads may be sent an entry of any size import accepts: the
 		 * limit counts what waits beyond the largest PDU queued. */
-		if (waiting > server_max_pending_bytes(c->w->srv) + c->out_pdu_max) {
+		if (waiting > server_max_pending_bytes(c->w->srv) + CI(c)->out_pdu_max) {
 			log_info("conn fd=%d from %s: %zu bytes waiting for a client that does not "
 			         "read (max_pending_bytes); closing",
 			         c->fd, c->peer, waiting);
-			c->closing = true;
+			CI(c)->closing = true;
 			return -1;
 		}
 		conn_update_events(c);
 		return 1;
 	}
-	c->blocked_since = 0;
-	c->outq_last = 0;
+	CI(c)->blocked_since = 0;
+	CI(c)->outq_last = 0;
 	if (waiting == 0)
-		c->out_pdu_max = 0;
+		CI(c)->out_pdu_max = 0;
 	if (!(flags & MSG_MORE))
-		c->segs_from = c->wire_sent;
+		CI(c)->segs_from = CI(c)->wire_sent;
 	/* idle_timeout counts from the end of the last answer */
-	__atomic_store_n(&c->last_request, clock_seconds(), __ATOMIC_RELAXED);
-	if (c->tls_starting && waiting == 0)
+	__atomic_store_n(&CI(c)->last_request, clock_seconds(), __ATOMIC_RELAXED);
+	if (CI(c)->tls_starting && waiting == 0)
 		return conn_switch_to_tls(c);
 	return 0;
 }
@@ -163,7 +165,7 @@ int conn_switch_to_tls(struct conn *c)
 	bool send;
 	int rc = conn_tls_switch(c, &send);
 	if (send && conn_flush(c, 0) < 0) {
-		c->closing = true;
+		CI(c)->closing = true;
 		return -1;
 	}
 	return rc;
@@ -171,21 +173,21 @@ int conn_switch_to_tls(struct conn *c)
 
 void conn_output_queued(struct conn *c, bool last)
 {
-	uint64_t queued = c->out_sent + buf_pending(&c->out);
-	if (queued - c->out_queued > c->out_pdu_max)
-		c->out_pdu_max = (size_t)(queued - c->out_queued);
-	c->out_queued = queued;
-	STAT_ADD(c->stats->pdus, 1);
+	uint64_t queued = CI(c)->out_sent + buf_pending(&CI(c)->out);
+	if (queued - CI(c)->out_queued > CI(c)->out_pdu_max)
+		CI(c)->out_pdu_max = (size_t)(queued - CI(c)->out_queued);
+	CI(c)->out_queued = queued;
+	STAT_ADD(CI(c)->stats->pdus, 1);
 	if (last) {
-		STAT_ADD(c->stats->responses, 1);
+		STAT_ADD(CI(c)->stats->responses, 1);
 		if (c->op_start_ns) {
 			stat_latency(&c->w->stats, clock_ns() - c->op_start_ns);
 			c->op_start_ns = 0;
 		}
-		if (c->op_kind) {
-			STAT_ADD(c->w->stats.ops_done[c->op_kind - 1], 1);
-			STAT_ADD(c->ops_answered, 1);
-			c->op_kind = 0;
+		if (CI(c)->op_kind) {
+			STAT_ADD(c->w->stats.ops_done[CI(c)->op_kind - 1], 1);
+			STAT_ADD(CI(c)->ops_answered, 1);
+			CI(c)->op_kind = 0;
 		}
 	}
 }
@@ -194,11 +196,11 @@ void conn_output_queued(struct conn *c, bool last)
 void conn_disconnect(struct conn *c, int rc, const char *why)
 {
 	log_info("conn fd=%d from %s: %s; disconnecting", c->fd, c->peer, why);
-	response_result(&c->out, 0, LDAP_RES_EXTENDED, rc, NULL, why,
+	response_result(&CI(c)->out, 0, LDAP_RES_EXTENDED, rc, NULL, why,
 	                RESPONSE_NOTICE_OF_DISCONNECTION);
-	STAT_ADD(c->stats->pdus, 1);
+	STAT_ADD(CI(c)->stats->pdus, 1);
 	c->blocked = false;
 	conn_flush(c, 0);
-	c->closing = true;
-	c->close_why = why; /* a static string, as every caller gives */
+	CI(c)->closing = true;
+	CI(c)->close_why = why; /* a static string, as every caller gives */
 }

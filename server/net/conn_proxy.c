@@ -8,6 +8,7 @@
  * conn_output.c (the handshake's answer) and conn_log.c.
  */
 #include "server/net/conn.h"
+#include "server/net/conn_impl.h"
 
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -47,25 +48,25 @@ int conn_proxy_input(struct conn *c)
 	size_t used;
 	struct proxy_source src;
 	const char *why = NULL;
-	enum proxy_status st =
-	    proxy_header_parse(c->in.data + c->in.off, buf_pending(&c->in), &used, &src, &why);
+	enum proxy_status st = proxy_header_parse(CI(c)->in.data + CI(c)->in.off,
+	                                          buf_pending(&CI(c)->in), &used, &src, &why);
 	if (st == PROXY_NEED_MORE)
 		return 0;
 	if (st == PROXY_MALFORMED) {
 		STAT_ADD(c->w->stats.proxy_malformed, 1);
 		log_info("conn fd=%d from %s: %s; closing", c->fd, c->peer, why);
-		c->closing = true;
-		c->close_why = "malformed PROXY header";
+		CI(c)->closing = true;
+		CI(c)->close_why = "malformed PROXY header";
 		return -1;
 	}
-	buf_consume(&c->in, used);
-	c->proxy_wait = false;
-	c->proxy_ip = c->peer_ip;
-	c->proxy_local = src.addr.family == 0;
+	buf_consume(&CI(c)->in, used);
+	CI(c)->proxy_wait = false;
+	CI(c)->proxy_ip = c->peer_ip;
+	CI(c)->proxy_local = src.addr.family == 0;
 	/* The proxy's port, read back from the peer text written at accept. */
 	const char *colon = strrchr(c->peer, ':');
-	c->proxy_port = colon ? (uint16_t)strtoul(colon + 1, NULL, 10) : 0;
-	if (!c->proxy_local) {
+	CI(c)->proxy_port = colon ? (uint16_t)strtoul(colon + 1, NULL, 10) : 0;
+	if (!CI(c)->proxy_local) {
 		/* cn=Monitor's connection entries copy peer under the worker's conns_lock. */
 		struct net_worker *nw = net_worker(c->w);
 		pthread_mutex_lock(&nw->conns_lock);
@@ -77,8 +78,8 @@ int conn_proxy_input(struct conn *c)
 	conn_log_accept(c);
 	/* max_conns_per_ip counts the client the header named (conn_accept did not count it). */
 	if (!conn_admit_peer(c)) {
-		c->closing = true;
-		c->close_why = "max_conns_per_ip";
+		CI(c)->closing = true;
+		CI(c)->close_why = "max_conns_per_ip";
 		return -1;
 	}
 	if (c->listen->scheme == LISTEN_LDAPS) {
@@ -87,7 +88,7 @@ int conn_proxy_input(struct conn *c)
 			return -1;
 		if (send && conn_flush(c, 0) < 0)
 			return -1;
-		return buf_pending(&c->in) > 0 ? 1 : 0;
+		return buf_pending(&CI(c)->in) > 0 ? 1 : 0;
 	}
 	return 1;
 }
@@ -97,10 +98,10 @@ bool conn_proxy_timed_out(struct conn *c, time_t now)
 	int limit = server_pdu_timeout(c->w->srv);
 	if (limit == 0)
 		limit = PROXY_HEADER_TIMEOUT;
-	if (now - c->last_request <= limit)
+	if (now - CI(c)->last_request <= limit)
 		return false;
 	STAT_ADD(c->w->stats.proxy_malformed, 1);
 	log_info("conn fd=%d from %s: %zu bytes and no whole PROXY header in %d s; closing", c->fd,
-	         c->peer, buf_pending(&c->in), limit);
+	         c->peer, buf_pending(&CI(c)->in), limit);
 	return true;
 }

@@ -7,14 +7,15 @@
  */
 #include "server/clock.h"
 #include "server/net/conn.h"
+#include "server/net/conn_impl.h"
 
 void conn_make_ready(struct conn *c)
 {
-	if (c->in_ready)
+	if (CI(c)->in_ready)
 		return;
-	c->in_ready = true;
-	c->ready_next = net_worker(c->w)->ready;
-	net_worker(c->w)->ready = c;
+	CI(c)->in_ready = true;
+	CI(c)->ready_next = net_worker(c->w)->ready;
+	net_worker(c->w)->ready = CI(c);
 }
 
 void conn_wake_cancel(struct conn_wake *wk)

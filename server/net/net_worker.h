@@ -21,6 +21,7 @@
 
 struct engine_ops;
 struct conn;
+struct conn_impl;
 struct conn_wake;
 struct worker_hooks;
 
@@ -46,8 +47,8 @@ struct net_worker {
 	/* clock_ns() when the loop last woke: a request read in that round counts its
 	 * latency from there (one clock read a round, not one a request) */
 	uint64_t round_ns;
-	struct buf tls_in;  /* ciphertext just received, before decryption (conn_tls.c) */
-	struct conn *conns; /* all connections of this worker */
+	struct buf tls_in;       /* ciphertext just received, before decryption (conn_tls.c) */
+	struct conn_impl *conns; /* all connections of this worker */
 	/* Held by the worker while it links or unlinks a connection or changes its bound
 	 * identity, and by conn_list (another thread) while it copies them: never on a
 	 * search's path, and contended only while cn=Monitor is read (conn_list.h). */
@@ -55,10 +56,10 @@ struct net_worker {
 	struct slab conn_slab;  /* where they are allocated */
 	struct slab ident_slab; /* their bound identities (conn_set_identity) */
 	size_t trim_bytes;  /* heap bytes its connections gave back since the last malloc_trim */
-	size_t trim_last;   /* trim_bytes at the last sweep (conn.c) */
+	size_t trim_last;   /* trim_bytes at the last sweep (conn_life.c) */
 	size_t input_bytes; /* request bytes buffered on its connections (conn_input.c,
 	                       conn_account_input) */
-	struct conn *ready; /* connections with a search to continue */
+	struct conn_impl *ready; /* connections with a search to continue */
 	/* Tasks that resume at a given time (conn_wake.c), first due first, and the first
 	 * one's time: the loop waits no longer than that (0: none waits). */
 	struct conn_wake *waking, *waking_last;

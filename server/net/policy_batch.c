@@ -13,13 +13,14 @@
 
 #include "protocol/buf.h"
 #include "server/net/conn.h"
+#include "server/net/conn_impl.h"
 #include "server/net/policy.h"
 
 static void batch_pdu_end(struct conn *c, bool last, bool more_requests)
 {
 	/* A full buffer mid-response goes with MSG_MORE: the kernel keeps the tail
 	 * of the last segment for the bytes that follow instead of sending it short. */
-	if (buf_pending(&c->out) >= server_batch_bytes(c->w->srv))
+	if (buf_pending(&CI(c)->out) >= server_batch_bytes(c->w->srv))
 		conn_flush(c, last ? 0 : MSG_MORE);
 	else if (last && !more_requests)
 		conn_flush(c, 0);

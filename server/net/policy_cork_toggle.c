@@ -7,6 +7,7 @@
 #include <netinet/tcp.h>
 
 #include "server/net/conn.h"
+#include "server/net/conn_impl.h"
 #include "server/net/policy.h"
 
 static void cork_response_begin(struct conn *c)

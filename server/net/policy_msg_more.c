@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include "server/net/conn.h"
+#include "server/net/conn_impl.h"
 #include "server/net/policy.h"
 
 static void msg_more_pdu_end(struct conn *c, bool last, bool more_requests)

@@ -3,6 +3,7 @@
 #include <netinet/tcp.h>
 
 #include "server/net/conn.h"
+#include "server/net/conn_impl.h"
 #include "server/net/policy.h"
 
 static void nodelay_pdu_end(struct conn *c, bool last, bool more_requests)

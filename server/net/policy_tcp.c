@@ -8,12 +8,13 @@
 #include <sys/socket.h>
 
 #include "server/net/conn.h"
+#include "server/net/conn_impl.h"
 #include "server/net/engine.h"
 #include "server/net/policy.h"
 
 int policy_set_tcp_option(struct conn *c, int opt, int on)
 {
-	STAT_ADD(c->stats->setsockopt_calls, 1);
+	STAT_ADD(CI(c)->stats->setsockopt_calls, 1);
 	return engine_set_option(c->w, c->fd, IPPROTO_TCP, opt, on);
 }
 

@@ -13,7 +13,7 @@
 
 #include "server/net/net_worker.h"
 
-/* The layer above the loop (conn.c's conn_worker_hooks), called on the worker's thread. */
+/* The layer above the loop (conn_life.c's conn_worker_hooks), called on the worker's thread. */
 struct worker_hooks {
 	/* A freshly accepted non-blocking socket, now the hook's to keep or close
 	 * (returns 0, or -1 when it closed it), and its listener's address (srv->cfg's). */

@@ -337,12 +337,12 @@ static void bind_failed(struct conn *c, int32_t msgid, const struct berval *cred
  * told 49, and a Password Policy error at most). */
 static void note_account(struct conn *c, const char *word, const char *attr)
 {
-	if (!c->op_text.len || !access_log_on(c->w->srv))
+	if (!c->trace.text.len || !access_log_on(c->w->srv))
 		return;
 	char t[96];
 	int n = snprintf(t, sizeof(t), " account=%s attr=\"%s\"", word, attr ? attr : "-");
 	if (n > 0)
-		buf_append(&c->op_text, t, (size_t)n < sizeof(t) ? (size_t)n : sizeof(t) - 1);
+		buf_append(&c->trace.text, t, (size_t)n < sizeof(t) ? (size_t)n : sizeof(t) - 1);
 }
 
 enum account_refusal op_account_refused(struct conn *c, const void *key, size_t keylen)

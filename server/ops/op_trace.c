@@ -1,6 +1,6 @@
 /*
  * The access log's text of a request (ops.h): what the operation is, on what,
- * and who asks, written into c->op_text when the request is taken; reply.c
+ * and who asks, written into c->trace.text when the request is taken; reply.c
  * adds the result, the entries and the time when the response ends. Requests
  * without a response (Unbind, Abandon) get their line at once.
  */
@@ -70,16 +70,16 @@ static void put_search(struct buf *out, const struct search_request *r)
 
 void op_trace(struct conn *c, const struct ldap_request *req)
 {
-	struct buf *out = &c->op_text;
+	struct buf *out = &c->trace.text;
 	unsigned long long id = (unsigned long long)c->id;
 	/* A first anonymous simple bind may be a load balancer's health check: its line is
 	 * held with the ACCEPT line (server/net/conn_log.c); anything else writes them first. */
-	bool check = c->nops == 0 && req->op == LDAP_REQ_BIND && req->u.bind.simple &&
+	bool check = c->trace.nops == 0 && req->op == LDAP_REQ_BIND && req->u.bind.simple &&
 	             req->u.bind.dn.bv_len == 0;
 	if (!check)
 		conn_log_release(c);
-	c->check_bind = check;
-	unsigned op = c->nops++;
+	c->trace.check_bind = check;
+	unsigned op = c->trace.nops++;
 	if (req->op == LDAP_REQ_UNBIND || req->op == LDAP_REQ_ABANDON) {
 		if (req->op == LDAP_REQ_UNBIND)
 			access_log_add(c->w, "conn=%llu op=%u UNBIND", id, op);
@@ -89,7 +89,7 @@ void op_trace(struct conn *c, const struct ldap_request *req)
 		return;
 	}
 	out->off = out->len = 0;
-	c->op_entries = 0;
+	c->trace.entries = 0;
 	put_text(out, "op=%u msgid=%d", op, (int)req->msgid);
 	switch (req->op) {
 	case LDAP_REQ_BIND: {

@@ -12,8 +12,7 @@
 static void op_unbind(struct conn *c, struct ldap_request *req)
 {
 	(void)req;
-	c->closing = true;
-	c->close_why = "client unbound";
+	conn_close_after(c, "client unbound");
 }
 
 /* Abandon: no response; the running or parked operation with that ID ends. */
@@ -142,20 +141,18 @@ void ops_dispatch(struct conn *c, struct ldap_request *req)
 			continue;
 		enum stat_op stat = op_table[i].stat;
 		STAT_ADD(c->w->stats.ops[stat], 1);
-		STAT_ADD(c->ops_taken, 1);
 		log_debug("conn fd=%d op=0x%lx msgid=%d", c->fd, (unsigned long)req->op,
 		          (int)req->msgid);
 		/* Counted as completed when its final response is queued (conn_output_queued). */
-		c->op_kind = (uint8_t)(stat + 1);
+		conn_op_begin(c, stat);
 		op_table[i].handler(c, req);
 		if (stat == STAT_OP_UNBIND || stat == STAT_OP_ABANDON) {
 			STAT_ADD(c->w->stats.ops_done[stat], 1); /* no response: done now */
-			STAT_ADD(c->ops_answered, 1);
-			c->op_kind = 0;
+			conn_op_done(c);
 		}
 		return;
 	}
 	log_info("conn fd=%d from %s: unknown operation tag 0x%lx; disconnecting", c->fd, c->peer,
 	         (unsigned long)req->op);
-	c->closing = true;
+	conn_close_after(c, NULL);
 }

@@ -177,7 +177,7 @@ void search_expire(struct db_hold *h)
 	struct conn *c = s->c;
 	if (c->parked == &s->task)
 		conn_task_drop(&c->parked);
-	else if (c->task == &s->task && c->blocked && !c->closing)
+	else if (c->task == &s->task && c->blocked && !conn_closing(c))
 		search_finish(c, LDAP_UNWILLING_TO_PERFORM, NULL, search_expired_message);
 }
 
@@ -359,7 +359,7 @@ void search_run(struct conn *c)
 		cand_begin(&s->plan.cand, s->read.txn, &db_worker(w)->cursors);
 	uint64_t work_start = s->work;
 	for (int n = 0; sl.rc == 0 && !sl.done; n++) {
-		if (c->blocked || c->closing)
+		if (c->blocked || conn_closing(c))
 			break; /* continues on EPOLLOUT */
 		if (n == SEARCH_SLICE ||
 		    (uint64_t)n + (s->work - work_start) >= SEARCH_SLICE_WORK) {

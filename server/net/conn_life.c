@@ -13,6 +13,7 @@
  * change of the watched events unless the socket fills up.
  */
 #include "server/net/conn.h"
+#include "server/net/conn_impl.h"
 
 #include <errno.h>
 #include <malloc.h>
@@ -78,13 +79,13 @@ int conn_accept(struct worker *w, int fd, const struct listen_addr *la)
 	}
 	c->fd = fd;
 	c->w = w;
-	c->last_request = clock_seconds();
+	CI(c)->last_request = clock_seconds();
 	c->local = scheme == LISTEN_LDAPI;
 	c->listen = la;
-	c->proxy_wait = la->proxy; /* TLS, if any, begins after the header (conn_proxy.c) */
+	CI(c)->proxy_wait = la->proxy; /* TLS, if any, begins after the header (conn_proxy.c) */
 	/* TCP options mean nothing on a Unix socket: ldapi:// gathers responses (batch). */
-	c->policy = c->local ? w->srv->local_policy : server_policy(w->srv);
-	c->stats = &w->stats.send[c->policy->id];
+	CI(c)->policy = c->local ? w->srv->local_policy : server_policy(w->srv);
+	CI(c)->stats = &w->stats.send[CI(c)->policy->id];
 	identify_peer(c);
 	/* max_conns_per_ip counts the client: on pldap(s):// once its PROXY header names it
 	 * (conn_proxy.c), here for the others. */
@@ -94,7 +95,7 @@ int conn_accept(struct worker *w, int fd, const struct listen_addr *la)
 		return -1;
 	}
 	if ((la->proxy && !conn_proxy_allowed(c)) ||
-	    (!c->local && c->policy->accept && c->policy->accept(c) < 0) ||
+	    (!c->local && CI(c)->policy->accept && CI(c)->policy->accept(c) < 0) ||
 	    (scheme == LISTEN_LDAPS && !la->proxy && conn_tls_begin(c) < 0)) {
 		tls_session_free(c->tls);
 		conn_release_peer(c);
@@ -109,15 +110,15 @@ int conn_accept(struct worker *w, int fd, const struct listen_addr *la)
 		slab_put(&nw->conn_slab, c);
 		return -1;
 	}
-	c->events = EPOLLIN;
+	CI(c)->events = EPOLLIN;
 	c->id = __atomic_add_fetch(&w->srv->next_conn_id, 1, __ATOMIC_RELAXED);
-	c->accepted = c->last_request;
-	c->scheme = (uint8_t)scheme;
+	CI(c)->accepted = CI(c)->last_request;
+	CI(c)->scheme = (uint8_t)scheme;
 	pthread_mutex_lock(&nw->conns_lock);
-	DLIST_PUSH(nw->conns, c);
+	DLIST_PUSH(nw->conns, CI(c));
 	pthread_mutex_unlock(&nw->conns_lock);
 	STAT_ADD(w->stats.connections_total, 1);
-	STAT_ADD(w->stats.connections_by_policy[c->policy->id], 1);
+	STAT_ADD(w->stats.connections_by_policy[CI(c)->policy->id], 1);
 	STAT_ADD(w->stats.connections_current, 1);
 	log_debug("conn fd=%d from %s accepted by worker %d%s%s", fd, c->peer, w->id,
 	          scheme == LISTEN_LDAPS ? " (ldaps)" : "",
@@ -130,14 +131,40 @@ int conn_accept(struct worker *w, int fd, const struct listen_addr *la)
 
 void conn_start_tls(struct conn *c)
 {
-	c->tls_starting = true;
-	if (!c->blocked && buf_pending(&c->out) == 0 && buf_pending(&c->tls_out) == 0)
+	CI(c)->tls_starting = true;
+	if (!c->blocked && buf_pending(&CI(c)->out) == 0 && buf_pending(&CI(c)->tls_out) == 0)
 		conn_switch_to_tls(c); /* the answer went out already (its policy flushed it) */
+}
+
+const size_t conn_size = sizeof(struct conn_impl);
+
+void conn_op_begin(struct conn *c, unsigned kind)
+{
+	STAT_ADD(CI(c)->ops_taken, 1);
+	CI(c)->op_kind = (uint8_t)(kind + 1);
+}
+
+void conn_op_done(struct conn *c)
+{
+	STAT_ADD(CI(c)->ops_answered, 1);
+	CI(c)->op_kind = 0;
+}
+
+void conn_close_after(struct conn *c, const char *why)
+{
+	CI(c)->closing = true;
+	if (why)
+		CI(c)->close_why = why;
+}
+
+bool conn_closing(const struct conn *c)
+{
+	return CI(c)->closing;
 }
 
 bool conn_tls_active(const struct conn *c)
 {
-	return c->tls || c->tls_starting;
+	return c->tls || CI(c)->tls_starting;
 }
 
 void conn_task_drop(struct conn_task **slot)
@@ -164,34 +191,34 @@ void conn_close(struct conn *c, const char *why)
 	struct worker *w = c->w;
 	struct net_worker *nw = net_worker(w);
 	log_debug("conn fd=%d from %s closed: %s", c->fd, c->peer, why);
-	if (c->proxy_wait)
+	if (CI(c)->proxy_wait)
 		conn_log_accept(c); /* closed before its header: from= is who connected */
 	conn_log_close(c, why);
 	conn_task_drop(&c->task);
 	conn_task_drop(&c->parked);
-	if (c->in_ready) {
-		for (struct conn **p = &nw->ready; *p; p = &(*p)->ready_next)
-			if (*p == c) {
-				*p = c->ready_next;
+	if (CI(c)->in_ready) {
+		for (struct conn_impl **p = &nw->ready; *p; p = &(*p)->ready_next)
+			if (*p == CI(c)) {
+				*p = CI(c)->ready_next;
 				break;
 			}
 	}
 	pthread_mutex_lock(&nw->conns_lock);
-	DLIST_UNLINK(nw->conns, c); /* before its descriptor and identity go: conn_list */
+	DLIST_UNLINK(nw->conns, CI(c)); /* before its descriptor and identity go: conn_list */
 	pthread_mutex_unlock(&nw->conns_lock);
-	nw->input_bytes -= c->in_counted;
+	nw->input_bytes -= CI(c)->in_counted;
 	/* What goes back to malloc, for the sweep's malloc_trim: the buffers, and an estimate of
 	 * a TLS session (OpenSSL's state: 8-15 KB idle, about 50 KB in a handshake; bench/idle.sh).
 	 */
-	nw->trim_bytes += c->in.cap + c->out.cap + c->tls_out.cap + c->op_text.cap +
+	nw->trim_bytes += CI(c)->in.cap + CI(c)->out.cap + CI(c)->tls_out.cap + c->trace.text.cap +
 	                  (c->tls ? CONN_TLS_SESSION_BYTES : 0);
 	conn_tls_end(c);
 	engine_close(w, c->fd);
 	worker_fd_freed(w);
-	buf_free(&c->in);
-	buf_free(&c->out);
+	buf_free(&CI(c)->in);
+	buf_free(&CI(c)->out);
 	conn_clear_identity(c);
-	buf_free(&c->op_text);
+	buf_free(&c->trace.text);
 	conn_release_peer(c);
 	STAT_ADD(w->stats.connections_current, (uint64_t)-1);
 	slab_put(&nw->conn_slab, c);
@@ -199,22 +226,22 @@ void conn_close(struct conn *c, const char *why)
 
 size_t conn_release_buffers(struct conn *c)
 {
-	if (c->task || c->blocked || buf_pending(&c->in) || buf_pending(&c->out))
+	if (c->task || c->blocked || buf_pending(&CI(c)->in) || buf_pending(&CI(c)->out))
 		return 0;
-	if (buf_pending(&c->tls_out))
+	if (buf_pending(&CI(c)->tls_out))
 		return 0;
-	size_t freed = c->in.cap + c->out.cap + c->tls_out.cap;
+	size_t freed = CI(c)->in.cap + CI(c)->out.cap + CI(c)->tls_out.cap;
 	if (c->tls)
 		tls_session_idle(c->tls);
-	buf_free(&c->in);
-	buf_free(&c->out);
-	buf_free(&c->tls_out);
+	buf_free(&CI(c)->in);
+	buf_free(&CI(c)->out);
+	buf_free(&CI(c)->tls_out);
 	return freed;
 }
 
 bool conn_check_timeouts(struct conn *c, time_t now)
 {
-	if (c->proxy_wait && conn_proxy_timed_out(c, now)) {
+	if (CI(c)->proxy_wait && conn_proxy_timed_out(c, now)) {
 		conn_close(c, "PROXY header timeout");
 		return true;
 	}
@@ -222,7 +249,7 @@ bool conn_check_timeouts(struct conn *c, time_t now)
 	/* The clock counts whole seconds: "more than N" is at least N seconds of real time,
 	 * where ">= N" is already true a moment after a second begins (idle_timeout = 1
 	 * closed a client between its bind's answer and its search). */
-	if (c->tls && !tls_handshake_done(c->tls) && now - c->tls_since > hs) {
+	if (c->tls && !tls_handshake_done(c->tls) && now - CI(c)->tls_since > hs) {
 		STAT_ADD(c->w->stats.tls.failures, 1);
 		log_info("conn fd=%d from %s: TLS handshake not done in %d s "
 		         "(tls_handshake_timeout); closing",
@@ -233,20 +260,20 @@ bool conn_check_timeouts(struct conn *c, time_t now)
 	/* A request must arrive whole within pdu_timeout of its first byte; while a task runs or
 	 * the socket is full the server is the one waiting, and the clock stops. */
 	int pt = server_pdu_timeout(c->w->srv);
-	if (c->in_since && (c->task || c->blocked))
-		c->in_since = now;
-	else if (pt && c->in_since && now - c->in_since > pt) {
+	if (CI(c)->in_since && (c->task || c->blocked))
+		CI(c)->in_since = now;
+	else if (pt && CI(c)->in_since && now - CI(c)->in_since > pt) {
 		STAT_ADD(c->w->stats.pdu_timeouts, 1);
 		log_info("conn fd=%d from %s: %zu bytes of a request not completed in %d s "
 		         "(pdu_timeout)",
-		         c->fd, c->peer, buf_pending(&c->in), pt);
+		         c->fd, c->peer, buf_pending(&CI(c)->in), pt);
 		conn_disconnect(c, LDAP_PROTOCOL_ERROR, "request not completed within pdu_timeout");
 		conn_close(c, "request timeout");
 		return true;
 	}
 	int idle = server_idle_timeout(c->w->srv);
-	if (idle && !c->task && !c->blocked && buf_pending(&c->out) == 0 &&
-	    now - c->last_request > idle) {
+	if (idle && !c->task && !c->blocked && buf_pending(&CI(c)->out) == 0 &&
+	    now - CI(c)->last_request > idle) {
 		log_debug("conn fd=%d from %s: no request for %d s (idle_timeout)", c->fd, c->peer,
 		          idle);
 		conn_close(c, "idle timeout");
@@ -259,11 +286,11 @@ bool conn_check_timeouts(struct conn *c, time_t now)
 	 * client that reads slowly still shrinks the queue, and that is progress. */
 	int queued;
 	if (ioctl(c->fd, SIOCOUTQ, &queued) == 0) {
-		if (queued < c->outq_last)
-			c->blocked_since = now;
-		c->outq_last = queued;
+		if (queued < CI(c)->outq_last)
+			CI(c)->blocked_since = now;
+		CI(c)->outq_last = queued;
 	}
-	if (now - c->blocked_since < timeout)
+	if (now - CI(c)->blocked_since < timeout)
 		return false;
 	log_info("conn fd=%d from %s: client has not read for %d s (write_timeout); closing", c->fd,
 	         c->peer, timeout);
@@ -275,8 +302,8 @@ void conn_event(struct conn *c, uint32_t events)
 {
 	if (events & EPOLLOUT) {
 		c->blocked = false;
-		conn_flush(c, c->out_more ? MSG_MORE : 0);
-		if (!c->blocked && !c->closing) {
+		conn_flush(c, CI(c)->out_more ? MSG_MORE : 0);
+		if (!c->blocked && !CI(c)->closing) {
 			if (c->task)
 				c->task->resume(c);
 			if (!c->task && !c->blocked)
@@ -288,34 +315,34 @@ void conn_event(struct conn *c, uint32_t events)
 		conn_close(c, "client hung up"); /* nothing more can be read or answered */
 		return;
 	}
-	if (!c->closing && (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && conn_may_read(c)) {
+	if (!CI(c)->closing && (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && conn_may_read(c)) {
 		ssize_t n = conn_read_some(c);
 		if (n == 0 || n == -1) {
 			conn_close(c, n == 0 ? "client closed" : "read error");
 			return;
 		}
-		if (n > 0 && (!c->proxy_wait || conn_proxy_input(c) > 0))
+		if (n > 0 && (!CI(c)->proxy_wait || conn_proxy_input(c) > 0))
 			conn_process_input(c);
 		conn_update_events(c);
 	}
 	conn_account_input(c);
 	if (net_worker(c->w)->input_bytes > conn_input_limit(c->w))
 		conn_shed_input(c->w);
-	if (c->closing)
-		conn_close(c, c->close_why ? c->close_why : "closed by server");
+	if (CI(c)->closing)
+		conn_close(c, CI(c)->close_why ? CI(c)->close_why : "closed by server");
 }
 
 void conn_resume(struct conn *c)
 {
-	c->in_ready = false;
-	if (c->task && !c->blocked && !c->closing)
+	CI(c)->in_ready = false;
+	if (c->task && !c->blocked && !CI(c)->closing)
 		c->task->resume(c);
-	if (!c->task && !c->blocked && !c->closing)
+	if (!c->task && !c->blocked && !CI(c)->closing)
 		conn_process_input(c);
 	conn_update_events(c);
 	conn_account_input(c);
-	if (c->closing)
-		conn_close(c, c->close_why ? c->close_why : "closed by server");
+	if (CI(c)->closing)
+		conn_close(c, CI(c)->close_why ? CI(c)->close_why : "closed by server");
 }
 
 /* --- the hooks the event loop calls (worker.h) ---------------------------------------- */
@@ -328,12 +355,12 @@ static void hook_event(void *handler, uint32_t events)
 static void hook_run_ready(struct worker *w)
 {
 	conn_wake_due(w); /* those whose time has come join the ready list */
-	struct conn *list = net_worker(w)->ready;
+	struct conn_impl *list = net_worker(w)->ready;
 	net_worker(w)->ready = NULL;
 	while (list) {
-		struct conn *c = list;
-		list = c->ready_next;
-		conn_resume(c);
+		struct conn_impl *ci = list;
+		list = ci->ready_next;
+		conn_resume(&ci->pub);
 	}
 }
 
@@ -346,13 +373,14 @@ static void hook_sweep(struct worker *w, time_t now)
 {
 	struct net_worker *nw = net_worker(w);
 	size_t freed = 0;
-	for (struct conn *c = nw->conns, *next; c; c = next) {
-		next = c->next;
+	for (struct conn_impl *ci = nw->conns, *next; ci; ci = next) {
+		next = ci->next;
+		struct conn *c = &ci->pub;
 		if (conn_check_timeouts(c, now))
 			continue;
 		conn_log_sweep(c, now);
 		/* TLS 1.3 tickets held for a first response that did not come: send them now. */
-		if (c->tls && !c->blocked && !c->closing && tls_has_output(c->tls) &&
+		if (c->tls && !c->blocked && !CI(c)->closing && tls_has_output(c->tls) &&
 		    conn_flush(c, 0) < 0) {
 			conn_close(c, "send error");
 			continue;
@@ -375,7 +403,7 @@ static void hook_sweep(struct worker *w, time_t now)
 static void hook_stop(struct worker *w)
 {
 	while (net_worker(w)->conns)
-		conn_close(net_worker(w)->conns, "server stopping");
+		conn_close(&net_worker(w)->conns->pub, "server stopping");
 }
 
 const struct worker_hooks conn_worker_hooks = {
