@@ -1,8 +1,9 @@
 /*
  * Critical controls an operation does not apply (RFC 4511 4.1.11): answered
  * unavailableCriticalExtension (12) before the operation runs (ops.h, ops_refuse_critical).
- * Called by the dispatch (ops.c) and by the searches that apply fewer controls than
- * their operation's table says (search_builtin.c).
+ * Which controls an operation applies is op_controls.c's table. Called by the dispatch
+ * (ops.c) and by the searches that apply fewer controls than a search of the database
+ * (search_builtin.c, op_search.c's cn=monitor).
  */
 #include <ldap.h>
 #include <stdio.h>
@@ -35,9 +36,12 @@ unsigned char ops_response_tag(ber_tag_t op)
 	return 0;
 }
 
-bool ops_refuse_critical(struct conn *c, const struct ldap_request *req, const char *const *applied,
-                         size_t n)
+bool ops_refuse_critical(struct conn *c, const struct ldap_request *req, unsigned apply)
 {
+	if (!req->critical_control)
+		return false;
+	const char *applied[OP_CONTROLS_MAX];
+	size_t n = op_controls_applied(apply, applied);
 	unsigned char tag = ops_response_tag(req->op);
 	const struct request_control *ctl = request_unapplied_critical(req, applied, n);
 	if (!ctl || !tag) /* Unbind and Abandon have no result to refuse with (4.1.11) */

@@ -1,5 +1,9 @@
-/* Extended operations: WhoAmI (RFC 4532), StartTLS (RFC 4511 4.14), Password Modify
- * (RFC 3062) on a replica with chain_passwd (op_chain.c); any other is a protocolError. */
+/*
+ * Extended operations, one table (ops.h, struct op_extension): WhoAmI (RFC 4532), StartTLS
+ * (RFC 4511 4.14), Password Modify (RFC 3062) on a replica with chain_passwd (op_chain.c);
+ * any other is a protocolError. op_extended dispatches from the table and the root DSE's
+ * supportedExtension is made from it (op_rootdse.c), so that neither can drift from the other.
+ */
 #include <ldap.h>
 #include <stdio.h>
 #include <string.h>
@@ -36,32 +40,16 @@ static void start_tls(struct conn *c, struct ldap_request *req)
 		rc = LDAP_OPERATIONS_ERROR;
 		msg = "other operations are outstanding";
 	}
-	struct result_extra extra = {.oid = OP_EXTENSION_STARTTLS};
+	struct result_extra extra = {.oid = LDAP_EXOP_START_TLS};
 	reply_begin(c);
 	reply_result(c, req->msgid, LDAP_RES_EXTENDED, rc, NULL, msg, &extra);
 	if (rc == LDAP_SUCCESS)
 		conn_start_tls(c);
 }
 
-void op_extended(struct conn *c, struct ldap_request *req)
+/* WhoAmI: the authzId, "" for anonymous, else "dn:" and the bound DN as the client gave it. */
+static void who_am_i(struct conn *c, struct ldap_request *req)
 {
-	struct extended_request *x = &req->u.extended;
-	if (is_oid(&x->oid, OP_EXTENSION_STARTTLS)) {
-		start_tls(c, req);
-		return;
-	}
-	if (c->w->srv->cfg.chain_passwd && is_oid(&x->oid, OP_EXTENSION_PASSWD_MODIFY)) {
-		op_chain_passwd(c, req);
-		return;
-	}
-	if (!is_oid(&x->oid, OP_EXTENSION_WHOAMI)) {
-		char msg[160];
-		snprintf(msg, sizeof(msg), "unsupported extended operation %.*s",
-		         (int)(x->oid.bv_len > 100 ? 100 : x->oid.bv_len), x->oid.bv_val);
-		reply_done(c, req->msgid, LDAP_RES_EXTENDED, LDAP_PROTOCOL_ERROR, NULL, msg);
-		return;
-	}
-	/* authzId: "" for anonymous, else "dn:" and the bound DN as the client gave it. */
 	struct buf id = {0};
 	if (c->auth == AUTH_ROOT || c->auth == AUTH_USER) {
 		buf_append(&id, "dn:", 3);
@@ -71,4 +59,47 @@ void op_extended(struct conn *c, struct ldap_request *req)
 	reply_begin(c);
 	reply_result(c, req->msgid, LDAP_RES_EXTENDED, LDAP_SUCCESS, NULL, NULL, &extra);
 	buf_free(&id);
+}
+
+/* StartTLS is answered without TLS too (unavailable), but listed only with it. */
+static bool tls_configured(const struct server *srv)
+{
+	return srv->tls != NULL;
+}
+
+static bool chain_passwd(const struct server *srv)
+{
+	return srv->cfg.chain_passwd;
+}
+
+/* The rows in the root DSE's order. */
+const struct op_extension op_extensions[] = {
+    {LDAP_EXOP_WHO_AM_I, "WhoAmI", who_am_i, NULL, NULL},
+    {LDAP_EXOP_START_TLS, "StartTLS", start_tls, NULL, tls_configured},
+    {LDAP_EXOP_MODIFY_PASSWD, "Password Modify", op_chain_passwd, chain_passwd, NULL},
+};
+const size_t op_nextensions = sizeof(op_extensions) / sizeof(op_extensions[0]);
+_Static_assert(sizeof(op_extensions) / sizeof(op_extensions[0]) <= OP_EXTENSIONS_MAX,
+               "op_extensions has more rows than OP_EXTENSIONS_MAX");
+
+bool op_extension_listed(const struct op_extension *x, const struct server *srv)
+{
+	return (!x->answered || x->answered(srv)) && (!x->listed || x->listed(srv));
+}
+
+void op_extended(struct conn *c, struct ldap_request *req)
+{
+	struct extended_request *x = &req->u.extended;
+	const struct server *srv = c->w->srv;
+	for (size_t i = 0; i < op_nextensions; i++) {
+		const struct op_extension *e = &op_extensions[i];
+		if (is_oid(&x->oid, e->oid) && (!e->answered || e->answered(srv))) {
+			e->handler(c, req);
+			return;
+		}
+	}
+	char msg[160];
+	snprintf(msg, sizeof(msg), "unsupported extended operation %.*s",
+	         (int)(x->oid.bv_len > 100 ? 100 : x->oid.bv_len), x->oid.bv_val);
+	reply_done(c, req->msgid, LDAP_RES_EXTENDED, LDAP_PROTOCOL_ERROR, NULL, msg);
 }

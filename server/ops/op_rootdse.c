@@ -46,12 +46,26 @@ int op_rootdse_build(struct server *srv)
 {
 	struct berval oc[] = {BV("top"), BV("extensibleObject")};
 	struct berval nc = {strlen(srv->cfg.suffix), srv->cfg.suffix};
-	struct berval ctl[] = {BV(OP_CONTROL_ASSERTION),      BV(OP_CONTROL_MANAGE_DSA_IT),
-	                       BV(OP_CONTROL_PAGED_RESULTS),  BV(OP_CONTROL_SORT),
-	                       BV(OP_CONTROL_MATCHED_VALUES), BV(OP_CONTROL_VLV),
-	                       BV(OP_CONTROL_PASSWORD_POLICY)};
-	struct berval ext[] = {BV(OP_EXTENSION_WHOAMI), BV(OP_EXTENSION_STARTTLS),
-	                       BV(OP_EXTENSION_PASSWD_MODIFY)};
+	/* supportedControl and supportedExtension: the tables' rows listed (op_controls.c,
+	 * op_extended.c), in their order; a list kept here by hand once left VLV out. */
+	struct berval ctl[OP_CONTROLS_MAX], *ctl_v[OP_CONTROLS_MAX + 1];
+	size_t nctl = 0;
+	for (size_t i = 0; i < op_ncontrols; i++)
+		if (op_controls[i].listed)
+			ctl[nctl++] =
+			    (struct berval){strlen(op_controls[i].oid), (char *)op_controls[i].oid};
+	struct berval ext[OP_EXTENSIONS_MAX], *ext_v[OP_EXTENSIONS_MAX + 1];
+	size_t next = 0;
+	for (size_t i = 0; i < op_nextensions; i++)
+		if (op_extension_listed(&op_extensions[i], srv))
+			ext[next++] = (struct berval){strlen(op_extensions[i].oid),
+			                              (char *)op_extensions[i].oid};
+	for (size_t i = 0; i < nctl; i++)
+		ctl_v[i] = &ctl[i];
+	ctl_v[nctl] = NULL;
+	for (size_t i = 0; i < next; i++)
+		ext_v[i] = &ext[i];
+	ext_v[next] = NULL;
 	struct berval sasl = BV("EXTERNAL");
 	/* All operational attributes ("+"), absolute true/false filters. */
 	struct berval feat[] = {BV("1.3.6.1.4.1.4203.1.5.1"), BV("1.3.6.1.4.1.4203.1.5.3")};
@@ -60,18 +74,6 @@ int op_rootdse_build(struct server *srv)
 	/* Where slapd's tools look for its back-monitor tree (monitor_slapd.c). */
 	struct berval monitor = BV("cn=Monitor");
 	struct berval *oc_v[] = {&oc[0], &oc[1], NULL}, *nc_v[] = {&nc, NULL};
-	/* Every control of ctl[]: a list written out by hand beside it once left VLV out. */
-	enum { NCTL = sizeof(ctl) / sizeof(ctl[0]) };
-	struct berval *ctl_v[NCTL + 1], *ext_v[] = {&ext[0], NULL, NULL, NULL};
-	for (size_t i = 0; i < NCTL; i++)
-		ctl_v[i] = &ctl[i];
-	ctl_v[NCTL] = NULL;
-	/* StartTLS with TLS configured; Password Modify forwarded with chain_passwd. */
-	int next = 1;
-	if (srv->tls)
-		ext_v[next++] = &ext[1];
-	if (srv->cfg.chain_passwd)
-		ext_v[next++] = &ext[2];
 	/* EXTERNAL: the subject of a TLS client certificate (needs tls_ca_file), or an ldapi://
 	 * peer's uid and gid. */
 	bool ldapi = false;

@@ -186,8 +186,7 @@ static const unsigned char *search_route(struct conn *c, struct ldap_request *re
 		           "invalid DN");
 	else if (op_monitor_holds(key)) {
 		/* Built entries, not paged, sorted or tested (RFC 4511 4.1.11). */
-		static const char *const applied[] = {OP_CONTROL_MANAGE_DSA_IT};
-		if (!ops_refuse_critical(c, req, applied, 1))
+		if (!ops_refuse_critical(c, req, OP_APPLY_MONITOR))
 			op_monitor_search(c, req, key);
 	} else if (op_special_is_subschema(key))
 		op_special_search(c, req, &w->srv->subschema);

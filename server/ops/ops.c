@@ -64,45 +64,6 @@ static const struct op_entry op_table[] = {
 };
 
 /*
- * The controls each operation applies (RFC 4511 4.1.11): a critical control its operation
- * does not apply, known to minidir or not, fails the operation with
- * unavailableCriticalExtension, as slapd does; a non-critical one is ignored. A search
- * applies all six (the root DSE and cn=Subschema fewer: search_builtin.c; cn=monitor only
- * manageDsaIT: op_search.c); a compare the assertion (op_compare.c) and manageDsaIT (no
- * entry is a referral here). The writes are refused whatever they carry (read-only), so
- * they take what slapd takes for them. A bind applies the Password Policy request
- * (op_bind.c); the extended operations apply none.
- */
-static const char *const search_controls[] = {
-    OP_CONTROL_PAGED_RESULTS, OP_CONTROL_SORT,           OP_CONTROL_MANAGE_DSA_IT,
-    OP_CONTROL_ASSERTION,     OP_CONTROL_MATCHED_VALUES, OP_CONTROL_VLV,
-};
-static const char *const compare_controls[] = {OP_CONTROL_ASSERTION, OP_CONTROL_MANAGE_DSA_IT};
-static const char *const bind_controls[] = {OP_CONTROL_PASSWORD_POLICY};
-
-/* The controls req's operation applies (see above): a list of n OIDs. */
-static const char *const *applied_controls(ber_tag_t op, size_t *n)
-{
-	switch (op) {
-	case LDAP_REQ_SEARCH:
-		*n = sizeof(search_controls) / sizeof(search_controls[0]);
-		return search_controls;
-	case LDAP_REQ_BIND:
-		*n = sizeof(bind_controls) / sizeof(bind_controls[0]);
-		return bind_controls;
-	case LDAP_REQ_COMPARE:
-	case LDAP_REQ_ADD:
-	case LDAP_REQ_MODIFY:
-	case LDAP_REQ_DELETE:
-	case LDAP_REQ_MODRDN:
-		*n = sizeof(compare_controls) / sizeof(compare_controls[0]);
-		return compare_controls;
-	}
-	*n = 0;
-	return NULL;
-}
-
-/*
  * require_tls: without TLS (ldapi:// is local, exempt), binds (but an anonymous one, which proves
  * and reveals nothing: ldapsearch -x sends it before it reads the root DSE), compares and searches
  * other than of the root DSE are answered confidentialityRequired (13); StartTLS
@@ -130,9 +91,8 @@ void ops_dispatch(struct conn *c, struct ldap_request *req)
 {
 	if (access_log_on(c->w->srv))
 		op_trace(c, req);
-	size_t napplied;
-	const char *const *applied = applied_controls(req->op, &napplied);
-	if (req->critical_control && ops_refuse_critical(c, req, applied, napplied))
+	/* The controls the operation applies: op_controls.c's table. */
+	if (ops_refuse_critical(c, req, op_apply_of(req->op)))
 		return;
 	if (refused_without_tls(c, req))
 		return;

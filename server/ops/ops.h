@@ -75,22 +75,55 @@ void ops_stop(struct server *srv);
 
 /*
  * Runs req on c: traces it for the access log (op_trace, when the log is on), refuses a
- * critical control its operation does not apply (RFC 4511 4.1.11) and, under require_tls,
- * what needs TLS (confidentialityRequired), counts the operation, calls its handler. An
- * unknown operation closes c. req stays the caller's, but a handler may take parts of it
- * (op_search takes req->mem, the arena its filter lives in).
+ * critical control its operation does not apply (RFC 4511 4.1.11, op_controls' rows for
+ * op_apply_of(req->op)) and, under require_tls, what needs TLS (confidentialityRequired),
+ * counts the operation, calls its handler. An unknown operation closes c. req stays the
+ * caller's, but a handler may take parts of it (op_search takes req->mem, the arena its
+ * filter lives in).
  */
 void ops_dispatch(struct conn *c, struct ldap_request *req);
 /* The result tag of an operation (LDAP_RES_*), 0 for Unbind and Abandon, which have
  * none (critical.c). */
 unsigned char ops_response_tag(ber_tag_t op);
 /*
- * RFC 4511 4.1.11 for an operation that applies only the controls applied[0..n): when req
- * carries a critical control not among them, answers unavailableCriticalExtension (12) and
- * returns true (the operation must not be performed); else false, nothing sent.
+ * RFC 4511 4.1.11 for an operation that applies only the controls whose op_controls row
+ * has a bit of apply (OP_APPLY_*): when req carries a critical control not among them,
+ * answers unavailableCriticalExtension (12) and returns true (the operation must not be
+ * performed); else false, nothing sent (critical.c).
  */
-bool ops_refuse_critical(struct conn *c, const struct ldap_request *req, const char *const *applied,
-                         size_t n);
+bool ops_refuse_critical(struct conn *c, const struct ldap_request *req, unsigned apply);
+
+/* --- op_controls.c: the controls minidir applies, one table ----------------------------- */
+
+/* What applies a control: a bit per kind of operation (a search has three, by base). */
+enum op_apply {
+	OP_APPLY_SEARCH = 1u << 0,  /* a search of the database (the dispatch's check) */
+	OP_APPLY_BUILTIN = 1u << 1, /* a search of the root DSE, cn=Subschema (search_builtin.c) */
+	OP_APPLY_MONITOR = 1u << 2, /* a search of cn=monitor (op_search.c) */
+	OP_APPLY_COMPARE = 1u << 3,
+	OP_APPLY_WRITE = 1u << 4, /* add, modify, delete, modDN: refused anyway (read-only) */
+	OP_APPLY_BIND = 1u << 5,
+};
+/* One control minidir applies. The OID is protocol/controls.h's CONTROL_* (its one
+ * definition); the strings are static. */
+struct op_control {
+	const char *oid;
+	const char *name; /* a short name, for people */
+	unsigned applies; /* OP_APPLY_* bits of the operations that apply it */
+	bool listed;      /* listed in the root DSE's supportedControl (op_rootdse.c) */
+};
+/* The table, op_controls[0..op_ncontrols), read-only: the critical-control check and
+ * supportedControl are made from it, so that each control is added in one place. */
+extern const struct op_control op_controls[];
+extern const size_t op_ncontrols;
+/* The OP_APPLY_* bit of a request's operation (LDAP_REQ_*); 0 for those that apply no
+ * control (extended operations, Unbind, Abandon). */
+unsigned op_apply_of(ber_tag_t op);
+/* Rows the table may have (op_controls.c checks it at compile time). */
+enum { OP_CONTROLS_MAX = 16 };
+/* Sets oids[0..n) (oids has room for OP_CONTROLS_MAX; the strings are the table's) to the
+ * OIDs of the controls with a bit of apply, and returns n. */
+size_t op_controls_applied(unsigned apply, const char **oids);
 
 /* --- op_trace.c: the access log's text of a request ------------------------------------ */
 
@@ -136,9 +169,34 @@ enum account_refusal op_account_refused(struct conn *c, const void *key, size_t 
  */
 bool op_rootpw_is_example(const struct server *srv);
 
-/* --- op_compare.c, op_extended.c (WhoAmI) ---------------------------------------------- */
+/* --- op_compare.c ------------------------------------------------------------------------ */
 
 void op_compare(struct conn *c, struct ldap_request *req);
+
+/* --- op_extended.c: the extended operations, one table ---------------------------------- */
+
+/* One extended operation minidir answers. The OID is ldap.h's LDAP_EXOP_*; the strings
+ * are static. */
+struct op_extension {
+	const char *oid;
+	const char *name; /* a short name, for people */
+	/* Answers req (its requestName is oid) on c, through the reply API. */
+	void (*handler)(struct conn *c, struct ldap_request *req);
+	/* Whether srv answers it (else it is an unknown one: protocolError); NULL: always. */
+	bool (*answered)(const struct server *srv);
+	/* Whether the root DSE lists it in supportedExtension; NULL: whenever answered. */
+	bool (*listed)(const struct server *srv);
+};
+/* The table, op_extensions[0..op_nextensions), read-only: op_extended dispatches from it,
+ * op_rootdse_build lists supportedExtension from it. */
+extern const struct op_extension op_extensions[];
+extern const size_t op_nextensions;
+/* Rows the table may have (op_extended.c checks it at compile time). */
+enum { OP_EXTENSIONS_MAX = 8 };
+/* Whether srv lists x in supportedExtension (answered, and listed if that is set). */
+bool op_extension_listed(const struct op_extension *x, const struct server *srv);
+/* Runs the table's row whose OID is req's requestName, when srv answers it; else
+ * protocolError ("unsupported extended operation"). */
 void op_extended(struct conn *c, struct ldap_request *req);
 
 /* --- op_chain.c: password changes forwarded to the provider (chain_passwd) -------------- */
@@ -188,18 +246,6 @@ bool op_special_is_subschema(const struct buf *key);
 /* Builds srv->rootdse / srv->subschema (entry records). Returns 0 or -1 (out of memory). */
 int op_rootdse_build(struct server *srv);
 int op_subschema_build(struct server *srv);
-
-/* Controls minidir implements (also listed as supportedControl in the root DSE). */
-#define OP_CONTROL_PAGED_RESULTS "1.2.840.113556.1.4.319"
-#define OP_CONTROL_SORT "1.2.840.113556.1.4.473"
-#define OP_CONTROL_VLV "2.16.840.1.113730.3.4.9"
-#define OP_CONTROL_MANAGE_DSA_IT "2.16.840.1.113730.3.4.2"
-#define OP_CONTROL_ASSERTION "1.3.6.1.1.12"
-#define OP_CONTROL_MATCHED_VALUES "1.2.826.0.1.3344810.2.3"
-#define OP_CONTROL_PASSWORD_POLICY "1.3.6.1.4.1.42.2.27.8.5.1"
-#define OP_EXTENSION_WHOAMI "1.3.6.1.4.1.4203.1.11.3"
-#define OP_EXTENSION_STARTTLS "1.3.6.1.4.1.1466.20037"
-#define OP_EXTENSION_PASSWD_MODIFY "1.3.6.1.4.1.4203.1.11.1"
 
 /* The subschema subentry's DN (RFC 4512 4.2). */
 #define OP_SUBSCHEMA_DN "cn=Subschema"

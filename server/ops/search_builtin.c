@@ -31,10 +31,8 @@ void op_special_search(struct conn *c, struct ldap_request *req, const struct bu
 	/* An entry of its own: the assertion is tested on it. A page of one entry is the whole
 	 * answer, nothing here sorts (RFC 4511 4.1.11, as slapd); Matched Values filters its
 	 * values as an entry's (cn=Subschema's attributeTypes by
-	 * objectIdentifierFirstComponentMatch, as slapd does). */
-	static const char *const applied[] = {OP_CONTROL_ASSERTION, OP_CONTROL_MANAGE_DSA_IT,
-	                                      OP_CONTROL_PAGED_RESULTS, OP_CONTROL_MATCHED_VALUES};
-	if (ops_refuse_critical(c, req, applied, sizeof(applied) / sizeof(applied[0]))) {
+	 * objectIdentifierFirstComponentMatch, as slapd does): op_controls.c's OP_APPLY_BUILTIN. */
+	if (ops_refuse_critical(c, req, OP_APPLY_BUILTIN)) {
 		free(space);
 		return;
 	}

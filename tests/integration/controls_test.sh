@@ -37,20 +37,39 @@ access = to attrs=userPassword
 access = to * by * read
 CONF
 import_and_start "$work/minidir.conf" examples/example.ldif
-# The root DSE lists every control the server implements (server/ops/ops.h's OP_CONTROL_*,
-# read from the source now): clients (ldap3, Net::LDAP, ldapjs) ask it before they send one.
+# One table says which controls the server applies (server/ops/op_controls.c, read from the
+# source now): every control server/ reads (its CONTROL_* of protocol/controls.h) has a row
+# there, else a critical one would be refused and the root DSE would not list it; and the
+# root DSE lists every row marked listed (clients such as ldap3, Net::LDAP and ldapjs ask it
+# before they send a control).
 listed=$(timeout 10 ldapsearch -x -LLL -o ldif-wrap=no -H "ldap://127.0.0.1:$port" -b "" -s base \
 	"(objectClass=*)" supportedControl 2>&1 | sed -n 's/^supportedControl: //p')
-implemented=$(sed -n 's/^#define \(OP_CONTROL_[A-Z_]*\) "\([0-9.]*\)".*/\1 \2/p' server/ops/ops.h)
-[ -n "$implemented" ] || not_ok "no OP_CONTROL_ definition found in server/ops/ops.h"
-while read -r name oid; do
-	[ -n "$oid" ] || continue
-	if grep -qx "$oid" <<< "$listed"; then
-		ok "root DSE: supportedControl lists $name ($oid)"
+rows=$(tr -d '\n' < server/ops/op_controls.c | grep -oE '[{]CONTROL_[A-Z_]+,[^}]*[}]' |
+	sed -E 's/^[{](CONTROL_[A-Z_]+),.*[, ](true|false) *[}]$/\1 \2/')
+[ -n "$rows" ] || not_ok "no CONTROL_ row found in server/ops/op_controls.c"
+# The controls server/ reads: every CONTROL_ OID but the response controls' (sent, not read).
+read_by_server=$(grep -rhoE '\bCONTROL_[A-Z_]+\b' server --include='*.c' --exclude=op_controls.c | sort -u |
+	grep -vx 'CONTROL_MAX_SORT_KEYS\|CONTROL_[A-Z_]*_RESPONSE')
+while read -r name; do
+	[ -n "$name" ] || continue
+	if grep -q "^$name " <<< "$rows"; then
+		ok "op_controls.c has a row for $name, which server/ reads"
 	else
-		not_ok "root DSE: supportedControl lacks $name ($oid): $(tr '\n' ' ' <<< "$listed")"
+		not_ok "server/ reads $name but server/ops/op_controls.c has no row for it"
 	fi
-done <<< "$implemented"
+done <<< "$read_by_server"
+while read -r name flag; do
+	[ -n "$name" ] || continue
+	oid=$(sed -n "s/^#define $name \"\([0-9.]*\)\".*/\1/p" protocol/controls.h)
+	[ -n "$oid" ] || { not_ok "$name: no OID in protocol/controls.h"; continue; }
+	if [ "$flag" = true ] && grep -qx "$oid" <<< "$listed"; then
+		ok "root DSE: supportedControl lists $name ($oid)"
+	elif [ "$flag" = false ] && ! grep -qx "$oid" <<< "$listed"; then
+		ok "root DSE: supportedControl leaves out $name ($oid), a row not listed"
+	else
+		not_ok "root DSE: supportedControl and $name ($oid, listed $flag) differ: $(tr '\n' ' ' <<< "$listed")"
+	fi
+done <<< "$rows"
 relay_checks controls_client.py < <(timeout 120 "$PYTHON" tests/integration/controls_client.py "ldap://127.0.0.1:$port" 2>&1 ||
 	echo "exit status $?")
 stop_checked "$pid" "$work/minidir.log" && ok "server stopped cleanly" || not_ok "$stop_why"
