@@ -125,7 +125,11 @@ FNR == 1 {
 		sub(/\/\*.*$/, "", line)
 	}
 	sub(/\/\/.*$/, "", line)
-	if (line ~ /^[A-Za-z_]/) { # a declaration or a definition starts
+	# A declaration or a definition starts, or goes on after a line of its return type
+	# alone ("static int" above "name(...)", not a call of a macro ending in ")").
+	if (line ~ /^[A-Za-z_]/ && head != "" && head !~ /\)[ \t]*$/) {
+		head = head " " line
+	} else if (line ~ /^[A-Za-z_]/) {
 		head = line; start = FNR
 	} else if (head != "" && line ~ /^[ \t]/) {
 		head = head " " line
