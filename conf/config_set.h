@@ -8,7 +8,7 @@
  *
  * Every set function takes ctx, the struct config_parse of the file being read, and
  * returns 0, or -1 with the reason in its why (the first reason is kept: inih goes on to
- * later lines, and the load fails). Nothing is allocated.
+ * later lines, and the load fails). Nothing stays allocated.
  *
  * Thread rules: no state; the member written is the caller's alone.
  */
