@@ -163,9 +163,11 @@ endif
 	@$(MAKE) --no-print-directory tests
 
 # The include graph (scripts/layers.sh): layers point down, no circles but those in
-# scripts/layers.allow. The graph is printed in full only when the check fails.
+# scripts/layers.allow. The graph is printed in full only when the check fails. Then the
+# size bars (scripts/size_bars.sh): no product .c file over 700 lines, no function over 80.
 layers:
 	@out=$$(./scripts/layers.sh) || { printf '%s\n' "$$out"; exit 1; }; printf '%s\n' "$$out" | tail -n 1
+	@./scripts/size_bars.sh
 
 # The call graph of server/ from the built objects (scripts/calls.sh): no circle of calls
 # inside a room, no call up a room but through the pointers docs/ARCHITECTURE.md lists.

@@ -5,17 +5,14 @@
 #include <ini.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 
+#include "conf/config_set.h"
 #include "conf/key_line.h"
 #include "conf/keyval.h"
 #include "conf/tree_schema.h"
-#include "protocol/buf.h"
-#include "protocol/dn.h"
 #include "protocol/schema.h"
 
 #ifndef SCHEMA_DEFAULT_DIR
@@ -33,13 +30,6 @@ static const char *const policy_names[SEND_POLICY_N + 1] = {
 static const char *const default_access[] = {
     "to attrs=userPassword by self read by anonymous auth by * none",
     "to * by * read",
-};
-
-struct parse_state {
-	struct config *cfg;
-	char *why; /* reason of the first error */
-	size_t whylen;
-	bool have_index; /* the file names indexes: defaults dropped */
 };
 
 static const char *const io_engine_names[] = {"epoll", "io_uring", NULL};
@@ -91,241 +81,19 @@ const char *config_io_engine_name(enum io_engine e)
 	return io_engine_names[e];
 }
 
-/* Keeps the first error's reason (inih goes on to later lines); returns -1. */
-__attribute__((format(printf, 2, 3))) static int bad(struct parse_state *st, const char *fmt, ...)
-{
-	if (st->why[0] == '\0') {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(st->why, st->whylen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
-
-static int copy_str(struct parse_state *st, char *dst, size_t cap, const char *key,
-                    const char *value)
-{
-	if (strlen(value) >= cap)
-		return bad(st, "%s: value too long", key);
-	strcpy(dst, value);
-	return 0;
-}
-
-/*
- * The set functions of the key table (conf/keyval.h): each reads one key's value into its
- * member of struct config (field), or the whole config (st->cfg) for the keys that fill
- * more than one member. 0, or -1 with the reason in st->why.
- */
-
-/* A value kept as written (a file, a name, a list for OpenSSL). */
-static int set_string(void *ctx, const struct kv_key *k, void *field, const char *value)
-{
-	return copy_str(ctx, field, k->size, k->name, value);
-}
-
-static int set_database(void *ctx, const struct kv_key *k, void *field, const char *value)
-{
-	return value[0] ? set_string(ctx, k, field, value) : bad(ctx, "database: path expected");
-}
-
-static int set_access_log(void *ctx, const struct kv_key *k, void *field, const char *value)
-{
-	return value[0] ? set_string(ctx, k, field, value)
-	                : bad(ctx, "access_log: none, stderr, syslog or a file path");
-}
-
-/* A DN, kept as written; its normalized form at least k->min bytes (the suffix: not ""). */
-static int set_dn(void *ctx, const struct kv_key *k, void *field, const char *value)
-{
-	struct buf n = {0};
-	int ok = dn_normalize(value, strlen(value), &n, NULL) == 0 && n.len >= (size_t)k->min;
-	buf_free(&n);
-	if (!ok)
-		return bad(ctx, "%s: \"%s\" is not a valid DN", k->name, value);
-	return set_string(ctx, k, field, value);
-}
-
-/* suffix: a DN, once (one naming context per server: a second line would silently win). */
-static int set_suffix(void *ctx, const struct kv_key *k, void *field, const char *value)
-{
-	if (((const char *)field)[0])
-		return bad(ctx,
-		           "suffix is set twice (one naming context per server: \"%s\", then "
-		           "\"%s\")",
-		           (const char *)field, value);
-	return set_dn(ctx, k, field, value);
-}
-
-/* updateref: an ldap:// or ldaps:// URL, kept as written. */
-static int set_url(void *ctx, const struct kv_key *k, void *field, const char *value)
-{
-	if (strncasecmp(value, "ldap://", 7) != 0 && strncasecmp(value, "ldaps://", 8) != 0)
-		return bad(ctx, "updateref: \"%s\" is not an ldap:// or ldaps:// URL", value);
-	return set_string(ctx, k, field, value);
-}
-
-/* One of k->names, stored as its index (an enum); the member unchanged if not one. */
-static int set_choice(void *ctx, const struct kv_key *k, void *field, const char *value)
-{
-	int i = kv_choice(value, k->names, false);
-	if (i >= 0) {
-		*(int *)field = i;
-		return 0;
-	}
-	char why[512];
-	int len = snprintf(why, sizeof(why), "%s: \"%s\" is not one of ", k->name, value);
-	for (size_t j = 0; k->names[j] && len > 0 && (size_t)len < sizeof(why); j++)
-		len += snprintf(why + len, sizeof(why) - (size_t)len, "%s%s", j ? ", " : "",
-		                k->names[j]);
-	return bad(ctx, "%s", why);
-}
-
-/* "yes" or "no". */
-static int set_bool(void *ctx, const struct kv_key *k, void *field, const char *value)
-{
-	if (strcmp(value, "yes") != 0 && strcmp(value, "no") != 0)
-		return bad(ctx, "%s: expected yes or no, got \"%s\"", k->name, value);
-	*(bool *)field = value[0] == 'y';
-	return 0;
-}
-
-/* A whole number in k->min..k->max; what marks it in the error ("seconds"). */
-static int parse_int(void *ctx, const struct kv_key *k, int *dst, const char *value,
-                     const char *what)
-{
-	long n;
-	if (!kv_long(value, k->min, k->max, &n)) {
-		char expect[96];
-		snprintf(expect, sizeof(expect), "%s: expected %s %ld..%ld, got", k->name, what,
-		         k->min, k->max);
-		return bad(ctx, "%s \"%s\"", expect, value);
-	}
-	*dst = (int)n;
-	return 0;
-}
-
-static int set_count(void *ctx, const struct kv_key *k, void *field, const char *value)
-{
-	return parse_int(ctx, k, field, value, "a number");
-}
-
-static int set_seconds(void *ctx, const struct kv_key *k, void *field, const char *value)
-{
-	return parse_int(ctx, k, field, value, "seconds");
-}
-
-/* sizelimit, timelimit: a number, or "unlimited" (0). */
-static int set_limit(void *ctx, const struct kv_key *k, void *field, const char *value)
-{
-	long n = 0;
-	if (strcmp(value, "unlimited") != 0 && !kv_long(value, 0, 2147483647L, &n))
-		return bad(ctx, "%s: expected a number or \"unlimited\", got \"%s\"", k->name,
-		           value);
-	*(int *)field = (int)n;
-	return 0;
-}
-
-/* A number of bytes in k->min..k->max, k or m (KiB, MiB) after it allowed, into *out. */
-static bool parse_size(const struct kv_key *k, const char *value, size_t *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(value, &end, 10), mult = 1;
-	unsigned long long min = (unsigned long long)k->min, max = (unsigned long long)k->max;
-	if (*end == 'k' || *end == 'K')
-		mult = 1024, end++;
-	else if (*end == 'm' || *end == 'M')
-		mult = 1024 * 1024, end++;
-	if (v > max / mult)
-		v = max + 1; /* out of range, reported below */
-	else
-		v *= mult;
-	if (errno || end == value || *end || value[0] == '-' || v < min || v > max)
-		return false;
-	*out = (size_t)v;
-	return true;
-}
-
-static int set_size(void *ctx, const struct kv_key *k, void *field, const char *value)
-{
-	if (!parse_size(k, value, field))
-		return bad(ctx, "%s: expected a number of bytes in %ld..%ld", k->name, k->min,
-		           k->max);
-	return 0;
-}
-
-/* memo_bytes: a number of bytes as set_size takes them, 0 (off) or "unlimited". */
-static int set_memo_bytes(void *ctx, const struct kv_key *k, void *field, const char *value)
-{
-	if (strcmp(value, "unlimited") == 0)
-		*(size_t *)field = SIZE_MAX;
-	else if (!parse_size(k, value, field))
-		return bad(ctx,
-		           "%s: expected a number of bytes up to %ld (k or m after it: KiB, MiB), "
-		           "0 (no memos) or \"unlimited\", got \"%s\"",
-		           k->name, k->max, value);
-	return 0;
-}
-
-/*
- * max_filter_items (items of a search filter), inchain_max (entries its in-chain items reach)
- * or max_search_work (filter work of a search,
- * filter.h's units): a number up to k->max, or "unlimited" (0). At most 2^32 items, 2^60
- * units: beyond that they stand for "unlimited" anyway.
- */
-static int cost_limit(void *ctx, const struct kv_key *k, const char *value, unsigned long long *n)
-{
-	char *end = (char *)value;
-	*n = 0;
-	if (strcmp(value, "unlimited") == 0)
-		return 0;
-	errno = 0;
-	*n = value[0] >= '0' && value[0] <= '9' ? strtoull(value, &end, 10) : 0;
-	if (end == value || *end || errno || *n == 0 || *n > (unsigned long long)k->max)
-		return bad(ctx, "%s: expected a number from 1 or \"unlimited\", got \"%s\"",
-		           k->name, value);
-	return 0;
-}
-
-static int set_filter_items(void *ctx, const struct kv_key *k, void *field, const char *value)
-{
-	unsigned long long n;
-	if (cost_limit(ctx, k, value, &n) < 0)
-		return -1;
-	*(size_t *)field = (size_t)n;
-	return 0;
-}
-
-static int set_search_work(void *ctx, const struct kv_key *k, void *field, const char *value)
-{
-	unsigned long long n;
-	if (cost_limit(ctx, k, value, &n) < 0)
-		return -1;
-	*(unsigned long long *)field = n;
-	return 0;
-}
-
-static int set_tls_min_version(void *ctx, const struct kv_key *k, void *field, const char *value)
-{
-	(void)k;
-	if (strcmp(value, "1.2") != 0 && strcmp(value, "1.3") != 0)
-		return bad(ctx, "tls_min_version: expected 1.2 or 1.3, got \"%s\"", value);
-	*(int *)field = value[2] == '2' ? 12 : 13;
-	return 0;
-}
+/* The keys that fill the config as a whole (conf/config_set.h: the others). */
 
 /* listen: one more address (conf/listen_addr.h). */
 static int set_listen(void *ctx, const struct kv_key *k, void *field, const char *value)
 {
 	(void)k, (void)field;
-	struct parse_state *st = ctx;
+	struct config_parse *st = ctx;
 	struct config *c = st->cfg;
 	if (c->nlisten == CONFIG_MAX_LISTEN)
-		return bad(st, "listen: at most 16 addresses");
+		return config_bad(st, "listen: at most 16 addresses");
 	char why[512];
 	if (listen_addr_parse(&c->listen[c->nlisten], value, why, sizeof(why)) < 0)
-		return bad(st, "%s", why);
+		return config_bad(st, "%s", why);
 	c->nlisten++;
 	return 0;
 }
@@ -334,20 +102,23 @@ static int set_listen(void *ctx, const struct kv_key *k, void *field, const char
 static int set_proxy_from(void *ctx, const struct kv_key *k, void *field, const char *value)
 {
 	(void)k, (void)field;
-	struct parse_state *st = ctx;
+	struct config_parse *st = ctx;
 	struct config *c = st->cfg;
 	char words[CONFIG_MAX_LINE], *save = NULL, why[200];
 	snprintf(words, sizeof(words), "%s", value);
 	int added = 0;
 	for (char *w = strtok_r(words, " \t,", &save); w; w = strtok_r(NULL, " \t,", &save)) {
 		if (c->nproxy_from == CONFIG_MAX_PROXY_FROM)
-			return bad(st, "proxy_from: at most %d networks", CONFIG_MAX_PROXY_FROM);
+			return config_bad(st, "proxy_from: at most %d networks",
+			                  CONFIG_MAX_PROXY_FROM);
 		if (ip_net_parse_cidr(&c->proxy_from[c->nproxy_from], w, why, sizeof(why)) < 0)
-			return bad(st, "proxy_from: %s (expected ADDRESS or ADDRESS/PREFIX)", why);
+			return config_bad(st, "proxy_from: %s (expected ADDRESS or ADDRESS/PREFIX)",
+			                  why);
 		c->nproxy_from++, added++;
 	}
 	if (!added)
-		return bad(st, "proxy_from: expected addresses or networks (ADDRESS[/PREFIX])");
+		return config_bad(st,
+		                  "proxy_from: expected addresses or networks (ADDRESS[/PREFIX])");
 	return 0;
 }
 
@@ -355,7 +126,7 @@ static int set_proxy_from(void *ctx, const struct kv_key *k, void *field, const 
 static int set_index(void *ctx, const struct kv_key *k, void *field, const char *value)
 {
 	(void)k, (void)field;
-	struct parse_state *st = ctx;
+	struct config_parse *st = ctx;
 	struct config *c = st->cfg;
 	if (!st->have_index) {
 		for (int i = 0; i < c->nindex; i++)
@@ -365,18 +136,19 @@ static int set_index(void *ctx, const struct kv_key *k, void *field, const char 
 	}
 	char tmp[1024];
 	if (strlen(value) >= sizeof(tmp))
-		return bad(st, "index: value too long");
+		return config_bad(st, "index: value too long");
 	strcpy(tmp, value);
 	char *save = NULL;
 	for (char *tok = strtok_r(tmp, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
 		for (char *p = tok; *p; p++)
 			if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 			      (*p >= '0' && *p <= '9') || *p == '-'))
-				return bad(st, "index: \"%s\" is not an attribute name", tok);
+				return config_bad(st, "index: \"%s\" is not an attribute name",
+				                  tok);
 		if (c->nindex == CONFIG_MAX_INDEX)
-			return bad(st, "index: at most 32 attributes");
+			return config_bad(st, "index: at most 32 attributes");
 		if (!(c->index[c->nindex++] = strdup(tok)))
-			return bad(st, "index: out of memory");
+			return config_bad(st, "index: out of memory");
 	}
 	return 0;
 }
@@ -385,42 +157,23 @@ static int set_index(void *ctx, const struct kv_key *k, void *field, const char 
 static int set_access(void *ctx, const struct kv_key *k, void *field, const char *value)
 {
 	(void)k, (void)field;
-	struct parse_state *st = ctx;
+	struct config_parse *st = ctx;
 	struct config *c = st->cfg;
 	if (access_rule_starts(value)) {
 		if (c->naccess == CONFIG_MAX_ACCESS)
-			return bad(st, "access: at most %s rules", "128");
+			return config_bad(st, "access: at most %s rules", "128");
 		struct access_rule *rules =
 		    realloc(c->access, (size_t)(c->naccess + 1) * sizeof(*rules));
 		if (!rules)
-			return bad(st, "access: out of memory");
+			return config_bad(st, "access: out of memory");
 		c->access = rules;
 		memset(&rules[c->naccess++], 0, sizeof(*rules));
 	} else if (c->naccess == 0) {
-		return bad(st, "access: a \"by\" line needs a \"to\" line before it");
+		return config_bad(st, "access: a \"by\" line needs a \"to\" line before it");
 	}
 	char why[400];
 	if (access_rule_parse(&c->access[c->naccess - 1], value, why, sizeof(why)) < 0)
-		return bad(st, "access: %s", why);
-	return 0;
-}
-
-/* syncrepl: the directive's words, each line of it (conf/syncrepl.h). */
-static int set_syncrepl(void *ctx, const struct kv_key *k, void *field, const char *value)
-{
-	(void)k;
-	char why[512];
-	if (syncrepl_parse(field, value, why, sizeof(why)) < 0)
-		return bad(ctx, "%s", why);
-	return 0;
-}
-
-/* metrics_listen: ADDRESS:PORT (conf/metrics_addr.h). */
-static int set_metrics_listen(void *ctx, const struct kv_key *k, void *field, const char *value)
-{
-	char why[400];
-	if (metrics_addr_parse(field, value, why, sizeof(why)) < 0)
-		return bad(ctx, "%s: %s", k->name, why);
+		return config_bad(st, "access: %s", why);
 	return 0;
 }
 
@@ -439,76 +192,76 @@ _Static_assert(sizeof(enum send_policy_id) == sizeof(int) &&
                    sizeof(enum db_readahead) == sizeof(int) &&
                    sizeof(enum monitor_access) == sizeof(int) &&
                    sizeof(enum tls_verify) == sizeof(int),
-               "set_choice stores an enum as an int");
+               "config_set_choice stores an enum as an int");
 /* clang-format off */
 static const struct kv_key config_keys[] = {
 	{"listen", .set = set_listen},
-	{"database", set_database, FIELD(database)},
-	{"database_readahead", set_choice, FIELD(database_readahead), .names = readahead_names, .def = "auto"},
-	{"suffix", set_suffix, FIELD(suffix), .min = 1},
-	{"threads", set_count, FIELD(threads), .min = 1, .max = 256, .def = "2"},
-	{"rootdn", set_dn, FIELD(rootdn), .min = 0},
-	{"rootpw", set_string, FIELD(rootpw)},
-	{"user", set_string, FIELD(user)},
-	{"group", set_string, FIELD(group)},
-	{"pid_file", set_string, FIELD(pid_file)},
-	{"schema_dir", set_string, FIELD(schema_dir), .def = SCHEMA_DEFAULT_DIR},
-	{"schema", set_string, FIELD(schema), .def = SCHEMA_DEFAULT_FILES},
+	{"database", config_set_database, FIELD(database)},
+	{"database_readahead", config_set_choice, FIELD(database_readahead), .names = readahead_names, .def = "auto"},
+	{"suffix", config_set_suffix, FIELD(suffix), .min = 1},
+	{"threads", config_set_count, FIELD(threads), .min = 1, .max = 256, .def = "2"},
+	{"rootdn", config_set_dn, FIELD(rootdn), .min = 0},
+	{"rootpw", config_set_string, FIELD(rootpw)},
+	{"user", config_set_string, FIELD(user)},
+	{"group", config_set_string, FIELD(group)},
+	{"pid_file", config_set_string, FIELD(pid_file)},
+	{"schema_dir", config_set_string, FIELD(schema_dir), .def = SCHEMA_DEFAULT_DIR},
+	{"schema", config_set_string, FIELD(schema), .def = SCHEMA_DEFAULT_FILES},
 	{"index", .set = set_index, .def = "objectClass, uid, cn, mail, member"},
 	{"access", .set = set_access, .reload = CONFIG_RULES},
-	{"allow_anonymous", set_bool, FIELD(allow_anonymous), .def = "yes", .reload = CONFIG_AT_ONCE},
-	{"sizelimit", set_limit, FIELD(sizelimit), .def = "500", .reload = CONFIG_AT_ONCE},
-	{"timelimit", set_limit, FIELD(timelimit), .def = "3600", .reload = CONFIG_AT_ONCE},
-	{"max_filter_items", set_filter_items, FIELD(max_filter_items), .max = 1L << 32, .def = "1000", .reload = CONFIG_AT_ONCE},
-	{"max_search_work", set_search_work, FIELD(max_search_work), .max = 1L << 60, .def = "50000000", .reload = CONFIG_AT_ONCE},
-	{"inchain_max", set_filter_items, FIELD(inchain_max), .max = 1L << 32, .def = "100000", .reload = CONFIG_AT_ONCE},
-	{"access_log", set_access_log, FIELD(access_log), .def = "none", .reload = CONFIG_REOPENED},
-	{"monitor_access", set_choice, FIELD(monitor_access), .names = monitor_access_names, .def = "rootdn", .reload = CONFIG_AT_ONCE},
-	{"send_policy", set_choice, FIELD(send_policy), .names = policy_names, .def = "batch", .reload = CONFIG_AT_ONCE},
-	{"io_engine", set_choice, FIELD(io_engine), .names = io_engine_names, .def = "epoll"},
-	{"batch_bytes", set_size, FIELD(batch_bytes), .min = 512, .max = 16L << 20, .def = "64K", .reload = CONFIG_AT_ONCE},
-	{"max_pdu_bytes", set_size, FIELD(max_pdu_bytes), .min = 1024, .max = 64L << 20, .def = "1M"},
-	{"max_pdu_bytes_anonymous", set_size, FIELD(max_pdu_bytes_anonymous), .min = 1024, .max = 64L << 20, .def = "256K"},
-	{"max_input_bytes_per_worker", set_size, FIELD(max_input_bytes_per_worker), .min = 64L << 10, .max = 1L << 30, .def = "16M"},
-	{"max_pending_bytes", set_size, FIELD(max_pending_bytes), .min = 4096, .max = 1L << 30, .def = "4M", .reload = CONFIG_AT_ONCE},
-	{"pdu_timeout", set_seconds, FIELD(pdu_timeout), .min = 0, .max = 86400, .def = "10", .reload = CONFIG_AT_ONCE},
-	{"write_timeout", set_seconds, FIELD(write_timeout), .min = 0, .max = 86400, .def = "30", .reload = CONFIG_AT_ONCE},
-	{"idle_timeout", set_seconds, FIELD(idle_timeout), .min = 0, .max = 86400, .def = "0", .reload = CONFIG_AT_ONCE},
-	{"tls_cert_file", set_string, FIELD(tls_cert_file), .reload = CONFIG_TLS},
-	{"tls_key_file", set_string, FIELD(tls_key_file), .reload = CONFIG_TLS},
-	{"tls_ca_file", set_string, FIELD(tls_ca_file), .reload = CONFIG_TLS},
-	{"tls_verify_client", set_choice, FIELD(tls_verify_client), .names = tls_verify_names, .def = "never", .reload = CONFIG_TLS},
-	{"tls_ciphers", set_string, FIELD(tls_ciphers), .reload = CONFIG_TLS},
-	{"tls_ciphersuites", set_string, FIELD(tls_ciphersuites), .reload = CONFIG_TLS},
-	{"tls_min_version", set_tls_min_version, FIELD(tls_min_version), .def = "1.2", .reload = CONFIG_TLS},
-	{"tls_handshake_timeout", set_seconds, FIELD(tls_handshake_timeout), .min = 1, .max = 3600, .def = "10", .reload = CONFIG_AT_ONCE},
-	{"require_tls", set_bool, FIELD(require_tls), .def = "no", .reload = CONFIG_AT_ONCE},
-	{"tls_ktls", set_bool, FIELD(tls_ktls), .def = "no"},
-	{"syncrepl", set_syncrepl, FIELD(syncrepl)},
-	{"updateref", set_url, FIELD(updateref)},
-	{"listen_after_refresh", set_seconds, FIELD(listen_after_refresh), .min = 0, .max = 86400, .def = "0"},
+	{"allow_anonymous", config_set_bool, FIELD(allow_anonymous), .def = "yes", .reload = CONFIG_AT_ONCE},
+	{"sizelimit", config_set_limit, FIELD(sizelimit), .def = "500", .reload = CONFIG_AT_ONCE},
+	{"timelimit", config_set_limit, FIELD(timelimit), .def = "3600", .reload = CONFIG_AT_ONCE},
+	{"max_filter_items", config_set_filter_items, FIELD(max_filter_items), .max = 1L << 32, .def = "1000", .reload = CONFIG_AT_ONCE},
+	{"max_search_work", config_set_search_work, FIELD(max_search_work), .max = 1L << 60, .def = "50000000", .reload = CONFIG_AT_ONCE},
+	{"inchain_max", config_set_filter_items, FIELD(inchain_max), .max = 1L << 32, .def = "100000", .reload = CONFIG_AT_ONCE},
+	{"access_log", config_set_access_log, FIELD(access_log), .def = "none", .reload = CONFIG_REOPENED},
+	{"monitor_access", config_set_choice, FIELD(monitor_access), .names = monitor_access_names, .def = "rootdn", .reload = CONFIG_AT_ONCE},
+	{"send_policy", config_set_choice, FIELD(send_policy), .names = policy_names, .def = "batch", .reload = CONFIG_AT_ONCE},
+	{"io_engine", config_set_choice, FIELD(io_engine), .names = io_engine_names, .def = "epoll"},
+	{"batch_bytes", config_set_size, FIELD(batch_bytes), .min = 512, .max = 16L << 20, .def = "64K", .reload = CONFIG_AT_ONCE},
+	{"max_pdu_bytes", config_set_size, FIELD(max_pdu_bytes), .min = 1024, .max = 64L << 20, .def = "1M"},
+	{"max_pdu_bytes_anonymous", config_set_size, FIELD(max_pdu_bytes_anonymous), .min = 1024, .max = 64L << 20, .def = "256K"},
+	{"max_input_bytes_per_worker", config_set_size, FIELD(max_input_bytes_per_worker), .min = 64L << 10, .max = 1L << 30, .def = "16M"},
+	{"max_pending_bytes", config_set_size, FIELD(max_pending_bytes), .min = 4096, .max = 1L << 30, .def = "4M", .reload = CONFIG_AT_ONCE},
+	{"pdu_timeout", config_set_seconds, FIELD(pdu_timeout), .min = 0, .max = 86400, .def = "10", .reload = CONFIG_AT_ONCE},
+	{"write_timeout", config_set_seconds, FIELD(write_timeout), .min = 0, .max = 86400, .def = "30", .reload = CONFIG_AT_ONCE},
+	{"idle_timeout", config_set_seconds, FIELD(idle_timeout), .min = 0, .max = 86400, .def = "0", .reload = CONFIG_AT_ONCE},
+	{"tls_cert_file", config_set_string, FIELD(tls_cert_file), .reload = CONFIG_TLS},
+	{"tls_key_file", config_set_string, FIELD(tls_key_file), .reload = CONFIG_TLS},
+	{"tls_ca_file", config_set_string, FIELD(tls_ca_file), .reload = CONFIG_TLS},
+	{"tls_verify_client", config_set_choice, FIELD(tls_verify_client), .names = tls_verify_names, .def = "never", .reload = CONFIG_TLS},
+	{"tls_ciphers", config_set_string, FIELD(tls_ciphers), .reload = CONFIG_TLS},
+	{"tls_ciphersuites", config_set_string, FIELD(tls_ciphersuites), .reload = CONFIG_TLS},
+	{"tls_min_version", config_set_tls_min_version, FIELD(tls_min_version), .def = "1.2", .reload = CONFIG_TLS},
+	{"tls_handshake_timeout", config_set_seconds, FIELD(tls_handshake_timeout), .min = 1, .max = 3600, .def = "10", .reload = CONFIG_AT_ONCE},
+	{"require_tls", config_set_bool, FIELD(require_tls), .def = "no", .reload = CONFIG_AT_ONCE},
+	{"tls_ktls", config_set_bool, FIELD(tls_ktls), .def = "no"},
+	{"syncrepl", config_set_syncrepl, FIELD(syncrepl)},
+	{"updateref", config_set_url, FIELD(updateref)},
+	{"listen_after_refresh", config_set_seconds, FIELD(listen_after_refresh), .min = 0, .max = 86400, .def = "0"},
 	/* Abuse limits (docs/reliability.md): failed binds per DN and address, connections per address. */
-	{"bind_fail_limit", set_count, FIELD(bind_fail_limit), .min = 0, .max = 1000000, .def = "0"},
-	{"bind_fail_window", set_seconds, FIELD(bind_fail_window), .min = 1, .max = 86400, .def = "300"},
-	{"max_conns_per_ip", set_count, FIELD(max_conns_per_ip), .min = 0, .max = 1000000, .def = "0"},
-	{"chain_passwd", set_bool, FIELD(chain_passwd), .def = "no"},
-	{"chain_wait_ms", set_count, FIELD(chain_wait_ms), .min = 0, .max = 60000, .def = "2000"},
+	{"bind_fail_limit", config_set_count, FIELD(bind_fail_limit), .min = 0, .max = 1000000, .def = "0"},
+	{"bind_fail_window", config_set_seconds, FIELD(bind_fail_window), .min = 1, .max = 86400, .def = "300"},
+	{"max_conns_per_ip", config_set_count, FIELD(max_conns_per_ip), .min = 0, .max = 1000000, .def = "0"},
+	{"chain_passwd", config_set_bool, FIELD(chain_passwd), .def = "no"},
+	{"chain_wait_ms", config_set_count, FIELD(chain_wait_ms), .min = 0, .max = 60000, .def = "2000"},
 	/* Account state at bind (server/ops/account.h, docs/replica.md). */
-	{"ppolicy_default", set_dn, FIELD(ppolicy_default), .min = 1},
-	{"ppolicy_use_lockout", set_bool, FIELD(ppolicy_use_lockout), .def = "no"},
-	{"chain_bind_failures", set_bool, FIELD(chain_bind_failures), .def = "no"},
-	{"metrics_listen", set_metrics_listen, FIELD(metrics_listen)},
-	{"metrics_allow_remote", set_bool, FIELD(metrics_allow_remote), .def = "no"},
-	{"ready_max_lag_ms", set_count, FIELD(ready_max_lag_ms), .min = 100, .max = 86400000, .def = "30000"},
+	{"ppolicy_default", config_set_dn, FIELD(ppolicy_default), .min = 1},
+	{"ppolicy_use_lockout", config_set_bool, FIELD(ppolicy_use_lockout), .def = "no"},
+	{"chain_bind_failures", config_set_bool, FIELD(chain_bind_failures), .def = "no"},
+	{"metrics_listen", config_set_metrics_listen, FIELD(metrics_listen)},
+	{"metrics_allow_remote", config_set_bool, FIELD(metrics_allow_remote), .def = "no"},
+	{"ready_max_lag_ms", config_set_count, FIELD(ready_max_lag_ms), .min = 100, .max = 86400000, .def = "30000"},
 	/* Nested memberOf (storage/memberof_nested.h). */
-	{"memberof_nested", set_bool, FIELD(memberof_nested), .def = "no"},
+	{"memberof_nested", config_set_bool, FIELD(memberof_nested), .def = "no"},
 	/* The PROXY protocol (pldap://, pldaps://). */
 	{"proxy_from", .set = set_proxy_from},
 	/* dynamic groups (storage/dyngroup.h) */
-	{"dynamic_groups", set_bool, FIELD(dynamic_groups), .def = "no"},
-	{"dynamic_groups_max", set_count, FIELD(dynamic_groups_max), .min = 1, .max = 1000000, .def = "1000"},
+	{"dynamic_groups", config_set_bool, FIELD(dynamic_groups), .def = "no"},
+	{"dynamic_groups_max", config_set_count, FIELD(dynamic_groups_max), .min = 1, .max = 1000000, .def = "1000"},
 	/* The memos of a served file (storage/db.h). */
-	{"memo_bytes", set_memo_bytes, FIELD(memo_bytes), .min = 0, .max = 1L << 40, .def = "64m", .reload = CONFIG_NEXT_FILE},
+	{"memo_bytes", config_set_memo_bytes, FIELD(memo_bytes), .min = 0, .max = 1L << 40, .def = "64m", .reload = CONFIG_NEXT_FILE},
 };
 /* clang-format on */
 #undef FIELD
@@ -658,14 +411,14 @@ bool config_key_changed(const struct config *a, const struct config *b, const ch
 
 static int read_key(void *user, const char *section, const char *key, const char *value)
 {
-	struct parse_state *st = user;
+	struct config_parse *st = user;
 	if (section[0])
-		return bad(st, "sections are not used (found [%s])", section) == 0;
+		return config_bad(st, "sections are not used (found [%s])", section) == 0;
 	int rc = kv_set(config_keys, NKEYS, st->cfg, st, key, value);
 	if (rc == -2)
-		bad(st, "unknown key \"%s\"", key);
+		config_bad(st, "unknown key \"%s\"", key);
 	if (rc == 0 && keep_raw(st->cfg, key, value) < 0)
-		return bad(st, "out of memory") == 0;
+		return config_bad(st, "out of memory") == 0;
 	return rc == 0;
 }
 
@@ -693,23 +446,25 @@ static int check_line_lengths(const char *path, char *err, size_t errlen)
 
 /* Every key's default (the table's .def) read by its set function, then what no one key
  * sets. 0, or -1 with the reason in st->why (a default its own parser refuses). */
-static int set_defaults(struct parse_state *st)
+static int set_defaults(struct config_parse *st)
 {
 	struct config *c = st->cfg;
 	memset(c, 0, sizeof(*c));
 	for (size_t i = 0; i < NKEYS; i++)
 		if (config_keys[i].def &&
 		    kv_set(config_keys, NKEYS, c, st, config_keys[i].name, config_keys[i].def) != 0)
-			return bad(st, "the built-in default of %s", config_keys[i].name);
+			return config_bad(st, "the built-in default of %s", config_keys[i].name);
 	st->have_index = false; /* the file's first index key drops the default list */
 	syncrepl_defaults(&c->syncrepl);
 	return 0;
 }
 
-static int load(struct config *cfg, const char *path, char *err, size_t errlen)
+/* The file read into cfg over every key's default: its path kept, each "key = value"
+ * through its set function. 0, or -1 with "PATH[:LINE]: reason" in err. */
+static int read_file(struct config *cfg, const char *path, char *err, size_t errlen)
 {
 	char why[512] = "";
-	struct parse_state st = {.cfg = cfg, .why = why, .whylen = sizeof(why)};
+	struct config_parse st = {.cfg = cfg, .why = why, .whylen = sizeof(why)};
 	if (set_defaults(&st) < 0) {
 		snprintf(err, errlen, "%s", why);
 		return -1;
@@ -728,6 +483,15 @@ static int load(struct config *cfg, const char *path, char *err, size_t errlen)
 		         why[0] ? why : "syntax error (expected key = value)");
 		return -1;
 	}
+	return 0;
+}
+
+/* The keys the server cannot run without, and those that need another (group needs
+ * user, rootpw rootdn; syncrepl's searchbase is the suffix). 0, or -1 with
+ * "PATH: reason" in err. */
+static int check_required(const struct config *cfg, const char *path, char *err, size_t errlen)
+{
+	char why[512];
 	if (!cfg->database[0] || !cfg->suffix[0]) {
 		snprintf(err, errlen, "%s: \"%s\" is required", path,
 		         !cfg->database[0] ? "database" : "suffix");
@@ -746,12 +510,14 @@ static int load(struct config *cfg, const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", path, why);
 		return -1;
 	}
-	/* Run from a source tree that was built, not installed: its own schema/. */
-	struct stat dir;
-	if (strcmp(cfg->schema_dir, SCHEMA_DEFAULT_DIR) == 0 &&
-	    stat(SCHEMA_DEFAULT_DIR, &dir) != 0 &&
-	    tree_schema_dir(cfg->schema_dir, sizeof(cfg->schema_dir)))
-		cfg->schema_dir_from_tree = true;
+	return 0;
+}
+
+/* The keys that only a replica (syncrepl) has a use for, and metrics_listen's address,
+ * which is loopback unless metrics_allow_remote says otherwise. 0, or -1 with err set. */
+static int check_replica_and_metrics(const struct config *cfg, const char *path, char *err,
+                                     size_t errlen)
+{
 	if (cfg->listen_after_refresh && !cfg->syncrepl.set) {
 		snprintf(err, errlen, "%s: listen_after_refresh is set but syncrepl is not", path);
 		return -1;
@@ -778,6 +544,29 @@ static int load(struct config *cfg, const char *path, char *err, size_t errlen)
 		         path, config_key_line(path, "metrics_listen"), cfg->metrics_listen.text);
 		return -1;
 	}
+	return 0;
+}
+
+/* Run from a source tree that was built, not installed: its own schema/. */
+static void find_tree_schema(struct config *cfg)
+{
+	struct stat dir;
+	if (strcmp(cfg->schema_dir, SCHEMA_DEFAULT_DIR) == 0 &&
+	    stat(SCHEMA_DEFAULT_DIR, &dir) != 0 &&
+	    tree_schema_dir(cfg->schema_dir, sizeof(cfg->schema_dir)))
+		cfg->schema_dir_from_tree = true;
+}
+
+/* A load's steps, in the order its errors have always been looked for: the file, the
+ * keys it requires, then what it left out filled in (the schema's directory, the access
+ * rules, a listener) among the checks of the keys that need each other. */
+static int load(struct config *cfg, const char *path, char *err, size_t errlen)
+{
+	if (read_file(cfg, path, err, errlen) < 0 || check_required(cfg, path, err, errlen) < 0)
+		return -1;
+	find_tree_schema(cfg);
+	if (check_replica_and_metrics(cfg, path, err, errlen) < 0)
+		return -1;
 	access_rule_number(cfg->access, cfg->naccess, cfg->path);
 	if (cfg->naccess == 0 && default_access_rules(cfg) < 0) {
 		snprintf(err, errlen, "%s: out of memory", path);

@@ -4,7 +4,7 @@
  * paths are taken from the directory the program runs in, as slapd does.
  *
  * The keys are config.c's key table (config_keys, read through conf/keyval.h): a key is
- * added there, one line, with the function that reads its value.
+ * added there, one line, with the function that reads its value (conf/config_set.h).
  */
 #ifndef MINIDIR_CONF_CONFIG_H
 #define MINIDIR_CONF_CONFIG_H

@@ -30,6 +30,70 @@ static const char usage[] =
     "                ExecCondition= (255 fails the unit, 1 skips its start)\n"
     "  -h, --help    this help; --version: the version\n";
 
+/* The signals the main thread takes with sigwait, blocked: workers inherit the mask. */
+static void block_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+	sigaddset(set, DB_WATCH_SIGNAL);
+	pthread_sigmask(SIG_BLOCK, set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* -t: the configuration and the database checked, every page read; binds no port.
+ * Returns the exit status. */
+static int check_and_exit(struct server *srv, const char *config)
+{
+	int status = server_check_pages(srv) < 0 ? 1 : 0;
+	if (status == 0)
+		printf("minidir: %s: configuration and database OK\n", config);
+	server_stop(srv);
+	return status;
+}
+
+/*
+ * The main thread's life once serving: it takes the signals in set (SIGHUP reloads, a
+ * lease broken on the database file or SIGTERM/SIGINT stop) and wakes once a second to
+ * report log lines held back by rate limiting and to pick up a new import of the
+ * database. Returns the exit status.
+ */
+static int serve_until_stopped(struct server *srv, const sigset_t *set)
+{
+	for (;;) {
+		struct timespec second = {.tv_sec = 1};
+		siginfo_t si;
+		int sig = sigtimedwait(set, &si, &second);
+		log_tick();
+		if (srv->worker_failed) { /* its SIGTERM woke this wait */
+			log_error("a worker stopped on a failed wait (logged above); stopping");
+			return 1;
+		}
+		if (sig < 0) {
+			server_db_check(srv);
+			listeners_hold_tick(srv);
+			continue;
+		}
+		if (sig == SIGHUP) {
+			server_reload(srv);
+			continue;
+		}
+		if (sig == DB_WATCH_SIGNAL && si.si_fd != srv->db_watch_fd)
+			continue; /* the lease of a file replaced by a reload: nobody serves it */
+		if (sig == DB_WATCH_SIGNAL) {
+			log_error("%s is being written in place by another process (opened for "
+			          "writing or truncated); stopping before it changes under the "
+			          "server. Replace it with minidir-import, which writes a new file "
+			          "and renames it.",
+			          srv->cfg.database);
+			return 1;
+		}
+		log_info("%s: stopping", strsignal(sig));
+		return 0;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	bool check_only = false, can_serve = false;
@@ -48,29 +112,15 @@ int main(int argc, char **argv)
 		config_free(&srv.cfg);
 		return status;
 	}
-	/* Workers inherit this mask; only the main thread takes signals, with sigwait. */
 	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, DB_WATCH_SIGNAL);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	block_signals(&set);
 	srv.check_only = check_only;
 	if (server_init(&srv) < 0) {
 		server_stop(&srv);
 		return 1;
 	}
-	if (check_only && server_check_pages(&srv) < 0) {
-		server_stop(&srv);
-		return 1;
-	}
-	if (check_only) {
-		printf("minidir: %s: configuration and database OK\n", cli.config);
-		server_stop(&srv);
-		return 0;
-	}
+	if (check_only)
+		return check_and_exit(&srv, cli.config);
 	/* Ports (389, 636), the pid file under /run and the database are opened as root;
 	 * then root is given up, before any client is served. */
 	if (listeners_bind(&srv) < 0 || daemon_write_pid(&srv.cfg) < 0 ||
@@ -79,42 +129,7 @@ int main(int argc, char **argv)
 		server_stop(&srv);
 		return 1;
 	}
-	status = 0;
-	for (;;) {
-		/* Wakes once a second to report log lines held back by rate limiting, and
-		 * to pick up a new import of the database. */
-		struct timespec second = {.tv_sec = 1};
-		siginfo_t si;
-		int sig = sigtimedwait(&set, &si, &second);
-		log_tick();
-		if (srv.worker_failed) { /* its SIGTERM woke this wait */
-			log_error("a worker stopped on a failed wait (logged above); stopping");
-			status = 1;
-			break;
-		}
-		if (sig < 0) {
-			server_db_check(&srv);
-			listeners_hold_tick(&srv);
-			continue;
-		}
-		if (sig == SIGHUP) {
-			server_reload(&srv);
-			continue;
-		}
-		if (sig == DB_WATCH_SIGNAL && si.si_fd != srv.db_watch_fd)
-			continue; /* the lease of a file replaced by a reload: nobody serves it */
-		if (sig == DB_WATCH_SIGNAL) {
-			log_error("%s is being written in place by another process (opened for "
-			          "writing or truncated); stopping before it changes under the "
-			          "server. Replace it with minidir-import, which writes a new file "
-			          "and renames it.",
-			          srv.cfg.database);
-			status = 1;
-			break;
-		}
-		log_info("%s: stopping", strsignal(sig));
-		break;
-	}
+	status = serve_until_stopped(&srv, &set);
 	daemon_remove_pid(&srv.cfg);
 	server_stop(&srv);
 	log_info("stopped");

@@ -34,6 +34,10 @@
  * an imported file open it MDB_RDONLY|MDB_NOLOCK (db_open) and never wait. A replica
  * opens its file with db_open_rw (LMDB's lock file, one writer, readers in the same
  * process see committed snapshots) and changes it in place with storage/db_update.h.
+ *
+ * Two files keep this contract: storage/db_open.c opens a file (db_open, db_open_served,
+ * db_open_rw: the environment, the tables, meta, the memos), storage/db.c reads an open
+ * one and closes it (the rest).
  */
 #ifndef MINIDIR_STORAGE_DB_H
 #define MINIDIR_STORAGE_DB_H

@@ -256,110 +256,154 @@ static int leave(char *secret, size_t len, int status)
 	return status;
 }
 
-int main(int argc, char **argv)
+/* What the command line asks for. secret: -s's copy (malloc'd, wiped by leave), or
+ * NULL until the password is read (-T, the terminal, standard input). */
+struct request {
+	const char *scheme_name, *file;
+	char *secret;
+	size_t len;
+	bool newline;
+	struct password_hash_opts o;
+};
+
+/* -s SECRET: a copy kept, the argument wiped out of ps(1) as slappasswd does. Returns -1
+ * to go on, or main's exit status (after a message). */
+static int take_secret(struct request *r, char *arg)
 {
-	const char *scheme_name = NULL, *file = NULL;
-	char *secret = NULL;
-	size_t len = 0;
-	bool newline = true;
-	struct password_hash_opts o = {0};
+	r->len = strlen(arg);
+	if (!(r->secret = strdup(arg))) {
+		fprintf(stderr, "%s: out of memory\n", PROG);
+		return leave(r->secret, r->len, 1);
+	}
+	memset(arg, 0, r->len);
+	return -1;
+}
+
+/* The options into r, slappasswd's way (-h alone is the help). Returns -1 to go on, or
+ * main's exit status (after the help, the version or a message; r->secret freed). */
+static int parse_options(int argc, char **argv, struct request *r)
+{
 	enum { OPT_HELP = 256, OPT_VERSION };
 	static const struct option longopts[] = {{"help", no_argument, NULL, OPT_HELP},
 	                                         {"version", no_argument, NULL, OPT_VERSION},
 	                                         {NULL, 0, NULL, 0}};
-	int c;
+	int c, status = -1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h:s:T:c:no:u", longopts, NULL)) != -1) {
+	while (status < 0 && (c = getopt_long(argc, argv, ":h:s:T:c:no:u", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			scheme_name = optarg;
+			r->scheme_name = optarg;
 			break;
 		case 's':
 		case 'T':
-			if (secret || file) {
+			if (r->secret || r->file) {
 				fprintf(stderr, "%s: one of -s and -T, once\n", PROG);
-				return leave(secret, len, 2);
+				status = leave(r->secret, r->len, 2);
+			} else if (c == 'T') {
+				r->file = optarg;
+			} else {
+				status = take_secret(r, optarg);
 			}
-			if (c == 'T') {
-				file = optarg;
-				break;
-			}
-			len = strlen(optarg);
-			if (!(secret = strdup(optarg))) {
-				fprintf(stderr, "%s: out of memory\n", PROG);
-				return leave(secret, len, 1);
-			}
-			memset(optarg, 0, len); /* out of ps(1), as slappasswd does */
 			break;
 		case 'c':
-			o.crypt_salt_format = optarg;
+			r->o.crypt_salt_format = optarg;
 			break;
 		case 'n':
-			newline = false;
+			r->newline = false;
 			break;
 		case 'o':
-			if (!module_option(optarg, &o))
-				return leave(secret, len, 2);
+			if (!module_option(optarg, &r->o))
+				status = leave(r->secret, r->len, 2);
 			break;
 		case 'u':
 			break;
 		case OPT_HELP:
 			fputs(usage, stdout);
-			return leave(secret, len, 0);
+			status = leave(r->secret, r->len, 0);
+			break;
 		case OPT_VERSION:
 			printf("%s %s\n", PROG, MINIDIR_VERSION);
-			return leave(secret, len, 0);
+			status = leave(r->secret, r->len, 0);
+			break;
 		case ':':
 			if (optopt == 'h') { /* -h alone: the help, as the other tools' -h */
 				fputs(usage, stdout);
-				return leave(secret, len, 0);
+				status = leave(r->secret, r->len, 0);
+				break;
 			}
 			fprintf(stderr, "%s: -%c needs a value\n", PROG, optopt);
-			return leave(secret, len, usage_error());
+			status = leave(r->secret, r->len, usage_error());
+			break;
 		default:
 			if (optopt)
 				fprintf(stderr, "%s: unknown option -%c\n", PROG, optopt);
 			else
 				fprintf(stderr, "%s: unknown option %s\n", PROG, argv[optind - 1]);
-			return leave(secret, len, usage_error());
+			status = leave(r->secret, r->len, usage_error());
 		}
 	}
-	if (optind < argc) {
+	if (status < 0 && optind < argc) {
 		fprintf(stderr, "%s: unexpected argument %s\n", PROG, argv[optind]);
-		return leave(secret, len, usage_error());
+		status = leave(r->secret, r->len, usage_error());
 	}
-	if (!scheme_name)
-		scheme_name = o.crypt_salt_format ? "{CRYPT}" : "{SSHA}";
-	const struct password_scheme *s = password_scheme_find(scheme_name);
+	return status;
+}
+
+/* The scheme asked for ({SSHA}, or {CRYPT} with -c alone), or NULL after a message: an
+ * unknown one, or -c with a scheme other than {CRYPT}. */
+static const struct password_scheme *pick_scheme(const struct request *r)
+{
+	const char *name = r->scheme_name           ? r->scheme_name
+	                   : r->o.crypt_salt_format ? "{CRYPT}"
+	                                            : "{SSHA}";
+	const struct password_scheme *s = password_scheme_find(name);
 	if (!s) {
-		fprintf(stderr, "%s: unknown scheme %s; ", PROG, scheme_name);
+		fprintf(stderr, "%s: unknown scheme %s; ", PROG, name);
 		list_schemes(stderr);
-		return leave(secret, len, 2);
+		return NULL;
 	}
-	if (o.crypt_salt_format && s->kind != PASSWORD_CRYPT) {
+	if (r->o.crypt_salt_format && s->kind != PASSWORD_CRYPT) {
 		fprintf(stderr, "%s: -c is {CRYPT}'s salt format; the scheme is %s\n", PROG,
 		        s->name);
-		return leave(secret, len, 2);
+		return NULL;
 	}
-	if (file)
-		secret = read_file(file, &len);
-	else if (!secret)
-		secret = read_secret(&len);
-	if (!secret)
-		return 1;
+	return s;
+}
+
+/* secret hashed in s and printed on standard output; secret wiped and freed. Returns
+ * main's exit status. */
+static int print_value(const struct password_scheme *s, char *secret, size_t len,
+                       const struct request *r)
+{
 	char err[512];
-	char *value = password_hash(s, secret, len, &o, err, sizeof(err));
+	char *value = password_hash(s, secret, len, &r->o, err, sizeof(err));
 	explicit_bzero(secret, len);
 	free(secret);
 	if (!value) {
 		fprintf(stderr, "%s: %s\n", PROG, err);
 		return 1;
 	}
-	printf("%s%s", value, newline ? "\n" : "");
+	printf("%s%s", value, r->newline ? "\n" : "");
 	free(value);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "%s: standard output: %s\n", PROG, strerror(errno));
 		return 1;
 	}
 	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct request r = {.newline = true};
+	int status = parse_options(argc, argv, &r);
+	if (status >= 0)
+		return status;
+	const struct password_scheme *s = pick_scheme(&r);
+	if (!s)
+		return leave(r.secret, r.len, 2);
+	size_t len = r.len;
+	char *secret = r.file ? read_file(r.file, &len) : r.secret ? r.secret : read_secret(&len);
+	if (!secret)
+		return 1;
+	return print_value(s, secret, len, &r);
 }
