@@ -468,10 +468,102 @@ out:
 	buf_free(&key);
 }
 
+/* What a bind the account state refused (o, and ok: it bound) tells: counted, and noted on
+ * its access log line; the Password Policy error its control carries. */
+static enum ppolicy_error policy_error(struct conn *c, const struct bind_outcome *o, bool ok)
+{
+	if (o->refusal != ACCOUNT_USABLE || o->after.password_expired)
+		STAT_ADD(c->w->stats.binds_refused_account, 1);
+	if (o->refusal != ACCOUNT_USABLE) {
+		note_account(c, account_refusal_word(o->refusal), o->attr);
+		/* slapd tells a locked account only under ppolicy_use_lockout */
+		return c->w->srv->cfg.ppolicy_use_lockout ? PPOLICY_ACCOUNT_LOCKED
+		                                          : PPOLICY_NO_ERROR;
+	}
+	if (o->after.password_expired) {
+		note_account(c, "password-expired", "pwdChangedTime");
+		return PPOLICY_PASSWORD_EXPIRED;
+	}
+	return ok && o->after.change_after_reset ? PPOLICY_CHANGE_AFTER_RESET : PPOLICY_NO_ERROR;
+}
+
+/* A simple bind with a DN (normal form ndn, key) and a password: the rootdn's, or an
+ * entry's as its account state allows; answered at once on success, at a failed bind's
+ * time otherwise. */
+static void simple_bind(struct conn *c, const struct ldap_request *req, const struct buf *ndn,
+                        const struct buf *key)
+{
+	const struct bind_request *b = &req->u.bind;
+	struct server *srv = c->w->srv;
+	int32_t id = req->msgid;
+	bool ok = false;
+	uint64_t checks_from = clock_ns();
+	/* The Password Policy control asked for: answered on every simple bind but the
+	 * rootdn's (slapd's policy does not apply to it), even on an unknown DN, where slapd
+	 * sends none: its absence would tell that the DN does not exist. */
+	bool want_policy = request_control(req, CONTROL_PASSWORD_POLICY) != NULL;
+	struct buf controls = {0};
+	/* bind_fail_limit: a DN or address at the limit is refused without a check, answered
+	 * as any failed bind (the decoy check below, the same time). An unknown DN counts as
+	 * an existing one: nothing here looks it up. */
+	uint64_t dn_key = 0, addr_key = 0;
+	if (srv->bind_limit) {
+		dn_key = limit_key_dn(ndn->data, ndn->len);
+		addr_key = limit_key_peer(c->peer); /* 0 on ldapi://: the DN's count only */
+		if (!bind_limit_try(srv->bind_limit, dn_key, addr_key, clock_seconds())) {
+			STAT_ADD(c->w->stats.binds_limited, 1);
+			log_debug("conn fd=%d bind \"%.*s\": refused (bind_fail_limit)", c->fd,
+			          (int)b->dn.bv_len, b->dn.bv_val);
+			if (want_policy)
+				policy_controls(&controls, -1, -1, PPOLICY_NO_ERROR);
+			bind_failed(c, id, &b->cred, checks_from, &controls);
+			return;
+		}
+	}
+	struct bind_outcome o = {.after = {.expire = -1, .grace = -1}};
+	bool root = is_rootdn(srv, ndn);
+	if (root) {
+		ok = srv->cfg.rootpw[0] && password_check(srv->cfg.rootpw, strlen(srv->cfg.rootpw),
+		                                          b->cred.bv_val, b->cred.bv_len);
+		ok =
+		    ok && conn_set_identity(c, AUTH_ROOT, b->dn.bv_val, b->dn.bv_len, NULL, 0) == 0;
+	} else {
+		entry_bind_check(c, key, &b->cred, &o);
+		ok = o.ok && conn_set_identity(c, AUTH_USER, b->dn.bv_val, b->dn.bv_len, key->data,
+		                               key->len) == 0;
+	}
+	enum ppolicy_error error = policy_error(c, &o, ok);
+	if (want_policy && !root)
+		policy_controls(&controls, o.after.expire, o.after.grace, error);
+	log_debug("conn fd=%d bind \"%.*s\": %s", c->fd, (int)b->dn.bv_len, b->dn.bv_val,
+	          ok ? "ok" : "invalid credentials");
+	/* chain_bind_failures: the provider counts a wrong password given here (and sees a
+	 * success that clears its count, or uses a grace bind). */
+	if (o.checked && (!o.ok || o.forward_success) && !o.after.password_expired)
+		replay_bind(c, &b->dn, &b->cred, ndn);
+	/* chain_passwd forwards a password change as the client: with the password it bound
+	 * with, kept until the identity goes (conn_clear_identity wipes it); at most
+	 * CHAIN_MAX_PASSWORD bytes of it (a longer one's changes are refused: op_chain.c). */
+	if (ok && srv->cfg.chain_passwd && b->cred.bv_len <= CHAIN_MAX_PASSWORD &&
+	    conn_set_password(c, b->cred.bv_val, b->cred.bv_len) < 0)
+		log_info("conn fd=%d: out of memory keeping the bind's password: its password "
+		         "changes are not forwarded",
+		         c->fd);
+	if (ok) {
+		if (srv->bind_limit)
+			bind_limit_succeeded(srv->bind_limit, dn_key, addr_key);
+		struct result_extra x = {.controls = controls.data, .clen = controls.len};
+		reply_begin(c);
+		reply_result(c, id, LDAP_RES_BIND, LDAP_SUCCESS, NULL, NULL, &x);
+		buf_free(&controls);
+		return;
+	}
+	bind_failed(c, id, &b->cred, checks_from, &controls);
+}
+
 void op_bind(struct conn *c, struct ldap_request *req)
 {
 	struct bind_request *b = &req->u.bind;
-	struct server *srv = c->w->srv;
 	int32_t id = req->msgid;
 	/* A bind, even a failed one, drops the old identity, and with it a paged search parked
 	 * between pages (its look-ahead entry was chosen for the old identity): its cookie then
@@ -506,82 +598,7 @@ void op_bind(struct conn *c, struct ldap_request *req)
 		reply_done(c, id, LDAP_RES_BIND, LDAP_INVALID_DN_SYNTAX, NULL, "invalid DN");
 		goto out;
 	}
-	bool ok = false;
-	uint64_t checks_from = clock_ns();
-	/* The Password Policy control asked for: answered on every simple bind but the
-	 * rootdn's (slapd's policy does not apply to it), even on an unknown DN, where slapd
-	 * sends none: its absence would tell that the DN does not exist. */
-	bool want_policy = request_control(req, CONTROL_PASSWORD_POLICY) != NULL;
-	struct buf controls = {0};
-	/* bind_fail_limit: a DN or address at the limit is refused without a check, answered
-	 * as any failed bind (the decoy check below, the same time). An unknown DN counts as
-	 * an existing one: nothing here looks it up. */
-	uint64_t dn_key = 0, addr_key = 0;
-	if (srv->bind_limit) {
-		dn_key = limit_key_dn(ndn.data, ndn.len);
-		addr_key = limit_key_peer(c->peer); /* 0 on ldapi://: the DN's count only */
-		if (!bind_limit_try(srv->bind_limit, dn_key, addr_key, clock_seconds())) {
-			STAT_ADD(c->w->stats.binds_limited, 1);
-			log_debug("conn fd=%d bind \"%.*s\": refused (bind_fail_limit)", c->fd,
-			          (int)b->dn.bv_len, b->dn.bv_val);
-			if (want_policy)
-				policy_controls(&controls, -1, -1, PPOLICY_NO_ERROR);
-			bind_failed(c, id, &b->cred, checks_from, &controls);
-			goto out;
-		}
-	}
-	struct bind_outcome o = {.after = {.expire = -1, .grace = -1}};
-	bool root = is_rootdn(srv, &ndn);
-	if (root) {
-		ok = srv->cfg.rootpw[0] && password_check(srv->cfg.rootpw, strlen(srv->cfg.rootpw),
-		                                          b->cred.bv_val, b->cred.bv_len);
-		ok =
-		    ok && conn_set_identity(c, AUTH_ROOT, b->dn.bv_val, b->dn.bv_len, NULL, 0) == 0;
-	} else {
-		entry_bind_check(c, &key, &b->cred, &o);
-		ok = o.ok && conn_set_identity(c, AUTH_USER, b->dn.bv_val, b->dn.bv_len, key.data,
-		                               key.len) == 0;
-	}
-	enum ppolicy_error error = PPOLICY_NO_ERROR;
-	if (o.refusal != ACCOUNT_USABLE || o.after.password_expired)
-		STAT_ADD(c->w->stats.binds_refused_account, 1);
-	if (o.refusal != ACCOUNT_USABLE) {
-		note_account(c, account_refusal_word(o.refusal), o.attr);
-		/* slapd tells a locked account only under ppolicy_use_lockout */
-		if (srv->cfg.ppolicy_use_lockout)
-			error = PPOLICY_ACCOUNT_LOCKED;
-	} else if (o.after.password_expired) {
-		note_account(c, "password-expired", "pwdChangedTime");
-		error = PPOLICY_PASSWORD_EXPIRED;
-	} else if (ok && o.after.change_after_reset) {
-		error = PPOLICY_CHANGE_AFTER_RESET;
-	}
-	if (want_policy && !root)
-		policy_controls(&controls, o.after.expire, o.after.grace, error);
-	log_debug("conn fd=%d bind \"%.*s\": %s", c->fd, (int)b->dn.bv_len, b->dn.bv_val,
-	          ok ? "ok" : "invalid credentials");
-	/* chain_bind_failures: the provider counts a wrong password given here (and sees a
-	 * success that clears its count, or uses a grace bind). */
-	if (o.checked && (!o.ok || o.forward_success) && !o.after.password_expired)
-		replay_bind(c, &b->dn, &b->cred, &ndn);
-	/* chain_passwd forwards a password change as the client: with the password it bound
-	 * with, kept until the identity goes (conn_clear_identity wipes it); at most
-	 * CHAIN_MAX_PASSWORD bytes of it (a longer one's changes are refused: op_chain.c). */
-	if (ok && srv->cfg.chain_passwd && b->cred.bv_len <= CHAIN_MAX_PASSWORD &&
-	    conn_set_password(c, b->cred.bv_val, b->cred.bv_len) < 0)
-		log_info("conn fd=%d: out of memory keeping the bind's password: its password "
-		         "changes are not forwarded",
-		         c->fd);
-	if (ok) {
-		if (srv->bind_limit)
-			bind_limit_succeeded(srv->bind_limit, dn_key, addr_key);
-		struct result_extra x = {.controls = controls.data, .clen = controls.len};
-		reply_begin(c);
-		reply_result(c, id, LDAP_RES_BIND, LDAP_SUCCESS, NULL, NULL, &x);
-		buf_free(&controls);
-		goto out;
-	}
-	bind_failed(c, id, &b->cred, checks_from, &controls);
+	simple_bind(c, req, &ndn, &key);
 out:
 	buf_free(&ndn);
 	buf_free(&key);
