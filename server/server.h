@@ -118,9 +118,9 @@ struct server {
 	/* nworkers of them, each the base of its struct ops_worker (server/ops/ops.h) */
 	struct worker **workers;
 	int nworkers;
-	int db_watch_fd; /* holds the read lease on the database file (server/db/file_guard.h); -1:
-	                    none */
-	struct buf rootdse;     /* the root DSE, as a stored entry record */
+	int db_watch_fd;    /* holds the read lease on the database file (server/db/db_watch.h); -1:
+	                       none */
+	struct buf rootdse; /* the root DSE, as a stored entry record */
 	struct buf subschema;   /* cn=Subschema, as a stored entry record */
 	struct tls_server *tls; /* the TLS context (net/tls.h), NULL when TLS is not configured */
 	struct access_rules *access; /* the access rules in force (ops/access.h): written under

@@ -9,7 +9,7 @@
 #include "protocol/buf.h"
 #include "protocol/dn.h"
 #include "server/clock.h"
-#include "server/db/file_guard.h"
+#include "server/db/db_watch.h"
 #include "server/db/readahead.h"
 #include "server/dlist.h"
 #include "server/log.h"

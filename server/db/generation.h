@@ -69,7 +69,7 @@ struct db_gen {
 	uint64_t number;    /* 1: the database opened at start-up; one more per reload */
 	dev_t dev;          /* the file mapped */
 	ino_t ino;
-	int map_slot;     /* its address range in the fault handler (file_guard.h); -1: none */
+	int map_slot;     /* its address range in the fault handler (db_watch.h); -1: none */
 	char *bind_decoy; /* op_bind_prepare's, for this data */
 	size_t bind_decoy_len;
 	uint64_t bind_decoy_ns; /* how long checking a password against it takes */

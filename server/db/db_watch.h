@@ -14,8 +14,8 @@
  * the lease moves to it, and the fault handler knows the ranges of every file
  * still mapped (old generations a running search still reads).
  */
-#ifndef MINIDIR_SERVER_DB_FILE_GUARD_H
-#define MINIDIR_SERVER_DB_FILE_GUARD_H
+#ifndef MINIDIR_SERVER_DB_DB_WATCH_H
+#define MINIDIR_SERVER_DB_DB_WATCH_H
 
 #include <signal.h>
 

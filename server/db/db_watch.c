@@ -1,4 +1,4 @@
-#include "server/db/file_guard.h"
+#include "server/db/db_watch.h"
 
 #include <errno.h>
 #include <fcntl.h>
