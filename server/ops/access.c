@@ -32,7 +32,7 @@ static size_t visible_children(struct access_op *op, const struct db *db, MDB_tx
                                bool first_only)
 {
 	if (access_entry_granted(op, ACCESS_READ))
-		return op_attrs_all_children(db, txn, id);
+		return computed_attrs_all_children(db, txn, id);
 	MDB_cursor *cur;
 	size_t n = 0;
 	if (db_cursor_open(txn, db->children, &cur) != 0)
@@ -214,7 +214,7 @@ static bool what_holds(struct access_op *op, const struct rule *r, entry_id id,
 	if (r->filter_computed) {
 		if (!*extra_built) {
 			op->extra.off = op->extra.len = 0;
-			op_attrs_all(&op->extra, op->db, op->txn, id, e, NULL);
+			computed_attrs_all(&op->extra, op->db, op->txn, id, e, NULL);
 			*extra_built = true;
 		}
 		ctx.extra = op->extra.data;

@@ -112,7 +112,7 @@ static const char *compile_rule(struct rule *r, const struct access_rule *src, i
 	if (src->filter) {
 		if (!(r->filter = filter_from_string(src->filter, &r->filter_mem)))
 			return "filter=: not a valid filter";
-		r->filter_computed = op_attrs_in_filter(r->filter);
+		r->filter_computed = computed_attrs_in_filter(r->filter);
 	}
 	if ((why = compile_attrs(r, src)))
 		return why;

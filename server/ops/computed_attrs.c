@@ -50,20 +50,20 @@
 static const char *const op_attr_names[] = {OP_ATTR_NAMES(OP_ATTR_NAME)};
 static const uint64_t op_attr_lens = 0 OP_ATTR_NAMES(OP_ATTR_LEN_BIT);
 
-bool op_attrs_in_filter(const struct filter *f)
+bool computed_attrs_in_filter(const struct filter *f)
 {
 	return filter_uses(f, op_attr_names, sizeof(op_attr_names) / sizeof(op_attr_names[0]),
 	                   op_attr_lens);
 }
 
-int op_attrs_all(struct buf *out, const struct db *db, MDB_txn *txn, entry_id id,
-                 const struct entry_view *e, struct access_op *aop)
+int computed_attrs_all(struct buf *out, const struct db *db, MDB_txn *txn, entry_id id,
+                       const struct entry_view *e, struct access_op *aop)
 {
 	struct attr_select all = {.all_operational = true};
-	return op_attrs_build(out, &all, db, txn, id, e, aop);
+	return computed_attrs_build(out, &all, db, txn, id, e, aop);
 }
 
-bool op_attrs_requested(const struct attr_select *sel)
+bool computed_attrs_requested(const struct attr_select *sel)
 {
 	if (!sel->all_operational && sel->n == 0)
 		return false; /* the common request: user attributes only */
@@ -73,7 +73,7 @@ bool op_attrs_requested(const struct attr_select *sel)
 	return false;
 }
 
-size_t op_attrs_all_children(const struct db *db, MDB_txn *txn, entry_id id)
+size_t computed_attrs_all_children(const struct db *db, MDB_txn *txn, entry_id id)
 {
 	MDB_cursor *cur;
 	size_t n = 0;
@@ -96,7 +96,7 @@ static size_t count_children(const struct db *db, MDB_txn *txn, entry_id id, str
                              bool first_only)
 {
 	return aop ? aop->visible_children(aop, db, txn, id, first_only)
-	           : op_attrs_all_children(db, txn, id);
+	           : computed_attrs_all_children(db, txn, id);
 }
 
 /* memberOf values being gathered: the DNs of the groups, as imported. */
@@ -162,8 +162,9 @@ static int put_stamps(struct buf *out, const struct attr_select *sel, const stru
 	return rc;
 }
 
-int op_attrs_build(struct buf *out, const struct attr_select *sel, const struct db *db,
-                   MDB_txn *txn, entry_id id, const struct entry_view *e, struct access_op *aop)
+int computed_attrs_build(struct buf *out, const struct attr_select *sel, const struct db *db,
+                         MDB_txn *txn, entry_id id, const struct entry_view *e,
+                         struct access_op *aop)
 {
 	bool to = sel->types_only;
 	char text[64];

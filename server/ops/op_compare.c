@@ -30,8 +30,9 @@ static int compare_entry(struct conn *c, entry_id id, const struct entry_view *e
 	                         .gate = access_compare_gate(ae),
 	                         .scratch = &w->scratch};
 	ops_worker(w)->extra.off = ops_worker(w)->extra.len = 0;
-	if (op_attrs_in_filter(eq) && op_attrs_all(&ops_worker(w)->extra, &db_worker(w)->gen->db,
-	                                           db_worker(w)->txn, id, e, ae->op) < 0)
+	if (computed_attrs_in_filter(eq) &&
+	    computed_attrs_all(&ops_worker(w)->extra, &db_worker(w)->gen->db, db_worker(w)->txn, id,
+	                       e, ae->op) < 0)
 		return LDAP_OTHER;
 	ctx.extra = ops_worker(w)->extra.data;
 	ctx.extra_len = ops_worker(w)->extra.len;

@@ -188,8 +188,8 @@ static const unsigned char *search_route(struct conn *c, struct ldap_request *re
 		/* Built entries, not paged, sorted or tested (RFC 4511 4.1.11). */
 		if (!ops_refuse_critical(c, req, OP_APPLY_MONITOR))
 			op_monitor_search(c, req, key);
-	} else if (op_special_is_subschema(key))
-		op_special_search(c, req, &w->srv->subschema);
+	} else if (search_builtin_is_subschema(key))
+		search_builtin(c, req, &w->srv->subschema);
 	else if (!dn_key_in_subtree(key->data, key->len, db->suffix_key.data, db->suffix_key.len))
 		reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_NO_SUCH_OBJECT, NULL, NULL);
 	else if (!(s = arena_alloc(req->mem, sizeof(*s))) ||
@@ -356,8 +356,8 @@ SEARCH_STEP bool search_output(struct conn *c, struct ldap_request *req, struct 
 		return false;
 	}
 	s->sel.values = s->values;
-	s->want_oper = op_attrs_requested(&s->sel);
-	s->filter_oper = op_attrs_in_filter(s->filter);
+	s->want_oper = computed_attrs_requested(&s->sel);
+	s->filter_oper = computed_attrs_in_filter(s->filter);
 	const struct request_control *sort = request_control(req, CONTROL_SORT_REQUEST);
 	/* A lookup carries no control: not even the VLV control's lookup on its path. */
 	if (req->ncontrols && !search_vlv_request(c, req, s, sort != NULL, paged))
@@ -392,7 +392,7 @@ void op_search(struct conn *c, struct ldap_request *req)
 	if (search_refused(c, req))
 		return;
 	if (r->base.bv_len == 0 && r->scope == LDAP_SCOPE_BASE) {
-		op_special_search(c, req, &w->srv->rootdse);
+		search_builtin(c, req, &w->srv->rootdse);
 		return;
 	}
 	/* Paged results: a cookie continues the search parked on this connection. */

@@ -237,9 +237,9 @@ void op_monitor_search(struct conn *c, struct ldap_request *req, const struct bu
 /* --- search_builtin.c: searches of built entries (root DSE, subschema) ------------------- */
 
 /* Answers a search of one built entry record (srv->rootdse or srv->subschema). */
-void op_special_search(struct conn *c, struct ldap_request *req, const struct buf *record);
+void search_builtin(struct conn *c, struct ldap_request *req, const struct buf *record);
 /* True if the reversed DN key is that of cn=Subschema. */
-bool op_special_is_subschema(const struct buf *key);
+bool search_builtin_is_subschema(const struct buf *key);
 
 /* --- op_rootdse.c: building the root DSE and cn=Subschema at start-up -------------------- */
 
@@ -254,16 +254,16 @@ int op_subschema_build(struct server *srv);
 
 /* The number of children of id in db, whoever asks (LMDB counts them): what
  * numSubordinates says to a client that may see every entry. */
-size_t op_attrs_all_children(const struct db *db, MDB_txn *txn, entry_id id);
-/* True if filter f tests an operational attribute op_attrs_build computes. */
-bool op_attrs_in_filter(const struct filter *f);
+size_t computed_attrs_all_children(const struct db *db, MDB_txn *txn, entry_id id);
+/* True if filter f tests an operational attribute computed_attrs_build computes. */
+bool computed_attrs_in_filter(const struct filter *f);
 /* Appends every computed operational attribute of entry id to out (for filters), as
- * op_attrs_build. Returns 0 or -1 (out of memory). */
-int op_attrs_all(struct buf *out, const struct db *db, MDB_txn *txn, entry_id id,
-                 const struct entry_view *e, struct access_op *aop);
+ * computed_attrs_build. Returns 0 or -1 (out of memory). */
+int computed_attrs_all(struct buf *out, const struct db *db, MDB_txn *txn, entry_id id,
+                       const struct entry_view *e, struct access_op *aop);
 
-/* True if sel names an operational attribute op_attrs_build computes. */
-bool op_attrs_requested(const struct attr_select *sel);
+/* True if sel names an operational attribute computed_attrs_build computes. */
+bool computed_attrs_requested(const struct attr_select *sel);
 /*
  * Appends the operational attributes sel asks for of entry id (viewed as e)
  * to out: structuralObjectClass, entryDN, entryUUID, subschemaSubentry,
@@ -272,8 +272,9 @@ bool op_attrs_requested(const struct attr_select *sel);
  * hidden ones are not told), or every child when aop is NULL; aop reads txn too.
  * Returns 0 or -1.
  */
-int op_attrs_build(struct buf *out, const struct attr_select *sel, const struct db *db,
-                   MDB_txn *txn, entry_id id, const struct entry_view *e, struct access_op *aop);
+int computed_attrs_build(struct buf *out, const struct attr_select *sel, const struct db *db,
+                         MDB_txn *txn, entry_id id, const struct entry_view *e,
+                         struct access_op *aop);
 
 /* --- password.c, password_hash.c: the password schemes, checked and made ---------------- */
 

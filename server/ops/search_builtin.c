@@ -15,7 +15,7 @@
 #include "server/ops/search_checks.h"
 #include "server/ops/search_names.h"
 
-void op_special_search(struct conn *c, struct ldap_request *req, const struct buf *record)
+void search_builtin(struct conn *c, struct ldap_request *req, const struct buf *record)
 {
 	struct search_request *r = &req->u.search;
 	struct entry_view e = {0};
@@ -79,7 +79,7 @@ void op_special_search(struct conn *c, struct ldap_request *req, const struct bu
 	free(space);
 }
 
-bool op_special_is_subschema(const struct buf *key)
+bool search_builtin_is_subschema(const struct buf *key)
 {
 	static const char skey[] = "cn=subschema"; /* its reversed key, NUL included */
 	return key->len == sizeof(skey) && memcmp(key->data, skey, sizeof(skey)) == 0;

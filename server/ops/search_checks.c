@@ -79,9 +79,9 @@ int search_assertion(const struct ldap_request *req, struct access_op *aop, stru
 		                          .gate = access_search_gate(&ae),
 		                          .scratch = &w->scratch};
 		ops_worker(w)->extra.off = ops_worker(w)->extra.len = 0;
-		if (f && op_attrs_in_filter(f) &&
-		    op_attrs_all(&ops_worker(w)->extra, &db_worker(w)->gen->db, db_worker(w)->txn,
-		                 base, &e, aop) == 0) {
+		if (f && computed_attrs_in_filter(f) &&
+		    computed_attrs_all(&ops_worker(w)->extra, &db_worker(w)->gen->db,
+		                       db_worker(w)->txn, base, &e, aop) == 0) {
 			fctx.extra = ops_worker(w)->extra.data;
 			fctx.extra_len = ops_worker(w)->extra.len;
 		}

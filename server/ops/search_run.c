@@ -94,8 +94,8 @@ static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view 
 	s->memo.yield = slice_end;
 	if (s->filter_oper) { /* the filter names computed attributes (entryDN, ...) */
 		ops_worker(w)->extra.off = ops_worker(w)->extra.len = 0;
-		if (op_attrs_all(&ops_worker(w)->extra, s->read.db, s->read.txn, *id, e,
-		                 &s->access) < 0) {
+		if (computed_attrs_all(&ops_worker(w)->extra, s->read.db, s->read.txn, *id, e,
+		                       &s->access) < 0) {
 			*rc = ENOMEM;
 			return STEP_ERROR;
 		}
@@ -144,8 +144,8 @@ static int send_entry(struct conn *c, entry_id id, const struct entry_view *e,
 	s->sel.gate = access_read_gate(ae);
 	ops_worker(w)->extra.off = ops_worker(w)->extra.len = 0;
 	int rc = 0;
-	if (s->want_oper && op_attrs_build(&ops_worker(w)->extra, &s->sel, s->read.db, s->read.txn,
-	                                   id, e, &s->access) < 0)
+	if (s->want_oper && computed_attrs_build(&ops_worker(w)->extra, &s->sel, s->read.db,
+	                                         s->read.txn, id, e, &s->access) < 0)
 		rc = ENOMEM;
 	s->sent++;
 	s->page_sent++;
