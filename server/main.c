@@ -1,11 +1,12 @@
 /* minidir: the server's command line, signals and lifetime. */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "conf/cli.h"
-#include "server/can_serve.h"
 #include "server/daemon.h"
 #include "server/db/db.h"
 #include "server/net/net.h"
@@ -29,6 +30,39 @@ static const char usage[] =
     "                not, 255 on a configuration error: the systemd unit's\n"
     "                ExecCondition= (255 fails the unit, 1 skips its start)\n"
     "  -h, --help    this help; --version: the version\n";
+
+/*
+ * --can-serve: whether the server has something to serve, for systemd's ExecCondition=
+ * (packaging/minidir.service.in). A server without a database would stop at start-up
+ * with an error, and the unit would be marked failed on a machine where the package was
+ * only installed; an empty suffix served instead would answer noSuchObject to every
+ * client as if the directory were empty (docs/install.md says why the first was chosen).
+ * Exit statuses, as ExecCondition= reads them: 1..254 skip the unit (not failed), 255
+ * fails it.
+ */
+enum { CAN_SERVE_YES = 0, CAN_SERVE_NO = 1, CAN_SERVE_CONFIG_ERROR = 255 };
+
+/*
+ * CAN_SERVE_YES when cfg has a syncrepl key (a replica makes its database) or something
+ * is at cfg->database (whether it can be read is start-up's to say, with its error);
+ * else CAN_SERVE_NO after one line on standard error: "minidir: no database at PATH and
+ * no syncrepl: import one with minidir-import -f CONFIG data.ldif".
+ */
+static int can_serve_status(const struct config *cfg)
+{
+	if (cfg->syncrepl.set)
+		return CAN_SERVE_YES;
+	struct stat st;
+	/* Only a path that names nothing means no database: a file start-up cannot read
+	 * (EACCES on it or its directory) gets start-up's error, which says how to fix it. */
+	if (stat(cfg->database, &st) == 0 || (errno != ENOENT && errno != ENOTDIR))
+		return CAN_SERVE_YES;
+	fprintf(stderr,
+	        "minidir: no database at %s and no syncrepl: import one with minidir-import -f "
+	        "%s data.ldif\n",
+	        cfg->database, cfg->path);
+	return CAN_SERVE_NO;
+}
 
 /* The signals the main thread takes with sigwait, blocked: workers inherit the mask. */
 static void block_signals(sigset_t *set)
@@ -108,7 +142,7 @@ int main(int argc, char **argv)
 	if (cli_load_config(&cli, &srv.cfg) < 0)
 		return can_serve ? CAN_SERVE_CONFIG_ERROR : 1;
 	if (can_serve) {
-		status = server_can_serve(&srv.cfg);
+		status = can_serve_status(&srv.cfg);
 		config_free(&srv.cfg);
 		return status;
 	}

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,13 +14,13 @@
 #include "protocol/buf.h"
 #include "protocol/dn.h"
 #include "protocol/schema.h"
+#include "conf/id_names.h"
 #include "server/ops/ops.h"
 #include "server/access_log.h"
 #include "server/addr_conns.h"
 #include "server/bind_limit.h"
 #include "server/net/net.h"
 #include "server/db/db.h"
-#include "server/db_denied.h"
 #include "server/log.h"
 #include "server/replica/replica.h"
 #include "server/clock.h"
@@ -124,6 +125,62 @@ static struct db_gen *open_replica_database(const struct config *cfg, char *err,
 	g->dev = st.st_dev;
 	g->ino = st.st_ino;
 	return g;
+}
+
+/*
+ * Why the server may not read its database, said so that the admin can fix it: the
+ * file (or the directory that keeps the server from it), its owner and mode, the user
+ * and group the server runs as, and the two fixes (chown, or an import as root with
+ * `user` in the config, which gives the file to that user: minidir-import(8)). The
+ * usual case: a database imported by root, 0600 root:root, under a unit whose User= is
+ * minidir.
+ *
+ * True when this process cannot open cfg->database for reading because of permissions
+ * (EACCES), with the message in out[0..outlen) ("cannot read the database PATH:
+ * permission denied: it is owned by root:root, mode 0600, and minidir runs as
+ * minidir:minidir (uid 998); ..."). False when it can be opened, or fails otherwise
+ * (out untouched): the caller's own error says why.
+ */
+static bool db_denied_explain(const struct config *cfg, char *out, size_t outlen)
+{
+	const char *path = cfg->database;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return false;
+	}
+	if (errno != EACCES)
+		return false;
+	/* The file itself, or (when it cannot even be looked at) its directory. */
+	char dir[sizeof(cfg->database)];
+	snprintf(dir, sizeof(dir), "%s", path);
+	struct stat st;
+	bool is_file = stat(path, &st) == 0;
+	const char *what = is_file ? path : dirname(dir);
+	if (!is_file && stat(what, &st) < 0)
+		return false;
+	char owner[160], me[160];
+	id_names(st.st_uid, st.st_gid, owner, sizeof(owner));
+	id_names(geteuid(), getegid(), me, sizeof(me));
+	int user_len = (int)strcspn(me, ":");
+	unsigned mode = (unsigned)(st.st_mode & 07777);
+	long uid = (long)geteuid();
+	if (!is_file)
+		snprintf(
+		    out, outlen,
+		    "cannot read the database %s: permission denied on its directory %s "
+		    "(owned by %s, mode %04o), and minidir runs as %s (uid %ld); let that user "
+		    "in: chown %s %s",
+		    path, what, owner, mode, me, uid, me, what);
+	else
+		snprintf(
+		    out, outlen,
+		    "cannot read the database %s: permission denied: it is owned by %s, mode "
+		    "%04o, and minidir runs as %s (uid %ld); give it to that user: chown %s %s "
+		    "(minidir-import run as root does it itself when %s sets user = %.*s, or "
+		    "when the database's directory belongs to %.*s)",
+		    path, owner, mode, me, uid, me, path, cfg->path, user_len, me, user_len, me);
+	return true;
 }
 
 static int open_database(struct server *srv)
@@ -328,7 +385,7 @@ int server_init(struct server *srv)
 		log_info("schema_dir: the source tree's %s (none installed)", cfg->schema_dir);
 	if (ops_start(srv) < 0) /* the access rules, compiled against the schema */
 		return -1;
-	(void)op_rootpw_is_example(srv);      /* a warning only: make run's example admin */
+	(void)ops_rootpw_is_example(srv);     /* a warning only: make run's example admin */
 	(void)listeners_proxy_from_open(cfg); /* a warning only: proxy_from 0.0.0.0/0 */
 	if (open_database(srv) < 0)
 		return -1;

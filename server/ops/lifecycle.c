@@ -2,12 +2,17 @@
  * The operations room's life cycle (ops.h): what server/ops/ keeps from start-up to
  * shut-down (the compiled access rules, the root DSE and cn=Subschema records in struct
  * server) and in each worker (the access rules' decisions, the computed attributes'
- * buffer, the last search base). Start-up calls these, never the files that own the state.
+ * buffer, the last search base). Start-up calls these, never the files that own the state;
+ * and, once at start-up, the warning about a rootpw that is the examples' password.
  */
 #include "server/ops/access.h"
 #include "server/ops/ops.h"
 
+#include <string.h>
+
+#include "conf/key_line.h"
 #include "server/log.h"
+#include "server/ops/password.h"
 
 int ops_start(struct server *srv)
 {
@@ -47,4 +52,23 @@ void ops_stop(struct server *srv)
 	access_publish(srv, NULL); /* the last reference: every worker has let go */
 	buf_free(&srv->rootdse);
 	buf_free(&srv->subschema);
+}
+
+/* The password examples/minidir.conf, the man pages and docs/ give the rootdn. */
+#define EXAMPLE_PASSWORD "secret"
+
+bool ops_rootpw_is_example(const struct server *srv)
+{
+	const char *pw = srv->cfg.rootpw;
+	/* The check minidir binds with, so that any form that lets "secret" in is caught:
+	 * plaintext, {SSHA} with any salt, {CRYPT}, {ARGON2}, ... */
+	if (!pw[0] || !password_check(pw, strlen(pw), EXAMPLE_PASSWORD, strlen(EXAMPLE_PASSWORD)))
+		return false;
+	char where[CONFIG_KEY_WHERE];
+	log_warning("%s: rootpw is the examples' password (\"%s\"): whoever has read them can "
+	            "bind as %s and read every attribute, password hashes included; set rootpw "
+	            "to a hash of your own password (minidir-passwd prints one)",
+	            config_key_where(srv->cfg.path, "rootpw", where), EXAMPLE_PASSWORD,
+	            srv->cfg.rootdn);
+	return true;
 }

@@ -70,6 +70,13 @@ void ops_worker_free(struct worker *w);
 /* Frees the access rules and the root DSE and cn=Subschema records (op_rootdse_build):
  * after every worker has stopped and been freed. */
 void ops_stop(struct server *srv);
+/*
+ * True, after logging a warning naming rootpw's FILE:LINE, when srv->cfg's rootpw lets
+ * the examples' password ("secret") bind: checked with password_check, so plaintext and
+ * every hash of it that verifies are caught. At start-up and by minidir -t, once: a
+ * changed rootpw needs a restart.
+ */
+bool ops_rootpw_is_example(const struct server *srv);
 
 /* --- ops.c: the dispatch table, Unbind, Abandon, the write operations ------------------ */
 
@@ -158,16 +165,6 @@ int op_bind_prepare(struct server *srv, struct db_gen *g);
  * For SASL EXTERNAL binds and chained password changes (op_chain.c).
  */
 enum account_refusal op_account_refused(struct conn *c, const void *key, size_t keylen);
-
-/* --- example_rootpw.c: the examples' password left as rootpw -------------------------- */
-
-/*
- * True, after logging a warning naming rootpw's FILE:LINE, when srv->cfg's rootpw lets
- * the examples' password ("secret") bind: checked with password_check, so plaintext and
- * every hash of it that verifies are caught. At start-up and by minidir -t, once: a
- * changed rootpw needs a restart.
- */
-bool op_rootpw_is_example(const struct server *srv);
 
 /* --- op_compare.c ------------------------------------------------------------------------ */
 
