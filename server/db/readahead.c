@@ -66,7 +66,7 @@ static uint64_t cgroup_limit(void)
 	return low;
 }
 
-uint64_t memory_limit(const char **from)
+uint64_t db_readahead_memory_limit(const char **from)
 {
 	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
 	uint64_t machine = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
@@ -87,7 +87,7 @@ bool db_readahead_off(enum db_readahead mode, uint64_t size, char *why, size_t w
 		return mode == DB_READAHEAD_OFF;
 	}
 	const char *from;
-	uint64_t limit = memory_limit(&from);
+	uint64_t limit = db_readahead_memory_limit(&from);
 	bool off = limit > 0 && size > limit / 2;
 	snprintf(why, whylen,
 	         "auto: the file (%.1f MB) is %s half of the %.1f MB this process may use (the "

@@ -27,13 +27,13 @@
  * memory.limit_in_bytes, where /sys/fs/cgroup shows them). *from says which ("the
  * machine" or "its memory cgroup"). Returns 0 when not even the machine's is known.
  */
-uint64_t memory_limit(const char **from);
+uint64_t db_readahead_memory_limit(const char **from);
 
 /*
  * Whether a file of size bytes is read without read-ahead under mode: on: false; off:
- * true; auto: the file is larger than half of memory_limit(), where the pages of the file
- * that lookups want stop fitting beside everything else. why (NUL-terminated, for the
- * log) says how it was decided.
+ * true; auto: the file is larger than half of db_readahead_memory_limit(), where the
+ * pages of the file that lookups want stop fitting beside everything else. why
+ * (NUL-terminated, for the log) says how it was decided.
  */
 bool db_readahead_off(enum db_readahead mode, uint64_t size, char *why, size_t whylen);
 

@@ -150,8 +150,8 @@ static void finish_close(struct uring_state *s, struct usock *u)
 	close(u->fd);
 	u->live = false;
 	buf_free(&u->spill);
-	pool_put(s, &u->staged);
-	pool_put(s, &u->flight);
+	uring_pool_put(s, &u->staged);
+	uring_pool_put(s, &u->flight);
 	uring_sock_dead(s, u);
 }
 
@@ -270,7 +270,7 @@ static void on_send(struct uring_state *s, int slot, int res)
 		u->flight.off = u->flight.len = 0;
 	}
 	u->sending = u->send_cancelling = false;
-	pool_put(s, &u->flight);
+	uring_pool_put(s, &u->flight);
 	if (!u->handler) {
 		mark_dirty(s, u);
 		return;
@@ -279,7 +279,7 @@ static void on_send(struct uring_state *s, int slot, int res)
 		if (!submit_send(s, u, MSG_WAITALL | u->staged_flags))
 			mark_dirty(s, u);
 	} else {
-		pool_put(s, &u->staged);
+		uring_pool_put(s, &u->staged);
 	}
 	mark_pending(s, u);
 }
@@ -481,7 +481,7 @@ static ssize_t ur_send(struct worker *w, int fd, const void *buf, size_t len, in
 		return -1;
 	}
 	size_t n = len < ENGINE_SEND_HELD - held ? len : ENGINE_SEND_HELD - held;
-	pool_get(s, &u->staged);
+	uring_pool_get(s, &u->staged);
 	if (buf_append(&u->staged, buf, n) < 0) {
 		errno = ENOMEM;
 		return -1;
@@ -511,8 +511,8 @@ static ssize_t ur_send_buf(struct worker *w, int fd, struct buf *b, size_t len, 
 	    b->cap <= ENGINE_SEND_HELD && tail <= len) {
 		struct buf t = u->staged;
 		if (t.cap > b->cap) /* an empty buffer larger than b's goes back to the pool */
-			pool_put(s, &t);
-		pool_get_within(s, &t, b->cap);
+			uring_pool_put(s, &t);
+		uring_pool_get_within(s, &t, b->cap);
 		if (buf_append(&t, b->data + b->off + len, tail) == 0) {
 			u->staged = *b;
 			u->staged.len -= tail;

@@ -165,12 +165,12 @@ struct usock *uring_sock_new(struct uring_state *s, int fd);
  * is in use or listed. */
 void uring_sock_dead(struct uring_state *s, struct usock *u);
 /* An empty buffer goes back to the worker's pool (or is freed): idle sockets hold none. */
-void pool_put(struct uring_state *s, struct buf *b);
+void uring_pool_put(struct uring_state *s, struct buf *b);
 /* Gives b, empty and without capacity, a buffer from the pool if there is one. */
-void pool_get(struct uring_state *s, struct buf *b);
-/* As pool_get, but only a buffer of at most max_cap bytes (the last such one put); b is
+void uring_pool_get(struct uring_state *s, struct buf *b);
+/* As uring_pool_get, but only a buffer of at most max_cap bytes (the last such one put); b is
  * left without capacity when the pool has none. */
-void pool_get_within(struct uring_state *s, struct buf *b, size_t max_cap);
+void uring_pool_get_within(struct uring_state *s, struct buf *b, size_t max_cap);
 /* Hands buffer bid back to the kernel's ring. */
 void uring_recycle(struct uring_state *s, unsigned bid);
 /* The ring, its completion queue and the provided buffers registered. Returns 0, or -1

@@ -32,7 +32,7 @@ struct usock *uring_sock(struct uring_state *s, int fd)
 }
 
 /* An empty buffer goes back to the pool (or is freed): idle sockets hold no memory. */
-void pool_put(struct uring_state *s, struct buf *b)
+void uring_pool_put(struct uring_state *s, struct buf *b)
 {
 	if (b->cap && b->cap <= ENGINE_SEND_HELD && s->npool < URING_POOL &&
 	    s->pool_bytes + b->cap <= URING_POOL_BYTES) {
@@ -46,12 +46,12 @@ void pool_put(struct uring_state *s, struct buf *b)
 }
 
 /* Gives an empty buffer without capacity one from the pool: the last put, of any size. */
-void pool_get(struct uring_state *s, struct buf *b)
+void uring_pool_get(struct uring_state *s, struct buf *b)
 {
-	pool_get_within(s, b, SIZE_MAX);
+	uring_pool_get_within(s, b, SIZE_MAX);
 }
 
-void pool_get_within(struct uring_state *s, struct buf *b, size_t max_cap)
+void uring_pool_get_within(struct uring_state *s, struct buf *b, size_t max_cap)
 {
 	if (b->cap)
 		return;

@@ -25,13 +25,13 @@ START_TEST(a_large_staged_buffer_is_kept_for_the_next_send)
 	struct uring_state s = {0};
 	struct buf b = grown(ENGINE_SEND_HELD);
 	unsigned char *data = b.data;
-	pool_put(&s, &b);
+	uring_pool_put(&s, &b);
 	ck_assert_ptr_null(b.data);
 	ck_assert_uint_eq(b.cap, 0);
 	ck_assert_int_eq(s.npool, 1);
 	ck_assert_uint_eq(s.pool_bytes, ENGINE_SEND_HELD);
 	struct buf again = {0};
-	pool_get(&s, &again);
+	uring_pool_get(&s, &again);
 	ck_assert_ptr_eq(again.data, data);
 	ck_assert_uint_eq(again.cap, ENGINE_SEND_HELD);
 	ck_assert_uint_eq(buf_pending(&again), 0);
@@ -47,25 +47,25 @@ START_TEST(the_pool_holds_at_most_its_bytes)
 	int fit = (int)(URING_POOL_BYTES / ENGINE_SEND_HELD);
 	for (int i = 0; i < fit + 3; i++) {
 		struct buf b = grown(ENGINE_SEND_HELD);
-		pool_put(&s, &b);
+		uring_pool_put(&s, &b);
 		ck_assert_ptr_null(b.data); /* kept or freed, never left to the socket */
 	}
 	ck_assert_int_eq(s.npool, fit);
 	ck_assert_uint_eq(s.pool_bytes, URING_POOL_BYTES);
 	/* Larger than a staged buffer gets: freed, whatever room is left. */
 	struct buf small = grown(4096), big = grown(2 * ENGINE_SEND_HELD);
-	pool_put(&s, &small); /* no room left either */
-	pool_put(&s, &big);
+	uring_pool_put(&s, &small); /* no room left either */
+	uring_pool_put(&s, &big);
 	ck_assert_int_eq(s.npool, fit);
 	struct buf b = {0};
-	pool_get(&s, &b);
+	uring_pool_get(&s, &b);
 	ck_assert_uint_eq(s.pool_bytes, URING_POOL_BYTES - ENGINE_SEND_HELD);
 	struct buf big2 = grown(2 * ENGINE_SEND_HELD);
-	pool_put(&s, &big2);
+	uring_pool_put(&s, &big2);
 	ck_assert_int_eq(s.npool, fit - 1);
 	ck_assert_ptr_null(big2.data);
 	/* A buffer that already has capacity is left as it is. */
-	pool_get(&s, &b);
+	uring_pool_get(&s, &b);
 	ck_assert_int_eq(s.npool, fit - 1);
 	buf_free(&b);
 	while (s.npool > 0)
@@ -80,18 +80,18 @@ START_TEST(a_buffer_within_a_size)
 	struct uring_state s = {0};
 	struct buf big = grown(ENGINE_SEND_HELD), small = grown(4096);
 	unsigned char *small_data = small.data;
-	pool_put(&s, &small);
-	pool_put(&s, &big); /* the last put: pool_get would give this one */
+	uring_pool_put(&s, &small);
+	uring_pool_put(&s, &big); /* the last put: uring_pool_get would give this one */
 	struct buf b = {0};
-	pool_get_within(&s, &b, 8192);
+	uring_pool_get_within(&s, &b, 8192);
 	ck_assert_ptr_eq(b.data, small_data);
 	ck_assert_int_eq(s.npool, 1);
 	ck_assert_uint_eq(s.pool_bytes, ENGINE_SEND_HELD);
 	struct buf none = {0};
-	pool_get_within(&s, &none, 8192); /* only the large one is left */
+	uring_pool_get_within(&s, &none, 8192); /* only the large one is left */
 	ck_assert_ptr_null(none.data);
 	ck_assert_int_eq(s.npool, 1);
-	pool_get_within(&s, &b, ENGINE_SEND_HELD); /* b has capacity: left as it is */
+	uring_pool_get_within(&s, &b, ENGINE_SEND_HELD); /* b has capacity: left as it is */
 	ck_assert_ptr_eq(b.data, small_data);
 	ck_assert_int_eq(s.npool, 1);
 	buf_free(&b);
