@@ -1,7 +1,7 @@
 /*
  * max_conns_per_ip at the connection (conn_impl.h: conn_admit_peer, conn_release_peer): the
  * count of open connections per client address, in srv->addr_conns. Its own file because
- * both conn.c (at accept) and conn_proxy.c (once a PROXY header names the client) call it.
+ * both conn_life.c (at accept) and conn_proxy.c (once a PROXY header names the client) call it.
  */
 #include "server/net/conn.h"
 #include "server/net/conn_impl.h"

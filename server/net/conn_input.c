@@ -3,7 +3,7 @@
  * conn_tls.c), framing it into requests, and handing each to the operations in
  * order (conn_dispatch_request, the one call up from net/ to ops/); Abandons act
  * at once, and what waits unfinished on the worker's connections is bounded
- * (max_input_bytes_per_worker). Called by the connection's life cycle (conn.c); it
+ * (max_input_bytes_per_worker). Called by the connection's life cycle (conn_life.c); it
  * calls conn_output.c, conn_tls.c and conn_wake.c below it.
  */
 #include "server/net/conn.h"

@@ -11,7 +11,7 @@
  *   conn=7 fd=15 ACCEPT from=127.0.0.1:40312 via=pldap proxy=local CLOSE
  *     reason="health check" ops=1
  *
- * docs/access-log.md says what admins see. Called by conn.c, conn_proxy.c, conn_tls.c,
+ * docs/access-log.md says what admins see. Called by conn_life.c, conn_proxy.c, conn_tls.c,
  * reply.c and (through conn_log_release) the operations' trace; calls the access log.
  */
 #include "server/net/conn.h"

@@ -3,7 +3,7 @@
  * segment boundary (conn_flush), with TLS as records (conn_tls.c's encryption);
  * the events the connection waits for (EPOLLOUT while the socket is full); and the
  * last word to a client that is disconnected. Called by the send policies, the
- * input side and the connection's life cycle (conn.c); it calls only conn_tls.c and
+ * input side and the connection's life cycle (conn_life.c); it calls only conn_tls.c and
  * the engine below it.
  */
 #include "server/net/conn.h"

@@ -3,7 +3,7 @@
  * connections only from proxy_from, and each begins with a header (proxy_header.c) that
  * says who the client is; from then on c->peer and c->peer_ip are the client's, in every
  * log line and access rule. The header is bounded: PROXY_HEADER_MAX bytes, within
- * pdu_timeout of the accept (10 s when pdu_timeout is 0). Called by conn.c (accept,
+ * pdu_timeout of the accept (10 s when pdu_timeout is 0). Called by conn_life.c (accept,
  * events, the sweep), which closes what it refuses; it calls conn_tls.c on pldaps://,
  * conn_output.c (the handshake's answer) and conn_log.c.
  */
