@@ -22,6 +22,10 @@
 #include "server/stats.h"
 #include "storage/db.h"
 
+/* The subschema subentry's DN (RFC 4512 4.2): the record srv->subschema (server/ops/'s
+ * op_subschema_build), named by every entry's subschemaSubentry, cn=monitor's too. */
+#define SUBSCHEMA_DN "cn=Subschema"
+
 struct send_policy;
 struct tls_server;
 struct access_rules;

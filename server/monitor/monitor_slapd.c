@@ -22,7 +22,7 @@
 #include <time.h>
 
 #include "server/net/net.h"
-#include "server/ops/monitor_entry.h"
+#include "server/monitor/monitor_entry.h"
 
 #define SLAPD_DN "cn=Monitor"
 /* At most this many cn=Connection N entries in one search: what a search can make the
