@@ -109,7 +109,7 @@ struct server {
 	    *gen; /* the current database generation (server/db/generation.h): under gen_lock */
 	struct replica *replica;  /* the syncrepl consumer (replica/replica.h), NULL when none */
 	struct chain_pool *chain; /* chain_passwd's threads (replica/replica.h), NULL when off */
-	struct http_server *http; /* the HTTP endpoint (ops/http.h), NULL when none */
+	struct http_server *http; /* the HTTP endpoint (monitor/http.h), NULL when none */
 	pthread_mutex_t gen_lock;
 	uint64_t gen_min; /* the oldest generation a search may still hold (atomic) */
 	uint64_t reloads; /* database files picked up since start-up (atomic) */

@@ -13,7 +13,7 @@
  *   cn=Listeners     cn=Listener N: monitorConnectionLocalAddress, labeledURI
  *   cn=Databases     cn=Database 0: the database served (namingContexts, monitoredInfo)
  *
- * cn=Monitor itself and cn=TLS are minidir's cn=monitor and cn=tls (op_monitor.c).
+ * cn=Monitor itself and cn=TLS are minidir's cn=monitor and cn=tls (monitor.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
