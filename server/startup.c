@@ -13,6 +13,7 @@
 #include "protocol/buf.h"
 #include "protocol/dn.h"
 #include "protocol/schema.h"
+#include "server/monitor/monitor.h"
 #include "server/ops/ops.h"
 #include "server/access_log.h"
 #include "server/addr_conns.h"
