@@ -78,7 +78,7 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
 LIB      := $(B)/libminidir.a
 BINS     := $(B)/minidir $(B)/minidir-import $(B)/minidir-export $(B)/minidir-passwd \
             $(B)/searchrate
-UNIT_SRC := $(wildcard tests/*/test_*.c)
+UNIT_SRC := $(wildcard tests/*/test_*.c tests/*/*/test_*.c)
 UNIT_BIN := $(UNIT_SRC:%.c=$(B)/%)
 # searchrate: its own small library (not libminidir), linked into the tool and its unit tests.
 SR_SRC   := $(filter-out tools/searchrate/main.c,$(wildcard tools/searchrate/*.c))
@@ -264,7 +264,7 @@ test-times:
 	@./tests/times.sh
 
 # make check T=NAME builds what one test needs and runs it, as make unit and make
-# integration would: a unit test (T=test_filter or T=filter: tests/*/test_NAME.c), an
+# integration would: a unit test (T=test_filter or T=filter: tests/ROOM/test_NAME.c), an
 # integration script (T=fault_test or T=fault: tests/integration/NAME.sh, one of ITESTS),
 # or the conformance suite (T=conformance; CONFORMANCE_TLS=1 or CONFORMANCE_REPLICA=1 in
 # the environment as make integration sets them). SAN=1 and MINIDIR_IO_ENGINE=io_uring

@@ -131,9 +131,10 @@ struct config {
 	char ppolicy_default[1024];
 	bool ppolicy_use_lockout;
 	bool chain_bind_failures;
-	/* The operators' HTTP endpoint (server/ops/http.h): off unless metrics_listen is set;
-	 * an address off the loopback needs metrics_allow_remote. /readyz answers 503 on a
-	 * replica more than ready_max_lag_ms behind (server/ops/metrics.h says how measured). */
+	/* The operators' HTTP endpoint (server/monitor/http.h): off unless metrics_listen is
+	 * set; an address off the loopback needs metrics_allow_remote. /readyz answers 503 on
+	 * a replica more than ready_max_lag_ms behind (server/monitor/metrics.h says how
+	 * measured). */
 	struct metrics_addr metrics_listen;
 	bool metrics_allow_remote;
 	int ready_max_lag_ms;

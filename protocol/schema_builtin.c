@@ -176,7 +176,7 @@ const char *const schema_builtin_attrs[] = {
     "ORDERING integerOrderingMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE )",
     "( 1.2.840.113556.1.4.60 NAME 'lockoutDuration' EQUALITY integerMatch "
     "ORDERING integerOrderingMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE )",
-    /* slapd's back-monitor (cn=Monitor: server/ops/monitor_slapd.c), under OpenLDAP's arc
+    /* slapd's back-monitor (cn=Monitor: server/monitor/monitor_slapd.c), under OpenLDAP's arc
      * 1.3.6.1.4.1.4203.666.1.55; slapd hides them from its cn=Subschema. All operational:
      * sent for "+" or by name, as slapd sends them. */
     "( 1.3.6.1.4.1.4203.666.1.55.1 NAME 'monitoredInfo' EQUALITY caseIgnoreMatch SUBSTR "

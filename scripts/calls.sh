@@ -25,6 +25,7 @@ symbols() {
 		[ -f "$o" ] || continue
 		mod=${o#"$build"/}
 		mod=${mod%.o}
+		[ -f "$mod.c" ] || continue # left over from a file since moved or removed
 		"$nm" --defined-only "$o" | awk -v m="$mod" 'NF == 3 && $2 ~ /[TDRB]/ { print "D", m, $3 }'
 		"$nm" -u "$o" | awk -v m="$mod" '{ print "U", m, $NF }'
 	done
@@ -38,8 +39,8 @@ function room(m,    d) {
 	return d
 }
 function rank(d,    order, r) {
-	split("server(shared) server/db server/replica server/net server/ops server(start-up)", order, " ")
-	for (r = 1; r <= 6; r++)
+	split("server(shared) server/db server/replica server/net server/monitor server/ops server(start-up)", order, " ")
+	for (r = 1; r <= 7; r++)
 		if (order[r] == d)
 			return r
 	return -1

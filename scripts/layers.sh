@@ -8,12 +8,14 @@
 #       server/db/                     database generations and the file guard
 #       server/replica/                the syncrepl consumer
 #       server/net/                    engines, worker loop, connections, TLS, send policies
+#       server/monitor/                cn=monitor, the operators' HTTP endpoint (/metrics)
 #       server/ops/                    operations, search planning, access rules
 #       server/ (start-up)             startup, daemon, main
 #       tools/                         minidir-import, minidir-export, minidir-passwd, searchrate
 #     A file includes headers of its own room and of the rooms below it, never above;
 #   - from outside a room of server/, only the room's public header is included
-#     (server/net/net.h, server/ops/ops.h, server/replica/replica.h, server/db/db.h);
+#     (server/net/net.h, server/ops/ops.h, server/monitor/monitor.h, server/replica/replica.h,
+#     server/db/db.h);
 #   - a private header (NAME_impl.h) is included only by its own room's files and is not
 #     reachable from the room's public header;
 #   - no circle among the files of one room: a module is a .c file with its .h
@@ -33,7 +35,7 @@ cd "$root"
 
 # One "FROM TO" line per include: FROM the including module, TO the included one.
 edges() {
-	for dir in protocol storage conf ldif server server/db server/replica server/net server/ops tools tools/searchrate; do
+	for dir in protocol storage conf ldif server server/db server/replica server/net server/monitor server/ops tools tools/searchrate; do
 		for f in "$dir"/*.c "$dir"/*.h; do
 			[ -f "$f" ] || continue
 			mod=${f%.*}
@@ -57,10 +59,10 @@ function dir(m,    d) {
 	return d
 }
 function rank(d,    order, r) {
-	split("protocol storage ldif server(shared) server/db server/replica server/net server/ops server(start-up) tools", order, " ")
+	split("protocol storage ldif server(shared) server/db server/replica server/net server/monitor server/ops server(start-up) tools", order, " ")
 	if (d == "conf")
 		return 2
-	for (r = 1; r <= 10; r++)
+	for (r = 1; r <= 11; r++)
 		if (order[r] == d)
 			return r + (r > 1)
 	return -1
@@ -68,7 +70,8 @@ function rank(d,    order, r) {
 function name(m,    n) { n = m; sub(/^.*\//, "", n); return n }
 # The one header of a room of server/ that other rooms may include.
 function public(d) {
-	if (d == "server/net" || d == "server/ops" || d == "server/replica" || d == "server/db")
+	if (d == "server/net" || d == "server/monitor" || d == "server/ops" || d == "server/replica" ||
+	    d == "server/db")
 		return d "/" substr(d, 8)
 	return ""
 }
@@ -103,8 +106,8 @@ $1 != $2 && !(($1 " " $2) in seen) {
 END {
 	if (bad)
 		exit 2
-	split("protocol storage conf ldif server(shared) server/db server/replica server/net server/ops server(start-up) tools", dirs, " ")
-	for (d = 1; d <= 11; d++) {
+	split("protocol storage conf ldif server(shared) server/db server/replica server/net server/monitor server/ops server(start-up) tools", dirs, " ")
+	for (d = 1; d <= 12; d++) {
 		printf "%s/\n", dirs[d]
 		nm = 0
 		for (m in mods)

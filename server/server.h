@@ -22,6 +22,10 @@
 #include "server/stats.h"
 #include "storage/db.h"
 
+/* The subschema subentry's DN (RFC 4512 4.2): the record srv->subschema (server/ops/'s
+ * op_subschema_build), named by every entry's subschemaSubentry, cn=monitor's too. */
+#define SUBSCHEMA_DN "cn=Subschema"
+
 struct send_policy;
 struct tls_server;
 struct access_rules;
@@ -105,7 +109,7 @@ struct server {
 	    *gen; /* the current database generation (server/db/generation.h): under gen_lock */
 	struct replica *replica;  /* the syncrepl consumer (replica/replica.h), NULL when none */
 	struct chain_pool *chain; /* chain_passwd's threads (replica/replica.h), NULL when off */
-	struct http_server *http; /* the HTTP endpoint (ops/http.h), NULL when none */
+	struct http_server *http; /* the HTTP endpoint (monitor/http.h), NULL when none */
 	pthread_mutex_t gen_lock;
 	uint64_t gen_min; /* the oldest generation a search may still hold (atomic) */
 	uint64_t reloads; /* database files picked up since start-up (atomic) */

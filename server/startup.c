@@ -15,6 +15,7 @@
 #include "protocol/dn.h"
 #include "protocol/schema.h"
 #include "conf/id_names.h"
+#include "server/monitor/monitor.h"
 #include "server/ops/ops.h"
 #include "server/access_log.h"
 #include "server/addr_conns.h"

@@ -1,6 +1,6 @@
 /*
  * The workers' counters (stats.h) added up, for the two readers of them: cn=monitor
- * (server/ops/op_monitor.c) and the HTTP endpoint's /metrics (server/ops/metrics.c).
+ * (server/monitor/monitor.c) and the HTTP endpoint's /metrics (server/monitor/metrics.c).
  * Any thread: each counter is a relaxed atomic load, no lock is taken, so a reader never
  * holds up a worker (the sum is not one instant's: each counter is read once, in turn).
  */

@@ -9,7 +9,7 @@
 #   tests/run.sh [-j N] [-o OUT] NAME...        (BUILD=build by default)
 #
 # NAME is
-#   test_X              the unit test $BUILD/tests/*/test_X (check; CK_DEFAULT_TIMEOUT=30)
+#   test_X              the unit test $BUILD/tests/ROOM/test_X (check; CK_DEFAULT_TIMEOUT=30)
 #   X_test              tests/integration/X_test.sh
 #   conformance         tests/conformance/run.sh; conformance:tls, conformance:replica
 #                       (CONFORMANCE_TLS=1 / CONFORMANCE_REPLICA=1), conformance:dynlist,
@@ -48,7 +48,7 @@ command_of() {
 	local name=${1%@io_uring} f
 	case $name in
 	test_*)
-		for f in "$BUILD"/tests/*/"$name"; do
+		for f in "$BUILD"/tests/*/"$name" "$BUILD"/tests/*/*/"$name"; do
 			[ -x "$f" ] && { echo "$f"; return 0; }
 		done
 		return 1

@@ -1,6 +1,6 @@
 /*
  * The open connections of all workers, copied for cn=Monitor's connection entries
- * (server/ops/monitor_slapd.c), from the thread answering that search.
+ * (server/monitor/monitor_slapd.c), from the thread answering that search.
  *
  * Each worker's list is copied under its conns_lock (net_worker.h), which the worker
  * takes only to link or unlink a connection and to change its bound identity: a copy

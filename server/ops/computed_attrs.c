@@ -192,8 +192,8 @@ int computed_attrs_build(struct buf *out, const struct attr_select *sel, const s
 		rc |= response_put_attr(out, "entryUUID", &v, 1, to);
 	}
 	if (attr_select_wants(sel, "subschemaSubentry")) {
-		v.bv_val = OP_SUBSCHEMA_DN;
-		v.bv_len = strlen(OP_SUBSCHEMA_DN);
+		v.bv_val = SUBSCHEMA_DN;
+		v.bv_len = strlen(SUBSCHEMA_DN);
 		rc |= response_put_attr(out, "subschemaSubentry", &v, 1, to);
 	}
 	if (attr_select_wants(sel, "memberOf"))

@@ -70,7 +70,7 @@ int op_rootdse_build(struct server *srv)
 	/* All operational attributes ("+"), absolute true/false filters. */
 	struct berval feat[] = {BV("1.3.6.1.4.1.4203.1.5.1"), BV("1.3.6.1.4.1.4203.1.5.3")};
 	struct berval ver = BV("3"), vendor = BV("minidir"), vversion = BV(MINIDIR_VERSION);
-	struct berval subschema = BV(OP_SUBSCHEMA_DN);
+	struct berval subschema = BV(SUBSCHEMA_DN);
 	/* Where slapd's tools look for its back-monitor tree (monitor_slapd.c). */
 	struct berval monitor = BV("cn=Monitor");
 	struct berval *oc_v[] = {&oc[0], &oc[1], NULL}, *nc_v[] = {&nc, NULL};
@@ -152,7 +152,7 @@ int op_subschema_build(struct server *srv)
 		}
 		struct berval cls[] = {BV("top"), BV("subentry"), BV("subschema"),
 		                       BV("extensibleObject")};
-		struct berval cn = BV("Subschema"), dn = BV(OP_SUBSCHEMA_DN);
+		struct berval cn = BV("Subschema"), dn = BV(SUBSCHEMA_DN);
 		struct berval *cls_v[] = {&cls[0], &cls[1], &cls[2], &cls[3], NULL};
 		struct berval *cn_v[] = {&cn, NULL}, *dn_v[] = {&dn, NULL};
 		const struct built_attr attrs[] = {
@@ -161,7 +161,7 @@ int op_subschema_build(struct server *srv)
 		    {"objectClasses", oc_v},    {"matchingRules", mr.vals},
 		    {"ldapSyntaxes", syn.vals},
 		};
-		rc = build(&srv->subschema, OP_SUBSCHEMA_DN, attrs,
+		rc = build(&srv->subschema, SUBSCHEMA_DN, attrs,
 		           (int)(sizeof(attrs) / sizeof(attrs[0])));
 	}
 	free(at);

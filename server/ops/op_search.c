@@ -20,6 +20,7 @@
 #include "server/clock.h"
 #include "server/db/db.h"
 #include "server/log.h"
+#include "server/monitor/monitor.h"
 #include "server/ops/ops.h"
 #include "server/ops/search_alias.h"
 #include "server/ops/search_chain.h"
@@ -184,10 +185,10 @@ static const unsigned char *search_route(struct conn *c, struct ldap_request *re
 	if (!key)
 		reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_INVALID_DN_SYNTAX, NULL,
 		           "invalid DN");
-	else if (op_monitor_holds(key)) {
+	else if (monitor_holds(key)) {
 		/* Built entries, not paged, sorted or tested (RFC 4511 4.1.11). */
 		if (!ops_refuse_critical(c, req, OP_APPLY_MONITOR))
-			op_monitor_search(c, req, key);
+			monitor_search(c, req, key);
 	} else if (search_builtin_is_subschema(key))
 		search_builtin(c, req, &w->srv->subschema);
 	else if (!dn_key_in_subtree(key->data, key->len, db->suffix_key.data, db->suffix_key.len))

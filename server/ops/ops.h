@@ -22,7 +22,6 @@
 #include "protocol/response.h"
 #include "protocol/tlv.h"
 #include "server/net/net.h"
-#include "server/ops/http.h" /* the HTTP endpoint start-up runs (http_start, http_stop) */
 
 /*
  * The operations' part of a worker, owned by server/ops/: the event loop's part first
@@ -224,13 +223,6 @@ void op_search(struct conn *c, struct ldap_request *req);
 struct access_op;
 void op_matched_dn(struct worker *w, struct access_op *aop, const struct buf *key, struct buf *out);
 
-/* --- op_monitor.c: cn=monitor ----------------------------------------------------------- */
-
-/* True if the reversed DN key lies in the cn=monitor subtree. */
-bool op_monitor_holds(const struct buf *key);
-/* Answers a search whose base (reversed key, borrowed) is in cn=monitor. */
-void op_monitor_search(struct conn *c, struct ldap_request *req, const struct buf *key);
-
 /* --- search_builtin.c: searches of built entries (root DSE, subschema) ------------------- */
 
 /* Answers a search of one built entry record (srv->rootdse or srv->subschema). */
@@ -243,9 +235,6 @@ bool search_builtin_is_subschema(const struct buf *key);
 /* Builds srv->rootdse / srv->subschema (entry records). Returns 0 or -1 (out of memory). */
 int op_rootdse_build(struct server *srv);
 int op_subschema_build(struct server *srv);
-
-/* The subschema subentry's DN (RFC 4512 4.2). */
-#define OP_SUBSCHEMA_DN "cn=Subschema"
 
 /* --- computed_attrs.c: operational attributes computed per entry ------------------------ */
 

@@ -99,22 +99,6 @@ bool search_plan_reaches(const struct search_plan *p, entry_id id, const struct 
 	       dn_key_in_subtree(e->key, e->keylen, p->base_key, p->base_keylen);
 }
 
-bool search_scope_holds_key(int scope, const unsigned char *b, size_t blen, const unsigned char *k,
-                            size_t klen)
-{
-	if (!dn_key_in_subtree(k, klen, b, blen))
-		return false;
-	switch (scope) {
-	case LDAP_SCOPE_BASE:
-		return klen == blen;
-	case LDAP_SCOPE_ONELEVEL:
-		return klen > blen && dn_key_parent_len(k, klen) == blen;
-	case LDAP_SCOPE_SUBORDINATE:
-		return klen > blen;
-	}
-	return true;
-}
-
 void search_plan_free(struct search_plan *p)
 {
 	cand_free(&p->cand);

@@ -46,11 +46,6 @@ bool search_plan_holds(const struct search_plan *p, entry_id id, const struct en
  * scope whatever the candidates: an alias's target the search reaches anyway. */
 bool search_plan_reaches(const struct search_plan *p, entry_id id, const struct entry_view *e);
 
-/* Whether the entry with reversed DN key k[0..klen) lies in scope from the base
- * key b[0..blen), by the keys alone (built entries such as cn=monitor's). */
-bool search_scope_holds_key(int scope, const unsigned char *b, size_t blen, const unsigned char *k,
-                            size_t klen);
-
 /* Frees what p owns. */
 void search_plan_free(struct search_plan *p);
 

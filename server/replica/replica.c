@@ -195,7 +195,7 @@ static int apply(struct replica *r, LDAPMessage *m, int type, char *why, size_t 
  * searchbase for no attributes (RFC 4511's "1.1"), and the status says since when an
  * answer is awaited (probe_sent_ms): any answer, even an error, proves the session
  * alive, and comes behind what the provider sent before it. /readyz reads it
- * (server/ops/metrics.c). One question at a time, so a provider that does not answer
+ * (server/monitor/metrics.c). One question at a time, so a provider that does not answer
  * is asked nothing more.
  */
 static void probe_step(struct replica *r)

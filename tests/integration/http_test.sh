@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The operators' HTTP endpoint (metrics_listen; server/ops/http.c, metrics.c), asked with
+# The operators' HTTP endpoint (metrics_listen; server/monitor/http.c, metrics.c), asked with
 # curl: /healthz, /readyz, /metrics in Prometheus' text format (promtool check metrics),
 # the methods and answers (404, 405, 400), the bounds (connections, request size, a slow
 # client), counters that move by exactly the searches made; then a replica of a real

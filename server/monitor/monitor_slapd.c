@@ -13,7 +13,7 @@
  *   cn=Listeners     cn=Listener N: monitorConnectionLocalAddress, labeledURI
  *   cn=Databases     cn=Database 0: the database served (namingContexts, monitoredInfo)
  *
- * cn=Monitor itself and cn=TLS are minidir's cn=monitor and cn=tls (op_monitor.c).
+ * cn=Monitor itself and cn=TLS are minidir's cn=monitor and cn=tls (monitor.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +22,7 @@
 #include <time.h>
 
 #include "server/net/net.h"
-#include "server/ops/monitor_entry.h"
+#include "server/monitor/monitor_entry.h"
 
 #define SLAPD_DN "cn=Monitor"
 /* At most this many cn=Connection N entries in one search: what a search can make the

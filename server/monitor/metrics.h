@@ -6,8 +6,8 @@
  * status (replica_status: the consumer's mutex, which no worker takes); any thread.
  * docs/monitoring.md lists every metric.
  */
-#ifndef MINIDIR_SERVER_OPS_METRICS_H
-#define MINIDIR_SERVER_OPS_METRICS_H
+#ifndef MINIDIR_SERVER_MONITOR_METRICS_H
+#define MINIDIR_SERVER_MONITOR_METRICS_H
 
 #include <stdbool.h>
 #include <stddef.h>

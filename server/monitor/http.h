@@ -10,8 +10,8 @@
  * answer. Out of file descriptors a connection is answered 503 with a spare one (logged
  * once), or the listener rests HTTP_FD_REST_MS: the thread never spins on it.
  */
-#ifndef MINIDIR_SERVER_OPS_HTTP_H
-#define MINIDIR_SERVER_OPS_HTTP_H
+#ifndef MINIDIR_SERVER_MONITOR_HTTP_H
+#define MINIDIR_SERVER_MONITOR_HTTP_H
 
 #define HTTP_MAX_CONNS 8
 #define HTTP_MAX_REQUEST 8192

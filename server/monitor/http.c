@@ -1,5 +1,5 @@
 /* The operators' HTTP endpoint: see http.h. */
-#include "server/ops/http.h"
+#include "server/monitor/http.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +16,7 @@
 
 #include "server/clock.h"
 #include "server/log.h"
-#include "server/ops/metrics.h"
+#include "server/monitor/metrics.h"
 #include "server/server.h"
 
 struct http_conn {
@@ -89,7 +89,7 @@ static void text_answer(struct http_server *h, int fd, int code, const char *rea
 	       extra);
 }
 
-static void conn_close(struct http_conn *c)
+static void http_conn_close(struct http_conn *c)
 {
 	close(c->fd);
 	c->fd = -1;
@@ -166,7 +166,7 @@ static void conn_read(struct http_server *h, struct http_conn *c)
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n <= 0) {
-		conn_close(c);
+		http_conn_close(c);
 		return;
 	}
 	c->len += (size_t)n;
@@ -177,14 +177,14 @@ static void conn_read(struct http_server *h, struct http_conn *c)
 		    (c->req[i + 1] == '\n' ||
 		     (c->req[i + 1] == '\r' && i + 2 < c->len && c->req[i + 2] == '\n'))) {
 			serve(h, c);
-			conn_close(c);
+			http_conn_close(c);
 			return;
 		}
 	if (c->len == sizeof(c->req)) {
 		h->counts.too_large++;
 		text_answer(h, c->fd, 431, "Request Header Fields Too Large",
 		            "request line and headers over 8192 bytes\n", false, NULL);
-		conn_close(c);
+		http_conn_close(c);
 	}
 }
 
@@ -257,7 +257,7 @@ static void *http_main(void *arg)
 				text_answer(h, c->fd, 408, "Request Timeout",
 				            "the request did not arrive within 5 seconds\n", false,
 				            NULL);
-				conn_close(c);
+				http_conn_close(c);
 				continue;
 			}
 			if (wait < 0 || c->deadline_ms - now < wait)

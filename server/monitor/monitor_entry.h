@@ -1,13 +1,13 @@
 /*
- * The entries under cn=monitor, built for one search (op_monitor.c, monitor_slapd.c):
+ * The entries under cn=monitor, built for one search (monitor.c, monitor_slapd.c):
  * a snapshot of the workers' counters, an entry builder, and the growing list of
- * records the search then filters and sends. server/ops/'s own header.
+ * records the search then filters and sends. server/monitor/'s own header.
  *
  * Ownership: a mon_list owns its records (mon_list_free); a builder borrows the names
  * and copies the values (each cut to MON_VALUE_BYTES - 1 bytes).
  */
-#ifndef MINIDIR_SERVER_OPS_MONITOR_ENTRY_H
-#define MINIDIR_SERVER_OPS_MONITOR_ENTRY_H
+#ifndef MINIDIR_SERVER_MONITOR_MONITOR_ENTRY_H
+#define MINIDIR_SERVER_MONITOR_MONITOR_ENTRY_H
 
 #include <ldap.h>
 #include <stdbool.h>

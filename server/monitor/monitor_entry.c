@@ -9,9 +9,8 @@
 #include <time.h>
 
 #include "protocol/dn.h"
-#include "server/ops/monitor_entry.h"
+#include "server/monitor/monitor_entry.h"
 #include "server/stats_sum.h"
-#include "server/ops/ops.h"
 
 void mon_snapshot_take(struct server *srv, struct mon_snapshot *s)
 {
@@ -97,7 +96,7 @@ int mon_finish(struct server *srv, struct mon_builder *b, const char *dn, const 
 	mon_add_time(b, "createTimestamp", srv->started);
 	mon_add_time(b, "modifyTimestamp", srv->started);
 	mon_add(b, "entryDN", "%s", dn);
-	mon_add(b, "subschemaSubentry", "%s", OP_SUBSCHEMA_DN);
+	mon_add(b, "subschemaSubentry", "%s", SUBSCHEMA_DN);
 	mon_add(b, "hasSubordinates", "%s", subs ? "TRUE" : "FALSE");
 	if (l->n == l->cap) {
 		int cap = l->cap ? 2 * l->cap : 64;

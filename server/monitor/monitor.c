@@ -32,10 +32,9 @@
 #include "server/clock.h"
 #include "server/db/db.h"
 #include "server/net/net.h"
-#include "server/ops/monitor_entry.h"
-#include "server/ops/ops.h"
+#include "server/monitor/monitor.h"
+#include "server/monitor/monitor_entry.h"
 #include "server/replica/replica.h"
-#include "server/ops/search_plan.h"
 
 #define MONITOR_DN "cn=monitor"
 
@@ -249,10 +248,28 @@ static int build_replication_entry(struct server *srv, const struct replica_stat
 	return mon_finish(srv, &b, "cn=replication," MONITOR_DN, "extensibleObject", false, out);
 }
 
-bool op_monitor_holds(const struct buf *key)
+bool monitor_holds(const struct buf *key)
 {
 	static const char mkey[] = "cn=monitor"; /* its reversed key, NUL included */
 	return dn_key_in_subtree(key->data, key->len, (const unsigned char *)mkey, sizeof(mkey));
+}
+
+/* Whether the entry with reversed DN key k[0..klen) lies in scope from the base key
+ * b[0..blen), by the keys alone (the entries are built, not read from the database). */
+static bool scope_holds_key(int scope, const unsigned char *b, size_t blen, const unsigned char *k,
+                            size_t klen)
+{
+	if (!dn_key_in_subtree(k, klen, b, blen))
+		return false;
+	switch (scope) {
+	case LDAP_SCOPE_BASE:
+		return klen == blen;
+	case LDAP_SCOPE_ONELEVEL:
+		return klen > blen && dn_key_parent_len(k, klen) == blen;
+	case LDAP_SCOPE_SUBORDINATE:
+		return klen > blen;
+	}
+	return true;
 }
 
 /* True if a search of scope from base (its reversed key) can reach a connection's entry,
@@ -289,7 +306,7 @@ static bool may_read(const struct conn *c)
 	return false;
 }
 
-void op_monitor_search(struct conn *c, struct ldap_request *req, const struct buf *key)
+void monitor_search(struct conn *c, struct ldap_request *req, const struct buf *key)
 {
 	struct search_request *r = &req->u.search;
 	struct server *srv = c->w->srv;
@@ -335,7 +352,7 @@ void op_monitor_search(struct conn *c, struct ldap_request *req, const struct bu
 	sel.check_operational = true;
 	int sent = 0;
 	for (int i = 0; i < n && result == LDAP_SUCCESS; i++) {
-		if (!search_scope_holds_key(r->scope, key->data, key->len, e[i].key, e[i].keylen) ||
+		if (!scope_holds_key(r->scope, key->data, key->len, e[i].key, e[i].keylen) ||
 		    filter_eval(r->filter, e[i].attrs, e[i].attrslen, &c->w->scratch) !=
 		        FILTER_TRUE)
 			continue;

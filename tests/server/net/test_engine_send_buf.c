@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "server/net/engine.h"
-#include "tests/server/engine_rig.h"
+#include "tests/server/net/engine_rig.h"
 #include "tests/check_run.h"
 
 /* b holds n bytes counting up from first (mod 251), after off consumed ones. */

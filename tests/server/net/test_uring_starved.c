@@ -24,7 +24,7 @@
 
 #include "server/net/engine.h"
 #include "server/net/engine_uring.h"
-#include "tests/server/engine_rig.h"
+#include "tests/server/net/engine_rig.h"
 #include "tests/check_run.h"
 
 /* An io_uring rig (engine_rig.h) whose receive is armed. false: io_uring cannot be set

@@ -1,5 +1,5 @@
 /* /metrics and /readyz: see metrics.h (and docs/monitoring.md for each metric). */
-#include "server/ops/metrics.h"
+#include "server/monitor/metrics.h"
 
 #include <stdarg.h>
 #include <stddef.h>
