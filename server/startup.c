@@ -166,21 +166,24 @@ static bool db_denied_explain(const struct config *cfg, char *out, size_t outlen
 	int user_len = (int)strcspn(me, ":");
 	unsigned mode = (unsigned)(st.st_mode & 07777);
 	long uid = (long)geteuid();
+	int n;
 	if (!is_file)
-		snprintf(
+		n = snprintf(
 		    out, outlen,
 		    "cannot read the database %s: permission denied on its directory %s "
 		    "(owned by %s, mode %04o), and minidir runs as %s (uid %ld); let that user "
 		    "in: chown %s %s",
 		    path, what, owner, mode, me, uid, me, what);
 	else
-		snprintf(
+		n = snprintf(
 		    out, outlen,
 		    "cannot read the database %s: permission denied: it is owned by %s, mode "
 		    "%04o, and minidir runs as %s (uid %ld); give it to that user: chown %s %s "
 		    "(minidir-import run as root does it itself when %s sets user = %.*s, or "
 		    "when the database's directory belongs to %.*s)",
 		    path, owner, mode, me, uid, me, path, cfg->path, user_len, me, user_len, me);
+	if (n >= (int)outlen && outlen > 4)
+		memcpy(out + outlen - 4, "...", 4); /* long paths: cut, and it says so */
 	return true;
 }
 
