@@ -178,13 +178,8 @@ static int set_access(void *ctx, const struct kv_key *k, void *field, const char
 }
 
 /*
- * Every key of minidir.conf, one a line, its name first (scripts read the names from
- * here): the set function, then the member it fills (FIELD) or none (the set function
- * fills several), then a number's range or a choice's names, then the default as the file
- * would write it (.def, read by the set function before the file; none: zero, empty or
- * off), then what a SIGHUP does with a changed value (.reload, enum config_reload; none: a
- * restart is needed). scripts/conf_keys.sh reads the names, the defaults and the reload
- * column from these lines and checks them against man/minidir.conf.5.
+ * The key table, made from conf/config.h's rows (CONFIG_KEYS): a KEY row fills the member
+ * of its name (FIELD: its offset and size), an OWN_KEY row's set function fills its own.
  */
 #define FIELD(m) .offset = offsetof(struct config, m), .size = sizeof(((struct config *)0)->m)
 _Static_assert(sizeof(enum send_policy_id) == sizeof(int) &&
@@ -193,77 +188,13 @@ _Static_assert(sizeof(enum send_policy_id) == sizeof(int) &&
                    sizeof(enum monitor_access) == sizeof(int) &&
                    sizeof(enum tls_verify) == sizeof(int),
                "config_set_choice stores an enum as an int");
-/* clang-format off */
-static const struct kv_key config_keys[] = {
-	{"listen", .set = set_listen},
-	{"database", config_set_database, FIELD(database)},
-	{"database_readahead", config_set_choice, FIELD(database_readahead), .names = readahead_names, .def = "auto"},
-	{"suffix", config_set_suffix, FIELD(suffix), .min = 1},
-	{"threads", config_set_count, FIELD(threads), .min = 1, .max = 256, .def = "2"},
-	{"rootdn", config_set_dn, FIELD(rootdn), .min = 0},
-	{"rootpw", config_set_string, FIELD(rootpw)},
-	{"user", config_set_string, FIELD(user)},
-	{"group", config_set_string, FIELD(group)},
-	{"pid_file", config_set_string, FIELD(pid_file)},
-	{"schema_dir", config_set_string, FIELD(schema_dir), .def = SCHEMA_DEFAULT_DIR},
-	{"schema", config_set_string, FIELD(schema), .def = SCHEMA_DEFAULT_FILES},
-	{"index", .set = set_index, .def = "objectClass, uid, cn, mail, member"},
-	{"access", .set = set_access, .reload = CONFIG_RULES},
-	{"allow_anonymous", config_set_bool, FIELD(allow_anonymous), .def = "yes", .reload = CONFIG_AT_ONCE},
-	{"sizelimit", config_set_limit, FIELD(sizelimit), .def = "500", .reload = CONFIG_AT_ONCE},
-	{"timelimit", config_set_limit, FIELD(timelimit), .def = "3600", .reload = CONFIG_AT_ONCE},
-	{"max_filter_items", config_set_filter_items, FIELD(max_filter_items), .max = 1L << 32, .def = "1000", .reload = CONFIG_AT_ONCE},
-	{"max_search_work", config_set_search_work, FIELD(max_search_work), .max = 1L << 60, .def = "50000000", .reload = CONFIG_AT_ONCE},
-	{"inchain_max", config_set_filter_items, FIELD(inchain_max), .max = 1L << 32, .def = "100000", .reload = CONFIG_AT_ONCE},
-	{"access_log", config_set_access_log, FIELD(access_log), .def = "none", .reload = CONFIG_REOPENED},
-	{"monitor_access", config_set_choice, FIELD(monitor_access), .names = monitor_access_names, .def = "rootdn", .reload = CONFIG_AT_ONCE},
-	{"send_policy", config_set_choice, FIELD(send_policy), .names = policy_names, .def = "batch", .reload = CONFIG_AT_ONCE},
-	{"io_engine", config_set_choice, FIELD(io_engine), .names = io_engine_names, .def = "epoll"},
-	{"batch_bytes", config_set_size, FIELD(batch_bytes), .min = 512, .max = 16L << 20, .def = "64K", .reload = CONFIG_AT_ONCE},
-	{"max_pdu_bytes", config_set_size, FIELD(max_pdu_bytes), .min = 1024, .max = 64L << 20, .def = "1M"},
-	{"max_pdu_bytes_anonymous", config_set_size, FIELD(max_pdu_bytes_anonymous), .min = 1024, .max = 64L << 20, .def = "256K"},
-	{"max_input_bytes_per_worker", config_set_size, FIELD(max_input_bytes_per_worker), .min = 64L << 10, .max = 1L << 30, .def = "16M"},
-	{"max_pending_bytes", config_set_size, FIELD(max_pending_bytes), .min = 4096, .max = 1L << 30, .def = "4M", .reload = CONFIG_AT_ONCE},
-	{"pdu_timeout", config_set_seconds, FIELD(pdu_timeout), .min = 0, .max = 86400, .def = "10", .reload = CONFIG_AT_ONCE},
-	{"write_timeout", config_set_seconds, FIELD(write_timeout), .min = 0, .max = 86400, .def = "30", .reload = CONFIG_AT_ONCE},
-	{"idle_timeout", config_set_seconds, FIELD(idle_timeout), .min = 0, .max = 86400, .def = "0", .reload = CONFIG_AT_ONCE},
-	{"tls_cert_file", config_set_string, FIELD(tls_cert_file), .reload = CONFIG_TLS},
-	{"tls_key_file", config_set_string, FIELD(tls_key_file), .reload = CONFIG_TLS},
-	{"tls_ca_file", config_set_string, FIELD(tls_ca_file), .reload = CONFIG_TLS},
-	{"tls_verify_client", config_set_choice, FIELD(tls_verify_client), .names = tls_verify_names, .def = "never", .reload = CONFIG_TLS},
-	{"tls_ciphers", config_set_string, FIELD(tls_ciphers), .reload = CONFIG_TLS},
-	{"tls_ciphersuites", config_set_string, FIELD(tls_ciphersuites), .reload = CONFIG_TLS},
-	{"tls_min_version", config_set_tls_min_version, FIELD(tls_min_version), .def = "1.2", .reload = CONFIG_TLS},
-	{"tls_handshake_timeout", config_set_seconds, FIELD(tls_handshake_timeout), .min = 1, .max = 3600, .def = "10", .reload = CONFIG_AT_ONCE},
-	{"require_tls", config_set_bool, FIELD(require_tls), .def = "no", .reload = CONFIG_AT_ONCE},
-	{"tls_ktls", config_set_bool, FIELD(tls_ktls), .def = "no"},
-	{"syncrepl", config_set_syncrepl, FIELD(syncrepl)},
-	{"updateref", config_set_url, FIELD(updateref)},
-	{"listen_after_refresh", config_set_seconds, FIELD(listen_after_refresh), .min = 0, .max = 86400, .def = "0"},
-	/* Abuse limits (docs/reliability.md): failed binds per DN and address, connections per address. */
-	{"bind_fail_limit", config_set_count, FIELD(bind_fail_limit), .min = 0, .max = 1000000, .def = "0"},
-	{"bind_fail_window", config_set_seconds, FIELD(bind_fail_window), .min = 1, .max = 86400, .def = "300"},
-	{"max_conns_per_ip", config_set_count, FIELD(max_conns_per_ip), .min = 0, .max = 1000000, .def = "0"},
-	{"chain_passwd", config_set_bool, FIELD(chain_passwd), .def = "no"},
-	{"chain_wait_ms", config_set_count, FIELD(chain_wait_ms), .min = 0, .max = 60000, .def = "2000"},
-	/* Account state at bind (server/ops/account.h, docs/replica.md). */
-	{"ppolicy_default", config_set_dn, FIELD(ppolicy_default), .min = 1},
-	{"ppolicy_use_lockout", config_set_bool, FIELD(ppolicy_use_lockout), .def = "no"},
-	{"chain_bind_failures", config_set_bool, FIELD(chain_bind_failures), .def = "no"},
-	{"metrics_listen", config_set_metrics_listen, FIELD(metrics_listen)},
-	{"metrics_allow_remote", config_set_bool, FIELD(metrics_allow_remote), .def = "no"},
-	{"ready_max_lag_ms", config_set_count, FIELD(ready_max_lag_ms), .min = 100, .max = 86400000, .def = "30000"},
-	/* Nested memberOf (storage/memberof_nested.h). */
-	{"memberof_nested", config_set_bool, FIELD(memberof_nested), .def = "no"},
-	/* The PROXY protocol (pldap://, pldaps://). */
-	{"proxy_from", .set = set_proxy_from},
-	/* dynamic groups (storage/dyngroup.h) */
-	{"dynamic_groups", config_set_bool, FIELD(dynamic_groups), .def = "no"},
-	{"dynamic_groups_max", config_set_count, FIELD(dynamic_groups_max), .min = 1, .max = 1000000, .def = "1000"},
-	/* The memos of a served file (storage/db.h). */
-	{"memo_bytes", config_set_memo_bytes, FIELD(memo_bytes), .min = 0, .max = 1L << 40, .def = "64m", .reload = CONFIG_NEXT_FILE},
-};
-/* clang-format on */
+/* A row's arguments after its name (and type and bounds) begin with the set function, so
+ * they follow ".set =": every initializer is then designated, as the table's columns are. */
+#define KEY_ROW(key, type, bounds, ...) {.name = #key, FIELD(key), .set = __VA_ARGS__},
+#define OWN_KEY_ROW(key, ...) {.name = #key, .set = __VA_ARGS__},
+static const struct kv_key config_keys[] = {CONFIG_KEYS(KEY_ROW, OWN_KEY_ROW)};
+#undef KEY_ROW
+#undef OWN_KEY_ROW
 #undef FIELD
 
 #define NKEYS (sizeof(config_keys) / sizeof(config_keys[0]))

@@ -3,8 +3,9 @@
  * comments, no sections. conf/minidir.conf documents every key. Relative
  * paths are taken from the directory the program runs in, as slapd does.
  *
- * The keys are config.c's key table (config_keys, read through conf/keyval.h): a key is
- * added there, one line, with the function that reads its value (conf/config_set.h).
+ * The keys are the key table below (CONFIG_KEYS): one row a key declares its member of
+ * struct config and gives conf/config.c's table (read through conf/keyval.h) its set
+ * function, range, default and reload class.
  */
 #ifndef MINIDIR_CONF_CONFIG_H
 #define MINIDIR_CONF_CONFIG_H
@@ -48,117 +49,165 @@ enum monitor_access { MONITOR_ROOTDN, MONITOR_AUTHENTICATED, MONITOR_ANONYMOUS, 
 /* Client certificates (tls_verify_client), as slapd's TLSVerifyClient. */
 enum tls_verify { TLS_VERIFY_NEVER, TLS_VERIFY_ALLOW, TLS_VERIFY_DEMAND };
 
+/*
+ * Every key of minidir.conf, one row a key, in the order SIGHUP's log and the man page's
+ * reference list them: the key table. A row is
+ *     KEY(name, C type, array bounds, set function, the table's other columns)
+ * for a key that fills the struct config member of its own name (declared from the row),
+ * or OWN_KEY(name, set function, columns) for one whose set function fills members of its
+ * own (declared in struct config below). The columns (conf/keyval.h's struct kv_key): a
+ * number's range (.min, .max), a choice's names (.names), the default as the file would
+ * write it (.def; none: zero, empty or off), and what a SIGHUP does with a changed value
+ * (.reload, enum config_reload; none: a restart is needed). Adding a key is one row here,
+ * its entry in man/minidir.conf.5 and its line in conf/minidir.conf: scripts/conf_keys.sh
+ * reads the names, defaults and reload classes from these rows and checks both documents.
+ * The set functions and the choices' names are conf/config.c's and conf/config_set.h's.
+ */
+/* clang-format off */
+#define CONFIG_KEYS(KEY, OWN_KEY) \
+	OWN_KEY(listen, set_listen) /* listen[], nlisten */ \
+	KEY(database, char, [4096], config_set_database) \
+	KEY(database_readahead, enum db_readahead, , config_set_choice, .names = readahead_names, .def = "auto") \
+	KEY(suffix, char, [1024], config_set_suffix, .min = 1) \
+	KEY(threads, int, , config_set_count, .min = 1, .max = 256, .def = "2") \
+	KEY(rootdn, char, [1024], config_set_dn, .min = 0) \
+	KEY(rootpw, char, [256], config_set_string) \
+	/* after binding the sockets, switch to this user ("" = stay) and group ("" = the \
+	   user's primary group); the process ID is written to pid_file ("" = none) */ \
+	KEY(user, char, [64], config_set_string) \
+	KEY(group, char, [64], config_set_string) \
+	KEY(pid_file, char, [1024], config_set_string) \
+	KEY(schema_dir, char, [1024], config_set_string, .def = SCHEMA_DEFAULT_DIR) \
+	/* space-separated schema names, read as schema_dir/NAME.schema */ \
+	KEY(schema, char, [256], config_set_string, .def = SCHEMA_DEFAULT_FILES) \
+	OWN_KEY(index, set_index, .def = "objectClass, uid, cn, mail, member") /* index[], nindex */ \
+	OWN_KEY(access, set_access, .reload = CONFIG_RULES) /* access, naccess */ \
+	/* anonymous clients may search */ \
+	KEY(allow_anonymous, bool, , config_set_bool, .def = "yes", .reload = CONFIG_AT_ONCE) \
+	/* entries and seconds per search at most; 0: unlimited */ \
+	KEY(sizelimit, int, , config_set_limit, .def = "500", .reload = CONFIG_AT_ONCE) \
+	KEY(timelimit, int, , config_set_limit, .def = "3600", .reload = CONFIG_AT_ONCE) \
+	/* A search's cost, for all but the rootdn (adminLimitExceeded past either); 0: \
+	   unlimited. Items of its filter (filter_items), and work evaluating it over all its \
+	   candidates and pages (struct filter_ctx's units). */ \
+	KEY(max_filter_items, size_t, , config_set_filter_items, .max = 1L << 32, .def = "1000", .reload = CONFIG_AT_ONCE) \
+	KEY(max_search_work, unsigned long long, , config_set_search_work, .max = 1L << 60, .def = "50000000", .reload = CONFIG_AT_ONCE) \
+	/* Entry IDs the in-chain items of one search may reach, all together (the rootdn's \
+	   too: it bounds the memory and the walk's time); 0: unlimited. */ \
+	KEY(inchain_max, size_t, , config_set_filter_items, .max = 1L << 32, .def = "100000", .reload = CONFIG_AT_ONCE) \
+	/* none, stderr, syslog or a file path */ \
+	KEY(access_log, char, [1024], config_set_access_log, .def = "none", .reload = CONFIG_REOPENED) \
+	/* who may read cn=monitor */ \
+	KEY(monitor_access, enum monitor_access, , config_set_choice, .names = monitor_access_names, .def = "rootdn", .reload = CONFIG_AT_ONCE) \
+	KEY(send_policy, enum send_policy_id, , config_set_choice, .names = policy_names, .def = "batch", .reload = CONFIG_AT_ONCE) \
+	/* epoll (default) or io_uring, falling back to epoll */ \
+	KEY(io_engine, enum io_engine, , config_set_choice, .names = io_engine_names, .def = "epoll") \
+	KEY(batch_bytes, size_t, , config_set_size, .min = 512, .max = 16L << 20, .def = "64K", .reload = CONFIG_AT_ONCE) \
+	/* the largest request of a bound client, of one that has not bound; the request bytes \
+	   a worker buffers for all its clients */ \
+	KEY(max_pdu_bytes, size_t, , config_set_size, .min = 1024, .max = 64L << 20, .def = "1M") \
+	KEY(max_pdu_bytes_anonymous, size_t, , config_set_size, .min = 1024, .max = 64L << 20, .def = "256K") \
+	KEY(max_input_bytes_per_worker, size_t, , config_set_size, .min = 64L << 10, .max = 1L << 30, .def = "16M") \
+	KEY(max_pending_bytes, size_t, , config_set_size, .min = 4096, .max = 1L << 30, .def = "4M", .reload = CONFIG_AT_ONCE) \
+	/* seconds a request may take to arrive whole, a client may leave output unread, a \
+	   connection may sit without a request; 0: forever */ \
+	KEY(pdu_timeout, int, , config_set_seconds, .min = 0, .max = 86400, .def = "10", .reload = CONFIG_AT_ONCE) \
+	KEY(write_timeout, int, , config_set_seconds, .min = 0, .max = 86400, .def = "30", .reload = CONFIG_AT_ONCE) \
+	KEY(idle_timeout, int, , config_set_seconds, .min = 0, .max = 86400, .def = "0", .reload = CONFIG_AT_ONCE) \
+	/* TLS (ldaps:// listeners and StartTLS): off while tls_cert_file is empty. PEM files: \
+	   the certificate then its chain, the private key, the CAs client certificates must \
+	   chain to; OpenSSL's cipher list for TLS 1.2 and suites for 1.3 ("" = its default); \
+	   tls_min_version is stored as 12 or 13. */ \
+	KEY(tls_cert_file, char, [1024], config_set_string, .reload = CONFIG_TLS) \
+	KEY(tls_key_file, char, [1024], config_set_string, .reload = CONFIG_TLS) \
+	KEY(tls_ca_file, char, [1024], config_set_string, .reload = CONFIG_TLS) \
+	KEY(tls_verify_client, enum tls_verify, , config_set_choice, .names = tls_verify_names, .def = "never", .reload = CONFIG_TLS) \
+	KEY(tls_ciphers, char, [1024], config_set_string, .reload = CONFIG_TLS) \
+	KEY(tls_ciphersuites, char, [1024], config_set_string, .reload = CONFIG_TLS) \
+	KEY(tls_min_version, int, , config_set_tls_min_version, .def = "1.2", .reload = CONFIG_TLS) \
+	KEY(tls_handshake_timeout, int, , config_set_seconds, .min = 1, .max = 3600, .def = "10", .reload = CONFIG_AT_ONCE) \
+	/* binds, searches, compares need TLS (the root DSE exempt) */ \
+	KEY(require_tls, bool, , config_set_bool, .def = "no", .reload = CONFIG_AT_ONCE) \
+	/* kernel TLS for sending where the kernel has it */ \
+	KEY(tls_ktls, bool, , config_set_bool, .def = "no") \
+	/* A replica (conf/syncrepl.h): set when the file has a syncrepl key; writes are \
+	   referred to updateref ("" = refused with 53). */ \
+	KEY(syncrepl, struct syncrepl_conf, , config_set_syncrepl) \
+	KEY(updateref, char, [1024], config_set_url) \
+	/* A replica listens only once its first refresh has committed, or after this many \
+	   seconds at most; 0: at once. */ \
+	KEY(listen_after_refresh, int, , config_set_seconds, .min = 0, .max = 86400, .def = "0") \
+	/* Abuse limits, read at start-up (docs/reliability.md); 0: off. Failed simple binds \
+	   per bind DN and per client address within bind_fail_window seconds, after which \
+	   their binds are refused unchecked for the rest of the window (server/bind_limit.h); \
+	   connections open at once per client address (server/addr_conns.h). */ \
+	KEY(bind_fail_limit, int, , config_set_count, .min = 0, .max = 1000000, .def = "0") \
+	KEY(bind_fail_window, int, , config_set_seconds, .min = 1, .max = 86400, .def = "300") \
+	KEY(max_conns_per_ip, int, , config_set_count, .min = 0, .max = 1000000, .def = "0") \
+	/* A replica forwards password changes to its provider as the user (server/replica/ \
+	   replica.h, chain_submit); the answer waits up to chain_wait_ms for the change to \
+	   arrive back. Off by default; only with syncrepl. */ \
+	KEY(chain_passwd, bool, , config_set_bool, .def = "no") \
+	KEY(chain_wait_ms, int, , config_set_count, .min = 0, .max = 60000, .def = "2000") \
+	/* Account state at bind (server/ops/account.h): the password policy of entries \
+	   without pwdPolicySubentry (slapd's ppolicy_default; "": none), whether the Password \
+	   Policy control tells a locked account so (slapd's ppolicy_use_lockout), and failed \
+	   binds replayed to the provider, which counts them (only with syncrepl). */ \
+	KEY(ppolicy_default, char, [1024], config_set_dn, .min = 1) \
+	KEY(ppolicy_use_lockout, bool, , config_set_bool, .def = "no") \
+	KEY(chain_bind_failures, bool, , config_set_bool, .def = "no") \
+	/* The operators' HTTP endpoint (server/monitor/http.h): off unless metrics_listen is \
+	   set; an address off the loopback needs metrics_allow_remote. /readyz answers 503 on \
+	   a replica more than ready_max_lag_ms behind (server/monitor/metrics.h says how \
+	   measured). */ \
+	KEY(metrics_listen, struct metrics_addr, , config_set_metrics_listen) \
+	KEY(metrics_allow_remote, bool, , config_set_bool, .def = "no") \
+	KEY(ready_max_lag_ms, int, , config_set_count, .min = 100, .max = 86400000, .def = "30000") \
+	/* memberOf with groups in groups (storage/memberof_nested.h): read by \
+	   minidir-import, which records it in the file; a replica's changes keep what the \
+	   file records. */ \
+	KEY(memberof_nested, bool, , config_set_bool, .def = "no") \
+	/* Who may send a PROXY protocol header on a pldap:// or pldaps:// listener (required \
+	   when there is one): the load balancers' addresses or networks. */ \
+	OWN_KEY(proxy_from, set_proxy_from) /* proxy_from[], nproxy_from */ \
+	/* Dynamic groups (storage/dyngroup.h): minidir-import gives groupOfURLs entries the \
+	   members their memberURL values find, at most dynamic_groups_max URLs in all. Off \
+	   by default; not on a replica (syncrepl), which does not keep them. */ \
+	KEY(dynamic_groups, bool, , config_set_bool, .def = "no") \
+	KEY(dynamic_groups_max, int, , config_set_count, .min = 1, .max = 1000000, .def = "1000") \
+	/* The memory the memos of a served file take at most, record and key memos \
+	   together (storage/db.h, db_open_served): applied as each database file is opened \
+	   (start-up, a new import); 0: no memos; SIZE_MAX ("unlimited"): no bound. */ \
+	KEY(memo_bytes, size_t, , config_set_memo_bytes, .min = 0, .max = 1L << 40, .def = "64m", .reload = CONFIG_NEXT_FILE)
+/* clang-format on */
+
 struct config {
 	char path[4096];
+	/* The members the OWN_KEY rows fill. */
 	struct listen_addr listen[CONFIG_MAX_LISTEN];
 	int nlisten;
-	char database[4096];
-	enum db_readahead database_readahead;
-	char suffix[1024];
-	int threads;
-	char rootdn[1024];
-	char rootpw[256];
-	enum send_policy_id send_policy;
-	size_t batch_bytes;
-	enum io_engine io_engine;      /* epoll (default) or io_uring, falling back to epoll */
 	char *index[CONFIG_MAX_INDEX]; /* malloc'd attribute names */
 	int nindex;
-	size_t max_pdu_bytes;              /* largest request of a bound client */
-	size_t max_pdu_bytes_anonymous;    /* largest request of a client that has not bound */
-	size_t max_input_bytes_per_worker; /* request bytes a worker buffers for all its clients */
-	int pdu_timeout; /* seconds a request may take to arrive whole; 0: forever */
-	size_t max_pending_bytes;
-	enum monitor_access monitor_access;
-	int write_timeout; /* seconds a client may leave output unread; 0: forever */
-	int idle_timeout;  /* seconds a connection may sit without a request; 0: forever */
-	char schema_dir[1024];
-	/* schema_dir was not set and SCHEMA_DEFAULT_DIR does not exist: schema_dir is the
-	 * source tree's schema/ beside the running program (conf/tree_schema.h) */
-	bool schema_dir_from_tree;
-	char schema[256];      /* space-separated schema names, read as schema_dir/NAME.schema */
-	int sizelimit;         /* entries per search at most; 0: unlimited */
-	int timelimit;         /* seconds per search at most; 0: unlimited */
-	bool allow_anonymous;  /* anonymous clients may search */
-	char access_log[1024]; /* none, stderr, syslog or a file path */
-	char user[64];         /* switch to this user after binding ("" = stay) */
-	char group[64];        /* and this group ("" = the user's primary group) */
-	char pid_file[1024];   /* the process ID is written here ("" = none) */
-	/* TLS (ldaps:// listeners and StartTLS): off while tls_cert_file is empty. */
-	char tls_cert_file[1024]; /* PEM: the certificate, then its chain */
-	char tls_key_file[1024];  /* PEM private key */
-	char tls_ca_file[1024];   /* PEM CAs that client certificates must chain to */
-	enum tls_verify tls_verify_client;
-	char tls_ciphers[1024];      /* OpenSSL cipher list for TLS 1.2 ("" = OpenSSL's default) */
-	char tls_ciphersuites[1024]; /* TLS 1.3 suites ("" = OpenSSL's default) */
-	int tls_min_version;         /* 12 or 13 */
-	int tls_handshake_timeout;   /* seconds a handshake may take */
-	bool require_tls;            /* binds, searches, compares need TLS (rootDSE exempt) */
-	bool tls_ktls;               /* kernel TLS for sending where the kernel has it (tls_ktls) */
 	/* Access rules in order (conf/access_rule.h), malloc'd; without an access key the
 	 * built-in two (userPassword for self and binding, everything else readable). */
 	struct access_rule *access;
 	int naccess;
-	/* A search's cost, for all but the rootdn (adminLimitExceeded past either); 0: unlimited.
-	 * Items of its filter (filter_items), and work evaluating it over all its candidates
-	 * and pages (struct filter_ctx's units). */
-	size_t max_filter_items;
-	unsigned long long max_search_work;
-	/* Entry IDs the in-chain items of one search may reach, all together (the rootdn's too:
-	 * it bounds the memory and the walk's time); 0: unlimited. */
-	size_t inchain_max;
-	/* A replica (conf/syncrepl.h): set when the file has a syncrepl key. */
-	struct syncrepl_conf syncrepl;
-	char updateref[1024]; /* writes are referred here ("" = refused with 53) */
-	/* A replica listens only once its first refresh has committed, or after this many
-	 * seconds at most; 0: at once. */
-	int listen_after_refresh;
-	/* Abuse limits, read at start-up (docs/reliability.md); 0: off. Failed simple binds
-	 * per bind DN and per client address within bind_fail_window seconds, after which
-	 * their binds are refused unchecked for the rest of the window (server/bind_limit.h);
-	 * connections open at once per client address (server/addr_conns.h). */
-	int bind_fail_limit;
-	int bind_fail_window;
-	int max_conns_per_ip;
-	/* A replica forwards password changes to its provider as the user (server/replica/
-	 * replica.h, chain_submit); the answer waits up to chain_wait_ms for the change to
-	 * arrive back. Off by default; only with syncrepl. */
-	bool chain_passwd;
-	int chain_wait_ms;
-	/* Account state at bind (server/ops/account.h): the password policy of entries without
-	 * pwdPolicySubentry (slapd's ppolicy_default; "": none), whether the Password Policy
-	 * control tells a locked account so (slapd's ppolicy_use_lockout), and failed binds
-	 * replayed to the provider, which counts them (chain_bind_failures; only with syncrepl). */
-	char ppolicy_default[1024];
-	bool ppolicy_use_lockout;
-	bool chain_bind_failures;
-	/* The operators' HTTP endpoint (server/monitor/http.h): off unless metrics_listen is
-	 * set; an address off the loopback needs metrics_allow_remote. /readyz answers 503 on
-	 * a replica more than ready_max_lag_ms behind (server/monitor/metrics.h says how
-	 * measured). */
-	struct metrics_addr metrics_listen;
-	bool metrics_allow_remote;
-	int ready_max_lag_ms;
-	/* memberOf with groups in groups (storage/memberof_nested.h): read by minidir-import,
-	 * which records it in the file; a replica's changes keep what the file records. */
-	bool memberof_nested;
-	/* Who may send a PROXY protocol header on a pldap:// or pldaps:// listener (required
-	 * when there is one): the load balancers' addresses or networks. */
 	struct ip_net proxy_from[CONFIG_MAX_PROXY_FROM];
 	int nproxy_from;
-	/* Dynamic groups (storage/dyngroup.h): minidir-import gives groupOfURLs entries the
-	 * members their memberURL values find, at most dynamic_groups_max URLs in all. Off by
-	 * default; not on a replica (syncrepl), which does not keep them. */
-	bool dynamic_groups;
-	int dynamic_groups_max;
-	/* The memory the memos of a served file take at most, record and key memos together
-	 * (storage/db.h, db_open_served): applied as each database file is opened (start-up,
-	 * a new import); 0: no memos; SIZE_MAX ("unlimited"): no bound. */
-	size_t memo_bytes;
+	/* schema_dir was not set and SCHEMA_DEFAULT_DIR does not exist: schema_dir is the
+	 * source tree's schema/ beside the running program (conf/tree_schema.h) */
+	bool schema_dir_from_tree;
 	/* Every key the file set, as written, in file order: "KEY\tVALUE\n" each (malloc'd,
 	 * freed by config_free; NULL for none). What a SIGHUP compares key by key to tell which
 	 * changed (config_key_changed). */
 	char *raw;
 	size_t raw_len;
+	/* One member per KEY row, named and typed as the row says. */
+#define CONFIG_MEMBER(name, type, bounds, ...) type name bounds;
+#define CONFIG_NO_MEMBER(name, ...)
+	CONFIG_KEYS(CONFIG_MEMBER, CONFIG_NO_MEMBER)
+#undef CONFIG_MEMBER
+#undef CONFIG_NO_MEMBER
 };
 
 /* The values key has in c's file, as written, each followed by a newline, in file order ("" when

@@ -1,10 +1,10 @@
 /*
- * The set functions of minidir.conf's key table (config_keys in conf/config.c, read
+ * The set functions of minidir.conf's key table (CONFIG_KEYS in conf/config.h, read
  * through conf/keyval.h) for the keys that fill one member: each reads one value into
  * field, the member its row names, knowing only the row (k: its name, range, names).
- * conf/config.c owns the table, the keys that fill the config as a whole (listen,
- * proxy_from, index, access), the file's reading and what the keys require of each
- * other; this file owns what one value may be, and knows nothing of struct config.
+ * conf/config.c owns the table made from those rows, the keys that fill the config as a
+ * whole (listen, proxy_from, index, access), the file's reading and what the keys require
+ * of each other; this file owns what one value may be, and knows nothing of struct config.
  *
  * Every set function takes ctx, the struct config_parse of the file being read, and
  * returns 0, or -1 with the reason in its why (the first reason is kept: inih goes on to

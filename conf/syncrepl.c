@@ -231,7 +231,7 @@ _Static_assert(sizeof(enum syncrepl_type) == sizeof(int) &&
                    sizeof(enum syncrepl_starttls) == sizeof(int) && sizeof(bool) != sizeof(int),
                "set_choice stores an enum as an int, tls_reqcert_never as a bool");
 
-/* Every word but rid (it starts the directive), one a line: as config.c's key table. */
+/* Every word but rid (it starts the directive), one a line: as conf/config.h's key table. */
 #define FIELD(m)                                                                                   \
 	.offset = offsetof(struct syncrepl_conf, m), .size = sizeof(((struct syncrepl_conf *)0)->m)
 /* clang-format off */
