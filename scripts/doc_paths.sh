@@ -11,7 +11,7 @@
 # "server/net/policy_<ident>.c", is a pattern and not checked.
 # Paths outside the tree (/etc/..., build/..., var/...) are not words of (2). And (3) a
 # bare file name, "conn_wake.c", "policy_test.sh" (.c .h .sh .py .awk), must be the name
-# of some file in the tree: docs/ARCHITECTURE.md names files room by room that way.
+# of some file in the tree: the docs name an entry point or a header that way.
 #
 # PENDING lists paths that another branch of the same change adds (the docs link them
 # before they land); each is excused while missing and reported once it exists, so that

@@ -79,43 +79,62 @@ static bool valid_oid(const char *v, size_t len)
 	return all_of(v, 1, "", false, true) && all_of(v, len, "-", true, true);
 }
 
-/* n digits at p, within [lo, hi]. */
-static bool num(const char *p, int n, int lo, int hi)
+/* n digits at p as a number within [lo, hi] into *x; false (*x left alone) when one is
+ * not a digit or the number is out of range. */
+static bool num(const char *p, int n, int lo, int hi, int *x)
 {
-	int x = 0;
+	int y = 0;
 	for (int i = 0; i < n; i++) {
 		if (p[i] < '0' || p[i] > '9')
 			return false;
-		x = x * 10 + (p[i] - '0');
+		y = y * 10 + (p[i] - '0');
 	}
-	return x >= lo && x <= hi;
+	if (y < lo || y > hi)
+		return false;
+	*x = y;
+	return true;
 }
 
-/* RFC 4517 3.3.13: YYYYMMDDHH[MM[SS]][(.|,)fraction](Z|(+|-)HH[MM]). */
-static bool valid_gentime(const char *v, size_t len)
+/* RFC 4517 3.3.13: YYYYMMDDHH[MM[SS]][(.|,)fraction](Z|(+|-)HH[MM]); see the header. */
+bool value_gentime(const char *v, size_t len, time_t *t)
 {
-	if (len < 11 || !num(v, 4, 0, 9999) || !num(v + 4, 2, 1, 12) || !num(v + 6, 2, 1, 31) ||
-	    !num(v + 8, 2, 0, 23))
+	int year, mon, day, hour, min = 0, sec = 0, oh = 0, om = 0;
+	if (len < 11 || !num(v, 4, 0, 9999, &year) || !num(v + 4, 2, 1, 12, &mon) ||
+	    !num(v + 6, 2, 1, 31, &day) || !num(v + 8, 2, 0, 23, &hour))
 		return false;
 	size_t i = 10;
-	if (i + 2 <= len && num(v + i, 2, 0, 59)) {
+	if (i + 2 <= len && num(v + i, 2, 0, 59, &min)) {
 		i += 2;
-		if (i + 2 <= len && num(v + i, 2, 0, 60))
+		if (i + 2 <= len && num(v + i, 2, 0, 60, &sec))
 			i += 2;
 	}
 	if (i < len && (v[i] == '.' || v[i] == ',')) {
 		size_t start = ++i;
 		while (i < len && v[i] >= '0' && v[i] <= '9')
-			i++;
+			i++; /* a fraction of the last unit given: dropped */
 		if (i == start)
 			return false;
 	}
-	if (i + 1 == len && v[i] == 'Z')
-		return true;
-	if (i < len && (v[i] == '+' || v[i] == '-'))
-		return (len - i == 3 && num(v + i + 1, 2, 0, 23)) ||
-		       (len - i == 5 && num(v + i + 1, 2, 0, 23) && num(v + i + 3, 2, 0, 59));
-	return false;
+	int sign = 0;
+	if (i + 1 == len && v[i] == 'Z') {
+		/* UTC */
+	} else if (i < len && (v[i] == '+' || v[i] == '-')) {
+		sign = v[i] == '+' ? 1 : -1;
+		if (!((len - i == 3 && num(v + i + 1, 2, 0, 23, &oh)) ||
+		      (len - i == 5 && num(v + i + 1, 2, 0, 23, &oh) &&
+		       num(v + i + 3, 2, 0, 59, &om))))
+			return false;
+	} else {
+		return false;
+	}
+	struct tm tm = {.tm_year = year - 1900,
+	                .tm_mon = mon - 1,
+	                .tm_mday = day,
+	                .tm_hour = hour,
+	                .tm_min = min,
+	                .tm_sec = sec};
+	*t = timegm(&tm) - sign * (oh * 3600L + om * 60L);
+	return true;
 }
 
 #define PRINTABLE "'()+,-./:? "
@@ -144,6 +163,7 @@ const char *value_syntax_check(const char *syntax, const char *v, size_t len)
 {
 	if (!syntax)
 		return NULL;
+	time_t t;
 	switch (syntax_number(syntax)) {
 	case 27:
 		return valid_integer(v, len) ? NULL : "an INTEGER (digits, an optional '-')";
@@ -155,7 +175,7 @@ const char *value_syntax_check(const char *syntax, const char *v, size_t len)
 	case 12:
 		return dn_normalize(v, len, NULL, NULL) == 0 ? NULL : "a DN";
 	case 24:
-		return valid_gentime(v, len) ? NULL : "a Generalized Time (YYYYMMDDHHMMSSZ)";
+		return value_gentime(v, len, &t) ? NULL : "a Generalized Time (YYYYMMDDHHMMSSZ)";
 	case 26:
 		for (size_t i = 0; i < len; i++)
 			if ((unsigned char)v[i] >= 0x80)

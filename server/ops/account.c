@@ -5,6 +5,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "storage/value_syntax.h"
+
 /* Seconds between 1601-01-01 (AD's FILETIME epoch) and 1970-01-01. */
 #define FILETIME_EPOCH_GAP 11644473600LL
 #define FILETIME_PER_SECOND 10000000LL
@@ -28,58 +30,12 @@ const char *account_refusal_word(enum account_refusal r)
 	return "?";
 }
 
-/* n digits of v as a number into *x; false if one is not a digit. */
-static bool digits(const char *v, int n, int *x)
-{
-	*x = 0;
-	for (int i = 0; i < n; i++) {
-		if (v[i] < '0' || v[i] > '9')
-			return false;
-		*x = *x * 10 + (v[i] - '0');
-	}
-	return true;
-}
-
 bool account_gentime(const char *v, size_t len, time_t *t)
 {
-	int year, mon, day, hour, min = 0, sec = 0;
-	if (len < 11 || !digits(v, 4, &year) || !digits(v + 4, 2, &mon) ||
-	    !digits(v + 6, 2, &day) || !digits(v + 8, 2, &hour) || mon < 1 || mon > 12 || day < 1 ||
-	    day > 31 || hour > 23)
+	if (!value_gentime(v, len, t))
 		return false;
-	size_t i = 10;
-	if (i + 2 <= len && digits(v + i, 2, &min)) {
-		i += 2;
-		if (i + 2 <= len && digits(v + i, 2, &sec))
-			i += 2;
-	}
-	if (min > 59 || sec > 60)
-		return false;
-	if (i < len && (v[i] == '.' || v[i] == ','))
-		for (i++; i < len && v[i] >= '0' && v[i] <= '9';)
-			i++; /* a fraction of the last unit: the second is enough here */
-	long offset = 0;
-	if (i + 1 == len && v[i] == 'Z') {
-		/* UTC */
-	} else if (i + 5 == len && (v[i] == '+' || v[i] == '-')) {
-		int oh, om;
-		if (!digits(v + i + 1, 2, &oh) || !digits(v + i + 3, 2, &om) || oh > 23 || om > 59)
-			return false;
-		offset = (v[i] == '+' ? 1 : -1) * (oh * 3600L + om * 60L);
-	} else {
-		return false;
-	}
-	if (year == 0) { /* slapd's "locked for good" stamp, 000001010000Z */
+	if (memcmp(v, "0000", 4) == 0) /* slapd's "locked for good" stamp, 000001010000Z */
 		*t = 0;
-		return true;
-	}
-	struct tm tm = {.tm_year = year - 1900,
-	                .tm_mon = mon - 1,
-	                .tm_mday = day,
-	                .tm_hour = hour,
-	                .tm_min = min,
-	                .tm_sec = sec};
-	*t = timegm(&tm) - offset;
 	return true;
 }
 

@@ -76,9 +76,9 @@ struct account_after {
 void account_after_bind(const struct account_input *in, time_t now, struct account_after *out);
 
 /*
- * A Generalized Time value v[0..len) (YYYYMMDDHH[MM[SS]][.fraction](Z|+HHMM|-HHMM)) as
- * seconds since the epoch into *t; year 0000 (slapd's 000001010000Z) is 0, as slapd's
- * parse_time makes it. False when v is not one.
+ * A Generalized Time value v[0..len) as seconds since the epoch into *t: value_gentime
+ * (storage/value_syntax.h, which says what it accepts), but year 0000 (slapd's
+ * 000001010000Z) is 0, as slapd's parse_time makes it. False when v is not one.
  */
 bool account_gentime(const char *v, size_t len, time_t *t);
 

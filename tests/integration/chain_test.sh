@@ -24,18 +24,7 @@ PEOPLE=ou=people,$EX
 ALICE=uid=alice,$PEOPLE
 BOB=uid=bob,$PEOPLE
 
-# pick_port VAR [N]: sets VAR to a free port (lib.sh's free_port, P .. P+N-1 reserved for
-# this run; VAR is set in this shell, not in a subshell).
-pport='' rport='' hport='' rrport='' # set by pick_port
-pick_port() {
-	local try
-	if try=$(free_port "${2:-1}"); then
-		printf -v "$1" %s "$try"
-		return 0
-	fi
-	not_ok "no free port in 20000-32767"
-	return 1
-}
+pport='' rport='' hport='' rrport='' # set by pick_port (lib.sh)
 
 # 0. chain_passwd needs a replica: refused with file:line.
 cat > "$work/plain.conf" << EOF

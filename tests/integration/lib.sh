@@ -171,3 +171,16 @@ private_build() {
 # free_port [N]: a port (P .. P+N-1) for a peer the test starts, reserved against the
 # tests running beside this one until this shell exits (shared with tests/conformance).
 . scripts/free_port.sh
+
+# pick_port VAR [N]: sets VAR to a free port (free_port's, P .. P+N-1 reserved for this
+# run) in this shell, not in a subshell, so that a test keeps its ports in variables it
+# declares; status 1 after a "not ok" line when none was free.
+pick_port() {
+	local try
+	if try=$(free_port "${2:-1}"); then
+		printf -v "$1" %s "$try"
+		return 0
+	fi
+	not_ok "no free port in 20000-32767"
+	return 1
+}

@@ -34,18 +34,7 @@ GRACE=uid=pp-grace,$PEOPLE
 LOCKED=uid=pp-locked,$PEOPLE
 FAILED=uid=pp-failed,$PEOPLE
 
-# pick_port VAR [N]: sets VAR to a free port (lib.sh's free_port, P .. P+N-1 reserved for
-# this run; VAR is set in this shell, not in a subshell).
-pport='' hport='' # set by pick_port
-pick_port() {
-	local try
-	if try=$(free_port "${2:-1}"); then
-		printf -v "$1" %s "$try"
-		return 0
-	fi
-	not_ok "no free port in 20000-32767"
-	return 1
-}
+pport='' hport='' # set by pick_port (lib.sh)
 
 # The clients read the CA for ldaps:// from the environment (LDAPNOINIT, set by
 # provider.sh, would turn that off too); no ldap.conf or .ldaprc of the machine's.

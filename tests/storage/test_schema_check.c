@@ -164,6 +164,56 @@ START_TEST(value_syntaxes)
 }
 END_TEST
 
+/* value_gentime: the time a Generalized Time value stands for, and what is not one. */
+static time_t gentime(const char *v)
+{
+	time_t t = -1;
+	ck_assert_msg(value_gentime(v, strlen(v), &t), "\"%s\" is a Generalized Time", v);
+	return t;
+}
+
+static void not_gentime(const char *v)
+{
+	time_t t = 12345;
+	ck_assert_msg(!value_gentime(v, strlen(v), &t), "\"%s\" is no Generalized Time", v);
+	ck_assert_int_eq(t, 12345); /* left alone */
+	ck_assert_msg(value_syntax_check(SYN(24), v, strlen(v)), "\"%s\" is refused too", v);
+}
+
+START_TEST(generalized_time_parsed)
+{
+	const time_t noon = 1796558400; /* 2026-12-06T12:00:00Z */
+	ck_assert_int_eq(gentime("20261206120000Z"), noon);
+	ck_assert_int_eq(gentime("202612061200Z"), noon);
+	ck_assert_int_eq(gentime("2026120612Z"), noon);
+	ck_assert_int_eq(gentime("20261206120005Z"), noon + 5);
+	ck_assert_int_eq(gentime("20261206120000.999Z"), noon); /* the fraction dropped */
+	ck_assert_int_eq(gentime("2026120612,5Z"), noon);       /* of the hour: dropped too */
+	ck_assert_int_eq(gentime("20261206130000+0100"), noon);
+	ck_assert_int_eq(gentime("20261206110000-01"), noon);
+	ck_assert_int_eq(gentime("20261206120000.5-0030"), noon + 1800);
+	ck_assert_int_eq(gentime("20261206115960Z"), noon); /* a leap second */
+	ck_assert_int_eq(gentime("19700101000000Z"), 0);
+	ck_assert_int_lt(gentime("000001010000Z"), 0);
+	not_gentime("");
+	not_gentime("yesterday");
+	not_gentime("2026120612");           /* no zone */
+	not_gentime("20261206120000");       /* no zone */
+	not_gentime("20261306120000Z");      /* month 13 */
+	not_gentime("20261232120000Z");      /* day 32 */
+	not_gentime("20261206240000Z");      /* hour 24 */
+	not_gentime("20261206126000Z");      /* minute 60 */
+	not_gentime("20261206120061Z");      /* second 61 */
+	not_gentime("20261206120000.Z");     /* a fraction without digits */
+	not_gentime("20261206120000+1");     /* half a differential */
+	not_gentime("20261206120000+2400");  /* its hour 24 */
+	not_gentime("20261206120000+0160");  /* its minute 60 */
+	not_gentime("20261206120000Zjunk");  /* after the zone */
+	not_gentime("2026-12-06T12:00:00Z"); /* ISO 8601's form */
+	ck_assert(!value_gentime("20261206120000Z", 14, &(time_t){0})); /* cut before Z */
+}
+END_TEST
+
 static Suite *schema_check_suite(void)
 {
 	Suite *s = suite_create("schema check");
@@ -172,6 +222,7 @@ static Suite *schema_check_suite(void)
 	tcase_add_test(tc, bad_schema_files);
 	tcase_add_test(tc, good_files_pass_the_schema);
 	tcase_add_test(tc, value_syntaxes);
+	tcase_add_test(tc, generalized_time_parsed);
 	suite_add_tcase(s, tc);
 	return s;
 }

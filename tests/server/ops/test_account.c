@@ -27,12 +27,14 @@ START_TEST(generalized_time)
 	ck_assert_int_eq(gentime("202612061200Z"), NOW);
 	ck_assert_int_eq(gentime("20261206120000.123456Z"), NOW);
 	ck_assert_int_eq(gentime("20261206130000+0100"), NOW);
-	ck_assert_int_eq(gentime("000001010000Z"), 0); /* slapd's lock for good */
+	ck_assert_int_eq(gentime("20261206130000+01"), NOW); /* RFC 4517's hour-only zone */
+	ck_assert_int_eq(gentime("000001010000Z"), 0);       /* slapd's lock for good */
 	time_t t;
 	ck_assert(!account_gentime("2026120612", 10, &t));
 	ck_assert(!account_gentime("20261306120000Z", 15, &t));
-	ck_assert(!account_gentime("20261206120000", 14, &t)); /* no zone */
-	ck_assert(!account_gentime("20261206120000+01", 17, &t));
+	ck_assert(!account_gentime("20261206120000", 14, &t));   /* no zone */
+	ck_assert(!account_gentime("20261206120000.Z", 16, &t)); /* a fraction without digits */
+	ck_assert(!account_gentime("00000101000Z", 12, &t));     /* year 0, malformed */
 	ck_assert(!account_gentime("yesterday", 9, &t));
 }
 END_TEST
