@@ -3,16 +3,17 @@
 #include <errno.h>
 #include <stddef.h>
 #include <ini.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "conf/config_set.h"
 #include "conf/key_line.h"
 #include "conf/keyval.h"
-#include "conf/tree_schema.h"
 #include "protocol/schema.h"
 
 #ifndef SCHEMA_DEFAULT_DIR
@@ -476,6 +477,37 @@ static int check_replica_and_metrics(const struct config *cfg, const char *path,
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * The schema of a source tree, for programs run from its build directory: a config that
+ * names no schema_dir reads SCHEMA_DEFAULT_DIR (where make install puts the files), which
+ * a tree that was only built lacks, so build/minidir-import on the README's configuration
+ * failed with "No such file or directory" (docs/reliability.md). The schema/ directory
+ * beside the directory that holds the running program (/proc/self/exe: build/minidir reads
+ * the tree's schema/), written to out (cap bytes) when it holds core.schema. Returns true
+ * then; false, out unchanged, when there is none or the path does not fit.
+ */
+static bool tree_schema_dir(char *out, size_t cap)
+{
+	char exe[PATH_MAX], dir[PATH_MAX + 32], probe[PATH_MAX + 64];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return false;
+	exe[n] = '\0';
+	/* build/minidir: the tree is the program's directory's parent. */
+	for (int up = 0; up < 2; up++) {
+		char *slash = strrchr(exe, '/');
+		if (!slash || slash == exe)
+			return false;
+		*slash = '\0';
+	}
+	snprintf(dir, sizeof(dir), "%s/schema", exe);
+	snprintf(probe, sizeof(probe), "%s/core.schema", dir);
+	if (access(probe, R_OK) != 0 || strlen(dir) >= cap)
+		return false;
+	memcpy(out, dir, strlen(dir) + 1);
+	return true;
 }
 
 /* Run from a source tree that was built, not installed: its own schema/. */

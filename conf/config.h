@@ -195,7 +195,7 @@ struct config {
 	struct ip_net proxy_from[CONFIG_MAX_PROXY_FROM];
 	int nproxy_from;
 	/* schema_dir was not set and SCHEMA_DEFAULT_DIR does not exist: schema_dir is the
-	 * source tree's schema/ beside the running program (conf/tree_schema.h) */
+	 * source tree's schema/ beside the running program (conf/config.c) */
 	bool schema_dir_from_tree;
 	/* Every key the file set, as written, in file order: "KEY\tVALUE\n" each (malloc'd,
 	 * freed by config_free; NULL for none). What a SIGHUP compares key by key to tell which
