@@ -72,7 +72,7 @@ CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubu
 CONF     ?= examples/minidir.conf
 EXAMPLE  := examples/example.ldif
 
-LIB_SRC  := $(wildcard protocol/*.c storage/*.c ldif/*.c conf/*.c) \
+LIB_SRC  := $(wildcard protocol/*.c password/*.c storage/*.c ldif/*.c conf/*.c) \
             $(filter-out server/main.c,$(wildcard server/*.c server/*/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
 LIB      := $(B)/libminidir.a

@@ -2,6 +2,7 @@
 # Prints the include graph of minidir's own headers, per directory (a room), and checks it:
 #   - layers, bottom to top:
 #       protocol/                      LDAP's wire format, filters, DNs, schema
+#       password/                      password schemes: checked, made, their cost classes
 #       storage/ conf/                 the LMDB database; the configuration (side by side)
 #       ldif/                          LDIF in and out: the importer and the exporter
 #       server/ (shared ground)        log, clock, stats, access log, struct server
@@ -35,7 +36,7 @@ cd "$root"
 
 # One "FROM TO" line per include: FROM the including module, TO the included one.
 edges() {
-	for dir in protocol storage conf ldif server server/db server/replica server/net server/monitor server/ops tools tools/searchrate; do
+	for dir in protocol password storage conf ldif server server/db server/replica server/net server/monitor server/ops tools tools/searchrate; do
 		for f in "$dir"/*.c "$dir"/*.h; do
 			[ -f "$f" ] || continue
 			mod=${f%.*}
@@ -59,12 +60,12 @@ function dir(m,    d) {
 	return d
 }
 function rank(d,    order, r) {
-	split("protocol storage ldif server(shared) server/db server/replica server/net server/monitor server/ops server(start-up) tools", order, " ")
+	split("protocol password storage ldif server(shared) server/db server/replica server/net server/monitor server/ops server(start-up) tools", order, " ")
 	if (d == "conf")
-		return 2
-	for (r = 1; r <= 11; r++)
+		return 3
+	for (r = 1; r <= 12; r++)
 		if (order[r] == d)
-			return r + (r > 1)
+			return r + (r > 2)
 	return -1
 }
 function name(m,    n) { n = m; sub(/^.*\//, "", n); return n }
@@ -106,8 +107,8 @@ $1 != $2 && !(($1 " " $2) in seen) {
 END {
 	if (bad)
 		exit 2
-	split("protocol storage conf ldif server(shared) server/db server/replica server/net server/monitor server/ops server(start-up) tools", dirs, " ")
-	for (d = 1; d <= 12; d++) {
+	split("protocol password storage conf ldif server(shared) server/db server/replica server/net server/monitor server/ops server(start-up) tools", dirs, " ")
+	for (d = 1; d <= 13; d++) {
 		printf "%s/\n", dirs[d]
 		nm = 0
 		for (m in mods)

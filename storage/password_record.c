@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "storage/entry.h"
-#include "storage/password_class.h"
+#include "password/password_class.h"
 
 /*
  * The record, integers in native order (an LMDB file is read where it was written):

@@ -1,5 +1,5 @@
 /*
- * The password classes a file holds (storage/password_class.h), counted: per class the
+ * The password classes a file holds (password/password_class.h), counted: per class the
  * number of userPassword values and one sample value, and the values of a scheme no
  * check knows (their number, the first as "{SCHEME} on DN"); and the bytes meta's
  * "passwords" record holds them as (storage/db_passwords.h reads and writes it). The

@@ -1,7 +1,7 @@
 /*
  * minidir-passwd: prints a userPassword or rootpw value for a password, with
  * slappasswd(8)'s command line, in the schemes the server verifies (the table of
- * server/ops/password.c; the hashing in password_hash.c).
+ * password/password.c; the hashing in password_hash.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "conf/cli.h"
-#include "server/ops/ops.h"
+#include "password/password.h"
 
 #define PROG "minidir-passwd"
 /* A password file or line longer than this is refused: no password is that long. */

@@ -12,7 +12,7 @@
 
 #include "conf/key_line.h"
 #include "server/log.h"
-#include "server/ops/password.h"
+#include "password/password.h"
 
 int ops_start(struct server *srv)
 {

@@ -20,7 +20,7 @@
 #include "server/log.h"
 #include "server/ops/ops.h"
 #include "server/net/net.h"
-#include "server/ops/password.h"
+#include "password/password.h"
 #include "storage/db_passwords.h"
 
 /* What a simple bind as an entry met (entry_bind_check). */

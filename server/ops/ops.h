@@ -262,10 +262,4 @@ int computed_attrs_build(struct buf *out, const struct attr_select *sel, const s
                          MDB_txn *txn, entry_id id, const struct entry_view *e,
                          struct access_op *aop);
 
-/* --- password.c, password_hash.c: the password schemes, checked and made ---------------- */
-
-/* The schemes' one table, password_check (op_bind.c's) and password_hash (minidir-passwd's,
- * tools/minidir_passwd.c): the room's own header, exported whole. */
-#include "server/ops/password.h"
-
 #endif

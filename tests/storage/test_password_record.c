@@ -17,7 +17,7 @@
 
 #include "ldif/ldif_import.h"
 #include "storage/db_passwords.h"
-#include "storage/password_class.h"
+#include "password/password_class.h"
 #include "storage/password_record.h"
 #include "tests/check_run.h"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/ops/password.h"
+#include "password/password.h"
 #include "tests/check_run.h"
 
 static bool check_pw(const char *stored, const char *given)

@@ -1,11 +1,11 @@
-/* server/ops/password_hash.c: every scheme of the table makes values the verifier
+/* password/password_hash.c: every scheme of the table makes values the verifier
  * (password_check) accepts for the password and rejects for another; salts differ. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/ops/password.h"
+#include "password/password.h"
 #include "tests/check_run.h"
 
 static char *hash(const char *scheme, const char *pw, const struct password_hash_opts *o)

@@ -1,5 +1,5 @@
 /* Password schemes and their cost classes, read from stored values (password_class.h). */
-#include "storage/password_class.h"
+#include "password/password_class.h"
 
 #include <string.h>
 #include <strings.h>

@@ -6,19 +6,21 @@
  * OpenLDAP's argon2 module and slappasswd). Comparisons take constant time in the
  * digest. Checking costs what the stored value's parameters say: an {ARGON2} value
  * with m=1048576 allocates 1 GiB for each check (the admin who stores it chooses).
- * The schemes' table and the cost classes are storage/password_class.h's (the
- * importer and the replica's writes class values too). Thread-safe; nothing is kept between calls.
- * password_hash.c makes values of the same schemes, from the same table (password_schemes), for
- * minidir-passwd.
+ * The schemes' table and the cost classes are password/password_class.h's (the
+ * importer and the replica's writes class values too). Thread-safe; nothing is kept
+ * between calls. password_hash.c makes values of the same schemes, from the same table
+ * (password_schemes), for minidir-passwd. The password room (password/) holds the
+ * schemes and nothing of the server: OpenSSL, crypt(3) and libargon2 below it, storage,
+ * server/ops (binds) and tools/minidir_passwd.c above it.
  */
-#ifndef MINIDIR_SERVER_OPS_PASSWORD_H
-#define MINIDIR_SERVER_OPS_PASSWORD_H
+#ifndef MINIDIR_PASSWORD_PASSWORD_H
+#define MINIDIR_PASSWORD_PASSWORD_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "storage/password_class.h"
+#include "password/password_class.h"
 
 /* True if the password given[0..glen) matches the stored value stored[0..slen).
  * False for an empty password, an unknown scheme and a malformed hash. */

@@ -1,12 +1,13 @@
 /*
  * Password schemes as stored values name them (RFC 2307 "{SCHEME}" prefixes), and the
- * cost class of a value: what the server's checks (server/ops/password.h) cost for it.
- * Below the server so that the importer and a replica's writes can count the classes a
- * file holds as they store entries (storage/db_passwords.h). Pure functions of the
+ * cost class of a value: what the server's checks (password/password.h) cost for it.
+ * The password room's lowest file, below storage so that the importer and a replica's
+ * writes can count the classes a file holds as they store entries
+ * (storage/db_passwords.h). Pure functions of the
  * bytes given; static tables; thread-safe.
  */
-#ifndef MINIDIR_STORAGE_PASSWORD_CLASS_H
-#define MINIDIR_STORAGE_PASSWORD_CLASS_H
+#ifndef MINIDIR_PASSWORD_PASSWORD_CLASS_H
+#define MINIDIR_PASSWORD_PASSWORD_CLASS_H
 
 #include <stdbool.h>
 #include <stddef.h>

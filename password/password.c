@@ -1,4 +1,4 @@
-#include "server/ops/password.h"
+#include "password/password.h"
 
 #include <argon2.h>
 #include <crypt.h>

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/ops/password.h"
+#include "password/password.h"
 
 /* Salt bytes of the salted digests: pw-sha2's 8 (slappasswd's {SSHA} takes 4). */
 #define DIGEST_SALT 8
