@@ -22,13 +22,13 @@
 #include "server/stats.h"
 #include "storage/db.h"
 
-/* The subschema subentry's DN (RFC 4512 4.2): the record srv->subschema (server/ops/'s
+/* The subschema subentry's DN (RFC 4512 4.2): the record of cn=Subschema (server/ops/'s
  * op_subschema_build), named by every entry's subschemaSubentry, cn=monitor's too. */
 #define SUBSCHEMA_DN "cn=Subschema"
 
 struct send_policy;
 struct tls_server;
-struct access_rules;
+struct ops_shared;
 struct conn;
 struct ldap_request;
 struct db_gen;
@@ -122,13 +122,13 @@ struct server {
 	/* nworkers of them, each the base of its struct ops_worker (server/ops/ops.h) */
 	struct worker **workers;
 	int nworkers;
-	int db_watch_fd;    /* holds the read lease on the database file (server/db/db_watch.h); -1:
-	                       none */
-	struct buf rootdse; /* the root DSE, as a stored entry record */
-	struct buf subschema;   /* cn=Subschema, as a stored entry record */
+	int db_watch_fd; /* holds the read lease on the database file (server/db/db_watch.h); -1:
+	                    none */
+	/* server/ops's own part (server/ops/ops_impl.h, private to the room): the access
+	 * rules in force, the root DSE and cn=Subschema records. Made by ops_start, freed by
+	 * ops_stop. */
+	struct ops_shared *ops;
 	struct tls_server *tls; /* the TLS context (net/tls.h), NULL when TLS is not configured */
-	struct access_rules *access; /* the access rules in force (ops/access.h): written under
-	                                gen_lock, read atomically */
 	bool unix_bound[CONFIG_MAX_LISTEN];       /* ldapi:// socket files this server made */
 	char listen_urls[CONFIG_MAX_LISTEN][400]; /* each address as a URL, port resolved */
 	bool listening;                           /* the listeners listen (atomic; listeners.h) */

@@ -15,6 +15,7 @@
 #include "server/db/db.h"
 #include "server/log.h"
 #include "server/ops/ops.h"
+#include "server/ops/ops_impl.h"
 #include "storage/db_fault.h"
 
 bool access_may_read(const struct conn *c)
@@ -65,12 +66,13 @@ static void take_current_rules(struct worker *w)
 {
 	struct server *srv = w->srv;
 	struct ops_worker *ow = ops_worker(w);
-	if (__atomic_load_n(&srv->access, __ATOMIC_ACQUIRE) == ow->rules)
+	struct ops_shared *shared = ops_shared(srv);
+	if (__atomic_load_n(&shared->access, __ATOMIC_ACQUIRE) == ow->rules)
 		return;
-	pthread_mutex_lock(&srv->gen_lock); /* access_publish releases the set it replaces */
-	struct access_rules *now = srv->access;
+	pthread_mutex_lock(&shared->lock); /* access_publish releases the set it replaces */
+	struct access_rules *now = shared->access;
 	__atomic_add_fetch(&now->refs, 1, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&srv->gen_lock);
+	pthread_mutex_unlock(&shared->lock);
 	struct access_rules *old = ow->rules;
 	if (old) {
 		__atomic_add_fetch(&old->refs, ow->rules_borrowed, __ATOMIC_RELAXED);

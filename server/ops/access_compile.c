@@ -15,6 +15,7 @@
 #include "protocol/schema.h"
 #include "server/log.h"
 #include "server/ops/ops.h"
+#include "server/ops/ops_impl.h"
 
 static int add_name(struct rule *r, const char *name)
 {
@@ -219,10 +220,11 @@ void access_rules_release(struct access_rules *rules)
 
 void access_publish(struct server *srv, struct access_rules *rules)
 {
-	pthread_mutex_lock(&srv->gen_lock);
-	struct access_rules *old = srv->access;
-	__atomic_store_n(&srv->access, rules, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&srv->gen_lock);
+	struct ops_shared *shared = ops_shared(srv);
+	pthread_mutex_lock(&shared->lock);
+	struct access_rules *old = shared->access;
+	__atomic_store_n(&shared->access, rules, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&shared->lock);
 	access_rules_release(old); /* workers still on it hold it */
 }
 

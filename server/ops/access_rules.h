@@ -40,10 +40,10 @@ struct rule {
 
 /*
  * One compiled set of rules: the start-up's, or a SIGHUP's (access_reload). Refcounted:
- * the server holds the current set (srv->access, under gen_lock), each worker the set it
- * hands to operations that start (struct ops_worker's rules), and an operation that began
- * under a set its worker has since left holds that set itself (access.c, access_op_free).
- * The last release frees it.
+ * the server holds the current set (ops_impl.h's struct ops_shared, under its lock), each worker
+ * the set it hands to operations that start (struct ops_worker's rules), and an operation that
+ * began under a set its worker has since left holds that set itself (access.c, access_op_free). The
+ * last release frees it.
  */
 struct access_rules {
 	unsigned long refs; /* atomic */

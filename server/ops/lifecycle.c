@@ -1,21 +1,46 @@
 /*
  * The operations room's life cycle (ops.h): what server/ops/ keeps from start-up to
- * shut-down (the compiled access rules, the root DSE and cn=Subschema records in struct
- * server) and in each worker (the access rules' decisions, the computed attributes'
- * buffer, the last search base). Start-up calls these, never the files that own the state;
- * and, once at start-up, the warning about a rootpw that is the examples' password.
+ * shut-down (its part of the server, ops_impl.h: the compiled access rules, the root DSE
+ * and cn=Subschema records) and in each worker (the access rules' decisions, the computed
+ * attributes' buffer, the last search base). Start-up calls these, never the files that own the
+ * state; and, once at start-up, the warning about a rootpw that is the examples' password.
  */
 #include "server/ops/access.h"
 #include "server/ops/ops.h"
+#include "server/ops/ops_impl.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "conf/key_line.h"
 #include "server/log.h"
 #include "password/password.h"
 
+struct ops_shared *ops_shared_new(void)
+{
+	struct ops_shared *s = calloc(1, sizeof(*s));
+	if (s)
+		pthread_mutex_init(&s->lock, NULL);
+	return s;
+}
+
+void ops_shared_free(struct ops_shared *s)
+{
+	if (!s)
+		return;
+	access_rules_release(s->access); /* the last reference: every worker has let go */
+	buf_free(&s->rootdse);
+	buf_free(&s->subschema);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}
+
 int ops_start(struct server *srv)
 {
+	if (!srv->ops && !(srv->ops = ops_shared_new())) {
+		log_error("access rules: out of memory");
+		return -1;
+	}
 	struct access_rules *rules = access_compile(&srv->cfg, srv->cfg.threads);
 	if (!rules)
 		return -1;
@@ -25,7 +50,7 @@ int ops_start(struct server *srv)
 
 void ops_reload_access(struct server *srv, struct config *n)
 {
-	if (!access_rules_differ(srv->access, n))
+	if (!access_rules_differ(ops_shared(srv)->access, n))
 		return;
 	struct access_rules *rules = access_compile(n, srv->cfg.threads);
 	if (!rules) {
@@ -49,9 +74,8 @@ void ops_worker_free(struct worker *w)
 
 void ops_stop(struct server *srv)
 {
-	access_publish(srv, NULL); /* the last reference: every worker has let go */
-	buf_free(&srv->rootdse);
-	buf_free(&srv->subschema);
+	ops_shared_free(srv->ops);
+	srv->ops = NULL;
 }
 
 /* The password examples/minidir.conf, the man pages and docs/ give the rootdn. */

@@ -11,6 +11,7 @@
 #include "protocol/buf.h"
 #include "protocol/schema.h"
 #include "server/ops/ops.h"
+#include "server/ops/ops_impl.h"
 
 #define BV(s)                                                                                      \
 	{                                                                                          \
@@ -92,7 +93,7 @@ int op_rootdse_build(struct server *srv)
 	    {"vendorVersion", vversion_v},   {"supportedSASLMechanisms", sasl_v},
 	    {"monitorContext", mon_v},
 	};
-	return build(&srv->rootdse, "", attrs, (int)(sizeof(attrs) / sizeof(attrs[0])));
+	return build(&ops_shared(srv)->rootdse, "", attrs, (int)(sizeof(attrs) / sizeof(attrs[0])));
 }
 
 /* The values of a list of match_rule.h's descriptions: l->vals, NULL-terminated, pointing
@@ -161,7 +162,7 @@ int op_subschema_build(struct server *srv)
 		    {"objectClasses", oc_v},    {"matchingRules", mr.vals},
 		    {"ldapSyntaxes", syn.vals},
 		};
-		rc = build(&srv->subschema, SUBSCHEMA_DN, attrs,
+		rc = build(&ops_shared(srv)->subschema, SUBSCHEMA_DN, attrs,
 		           (int)(sizeof(attrs) / sizeof(attrs[0])));
 	}
 	free(at);

@@ -22,6 +22,7 @@
 #include "server/log.h"
 #include "server/monitor/monitor.h"
 #include "server/ops/ops.h"
+#include "server/ops/ops_impl.h"
 #include "server/ops/search_alias.h"
 #include "server/ops/search_chain.h"
 #include "server/ops/search_checks.h"
@@ -190,7 +191,7 @@ static const unsigned char *search_route(struct conn *c, struct ldap_request *re
 		if (!ops_refuse_critical(c, req, OP_APPLY_MONITOR))
 			monitor_search(c, req, key);
 	} else if (search_builtin_is_subschema(key))
-		search_builtin(c, req, &w->srv->subschema);
+		search_builtin(c, req, &ops_shared(w->srv)->subschema);
 	else if (!dn_key_in_subtree(key->data, key->len, db->suffix_key.data, db->suffix_key.len))
 		reply_done(c, req->msgid, LDAP_RES_SEARCH_RESULT, LDAP_NO_SUCH_OBJECT, NULL, NULL);
 	else if (!(s = arena_alloc(req->mem, sizeof(*s))) ||
@@ -393,7 +394,7 @@ void op_search(struct conn *c, struct ldap_request *req)
 	if (search_refused(c, req))
 		return;
 	if (r->base.bv_len == 0 && r->scope == LDAP_SCOPE_BASE) {
-		search_builtin(c, req, &w->srv->rootdse);
+		search_builtin(c, req, &ops_shared(w->srv)->rootdse);
 		return;
 	}
 	/* Paged results: a cookie continues the search parked on this connection. */

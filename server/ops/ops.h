@@ -51,9 +51,10 @@ static inline struct ops_worker *ops_worker(struct worker *w)
 /* --- lifecycle.c: what the room keeps, from start-up to shut-down ----------------------- */
 
 /*
- * Compiles srv->cfg's access rules (access.h) against the schema loaded: before the
- * workers start, on the main thread. Returns 0, or -1 after logging
- * "config:line: access: reason".
+ * Makes the room's part of srv (ops_impl.h) and compiles srv->cfg's access rules
+ * (access.h) against the schema loaded into it: before the workers start, on the main
+ * thread. Returns 0, or -1 after logging "config:line: access: reason" or running out of
+ * memory (ops_stop frees what it made either way).
  */
 int ops_start(struct server *srv);
 /*
@@ -66,8 +67,8 @@ void ops_reload_access(struct server *srv, struct config *n);
 /* Frees what worker w kept for operations (the access rules' decisions, the computed
  * attributes' buffer, the last search base): after its thread has stopped. */
 void ops_worker_free(struct worker *w);
-/* Frees the access rules and the root DSE and cn=Subschema records (op_rootdse_build):
- * after every worker has stopped and been freed. */
+/* Frees the room's part of srv (ops_impl.h: the access rules, the root DSE and cn=Subschema
+ * records): after every worker has stopped and been freed; NULL-safe. */
 void ops_stop(struct server *srv);
 /*
  * True, after logging a warning naming rootpw's FILE:LINE, when srv->cfg's rootpw lets
@@ -225,14 +226,15 @@ void op_matched_dn(struct worker *w, struct access_op *aop, const struct buf *ke
 
 /* --- search_builtin.c: searches of built entries (root DSE, subschema) ------------------- */
 
-/* Answers a search of one built entry record (srv->rootdse or srv->subschema). */
+/* Answers a search of one built entry record (the root DSE or cn=Subschema: ops_impl.h). */
 void search_builtin(struct conn *c, struct ldap_request *req, const struct buf *record);
 /* True if the reversed DN key is that of cn=Subschema. */
 bool search_builtin_is_subschema(const struct buf *key);
 
 /* --- op_rootdse.c: building the root DSE and cn=Subschema at start-up -------------------- */
 
-/* Builds srv->rootdse / srv->subschema (entry records). Returns 0 or -1 (out of memory). */
+/* Builds the root DSE / cn=Subschema records (ops_impl.h) of srv, after ops_start. Returns 0
+ * or -1 (out of memory). */
 int op_rootdse_build(struct server *srv);
 int op_subschema_build(struct server *srv);
 

@@ -9,6 +9,7 @@
 
 #include "protocol/buf.h"
 #include "server/ops/ops.h"
+#include "server/ops/ops_impl.h"
 #include "protocol/response.h"
 #include "server/replica/replica.h"
 #include "server/net/net.h"
@@ -62,7 +63,7 @@ void search_builtin(struct conn *c, struct ldap_request *req, const struct buf *
 		/* A replica's root DSE: the provider's contextCSN, as of the last commit. */
 		struct replica_status st;
 		struct buf extra = {0};
-		if (record == &c->w->srv->rootdse && replica_status(c->w->srv, &st) &&
+		if (record == &ops_shared(c->w->srv)->rootdse && replica_status(c->w->srv, &st) &&
 		    st.context_csn[0] && attr_select_wants(&sel, "contextCSN")) {
 			struct berval v = {strlen(st.context_csn), st.context_csn};
 			response_put_attr(&extra, "contextCSN", &v, 1, r->typesonly);
@@ -71,7 +72,7 @@ void search_builtin(struct conn *c, struct ldap_request *req, const struct buf *
 		buf_free(&extra);
 	}
 	/* The subschema subentry is a leaf: nothing lies below it. */
-	int rc = record == &c->w->srv->subschema &&
+	int rc = record == &ops_shared(c->w->srv)->subschema &&
 	                 (r->scope == LDAP_SCOPE_ONELEVEL || r->scope == LDAP_SCOPE_SUBORDINATE)
 	             ? LDAP_NO_SUCH_OBJECT
 	             : LDAP_SUCCESS;

@@ -9,6 +9,7 @@
 
 #include "protocol/controls.h"
 #include "server/ops/ops.h"
+#include "server/ops/ops_impl.h"
 #include "storage/entry.h"
 #include "tests/check_run.h"
 
@@ -76,11 +77,12 @@ END_TEST
 /* The values of attribute name of the root DSE built for srv, joined by spaces. */
 static void rootdse_values(struct server *srv, const char *name, char *out, size_t cap)
 {
-	buf_free(&srv->rootdse);
-	srv->rootdse = (struct buf){0};
+	struct buf *rootdse = &ops_shared(srv)->rootdse;
+	buf_free(rootdse);
+	*rootdse = (struct buf){0};
 	ck_assert_int_eq(op_rootdse_build(srv), 0);
 	struct entry_view e;
-	ck_assert_int_eq(entry_parse(srv->rootdse.data, srv->rootdse.len, &e), 0);
+	ck_assert_int_eq(entry_parse(rootdse->data, rootdse->len, &e), 0);
 	const unsigned char *vals, *v;
 	size_t vlen, len;
 	out[0] = '\0';
@@ -102,6 +104,7 @@ START_TEST(rootdse_lists_the_tables)
 {
 	struct server *srv = calloc(1, sizeof(*srv));
 	ck_assert_ptr_nonnull(srv);
+	ck_assert_ptr_nonnull(srv->ops = ops_shared_new());
 	strcpy(srv->cfg.suffix, "dc=example,dc=com");
 	char got[1024];
 	rootdse_values(srv, "supportedControl", got, sizeof(got));
@@ -120,7 +123,7 @@ START_TEST(rootdse_lists_the_tables)
 	srv->tls = NULL;
 	rootdse_values(srv, "supportedExtension", got, sizeof(got));
 	ck_assert_str_eq(got, LDAP_EXOP_WHO_AM_I " " LDAP_EXOP_MODIFY_PASSWD);
-	buf_free(&srv->rootdse);
+	ops_shared_free(srv->ops);
 	free(srv);
 }
 END_TEST
