@@ -9,7 +9,7 @@
 #include "conf/cli.h"
 #include "server/daemon.h"
 #include "server/db/db.h"
-#include "server/net/net.h"
+#include "server/net/listeners.h"
 #include "server/log.h"
 #include "server/startup.h"
 

@@ -8,6 +8,7 @@
 #include "server/clock.h"
 #include "server/net/conn.h"
 #include "server/net/conn_impl.h"
+#include "server/net/net_worker.h"
 
 void conn_make_ready(struct conn *c)
 {

@@ -1,6 +1,7 @@
 /* The reply API (reply.h): responses encoded into the connection's output, PDU by PDU. */
 #include "server/net/reply.h"
 #include "server/net/conn_impl.h"
+#include "server/net/policy.h"
 
 #include "server/access_log.h"
 #include "server/clock.h"

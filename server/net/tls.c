@@ -1,6 +1,9 @@
 /* TLS sessions over memory buffers, and the server context SIGHUP replaces. */
 #include "server/net/tls.h"
 
+#include "conf/config.h"
+#include "server/net/tls_session.h"
+
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -163,8 +166,8 @@ static bool ktls_probe(char *why, size_t cap)
 	close(fd);
 	if (rc == 0 || err == ENOTCONN)
 		return true;
-	/* For the tests (tls.h): as if the kernel had it. OpenSSL then fails to hand over the
-	 * keys, and the sessions go back to memory buffers after a handshake on the socket. */
+	/* For the tests (tls_session.h): as if the kernel had it. OpenSSL then fails to hand over
+	 * the keys, and the sessions go back to memory buffers after a handshake on the socket. */
 	const char *assume = getenv("MINIDIR_KTLS_ASSUME");
 	if (assume && strcmp(assume, "1") == 0) {
 		log_info("TLS: MINIDIR_KTLS_ASSUME=1: kernel TLS assumed (%s)", strerror(err));

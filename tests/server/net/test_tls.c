@@ -14,8 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "conf/config.h"
 #include "protocol/buf.h"
 #include "server/net/tls.h"
+#include "server/net/tls_session.h"
 #include "tests/check_run.h"
 
 static char dir[] = "/tmp/minidir-test-tls.XXXXXX";
