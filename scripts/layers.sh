@@ -10,7 +10,7 @@
 #       server/net/                    engines, worker loop, connections, TLS, send policies
 #       server/monitor/                cn=monitor, the operators' HTTP endpoint (/metrics)
 #       server/ops/                    operations, search planning, access rules
-#       server/ (start-up)             startup, daemon, main
+#       server/ (start-up)             startup, main
 #       tools/                         minidir-import, minidir-export, minidir-passwd, searchrate
 #     A file includes headers of its own room and of the rooms below it, never above;
 #   - from outside a room of server/, only the room's public headers are included: the
@@ -61,7 +61,7 @@ edges | sort -u | awk -v allow="$allow" '
 function dir(m,    d) {
 	d = m; sub(/\/[^\/]*$/, "", d)
 	if (d == "server")
-		return m ~ /^server\/(startup|daemon|main)$/ ? "server(start-up)" : "server(shared)"
+		return m ~ /^server\/(startup|main)$/ ? "server(start-up)" : "server(shared)"
 	if (d == "tools/searchrate")
 		return "tools"
 	return d

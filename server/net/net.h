@@ -19,7 +19,7 @@
  *   listeners.h   binding and opening the listening sockets (start-up and main).
  *   conn_list.h   the connections of all workers, copied (the monitor).
  * The room's own: addr_served.h, conn_impl.h, engine.h, engine_uring.h, policy.h,
- * proxy_header.h, slab.h, tls_bio.h, tls_session.h, worker.h.
+ * proxy_header.h, slab.h, tls_session.h, worker.h.
  *
  * Operations (server/ops/) are reached only through the dispatch callback a
  * connection is given (struct server's dispatch, called in conn_input.c's

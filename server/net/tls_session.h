@@ -3,7 +3,7 @@
  * server's context it is made from, and what other rooms use, are tls.h's.
  *
  * A session never touches the socket. Ciphertext goes in and out through
- * memory buffers (a BIO of its own, tls_bio.h, over the caller's buffers), so that the connection
+ * memory buffers (a BIO of its own, tls.c's, over the caller's buffers), so that the connection
  * keeps doing its own recv and send with the send policy's flags: a flush of plaintext becomes
  * records of up to 16 KiB (one record per flush when the flush is smaller) and leaves in one send,
  * as plaintext would. No call blocks; a handshake advances as bytes arrive, inside the worker's
