@@ -17,10 +17,11 @@
 #     list "doors" below (server/ops/ops.h, server/monitor/monitor.h,
 #     server/replica/replica.h, server/db/db.h; server/net/ has seven, each the door to
 #     one part of the room: net.h, conn.h, conn_list.h, listeners.h, net_worker.h, reply.h,
-#     tls.h). One header a room would have to declare all the room gives, or include the
-#     headers that do, an umbrella through which the whole room is reachable; several
-#     listed doors let a file include what it uses and no more, and keep the rest of the
-#     room its own (a header not listed is reached from no other room);
+#     tls.h). With one public header, a room as wide as server/net/ would declare in it
+#     all the room gives, or include the headers that do: an umbrella through which the
+#     whole room is reachable. Several listed doors let a file include what it uses and
+#     no more, and keep the rest of the room its own (a header not listed is included by
+#     no other room);
 #   - no umbrella: a public header includes at most 2 headers of its own room, and none
 #     of its room's other public headers (each door stands alone: one that includes
 #     another makes both reachable through it);

@@ -29,7 +29,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "server/access_log.h"
 #include "server/clock.h"
 #include "server/dlist.h"
 #include "server/log.h"
