@@ -1,4 +1,6 @@
-/* The reply API (reply.h): responses encoded into the connection's output, PDU by PDU. */
+/* The reply API (reply.h): responses encoded into the connection's output, PDU by PDU.
+ * Above the send policies it calls, which call conn_output.c: there it would close a
+ * circle of calls. */
 #include "server/net/reply.h"
 #include "server/net/conn_impl.h"
 #include "server/net/policy.h"
