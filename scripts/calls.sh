@@ -35,7 +35,7 @@ symbols | awk '
 function room(m,    d) {
 	d = m; sub(/\/[^\/]*$/, "", d)
 	if (d == "server")
-		return m ~ /^server\/(startup|daemon|main)$/ ? "server(start-up)" : "server(shared)"
+		return m ~ /^server\/(startup|main)$/ ? "server(start-up)" : "server(shared)"
 	return d
 }
 function rank(d,    order, r) {

@@ -1,17 +1,103 @@
-/* minidir: the server's command line, signals and lifetime. */
+/* minidir: the server's command line, signals and lifetime; the pid file and the switch
+ * away from root. */
 #include <errno.h>
+#include <grp.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "conf/cli.h"
-#include "server/daemon.h"
+#include "conf/config.h"
 #include "server/db/db.h"
-#include "server/net/net.h"
+#include "server/net/listeners.h"
 #include "server/log.h"
 #include "server/startup.h"
+
+/*
+ * What a server started by root (or an init system without systemd) needs:
+ * a pid file, and giving up root after the ports are bound (user/group keys).
+ * Main thread only, after listeners_bind and before the workers start (main).
+ */
+
+/* Writes the process ID to cfg->pid_file (if set; mode 0644, replaced). Returns 0, or -1
+ * after logging the file and the reason. */
+static int daemon_write_pid(const struct config *cfg)
+{
+	if (!cfg->pid_file[0])
+		return 0;
+	FILE *f = fopen(cfg->pid_file, "w");
+	if (!f || fprintf(f, "%ld\n", (long)getpid()) < 0 || fclose(f) != 0) {
+		log_error("pid_file %s: %s", cfg->pid_file, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Removes the pid file (if set and still ours); a failure is only logged. */
+static void daemon_remove_pid(const struct config *cfg)
+{
+	if (!cfg->pid_file[0])
+		return;
+	FILE *f = fopen(cfg->pid_file, "r");
+	long pid = 0;
+	bool ours = f && fscanf(f, "%ld", &pid) == 1 && pid == (long)getpid();
+	if (f)
+		fclose(f);
+	if (ours && unlink(cfg->pid_file) < 0)
+		log_info("pid_file %s: %s (left in place: after dropping root the directory may "
+		         "not be writable)",
+		         cfg->pid_file, strerror(errno));
+}
+
+/*
+ * With cfg->user (and optionally cfg->group; else the user's primary group) set:
+ * switches to them for good (supplementary groups, gid, uid), and checks that root
+ * cannot be regained. Returns 0; -1 after logging why (an unknown name, not running as
+ * root, a failed call): the server must not go on.
+ */
+static int daemon_drop_privileges(const struct config *cfg)
+{
+	if (!cfg->user[0])
+		return 0;
+	struct passwd *pw = getpwnam(cfg->user);
+	if (!pw) {
+		log_error("user %s: no such user", cfg->user);
+		return -1;
+	}
+	gid_t gid = pw->pw_gid;
+	if (cfg->group[0]) {
+		struct group *gr = getgrnam(cfg->group);
+		if (!gr) {
+			log_error("group %s: no such group", cfg->group);
+			return -1;
+		}
+		gid = gr->gr_gid;
+	}
+	if (geteuid() != 0) {
+		log_error("user = %s: switching users needs root (minidir runs as uid %ld); leave "
+		          "user and group unset",
+		          cfg->user, (long)geteuid());
+		return -1;
+	}
+	/* The pid file becomes the user's, so that the server can remove it at its stop. */
+	if (cfg->pid_file[0] && chown(cfg->pid_file, pw->pw_uid, gid) < 0)
+		log_info("pid_file %s: chown: %s", cfg->pid_file, strerror(errno));
+	if (initgroups(pw->pw_name, gid) < 0 || setgid(gid) < 0 || setuid(pw->pw_uid) < 0) {
+		log_error("user %s: %s", cfg->user, strerror(errno));
+		return -1;
+	}
+	if (pw->pw_uid != 0 && setuid(0) == 0) {
+		log_error("user %s: root could be regained after switching; stopping", cfg->user);
+		return -1;
+	}
+	log_info("running as user %s (uid %ld), group %ld", cfg->user, (long)pw->pw_uid, (long)gid);
+	return 0;
+}
 
 static const char usage[] =
     "usage: minidir -f CONFIG [-d] [-t | -c]\n"

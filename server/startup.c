@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,7 +19,11 @@
 #include "server/access_log.h"
 #include "server/addr_conns.h"
 #include "server/bind_limit.h"
+#include "server/net/conn.h"
+#include "server/net/listeners.h"
 #include "server/net/net.h"
+#include "server/net/net_worker.h"
+#include "server/net/tls.h"
 #include "server/db/db.h"
 #include "server/log.h"
 #include "server/replica/replica.h"
@@ -331,19 +334,10 @@ void server_db_check(struct server *srv)
 static int init_worker(struct server *srv, struct worker *w, int id)
 {
 	struct db_worker *dw = db_worker(w);
-	struct net_worker *nw = net_worker(w);
 	w->id = id;
 	w->srv = srv;
-	nw->conn_slab.size = conn_size;
-	nw->ident_slab.size = CONN_IDENT_BYTES;
-	pthread_mutex_init(&nw->conns_lock, NULL);
-	nw->hooks = &conn_worker_hooks;
-	nw->reservefd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	nw->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (nw->wakefd < 0) {
-		log_error("worker %d: %s", id, strerror(errno));
+	if (conn_worker_init(w) < 0)
 		return -1;
-	}
 	dw->gen = db_gen_current(srv);
 	cursor_pool_reset(&dw->cursors, dw->gen->db.env);
 	int rc = mdb_txn_begin(dw->gen->db.env, NULL, MDB_RDONLY, &dw->txn);
@@ -476,28 +470,16 @@ void server_stop(struct server *srv)
 		if (!w)
 			continue; /* init stopped at an allocation */
 		struct db_worker *dw = db_worker(w);
-		struct net_worker *nw = net_worker(w);
-		for (int j = 0; j < nw->nlisten; j++)
-			close(nw->listenfd[j]);
 		cursor_pool_reset(&dw->cursors, NULL);
 		ops_worker_free(w);
 		if (dw->txn)
 			mdb_txn_abort(dw->txn);
 		db_gen_release(dw->gen);
 		buf_free(&w->scratch);
-		slab_free(&nw->conn_slab);
-		slab_free(&nw->ident_slab);
-		pthread_mutex_destroy(&nw->conns_lock);
+		conn_worker_free(w);
 		arena_free(&w->req_mem); /* after the connections: a search hands its block back */
 		access_log_flush(w);     /* the thread has stopped: its last lines */
-		buf_free(&nw->tls_in);
 		buf_free(&w->access_log);
-		if (nw->engine)
-			nw->engine->teardown(w); /* the thread's did, unless it never ran */
-		if (nw->wakefd > 0)
-			close(nw->wakefd);
-		if (nw->reservefd >= 0)
-			close(nw->reservefd);
 	}
 	for (int i = 0; srv->workers && i < srv->nworkers; i++)
 		free(srv->workers[i]); /* the whole struct ops_worker: its base is its start */
@@ -572,7 +554,7 @@ int server_reload(struct server *srv)
 	if (p != old) {
 		__atomic_store_n(&srv->runtime.policy, p, __ATOMIC_RELEASE);
 		log_info("SIGHUP: send_policy %s -> %s (for connections accepted from now on)",
-		         config_policy_name(old->id), config_policy_name(p->id));
+		         policy_name(old), policy_name(p));
 	}
 	const struct config *cfg = &n; /* SERVER_RUNTIME_VALUES' shown values read cfg */
 /* A runtime value that changed: stored for the workers, and said. */

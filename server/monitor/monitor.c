@@ -31,6 +31,9 @@
 #include "server/bind_limit.h"
 #include "server/clock.h"
 #include "server/db/db.h"
+#include "server/net/conn.h"
+#include "server/net/reply.h"
+#include "server/net/tls.h"
 #include "server/net/net.h"
 #include "server/monitor/monitor.h"
 #include "server/monitor/monitor_entry.h"
@@ -57,8 +60,8 @@ static int build_server_entry(struct server *srv, const struct db_gen *g,
 	mon_add(&b, "startTime", "%s", start);
 	mon_add_u64(&b, "uptime", (uint64_t)(time(NULL) - srv->started));
 	mon_add(&b, "threads", "%d", srv->nworkers);
-	mon_add(&b, "sendPolicy", "%s", config_policy_name(server_policy(srv)->id));
-	mon_add(&b, "ioEngine", "%s", net_worker(srv->workers[0])->engine->name);
+	mon_add(&b, "sendPolicy", "%s", policy_name(server_policy(srv)));
+	mon_add(&b, "ioEngine", "%s", worker_engine_name(srv->workers[0]));
 	mon_add_u64(&b, "ioSends", s->total.io_sends);
 	mon_add_u64(&b, "ioSendsMore", s->total.io_sends_more);
 	mon_add_u64(&b, "ioWaits", s->total.io_waits);

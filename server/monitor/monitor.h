@@ -19,7 +19,7 @@
 #include "protocol/buf.h"
 #include "protocol/request.h"
 #include "server/monitor/http.h" /* the HTTP endpoint start-up runs (http_start, http_stop) */
-#include "server/net/net.h"
+#include "server/net/conn.h"
 
 /* --- monitor.c: cn=monitor ------------------------------------------------------------- */
 

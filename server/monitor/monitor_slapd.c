@@ -21,7 +21,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "server/net/net.h"
+#include "server/net/conn_list.h"
 #include "server/monitor/monitor_entry.h"
 
 #define SLAPD_DN "cn=Monitor"

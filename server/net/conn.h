@@ -4,9 +4,10 @@
  * the socket. When the socket is full, the connection waits for EPOLLOUT and
  * any search in progress pauses as a cursor, so memory stays bounded.
  *
- * This header is the part the rooms above server/net/ use (through net.h): struct conn's
- * public fields, the task slots and the calls on a connection. Buffers, the send state,
- * the close flag, the PROXY header's and the access log's holding state are server/net/'s
+ * This header is the part the rooms above server/net/ use (a public header of the room):
+ * struct conn's public fields, the task slots and the calls on a connection, and a
+ * worker's connections set up and freed for start-up. Buffers, the send state, the close
+ * flag, the PROXY header's and the access log's holding state are server/net/'s
  * own (struct conn_impl, conn_impl.h, with the functions its files share): another room
  * that touched them would not compile, and scripts/layers.sh keeps conn_impl.h from it.
  */
@@ -19,10 +20,12 @@
 #include <time.h>
 
 #include "protocol/buf.h"
-#include "conf/config.h"
 #include "conf/ip_net.h"
-#include "server/server.h"
-#include "server/net/worker.h"
+
+struct conn;
+struct listen_addr;
+struct tls_session;
+struct worker;
 
 /*
  * A long-running operation on a connection: a search that pauses while the
@@ -46,32 +49,6 @@ enum conn_auth { AUTH_ANONYMOUS, AUTH_ROOT, AUTH_USER };
 struct conn_bytes {
 	const unsigned char *data; /* NULL when len is 0 */
 	size_t len;
-};
-
-/* The bound DN and key together up to this size take a slot of the worker's identity
- * slab (w's ident_slab, conn_ident.c); longer, a malloc. */
-#define CONN_IDENT_BYTES 128
-
-/*
- * A send policy: the hooks through which the layer above decides when the
- * connection's output leaves (server/net/policy.h has the list and the rules).
- * Defined here, below the policies, because the connection calls accept; the
- * reply layer calls the others. server/net/policy_<ident>.c defines `const struct send_policy
- * policy_<ident>` for each line of conf/send_policies.h; nothing else lists them.
- */
-struct send_policy {
-	enum send_policy_id id; /* its config name: config_policy_name(id) */
-	/* Socket options for a new connection. Returns 0 or -1 (close it). NULL: none. */
-	int (*accept)(struct conn *c);
-	/* A response starts (before its first PDU is queued). NULL: nothing to do. */
-	void (*response_begin)(struct conn *c);
-	/* A PDU was appended to c->out; last marks a response's final PDU, and
-	 * more_requests (only with last) says that further complete requests are already
-	 * buffered on the connection, whose responses will follow at once. */
-	void (*pdu_end)(struct conn *c, bool last, bool more_requests);
-	/* A send with MSG_MORE takes only what ends on a TCP segment boundary; the rest
-	 * waits in out for the next send (conn_output.c, whole_segments). */
-	bool whole_segments;
 };
 
 /*
@@ -145,9 +122,6 @@ int conn_set_password(struct conn *c, const void *pw, size_t len);
  * Returns true if there was one. */
 bool conn_task_cancel(struct conn *c, int32_t msgid);
 
-/* What the worker's event loop calls: accept, events, the ready list, the sweep, stop. */
-extern const struct worker_hooks conn_worker_hooks;
-
 /* --- conn_wake.c: the ready list, and resuming a task at a set time ------------------- */
 
 /* Marks c to continue its task on the next loop iteration (the worker's ready list). */
@@ -194,7 +168,16 @@ void conn_op_done(struct conn *c);
 void conn_close_after(struct conn *c, const char *why);
 /* True when c will close (conn_close_after, a failed send). */
 bool conn_closing(const struct conn *c);
-/* What a struct conn takes with its private part: the size of the slab's slots. */
-extern const size_t conn_size;
+/* --- a worker's connections, for start-up (conn_life.c) ------------------------------- */
+
+/*
+ * Readies the network part of w (zeroed, w->id set) for connections: its slabs, the lock
+ * on its list, the hooks its loop calls, its spare and wake-up descriptors. Returns 0, or
+ * -1 after logging why (conn_worker_free then frees what was made).
+ */
+int conn_worker_init(struct worker *w);
+/* Frees the network part of w, whose thread has stopped (or never ran): its listening
+ * sockets, slabs and lock, its engine, its descriptors. */
+void conn_worker_free(struct worker *w);
 
 #endif

@@ -18,6 +18,8 @@
 
 #include "server/net/conn.h"
 #include "server/net/conn_impl.h"
+#include "server/net/net_worker.h"
+#include "server/net/slab.h"
 
 /* Under nw->conns_lock: conn_list may be copying the DN from another thread. */
 static void clear_locked(struct conn *c)

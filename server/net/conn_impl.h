@@ -1,13 +1,23 @@
 /*
  * server/net/'s own part of a connection (struct conn_impl) and the functions its files
  * share: input, output, TLS, the PROXY header, the access log's lines, the life cycle.
- * Included only by server/net/'s files (scripts/layers.sh: no other room reaches it; net.h
- * does not include it). The rooms above see struct conn (conn.h) and the calls there.
+ * Included only by server/net/'s files (scripts/layers.sh: no other room reaches it, nor
+ * does a public header of the room). The rooms above see struct conn (conn.h) and the calls there.
  */
 #ifndef MINIDIR_SERVER_NET_CONN_IMPL_H
 #define MINIDIR_SERVER_NET_CONN_IMPL_H
 
 #include "server/net/conn.h"
+#include "server/server.h"
+
+/* The bound DN and key together up to this size take a slot of the worker's identity
+ * slab (w's ident_slab, conn_ident.c); longer, a malloc. */
+#define CONN_IDENT_BYTES 128
+
+/* What the worker's event loop calls: accept, events, the ready list, the sweep, stop. */
+extern const struct worker_hooks conn_worker_hooks;
+/* What a struct conn takes with its private part: the size of the slab's slots. */
+extern const size_t conn_size;
 
 struct conn_impl {
 	struct conn pub;                  /* first: a struct conn * is a struct conn_impl * */

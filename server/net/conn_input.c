@@ -15,6 +15,7 @@
 
 #include "protocol/frame.h"
 #include "protocol/request.h"
+#include "protocol/tlv.h"
 #include "server/clock.h"
 #include "server/log.h"
 #include "server/net/engine.h"

@@ -16,6 +16,7 @@
 #include "server/net/conn_impl.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <ldap.h>
 #include <stdio.h>
@@ -24,15 +25,16 @@
 #include <sys/epoll.h>
 #include <linux/sockios.h>
 #include <sys/ioctl.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "server/access_log.h"
 #include "server/clock.h"
 #include "server/dlist.h"
 #include "server/log.h"
 #include "server/net/engine.h"
-#include "server/net/tls.h"
+#include "server/net/policy.h"
+#include "server/net/tls_session.h"
 #include "server/net/worker.h"
 
 /* What a TLS session is taken to give back to malloc when its connection closes. */
@@ -137,6 +139,39 @@ void conn_start_tls(struct conn *c)
 }
 
 const size_t conn_size = sizeof(struct conn_impl);
+
+int conn_worker_init(struct worker *w)
+{
+	struct net_worker *nw = net_worker(w);
+	nw->conn_slab.size = conn_size;
+	nw->ident_slab.size = CONN_IDENT_BYTES;
+	pthread_mutex_init(&nw->conns_lock, NULL);
+	nw->hooks = &conn_worker_hooks;
+	nw->reservefd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	nw->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (nw->wakefd < 0) {
+		log_error("worker %d: %s", w->id, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void conn_worker_free(struct worker *w)
+{
+	struct net_worker *nw = net_worker(w);
+	for (int j = 0; j < nw->nlisten; j++)
+		close(nw->listenfd[j]);
+	slab_free(&nw->conn_slab);
+	slab_free(&nw->ident_slab);
+	pthread_mutex_destroy(&nw->conns_lock);
+	buf_free(&nw->tls_in);
+	if (nw->engine)
+		nw->engine->teardown(w); /* the thread's did, unless it never ran */
+	if (nw->wakefd > 0)
+		close(nw->wakefd);
+	if (nw->reservefd >= 0)
+		close(nw->reservefd);
+}
 
 void conn_op_begin(struct conn *c, unsigned kind)
 {

@@ -21,6 +21,7 @@
 #include "server/clock.h"
 #include "server/log.h"
 #include "server/net/engine.h"
+#include "server/net/policy.h"
 
 static void set_events(struct conn *c, uint32_t events)
 {

@@ -9,6 +9,7 @@
  */
 #include "server/net/conn.h"
 #include "server/net/conn_impl.h"
+#include "server/net/net_worker.h"
 
 #include <arpa/inet.h>
 #include <stdio.h>

@@ -16,7 +16,7 @@
 #include "server/net/conn_impl.h"
 #include "server/net/engine.h"
 #include "server/log.h"
-#include "server/net/tls.h"
+#include "server/net/tls_session.h"
 
 #define CONN_TLS_READ_CHUNK (16 * 1024)
 

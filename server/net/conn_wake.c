@@ -4,10 +4,15 @@
  * request's time, so the order of the calls is the order of the times and an entry goes
  * at the end, in O(1); an earlier time (a chain_passwd change polling, op_chain.c) walks
  * back from the end past the later ones only. Taking and dropping are O(1).
+ *
+ * With the ready list, below both its callers in the room: conn_input.c (a request for a
+ * task that waits for it) and conn_life.c (the ready list's turn), which calls
+ * conn_input.c; inside conn_life.c it would close a circle of calls.
  */
 #include "server/clock.h"
 #include "server/net/conn.h"
 #include "server/net/conn_impl.h"
+#include "server/net/net_worker.h"
 
 void conn_make_ready(struct conn *c)
 {

@@ -17,8 +17,12 @@
  * its descriptor; the engine closes it (engine_close), on io_uring once nothing
  * of it is left in the kernel.
  *
- * Thread rules: engine_setup runs before the worker's thread starts; everything
- * else on the worker's thread.
+ * The room's lowest header but net_worker.h (the worker's data, which its calls read):
+ * it includes nothing else of the server. Which engine a worker gets (io_uring when asked
+ * for and allowed, else epoll) is chosen at start-up by listeners.c (start_engines).
+ *
+ * Thread rules: setup runs before the worker's thread starts; everything else on the
+ * worker's thread.
  */
 #ifndef MINIDIR_SERVER_NET_ENGINE_H
 #define MINIDIR_SERVER_NET_ENGINE_H
@@ -28,10 +32,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "conf/config.h"
-#include "protocol/buf.h"
 #include "server/net/net_worker.h"
-#include "server/server.h"
+
+struct buf;
+struct worker;
 
 /* Bytes of output a connection may have waiting in the io_uring engine (beyond the send
  * the kernel is working on) before engine_send says EAGAIN. */
@@ -84,14 +88,6 @@ struct engine_ops {
 
 extern const struct engine_ops engine_epoll;
 extern const struct engine_ops engine_uring;
-
-/*
- * Gives w the engine asked for (want), falling back to epoll with a log line when
- * io_uring is forbidden (/proc/sys/kernel/io_uring_disabled, or the file the
- * environment variable MINIDIR_IO_URING_DISABLED_FILE names) or its setup fails
- * (ENOSYS, EPERM, ENOMEM...). Returns 0, or -1 when even epoll failed (logged).
- */
-int engine_setup(struct worker *w, enum io_engine want);
 
 /* Starts watching socket fd for events (EPOLLIN and/or EPOLLOUT) for handler.
  * Returns 0, or -1 with errno (fd is still the caller's). */

@@ -58,7 +58,6 @@
 
 #include "server/net/engine.h"
 #include "server/net/engine_uring.h"
-#include "server/log.h"
 
 static struct uring_state *state(struct worker *w)
 {

@@ -1,4 +1,5 @@
-/* The listening sockets, and a replica's hold on them: see listeners.h. */
+/* The listening sockets, the engine each worker gets, and a replica's hold on them: see
+ * listeners.h. */
 #include "server/net/listeners.h"
 
 #include <errno.h>
@@ -21,7 +22,6 @@
 #include "server/log.h"
 #include "server/net/policy.h"
 #include "server/replica/replica.h"
-#include "server/net/worker.h"
 
 /* The address of a TCP listener, port given as a string ("0": any). Returns 0, or -1
  * after logging why. */
@@ -133,8 +133,49 @@ static void listen_url(const struct listen_addr *a, const char *port, char *out,
 	         v6 ? "]" : "", port);
 }
 
+/* Why io_uring may not be used, from the kernel's switch (0: allowed), into why. */
+static bool uring_forbidden(char *why, size_t whylen)
+{
+	const char *path = getenv("MINIDIR_IO_URING_DISABLED_FILE");
+	if (!path || !*path)
+		path = "/proc/sys/kernel/io_uring_disabled";
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false; /* an older kernel has no switch: setup tells */
+	int v = 0;
+	/* 2: nobody may; 1: only root and io_uring_group, which setup finds out. */
+	bool forbidden = fscanf(f, "%d", &v) == 1 && v >= 2;
+	fclose(f);
+	if (forbidden)
+		snprintf(why, whylen, "%s is %d", path, v);
+	return forbidden;
+}
+
+/* Gives w the engine asked for (want), falling back to epoll with a log line when io_uring
+ * is forbidden (/proc/sys/kernel/io_uring_disabled, or the file the environment variable
+ * MINIDIR_IO_URING_DISABLED_FILE names) or its setup fails (ENOSYS, EPERM, ENOMEM...).
+ * Returns 0, or -1 when even epoll failed (logged). */
+static int engine_setup(struct worker *w, enum io_engine want)
+{
+	char why[256] = "";
+	if (want == IO_ENGINE_IO_URING) {
+		if (!uring_forbidden(why, sizeof(why)) &&
+		    engine_uring.setup(w, why, sizeof(why)) == 0) {
+			net_worker(w)->engine = &engine_uring;
+			return 0;
+		}
+		log_info("worker %d: io_engine io_uring unavailable (%s); using epoll", w->id, why);
+	}
+	if (engine_epoll.setup(w, why, sizeof(why)) < 0) {
+		log_error("worker %d: %s", w->id, why);
+		return -1;
+	}
+	net_worker(w)->engine = &engine_epoll;
+	return 0;
+}
+
 /* Each worker's event loop engine: io_engine, or MINIDIR_IO_ENGINE where set (tests run
- * every suite on both); io_uring falls back to epoll with a log line (engine.h). */
+ * every suite on both); io_uring falls back to epoll with a log line (engine_setup). */
 static int start_engines(struct server *srv)
 {
 	enum io_engine engine = srv->cfg.io_engine;

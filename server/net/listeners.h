@@ -12,11 +12,15 @@
 #ifndef MINIDIR_SERVER_NET_LISTENERS_H
 #define MINIDIR_SERVER_NET_LISTENERS_H
 
-#include "server/server.h"
+#include <stdbool.h>
+
+struct config;
+struct server;
 
 /*
- * Binds every listening address for every worker (after server_init) and registers each
- * worker's wake-up descriptor; listens at once unless the config holds them
+ * Binds every listening address for every worker (after server_init), gives each worker
+ * its engine (io_engine, or MINIDIR_IO_ENGINE; io_uring falls back to epoll, logged) and
+ * registers each worker's wake-up descriptor; listens at once unless the config holds them
  * (listen_after_refresh on a replica: logs "holding ldap://HOST:PORT/ closed ..."
  * instead of "listening on ..."). Refuses, returning -1 after logging why, an address
  * that another process already listens on, even one with SO_REUSEPORT such as a second

@@ -1,33 +1,25 @@
 /*
- * The network room's public header: what the other rooms of server/ use of it, and
- * the only header of server/net/ they include (scripts/layers.sh checks that).
- * server/net/ owns the event loop and its engines, the listening sockets,
- * connections and their buffers, TLS, the send policies and the framing of replies.
+ * The network room's door for start-up and the monitor: the worker's thread, its engine's
+ * name, the send policy for a config value and its name. server/net/ owns the event loop and its
+ * engines, the listening sockets, connections and their buffers, TLS, the send policies
+ * and the framing of replies.
  *
- * Still an umbrella: the declarations stay in the headers below, which are public
- * for what this list says and the room's own for the rest.
- *   conn.h        for server/ops/: struct conn's public part (read-only to ops but for
- *                 its task slots, identity calls and access-log trace), struct conn_task,
- *                 conn_set_identity and conn_clear_identity, conn_start_tls,
- *                 conn_tls_active, conn_task_drop, conn_task_cancel, conn_make_ready,
- *                 conn_wake_at, conn_wake_cancel, conn_more_requests, conn_log_release,
- *                 conn_op_begin/done, conn_close_after, conn_closing; for start-up,
- *                 conn_worker_hooks (the loop's hooks), conn_size and CONN_IDENT_BYTES.
- *                 The rest of a connection is in conn_impl.h, the room's own.
- *   conn_list.h   for server/ops/ (cn=Monitor): the connections of all workers, copied.
- *   reply.h       for server/ops/: how an operation answers (the whole header).
- *   tls.h         for start-up (tls_setup, tls_reload, tls_teardown) and ops
- *                 (tls_peer_subject for the bind, tls_kernel for the monitor).
- *   listeners.h   for start-up and main (bind, open, the replica's hold).
- *   policy.h      for start-up: policy_for.
- *   worker.h      for start-up: worker_main, struct worker_hooks; with
- *                 net_worker.h, struct net_worker: start-up allocates the workers
- *                 (srv->workers) and frees their parts, the monitor reads the engine.
- *   engine.h      for start-up and the monitor: struct engine_ops (teardown, name).
- * The room's own, included by nothing outside it: conn_impl.h (private: never reached
- * from this header, scripts/layers.sh checks it), addr_served.h, engine_uring.h,
- * net_worker.h (but through worker.h), slab.h (but through net_worker.h, as struct
- * net_worker embeds the slabs) and tls_bio.h.
+ * Not an umbrella: it includes none of the room's headers. The room's public headers, the
+ * only ones of server/net/ that other rooms include (the list is scripts/layers.sh's), each
+ * declare what other rooms use of one part of it:
+ *   net.h         this one (start-up, the monitor).
+ *   conn.h        struct conn's public part and the calls on a connection (server/ops/);
+ *                 conn_worker_init and conn_worker_free (start-up). The rest of a
+ *                 connection is conn_impl.h's, private: scripts/layers.sh keeps it in.
+ *   net_worker.h  struct net_worker, which struct ops_worker embeds (server/ops/ops.h) and
+ *                 start-up allocates (srv->workers) and wakes (its wakefd).
+ *   reply.h       how an operation answers (server/ops/, the monitor).
+ *   tls.h         the server's TLS context (start-up), a session's peer subject (the
+ *                 bind), kernel TLS found (the monitor).
+ *   listeners.h   binding and opening the listening sockets (start-up and main).
+ *   conn_list.h   the connections of all workers, copied (the monitor).
+ * The room's own: addr_served.h, conn_impl.h, engine.h, engine_uring.h, policy.h,
+ * proxy_header.h, slab.h, tls_session.h, worker.h.
  *
  * Operations (server/ops/) are reached only through the dispatch callback a
  * connection is given (struct server's dispatch, called in conn_input.c's
@@ -36,13 +28,23 @@
 #ifndef MINIDIR_SERVER_NET_NET_H
 #define MINIDIR_SERVER_NET_NET_H
 
-#include "server/net/conn.h"
-#include "server/net/conn_list.h"
-#include "server/net/engine.h"
-#include "server/net/listeners.h"
-#include "server/net/policy.h"
-#include "server/net/reply.h"
-#include "server/net/tls.h"
-#include "server/net/worker.h"
+#include "conf/config.h"
+
+struct send_policy;
+struct worker;
+
+/* worker.c: the thread body of worker arg (a struct worker *), set up by conn_worker_init
+ * and listeners_bind. Runs until srv->stopping is set and its wakefd is signalled. */
+void *worker_main(void *arg);
+
+/* worker.c: the name of w's engine ("epoll", "io_uring"), once listeners_bind has chosen
+ * it (a static string). */
+const char *worker_engine_name(struct worker *w);
+
+/* policy.c: the policy for a config value (every value of enum send_policy_id has one; a
+ * static table). */
+const struct send_policy *policy_for(enum send_policy_id id);
+/* policy.c: p's config name ("batch", ...; a static string). */
+const char *policy_name(const struct send_policy *p);
 
 #endif

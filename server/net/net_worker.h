@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "conf/config.h"
-#include "protocol/tlv.h"
+#include "protocol/buf.h"
 #include "server/db/db.h"
 #include <pthread.h>
 

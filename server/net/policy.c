@@ -1,5 +1,6 @@
 /* The policy table: every policy_<ident> of conf/send_policies.h, by its id. What the
  * policies share (their TCP options) is policy_tcp.c's. */
+#include "server/net/net.h"
 #include "server/net/policy.h"
 
 #define SEND_POLICY_EXTERN(E, ident, name) extern const struct send_policy policy_##ident;
@@ -11,6 +12,11 @@ static const struct send_policy *const policies[SEND_POLICY_N] = {
     SEND_POLICY_LIST(SEND_POLICY_ENTRY)
 #undef SEND_POLICY_ENTRY
 };
+
+const char *policy_name(const struct send_policy *p)
+{
+	return config_policy_name(p->id);
+}
 
 const struct send_policy *policy_for(enum send_policy_id id)
 {

@@ -21,10 +21,32 @@
 #include <stdbool.h>
 
 #include "conf/config.h"
-#include "server/net/conn.h"
 
-/* The policy for a config value (every value of enum send_policy_id has one). */
-const struct send_policy *policy_for(enum send_policy_id id);
+struct conn;
+
+/*
+ * A send policy: the hooks through which the layer above decides when the
+ * connection's output leaves (the list and the rules are above).
+ * The connection calls accept (conn_life.c), the reply layer the others (reply.c).
+ * server/net/policy_<ident>.c defines `const struct send_policy
+ * policy_<ident>` for each line of conf/send_policies.h; nothing else lists them.
+ */
+struct send_policy {
+	enum send_policy_id id; /* its config name: config_policy_name(id) */
+	/* Socket options for a new connection. Returns 0 or -1 (close it). NULL: none. */
+	int (*accept)(struct conn *c);
+	/* A response starts (before its first PDU is queued). NULL: nothing to do. */
+	void (*response_begin)(struct conn *c);
+	/* A PDU was appended to c->out; last marks a response's final PDU, and
+	 * more_requests (only with last) says that further complete requests are already
+	 * buffered on the connection, whose responses will follow at once. */
+	void (*pdu_end)(struct conn *c, bool last, bool more_requests);
+	/* A send with MSG_MORE takes only what ends on a TCP segment boundary; the rest
+	 * waits in out for the next send (conn_output.c, whole_segments). */
+	bool whole_segments;
+};
+
+/* policy_for, the policy for a config value, is in net.h (start-up chooses it). */
 
 /* policy_tcp.c: setsockopt(IPPROTO_TCP, opt, on), counted in the worker's stats. Returns
  * its result. */

@@ -1,6 +1,9 @@
-/* The reply API (reply.h): responses encoded into the connection's output, PDU by PDU. */
+/* The reply API (reply.h): responses encoded into the connection's output, PDU by PDU.
+ * Above the send policies it calls, which call conn_output.c: there it would close a
+ * circle of calls. */
 #include "server/net/reply.h"
 #include "server/net/conn_impl.h"
+#include "server/net/policy.h"
 
 #include "server/access_log.h"
 #include "server/clock.h"

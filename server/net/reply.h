@@ -20,7 +20,8 @@
 #include <stdint.h>
 
 #include "protocol/response.h"
-#include "server/net/conn.h"
+
+struct conn;
 
 /* A response to one request starts. */
 void reply_begin(struct conn *c);

@@ -1,6 +1,9 @@
 /* TLS sessions over memory buffers, and the server context SIGHUP replaces. */
 #include "server/net/tls.h"
 
+#include "conf/config.h"
+#include "server/net/tls_session.h"
+
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -15,7 +18,97 @@
 #include <unistd.h>
 
 #include "server/log.h"
-#include "server/net/tls_bio.h"
+
+/*
+ * The sessions' BIO: the one a TLS session reads its ciphertext from and writes its records to, in
+ * place of OpenSSL's memory BIOs: it reads straight from bytes the caller lends
+ * (struct tls_bio_io's in) and appends straight to a struct buf the caller names (out). A
+ * memory BIO would copy each direction once more, through a BUF_MEM of its own, and
+ * take a BIO_ctrl_pending and a BIO_read per flush to give the records back.
+ *
+ * An empty input reads as "retry" (SSL_ERROR_WANT_READ), never as end of file; a
+ * write fails (no retry) only when out cannot grow. Flushing does nothing.
+ *
+ * Thread rules: the method is made once per server context (tls_setup) and shared,
+ * read-only; a BIO and its io belong to one session.
+ */
+
+/* What a BIO reads and writes: set by the session before each OpenSSL call. */
+struct tls_bio_io {
+	const unsigned char *in; /* ciphertext not yet read (borrowed), in_len bytes */
+	size_t in_len;
+	struct buf *out; /* where records go (borrowed; never NULL while OpenSSL may write) */
+};
+
+static int io_read(BIO *b, char *data, size_t len, size_t *got)
+{
+	struct tls_bio_io *io = BIO_get_data(b);
+	BIO_clear_retry_flags(b);
+	if (io->in_len == 0) {
+		BIO_set_retry_read(b);
+		*got = 0;
+		return 0;
+	}
+	size_t n = len < io->in_len ? len : io->in_len;
+	memcpy(data, io->in, n);
+	io->in += n;
+	io->in_len -= n;
+	*got = n;
+	return 1;
+}
+
+static int io_write(BIO *b, const char *data, size_t len, size_t *put)
+{
+	struct tls_bio_io *io = BIO_get_data(b);
+	BIO_clear_retry_flags(b);
+	*put = 0;
+	if (!io->out || buf_append(io->out, data, len) < 0)
+		return 0;
+	*put = len;
+	return 1;
+}
+
+static long io_ctrl(BIO *b, int cmd, long num, void *ptr)
+{
+	(void)num;
+	(void)ptr;
+	struct tls_bio_io *io = BIO_get_data(b);
+	switch (cmd) {
+	case BIO_CTRL_FLUSH:
+		return 1;
+	case BIO_CTRL_PENDING:
+		return (long)io->in_len;
+	default: /* no EOF, nothing waiting to be written, no kernel TLS */
+		return 0;
+	}
+}
+
+static int io_create(BIO *b)
+{
+	BIO_set_init(b, 1);
+	return 1;
+}
+
+/* The method, or NULL (out of memory). Freed with BIO_meth_free. */
+static BIO_METHOD *tls_bio_method(void)
+{
+	BIO_METHOD *m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "minidir session");
+	if (m && (!BIO_meth_set_read_ex(m, io_read) || !BIO_meth_set_write_ex(m, io_write) ||
+	          !BIO_meth_set_ctrl(m, io_ctrl) || !BIO_meth_set_create(m, io_create))) {
+		BIO_meth_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+/* A BIO of method m over io (borrowed: it must outlive the BIO), or NULL. */
+static BIO *tls_bio_new(const BIO_METHOD *m, struct tls_bio_io *io)
+{
+	BIO *b = BIO_new(m);
+	if (b)
+		BIO_set_data(b, io);
+	return b;
+}
 
 #define TLS_SUITES_DEFAULT                                                                         \
 	"TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256"
@@ -23,7 +116,7 @@
 struct tls_server {
 	pthread_mutex_t lock; /* around ctx: replaced by SIGHUP, taken by new sessions */
 	SSL_CTX *ctx;
-	BIO_METHOD *bio; /* the sessions' BIO (tls_bio.h): fixed at tls_setup */
+	BIO_METHOD *bio; /* the sessions' BIO (below): fixed at tls_setup */
 	bool ktls;       /* tls_ktls = yes and the kernel has it: fixed at tls_setup */
 };
 
@@ -36,7 +129,7 @@ struct tls_server {
  */
 struct tls_session {
 	SSL *ssl;
-	BIO *bio;             /* tls_bio.h over io: read, and written unless sock_wbio */
+	BIO *bio;             /* the BIO above, over io: read, and written unless sock_wbio */
 	struct tls_bio_io io; /* io.out is &own but inside tls_output */
 	struct buf own, held; /* ciphertext to send, received but not yet read */
 	bool done;            /* handshake complete */
@@ -163,8 +256,8 @@ static bool ktls_probe(char *why, size_t cap)
 	close(fd);
 	if (rc == 0 || err == ENOTCONN)
 		return true;
-	/* For the tests (tls.h): as if the kernel had it. OpenSSL then fails to hand over the
-	 * keys, and the sessions go back to memory buffers after a handshake on the socket. */
+	/* For the tests (tls_session.h): as if the kernel had it. OpenSSL then fails to hand over
+	 * the keys, and the sessions go back to memory buffers after a handshake on the socket. */
 	const char *assume = getenv("MINIDIR_KTLS_ASSUME");
 	if (assume && strcmp(assume, "1") == 0) {
 		log_info("TLS: MINIDIR_KTLS_ASSUME=1: kernel TLS assumed (%s)", strerror(err));

@@ -19,6 +19,8 @@
 #include "server/db/db.h"
 #include "server/log.h"
 #include "server/net/engine.h"
+#include "server/net/net.h"
+#include "server/net/net_worker.h"
 #include "server/net/worker.h"
 
 /* Pending connections closed at most per shedding. */
@@ -162,6 +164,11 @@ static bool wait_failed(struct worker *w, int err)
 	w->srv->worker_failed = 1;
 	kill(getpid(), SIGTERM);
 	return false;
+}
+
+const char *worker_engine_name(struct worker *w)
+{
+	return net_worker(w)->engine->name;
 }
 
 void *worker_main(void *arg)

@@ -3,7 +3,8 @@
  * epoll or io_uring) over the worker's listening sockets and its connections, the spare descriptor
  * for running out of them, a sweep once a second. It knows nothing of connections: what to do with
  * a new socket, with events on a registered descriptor, with the ready list and at the sweep, the
- * layer above says through struct worker_hooks.
+ * layer above says through struct worker_hooks. The room's own; worker_main, the thread
+ * body start-up runs, is declared in net.h.
  */
 #ifndef MINIDIR_SERVER_NET_WORKER_H
 #define MINIDIR_SERVER_NET_WORKER_H
@@ -11,7 +12,8 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "server/net/net_worker.h"
+struct listen_addr;
+struct worker;
 
 /* The layer above the loop (conn_life.c's conn_worker_hooks), called on the worker's thread. */
 struct worker_hooks {
@@ -27,9 +29,6 @@ struct worker_hooks {
 	/* The loop is stopping: close everything. */
 	void (*stop)(struct worker *w);
 };
-
-/* The thread body: runs until srv->stopping is set and w's wakefd is signalled. */
-void *worker_main(void *arg);
 
 /*
  * A descriptor of w's was closed: takes back the spare descriptor if it was lost

@@ -32,7 +32,9 @@
 #include "conf/access_rule.h"
 #include "protocol/attr_gate.h"
 #include "protocol/buf.h"
-#include "server/net/net.h"
+#include "conf/config.h"
+#include "server/net/conn.h"
+#include "server/server.h"
 #include "storage/entry.h"
 
 /*

@@ -10,6 +10,7 @@
 
 #include "protocol/request.h"
 #include "protocol/response.h"
+#include "server/net/reply.h"
 #include "server/ops/ops.h"
 
 /* The response tag of a request that has one. */

@@ -19,7 +19,9 @@
 #include "server/db/db.h"
 #include "server/log.h"
 #include "server/ops/ops.h"
-#include "server/net/net.h"
+#include "server/net/conn.h"
+#include "server/net/reply.h"
+#include "server/net/tls.h"
 #include "password/password.h"
 #include "storage/db_passwords.h"
 

@@ -24,7 +24,8 @@
 #include "server/db/db.h"
 #include "server/limit_key.h"
 #include "server/log.h"
-#include "server/net/net.h"
+#include "server/net/conn.h"
+#include "server/net/reply.h"
 #include "server/ops/ops.h"
 #include "server/replica/replica.h"
 

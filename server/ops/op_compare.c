@@ -10,7 +10,8 @@
 #include "server/ops/access.h"
 #include "server/db/db.h"
 #include "server/ops/ops.h"
-#include "server/net/net.h"
+#include "server/net/conn.h"
+#include "server/net/reply.h"
 #include "server/ops/search_checks.h"
 
 /*

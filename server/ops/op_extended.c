@@ -11,7 +11,8 @@
 #include "protocol/buf.h"
 #include "protocol/response.h"
 #include "server/ops/ops.h"
-#include "server/net/net.h"
+#include "server/net/conn.h"
+#include "server/net/reply.h"
 
 static bool is_oid(const struct berval *oid, const char *want)
 {

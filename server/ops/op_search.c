@@ -21,6 +21,7 @@
 #include "server/db/db.h"
 #include "server/log.h"
 #include "server/monitor/monitor.h"
+#include "server/net/reply.h"
 #include "server/ops/ops.h"
 #include "server/ops/ops_impl.h"
 #include "server/ops/search_alias.h"

@@ -1,6 +1,7 @@
 /* The operation table: request tag -> handler, and the small operations. */
 #include "server/ops/ops.h"
-#include "server/net/net.h"
+#include "server/net/conn.h"
+#include "server/net/reply.h"
 
 #include <ldap.h>
 #include <stdio.h>

@@ -21,7 +21,8 @@
 #include "protocol/request.h"
 #include "protocol/response.h"
 #include "protocol/tlv.h"
-#include "server/net/net.h"
+#include "server/net/conn.h"
+#include "server/net/net_worker.h"
 
 /*
  * The operations' part of a worker, owned by server/ops/: the event loop's part first

@@ -12,7 +12,8 @@
 #include "server/ops/ops_impl.h"
 #include "protocol/response.h"
 #include "server/replica/replica.h"
-#include "server/net/net.h"
+#include "server/net/conn.h"
+#include "server/net/reply.h"
 #include "server/ops/search_checks.h"
 #include "server/ops/search_names.h"
 

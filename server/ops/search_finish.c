@@ -9,6 +9,7 @@
 #include <ldap.h>
 
 #include "protocol/controls.h"
+#include "server/net/reply.h"
 #include "server/ops/search_op.h"
 
 void search_free(struct search_op *s)

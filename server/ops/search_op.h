@@ -35,7 +35,7 @@
 #include "protocol/arena.h"
 #include "protocol/filter.h"
 #include "protocol/response.h"
-#include "server/net/net.h"
+#include "server/net/conn.h"
 #include "server/ops/access.h"
 #include "server/ops/search_page.h"
 #include "server/ops/search_plan.h"

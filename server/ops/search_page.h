@@ -13,7 +13,7 @@
 #define MINIDIR_SERVER_OPS_SEARCH_PAGE_H
 
 #include "protocol/request.h"
-#include "server/net/net.h"
+#include "server/net/conn.h"
 
 #define SEARCH_PAGE_DIGEST 32 /* SHA-256 */
 

@@ -14,6 +14,7 @@
 #include "server/clock.h"
 #include "server/db/db.h"
 #include "server/log.h"
+#include "server/net/reply.h"
 #include "server/ops/ops.h"
 #include "server/ops/search_alias.h"
 #include "server/ops/search_op.h"

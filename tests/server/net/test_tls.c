@@ -1,5 +1,5 @@
 /*
- * server/tls.c and tls_bio.c: a server session against an OpenSSL client over memory, the
+ * server/net/tls.c and its BIO: a server session against an OpenSSL client over memory, the
  * ciphertext carried by hand between them whole, in pieces or a byte at a time; records,
  * session tickets, idle sessions giving their buffers back, close_notify and garbage.
  */
@@ -14,8 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "conf/config.h"
 #include "protocol/buf.h"
 #include "server/net/tls.h"
+#include "server/net/tls_session.h"
 #include "tests/check_run.h"
 
 static char dir[] = "/tmp/minidir-test-tls.XXXXXX";
