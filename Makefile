@@ -73,7 +73,7 @@ CONF     ?= examples/minidir.conf
 EXAMPLE  := examples/example.ldif
 
 LIB_SRC  := $(wildcard protocol/*.c password/*.c storage/*.c ldif/*.c conf/*.c) \
-            $(filter-out server/main.c,$(wildcard server/*.c server/*/*.c))
+            $(filter-out server/start/main.c,$(wildcard server/*.c server/*/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
 LIB      := $(B)/libminidir.a
 BINS     := $(B)/minidir $(B)/minidir-import $(B)/minidir-export $(B)/minidir-passwd \
@@ -112,7 +112,7 @@ $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(B)/minidir: $(B)/server/main.o $(LIB)
+$(B)/minidir: $(B)/server/start/main.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(B)/minidir-import: $(B)/tools/minidir_import.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

@@ -35,11 +35,11 @@ symbols | awk '
 function room(m,    d) {
 	d = m; sub(/\/[^\/]*$/, "", d)
 	if (d == "server")
-		return m ~ /^server\/(startup|main)$/ ? "server(start-up)" : "server(shared)"
+		return "server(shared)"
 	return d
 }
 function rank(d,    order, r) {
-	split("server(shared) server/db server/replica server/net server/monitor server/ops server(start-up)", order, " ")
+	split("server(shared) server/db server/replica server/net server/monitor server/ops server/start", order, " ")
 	for (r = 1; r <= 7; r++)
 		if (order[r] == d)
 			return r

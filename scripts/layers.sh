@@ -11,7 +11,7 @@
 #       server/net/                    engines, worker loop, connections, TLS, send policies
 #       server/monitor/                cn=monitor, the operators' HTTP endpoint (/metrics)
 #       server/ops/                    operations, search planning, access rules
-#       server/ (start-up)             startup, main
+#       server/start/                  start-up, shut-down, SIGHUP, main
 #       tools/                         minidir-import, minidir-export, minidir-passwd, searchrate
 #     A file includes headers of its own room and of the rooms below it, never above;
 #   - from outside a room of server/, only the room's public headers are included: the
@@ -45,7 +45,7 @@ cd "$root"
 
 # One "FROM TO" line per include: FROM the including module, TO the included one.
 edges() {
-	for dir in protocol password storage conf ldif server server/db server/replica server/net server/monitor server/ops tools tools/searchrate; do
+	for dir in protocol password storage conf ldif server server/db server/replica server/net server/monitor server/ops server/start tools tools/searchrate; do
 		for f in "$dir"/*.c "$dir"/*.h; do
 			[ -f "$f" ] || continue
 			mod=${f%.*}
@@ -58,18 +58,18 @@ edges() {
 }
 
 edges | sort -u | awk -v allow="$allow" '
-# The room of a module: its directory, but the top of server/ is two rooms, the shared
-# ground below every other room and start-up above them all.
+# The room of a module: its directory; the top of server/ is the shared ground below every
+# other room of server/ (start-up is server/start/, above them all).
 function dir(m,    d) {
 	d = m; sub(/\/[^\/]*$/, "", d)
 	if (d == "server")
-		return m ~ /^server\/(startup|main)$/ ? "server(start-up)" : "server(shared)"
+		return "server(shared)"
 	if (d == "tools/searchrate")
 		return "tools"
 	return d
 }
 function rank(d,    order, r) {
-	split("protocol password storage ldif server(shared) server/db server/replica server/net server/monitor server/ops server(start-up) tools", order, " ")
+	split("protocol password storage ldif server(shared) server/db server/replica server/net server/monitor server/ops server/start tools", order, " ")
 	if (d == "conf")
 		return 3
 	for (r = 1; r <= 12; r++)
@@ -124,7 +124,7 @@ $1 != $2 && !(($1 " " $2) in seen) {
 END {
 	if (bad)
 		exit 2
-	split("protocol password storage conf ldif server(shared) server/db server/replica server/net server/monitor server/ops server(start-up) tools", dirs, " ")
+	split("protocol password storage conf ldif server(shared) server/db server/replica server/net server/monitor server/ops server/start tools", dirs, " ")
 	for (d = 1; d <= 13; d++) {
 		printf "%s/\n", dirs[d]
 		nm = 0

@@ -4,7 +4,7 @@
  * a worker; the event loop's part is server/net/worker.h's), and the atomic
  * getters of the runtime values. A header of data only, the shared ground at the
  * bottom of server/: every room includes it, and it includes no room of server/ (a
- * connection is only a pointer here, a send policy too). server/startup.h is the
+ * connection is only a pointer here, a send policy too). server/start/startup.h is the
  * start-up and shut-down API above them all.
  */
 #ifndef MINIDIR_SERVER_SERVER_H

@@ -33,7 +33,7 @@ int listeners_bind(struct server *srv);
  * "listening on URL ..." for each address, and why (NULL: nothing more). The first call
  * does it; later ones return 0 at once. Returns 0, or -1 after logging a listen or
  * epoll_ctl that failed (at start-up the server then stops; held, the addresses left stay
- * closed). What the replica's on_first_refresh callback calls (server/startup.c).
+ * closed). What the replica's on_first_refresh callback calls (server/start/startup.c).
  */
 int listeners_open(struct server *srv, const char *why);
 

@@ -680,7 +680,7 @@ static void values_of(struct db *db, MDB_txn *txn, const char *dn, const char *a
 
 /*
  * An import records the digest of the schema it loaded (a server compares it before it
- * serves the file: server/startup.c); a file without it (an older minidir-import's,
+ * serves the file: server/start/startup.c); a file without it (an older minidir-import's,
  * made here by deleting the key) opens as before, with none; an import without a schema
  * loaded records none.
  */

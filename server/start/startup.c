@@ -1,5 +1,5 @@
 /* Start-up and shut-down: database, listening sockets, worker threads. */
-#include "server/startup.h"
+#include "server/start/startup.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -16,7 +16,7 @@
 #include "server/db/db.h"
 #include "server/net/listeners.h"
 #include "server/log.h"
-#include "server/startup.h"
+#include "server/start/startup.h"
 
 /*
  * What a server started by root (or an init system without systemd) needs:

@@ -6,8 +6,8 @@
  * searched and answered on that thread, with no queue or hand-off
  * (docs/ARCHITECTURE.md, "Threads and who owns what").
  */
-#ifndef MINIDIR_SERVER_STARTUP_H
-#define MINIDIR_SERVER_STARTUP_H
+#ifndef MINIDIR_SERVER_START_STARTUP_H
+#define MINIDIR_SERVER_START_STARTUP_H
 
 #include "server/server.h"
 
