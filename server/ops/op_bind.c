@@ -63,11 +63,11 @@ static void entry_bind_check(struct conn *c, const struct buf *key, const struct
 	if (rc == 0 && (access_entry_init(&ae, &aop, id, &e),
 	                access_attr_level(&ae, "userPassword", 12) < ACCESS_AUTH ||
 	                    !entry_find_attr(&e, "userPassword", 12, &vals, &vlen)))
-		rc = MDB_NOTFOUND; /* nothing to check: as an unknown DN */
+		rc = DB_NOTFOUND; /* nothing to check: as an unknown DN */
 	if (rc == 0)
 		rc = account_read(db, db_worker(w)->txn, id, &e, cfg->ppolicy_default, cfg->suffix,
 		                  &in);
-	if (rc != 0 && rc != MDB_NOTFOUND)
+	if (rc != 0 && rc != DB_NOTFOUND)
 		db_gen_txn_failed(w); /* answered as a wrong password; the next one renews */
 	time_t now = time(NULL);
 	if (rc == 0 && (o->refusal = account_refused(&in, now, &o->attr)) == ACCOUNT_USABLE) {
@@ -85,7 +85,7 @@ static void entry_bind_check(struct conn *c, const struct buf *key, const struct
 	access_op_free(&aop);
 }
 
-/* The account state of the entry at key into *in; 0, MDB_NOTFOUND (no such entry) or an
+/* The account state of the entry at key into *in; 0, DB_NOTFOUND (no such entry) or an
  * LMDB error. In c's worker's read transaction, which the caller has begun. */
 static int read_account(struct conn *c, const void *key, size_t keylen, struct account_input *in)
 {
@@ -163,11 +163,11 @@ static int read_classes(struct server *srv, struct db_gen *g, struct password_re
 	struct db *db = &g->db;
 	struct password_record stored;
 	char why[200] = "";
-	MDB_txn *txn;
-	int rc = mdb_txn_begin(db->env, NULL, MDB_RDONLY, &txn);
+	struct db_read *txn;
+	int rc = db_read_begin(db, &txn);
 	if (rc == 0) {
 		rc = db_passwords_get(db, txn, &stored, why, sizeof(why));
-		mdb_txn_abort(txn);
+		db_read_end(txn);
 	}
 	if (rc == 0) {
 		rc = password_record_merge(s, &stored);
@@ -176,7 +176,7 @@ static int read_classes(struct server *srv, struct db_gen *g, struct password_re
 		         srv->cfg.database);
 		return rc;
 	}
-	if (rc != MDB_NOTFOUND && rc != MDB_CORRUPTED)
+	if (rc != DB_NOTFOUND && rc != DB_CORRUPTED)
 		return rc;
 	uint64_t t0 = clock_ns();
 	bool store = db->changes_in_place;
@@ -209,7 +209,7 @@ int op_bind_prepare(struct server *srv, struct db_gen *g)
 	if (rc == 0)
 		rc = read_classes(srv, g, &s);
 	if (rc) {
-		log_error("%s: reading passwords: %s", srv->cfg.database, mdb_strerror(rc));
+		log_error("%s: reading passwords: %s", srv->cfg.database, db_error_text(rc));
 		password_record_free(&s);
 		return -1;
 	}
@@ -355,7 +355,7 @@ enum account_refusal op_account_refused(struct conn *c, const void *key, size_t 
 	int rc = read_account(c, key, keylen, &in);
 	if (rc == 0) {
 		r = account_refused(&in, time(NULL), &attr);
-	} else if (rc != MDB_NOTFOUND) {
+	} else if (rc != DB_NOTFOUND) {
 		db_gen_txn_failed(c->w);
 		r = ACCOUNT_LOCKED;
 		attr = "(the entry could not be read)";

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "storage/db_impl.h"
 #include "protocol/buf.h"
 #include "protocol/dn.h"
 #include "protocol/schema.h"
@@ -92,7 +93,7 @@ static int collect(entry_id group, void *arg)
 static struct seen groups_of(const struct db *db, MDB_txn *txn, const char *dn)
 {
 	struct seen s = {.n = 0};
-	ck_assert_int_eq(db_foreach_group(db, txn, id_of(db, txn, dn), collect, &s), 0);
+	ck_assert_int_eq(db_foreach_group(db, db_read_of(txn), id_of(db, txn, dn), collect, &s), 0);
 	return s;
 }
 
@@ -142,8 +143,9 @@ START_TEST(member_of_direct_groups)
 	struct entry_view e;
 	const unsigned char *vals;
 	size_t vlen;
-	ck_assert_int_eq(
-	    db_get_entry(&db, txn, id_of(&db, txn, "uid=bob,ou=people,dc=example,dc=com"), &e), 0);
+	ck_assert_int_eq(db_get_entry(&db, db_read_of(txn),
+	                              id_of(&db, txn, "uid=bob,ou=people,dc=example,dc=com"), &e),
+	                 0);
 	ck_assert(!entry_find_attr(&e, "memberOf", 8, &vals, &vlen));
 
 	/* eq.memberof: members by the group's normalized DN (the DN's case folded). */
