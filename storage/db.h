@@ -35,9 +35,12 @@
  * opens its file with db_open_rw (LMDB's lock file, one writer, readers in the same
  * process see committed snapshots) and changes it in place with storage/db_update.h.
  *
- * Two files keep this contract: storage/db_open.c opens a file (db_open, db_open_served,
- * db_open_rw: the environment, the tables, meta, the memos), storage/db.c reads an open
- * one and closes it (the rest).
+ * Three files keep this contract: storage/db_open.c opens a file (db_open, db_open_served,
+ * db_open_rw: the environment, the tables, meta, the memos), storage/db_txn.c hands out
+ * its transactions (db_read_*, db_write_*: the handles below) and says what an error
+ * means, storage/db.c reads an open one and closes it (the rest). LMDB itself is
+ * storage's alone: this header does not include it, so that no room above can call it
+ * (scripts/layers.sh checks that none includes it).
  */
 #ifndef MINIDIR_STORAGE_DB_H
 #define MINIDIR_STORAGE_DB_H
