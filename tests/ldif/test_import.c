@@ -20,11 +20,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "storage/db_impl.h"
 #include "protocol/buf.h"
 #include "protocol/dn.h"
 #include "protocol/match.h"
 #include "protocol/schema.h"
+#include "storage/db_impl.h"
 #include "tests/tree_schema.h"
 #include "tests/storage/expect_line.h"
 #include "tests/storage/meta_edit.h"

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "storage/db_impl.h"
 #include "storage/db.h"
+#include "storage/db_impl.h"
 #include "storage/db_passwords.h"
 
 struct rows {

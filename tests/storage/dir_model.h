@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "storage/db_impl.h"
 #include "protocol/tlv.h"
+#include "storage/db_impl.h"
 #include "storage/db_update.h"
 
 #define MODEL_MAX 12000

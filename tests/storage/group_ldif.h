@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "storage/db_impl.h"
 #include "ldif/ldif_import.h"
+#include "storage/db_impl.h"
 
 #include "protocol/buf.h"
 #include "protocol/dn.h"

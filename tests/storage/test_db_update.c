@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "storage/db_impl.h"
 #include "protocol/schema.h"
+#include "storage/db_impl.h"
 #include "tests/tree_schema.h"
 #include "storage/db_update.h"
 #include "storage/entry_opattrs.h"

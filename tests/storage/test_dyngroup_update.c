@@ -17,10 +17,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "storage/db_impl.h"
 #include "ldif/ldif_import.h"
 #include "protocol/dn.h"
 #include "protocol/schema.h"
+#include "storage/db_impl.h"
 #include "storage/db_update.h"
 #include "tests/check_run.h"
 #include "tests/storage/db_compare.h"

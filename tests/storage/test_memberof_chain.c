@@ -13,12 +13,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "storage/db_impl.h"
 #include "ldif/ldif_import.h"
 #include "protocol/buf.h"
 #include "protocol/dn.h"
 #include "protocol/schema.h"
 #include "storage/db.h"
+#include "storage/db_impl.h"
 #include "storage/memberof_chain.h"
 #include "storage/memberof_nested.h"
 #include "tests/check_run.h"
