@@ -89,7 +89,7 @@ static int put_context_csn(FILE *out, const char *cookie, size_t len)
  * when the file holds one, and on the suffix entry of a replica contextCSN. Returns 0, -1
  * (output error) or an LMDB error.
  */
-static int put_operational(FILE *out, const struct db *db, MDB_txn *txn, entry_id id,
+static int put_operational(FILE *out, const struct db *db, struct db_read *txn, entry_id id,
                            const struct entry_view *e)
 {
 	const struct schema_oc *oc = entry_structural_class(e);
@@ -105,7 +105,7 @@ static int put_operational(FILE *out, const struct db *db, MDB_txn *txn, entry_i
 	}
 	struct entry_view kept = {0};
 	int rc = entry_opattrs_get(db, txn, id, &kept);
-	if (rc && rc != MDB_NOTFOUND)
+	if (rc && rc != DB_NOTFOUND)
 		return rc;
 	for (int i = 0; entry_opattrs_names[i]; i++) {
 		struct berval bv[ENTRY_OPATTRS_VALUES_MAX];
@@ -121,7 +121,7 @@ static int put_operational(FILE *out, const struct db *db, MDB_txn *txn, entry_i
 	if (e->parent == 0 && (rc = db_update_get_cookie(db, txn, &cookie, &len)) == 0 &&
 	    put_context_csn(out, cookie, len) < 0)
 		return -1;
-	return rc == MDB_NOTFOUND ? 0 : rc;
+	return rc == DB_NOTFOUND ? 0 : rc;
 }
 
 /* Entries between two calls of the progress callback. */
@@ -172,11 +172,12 @@ static struct held *held_waiting(struct exporter *x, entry_id id)
 	return NULL;
 }
 
-static int write_entry(struct exporter *x, MDB_txn *txn, entry_id id, const struct entry_view *e);
+static int write_entry(struct exporter *x, struct db_read *txn, entry_id id,
+                       const struct entry_view *e);
 
 /* Writes the held children of parent (all have IDs below the walk's position), each
  * followed by its own. Returns 0, DB_STOPPED (output error) or an LMDB error. */
-static int write_held_children(struct exporter *x, MDB_txn *txn, entry_id parent)
+static int write_held_children(struct exporter *x, struct db_read *txn, entry_id parent)
 {
 	struct candidates c;
 	cand_init_children(&c, x->db, parent);
@@ -195,10 +196,11 @@ static int write_held_children(struct exporter *x, MDB_txn *txn, entry_id parent
 	}
 	cand_end(&c, NULL);
 	cand_free(&c);
-	return rc == MDB_NOTFOUND ? 0 : rc;
+	return rc == DB_NOTFOUND ? 0 : rc;
 }
 
-static int write_entry(struct exporter *x, MDB_txn *txn, entry_id id, const struct entry_view *e)
+static int write_entry(struct exporter *x, struct db_read *txn, entry_id id,
+                       const struct entry_view *e)
 {
 	if (x->progress && ++x->done % EXPORT_PROGRESS_ENTRIES == 0)
 		x->progress(x->arg, x->done, x->total);
@@ -214,7 +216,7 @@ static int write_entry(struct exporter *x, MDB_txn *txn, entry_id id, const stru
 	return x->waiting ? write_held_children(x, txn, id) : 0;
 }
 
-static int export_one(MDB_txn *txn, entry_id id, const struct entry_view *e, void *arg)
+static int export_one(struct db_read *txn, entry_id id, const struct entry_view *e, void *arg)
 {
 	struct exporter *x = arg;
 	x->now = id;
@@ -259,7 +261,7 @@ int ldif_export(const char *db_path, FILE *out, char *err, size_t errlen,
 		snprintf(err, errlen, "%s: cannot write entry: output error", db_path);
 	else if (rc)
 		snprintf(err, errlen, "%s: %s", db_path,
-		         rc == ENOMEM ? "out of memory" : mdb_strerror(rc));
+		         rc == ENOMEM ? "out of memory" : db_error_text(rc));
 	else if (x.waiting) {
 		for (size_t i = 0; i < x.nheld; i++)
 			if (!x.held[i].out) {

@@ -16,6 +16,7 @@
 #include "protocol/dn.h"
 #include "protocol/schema.h"
 #include "storage/db.h"
+#include "storage/db_load.h"
 #include "storage/db_passwords.h"
 #include "storage/dyngroup.h"
 #include "storage/entry_opattrs.h"
@@ -71,7 +72,7 @@ struct importer {
 	const char *file;
 	const struct import_opts *opts;
 	struct db db;
-	MDB_txn *txn;
+	struct db_load *load; /* the write transaction, or NULL */
 	entry_id next_id;
 	unsigned long line;          /* the record being stored (or the last one) */
 	unsigned long last_line;     /* where "no entries to import" is reported */
@@ -82,10 +83,6 @@ struct importer {
 	pthread_t threads[IMPORT_MAX_THREADS];
 	int nthreads;                    /* parsing threads running */
 	struct import_prefault prefault; /* the new file's page faults, ahead of the writer */
-	/* The writer's cursors, kept across puts: a key on the page the last put left the
-	 * cursor on skips the descent from the root (LMDB's mdb_cursor_set). Closed with the
-	 * transaction. */
-	MDB_cursor *c_id2entry, *c_dn2id, *c_children, *c_uuid2id, *c_index[DB_MAX_INDEX];
 	/* The last parent looked up, and the last entry stored (often the next one's parent):
 	 * their dn2id keys and IDs, so most entries need no dn2id look-up. */
 	struct buf parent_key, prev_key;
@@ -112,43 +109,6 @@ static int report_fault(struct importer *im, const struct import_item *it)
 	return -1;
 }
 
-/* The errno a store into the map at addr failed with: what allocating that page says. */
-static int map_error(struct importer *im, void *addr)
-{
-	void *map;
-	size_t len;
-	MDB_stat st;
-	int fd;
-	if (db_map(&im->db, &map, &len) < 0 || mdb_env_stat(im->db.env, &st) != 0 ||
-	    mdb_env_get_fd(im->db.env, &fd) != 0)
-		return EIO;
-	off_t off = (off_t)((char *)addr - (char *)map);
-	off -= off % (off_t)st.ms_psize;
-	int rc = posix_fallocate(fd, off < 0 ? 0 : off, st.ms_psize);
-	return rc ? rc : EIO;
-}
-
-/* The cursor *c on dbi, opened at its first use. */
-static int cursor(struct importer *im, MDB_dbi dbi, MDB_cursor **c)
-{
-	return *c ? 0 : mdb_cursor_open(im->txn, dbi, c);
-}
-
-/* Frees the writer's cursors where the transaction will not (it is dropped after a fault);
- * a commit or an abort frees them otherwise. */
-static void close_cursors(struct importer *im)
-{
-	MDB_cursor *all[] = {im->c_id2entry, im->c_dn2id, im->c_children, im->c_uuid2id};
-	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-		if (all[i])
-			mdb_cursor_close(all[i]);
-	for (int i = 0; i < DB_MAX_INDEX; i++)
-		if (im->c_index[i])
-			mdb_cursor_close(im->c_index[i]);
-	im->c_id2entry = im->c_dn2id = im->c_children = im->c_uuid2id = NULL;
-	memset(im->c_index, 0, sizeof(im->c_index));
-}
-
 /* Whether b holds key[0..len). */
 static bool same_key(const struct buf *b, const unsigned char *key, size_t len)
 {
@@ -166,11 +126,8 @@ static int find_parent(struct importer *im, const struct import_item *it, entry_
 	const unsigned char *key = it->key.data;
 	const char *dn = (const char *)it->dn.data;
 	*parent = 0;
-	MDB_val dk = {it->key.len, it->key.data}, dv = {sizeof(id), &id};
-	*put_rc = cursor(im, im->db.dn2id, &im->c_dn2id);
-	if (!*put_rc)
-		*put_rc = mdb_cursor_put(im->c_dn2id, &dk, &dv, MDB_NOOVERWRITE);
-	if (*put_rc == MDB_KEYEXIST) {
+	*put_rc = db_load_dn(im->load, it->key.data, it->key.len, id);
+	if (*put_rc == DB_KEYEXIST) {
 		report(im, it->line, "duplicate entry \"%s\"", dn);
 		return -1;
 	}
@@ -185,7 +142,7 @@ static int find_parent(struct importer *im, const struct import_item *it, entry_
 		*parent = im->parent_id;
 		return 0;
 	}
-	if (db_dn2id(&im->db, im->txn, key, plen, parent) != 0) {
+	if (db_dn2id(&im->db, db_write_reads(db_load_write(im->load)), key, plen, parent) != 0) {
 		const char *comma = strchr(dn, ',');
 		report(im, it->line, "parent entry \"%s\" does not exist (parents must come first)",
 		       comma ? comma + 1 : "");
@@ -201,20 +158,17 @@ static int put_entry(struct importer *im, struct import_item *it, entry_id id, e
                      int rc)
 {
 	memcpy(it->rec.data, &parent, sizeof(parent)); /* the record's first field */
-	MDB_val k = {sizeof(id), &id}, v = {it->rec.len, it->rec.data};
-	MDB_val dv = {sizeof(id), &id};
-	MDB_val pk = {sizeof(parent), &parent}, uk = {16, it->uuid};
-	if (!rc && !(rc = cursor(im, im->db.id2entry, &im->c_id2entry)))
-		rc = mdb_cursor_put(im->c_id2entry, &k, &v, MDB_APPEND);
 	/* where the writer is, for the thread that populates the pages ahead of it: the
 	 * record's end, on one of the newest pages */
-	if (!rc && id % IMPORT_PREFAULT_NOTE_ENTRIES == 0 &&
-	    mdb_cursor_get(im->c_id2entry, &k, &v, MDB_GET_CURRENT) == 0)
-		import_prefault_note(&im->prefault, (const char *)v.mv_data + v.mv_size);
-	if (!rc && !(rc = cursor(im, im->db.children, &im->c_children)))
-		rc = mdb_cursor_put(im->c_children, &pk, &dv, MDB_APPENDDUP);
-	if (!rc && !(rc = cursor(im, im->db.uuid2id, &im->c_uuid2id)) &&
-	    (rc = mdb_cursor_put(im->c_uuid2id, &uk, &dv, MDB_NOOVERWRITE)) == MDB_KEYEXIST) {
+	const void *end = NULL;
+	bool note = id % IMPORT_PREFAULT_NOTE_ENTRIES == 0;
+	if (!rc)
+		rc = db_load_entry(im->load, id, it->rec.data, it->rec.len, note ? &end : NULL);
+	if (!rc && end)
+		import_prefault_note(&im->prefault, end);
+	if (!rc)
+		rc = db_load_child(im->load, parent, id);
+	if (!rc && (rc = db_load_uuid(im->load, it->uuid, id)) == DB_KEYEXIST) {
 		char text[37];
 		entry_uuid_format(it->uuid, text);
 		report(im, it->line, "entry \"%s\": entryUUID %s is another entry's too",
@@ -223,7 +177,7 @@ static int put_entry(struct importer *im, struct import_item *it, entry_id id, e
 	}
 	if (rc) {
 		report(im, it->line, "storing \"%s\" in %s: %s", (const char *)it->dn.data,
-		       tmp_path, mdb_strerror(db_write_error(&im->db, rc)));
+		       tmp_path, db_error_text(db_write_error(&im->db, rc)));
 		return -1;
 	}
 	im->prev_key.len = im->prev_key.off = 0;
@@ -234,31 +188,26 @@ static int put_entry(struct importer *im, struct import_item *it, entry_id id, e
 /* The index keys and member values the parser listed. */
 static int put_keys(struct importer *im, const struct import_item *it, entry_id id)
 {
-	MDB_val dv = {sizeof(id), &id};
 	int rc = 0;
 	const unsigned char *p = it->keys.data, *end = p ? p + it->keys.len : p;
 	for (; rc == 0 && p < end;) {
 		uint16_t len;
 		memcpy(&len, p + 1, sizeof(len));
 		const struct db_index *ix = &im->db.index[p[0]];
-		MDB_val k = {len, (void *)(p + 3)};
+		rc = db_load_index_key(im->load, ix, p + 3, len, id);
 		p += 3 + len;
-		/* IDs grow: this entry's ID goes after every one the key has. */
-		if ((rc = cursor(im, ix->dbi, &im->c_index[ix - im->db.index])) == 0 &&
-		    (rc = mdb_cursor_put(im->c_index[ix - im->db.index], &k, &dv, MDB_APPENDDUP)) ==
-		        MDB_KEYEXIST)
-			rc = 0; /* two values of the entry with one normal form */
 		if (rc)
 			report(im, it->line, "index %s: %s", ix->attr,
-			       mdb_strerror(db_write_error(&im->db, rc)));
+			       db_error_text(db_write_error(&im->db, rc)));
 	}
 	p = it->members.data;
 	for (end = p ? p + it->members.len : p; rc == 0 && p < end;) {
 		uint32_t len;
 		memcpy(&len, p, sizeof(len));
-		if ((rc = memberof_put_dn(&im->db, im->txn, p + sizeof(len), len, id)) != 0)
+		if ((rc = memberof_put_dn(&im->db, db_load_write(im->load), p + sizeof(len), len,
+		                          id)) != 0)
 			report(im, it->line, "memberOf: %s",
-			       mdb_strerror(db_write_error(&im->db, rc)));
+			       db_error_text(db_write_error(&im->db, rc)));
 		p += sizeof(len) + len;
 	}
 	return rc ? -1 : 0;
@@ -283,10 +232,12 @@ static int count_passwords(struct importer *im, const struct import_item *it)
 /* The operational attributes the LDIF gave the entry, into opattrs. */
 static int put_opattrs(struct importer *im, const struct import_item *it, entry_id id)
 {
-	int rc = it->opattrs.len ? entry_opattrs_put(&im->db, im->txn, id, &it->opattrs) : 0;
+	int rc = it->opattrs.len
+	             ? entry_opattrs_put(&im->db, db_load_write(im->load), id, &it->opattrs)
+	             : 0;
 	if (rc)
 		report(im, it->line, "storing \"%s\" in %s: %s", (const char *)it->dn.data,
-		       tmp_path, mdb_strerror(db_write_error(&im->db, rc)));
+		       tmp_path, db_error_text(db_write_error(&im->db, rc)));
 	return rc ? -1 : 0;
 }
 
@@ -441,42 +392,24 @@ static int put_meta(struct importer *im, size_t n)
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%SZ", &tm);
 	const char *creator = im->opts->creator ? im->opts->creator : "";
-	MDB_val k = {7, "entries"}, v = {sizeof(n), &n};
-	MDB_val kc = {7, "created"}, vc = {strlen(stamp), stamp};
-	MDB_val kw = {7, "creator"}, vw = {strlen(creator), (void *)creator};
-	int rc = mdb_put(im->txn, im->db.meta, &k, &v, 0);
+	const char *digest = schema_digest();
+	int rc = db_load_meta(im->load, "entries", &n, sizeof(n));
 	if (rc == 0)
-		rc = mdb_put(im->txn, im->db.meta, &kc, &vc, 0);
+		rc = db_load_meta(im->load, "created", stamp, strlen(stamp));
 	if (rc == 0)
-		rc = mdb_put(im->txn, im->db.meta, &kw, &vw, 0);
-	MDB_val ks = {strlen(DB_META_SCHEMA), DB_META_SCHEMA},
-	        vs = {strlen(schema_digest()), (void *)schema_digest()};
-	if (rc == 0 && vs.mv_size)
-		rc = mdb_put(im->txn, im->db.meta, &ks, &vs, 0);
-	return rc ? rc : db_passwords_put(&im->db, im->txn, &im->passwords);
+		rc = db_load_meta(im->load, "creator", creator, strlen(creator));
+	if (rc == 0 && digest[0])
+		rc = db_load_meta(im->load, DB_META_SCHEMA, digest, strlen(digest));
+	return rc ? rc : db_passwords_put(&im->db, db_load_write(im->load), &im->passwords);
 }
 
-/* Stops the page-populating thread, commits, cuts the file (as long as the map while it
- * was written) to the pages in use, then syncs the map and the file. Returns 0 or an LMDB
- * error / errno value. */
+/* Stops the page-populating thread, then commits, cuts and syncs the file (db_load_finish).
+ * Returns 0 or an LMDB error / errno value. */
 static int finish_file(struct importer *im)
 {
 	import_prefault_stop(&im->prefault);
-	int rc = mdb_txn_commit(im->txn), fd;
-	im->txn = NULL;
-	MDB_envinfo info;
-	MDB_stat st;
-	if (rc == 0 && (rc = mdb_env_info(im->db.env, &info)) == 0 &&
-	    (rc = mdb_env_stat(im->db.env, &st)) == 0 &&
-	    (rc = mdb_env_get_fd(im->db.env, &fd)) == 0) {
-		size_t used = (size_t)(info.me_last_pgno + 1) * st.ms_psize;
-		/* Cut first: the pages populated past the last one in use (import_prefault.h) are
-		 * dropped, not written out, on any file system. Nothing maps past it from here. */
-		if (ftruncate(fd, (off_t)used) < 0)
-			rc = errno;
-		else if ((rc = mdb_env_sync(im->db.env, 1)) == 0 && fsync(fd) < 0)
-			rc = errno;
-	}
+	int rc = db_load_finish(im->load);
+	im->load = NULL;
 	return rc;
 }
 
@@ -486,30 +419,31 @@ static int build(struct importer *im, size_t *count)
 	char err[512];
 	int rc = import_records(im);
 	if (rc == 0 && im->opts->dynamic_groups &&
-	    dyngroup_resolve(&im->db, im->txn, (size_t)im->opts->dynamic_groups_max, im->opts->err,
-	                     "warning", err, sizeof(err)) < 0) {
+	    dyngroup_resolve(&im->db, db_load_write(im->load), (size_t)im->opts->dynamic_groups_max,
+	                     im->opts->err, "warning", err, sizeof(err)) < 0) {
 		fprintf(im->opts->err, "%s: dynamic groups: %s\n", tmp_path, err);
 		rc = -1;
 	}
-	if (rc == 0 && memberof_resolve(&im->db, im->txn, err, sizeof(err)) < 0) {
+	if (rc == 0 && memberof_resolve(&im->db, db_load_write(im->load), err, sizeof(err)) < 0) {
 		fprintf(im->opts->err, "%s: %s\n", tmp_path, err);
 		rc = -1;
 	}
 	if (rc == 0 && im->opts->memberof_nested &&
-	    memberof_nested_resolve(&im->db, im->txn, im->opts->err, err, sizeof(err)) < 0) {
+	    memberof_nested_resolve(&im->db, db_load_write(im->load), im->opts->err, err,
+	                            sizeof(err)) < 0) {
 		fprintf(im->opts->err, "%s: %s\n", tmp_path, err);
 		rc = -1;
 	}
 	/* Recorded only when on: a file without the key holds direct memberOf. */
 	if (rc == 0 && im->opts->memberof_nested &&
-	    (rc = memberof_nested_set(&im->db, im->txn, true)) != 0) {
+	    (rc = memberof_nested_set(&im->db, db_load_write(im->load), true)) != 0) {
 		report(im, im->last_line, "writing %s: %s", tmp_path,
-		       mdb_strerror(db_write_error(&im->db, rc)));
+		       db_error_text(db_write_error(&im->db, rc)));
 		rc = -1;
 	}
 	if (rc == 0 && ((rc = put_meta(im, im->next_id - 1)) != 0 || (rc = finish_file(im)) != 0)) {
 		report(im, im->last_line, "writing %s: %s", tmp_path,
-		       mdb_strerror(db_write_error(&im->db, rc)));
+		       db_error_text(db_write_error(&im->db, rc)));
 		rc = -1;
 	}
 	*count = im->next_id - 1;
@@ -529,9 +463,10 @@ static int build_guarded(struct importer *im, size_t *count)
 		rc = build(im, count);
 	} else {
 		stop_parsers(im);
-		report(im, im->line, "writing %s: %s", tmp_path, strerror(map_error(im, bus_addr)));
-		close_cursors(im);
-		im->txn = NULL; /* not usable after the fault: closing the environment ends it */
+		report(im, im->line, "writing %s: %s", tmp_path,
+		       strerror(db_load_page_error(&im->db, bus_addr)));
+		db_load_drop(im->load, true); /* closing the environment ends the transaction */
+		im->load = NULL;
 		rc = -1;
 	}
 	bus_jump = NULL;
@@ -567,14 +502,14 @@ int ldif_import(const char *ldif_path, const char *db_path, const struct import_
 	if (db_open(&im.db, tmp_path, true, opts->suffix, opts->index, opts->nindex, err,
 	            sizeof(err)) < 0) {
 		fprintf(opts->err, "%s\n", err);
-	} else if ((rc = mdb_txn_begin(im.db.env, NULL, 0, &im.txn)) != 0) {
-		fprintf(opts->err, "%s: %s\n", tmp_path, mdb_strerror(rc));
+	} else if ((rc = db_load_begin(&im.db, &im.load)) != 0) {
+		fprintf(opts->err, "%s: %s\n", tmp_path, db_error_text(rc));
 		rc = -1;
 	} else {
 		void *map;
 		size_t maplen;
-		int mapfd;
-		if (db_map(&im.db, &map, &maplen) == 0 && mdb_env_get_fd(im.db.env, &mapfd) == 0)
+		int mapfd = db_file_fd(&im.db);
+		if (db_map(&im.db, &map, &maplen) == 0 && mapfd >= 0)
 			import_prefault_start(&im.prefault, map, maplen, mapfd);
 		rc = build_guarded(&im, count);
 		import_prefault_stop(&im.prefault); /* stopped already unless it failed */
@@ -583,13 +518,13 @@ int ldif_import(const char *ldif_path, const char *db_path, const struct import_
 	/* On LMDB's descriptor, not the name: the directory may be writable by the user the
 	 * file is given to, who could otherwise swap the name for a link to another file. */
 	if (rc == 0 && opts->chown &&
-	    (mdb_env_get_fd(im.db.env, &fd) != 0 || fchown(fd, opts->uid, opts->gid) < 0)) {
+	    ((fd = db_file_fd(&im.db)) < 0 || fchown(fd, opts->uid, opts->gid) < 0)) {
 		fprintf(opts->err, "%s: chown to %ld:%ld: %s\n", tmp_path, (long)opts->uid,
 		        (long)opts->gid, strerror(errno));
 		rc = -1;
 	}
-	if (im.txn)
-		mdb_txn_abort(im.txn);
+	if (im.load)
+		db_load_drop(im.load, false);
 	if (im.db.env)
 		db_close(&im.db);
 	import_parser_close(&im.parser);

@@ -27,7 +27,12 @@
 #     of its room's other public headers (each door stands alone: one that includes
 #     another makes both reachable through it);
 #   - a private header (NAME_impl.h) is included only by its own room's files and is not
-#     reachable from the room's public headers;
+#     reachable from the room's public headers, nor from any header another room includes;
+#   - LMDB stays in storage/: <lmdb.h> is included by storage/'s files only (storage/db_impl.h
+#     is the one that does), and storage/db_impl.h outside storage/ only by the tests of
+#     storage and of the importer (tests/storage/, tests/ldif/), which build and inspect
+#     files with LMDB directly; everything else reaches the database through storage's
+#     handles (storage/db.h: struct db_read, struct db_write);
 #   - no circle among the files of one room: a module is a .c file with its .h
 #     (server/net/reply.c and server/net/reply.h are "server/net/reply"), and reply.c
 #     including ops.h while ops.c includes reply.h is the circle reply -> ops -> reply.
@@ -57,7 +62,31 @@ edges() {
 	done
 }
 
-edges | sort -u | awk -v allow="$allow" '
+# LMDB stays in storage/: one "FILE: what" line per include that breaks it.
+lmdb_leaks() {
+	git ls-files -co --exclude-standard -- '*.c' '*.h' 2>/dev/null |
+	    while read -r f; do
+		[ -f "$f" ] || continue
+		case $f in
+		storage/*) continue ;;
+		esac
+		if grep -q '^[[:space:]]*#[[:space:]]*include[[:space:]]*<lmdb\.h>' "$f"; then
+			echo "$f: includes <lmdb.h> (only storage/ may: use storage/db.h's handles)"
+		fi
+		case $f in
+		tests/storage/* | tests/ldif/*) continue ;;
+		esac
+		if grep -q '^[[:space:]]*#[[:space:]]*include[[:space:]]*"storage/db_impl\.h"' "$f"; then
+			echo "$f: includes storage/db_impl.h (only storage/ and its tests may)"
+		fi
+	    done
+}
+leaks=$(lmdb_leaks)
+if [ -n "$leaks" ]; then
+	printf 'lmdb outside storage: %s\n' "$leaks" | sed '2,$s/^/lmdb outside storage: /'
+fi
+
+edges | sort -u | awk -v allow="$allow" -v leaks="$([ -n "$leaks" ] && echo 1 || echo 0)" '
 # The room of a module: its directory; the top of server/ is the shared ground below every
 # other room of server/ (start-up is server/start/, above them all).
 function dir(m,    d) {
@@ -87,7 +116,7 @@ function doors(d,    out, m) {
 	return out
 }
 BEGIN {
-	status = 0
+	status = leaks == 1
 	split("server/net/net server/net/conn server/net/conn_list server/net/listeners " \
 	      "server/net/net_worker server/net/reply server/net/tls server/monitor/monitor " \
 	      "server/ops/ops server/replica/replica server/db/db", w, " ")
@@ -195,6 +224,25 @@ END {
 	for (e = 1; e <= nh; e++)
 		if (hto[e] ~ /_impl$/ && (hfrom[e] in pubreach)) {
 			printf "private header: %s.h is reached from a public header through %s.h\n", hto[e], hfrom[e]
+			status = 1
+		}
+	# A header of a room that includes a private header (directly or through the room
+	# headers) is private too: no other room may include it either.
+	for (e = 1; e <= nh; e++)
+		if (hto[e] ~ /_impl$/ && dir(hfrom[e]) == dir(hto[e]))
+			secret[hfrom[e]] = hto[e]
+	changed = 1
+	while (changed) {
+		changed = 0
+		for (e = 1; e <= nh; e++)
+			if ((hto[e] in secret) && !(hfrom[e] in secret) && dir(hfrom[e]) == dir(hto[e])) {
+				secret[hfrom[e]] = secret[hto[e]]
+				changed = 1
+			}
+	}
+	for (e = 1; e <= ne; e++)
+		if ((to[e] in secret) && dir(from[e]) != dir(to[e]) && !((from[e] " " to[e]) in allowed)) {
+			printf "private header: %s includes %s.h, which includes %s.h (only %s may)\n", from[e], to[e], secret[to[e]], dir(to[e])
 			status = 1
 		}
 	for (e = 1; e <= ne; e++) {

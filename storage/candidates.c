@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "storage/db_fault.h"
+#include "storage/db_impl.h"
 #include "storage/memo_counts.h"
 
 void cand_init_one(struct candidates *c, entry_id id)
@@ -61,8 +62,9 @@ static MDB_val key_of(const struct candidates *c)
 	return k;
 }
 
-size_t cand_count(struct candidates *c, MDB_txn *txn)
+size_t cand_count(struct candidates *c, struct db_read *rd)
 {
+	MDB_txn *txn = db_read_txn(rd);
 	if (c->kind == CAND_ONE)
 		return 1;
 	if (c->kind == CAND_SUBTREE)
@@ -81,8 +83,9 @@ size_t cand_count(struct candidates *c, MDB_txn *txn)
 	return n;
 }
 
-void cand_begin(struct candidates *c, MDB_txn *txn, struct cursor_pool *pool)
+void cand_begin(struct candidates *c, struct db_read *rd, struct cursor_pool *pool)
 {
+	MDB_txn *txn = db_read_txn(rd);
 	c->positioned = false; /* a renewed cursor (or a new one) sits nowhere */
 	c->txn = txn;
 	c->pool = pool;

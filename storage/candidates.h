@@ -13,7 +13,6 @@
 #ifndef MINIDIR_STORAGE_CANDIDATES_H
 #define MINIDIR_STORAGE_CANDIDATES_H
 
-#include <lmdb.h>
 #include <stdbool.h>
 
 #include "protocol/buf.h"
@@ -24,7 +23,7 @@ enum cand_kind { CAND_ONE, CAND_CHILDREN, CAND_SUBTREE, CAND_INDEX, CAND_LIST };
 
 struct candidates {
 	enum cand_kind kind;
-	MDB_dbi dbi;
+	db_table dbi;
 	/* subtree: the key prefix; index: the value (borrowed: it must outlive the set) */
 	const void *key;
 	size_t keylen;
@@ -40,9 +39,9 @@ struct candidates {
 	const struct key_memo *memo; /* index: the file's memo of one-ID keys, or NULL */
 	/* Between cand_begin and cand_end: the transaction, and the cursor, taken from pool
 	 * when first needed (an index key the memo holds needs none). */
-	MDB_txn *txn;
+	struct MDB_txn *txn; /* storage's: the handle cand_begin was given */
 	struct cursor_pool *pool;
-	MDB_cursor *cursor;
+	struct MDB_cursor *cursor;
 };
 
 /* A set to read: one ID, the children of parent, the dn2id keys below key[0..keylen), or the
@@ -60,12 +59,12 @@ void cand_init_list(struct candidates *c, const entry_id *ids, size_t n);
  * Number of candidates for an index, children or list set, an estimate used to
  * choose the cheapest set (0 when none; SIZE_MAX when unknown).
  */
-size_t cand_count(struct candidates *c, MDB_txn *txn);
+size_t cand_count(struct candidates *c, struct db_read *txn);
 
 /* Attaches c to a read transaction, its cursor to come from pool (NULL: none, a cursor
  * of its own) when first needed: cand_next reports an error in taking it. */
-void cand_begin(struct candidates *c, MDB_txn *txn, struct cursor_pool *pool);
-/* Next candidate: 0 with *id set, MDB_NOTFOUND at the end, or an LMDB error. */
+void cand_begin(struct candidates *c, struct db_read *txn, struct cursor_pool *pool);
+/* Next candidate: 0 with *id set, DB_NOTFOUND at the end, or an LMDB error. */
 int cand_next(struct candidates *c, entry_id *id);
 /* Detaches c from its transaction (call before the transaction ends), its cursor back
  * to pool (the one cand_begin had it from). */

@@ -1,6 +1,7 @@
 #include "storage/cursor_pool.h"
 
 #include "storage/db_fault.h"
+#include "storage/db_impl.h"
 
 int cursor_pool_take(struct cursor_pool *p, MDB_txn *txn, MDB_dbi dbi, MDB_cursor **out)
 {
@@ -33,10 +34,10 @@ void cursor_pool_give(struct cursor_pool *p, MDB_cursor *c)
 	}
 }
 
-void cursor_pool_reset(struct cursor_pool *p, MDB_env *env)
+void cursor_pool_reset(struct cursor_pool *p, const struct db *db)
 {
 	/* A read-only transaction's cursor may be closed after the transaction ended. */
 	while (p->n > 0)
 		mdb_cursor_close(p->spare[--p->n]);
-	p->env = env;
+	p->env = db ? db->env : NULL;
 }

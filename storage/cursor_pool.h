@@ -13,15 +13,15 @@
 #ifndef MINIDIR_STORAGE_CURSOR_POOL_H
 #define MINIDIR_STORAGE_CURSOR_POOL_H
 
-#include <lmdb.h>
+#include "storage/db.h"
 
 /* Spare cursors kept: one per table a search reads through a cursor is plenty. */
 #define CURSOR_POOL_MAX 4
 
 /* A zeroed pool serves no environment (everything is opened and closed). */
 struct cursor_pool {
-	MDB_env *env;
-	MDB_cursor *spare[CURSOR_POOL_MAX];
+	struct MDB_env *env;
+	struct MDB_cursor *spare[CURSOR_POOL_MAX];
 	int n;
 };
 
@@ -29,11 +29,13 @@ struct cursor_pool {
  * A cursor on table dbi in read-only txn in *out: a spare one renewed, or a new one.
  * p may be NULL (always a new one). Returns 0 or an LMDB error.
  */
-int cursor_pool_take(struct cursor_pool *p, MDB_txn *txn, MDB_dbi dbi, MDB_cursor **out);
+int cursor_pool_take(struct cursor_pool *p, struct MDB_txn *txn, db_table dbi,
+                     struct MDB_cursor **out);
 /* c is done with (call while its transaction is still open): kept if p serves its
  * environment and has room, closed otherwise. p may be NULL. */
-void cursor_pool_give(struct cursor_pool *p, MDB_cursor *c);
-/* Closes every spare cursor; from now on p serves env (NULL: none). */
-void cursor_pool_reset(struct cursor_pool *p, MDB_env *env);
+void cursor_pool_give(struct cursor_pool *p, struct MDB_cursor *c);
+/* Closes every spare cursor; from now on p serves db's file (NULL: none). take and give are
+ * candidates.c's (storage/), in the transaction its handle stands for. */
+void cursor_pool_reset(struct cursor_pool *p, const struct db *db);
 
 #endif

@@ -1,4 +1,5 @@
 /* Reading an open database file; opening it is storage/db_open.c's (storage/db.h). */
+#include "storage/db_impl.h"
 #include "storage/db.h"
 
 #include <errno.h>
@@ -126,23 +127,25 @@ const struct db_index *db_index_find(const struct db *db, const char *name, size
 	return NULL;
 }
 
-int db_foreach_group(const struct db *db, MDB_txn *txn, entry_id id,
-                     int (*fn)(entry_id group, void *arg), void *arg)
+/* fn(value, arg) for each ID stored under key id in the sorted-duplicates table dbi,
+ * through a tracked cursor (db_fault.h): db_foreach_group's and db_foreach_child's walk. */
+static int foreach_id_under(MDB_txn *txn, MDB_dbi dbi, entry_id id, int (*fn)(entry_id, void *),
+                            void *arg)
 {
 	MDB_cursor *cur;
-	int rc = db_cursor_open(txn, db->memberof, &cur);
+	int rc = db_cursor_open(txn, dbi, &cur);
 	if (rc)
 		return rc;
 	MDB_val k = {sizeof(id), &id}, v;
 	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET); rc == 0;
 	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT_DUP)) {
-		entry_id group;
-		if (v.mv_size != sizeof(group)) {
+		entry_id value;
+		if (v.mv_size != sizeof(value)) {
 			rc = MDB_CORRUPTED;
 			break;
 		}
-		memcpy(&group, v.mv_data, sizeof(group));
-		if (fn(group, arg)) {
+		memcpy(&value, v.mv_data, sizeof(value));
+		if (fn(value, arg)) {
 			rc = DB_STOPPED;
 			break;
 		}
@@ -151,13 +154,59 @@ int db_foreach_group(const struct db *db, MDB_txn *txn, entry_id id,
 	return rc == MDB_NOTFOUND ? 0 : rc;
 }
 
-int db_uuid2id(const struct db *db, MDB_txn *txn, const unsigned char uuid[16], entry_id *id)
+int db_foreach_group(const struct db *db, struct db_read *rd, entry_id id,
+                     int (*fn)(entry_id group, void *arg), void *arg)
 {
+	return foreach_id_under(db_read_txn(rd), db->memberof, id, fn, arg);
+}
+
+int db_foreach_child(const struct db *db, struct db_read *rd, entry_id id,
+                     int (*fn)(entry_id child, void *arg), void *arg)
+{
+	return foreach_id_under(db_read_txn(rd), db->children, id, fn, arg);
+}
+
+size_t db_child_count(const struct db *db, struct db_read *rd, entry_id id)
+{
+	MDB_cursor *cur;
+	size_t n = 0;
+	if (db_cursor_open(db_read_txn(rd), db->children, &cur) != 0)
+		return 0;
+	MDB_val k = {sizeof(id), &id}, v;
+	if (mdb_cursor_get(cur, &k, &v, MDB_SET) != 0 || mdb_cursor_count(cur, &n) != 0)
+		n = 0;
+	db_cursor_close(cur);
+	return n;
+}
+
+int db_foreach_uuid(const struct db *db, struct db_read *rd,
+                    int (*fn)(const unsigned char uuid[16], void *arg), void *arg)
+{
+	MDB_cursor *cur;
+	int rc = mdb_cursor_open(db_read_txn(rd), db->uuid2id, &cur);
+	if (rc)
+		return rc;
+	MDB_val k, v;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (k.mv_size == 16 && fn(k.mv_data, arg)) {
+			rc = DB_STOPPED;
+			break;
+		}
+	}
+	mdb_cursor_close(cur);
+	return rc == MDB_NOTFOUND ? 0 : rc;
+}
+
+int db_uuid2id(const struct db *db, struct db_read *rd, const unsigned char uuid[16], entry_id *id)
+{
+	MDB_txn *txn = db_read_txn(rd);
 	return get_id(txn, db->uuid2id, uuid, 16, id);
 }
 
-int db_entry_count(const struct db *db, MDB_txn *txn, size_t *count)
+int db_entry_count(const struct db *db, struct db_read *rd, size_t *count)
 {
+	MDB_txn *txn = db_read_txn(rd);
 	MDB_val k = {7, "entries"}, v;
 	int rc = mdb_get(txn, db->meta, &k, &v);
 	*count = 0;
@@ -171,8 +220,9 @@ size_t db_max_dn_key(const struct db *db)
 	return (size_t)mdb_env_get_maxkeysize(db->env);
 }
 
-int db_dn2id(const struct db *db, MDB_txn *txn, const void *key, size_t keylen, entry_id *id)
+int db_dn2id(const struct db *db, struct db_read *rd, const void *key, size_t keylen, entry_id *id)
 {
+	MDB_txn *txn = db_read_txn(rd);
 	if (db->suffix_id && keylen == db->suffix_key.len &&
 	    memcmp(key, db->suffix_key.data, keylen) == 0) {
 		*id = db->suffix_id; /* searches from the suffix: no descent */
@@ -183,8 +233,9 @@ int db_dn2id(const struct db *db, MDB_txn *txn, const void *key, size_t keylen, 
 	return get_id(txn, db->dn2id, key, keylen, id);
 }
 
-int db_get_entry(const struct db *db, MDB_txn *txn, entry_id id, struct entry_view *e)
+int db_get_entry(const struct db *db, struct db_read *rd, entry_id id, struct entry_view *e)
 {
+	MDB_txn *txn = db_read_txn(rd);
 	MDB_val k = {sizeof(id), &id}, v;
 	struct db_record_at *at = id < db->records_at_count ? &db->records_at[id] : NULL;
 	struct db_memo_counts *n = db_memo_counts;
@@ -235,7 +286,8 @@ int db_get_entry(const struct db *db, MDB_txn *txn, entry_id id, struct entry_vi
 }
 
 int db_foreach_entry(const struct db *db,
-                     int (*fn)(MDB_txn *txn, entry_id id, const struct entry_view *e, void *arg),
+                     int (*fn)(struct db_read *txn, entry_id id, const struct entry_view *e,
+                               void *arg),
                      void *arg)
 {
 	MDB_txn *txn = NULL;
@@ -252,7 +304,7 @@ int db_foreach_entry(const struct db *db,
 		entry_id id = 0;
 		if (!rc && k.mv_size == sizeof(id))
 			memcpy(&id, k.mv_data, sizeof(id));
-		if (!rc && fn(txn, id, &e, arg) != 0)
+		if (!rc && fn(db_read_of(txn), id, &e, arg) != 0)
 			rc = DB_STOPPED;
 	}
 	if (cur)
@@ -284,16 +336,18 @@ int db_write_error(const struct db *db, int rc)
 	return found;
 }
 
-int db_meta_flag_get(const struct db *db, MDB_txn *txn, const char *name, bool *on)
+int db_meta_flag_get(const struct db *db, struct db_read *rd, const char *name, bool *on)
 {
+	MDB_txn *txn = db_read_txn(rd);
 	MDB_val k = {strlen(name), (void *)name}, v;
 	int rc = mdb_get(txn, db->meta, &k, &v);
 	*on = rc == 0 && v.mv_size == 1 && *(const char *)v.mv_data == '1';
 	return rc == MDB_NOTFOUND ? 0 : rc;
 }
 
-int db_meta_flag_set(const struct db *db, MDB_txn *txn, const char *name, bool on)
+int db_meta_flag_set(const struct db *db, struct db_write *wr, const char *name, bool on)
 {
+	MDB_txn *txn = db_write_txn(wr);
 	MDB_val k = {strlen(name), (void *)name}, v = {1, on ? "1" : "0"};
 	return mdb_put(txn, db->meta, &k, &v, 0);
 }
@@ -305,9 +359,9 @@ int db_meta_flag_follow(struct db *db, const char *name, bool want, bool writabl
 	int rc = mdb_txn_begin(db->env, NULL, writable && empty ? 0 : MDB_RDONLY, &txn);
 	if (rc)
 		return rc;
-	if ((rc = db_meta_flag_get(db, txn, name, stored)) == 0 && writable && empty &&
+	if ((rc = db_meta_flag_get(db, db_read_of(txn), name, stored)) == 0 && writable && empty &&
 	    *stored != want) {
-		if ((rc = db_meta_flag_set(db, txn, name, want)) != 0) {
+		if ((rc = db_meta_flag_set(db, db_write_of(txn), name, want)) != 0) {
 			mdb_txn_abort(txn);
 			return rc;
 		}

@@ -35,14 +35,16 @@
  * opens its file with db_open_rw (LMDB's lock file, one writer, readers in the same
  * process see committed snapshots) and changes it in place with storage/db_update.h.
  *
- * Two files keep this contract: storage/db_open.c opens a file (db_open, db_open_served,
- * db_open_rw: the environment, the tables, meta, the memos), storage/db.c reads an open
- * one and closes it (the rest).
+ * Three files keep this contract: storage/db_open.c opens a file (db_open, db_open_served,
+ * db_open_rw: the environment, the tables, meta, the memos), storage/db_txn.c hands out
+ * its transactions (db_read_*, db_write_*: the handles below) and says what an error
+ * means, storage/db.c reads an open one and closes it (the rest). LMDB itself is
+ * storage's alone: this header does not include it, so that no room above can call it
+ * (scripts/layers.sh checks that none includes it).
  */
 #ifndef MINIDIR_STORAGE_DB_H
 #define MINIDIR_STORAGE_DB_H
 
-#include <lmdb.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -76,10 +78,87 @@
 /* Index keys longer than this are truncated; the filter re-checks candidates. */
 #define DB_MAX_INDEX_KEY 480
 
+/*
+ * Results. Storage's functions return 0, one of these, or another LMDB error code (an int
+ * for db_error_text): the codes are LMDB's own (storage/db_impl.h checks), named here so
+ * that no room above needs <lmdb.h> to tell "not there" from a failure.
+ */
+#define DB_KEYEXIST (-30799)      /* a key that must be new is there */
+#define DB_NOTFOUND (-30798)      /* no such key, entry or ID; a cursor at its end */
+#define DB_PAGE_NOTFOUND (-30797) /* a damaged file: a page it names is not there */
+#define DB_CORRUPTED (-30796)     /* a damaged file, or a record that does not parse */
+#define DB_MAP_FULL (-30792)      /* a write that the map (DB_MAP_SIZE) cannot hold */
+#define DB_BAD_TXN (-30782)       /* a transaction an earlier error left unusable */
+
+/* What error rc says, for a log line: LMDB's text, or strerror's for an errno. Static
+ * storage; never NULL. */
+const char *db_error_text(int rc);
+
+/* A table of the file (LMDB's MDB_dbi, storage/db_impl.h checks): opened by db_open and
+ * valid as long as the file is open. Only storage reads through one. */
+typedef unsigned int db_table;
+
+/*
+ * The handles storage gives for a transaction: struct db_read, a read snapshot (what one
+ * search, bind or export sees, whatever a writer commits meanwhile), and struct db_write,
+ * the one write transaction of a file (a replica's consumer, an import). They are never
+ * defined outside storage (storage/db_impl.h turns them into LMDB's transaction), so no
+ * room above can reach LMDB through them. Two types rather than one so that the compiler
+ * refuses a write function a read snapshot (LMDB would refuse it only at run time, with
+ * EACCES); a writer reads its own changes through db_write_reads.
+ *
+ * Thread rules: a handle is used by one thread at a time. A read handle of a file opened
+ * by db_open_rw may move between threads (MDB_NOTLS); one of a file opened read-only
+ * stays on the thread that began it.
+ */
+struct db;
+struct db_read;
+struct db_write;
+/* LMDB's own types, named (never defined) here for the few fields and storage-only
+ * functions of storage's headers that hold them: only storage/db_impl.h defines them. */
+struct MDB_env;
+struct MDB_txn;
+struct MDB_cursor;
+
+/* A write transaction read as a snapshot of what it has written so far (the same
+ * transaction: ending it is the writer's). */
+static inline struct db_read *db_write_reads(struct db_write *w)
+{
+	return (struct db_read *)w;
+}
+
+/*
+ * db_read_begin: a new snapshot of db's file into *r, which the caller owns until
+ * db_read_end. db_read_reset lets go of the snapshot but keeps the handle (and, on a file
+ * changed in place, its reader slot), so that db_read_renew makes a fresh one cheaply: a
+ * worker's handle between two requests. begin and renew return 0 or an LMDB error (then *r
+ * is not set, or r stays reset). end frees the handle, reset or not. None may fail in
+ * another way; all are cheap enough for the lookup path (a call each, into LMDB).
+ */
+int db_read_begin(const struct db *db, struct db_read **r);
+void db_read_reset(struct db_read *r);
+int db_read_renew(struct db_read *r);
+void db_read_end(struct db_read *r);
+
+/*
+ * db_write_begin: the write transaction of db's file into *w (one at a time per file:
+ * another thread's begin waits for it). db_write_commit makes its changes what later
+ * snapshots see and frees it, whatever it returns (0 or an LMDB error: then nothing was
+ * written); db_write_abort drops the changes and frees it. begin returns 0 or an LMDB
+ * error. The file must have been opened by db_open_rw or db_open with create.
+ */
+int db_write_begin(struct db *db, struct db_write **w);
+int db_write_commit(struct db_write *w);
+void db_write_abort(struct db_write *w);
+
+/* The descriptor of db's open file, borrowed (db_close closes it), for fstat or fchown;
+ * -1 with errno set when LMDB does not give it. */
+int db_file_fd(const struct db *db);
+
 struct db_index {
 	char attr[DB_MAX_ATTR_NAME]; /* lowercased attribute name */
 	size_t attr_len;             /* strlen(attr) */
-	MDB_dbi dbi;
+	db_table dbi;
 	enum match_rule rule;
 };
 
@@ -92,9 +171,9 @@ struct db_record_at {
 };
 
 struct db {
-	MDB_env *env;
-	MDB_dbi id2entry, dn2id, children, memberof, memberdn, uuid2id, meta, opattrs;
-	MDB_dbi dynmembers;
+	struct MDB_env *env; /* LMDB's environment: storage reads it, nobody else */
+	db_table id2entry, dn2id, children, memberof, memberdn, uuid2id, meta, opattrs;
+	db_table dynmembers;
 	bool has_opattrs;    /* the file has the opattrs table */
 	bool has_dynmembers; /* and the dynmembers table */
 	/* A replica's bound on the memberURL values of its dynamic groups in all
@@ -218,33 +297,47 @@ int db_set_creator(struct db *db, const char *creator);
 /* The equality index of attribute name[0..len) (any case), or NULL. */
 const struct db_index *db_index_find(const struct db *db, const char *name, size_t len);
 
-/* Looks up an entryUUID. Returns 0 (*id set), MDB_NOTFOUND or an LMDB error. */
-int db_uuid2id(const struct db *db, MDB_txn *txn, const unsigned char uuid[16], entry_id *id);
+/* Looks up an entryUUID. Returns 0 (*id set), DB_NOTFOUND or an LMDB error. */
+int db_uuid2id(const struct db *db, struct db_read *txn, const unsigned char uuid[16],
+               entry_id *id);
 
 /* The "entries" count of meta as txn sees it (db->entries: at open, or a replica's last commit). */
-int db_entry_count(const struct db *db, MDB_txn *txn, size_t *count);
+int db_entry_count(const struct db *db, struct db_read *txn, size_t *count);
 
 /* The longest reversed DN key the file can store: LMDB's key size (511 bytes by default),
  * a DN of about 510 bytes in normal form. A longer one is refused where an entry is
  * written (import: at its line; a replica: skipped as a too-large entry is) and found
  * nowhere. Pure. */
 size_t db_max_dn_key(const struct db *db);
-/* Looks up a reversed DN key. Returns 0 (*id set), MDB_NOTFOUND (also for a key longer
+/* Looks up a reversed DN key. Returns 0 (*id set), DB_NOTFOUND (also for a key longer
  * than db_max_dn_key) or an LMDB error. */
-int db_dn2id(const struct db *db, MDB_txn *txn, const void *key, size_t keylen, entry_id *id);
+int db_dn2id(const struct db *db, struct db_read *txn, const void *key, size_t keylen,
+             entry_id *id);
 
 /* Reads entry id into *e (pointing into the txn's map; on a file opened read-only, where
  * the record memo says once it was read; counted in db_memo_counts, memo_counts.h).
- * Returns 0, MDB_NOTFOUND, MDB_CORRUPTED (record does not parse) or an LMDB error. Any
+ * Returns 0, DB_NOTFOUND, DB_CORRUPTED (record does not parse) or an LMDB error. Any
  * number of threads at once. */
-int db_get_entry(const struct db *db, MDB_txn *txn, entry_id id, struct entry_view *e);
+int db_get_entry(const struct db *db, struct db_read *txn, entry_id id, struct entry_view *e);
 
 /*
  * Calls fn(group, arg) for each group entry id is a direct member of (memberof), in ID
  * order, until fn returns nonzero. Returns 0, DB_STOPPED, or an LMDB error.
  */
-int db_foreach_group(const struct db *db, MDB_txn *txn, entry_id id,
+int db_foreach_group(const struct db *db, struct db_read *txn, entry_id id,
                      int (*fn)(entry_id group, void *arg), void *arg);
+
+/* The same for the children of id (the one-level index), in ID order. Returns 0,
+ * DB_STOPPED, DB_CORRUPTED (a value is not an ID) or an LMDB error. */
+int db_foreach_child(const struct db *db, struct db_read *txn, entry_id id,
+                     int (*fn)(entry_id child, void *arg), void *arg);
+/* How many children id has, as LMDB counts them (no entry is read: numSubordinates at the
+ * cost of one key's lookup). 0 also when the read fails. */
+size_t db_child_count(const struct db *db, struct db_read *txn, entry_id id);
+/* Calls fn(uuid, arg) for each entryUUID the file holds (uuid2id), in key order, until fn
+ * returns nonzero: a replica's present phase. Returns 0, DB_STOPPED or an LMDB error. */
+int db_foreach_uuid(const struct db *db, struct db_read *txn,
+                    int (*fn)(const unsigned char uuid[16], void *arg), void *arg);
 
 /* What db_foreach_entry returns when fn asked it to stop. */
 #define DB_STOPPED (-1)
@@ -253,11 +346,12 @@ int db_foreach_group(const struct db *db, MDB_txn *txn, entry_id id,
  * Calls fn on every entry (id, e), in ID (import) order, inside one read transaction of
  * its own (txn, which fn may read other entries through; not to be ended); e is valid
  * during the call only. Stops at the first nonzero return of fn. Returns 0, DB_STOPPED,
- * MDB_CORRUPTED (a record does not parse) or an LMDB error. Any thread; the db must stay
+ * DB_CORRUPTED (a record does not parse) or an LMDB error. Any thread; the db must stay
  * open.
  */
 int db_foreach_entry(const struct db *db,
-                     int (*fn)(MDB_txn *txn, entry_id id, const struct entry_view *e, void *arg),
+                     int (*fn)(struct db_read *txn, entry_id id, const struct entry_view *e,
+                               void *arg),
                      void *arg);
 
 /*
@@ -269,14 +363,9 @@ int db_foreach_entry(const struct db *db,
  * keeps what it records (the caller warns when that is not want). All return 0 or an
  * LMDB error.
  */
-int db_meta_flag_get(const struct db *db, MDB_txn *txn, const char *name, bool *on);
-int db_meta_flag_set(const struct db *db, MDB_txn *txn, const char *name, bool on);
+int db_meta_flag_get(const struct db *db, struct db_read *txn, const char *name, bool *on);
+int db_meta_flag_set(const struct db *db, struct db_write *txn, const char *name, bool on);
 int db_meta_flag_follow(struct db *db, const char *name, bool want, bool writable, bool *stored);
-
-/* Whether the sorted-duplicates table dbi holds the pair key -> val. Returns 0 (it does),
- * MDB_NOTFOUND or an LMDB error. */
-int db_has_pair(MDB_txn *txn, MDB_dbi dbi, const void *key, size_t keylen, const void *val,
-                size_t vallen);
 
 /*
  * The errno an LMDB write error rc stands for. LMDB reports a short write (a

@@ -1,4 +1,5 @@
 /* A walk of every table of a database file: db_check.h. */
+#include "storage/db_impl.h"
 #include "storage/db_check.h"
 #include "storage/db_fault.h"
 

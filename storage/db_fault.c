@@ -1,4 +1,5 @@
 /* Recovery points from LMDB's assertions, and the cursors tracked for them: db_fault.h. */
+#include "storage/db_impl.h"
 #include "storage/db_fault.h"
 
 #include <ctype.h>

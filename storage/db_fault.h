@@ -24,10 +24,14 @@
 #ifndef MINIDIR_STORAGE_DB_FAULT_H
 #define MINIDIR_STORAGE_DB_FAULT_H
 
-#include <lmdb.h>
 #include <setjmp.h>
 #include <stdbool.h>
 #include <stddef.h>
+
+/* LMDB's, defined by storage/db_impl.h only (db.h is not included: db.c includes this). */
+struct MDB_env;
+struct MDB_txn;
+struct MDB_cursor;
 
 /* Cursors tracked per thread: more than a thread ever has open at once (a search's
  * candidates, an access rule's and a computed attribute's); one past it is not tracked. */
@@ -65,15 +69,15 @@ void db_fault_end(struct db_fault *f);
 
 /* LMDB's assert callback (MDB_assert_func), set on every environment by db_open. Jumps to
  * the thread's point if it has one (never returns then); returns otherwise. */
-void db_fault_assert(MDB_env *env, const char *msg);
+void db_fault_assert(struct MDB_env *env, const char *msg);
 
 /* mdb_cursor_open and mdb_cursor_close, the cursor tracked in between (see above). */
-int db_cursor_open(MDB_txn *txn, MDB_dbi dbi, MDB_cursor **cur);
-void db_cursor_close(MDB_cursor *cur);
+int db_cursor_open(struct MDB_txn *txn, unsigned int dbi, struct MDB_cursor **cur);
+void db_cursor_close(struct MDB_cursor *cur);
 /* Tracks c (a cursor renewed for use), or stops tracking it (kept for reuse, unused):
  * the cursor pool's. */
-void db_cursor_track(MDB_cursor *c);
-void db_cursor_untrack(MDB_cursor *c);
+void db_cursor_track(struct MDB_cursor *c);
+void db_cursor_untrack(struct MDB_cursor *c);
 
 /* The first bytes of key[0..len) for a log line: printable ones as they are, others as '.',
  * at most cap - 1 of them and a NUL, into out. */

@@ -1,4 +1,5 @@
 /* Is an LMDB file whole: its length against its meta pages (db_file.h). */
+#include "storage/db_impl.h"
 #include "storage/db_file.h"
 
 #include <errno.h>

@@ -8,6 +8,7 @@
  * and this file calls it only for what any caller may (db_index_find, db_dn2id, db_map,
  * db_close), so the two stay one module to their callers with no circle between them.
  */
+#include "storage/db_impl.h"
 #include "storage/db.h"
 
 #include <errno.h>
@@ -402,7 +403,8 @@ static int read_once(struct db *db, MDB_txn *txn, size_t memo_bytes, const char 
                      size_t errlen)
 {
 	int rc;
-	if (db_dn2id(db, txn, db->suffix_key.data, db->suffix_key.len, &db->suffix_id) != 0)
+	if (db_dn2id(db, db_read_of(txn), db->suffix_key.data, db->suffix_key.len,
+	             &db->suffix_id) != 0)
 		db->suffix_id = 0;
 	if ((rc = alloc_memos(db, txn, memo_bytes)) != 0)
 		return fail(err, errlen, rc == ENOMEM ? "opening" : "reading id2entry", path, rc);

@@ -1,11 +1,13 @@
 /* A file's password classes in meta's "passwords" record (db_passwords.h). */
+#include "storage/db_impl.h"
 #include "storage/db_passwords.h"
 
 #include <string.h>
 
-int db_passwords_get(const struct db *db, MDB_txn *txn, struct password_record *p, char *why,
+int db_passwords_get(const struct db *db, struct db_read *rd, struct password_record *p, char *why,
                      size_t whylen)
 {
+	MDB_txn *txn = db_read_txn(rd);
 	MDB_val k = {sizeof(DB_META_PASSWORDS) - 1, DB_META_PASSWORDS}, v;
 	memset(p, 0, sizeof(*p));
 	int rc = mdb_get(txn, db->meta, &k, &v);
@@ -14,8 +16,9 @@ int db_passwords_get(const struct db *db, MDB_txn *txn, struct password_record *
 	return password_record_decode(p, v.mv_data, v.mv_size, why, whylen) < 0 ? MDB_CORRUPTED : 0;
 }
 
-int db_passwords_put(const struct db *db, MDB_txn *txn, const struct password_record *p)
+int db_passwords_put(const struct db *db, struct db_write *wr, const struct password_record *p)
 {
+	MDB_txn *txn = db_write_txn(wr);
 	struct buf b = {0};
 	int rc = password_record_encode(p, &b);
 	MDB_val k = {sizeof(DB_META_PASSWORDS) - 1, DB_META_PASSWORDS}, v = {b.len, b.data};
@@ -54,7 +57,7 @@ int db_passwords_scan(struct db *db, struct password_record *p, bool store)
 	 * file's values only. */
 	struct password_record found = {.n = 0};
 	if ((rc = scan_txn(db, txn, &found)) == 0 && store)
-		rc = db_passwords_put(db, txn, &found);
+		rc = db_passwords_put(db, db_write_of(txn), &found);
 	if (rc == 0 && store) {
 		rc = mdb_txn_commit(txn);
 		txn = NULL;
@@ -77,14 +80,15 @@ static bool same_passwords(const struct entry_view *a, const struct entry_view *
 	return ha == hb && alen == blen && (!ha || memcmp(av, bv, alen) == 0);
 }
 
-int db_passwords_update(const struct db *db, MDB_txn *txn, const struct entry_view *old,
+int db_passwords_update(const struct db *db, struct db_write *wr, const struct entry_view *old,
                         const struct entry_view *new_entry)
 {
+	MDB_txn *txn = db_write_txn(wr);
 	if (same_passwords(old, new_entry))
 		return 0; /* most changes: nothing to read or write */
 	struct password_record p;
 	char why[200];
-	int rc = db_passwords_get(db, txn, &p, why, sizeof(why));
+	int rc = db_passwords_get(db, db_write_reads(wr), &p, why, sizeof(why));
 	if (rc == MDB_NOTFOUND)
 		return 0;
 	if (rc == MDB_CORRUPTED) {
@@ -97,7 +101,7 @@ int db_passwords_update(const struct db *db, MDB_txn *txn, const struct entry_vi
 	if (rc == 0 && new_entry)
 		rc = password_record_entry(&p, new_entry, 1);
 	if (rc == 0)
-		rc = db_passwords_put(db, txn, &p);
+		rc = db_passwords_put(db, wr, &p);
 	password_record_free(&p);
 	return rc;
 }

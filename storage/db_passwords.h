@@ -13,7 +13,6 @@
 #ifndef MINIDIR_STORAGE_DB_PASSWORDS_H
 #define MINIDIR_STORAGE_DB_PASSWORDS_H
 
-#include <lmdb.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -21,19 +20,19 @@
 #include "storage/entry.h"
 #include "storage/password_record.h"
 
-/* meta's record as txn sees it, into *p. 0; MDB_NOTFOUND (a file made before it);
- * MDB_CORRUPTED with the reason in why (a bad record); or an LMDB error. */
-int db_passwords_get(const struct db *db, MDB_txn *txn, struct password_record *p, char *why,
+/* meta's record as txn sees it, into *p. 0; DB_NOTFOUND (a file made before it);
+ * DB_CORRUPTED with the reason in why (a bad record); or an LMDB error. */
+int db_passwords_get(const struct db *db, struct db_read *txn, struct password_record *p, char *why,
                      size_t whylen);
 
 /* Writes *p as meta's record in the write transaction txn. 0 or an LMDB error/ENOMEM. */
-int db_passwords_put(const struct db *db, MDB_txn *txn, const struct password_record *p);
+int db_passwords_put(const struct db *db, struct db_write *txn, const struct password_record *p);
 
 /*
  * Counts every entry's userPassword values into *p, reading id2entry whole: for a file
  * without the record. With store (a file opened with db_open_rw), in one write
  * transaction that then stores the record, so that no change comes between the read
- * and the write. Returns 0, MDB_CORRUPTED (an entry does not parse), ENOMEM or an
+ * and the write. Returns 0, DB_CORRUPTED (an entry does not parse), ENOMEM or an
  * LMDB error.
  */
 int db_passwords_scan(struct db *db, struct password_record *p, bool store);
@@ -45,7 +44,7 @@ int db_passwords_scan(struct db *db, struct password_record *p, bool store);
  * record is deleted, so that the next start scans and stores a good one. 0, ENOMEM or
  * an LMDB error.
  */
-int db_passwords_update(const struct db *db, MDB_txn *txn, const struct entry_view *old,
+int db_passwords_update(const struct db *db, struct db_write *txn, const struct entry_view *old,
                         const struct entry_view *new_entry);
 
 #endif

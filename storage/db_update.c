@@ -9,6 +9,7 @@
 
 #include "protocol/buf.h"
 #include "protocol/dn.h"
+#include "storage/db_impl.h"
 #include "storage/db_passwords.h"
 #include "storage/dyngroup_update.h"
 #include "storage/entry_index.h"
@@ -69,7 +70,7 @@ static int put_pair(MDB_txn *txn, MDB_dbi dbi, const void *k, size_t klen, const
 static int add_count(struct change *c, long delta)
 {
 	size_t n;
-	int rc = db_entry_count(c->db, c->txn, &n);
+	int rc = db_entry_count(c->db, db_read_of(c->txn), &n);
 	n = (size_t)((long)n + delta);
 	return rc ? rc : put_pair(c->txn, c->db->meta, "entries", 7, &n, sizeof(n), 0);
 }
@@ -77,7 +78,7 @@ static int add_count(struct change *c, long delta)
 /* Reads entry id into c->old, a copy that writes do not move. */
 static int read_old(struct change *c, entry_id id, struct entry_view *e)
 {
-	int rc = db_get_entry(c->db, c->txn, id, e);
+	int rc = db_get_entry(c->db, db_read_of(c->txn), id, e);
 	return rc ? rc : memberof_copy_record(e, &c->old);
 }
 
@@ -190,11 +191,11 @@ static int move_below(struct change *c, size_t oldlen, const struct berval *dn)
 /* Index keys and member values of record e of entry id, added or removed. */
 static int write_keys(struct change *c, entry_id id, const struct entry_view *e, bool add)
 {
-	int rc =
-	    entry_index_write(c->db, c->txn, id, e, add, &c->val, c->err->msg, sizeof(c->err->msg));
+	int rc = entry_index_write(c->db, db_write_of(c->txn), id, e, add, &c->val, c->err->msg,
+	                           sizeof(c->err->msg));
 	if (rc == ENTRY_INDEX_BAD_VALUE)
 		return -LDAP_INVALID_SYNTAX;
-	return rc ? rc : memberof_write_dns(c->db, c->txn, id, e, add, &c->ms);
+	return rc ? rc : memberof_write_dns(c->db, db_write_of(c->txn), id, e, add, &c->ms);
 }
 
 /* With nested memberOf: collects, before (unlink) the links of c->ids are taken apart,
@@ -205,19 +206,20 @@ static int nested_pass(struct change *c, bool before)
 	int rc = 0;
 	if (before) {
 		c->affected.off = c->affected.len = 0;
-		if ((rc = memberof_nested_get(c->db, c->txn, &c->nested)) != 0 || !c->nested)
+		if ((rc = memberof_nested_get(c->db, db_read_of(c->txn), &c->nested)) != 0 ||
+		    !c->nested)
 			return rc;
 		if (buf_append(&c->affected, c->ids.data, c->ids.len) < 0)
 			return ENOMEM;
-		return memberof_nested_below(c->db, c->txn, &c->affected, &c->ms);
+		return memberof_nested_below(c->db, db_read_of(c->txn), &c->affected, &c->ms);
 	}
 	if (!c->nested)
 		return 0;
 	if (buf_append(&c->affected, c->ids.data, c->ids.len) < 0)
 		return ENOMEM;
-	if ((rc = memberof_nested_below(c->db, c->txn, &c->affected, &c->ms)) != 0)
+	if ((rc = memberof_nested_below(c->db, db_read_of(c->txn), &c->affected, &c->ms)) != 0)
 		return rc;
-	return memberof_nested_relink(c->db, c->txn, &c->affected, &c->ms, stderr);
+	return memberof_nested_relink(c->db, db_write_of(c->txn), &c->affected, &c->ms, stderr);
 }
 
 static int link_all(struct change *c, bool unlink)
@@ -226,8 +228,8 @@ static int link_all(struct change *c, bool unlink)
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < nids(c); i++) {
-		rc = unlink ? memberof_unlink(c->db, c->txn, id_at(c, i), &c->ms)
-		            : memberof_link(c->db, c->txn, id_at(c, i), &c->ms);
+		rc = unlink ? memberof_unlink(c->db, db_write_of(c->txn), id_at(c, i), &c->ms)
+		            : memberof_link(c->db, db_write_of(c->txn), id_at(c, i), &c->ms);
 		if (rc)
 			return rc;
 	}
@@ -251,7 +253,7 @@ static int store(struct change *c, entry_id id, entry_id parent, const struct en
 		return ENOMEM;
 	memmove(c->ids.data + sizeof(id), c->ids.data, below);
 	memcpy(c->ids.data, &id, sizeof(id));
-	if ((rc = dyngroup_update_before(c->db, c->txn, &c->ids, &c->dyn)) != 0)
+	if ((rc = dyngroup_update_before(c->db, db_write_of(c->txn), &c->ids, &c->dyn)) != 0)
 		return rc;
 	if (old && ((rc = link_all(c, true)) || (rc = write_keys(c, id, old, false))))
 		return rc;
@@ -262,7 +264,7 @@ static int store(struct change *c, entry_id id, entry_id parent, const struct en
 	                             &id, sizeof(id)))))
 		return rc;
 	if ((rc = put_pair(c->txn, c->db->id2entry, &id, sizeof(id), c->rec.data, c->rec.len, 0)) ||
-	    (rc = entry_opattrs_put(c->db, c->txn, id, &c->opattrs)))
+	    (rc = entry_opattrs_put(c->db, db_write_of(c->txn), id, &c->opattrs)))
 		return rc;
 	if (!old || moved) {
 		if ((rc = put_pair(c->txn, c->db->dn2id, c->key.data, c->key.len, &id, sizeof(id),
@@ -275,13 +277,13 @@ static int store(struct change *c, entry_id id, entry_id parent, const struct en
 	if (entry_parse(c->rec.data, c->rec.len, &e) < 0)
 		return MDB_CORRUPTED;
 	if ((rc = write_keys(c, id, &e, true)) ||
-	    (rc = db_passwords_update(c->db, c->txn, old, &e)))
+	    (rc = db_passwords_update(c->db, db_write_of(c->txn), old, &e)))
 		return rc;
 	if (moved && (rc = move_below(c, old->keylen, dn)))
 		return rc;
 	/* Before the links: memberOf follows the member values made here. */
-	rc = dyngroup_update_after(c->db, c->txn, &c->ids, true, &c->dyn, stderr, c->err->msg,
-	                           sizeof(c->err->msg));
+	rc = dyngroup_update_after(c->db, db_write_of(c->txn), &c->ids, true, &c->dyn, stderr,
+	                           c->err->msg, sizeof(c->err->msg));
 	if (rc == DYNGROUP_TOO_LARGE)
 		return -LDAP_ADMINLIMIT_EXCEEDED;
 	return rc ? rc : link_all(c, false);
@@ -359,7 +361,7 @@ static int find_parent(struct change *c, const struct berval *dn, entry_id *pare
 	if (c->key.len == sk->len)
 		return 0;
 	size_t plen = dn_key_parent_len(c->key.data, c->key.len);
-	int rc = db_dn2id(c->db, c->txn, c->key.data, plen, parent);
+	int rc = db_dn2id(c->db, db_read_of(c->txn), c->key.data, plen, parent);
 	if (rc == MDB_NOTFOUND)
 		return say(c, LDAP_NO_SUCH_OBJECT, "parent entry of \"%s\" does not exist",
 		           dn->bv_val);
@@ -380,10 +382,10 @@ static int put_change(struct change *c, const unsigned char uuid[16], const stru
 	int rc = find_parent(c, dn, &parent);
 	if (rc)
 		return rc;
-	if ((rc = db_uuid2id(c->db, c->txn, uuid, &id)) != 0 && rc != MDB_NOTFOUND)
+	if ((rc = db_uuid2id(c->db, db_read_of(c->txn), uuid, &id)) != 0 && rc != MDB_NOTFOUND)
 		return lmdb_fail(c, rc, "looking up the entryUUID");
 	bool exists = rc == 0;
-	if ((rc = db_dn2id(c->db, c->txn, c->key.data, c->key.len, &other)) == 0 &&
+	if ((rc = db_dn2id(c->db, db_read_of(c->txn), c->key.data, c->key.len, &other)) == 0 &&
 	    (!exists || other != id))
 		return say(c, LDAP_ALREADY_EXISTS, "entry \"%s\" exists with another entryUUID",
 		           dn->bv_val);
@@ -463,10 +465,11 @@ static int run_put(struct change *c, void *arg)
 	return put_change(c, a->uuid, &a->dn, a->attrs, a->attrslen, a->flags);
 }
 
-int db_update_put(struct db *db, MDB_txn *txn, const unsigned char uuid[16], const char *dn,
+int db_update_put(struct db *db, struct db_write *wr, const unsigned char uuid[16], const char *dn,
                   size_t dnlen, const unsigned char *attrs, size_t attrslen, unsigned flags,
                   struct db_update_error *err)
 {
+	MDB_txn *txn = db_write_txn(wr);
 	struct change c = {.db = db, .err = err};
 	struct buf name = {0}; /* the DN NUL-terminated, for messages */
 	if (buf_append(&name, dn, dnlen) < 0 || buf_append(&name, "", 1) < 0) {
@@ -485,7 +488,7 @@ static int delete_change(struct change *c, const unsigned char *uuid, unsigned f
 {
 	entry_id id;
 	struct entry_view e;
-	int rc = db_uuid2id(c->db, c->txn, uuid, &id);
+	int rc = db_uuid2id(c->db, db_read_of(c->txn), uuid, &id);
 	char text[37];
 	entry_uuid_format(uuid, text);
 	if (rc == MDB_NOTFOUND)
@@ -497,27 +500,29 @@ static int delete_change(struct change *c, const unsigned char *uuid, unsigned f
 		           (int)e.dnlen, (const char *)e.dn);
 	if (buf_append(&c->ids, &id, sizeof(id)) < 0)
 		return lmdb_fail(c, ENOMEM, "deleting");
-	if ((rc = dyngroup_update_before(c->db, c->txn, &c->ids, &c->dyn)) != 0 ||
+	if ((rc = dyngroup_update_before(c->db, db_write_of(c->txn), &c->ids, &c->dyn)) != 0 ||
 	    (rc = link_all(c, true)) != 0)
 		return lmdb_fail(c, rc, "memberOf");
 	for (size_t i = 0; i < nids(c); i++) {
 		entry_id d = id_at(c, i);
 		if ((rc = read_old(c, d, &e)) || (rc = write_keys(c, d, &e, false)) ||
-		    (rc = db_passwords_update(c->db, c->txn, &e, NULL)) ||
+		    (rc = db_passwords_update(c->db, db_write_of(c->txn), &e, NULL)) ||
 		    (rc = del_pair(c->txn, c->db->dn2id, e.key, e.keylen, NULL, 0)) ||
 		    (rc = del_pair(c->txn, c->db->children, &e.parent, sizeof(e.parent), &d,
 		                   sizeof(d))) ||
 		    (rc = del_pair(c->txn, c->db->uuid2id, e.uuid, 16, NULL, 0)) ||
 		    (rc = del_pair(c->txn, c->db->id2entry, &d, sizeof(d), NULL, 0)) ||
-		    (rc = entry_opattrs_delete(c->db, c->txn, d)))
+		    (rc = entry_opattrs_delete(c->db, db_write_of(c->txn), d)))
 			return rc == -LDAP_INVALID_SYNTAX ? LDAP_INVALID_SYNTAX
 			                                  : lmdb_fail(c, rc, "deleting");
 	}
 	if ((rc = add_count(c, -(long)nids(c))) != 0)
 		return lmdb_fail(c, rc, "counting");
-	if ((rc = dyngroup_update_after(c->db, c->txn, &c->ids, false, &c->dyn, stderr, NULL, 0)))
+	if ((rc = dyngroup_update_after(c->db, db_write_of(c->txn), &c->ids, false, &c->dyn, stderr,
+	                                NULL, 0)))
 		return lmdb_fail(c, rc, "dynamic groups");
-	if (c->nested && (rc = memberof_nested_relink(c->db, c->txn, &c->affected, &c->ms, stderr)))
+	if (c->nested &&
+	    (rc = memberof_nested_relink(c->db, db_write_of(c->txn), &c->affected, &c->ms, stderr)))
 		return lmdb_fail(c, rc, "memberOf");
 	return 0;
 }
@@ -533,9 +538,10 @@ static int run_delete(struct change *c, void *arg)
 	return delete_change(c, a->uuid, a->flags);
 }
 
-int db_update_delete(struct db *db, MDB_txn *txn, const unsigned char uuid[16], unsigned flags,
-                     struct db_update_error *err)
+int db_update_delete(struct db *db, struct db_write *wr, const unsigned char uuid[16],
+                     unsigned flags, struct db_update_error *err)
 {
+	MDB_txn *txn = db_write_txn(wr);
 	struct change c = {.db = db, .err = err};
 	struct delete_args a = {uuid, flags};
 	return nested(&c, txn, run_delete, &a);
@@ -553,24 +559,28 @@ static int meta_get_value(const struct db *db, MDB_txn *txn, const char *name, c
 	return rc;
 }
 
-int db_update_set_cookie(struct db *db, MDB_txn *txn, const void *data, size_t len)
+int db_update_set_cookie(struct db *db, struct db_write *wr, const void *data, size_t len)
 {
+	MDB_txn *txn = db_write_txn(wr);
 	return put_pair(txn, db->meta, "cookie", 6, data, len, 0);
 }
 
-int db_update_get_cookie(const struct db *db, MDB_txn *txn, const void **data, size_t *len)
+int db_update_get_cookie(const struct db *db, struct db_read *rd, const void **data, size_t *len)
 {
+	MDB_txn *txn = db_read_txn(rd);
 	return meta_get_value(db, txn, "cookie", data, len);
 }
 
-int db_update_set_skipped(struct db *db, MDB_txn *txn, const void *data, size_t len)
+int db_update_set_skipped(struct db *db, struct db_write *wr, const void *data, size_t len)
 {
+	MDB_txn *txn = db_write_txn(wr);
 	if (len == 0)
 		return del_pair(txn, db->meta, "skipped", 7, NULL, 0);
 	return put_pair(txn, db->meta, "skipped", 7, data, len, 0);
 }
 
-int db_update_get_skipped(const struct db *db, MDB_txn *txn, const void **data, size_t *len)
+int db_update_get_skipped(const struct db *db, struct db_read *rd, const void **data, size_t *len)
 {
+	MDB_txn *txn = db_read_txn(rd);
 	return meta_get_value(db, txn, "skipped", data, len);
 }

@@ -41,7 +41,6 @@
 #ifndef MINIDIR_STORAGE_DB_UPDATE_H
 #define MINIDIR_STORAGE_DB_UPDATE_H
 
-#include <lmdb.h>
 #include <stddef.h>
 
 #include "storage/db.h"
@@ -62,28 +61,28 @@ struct db_update_error {
  * it (their DNs, keys and memberships follow; their parent links stay). txn is a write
  * transaction of db->env.
  */
-int db_update_put(struct db *db, MDB_txn *txn, const unsigned char uuid[16], const char *dn,
+int db_update_put(struct db *db, struct db_write *txn, const unsigned char uuid[16], const char *dn,
                   size_t dnlen, const unsigned char *attrs, size_t attrslen, unsigned flags,
                   struct db_update_error *err);
 
 /* Deletes the entry uuid (with DB_UPDATE_SUBTREE, and every entry below it). */
-int db_update_delete(struct db *db, MDB_txn *txn, const unsigned char uuid[16], unsigned flags,
-                     struct db_update_error *err);
+int db_update_delete(struct db *db, struct db_write *txn, const unsigned char uuid[16],
+                     unsigned flags, struct db_update_error *err);
 
 /*
  * The replication cookie: an opaque value stored in meta, to be set in the transaction
  * of the changes it covers. db_update_get_cookie points *data into txn's map (valid
- * until txn ends). Both return 0, MDB_NOTFOUND (get: none stored) or an LMDB error.
+ * until txn ends). Both return 0, DB_NOTFOUND (get: none stored) or an LMDB error.
  */
-int db_update_set_cookie(struct db *db, MDB_txn *txn, const void *data, size_t len);
-int db_update_get_cookie(const struct db *db, MDB_txn *txn, const void **data, size_t *len);
+int db_update_set_cookie(struct db *db, struct db_write *txn, const void *data, size_t len);
+int db_update_get_cookie(const struct db *db, struct db_read *txn, const void **data, size_t *len);
 
 /*
  * The replica's note of entries it skipped (server/replica/apply.c): opaque too, in meta
  * beside the cookie and set in the same transactions, so that it stays true to what
  * the file holds across restarts. len 0 removes it. Same results as the cookie's.
  */
-int db_update_set_skipped(struct db *db, MDB_txn *txn, const void *data, size_t len);
-int db_update_get_skipped(const struct db *db, MDB_txn *txn, const void **data, size_t *len);
+int db_update_set_skipped(struct db *db, struct db_write *txn, const void *data, size_t len);
+int db_update_get_skipped(const struct db *db, struct db_read *txn, const void **data, size_t *len);
 
 #endif

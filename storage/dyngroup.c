@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "protocol/array.h"
+#include "storage/db_impl.h"
 #include "storage/dyngroup_url.h"
 #include "storage/entry.h"
 #include "storage/entry_mods.h"
@@ -88,7 +89,7 @@ static int match_entry(struct dyn *d, entry_id id, const struct entry_view *e)
 			return -1;
 		}
 		uint32_t len = (uint32_t)e->dnlen;
-		rc = memberof_put_dn(d->db, d->txn, e->key, e->keylen, g->id);
+		rc = memberof_put_dn(d->db, db_write_of(d->txn), e->key, e->keylen, g->id);
 		if (rc) {
 			snprintf(d->err, d->errlen, "memberdn: %s", mdb_strerror(rc));
 			return -1;
@@ -143,7 +144,7 @@ static int rewrite_group(struct dyn *d, struct dyn_group *g)
 	struct berval *vals = calloc(g->nfound, sizeof(*vals));
 	struct berval **vp = calloc(g->nfound + 1, sizeof(*vp));
 	LDAPMod **mods = NULL;
-	int rc = db_get_entry(d->db, d->txn, g->id, &e);
+	int rc = db_get_entry(d->db, db_read_of(d->txn), g->id, &e);
 	if (!vals || !vp || rc || entry_mods_decode(&m, e.attrs, e.attrslen) < 0) {
 		snprintf(d->err, d->errlen, "group \"%.*s\": %s", rc ? 0 : (int)e.dnlen,
 		         rc ? "" : (const char *)e.dn, rc ? mdb_strerror(rc) : "out of memory");
@@ -205,9 +206,10 @@ out:
 	return rc;
 }
 
-int dyngroup_resolve(struct db *db, MDB_txn *txn, size_t max_urls, FILE *warn, const char *label,
-                     char *err, size_t errlen)
+int dyngroup_resolve(struct db *db, struct db_write *wr, size_t max_urls, FILE *warn,
+                     const char *label, char *err, size_t errlen)
 {
+	MDB_txn *txn = db_write_txn(wr);
 	struct dyn d = {.db = db, .txn = txn, .err = err, .errlen = errlen};
 	dyngroup_urls_init(&d.urls, max_urls, warn, label);
 	int rc = walk(&d, collect_urls);
@@ -218,7 +220,7 @@ int dyngroup_resolve(struct db *db, MDB_txn *txn, size_t max_urls, FILE *warn, c
 			rc = rewrite_group(&d, &d.groups[i]);
 		buf_free(&d.groups[i].found);
 	}
-	int mrc = rc == 0 ? db_meta_flag_set(db, txn, DYNGROUP_META, true) : 0;
+	int mrc = rc == 0 ? db_meta_flag_set(db, wr, DYNGROUP_META, true) : 0;
 	if (mrc) {
 		snprintf(err, errlen, "meta: %s", mdb_strerror(mrc));
 		rc = -1;

@@ -33,7 +33,7 @@
  * Returns 0, or -1 with a message in err (more than max_urls URLs, a group grown past
  * ENTRY_MAX_BYTES, out of memory, an LMDB error).
  */
-int dyngroup_resolve(struct db *db, MDB_txn *txn, size_t max_urls, FILE *warn, const char *label,
-                     char *err, size_t errlen);
+int dyngroup_resolve(struct db *db, struct db_write *txn, size_t max_urls, FILE *warn,
+                     const char *label, char *err, size_t errlen);
 
 #endif

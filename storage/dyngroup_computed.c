@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "protocol/array.h"
+#include "storage/db_impl.h"
 
 static int dn_cmp(const struct berval *a, const struct berval *b)
 {
@@ -18,9 +19,10 @@ static int dn_cmp_qsort(const void *a, const void *b)
 	return dn_cmp(a, b);
 }
 
-int dyngroup_computed_load(const struct db *db, MDB_txn *txn, entry_id group,
+int dyngroup_computed_load(const struct db *db, struct db_read *rd, entry_id group,
                            struct dyngroup_computed *c)
 {
+	MDB_txn *txn = db_read_txn(rd);
 	c->n = 0;
 	if (!db->has_dynmembers)
 		return 0;
@@ -39,7 +41,7 @@ int dyngroup_computed_load(const struct db *db, MDB_txn *txn, entry_id group,
 		memcpy(&member, v.mv_data, sizeof(member));
 		if (member == 0)
 			continue; /* the mark of a dynamic group, not a member */
-		if ((rc = db_get_entry(db, txn, member, &e)) == MDB_NOTFOUND)
+		if ((rc = db_get_entry(db, rd, member, &e)) == MDB_NOTFOUND)
 			continue; /* no entry: no value names it */
 		if (rc)
 			break;

@@ -12,7 +12,6 @@
 #define MINIDIR_STORAGE_DYNGROUP_COMPUTED_H
 
 #include <lber.h>
-#include <lmdb.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -27,10 +26,10 @@ struct dyngroup_computed {
 /*
  * Sets c to group's computed member values (none: not a dynamic group, a file without the
  * dynmembers table, or a group whose URLs found nothing). c is reused between groups and
- * freed with dyngroup_computed_free. Returns 0, ENOMEM or an LMDB error (MDB_CORRUPTED for
+ * freed with dyngroup_computed_free. Returns 0, ENOMEM or an LMDB error (DB_CORRUPTED for
  * a record that does not parse).
  */
-int dyngroup_computed_load(const struct db *db, MDB_txn *txn, entry_id group,
+int dyngroup_computed_load(const struct db *db, struct db_read *txn, entry_id group,
                            struct dyngroup_computed *c);
 
 /* Whether member value v is one of c's not taken yet; takes it. O(log n). */

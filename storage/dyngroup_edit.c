@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "storage/db_impl.h"
 #include "storage/entry_mods.h"
 #include "storage/memberof.h"
 #include "storage/memberof_update.h"
@@ -58,7 +59,7 @@ static int value_keys(const struct db *db, MDB_txn *txn, entry_id group, const s
 	if (rc || memberof_value_key(v, false, key) < 0 || key->len == 0)
 		return rc;
 	if (add)
-		return memberof_put_dn(db, txn, key->data, key->len, group);
+		return memberof_put_dn(db, db_write_of(txn), key->data, key->len, group);
 	if (key->len > (size_t)mdb_env_get_maxkeysize(db->env))
 		return 0;
 	MDB_val k = {key->len, key->data}, d = {sizeof(group), &group};
@@ -66,9 +67,11 @@ static int value_keys(const struct db *db, MDB_txn *txn, entry_id group, const s
 	return rc == MDB_NOTFOUND ? 0 : rc;
 }
 
-int dyngroup_edit(const struct db *db, MDB_txn *txn, entry_id group, const struct buf *removes,
-                  const struct buf *adds, struct buf *old, struct buf *rec, struct buf *key)
+int dyngroup_edit(const struct db *db, struct db_write *wr, entry_id group,
+                  const struct buf *removes, const struct buf *adds, struct buf *old,
+                  struct buf *rec, struct buf *key)
 {
+	MDB_txn *txn = db_write_txn(wr);
 	struct entry_view e;
 	struct entry_mods m = {0};
 	size_t nrem = 0, nadd = 0, nvals = 0, nmods = 0, off = 0;
@@ -77,7 +80,7 @@ int dyngroup_edit(const struct db *db, MDB_txn *txn, entry_id group, const struc
 		nrem++;
 	for (off = 0; dyngroup_dn_next(adds, &off, &bv);)
 		nadd++;
-	int rc = db_get_entry(db, txn, group, &e);
+	int rc = db_get_entry(db, db_write_reads(wr), group, &e);
 	if (rc == 0)
 		rc = memberof_copy_record(&e, old);
 	if (rc == 0 && entry_mods_decode(&m, e.attrs, e.attrslen) != 0)

@@ -10,7 +10,6 @@
 #define MINIDIR_STORAGE_DYNGROUP_EDIT_H
 
 #include <lber.h>
-#include <lmdb.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -32,7 +31,8 @@ bool dyngroup_dn_next(const struct buf *list, size_t *off, struct berval *bv);
  * Returns 0, DYNGROUP_TOO_LARGE (past ENTRY_MAX_BYTES: nothing written), ENOMEM or an
  * LMDB error.
  */
-int dyngroup_edit(const struct db *db, MDB_txn *txn, entry_id group, const struct buf *removes,
-                  const struct buf *adds, struct buf *old, struct buf *rec, struct buf *key);
+int dyngroup_edit(const struct db *db, struct db_write *txn, entry_id group,
+                  const struct buf *removes, const struct buf *adds, struct buf *old,
+                  struct buf *rec, struct buf *key);
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "protocol/dn.h"
+#include "storage/db_impl.h"
 #include "storage/dyngroup_url.h"
 #include "storage/idset.h"
 #include "storage/memberof.h"
@@ -50,12 +51,15 @@ static int dynmember(const struct db *db, MDB_txn *txn, entry_id group, entry_id
 }
 
 /* Before-list records: u32 index in ids, the group, then the member's DN (dn_add). */
-int dyngroup_update_before(const struct db *db, MDB_txn *txn, const struct buf *ids,
+int dyngroup_update_before(const struct db *db, struct db_write *wr, const struct buf *ids,
                            struct dyngroup_scratch *s)
 {
+	MDB_txn *txn = db_write_txn(wr);
 	s->before.off = s->before.len = 0;
 	s->on = false;
-	int rc = db->has_dynmembers ? db_meta_flag_get(db, txn, DYNGROUP_META, &s->on) : 0;
+	int rc = db->has_dynmembers
+	             ? db_meta_flag_get(db, db_write_reads(wr), DYNGROUP_META, &s->on)
+	             : 0;
 	if (rc || !s->on || (rc = registered(db, txn, &s->groups)) != 0)
 		return rc;
 	for (size_t g = 0; rc == 0 && g < ids_count(&s->groups); g++) {
@@ -70,7 +74,7 @@ int dyngroup_update_before(const struct db *db, MDB_txn *txn, const struct buf *
 				rc = 0;
 				continue;
 			}
-			if (rc == 0 && (rc = db_get_entry(db, txn, id, &e)) == 0 &&
+			if (rc == 0 && (rc = db_get_entry(db, db_write_reads(wr), id, &e)) == 0 &&
 			    (buf_append(&s->before, &ix, sizeof(ix)) < 0 ||
 			     buf_append(&s->before, &group, sizeof(group)) < 0))
 				rc = ENOMEM;
@@ -149,7 +153,7 @@ static int search(const struct db *db, MDB_txn *txn, struct dyngroup_urls *u,
 			break;
 		}
 		memcpy(&id, v.mv_data, sizeof(id));
-		if ((rc = db_get_entry(db, txn, id, &e)) != 0)
+		if ((rc = db_get_entry(db, db_read_of(txn), id, &e)) != 0)
 			break;
 		if (!dyngroup_url_finds(u, url, &e))
 			continue;
@@ -174,7 +178,7 @@ static int refresh_group(const struct db *db, MDB_txn *txn, entry_id self,
 	MDB_val k = {sizeof(self), &self};
 	struct entry_view e;
 	int rc = mdb_del(txn, db->dynmembers, &k, NULL);
-	if ((rc && rc != MDB_NOTFOUND) || (rc = db_get_entry(db, txn, self, &e)) != 0)
+	if ((rc && rc != MDB_NOTFOUND) || (rc = db_get_entry(db, db_read_of(txn), self, &e)) != 0)
 		return rc;
 	if (!dyngroup_is_dynamic(&e))
 		return 0;
@@ -214,7 +218,8 @@ static int refresh_group(const struct db *db, MDB_txn *txn, entry_id self,
 		}
 	}
 	if (rc == 0 && keep.len &&
-	    (rc = dyngroup_edit(db, txn, self, &none, &keep, &s->old, &s->rec, &s->key)) != 0 &&
+	    (rc = dyngroup_edit(db, db_write_of(txn), self, &none, &keep, &s->old, &s->rec,
+	                        &s->key)) != 0 &&
 	    rc == DYNGROUP_TOO_LARGE)
 		snprintf(err, errlen, "group \"%s\": its members pass the largest entry (16 MiB)",
 		         name);
@@ -236,7 +241,7 @@ static int update_members(const struct db *db, MDB_txn *txn, const struct buf *i
 		struct berval old;
 		struct entry_view e;
 		bool was = was_member(s, &before, i, group, &old), now = false, named = false;
-		if ((rc = db_get_entry(db, txn, id, &e)) == MDB_NOTFOUND)
+		if ((rc = db_get_entry(db, db_read_of(txn), id, &e)) == MDB_NOTFOUND)
 			rc = 0;
 		else if (rc == 0 && (now = finds(u, gi, &e))) {
 			/* Its own value keeps its key; another key may be a static value's. */
@@ -262,18 +267,18 @@ static int update_members(const struct db *db, MDB_txn *txn, const struct buf *i
 			rc = rc ? rc : ENOMEM;
 	}
 	if (rc == 0 && (removes.len || adds.len) &&
-	    (rc = dyngroup_edit(db, txn, group, &removes, &adds, &s->old, &s->rec, &s->key)) ==
-	        DYNGROUP_TOO_LARGE) {
+	    (rc = dyngroup_edit(db, db_write_of(txn), group, &removes, &adds, &s->old, &s->rec,
+	                        &s->key)) == DYNGROUP_TOO_LARGE) {
 		struct entry_view g;
-		if (warn && db_get_entry(db, txn, group, &g) == 0)
+		if (warn && db_get_entry(db, db_read_of(txn), group, &g) == 0)
 			fprintf(warn,
 			        "dynamic groups: group \"%.*s\" would pass the largest entry "
 			        "(16 MiB): the entries joining it are left out\n",
 			        (int)g.dnlen, (const char *)g.dn);
 		joined.len = adds.len = 0;
-		rc = removes.len
-		         ? dyngroup_edit(db, txn, group, &removes, &adds, &s->old, &s->rec, &s->key)
-		         : 0;
+		rc = removes.len ? dyngroup_edit(db, db_write_of(txn), group, &removes, &adds,
+		                                 &s->old, &s->rec, &s->key)
+		                 : 0;
 	}
 	for (size_t i = 0; rc == 0 && i < ids_count(&gone); i++)
 		rc = dynmember(db, txn, group, ids_at(&gone, i), false);
@@ -286,9 +291,10 @@ static int update_members(const struct db *db, MDB_txn *txn, const struct buf *i
 	return rc;
 }
 
-int dyngroup_update_after(const struct db *db, MDB_txn *txn, const struct buf *ids, bool put,
+int dyngroup_update_after(const struct db *db, struct db_write *wr, const struct buf *ids, bool put,
                           struct dyngroup_scratch *s, FILE *warn, char *err, size_t errlen)
 {
+	MDB_txn *txn = db_write_txn(wr);
 	if (!s->on)
 		return 0;
 	entry_id self = put && ids_count(ids) ? ids_at(ids, 0) : 0;
@@ -307,7 +313,7 @@ int dyngroup_update_after(const struct db *db, MDB_txn *txn, const struct buf *i
 		MDB_val k = {sizeof(group), &group};
 		if (group == self)
 			continue;
-		if ((rc = db_get_entry(db, txn, group, &e)) == MDB_NOTFOUND) {
+		if ((rc = db_get_entry(db, db_write_reads(wr), group, &e)) == MDB_NOTFOUND) {
 			if ((rc = mdb_del(txn, db->dynmembers, &k, NULL)) == MDB_NOTFOUND)
 				rc = 0;
 			continue;

@@ -30,7 +30,6 @@
 #ifndef MINIDIR_STORAGE_DYNGROUP_UPDATE_H
 #define MINIDIR_STORAGE_DYNGROUP_UPDATE_H
 
-#include <lmdb.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -59,7 +58,7 @@ void dyngroup_scratch_free(struct dyngroup_scratch *s);
  * change: reads the meta flag into s->on and notes, with their DNs, the dynamic groups
  * that list them as computed members. Returns 0, ENOMEM or an LMDB error.
  */
-int dyngroup_update_before(const struct db *db, MDB_txn *txn, const struct buf *ids,
+int dyngroup_update_before(const struct db *db, struct db_write *txn, const struct buf *ids,
                            struct dyngroup_scratch *s);
 
 /*
@@ -71,7 +70,8 @@ int dyngroup_update_before(const struct db *db, MDB_txn *txn, const struct buf *
  * ENTRY_MAX_BYTES is left out, each with a line on warn. Returns 0, DYNGROUP_TOO_LARGE
  * (the put group's own members: err set), ENOMEM or an LMDB error.
  */
-int dyngroup_update_after(const struct db *db, MDB_txn *txn, const struct buf *ids, bool put,
-                          struct dyngroup_scratch *s, FILE *warn, char *err, size_t errlen);
+int dyngroup_update_after(const struct db *db, struct db_write *txn, const struct buf *ids,
+                          bool put, struct dyngroup_scratch *s, FILE *warn, char *err,
+                          size_t errlen);
 
 #endif

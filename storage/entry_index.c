@@ -7,6 +7,7 @@
 
 #include "protocol/schema.h"
 #include "protocol/tlv.h"
+#include "storage/db_impl.h"
 
 struct writer {
 	const struct db *db;
@@ -168,9 +169,11 @@ static int put_id(void *arg, const struct db_index *ix, const void *key, size_t 
 	return rc;
 }
 
-int entry_index_write(const struct db *db, MDB_txn *txn, entry_id id, const struct entry_view *e,
-                      bool add, struct buf *scratch, char *err, size_t errlen)
+int entry_index_write(const struct db *db, struct db_write *wr, entry_id id,
+                      const struct entry_view *e, bool add, struct buf *scratch, char *err,
+                      size_t errlen)
 {
+	MDB_txn *txn = db_write_txn(wr);
 	struct put p = {txn, id, add, err, errlen};
 	return entry_index_keys(db, e, put_id, &p, scratch, err, errlen);
 }

@@ -12,7 +12,6 @@
 #ifndef MINIDIR_STORAGE_ENTRY_INDEX_H
 #define MINIDIR_STORAGE_ENTRY_INDEX_H
 
-#include <lmdb.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -64,7 +63,8 @@ void entry_index_memo_free(struct entry_index_memo *memo);
  * Returns 0; ENTRY_INDEX_BAD_VALUE with "value of TYPE is not valid: "..."" in err; or
  * an LMDB error with "index ATTR: reason" in err.
  */
-int entry_index_write(const struct db *db, MDB_txn *txn, entry_id id, const struct entry_view *e,
-                      bool add, struct buf *scratch, char *err, size_t errlen);
+int entry_index_write(const struct db *db, struct db_write *txn, entry_id id,
+                      const struct entry_view *e, bool add, struct buf *scratch, char *err,
+                      size_t errlen);
 
 #endif

@@ -1,4 +1,5 @@
 /* A replica's copy of its provider's operational attributes: see entry_opattrs.h. */
+#include "storage/db_impl.h"
 #include "storage/entry_opattrs.h"
 
 #include <lber.h>
@@ -70,18 +71,20 @@ int entry_opattrs_encode(LDAPMod **mods, struct buf *out)
 	return rc;
 }
 
-int entry_opattrs_put(const struct db *db, MDB_txn *txn, entry_id id, const struct buf *rec)
+int entry_opattrs_put(const struct db *db, struct db_write *wr, entry_id id, const struct buf *rec)
 {
+	MDB_txn *txn = db_write_txn(wr);
 	if (!db->has_opattrs)
 		return 0;
 	if (rec->len == 0)
-		return entry_opattrs_delete(db, txn, id);
+		return entry_opattrs_delete(db, wr, id);
 	MDB_val k = {sizeof(id), &id}, v = {rec->len, rec->data};
 	return mdb_put(txn, db->opattrs, &k, &v, 0);
 }
 
-int entry_opattrs_delete(const struct db *db, MDB_txn *txn, entry_id id)
+int entry_opattrs_delete(const struct db *db, struct db_write *wr, entry_id id)
 {
+	MDB_txn *txn = db_write_txn(wr);
 	if (!db->has_opattrs)
 		return 0;
 	MDB_val k = {sizeof(id), &id};
@@ -89,8 +92,9 @@ int entry_opattrs_delete(const struct db *db, MDB_txn *txn, entry_id id)
 	return rc == MDB_NOTFOUND ? 0 : rc;
 }
 
-int entry_opattrs_get(const struct db *db, MDB_txn *txn, entry_id id, struct entry_view *e)
+int entry_opattrs_get(const struct db *db, struct db_read *rd, entry_id id, struct entry_view *e)
 {
+	MDB_txn *txn = db_read_txn(rd);
 	if (!db->has_opattrs)
 		return MDB_NOTFOUND;
 	MDB_val k = {sizeof(id), &id}, v;

@@ -17,7 +17,6 @@
 #define MINIDIR_STORAGE_ENTRY_OPATTRS_H
 
 #include <ldap.h>
-#include <lmdb.h>
 #include <stdbool.h>
 
 #include "protocol/buf.h"
@@ -45,15 +44,16 @@ int entry_opattrs_encode(LDAPMod **mods, struct buf *out);
  * Stores rec as entry id's (an empty one deletes what id had), or deletes id's. Without
  * an opattrs table (db->has_opattrs false) both do nothing. Return 0 or an LMDB error.
  */
-int entry_opattrs_put(const struct db *db, MDB_txn *txn, entry_id id, const struct buf *rec);
-int entry_opattrs_delete(const struct db *db, MDB_txn *txn, entry_id id);
+int entry_opattrs_put(const struct db *db, struct db_write *txn, entry_id id,
+                      const struct buf *rec);
+int entry_opattrs_delete(const struct db *db, struct db_write *txn, entry_id id);
 
 /*
  * Points *e's attrs at entry id's kept attributes (valid until txn ends), so that
  * entry_find_attr reads them; the other fields of *e are left alone. Returns 0,
- * MDB_NOTFOUND (none kept, or no table) or an LMDB error.
+ * DB_NOTFOUND (none kept, or no table) or an LMDB error.
  */
-int entry_opattrs_get(const struct db *db, MDB_txn *txn, entry_id id, struct entry_view *e);
+int entry_opattrs_get(const struct db *db, struct db_read *txn, entry_id id, struct entry_view *e);
 
 /*
  * The values of entry_opattrs_names[i] for an entry, as the server answers them and

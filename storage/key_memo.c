@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "storage/db_impl.h"
 #include "storage/memo_pairs.h"
 
 _Static_assert(sizeof(struct key_memo_slot) == 32, "a pair of slots is one cache line");

@@ -18,7 +18,6 @@
 #ifndef MINIDIR_STORAGE_KEY_MEMO_H
 #define MINIDIR_STORAGE_KEY_MEMO_H
 
-#include <lmdb.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -58,11 +57,13 @@ int key_memo_init(struct key_memo *m, size_t keys, size_t max_bytes);
 void key_memo_free(struct key_memo *m);
 
 /* The ID of key[0..len) in table dbi, if remembered: true with *id set. */
-bool key_memo_get(const struct key_memo *m, MDB_dbi dbi, const void *key, size_t len, uint32_t *id);
+bool key_memo_get(const struct key_memo *m, unsigned int dbi, const void *key, size_t len,
+                  uint32_t *id);
 
 /* Remembers that key[0..len) (its bytes in the map of a file that never changes) holds
  * the one ID id in table dbi. Keys longer than 65535 bytes or tables past 65535 are not.
  * (m is const: its slots change, not where they are.) */
-void key_memo_put(const struct key_memo *m, MDB_dbi dbi, const void *key, size_t len, uint32_t id);
+void key_memo_put(const struct key_memo *m, unsigned int dbi, const void *key, size_t len,
+                  uint32_t id);
 
 #endif

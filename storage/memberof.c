@@ -8,6 +8,7 @@
 
 #include "protocol/dn.h"
 #include "storage/db_fault.h"
+#include "storage/db_impl.h"
 
 /*
  * The reversed key of a member value: a DN or, for uniqueMember, a DN followed by an
@@ -27,8 +28,10 @@ int memberof_value_key(const struct berval *v, bool unique, struct buf *key)
 	return dn_normalize(s, len, NULL, key);
 }
 
-int memberof_put_dn(const struct db *db, MDB_txn *txn, const void *key, size_t len, entry_id group)
+int memberof_put_dn(const struct db *db, struct db_write *wr, const void *key, size_t len,
+                    entry_id group)
 {
+	MDB_txn *txn = db_write_txn(wr);
 	if (len == 0 || len > (size_t)mdb_env_get_maxkeysize(db->env))
 		return 0; /* longer than any dn2id key: names no entry */
 	MDB_val k = {len, (void *)key}, v = {sizeof(group), &group};
@@ -56,11 +59,11 @@ int memberof_collect(LDAPMod **mods, struct buf *keys, struct buf *scratch)
 	return 0;
 }
 
-int memberof_group_key(const struct db *db, MDB_txn *txn, const struct db_index *ix, entry_id group,
-                       struct buf *gdn)
+int memberof_group_key(const struct db *db, struct db_read *rd, const struct db_index *ix,
+                       entry_id group, struct buf *gdn)
 {
 	struct entry_view e;
-	int rc = db_get_entry(db, txn, group, &e);
+	int rc = db_get_entry(db, rd, group, &e);
 	if (rc)
 		return rc;
 	gdn->off = gdn->len = 0;
@@ -78,7 +81,7 @@ static int link_member(struct db *db, MDB_txn *txn, const struct db_index *ix, c
                        entry_id group, const struct buf *gdn)
 {
 	entry_id member;
-	int rc = db_dn2id(db, txn, k->mv_data, k->mv_size, &member);
+	int rc = db_dn2id(db, db_read_of(txn), k->mv_data, k->mv_size, &member);
 	if (rc == MDB_NOTFOUND)
 		return 0; /* a member that does not exist: ignored, as the overlay does */
 	MDB_val mk = {sizeof(member), &member}, gv = {sizeof(group), &group};
@@ -88,8 +91,9 @@ static int link_member(struct db *db, MDB_txn *txn, const struct db_index *ix, c
 	return rc == MDB_KEYEXIST ? 0 : rc; /* the same member twice, spelled two ways */
 }
 
-int memberof_resolve(struct db *db, MDB_txn *txn, char *err, size_t errlen)
+int memberof_resolve(struct db *db, struct db_write *wr, char *err, size_t errlen)
 {
+	MDB_txn *txn = db_write_txn(wr);
 	const struct db_index *ix = db_index_find(db, "memberOf", 8);
 	struct buf gdn = {0};
 	entry_id current = 0;
@@ -105,7 +109,8 @@ int memberof_resolve(struct db *db, MDB_txn *txn, char *err, size_t errlen)
 			break;
 		}
 		memcpy(&group, v.mv_data, sizeof(group));
-		if (group != current && (rc = memberof_group_key(db, txn, ix, group, &gdn)) != 0)
+		if (group != current &&
+		    (rc = memberof_group_key(db, db_write_reads(wr), ix, group, &gdn)) != 0)
 			break;
 		current = group;
 		rc = link_member(db, txn, ix, &k, group, &gdn);

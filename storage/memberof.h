@@ -38,7 +38,7 @@ int memberof_collect(LDAPMod **mods, struct buf *keys, struct buf *scratch);
  * Writes memberof and eq.memberof from what memberdn holds, in txn (walked with a cursor,
  * so in one transaction). Returns 0, or -1 with a message in err.
  */
-int memberof_resolve(struct db *db, MDB_txn *txn, char *err, size_t errlen);
+int memberof_resolve(struct db *db, struct db_write *txn, char *err, size_t errlen);
 
 /* Shared with storage/memberof_update.c, which keeps the same tables up to date. */
 
@@ -50,26 +50,14 @@ int memberof_resolve(struct db *db, MDB_txn *txn, char *err, size_t errlen);
 int memberof_value_key(const struct berval *v, bool unique, struct buf *key);
 
 /* Sets gdn to group's eq.memberof key: its DN in the normal form of ix's rule. Returns 0,
- * MDB_NOTFOUND (no such entry), ENOMEM, MDB_CORRUPTED or an LMDB error. */
-int memberof_group_key(const struct db *db, MDB_txn *txn, const struct db_index *ix, entry_id group,
-                       struct buf *gdn);
+ * DB_NOTFOUND (no such entry), ENOMEM, DB_CORRUPTED or an LMDB error. */
+int memberof_group_key(const struct db *db, struct db_read *txn, const struct db_index *ix,
+                       entry_id group, struct buf *gdn);
 
 /* Records in memberdn that group holds a member value of reversed key key[0..len) (once;
  * an empty key or one longer than LMDB keys may be is left out). Returns 0 or an LMDB
  * error. */
-int memberof_put_dn(const struct db *db, MDB_txn *txn, const void *key, size_t len, entry_id group);
-
-/*
- * Appends to ids (entry_id values, native order) the values stored under key k of the
- * sorted-duplicates table dbi (memberof, memberdn or an eq.memberof index). Returns 0
- * (no values is not an error), ENOMEM, MDB_CORRUPTED (a value is not an entry_id) or an
- * LMDB error; ids may hold part of the values then.
- */
-int memberof_append_ids(MDB_txn *txn, MDB_dbi dbi, MDB_val k, struct buf *ids);
-
-/* The same through cur, a cursor of the caller's on such a table, left where it stops (a
- * walk looks up many keys: a cursor kept open saves opening one each time, and LMDB looks
- * on the page it sits on first). The IDs are read a page at a time (MDB_DUPFIXED). */
-int memberof_cursor_ids(MDB_cursor *cur, MDB_val k, struct buf *ids);
+int memberof_put_dn(const struct db *db, struct db_write *txn, const void *key, size_t len,
+                    entry_id group);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "storage/db_impl.h"
 #include "storage/idset.h"
 #include "storage/db_fault.h"
 #include "storage/memberof.h"
@@ -24,7 +25,7 @@ static int step(const struct db *db, MDB_txn *txn, const struct db_index *ix, MD
 		MDB_val k = {sizeof(id), &id};
 		return memberof_cursor_ids(cur, k, &s->step);
 	}
-	int rc = memberof_group_key(db, txn, ix, id, &s->key);
+	int rc = memberof_group_key(db, db_read_of(txn), ix, id, &s->key);
 	if (rc == MDB_NOTFOUND)
 		return 0; /* a stale link: nothing below it */
 	if (rc || s->key.len == 0)
@@ -41,9 +42,11 @@ static int id_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int memberof_chain(const struct db *db, MDB_txn *txn, entry_id start, enum memberof_chain_way way,
-                   size_t max, struct buf *ids, struct memberof_chain_scratch *s)
+int memberof_chain(const struct db *db, struct db_read *rd, entry_id start,
+                   enum memberof_chain_way way, size_t max, struct buf *ids,
+                   struct memberof_chain_scratch *s)
 {
+	MDB_txn *txn = db_read_txn(rd);
 	const struct db_index *ix = NULL;
 	ids->off = ids->len = 0;
 	if (way == MEMBEROF_CHAIN_MEMBERS && !(ix = db_index_find(db, "memberOf", 8)))

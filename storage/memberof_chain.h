@@ -18,7 +18,6 @@
 #ifndef MINIDIR_STORAGE_MEMBEROF_CHAIN_H
 #define MINIDIR_STORAGE_MEMBEROF_CHAIN_H
 
-#include <lmdb.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -43,11 +42,12 @@ void memberof_chain_free(struct memberof_chain_scratch *s);
  * Sets ids to the entry IDs the walk from entry start reaches going way, ascending, no
  * duplicates; start itself only when a cycle leads back to it. max bounds how many
  * (SIZE_MAX: no bound): past it the walk stops. s is scratch. Returns 0; E2BIG past max (ids then
- * holds more than max IDs, not all); MDB_NOTFOUND when db has no memberOf index (going down);
- * ENOMEM, MDB_CORRUPTED or an LMDB error. An ID that names no entry (a table's stale
+ * holds more than max IDs, not all); DB_NOTFOUND when db has no memberOf index (going down);
+ * ENOMEM, DB_CORRUPTED or an LMDB error. An ID that names no entry (a table's stale
  * link) is returned but not followed.
  */
-int memberof_chain(const struct db *db, MDB_txn *txn, entry_id start, enum memberof_chain_way way,
-                   size_t max, struct buf *ids, struct memberof_chain_scratch *s);
+int memberof_chain(const struct db *db, struct db_read *txn, entry_id start,
+                   enum memberof_chain_way way, size_t max, struct buf *ids,
+                   struct memberof_chain_scratch *s);
 
 #endif

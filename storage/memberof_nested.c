@@ -5,19 +5,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "storage/db_impl.h"
 #include "storage/idset.h"
 #include "storage/memberof.h"
 
 static const char meta_key[] = "memberof_nested";
 
-int memberof_nested_get(const struct db *db, MDB_txn *txn, bool *on)
+int memberof_nested_get(const struct db *db, struct db_read *rd, bool *on)
 {
-	return db_meta_flag_get(db, txn, meta_key, on);
+	return db_meta_flag_get(db, rd, meta_key, on);
 }
 
-int memberof_nested_set(const struct db *db, MDB_txn *txn, bool on)
+int memberof_nested_set(const struct db *db, struct db_write *wr, bool on)
 {
-	return db_meta_flag_set(db, txn, meta_key, on);
+	return db_meta_flag_set(db, wr, meta_key, on);
 }
 
 /* Sets ids to the groups whose member values name entry id's DN (memberdn). */
@@ -25,16 +26,17 @@ static int direct_groups(const struct db *db, MDB_txn *txn, entry_id id, struct 
 {
 	struct entry_view e;
 	ids->off = ids->len = 0;
-	int rc = db_get_entry(db, txn, id, &e);
+	int rc = db_get_entry(db, db_read_of(txn), id, &e);
 	if (rc || e.keylen > (size_t)mdb_env_get_maxkeysize(db->env))
 		return rc;
 	MDB_val k = {e.keylen, (void *)e.key};
 	return memberof_append_ids(txn, db->memberdn, k, ids);
 }
 
-int memberof_nested_closure(const struct db *db, MDB_txn *txn, entry_id id, struct buf *groups,
-                            struct buf *ids, bool *cut, struct buf *cut_dn)
+int memberof_nested_closure(const struct db *db, struct db_read *rd, entry_id id,
+                            struct buf *groups, struct buf *ids, bool *cut, struct buf *cut_dn)
 {
+	MDB_txn *txn = db_read_txn(rd);
 	struct idset seen = {0};
 	bool added;
 	groups->off = groups->len = 0;
@@ -62,7 +64,7 @@ int memberof_nested_closure(const struct db *db, MDB_txn *txn, entry_id id, stru
 					struct entry_view e;
 					*cut = true;
 					cut_dn->off = cut_dn->len = 0;
-					if ((rc = db_get_entry(db, txn, grp, &e)) == 0 &&
+					if ((rc = db_get_entry(db, rd, grp, &e)) == 0 &&
 					    buf_append(cut_dn, e.dn, e.dnlen) < 0)
 						rc = ENOMEM;
 					continue;
@@ -89,16 +91,18 @@ static int link_closure(const struct db *db, MDB_txn *txn, entry_id id, struct m
                         FILE *warn)
 {
 	bool cut;
-	int rc = memberof_nested_closure(db, txn, id, &s->up, &s->work, &cut, &s->key);
+	int rc = memberof_nested_closure(db, db_read_of(txn), id, &s->up, &s->work, &cut, &s->key);
 	if (rc == 0 && cut)
 		warn_cut(warn, &s->key);
 	for (size_t i = 0; rc == 0 && i < ids_count(&s->up); i++)
-		rc = memberof_link_one(db, txn, id, ids_at(&s->up, i), s);
+		rc = memberof_link_one(db, db_write_of(txn), id, ids_at(&s->up, i), s);
 	return rc;
 }
 
-int memberof_nested_resolve(struct db *db, MDB_txn *txn, FILE *warn, char *err, size_t errlen)
+int memberof_nested_resolve(struct db *db, struct db_write *wr, FILE *warn, char *err,
+                            size_t errlen)
 {
+	MDB_txn *txn = db_write_txn(wr);
 	struct buf members = {0};
 	struct memberof_scratch s = {0};
 	MDB_cursor *cur;
@@ -130,9 +134,10 @@ int memberof_nested_resolve(struct db *db, MDB_txn *txn, FILE *warn, char *err, 
 	return rc ? -1 : 0;
 }
 
-int memberof_nested_below(const struct db *db, MDB_txn *txn, struct buf *set,
+int memberof_nested_below(const struct db *db, struct db_read *rd, struct buf *set,
                           struct memberof_scratch *s)
 {
+	MDB_txn *txn = db_read_txn(rd);
 	const struct db_index *ix = db_index_find(db, "memberOf", 8);
 	struct idset seen = {0};
 	bool added;
@@ -142,7 +147,7 @@ int memberof_nested_below(const struct db *db, MDB_txn *txn, struct buf *set,
 	for (size_t i = 0; rc == 0 && i < ids_count(set); i++)
 		rc = idset_add(&seen, ids_at(set, i), &added);
 	for (size_t i = 0; rc == 0 && i < ids_count(set); i++) {
-		rc = memberof_group_key(db, txn, ix, ids_at(set, i), &s->gdn);
+		rc = memberof_group_key(db, rd, ix, ids_at(set, i), &s->gdn);
 		if (rc == MDB_NOTFOUND) {
 			rc = 0; /* gone (a delete): nothing below it any more */
 			continue;
@@ -162,18 +167,19 @@ int memberof_nested_below(const struct db *db, MDB_txn *txn, struct buf *set,
 	return rc;
 }
 
-int memberof_nested_relink(const struct db *db, MDB_txn *txn, const struct buf *set,
+int memberof_nested_relink(const struct db *db, struct db_write *wr, const struct buf *set,
                            struct memberof_scratch *s, FILE *warn)
 {
+	MDB_txn *txn = db_write_txn(wr);
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < ids_count(set); i++) {
 		entry_id id = ids_at(set, i);
 		struct entry_view e;
-		if ((rc = db_get_entry(db, txn, id, &e)) == MDB_NOTFOUND) {
+		if ((rc = db_get_entry(db, db_write_reads(wr), id, &e)) == MDB_NOTFOUND) {
 			rc = 0;
 			continue;
 		}
-		if (rc == 0 && (rc = memberof_unlink_member(db, txn, id, s)) == 0)
+		if (rc == 0 && (rc = memberof_unlink_member(db, wr, id, s)) == 0)
 			rc = link_closure(db, txn, id, s, warn);
 	}
 	return rc;

@@ -18,7 +18,6 @@
 #ifndef MINIDIR_STORAGE_MEMBEROF_NESTED_H
 #define MINIDIR_STORAGE_MEMBEROF_NESTED_H
 
-#include <lmdb.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -30,33 +29,34 @@
 #define MEMBEROF_NESTED_DEPTH 32
 
 /* Sets *on to whether the file records a nested closure. Returns 0 or an LMDB error. */
-int memberof_nested_get(const struct db *db, MDB_txn *txn, bool *on);
+int memberof_nested_get(const struct db *db, struct db_read *txn, bool *on);
 
 /* Records in meta that the file holds the nested closure (on) or direct memberOf. */
-int memberof_nested_set(const struct db *db, MDB_txn *txn, bool on);
+int memberof_nested_set(const struct db *db, struct db_write *txn, bool on);
 
 /*
  * Sets groups (entry IDs, unordered) to every group id reaches through memberdn, up to
  * MEMBEROF_NESTED_DEPTH levels (id itself when a cycle leads back to it). When the bound
  * cut the walk, *cut is set and cut_dn holds the DN of a group whose groups were left
- * out (else *cut is false). ids is scratch. Returns 0, MDB_NOTFOUND (no entry id),
+ * out (else *cut is false). ids is scratch. Returns 0, DB_NOTFOUND (no entry id),
  * ENOMEM or an LMDB error.
  */
-int memberof_nested_closure(const struct db *db, MDB_txn *txn, entry_id id, struct buf *groups,
-                            struct buf *ids, bool *cut, struct buf *cut_dn);
+int memberof_nested_closure(const struct db *db, struct db_read *txn, entry_id id,
+                            struct buf *groups, struct buf *ids, bool *cut, struct buf *cut_dn);
 
 /*
  * After memberof_resolve (the direct links): adds every nested link for each entry that
  * is a member of some group. A cut walk prints "memberOf: nesting deeper than N levels
  * above <DN>: cut" to warn (NULL: silent). Returns 0, or -1 with a message in err.
  */
-int memberof_nested_resolve(struct db *db, MDB_txn *txn, FILE *warn, char *err, size_t errlen);
+int memberof_nested_resolve(struct db *db, struct db_write *txn, FILE *warn, char *err,
+                            size_t errlen);
 
 /*
  * Adds to set (entry IDs, no duplicates kept) every entry below those already in it:
  * the members eq.memberof holds for each, then theirs. Returns 0, ENOMEM or an LMDB error.
  */
-int memberof_nested_below(const struct db *db, MDB_txn *txn, struct buf *set,
+int memberof_nested_below(const struct db *db, struct db_read *txn, struct buf *set,
                           struct memberof_scratch *s);
 
 /*
@@ -64,7 +64,7 @@ int memberof_nested_below(const struct db *db, MDB_txn *txn, struct buf *set,
  * memberof links and eq.memberof keys become its closure. Warnings as for
  * memberof_nested_resolve. Returns 0, ENOMEM or an LMDB error.
  */
-int memberof_nested_relink(const struct db *db, MDB_txn *txn, const struct buf *set,
+int memberof_nested_relink(const struct db *db, struct db_write *txn, const struct buf *set,
                            struct memberof_scratch *s, FILE *warn);
 
 /*

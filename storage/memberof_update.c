@@ -4,6 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "storage/db_impl.h"
 #include "storage/idset.h"
 #include "storage/memberof.h"
 
@@ -71,7 +72,8 @@ static int key_shared(const struct db *db, MDB_txn *txn, const struct db_index *
 	*shared = false;
 	for (size_t i = 0; rc == 0 && !*shared && i < others.len / sizeof(entry_id); i++) {
 		entry_id g = ids_at(&others, i);
-		if (g != group && (rc = memberof_group_key(db, txn, ix, g, scratch)) == 0)
+		if (g != group &&
+		    (rc = memberof_group_key(db, db_read_of(txn), ix, g, scratch)) == 0)
 			*shared = db_index_keylen(scratch->len) == gk.mv_size &&
 			          memcmp(scratch->data, gk.mv_data, gk.mv_size) == 0;
 	}
@@ -87,7 +89,7 @@ static int unlink_member(const struct db *db, MDB_txn *txn, const struct db_inde
 	int rc = collect_ids(txn, db->memberof, mk, &s->ids);
 	for (size_t i = 0; rc == 0 && i < s->ids.len / sizeof(entry_id); i++) {
 		entry_id g = ids_at(&s->ids, i);
-		if ((rc = memberof_group_key(db, txn, ix, g, &s->gdn)) != 0)
+		if ((rc = memberof_group_key(db, db_read_of(txn), ix, g, &s->gdn)) != 0)
 			break;
 		MDB_val gk = {db_index_keylen(s->gdn.len), s->gdn.data};
 		rc = del(txn, ix->dbi, gk, mk);
@@ -101,7 +103,7 @@ static int unlink_member(const struct db *db, MDB_txn *txn, const struct db_inde
 static int unlink_group(const struct db *db, MDB_txn *txn, const struct db_index *ix, entry_id id,
                         struct memberof_scratch *s)
 {
-	int rc = memberof_group_key(db, txn, ix, id, &s->gdn);
+	int rc = memberof_group_key(db, db_read_of(txn), ix, id, &s->gdn);
 	MDB_val gk = {db_index_keylen(s->gdn.len), s->gdn.data}, gv = {sizeof(id), &id};
 	if (rc == 0)
 		rc = collect_ids(txn, ix->dbi, gk, &s->ids);
@@ -124,23 +126,27 @@ static int unlink_group(const struct db *db, MDB_txn *txn, const struct db_index
 	return rc;
 }
 
-int memberof_unlink_member(const struct db *db, MDB_txn *txn, entry_id id,
+int memberof_unlink_member(const struct db *db, struct db_write *wr, entry_id id,
                            struct memberof_scratch *s)
 {
+	MDB_txn *txn = db_write_txn(wr);
 	const struct db_index *ix = memberof_index(db);
 	return ix ? unlink_member(db, txn, ix, id, s) : MDB_NOTFOUND;
 }
 
-int memberof_link_one(const struct db *db, MDB_txn *txn, entry_id member, entry_id group,
+int memberof_link_one(const struct db *db, struct db_write *wr, entry_id member, entry_id group,
                       struct memberof_scratch *s)
 {
+	MDB_txn *txn = db_write_txn(wr);
 	const struct db_index *ix = memberof_index(db);
-	int rc = ix ? memberof_group_key(db, txn, ix, group, &s->gdn) : MDB_NOTFOUND;
+	int rc = ix ? memberof_group_key(db, db_read_of(txn), ix, group, &s->gdn) : MDB_NOTFOUND;
 	return rc ? rc : link(db, txn, ix, member, group, &s->gdn);
 }
 
-int memberof_unlink(const struct db *db, MDB_txn *txn, entry_id id, struct memberof_scratch *s)
+int memberof_unlink(const struct db *db, struct db_write *wr, entry_id id,
+                    struct memberof_scratch *s)
 {
+	MDB_txn *txn = db_write_txn(wr);
 	const struct db_index *ix = memberof_index(db);
 	if (!ix)
 		return MDB_NOTFOUND;
@@ -183,25 +189,26 @@ static int link_value(const struct buf *key, void *arg)
 {
 	struct group_ctx *g = arg;
 	entry_id m;
-	int rc = db_dn2id(g->db, g->txn, key->data, key->len, &m);
+	int rc = db_dn2id(g->db, db_read_of(g->txn), key->data, key->len, &m);
 	if (rc == MDB_NOTFOUND)
 		return 0; /* names no entry: ignored, as import does */
 	return rc ? rc : link(g->db, g->txn, g->ix, m, g->group, g->gdn);
 }
 
-int memberof_link(const struct db *db, MDB_txn *txn, entry_id id, struct memberof_scratch *s)
+int memberof_link(const struct db *db, struct db_write *wr, entry_id id, struct memberof_scratch *s)
 {
+	MDB_txn *txn = db_write_txn(wr);
 	const struct db_index *ix = memberof_index(db);
 	struct entry_view e;
 	if (!ix)
 		return MDB_NOTFOUND;
-	int rc = db_get_entry(db, txn, id, &e);
+	int rc = db_get_entry(db, db_read_of(txn), id, &e);
 	/* A copy: the writes below may move the pages e points into. */
 	if (rc == 0)
 		rc = memberof_copy_record(&e, &s->rec);
 	/* As a group: the entries its values name. */
 	if (rc == 0)
-		rc = memberof_group_key(db, txn, ix, id, &s->gdn);
+		rc = memberof_group_key(db, db_read_of(txn), ix, id, &s->gdn);
 	struct group_ctx g = {db, txn, ix, id, &s->gdn, true};
 	if (rc == 0)
 		rc = foreach_member_key(&e, &s->key, link_value, &g);
@@ -212,7 +219,7 @@ int memberof_link(const struct db *db, MDB_txn *txn, entry_id id, struct membero
 	}
 	for (size_t i = 0; rc == 0 && i < s->ids.len / sizeof(entry_id); i++) {
 		entry_id grp = ids_at(&s->ids, i);
-		if ((rc = memberof_group_key(db, txn, ix, grp, &s->gdn)) == 0)
+		if ((rc = memberof_group_key(db, db_read_of(txn), ix, grp, &s->gdn)) == 0)
 			rc = link(db, txn, ix, id, grp, &s->gdn);
 	}
 	return rc;
@@ -222,16 +229,17 @@ static int write_dn(const struct buf *key, void *arg)
 {
 	struct group_ctx *g = arg;
 	if (g->add)
-		return memberof_put_dn(g->db, g->txn, key->data, key->len, g->group);
+		return memberof_put_dn(g->db, db_write_of(g->txn), key->data, key->len, g->group);
 	MDB_val k = {key->len, key->data}, v = {sizeof(g->group), &g->group};
 	if (key->len > (size_t)mdb_env_get_maxkeysize(g->db->env))
 		return 0;
 	return del(g->txn, g->db->memberdn, k, v);
 }
 
-int memberof_write_dns(const struct db *db, MDB_txn *txn, entry_id group,
+int memberof_write_dns(const struct db *db, struct db_write *wr, entry_id group,
                        const struct entry_view *e, bool add, struct memberof_scratch *s)
 {
+	MDB_txn *txn = db_write_txn(wr);
 	struct group_ctx g = {db, txn, NULL, group, NULL, add};
 	return foreach_member_key(e, &s->key, write_dn, &g);
 }

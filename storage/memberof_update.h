@@ -10,7 +10,6 @@
 #ifndef MINIDIR_STORAGE_MEMBEROF_UPDATE_H
 #define MINIDIR_STORAGE_MEMBEROF_UPDATE_H
 
-#include <lmdb.h>
 #include <stdbool.h>
 
 #include "protocol/buf.h"
@@ -24,23 +23,24 @@ struct memberof_scratch {
 void memberof_scratch_free(struct memberof_scratch *s);
 
 /* Copies the record e views into rec and points e into the copy, so it survives writes to
- * the transaction it was read in. Returns 0, ENOMEM or MDB_CORRUPTED. */
+ * the transaction it was read in. Returns 0, ENOMEM or DB_CORRUPTED. */
 int memberof_copy_record(struct entry_view *e, struct buf *rec);
 
 /*
  * Removes every memberOf link of entry id (stored, its record as it was linked): as a
  * member of groups, and as a group of members. Returns 0 or an LMDB error.
  */
-int memberof_unlink(const struct db *db, MDB_txn *txn, entry_id id, struct memberof_scratch *s);
+int memberof_unlink(const struct db *db, struct db_write *txn, entry_id id,
+                    struct memberof_scratch *s);
 
 /* Removes entry id's links as a member of groups (memberof and eq.memberof). Returns 0
  * or an LMDB error. */
-int memberof_unlink_member(const struct db *db, MDB_txn *txn, entry_id id,
+int memberof_unlink_member(const struct db *db, struct db_write *txn, entry_id id,
                            struct memberof_scratch *s);
 
 /* Links member to group (both stored) in memberof and eq.memberof, once. Returns 0,
- * MDB_NOTFOUND (no group) or an LMDB error. */
-int memberof_link_one(const struct db *db, MDB_txn *txn, entry_id member, entry_id group,
+ * DB_NOTFOUND (no group) or an LMDB error. */
+int memberof_link_one(const struct db *db, struct db_write *txn, entry_id member, entry_id group,
                       struct memberof_scratch *s);
 
 /*
@@ -48,13 +48,14 @@ int memberof_link_one(const struct db *db, MDB_txn *txn, entry_id member, entry_
  * entries its member and uniqueMember values name, and the groups memberdn says name
  * its DN. Returns 0 or an LMDB error.
  */
-int memberof_link(const struct db *db, MDB_txn *txn, entry_id id, struct memberof_scratch *s);
+int memberof_link(const struct db *db, struct db_write *txn, entry_id id,
+                  struct memberof_scratch *s);
 
 /*
  * Adds (add) or removes group's member and uniqueMember values of e (a record not in
  * pages txn writes) in memberdn. Returns 0 or an LMDB error.
  */
-int memberof_write_dns(const struct db *db, MDB_txn *txn, entry_id group,
+int memberof_write_dns(const struct db *db, struct db_write *txn, entry_id group,
                        const struct entry_view *e, bool add, struct memberof_scratch *s);
 
 #endif

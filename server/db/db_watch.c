@@ -44,7 +44,7 @@ static void on_fault(int sig, siginfo_t *si, void *ctx)
 }
 
 /* The address range the database file is mapped at, from /proc/self/maps
- * (LMDB does not tell: mdb_env_info's me_mapaddr is only set for MDB_FIXEDMAP). */
+ * (LMDB does not say where it mapped a file it chose the place of: storage/db.h db_map). */
 static bool find_map(dev_t dev, ino_t ino, uintptr_t *start, uintptr_t *end)
 {
 	FILE *f = fopen("/proc/self/maps", "re");

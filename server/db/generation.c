@@ -37,7 +37,7 @@ struct db_gen *db_gen_open(const char *path, const char *suffix, size_t memo_byt
 	/* The file LMDB mapped, not the one the path names by now. */
 	int fd;
 	struct stat st;
-	if (mdb_env_get_fd(g->db.env, &fd) != 0 || fstat(fd, &st) < 0) {
+	if ((fd = db_file_fd(&g->db)) < 0 || fstat(fd, &st) < 0) {
 		snprintf(err, errlen, "%s: cannot stat the database file", path);
 		db_gen_release(g);
 		return NULL;
@@ -129,24 +129,24 @@ void db_gen_worker_switch(struct worker *w)
 	if (__atomic_load_n(&srv->gen, __ATOMIC_RELAXED) == dw->gen)
 		return;
 	struct db_gen *g = db_gen_current(srv);
-	MDB_txn *txn;
-	int rc = mdb_txn_begin(g->db.env, NULL, MDB_RDONLY, &txn);
+	struct db_read *txn;
+	int rc = db_read_begin(&g->db, &txn);
 	if (rc) {
 		log_error("worker %d: read transaction on the new database: %s", w->id,
-		          mdb_strerror(rc));
+		          db_error_text(rc));
 		db_gen_release(g);
 		return;
 	}
-	mdb_txn_reset(txn);
+	db_read_reset(txn);
 	/* Operations still reading the old generation keep it open on their own. */
 	for (struct db_hold *h = dw->holds; h; h = h->next)
 		if (h->gen == dw->gen && !h->owned) {
 			db_gen_hold(h->gen);
 			h->owned = true;
 		}
-	cursor_pool_reset(&dw->cursors, g->db.env); /* the old environment's cursors go */
+	cursor_pool_reset(&dw->cursors, &g->db); /* the old environment's cursors go */
 	if (dw->txn)
-		mdb_txn_abort(dw->txn);
+		db_read_end(dw->txn);
 	db_gen_release(dw->gen);
 	dw->gen = g;
 	dw->txn = txn;
@@ -172,11 +172,11 @@ int db_gen_txn_begin(struct worker *w)
 		log_error("worker %d: a read failed on a damaged page of the database file; its "
 		          "transaction is renewed (minidir -t checks every page)",
 		          w->id);
-		mdb_txn_reset(dw->txn);
+		db_read_reset(dw->txn);
 		dw->txn_open = false;
 	}
 	dw->txn_failed = false;
-	int rc = mdb_txn_renew(dw->txn);
+	int rc = db_read_renew(dw->txn);
 	dw->txn_open = rc == 0;
 	return rc;
 }
@@ -190,7 +190,7 @@ void db_gen_txn_end(struct worker *w)
 {
 	struct db_worker *dw = db_worker(w);
 	if (dw->txn_open && db_changes_in_place(&dw->gen->db)) {
-		mdb_txn_reset(dw->txn);
+		db_read_reset(dw->txn);
 		dw->txn_open = false;
 	}
 }

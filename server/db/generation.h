@@ -30,8 +30,6 @@
 #include <time.h>
 #include <sys/types.h>
 
-#include <lmdb.h>
-
 #include "conf/config.h"
 #include "server/server.h"
 #include "storage/cursor_pool.h"
@@ -49,7 +47,7 @@ struct db_hold;
 struct db_worker {
 	struct worker base;         /* first: db_worker() casts to it and back */
 	struct db_gen *gen;         /* the database generation it serves, held */
-	MDB_txn *txn;               /* its read transaction on gen (db_gen_txn_begin, _end) */
+	struct db_read *txn;        /* its read transaction on gen (db_gen_txn_begin, _end) */
 	bool txn_open;              /* txn is open, not reset: kept between operations on a file
 	                               that never changes in place */
 	bool txn_failed;            /* a read in txn failed (db_gen_txn_failed): renew it */
@@ -154,13 +152,13 @@ void db_gen_worker_switch(struct worker *w);
  */
 int db_gen_txn_begin(struct worker *w);
 /*
- * A read in db_worker(w)->txn failed (an LMDB error other than MDB_NOTFOUND: a damaged page,
- * MDB_CORRUPTED or MDB_PAGE_NOTFOUND, after which LMDB refuses the transaction; or an
+ * A read in db_worker(w)->txn failed (an LMDB error other than DB_NOTFOUND: a damaged page,
+ * DB_CORRUPTED or DB_PAGE_NOTFOUND, after which LMDB refuses the transaction; or an
  * assertion, storage/db_fault.h, which may have left it half-way through a read): the next
  * db_gen_txn_begin resets and renews it, logged. Called by each operation where its reads
  * in the worker's transaction fail; a failure an operation does not see (an access rule's
  * lookup that fails counts as no access) is seen by the next operation's read, which
- * fails with MDB_BAD_TXN and calls it.
+ * fails with DB_BAD_TXN and calls it.
  */
 void db_gen_txn_failed(struct worker *w);
 /* The operation is done with db_worker(w)->txn: reset where the file changes in place (a

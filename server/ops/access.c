@@ -25,36 +25,40 @@ bool access_may_read(const struct conn *c)
 
 /* --- deciding ------------------------------------------------------------------------- */
 
+/* visible_children's walk: what each child is counted against, and the count. */
+struct visible_walk {
+	struct access_op *op;
+	const struct db *db;
+	struct db_read *txn;
+	bool first_only;
+	size_t n;
+};
+
+/* db_foreach_child's fn: counts child if the client may read it; stops at the first
+ * with first_only. An entry that cannot be read is not counted. */
+static int visible_child(entry_id child, void *arg)
+{
+	struct visible_walk *vw = arg;
+	struct entry_view e;
+	struct access_entry ae;
+	if (db_get_entry(vw->db, vw->txn, child, &e) != 0)
+		return 0;
+	access_entry_init(&ae, vw->op, child, &e);
+	return ae.entry >= ACCESS_READ && (++vw->n, vw->first_only);
+}
+
 /*
  * access_op's visible_children: every child, counted by LMDB, when the client may read
  * every entry; else each child is looked at, so the count costs a one-level search.
  */
-static size_t visible_children(struct access_op *op, const struct db *db, MDB_txn *txn, entry_id id,
-                               bool first_only)
+static size_t visible_children(struct access_op *op, const struct db *db, struct db_read *txn,
+                               entry_id id, bool first_only)
 {
 	if (access_entry_granted(op, ACCESS_READ))
 		return computed_attrs_all_children(db, txn, id);
-	MDB_cursor *cur;
-	size_t n = 0;
-	if (db_cursor_open(txn, db->children, &cur) != 0)
-		return 0;
-	MDB_val k = {sizeof(id), &id}, v;
-	for (int rc = mdb_cursor_get(cur, &k, &v, MDB_SET); rc == 0;
-	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT_DUP)) {
-		entry_id child;
-		struct entry_view e;
-		struct access_entry ae;
-		if (v.mv_size != sizeof(child))
-			continue;
-		memcpy(&child, v.mv_data, sizeof(child));
-		if (db_get_entry(db, txn, child, &e) != 0)
-			continue;
-		access_entry_init(&ae, op, child, &e);
-		if (ae.entry >= ACCESS_READ && (++n, first_only))
-			break;
-	}
-	db_cursor_close(cur);
-	return n;
+	struct visible_walk vw = {.op = op, .db = db, .txn = txn, .first_only = first_only};
+	db_foreach_child(db, txn, id, visible_child, &vw);
+	return vw.n;
 }
 
 /*

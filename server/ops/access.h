@@ -24,7 +24,6 @@
 #ifndef MINIDIR_SERVER_OPS_ACCESS_H
 #define MINIDIR_SERVER_OPS_ACCESS_H
 
-#include <lmdb.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -98,7 +97,7 @@ struct access_op {
 	/* What group rules and rule filters read: the worker's generation and read
 	 * transaction, unless the operation reads its own (a search across a reload). */
 	const struct db *db;
-	MDB_txn *txn;
+	struct db_read *txn;
 	/* When no rule has a dn= scope or a filter, an entry decides only whether it is the
 	 * client's own (by self): the decision for all the others is made once, here. */
 	bool cached;
@@ -108,7 +107,7 @@ struct access_op {
 	 * (numSubordinates, hasSubordinates: computed_attrs.c) ask through this pointer, the
 	 * one call from computed_attrs.c back into the rules, so that the two files, each
 	 * calling the other, make no circle (docs/ARCHITECTURE.md, "Callbacks"). */
-	size_t (*visible_children)(struct access_op *op, const struct db *db, MDB_txn *txn,
+	size_t (*visible_children)(struct access_op *op, const struct db *db, struct db_read *txn,
 	                           entry_id id, bool first_only);
 };
 

@@ -22,7 +22,6 @@
 #define MINIDIR_SERVER_OPS_ACCOUNT_H
 
 #include <lber.h>
-#include <lmdb.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
@@ -94,7 +93,7 @@ bool account_integer(const struct berval *v, int64_t *x);
  * read in txn; AD's lockoutDuration from the entry at suffix, when the entry has a
  * lockoutTime). Returns 0 or an LMDB error (a read failed: the caller refuses the bind).
  */
-int account_read(const struct db *db, MDB_txn *txn, entry_id id, const struct entry_view *e,
+int account_read(const struct db *db, struct db_read *txn, entry_id id, const struct entry_view *e,
                  const char *default_policy, const char *suffix, struct account_input *in);
 
 #endif

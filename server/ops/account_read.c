@@ -33,15 +33,15 @@ static void value(const struct entry_view *e, const struct entry_view *kept, con
 		first_value(kept, name, v, NULL);
 }
 
-/* The entry at DN text[0..len) into *e; 0, MDB_NOTFOUND (none, or not a DN) or an error. */
-static int entry_at(const struct db *db, MDB_txn *txn, const char *text, size_t len,
+/* The entry at DN text[0..len) into *e; 0, DB_NOTFOUND (none, or not a DN) or an error. */
+static int entry_at(const struct db *db, struct db_read *txn, const char *text, size_t len,
                     struct entry_view *e)
 {
 	struct buf key = {0};
 	entry_id id;
-	int rc = dn_normalize(text, len, NULL, &key) < 0 ? MDB_NOTFOUND : 0;
+	int rc = dn_normalize(text, len, NULL, &key) < 0 ? DB_NOTFOUND : 0;
 	if (rc == 0 && key.len == 0)
-		rc = MDB_NOTFOUND; /* the root DSE holds no policy */
+		rc = DB_NOTFOUND; /* the root DSE holds no policy */
 	if (rc == 0)
 		rc = db_dn2id(db, txn, key.data, key.len, &id);
 	if (rc == 0)
@@ -66,12 +66,12 @@ static bool bool_value(const struct entry_view *e, const char *name)
 }
 
 /* The policy at DN text[0..len) into *p (p->found false when it is not here). */
-static int read_policy(const struct db *db, MDB_txn *txn, const char *text, size_t len,
+static int read_policy(const struct db *db, struct db_read *txn, const char *text, size_t len,
                        struct account_policy *p)
 {
 	struct entry_view pe;
 	int rc = entry_at(db, txn, text, len, &pe);
-	if (rc == MDB_NOTFOUND)
+	if (rc == DB_NOTFOUND)
 		return 0;
 	if (rc)
 		return rc;
@@ -86,13 +86,13 @@ static int read_policy(const struct db *db, MDB_txn *txn, const char *text, size
 	return 0;
 }
 
-int account_read(const struct db *db, MDB_txn *txn, entry_id id, const struct entry_view *e,
+int account_read(const struct db *db, struct db_read *txn, entry_id id, const struct entry_view *e,
                  const char *default_policy, const char *suffix, struct account_input *in)
 {
 	*in = (struct account_input){0};
 	struct entry_view kept = {0};
 	int rc = entry_opattrs_get(db, txn, id, &kept);
-	if (rc && rc != MDB_NOTFOUND)
+	if (rc && rc != DB_NOTFOUND)
 		return rc;
 	const struct entry_view *k = rc == 0 ? &kept : NULL;
 	value(e, k, "pwdStartTime", &in->start);
@@ -133,7 +133,7 @@ int account_read(const struct db *db, MDB_txn *txn, entry_id id, const struct en
 			first_value(&dom, "lockoutDuration", &d, NULL);
 			in->ad_duration_known = d.bv_val != NULL;
 			int_value(&dom, "lockoutDuration", &in->ad_lockout_duration);
-		} else if (rc != MDB_NOTFOUND) {
+		} else if (rc != DB_NOTFOUND) {
 			return rc;
 		}
 	}

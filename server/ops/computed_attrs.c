@@ -56,7 +56,7 @@ bool computed_attrs_in_filter(const struct filter *f)
 	                   op_attr_lens);
 }
 
-int computed_attrs_all(struct buf *out, const struct db *db, MDB_txn *txn, entry_id id,
+int computed_attrs_all(struct buf *out, const struct db *db, struct db_read *txn, entry_id id,
                        const struct entry_view *e, struct access_op *aop)
 {
 	struct attr_select all = {.all_operational = true};
@@ -73,17 +73,9 @@ bool computed_attrs_requested(const struct attr_select *sel)
 	return false;
 }
 
-size_t computed_attrs_all_children(const struct db *db, MDB_txn *txn, entry_id id)
+size_t computed_attrs_all_children(const struct db *db, struct db_read *txn, entry_id id)
 {
-	MDB_cursor *cur;
-	size_t n = 0;
-	if (db_cursor_open(txn, db->children, &cur) != 0)
-		return 0;
-	MDB_val k = {sizeof(id), &id}, v;
-	if (mdb_cursor_get(cur, &k, &v, MDB_SET) != 0 || mdb_cursor_count(cur, &n) != 0)
-		n = 0;
-	db_cursor_close(cur);
-	return n;
+	return db_child_count(db, txn, id);
 }
 
 /*
@@ -92,8 +84,8 @@ size_t computed_attrs_all_children(const struct db *db, MDB_txn *txn, entry_id i
  * (access.c's visible_children). With first_only it may stop at the first
  * (hasSubordinates).
  */
-static size_t count_children(const struct db *db, MDB_txn *txn, entry_id id, struct access_op *aop,
-                             bool first_only)
+static size_t count_children(const struct db *db, struct db_read *txn, entry_id id,
+                             struct access_op *aop, bool first_only)
 {
 	return aop ? aop->visible_children(aop, db, txn, id, first_only)
 	           : computed_attrs_all_children(db, txn, id);
@@ -102,7 +94,7 @@ static size_t count_children(const struct db *db, MDB_txn *txn, entry_id id, str
 /* memberOf values being gathered: the DNs of the groups, as imported. */
 struct groups {
 	const struct db *db;
-	MDB_txn *txn;
+	struct db_read *txn;
 	struct berval *dns;
 	size_t n, cap;
 	bool failed;
@@ -124,7 +116,7 @@ static int add_group(entry_id group, void *arg)
 }
 
 /* memberOf (the groups whose member or uniqueMember names the entry), if it has any. */
-static int put_member_of(struct buf *out, const struct db *db, MDB_txn *txn, entry_id id,
+static int put_member_of(struct buf *out, const struct db *db, struct db_read *txn, entry_id id,
                          bool types_only)
 {
 	struct groups g = {.db = db, .txn = txn};
@@ -142,7 +134,7 @@ static int put_member_of(struct buf *out, const struct db *db, MDB_txn *txn, ent
  * otherwise the import made the entry, and its time and identity are theirs.
  */
 static int put_stamps(struct buf *out, const struct attr_select *sel, const struct db *db,
-                      MDB_txn *txn, entry_id id)
+                      struct db_read *txn, entry_id id)
 {
 	struct entry_view kept = {0};
 	bool have = entry_opattrs_get(db, txn, id, &kept) == 0;
@@ -163,7 +155,7 @@ static int put_stamps(struct buf *out, const struct attr_select *sel, const stru
 }
 
 int computed_attrs_build(struct buf *out, const struct attr_select *sel, const struct db *db,
-                         MDB_txn *txn, entry_id id, const struct entry_view *e,
+                         struct db_read *txn, entry_id id, const struct entry_view *e,
                          struct access_op *aop)
 {
 	bool to = sel->types_only;

@@ -25,6 +25,27 @@
 #include "password/password.h"
 #include "storage/db_passwords.h"
 
+/* The entry at the reversed DN key[0..keylen) into *id and *e, in c's worker's read
+ * transaction, which the caller has begun: 0, DB_NOTFOUND (no such entry) or an LMDB
+ * error. The one lookup of both binds' paths (a password checked, an account refused). */
+static int read_entry(struct conn *c, const void *key, size_t keylen, entry_id *id,
+                      struct entry_view *e)
+{
+	struct db_worker *dw = db_worker(c->w);
+	int rc = db_dn2id(&dw->gen->db, dw->txn, key, keylen, id);
+	return rc ? rc : db_get_entry(&dw->gen->db, dw->txn, *id, e);
+}
+
+/* The account state of entry id (read by read_entry) into *in, with the server's default
+ * policy: 0, DB_NOTFOUND or an LMDB error (account_read). */
+static int read_account(struct conn *c, entry_id id, const struct entry_view *e,
+                        struct account_input *in)
+{
+	struct worker *w = c->w;
+	return account_read(&db_worker(w)->gen->db, db_worker(w)->txn, id, e,
+	                    w->srv->cfg.ppolicy_default, w->srv->cfg.suffix, in);
+}
+
 /* What a simple bind as an entry met (entry_bind_check). */
 struct bind_outcome {
 	bool ok;                      /* the password matched and the account may bind */
@@ -45,8 +66,6 @@ static void entry_bind_check(struct conn *c, const struct buf *key, const struct
                              struct bind_outcome *o)
 {
 	struct worker *w = c->w;
-	const struct config *cfg = &w->srv->cfg;
-	struct db *db = &db_worker(w)->gen->db;
 	*o = (struct bind_outcome){.after = {.expire = -1, .grace = -1}};
 	if (db_gen_txn_begin(w) != 0)
 		return;
@@ -59,17 +78,14 @@ static void entry_bind_check(struct conn *c, const struct buf *key, const struct
 	struct access_entry ae;
 	struct account_input in;
 	access_op_init(&aop, c);
-	int rc = db_dn2id(db, db_worker(w)->txn, key->data, key->len, &id);
-	if (rc == 0)
-		rc = db_get_entry(db, db_worker(w)->txn, id, &e);
+	int rc = read_entry(c, key->data, key->len, &id, &e);
 	if (rc == 0 && (access_entry_init(&ae, &aop, id, &e),
 	                access_attr_level(&ae, "userPassword", 12) < ACCESS_AUTH ||
 	                    !entry_find_attr(&e, "userPassword", 12, &vals, &vlen)))
-		rc = MDB_NOTFOUND; /* nothing to check: as an unknown DN */
+		rc = DB_NOTFOUND; /* nothing to check: as an unknown DN */
 	if (rc == 0)
-		rc = account_read(db, db_worker(w)->txn, id, &e, cfg->ppolicy_default, cfg->suffix,
-		                  &in);
-	if (rc != 0 && rc != MDB_NOTFOUND)
+		rc = read_account(c, id, &e, &in);
+	if (rc != 0 && rc != DB_NOTFOUND)
 		db_gen_txn_failed(w); /* answered as a wrong password; the next one renews */
 	time_t now = time(NULL);
 	if (rc == 0 && (o->refusal = account_refused(&in, now, &o->attr)) == ACCOUNT_USABLE) {
@@ -85,23 +101,6 @@ static void entry_bind_check(struct conn *c, const struct buf *key, const struct
 	}
 	db_gen_txn_end(w);
 	access_op_free(&aop);
-}
-
-/* The account state of the entry at key into *in; 0, MDB_NOTFOUND (no such entry) or an
- * LMDB error. In c's worker's read transaction, which the caller has begun. */
-static int read_account(struct conn *c, const void *key, size_t keylen, struct account_input *in)
-{
-	struct worker *w = c->w;
-	struct db *db = &db_worker(w)->gen->db;
-	entry_id id;
-	struct entry_view e;
-	int rc = db_dn2id(db, db_worker(w)->txn, key, keylen, &id);
-	if (rc == 0)
-		rc = db_get_entry(db, db_worker(w)->txn, id, &e);
-	if (rc == 0)
-		rc = account_read(db, db_worker(w)->txn, id, &e, w->srv->cfg.ppolicy_default,
-		                  w->srv->cfg.suffix, in);
-	return rc;
 }
 
 /* Nanoseconds one failed check against stored takes (the fastest of three). */
@@ -165,11 +164,11 @@ static int read_classes(struct server *srv, struct db_gen *g, struct password_re
 	struct db *db = &g->db;
 	struct password_record stored;
 	char why[200] = "";
-	MDB_txn *txn;
-	int rc = mdb_txn_begin(db->env, NULL, MDB_RDONLY, &txn);
+	struct db_read *txn;
+	int rc = db_read_begin(db, &txn);
 	if (rc == 0) {
 		rc = db_passwords_get(db, txn, &stored, why, sizeof(why));
-		mdb_txn_abort(txn);
+		db_read_end(txn);
 	}
 	if (rc == 0) {
 		rc = password_record_merge(s, &stored);
@@ -178,7 +177,7 @@ static int read_classes(struct server *srv, struct db_gen *g, struct password_re
 		         srv->cfg.database);
 		return rc;
 	}
-	if (rc != MDB_NOTFOUND && rc != MDB_CORRUPTED)
+	if (rc != DB_NOTFOUND && rc != DB_CORRUPTED)
 		return rc;
 	uint64_t t0 = clock_ns();
 	bool store = db->changes_in_place;
@@ -211,7 +210,7 @@ int op_bind_prepare(struct server *srv, struct db_gen *g)
 	if (rc == 0)
 		rc = read_classes(srv, g, &s);
 	if (rc) {
-		log_error("%s: reading passwords: %s", srv->cfg.database, mdb_strerror(rc));
+		log_error("%s: reading passwords: %s", srv->cfg.database, db_error_text(rc));
 		password_record_free(&s);
 		return -1;
 	}
@@ -354,10 +353,14 @@ enum account_refusal op_account_refused(struct conn *c, const void *key, size_t 
 	enum account_refusal r = ACCOUNT_USABLE;
 	if (db_gen_txn_begin(c->w) != 0)
 		return ACCOUNT_LOCKED; /* nothing can be read: no bind without its check */
-	int rc = read_account(c, key, keylen, &in);
+	entry_id id;
+	struct entry_view e;
+	int rc = read_entry(c, key, keylen, &id, &e);
+	if (rc == 0)
+		rc = read_account(c, id, &e, &in);
 	if (rc == 0) {
 		r = account_refused(&in, time(NULL), &attr);
-	} else if (rc != MDB_NOTFOUND) {
+	} else if (rc != DB_NOTFOUND) {
 		db_gen_txn_failed(c->w);
 		r = ACCOUNT_LOCKED;
 		attr = "(the entry could not be read)";

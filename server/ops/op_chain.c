@@ -61,7 +61,7 @@ static bool read_passwords(struct conn *c, const struct buf *key, struct buf *ou
 	int rc = db_dn2id(db, db_worker(w)->txn, key->data, key->len, &id);
 	if (rc == 0)
 		rc = db_get_entry(db, db_worker(w)->txn, id, &e);
-	if (rc != 0 && rc != MDB_NOTFOUND)
+	if (rc != 0 && rc != DB_NOTFOUND)
 		db_gen_txn_failed(w);
 	if (rc == 0) {
 		found = true;

@@ -84,7 +84,7 @@ void op_compare(struct conn *c, struct ldap_request *req)
 		int dbrc = db_dn2id(db, db_worker(w)->txn, key.data, key.len, &id);
 		if (dbrc == 0)
 			dbrc = db_get_entry(db, db_worker(w)->txn, id, &e);
-		if (dbrc == MDB_NOTFOUND) {
+		if (dbrc == DB_NOTFOUND) {
 			rc = LDAP_NO_SUCH_OBJECT;
 		} else if (dbrc) {
 			rc = LDAP_OTHER;

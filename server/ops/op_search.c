@@ -234,7 +234,7 @@ static void search_init(struct conn *c, struct ldap_request *req, struct search_
 
 /* derefFindingBaseObj: the search starts at the alias's target (s->plan's base, found as
  * entry s->plan.base_id). Returns LDAP_SUCCESS or the result the search ends with. */
-static int search_deref_base(struct search_op *s, const struct db *db, MDB_txn *txn)
+static int search_deref_base(struct search_op *s, const struct db *db, struct db_read *txn)
 {
 	struct entry_view be;
 	int d = db_get_entry(db, txn, s->plan.base_id, &be) == 0
@@ -273,7 +273,7 @@ SEARCH_STEP bool search_find_base(struct conn *c, struct ldap_request *req, stru
 		asserted = search_assertion(req, &s->access, w, s->plan.base_id);
 	struct buf matched = {0};
 	/* A base the client may not know of is answered as a missing one, matchedDN too. */
-	if (rc == MDB_NOTFOUND || asserted == LDAP_NO_SUCH_OBJECT)
+	if (rc == DB_NOTFOUND || asserted == LDAP_NO_SUCH_OBJECT)
 		op_matched_dn(w, &s->access,
 		              &(struct buf){.data = (unsigned char *)s->plan.base_key,
 		                            .len = s->plan.base_keylen},
@@ -303,15 +303,15 @@ SEARCH_STEP bool search_find_base(struct conn *c, struct ldap_request *req, stru
 	}
 	if (rc == 0)
 		search_plan_candidates(&s->plan, db, db_worker(w)->txn, s->filter);
-	if (rc && rc != MDB_NOTFOUND)
+	if (rc && rc != DB_NOTFOUND)
 		db_gen_txn_failed(w);
 	if (rc)
 		db_gen_txn_end(w);
 	else /* the first slice reads on in this transaction: one snapshot from the base on */
 		search_txn_planned(&s->read, w);
 	if (rc) {
-		search_finish(c, rc == MDB_NOTFOUND ? LDAP_NO_SUCH_OBJECT : LDAP_OTHER,
-		              rc == MDB_NOTFOUND ? (const char *)matched.data : NULL, NULL);
+		search_finish(c, rc == DB_NOTFOUND ? LDAP_NO_SUCH_OBJECT : LDAP_OTHER,
+		              rc == DB_NOTFOUND ? (const char *)matched.data : NULL, NULL);
 		buf_free(&matched);
 		return false;
 	}

@@ -243,12 +243,12 @@ int op_subschema_build(struct server *srv);
 
 /* The number of children of id in db, whoever asks (LMDB counts them): what
  * numSubordinates says to a client that may see every entry. */
-size_t computed_attrs_all_children(const struct db *db, MDB_txn *txn, entry_id id);
+size_t computed_attrs_all_children(const struct db *db, struct db_read *txn, entry_id id);
 /* True if filter f tests an operational attribute computed_attrs_build computes. */
 bool computed_attrs_in_filter(const struct filter *f);
 /* Appends every computed operational attribute of entry id to out (for filters), as
  * computed_attrs_build. Returns 0 or -1 (out of memory). */
-int computed_attrs_all(struct buf *out, const struct db *db, MDB_txn *txn, entry_id id,
+int computed_attrs_all(struct buf *out, const struct db *db, struct db_read *txn, entry_id id,
                        const struct entry_view *e, struct access_op *aop);
 
 /* True if sel names an operational attribute computed_attrs_build computes. */
@@ -262,7 +262,7 @@ bool computed_attrs_requested(const struct attr_select *sel);
  * Returns 0 or -1.
  */
 int computed_attrs_build(struct buf *out, const struct attr_select *sel, const struct db *db,
-                         MDB_txn *txn, entry_id id, const struct entry_view *e,
+                         struct db_read *txn, entry_id id, const struct entry_view *e,
                          struct access_op *aop);
 
 #endif

@@ -25,7 +25,7 @@ bool search_is_alias(const struct entry_view *e)
 	return false;
 }
 
-int search_deref(const struct db *db, MDB_txn *txn, entry_id *id, struct entry_view *e)
+int search_deref(const struct db *db, struct db_read *txn, entry_id *id, struct entry_view *e)
 {
 	struct buf key = {0};
 	int rc = LDAP_SUCCESS;

@@ -2,7 +2,6 @@
 #ifndef MINIDIR_SERVER_OPS_SEARCH_ALIAS_H
 #define MINIDIR_SERVER_OPS_SEARCH_ALIAS_H
 
-#include <lmdb.h>
 #include <stdbool.h>
 
 #include "storage/db.h"
@@ -15,6 +14,6 @@ bool search_is_alias(const struct entry_view *e);
  * aliasedObjectName names. Returns LDAP_SUCCESS, aliasProblem (33) when a
  * target is missing or not a DN, or aliasDereferencingProblem (36) for a loop.
  */
-int search_deref(const struct db *db, MDB_txn *txn, entry_id *id, struct entry_view *e);
+int search_deref(const struct db *db, struct db_read *txn, entry_id *id, struct entry_view *e);
 
 #endif

@@ -14,7 +14,7 @@ _Static_assert(sizeof(entry_id) == sizeof(uint32_t), "filter.h keeps entry IDs a
 /* One resolve: where it reads, what it may still take, and its buffers. */
 struct resolve {
 	const struct db *db;
-	MDB_txn *txn;
+	struct db_read *txn;
 	struct arena *mem;
 	size_t left;    /* IDs the items still to resolve may take (SIZE_MAX: no bound) */
 	struct buf ids; /* one walk's answer */
@@ -31,7 +31,7 @@ static int resolve_item(struct resolve *r, struct filter *f)
 		                    f->chain == FILTER_CHAIN_MEMBERS ? MEMBEROF_CHAIN_MEMBERS
 		                                                     : MEMBEROF_CHAIN_GROUPS,
 		                    r->left, &r->ids, &r->scratch);
-	if (rc == MDB_NOTFOUND) { /* no such entry (or no memberOf index): the empty set */
+	if (rc == DB_NOTFOUND) { /* no such entry (or no memberOf index): the empty set */
 		filter_chain_set(f, NULL, 0);
 		return 0;
 	}
@@ -62,7 +62,7 @@ static int resolve_tree(struct resolve *r, struct filter *f)
 	return rc;
 }
 
-int search_chain_resolve(struct filter *f, const struct db *db, MDB_txn *txn, size_t max,
+int search_chain_resolve(struct filter *f, const struct db *db, struct db_read *txn, size_t max,
                          struct arena *mem, char *why, size_t whylen)
 {
 	struct resolve r = {.db = db, .txn = txn, .mem = mem, .left = max ? max : SIZE_MAX};
@@ -79,6 +79,6 @@ int search_chain_resolve(struct filter *f, const struct db *db, MDB_txn *txn, si
 		         max);
 		return LDAP_ADMINLIMIT_EXCEEDED;
 	}
-	log_error("search: in-chain item: %s", rc == ENOMEM ? "out of memory" : mdb_strerror(rc));
+	log_error("search: in-chain item: %s", rc == ENOMEM ? "out of memory" : db_error_text(rc));
 	return LDAP_OTHER;
 }

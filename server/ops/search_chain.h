@@ -17,7 +17,6 @@
 #ifndef MINIDIR_SERVER_OPS_SEARCH_CHAIN_H
 #define MINIDIR_SERVER_OPS_SEARCH_CHAIN_H
 
-#include <lmdb.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -39,7 +38,7 @@ static inline bool search_chain_maybe(const struct filter *f)
  * items together (inchain_max). Returns LDAP_SUCCESS; LDAP_ADMINLIMIT_EXCEEDED past max,
  * with the message in why[0..whylen); LDAP_OTHER (an LMDB error or out of memory, logged).
  */
-int search_chain_resolve(struct filter *f, const struct db *db, MDB_txn *txn, size_t max,
+int search_chain_resolve(struct filter *f, const struct db *db, struct db_read *txn, size_t max,
                          struct arena *mem, char *why, size_t whylen);
 
 #endif

@@ -19,7 +19,7 @@ static bool index_answers(const struct db *db, const struct filter *f, const str
  * reads uid's one ID, not every person). Returns true with *best (the caller's to free; it borrows
  * f's value) and its size in *best_count, false when no index applies.
  */
-static bool indexed_candidates(const struct db *db, MDB_txn *txn, const struct filter *f,
+static bool indexed_candidates(const struct db *db, struct db_read *txn, const struct filter *f,
                                bool need_count, struct candidates *best, size_t *best_count)
 {
 	const struct filter *one = f->kind == FILTER_AND ? f->child : f;
@@ -51,7 +51,7 @@ static bool indexed_candidates(const struct db *db, MDB_txn *txn, const struct f
 	return found;
 }
 
-void search_plan_candidates(struct search_plan *p, const struct db *db, MDB_txn *txn,
+void search_plan_candidates(struct search_plan *p, const struct db *db, struct db_read *txn,
                             const struct filter *f)
 {
 	if (p->scope == LDAP_SCOPE_BASE) {

@@ -9,7 +9,6 @@
 #ifndef MINIDIR_SERVER_OPS_SEARCH_PLAN_H
 #define MINIDIR_SERVER_OPS_SEARCH_PLAN_H
 
-#include <lmdb.h>
 #include <stdbool.h>
 
 #include "protocol/filter.h"
@@ -36,7 +35,7 @@ struct search_plan {
  * search_plan_holds. f and p->base_key
  * are borrowed by p->cand: they must not change or go before p does.
  */
-void search_plan_candidates(struct search_plan *p, const struct db *db, MDB_txn *txn,
+void search_plan_candidates(struct search_plan *p, const struct db *db, struct db_read *txn,
                             const struct filter *f);
 
 /* Whether candidate id (viewed as e) lies in the scope. */

@@ -55,13 +55,13 @@ static enum step next_candidate(struct conn *c, entry_id *id, struct entry_view 
 			filter_memo_clear(&s->memo);
 		*rc = cand_next(&s->plan.cand, id);
 	}
-	if (*rc == MDB_NOTFOUND)
+	if (*rc == DB_NOTFOUND)
 		return STEP_END;
 	if (*rc)
 		return STEP_ERROR;
 	entry_id cand = *id; /* before an alias stands for its target */
 	*rc = db_get_entry(s->read.db, s->read.txn, *id, e);
-	if (*rc == MDB_NOTFOUND) /* an index naming a missing entry: skip it */
+	if (*rc == DB_NOTFOUND) /* an index naming a missing entry: skip it */
 		return STEP_SKIP;
 	if (*rc)
 		return STEP_ERROR;
@@ -131,7 +131,7 @@ static enum step next_match(struct conn *c, entry_id *id, struct entry_view *e,
 		*rc = db_get_entry(s->read.db, s->read.txn, *id, e);
 		if (*rc == 0)
 			access_entry_init(ae, &s->access, *id, e);
-		return *rc == 0 ? STEP_MATCH : *rc == MDB_NOTFOUND ? STEP_SKIP : STEP_ERROR;
+		return *rc == 0 ? STEP_MATCH : *rc == DB_NOTFOUND ? STEP_SKIP : STEP_ERROR;
 	}
 	return next_candidate(c, id, e, ae, rc, slice_end);
 }
@@ -300,14 +300,14 @@ static void slice_finish(struct conn *c, struct search_op *s, const struct slice
 {
 	struct worker *w = c->w;
 	cand_end(&s->plan.cand, &db_worker(w)->cursors);
-	bool ends = (sl->rc != 0 && sl->rc != MDB_NOTFOUND) || (sl->done && !sl->page_full);
+	bool ends = (sl->rc != 0 && sl->rc != DB_NOTFOUND) || (sl->done && !sl->page_full);
 	search_txn_slice_end(&s->read, w, !ends);
-	if (sl->rc != 0 && sl->rc != MDB_NOTFOUND) {
+	if (sl->rc != 0 && sl->rc != DB_NOTFOUND) {
 		/* A read failed in the worker's transaction (the search's own is renewed by
 		 * each slice). */
 		if (sl->rc != ENOMEM && s->read.txn == db_worker(w)->txn)
 			db_gen_txn_failed(w);
-		log_error("search: %s", sl->rc == ENOMEM ? "out of memory" : mdb_strerror(sl->rc));
+		log_error("search: %s", sl->rc == ENOMEM ? "out of memory" : db_error_text(sl->rc));
 		search_finish(c, LDAP_OTHER, NULL, "internal error reading the database");
 	} else if (sl->page_full) {
 		search_finish_page(c, LDAP_SUCCESS, NULL, NULL, true);

@@ -25,9 +25,9 @@ int search_txn_slice_begin(struct search_txn *t, struct worker *w)
 		rc = db_gen_txn_begin(w);
 	} else if (t->own_txn) {
 		t->txn = t->own_txn;
-		rc = mdb_txn_renew(t->txn);
+		rc = db_read_renew(t->txn);
 	} else {
-		rc = mdb_txn_begin(t->hold.gen->db.env, NULL, MDB_RDONLY, &t->own_txn);
+		rc = db_read_begin(&t->hold.gen->db, &t->own_txn);
 		t->txn = t->own_txn;
 	}
 	return rc;
@@ -41,12 +41,11 @@ void search_txn_slice_end(struct search_txn *t, struct worker *w, bool goes_on)
 		if (t->txn != db_worker(w)->txn) { /* its own already */
 			t->live = true;
 		} else {
-			MDB_txn *fresh;
-			if (mdb_txn_begin(db_worker(w)->gen->db.env, NULL, MDB_RDONLY, &fresh) ==
-			    0) {
-				mdb_txn_reset(fresh);
+			struct db_read *fresh;
+			if (db_read_begin(&db_worker(w)->gen->db, &fresh) == 0) {
+				db_read_reset(fresh);
 				if (t->own_txn)
-					mdb_txn_abort(t->own_txn);
+					db_read_end(t->own_txn);
 				t->own_txn = t->txn;
 				db_worker(w)->txn = fresh;
 				db_worker(w)->txn_open = false;
@@ -64,7 +63,7 @@ void search_txn_slice_end(struct search_txn *t, struct worker *w, bool goes_on)
 	if (t->txn == db_worker(w)->txn)
 		db_gen_txn_end(w);
 	else
-		mdb_txn_reset(t->txn);
+		db_read_reset(t->txn);
 	t->live = false;
 }
 
@@ -73,7 +72,7 @@ void search_txn_failed(struct search_txn *t, struct worker *w)
 	if (t->txn == db_worker(w)->txn)
 		db_gen_txn_failed(w);
 	else if (t->txn)
-		mdb_txn_reset(t->txn); /* its own: aborted by search_txn_end */
+		db_read_reset(t->txn); /* its own: aborted by search_txn_end */
 	t->live = false;
 }
 
@@ -82,6 +81,6 @@ void search_txn_end(struct search_txn *t, struct worker *w)
 	if (t->live && t->txn == db_worker(w)->txn)
 		db_gen_txn_end(w); /* ended before its first slice */
 	if (t->own_txn)
-		mdb_txn_abort(t->own_txn);
+		db_read_end(t->own_txn);
 	db_hold_end(w, &t->hold);
 }

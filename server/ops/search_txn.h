@@ -15,19 +15,18 @@
 #ifndef MINIDIR_SERVER_OPS_SEARCH_TXN_H
 #define MINIDIR_SERVER_OPS_SEARCH_TXN_H
 
-#include <lmdb.h>
 #include <stdbool.h>
 
 #include "server/db/db.h"
 
 struct search_txn {
-	struct db_hold hold; /* the generation it reads, from start to end */
-	const struct db *db; /* hold's database */
-	MDB_txn *txn;        /* the read transaction of the slice running */
-	MDB_txn *own_txn;    /* its own: on hold's generation once the worker moved on, or the
-	                        snapshot it keeps (live); or NULL */
-	bool live;           /* txn is open on the snapshot the search began on: the next
-	                        slice reads it as it is, without a renew */
+	struct db_hold hold;     /* the generation it reads, from start to end */
+	const struct db *db;     /* hold's database */
+	struct db_read *txn;     /* the read transaction of the slice running */
+	struct db_read *own_txn; /* its own: on hold's generation once the worker moved on, or the
+	                     snapshot it keeps (live); or NULL */
+	bool live;               /* txn is open on the snapshot the search began on: the next
+	                            slice reads it as it is, without a renew */
 };
 
 /* t holds w's generation from now on; expire is db_hold's (see server/db/generation.h). */

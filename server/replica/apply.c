@@ -58,39 +58,46 @@ static int delete_uuid(struct replica *r, const unsigned char *uuid, char *why, 
 	return 0;
 }
 
+/* The entries a present phase found not reported present: their UUIDs, SYNC_UUID_LEN
+ * bytes each. */
+struct gone_list {
+	const struct replica *r;
+	unsigned char *uuids;
+	size_t n, cap;
+};
+
+/* db_foreach_uuid's fn: notes uuid when the provider did not report it present; stops
+ * (out of memory) when it cannot. */
+static int note_gone(const unsigned char uuid[16], void *arg)
+{
+	struct gone_list *g = arg;
+	if (bsearch(uuid, g->r->present, g->r->npresent, SYNC_UUID_LEN, uuid_cmp))
+		return 0;
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? 2 * g->cap : 64;
+		unsigned char *p = realloc(g->uuids, cap * SYNC_UUID_LEN);
+		if (!p)
+			return 1;
+		g->uuids = p;
+		g->cap = cap;
+	}
+	memcpy(g->uuids + g->n++ * SYNC_UUID_LEN, uuid, SYNC_UUID_LEN);
+	return 0;
+}
+
 /* The end of a present phase: every local entry not reported present goes. */
 static int end_present_phase(struct replica *r, char *why, size_t cap)
 {
 	qsort(r->present, r->npresent, SYNC_UUID_LEN, uuid_cmp);
-	MDB_cursor *cur;
-	int rc = mdb_cursor_open(r->txn, r->db->uuid2id, &cur);
-	if (rc) {
-		snprintf(why, cap, "present phase: %s", mdb_strerror(rc));
-		return -1;
-	}
-	unsigned char *gone = NULL;
-	size_t ngone = 0, capgone = 0;
-	MDB_val k, v;
-	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
-	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		if (k.mv_size != SYNC_UUID_LEN ||
-		    bsearch(k.mv_data, r->present, r->npresent, SYNC_UUID_LEN, uuid_cmp))
-			continue;
-		if (ngone == capgone) {
-			capgone = capgone ? 2 * capgone : 64;
-			unsigned char *p = realloc(gone, capgone * SYNC_UUID_LEN);
-			if (!p) {
-				rc = ENOMEM;
-				break;
-			}
-			gone = p;
-		}
-		memcpy(gone + ngone++ * SYNC_UUID_LEN, k.mv_data, SYNC_UUID_LEN);
-	}
-	mdb_cursor_close(cur);
+	struct gone_list g = {.r = r};
+	int rc = db_foreach_uuid(r->db, db_write_reads(r->txn), note_gone, &g);
+	unsigned char *gone = g.uuids;
+	size_t ngone = g.n;
+	if (rc == DB_STOPPED)
+		rc = ENOMEM;
 	int status = 0;
-	if (rc != MDB_NOTFOUND) {
-		snprintf(why, cap, "present phase: %s", mdb_strerror(rc));
+	if (rc != 0) {
+		snprintf(why, cap, "present phase: %s", db_error_text(rc));
 		status = -1;
 	}
 	for (size_t i = 0; i < ngone && status == 0; i++)
@@ -136,11 +143,11 @@ static int free_dn(struct replica *r, const char *dn, char *why, size_t cap)
 	struct buf key = {0};
 	entry_id id;
 	struct entry_view e;
-	int rc =
-	    dn_normalize(dn, strlen(dn), NULL, &key) < 0 ? -1
-	    : db_dn2id(r->db, r->txn, key.data, key.len, &id) || db_get_entry(r->db, r->txn, id, &e)
-	        ? -1
-	        : 0;
+	int rc = dn_normalize(dn, strlen(dn), NULL, &key) < 0 ? -1
+	         : db_dn2id(r->db, db_write_reads(r->txn), key.data, key.len, &id) ||
+	                 db_get_entry(r->db, db_write_reads(r->txn), id, &e)
+	             ? -1
+	             : 0;
 	buf_free(&key);
 	if (rc < 0) {
 		snprintf(why, cap, "put %s: another entry holds the DN", dn);
@@ -160,10 +167,10 @@ static int skip_entry(struct replica *r, const unsigned char *uuid, const char *
                       const char *reason, char *why, size_t cap)
 {
 	size_t before = 0, after = 0;
-	db_entry_count(r->db, r->txn, &before);
+	db_entry_count(r->db, db_write_reads(r->txn), &before);
 	if (delete_uuid(r, uuid, why, cap) < 0)
 		return -1;
-	db_entry_count(r->db, r->txn, &after);
+	db_entry_count(r->db, db_write_reads(r->txn), &after);
 	r->pending_skipped++;
 	snprintf(r->pending_skipped_dn, sizeof(r->pending_skipped_dn), "%s", dn);
 	snprintf(r->pending_skipped_why, sizeof(r->pending_skipped_why), "%s", reason);
@@ -183,7 +190,7 @@ static int save_oversized(struct replica *r, char *why, size_t cap)
 	int rc = db_update_set_skipped(r->db, r->txn, r->oversized,
 	                               r->noversized * sizeof(*r->oversized));
 	if (rc)
-		snprintf(why, cap, "storing the skipped entries: %s", mdb_strerror(rc));
+		snprintf(why, cap, "storing the skipped entries: %s", db_error_text(rc));
 	return rc ? -1 : 0;
 }
 

@@ -10,7 +10,6 @@
 #define MINIDIR_SERVER_REPLICA_APPLY_H
 
 #include <ldap.h>
-#include <lmdb.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -36,7 +35,7 @@ struct replica {
 	LDAP *ld;
 	int msgid;
 	bool drop_cookie;         /* e-syncRefreshRequired: the next search goes without one */
-	MDB_txn *txn;             /* the open write transaction, or NULL */
+	struct db_write *txn;     /* the open write transaction, or NULL */
 	int batched;              /* messages in txn */
 	bool uncovered;           /* txn holds changes no cookie in it covers yet */
 	uint64_t pending_changes; /* changes in txn; readers load it atomically */
@@ -64,7 +63,7 @@ struct replica {
 	bool refreshing;        /* the refresh stage (not yet refreshDone) */
 	char refresh_line[256]; /* what the refresh done in txn brought, logged at its commit */
 	/* The session failed writing the database (an LMDB or system error: a full disk,
-	 * MDB_MAP_FULL): its retries back off (replica.c). 0 when not. */
+	 * DB_MAP_FULL): its retries back off (replica.c). 0 when not. */
 	int storage_error;
 	/* Called once after the first refresh has committed (replica.h); refreshed: the
 	 * open transaction ends a refresh stage; announced: it was called. */

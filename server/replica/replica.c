@@ -93,10 +93,10 @@ static int start_search(struct replica *r, char *why, size_t cap)
 	char stored[4096] = "";
 	struct berval cookie = {0, NULL};
 	if (!r->drop_cookie) {
-		MDB_txn *read_txn;
+		struct db_read *read_txn;
 		const void *data;
 		size_t len;
-		if (mdb_txn_begin(r->db->env, NULL, MDB_RDONLY, &read_txn) == 0) {
+		if (db_read_begin(r->db, &read_txn) == 0) {
 			if (db_update_get_cookie(r->db, read_txn, &data, &len) == 0 &&
 			    len < sizeof(stored)) {
 				memcpy(stored, data, len);
@@ -107,7 +107,7 @@ static int start_search(struct replica *r, char *why, size_t cap)
 				    "than %zu: not sent",
 				    s->rid, len, sizeof(stored) - 1);
 			}
-			mdb_txn_abort(read_txn);
+			db_read_end(read_txn);
 		}
 	}
 	r->full_refresh = !cookie.bv_val;
@@ -161,7 +161,7 @@ static void write_failed(struct replica *r, int rc, const char *what, char *why,
 {
 	rc = db_write_error(r->db, rc);
 	r->storage_error = rc;
-	snprintf(why, cap, "%s: %s", what, mdb_strerror(rc));
+	snprintf(why, cap, "%s: %s", what, db_error_text(rc));
 }
 
 /* Applies one message; returns a session outcome, or 3 (go on). */
@@ -362,7 +362,8 @@ static void *replica_main(void *arg)
 			storage_failures++;
 			log_info("syncrepl rid=%03d: the database could not be written (%s); "
 			         "retrying in %d s (doubled after each such failure, up to %d s)",
-			         s->rid, mdb_strerror(r->storage_error), wait, STORAGE_BACKOFF_MAX);
+			         s->rid, db_error_text(r->storage_error), wait,
+			         STORAGE_BACKOFF_MAX);
 		} else {
 			log_debug("syncrepl rid=%03d: retrying in %d s", s->rid, wait);
 		}

@@ -68,7 +68,7 @@ int replica_txn_open(struct replica *r)
 {
 	if (r->txn)
 		return 0;
-	int rc = mdb_txn_begin(r->db->env, NULL, 0, &r->txn);
+	int rc = db_write_begin(r->db, &r->txn);
 	if (rc) {
 		r->txn = NULL;
 		return rc;
@@ -84,7 +84,7 @@ int replica_txn_open(struct replica *r)
 void replica_txn_abort(struct replica *r)
 {
 	if (r->txn)
-		mdb_txn_abort(r->txn);
+		db_write_abort(r->txn);
 	r->txn = NULL;
 	r->refreshed = false;
 	__atomic_store_n(&r->pending_changes, 0, __ATOMIC_RELAXED);
@@ -128,7 +128,7 @@ static int64_t csn_ms(const char *csn)
 }
 
 /* r->oversized as txn has it (none when the stored value does not parse). */
-static void load_oversized(struct replica *r, MDB_txn *txn)
+static void load_oversized(struct replica *r, struct db_read *txn)
 {
 	const void *data;
 	size_t len;
@@ -154,10 +154,10 @@ static void load_oversized(struct replica *r, MDB_txn *txn)
  * skipped as too large. */
 static void load_committed(struct replica *r, bool status)
 {
-	MDB_txn *rt;
+	struct db_read *rt;
 	const void *data;
 	size_t len;
-	if (mdb_txn_begin(r->db->env, NULL, MDB_RDONLY, &rt) != 0)
+	if (db_read_begin(r->db, &rt) != 0)
 		return;
 	if (status && db_update_get_cookie(r->db, rt, &data, &len) == 0 &&
 	    len < sizeof(r->st.cookie)) {
@@ -167,7 +167,7 @@ static void load_committed(struct replica *r, bool status)
 		pthread_mutex_unlock(&r->lock);
 	}
 	load_oversized(r, rt);
-	mdb_txn_abort(rt);
+	db_read_end(rt);
 }
 
 void replica_status_load(struct replica *r)
@@ -182,8 +182,8 @@ int replica_txn_commit(struct replica *r)
 	if (!r->txn || r->uncovered || r->held.n)
 		return 0;
 	size_t entries = 0;
-	bool counted = db_entry_count(r->db, r->txn, &entries) == 0;
-	int rc = mdb_txn_commit(r->txn);
+	bool counted = db_entry_count(r->db, db_write_reads(r->txn), &entries) == 0;
+	int rc = db_write_commit(r->txn);
 	r->txn = NULL;
 	if (rc)
 		return rc;

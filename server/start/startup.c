@@ -121,7 +121,7 @@ static struct db_gen *open_replica_database(const struct config *cfg, char *err,
 		log_error("%s: recording the database's creator failed", cfg->database);
 	check_nested(cfg, &g->db, true);
 	check_dynamic(cfg, &g->db, true);
-	if (mdb_env_get_fd(g->db.env, &fd) != 0 || fstat(fd, &st) < 0) {
+	if ((fd = db_file_fd(&g->db)) < 0 || fstat(fd, &st) < 0) {
 		snprintf(err, errlen, "%.900s: cannot stat the database file", cfg->database);
 		db_gen_release(g);
 		return NULL;
@@ -339,13 +339,13 @@ static int init_worker(struct server *srv, struct worker *w, int id)
 	if (conn_worker_init(w) < 0)
 		return -1;
 	dw->gen = db_gen_current(srv);
-	cursor_pool_reset(&dw->cursors, dw->gen->db.env);
-	int rc = mdb_txn_begin(dw->gen->db.env, NULL, MDB_RDONLY, &dw->txn);
+	cursor_pool_reset(&dw->cursors, &dw->gen->db);
+	int rc = db_read_begin(&dw->gen->db, &dw->txn);
 	if (rc) {
-		log_error("worker %d: read transaction: %s", id, mdb_strerror(rc));
+		log_error("worker %d: read transaction: %s", id, db_error_text(rc));
 		return -1;
 	}
-	mdb_txn_reset(dw->txn);
+	db_read_reset(dw->txn);
 	return 0;
 }
 
@@ -473,7 +473,7 @@ void server_stop(struct server *srv)
 		cursor_pool_reset(&dw->cursors, NULL);
 		ops_worker_free(w);
 		if (dw->txn)
-			mdb_txn_abort(dw->txn);
+			db_read_end(dw->txn);
 		db_gen_release(dw->gen);
 		buf_free(&w->scratch);
 		conn_worker_free(w);

@@ -24,6 +24,7 @@
 #include "protocol/dn.h"
 #include "protocol/match.h"
 #include "protocol/schema.h"
+#include "storage/db_impl.h"
 #include "tests/tree_schema.h"
 #include "tests/storage/expect_line.h"
 #include "tests/storage/meta_edit.h"
@@ -202,7 +203,7 @@ static entry_id id_of(struct db *db, MDB_txn *txn, const char *dn)
 	struct buf key = {0};
 	ck_assert_int_eq(dn_normalize(dn, strlen(dn), NULL, &key), 0);
 	entry_id id = 0;
-	int rc = db_dn2id(db, txn, key.data, key.len, &id);
+	int rc = db_dn2id(db, db_read_of(txn), key.data, key.len, &id);
 	ck_assert_msg(rc == 0, "\"%s\" not found: %s", dn, mdb_strerror(rc));
 	buf_free(&key);
 	return id;
@@ -211,7 +212,7 @@ static entry_id id_of(struct db *db, MDB_txn *txn, const char *dn)
 /* All IDs of a candidate set, in the order given; checks they are distinct. */
 static size_t drain(struct candidates *c, MDB_txn *txn, entry_id *ids, size_t max)
 {
-	cand_begin(c, txn, NULL);
+	cand_begin(c, db_read_of(txn), NULL);
 	size_t n = 0;
 	entry_id id;
 	int rc;
@@ -232,7 +233,7 @@ static size_t drain(struct candidates *c, MDB_txn *txn, entry_id *ids, size_t ma
 static void dn_of(struct db *db, MDB_txn *txn, entry_id id, char *out, size_t cap)
 {
 	struct entry_view e;
-	ck_assert_int_eq(db_get_entry(db, txn, id, &e), 0);
+	ck_assert_int_eq(db_get_entry(db, db_read_of(txn), id, &e), 0);
 	ck_assert_uint_lt(e.dnlen, cap);
 	memcpy(out, e.dn, e.dnlen);
 	out[e.dnlen] = '\0';
@@ -289,7 +290,7 @@ START_TEST(lookup_and_parent_chain)
 	ck_assert_uint_eq(id_of(&db, txn, "UID=User3, OU=People, DC=Test, DC=Org"), user3);
 
 	struct entry_view e;
-	ck_assert_int_eq(db_get_entry(&db, txn, user3, &e), 0);
+	ck_assert_int_eq(db_get_entry(&db, db_read_of(txn), user3, &e), 0);
 	ck_assert_uint_eq(e.parent, people);
 	const char *dn = "uid=user3,ou=people,dc=test,dc=org";
 	ck_assert_uint_eq(e.dnlen, strlen(dn));
@@ -301,16 +302,16 @@ START_TEST(lookup_and_parent_chain)
 	buf_free(&key);
 	ck_assert_uint_eq(e.op[0], LDAP_RES_SEARCH_ENTRY);
 
-	ck_assert_int_eq(db_get_entry(&db, txn, people, &e), 0);
+	ck_assert_int_eq(db_get_entry(&db, db_read_of(txn), people, &e), 0);
 	ck_assert_uint_eq(e.parent, top);
-	ck_assert_int_eq(db_get_entry(&db, txn, top, &e), 0);
+	ck_assert_int_eq(db_get_entry(&db, db_read_of(txn), top, &e), 0);
 	ck_assert_uint_eq(e.parent, 0);
 
 	/* The deepest entry walks up to the suffix in four steps. */
 	entry_id id = id_of(&db, txn, "uid=deepest,ou=deeper,ou=deep,ou=people,dc=test,dc=org");
 	int steps = 0;
 	while (id != top) {
-		ck_assert_int_eq(db_get_entry(&db, txn, id, &e), 0);
+		ck_assert_int_eq(db_get_entry(&db, db_read_of(txn), id, &e), 0);
 		ck_assert_uint_lt(e.parent, id); /* parents come first */
 		id = e.parent;
 		steps++;
@@ -322,10 +323,11 @@ START_TEST(lookup_and_parent_chain)
 	const char *missing = "uid=user99,ou=people,dc=test,dc=org";
 	ck_assert_int_eq(dn_normalize(missing, strlen(missing), NULL, &k), 0);
 	entry_id none;
-	ck_assert_int_eq(db_dn2id(&db, txn, k.data, k.len, &none), MDB_NOTFOUND);
+	ck_assert_int_eq(db_dn2id(&db, db_read_of(txn), k.data, k.len, &none), MDB_NOTFOUND);
 	buf_free(&k);
-	ck_assert_int_eq(db_get_entry(&db, txn, (entry_id)(count + 1), &e), MDB_NOTFOUND);
-	ck_assert_int_eq(db_get_entry(&db, txn, 0, &e), MDB_NOTFOUND);
+	ck_assert_int_eq(db_get_entry(&db, db_read_of(txn), (entry_id)(count + 1), &e),
+	                 MDB_NOTFOUND);
+	ck_assert_int_eq(db_get_entry(&db, db_read_of(txn), 0, &e), MDB_NOTFOUND);
 
 	mdb_txn_abort(txn);
 	db_close(&db);
@@ -351,14 +353,15 @@ START_TEST(candidates_children)
 		size_t want = count_below(&f, bases[b], true);
 		struct candidates c;
 		cand_init_children(&c, &db, parent);
-		ck_assert_msg(cand_count(&c, txn) == want, "%s: cand_count %zu, expected %zu",
-		              bases[b], cand_count(&c, txn), want);
+		ck_assert_msg(cand_count(&c, db_read_of(txn)) == want,
+		              "%s: cand_count %zu, expected %zu", bases[b],
+		              cand_count(&c, db_read_of(txn)), want);
 		entry_id ids[MAX_DNS];
 		size_t n = drain(&c, txn, ids, MAX_DNS);
 		ck_assert_msg(n == want, "%s: %zu children, expected %zu", bases[b], n, want);
 		for (size_t i = 0; i < n; i++) {
 			struct entry_view e;
-			ck_assert_int_eq(db_get_entry(&db, txn, ids[i], &e), 0);
+			ck_assert_int_eq(db_get_entry(&db, db_read_of(txn), ids[i], &e), 0);
 			ck_assert_uint_eq(e.parent, parent);
 			if (i > 0)
 				ck_assert_uint_gt(ids[i], ids[i - 1]); /* ID order */
@@ -396,7 +399,7 @@ START_TEST(candidates_subtree)
 		ck_assert_msg(n == want, "%s: %zu in subtree, expected %zu", bases[b], n, want);
 		for (size_t i = 0; i < n; i++) {
 			struct entry_view e;
-			ck_assert_int_eq(db_get_entry(&db, txn, ids[i], &e), 0);
+			ck_assert_int_eq(db_get_entry(&db, db_read_of(txn), ids[i], &e), 0);
 			ck_assert(dn_key_in_subtree(e.key, e.keylen, key.data, key.len));
 		}
 		cand_free(&c);
@@ -437,7 +440,7 @@ START_TEST(candidates_resume_across_transactions)
 
 	/* Each transaction's cursor is the last one's, renewed (as a worker's searches). */
 	struct cursor_pool pool = {0};
-	cursor_pool_reset(&pool, db.env);
+	cursor_pool_reset(&pool, &db);
 	for (int kind = 0; kind < 2; kind++) {
 		struct candidates r;
 		if (kind == 0)
@@ -450,7 +453,7 @@ START_TEST(candidates_resume_across_transactions)
 		while (rc == 0) {
 			/* Two IDs per transaction. */
 			ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
-			cand_begin(&r, txn, &pool);
+			cand_begin(&r, db_read_of(txn), &pool);
 			for (int k = 0; k < 2 && rc == 0; k++) {
 				entry_id id;
 				rc = cand_next(&r, &id);
@@ -508,8 +511,8 @@ static void *reread_all(void *arg)
 		for (entry_id id = 1; id <= r->count; id++) {
 			struct entry_view e;
 			const struct buf *b = &r->first[id];
-			if (db_get_entry(r->db, txn, id, &e) != 0 || e.oplen != b->len ||
-			    memcmp(e.op, b->data, b->len) != 0)
+			if (db_get_entry(r->db, db_read_of(txn), id, &e) != 0 ||
+			    e.oplen != b->len || memcmp(e.op, b->data, b->len) != 0)
 				r->mismatches++;
 		}
 	mdb_txn_abort(txn);
@@ -531,15 +534,16 @@ START_TEST(records_read_again)
 	for (entry_id id = 1; id <= count; id++) {
 		struct entry_view e;
 		ck_assert_ptr_null(atomic_load(&db.records_at[id].data));
-		ck_assert_int_eq(db_get_entry(&db, txn, id, &e), 0);
+		ck_assert_int_eq(db_get_entry(&db, db_read_of(txn), id, &e), 0);
 		ck_assert_int_eq(buf_append(&first[id], e.op, e.oplen), 0);
 		ck_assert_ptr_nonnull(atomic_load(&db.records_at[id].data));
 	}
 	/* IDs with no record are not found however often they are asked for. */
 	struct entry_view e;
 	for (int i = 0; i < 2; i++) {
-		ck_assert_int_eq(db_get_entry(&db, txn, 0, &e), MDB_NOTFOUND);
-		ck_assert_int_eq(db_get_entry(&db, txn, (entry_id)(count + 1), &e), MDB_NOTFOUND);
+		ck_assert_int_eq(db_get_entry(&db, db_read_of(txn), 0, &e), MDB_NOTFOUND);
+		ck_assert_int_eq(db_get_entry(&db, db_read_of(txn), (entry_id)(count + 1), &e),
+		                 MDB_NOTFOUND);
 	}
 	mdb_txn_abort(txn);
 
@@ -590,20 +594,21 @@ START_TEST(records_within_a_budget)
 	struct buf *first = calloc(count + 1, sizeof(*first));
 	struct entry_view e;
 	for (entry_id id = 1; id <= count; id++) {
-		ck_assert_int_eq(db_get_entry(&db, txn, id, &e), 0);
+		ck_assert_int_eq(db_get_entry(&db, db_read_of(txn), id, &e), 0);
 		ck_assert_int_eq(buf_append(&first[id], e.op, e.oplen), 0);
 	}
 	ck_assert_uint_eq(n.record_misses, count);
 	ck_assert_uint_eq(n.record_hits, 0);
 	for (entry_id id = (entry_id)count; id >= 1; id--) { /* the last read first */
-		ck_assert_int_eq(db_get_entry(&db, txn, id, &e), 0);
+		ck_assert_int_eq(db_get_entry(&db, db_read_of(txn), id, &e), 0);
 		ck_assert(e.oplen == first[id].len && memcmp(e.op, first[id].data, e.oplen) == 0);
 	}
 	/* 8 slots for more IDs: some of the last stayed, the rest were read again */
 	ck_assert_uint_gt(n.record_hits, 0);
 	ck_assert_uint_le(n.record_hits, budget / 2 / RECORD_MEMO_SLOT_BYTES);
 	ck_assert_uint_eq(n.record_hits + n.record_misses, 2 * count);
-	ck_assert_int_eq(db_get_entry(&db, txn, (entry_id)(count + 1), &e), MDB_NOTFOUND);
+	ck_assert_int_eq(db_get_entry(&db, db_read_of(txn), (entry_id)(count + 1), &e),
+	                 MDB_NOTFOUND);
 	mdb_txn_abort(txn);
 	db_memo_counts = NULL;
 	/* Two threads at once, evicting each other's: always the right bytes. */
@@ -641,7 +646,7 @@ static size_t index_ids(struct db *db, MDB_txn *txn, const char *attr, const cha
 	ck_assert_int_eq(match_normalize(ix->rule, value, strlen(value), &v), 0);
 	struct candidates c;
 	cand_init_index(&c, db, ix, v.data, v.len);
-	size_t est = cand_count(&c, txn);
+	size_t est = cand_count(&c, db_read_of(txn));
 	size_t n = drain(&c, txn, ids, MAX_DNS);
 	ck_assert_uint_eq(est, n);
 	cand_free(&c);
@@ -655,7 +660,7 @@ static size_t entry_values(struct db *db, MDB_txn *txn, const char *dn, const ch
                            struct berval *out, size_t max)
 {
 	struct entry_view e;
-	ck_assert_int_eq(db_get_entry(db, txn, id_of(db, txn, dn), &e), 0);
+	ck_assert_int_eq(db_get_entry(db, db_read_of(txn), id_of(db, txn, dn), &e), 0);
 	const unsigned char *vals, *v;
 	size_t vlen, len, n = 0;
 	if (!entry_find_attr(&e, attr, strlen(attr), &vals, &vlen))
@@ -1235,7 +1240,8 @@ START_TEST(entry_size_limit)
 	MDB_txn *txn;
 	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
 	struct entry_view e;
-	ck_assert_int_eq(db_get_entry(&db, txn, id_of(&db, txn, "cn=big,dc=test,dc=org"), &e), 0);
+	ck_assert_int_eq(
+	    db_get_entry(&db, db_read_of(txn), id_of(&db, txn, "cn=big,dc=test,dc=org"), &e), 0);
 	const unsigned char *vals, *v;
 	size_t vlen, len;
 	ck_assert(entry_find_attr(&e, "jpegPhoto", 9, &vals, &vlen));

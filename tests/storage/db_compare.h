@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "storage/db.h"
+#include "storage/db_impl.h"
 #include "storage/db_passwords.h"
 
 struct rows {

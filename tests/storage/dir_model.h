@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "protocol/tlv.h"
+#include "storage/db_impl.h"
 #include "storage/db_update.h"
 
 #define MODEL_MAX 12000
@@ -173,7 +174,8 @@ static int model_put(struct db *db, MDB_txn *txn, const struct mentry *e,
 {
 	size_t len;
 	unsigned char *ber = model_ber(e->attrs, &len);
-	int rc = db_update_put(db, txn, e->uuid, e->dn, strlen(e->dn), ber, len, 0, err);
+	int rc =
+	    db_update_put(db, db_write_of(txn), e->uuid, e->dn, strlen(e->dn), ber, len, 0, err);
 	free(ber);
 	return rc;
 }
@@ -199,8 +201,8 @@ static int model_apply(const struct model_file *f, const struct mentry *e, bool 
 	/* Its records move as it changes: where each was read is not remembered. */
 	ck_assert_ptr_null(db.records_at);
 	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, 0, &txn), 0);
-	int rc =
-	    del ? db_update_delete(&db, txn, e->uuid, flags, err) : model_put(&db, txn, e, err);
+	int rc = del ? db_update_delete(&db, db_write_of(txn), e->uuid, flags, err)
+	             : model_put(&db, txn, e, err);
 	ck_assert_int_eq(mdb_txn_commit(txn), 0);
 	db_close(&db);
 	return rc;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ldif/ldif_import.h"
+#include "storage/db_impl.h"
 
 #include "protocol/buf.h"
 #include "protocol/dn.h"
@@ -38,7 +39,7 @@ static inline entry_id group_dn_id(const struct db *db, MDB_txn *txn, const char
 	struct buf key = {0};
 	ck_assert_int_eq(dn_normalize(dn, strlen(dn), NULL, &key), 0);
 	entry_id id;
-	ck_assert_msg(db_dn2id(db, txn, key.data, key.len, &id) == 0, "%s", dn);
+	ck_assert_msg(db_dn2id(db, db_read_of(txn), key.data, key.len, &id) == 0, "%s", dn);
 	buf_free(&key);
 	return id;
 }

@@ -7,7 +7,7 @@
 #define MINIDIR_TESTS_STORAGE_META_EDIT_H
 
 #include <check.h>
-#include <lmdb.h>
+#include "storage/db_impl.h"
 #include <string.h>
 
 /* Sets meta's key to value in the file at path (closed by everyone else); value NULL

@@ -6,7 +6,7 @@
  */
 #include <check.h>
 #include <fcntl.h>
-#include <lmdb.h>
+#include "storage/db_impl.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "protocol/schema.h"
+#include "storage/db_impl.h"
 #include "tests/tree_schema.h"
 #include "storage/db_update.h"
 #include "storage/entry_opattrs.h"
@@ -410,15 +411,15 @@ static void random_run(unsigned long seed, int changes)
 		} else if (op == 7 || op == 8) { /* delete a user or a group */
 			struct mentry *e = op == 7 || !n[1] ? users[model_rand(&M) % n[0]]
 			                                    : groups[model_rand(&M) % n[1]];
-			rc = db_update_delete(&db, txn, e->uuid, 0, &err);
+			rc = db_update_delete(&db, db_write_of(txn), e->uuid, 0, &err);
 			model_delete(e, false);
 		} else { /* delete an ou: a leaf, or a subtree now and then */
 			struct mentry *o = ous[model_rand(&M) % n[2]];
 			if (strcmp(o->dn, tops[0]) == 0)
 				continue;
 			bool subtree = model_rand(&M) % 4 == 0;
-			rc = db_update_delete(&db, txn, o->uuid, subtree ? DB_UPDATE_SUBTREE : 0,
-			                      &err);
+			rc = db_update_delete(&db, db_write_of(txn), o->uuid,
+			                      subtree ? DB_UPDATE_SUBTREE : 0, &err);
 			if (model_has_children(&M, o) && !subtree) {
 				ck_assert_int_eq(rc, LDAP_NOT_ALLOWED_ON_NONLEAF);
 				continue;
@@ -464,7 +465,7 @@ static int put_raw(const unsigned char uuid[16], const char *dn, const unsigned 
 	MDB_txn *txn;
 	open_rw(&db, a_path);
 	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, 0, &txn), 0);
-	int rc = db_update_put(&db, txn, uuid, dn, strlen(dn), attrs, len, 0, err);
+	int rc = db_update_put(&db, db_write_of(txn), uuid, dn, strlen(dn), attrs, len, 0, err);
 	ck_assert_int_eq(mdb_txn_commit(txn), 0);
 	db_close(&db);
 	return rc;
@@ -624,8 +625,8 @@ static bool kept_value(const char *path, struct mentry *e, const char *name, con
 	size_t vlen, len;
 	open_rw(&db, path);
 	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
-	bool found = db_uuid2id(&db, txn, e->uuid, &id) == 0 &&
-	             entry_opattrs_get(&db, txn, id, &kept) == 0 &&
+	bool found = db_uuid2id(&db, db_read_of(txn), e->uuid, &id) == 0 &&
+	             entry_opattrs_get(&db, db_read_of(txn), id, &kept) == 0 &&
 	             entry_find_attr(&kept, name, strlen(name), &vals, &vlen) &&
 	             entry_next_value(&vals, vals + vlen, &v, &len) &&
 	             (!want || (len == strlen(want) && memcmp(v, want, len) == 0));
@@ -680,22 +681,22 @@ START_TEST(cookie_goes_with_its_transaction)
 	struct db_update_error err;
 	open_rw(&db, a_path);
 	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, 0, &txn), 0);
-	ck_assert_int_eq(db_update_get_cookie(&db, txn, &data, &len), MDB_NOTFOUND);
+	ck_assert_int_eq(db_update_get_cookie(&db, db_read_of(txn), &data, &len), MDB_NOTFOUND);
 	struct mentry *zed = model_add(&M, P("uid=zed,ou=ops"), user_attrs("zed", ""));
 	ck_assert_int_eq(model_put(&db, txn, zed, &err), 0);
-	ck_assert_int_eq(db_update_set_cookie(&db, txn, "rid=001,csn=1", 13), 0);
+	ck_assert_int_eq(db_update_set_cookie(&db, db_write_of(txn), "rid=001,csn=1", 13), 0);
 	mdb_txn_abort(txn);
 	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
-	ck_assert_int_eq(db_update_get_cookie(&db, txn, &data, &len), MDB_NOTFOUND);
+	ck_assert_int_eq(db_update_get_cookie(&db, db_read_of(txn), &data, &len), MDB_NOTFOUND);
 	mdb_txn_abort(txn);
 	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, 0, &txn), 0);
 	ck_assert_int_eq(model_put(&db, txn, zed, &err), 0);
-	ck_assert_int_eq(db_update_set_cookie(&db, txn, "rid=001,csn=2", 13), 0);
+	ck_assert_int_eq(db_update_set_cookie(&db, db_write_of(txn), "rid=001,csn=2", 13), 0);
 	ck_assert_int_eq(mdb_txn_commit(txn), 0);
 	db_close(&db);
 	open_rw(&db, a_path);
 	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
-	ck_assert_int_eq(db_update_get_cookie(&db, txn, &data, &len), 0);
+	ck_assert_int_eq(db_update_get_cookie(&db, db_read_of(txn), &data, &len), 0);
 	ck_assert_uint_eq(len, 13);
 	ck_assert_int_eq(memcmp(data, "rid=001,csn=2", 13), 0);
 	mdb_txn_abort(txn);
@@ -791,7 +792,7 @@ START_TEST(bench_changes_on_10000_entries)
 			ck_assert_int_eq(mdb_txn_begin(db.env, NULL, 0, &txn), 0);
 			ck_assert_int_eq(model_put(&db, txn, e, &err), 0);
 			double t1 = now();
-			ck_assert_int_eq(db_update_set_cookie(&db, txn, "c", 1), 0);
+			ck_assert_int_eq(db_update_set_cookie(&db, db_write_of(txn), "c", 1), 0);
 			ck_assert_int_eq(mdb_txn_commit(txn), 0);
 			apply[kind][i] = t1 - t0;
 			commit[kind][i] = now() - t0;

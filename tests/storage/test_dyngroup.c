@@ -16,6 +16,7 @@
 #include "protocol/dn.h"
 #include "protocol/schema.h"
 #include "storage/db.h"
+#include "storage/db_impl.h"
 #include "tests/check_run.h"
 #include "tests/storage/group_ldif.h"
 #include "tests/tree_schema.h"
@@ -99,7 +100,7 @@ static void members(const struct db *db, MDB_txn *txn, const char *name, char *o
 	char dn[256];
 	snprintf(dn, sizeof(dn), "cn=%s,ou=groups," S, name);
 	struct entry_view e;
-	ck_assert_int_eq(db_get_entry(db, txn, id_of(db, txn, dn), &e), 0);
+	ck_assert_int_eq(db_get_entry(db, db_read_of(txn), id_of(db, txn, dn), &e), 0);
 	const unsigned char *p, *end, *v;
 	size_t n, vlen;
 	out[0] = '\0';
@@ -141,16 +142,19 @@ START_TEST(members_by_scope_and_filter)
 
 	/* memberOf: a is in base, one, sub; c in sub and static; b in one and static. */
 	int n = 0;
-	ck_assert_int_eq(db_foreach_group(&db, txn, id_of(&db, txn, "uid=a," P), count_group, &n),
-	                 0);
+	ck_assert_int_eq(
+	    db_foreach_group(&db, db_read_of(txn), id_of(&db, txn, "uid=a," P), count_group, &n),
+	    0);
 	ck_assert_int_eq(n, 3);
 	n = 0;
-	ck_assert_int_eq(
-	    db_foreach_group(&db, txn, id_of(&db, txn, "uid=c,ou=deep," P), count_group, &n), 0);
+	ck_assert_int_eq(db_foreach_group(&db, db_read_of(txn), id_of(&db, txn, "uid=c,ou=deep," P),
+	                                  count_group, &n),
+	                 0);
 	ck_assert_int_eq(n, 2);
 	n = 0;
-	ck_assert_int_eq(db_foreach_group(&db, txn, id_of(&db, txn, "uid=b," P), count_group, &n),
-	                 0);
+	ck_assert_int_eq(
+	    db_foreach_group(&db, db_read_of(txn), id_of(&db, txn, "uid=b," P), count_group, &n),
+	    0);
 	ck_assert_int_eq(n, 2);
 
 	/* The member index holds the found values too. */

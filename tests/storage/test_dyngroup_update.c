@@ -20,6 +20,7 @@
 #include "ldif/ldif_import.h"
 #include "protocol/dn.h"
 #include "protocol/schema.h"
+#include "storage/db_impl.h"
 #include "storage/db_update.h"
 #include "tests/check_run.h"
 #include "tests/storage/db_compare.h"
@@ -86,11 +87,11 @@ static char *members(const char *path, const char *dn)
 	struct entry_view e;
 	struct rows r = {0};
 	char *out;
-	if (db_dn2id(&db, txn, key.data, key.len, &id) != 0) {
+	if (db_dn2id(&db, db_read_of(txn), key.data, key.len, &id) != 0) {
 		out = strdup("(no entry)");
 		goto done;
 	}
-	ck_assert_int_eq(db_get_entry(&db, txn, id, &e), 0);
+	ck_assert_int_eq(db_get_entry(&db, db_read_of(txn), id, &e), 0);
 	const unsigned char *p, *v;
 	size_t len, vlen;
 	if (entry_find_attr(&e, "member", 6, &p, &len))
@@ -450,7 +451,7 @@ START_TEST(file_made_without_it_keeps_groups_as_stored)
 	ck_assert_int_eq(db_meta_flag_follow(&db, "dynamic_groups", true, true, &stored), 0);
 	ck_assert(!stored); /* entries in it: it keeps what it records */
 	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
-	ck_assert_int_eq(db_meta_flag_get(&db, txn, "dynamic_groups", &on), 0);
+	ck_assert_int_eq(db_meta_flag_get(&db, db_read_of(txn), "dynamic_groups", &on), 0);
 	ck_assert(!on);
 	mdb_txn_abort(txn);
 	db_close(&db);

@@ -13,14 +13,16 @@
 #include "protocol/buf.h"
 #include "protocol/dn.h"
 #include "protocol/schema.h"
+#include "storage/db_impl.h"
 #include "tests/tree_schema.h"
 #include "storage/db.h"
 #include "ldif/ldif_import.h"
 #include "tests/check_run.h"
 #include "tests/storage/group_ldif.h"
 #include "tests/storage/meta_edit.h"
+#include "tests/storage/tmp_import.h"
 
-static char dir[64], db_path[128], ldif_path[128];
+static struct tmp_import tmp;
 
 /* Groups come before their members; bob's memberOf in the LDIF is stale. */
 static const char ldif[] =
@@ -47,27 +49,15 @@ static const char ldif[] =
 
 static void setup(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/minidir-memberof-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	snprintf(db_path, sizeof(db_path), "%s/test.mdb", dir);
-	snprintf(ldif_path, sizeof(ldif_path), "%s/test.ldif", dir);
-	FILE *f = fopen(ldif_path, "w");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_uint_eq(fwrite(ldif, 1, sizeof(ldif) - 1, f), sizeof(ldif) - 1);
-	fclose(f);
 	char *const index[] = {"objectClass", "uid"};
 	struct import_opts opts = {
 	    .suffix = "dc=example,dc=com", .index = index, .nindex = 2, .err = stderr};
-	size_t count;
-	ck_assert_int_eq(ldif_import(ldif_path, db_path, &opts, &count), 0);
-	ck_assert_uint_eq(count, 9);
+	tmp_import(&tmp, "memberof", ldif, &opts, 9);
 }
 
 static void teardown(void)
 {
-	unlink(db_path);
-	unlink(ldif_path);
-	rmdir(dir);
+	tmp_import_remove(&tmp);
 }
 
 static entry_id id_of(const struct db *db, MDB_txn *txn, const char *dn)
@@ -92,7 +82,7 @@ static int collect(entry_id group, void *arg)
 static struct seen groups_of(const struct db *db, MDB_txn *txn, const char *dn)
 {
 	struct seen s = {.n = 0};
-	ck_assert_int_eq(db_foreach_group(db, txn, id_of(db, txn, dn), collect, &s), 0);
+	ck_assert_int_eq(db_foreach_group(db, db_read_of(txn), id_of(db, txn, dn), collect, &s), 0);
 	return s;
 }
 
@@ -115,7 +105,7 @@ START_TEST(member_of_direct_groups)
 {
 	struct db db;
 	char err[512];
-	ck_assert_msg(db_open(&db, db_path, false, NULL, NULL, 0, err, sizeof(err)) == 0, "%s",
+	ck_assert_msg(db_open(&db, tmp.db_path, false, NULL, NULL, 0, err, sizeof(err)) == 0, "%s",
 	              err);
 	MDB_txn *txn;
 	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
@@ -142,8 +132,9 @@ START_TEST(member_of_direct_groups)
 	struct entry_view e;
 	const unsigned char *vals;
 	size_t vlen;
-	ck_assert_int_eq(
-	    db_get_entry(&db, txn, id_of(&db, txn, "uid=bob,ou=people,dc=example,dc=com"), &e), 0);
+	ck_assert_int_eq(db_get_entry(&db, db_read_of(txn),
+	                              id_of(&db, txn, "uid=bob,ou=people,dc=example,dc=com"), &e),
+	                 0);
 	ck_assert(!entry_find_attr(&e, "memberOf", 8, &vals, &vlen));
 
 	/* eq.memberof: members by the group's normalized DN (the DN's case folded). */
@@ -163,7 +154,7 @@ START_TEST(objectclass_index_holds_superclasses)
 {
 	struct db db;
 	char err[512];
-	ck_assert_int_eq(db_open(&db, db_path, false, NULL, NULL, 0, err, sizeof(err)), 0);
+	ck_assert_int_eq(db_open(&db, tmp.db_path, false, NULL, NULL, 0, err, sizeof(err)), 0);
 	MDB_txn *txn;
 	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
 	/* Keys are OIDs. person 2.5.6.6: alice (OpenLDAPperson), bob, carol (inetOrgPerson). */
@@ -180,11 +171,11 @@ END_TEST
 START_TEST(older_format_refused_with_advice)
 {
 	/* Rewrite the format mark as an older minidir-import wrote it. */
-	meta_edit(db_path, "format", "minidir-2");
+	meta_edit(tmp.db_path, "format", "minidir-2");
 
 	struct db db;
 	char err[512];
-	ck_assert_int_eq(db_open(&db, db_path, false, NULL, NULL, 0, err, sizeof(err)), -1);
+	ck_assert_int_eq(db_open(&db, tmp.db_path, false, NULL, NULL, 0, err, sizeof(err)), -1);
 	ck_assert_msg(strstr(err, "format minidir-2") && strstr(err, "import the LDIF again"), "%s",
 	              err);
 }

@@ -18,6 +18,7 @@
 #include "protocol/dn.h"
 #include "protocol/schema.h"
 #include "storage/db.h"
+#include "storage/db_impl.h"
 #include "storage/memberof_chain.h"
 #include "storage/memberof_nested.h"
 #include "tests/check_run.h"
@@ -62,7 +63,7 @@ static void open_import(bool nested)
 	              msg);
 	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
 	bool on = !nested;
-	ck_assert_int_eq(memberof_nested_get(&db, txn, &on), 0);
+	ck_assert_int_eq(memberof_nested_get(&db, db_read_of(txn), &on), 0);
 	ck_assert(on == nested);
 }
 
@@ -96,7 +97,8 @@ static struct buf walk(const char *rdn, enum memberof_chain_way way, size_t max,
 {
 	struct buf ids = {0};
 	struct memberof_chain_scratch s = {0};
-	ck_assert_int_eq(memberof_chain(&db, txn, id_of(rdn), way, max, &ids, &s), want_rc);
+	ck_assert_int_eq(memberof_chain(&db, db_read_of(txn), id_of(rdn), way, max, &ids, &s),
+	                 want_rc);
 	memberof_chain_free(&s);
 	entry_id prev = 0, id;
 	for (size_t i = 0; want_rc == 0 && i < ids.len / sizeof(id); i++) {
@@ -179,12 +181,14 @@ START_TEST(an_absent_entry_reaches_nothing)
 	struct memberof_chain_scratch s = {0};
 	entry_id absent = 1000000;
 	struct entry_view e;
-	ck_assert_int_eq(db_get_entry(&db, txn, absent, &e), MDB_NOTFOUND);
-	ck_assert_int_eq(
-	    memberof_chain(&db, txn, absent, MEMBEROF_CHAIN_MEMBERS, SIZE_MAX, &ids, &s), 0);
+	ck_assert_int_eq(db_get_entry(&db, db_read_of(txn), absent, &e), MDB_NOTFOUND);
+	ck_assert_int_eq(memberof_chain(&db, db_read_of(txn), absent, MEMBEROF_CHAIN_MEMBERS,
+	                                SIZE_MAX, &ids, &s),
+	                 0);
 	ck_assert_uint_eq(ids.len, 0);
 	ck_assert_int_eq(
-	    memberof_chain(&db, txn, absent, MEMBEROF_CHAIN_GROUPS, SIZE_MAX, &ids, &s), 0);
+	    memberof_chain(&db, db_read_of(txn), absent, MEMBEROF_CHAIN_GROUPS, SIZE_MAX, &ids, &s),
+	    0);
 	ck_assert_uint_eq(ids.len, 0);
 	memberof_chain_free(&s);
 	buf_free(&ids);

@@ -15,6 +15,7 @@
 #include "protocol/dn.h"
 #include "protocol/schema.h"
 #include "storage/db.h"
+#include "storage/db_impl.h"
 #include "storage/memberof_nested.h"
 #include "tests/check_run.h"
 #include "tests/storage/group_ldif.h"
@@ -102,7 +103,8 @@ static bool has(const struct seen *s, entry_id id)
 static struct seen groups_of(const struct db *db, MDB_txn *txn, const char *rdn)
 {
 	struct seen s = {.n = 0};
-	ck_assert_int_eq(db_foreach_group(db, txn, id_of(db, txn, rdn), collect, &s), 0);
+	ck_assert_int_eq(db_foreach_group(db, db_read_of(txn), id_of(db, txn, rdn), collect, &s),
+	                 0);
 	return s;
 }
 
@@ -137,7 +139,7 @@ START_TEST(closure_through_a_cycle)
 	MDB_txn *txn;
 	open_db(&db, &txn);
 	bool on = false;
-	ck_assert_int_eq(memberof_nested_get(&db, txn, &on), 0);
+	ck_assert_int_eq(memberof_nested_get(&db, db_read_of(txn), &on), 0);
 	ck_assert(on);
 	entry_id a = id_of(&db, txn, "cn=a"), b = id_of(&db, txn, "cn=b"),
 	         c = id_of(&db, txn, "cn=c"), d = id_of(&db, txn, "cn=d");
@@ -196,7 +198,7 @@ START_TEST(off_keeps_direct_membership)
 	MDB_txn *txn;
 	open_db(&db, &txn);
 	bool on = true;
-	ck_assert_int_eq(memberof_nested_get(&db, txn, &on), 0);
+	ck_assert_int_eq(memberof_nested_get(&db, db_read_of(txn), &on), 0);
 	ck_assert(!on);
 	struct seen s = groups_of(&db, txn, "uid=alice");
 	ck_assert_uint_eq(s.n, 1);

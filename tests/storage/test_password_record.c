@@ -9,7 +9,7 @@
  * deletes a bad record rather than building on it.
  */
 #include <check.h>
-#include <lmdb.h>
+#include "storage/db_impl.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -313,7 +313,7 @@ static int get(struct db *db, struct password_record *p, char *why, size_t len)
 {
 	MDB_txn *txn;
 	ck_assert_int_eq(mdb_txn_begin(db->env, NULL, MDB_RDONLY, &txn), 0);
-	int rc = db_passwords_get(db, txn, p, why, len);
+	int rc = db_passwords_get(db, db_read_of(txn), p, why, len);
 	mdb_txn_abort(txn);
 	return rc;
 }
@@ -356,8 +356,8 @@ START_TEST(missing_and_bad_records_on_a_file)
 	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, 0, &txn), 0);
 	struct entry_view e;
 	entry_id id = 2;
-	ck_assert_int_eq(db_get_entry(&db, txn, id, &e), 0);
-	ck_assert_int_eq(db_passwords_update(&db, txn, &e, NULL), 0);
+	ck_assert_int_eq(db_get_entry(&db, db_read_of(txn), id, &e), 0);
+	ck_assert_int_eq(db_passwords_update(&db, db_write_of(txn), &e, NULL), 0);
 	ck_assert_int_eq(mdb_txn_commit(txn), 0);
 	ck_assert_int_eq(get(&db, &p, why, sizeof(why)), MDB_NOTFOUND);
 	/* Scanned and stored: the next read finds it. */
@@ -374,8 +374,8 @@ START_TEST(missing_and_bad_records_on_a_file)
 	ck_assert_msg(why[0], "no reason given");
 	/* A change to a file with a bad record deletes it, not builds on it. */
 	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, 0, &txn), 0);
-	ck_assert_int_eq(db_get_entry(&db, txn, id, &e), 0);
-	ck_assert_int_eq(db_passwords_update(&db, txn, &e, NULL), 0);
+	ck_assert_int_eq(db_get_entry(&db, db_read_of(txn), id, &e), 0);
+	ck_assert_int_eq(db_passwords_update(&db, db_write_of(txn), &e, NULL), 0);
 	ck_assert_int_eq(mdb_txn_commit(txn), 0);
 	ck_assert_int_eq(get(&db, &p, why, sizeof(why)), MDB_NOTFOUND);
 	db_close(&db);
