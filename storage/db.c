@@ -14,6 +14,10 @@
 #include "storage/memo_counts.h"
 #include "storage/memo_pairs.h"
 
+/* The calling thread's memo counters (memo_counts.h): the record memo, whose lookups
+ * are this file's, and the key memo (candidates.c) count into them. */
+_Thread_local struct db_memo_counts *db_memo_counts;
+
 /* The entry ID a table maps key[0..len) to. */
 static int get_id(MDB_txn *txn, MDB_dbi dbi, const void *key, size_t len, entry_id *id)
 {
