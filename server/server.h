@@ -108,7 +108,8 @@ struct server {
 	struct db_gen
 	    *gen; /* the current database generation (server/db/generation.h): under gen_lock */
 	struct replica *replica;  /* the syncrepl consumer (replica/replica.h), NULL when none */
-	struct chain_pool *chain; /* chain_passwd's threads (replica/replica.h), NULL when off */
+	struct chain_pool *chain; /* chain_passwd's threads (replica/replica.h), NULL when off;
+	                            set after the workers start (atomic: replica/chain.c) */
 	struct http_server *http; /* the HTTP endpoint (monitor/http.h), NULL when none */
 	pthread_mutex_t gen_lock;
 	uint64_t gen_min; /* the oldest generation a search may still hold (atomic) */

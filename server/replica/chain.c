@@ -235,7 +235,9 @@ int chain_start(struct server *srv)
 	p->srv = srv;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cond, NULL);
-	srv->chain = p;
+	/* The workers run already (server_start starts them first) and a bind may submit at
+	 * once: they load the pool with acquire (chain_submit), so they see it made. */
+	__atomic_store_n(&srv->chain, p, __ATOMIC_RELEASE);
 	for (; p->nthreads < CHAIN_THREADS; p->nthreads++) {
 		int rc = pthread_create(&p->threads[p->nthreads], NULL, chain_main, p);
 		if (rc) {
@@ -276,7 +278,7 @@ void chain_stop(struct server *srv)
 
 int chain_submit(struct server *srv, struct chain_job *job)
 {
-	struct chain_pool *p = srv->chain;
+	struct chain_pool *p = __atomic_load_n(&srv->chain, __ATOMIC_ACQUIRE);
 	if (!p)
 		return -1;
 	pthread_mutex_lock(&p->lock);
