@@ -2,6 +2,7 @@
 
 #include <argon2.h>
 #include <crypt.h>
+#include <limits.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <stdlib.h>
@@ -72,6 +73,72 @@ static bool check_argon2(const char *hash, size_t hlen, const char *given, size_
 	return false;
 }
 
+/* Decodes base64 (standard or adapted: '.' for '+'; padding optional) b64[0..len) into
+ * out (cap bytes). Returns the number of bytes, or -1 when it is not base64 or too long. */
+static int decode_b64(const char *b64, size_t len, unsigned char *out, size_t cap)
+{
+	char text[1100];
+	if (len == 0 || len + 3 > sizeof(text) || (len + 3) / 4 * 3 > cap)
+		return -1;
+	for (size_t i = 0; i < len; i++)
+		text[i] = b64[i] == '.' ? '+' : b64[i];
+	while (len % 4)
+		text[len++] = '=';
+	int n = EVP_DecodeBlock(out, (const unsigned char *)text, (int)len);
+	if (n < 0)
+		return -1;
+	return n - (text[len - 1] == '=') - (text[len - 2] == '='); /* DecodeBlock counts padding */
+}
+
+/* PBKDF2-HMAC(digest) of given with salt and iterations, compared in constant time with
+ * key[0..keylen). */
+static bool check_pbkdf2_key(const char *digest, unsigned long iter, const unsigned char *salt,
+                             int saltlen, const unsigned char *key, int keylen, const char *given,
+                             size_t glen)
+{
+	unsigned char derived[512];
+	const EVP_MD *md = EVP_get_digestbyname(digest);
+	if (!md || iter < PASSWORD_PBKDF2_MIN_ITER || iter > PASSWORD_PBKDF2_MAX_ITER ||
+	    saltlen <= 0 || keylen <= 0 || keylen > (int)sizeof(derived) || glen > INT_MAX)
+		return false;
+	return PKCS5_PBKDF2_HMAC(given, (int)glen, salt, saltlen, (int)iter, md, keylen, derived) ==
+	           1 &&
+	       CRYPTO_memcmp(derived, key, (size_t)keylen) == 0;
+}
+
+/* "ITERATIONS$SALT$KEY" (PASSWORD_PBKDF2). */
+static bool check_pbkdf2(const struct password_scheme *s, const char *v, size_t vlen,
+                         const char *given, size_t glen)
+{
+	const char *end = v + vlen, *d1 = memchr(v, '$', vlen);
+	const char *d2 = d1 ? memchr(d1 + 1, '$', (size_t)(end - d1 - 1)) : NULL;
+	if (!d1 || !d2 || d1 == v || d1 - v > 9)
+		return false;
+	unsigned long iter = 0;
+	for (const char *p = v; p < d1; p++) {
+		if (*p < '0' || *p > '9')
+			return false;
+		iter = iter * 10 + (unsigned long)(*p - '0');
+	}
+	unsigned char salt[256], key[512];
+	int saltlen = decode_b64(d1 + 1, (size_t)(d2 - d1 - 1), salt, sizeof(salt));
+	int keylen = decode_b64(d2 + 1, (size_t)(end - d2 - 1), key, sizeof(key));
+	return saltlen > 0 && keylen > 0 &&
+	       check_pbkdf2_key(s->digest, iter, salt, saltlen, key, keylen, given, glen);
+}
+
+/* 389-ds's {PBKDF2_SHA256} (PASSWORD_PBKDF2_DS): count, 64-byte salt, 256-byte key. */
+static bool check_pbkdf2_ds(const struct password_scheme *s, const char *v, size_t vlen,
+                            const char *given, size_t glen)
+{
+	unsigned char raw[4 + 64 + 256 + 3];
+	if (decode_b64(v, vlen, raw, sizeof(raw)) != 4 + 64 + 256)
+		return false;
+	unsigned long iter = (unsigned long)raw[0] << 24 | (unsigned long)raw[1] << 16 |
+	                     (unsigned long)raw[2] << 8 | raw[3];
+	return check_pbkdf2_key(s->digest, iter, raw + 4, 64, raw + 68, 256, given, glen);
+}
+
 bool password_check(const char *stored, size_t slen, const char *given, size_t glen)
 {
 	if (glen == 0)
@@ -89,6 +156,10 @@ bool password_check(const char *stored, size_t slen, const char *given, size_t g
 		return check_crypt(stored + n, slen - n, given, glen);
 	case PASSWORD_ARGON2:
 		return check_argon2(stored + n, slen - n, given, glen);
+	case PASSWORD_PBKDF2:
+		return check_pbkdf2(s, stored + n, slen - n, given, glen);
+	case PASSWORD_PBKDF2_DS:
+		return check_pbkdf2_ds(s, stored + n, slen - n, given, glen);
 	}
 	return false;
 }

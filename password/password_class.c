@@ -1,6 +1,7 @@
 /* Password schemes and their cost classes, read from stored values (password_class.h). */
 #include "password/password_class.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -17,6 +18,11 @@ const struct password_scheme password_schemes[] = {
     {"{MD5}", PASSWORD_DIGEST, "MD5", false},
     {"{CRYPT}", PASSWORD_CRYPT, NULL, false},
     {"{ARGON2}", PASSWORD_ARGON2, NULL, false},
+    {"{PBKDF2-SHA512}", PASSWORD_PBKDF2, "SHA512", true},
+    {"{PBKDF2-SHA256}", PASSWORD_PBKDF2, "SHA256", true},
+    {"{PBKDF2-SHA1}", PASSWORD_PBKDF2, "SHA1", true},
+    {"{PBKDF2}", PASSWORD_PBKDF2, "SHA1", true},
+    {"{PBKDF2_SHA256}", PASSWORD_PBKDF2_DS, "SHA256", true},
     {"{CLEARTEXT}", PASSWORD_CLEARTEXT, NULL, false},
 };
 const size_t password_nschemes = sizeof(password_schemes) / sizeof(password_schemes[0]);
@@ -101,11 +107,37 @@ static size_t crypt_params_end(const char *stored, size_t slen, size_t from)
 	return (size_t)(d1 - stored) + 1;
 }
 
+/* The iteration count of a {PBKDF2_SHA256} value, from its first 6 base64 characters (the
+ * count's 4 bytes, big-endian); 0 when they are not base64. */
+static unsigned long pbkdf2_ds_iterations(const char *b64, size_t len)
+{
+	static const char alphabet[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	unsigned long long bits = 0;
+	if (len < 6)
+		return 0;
+	for (size_t i = 0; i < 6; i++) {
+		const char *at = b64[i] ? strchr(alphabet, b64[i]) : NULL;
+		if (!at)
+			return 0;
+		bits = bits << 6 | (unsigned long long)(at - alphabet);
+	}
+	return (unsigned long)(bits >> 4); /* 36 bits read, the count is the first 32 */
+}
+
 size_t password_cost_class(const char *stored, size_t slen, char *out, size_t outlen)
 {
 	size_t n;
 	const struct password_scheme *s = password_classify(stored, slen, &n);
-	if (s && s->kind == PASSWORD_CRYPT)
+	if (s && s->kind == PASSWORD_PBKDF2_DS && outlen > 0) {
+		int w = snprintf(out, outlen, "%s%lu", s->name,
+		                 pbkdf2_ds_iterations(stored + n, slen - n));
+		return w < 0 ? 0 : (size_t)w < outlen ? (size_t)w : outlen - 1;
+	}
+	if (s && s->kind == PASSWORD_PBKDF2) {
+		const char *d = memchr(stored + n, '$', slen - n);
+		n = d ? (size_t)(d - stored) + 1 : n;
+	} else if (s && s->kind == PASSWORD_CRYPT)
 		n = crypt_params_end(stored, slen, n);
 	else if (s && s->kind == PASSWORD_ARGON2)
 		n = argon2_params_end(stored, slen, n);

@@ -18,12 +18,29 @@ enum password_kind {
 	PASSWORD_DIGEST,    /* base64(digest(password || salt) || salt), salt empty if unsalted */
 	PASSWORD_CRYPT,     /* crypt(3)'s string */
 	PASSWORD_ARGON2,    /* libargon2's PHC string */
+	/* PBKDF2-HMAC with the scheme's digest, as slapd's pw-pbkdf2 module and 389-ds's
+	 * pwdchan plugin write it: "ITERATIONS$SALT$KEY", salt and derived key in adapted
+	 * base64 ('.' for '+', no padding; '+' and padding also read) */
+	PASSWORD_PBKDF2,
+	/* 389-ds's own {PBKDF2_SHA256}: base64 of a 4-byte big-endian iteration count, a
+	 * 64-byte salt and a 256-byte PBKDF2-HMAC-SHA256 key, 324 bytes in all */
+	PASSWORD_PBKDF2_DS,
 };
+
+/* The iteration counts a PBKDF2 value may carry: checking takes about a second at the
+ * top of the range on this project's machines, so a stored value cannot make one bind
+ * cost more (a larger count never matches, as an unknown scheme). 389-ds writes 10,000
+ * ({PBKDF2-SHA512}) and 8,192 or more ({PBKDF2_SHA256}). */
+#define PASSWORD_PBKDF2_MIN_ITER 1
+#define PASSWORD_PBKDF2_MAX_ITER 1000000
+/* What password_hash writes: 389-ds's count for its default scheme, and salt bytes. */
+#define PASSWORD_PBKDF2_ITER 10000
+#define PASSWORD_PBKDF2_SALT 16
 
 struct password_scheme {
 	const char *name; /* with braces, as written before the value: "{SSHA}" */
 	enum password_kind kind;
-	const char *digest; /* PASSWORD_DIGEST: OpenSSL's name of the digest ("SHA1") */
+	const char *digest; /* PASSWORD_DIGEST, PASSWORD_PBKDF2*: OpenSSL's name of the digest */
 	bool salted;        /* PASSWORD_DIGEST: a salt follows the digest */
 };
 
@@ -45,7 +62,9 @@ bool password_scheme_known(const char *stored, size_t slen);
  * The part of a stored value that decides how long checking a password against
  * it takes: the scheme, and for {CRYPT} the method and its cost parameters
  * ("{CRYPT}$6$rounds=5000$", "{CRYPT}$2b$12$", "{CRYPT}$y$j9T$"; not the salt or
- * the hash; for {ARGON2} the type, version and "m=,t=,p=" parameters). Values of
+ * the hash; for {ARGON2} the type, version and "m=,t=,p=" parameters; for the PBKDF2
+ * schemes the iteration count: "{PBKDF2-SHA512}10000$", and for {PBKDF2_SHA256}, whose
+ * count is inside its base64, "{PBKDF2_SHA256}" and the count in decimal). Values of
  * one class cost the same to check. Writes it, NUL-
  * terminated and truncated to outlen - 1 bytes, to out; returns its length.
  */

@@ -6,6 +6,7 @@
  */
 #include <argon2.h>
 #include <crypt.h>
+#include <limits.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 #include <stdarg.h>
@@ -195,6 +196,59 @@ static char *hash_argon2(const char *secret, size_t len, const struct password_h
 	return out;
 }
 
+/* base64 of raw[0..n) at out (room for it and a NUL), adapted when asked: '.' for '+',
+ * no padding, as the "ITERATIONS$SALT$KEY" form writes it. Returns the length. */
+static size_t encode_b64(const unsigned char *raw, size_t n, char *out, bool adapted)
+{
+	size_t len = (size_t)EVP_EncodeBlock((unsigned char *)out, raw, (int)n);
+	if (!adapted)
+		return len;
+	while (len && out[len - 1] == '=')
+		out[--len] = '\0';
+	for (size_t i = 0; i < len; i++)
+		if (out[i] == '+')
+			out[i] = '.';
+	return len;
+}
+
+/* {PBKDF2-SHA512} and the other "ITERATIONS$SALT$KEY" schemes, or 389-ds's
+ * {PBKDF2_SHA256}: PASSWORD_PBKDF2_ITER iterations (389-ds's count for its default
+ * scheme), a new salt (16 bytes; 64 in 389-ds's own form, as it writes). */
+static char *hash_pbkdf2(const struct password_scheme *s, const char *secret, size_t len, char *err,
+                         size_t errlen)
+{
+	const EVP_MD *md = EVP_get_digestbyname(s->digest);
+	bool ds = s->kind == PASSWORD_PBKDF2_DS;
+	/* 389-ds's form: the count, the salt, the key, base64'd together */
+	unsigned char raw[4 + 64 + 256];
+	size_t saltlen = ds ? 64 : PASSWORD_PBKDF2_SALT;
+	int keylen = ds ? 256 : md ? EVP_MD_get_size(md) : 0;
+	unsigned char *salt = raw + 4, *key = raw + 4 + saltlen;
+	if (!md || keylen <= 0 || len > INT_MAX)
+		return fail(err, errlen, "%s: OpenSSL has no digest %s", s->name, s->digest);
+	if (!random_bytes(salt, saltlen))
+		return fail(err, errlen, "no random bytes for the salt (OpenSSL's RAND_bytes)");
+	if (PKCS5_PBKDF2_HMAC(secret, (int)len, salt, (int)saltlen, PASSWORD_PBKDF2_ITER, md,
+	                      keylen, key) != 1)
+		return fail(err, errlen, "%s: PBKDF2 failed", s->name);
+	char *out = malloc(strlen(s->name) + 16 + 2 * 4 * (sizeof(raw) + 2) / 3 + 4);
+	if (!out)
+		return fail(err, errlen, "out of memory");
+	size_t at = (size_t)sprintf(out, "%s", s->name);
+	if (ds) {
+		raw[0] = PASSWORD_PBKDF2_ITER >> 24 & 0xff,
+		raw[1] = PASSWORD_PBKDF2_ITER >> 16 & 0xff;
+		raw[2] = PASSWORD_PBKDF2_ITER >> 8 & 0xff, raw[3] = PASSWORD_PBKDF2_ITER & 0xff;
+		encode_b64(raw, sizeof(raw), out + at, false);
+		return out;
+	}
+	at += (size_t)sprintf(out + at, "%d$", PASSWORD_PBKDF2_ITER);
+	at += encode_b64(salt, saltlen, out + at, true);
+	out[at++] = '$';
+	encode_b64(key, (size_t)keylen, out + at, true);
+	return out;
+}
+
 /* The password itself: refused when a bind would read it otherwise. */
 static char *hash_cleartext(const char *secret, size_t len, char *err, size_t errlen)
 {
@@ -232,6 +286,10 @@ char *password_hash(const struct password_scheme *s, const char *secret, size_t 
 		break;
 	case PASSWORD_CLEARTEXT:
 		out = hash_cleartext(secret, len, err, errlen);
+		break;
+	case PASSWORD_PBKDF2:
+	case PASSWORD_PBKDF2_DS:
+		out = hash_pbkdf2(s, secret, len, err, errlen);
 		break;
 	}
 	if (out && !password_check(out, strlen(out), secret, len)) {

@@ -1,4 +1,4 @@
-/* Password schemes of server/password.c against hashes made by other tools. */
+/* Password schemes of password/password.c against hashes made by other tools. */
 #include <argon2.h>
 #include <check.h>
 #include <crypt.h>
@@ -33,7 +33,53 @@ static const char *const hashes[] = {
     /* slappasswd -o module-load=argon2 -h {ARGON2} -s s3cret (Debian 12's slapd 2.5) */
     "{ARGON2}$argon2i$v=19$m=4096,t=3,p=1$z1IRkRIeOG23HBrxhzKJ8g$"
     "07Pm0C1+LfsYC/ef8C03cacqVupNbMuE1D2w7feGmUo",
+    /* PBKDF2 in the "ITERATIONS$SALT$KEY" form (slapd's pw-pbkdf2, 389-ds's pwdchan),
+     * made with Python's hashlib.pbkdf2_hmac, salt "saltsaltsaltsalt", 1000 iterations */
+    "{PBKDF2-SHA512}1000$c2FsdHNhbHRzYWx0c2FsdA$BF0Z.Mlb3HBqxOQbXgnmAzq7uv79TtpCQGjW2l/"
+    "cObjwAK3Dlnaa0V18xkzEbua5j64nZNrvvWeMlBiZjhtoFg",
+    "{PBKDF2-SHA256}1000$c2FsdHNhbHRzYWx0c2FsdA$8W5yLmqTx7pmJ5.3qp/ZOQP9vTuo.lMNfP/lMdTb9u8",
+    "{PBKDF2-SHA1}1000$c2FsdHNhbHRzYWx0c2FsdA$1UPI/DDkq0kGiPrtkZ6RmZsxQbI",
+    "{pbkdf2}1000$c2FsdHNhbHRzYWx0c2FsdA$1UPI/DDkq0kGiPrtkZ6RmZsxQbI",
 };
+
+/* 389-ds's own {PBKDF2_SHA256} (10,000 iterations), as 389-ds wrote it for "Password123"
+ * (published in github.com/thesubtlety/389-ds-password-check's README; the key checked
+ * here with Python's hashlib too). */
+static const char ds_pbkdf2_sha256[] =
+    "{PBKDF2_SHA256}AAAnEGTxXtnR/oox922/jZyjH6fmiIdW4AwIYZE2LfCVL/SUz5GbAHfjRj4NbN2u8ul0/j/"
+    "dUzJ4gQSawGALGHZV74nOAtPttoZDTsh7BeGCLD/Ps7vRugwDdz9uPARXzF3bD/8qCpumvRGb4pehzfQsk+"
+    "FnGgTwi0rUeVaN8a7Kbv8ZpRfU2sd+208F/YL42BWAh/2tv0I4vY7ZsrCZcrUJtgKWy5Nr+t78zmPkrZsX/"
+    "kgfnGdXhr50kN10cmkLQ0/cZOXo9CAkpeZyFu+wQ5vQdUaES2Vd5kBjJYPCkr4b2ocr4ETQi3IGO2GGCoCet"
+    "mMIETsudRVSxUNBbva+Vgxin5Apu4wIP/0ZyuGK6TuWLqLnNpmK3RkRx0xjqJ4nN2Ok0ul0XYBJcYIBt4Uoa"
+    "VM2uSa/Etw28Uy+zAsUv2AOiRo5";
+
+START_TEST(pbkdf2_389ds)
+{
+	ck_assert(check_pw(ds_pbkdf2_sha256, "Password123"));
+	ck_assert(!check_pw(ds_pbkdf2_sha256, "Password124"));
+	char class[64];
+	password_cost_class(ds_pbkdf2_sha256, strlen(ds_pbkdf2_sha256), class, sizeof(class));
+	ck_assert_str_eq(class, "{PBKDF2_SHA256}10000");
+	const char *v = "{PBKDF2-SHA512}1000$c2FsdHNhbHRzYWx0c2FsdA$x";
+	password_cost_class(v, strlen(v), class, sizeof(class));
+	ck_assert_str_eq(class, "{PBKDF2-SHA512}1000$");
+	/* cut short, one character wrong, a count of 0 or past the bound: never a match */
+	char cut[sizeof(ds_pbkdf2_sha256)];
+	memcpy(cut, ds_pbkdf2_sha256, sizeof(cut));
+	cut[sizeof(cut) - 5] = '\0';
+	ck_assert(!check_pw(cut, "Password123"));
+	memcpy(cut, ds_pbkdf2_sha256, sizeof(cut));
+	cut[40] = cut[40] == 'A' ? 'B' : 'A';
+	ck_assert(!check_pw(cut, "Password123"));
+	ck_assert(!check_pw("{PBKDF2-SHA256}0$c2FsdHNhbHRzYWx0c2FsdA$8W5yLmqTx7pmJ5", "s3cret"));
+	ck_assert(!check_pw("{PBKDF2-SHA256}99999999$c2FsdA$8W5yLmqTx7pmJ5", "s3cret"));
+	ck_assert(!check_pw("{PBKDF2-SHA256}1000$$8W5yLmqTx7pmJ5", "s3cret"));
+	ck_assert(!check_pw("{PBKDF2-SHA256}1000$c2FsdA", "s3cret"));
+	ck_assert(!check_pw("{PBKDF2-SHA256}x1000$c2FsdA$8W5yLmqTx7pmJ5", "s3cret"));
+	ck_assert(!check_pw("{PBKDF2-SHA256}1000$c2F!dA$8W5yLmqTx7pmJ5", "s3cret"));
+	ck_assert(!check_pw("{PBKDF2_SHA256}AAAnEA", "s3cret"));
+}
+END_TEST
 
 START_TEST(schemes_accept_the_password)
 {
@@ -162,7 +208,7 @@ START_TEST(schemes_known)
 		ck_assert_msg(password_scheme_known(hashes[i], strlen(hashes[i])), "%s", hashes[i]);
 	ck_assert(password_scheme_known("plain", 5));
 	ck_assert(password_scheme_known("{SSHA", 5)); /* no closing brace: plaintext */
-	ck_assert(!password_scheme_known("{PBKDF2}abc", 11));
+	ck_assert(!password_scheme_known("{SCRYPT}abc", 11));
 	ck_assert(!password_scheme_known("{}abc", 5));
 }
 END_TEST
@@ -178,6 +224,7 @@ int main(void)
 	tcase_add_loop_test(tc, argon2_types, 0, 3);
 	tcase_add_test(tc, argon2_malformed);
 	tcase_add_test(tc, schemes_known);
+	tcase_add_test(tc, pbkdf2_389ds);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -71,7 +71,8 @@ START_TEST(find_by_name)
 	ck_assert_str_eq(password_scheme_find("{SSHA}")->name, "{SSHA}");
 	ck_assert_str_eq(password_scheme_find("{ssha512}")->name, "{SSHA512}");
 	ck_assert_str_eq(password_scheme_find("crypt")->name, "{CRYPT}");
-	ck_assert_ptr_null(password_scheme_find("{PBKDF2}"));
+	ck_assert_ptr_null(password_scheme_find("{SCRYPT}"));
+	ck_assert_str_eq(password_scheme_find("pbkdf2-sha512")->name, "{PBKDF2-SHA512}");
 	ck_assert_ptr_null(password_scheme_find("{SSHA"));
 	ck_assert_ptr_null(password_scheme_find("SSHA}"));
 	ck_assert_ptr_null(password_scheme_find(""));
