@@ -36,6 +36,10 @@ PKGS="$PKGS debhelper dpkg-dev fakeroot lintian logrotate"
 # (Debian's prometheus package) checks /metrics, haproxy's option httpchk asks /readyz; the
 # prometheus and haproxy system services are kept from starting, as slapd's below.
 PKGS="$PKGS curl prometheus haproxy"
+# 389-ds-base: the 389 Directory Server provider of tests/integration/ds389_test.sh (an
+# instance made by dscreate without systemd in the test's own directory, run by PID; installing
+# the package starts nothing). It pulls python3-lib389 (dscreate).
+PKGS="$PKGS 389-ds-base"
 # make perf-check (a step of .ci/run, bench/perf_check.sh) counts instructions with valgrind's
 # callgrind; git builds the baseline commit it compares with.
 PKGS="$PKGS valgrind git"
