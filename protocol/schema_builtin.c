@@ -165,11 +165,32 @@ const char *const schema_builtin_attrs[] = {
     "SYNTAX 1.3.6.1.4.1.1466.115.121.1.24 SINGLE-VALUE NO-USER-MODIFICATION USAGE "
     "directoryOperation )",
     /* Account state other providers write, honoured at bind too: 389-ds's account
-     * inactivation (USAGE as 389-ds defines it), Active Directory's account control flags,
-     * lockout stamp (100 ns intervals since 1601) and its domain's lockout duration
+     * inactivation and lockout (USAGE as 389-ds defines them), Active Directory's account control
+     * flags, lockout stamp (100 ns intervals since 1601) and its domain's lockout duration
      * (negative 100 ns intervals), AD's syntax "large integer" read as INTEGER. */
     "( 2.16.840.1.113730.3.1.610 NAME 'nsAccountLock' EQUALITY caseIgnoreMatch "
     "SYNTAX 1.3.6.1.4.1.1466.115.121.1.15 SINGLE-VALUE USAGE directoryOperation )",
+    "( 2.16.840.1.113730.3.1.95 NAME 'accountUnlockTime' EQUALITY generalizedTimeMatch "
+    "ORDERING generalizedTimeOrderingMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.24 "
+    "SINGLE-VALUE USAGE directoryOperation )",
+    /* 389-ds's bookkeeping, sent for "+": its entry's unique ID (the Sync State's UUID),
+     * database IDs and DN copies. Operational here so that a replica never stores them as
+     * user attributes (server/replica/ds389.h). */
+    "( 2.16.840.1.113730.3.1.542 NAME 'nsUniqueId' EQUALITY caseIgnoreMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.15 SINGLE-VALUE NO-USER-MODIFICATION "
+    "USAGE directoryOperation )",
+    "( 2.16.840.1.113730.3.1.605 NAME 'entryid' EQUALITY caseIgnoreMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.15 SINGLE-VALUE NO-USER-MODIFICATION "
+    "USAGE directoryOperation )",
+    "( 2.16.840.1.113730.3.1.604 NAME 'parentid' EQUALITY integerMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE NO-USER-MODIFICATION "
+    "USAGE directoryOperation )",
+    "( 2.16.840.1.113730.3.1.2391 NAME 'dsEntryDN' EQUALITY distinguishedNameMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.12 SINGLE-VALUE NO-USER-MODIFICATION "
+    "USAGE directoryOperation )",
+    "( 2.16.840.1.113730.3.1.545 NAME 'nscpEntryDN' EQUALITY distinguishedNameMatch "
+    "SYNTAX 1.3.6.1.4.1.1466.115.121.1.12 SINGLE-VALUE NO-USER-MODIFICATION "
+    "USAGE directoryOperation )",
     "( 1.2.840.113556.1.4.8 NAME 'userAccountControl' EQUALITY integerMatch "
     "SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE )",
     "( 1.2.840.113556.1.4.662 NAME 'lockoutTime' EQUALITY integerMatch "

@@ -12,7 +12,7 @@
 	X(createTimestamp) X(modifyTimestamp) X(creatorsName) X(modifiersName) X(entryCSN)         \
 	X(pwdChangedTime) X(pwdAccountLockedTime) X(pwdFailureTime) X(pwdHistory)                  \
 	X(pwdGraceUseTime) X(pwdReset) X(pwdPolicySubentry) X(pwdStartTime) X(pwdEndTime)          \
-	X(pwdLastSuccess) X(pwdAccountTmpLockoutEnd) X(nsAccountLock)
+	X(pwdLastSuccess) X(pwdAccountTmpLockoutEnd) X(nsAccountLock) X(accountUnlockTime)
 /* clang-format on */
 
 const char *const entry_opattrs_names[] = {

@@ -2,11 +2,11 @@
  * A copy of the operational attributes another server kept for each entry:
  * createTimestamp, modifyTimestamp, creatorsName, modifiersName and entryCSN, and the
  * account state a password policy writes (slapd ppolicy's pwd* state attributes, 389-ds's
- * nsAccountLock: what a bind honours, server/ops/account.h), as a replica's provider sent them with
- * the entry (a syncrepl consumer asks for "+"), or as an imported LDIF gave them (slapcat's output,
- * minidir-export's: ldif/import_parse.c). They live in the database's opattrs table (storage/db.h:
- * entry ID -> the content of a PartialAttributeList holding just these), beside the entry record,
- * so that the record (and the pre-encoded answer to
+ * nsAccountLock and accountUnlockTime: what a bind honours, server/ops/account.h), as a replica's
+ * provider sent them with the entry (a syncrepl consumer asks for "+", or by name of 389-ds), or as
+ * an imported LDIF gave them (slapcat's output, minidir-export's: ldif/import_parse.c). They live
+ * in the database's opattrs table (storage/db.h: entry ID -> the content of a PartialAttributeList
+ * holding just these), beside the entry record, so that the record (and the pre-encoded answer to
  * "*") stays the user attributes alone; a replica answers them as its provider does
  * (server/ops/computed_attrs.c), where an entry imported without them answers the import's time and
  * identity.

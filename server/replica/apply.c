@@ -15,6 +15,7 @@
 #include "protocol/dn.h"
 #include "protocol/sync.h"
 #include "server/log.h"
+#include "server/replica/ds389.h"
 #include "storage/db_update.h"
 
 /* ---- changes -------------------------------------------------------------------- */
@@ -351,6 +352,56 @@ static int apply_held(struct replica *r, bool last, char *why, size_t cap)
 	return 0;
 }
 
+/* Notes uuid as stored by a 389-ds refresh from a cookie, to be asked again (ds389.h). 0,
+ * or -1 when out of memory (why set). */
+static int note_refetch(struct replica *r, const unsigned char *uuid, char *why, size_t cap)
+{
+	if (r->nrefetch == r->cap_refetch) {
+		size_t n = r->cap_refetch ? 2 * r->cap_refetch : 256;
+		unsigned char *p = realloc(r->refetch, n * SYNC_UUID_LEN);
+		if (!p) {
+			snprintf(why, cap, "out of memory noting an entry to ask again");
+			return -1;
+		}
+		r->refetch = p;
+		r->cap_refetch = n;
+	}
+	memcpy(r->refetch + r->nrefetch++ * SYNC_UUID_LEN, uuid, SYNC_UUID_LEN);
+	return 0;
+}
+
+/* ds389_refetch's store: the entry as it is now, operational attributes and all. An entry
+ * moved meanwhile under a parent not here yet (STORE_NO_PARENT) keeps the refresh's copy:
+ * the change that moved it comes next. */
+static int store_refetched(void *arg, LDAPMessage *e, const unsigned char *uuid, const char *dn,
+                           char *why, size_t cap)
+{
+	struct replica *r = arg;
+	struct berval attrs;
+	BerElement *ber = NULL;
+	int got = STORE_FAILED;
+	if (entry_attrs(r->ld, e, &attrs, &ber) == 0)
+		got = store_entry(r, uuid, dn, (const unsigned char *)attrs.bv_val, attrs.bv_len,
+		                  false, why, cap);
+	else
+		snprintf(why, cap, "asking again for %.200s: out of memory", dn);
+	ber_free(ber, 0);
+	return got == STORE_FAILED ? -1 : 0;
+}
+
+/* The entries note_refetch noted, asked again and stored; counted as the refresh's
+ * changes once, not twice. 0, or -1 with why set. */
+static int refetch(struct replica *r, char *why, size_t cap)
+{
+	uint64_t puts = r->refresh_puts, pending = r->pending_changes;
+	int status = ds389_refetch(r->ld, r->conf, r->search_attrs, r->refetch, r->nrefetch,
+	                           store_refetched, r, why, cap);
+	r->nrefetch = 0;
+	r->refresh_puts = puts;
+	__atomic_store_n(&r->pending_changes, pending, __ATOMIC_RELAXED);
+	return status;
+}
+
 int replica_on_entry(struct replica *r, LDAPMessage *m, char *why, size_t cap)
 {
 	LDAPControl **ctrls = NULL;
@@ -397,6 +448,11 @@ int replica_on_entry(struct replica *r, LDAPMessage *m, char *why, size_t cap)
 			          ? STORE_FAILED
 			          : STORE_SKIPPED;
 		status = got == STORE_FAILED ? -1 : 0;
+		/* 389-ds's refresh from a cookie leaves out operational attributes: asked
+		 * again at its end (ds389.h). */
+		if (status == 0 && (got == STORED || got == STORE_HELD) && r->is389 &&
+		    r->refreshing && !r->full_refresh)
+			status = note_refetch(r, uuid, why, cap);
 		ber_free(ber, 0); /* the reader; the bytes are the message's */
 		if (status < 0)
 			goto out;
@@ -417,6 +473,7 @@ out:
 static void refresh_done(struct replica *r, bool present)
 {
 	const char *how = r->full_refresh ? "full refresh"
+	                  : r->is389      ? "changes since the cookie"
 	                  : present       ? "present phase"
 	                                  : "delete phase";
 	r->refreshed = true;
@@ -456,10 +513,12 @@ int replica_on_info(struct replica *r, LDAPMessage *m, char *why, size_t cap)
 		if (status < 0)
 			;
 		else if (r->full_refresh ? info.refresh_done
-		                         : info.kind == SYNC_INFO_REFRESH_PRESENT)
+		                         : info.kind == SYNC_INFO_REFRESH_PRESENT && !r->is389)
 			status = end_present_phase(r, why, cap);
 		else if (!r->full_refresh)
 			r->npresent = 0;
+		if (status == 0 && info.refresh_done && r->nrefetch)
+			status = refetch(r, why, cap);
 		if (info.refresh_done && status == 0) {
 			r->refreshing = false;
 			refresh_done(r, info.kind == SYNC_INFO_REFRESH_PRESENT);
@@ -482,6 +541,18 @@ int replica_on_info(struct replica *r, LDAPMessage *m, char *why, size_t cap)
 	ldap_memfree(oid);
 	ber_bvfree(data);
 	return status;
+}
+
+/*
+ * Whether the refresh that ends with refreshDeletes deletes deletes the entries it did
+ * not report present. One without a cookie replaces the replica's content: always. From
+ * a cookie, when refreshDeletes is FALSE (a present phase, RFC 4533 3.3.1), but for a
+ * 389-ds provider: its refresh from a cookie ends so with no present phase, and the
+ * entries it did not send are unchanged (ds389.h).
+ */
+static bool present_deletes(const struct replica *r, bool deletes)
+{
+	return r->full_refresh || (!deletes && !r->is389);
 }
 
 /* Session outcomes. */
@@ -516,7 +587,9 @@ int replica_on_done(struct replica *r, LDAPMessage *m, char *why, size_t cap)
 			status = SESSION_ERROR;
 		} else if (apply_held(r, true, why, cap) < 0) {
 			status = SESSION_ERROR;
-		} else if ((!deletes || r->full_refresh) && end_present_phase(r, why, cap) < 0) {
+		} else if (present_deletes(r, deletes) && end_present_phase(r, why, cap) < 0) {
+			status = SESSION_ERROR;
+		} else if (r->nrefetch && refetch(r, why, cap) < 0) {
 			status = SESSION_ERROR;
 		} else if (replica_set_cookie(r, &cookie) != 0) {
 			snprintf(why, cap, "storing the cookie failed");

@@ -2,7 +2,7 @@
  * The syncrepl consumer's state and how it applies what the provider sends
  * (server/replica/replica.c runs the sessions; see replica.h): the write transaction and
  * the cookie (txn.c), the present set of a refresh and one handler per kind of message
- * (apply.c). Private to the room's three files.
+ * (apply.c). Private to the room (replica.c, txn.c, apply.c).
  *
  * Thread rules: the consumer's thread only, but for st (under lock).
  */
@@ -80,8 +80,17 @@ struct replica {
 	int probe_msgid;
 	int64_t probe_last_ms;
 	int probe_every_ms;
-	char *attrs[64]; /* the attribute list asked for */
+	char *attrs[64]; /* the attribute list configured */
 	char attrs_buf[1024];
+	bool attrs_default; /* it is "*,+" (the default): ds389_attrs() asks in its place */
+	/* The provider's kind, found at each session's start (ds389.h); the list the
+	 * session's search asks for (attrs or ds389_attrs()). */
+	bool is389, kind_known; /* kind_known: it was found once (logged when it changes) */
+	char **search_attrs;
+	/* A 389-ds refresh from a cookie: the UUIDs it stored, asked again before it
+	 * commits (apply.c, ds389_refetch). */
+	unsigned char *refetch;
+	size_t nrefetch, cap_refetch;
 };
 
 /* --- txn.c: the write transaction, the cookie, the status it publishes ---------------- */

@@ -14,6 +14,7 @@
 #include "server/db/db.h"
 #include "server/log.h"
 #include "server/replica/apply.h"
+#include "server/replica/ds389.h"
 #include "storage/db_update.h"
 
 /* A session that failed writing the database (a full disk) is retried after the retry
@@ -87,6 +88,26 @@ static int connect_provider(struct replica *r, char *why, size_t cap)
 	return 0;
 }
 
+/* The provider's kind (ds389.h), asked at each session's start (an address may be moved
+ * to another server): what its refresh from a cookie means and what is asked of it.
+ * cookie: the stored one (len 0: none). Logged when it is 389-ds and was not before. */
+static void find_provider_kind(struct replica *r, const char *cookie, size_t len)
+{
+	const struct syncrepl_conf *s = r->conf;
+	char version[128];
+	bool was389 = r->is389;
+	r->is389 =
+	    ds389_detect(r->ld, s->network_timeout + 25, cookie, len, version, sizeof(version));
+	if (r->is389 && (!r->kind_known || !was389))
+		log_info("syncrepl rid=%03d: the provider is 389 Directory Server%s%s%s: its "
+		         "refresh from a cookie deletes only what it names, and the entries it "
+		         "sends are asked again for their operational attributes",
+		         s->rid, version[0] ? " (" : "", version, version[0] ? ")" : "");
+	r->kind_known = true;
+	r->search_attrs = r->is389 && r->attrs_default ? ds389_attrs() : r->attrs;
+	r->nrefetch = 0;
+}
+
 static int start_search(struct replica *r, char *why, size_t cap)
 {
 	const struct syncrepl_conf *s = r->conf;
@@ -111,6 +132,7 @@ static int start_search(struct replica *r, char *why, size_t cap)
 		}
 	}
 	r->full_refresh = !cookie.bv_val;
+	find_provider_kind(r, cookie.bv_val ? stored : "", cookie.bv_val ? cookie.bv_len : 0);
 	char said[4200];
 	if (cookie.bv_val)
 		snprintf(said, sizeof(said), "syncrepl rid=%03d: resuming from cookie %s", s->rid,
@@ -139,8 +161,8 @@ static int start_search(struct replica *r, char *why, size_t cap)
 	 * dynamic_groups computes here, storage/dyngroup_update.h) nor referrals. */
 	LDAPControl manage = {.ldctl_oid = LDAP_CONTROL_MANAGEDSAIT, .ldctl_iscritical = 0};
 	LDAPControl *ctrls[] = {ctrl, &manage, NULL};
-	int rc = ldap_search_ext(r->ld, s->searchbase, scopes[s->scope], s->filter, r->attrs, 0,
-	                         ctrls, NULL, NULL, 0, &r->msgid);
+	int rc = ldap_search_ext(r->ld, s->searchbase, scopes[s->scope], s->filter, r->search_attrs,
+	                         0, ctrls, NULL, NULL, 0, &r->msgid);
 	ldap_control_free(ctrl);
 	ber_bvfree(value);
 	if (rc != LDAP_SUCCESS) {
@@ -395,6 +417,7 @@ int replica_start(struct server *srv, void (*on_first_refresh)(struct server *sr
 	}
 	snprintf(r->st.provider, sizeof(r->st.provider), "%s", r->conf->provider);
 	replica_status_load(r);
+	r->attrs_default = strcmp(r->conf->attrs, "*,+") == 0;
 	snprintf(r->attrs_buf, sizeof(r->attrs_buf), "%s", r->conf->attrs);
 	int n = 0;
 	char *save = NULL;
@@ -439,6 +462,7 @@ void replica_free(struct server *srv)
 	free(r->present);
 	held_clear(&r->held);
 	free(r->oversized);
+	free(r->refetch);
 	free(r);
 }
 

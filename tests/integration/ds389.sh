@@ -13,11 +13,13 @@ DS_LIBDIR=/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH 2> /dev/null || echo
 # ds_create NAME: the instance $work/ds (slapd-NAME) on a free port ($ds_port, $ds_uri).
 # About 6 s. Returns 1 (with not_ok) when dscreate fails.
 ds_create() {
+	# shellcheck disable=SC2154  # $work: use_work_dir (lib.sh) in the sourcing script
 	local b=$work/ds name=$1
 	ds_name=$name
 	mkdir -p "$b/prefix/share/dirsrv/inf" "$b/etc/dirsrv" "$b/tmp" "$b/run" "$b/var"
 	cp -r /etc/dirsrv/schema /etc/dirsrv/config "$b/etc/dirsrv/"
 	pick_port ds_port 2 || return 1
+	# shellcheck disable=SC2154  # ds_port: set by pick_port
 	ds_uri=ldap://127.0.0.1:$ds_port
 	# dscreate reads its paths from PREFIX/share/dirsrv/inf/defaults.inf: all under $b.
 	cat > "$b/prefix/share/dirsrv/inf/defaults.inf" << EOF
@@ -115,7 +117,7 @@ ds_stop() {
 
 # ds_modify: ldapmodify as the Directory Manager, the LDIF on stdin.
 ds_modify() {
-	timeout 30 ldapmodify -x -H "$ds_uri" -D "$DS_ADMIN" -w "$DS_PW" "$@" > /dev/null
+	timeout 30 ldapmodify -x -H "$ds_uri" -D "$DS_ADMIN" -w "$DS_PW" > /dev/null
 }
 
 # ds_enable_sync: 127.0.0.1 only, the Retro Changelog (logging nsUniqueId, which the sync

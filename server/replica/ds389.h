@@ -1,0 +1,63 @@
+/*
+ * What the syncrepl consumer does differently when its provider is 389 Directory Server
+ * (or FreeIPA, which is 389-ds): RFC 4533 as 389-ds's Content Synchronization plugin
+ * speaks it. Private to server/replica/.
+ *
+ * - Its refresh from a cookie sends the entries changed since (state add), the deleted
+ *   ones in a syncIdSet, and ends with refreshDeletes FALSE but no present phase: entries
+ *   not sent are unchanged, not gone (apply.c never deletes "not present" then).
+ * - That refresh carries no operational attribute, not even those asked for by name
+ *   (createTimestamp, nsAccountLock...): the entries it stored are asked again by
+ *   nsUniqueId with a plain search before the refresh commits (ds389_refetch, called by
+ *   apply.c), so that
+ *   the timestamps and an account locked meanwhile are the provider's.
+ * - With the default attribute list ("*,+") the operational attributes a replica keeps
+ *   are asked for by name, not with "+", which would bring 389-ds's internal ones
+ *   (nsUniqueId, entryid, parentid, dsEntryDN; the schema also marks them operational so
+ *   that a list with "+" never stores them as user attributes).
+ *
+ * Thread rules: the consumer's thread.
+ */
+#ifndef MINIDIR_SERVER_REPLICA_DS389_H
+#define MINIDIR_SERVER_REPLICA_DS389_H
+
+#include <ldap.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "conf/syncrepl.h"
+
+/* Whether cookie has the form 389-ds's sync plugin makes:
+ * HOST:PORT#BINDDN:BASE:FILTER#CHANGENUMBER (slapd's starts "rid="). */
+bool ds389_cookie(const char *cookie, size_t len);
+
+/*
+ * Whether the provider on ld is 389-ds: its root DSE's vendorName ("389 Project") or
+ * vendorVersion ("389-Directory/..."), else (a root DSE it cannot read) the form of the
+ * stored cookie (len 0: none). The vendorVersion read into version (cap bytes; "" when
+ * none) for the log.
+ */
+bool ds389_detect(LDAP *ld, int timeout_s, const char *cookie, size_t len, char *version,
+                  size_t cap);
+
+/* The attribute list asked of a 389-ds provider in place of "*,+": the user attributes
+ * and, by name, the operational ones a replica keeps (storage/entry_opattrs.h) that
+ * 389-ds has. NULL-terminated, static. */
+char **ds389_attrs(void);
+
+/* Called with each entry a refetch brings (its UUID from nsUniqueId, its DN); returns 0
+ * or -1 with why set, which ends the refetch. */
+typedef int (*ds389_store_fn)(void *arg, LDAPMessage *e, const unsigned char *uuid, const char *dn,
+                              char *why, size_t cap);
+
+/*
+ * Asks the provider on ld again for the n entries uuids names (SYNC_UUID_LEN bytes each)
+ * among those the session's searchbase, scope and filter select, with attrs and
+ * nsUniqueId, 100 a search, and hands each to store. An entry gone or moved out meanwhile
+ * is not brought (the next change names it). Returns 0, or -1 with why set (a failed
+ * search, or store's -1).
+ */
+int ds389_refetch(LDAP *ld, const struct syncrepl_conf *s, char **attrs, const unsigned char *uuids,
+                  size_t n, ds389_store_fn store, void *arg, char *why, size_t cap);
+
+#endif
