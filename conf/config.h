@@ -134,6 +134,9 @@ enum tls_verify { TLS_VERIFY_NEVER, TLS_VERIFY_ALLOW, TLS_VERIFY_DEMAND };
 	   referred to updateref ("" = refused with 53). */ \
 	KEY(syncrepl, struct syncrepl_conf, , config_set_syncrepl) \
 	KEY(updateref, char, [1024], config_set_url) \
+	/* A 389-ds provider: seconds between comparisons of the replica's entries with the \
+	   provider's (server/replica/apply.h, replica_reconcile); 0: never. */ \
+	KEY(reconcile_interval, int, , config_set_seconds, .min = 0, .max = 604800, .def = "3600") \
 	/* A replica listens only once its first refresh has committed, or after this many \
 	   seconds at most; 0: at once. */ \
 	KEY(listen_after_refresh, int, , config_set_seconds, .min = 0, .max = 86400, .def = "0") \

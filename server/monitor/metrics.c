@@ -202,6 +202,10 @@ static void replication(struct text *t, const struct replica_status *st, int64_t
 	}
 	one(t, "minidir_replication_lag_entries", "gauge",
 	    "Changes received from the provider and not yet committed.", st->lag_entries);
+	if (st->lag_changes >= 0)
+		one(t, "minidir_replication_lag_changes", "gauge",
+		    "A 389-ds provider's last change number minus the committed cookie's.",
+		    (uint64_t)st->lag_changes);
 	head(t, "minidir_replication_staleness_seconds", "gauge",
 	     "How far behind the replica may be now, as /readyz measures it.");
 	put(t, "minidir_replication_staleness_seconds %.3f\n",

@@ -243,6 +243,8 @@ static int build_replication_entry(struct server *srv, const struct replica_stat
 	if (st->lag_ms >= 0)
 		mon_add(&b, "replicationLagMilliseconds", "%lld", (long long)st->lag_ms);
 	mon_add_u64(&b, "replicationLagEntries", st->lag_entries);
+	if (st->lag_changes >= 0)
+		mon_add(&b, "replicationLagChanges", "%lld", (long long)st->lag_changes);
 	mon_add_u64(&b, "replicationSkippedEntries", st->skipped);
 	if (st->last_skipped[0]) {
 		mon_add(&b, "replicationLastSkipped", "%s", st->last_skipped);

@@ -14,26 +14,35 @@
 #include "protocol/buf.h"
 #include "protocol/dn.h"
 #include "protocol/sync.h"
+#include "server/clock.h"
 #include "server/log.h"
 #include "server/replica/ds389.h"
 #include "storage/db_update.h"
 
 /* ---- changes -------------------------------------------------------------------- */
 
-static void note_present(struct replica *r, const unsigned char *uuid)
+/* uuid into the present set; -1 when out of memory. */
+static int add_present(struct replica *r, const unsigned char *uuid)
 {
-	if (!r->refreshing)
-		return; /* persisting: no present phase to end */
 	if (r->npresent == r->cap_present) {
 		size_t cap = r->cap_present ? 2 * r->cap_present : 1024;
 		unsigned char *p = realloc(r->present, cap * SYNC_UUID_LEN);
 		if (!p)
-			return; /* the entry is then deleted at the phase's end, and comes back
-			           with the next refresh: never a phantom */
+			return -1;
 		r->present = p;
 		r->cap_present = cap;
 	}
 	memcpy(r->present + r->npresent++ * SYNC_UUID_LEN, uuid, SYNC_UUID_LEN);
+	return 0;
+}
+
+static void note_present(struct replica *r, const unsigned char *uuid)
+{
+	if (!r->refreshing)
+		return; /* persisting: no present phase to end */
+	/* Out of memory, the entry is deleted at the phase's end, and comes back with the
+	 * next refresh: never a phantom. */
+	(void)add_present(r, uuid);
 }
 
 static int uuid_cmp(const void *a, const void *b)
@@ -477,6 +486,8 @@ static void refresh_done(struct replica *r, bool present)
 	                  : present       ? "present phase"
 	                                  : "delete phase";
 	r->refreshed = true;
+	if (r->full_refresh) /* every entry compared: the next reconciliation is due later */
+		r->reconciled_ms = (int64_t)(clock_ns() / 1000000);
 	char held[96] = "";
 	if (r->refresh_held)
 		snprintf(held, sizeof(held),
@@ -603,5 +614,41 @@ int replica_on_done(struct replica *r, LDAPMessage *m, char *why, size_t cap)
 	}
 	ldap_memfree(text);
 	ldap_controls_free(ctrls);
+	return status;
+}
+
+/* ds389_list_ids's fn: an entry the provider has. */
+static int note_listed(void *arg, const unsigned char *uuid, char *why, size_t cap)
+{
+	if (add_present(arg, uuid) == 0)
+		return 0;
+	snprintf(why, cap, "out of memory listing the provider's entries");
+	return -1;
+}
+
+int replica_reconcile(struct replica *r, char *why, size_t cap)
+{
+	r->npresent = 0;
+	if (ds389_list_ids(r->ld, r->conf, note_listed, r, why, cap) < 0) {
+		log_error("syncrepl rid=%03d: comparing the replica's entries with the provider's: "
+		          "%s; nothing deleted",
+		          r->conf->rid, why);
+		r->npresent = 0;
+		return 0;
+	}
+	int rc = replica_txn_open(r);
+	uint64_t deletes = r->refresh_deletes;
+	int status = rc ? -1 : end_present_phase(r, why, cap);
+	r->refresh_deletes = deletes;
+	r->uncovered = false; /* the provider's state now: no cookie is awaited */
+	if (status == 0 && (rc = replica_txn_commit(r)) != 0)
+		status = -1;
+	if (rc) {
+		r->storage_error = db_write_error(r->db, rc);
+		snprintf(why, cap, "comparing with the provider's entries: %s",
+		         db_error_text(r->storage_error));
+	}
+	if (status < 0)
+		replica_txn_abort(r);
 	return status;
 }

@@ -91,6 +91,12 @@ struct replica {
 	 * commits (apply.c, ds389_refetch). */
 	unsigned char *refetch;
 	size_t nrefetch, cap_refetch;
+	/* A 389-ds provider's last change number, as its root DSE said it last (-1:
+	 * unknown): the lag in changes is it minus the committed cookie's (txn.c). */
+	long long provider_last;
+	/* When the replica's entries were last compared with the provider's (a full refresh
+	 * or replica_reconcile; clock_ns()/1000000). */
+	int64_t reconciled_ms;
 };
 
 /* --- txn.c: the write transaction, the cookie, the status it publishes ---------------- */
@@ -125,6 +131,10 @@ int replica_txn_commit(struct replica *r);
  * error. */
 int replica_set_cookie(struct replica *r, const struct berval *cookie);
 
+/* The provider's last change number (a 389-ds root DSE's lastchangenumber) is last: the
+ * status's lag in changes follows. */
+void replica_note_provider_last(struct replica *r, long long last);
+
 /* True (once) when what was committed last needs a full refresh to follow: an entry
  * skipped as too large came back, and entries below it were left out meanwhile. */
 bool replica_reload_due(struct replica *r);
@@ -140,5 +150,14 @@ bool replica_reload_due(struct replica *r);
 int replica_on_entry(struct replica *r, LDAPMessage *m, char *why, size_t cap);
 int replica_on_info(struct replica *r, LDAPMessage *m, char *why, size_t cap);
 int replica_on_done(struct replica *r, LDAPMessage *m, char *why, size_t cap);
+
+/*
+ * Compares the replica's entries with those the provider selects now (a 389-ds provider:
+ * ds389_list_ids) and deletes those it no longer has: an entry modified out of the
+ * filter, or whose change left the changelog, while the replica was away. In a write
+ * transaction of its own, committed (none may be open). 0, or -1 with why set (a
+ * partial list deletes nothing).
+ */
+int replica_reconcile(struct replica *r, char *why, size_t cap);
 
 #endif

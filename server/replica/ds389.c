@@ -11,10 +11,10 @@
 /* UUIDs asked again in one search: a filter of about 5 KB. */
 #define REFETCH_BATCH 100
 
-bool ds389_cookie(const char *cookie, size_t len)
+long long ds389_cookie(const char *cookie, size_t len)
 {
 	if (len >= 4 && strncasecmp(cookie, "rid=", 4) == 0)
-		return false;
+		return -1;
 	/* Two '#', a ':' before the first, and a change number (digits) after the last. */
 	const char *first = memchr(cookie, '#', len);
 	const char *last = NULL;
@@ -24,46 +24,75 @@ bool ds389_cookie(const char *cookie, size_t len)
 			break;
 		}
 	if (!first || last == first || !memchr(cookie, ':', (size_t)(first - cookie)))
-		return false;
+		return -1;
 	const char *end = cookie + len;
-	if (last + 1 == end)
-		return false;
-	for (const char *p = last + 1; p < end; p++)
+	if (last + 1 == end || end - last > 19)
+		return -1;
+	long long n = 0;
+	for (const char *p = last + 1; p < end; p++) {
 		if (*p < '0' || *p > '9')
-			return false;
-	return true;
+			return -1;
+		n = n * 10 + (*p - '0');
+	}
+	return n;
 }
 
-bool ds389_detect(LDAP *ld, int timeout_s, const char *cookie, size_t len, char *version,
-                  size_t cap)
+char **ds389_root_attrs(void)
 {
-	static char *const want[] = {"vendorName", "vendorVersion", NULL};
+	static char *const want[] = {"vendorName", "vendorVersion", "firstchangenumber",
+	                             "lastchangenumber", NULL};
+	return (char **)want;
+}
+
+/* The first value of attr in e as a change number into *n (-1 when none or not one). */
+static void change_number(LDAP *ld, LDAPMessage *e, const char *attr, long long *n)
+{
+	struct berval **v = ldap_get_values_len(ld, e, attr);
+	*n = -1;
+	if (v && v[0] && v[0]->bv_len > 0 && v[0]->bv_len < 19) {
+		long long x = 0;
+		ber_len_t i = 0;
+		for (; i < v[0]->bv_len && v[0]->bv_val[i] >= '0' && v[0]->bv_val[i] <= '9'; i++)
+			x = x * 10 + (v[0]->bv_val[i] - '0');
+		if (i == v[0]->bv_len)
+			*n = x;
+	}
+	ldap_value_free_len(v);
+}
+
+void ds389_root_parse(LDAP *ld, LDAPMessage *res, struct ds389_root *out)
+{
+	*out = (struct ds389_root){.first_change = -1, .last_change = -1};
+	LDAPMessage *e = ldap_first_entry(ld, res);
+	if (!e)
+		return;
+	out->answered = true;
+	struct berval **v = ldap_get_values_len(ld, e, "vendorName");
+	if (v && v[0])
+		out->is389 |=
+		    v[0]->bv_len == 11 && strncasecmp(v[0]->bv_val, "389 Project", 11) == 0;
+	ldap_value_free_len(v);
+	v = ldap_get_values_len(ld, e, "vendorVersion");
+	if (v && v[0]) {
+		out->is389 |=
+		    v[0]->bv_len >= 14 && strncasecmp(v[0]->bv_val, "389-Directory/", 14) == 0;
+		snprintf(out->version, sizeof(out->version), "%.*s", (int)v[0]->bv_len,
+		         v[0]->bv_val);
+	}
+	ldap_value_free_len(v);
+	change_number(ld, e, "firstchangenumber", &out->first_change);
+	change_number(ld, e, "lastchangenumber", &out->last_change);
+}
+
+void ds389_read_root(LDAP *ld, int timeout_s, struct ds389_root *out)
+{
 	struct timeval t = {timeout_s, 0};
 	LDAPMessage *res = NULL;
-	bool is389 = false, answered = false;
-	version[0] = '\0';
-	if (ldap_search_ext_s(ld, "", LDAP_SCOPE_BASE, "(objectClass=*)", (char **)want, 0, NULL,
-	                      NULL, &t, 1, &res) == LDAP_SUCCESS) {
-		LDAPMessage *e = ldap_first_entry(ld, res);
-		for (int i = 0; e && want[i]; i++) {
-			struct berval **v = ldap_get_values_len(ld, e, want[i]);
-			if (v && v[0]) {
-				answered = true;
-				const struct berval *b = v[0];
-				if (i == 0)
-					is389 |= b->bv_len == 11 &&
-					         strncasecmp(b->bv_val, "389 Project", 11) == 0;
-				else {
-					is389 |= b->bv_len >= 14 &&
-					         strncasecmp(b->bv_val, "389-Directory/", 14) == 0;
-					snprintf(version, cap, "%.*s", (int)b->bv_len, b->bv_val);
-				}
-			}
-			ldap_value_free_len(v);
-		}
-	}
+	*out = (struct ds389_root){.first_change = -1, .last_change = -1};
+	if (ldap_search_ext_s(ld, "", LDAP_SCOPE_BASE, "(objectClass=*)", ds389_root_attrs(), 0,
+	                      NULL, NULL, &t, 1, &res) == LDAP_SUCCESS)
+		ds389_root_parse(ld, res, out);
 	ldap_msgfree(res);
-	return answered ? is389 : ds389_cookie(cookie, len);
 }
 
 char **ds389_attrs(void)
@@ -118,6 +147,15 @@ static int parse_unique_id(const struct berval *v, unsigned char *uuid)
 	return n == 2 * SYNC_UUID_LEN ? 0 : -1;
 }
 
+/* The UUID of an answer's entry, from its nsUniqueId. False when it has none. */
+static bool entry_uuid(LDAP *ld, LDAPMessage *e, unsigned char *uuid)
+{
+	struct berval **id = ldap_get_values_len(ld, e, "nsUniqueId");
+	bool named = id && id[0] && parse_unique_id(id[0], uuid) == 0;
+	ldap_value_free_len(id);
+	return named;
+}
+
 /* One search for uuids[0..n): 0, or -1 with why set. */
 static int refetch_batch(LDAP *ld, const struct syncrepl_conf *s, char **search_attrs,
                          const unsigned char *uuids, size_t n, ds389_store_fn store, void *arg,
@@ -167,11 +205,9 @@ static int refetch_batch(LDAP *ld, const struct syncrepl_conf *s, char **search_
 	for (LDAPMessage *e = ldap_first_entry(ld, res); e && status == 0;
 	     e = ldap_next_entry(ld, e)) {
 		unsigned char uuid[SYNC_UUID_LEN];
-		struct berval **id = ldap_get_values_len(ld, e, "nsUniqueId");
-		bool named = id && id[0] && parse_unique_id(id[0], uuid) == 0;
-		ldap_value_free_len(id);
 		char *dn = ldap_get_dn(ld, e);
-		if (named && dn) /* (else not an entry of the refresh: left alone) */
+		if (entry_uuid(ld, e, uuid) &&
+		    dn) /* (else not an entry of the refresh: left alone) */
 			status = store(arg, e, uuid, dn, why, cap);
 		ldap_memfree(dn);
 	}
@@ -188,4 +224,71 @@ int ds389_refetch(LDAP *ld, const struct syncrepl_conf *s, char **attrs, const u
 		                       n - i < REFETCH_BATCH ? n - i : REFETCH_BATCH, store, arg,
 		                       why, cap);
 	return status;
+}
+
+int ds389_list_ids(LDAP *ld, const struct syncrepl_conf *s, ds389_id_fn fn, void *arg, char *why,
+                   size_t cap)
+{
+	static const int scopes[] = {LDAP_SCOPE_BASE, LDAP_SCOPE_ONELEVEL, LDAP_SCOPE_SUBTREE,
+	                             LDAP_SCOPE_SUBORDINATE};
+	static char *const attrs[] = {"nsUniqueId", NULL};
+	LDAPControl manage = {.ldctl_oid = LDAP_CONTROL_MANAGEDSAIT, .ldctl_iscritical = 0};
+	LDAPControl *ctrls[] = {&manage, NULL};
+	int msgid = 0;
+	int rc = ldap_search_ext(ld, s->searchbase, scopes[s->scope], s->filter, (char **)attrs, 0,
+	                         ctrls, NULL, NULL, 0, &msgid);
+	if (rc != LDAP_SUCCESS) {
+		snprintf(why, cap, "listing the provider's entries: %s", ldap_err2string(rc));
+		return -1;
+	}
+	/* Each message within the session's answer time; the whole bounded by the count. */
+	struct timeval t = {s->network_timeout + 25, 0};
+	for (;;) {
+		LDAPMessage *m = NULL;
+		int type = ldap_result(ld, msgid, LDAP_MSG_ONE, &t, &m);
+		if (type <= 0) {
+			ldap_msgfree(m);
+			if (type == 0)
+				ldap_abandon_ext(ld, msgid, NULL, NULL);
+			snprintf(why, cap, "listing the provider's entries: %s",
+			         type == 0 ? "no answer in time" : "connection lost");
+			return -1;
+		}
+		if (type == LDAP_RES_SEARCH_ENTRY) {
+			unsigned char uuid[SYNC_UUID_LEN];
+			int status = 0;
+			if (!entry_uuid(ld, m, uuid)) {
+				char *dn = ldap_get_dn(ld, m);
+				snprintf(why, cap,
+				         "listing the provider's entries: %.300s has no "
+				         "nsUniqueId",
+				         dn ? dn : "?");
+				ldap_memfree(dn);
+				status = -1;
+			} else {
+				status = fn(arg, uuid, why, cap);
+			}
+			ldap_msgfree(m);
+			if (status < 0) {
+				ldap_abandon_ext(ld, msgid, NULL, NULL);
+				return -1;
+			}
+			continue;
+		}
+		if (type != LDAP_RES_SEARCH_RESULT) {
+			ldap_msgfree(m);
+			continue; /* a reference: not an entry of the replica */
+		}
+		int err = LDAP_OTHER;
+		ldap_parse_result(ld, m, &err, NULL, NULL, NULL, NULL, 1);
+		if (err != LDAP_SUCCESS) {
+			snprintf(why, cap, "listing the provider's entries: %s (%d)%s",
+			         ldap_err2string(err), err,
+			         err == LDAP_SIZELIMIT_EXCEEDED
+			             ? ": the binddn needs no size limit (nsSizeLimit: -1)"
+			             : "");
+			return -1;
+		}
+		return 0;
+	}
 }

@@ -27,18 +27,27 @@
 
 #include "conf/syncrepl.h"
 
-/* Whether cookie has the form 389-ds's sync plugin makes:
- * HOST:PORT#BINDDN:BASE:FILTER#CHANGENUMBER (slapd's starts "rid="). */
-bool ds389_cookie(const char *cookie, size_t len);
+/* The change number of a cookie of the form 389-ds's sync plugin makes,
+ * HOST:PORT#BINDDN:BASE:FILTER#CHANGENUMBER; -1 when cookie is not one (slapd's starts
+ * "rid="). */
+long long ds389_cookie(const char *cookie, size_t len);
 
-/*
- * Whether the provider on ld is 389-ds: its root DSE's vendorName ("389 Project") or
- * vendorVersion ("389-Directory/..."), else (a root DSE it cannot read) the form of the
- * stored cookie (len 0: none). The vendorVersion read into version (cap bytes; "" when
- * none) for the log.
- */
-bool ds389_detect(LDAP *ld, int timeout_s, const char *cookie, size_t len, char *version,
-                  size_t cap);
+/* What a provider's root DSE says of it. */
+struct ds389_root {
+	bool answered;     /* the root DSE was read */
+	bool is389;        /* vendorName "389 Project" or vendorVersion "389-Directory/..." */
+	char version[128]; /* vendorVersion ("" when none) */
+	/* The Retro Changelog's first and last change numbers; -1 when not there. */
+	long long first_change, last_change;
+};
+
+/* Reads the root DSE of the provider on ld into *out (answered false when it cannot). */
+void ds389_read_root(LDAP *ld, int timeout_s, struct ds389_root *out);
+
+/* The attributes of the root DSE ds389_read_root reads (NULL-terminated, static): for a
+ * search of the caller's own (the probe). ds389_root_parse reads its answer. */
+char **ds389_root_attrs(void);
+void ds389_root_parse(LDAP *ld, LDAPMessage *res, struct ds389_root *out);
 
 /* The attribute list asked of a 389-ds provider in place of "*,+": the user attributes
  * and, by name, the operational ones a replica keeps (storage/entry_opattrs.h) that
@@ -59,5 +68,18 @@ typedef int (*ds389_store_fn)(void *arg, LDAPMessage *e, const unsigned char *uu
  */
 int ds389_refetch(LDAP *ld, const struct syncrepl_conf *s, char **attrs, const unsigned char *uuids,
                   size_t n, ds389_store_fn store, void *arg, char *why, size_t cap);
+
+/* Called with the UUID of each entry ds389_list_ids finds; returns 0 or -1 (why set). */
+typedef int (*ds389_id_fn)(void *arg, const unsigned char *uuid, char *why, size_t cap);
+
+/*
+ * Every entry the session's searchbase, scope and filter select on the provider, by its
+ * nsUniqueId, handed to fn as it comes (one message at a time: no list of the whole
+ * directory in libldap's memory). Returns 0 when the search ended with success and fn
+ * saw every entry; else -1 with why set (a size or time limit of the provider's, a lost
+ * connection, fn's -1): then the set is partial, and must not be used to delete.
+ */
+int ds389_list_ids(LDAP *ld, const struct syncrepl_conf *s, ds389_id_fn fn, void *arg, char *why,
+                   size_t cap);
 
 #endif

@@ -88,24 +88,40 @@ static int connect_provider(struct replica *r, char *why, size_t cap)
 	return 0;
 }
 
-/* The provider's kind (ds389.h), asked at each session's start (an address may be moved
- * to another server): what its refresh from a cookie means and what is asked of it.
- * cookie: the stored one (len 0: none). Logged when it is 389-ds and was not before. */
-static void find_provider_kind(struct replica *r, const char *cookie, size_t len)
+/*
+ * The provider's kind (ds389.h), asked at each session's start (an address may be moved
+ * to another server): what its refresh from a cookie means and what is asked of it; and
+ * for 389-ds, its changelog's bounds. cookie: the stored one (len 0: none). Logged when it
+ * is 389-ds and was not before. Returns true when the cookie must not be sent: 389-ds's
+ * changelog has been trimmed past it (changes after it are lost: a full refresh, as
+ * slapd's changelog consumer reloads).
+ */
+static bool find_provider_kind(struct replica *r, const char *cookie, size_t len)
 {
 	const struct syncrepl_conf *s = r->conf;
-	char version[128];
+	struct ds389_root root;
+	ds389_read_root(r->ld, s->network_timeout + 25, &root);
 	bool was389 = r->is389;
-	r->is389 =
-	    ds389_detect(r->ld, s->network_timeout + 25, cookie, len, version, sizeof(version));
+	long long at = ds389_cookie(cookie, len);
+	r->is389 = root.answered ? root.is389 : at >= 0;
 	if (r->is389 && (!r->kind_known || !was389))
 		log_info("syncrepl rid=%03d: the provider is 389 Directory Server%s%s%s: its "
 		         "refresh from a cookie deletes only what it names, and the entries it "
 		         "sends are asked again for their operational attributes",
-		         s->rid, version[0] ? " (" : "", version, version[0] ? ")" : "");
+		         s->rid, root.version[0] ? " (" : "", root.version,
+		         root.version[0] ? ")" : "");
 	r->kind_known = true;
 	r->search_attrs = r->is389 && r->attrs_default ? ds389_attrs() : r->attrs;
 	r->nrefetch = 0;
+	if (r->is389)
+		replica_note_provider_last(r, root.last_change);
+	if (r->is389 && at >= 0 && root.first_change > at + 1) {
+		log_info("syncrepl rid=%03d: the provider's changelog starts at change %lld, after "
+		         "the cookie's %lld: changes in between are gone from it; full refresh",
+		         s->rid, root.first_change, at);
+		return true;
+	}
+	return false;
 }
 
 static int start_search(struct replica *r, char *why, size_t cap)
@@ -131,8 +147,9 @@ static int start_search(struct replica *r, char *why, size_t cap)
 			db_read_end(read_txn);
 		}
 	}
+	if (find_provider_kind(r, cookie.bv_val ? stored : "", cookie.bv_val ? cookie.bv_len : 0))
+		cookie = (struct berval){0, NULL};
 	r->full_refresh = !cookie.bv_val;
-	find_provider_kind(r, cookie.bv_val ? stored : "", cookie.bv_val ? cookie.bv_len : 0);
 	char said[4200];
 	if (cookie.bv_val)
 		snprintf(said, sizeof(said), "syncrepl rid=%03d: resuming from cookie %s", s->rid,
@@ -214,7 +231,8 @@ static int apply(struct replica *r, LDAPMessage *m, int type, char *why, size_t 
  * nothing cannot tell a quiet provider from one whose messages no longer arrive (a
  * stalled network path, a relay that hangs). With the HTTP endpoint on, every
  * probe_every_ms the consumer asks, on the same session, a base search of its
- * searchbase for no attributes (RFC 4511's "1.1"), and the status says since when an
+ * searchbase for no attributes (RFC 4511's "1.1"; of a 389-ds provider, its root DSE's
+ * change numbers, for the lag in changes), and the status says since when an
  * answer is awaited (probe_sent_ms): any answer, even an error, proves the session
  * alive, and comes behind what the provider sent before it. /readyz reads it
  * (server/monitor/metrics.c). One question at a time, so a provider that does not answer
@@ -230,6 +248,12 @@ static void probe_step(struct replica *r)
 		struct timeval zero = {0, 0};
 		if (ldap_result(r->ld, r->probe_msgid, LDAP_MSG_ALL, &zero, &m) <= 0)
 			return; /* still waiting; a lost connection ends the session anyway */
+		if (r->is389) {
+			struct ds389_root root;
+			ds389_root_parse(r->ld, m, &root);
+			if (root.answered)
+				replica_note_provider_last(r, root.last_change);
+		}
 		ldap_msgfree(m);
 		r->probe_msgid = 0;
 		pthread_mutex_lock(&r->lock);
@@ -240,10 +264,12 @@ static void probe_step(struct replica *r)
 	}
 	if (now - r->probe_last_ms < r->probe_every_ms)
 		return;
+	/* Of a 389-ds provider, its root DSE's change numbers: the lag in changes too. */
 	static char *const no_attrs[] = {LDAP_NO_ATTRS, NULL};
 	int id = 0;
-	if (ldap_search_ext(r->ld, r->conf->searchbase, LDAP_SCOPE_BASE, "(objectClass=*)",
-	                    (char **)no_attrs, 0, NULL, NULL, NULL, 1, &id) != LDAP_SUCCESS)
+	if (ldap_search_ext(r->ld, r->is389 ? "" : r->conf->searchbase, LDAP_SCOPE_BASE,
+	                    "(objectClass=*)", r->is389 ? ds389_root_attrs() : (char **)no_attrs, 0,
+	                    NULL, NULL, NULL, 1, &id) != LDAP_SUCCESS)
 		return; /* the session's own read reports a broken connection */
 	r->probe_msgid = id;
 	r->probe_last_ms = now;
@@ -260,6 +286,21 @@ static void probe_reset(struct replica *r)
 	pthread_mutex_lock(&r->lock);
 	r->st.probe_sent_ms = 0;
 	pthread_mutex_unlock(&r->lock);
+}
+
+/*
+ * A 389-ds provider's entries compared with the replica's once reconcile_interval has
+ * passed (replica_reconcile): between refreshOnly refreshes, or persisting when nothing
+ * is waiting, with no transaction open. 0, or -1 (the database could not be written) with
+ * why set.
+ */
+static int reconcile_step(struct replica *r, char *why, size_t cap)
+{
+	int64_t every = r->srv->cfg.reconcile_interval, now = (int64_t)(clock_ns() / 1000000);
+	if (!r->is389 || every <= 0 || r->txn || now - r->reconciled_ms < every * 1000)
+		return 0;
+	r->reconciled_ms = now;
+	return replica_reconcile(r, why, cap);
 }
 
 static int session(struct replica *r, char *why, size_t cap)
@@ -294,6 +335,10 @@ static int session(struct replica *r, char *why, size_t cap)
 				status = SESSION_RELOAD;
 				break;
 			}
+			if (type == 0 && reconcile_step(r, why, cap) < 0) {
+				status = SESSION_ERROR;
+				break;
+			}
 			if (type == 0)
 				type = ldap_result(r->ld, r->msgid, LDAP_MSG_ONE, &poll, &m);
 		}
@@ -313,6 +358,8 @@ static int session(struct replica *r, char *why, size_t cap)
 		int rc = replica_txn_commit(r); /* what a cookie covers is kept */
 		if (rc) {
 			write_failed(r, rc, "commit", why, cap);
+			status = SESSION_ERROR;
+		} else if (status == SESSION_DONE && reconcile_step(r, why, cap) < 0) {
 			status = SESSION_ERROR;
 		}
 	}
@@ -408,6 +455,9 @@ int replica_start(struct server *srv, void (*on_first_refresh)(struct server *sr
 	pthread_mutex_init(&r->lock, NULL);
 	r->st.state = "refreshing";
 	r->st.lag_ms = -1;
+	r->st.lag_changes = -1;
+	r->provider_last = -1;
+	r->reconciled_ms = (int64_t)(clock_ns() / 1000000);
 	r->st.state_since_ms = (int64_t)(clock_ns() / 1000000);
 	/* Asked four times within the lag /readyz allows, from a tenth of a second to 10 s
 	 * apart (replica.c's probe); only when something reads the answer. */

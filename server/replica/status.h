@@ -23,6 +23,9 @@ struct replica_status {
 	 * end, with its cookie); persisting, those waiting for their cookie or their batch.
 	 * 0 when every change received is served. */
 	uint64_t lag_entries;
+	/* A 389-ds provider: its last change number (lastchangenumber, read at each session's
+	 * start and by the probe) minus the committed cookie's; -1 when unknown. */
+	int64_t lag_changes;
 	/* Entries the provider sent that the replica could not store and went on without
 	 * (committed; server/replica/apply.c says which): their count since start-up, the
 	 * last one's DN and why ("" when none). */

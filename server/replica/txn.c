@@ -13,6 +13,7 @@
 
 #include "server/clock.h"
 #include "server/log.h"
+#include "server/replica/ds389.h"
 #include "storage/db_update.h"
 
 void replica_count_change(struct replica *r)
@@ -175,6 +176,22 @@ void replica_status_load(struct replica *r)
 	load_committed(r, true);
 }
 
+/* The lag in changes: the provider's last change number minus the committed cookie's
+ * (a 389-ds provider's); -1 when either is unknown. Under r->lock. */
+static void lag_changes_locked(struct replica *r)
+{
+	long long n = ds389_cookie(r->st.cookie, strlen(r->st.cookie)), last = r->provider_last;
+	r->st.lag_changes = last < 0 || n < 0 ? -1 : last > n ? last - n : 0;
+}
+
+void replica_note_provider_last(struct replica *r, long long last)
+{
+	pthread_mutex_lock(&r->lock);
+	r->provider_last = last;
+	lag_changes_locked(r);
+	pthread_mutex_unlock(&r->lock);
+}
+
 /* Commits when every change in the transaction is covered by a cookie in it (and no
  * entry waits for its parent). */
 int replica_txn_commit(struct replica *r)
@@ -203,6 +220,7 @@ int replica_txn_commit(struct replica *r)
 		int64_t at = csn_ms(r->st.context_csn);
 		if (r->pending_changes && at >= 0)
 			r->st.lag_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000 - at;
+		lag_changes_locked(r);
 	}
 	if (r->pending_skipped) {
 		r->st.skipped += r->pending_skipped;

@@ -1,5 +1,5 @@
 /* server/replica/ds389.c: how a 389 Directory Server provider is recognised by its cookie,
- * and what is asked of it. */
+ * the change number read from it, and what is asked of it. */
 #include <check.h>
 #include <string.h>
 
@@ -8,7 +8,7 @@
 
 static bool is389(const char *cookie)
 {
-	return ds389_cookie(cookie, strlen(cookie));
+	return ds389_cookie(cookie, strlen(cookie)) >= 0;
 }
 
 START_TEST(cookie_forms)
@@ -25,8 +25,12 @@ START_TEST(cookie_forms)
 	ck_assert(!is389("localhost:389#0"));
 	ck_assert(!is389("localhost#cn=x#1"));
 	/* The length given, not the NUL: a cookie is not a C string. */
-	ck_assert(!ds389_cookie("h:1#a#12", 6));
-	ck_assert(ds389_cookie("h:1#a#12xyz", 8));
+	ck_assert_int_eq(ds389_cookie("h:1#a#12", 6), -1);
+	ck_assert_int_eq(ds389_cookie("h:1#a#12xyz", 8), 12);
+	/* Its change number, the lag's other term; one too long to be one is no cookie. */
+	ck_assert_int_eq(ds389_cookie("h:1#a:b:(c=*)#0", 15), 0);
+	ck_assert_int_eq(ds389_cookie("h:1#a:b:(c=*)#9876543210", 24), 9876543210LL);
+	ck_assert(!is389("h:1#a:b:(c=*)#12345678901234567890"));
 }
 END_TEST
 
