@@ -9,17 +9,16 @@
 #include <string.h>
 #include <strings.h>
 
+#include "password/b64.h"
+
 /* Checks base64(digest(given || salt) || salt) (salt empty when unsalted). */
 static bool check_digest(const struct password_scheme *s, const char *b64, size_t b64len,
                          const char *given, size_t glen)
 {
-	if (b64len == 0 || b64len % 4 || b64len > 1024)
-		return false;
 	unsigned char raw[800], md[EVP_MAX_MD_SIZE];
-	int n = EVP_DecodeBlock(raw, (const unsigned char *)b64, (int)b64len);
+	int n = b64_decode(b64, b64len, raw, sizeof(raw), false);
 	if (n < 0)
 		return false;
-	n -= (b64[b64len - 1] == '=') + (b64[b64len - 2] == '='); /* DecodeBlock counts padding */
 	const EVP_MD *type = EVP_get_digestbyname(s->digest);
 	int mdlen = type ? EVP_MD_get_size(type) : 0;
 	if (mdlen <= 0 || n < mdlen || (!s->salted && n != mdlen))
@@ -73,23 +72,6 @@ static bool check_argon2(const char *hash, size_t hlen, const char *given, size_
 	return false;
 }
 
-/* Decodes base64 (standard or adapted: '.' for '+'; padding optional) b64[0..len) into
- * out (cap bytes). Returns the number of bytes, or -1 when it is not base64 or too long. */
-static int decode_b64(const char *b64, size_t len, unsigned char *out, size_t cap)
-{
-	char text[1100];
-	if (len == 0 || len + 3 > sizeof(text) || (len + 3) / 4 * 3 > cap)
-		return -1;
-	for (size_t i = 0; i < len; i++)
-		text[i] = b64[i] == '.' ? '+' : b64[i];
-	while (len % 4)
-		text[len++] = '=';
-	int n = EVP_DecodeBlock(out, (const unsigned char *)text, (int)len);
-	if (n < 0)
-		return -1;
-	return n - (text[len - 1] == '=') - (text[len - 2] == '='); /* DecodeBlock counts padding */
-}
-
 /* PBKDF2-HMAC(digest) of given with salt and iterations, compared in constant time with
  * key[0..keylen). */
 static bool check_pbkdf2_key(const char *digest, unsigned long iter, const unsigned char *salt,
@@ -121,8 +103,8 @@ static bool check_pbkdf2(const struct password_scheme *s, const char *v, size_t 
 		iter = iter * 10 + (unsigned long)(*p - '0');
 	}
 	unsigned char salt[256], key[512];
-	int saltlen = decode_b64(d1 + 1, (size_t)(d2 - d1 - 1), salt, sizeof(salt));
-	int keylen = decode_b64(d2 + 1, (size_t)(end - d2 - 1), key, sizeof(key));
+	int saltlen = b64_decode(d1 + 1, (size_t)(d2 - d1 - 1), salt, sizeof(salt), true);
+	int keylen = b64_decode(d2 + 1, (size_t)(end - d2 - 1), key, sizeof(key), true);
 	return saltlen > 0 && keylen > 0 &&
 	       check_pbkdf2_key(s->digest, iter, salt, saltlen, key, keylen, given, glen);
 }
@@ -132,7 +114,7 @@ static bool check_pbkdf2_ds(const struct password_scheme *s, const char *v, size
                             const char *given, size_t glen)
 {
 	unsigned char raw[4 + 64 + 256 + 3];
-	if (decode_b64(v, vlen, raw, sizeof(raw)) != 4 + 64 + 256)
+	if (b64_decode(v, vlen, raw, sizeof(raw), false) != 4 + 64 + 256)
 		return false;
 	unsigned long iter = (unsigned long)raw[0] << 24 | (unsigned long)raw[1] << 16 |
 	                     (unsigned long)raw[2] << 8 | raw[3];

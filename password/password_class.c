@@ -5,6 +5,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "password/b64.h"
+
 /* {CLEARTEXT} last: password_check reads a value without a prefix as cleartext, and
  * classify looks only at the prefixed schemes before it. */
 const struct password_scheme password_schemes[] = {
@@ -107,22 +109,15 @@ static size_t crypt_params_end(const char *stored, size_t slen, size_t from)
 	return (size_t)(d1 - stored) + 1;
 }
 
-/* The iteration count of a {PBKDF2_SHA256} value, from its first 6 base64 characters (the
- * count's 4 bytes, big-endian); 0 when they are not base64. */
+/* The iteration count of a {PBKDF2_SHA256} value, from its first 8 base64 characters (the
+ * count's 4 bytes, big-endian, first); 0 when they are not base64. */
 static unsigned long pbkdf2_ds_iterations(const char *b64, size_t len)
 {
-	static const char alphabet[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	unsigned long long bits = 0;
-	if (len < 6)
+	unsigned char raw[6];
+	if (len < 8 || b64_decode(b64, 8, raw, sizeof(raw), false) < 4)
 		return 0;
-	for (size_t i = 0; i < 6; i++) {
-		const char *at = b64[i] ? strchr(alphabet, b64[i]) : NULL;
-		if (!at)
-			return 0;
-		bits = bits << 6 | (unsigned long long)(at - alphabet);
-	}
-	return (unsigned long)(bits >> 4); /* 36 bits read, the count is the first 32 */
+	return (unsigned long)raw[0] << 24 | (unsigned long)raw[1] << 16 |
+	       (unsigned long)raw[2] << 8 | raw[3];
 }
 
 size_t password_cost_class(const char *stored, size_t slen, char *out, size_t outlen)

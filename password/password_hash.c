@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "password/b64.h"
 #include "password/password.h"
 
 /* Salt bytes of the salted digests: pw-sha2's 8 (slappasswd's {SSHA} takes 4). */
@@ -64,7 +65,7 @@ static char *hash_digest(const struct password_scheme *s, const char *secret, si
 	if (!out)
 		return fail(err, errlen, "out of memory");
 	memcpy(out, s->name, nlen);
-	EVP_EncodeBlock((unsigned char *)out + nlen, raw, (int)rawlen); /* NUL-terminates */
+	b64_encode(raw, rawlen, out + nlen, false);
 	return out;
 }
 
@@ -196,21 +197,6 @@ static char *hash_argon2(const char *secret, size_t len, const struct password_h
 	return out;
 }
 
-/* base64 of raw[0..n) at out (room for it and a NUL), adapted when asked: '.' for '+',
- * no padding, as the "ITERATIONS$SALT$KEY" form writes it. Returns the length. */
-static size_t encode_b64(const unsigned char *raw, size_t n, char *out, bool adapted)
-{
-	size_t len = (size_t)EVP_EncodeBlock((unsigned char *)out, raw, (int)n);
-	if (!adapted)
-		return len;
-	while (len && out[len - 1] == '=')
-		out[--len] = '\0';
-	for (size_t i = 0; i < len; i++)
-		if (out[i] == '+')
-			out[i] = '.';
-	return len;
-}
-
 /* {PBKDF2-SHA512} and the other "ITERATIONS$SALT$KEY" schemes, or 389-ds's
  * {PBKDF2_SHA256}: PASSWORD_PBKDF2_ITER iterations (389-ds's count for its default
  * scheme), a new salt (16 bytes; 64 in 389-ds's own form, as it writes). */
@@ -239,13 +225,13 @@ static char *hash_pbkdf2(const struct password_scheme *s, const char *secret, si
 		raw[0] = PASSWORD_PBKDF2_ITER >> 24 & 0xff,
 		raw[1] = PASSWORD_PBKDF2_ITER >> 16 & 0xff;
 		raw[2] = PASSWORD_PBKDF2_ITER >> 8 & 0xff, raw[3] = PASSWORD_PBKDF2_ITER & 0xff;
-		encode_b64(raw, sizeof(raw), out + at, false);
+		b64_encode(raw, sizeof(raw), out + at, false);
 		return out;
 	}
 	at += (size_t)sprintf(out + at, "%d$", PASSWORD_PBKDF2_ITER);
-	at += encode_b64(salt, saltlen, out + at, true);
+	at += b64_encode(salt, saltlen, out + at, true);
 	out[at++] = '$';
-	encode_b64(key, (size_t)keylen, out + at, true);
+	b64_encode(key, (size_t)keylen, out + at, true);
 	return out;
 }
 

@@ -167,6 +167,12 @@ START_TEST(plaintext_and_bad_values)
 	ck_assert(!check_pw("{SHA}AAAA", "x"));
 	ck_assert(!check_pw("{CRYPT}*", "*"));
 	ck_assert(!check_pw("", ""));
+	/* A digest value is read as written, padded, in the standard alphabet: not in the
+	 * PBKDF2 schemes' adapted form ('.' for '+', no padding), which password/b64.c reads
+	 * too. */
+	ck_assert(check_pw("{SSHA}0dBqQguFZeBQXD4mnHEEMB+YvvcABwkAAQ==", "secret"));
+	ck_assert(!check_pw("{SSHA}0dBqQguFZeBQXD4mnHEEMB+YvvcABwkAAQ", "secret"));
+	ck_assert(!check_pw("{SSHA}0dBqQguFZeBQXD4mnHEEMB.YvvcABwkAAQ==", "secret"));
 }
 END_TEST
 
