@@ -1,0 +1,277 @@
+#!/usr/bin/env bash
+# minidir as a syncrepl replica of a 389 Directory Server (tests/integration/ds389.sh:
+# Debian's 389-ds-base with its Content Synchronization plugin, on a private 127.0.0.1
+# port), not slapd: 389-ds has its own cookies (no CSN), ends a resumed refresh its own way
+# and hashes passwords with {PBKDF2-SHA512}. Two replicas at once, one refreshOnly (every
+# 2 s) and one refreshAndPersist, each from no database file. 300 users, then three
+# batches of changes (50 adds, 50 modifies, 20 deletes, 10 renames of which 5 are moves
+# under an OU the batch adds), each one ldapmodify run; the replicas are stopped and
+# started again between batches (resumed from their cookies) and 389-ds itself is
+# restarted once. After each step each replica's dump (user attributes, and
+# createTimestamp, modifyTimestamp, creatorsName and modifiersName) must equal 389-ds's.
+# A user binds on each replica with its password and fails with another (49); an account
+# locked on 389-ds (nsAccountLock) while the replicas are stopped is refused (49) on each
+# after they restart. Every server is stopped by PID; every wait is bounded.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+BUILD=${BUILD:-build}
+. tests/integration/lib.sh
+. tests/integration/ds389.sh
+export LDAPNOINIT=1
+EX=$DS_SUFFIX
+ADMIN=cn=admin,$EX # the replicas' rootdn (389-ds's is $DS_ADMIN)
+USERS=300
+# Seconds a step may take to show on both replicas: a refreshOnly replica polls every 2 s,
+# and a replica that starts retries 389-ds every second.
+CONVERGE=10
+
+use_work_dir ds389
+ds_create mdtest || finish
+ds_start || finish
+ds_enable_sync || finish
+DS=$ds_uri
+
+# 1. The data, added through LDAP (not an offline import) so that 389-ds hashes the clear
+# passwords with its default scheme, {PBKDF2-SHA512}, and logs each add in its Retro
+# Changelog as a client's would be.
+{
+	for ou in staff contractors; do
+		printf 'dn: ou=%s,%s\nchangetype: add\nobjectClass: organizationalUnit\nou: %s\n\n' "$ou" "$EX" "$ou"
+	done
+	for i in $(seq 0 $((USERS - 1))); do
+		printf 'dn: uid=user%d,ou=people,%s\nchangetype: add\nobjectClass: inetOrgPerson\nuid: user%d\ncn: User %d\nsn: %d\nuserPassword: pw-user%d\n\n' \
+			"$i" "$EX" "$i" "$i" "$i" "$i"
+	done
+} > "$work/users.ldif"
+t0=$(date +%s%N)
+# (not ds_modify: its 30 s bound is for a batch; 300 PBKDF2 hashes take 5 s on a quiet
+# machine, more beside other tests)
+if ! timeout 120 ldapmodify -x -H "$DS" -D "$DS_ADMIN" -w "$DS_PW" -f "$work/users.ldif" > /dev/null 2> "$work/users.log"; then
+	not_ok "loading $USERS users into 389-ds: $(tail -3 "$work/users.log")"
+	finish
+fi
+hash=$(timeout 10 ldapsearch -x -H "$DS" -D "$DS_ADMIN" -w "$DS_PW" -LLL -o ldif-wrap=no \
+	-b "uid=user0,ou=people,$EX" -s base userPassword 2> /dev/null | sed -n 's/^userPassword:: //p' | base64 -d 2> /dev/null | cut -c1-15)
+if [ "$hash" = "{PBKDF2-SHA512}" ]; then
+	ok "$USERS users added to 389-ds in $(awk -v n=$(($(date +%s%N) - t0)) 'BEGIN{printf "%.1f", n/1e9}')s, their passwords stored as $hash"
+else
+	not_ok "389-ds stored user0's password as '$hash', not {PBKDF2-SHA512}"
+fi
+
+# 2. The replicas: REP_NAMES[i] with syncrepl type REP_TYPES[i], each its own database file
+# and log per start.
+REP_NAMES=(ro rp)
+REP_TYPES=(refreshOnly refreshAndPersist)
+declare -A rpid rport rlog
+starts=0
+rep_conf() { # NAME TYPE
+	cat > "$work/$1.conf" << EOF
+listen = 127.0.0.1:0
+database = $work/$1.mdb
+schema_dir = $SCHEMA_DIR
+suffix = $EX
+rootdn = $ADMIN
+rootpw = secret
+sizelimit = unlimited
+syncrepl = rid=001 provider=$DS bindmethod=simple
+	binddn="$DS_ADMIN" credentials=$DS_PW searchbase="$EX"
+	type=$2 interval=00:00:00:02 retry="1 +"
+EOF
+}
+# rep_start NAME: starts it, its log $work/NAME.N.log (N counts the starts); sets
+# rpid[NAME] and rport[NAME] (empty, after a failed check, when it did not start: its
+# checks below then fail on their own, not waiting for a server that is not there).
+rep_start() {
+	starts=$((starts + 1))
+	rlog[$1]=$work/$1.$starts.log
+	"$BUILD/minidir" -f "$work/$1.conf" > "${rlog[$1]}" 2>&1 &
+	rpid[$1]=$!
+	pids+=("${rpid[$1]}")
+	for _ in $(seq 1 150); do # (wait_port would wait its 15 s for a server that exited)
+		grep -qs "listening on ldap://" "${rlog[$1]}" && break
+		kill -0 "${rpid[$1]}" 2> /dev/null || break
+		sleep 0.1
+	done
+	rport[$1]=$(wait_port "${rlog[$1]}" ldap "listening on" 1)
+	[ -n "${rport[$1]}" ] || not_ok "replica $1 did not start: $(grep -v "rootpw is the examples" "${rlog[$1]}" | tail -2)"
+}
+rep_stop() { # NAME: SIGTERM, exit status 0 (lib.sh's stop_checked), if it started
+	[ -n "${rport[$1]}" ] || return 0
+	stop_checked "${rpid[$1]}" "${rlog[$1]}" || not_ok "replica $1 stop: $stop_why"
+}
+for i in "${!REP_NAMES[@]}"; do
+	rep_conf "${REP_NAMES[$i]}" "${REP_TYPES[$i]}"
+done
+
+# dump URI BINDDN PW: every entry under $EX with its user attributes and the four
+# operational attributes both servers keep, one "DN | type: value" a line: the attribute
+# type lowercased (its case means nothing, and each server may spell a type its own way),
+# the lines of each entry sorted (a base64 "dn::" heads its entry too).
+# Left out: nsUniqueId, entryid, parentid and dsEntryDN, 389-ds's own operational
+# attributes (its schema says so: it never answers them for "*"). It sends them with an
+# entry of a full refresh or of the persist stream (the consumer asks for "*,+"), and
+# minidir, whose schema does not know them, stores and answers them as user attributes.
+OPATTRS="createtimestamp|modifytimestamp|creatorsname|modifiersname"
+DS_INTERNAL="nsuniqueid|entryid|parentid|dsentrydn"
+dump() {
+	timeout 20 ldapsearch -x -H "$1" -D "$2" -w "$3" -LLL -o ldif-wrap=no -b "$EX" \
+		"*" createTimestamp modifyTimestamp creatorsName modifiersName 2> /dev/null |
+		awk '/^dn::? /{dn=$0} NF{i=index($0, ":"); print dn " | " tolower(substr($0, 1, i - 1)) substr($0, i)}' |
+		grep -Ev "^[^|]* \| ($DS_INTERNAL):" | LC_ALL=C sort
+}
+ds_dump() { dump "$DS" "$DS_ADMIN" "$DS_PW"; }
+rep_dump() { dump "ldap://127.0.0.1:${rport[$1]}" "$ADMIN" secret; }
+# The user attributes' lines, and the operational attributes' (DN | type: value, on stdin).
+user_part() { grep -Ev "^[^|]* \| ($OPATTRS):"; }
+op_part() { grep -E "^[^|]* \| ($OPATTRS):"; }
+
+# converge WHAT: polls (up to $CONVERGE s) until each replica's dump equals 389-ds's; then
+# one check per replica for its user attributes and one for the four operational ones,
+# with the first differing lines when they differ.
+converge() {
+	local what=$1 want wu wo got gu go n took start left
+	want=$(ds_dump)
+	wu=$(user_part <<< "$want")
+	wo=$(op_part <<< "$want")
+	start=$(date +%s%N)
+	left=" ${REP_NAMES[*]} "
+	declare -A last
+	# (bounded by the clock: a round of dumps takes a while itself)
+	while [ $(($(date +%s%N) - start)) -lt $((CONVERGE * 1000000000)) ]; do
+		for n in $left; do
+			last[$n]=$(rep_dump "$n")
+			if [ -n "$want" ] && [ "${last[$n]}" = "$want" ]; then
+				took=$(awk -v n=$(($(date +%s%N) - start)) 'BEGIN{printf "%.1f", n/1e9}')
+				left=${left/ $n / }
+				ok "$what: replica $n's user attributes equal 389-ds's ($(cut -d'|' -f1 <<< "$want" | sort -u | wc -l) entries, in ${took}s)"
+				ok "$what: replica $n's createTimestamp, modifyTimestamp, creatorsName and modifiersName equal 389-ds's"
+			fi
+		done
+		[ -z "${left// /}" ] && return 0
+		sleep 0.2
+	done
+	for n in $left; do
+		got=${last[$n]}
+		gu=$(user_part <<< "$got")
+		go=$(op_part <<< "$got")
+		if [ -n "$wu" ] && [ "$gu" = "$wu" ]; then
+			ok "$what: replica $n's user attributes equal 389-ds's"
+		else
+			not_ok "$what: replica $n's user attributes differ from 389-ds's after ${CONVERGE}s ($(grep -c . <<< "$gu") lines, 389-ds $(grep -c . <<< "$wu")): $(diff <(echo "$wu") <(echo "$gu") | grep '^[<>]' | head -4 | tr '\n' ' ')"
+		fi
+		if [ -n "$wo" ] && [ "$go" = "$wo" ]; then
+			ok "$what: replica $n's createTimestamp, modifyTimestamp, creatorsName and modifiersName equal 389-ds's"
+		else
+			not_ok "$what: replica $n's operational attributes differ from 389-ds's after ${CONVERGE}s ($(grep -c . <<< "$go") lines, 389-ds $(grep -c . <<< "$wo")): $(diff <(echo "$wo") <(echo "$go") | grep '^[<>]' | head -4 | tr '\n' ' ')"
+		fi
+	done
+}
+
+# batch K: the K-th batch of changes as one ldapmodify input. Users 0..149 are modified
+# (50 a batch), 150..209 deleted (20), 210..239 renamed (10: 5 in place, 5 moved under
+# ou=moved-K, which the batch adds first), 240..299 left alone (the binds below).
+batch() {
+	local k=$1 i
+	printf 'dn: ou=moved-%d,%s\nchangetype: add\nobjectClass: organizationalUnit\nou: moved-%d\n\n' "$k" "$EX" "$k"
+	for i in $(seq 0 49); do
+		printf 'dn: uid=b%d-%d,ou=staff,%s\nchangetype: add\nobjectClass: inetOrgPerson\nuid: b%d-%d\ncn: Batch %d %d\nsn: %d\nuserPassword: pw-b%d-%d\n\n' \
+			"$k" "$i" "$EX" "$k" "$i" "$k" "$i" "$i" "$k" "$i"
+	done
+	for i in $(seq $(((k - 1) * 50)) $((k * 50 - 1))); do
+		printf 'dn: uid=user%d,ou=people,%s\nchangetype: modify\nreplace: cn\ncn: User %d changed in batch %d\n-\nadd: description\ndescription: batch %d\n\n' \
+			"$i" "$EX" "$i" "$k" "$k"
+	done
+	for i in $(seq $((150 + (k - 1) * 20)) $((150 + k * 20 - 1))); do
+		printf 'dn: uid=user%d,ou=people,%s\nchangetype: delete\n\n' "$i" "$EX"
+	done
+	for i in $(seq $((210 + (k - 1) * 10)) $((210 + k * 10 - 1))); do
+		if [ $((i % 2)) = 0 ]; then
+			printf 'dn: uid=user%d,ou=people,%s\nchangetype: modrdn\nnewrdn: uid=renamed%d\ndeleteoldrdn: 1\n\n' "$i" "$EX" "$i"
+		else
+			printf 'dn: uid=user%d,ou=people,%s\nchangetype: modrdn\nnewrdn: uid=user%d\ndeleteoldrdn: 0\nnewsuperior: ou=moved-%d,%s\n\n' \
+				"$i" "$EX" "$i" "$k" "$EX"
+		fi
+	done
+}
+apply_batch() { # K
+	batch "$1" > "$work/batch$1.ldif"
+	ds_modify -f "$work/batch$1.ldif" 2> "$work/batch$1.log" ||
+		not_ok "batch $1 on 389-ds: $(tail -3 "$work/batch$1.log")"
+}
+rep_all() { # start|stop: every replica
+	local n
+	for n in "${REP_NAMES[@]}"; do
+		case $1 in
+		start) rep_start "$n" ;;
+		stop) rep_stop "$n" ;;
+		esac
+	done
+}
+
+# 3. From no database file: the first refresh.
+rep_all start
+converge "first refresh"
+# 4. Batch 1 while the replicas run (refreshAndPersist: the persist stream; refreshOnly:
+# its next poll, from its cookie).
+apply_batch 1
+converge "batch 1, replicas running"
+# 5. Batch 2 while they are stopped: each resumes from its cookie at its start.
+rep_all stop
+apply_batch 2
+rep_all start
+converge "batch 2, made while the replicas were stopped"
+# 6. 389-ds restarted while the replicas are stopped, then batch 3 once they run again
+# from their cookies (389-ds's changelog numbers outlive its restart).
+rep_all stop
+ds_stop
+ds_start || finish
+rep_all start
+apply_batch 3
+converge "batch 3, after 389-ds and the replicas restarted"
+
+# 7. A user binds on each replica with the password 389-ds hashed, and not with another.
+user=uid=user250,ou=people,$EX
+for n in "${REP_NAMES[@]}"; do
+	uri=ldap://127.0.0.1:${rport[$n]} # (no port when it did not start: ldapwhoami's rc 1)
+	rc=0
+	timeout 5 ldapwhoami -x -H "$uri" -D "$user" -w pw-user250 > /dev/null 2>&1 || rc=$?
+	[ "$rc" = 0 ] && ok "replica $n: $user binds with its {PBKDF2-SHA512} password" ||
+		not_ok "replica $n: $user's bind with its password: rc $rc"
+	rc=0
+	timeout 5 ldapwhoami -x -H "$uri" -D "$user" -w wrong > /dev/null 2>&1 || rc=$?
+	[ "$rc" = 49 ] && ok "replica $n: $user with a wrong password: invalidCredentials (49)" ||
+		not_ok "replica $n: $user's bind with a wrong password: rc $rc, not 49"
+done
+
+# 8. An account locked on 389-ds (nsAccountLock, an operational attribute there) while the
+# replicas are stopped: once they have resumed and converged, its right password is
+# refused (49) on each, as 389-ds refuses it.
+locked=uid=user260,ou=people,$EX
+rep_all stop
+ds_modify 2> "$work/lock.log" << EOF || not_ok "nsAccountLock on 389-ds: $(cat "$work/lock.log")"
+dn: $locked
+changetype: modify
+add: nsAccountLock
+nsAccountLock: true
+EOF
+rep_all start
+converge "$locked locked while the replicas were stopped"
+rc=0
+timeout 5 ldapwhoami -x -H "$DS" -D "$locked" -w pw-user260 > /dev/null 2>&1 || rc=$?
+dsrc=$rc
+for n in "${REP_NAMES[@]}"; do
+	uri=ldap://127.0.0.1:${rport[$n]}
+	rc=0
+	timeout 5 ldapwhoami -x -H "$uri" -D "$locked" -w pw-user260 > /dev/null 2>&1 || rc=$?
+	has=$(timeout 5 ldapsearch -x -H "$uri" -D "$ADMIN" -w secret -LLL -o ldif-wrap=no -b "$locked" -s base \
+		nsAccountLock 2> /dev/null | sed -n 's/^nsAccountLock: //ip')
+	if [ "$rc" = 49 ] && [ "$has" = true ]; then
+		ok "replica $n: $locked, locked on 389-ds (its bind there: rc $dsrc), refused with its right password (49)"
+	else
+		not_ok "replica $n: $locked, locked on 389-ds (its bind there: rc $dsrc): bind rc $rc, not 49; the replica's nsAccountLock '$has'"
+	fi
+done
+
+rep_all stop
+ds_stop
+finish
