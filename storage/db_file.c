@@ -156,3 +156,13 @@ int db_file_check(int fd, const char *path, const char *remedy, uint64_t *need_o
 	         (unsigned long long)size, what, (unsigned long long)need, remedy);
 	return -1;
 }
+
+int db_file_pad(int fd, uint64_t need)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return errno;
+	if ((uint64_t)st.st_size >= need)
+		return 0;
+	return ftruncate(fd, (off_t)need) < 0 ? errno : 0;
+}

@@ -7,6 +7,13 @@
  * meta's last page number (LMDB's mm_last_pg) plus one, times its page size. This checks
  * that before anyone maps the file; storage/db.c calls it for every existing file it
  * opens.
+ *
+ * A whole file can be shorter than that too: LMDB (without MDB_WRITEMAP) writes a page at
+ * its commit, and a page a transaction took past the end of the file and freed again
+ * before its commit (a change that deletes much: a replica's refresh that finds most
+ * entries gone) is never written, though the last page number counts it. Such pages are
+ * free, never read; db_write_commit pads the file to what its meta says (db_file_pad), so
+ * that a file minidir wrote always passes the check.
  */
 #ifndef MINIDIR_STORAGE_DB_FILE_H
 #define MINIDIR_STORAGE_DB_FILE_H
@@ -31,5 +38,9 @@
  */
 int db_file_check(int fd, const char *path, const char *remedy, uint64_t *need, char *err,
                   size_t errlen);
+
+/* Extends the file open on fd (for writing) with zero bytes to need bytes when it is
+ * shorter (never shortens it; sparse: no disk block is taken). 0 or an errno. */
+int db_file_pad(int fd, uint64_t need);
 
 #endif

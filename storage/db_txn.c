@@ -1,7 +1,9 @@
-/* Transactions handed out as handles (storage/db.h), and LMDB's error texts. */
+/* Transactions handed out as handles (storage/db.h), the file padded after a commit, and
+ * LMDB's error texts. */
 #include <errno.h>
 
 #include "storage/db.h"
+#include "storage/db_file.h"
 #include "storage/db_impl.h"
 
 /* db.h names LMDB's types and codes without including lmdb.h; they must be LMDB's. */
@@ -46,9 +48,25 @@ int db_write_begin(struct db *db, struct db_write **w)
 	return rc;
 }
 
+/* The file padded to what its meta now says it needs (db_file.h: a commit that freed the
+ * pages it took past the file's end did not write them). 0 or an errno. */
+static int pad_file(MDB_env *env)
+{
+	MDB_envinfo info;
+	MDB_stat st;
+	mdb_filehandle_t fd;
+	int rc = mdb_env_info(env, &info);
+	if (rc || (rc = mdb_env_stat(env, &st)) || (rc = mdb_env_get_fd(env, &fd)))
+		return rc;
+	return db_file_pad(fd, ((uint64_t)info.me_last_pgno + 1) * st.ms_psize);
+}
+
 int db_write_commit(struct db_write *w)
 {
-	return mdb_txn_commit(db_write_txn(w));
+	MDB_txn *txn = db_write_txn(w);
+	MDB_env *env = mdb_txn_env(txn);
+	int rc = mdb_txn_commit(txn);
+	return rc ? rc : pad_file(env);
 }
 
 void db_write_abort(struct db_write *w)

@@ -5,6 +5,7 @@
  * length it needs, and a file that is not LMDB's is left to LMDB.
  */
 #include <check.h>
+#include <errno.h>
 #include <fcntl.h>
 #include "storage/db_impl.h"
 #include <stdio.h>
@@ -145,6 +146,41 @@ START_TEST(cut_anywhere_is_refused)
 }
 END_TEST
 
+START_TEST(padded_to_what_the_meta_needs)
+{
+	/* A commit that took pages past the file's end and freed them again does not write
+	 * them (db_file.h): db_write_commit pads the file with zeros to what its meta needs.
+	 * Here a copy short of its last pages stands for such a file. */
+	MDB_env *env;
+	ck_assert_int_eq(mdb_env_create(&env), 0);
+	ck_assert_int_eq(mdb_env_open(env, live, MDB_NOSUBDIR, 0600), 0);
+	put_records(env, 0, 400);
+	unsigned psize;
+	uint64_t need = lmdb_need(env, &psize), got = 1;
+	mdb_env_close(env);
+	copy_cut((off_t)(need - 3 * psize));
+	char err[512];
+	ck_assert_int_eq(check_copy(&got, err, sizeof(err)), -1);
+	int fd = open(copy, O_RDWR);
+	ck_assert(fd >= 0);
+	ck_assert_int_eq(db_file_pad(fd, need), 0);
+	ck_assert_int_eq(db_file_pad(fd, need - psize), 0); /* never shortened */
+	struct stat st;
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	ck_assert_uint_eq((uint64_t)st.st_size, need);
+	unsigned char tail[64], zero[64] = {0};
+	ck_assert_int_eq(pread(fd, tail, sizeof(tail), (off_t)need - 64), 64);
+	ck_assert_int_eq(memcmp(tail, zero, sizeof(zero)), 0);
+	close(fd);
+	ck_assert_msg(check_copy(&got, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(got, 0);
+	/* A file opened read-only cannot be padded: the errno says so. */
+	fd = open(copy, O_RDONLY);
+	ck_assert_int_eq(db_file_pad(fd, need + psize), EINVAL);
+	close(fd);
+}
+END_TEST
+
 START_TEST(not_lmdb_is_left_to_lmdb)
 {
 	/* Bytes that are no LMDB file, at several lengths: 0, and LMDB's open says why. */
@@ -197,6 +233,7 @@ int main(void)
 	tcase_add_test(tc, cut_anywhere_is_refused);
 	tcase_add_test(tc, not_lmdb_is_left_to_lmdb);
 	tcase_add_test(tc, first_meta_cut_uses_its_page_size);
+	tcase_add_test(tc, padded_to_what_the_meta_needs);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
