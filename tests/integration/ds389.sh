@@ -115,9 +115,11 @@ ds_stop() {
 	done
 }
 
-# ds_modify: ldapmodify as the Directory Manager, the LDIF on stdin.
+# ds_modify [ARGS]: ldapmodify as the Directory Manager with ARGS (-f FILE), else the LDIF
+# on stdin.
+# shellcheck disable=SC2120  # ARGS: the sourcing scripts pass them
 ds_modify() {
-	timeout 30 ldapmodify -x -H "$ds_uri" -D "$DS_ADMIN" -w "$DS_PW" > /dev/null
+	timeout 30 ldapmodify -x -H "$ds_uri" -D "$DS_ADMIN" -w "$DS_PW" "$@" > /dev/null
 }
 
 # ds_enable_sync: 127.0.0.1 only, the Retro Changelog (logging nsUniqueId, which the sync

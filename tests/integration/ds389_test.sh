@@ -11,7 +11,14 @@
 # createTimestamp, modifyTimestamp, creatorsName and modifiersName) must equal 389-ds's.
 # A user binds on each replica with its password and fails with another (49); an account
 # locked on 389-ds (nsAccountLock) while the replicas are stopped is refused (49) on each
-# after they restart. Every server is stopped by PID; every wait is bounded.
+# after they restart. Both replicate the filter (!(description=excluded)): entries modified
+# out of it while the replicas are stopped (389-ds never names them) are gone within the
+# reconciliation period (reconcile_interval = 2), and a replica restarts after deleting
+# most of its entries so (its file whole: storage/db_file.h). The refreshAndPersist
+# replica reaches 389-ds through a relay that can be paused (pause_relay.py): /readyz
+# turns 503 and the staleness in /metrics grows past ready_max_lag_ms while it is paused,
+# and the lag in changes is 0 once it has caught up. Every server is stopped by PID;
+# every wait is bounded.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
@@ -30,6 +37,10 @@ ds_create mdtest || finish
 ds_start || finish
 ds_enable_sync || finish
 DS=$ds_uri
+FILTER='(!(description=excluded))'
+# The refreshAndPersist replica's way to 389-ds: a relay it can be cut off by.
+start_relay "$ds_port" || finish
+pick_port mport || finish
 
 # 1. The data, added through LDAP (not an offline import) so that 389-ds hashes the clear
 # passwords with its default scheme, {PBKDF2-SHA512}, and logs each add in its Retro
@@ -61,10 +72,9 @@ fi
 # 2. The replicas: REP_NAMES[i] with syncrepl type REP_TYPES[i], each its own database file
 # and log per start.
 REP_NAMES=(ro rp)
-REP_TYPES=(refreshOnly refreshAndPersist)
 declare -A rpid rport rlog
 starts=0
-rep_conf() { # NAME TYPE
+rep_conf() { # NAME TYPE PROVIDER [LINES]
 	cat > "$work/$1.conf" << EOF
 listen = 127.0.0.1:0
 database = $work/$1.mdb
@@ -73,9 +83,11 @@ suffix = $EX
 rootdn = $ADMIN
 rootpw = secret
 sizelimit = unlimited
-syncrepl = rid=001 provider=$DS bindmethod=simple
-	binddn="$DS_ADMIN" credentials=$DS_PW searchbase="$EX"
+syncrepl = rid=001 provider=$3 bindmethod=simple
+	binddn="$DS_ADMIN" credentials=$DS_PW searchbase="$EX" filter="$FILTER"
 	type=$2 interval=00:00:00:02 retry="1 +"
+reconcile_interval = 2
+${4:-}
 EOF
 }
 # rep_start NAME: starts it, its log $work/NAME.N.log (N counts the starts); sets
@@ -99,25 +111,24 @@ rep_stop() { # NAME: SIGTERM, exit status 0 (lib.sh's stop_checked), if it start
 	[ -n "${rport[$1]}" ] || return 0
 	stop_checked "${rpid[$1]}" "${rlog[$1]}" || not_ok "replica $1 stop: $stop_why"
 }
-for i in "${!REP_NAMES[@]}"; do
-	rep_conf "${REP_NAMES[$i]}" "${REP_TYPES[$i]}"
-done
+rep_conf ro refreshOnly "$DS"
+# shellcheck disable=SC2154  # relay_port (start_relay), mport (pick_port)
+rep_conf rp refreshAndPersist "ldap://127.0.0.1:$relay_port" "metrics_listen = 127.0.0.1:$mport
+ready_max_lag_ms = 1000"
 
 # dump URI BINDDN PW: every entry under $EX with its user attributes and the four
 # operational attributes both servers keep, one "DN | type: value" a line: the attribute
 # type lowercased (its case means nothing, and each server may spell a type its own way),
 # the lines of each entry sorted (a base64 "dn::" heads its entry too).
-# Left out: nsUniqueId, entryid, parentid and dsEntryDN, 389-ds's own operational
-# attributes (its schema says so: it never answers them for "*"). It sends them with an
-# entry of a full refresh or of the persist stream (the consumer asks for "*,+"), and
-# minidir, whose schema does not know them, stores and answers them as user attributes.
+# Only the entries of the replicated filter. 389-ds's own operational attributes
+# (nsUniqueId, entryid, parentid, dsEntryDN) are never in "*" on either side: minidir's
+# schema marks them operational too, so a replica never stores them as user attributes.
 OPATTRS="createtimestamp|modifytimestamp|creatorsname|modifiersname"
-DS_INTERNAL="nsuniqueid|entryid|parentid|dsentrydn"
 dump() {
-	timeout 20 ldapsearch -x -H "$1" -D "$2" -w "$3" -LLL -o ldif-wrap=no -b "$EX" \
+	timeout 20 ldapsearch -x -H "$1" -D "$2" -w "$3" -LLL -o ldif-wrap=no -b "$EX" "$FILTER" \
 		"*" createTimestamp modifyTimestamp creatorsName modifiersName 2> /dev/null |
 		awk '/^dn::? /{dn=$0} NF{i=index($0, ":"); print dn " | " tolower(substr($0, 1, i - 1)) substr($0, i)}' |
-		grep -Ev "^[^|]* \| ($DS_INTERNAL):" | LC_ALL=C sort
+		LC_ALL=C sort
 }
 ds_dump() { dump "$DS" "$DS_ADMIN" "$DS_PW"; }
 rep_dump() { dump "ldap://127.0.0.1:${rport[$1]}" "$ADMIN" secret; }
@@ -271,6 +282,81 @@ for n in "${REP_NAMES[@]}"; do
 		not_ok "replica $n: $locked, locked on 389-ds (its bind there: rc $dsrc): bind rc $rc, not 49; the replica's nsAccountLock '$has'"
 	fi
 done
+
+# 9. Entries modified out of the filter while the replicas are stopped: 389-ds's refresh
+# from a cookie never names them; the reconciliation (every 2 s) deletes them, most of the
+# replicas' entries in one transaction. Then each restarts on its file.
+rep_all stop
+timeout 20 ldapsearch -x -H "$DS" -D "$DS_ADMIN" -w "$DS_PW" -LLL -b "$EX" "(uid=user*)" 1.1 2> /dev/null |
+	sed -n 's/^dn: //p' > "$work/out.dns"
+out=$(grep -c . "$work/out.dns")
+awk '{printf "dn: %s\nchangetype: modify\nreplace: description\ndescription: excluded\n\n", $0}' \
+	"$work/out.dns" > "$work/out.ldif"
+ds_modify -f "$work/out.ldif" 2> "$work/out.log" || not_ok "excluding $out entries on 389-ds: $(tail -2 "$work/out.log")"
+rep_all start
+converge "$out entries modified out of the filter while the replicas were stopped"
+for n in "${REP_NAMES[@]}"; do
+	grep -q "entries not on the provider any more: deleted" "${rlog[$n]}" &&
+		ok "replica $n: the reconciliation deleted them (log: $(grep -o '[0-9]* entries not on the provider any more' "${rlog[$n]}" | head -1))" ||
+		not_ok "replica $n: no reconciliation in its log"
+done
+rep_all stop
+rep_all start
+converge "restarted after deleting $out entries"
+
+# 10. The relay to 389-ds paused: the refreshAndPersist replica hears nothing, its probe
+# (every quarter of ready_max_lag_ms) waits, /readyz turns 503 and the staleness in
+# /metrics grows; resumed, it is ready again, with no change left behind.
+mget() { # PATH: "STATUS BODY" of GET PATH on the rp replica's HTTP endpoint
+	local code
+	code=$(curl -s -m 5 -o "$work/body" -w '%{http_code}' "http://127.0.0.1:$mport$1" 2> /dev/null)
+	echo "$code $(head -c 200 "$work/body" 2> /dev/null | tr '\n' ' ')"
+}
+metric() { curl -s -m 5 "http://127.0.0.1:$mport/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
+r=$(mget /readyz)
+case $r in "200 "*) ok "rp: /readyz $r before the pause" ;; *) not_ok "rp: /readyz '$r' before the pause" ;; esac
+kill -USR1 "$relay"
+# (an entry in the filter: a change to one out of it moves 389-ds's lastchangenumber but
+# sends nothing, so the lag in changes stays until the next change the replica receives)
+printf 'dn: ou=staff,%s\nchangetype: modify\nreplace: description\ndescription: changed while paused\n\n' "$EX" | ds_modify ||
+	not_ok "a change on 389-ds while the relay is paused"
+r=
+for _ in $(seq 1 40); do
+	r=$(mget /readyz)
+	case $r in "503 "*) break ;; esac
+	sleep 0.1
+done
+stale=$(metric minidir_replication_staleness_seconds)
+case $r in
+"503 not ready: replication-provider-silent"*)
+	if awk -v s="${stale:-0}" 'BEGIN{exit !(s > 1)}'; then
+		ok "relay paused: /readyz $r; minidir_replication_staleness_seconds $stale"
+	else
+		not_ok "relay paused: /readyz $r but staleness '$stale'"
+	fi
+	;;
+*) not_ok "relay paused: /readyz '$r' after 4 s" ;;
+esac
+kill -USR2 "$relay"
+r=
+for _ in $(seq 1 100); do
+	r=$(mget /readyz)
+	case $r in "200 "*) break ;; esac
+	sleep 0.1
+done
+# The probe's answer may come before the change's commit (the lag in changes is then 1).
+lag=
+for _ in $(seq 1 50); do
+	lag=$(metric minidir_replication_lag_changes)
+	[ "$lag" = 0 ] && break
+	sleep 0.1
+done
+case "$r" in
+"200 "*) [ "$lag" = 0 ] && ok "relay resumed: /readyz $r, minidir_replication_lag_changes 0" ||
+	not_ok "relay resumed: /readyz $r, lag_changes '$lag' after 5 s" ;;
+*) not_ok "relay resumed: /readyz '$r' after 10 s" ;;
+esac
+converge "the change made while the relay was paused"
 
 rep_all stop
 ds_stop

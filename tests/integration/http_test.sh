@@ -184,17 +184,7 @@ stop_checked "$spid" "$work/minidir.log" && ok "minidir with metrics_listen stop
 # --- a replica whose session stalls ---------------------------------------------------
 provider_setup || finish
 provider_start || finish
-relay_port=$(free_port) || {
-	not_ok "no free port"
-	finish
-}
-"$PYTHON" tests/integration/pause_relay.py "$relay_port" "$port" > "$work/relay.log" 2>&1 &
-relay=$!
-pids+=("$relay")
-for _ in $(seq 1 50); do
-	grep -q listening "$work/relay.log" && break
-	sleep 0.1
-done
+start_relay "$port" || finish
 PROV=ldap://127.0.0.1:$relay_port
 mport=$(free_port) || {
 	not_ok "no free port"

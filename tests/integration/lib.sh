@@ -184,3 +184,20 @@ pick_port() {
 	not_ok "no free port in 20000-32767"
 	return 1
 }
+
+# start_relay TARGET: a TCP relay to 127.0.0.1:TARGET that SIGUSR1 pauses and SIGUSR2
+# resumes (pause_relay.py), on a free port; sets relay (its PID, added to pids) and
+# relay_port. Returns 1 (with not_ok) when no port is free or it does not listen in 5 s.
+start_relay() {
+	pick_port relay_port || return 1
+	# shellcheck disable=SC2154  # relay_port: set by pick_port
+	python3 tests/integration/pause_relay.py "$relay_port" "$1" > "$work/relay.log" 2>&1 &
+	relay=$!
+	pids+=("$relay")
+	for _ in $(seq 1 50); do
+		grep -q listening "$work/relay.log" && return 0
+		sleep 0.1
+	done
+	not_ok "pause_relay.py did not listen: $(tail -2 "$work/relay.log")"
+	return 1
+}
