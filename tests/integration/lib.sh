@@ -155,7 +155,8 @@ stop_checked() {
 	wait "$pid" 2> /dev/null || rc=$?
 	if [ "$rc" != 0 ] || grep -qE "ERROR: (Address|Undefined|Leak)Sanitizer|WARNING: ThreadSanitizer|runtime error:" "$log"; then
 		# shellcheck disable=SC2034  # read by the caller
-		stop_why="exit status $rc after SIGTERM; $(grep -A20 -E "Sanitizer|runtime error" "$log" | head -20)"
+		# (no report: the log's end, where an abort's reason is, LMDB's assertion too)
+		stop_why="exit status $rc after SIGTERM; $(grep -A20 -E "Sanitizer|runtime error" "$log" | head -20 | grep . || tail -5 "$log")"
 		return 1
 	fi
 }
