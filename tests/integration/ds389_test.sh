@@ -8,7 +8,7 @@
 # under an OU the batch adds), each one ldapmodify run; the replicas are stopped and
 # started again between batches (resumed from their cookies) and 389-ds itself is
 # restarted once. After each step each replica's dump (user attributes, and
-# createTimestamp, modifyTimestamp, creatorsName and modifiersName) must equal 389-ds's.
+# createTimestamp, modifyTimestamp, creatorsName, modifiersName and memberOf) must equal 389-ds's.
 # A user binds on each replica with its password and fails with another (49); an account
 # locked on 389-ds (nsAccountLock) while the replicas are stopped is refused (49) on each
 # after they restart. Both replicate the filter (!(description=excluded)): entries modified
@@ -35,6 +35,14 @@ CONVERGE=10
 use_work_dir ds389
 ds_create mdtest || finish
 ds_start || finish
+# 389-ds's memberOf plugin (FreeIPA runs it): memberOf written into each member, nested
+# groups too; on with the sync plugins (one restart).
+ds_modify << EOF || not_ok "enabling 389-ds's MemberOf plugin"
+dn: cn=MemberOf Plugin,cn=plugins,cn=config
+changetype: modify
+replace: nsslapd-pluginEnabled
+nsslapd-pluginEnabled: on
+EOF
 ds_enable_sync || finish
 DS=$ds_uri
 FILTER='(!(description=excluded))'
@@ -53,6 +61,17 @@ pick_port mport || finish
 		printf 'dn: uid=user%d,ou=people,%s\nchangetype: add\nobjectClass: inetOrgPerson\nuid: user%d\ncn: User %d\nsn: %d\nuserPassword: pw-user%d\n\n' \
 			"$i" "$EX" "$i" "$i" "$i" "$i"
 	done
+	# A FreeIPA-shaped tree: users and groups under cn=accounts, a group in a group.
+	printf 'dn: cn=accounts,%s\nchangetype: add\nobjectClass: nsContainer\ncn: accounts\n\n' "$EX"
+	for c in users groups; do
+		printf 'dn: cn=%s,cn=accounts,%s\nchangetype: add\nobjectClass: nsContainer\ncn: %s\n\n' "$c" "$EX" "$c"
+	done
+	for u in alice bob carol; do
+		printf 'dn: uid=%s,cn=users,cn=accounts,%s\nchangetype: add\nobjectClass: inetOrgPerson\nuid: %s\ncn: %s\nsn: %s\n\n' \
+			"$u" "$EX" "$u" "$u" "$u"
+	done
+	printf 'dn: cn=devs,cn=groups,cn=accounts,%s\nchangetype: add\nobjectClass: groupOfNames\ncn: devs\nmember: uid=alice,cn=users,cn=accounts,%s\n\n' "$EX" "$EX"
+	printf 'dn: cn=staff,cn=groups,cn=accounts,%s\nchangetype: add\nobjectClass: groupOfNames\ncn: staff\nmember: cn=devs,cn=groups,cn=accounts,%s\nmember: uid=bob,cn=users,cn=accounts,%s\n\n' "$EX" "$EX" "$EX"
 } > "$work/users.ldif"
 t0=$(date +%s%N)
 # (not ds_modify: its 30 s bound is for a batch; 300 PBKDF2 hashes take 5 s on a quiet
@@ -87,6 +106,7 @@ syncrepl = rid=001 provider=$3 bindmethod=simple
 	binddn="$DS_ADMIN" credentials=$DS_PW searchbase="$EX" filter="$FILTER"
 	type=$2 interval=00:00:00:02 retry="1 +"
 reconcile_interval = 2
+memberof_nested = yes
 ${4:-}
 EOF
 }
@@ -123,10 +143,12 @@ ready_max_lag_ms = 1000"
 # Only the entries of the replicated filter. 389-ds's own operational attributes
 # (nsUniqueId, entryid, parentid, dsEntryDN) are never in "*" on either side: minidir's
 # schema marks them operational too, so a replica never stores them as user attributes.
-OPATTRS="createtimestamp|modifytimestamp|creatorsname|modifiersname"
+# memberOf is asked for by name on both: 389-ds's schema makes it a user attribute (in
+# "*"), minidir's an operational one, computed from the groups (docs/replica.md).
+OPATTRS="createtimestamp|modifytimestamp|creatorsname|modifiersname|memberof"
 dump() {
 	timeout 20 ldapsearch -x -H "$1" -D "$2" -w "$3" -LLL -o ldif-wrap=no -b "$EX" "$FILTER" \
-		"*" createTimestamp modifyTimestamp creatorsName modifiersName 2> /dev/null |
+		"*" createTimestamp modifyTimestamp creatorsName modifiersName memberOf 2> /dev/null |
 		awk '/^dn::? /{dn=$0} NF{i=index($0, ":"); print dn " | " tolower(substr($0, 1, i - 1)) substr($0, i)}' |
 		LC_ALL=C sort
 }
@@ -155,7 +177,7 @@ converge() {
 				took=$(awk -v n=$(($(date +%s%N) - start)) 'BEGIN{printf "%.1f", n/1e9}')
 				left=${left/ $n / }
 				ok "$what: replica $n's user attributes equal 389-ds's ($(cut -d'|' -f1 <<< "$want" | sort -u | wc -l) entries, in ${took}s)"
-				ok "$what: replica $n's createTimestamp, modifyTimestamp, creatorsName and modifiersName equal 389-ds's"
+				ok "$what: replica $n's createTimestamp, modifyTimestamp, creatorsName, modifiersName and memberOf equal 389-ds's"
 			fi
 		done
 		[ -z "${left// /}" ] && return 0
@@ -171,7 +193,7 @@ converge() {
 			not_ok "$what: replica $n's user attributes differ from 389-ds's after ${CONVERGE}s ($(grep -c . <<< "$gu") lines, 389-ds $(grep -c . <<< "$wu")): $(diff <(echo "$wu") <(echo "$gu") | grep '^[<>]' | head -4 | tr '\n' ' ')"
 		fi
 		if [ -n "$wo" ] && [ "$go" = "$wo" ]; then
-			ok "$what: replica $n's createTimestamp, modifyTimestamp, creatorsName and modifiersName equal 389-ds's"
+			ok "$what: replica $n's createTimestamp, modifyTimestamp, creatorsName, modifiersName and memberOf equal 389-ds's"
 		else
 			not_ok "$what: replica $n's operational attributes differ from 389-ds's after ${CONVERGE}s ($(grep -c . <<< "$go") lines, 389-ds $(grep -c . <<< "$wo")): $(diff <(echo "$wo") <(echo "$go") | grep '^[<>]' | head -4 | tr '\n' ' ')"
 		fi
@@ -222,15 +244,31 @@ rep_all() { # start|stop: every replica
 # 3. From no database file: the first refresh.
 rep_all start
 converge "first refresh"
+# (the memberOf compared: 389-ds's plugin wrote alice's, devs and staff by nesting)
+mo=$(ds_dump | grep -c "^dn: uid=alice,cn=users,cn=accounts,$EX | memberof: ")
+[ "$mo" = 2 ] && ok "389-ds's memberOf plugin: alice is in devs and, by nesting, staff" ||
+	not_ok "389-ds's memberOf of alice: $mo values, not 2"
 # 4. Batch 1 while the replicas run (refreshAndPersist: the persist stream; refreshOnly:
 # its next poll, from its cookie).
 apply_batch 1
 converge "batch 1, replicas running"
 # 5. Batch 2 while they are stopped: each resumes from its cookie at its start.
+# Memberships change too: bob leaves staff, carol joins devs (so staff, nested).
 rep_all stop
 apply_batch 2
+ds_modify << EOF || not_ok "membership changes on 389-ds"
+dn: cn=staff,cn=groups,cn=accounts,$EX
+changetype: modify
+delete: member
+member: uid=bob,cn=users,cn=accounts,$EX
+
+dn: cn=devs,cn=groups,cn=accounts,$EX
+changetype: modify
+add: member
+member: uid=carol,cn=users,cn=accounts,$EX
+EOF
 rep_all start
-converge "batch 2, made while the replicas were stopped"
+converge "batch 2 and memberships, made while the replicas were stopped"
 # 6. 389-ds restarted while the replicas are stopped, then batch 3 once they run again
 # from their cookies (389-ds's changelog numbers outlive its restart).
 rep_all stop
