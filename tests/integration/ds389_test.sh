@@ -34,6 +34,14 @@ CONVERGE=10
 
 use_work_dir ds389
 ds_create mdtest || finish
+# FreeIPA's ipaUniqueID and ipaObject (their OIDs, names and rules as FreeIPA defines them),
+# in 389-ds's schema directory and in a schema file of the replicas (OpenLDAP's format):
+# an attribute the replica's schema does not define is stored and served, but a filter on
+# it is Undefined (RFC 4511 4.5.1.7) and matches nothing.
+IPA_AT="( 2.16.840.1.113730.3.8.3.1 NAME 'ipaUniqueID' EQUALITY caseIgnoreMatch ORDERING caseIgnoreOrderingMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.15 )"
+IPA_OC="( 2.16.840.1.113730.3.8.4.1 NAME 'ipaObject' AUXILIARY MUST ipaUniqueID )"
+printf 'dn: cn=schema\nattributeTypes: %s\nobjectClasses: %s\n' "$IPA_AT" "$IPA_OC" > "$ds_conf/schema/99ipa.ldif"
+printf 'attributetype %s\nobjectclass %s\n' "$IPA_AT" "$IPA_OC" > "$work/ipa.schema"
 ds_start || finish
 # 389-ds's memberOf plugin (FreeIPA runs it): memberOf written into each member, nested
 # groups too; on with the sync plugins (one restart).
@@ -66,9 +74,11 @@ pick_port mport || finish
 	for c in users groups; do
 		printf 'dn: cn=%s,cn=accounts,%s\nchangetype: add\nobjectClass: nsContainer\ncn: %s\n\n' "$c" "$EX" "$c"
 	done
+	i=0
 	for u in alice bob carol; do
-		printf 'dn: uid=%s,cn=users,cn=accounts,%s\nchangetype: add\nobjectClass: inetOrgPerson\nuid: %s\ncn: %s\nsn: %s\n\n' \
-			"$u" "$EX" "$u" "$u" "$u"
+		i=$((i + 1))
+		printf 'dn: uid=%s,cn=users,cn=accounts,%s\nchangetype: add\nobjectClass: inetOrgPerson\nobjectClass: ipaObject\nuid: %s\ncn: %s\nsn: %s\nipaUniqueID: 5A1B2C3D-0000-4000-8000-00000000000%d\n\n' \
+			"$u" "$EX" "$u" "$u" "$u" "$i"
 	done
 	printf 'dn: cn=devs,cn=groups,cn=accounts,%s\nchangetype: add\nobjectClass: groupOfNames\ncn: devs\nmember: uid=alice,cn=users,cn=accounts,%s\n\n' "$EX" "$EX"
 	printf 'dn: cn=staff,cn=groups,cn=accounts,%s\nchangetype: add\nobjectClass: groupOfNames\ncn: staff\nmember: cn=devs,cn=groups,cn=accounts,%s\nmember: uid=bob,cn=users,cn=accounts,%s\n\n' "$EX" "$EX" "$EX"
@@ -107,6 +117,7 @@ syncrepl = rid=001 provider=$3 bindmethod=simple
 	type=$2 interval=00:00:00:02 retry="1 +"
 reconcile_interval = 2
 memberof_nested = yes
+schema = core cosine inetorgperson nis openldap $work/ipa.schema
 ${4:-}
 EOF
 }
@@ -277,6 +288,14 @@ ds_start || finish
 rep_all start
 apply_batch 3
 converge "batch 3, after 389-ds and the replicas restarted"
+
+# A FreeIPA user found by its ipaUniqueID, matched without case as FreeIPA defines it.
+for n in "${REP_NAMES[@]}"; do
+	got=$(timeout 5 ldapsearch -x -H "ldap://127.0.0.1:${rport[$n]}" -D "$ADMIN" -w secret -LLL \
+		-b "$EX" "(ipaUniqueID=5a1b2c3d-0000-4000-8000-000000000002)" 1.1 2> /dev/null | sed -n 's/^dn: //p')
+	[ "$got" = "uid=bob,cn=users,cn=accounts,$EX" ] && ok "replica $n: (ipaUniqueID=...) in lower case finds $got" ||
+		not_ok "replica $n: (ipaUniqueID=...) found '$got', not bob"
+done
 
 # 7. A user binds on each replica with the password 389-ds hashed, and not with another.
 user=uid=user250,ou=people,$EX
