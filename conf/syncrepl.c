@@ -1,5 +1,6 @@
 #include "conf/syncrepl.h"
 
+#include <ldap.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -313,4 +314,15 @@ int syncrepl_check(const struct syncrepl_conf *s, const char *suffix, char *why,
 		    "provider's tree from its top)",
 		    s->searchbase);
 	return 0;
+}
+
+int syncrepl_ldap_scope(const struct syncrepl_conf *s)
+{
+	static const int ldap_scopes[] = {
+	    [SYNCREPL_SCOPE_BASE] = LDAP_SCOPE_BASE,
+	    [SYNCREPL_SCOPE_ONE] = LDAP_SCOPE_ONELEVEL,
+	    [SYNCREPL_SCOPE_SUB] = LDAP_SCOPE_SUBTREE,
+	    [SYNCREPL_SCOPE_SUBORD] = LDAP_SCOPE_SUBORDINATE,
+	};
+	return ldap_scopes[s->scope];
 }

@@ -79,4 +79,7 @@ int syncrepl_parse(struct syncrepl_conf *s, const char *line, char *why, size_t 
  */
 int syncrepl_check(const struct syncrepl_conf *s, const char *suffix, char *why, size_t whylen);
 
+/* s's scope as libldap's searches take it (ldap.h's LDAP_SCOPE_*). */
+int syncrepl_ldap_scope(const struct syncrepl_conf *s);
+
 #endif

@@ -498,6 +498,18 @@ static void refresh_done(struct replica *r, bool present)
 	         (unsigned long long)r->refresh_puts, held, (unsigned long long)r->refresh_deletes);
 }
 
+/*
+ * Whether a refresh phase that ends with refreshDeletes as deletes says deletes the entries
+ * it did not report present. One without a cookie replaces the replica's content: always. From
+ * a cookie, when refreshDeletes is FALSE (a present phase, RFC 4533 3.3.1), but for a
+ * 389-ds provider: its refresh from a cookie ends so with no present phase, and the
+ * entries it did not send are unchanged (ds389.h).
+ */
+static bool present_deletes(const struct replica *r, bool deletes)
+{
+	return r->full_refresh || (!deletes && !r->is389);
+}
+
 int replica_on_info(struct replica *r, LDAPMessage *m, char *why, size_t cap)
 {
 	char *oid = NULL;
@@ -523,8 +535,9 @@ int replica_on_info(struct replica *r, LDAPMessage *m, char *why, size_t cap)
 		status = apply_held(r, info.refresh_done, why, cap);
 		if (status < 0)
 			;
-		else if (r->full_refresh ? info.refresh_done
-		                         : info.kind == SYNC_INFO_REFRESH_PRESENT && !r->is389)
+		else if (r->full_refresh
+		             ? info.refresh_done
+		             : present_deletes(r, info.kind == SYNC_INFO_REFRESH_DELETE))
 			status = end_present_phase(r, why, cap);
 		else if (!r->full_refresh)
 			r->npresent = 0;
@@ -552,18 +565,6 @@ int replica_on_info(struct replica *r, LDAPMessage *m, char *why, size_t cap)
 	ldap_memfree(oid);
 	ber_bvfree(data);
 	return status;
-}
-
-/*
- * Whether the refresh that ends with refreshDeletes deletes deletes the entries it did
- * not report present. One without a cookie replaces the replica's content: always. From
- * a cookie, when refreshDeletes is FALSE (a present phase, RFC 4533 3.3.1), but for a
- * 389-ds provider: its refresh from a cookie ends so with no present phase, and the
- * entries it did not send are unchanged (ds389.h).
- */
-static bool present_deletes(const struct replica *r, bool deletes)
-{
-	return r->full_refresh || (!deletes && !r->is389);
 }
 
 /* Session outcomes. */

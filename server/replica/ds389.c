@@ -11,6 +11,20 @@
 /* UUIDs asked again in one search: a filter of about 5 KB. */
 #define REFETCH_BATCH 100
 
+/* A change number written in decimal (1 to 18 digits), or -1 when text is not one. */
+static long long change_number_text(const char *text, size_t len)
+{
+	if (len == 0 || len > 18)
+		return -1;
+	long long n = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (text[i] < '0' || text[i] > '9')
+			return -1;
+		n = n * 10 + (text[i] - '0');
+	}
+	return n;
+}
+
 long long ds389_cookie(const char *cookie, size_t len)
 {
 	if (len >= 4 && strncasecmp(cookie, "rid=", 4) == 0)
@@ -25,16 +39,7 @@ long long ds389_cookie(const char *cookie, size_t len)
 		}
 	if (!first || last == first || !memchr(cookie, ':', (size_t)(first - cookie)))
 		return -1;
-	const char *end = cookie + len;
-	if (last + 1 == end || end - last > 19)
-		return -1;
-	long long n = 0;
-	for (const char *p = last + 1; p < end; p++) {
-		if (*p < '0' || *p > '9')
-			return -1;
-		n = n * 10 + (*p - '0');
-	}
-	return n;
+	return change_number_text(last + 1, (size_t)(cookie + len - last - 1));
 }
 
 char **ds389_root_attrs(void)
@@ -48,15 +53,7 @@ char **ds389_root_attrs(void)
 static void change_number(LDAP *ld, LDAPMessage *e, const char *attr, long long *n)
 {
 	struct berval **v = ldap_get_values_len(ld, e, attr);
-	*n = -1;
-	if (v && v[0] && v[0]->bv_len > 0 && v[0]->bv_len < 19) {
-		long long x = 0;
-		ber_len_t i = 0;
-		for (; i < v[0]->bv_len && v[0]->bv_val[i] >= '0' && v[0]->bv_val[i] <= '9'; i++)
-			x = x * 10 + (v[0]->bv_val[i] - '0');
-		if (i == v[0]->bv_len)
-			*n = x;
-	}
+	*n = v && v[0] ? change_number_text(v[0]->bv_val, v[0]->bv_len) : -1;
 	ldap_value_free_len(v);
 }
 
@@ -184,14 +181,12 @@ static int refetch_batch(LDAP *ld, const struct syncrepl_conf *s, char **search_
 		attrs[na++] = *a;
 	attrs[na++] = "nsUniqueId";
 	attrs[na] = NULL;
-	static const int scopes[] = {LDAP_SCOPE_BASE, LDAP_SCOPE_ONELEVEL, LDAP_SCOPE_SUBTREE,
-	                             LDAP_SCOPE_SUBORDINATE};
 	LDAPControl manage = {.ldctl_oid = LDAP_CONTROL_MANAGEDSAIT, .ldctl_iscritical = 0};
 	LDAPControl *ctrls[] = {&manage, NULL};
 	struct timeval t = {s->network_timeout + 25, 0};
 	LDAPMessage *res = NULL;
-	int rc = ldap_search_ext_s(ld, s->searchbase, scopes[s->scope], f, attrs, 0, ctrls, NULL,
-	                           &t, 0, &res);
+	int rc = ldap_search_ext_s(ld, s->searchbase, syncrepl_ldap_scope(s), f, attrs, 0, ctrls,
+	                           NULL, &t, 0, &res);
 	free(f);
 	if (rc != LDAP_SUCCESS && rc != LDAP_NO_SUCH_OBJECT) {
 		snprintf(why, cap,
@@ -229,14 +224,12 @@ int ds389_refetch(LDAP *ld, const struct syncrepl_conf *s, char **attrs, const u
 int ds389_list_ids(LDAP *ld, const struct syncrepl_conf *s, ds389_id_fn fn, void *arg, char *why,
                    size_t cap)
 {
-	static const int scopes[] = {LDAP_SCOPE_BASE, LDAP_SCOPE_ONELEVEL, LDAP_SCOPE_SUBTREE,
-	                             LDAP_SCOPE_SUBORDINATE};
 	static char *const attrs[] = {"nsUniqueId", NULL};
 	LDAPControl manage = {.ldctl_oid = LDAP_CONTROL_MANAGEDSAIT, .ldctl_iscritical = 0};
 	LDAPControl *ctrls[] = {&manage, NULL};
 	int msgid = 0;
-	int rc = ldap_search_ext(ld, s->searchbase, scopes[s->scope], s->filter, (char **)attrs, 0,
-	                         ctrls, NULL, NULL, 0, &msgid);
+	int rc = ldap_search_ext(ld, s->searchbase, syncrepl_ldap_scope(s), s->filter,
+	                         (char **)attrs, 0, ctrls, NULL, NULL, 0, &msgid);
 	if (rc != LDAP_SUCCESS) {
 		snprintf(why, cap, "listing the provider's entries: %s", ldap_err2string(rc));
 		return -1;

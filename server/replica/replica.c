@@ -171,15 +171,13 @@ static int start_search(struct replica *r, char *why, size_t cap)
 		snprintf(why, cap, "out of memory");
 		return -1;
 	}
-	static const int scopes[] = {LDAP_SCOPE_BASE, LDAP_SCOPE_ONELEVEL, LDAP_SCOPE_SUBTREE,
-	                             LDAP_SCOPE_SUBORDINATE};
 	/* ManageDSAit (RFC 3296), as slapd's own consumer sends it: the provider's entries
 	 * as stored, not what its overlays compute at read (dynlist's member values, which
 	 * dynamic_groups computes here, storage/dyngroup_update.h) nor referrals. */
 	LDAPControl manage = {.ldctl_oid = LDAP_CONTROL_MANAGEDSAIT, .ldctl_iscritical = 0};
 	LDAPControl *ctrls[] = {ctrl, &manage, NULL};
-	int rc = ldap_search_ext(r->ld, s->searchbase, scopes[s->scope], s->filter, r->search_attrs,
-	                         0, ctrls, NULL, NULL, 0, &r->msgid);
+	int rc = ldap_search_ext(r->ld, s->searchbase, syncrepl_ldap_scope(s), s->filter,
+	                         r->search_attrs, 0, ctrls, NULL, NULL, 0, &r->msgid);
 	ldap_control_free(ctrl);
 	ber_bvfree(value);
 	if (rc != LDAP_SUCCESS) {
