@@ -249,7 +249,7 @@ static int parse_entry(struct import_worker *p, struct import_item *it, const st
 	if (take_uuid(p, it, mods) < 0)
 		return -1;
 	/* Kept as slapadd keeps them, before the operational attributes leave mods. */
-	if (entry_opattrs_encode(mods, &it->opattrs) < 0)
+	if (entry_opattrs_encode(mods, it->uuid, &it->opattrs) < 0)
 		return item_fault(it, IMPORT_FAULT_ENTRY, it->line, "out of memory");
 	/* The schema check's memo holds the types of this entry's mods once it passed. */
 	size_t nmods = 0;

@@ -96,18 +96,21 @@ static int put_operational(FILE *out, const struct db *db, struct db_read *txn, 
 	if (oc && put_line(out, "structuralObjectClass", (const unsigned char *)oc->name,
 	                   strlen(oc->name)) < 0)
 		return -1;
-	static const unsigned char none[16];
-	if (memcmp(e->uuid, none, 16) != 0) {
-		char uuid[37];
-		entry_uuid_format(e->uuid, uuid);
-		if (put_line(out, "entryUUID", (const unsigned char *)uuid, 36) < 0)
-			return -1;
-	}
 	struct entry_view kept = {0};
 	int rc = entry_opattrs_get(db, txn, id, &kept);
 	if (rc && rc != DB_NOTFOUND)
 		return rc;
+	unsigned char buf[16];
+	const unsigned char *u = entry_opattrs_uuid(rc == 0 ? &kept : NULL, e->uuid, buf);
+	if (u) {
+		char uuid[37];
+		entry_uuid_format(u, uuid);
+		if (put_line(out, "entryUUID", (const unsigned char *)uuid, 36) < 0)
+			return -1;
+	}
 	for (int i = 0; entry_opattrs_names[i]; i++) {
+		if (i == ENTRY_OPATTRS_UUID)
+			continue; /* written above */
 		struct berval bv[ENTRY_OPATTRS_VALUES_MAX];
 		int n = entry_opattrs_values(db, rc == 0 ? &kept : NULL, i, bv,
 		                             ENTRY_OPATTRS_VALUES_MAX);

@@ -188,11 +188,22 @@ static int move_below(struct change *c, size_t oldlen, const struct berval *dn)
 	return 0;
 }
 
-/* Index keys and member values of record e of entry id, added or removed. */
+/* Index keys and member values of record e of entry id, added or removed: an entryUUID
+ * index's key the UUID the entry answers (its kept one: read before the opattrs table
+ * changes when removing, after when adding). */
 static int write_keys(struct change *c, entry_id id, const struct entry_view *e, bool add)
 {
-	int rc = entry_index_write(c->db, db_write_of(c->txn), id, e, add, &c->val, c->err->msg,
-	                           sizeof(c->err->msg));
+	struct entry_view kept = {0}, served = *e;
+	unsigned char buf[16];
+	static const unsigned char none[16];
+	int rc = entry_opattrs_get(c->db, db_read_of(c->txn), id, &kept);
+	if (rc && rc != MDB_NOTFOUND)
+		return rc;
+	served.uuid = entry_opattrs_uuid(rc == 0 ? &kept : NULL, e->uuid, buf);
+	if (!served.uuid)
+		served.uuid = none;
+	rc = entry_index_write(c->db, db_write_of(c->txn), id, &served, add, &c->val, c->err->msg,
+	                       sizeof(c->err->msg));
 	if (rc == ENTRY_INDEX_BAD_VALUE)
 		return -LDAP_INVALID_SYNTAX;
 	return rc ? rc : memberof_write_dns(c->db, db_write_of(c->txn), id, e, add, &c->ms);
@@ -335,7 +346,7 @@ static int prepare(struct change *c, const unsigned char uuid[16], const struct 
 	    entry_schema_check(c->mods.mods, &fault, why, sizeof(why)) < 0)
 		return say(c, LDAP_OBJECT_CLASS_VIOLATION, "entry \"%s\": %s", dn->bv_val, why);
 	/* Before they are dropped: the provider's timestamps, kept beside the entry. */
-	if (c->db->has_opattrs && entry_opattrs_encode(c->mods.mods, &c->opattrs) < 0)
+	if (c->db->has_opattrs && entry_opattrs_encode(c->mods.mods, uuid, &c->opattrs) < 0)
 		return lmdb_fail(c, ENOMEM, "operational attributes");
 	if (entry_mods_canonical(c->mods.mods, &c->mods.names) < 0)
 		return lmdb_fail(c, ENOMEM, "naming attributes");

@@ -12,7 +12,8 @@
 	X(createTimestamp) X(modifyTimestamp) X(creatorsName) X(modifiersName) X(entryCSN)         \
 	X(pwdChangedTime) X(pwdAccountLockedTime) X(pwdFailureTime) X(pwdHistory)                  \
 	X(pwdGraceUseTime) X(pwdReset) X(pwdPolicySubentry) X(pwdStartTime) X(pwdEndTime)          \
-	X(pwdLastSuccess) X(pwdAccountTmpLockoutEnd) X(nsAccountLock) X(accountUnlockTime)
+	X(pwdLastSuccess) X(pwdAccountTmpLockoutEnd) X(nsAccountLock) X(accountUnlockTime)        \
+	X(nsUniqueId) X(entryUUID)
 /* clang-format on */
 
 const char *const entry_opattrs_names[] = {
@@ -28,6 +29,8 @@ static const size_t name_lens[] = {
     KEPT_NAMES(KEPT_LEN)
 #undef KEPT_LEN
 };
+_Static_assert(sizeof(name_lens) / sizeof(name_lens[0]) == ENTRY_OPATTRS_UUID + 1,
+               "entryUUID is the last name kept");
 
 bool entry_opattrs_is_kept(const char *type)
 {
@@ -38,7 +41,20 @@ bool entry_opattrs_is_kept(const char *type)
 	return false;
 }
 
-int entry_opattrs_encode(LDAPMod **mods, struct buf *out)
+/* Whether mods' entryUUID is the record's uuid (then the record header says it) and mods
+ * hold no nsUniqueId (389-ds's entries, whose record UUID is the nsUniqueId). */
+static bool uuid_in_record(LDAPMod **mods, const LDAPMod *m, const unsigned char uuid[16])
+{
+	for (int i = 0; mods[i]; i++)
+		if (strcasecmp(mods[i]->mod_type, "nsUniqueId") == 0)
+			return false;
+	unsigned char u[16];
+	const struct berval *v = m->mod_bvalues[0];
+	return !m->mod_bvalues[1] && entry_uuid_parse(v->bv_val, v->bv_len, u) == 0 &&
+	       memcmp(u, uuid, 16) == 0;
+}
+
+int entry_opattrs_encode(LDAPMod **mods, const unsigned char uuid[16], struct buf *out)
 {
 	out->off = out->len = 0;
 	bool any = false;
@@ -53,6 +69,8 @@ int entry_opattrs_encode(LDAPMod **mods, struct buf *out)
 			if (strcasecmp(mods[i]->mod_type, entry_opattrs_names[n]) != 0 ||
 			    !mods[i]->mod_bvalues || !mods[i]->mod_bvalues[0])
 				continue;
+			if (n == ENTRY_OPATTRS_UUID && uuid_in_record(mods, mods[i], uuid))
+				break;
 			if (!ber && !(ber = ber_alloc_t(LBER_USE_DER)))
 				return -1;
 			if (ber_printf(ber, "{s[V]}", entry_opattrs_names[n],
@@ -117,9 +135,25 @@ int entry_opattrs_values(const struct db *db, const struct entry_view *kept, int
 		for (const unsigned char *r = vals;
 		     n < max && entry_next_value(&r, vals + vlen, &v, &len); n++)
 			bv[n] = (struct berval){len, (char *)v};
-	/* The import made the entry: its time and identity (entryCSN: none). */
+	/* The import made the entry: its time and identity (entryCSN... entryUUID: none). */
 	const char *own = i < 2 ? db->created : i < 4 ? db->creator : "";
 	if (n == 0 && own[0] && max > 0)
 		bv[n++] = (struct berval){strlen(own), (char *)own};
 	return n;
+}
+
+const unsigned char *entry_opattrs_uuid(const struct entry_view *kept, const unsigned char *record,
+                                        unsigned char buf[16])
+{
+	const unsigned char *vals, *v;
+	size_t vlen, len;
+	if (kept && entry_find_attr(kept, "entryUUID", 9, &vals, &vlen))
+		return entry_next_value(&vals, vals + vlen, &v, &len) &&
+		               entry_uuid_parse((const char *)v, len, buf) == 0
+		           ? buf
+		           : NULL;
+	if (kept && entry_find_attr(kept, "nsUniqueId", 10, &vals, &vlen))
+		return NULL; /* 389-ds's entry made without its entryUUID plugin: none */
+	static const unsigned char none[16];
+	return memcmp(record, none, 16) != 0 ? record : NULL;
 }

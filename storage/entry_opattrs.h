@@ -1,8 +1,10 @@
 /*
  * A copy of the operational attributes another server kept for each entry:
- * createTimestamp, modifyTimestamp, creatorsName, modifiersName and entryCSN, and the
+ * createTimestamp, modifyTimestamp, creatorsName, modifiersName and entryCSN, the
  * account state a password policy writes (slapd ppolicy's pwd* state attributes, 389-ds's
- * nsAccountLock and accountUnlockTime: what a bind honours, server/ops/account.h), as a replica's
+ * nsAccountLock and accountUnlockTime: what a bind honours, server/ops/account.h), and
+ * 389-ds's nsUniqueId and the entryUUID its plugin writes (a 389-ds replica's record UUID is
+ * the nsUniqueId, the UUID its Sync State controls name: see entry_opattrs_uuid), as a replica's
  * provider sent them with the entry (a syncrepl consumer asks for "+", or by name of 389-ds), or as
  * an imported LDIF gave them (slapcat's output, minidir-export's: ldif/import_parse.c). They live
  * in the database's opattrs table (storage/db.h: entry ID -> the content of a PartialAttributeList
@@ -27,18 +29,22 @@
  * pwdMaxRecordedFailure of them, a few dozen at most in practice). */
 #define ENTRY_OPATTRS_VALUES_MAX 256
 
-/* The names kept, in the order they are stored; NULL-terminated. */
+/* The names kept, in the order they are stored; NULL-terminated. entryUUID is the last,
+ * entry_opattrs_names[ENTRY_OPATTRS_UUID]: its value is answered through
+ * entry_opattrs_uuid, not entry_opattrs_values. */
 extern const char *const entry_opattrs_names[];
+#define ENTRY_OPATTRS_UUID 19
 
 /* Whether type (an attribute description) is one of the names kept (no options). */
 bool entry_opattrs_is_kept(const char *type);
 
 /*
  * The kept attributes among mods (names compared case-insensitively) as the content of a
- * PartialAttributeList, into out (reset first; empty when mods hold none). Returns 0, or
- * -1 when out of memory. mods are borrowed.
+ * PartialAttributeList, into out (reset first; empty when mods hold none). An entryUUID
+ * equal to uuid (the record's: the header says it) is left out unless mods hold an
+ * nsUniqueId. Returns 0, or -1 when out of memory. mods are borrowed.
  */
-int entry_opattrs_encode(LDAPMod **mods, struct buf *out);
+int entry_opattrs_encode(LDAPMod **mods, const unsigned char uuid[16], struct buf *out);
 
 /*
  * Stores rec as entry id's (an empty one deletes what id had), or deletes id's. Without
@@ -65,5 +71,13 @@ int entry_opattrs_get(const struct db *db, struct db_read *txn, entry_id id, str
  */
 int entry_opattrs_values(const struct db *db, const struct entry_view *kept, int i,
                          struct berval *bv, int max);
+
+/*
+ * The entryUUID an entry answers: the one kept (389-ds's entryUUID plugin's, parsed into
+ * buf), else none (NULL) when kept holds an nsUniqueId (389-ds made the entry without that
+ * plugin), else record (the record header's 16 bytes; NULL when all zero). kept may be NULL.
+ */
+const unsigned char *entry_opattrs_uuid(const struct entry_view *kept, const unsigned char *record,
+                                        unsigned char buf[16]);
 
 #endif

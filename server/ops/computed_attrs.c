@@ -1,7 +1,7 @@
 /*
  * Operational attributes of stored entries (RFC 4512, 4530, 5020): computed
  * when a search asks for them with "+" or by name, never stored in the entry
- * (entryUUID lives in the record header).
+ * (entryUUID lives in the record header, or a provider's in the opattrs table).
  */
 #include <ldap.h>
 #include <stdio.h>
@@ -44,7 +44,9 @@
 	X("pwdEndTime")                                                                            \
 	X("pwdLastSuccess")                                                                        \
 	X("pwdAccountTmpLockoutEnd")                                                               \
-	X("nsAccountLock")
+	X("nsAccountLock")                                                                         \
+	X("accountUnlockTime")                                                                     \
+	X("nsUniqueId")
 #define OP_ATTR_NAME(s) s,
 #define OP_ATTR_LEN_BIT(s) | FILTER_NAME_LEN_BIT(sizeof(s) - 1)
 static const char *const op_attr_names[] = {OP_ATTR_NAMES(OP_ATTR_NAME)};
@@ -134,20 +136,19 @@ static int put_member_of(struct buf *out, const struct db *db, struct db_read *t
  * otherwise the import made the entry, and its time and identity are theirs.
  */
 static int put_stamps(struct buf *out, const struct attr_select *sel, const struct db *db,
-                      struct db_read *txn, entry_id id)
+                      const struct entry_view *kept)
 {
-	struct entry_view kept = {0};
-	bool have = entry_opattrs_get(db, txn, id, &kept) == 0;
 	int rc = 0;
 	for (int i = 0; entry_opattrs_names[i]; i++) {
+		if (i == ENTRY_OPATTRS_UUID)
+			continue; /* entryUUID: entry_opattrs_uuid, below */
 		const char *name = entry_opattrs_names[i];
 		/* The rules may hide them as any attribute (pwdHistory holds old hashes). */
 		if (!attr_select_wants(sel, name) ||
 		    !attr_gate_allows(sel->gate, name, strlen(name)))
 			continue;
 		struct berval bv[ENTRY_OPATTRS_VALUES_MAX];
-		int n =
-		    entry_opattrs_values(db, have ? &kept : NULL, i, bv, ENTRY_OPATTRS_VALUES_MAX);
+		int n = entry_opattrs_values(db, kept, i, bv, ENTRY_OPATTRS_VALUES_MAX);
 		if (n)
 			rc |= response_put_attr(out, name, bv, n, sel->types_only);
 	}
@@ -170,15 +171,19 @@ int computed_attrs_build(struct buf *out, const struct attr_select *sel, const s
 			rc |= response_put_attr(out, "structuralObjectClass", &v, 1, to);
 		}
 	}
-	rc |= put_stamps(out, sel, db, txn, id);
+	struct entry_view kept = {0};
+	bool have = entry_opattrs_get(db, txn, id, &kept) == 0;
+	rc |= put_stamps(out, sel, db, have ? &kept : NULL);
 	if (attr_select_wants(sel, "entryDN")) {
 		v.bv_val = (char *)e->dn;
 		v.bv_len = e->dnlen;
 		rc |= response_put_attr(out, "entryDN", &v, 1, to);
 	}
-	static const unsigned char none[16];
-	if (attr_select_wants(sel, "entryUUID") && memcmp(e->uuid, none, 16) != 0) {
-		entry_uuid_format(e->uuid, text);
+	unsigned char buf[16];
+	const unsigned char *uuid;
+	if (attr_select_wants(sel, "entryUUID") &&
+	    (uuid = entry_opattrs_uuid(have ? &kept : NULL, e->uuid, buf))) {
+		entry_uuid_format(uuid, text);
 		v.bv_val = text;
 		v.bv_len = strlen(text);
 		rc |= response_put_attr(out, "entryUUID", &v, 1, to);

@@ -95,7 +95,8 @@ void ds389_read_root(LDAP *ld, int timeout_s, struct ds389_root *out)
 char **ds389_attrs(void)
 {
 	/* The names storage/entry_opattrs.h keeps that 389-ds has (its account lock and
-	 * lockout among them: what a bind honours). */
+	 * lockout among them: what a bind honours; its entryUUID plugin's value, which is not
+	 * the nsUniqueId its Sync State controls name). */
 	static char *const names[] = {"*",
 	                              "createTimestamp",
 	                              "modifyTimestamp",
@@ -103,6 +104,8 @@ char **ds389_attrs(void)
 	                              "modifiersName",
 	                              "nsAccountLock",
 	                              "accountUnlockTime",
+	                              "nsUniqueId",
+	                              "entryUUID",
 	                              NULL};
 	return (char **)names;
 }

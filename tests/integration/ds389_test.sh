@@ -8,7 +8,8 @@
 # under an OU the batch adds), each one ldapmodify run; the replicas are stopped and
 # started again between batches (resumed from their cookies) and 389-ds itself is
 # restarted once. After each step each replica's dump (user attributes, and
-# createTimestamp, modifyTimestamp, creatorsName, modifiersName and memberOf) must equal 389-ds's.
+# createTimestamp, modifyTimestamp, creatorsName, modifiersName, memberOf, entryUUID and
+# nsUniqueId) must equal 389-ds's.
 # A user binds on each replica with its password and fails with another (49); an account
 # locked on 389-ds (nsAccountLock) while the replicas are stopped is refused (49) on each
 # after they restart. Both replicate the filter (!(description=excluded)): entries modified
@@ -145,21 +146,27 @@ rep_stop() { # NAME: SIGTERM, exit status 0 (lib.sh's stop_checked), if it start
 rep_conf ro refreshOnly "$DS"
 # shellcheck disable=SC2154  # relay_port (start_relay), mport (pick_port)
 rep_conf rp refreshAndPersist "ldap://127.0.0.1:$relay_port" "metrics_listen = 127.0.0.1:$mport
-ready_max_lag_ms = 1000"
+ready_max_lag_ms = 1000
+index = objectClass, uid, cn, mail, member, entryUUID"
 
-# dump URI BINDDN PW: every entry under $EX with its user attributes and the four
-# operational attributes both servers keep, one "DN | type: value" a line: the attribute
+# dump URI BINDDN PW: every entry under $EX with its user attributes and the operational
+# attributes both servers keep ($OPNAMES), one "DN | type: value" a line: the attribute
 # type lowercased (its case means nothing, and each server may spell a type its own way),
 # the lines of each entry sorted (a base64 "dn::" heads its entry too).
 # Only the entries of the replicated filter. 389-ds's own operational attributes
 # (nsUniqueId, entryid, parentid, dsEntryDN) are never in "*" on either side: minidir's
-# schema marks them operational too, so a replica never stores them as user attributes.
-# memberOf is asked for by name on both: 389-ds's schema makes it a user attribute (in
-# "*"), minidir's an operational one, computed from the groups (docs/replica.md).
-OPATTRS="createtimestamp|modifytimestamp|creatorsname|modifiersname|memberof"
+# schema marks them operational too, so a replica never stores them as user attributes;
+# nsUniqueId asked by name is 389-ds's on both, and so is entryUUID (its plugin's value on
+# the entries added over LDAP, none on dscreate's sample entries), not the Sync State
+# control's UUID. memberOf is asked for by name on both: 389-ds's schema makes it a user
+# attribute (in "*"), minidir's an operational one, computed from the groups
+# (docs/replica.md).
+OPNAMES="createTimestamp modifyTimestamp creatorsName modifiersName memberOf entryUUID nsUniqueId"
+OPATTRS=$(tr 'A-Z ' 'a-z|' <<< "$OPNAMES")
 dump() {
+	# shellcheck disable=SC2086  # OPNAMES: one argument a name
 	timeout 20 ldapsearch -x -H "$1" -D "$2" -w "$3" -LLL -o ldif-wrap=no -b "$EX" "$FILTER" \
-		"*" createTimestamp modifyTimestamp creatorsName modifiersName memberOf 2> /dev/null |
+		"*" $OPNAMES 2> /dev/null |
 		awk '/^dn::? /{dn=$0} NF{i=index($0, ":"); print dn " | " tolower(substr($0, 1, i - 1)) substr($0, i)}' |
 		LC_ALL=C sort
 }
@@ -170,7 +177,7 @@ user_part() { grep -Ev "^[^|]* \| ($OPATTRS):"; }
 op_part() { grep -E "^[^|]* \| ($OPATTRS):"; }
 
 # converge WHAT: polls (up to $CONVERGE s) until each replica's dump equals 389-ds's; then
-# one check per replica for its user attributes and one for the four operational ones,
+# one check per replica for its user attributes and one for the operational ones,
 # with the first differing lines when they differ.
 converge() {
 	local what=$1 want wu wo got gu go n took start left
@@ -188,7 +195,7 @@ converge() {
 				took=$(awk -v n=$(($(date +%s%N) - start)) 'BEGIN{printf "%.1f", n/1e9}')
 				left=${left/ $n / }
 				ok "$what: replica $n's user attributes equal 389-ds's ($(cut -d'|' -f1 <<< "$want" | sort -u | wc -l) entries, in ${took}s)"
-				ok "$what: replica $n's createTimestamp, modifyTimestamp, creatorsName, modifiersName and memberOf equal 389-ds's"
+				ok "$what: replica $n's $OPNAMES equal 389-ds's"
 			fi
 		done
 		[ -z "${left// /}" ] && return 0
@@ -204,7 +211,7 @@ converge() {
 			not_ok "$what: replica $n's user attributes differ from 389-ds's after ${CONVERGE}s ($(grep -c . <<< "$gu") lines, 389-ds $(grep -c . <<< "$wu")): $(diff <(echo "$wu") <(echo "$gu") | grep '^[<>]' | head -4 | tr '\n' ' ')"
 		fi
 		if [ -n "$wo" ] && [ "$go" = "$wo" ]; then
-			ok "$what: replica $n's createTimestamp, modifyTimestamp, creatorsName, modifiersName and memberOf equal 389-ds's"
+			ok "$what: replica $n's $OPNAMES equal 389-ds's"
 		else
 			not_ok "$what: replica $n's operational attributes differ from 389-ds's after ${CONVERGE}s ($(grep -c . <<< "$go") lines, 389-ds $(grep -c . <<< "$wo")): $(diff <(echo "$wo") <(echo "$go") | grep '^[<>]' | head -4 | tr '\n' ' ')"
 		fi
@@ -295,6 +302,18 @@ for n in "${REP_NAMES[@]}"; do
 		-b "$EX" "(ipaUniqueID=5a1b2c3d-0000-4000-8000-000000000002)" 1.1 2> /dev/null | sed -n 's/^dn: //p')
 	[ "$got" = "uid=bob,cn=users,cn=accounts,$EX" ] && ok "replica $n: (ipaUniqueID=...) in lower case finds $got" ||
 		not_ok "replica $n: (ipaUniqueID=...) found '$got', not bob"
+done
+
+# bob by the entryUUID 389-ds's plugin gave him (not the nsUniqueId's UUID form the sync
+# controls carry), unindexed on ro and through an entryUUID index on rp.
+bob_uuid=$(timeout 5 ldapsearch -x -H "$DS" -D "$DS_ADMIN" -w "$DS_PW" -LLL -b "uid=bob,cn=users,cn=accounts,$EX" \
+	-s base entryUUID 2> /dev/null | sed -n 's/^entryUUID: //p')
+for n in "${REP_NAMES[@]}"; do
+	got=$(timeout 5 ldapsearch -x -H "ldap://127.0.0.1:${rport[$n]}" -D "$ADMIN" -w secret -LLL \
+		-b "$EX" "(entryUUID=${bob_uuid:-none})" 1.1 2> /dev/null | sed -n 's/^dn: //p')
+	[ -n "$bob_uuid" ] && [ "$got" = "uid=bob,cn=users,cn=accounts,$EX" ] &&
+		ok "replica $n: (entryUUID=$bob_uuid), 389-ds's value, finds $got" ||
+		not_ok "replica $n: (entryUUID=$bob_uuid) found '$got', not bob"
 done
 
 # 7. A user binds on each replica with the password 389-ds hashed, and not with another.

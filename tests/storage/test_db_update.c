@@ -670,6 +670,63 @@ START_TEST(provider_timestamps_kept_beside_the_entry)
 }
 END_TEST
 
+/* The entryUUID zed answers (entry_opattrs_uuid over what was kept) as text, "" for none. */
+static void answered_uuid(struct mentry *e, char out[37])
+{
+	struct db db;
+	MDB_txn *txn;
+	entry_id id;
+	struct entry_view kept = {0}, rec;
+	unsigned char buf[16];
+	open_rw(&db, a_path);
+	ck_assert_int_eq(mdb_txn_begin(db.env, NULL, MDB_RDONLY, &txn), 0);
+	ck_assert_int_eq(db_uuid2id(&db, db_read_of(txn), e->uuid, &id), 0);
+	ck_assert_int_eq(db_get_entry(&db, db_read_of(txn), id, &rec), 0);
+	bool have = entry_opattrs_get(&db, db_read_of(txn), id, &kept) == 0;
+	const unsigned char *u = entry_opattrs_uuid(have ? &kept : NULL, rec.uuid, buf);
+	out[0] = 0;
+	if (u)
+		entry_uuid_format(u, out);
+	mdb_txn_abort(txn);
+	db_close(&db);
+}
+
+/* 389-ds names an entry by its nsUniqueId in the sync controls, and its entryUUID plugin
+ * gives another value: that one is kept and answered. A slapd entry's entryUUID (the sync
+ * UUID itself) is the record's, not kept twice; a 389-ds entry without the plugin's value
+ * answers none, as 389-ds does. */
+START_TEST(provider_entry_uuid_kept_when_not_the_sync_uuid)
+{
+	base_directory();
+	import_to(a_path);
+	static const char plugin[] = "4b0f0d95-6a08-4ffb-b704-97fd5192c6aa";
+	struct mentry *zed = model_add(&M, P("uid=zed"),
+	                               user_attrs("zed", "entryUUID: 4b0f0d95-6a08-4ffb-b704-"
+	                                                 "97fd5192c6aa\nnsUniqueId: 67abcf66-"
+	                                                 "f1d011f1-baa8b948-c73ebf93\n"));
+	put_ok(zed);
+	char got[37], own[37], line[80];
+	entry_uuid_format(zed->uuid, own);
+	ck_assert(kept_value(a_path, zed, "entryUUID", plugin));
+	ck_assert(kept_value(a_path, zed, "nsUniqueId", "67abcf66-f1d011f1-baa8b948-c73ebf93"));
+	answered_uuid(zed, got);
+	ck_assert_str_eq(got, plugin);
+	snprintf(line, sizeof(line), "entryUUID: %s\n", own);
+	set_attrs(zed, user_attrs("zed", line));
+	put_ok(zed);
+	ck_assert(!kept_value(a_path, zed, "entryUUID", NULL));
+	answered_uuid(zed, got);
+	ck_assert_str_eq(got, own);
+	set_attrs(zed, user_attrs("zed", "nsUniqueId: 67abcf66-f1d011f1-baa8b948-c73ebf93\n"));
+	put_ok(zed);
+	answered_uuid(zed, got);
+	ck_assert_str_eq(got, "");
+	set_attrs(zed, user_attrs("zed", ""));
+	put_ok(zed);
+	check_same();
+}
+END_TEST
+
 START_TEST(cookie_goes_with_its_transaction)
 {
 	scripted_directory();
@@ -821,6 +878,7 @@ static Suite *update_suite(void)
 	tcase_add_test(tc, bad_changes_are_refused_and_change_nothing);
 	tcase_add_test(tc, export_after_a_move_writes_parents_first);
 	tcase_add_test(tc, provider_timestamps_kept_beside_the_entry);
+	tcase_add_test(tc, provider_entry_uuid_kept_when_not_the_sync_uuid);
 	tcase_add_test(tc, cookie_goes_with_its_transaction);
 	tcase_add_test(tc, replica_from_no_file);
 	tcase_add_test(tc, bench_changes_on_10000_entries);
