@@ -223,7 +223,7 @@ static int set_choice(void *ctx, const struct kv_key *k, void *field, const char
 	return 0;
 }
 
-static const char *const types[] = {"refreshOnly", "refreshAndPersist", NULL};
+static const char *const types[] = {"refreshOnly", "refreshAndPersist", "dirSync", NULL};
 static const char *const scopes[] = {"base", "one", "sub", "subord", NULL};
 static const char *const starttls[] = {"no", "yes", "critical", NULL};
 static const char *const reqcert[] = {"demand", "never", NULL};

@@ -16,8 +16,9 @@
  *   filter       default (objectClass=*)
  *   scope        sub (default), one, base, subord
  *   attrs        comma-separated attribute list, default "*,+"
- *   type         refreshOnly (default) or refreshAndPersist
- *   interval     refreshOnly: dd:hh:mm:ss between refreshes (default 00:00:05:00)
+ *   type         refreshOnly (default), refreshAndPersist, or dirSync (an Active Directory
+ *                provider followed by its DirSync control: server/replica/dirsync.h)
+ *   interval     refreshOnly, dirSync: dd:hh:mm:ss between refreshes (default 00:00:05:00)
  *   retry        "INTERVAL COUNT ..." pairs, COUNT a number or + (forever); default "60 +"
  *   starttls     no (default), yes (go on without TLS if it fails) or critical
  *   tls_cacert   PEM CA file the provider's certificate must chain to
@@ -34,7 +35,7 @@
 
 #define SYNCREPL_MAX_RETRY 8
 
-enum syncrepl_type { SYNCREPL_REFRESH_ONLY, SYNCREPL_REFRESH_AND_PERSIST };
+enum syncrepl_type { SYNCREPL_REFRESH_ONLY, SYNCREPL_REFRESH_AND_PERSIST, SYNCREPL_DIRSYNC };
 enum syncrepl_starttls { SYNCREPL_STARTTLS_NO, SYNCREPL_STARTTLS_YES, SYNCREPL_STARTTLS_CRITICAL };
 enum syncrepl_scope {
 	SYNCREPL_SCOPE_BASE,

@@ -40,6 +40,11 @@ PKGS="$PKGS curl prometheus haproxy"
 # instance made by dscreate without systemd in the test's own directory, run by PID; installing
 # the package starts nothing). It pulls python3-lib389 (dscreate).
 PKGS="$PKGS 389-ds-base"
+# samba-ad-dc (and the provisioning files it only recommends): the Active Directory domain
+# controller of tests/integration/ad_replica_test.sh (samba_ad.sh provisions a domain in the
+# test's own directory and runs samba by PID in a network namespace of its own); its
+# system services are kept from starting, as slapd's below.
+PKGS="$PKGS samba-ad-dc samba-ad-provision"
 # make perf-check (a step of .ci/run, bench/perf_check.sh) counts instructions with valgrind's
 # callgrind; git builds the baseline commit it compares with.
 PKGS="$PKGS valgrind git"
@@ -78,6 +83,11 @@ case " $missing " in
 esac
 case " $missing " in
 *" haproxy "*) command -v systemctl >/dev/null 2>&1 && $SUDO systemctl disable haproxy >/dev/null 2>&1 || true ;;
+esac
+case " $missing " in
+*" samba-ad-dc "*)
+	command -v systemctl >/dev/null 2>&1 &&
+		$SUDO systemctl disable samba-ad-dc smbd nmbd winbind >/dev/null 2>&1 || true ;;
 esac
 case " $missing " in
 *" prometheus "*) command -v systemctl >/dev/null 2>&1 && $SUDO systemctl disable prometheus >/dev/null 2>&1 || true ;;

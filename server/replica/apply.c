@@ -127,7 +127,7 @@ static int end_present_phase(struct replica *r, char *why, size_t cap)
  * each attribute's values (ldap_get_values_len) scanned the entry again from its start
  * each time. *berp is the reader to free (ber_free(*berp, 0)). Returns 0 or -1.
  */
-static int entry_attrs(LDAP *ld, LDAPMessage *m, struct berval *out, BerElement **berp)
+int replica_entry_attrs(LDAP *ld, LDAPMessage *m, struct berval *out, BerElement **berp)
 {
 	struct berval dn, el;
 	*out = (struct berval){0, NULL};
@@ -389,7 +389,7 @@ static int store_refetched(void *arg, LDAPMessage *e, const unsigned char *uuid,
 	struct berval attrs;
 	BerElement *ber = NULL;
 	int got = STORE_FAILED;
-	if (entry_attrs(r->ld, e, &attrs, &ber) == 0)
+	if (replica_entry_attrs(r->ld, e, &attrs, &ber) == 0)
 		got = store_entry(r, uuid, dn, (const unsigned char *)attrs.bv_val, attrs.bv_len,
 		                  false, why, cap);
 	else
@@ -430,20 +430,13 @@ int replica_on_entry(struct replica *r, LDAPMessage *m, char *why, size_t cap)
 		note_present(r, uuid);
 		status = 0;
 	} else if (state == SYNC_DELETE) {
-		for (size_t i = 0; i < r->held.n; i++) /* held in this refresh, now deleted */
-			if (memcmp(r->held.v[i].uuid, uuid, SYNC_UUID_LEN) == 0) {
-				struct held_entry h;
-				held_take(&r->held, i, &h);
-				held_entry_free(&h);
-				break;
-			}
-		status = delete_uuid(r, uuid, why, cap);
+		status = replica_delete(r, uuid, why, cap);
 	} else {
 		note_present(r, uuid);
 		struct berval attrs;
 		BerElement *ber = NULL;
 		int got = STORE_FAILED;
-		if (entry_attrs(r->ld, m, &attrs, &ber) == 0)
+		if (replica_entry_attrs(r->ld, m, &attrs, &ber) == 0)
 			got = store_entry(r, uuid, dn, (const unsigned char *)attrs.bv_val,
 			                  attrs.bv_len, r->refreshing, why, cap);
 		else
@@ -482,10 +475,14 @@ out:
 static void refresh_done(struct replica *r, bool present)
 {
 	const char *how = r->full_refresh ? "full refresh"
-	                  : r->is389      ? "changes since the cookie"
-	                  : present       ? "present phase"
-	                                  : "delete phase";
+	                  : r->conf->type == SYNCREPL_DIRSYNC || r->is389
+	                      ? "changes since the cookie"
+	                  : present ? "present phase"
+	                            : "delete phase";
 	r->refreshed = true;
+	/* A DirSync poll every few seconds that brought nothing: not a line each. */
+	r->refresh_quiet = r->conf->type == SYNCREPL_DIRSYNC && !r->full_refresh &&
+	                   !r->refresh_puts && !r->refresh_deletes;
 	if (r->full_refresh) /* every entry compared: the next reconciliation is due later */
 		r->reconciled_ms = (int64_t)(clock_ns() / 1000000);
 	char held[96] = "";
@@ -652,4 +649,34 @@ int replica_reconcile(struct replica *r, char *why, size_t cap)
 	if (status < 0)
 		replica_txn_abort(r);
 	return status;
+}
+
+/* ---- for another way of following (dirsync.c) ------------------------------------ */
+
+int replica_put(struct replica *r, const unsigned char *uuid, const char *dn,
+                const unsigned char *attrs, size_t len, char *why, size_t cap)
+{
+	note_present(r, uuid);
+	return store_entry(r, uuid, dn, attrs, len, true, why, cap) == STORE_FAILED ? -1 : 0;
+}
+
+int replica_delete(struct replica *r, const unsigned char *uuid, char *why, size_t cap)
+{
+	for (size_t i = 0; i < r->held.n; i++) /* held in this refresh, now deleted */
+		if (memcmp(r->held.v[i].uuid, uuid, SYNC_UUID_LEN) == 0) {
+			struct held_entry h;
+			held_take(&r->held, i, &h);
+			held_entry_free(&h);
+			break;
+		}
+	return delete_uuid(r, uuid, why, cap);
+}
+
+int replica_refresh_end(struct replica *r, char *why, size_t cap)
+{
+	if (apply_held(r, true, why, cap) < 0 ||
+	    (r->full_refresh && end_present_phase(r, why, cap) < 0))
+		return -1;
+	refresh_done(r, true);
+	return 0;
 }

@@ -69,6 +69,7 @@ struct replica {
 	 * open transaction ends a refresh stage; announced: it was called. */
 	void (*on_first_refresh)(struct server *srv);
 	bool refreshed, announced;
+	bool refresh_quiet; /* the refresh changed nothing: its line is a debug one */
 	/* The search went without a cookie (initial content, or a reload after
 	 * e-syncRefreshRequired): the replica's content is replaced, so at the refresh's end
 	 * every entry not received goes, whichever phase the provider ended with. */
@@ -150,6 +151,24 @@ bool replica_reload_due(struct replica *r);
 int replica_on_entry(struct replica *r, LDAPMessage *m, char *why, size_t cap);
 int replica_on_info(struct replica *r, LDAPMessage *m, char *why, size_t cap);
 int replica_on_done(struct replica *r, LDAPMessage *m, char *why, size_t cap);
+
+/*
+ * For a way of following that is not RFC 4533's (dirsync.c), in the open transaction
+ * of a refresh (r->refreshing; r->full_refresh when it started from no cookie):
+ * replica_put stores an entry (uuid, dn, the content of its PartialAttributeList),
+ * holding it when its parent has not come yet, skipping it (logged, counted) when too
+ * large; replica_delete deletes one (and what is below it; one not held is no error);
+ * replica_refresh_end ends the refresh: the held entries stored or skipped, and after a
+ * full refresh every entry not put deleted. Each returns 0, or -1 with why set.
+ */
+/* m's attributes as the content of its PartialAttributeList, in place in the message
+ * (valid while m is); *berp is the reader to free (ber_free(*berp, 0)). 0 or -1. */
+int replica_entry_attrs(LDAP *ld, LDAPMessage *m, struct berval *out, BerElement **berp);
+
+int replica_put(struct replica *r, const unsigned char *uuid, const char *dn,
+                const unsigned char *attrs, size_t len, char *why, size_t cap);
+int replica_delete(struct replica *r, const unsigned char *uuid, char *why, size_t cap);
+int replica_refresh_end(struct replica *r, char *why, size_t cap);
 
 /*
  * Compares the replica's entries with those the provider selects now (a 389-ds provider:

@@ -14,6 +14,7 @@
 #include "server/db/db.h"
 #include "server/log.h"
 #include "server/replica/apply.h"
+#include "server/replica/dirsync.h"
 #include "server/replica/ds389.h"
 #include "storage/db_update.h"
 
@@ -301,10 +302,31 @@ static int reconcile_step(struct replica *r, char *why, size_t cap)
 	return replica_reconcile(r, why, cap);
 }
 
+/* A session of type=dirSync: one poll (dirsync.h), committed. */
+static int dirsync_poll(struct replica *r, char *why, size_t cap)
+{
+	/* The default "*,+": every attribute the DC has for the object (no list). */
+	r->search_attrs = r->attrs_default ? NULL : r->attrs;
+	int status = dirsync_session(r, why, cap);
+	if (status == SESSION_DONE) {
+		int rc = replica_txn_commit(r);
+		if (rc) {
+			write_failed(r, rc, "commit", why, cap);
+			status = SESSION_ERROR;
+		}
+	}
+	replica_txn_abort(r); /* what no commit took: the next poll asks for it again */
+	return status;
+}
+
 static int session(struct replica *r, char *why, size_t cap)
 {
 	r->storage_error = 0;
-	if (connect_provider(r, why, cap) < 0 || start_search(r, why, cap) < 0)
+	if (connect_provider(r, why, cap) < 0)
+		return SESSION_ERROR;
+	if (r->conf->type == SYNCREPL_DIRSYNC)
+		return dirsync_poll(r, why, cap);
+	if (start_search(r, why, cap) < 0)
 		return SESSION_ERROR;
 	replica_set_state(r, "refreshing", NULL);
 	probe_reset(r);
@@ -484,10 +506,12 @@ int replica_start(struct server *srv, void (*on_first_refresh)(struct server *sr
 	 * and only once its thread runs, so a failed start never frees what a worker may
 	 * have loaded. The thread has r; it does not read srv->replica. */
 	__atomic_store_n(&srv->replica, r, __ATOMIC_RELEASE);
-	log_info(
-	    "syncrepl rid=%03d: following %s (%s, base \"%s\")", r->conf->rid, r->conf->provider,
-	    r->conf->type == SYNCREPL_REFRESH_AND_PERSIST ? "refreshAndPersist" : "refreshOnly",
-	    r->conf->searchbase);
+	log_info("syncrepl rid=%03d: following %s (%s, base \"%s\")", r->conf->rid,
+	         r->conf->provider,
+	         r->conf->type == SYNCREPL_REFRESH_AND_PERSIST ? "refreshAndPersist"
+	         : r->conf->type == SYNCREPL_DIRSYNC           ? "dirSync"
+	                                                       : "refreshOnly",
+	         r->conf->searchbase);
 	return 0;
 }
 

@@ -6,6 +6,7 @@
  */
 #include "server/replica/apply.h"
 
+#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +104,25 @@ bool replica_reload_due(struct replica *r)
 	return true;
 }
 
+/*
+ * A cookie as the status shows it (cap bytes with the NUL): an RFC 4533 provider's as it
+ * is (text); one with bytes that are not printable (a DirSync cookie, server/replica/
+ * dirsync.h) as "base64:" and its base64, cut to fit.
+ */
+static void cookie_text(const unsigned char *data, size_t len, char *out, size_t cap)
+{
+	bool text = true;
+	for (size_t i = 0; i < len && text; i++)
+		text = data[i] >= 0x20 && data[i] < 0x7f;
+	if (text) {
+		snprintf(out, cap, "%.*s", (int)len, (const char *)data);
+		return;
+	}
+	size_t head = strlen("base64:"), fits = (cap - head - 1) / 4 * 3;
+	memcpy(out, "base64:", head);
+	EVP_EncodeBlock((unsigned char *)out + head, data, (int)(len < fits ? len : fits));
+}
+
 /* The csn= part of a cookie (rid=001,csn=...;...) into out. */
 static void cookie_csn(const char *cookie, char *out, size_t cap)
 {
@@ -160,10 +180,9 @@ static void load_committed(struct replica *r, bool status)
 	size_t len;
 	if (db_read_begin(r->db, &rt) != 0)
 		return;
-	if (status && db_update_get_cookie(r->db, rt, &data, &len) == 0 &&
-	    len < sizeof(r->st.cookie)) {
+	if (status && db_update_get_cookie(r->db, rt, &data, &len) == 0) {
 		pthread_mutex_lock(&r->lock);
-		snprintf(r->st.cookie, sizeof(r->st.cookie), "%.*s", (int)len, (const char *)data);
+		cookie_text(data, len, r->st.cookie, sizeof(r->st.cookie));
 		cookie_csn(r->st.cookie, r->st.context_csn, sizeof(r->st.context_csn));
 		pthread_mutex_unlock(&r->lock);
 	}
@@ -234,7 +253,9 @@ int replica_txn_commit(struct replica *r)
 		r->st.refreshes++;
 	__atomic_store_n(&r->pending_changes, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&r->lock);
-	if (r->refreshed)
+	if (r->refreshed && r->refresh_quiet)
+		log_debug("syncrepl rid=%03d: %s", r->conf->rid, r->refresh_line);
+	else if (r->refreshed)
 		log_info("syncrepl rid=%03d: %s", r->conf->rid, r->refresh_line);
 	if (r->refreshed && !r->announced) {
 		r->announced = true;
@@ -252,8 +273,8 @@ int replica_set_cookie(struct replica *r, const struct berval *cookie)
 	int rc = db_update_set_cookie(r->db, r->txn, cookie->bv_val, cookie->bv_len);
 	if (rc == 0) {
 		r->uncovered = false;
-		snprintf(r->pending_cookie, sizeof(r->pending_cookie), "%.*s", (int)cookie->bv_len,
-		         cookie->bv_val);
+		cookie_text((const unsigned char *)cookie->bv_val, cookie->bv_len,
+		            r->pending_cookie, sizeof(r->pending_cookie));
 	}
 	return rc;
 }

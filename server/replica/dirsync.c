@@ -1,0 +1,544 @@
+/* An Active Directory provider followed by DirSync: see dirsync.h. */
+#include "server/replica/dirsync.h"
+
+#include <ldap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "protocol/buf.h"
+#include "protocol/dn.h"
+#include "protocol/sync.h"
+#include "protocol/tlv.h"
+#include "server/log.h"
+#include "storage/db_update.h"
+
+/* ---- an entry's attributes, merged ------------------------------------------------ */
+
+/* One attribute type and its values, pointing into bytes that outlive the merge (the
+ * stored record's copy, the DC's message). */
+struct merged_attr {
+	const char *type;
+	size_t tlen;
+	struct berval *v;
+	size_t n, cap;
+};
+
+struct merged {
+	struct merged_attr *a;
+	size_t n, cap;
+};
+
+static void merged_clear(struct merged *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		free(m->a[i].v);
+	m->n = 0;
+}
+
+static void merged_free(struct merged *m)
+{
+	merged_clear(m);
+	free(m->a);
+	*m = (struct merged){0};
+}
+
+/* The attribute type t[0..tlen) (compared case-insensitively), added when absent; NULL
+ * when out of memory. */
+static struct merged_attr *attr_of(struct merged *m, const char *t, size_t tlen)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->a[i].tlen == tlen && strncasecmp(m->a[i].type, t, tlen) == 0)
+			return &m->a[i];
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 32;
+		struct merged_attr *a = realloc(m->a, cap * sizeof(*a));
+		if (!a)
+			return NULL;
+		m->a = a;
+		m->cap = cap;
+	}
+	m->a[m->n] = (struct merged_attr){.type = t, .tlen = tlen};
+	return &m->a[m->n++];
+}
+
+/* The index of value v[0..len) in a (bytes compared; a DN's case as the DC spells it),
+ * or -1. */
+static long value_at(const struct merged_attr *a, const char *v, size_t len)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (a->v[i].bv_len == len && memcmp(a->v[i].bv_val, v, len) == 0)
+			return (long)i;
+	return -1;
+}
+
+/* Adds v (once). 0, or -1 when out of memory. */
+static int value_add(struct merged_attr *a, const char *v, size_t len)
+{
+	if (value_at(a, v, len) >= 0)
+		return 0;
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? 2 * a->cap : 4;
+		struct berval *nv = realloc(a->v, cap * sizeof(*nv));
+		if (!nv)
+			return -1;
+		a->v = nv;
+		a->cap = cap;
+	}
+	a->v[a->n++] = (struct berval){len, (char *)v};
+	return 0;
+}
+
+static void value_remove(struct merged_attr *a, const char *v, size_t len)
+{
+	long i = value_at(a, v, len);
+	if (i >= 0)
+		a->v[i] = a->v[--a->n];
+}
+
+/* How a value list of the DC's message applies: a ranged option (a linked attribute's
+ * incremental values) adds or removes them; without one they replace the type's. */
+enum how { REPLACE, ADD, REMOVE };
+
+/* The type of description t[0..*tlen) without a ";range=L-H" option, and what the
+ * option says: "range=0-0" values removed, any other range added. */
+static enum how strip_range(const char *t, size_t *tlen)
+{
+	for (size_t i = 0; i < *tlen; i++) {
+		if (t[i] != ';')
+			continue;
+		size_t olen = *tlen - i - 1;
+		const char *o = t + i + 1;
+		if (olen > 6 && strncasecmp(o, "range=", 6) == 0) {
+			*tlen = i;
+			return olen == 9 && memcmp(o + 6, "0-0", 3) == 0 ? REMOVE : ADD;
+		}
+	}
+	return REPLACE;
+}
+
+/*
+ * Merges the attributes of the content of a PartialAttributeList p[0..len) into m: with
+ * from_dc, as dirsync.h says (ranged values added or removed, the others replacing the
+ * type's); without, every value added (the stored record). Returns 0, or -1 (bad BER, out
+ * of memory).
+ */
+static int merge(struct merged *m, const unsigned char *p, size_t len, bool from_dc)
+{
+	const unsigned char *end = p + len, *seq, *t, *vals, *v;
+	size_t slen, tlen, vlen, n;
+	unsigned char tag;
+	while (p < end) {
+		if (!tlv_read(&p, end, &tag, &seq, &slen))
+			return -1;
+		const unsigned char *q = seq;
+		if (!tlv_read(&q, seq + slen, &tag, &t, &tlen) ||
+		    !tlv_read(&q, seq + slen, &tag, &vals, &vlen))
+			return -1;
+		enum how how = from_dc ? strip_range((const char *)t, &tlen) : ADD;
+		struct merged_attr *a = attr_of(m, (const char *)t, tlen);
+		if (!a)
+			return -1;
+		if (how == REPLACE)
+			a->n = 0;
+		for (const unsigned char *r = vals; r < vals + vlen;) {
+			if (!tlv_read(&r, vals + vlen, &tag, &v, &n))
+				return -1;
+			if (how == REMOVE)
+				value_remove(a, (const char *)v, n);
+			else if (value_add(a, (const char *)v, n) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* m as the content of a PartialAttributeList into out (reset first); a type left with
+ * no value is left out. 0, or -1 when out of memory. */
+static int encode(const struct merged *m, struct buf *out, struct buf *set, struct buf *seq)
+{
+	out->off = out->len = 0;
+	for (size_t i = 0; i < m->n; i++) {
+		const struct merged_attr *a = &m->a[i];
+		if (!a->n)
+			continue;
+		set->off = set->len = seq->off = seq->len = 0;
+		for (size_t j = 0; j < a->n; j++)
+			if (tlv_put(set, 0x04, a->v[j].bv_val, a->v[j].bv_len) < 0)
+				return -1;
+		if (tlv_put(seq, 0x04, a->type, a->tlen) < 0 ||
+		    tlv_put(seq, 0x31, set->data, set->len) < 0 ||
+		    tlv_put(out, 0x30, seq->data, seq->len) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- the DC's messages --------------------------------------------------------------- */
+
+/* A poll's buffers, reused entry after entry (g*: a group's, rewritten). */
+struct scratch {
+	struct merged m, gm;
+	struct buf rec, out, set, seq, grec, ids, key, vkey;
+};
+
+static void scratch_free(struct scratch *s)
+{
+	merged_free(&s->m);
+	merged_free(&s->gm);
+	buf_free(&s->rec);
+	buf_free(&s->out);
+	buf_free(&s->set);
+	buf_free(&s->seq);
+	buf_free(&s->grec);
+	buf_free(&s->ids);
+	buf_free(&s->key);
+	buf_free(&s->vkey);
+}
+
+/*
+ * The RDN's values in m: those of the old DN's first RDN (old_dn NULL: none) removed,
+ * the new one's added. A DC does not send the naming attribute (cn) over DirSync, and
+ * renames an object by its RDN: its value follows the DN. *old and *now are the parsed
+ * DNs the values point into (the caller's to ldap_dnfree). 0, or -1 (a DN that does not
+ * parse, out of memory).
+ */
+static int set_rdn(struct merged *m, const char *old_dn, const char *dn, LDAPDN *old, LDAPDN *now)
+{
+	*old = *now = NULL;
+	if ((old_dn && ldap_str2dn(old_dn, old, LDAP_DN_FORMAT_LDAPV3) != LDAP_SUCCESS) ||
+	    ldap_str2dn(dn, now, LDAP_DN_FORMAT_LDAPV3) != LDAP_SUCCESS || !*now || !(*now)[0])
+		return -1;
+	for (int pass = 0; pass < 2; pass++) {
+		LDAPRDN rdn = pass == 0 ? (*old ? (*old)[0] : NULL) : (*now)[0];
+		for (int i = 0; rdn && rdn[i]; i++) {
+			struct merged_attr *a =
+			    attr_of(m, rdn[i]->la_attr.bv_val, rdn[i]->la_attr.bv_len);
+			if (!a)
+				return -1;
+			if (pass == 0)
+				value_remove(a, rdn[i]->la_value.bv_val, rdn[i]->la_value.bv_len);
+			else if (value_add(a, rdn[i]->la_value.bv_val, rdn[i]->la_value.bv_len) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* db_foreach_group's fn: the group's ID into the buf. */
+static int collect_group(entry_id group, void *arg)
+{
+	return buf_append(arg, &group, sizeof(group)) < 0 ? 1 : 0;
+}
+
+/*
+ * The groups whose member values name entry id (renamed to new_dn, or deleted: new_dn
+ * NULL) rewritten: each value naming its DN now (compared in normal form) replaced by
+ * new_dn, or removed. A DC changes its groups' links itself when a member is renamed,
+ * moved or deleted, but the DirSync stream says nothing of it. Called before the entry
+ * changes (the links name it until then). 0, or -1 with why set.
+ */
+static int rewrite_members(struct replica *r, struct scratch *s, entry_id id, const char *new_dn,
+                           char *why, size_t cap)
+{
+	struct db_read *rd = db_write_reads(r->txn);
+	struct entry_view e;
+	s->ids.off = s->ids.len = s->key.off = s->key.len = 0;
+	int rc = db_foreach_group(r->db, rd, id, collect_group, &s->ids);
+	if (rc == 0 && (rc = db_get_entry(r->db, rd, id, &e)) == 0 &&
+	    dn_normalize((const char *)e.dn, e.dnlen, &s->key, NULL) < 0)
+		rc = -1;
+	if (rc) {
+		snprintf(why, cap, "the groups of a renamed or deleted member: %s",
+		         rc < 0 ? "its DN does not parse" : db_error_text(rc));
+		return -1;
+	}
+	for (size_t i = 0; i < s->ids.len / sizeof(entry_id); i++) {
+		entry_id g;
+		memcpy(&g, s->ids.data + i * sizeof(g), sizeof(g));
+		if (db_get_entry(r->db, rd, g, &e) != 0)
+			continue; /* gone meanwhile */
+		unsigned char uuid[SYNC_UUID_LEN];
+		memcpy(uuid, e.uuid, SYNC_UUID_LEN);
+		char *gdn = strndup((const char *)e.dn, e.dnlen);
+		merged_clear(&s->gm);
+		s->grec.off = s->grec.len = 0;
+		struct merged_attr *a = NULL;
+		int st = !gdn || buf_append(&s->grec, e.attrs, e.attrslen) < 0 ||
+		                 merge(&s->gm, s->grec.data, s->grec.len, false) < 0 ||
+		                 !(a = attr_of(&s->gm, "member", 6))
+		             ? -1
+		             : 0;
+		for (size_t j = 0; st == 0 && j < a->n;) {
+			s->vkey.off = s->vkey.len = 0;
+			if (dn_normalize(a->v[j].bv_val, a->v[j].bv_len, &s->vkey, NULL) == 0 &&
+			    s->vkey.len == s->key.len &&
+			    memcmp(s->vkey.data, s->key.data, s->key.len) == 0)
+				a->v[j] = a->v[--a->n];
+			else
+				j++;
+		}
+		if (st == 0 && new_dn)
+			st = value_add(a, new_dn, strlen(new_dn));
+		if (st == 0)
+			st = encode(&s->gm, &s->out, &s->set, &s->seq);
+		if (st < 0)
+			snprintf(why, cap, "rewriting the members of %.200s: out of memory",
+			         gdn ? gdn : "?");
+		else
+			st = replica_put(r, uuid, gdn, s->out.data, s->out.len, why, cap);
+		free(gdn);
+		if (st < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The first value of type name in the content of a PartialAttributeList, or false. */
+static bool first_value(const unsigned char *p, size_t len, const char *name,
+                        const unsigned char **v, size_t *vlen)
+{
+	const unsigned char *end = p + len, *seq, *t, *vals;
+	size_t slen, tlen, setlen, nlen = strlen(name);
+	unsigned char tag;
+	while (p < end && tlv_read(&p, end, &tag, &seq, &slen)) {
+		const unsigned char *q = seq, *r;
+		if (!tlv_read(&q, seq + slen, &tag, &t, &tlen) ||
+		    !tlv_read(&q, seq + slen, &tag, &vals, &setlen))
+			return false;
+		r = vals;
+		if (tlen == nlen && strncasecmp((const char *)t, name, nlen) == 0)
+			return tlv_read(&r, vals + setlen, &tag, v, vlen);
+	}
+	return false;
+}
+
+/*
+ * One object the DC sent: a tombstone deleted, anything else merged with the stored copy
+ * (when there is one) and stored. An object the replica does not hold that comes without
+ * its objectClass (a change of one it skipped) is skipped, logged. 0, or -1 with why set.
+ */
+static int on_entry(struct replica *r, LDAPMessage *e, struct scratch *s, char *why, size_t cap)
+{
+	char *dn = ldap_get_dn(r->ld, e);
+	struct berval attrs;
+	BerElement *ber = NULL;
+	const unsigned char *guid, *del;
+	size_t glen, dlen;
+	char *old_dn = NULL;
+	LDAPDN old_rdn = NULL, new_rdn = NULL;
+	int status = -1;
+	if (!dn || replica_entry_attrs(r->ld, e, &attrs, &ber) < 0) {
+		snprintf(why, cap, "an object of the DC's answer does not parse");
+		goto out;
+	}
+	const unsigned char *a = (const unsigned char *)attrs.bv_val;
+	if (!first_value(a, attrs.bv_len, "objectGUID", &guid, &glen) || glen != SYNC_UUID_LEN) {
+		snprintf(why, cap, "object %.200s: no 16-byte objectGUID (is it asked for?)", dn);
+		goto out;
+	}
+	unsigned char uuid[SYNC_UUID_LEN];
+	memcpy(uuid, guid, SYNC_UUID_LEN);
+	entry_id id;
+	struct entry_view stored;
+	struct db_read *rd = db_write_reads(r->txn);
+	bool held =
+	    db_uuid2id(r->db, rd, uuid, &id) == 0 && db_get_entry(r->db, rd, id, &stored) == 0;
+	if (first_value(a, attrs.bv_len, "isDeleted", &del, &dlen) && dlen == 4 &&
+	    strncasecmp((const char *)del, "TRUE", 4) == 0) {
+		status = held && rewrite_members(r, s, id, NULL, why, cap) < 0
+		             ? -1
+		             : replica_delete(r, uuid, why, cap);
+		goto out;
+	}
+	merged_clear(&s->m);
+	if (held) { /* copied: the writes below may reuse the page it is on */
+		s->rec.off = s->rec.len = 0;
+		old_dn = strndup((const char *)stored.dn, stored.dnlen);
+		if (!old_dn || buf_append(&s->rec, stored.attrs, stored.attrslen) < 0 ||
+		    merge(&s->m, s->rec.data, s->rec.len, false) < 0) {
+			snprintf(why, cap, "object %.200s: out of memory", dn);
+			goto out;
+		}
+		/* Renamed or moved: the groups that name it first, while their links hold. */
+		if (strcmp(old_dn, dn) != 0 && rewrite_members(r, s, id, dn, why, cap) < 0)
+			goto out;
+	} else if (!first_value(a, attrs.bv_len, "objectClass", &del, &dlen)) {
+		log_error("syncrepl rid=%03d: the DC sent a change of \"%s\", which the replica "
+		          "does not hold (skipped before?), without its objectClass: not stored; a "
+		          "full refresh (no database file) brings it",
+		          r->conf->rid, dn);
+		status = 0;
+		goto out;
+	}
+	if (merge(&s->m, a, attrs.bv_len, true) < 0 ||
+	    set_rdn(&s->m, old_dn, dn, &old_rdn, &new_rdn) < 0 ||
+	    encode(&s->m, &s->out, &s->set, &s->seq) < 0) {
+		snprintf(why, cap, "object %.200s: its attributes or DN do not parse", dn);
+		goto out;
+	}
+	status = replica_put(r, uuid, dn, s->out.data, s->out.len, why, cap);
+out:
+	ldap_dnfree(old_rdn);
+	ldap_dnfree(new_rdn);
+	free(old_dn);
+	ber_free(ber, 0);
+	ldap_memfree(dn);
+	return status;
+}
+
+/* The stored cookie into out (empty: none, or r->drop_cookie). */
+static void stored_cookie(struct replica *r, struct buf *out)
+{
+	struct db_read *rt;
+	const void *data;
+	size_t len;
+	out->off = out->len = 0;
+	if (r->drop_cookie || db_read_begin(r->db, &rt) != 0)
+		return;
+	if (db_update_get_cookie(r->db, rt, &data, &len) == 0)
+		(void)buf_append(out, data, len); /* out of memory: a full refresh */
+	db_read_end(rt);
+}
+
+/*
+ * One page: the search with the control and cookie, its objects applied, and the DC's
+ * next cookie into cookie with whether it has more (*more). Returns 0, 1 when the DC
+ * refused a cookie it was sent (an LDAP result, not a lost connection), or -1 with why set.
+ */
+static int page(struct replica *r, struct buf *cookie, bool *more, struct scratch *s, char *why,
+                size_t cap)
+{
+	const struct syncrepl_conf *c = r->conf;
+	struct berval cb = {cookie->len, cookie->len ? (char *)cookie->data : ""};
+	LDAPControl *ctrl = NULL;
+	if (ldap_create_dirsync_control(r->ld, 0, 0, &cb, &ctrl) != LDAP_SUCCESS) {
+		snprintf(why, cap, "out of memory");
+		return -1;
+	}
+	LDAPControl *ctrls[] = {ctrl, NULL};
+	LDAPMessage *res = NULL;
+	struct timeval t = {c->network_timeout + 25, 0};
+	int rc = ldap_search_ext_s(r->ld, c->searchbase, LDAP_SCOPE_SUBTREE, c->filter,
+	                           r->search_attrs, 0, ctrls, NULL, &t, LDAP_NO_LIMIT, &res);
+	ldap_control_free(ctrl);
+	int status = 0;
+	if (rc != LDAP_SUCCESS) {
+		char *diag = NULL;
+		ldap_get_option(r->ld, LDAP_OPT_DIAGNOSTIC_MESSAGE, &diag);
+		snprintf(why, cap, "DirSync search: %s (%d)%s%.200s", ldap_err2string(rc), rc,
+		         diag && *diag ? ": " : "", diag ? diag : "");
+		ldap_memfree(diag);
+		/* The DC answered: a cookie it no longer takes (but not a right or a busy DC). */
+		status = rc > 0 && cookie->len && rc != LDAP_INSUFFICIENT_ACCESS &&
+		                 rc != LDAP_BUSY && rc != LDAP_UNAVAILABLE
+		             ? 1
+		             : -1;
+		ldap_msgfree(res);
+		return status;
+	}
+	for (LDAPMessage *e = ldap_first_entry(r->ld, res); e && status == 0;
+	     e = ldap_next_entry(r->ld, e)) {
+		if ((status = replica_txn_open(r)) != 0) {
+			snprintf(why, cap, "write transaction: %s", db_error_text(status));
+			status = -1;
+		} else {
+			status = on_entry(r, e, s, why, cap);
+		}
+	}
+	LDAPControl **rctrls = NULL;
+	int err = 0;
+	if (status == 0 &&
+	    ldap_parse_result(r->ld, res, &err, NULL, NULL, NULL, &rctrls, 0) != LDAP_SUCCESS) {
+		snprintf(why, cap, "the DirSync search's result does not parse");
+		status = -1;
+	}
+	LDAPControl *dc = status == 0 ? ldap_control_find(DIRSYNC_OID, rctrls, NULL) : NULL;
+	struct berval next = {0, NULL};
+	int flag = 0;
+	if (status == 0 &&
+	    (!dc || ldap_parse_dirsync_control(r->ld, dc, &flag, &next) != LDAP_SUCCESS ||
+	     !next.bv_val)) {
+		snprintf(why, cap, "the DC's answer has no DirSync control with a cookie");
+		status = -1;
+	}
+	if (status == 0) {
+		cookie->off = cookie->len = 0;
+		if (buf_append(cookie, next.bv_val, next.bv_len) < 0) {
+			snprintf(why, cap, "out of memory");
+			status = -1;
+		}
+		*more = flag != 0;
+	}
+	ber_memfree(next.bv_val);
+	ldap_controls_free(rctrls);
+	ldap_msgfree(res);
+	return status;
+}
+
+int dirsync_session(struct replica *r, char *why, size_t cap)
+{
+	const struct syncrepl_conf *c = r->conf;
+	struct buf cookie = {0};
+	struct scratch s = {0};
+	stored_cookie(r, &cookie);
+	bool resumed = cookie.len > 0;
+	r->drop_cookie = false;
+	r->full_refresh = !resumed;
+	r->refreshing = true;
+	r->npresent = 0;
+	r->refresh_puts = r->refresh_deletes = r->refresh_held = 0;
+	held_clear(&r->held);
+	if (resumed)
+		log_debug("syncrepl rid=%03d: DirSync from the stored cookie (%zu bytes)", c->rid,
+		          cookie.len);
+	else if (r->logged_error[0])
+		log_debug("syncrepl rid=%03d: no cookie: full DirSync refresh from %s", c->rid,
+		          c->provider);
+	else
+		log_info("syncrepl rid=%03d: no cookie: full DirSync refresh from %s", c->rid,
+		         c->provider);
+	replica_set_state(r, "refreshing", NULL);
+	int status = SESSION_ERROR, rc;
+	bool more = true;
+	for (long pages = 0; more; pages++) {
+		if (replica_stopping(r)) {
+			status = SESSION_STOPPED;
+			goto out;
+		}
+		if (pages == DIRSYNC_MAX_PAGES) {
+			snprintf(why, cap, "the DC still has more after %d pages",
+			         DIRSYNC_MAX_PAGES);
+			goto out;
+		}
+		rc = page(r, &cookie, &more, &s, why, cap);
+		if (rc == 1) {
+			log_info("syncrepl rid=%03d: the DC refused the stored cookie (%s): full "
+			         "refresh",
+			         c->rid, why);
+			r->drop_cookie = true;
+			status = SESSION_RELOAD;
+			goto out;
+		}
+		if (rc < 0)
+			goto out;
+	}
+	struct berval cb = {cookie.len, (char *)cookie.data};
+	if ((rc = replica_txn_open(r)) != 0) {
+		snprintf(why, cap, "write transaction: %s", db_error_text(rc));
+		goto out;
+	}
+	if (replica_refresh_end(r, why, cap) < 0)
+		goto out;
+	if (replica_set_cookie(r, &cb) != 0) {
+		snprintf(why, cap, "storing the cookie failed");
+		goto out;
+	}
+	r->refreshing = false;
+	status = SESSION_DONE;
+out:
+	scratch_free(&s);
+	buf_free(&cookie);
+	return status;
+}

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# minidir as a replica of an Active Directory domain controller (tests/integration/
+# samba_ad.sh: Debian's Samba AD DC, provisioned by the test, alone in a network namespace
+# of its own and reached through a relay on 127.0.0.1), followed with syncrepl
+# type=dirSync (server/replica/dirsync.h). A first DirSync refresh brings the domain's
+# objects with users and groups in groups; then, while the replica runs, a modify arrives
+# as the changed attribute alone (the others kept), a member added and one removed as
+# values, a delete as a tombstone, a rename as the object under its new DN; the replica
+# stopped, a change made meanwhile comes with its restart from the stored cookie. After
+# each step the replica's users and groups (their DN and the attributes compared) equal
+# a search of the DC. Every server is stopped by PID; every wait is bounded.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+BUILD=${BUILD:-build}
+. tests/integration/lib.sh
+. tests/integration/samba_ad.sh
+export LDAPNOINIT=1
+use_work_dir ad_replica
+if ! ad_usable; then
+	not_ok "the Samba AD DC cannot run here: $ad_why (scripts/deps.sh installs samba-ad-dc; the test runs as root)"
+	finish
+fi
+# Seconds a change may take to show: the replica polls every 2 s.
+CONVERGE=15
+ad_provision || finish
+ad_start || finish
+
+# 1. Users and groups, groups in groups, made with samba-tool on the running DC.
+for u in alice bob carol dave; do
+	ad_tool user add "$u" "Pass.$u.1" --use-username-as-cn --given-name="$u" --surname=Tester > /dev/null 2>&1 ||
+		not_ok "samba-tool user add $u"
+done
+ad_tool ou add "OU=Staff,$AD_BASE" > /dev/null 2>&1 || not_ok "samba-tool ou add"
+ad_tool group add engineers > /dev/null 2>&1 || not_ok "group add engineers"
+ad_tool group add everyone-eng > /dev/null 2>&1 || not_ok "group add everyone-eng"
+ad_tool group addmembers engineers alice,bob > /dev/null 2>&1 || not_ok "addmembers engineers"
+ad_tool group addmembers everyone-eng engineers,carol > /dev/null 2>&1 || not_ok "addmembers everyone-eng"
+
+cat > "$work/replica.conf" << EOF
+listen = 127.0.0.1:0
+database = $work/replica.mdb
+schema_dir = $SCHEMA_DIR
+suffix = $AD_BASE
+rootdn = cn=admin,$AD_BASE
+rootpw = secret
+sizelimit = unlimited
+syncrepl = rid=001 provider=$ad_ldaps tls_reqcert=never bindmethod=simple
+	binddn="$AD_ADMIN_DN" credentials=$AD_PW searchbase="$AD_BASE"
+	type=dirSync interval=00:00:00:02 retry="1 +"
+EOF
+rep_start() {
+	start_minidir "$work/replica.conf" "$work/replica.$1.log"
+	rport=$port
+	[ -n "$rport" ] || not_ok "the replica did not start: $(tail -3 "$work/replica.$1.log")"
+}
+
+# dump URI ARGS...: the users and groups (objectClass user or group) with the attributes
+# compared, "DN | type: value" a line, sorted (types lowercased); not the DC's referrals
+# to its other naming contexts ("# refldaps://...").
+ATTRS="objectClass cn sAMAccountName description member userAccountControl objectGUID givenName sn"
+dump() {
+	local uri=$1
+	shift
+	# shellcheck disable=SC2086  # ATTRS: one argument a name
+	ad_ldap ldapsearch -x -H "$uri" "$@" -LLL -o ldif-wrap=no -b "$AD_BASE" \
+		"(|(objectClass=user)(objectClass=group))" $ATTRS 2> /dev/null | grep -v '^#' |
+		awk '/^dn::? /{dn=$0} NF{i=index($0, ":"); print dn " | " tolower(substr($0, 1, i - 1)) substr($0, i)}' |
+		LC_ALL=C sort
+}
+dc_dump() { dump "$ad_ldaps" -D "$AD_ADMIN" -w "$AD_PW"; }
+rep_dump() { dump "ldap://127.0.0.1:$rport" -D "cn=admin,$AD_BASE" -w secret; }
+
+# converge WHAT: polls until the replica's dump equals the DC's.
+converge() {
+	local want got start
+	want=$(dc_dump)
+	start=$(date +%s)
+	while [ $(($(date +%s) - start)) -lt "$CONVERGE" ]; do
+		got=$(rep_dump)
+		if [ -n "$want" ] && [ "$got" = "$want" ]; then
+			ok "$1: the replica's users and groups equal the DC's ($(grep -c '| objectguid' <<< "$want") objects)"
+			return 0
+		fi
+		sleep 0.5
+	done
+	not_ok "$1: the replica differs from the DC after ${CONVERGE}s: $(diff <(echo "$want") <(echo "$got") | grep '^[<>]' | head -4 | tr '\n' ' ')"
+}
+
+# inchain WHAT: the members of everyone-eng, groups in groups followed (the in-chain rule,
+# as AD clients ask for nested membership), on the replica equal the DC's answer.
+inchain() {
+	local f="(memberOf:1.2.840.113556.1.4.1941:=CN=everyone-eng,CN=Users,$AD_BASE)" want got
+	want=$(ad_ldap ldapsearch -x -H "$ad_ldaps" -D "$AD_ADMIN" -w "$AD_PW" -LLL -o ldif-wrap=no \
+		-b "$AD_BASE" "$f" 1.1 2> /dev/null | sed -n 's/^dn: //p' | LC_ALL=C sort)
+	got=$(timeout 10 ldapsearch -x -H "ldap://127.0.0.1:$rport" -D "cn=admin,$AD_BASE" -w secret -LLL \
+		-o ldif-wrap=no -b "$AD_BASE" "$f" 1.1 2> /dev/null | sed -n 's/^dn: //p' | LC_ALL=C sort)
+	[ -n "$want" ] && [ "$got" = "$want" ] &&
+		ok "$1: the in-chain members of everyone-eng equal the DC's ($(tr '\n' ' ' <<< "$want"))" ||
+		not_ok "$1: in-chain members of everyone-eng: replica '$(tr '\n' ' ' <<< "$got")', DC '$(tr '\n' ' ' <<< "$want")'"
+}
+
+# 2. From no database file: the first refresh.
+rep_start 1
+converge "first DirSync refresh"
+inchain "first DirSync refresh"
+grep -q "no cookie: full DirSync refresh" "$work/replica.1.log" && ok "the first poll was a full refresh" ||
+	not_ok "no full refresh logged: $(tail -3 "$work/replica.1.log")"
+
+# 3. A modify: only description changes on the DC; the stream brings it alone.
+ad_modify > /dev/null << EOF || not_ok "ldapmodify description"
+dn: CN=alice,CN=Users,$AD_BASE
+changetype: modify
+replace: description
+description: changed once
+EOF
+converge "a modify (description)"
+# 4. A member added, one removed.
+ad_tool group addmembers engineers dave > /dev/null 2>&1 || not_ok "addmembers dave"
+ad_tool group removemembers engineers bob > /dev/null 2>&1 || not_ok "removemembers bob"
+converge "a member added and one removed"
+# 5. A delete, a rename and a move.
+ad_tool user delete carol > /dev/null 2>&1 || not_ok "user delete carol"
+ad_ldap ldapmodrdn -x -H "$ad_ldaps" -D "$AD_ADMIN" -w "$AD_PW" -r "CN=dave,CN=Users,$AD_BASE" "CN=david" > /dev/null || not_ok "modrdn dave"
+ad_ldap ldapmodrdn -x -H "$ad_ldaps" -D "$AD_ADMIN" -w "$AD_PW" -r -s "OU=Staff,$AD_BASE" "CN=bob,CN=Users,$AD_BASE" "CN=bob" > /dev/null || not_ok "move bob"
+converge "a delete, a rename and a move"
+inchain "a delete, a rename and a move"
+
+# 6. Stopped; a change meanwhile comes at its restart, from the stored cookie.
+stop_checked "$pid" "$work/replica.1.log" || not_ok "replica stop: $stop_why"
+ad_modify > /dev/null << EOF || not_ok "ldapmodify description 2"
+dn: CN=alice,CN=Users,$AD_BASE
+changetype: modify
+replace: description
+description: changed while the replica was stopped
+EOF
+rep_start 2
+converge "restarted from its cookie"
+grep -q "full DirSync refresh" "$work/replica.2.log" && not_ok "the restart made a full refresh, not one from the cookie" ||
+	ok "the restart resumed from the stored cookie"
+stop_checked "$pid" "$work/replica.2.log" || not_ok "replica stop: $stop_why"
+ad_stop
+finish
