@@ -468,6 +468,13 @@ static int check_replica_and_metrics(const struct config *cfg, const char *path,
 		         path, config_key_line(path, "chain_bind_failures"));
 		return -1;
 	}
+	if (cfg->bind_passthrough && !cfg->syncrepl.set) {
+		snprintf(err, errlen,
+		         "%s:%d: bind_passthrough = yes checks passwords by binding to a replica's "
+		         "provider: it needs syncrepl",
+		         path, config_key_line(path, "bind_passthrough"));
+		return -1;
+	}
 	if (cfg->metrics_listen.set && !cfg->metrics_listen.loopback &&
 	    !cfg->metrics_allow_remote) {
 		snprintf(err, errlen,

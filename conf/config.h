@@ -159,6 +159,9 @@ enum tls_verify { TLS_VERIFY_NEVER, TLS_VERIFY_ALLOW, TLS_VERIFY_DEMAND };
 	KEY(ppolicy_default, char, [1024], config_set_dn, .min = 1) \
 	KEY(ppolicy_use_lockout, bool, , config_set_bool, .def = "no") \
 	KEY(chain_bind_failures, bool, , config_set_bool, .def = "no") \
+	/* A simple bind of an entry with no password here checked by the provider (an \
+	   Active Directory DC never gives out its hashes): server/ops/op_bind.c. */ \
+	KEY(bind_passthrough, bool, , config_set_bool, .def = "no") \
 	/* The operators' HTTP endpoint (server/monitor/http.h): off unless metrics_listen is \
 	   set; an address off the loopback needs metrics_allow_remote. /readyz answers 503 on \
 	   a replica more than ready_max_lag_ms behind (server/monitor/metrics.h says how \

@@ -1,4 +1,5 @@
-/* Bind: anonymous, and simple binds as the rootdn or as an entry with userPassword. */
+/* Bind: anonymous, and simple binds as the rootdn or as an entry with userPassword (or,
+ * with bind_passthrough, one checked by the provider: bind_passthrough.h). */
 #include <ldap.h>
 #include <string.h>
 #include <strings.h>
@@ -12,6 +13,8 @@
 #include "server/access_log.h"
 #include "server/ops/access.h"
 #include "server/ops/account.h"
+#include "server/ops/bind_pad.h"
+#include "server/ops/bind_passthrough.h"
 #include "server/bind_limit.h"
 #include "server/clock.h"
 #include "server/limit_key.h"
@@ -54,6 +57,7 @@ struct bind_outcome {
 	const char *attr;             /* the attribute that refused it */
 	struct account_after after;   /* a right password's policy state */
 	bool forward_success; /* the provider should see this success (chain_bind_failures) */
+	bool has_password;    /* the entry has userPassword values the bind may use */
 };
 
 /*
@@ -79,16 +83,21 @@ static void entry_bind_check(struct conn *c, const struct buf *key, const struct
 	struct account_input in;
 	access_op_init(&aop, c);
 	int rc = read_entry(c, key->data, key->len, &id, &e);
-	if (rc == 0 && (access_entry_init(&ae, &aop, id, &e),
-	                access_attr_level(&ae, "userPassword", 12) < ACCESS_AUTH ||
-	                    !entry_find_attr(&e, "userPassword", 12, &vals, &vlen)))
-		rc = DB_NOTFOUND; /* nothing to check: as an unknown DN */
+	if (rc == 0)
+		o->has_password = (access_entry_init(&ae, &aop, id, &e),
+		                   access_attr_level(&ae, "userPassword", 12) >= ACCESS_AUTH &&
+		                       entry_find_attr(&e, "userPassword", 12, &vals, &vlen));
+	/* Nothing to check: as an unknown DN; but with bind_passthrough the provider checks
+	 * it, and an account refused here is refused without asking it. */
+	if (rc == 0 && !o->has_password && !w->srv->cfg.bind_passthrough)
+		rc = DB_NOTFOUND;
 	if (rc == 0)
 		rc = read_account(c, id, &e, &in);
 	if (rc != 0 && rc != DB_NOTFOUND)
 		db_gen_txn_failed(w); /* answered as a wrong password; the next one renews */
 	time_t now = time(NULL);
-	if (rc == 0 && (o->refusal = account_refused(&in, now, &o->attr)) == ACCOUNT_USABLE) {
+	if (rc == 0 && (o->refusal = account_refused(&in, now, &o->attr)) == ACCOUNT_USABLE &&
+	    o->has_password) {
 		o->checked = true;
 		for (const unsigned char *r = vals;
 		     !o->ok && entry_next_value(&r, vals + vlen, &v, &len);)
@@ -238,84 +247,6 @@ int op_bind_prepare(struct server *srv, struct db_gen *g)
 	}
 	password_record_free(&s);
 	return g->bind_decoy ? 0 : -1;
-}
-
-/*
- * A failed bind's answer, waiting for its time (op_start_ns + bind_pad_ns() below) as
- * c's task: the worker serves its other connections meanwhile, and
- * c's later requests wait their turn as behind any task.
- */
-struct bind_pad {
-	struct conn_task task; /* first: a conn_task * is a bind_pad * */
-	struct conn_wake wake;
-	struct buf controls; /* the answer's [0] Controls (empty: none) */
-};
-
-static void bind_pad_free(struct conn_task *t)
-{
-	struct bind_pad *p = (struct bind_pad *)t;
-	conn_wake_cancel(&p->wake); /* closed or abandoned before its time */
-	buf_free(&p->controls);
-	free(p);
-}
-
-/* A failed bind's answer, with controls (a whole [0] Controls; empty: none). */
-static void bind_fail_answer(struct conn *c, int32_t msgid, const struct buf *controls)
-{
-	struct result_extra x = {.controls = controls->data, .clen = controls->len};
-	reply_begin(c);
-	reply_result(c, msgid, LDAP_RES_BIND, LDAP_INVALID_CREDENTIALS, NULL, NULL, &x);
-}
-
-static void bind_pad_resume(struct conn *c)
-{
-	struct bind_pad *p = (struct bind_pad *)c->task;
-	if (clock_ns() < p->wake.ns)
-		return; /* woken early (the socket took output): still queued */
-	c->task = NULL;
-	bind_fail_answer(c, p->task.msgid, &p->controls);
-	bind_pad_free(&p->task);
-}
-
-/*
- * How long after it was read a failed bind is answered: at least the generation's
- * bind_pad_ns (measured at start-up), more while checks take longer (a busy machine; a
- * client keeping the worker busy with costly ones): three times the worker's running
- * average of how long failed binds took to check (each counts for 1/16; an average, not the
- * slowest, so that one stall of the machine does not hold back every answer for long).
- * A bind's own check (took_ns) counts for the binds after it, not for itself, so that
- * its answer's time does not follow its cost.
- */
-static uint64_t bind_pad_ns(struct worker *w, uint64_t took_ns)
-{
-	uint64_t pad = 3 * ops_worker(w)->bind_took_ns;
-	if (pad < db_worker(w)->gen->bind_pad_ns)
-		pad = db_worker(w)->gen->bind_pad_ns;
-	if (took_ns > ops_worker(w)->bind_took_ns)
-		ops_worker(w)->bind_took_ns += (took_ns - ops_worker(w)->bind_took_ns) / 16;
-	else
-		ops_worker(w)->bind_took_ns -= (ops_worker(w)->bind_took_ns - took_ns) / 16;
-	return pad;
-}
-
-/* Answers invalidCredentials to the bind msgid once its time has come, with controls (a
- * whole [0] Controls, emptied here: the answer takes them). */
-static void bind_fail_padded(struct conn *c, int32_t msgid, struct buf *controls)
-{
-	uint64_t now = clock_ns(), start = c->op_start_ns ? c->op_start_ns : now;
-	uint64_t due = start + bind_pad_ns(c->w, now - start);
-	struct bind_pad *p = now < due ? malloc(sizeof(*p)) : NULL;
-	if (!p) { /* already late (a slow check), or out of memory: answered now */
-		bind_fail_answer(c, msgid, controls);
-		buf_free(controls);
-		return;
-	}
-	*p = (struct bind_pad){
-	    .task = {.msgid = msgid, .resume = bind_pad_resume, .free = bind_pad_free},
-	    .controls = *controls};
-	*controls = (struct buf){0};
-	c->task = &p->task;
-	conn_wake_at(&p->wake, c, due);
 }
 
 /*
@@ -492,6 +423,26 @@ static enum ppolicy_error policy_error(struct conn *c, const struct bind_outcome
 	return ok && o->after.change_after_reset ? PPOLICY_CHANGE_AFTER_RESET : PPOLICY_NO_ERROR;
 }
 
+/* bind_passthrough: the bind req (DN ndn, key) checked by the provider, answered with
+ * controls (taken) and counted under bind_fail_limit's keys. */
+static void to_provider(struct conn *c, const struct ldap_request *req, const struct buf *ndn,
+                        const struct buf *key, struct buf *controls, uint64_t dn_key,
+                        uint64_t addr_key)
+{
+	const struct bind_request *b = &req->u.bind;
+	if (request_control(req, CONTROL_PASSWORD_POLICY))
+		policy_controls(controls, -1, -1, PPOLICY_NO_ERROR);
+	struct passthrough_bind pb = {.msgid = req->msgid,
+	                              .dn = &b->dn,
+	                              .cred = &b->cred,
+	                              .key = key,
+	                              .controls = controls,
+	                              .dn_key = dn_key,
+	                              .addr_key = addr_key,
+	                              .user = limit_key_dn(ndn->data, ndn->len)};
+	bind_passthrough(c, &pb);
+}
+
 /* A simple bind with a DN (normal form ndn, key) and a password: the rootdn's, or an
  * entry's as its account state allows; answered at once on success, at a failed bind's
  * time otherwise. */
@@ -536,6 +487,12 @@ static void simple_bind(struct conn *c, const struct ldap_request *req, const st
 		entry_bind_check(c, key, &b->cred, &o);
 		ok = o.ok && conn_set_identity(c, AUTH_USER, b->dn.bv_val, b->dn.bv_len, key->data,
 		                               key->len) == 0;
+		/* No password here (an Active Directory user, or no such entry: asked the same
+		 * way, so that the answer's time does not tell them apart) and not refused. */
+		if (srv->cfg.bind_passthrough && !o.has_password && o.refusal == ACCOUNT_USABLE) {
+			to_provider(c, req, ndn, key, &controls, dn_key, addr_key);
+			return;
+		}
 	}
 	enum ppolicy_error error = policy_error(c, &o, ok);
 	if (want_policy && !root)

@@ -138,9 +138,15 @@ static void log_replay(const struct chain_job *job)
 	long long now = (long long)time(NULL), was = atomic_load(&last);
 	if (now - was < 60 || !atomic_compare_exchange_strong(&last, &was, now))
 		return;
-	log_info("chain_bind_failures: a bind of \"%.200s\" was not replayed to the provider "
-	         "(%d %s): it counts here only (bind_fail_limit); this is said once a minute",
-	         job->dn, job->rc, job->msg ? job->msg : "");
+	if (job->kind == CHAIN_VERIFY)
+		log_info("bind_passthrough: the provider did not check the password of \"%.200s\" "
+		         "(%d %s): the bind was answered %d; this is said once a minute",
+		         job->dn, job->rc, job->msg ? job->msg : "", job->rc);
+	else
+		log_info("chain_bind_failures: a bind of \"%.200s\" was not replayed to the "
+		         "provider (%d %s): it counts here only (bind_fail_limit); this is said "
+		         "once a minute",
+		         job->dn, job->rc, job->msg ? job->msg : "");
 }
 
 static void forward(struct chain_pool *p, struct chain_job *job)
@@ -162,7 +168,7 @@ static void forward(struct chain_pool *p, struct chain_job *job)
 		}
 		ldap_memfree(job->matched);
 		job->matched = NULL;
-		if (job->rc != LDAP_SUCCESS || job->kind == CHAIN_BIND)
+		if (job->rc != LDAP_SUCCESS || job->kind == CHAIN_BIND || job->kind == CHAIN_VERIFY)
 			goto out; /* the provider refused the bind: its answer is the client's */
 	} else {
 		job_fail(job, mapped(rc), "the provider cannot be reached: ", ldap_err2string(rc));
@@ -179,7 +185,7 @@ static void forward(struct chain_pool *p, struct chain_job *job)
 	else
 		take_result(ld, msgid, job);
 out:
-	if (job->kind == CHAIN_BIND)
+	if (job->kind == CHAIN_BIND || job->kind == CHAIN_VERIFY)
 		log_replay(job);
 	else if (job->rc != LDAP_SUCCESS)
 		log_info("chain_passwd: %s for \"%.200s\": %d %s",
@@ -225,7 +231,7 @@ static void *chain_main(void *arg)
 
 int chain_start(struct server *srv)
 {
-	if (!srv->cfg.chain_passwd && !srv->cfg.chain_bind_failures)
+	if (!srv->cfg.chain_passwd && !srv->cfg.chain_bind_failures && !srv->cfg.bind_passthrough)
 		return 0;
 	struct chain_pool *p = calloc(1, sizeof(*p));
 	if (!p) {
@@ -251,6 +257,11 @@ int chain_start(struct server *srv)
 		         "after %d ms",
 		         srv->cfg.syncrepl.provider, CHAIN_THREADS, CHAIN_MAX_JOBS,
 		         srv->cfg.chain_wait_ms);
+	if (srv->cfg.bind_passthrough)
+		log_info(
+		    "bind_passthrough: the passwords of entries that have none here are checked "
+		    "by binding to %s as the user (%d at most at a time, %d of one DN)",
+		    srv->cfg.syncrepl.provider, CHAIN_MAX_JOBS, CHAIN_MAX_JOBS_PER_USER);
 	if (srv->cfg.chain_bind_failures)
 		log_info(
 		    "chain_bind_failures: failed binds are replayed to %s, so that its password "

@@ -81,8 +81,9 @@ int replica_ldap_open(const struct syncrepl_conf *s, int timeout_s, LDAP **ldp, 
  * at most; the connect waits the syncrepl key's network-timeout. */
 #define CHAIN_TIMEOUT_S 10
 
-/* CHAIN_BIND: a bind replayed (chain_bind_failures), nothing sent after it. */
-enum chain_kind { CHAIN_PASSWD, CHAIN_MODIFY, CHAIN_BIND };
+/* CHAIN_BIND: a bind replayed (chain_bind_failures), nothing sent after it; CHAIN_VERIFY:
+ * a bind whose result the client waits for (bind_passthrough), nothing sent after it. */
+enum chain_kind { CHAIN_PASSWD, CHAIN_MODIFY, CHAIN_BIND, CHAIN_VERIFY };
 
 /*
  * One forwarded change, made by a worker (chain_job_new), shared with the thread that

@@ -8,7 +8,9 @@
 # values, a delete as a tombstone, a rename as the object under its new DN; the replica
 # stopped, a change made meanwhile comes with its restart from the stored cookie. After
 # each step the replica's users and groups (their DN and the attributes compared) equal
-# a search of the DC. Every server is stopped by PID; every wait is bounded.
+# a search of the DC. Replicated users bind with their DC passwords (bind_passthrough: the
+# DC checks them), a disabled one is refused without the DC, and with the DC stopped a
+# bind is unavailable (52). Every server is stopped by PID; every wait is bounded.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
@@ -47,6 +49,7 @@ sizelimit = unlimited
 syncrepl = rid=001 provider=$ad_ldaps tls_reqcert=never bindmethod=simple
 	binddn="$AD_ADMIN_DN" credentials=$AD_PW searchbase="$AD_BASE"
 	type=dirSync interval=00:00:00:02 retry="1 +"
+bind_passthrough = yes
 EOF
 rep_start() {
 	start_minidir "$work/replica.conf" "$work/replica.$1.log"
@@ -125,7 +128,32 @@ ad_ldap ldapmodrdn -x -H "$ad_ldaps" -D "$AD_ADMIN" -w "$AD_PW" -r -s "OU=Staff,
 converge "a delete, a rename and a move"
 inchain "a delete, a rename and a move"
 
-# 6. Stopped; a change meanwhile comes at its restart, from the stored cookie.
+# bind NAME PASSWORD: the result code of a simple bind as user NAME on the replica.
+bind() {
+	local rc=0
+	timeout 20 ldapwhoami -x -H "ldap://127.0.0.1:$rport" -D "CN=$1,CN=Users,$AD_BASE" -w "$2" \
+		> /dev/null 2>&1 || rc=$?
+	echo "$rc"
+}
+
+# 6. Binds of replicated users, whose passwords the DC never gives out: checked by the DC
+# (bind_passthrough); a user disabled on the DC is refused here without asking it.
+ad_tool user add erin Pass.erin.1 --use-username-as-cn > /dev/null 2>&1 || not_ok "user add erin"
+ad_tool user disable erin > /dev/null 2>&1 || not_ok "user disable erin"
+converge "a user added and disabled"
+rc=$(bind alice Pass.alice.1)
+[ "$rc" = 0 ] && ok "alice binds on the replica with her password on the DC" ||
+	not_ok "alice's bind with her password: rc $rc"
+rc=$(bind alice Wrong.pass.1)
+[ "$rc" = 49 ] && ok "alice with a wrong password: invalidCredentials (49)" ||
+	not_ok "alice's bind with a wrong password: rc $rc, not 49"
+rc=$(bind erin Pass.erin.1)
+[ "$rc" = 49 ] && ok "erin, disabled on the DC (userAccountControl), is refused (49) with her password" ||
+	not_ok "disabled erin's bind: rc $rc, not 49"
+rc=$(bind nobody Pass.x.1)
+[ "$rc" = 49 ] && ok "an unknown user: 49" || not_ok "an unknown user's bind: rc $rc, not 49"
+
+# 7. Stopped; a change meanwhile comes at its restart, from the stored cookie.
 stop_checked "$pid" "$work/replica.1.log" || not_ok "replica stop: $stop_why"
 ad_modify > /dev/null << EOF || not_ok "ldapmodify description 2"
 dn: CN=alice,CN=Users,$AD_BASE
@@ -137,6 +165,14 @@ rep_start 2
 converge "restarted from its cookie"
 grep -q "full DirSync refresh" "$work/replica.2.log" && not_ok "the restart made a full refresh, not one from the cookie" ||
 	ok "the restart resumed from the stored cookie"
-stop_checked "$pid" "$work/replica.2.log" || not_ok "replica stop: $stop_why"
+# 8. The DC gone: a password cannot be checked (unavailable, 52), but a disabled account is
+# still refused here (49), never sent to the DC.
 ad_stop
+rc=$(bind alice Pass.alice.1)
+[ "$rc" = 52 ] && ok "the DC stopped: alice's bind is unavailable (52), not a wrong password" ||
+	not_ok "alice's bind with the DC stopped: rc $rc, not 52"
+rc=$(bind erin Pass.erin.1)
+[ "$rc" = 49 ] && ok "the DC stopped: disabled erin is still refused (49), without the DC" ||
+	not_ok "disabled erin's bind with the DC stopped: rc $rc, not 49"
+stop_checked "$pid" "$work/replica.2.log" || not_ok "replica stop: $stop_why"
 finish
