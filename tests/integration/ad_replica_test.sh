@@ -8,9 +8,11 @@
 # values, a delete as a tombstone, a rename as the object under its new DN; the replica
 # stopped, a change made meanwhile comes with its restart from the stored cookie. After
 # each step the replica's users and groups (their DN and the attributes compared) equal
-# a search of the DC. Replicated users bind with their DC passwords (bind_passthrough: the
-# DC checks them), a disabled one is refused without the DC, and with the DC stopped a
-# bind is unavailable (52). Every server is stopped by PID; every wait is bounded.
+# a search of the DC. Filters on AD's types (schema/ad.schema: sAMAccountName,
+# userPrincipalName, userAccountControl, groupType, primaryGroupID) find what they find on
+# the DC. Replicated users bind with their DC passwords (bind_passthrough: the DC checks
+# them), a disabled one is refused without the DC, and with the DC stopped a bind is
+# unavailable (52). Every server is stopped by PID; every wait is bounded.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
@@ -46,6 +48,7 @@ suffix = $AD_BASE
 rootdn = cn=admin,$AD_BASE
 rootpw = secret
 sizelimit = unlimited
+schema = core cosine inetorgperson nis ad
 syncrepl = rid=001 provider=$ad_ldaps tls_reqcert=never bindmethod=simple
 	binddn="$AD_ADMIN_DN" credentials=$AD_PW searchbase="$AD_BASE"
 	type=dirSync interval=00:00:00:02 retry="1 +"
@@ -128,6 +131,23 @@ ad_ldap ldapmodrdn -x -H "$ad_ldaps" -D "$AD_ADMIN" -w "$AD_PW" -r -s "OU=Staff,
 converge "a delete, a rename and a move"
 inchain "a delete, a rename and a move"
 
+# filters WHAT: filters on AD's attribute types (schema/ad.schema) find on the replica
+# what they find on the DC.
+filters() {
+	local f want got
+	for f in "(sAMAccountName=ALICE)" "(userPrincipalName=alice@EXAMPLE.com)" \
+		"(&(objectClass=user)(userAccountControl=514))" "(&(objectClass=group)(groupType=-2147483646))" \
+		"(&(objectClass=user)(primaryGroupID=513)(!(sAMAccountName=a*)))"; do
+		want=$(ad_ldap ldapsearch -x -H "$ad_ldaps" -D "$AD_ADMIN" -w "$AD_PW" -LLL -o ldif-wrap=no \
+			-b "$AD_BASE" "$f" 1.1 2> /dev/null | sed -n 's/^dn: //p' | LC_ALL=C sort)
+		got=$(timeout 10 ldapsearch -x -H "ldap://127.0.0.1:$rport" -D "cn=admin,$AD_BASE" -w secret \
+			-LLL -o ldif-wrap=no -b "$AD_BASE" "$f" 1.1 2> /dev/null | sed -n 's/^dn: //p' | LC_ALL=C sort)
+		[ -n "$want" ] && [ "$got" = "$want" ] &&
+			ok "$1: $f finds the DC's $(grep -c . <<< "$want") entries" ||
+			not_ok "$1: $f: replica '$(tr '\n' ' ' <<< "$got")', DC '$(tr '\n' ' ' <<< "$want")'"
+	done
+}
+
 # bind NAME PASSWORD: the result code of a simple bind as user NAME on the replica.
 bind() {
 	local rc=0
@@ -141,6 +161,7 @@ bind() {
 ad_tool user add erin Pass.erin.1 --use-username-as-cn > /dev/null 2>&1 || not_ok "user add erin"
 ad_tool user disable erin > /dev/null 2>&1 || not_ok "user disable erin"
 converge "a user added and disabled"
+filters "AD's types"
 rc=$(bind alice Pass.alice.1)
 [ "$rc" = 0 ] && ok "alice binds on the replica with her password on the DC" ||
 	not_ok "alice's bind with her password: rc $rc"
