@@ -95,6 +95,12 @@ struct replica {
 	/* A 389-ds provider's last change number, as its root DSE said it last (-1:
 	 * unknown): the lag in changes is it minus the committed cookie's (txn.c). */
 	long long provider_last;
+	/* A DirSync provider (dirsync.h): its highestCommittedUSN when the poll under way
+	 * began, and when the last committed one did (-1: unknown); the lag in changes is
+	 * provider_last minus the latter. dirsync_flags: the control's flags (OBJECT_SECURITY
+	 * once the DC refused the account the replication right). */
+	long long poll_usn, committed_usn;
+	int dirsync_flags;
 	/* When the replica's entries were last compared with the provider's (a full refresh
 	 * or replica_reconcile; clock_ns()/1000000). */
 	int64_t reconciled_ms;

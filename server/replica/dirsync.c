@@ -388,6 +388,31 @@ out:
 	return status;
 }
 
+/* The DC's highestCommittedUSN (its root DSE), or -1 when it does not say. */
+static long long read_usn(struct replica *r)
+{
+	static char *attrs[] = {"highestCommittedUSN", NULL};
+	struct timeval t = {r->conf->network_timeout + 25, 0};
+	LDAPMessage *res = NULL;
+	long long usn = -1;
+	if (ldap_search_ext_s(r->ld, "", LDAP_SCOPE_BASE, "(objectClass=*)", attrs, 0, NULL, NULL,
+	                      &t, 1, &res) == LDAP_SUCCESS) {
+		LDAPMessage *e = ldap_first_entry(r->ld, res);
+		struct berval **v = e ? ldap_get_values_len(r->ld, e, attrs[0]) : NULL;
+		char num[24];
+		if (v && v[0] && v[0]->bv_len < sizeof(num)) {
+			memcpy(num, v[0]->bv_val, v[0]->bv_len);
+			num[v[0]->bv_len] = '\0';
+			char *end;
+			long long n = strtoll(num, &end, 10);
+			usn = *end || n < 0 ? -1 : n;
+		}
+		ldap_value_free_len(v);
+	}
+	ldap_msgfree(res);
+	return usn;
+}
+
 /* The stored cookie into out (empty: none, or r->drop_cookie). */
 static void stored_cookie(struct replica *r, struct buf *out)
 {
@@ -405,7 +430,8 @@ static void stored_cookie(struct replica *r, struct buf *out)
 /*
  * One page: the search with the control and cookie, its objects applied, and the DC's
  * next cookie into cookie with whether it has more (*more). Returns 0, 1 when the DC
- * refused a cookie it was sent (an LDAP result, not a lost connection), or -1 with why set.
+ * refused a cookie it was sent (an LDAP result, not a lost connection), 2 when the page is
+ * to be asked again (OBJECT_SECURITY set since), or -1 with why set.
  */
 static int page(struct replica *r, struct buf *cookie, bool *more, struct scratch *s, char *why,
                 size_t cap)
@@ -413,7 +439,7 @@ static int page(struct replica *r, struct buf *cookie, bool *more, struct scratc
 	const struct syncrepl_conf *c = r->conf;
 	struct berval cb = {cookie->len, cookie->len ? (char *)cookie->data : ""};
 	LDAPControl *ctrl = NULL;
-	if (ldap_create_dirsync_control(r->ld, 0, 0, &cb, &ctrl) != LDAP_SUCCESS) {
+	if (ldap_create_dirsync_control(r->ld, r->dirsync_flags, 0, &cb, &ctrl) != LDAP_SUCCESS) {
 		snprintf(why, cap, "out of memory");
 		return -1;
 	}
@@ -430,12 +456,23 @@ static int page(struct replica *r, struct buf *cookie, bool *more, struct scratc
 		snprintf(why, cap, "DirSync search: %s (%d)%s%.200s", ldap_err2string(rc), rc,
 		         diag && *diag ? ": " : "", diag ? diag : "");
 		ldap_memfree(diag);
+		ldap_msgfree(res);
+		/* An account without the replication right: what it may read, by the flag. */
+		if (rc == LDAP_INSUFFICIENT_ACCESS &&
+		    !(r->dirsync_flags & LDAP_CONTROL_X_DIRSYNC_OBJECT_SECURITY)) {
+			r->dirsync_flags |= LDAP_CONTROL_X_DIRSYNC_OBJECT_SECURITY;
+			log_info(
+			    "syncrepl rid=%03d: the DC refused DirSync to \"%s\" (%s): asking "
+			    "again with OBJECT_SECURITY, for what the account may read (give it "
+			    "\"Replicating Directory Changes\" for the whole domain)",
+			    c->rid, c->binddn, why);
+			return 2;
+		}
 		/* The DC answered: a cookie it no longer takes (but not a right or a busy DC). */
 		status = rc > 0 && cookie->len && rc != LDAP_INSUFFICIENT_ACCESS &&
 		                 rc != LDAP_BUSY && rc != LDAP_UNAVAILABLE
 		             ? 1
 		             : -1;
-		ldap_msgfree(res);
 		return status;
 	}
 	for (LDAPMessage *e = ldap_first_entry(r->ld, res); e && status == 0;
@@ -501,7 +538,9 @@ int dirsync_session(struct replica *r, char *why, size_t cap)
 		         c->provider);
 	replica_set_state(r, "refreshing", NULL);
 	int status = SESSION_ERROR, rc;
-	bool more = true;
+	bool more = true, retried = false;
+	r->poll_usn = read_usn(r);
+	replica_note_provider_last(r, r->poll_usn);
 	for (long pages = 0; more; pages++) {
 		if (replica_stopping(r)) {
 			status = SESSION_STOPPED;
@@ -513,6 +552,11 @@ int dirsync_session(struct replica *r, char *why, size_t cap)
 			goto out;
 		}
 		rc = page(r, &cookie, &more, &s, why, cap);
+		if (rc == 2 && !retried) {
+			retried = true;
+			pages--;
+			continue;
+		}
 		if (rc == 1) {
 			log_info("syncrepl rid=%03d: the DC refused the stored cookie (%s): full "
 			         "refresh",

@@ -477,6 +477,7 @@ int replica_start(struct server *srv, void (*on_first_refresh)(struct server *sr
 	r->st.lag_ms = -1;
 	r->st.lag_changes = -1;
 	r->provider_last = -1;
+	r->poll_usn = r->committed_usn = -1;
 	r->reconciled_ms = (int64_t)(clock_ns() / 1000000);
 	r->st.state_since_ms = (int64_t)(clock_ns() / 1000000);
 	/* Asked four times within the lag /readyz allows, from a tenth of a second to 10 s

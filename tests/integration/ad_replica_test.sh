@@ -28,6 +28,7 @@ fi
 CONVERGE=15
 ad_provision || finish
 ad_start || finish
+pick_port mport || finish
 
 # 1. Users and groups, groups in groups, made with samba-tool on the running DC.
 for u in alice bob carol dave; do
@@ -40,6 +41,7 @@ ad_tool group add everyone-eng > /dev/null 2>&1 || not_ok "group add everyone-en
 ad_tool group addmembers engineers alice,bob > /dev/null 2>&1 || not_ok "addmembers engineers"
 ad_tool group addmembers everyone-eng engineers,carol > /dev/null 2>&1 || not_ok "addmembers everyone-eng"
 
+# shellcheck disable=SC2154  # mport: set by pick_port
 cat > "$work/replica.conf" << EOF
 listen = 127.0.0.1:0
 database = $work/replica.mdb
@@ -53,6 +55,8 @@ syncrepl = rid=001 provider=$ad_ldaps tls_reqcert=never bindmethod=simple
 	binddn="$AD_ADMIN_DN" credentials=$AD_PW searchbase="$AD_BASE"
 	type=dirSync interval=00:00:00:02 retry="1 +"
 bind_passthrough = yes
+metrics_listen = 127.0.0.1:$mport
+ready_max_lag_ms = 3000
 EOF
 rep_start() {
 	start_minidir "$work/replica.conf" "$work/replica.$1.log"
@@ -174,6 +178,47 @@ rc=$(bind erin Pass.erin.1)
 rc=$(bind nobody Pass.x.1)
 [ "$rc" = 49 ] && ok "an unknown user: 49" || not_ok "an unknown user's bind: rc $rc, not 49"
 
+# Health: the lag in USNs (the DC's highestCommittedUSN now, minus when the last committed
+# poll began) is in /metrics, and /readyz answers 200.
+mget() { # PATH: "STATUS BODY" of GET PATH on the replica's HTTP endpoint
+	local code
+	code=$(curl -s -m 5 -o "$work/body" -w '%{http_code}' "http://127.0.0.1:$mport$1" 2> /dev/null)
+	echo "$code $(head -c 200 "$work/body" 2> /dev/null | tr '\n' ' ')"
+}
+metric() { curl -s -m 5 "http://127.0.0.1:$mport/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
+lag=$(metric minidir_replication_lag_changes)
+r=$(mget /readyz)
+case "$lag:$r" in
+[0-9]*:"200 "*) ok "health: minidir_replication_lag_changes $lag (USNs), /readyz $r" ;;
+*) not_ok "health: lag_changes '$lag', /readyz '$r'" ;;
+esac
+
+# An account without the replication right (a plain user of the domain): the DC refuses
+# it DirSync (50), and the replica asks again with OBJECT_SECURITY: what it may read, as
+# a search by that account on the DC shows it.
+ad_tool user add reader Pass.reader.1 --use-username-as-cn > /dev/null 2>&1 || not_ok "user add reader"
+sed -e "s|^database = .*|database = $work/reader.mdb|" -e '/^metrics_listen/d' -e '/^bind_passthrough/d' \
+	-e "s|binddn=\"[^\"]*\" credentials=[^ ]*|binddn=\"CN=reader,CN=Users,$AD_BASE\" credentials=Pass.reader.1|" \
+	"$work/replica.conf" > "$work/reader.conf"
+mainpid=$pid
+start_minidir "$work/reader.conf" "$work/reader.log"
+rdpid=$pid
+rdport=$port
+pid=$mainpid
+want=$(dump "$ad_ldaps" -D "CN=reader,CN=Users,$AD_BASE" -w Pass.reader.1)
+got=
+for _ in $(seq 1 30); do
+	got=$(dump "ldap://127.0.0.1:$rdport" -D "cn=admin,$AD_BASE" -w secret)
+	[ -n "$want" ] && [ "$got" = "$want" ] && break
+	sleep 0.5
+done
+[ -n "$want" ] && [ "$got" = "$want" ] &&
+	ok "an unprivileged account: the replica holds what it reads on the DC ($(grep -c '| objectguid' <<< "$want") users and groups)" ||
+	not_ok "an unprivileged account's replica differs from its view of the DC: $(diff <(echo "$want") <(echo "$got") | grep '^[<>]' | head -3 | tr '\n' ' ')"
+grep -q "asking again with OBJECT_SECURITY" "$work/reader.log" && ok "the refusal was logged, and DirSync asked again with OBJECT_SECURITY" ||
+	not_ok "no OBJECT_SECURITY line: $(grep syncrepl "$work/reader.log" | tail -2)"
+stop_checked "$rdpid" "$work/reader.log" || not_ok "reader replica stop: $stop_why"
+
 # 7. Stopped; a change meanwhile comes at its restart, from the stored cookie.
 stop_checked "$pid" "$work/replica.1.log" || not_ok "replica stop: $stop_why"
 ad_modify > /dev/null << EOF || not_ok "ldapmodify description 2"
@@ -195,5 +240,16 @@ rc=$(bind alice Pass.alice.1)
 rc=$(bind erin Pass.erin.1)
 [ "$rc" = 49 ] && ok "the DC stopped: disabled erin is still refused (49), without the DC" ||
 	not_ok "disabled erin's bind with the DC stopped: rc $rc, not 49"
+# ... and the replica, which cannot poll it, turns not ready past ready_max_lag_ms (3 s).
+r=
+for _ in $(seq 1 20); do
+	r=$(mget /readyz)
+	case $r in "503 "*) break ;; esac
+	sleep 0.5
+done
+case $r in
+"503 "*) ok "the DC stopped: /readyz $r" ;;
+*) not_ok "the DC stopped: /readyz '$r' after 10 s" ;;
+esac
 stop_checked "$pid" "$work/replica.2.log" || not_ok "replica stop: $stop_why"
 finish
