@@ -4,6 +4,7 @@
  * the one-assertion operations; filter_uses, a question about a decoded tree.
  */
 #include "protocol/filter.h"
+#include "protocol/sid.h"
 
 #include <ldap.h>
 
@@ -109,11 +110,24 @@ static void take_class(struct filter *f, const struct berval *v)
 }
 
 /* An attribute value assertion (f->kind set): its attribute, its value in normal form,
- * and for an objectClass equality or approx the subclasses that match too. */
+ * and for an objectClass equality or approx the subclasses that match too. On one of
+ * Active Directory's SID attributes a SID's string form stands for its bytes, as AD takes
+ * it (protocol/sid.h). */
 static int take_assertion(const struct decoder *d, struct filter *f, const struct berval *attr,
                           const struct berval *val)
 {
-	if (take_attr(d, f, attr) < 0 || take_value(d, f->rule, val, &f->value, &f->invalid) < 0)
+	if (take_attr(d, f, attr) < 0)
+		return -1;
+	unsigned char sid[SID_MAX_BYTES];
+	int n;
+	struct berval bytes;
+	if (f->rule == MATCH_OCTET && val->bv_len > 2 && (val->bv_val[0] | 0x20) == 's' &&
+	    val->bv_val[1] == '-' && sid_attribute(f->attr, f->attr_len) &&
+	    (n = sid_from_string(val->bv_val, val->bv_len, sid)) > 0) {
+		bytes = (struct berval){(ber_len_t)n, (char *)sid};
+		val = &bytes;
+	}
+	if (take_value(d, f->rule, val, &f->value, &f->invalid) < 0)
 		return -1;
 	if (f->kind == FILTER_EQ || f->kind == FILTER_APPROX)
 		take_class(f, val);

@@ -45,6 +45,10 @@ PKGS="$PKGS 389-ds-base"
 # test's own directory and runs samba by PID in a network namespace of its own); its
 # system services are kept from starting, as slapd's below.
 PKGS="$PKGS samba-ad-dc samba-ad-provision"
+# sssd-ldap and libnss-sss: SSSD's ldap provider as a client of ad_replica_test.sh (run in
+# a private mount namespace over tmpfs; libnss-sss adds "sss" to /etc/nsswitch.conf, which
+# answers nothing while no sssd runs); the system service is kept from starting.
+PKGS="$PKGS sssd-ldap libnss-sss"
 # make perf-check (a step of .ci/run, bench/perf_check.sh) counts instructions with valgrind's
 # callgrind; git builds the baseline commit it compares with.
 PKGS="$PKGS valgrind git"
@@ -88,6 +92,9 @@ case " $missing " in
 *" samba-ad-dc "*)
 	command -v systemctl >/dev/null 2>&1 &&
 		$SUDO systemctl disable samba-ad-dc smbd nmbd winbind >/dev/null 2>&1 || true ;;
+esac
+case " $missing " in
+*" sssd-ldap "*) command -v systemctl >/dev/null 2>&1 && $SUDO systemctl disable sssd >/dev/null 2>&1 || true ;;
 esac
 case " $missing " in
 *" prometheus "*) command -v systemctl >/dev/null 2>&1 && $SUDO systemctl disable prometheus >/dev/null 2>&1 || true ;;

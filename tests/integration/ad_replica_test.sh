@@ -9,8 +9,10 @@
 # stopped, a change made meanwhile comes with its restart from the stored cookie. After
 # each step the replica's users and groups (their DN and the attributes compared) equal
 # a search of the DC. Filters on AD's types (schema/ad.schema: sAMAccountName,
-# userPrincipalName, userAccountControl, groupType, primaryGroupID) find what they find on
-# the DC. Replicated users bind with their DC passwords (bind_passthrough: the DC checks
+# userPrincipalName, objectSid in its string form, userAccountControl, groupType,
+# primaryGroupID) find what they find on the DC, and SSSD's ldap provider with
+# ldap_schema = ad (sssd.sh) resolves users and their nested groups from the replica as
+# from the DC. Replicated users bind with their DC passwords (bind_passthrough: the DC checks
 # them), a disabled one is refused without the DC, and with the DC stopped a bind is
 # unavailable (52). Every server is stopped by PID; every wait is bounded.
 set -u
@@ -18,6 +20,7 @@ cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 . tests/integration/lib.sh
 . tests/integration/samba_ad.sh
+. tests/integration/sssd.sh
 export LDAPNOINIT=1
 use_work_dir ad_replica
 if ! ad_usable; then
@@ -138,8 +141,12 @@ inchain "a delete, a rename and a move"
 # filters WHAT: filters on AD's attribute types (schema/ad.schema) find on the replica
 # what they find on the DC.
 filters() {
-	local f want got
-	for f in "(sAMAccountName=ALICE)" "(userPrincipalName=alice@EXAMPLE.com)" \
+	local f want got sid
+	# alice's objectSid in its string form (S-1-5-21-...), which AD takes in a filter too
+	sid=$(ad_ldap ldapsearch -x -H "$ad_ldaps" -D "$AD_ADMIN" -w "$AD_PW" -LLL -o ldif-wrap=no \
+		-b "CN=alice,CN=Users,$AD_BASE" -s base objectSid 2> /dev/null | sed -n 's/^objectSid:: //p' |
+		python3 -c 'import base64,struct,sys; b=base64.b64decode(sys.stdin.read()); n=b[1]; print("S-%d-%d" % (b[0], int.from_bytes(b[2:8], "big")) + "".join("-%d" % v for v in struct.unpack("<%dI" % n, b[8:8+4*n])))')
+	for f in "(sAMAccountName=ALICE)" "(userPrincipalName=alice@EXAMPLE.com)" "(objectSid=$sid)" \
 		"(&(objectClass=user)(userAccountControl=514))" "(&(objectClass=group)(groupType=-2147483646))" \
 		"(&(objectClass=user)(primaryGroupID=513)(!(sAMAccountName=a*)))"; do
 		want=$(ad_ldap ldapsearch -x -H "$ad_ldaps" -D "$AD_ADMIN" -w "$AD_PW" -LLL -o ldif-wrap=no \
@@ -166,6 +173,18 @@ ad_tool user add erin Pass.erin.1 --use-username-as-cn > /dev/null 2>&1 || not_o
 ad_tool user disable erin > /dev/null 2>&1 || not_ok "user disable erin"
 converge "a user added and disabled"
 filters "AD's types"
+# SSSD's ldap provider with ldap_schema = ad (IDs mapped from objectSid, groups from
+# memberOf, groups in groups followed) resolves users and their groups from the replica as
+# it does from the DC.
+if sssd_usable; then
+	want=$(sssd_ids dc "$ad_ldaps" "$AD_ADMIN_DN" "$AD_PW" "$AD_BASE" alice dave bob Administrator)
+	got=$(sssd_ids replica "ldap://127.0.0.1:$rport" "cn=admin,$AD_BASE" secret "$AD_BASE" alice dave bob Administrator)
+	[ -n "$want" ] && ! grep -q ': none' <<< "$want" && [ "$got" = "$want" ] &&
+		ok "SSSD (ldap_schema = ad) resolves users and nested groups from the replica as from the DC ($(tr '\n' ';' <<< "$want"))" ||
+		not_ok "SSSD from the replica: '$(tr '\n' ';' <<< "$got")', from the DC: '$(tr '\n' ';' <<< "$want")'"
+else
+	not_ok "SSSD cannot run here: $sssd_why (scripts/deps.sh installs sssd-ldap and libnss-sss)"
+fi
 rc=$(bind alice Pass.alice.1)
 [ "$rc" = 0 ] && ok "alice binds on the replica with her password on the DC" ||
 	not_ok "alice's bind with her password: rc $rc"
