@@ -143,6 +143,11 @@ bool attr_select_wants(const struct attr_select *sel, const char *name)
 	return sel->all_operational || named(sel, name, strlen(name));
 }
 
+bool attr_select_named(const struct attr_select *sel, const char *name)
+{
+	return named(sel, name, strlen(name));
+}
+
 static bool is_selected(const struct attr_select *sel, const unsigned char *t, size_t n)
 {
 	if (!attr_gate_allows(sel->gate, (const char *)t, n))

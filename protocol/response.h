@@ -77,6 +77,10 @@ void attr_select_init(struct attr_select *sel, const struct berval *names, int n
 /* True if sel asks for the operational attribute name (by "+" or by name). */
 bool attr_select_wants(const struct attr_select *sel, const char *name);
 
+/* True if sel names name (or a supertype of it): a constructed attribute that "+" does
+ * not bring (Active Directory's tokenGroups). */
+bool attr_select_named(const struct attr_select *sel, const char *name);
+
 /* Appends one attribute (SEQUENCE { type, SET OF value }) to out; with
  * types_only the value set is empty. Returns 0 or -1. */
 int response_put_attr(struct buf *out, const char *type, const struct berval *vals, int nvals,

@@ -12,11 +12,16 @@
 #include "protocol/buf.h"
 #include "protocol/response.h"
 #include "protocol/schema.h"
+#include "protocol/sid.h"
 #include "server/ops/access.h"
 #include "server/ops/ops.h"
 #include "storage/db_fault.h"
 #include "storage/entry_opattrs.h"
 #include "storage/entry_schema.h"
+
+/* The groups tokenGroups lists at most: about what a Windows access token holds (1,015
+ * SIDs); bounds the walk a client can ask for with one name. */
+#define TOKEN_GROUPS_MAX 1024
 
 /* The computed attributes, X(name) each: their names, and the mask of their lengths that
  * filter_uses passes most filter items over by. */
@@ -72,7 +77,7 @@ bool computed_attrs_requested(const struct attr_select *sel)
 	for (size_t i = 0; i < sizeof(op_attr_names) / sizeof(op_attr_names[0]); i++)
 		if (attr_select_wants(sel, op_attr_names[i]))
 			return true;
-	return false;
+	return sel->n && attr_select_named(sel, "tokenGroups");
 }
 
 size_t computed_attrs_all_children(const struct db *db, struct db_read *txn, entry_id id)
@@ -127,6 +132,97 @@ static int put_member_of(struct buf *out, const struct db *db, struct db_read *t
 		rc = response_put_attr(out, "memberOf", g.dns, (int)g.n, types_only);
 	free(g.dns);
 	return rc || g.failed ? -1 : 0;
+}
+
+/* tokenGroups' groups being gathered, breadth first: their IDs (a group once) and the
+ * objectSid each has. */
+struct token_walk {
+	const struct db *db;
+	struct db_read *txn;
+	entry_id *ids;
+	size_t n, cap;
+	bool failed;
+};
+
+static int add_token_group(entry_id group, void *arg)
+{
+	struct token_walk *t = arg;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->ids[i] == group)
+			return 0; /* reached twice (a group in two groups, a cycle) */
+	if (t->n == TOKEN_GROUPS_MAX)
+		return 1; /* as many as a token holds: the rest left out */
+	if (!ARRAY_ROOM_FOR(t->ids, t->cap, t->n, 16)) {
+		t->failed = true;
+		return 1;
+	}
+	t->ids[t->n++] = group;
+	return 0;
+}
+
+/* The first value of name in e as a berval pointing into it; false when e has none. */
+static bool first_of(const struct entry_view *e, const char *name, struct berval *out)
+{
+	const unsigned char *vals, *v;
+	size_t vlen, len;
+	if (!entry_find_attr(e, name, strlen(name), &vals, &vlen) ||
+	    !entry_next_value(&vals, vals + vlen, &v, &len))
+		return false;
+	*out = (struct berval){len, (char *)v};
+	return true;
+}
+
+/*
+ * tokenGroups, as an Active Directory DC constructs it for an entry asked by name: the
+ * objectSid of every group it is a member of, groups in groups followed (each once, at
+ * most TOKEN_GROUPS_MAX), and of its primary group (its own objectSid with the last
+ * sub-authority primaryGroupID: AD lists no member value for it). Nothing when the entry
+ * has none of them.
+ */
+static int put_token_groups(struct buf *out, const struct db *db, struct db_read *txn, entry_id id,
+                            const struct entry_view *e, bool types_only)
+{
+	struct token_walk t = {.db = db, .txn = txn};
+	/* (a walk cut short by an error answers what it reached) */
+	(void)db_foreach_group(db, txn, id, add_token_group, &t);
+	for (size_t i = 0; !t.failed && i < t.n && t.n < TOKEN_GROUPS_MAX; i++)
+		(void)db_foreach_group(db, txn, t.ids[i], add_token_group, &t);
+	struct berval *sids = t.failed ? NULL : calloc(t.n + 1, sizeof(*sids));
+	size_t n = 0;
+	for (size_t i = 0; sids && i < t.n; i++) {
+		struct entry_view g;
+		if (db_get_entry(db, txn, t.ids[i], &g) == 0 && first_of(&g, "objectSid", &sids[n]))
+			n++;
+	}
+	/* The primary group: the entry's domain SID and primaryGroupID as the last RID. */
+	unsigned char primary[SID_MAX_BYTES];
+	struct berval own, rid;
+	char num[12];
+	if (sids && first_of(e, "objectSid", &own) && own.bv_len >= 12 &&
+	    own.bv_len <= SID_MAX_BYTES && first_of(e, "primaryGroupID", &rid) &&
+	    rid.bv_len < sizeof(num)) {
+		memcpy(num, rid.bv_val, rid.bv_len);
+		num[rid.bv_len] = '\0';
+		char *end;
+		unsigned long r = strtoul(num, &end, 10);
+		if (!*end && r <= 0xffffffffUL) {
+			memcpy(primary, own.bv_val, own.bv_len);
+			for (int b = 0; b < 4; b++)
+				primary[own.bv_len - 4 + (size_t)b] = (unsigned char)(r >> (8 * b));
+			bool listed = false;
+			for (size_t i = 0; i < n && !listed; i++)
+				listed = sids[i].bv_len == own.bv_len &&
+				         memcmp(sids[i].bv_val, primary, own.bv_len) == 0;
+			if (!listed)
+				sids[n++] = (struct berval){own.bv_len, (char *)primary};
+		}
+	}
+	int rc = sids ? 0 : -1;
+	if (rc == 0 && n)
+		rc = response_put_attr(out, "tokenGroups", sids, (int)n, types_only);
+	free(sids);
+	free(t.ids);
+	return rc;
 }
 
 /*
@@ -195,6 +291,8 @@ int computed_attrs_build(struct buf *out, const struct attr_select *sel, const s
 	}
 	if (attr_select_wants(sel, "memberOf"))
 		rc |= put_member_of(out, db, txn, id, to);
+	if (sel->n && attr_select_named(sel, "tokenGroups")) /* by name only, as AD */
+		rc |= put_token_groups(out, db, txn, id, e, to);
 	bool has = attr_select_wants(sel, "hasSubordinates"),
 	     num = attr_select_wants(sel, "numSubordinates");
 	if (has || num) {

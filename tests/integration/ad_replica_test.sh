@@ -173,9 +173,27 @@ ad_tool user add erin Pass.erin.1 --use-username-as-cn > /dev/null 2>&1 || not_o
 ad_tool user disable erin > /dev/null 2>&1 || not_ok "user disable erin"
 converge "a user added and disabled"
 filters "AD's types"
-# SSSD's ldap provider with ldap_schema = ad (IDs mapped from objectSid, groups from
-# memberOf, groups in groups followed) resolves users and their groups from the replica as
-# it does from the DC.
+# tokenGroups (constructed, asked by name): the SIDs of alice's groups, nested and primary,
+# as the DC constructs them (the domain's; the DC adds builtin ones such as S-1-5-32-545).
+sids() { # URI ARGS...: alice's tokenGroups as S-1-5-21-... strings, sorted
+	local uri=$1
+	shift
+	ad_ldap ldapsearch -x -H "$uri" "$@" -LLL -o ldif-wrap=no -b "CN=alice,CN=Users,$AD_BASE" -s base \
+		tokenGroups 2> /dev/null | sed -n 's/^tokenGroups:: //p' |
+		python3 -c 'import base64,struct,sys
+for l in sys.stdin:
+    b=base64.b64decode(l); n=b[1]
+    print("S-%d-%d" % (b[0], int.from_bytes(b[2:8], "big")) + "".join("-%d" % v for v in struct.unpack("<%dI" % n, b[8:8+4*n])))' |
+		grep '^S-1-5-21-' | LC_ALL=C sort
+}
+want=$(sids "$ad_ldaps" -D "$AD_ADMIN" -w "$AD_PW")
+got=$(sids "ldap://127.0.0.1:$rport" -D "cn=admin,$AD_BASE" -w secret)
+[ -n "$want" ] && [ "$got" = "$want" ] &&
+	ok "alice's tokenGroups (the domain's SIDs) equal the DC's ($(grep -c . <<< "$want"): nested and primary groups)" ||
+	not_ok "alice's tokenGroups: replica '$(tr '\n' ' ' <<< "$got")', DC '$(tr '\n' ' ' <<< "$want")'"
+# SSSD's ldap provider with ldap_schema = ad and its defaults (IDs mapped from objectSid,
+# groups from tokenGroups) resolves users and their groups from the replica as it does
+# from the DC.
 if sssd_usable; then
 	want=$(sssd_ids dc "$ad_ldaps" "$AD_ADMIN_DN" "$AD_PW" "$AD_BASE" alice dave bob Administrator)
 	got=$(sssd_ids replica "ldap://127.0.0.1:$rport" "cn=admin,$AD_BASE" secret "$AD_BASE" alice dave bob Administrator)

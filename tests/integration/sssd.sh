@@ -2,13 +2,13 @@
 # SSSD's ldap provider as a client of the integration scripts (sourced after lib.sh):
 # Debian's sssd-ldap and libnss-sss. sssd_ids NAME URI BINDDN PW BASE USER... runs an sssd
 # (nss responder only, one domain "example.com", id_provider = ldap, ldap_schema = ad,
-# IDs mapped from objectSid) against URI in a private mount namespace of its own: its
+# IDs mapped from objectSid, groups from tokenGroups: SSSD's defaults for AD) against URI in a private mount namespace of its own: its
 # configuration, caches, pipes and logs on tmpfs mounts over /etc/sssd, /var/lib/sss and
 # /var/log/sssd there (nothing of the machine's is read or written; gone when it exits),
 # /etc/nsswitch.conf replaced there by one that asks files then sss. It prints, for each
-# USER, "USER: " and what `id USER@example.com` says with the numeric IDs left out (they
-# come from the domain SID and would differ by nothing, but the groups' names are what is
-# compared), the groups sorted; "USER: none" when sssd does not know the user. Every wait is
+# USER, "USER: " and the names of the groups `id USER@example.com` lists (each looked up by
+# its ID with getent), sorted, comma-separated; "USER: none" when sssd does not know the
+# user. Every wait is
 # bounded; sssd is stopped by PID inside the namespace. Needs root (unshare -m); logs in
 # $work/sssd-NAME.log.
 sssd_usable() {
@@ -45,7 +45,6 @@ ldap_search_base = $base
 ldap_default_bind_dn = $binddn
 ldap_default_authtok = $pw
 ldap_id_mapping = true
-ldap_use_tokengroups = false
 ldap_referrals = false
 ldap_tls_reqcert = never
 ldap_network_timeout = 5
@@ -70,7 +69,9 @@ EOF
 		for u in "$@"; do
 			out=$(timeout 30 id "$u@example.com" 2> /dev/null)
 			if [ -z "$out" ]; then echo "$u: none"; continue; fi
-			groups=$(timeout 30 id -Gn "$u@example.com" 2> /dev/null | tr " " "\n" | LC_ALL=C sort | tr "\n" " ")
+			groups=$(for g in $(timeout 30 id -G "$u@example.com" 2> /dev/null); do
+				timeout 10 getent group "$g" | cut -d: -f1
+			done | LC_ALL=C sort | paste -sd, -)
 			echo "$u: $groups"
 		done
 		kill "$spid" 2> /dev/null
