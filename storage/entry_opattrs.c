@@ -22,62 +22,83 @@ const char *const entry_opattrs_names[] = {
 #undef KEPT_NAME
         NULL};
 
-/* Their lengths: most types of an entry are told from them by length alone (an import
- * asks of every attribute of every entry). */
+/* Their lengths. */
 static const size_t name_lens[] = {
 #define KEPT_LEN(n) sizeof(#n) - 1,
     KEPT_NAMES(KEPT_LEN)
 #undef KEPT_LEN
 };
 _Static_assert(sizeof(name_lens) / sizeof(name_lens[0]) == ENTRY_OPATTRS_UUID + 1,
-               "entryUUID is the last name kept");
+               "entryUUID is the last name kept, nsUniqueId the one before");
 
-bool entry_opattrs_is_kept(const char *type)
+/* The index of type in entry_opattrs_names (compared without case), or -1. Most types
+ * of an entry are told from them by their first letter, the rest by length (an import
+ * asks of every attribute of every entry). */
+static int kept_index(const char *type)
 {
+	switch (type[0] | 0x20) {
+	case 'a': /* accountUnlockTime */
+	case 'c': /* createTimestamp, creatorsName */
+	case 'e': /* entryCSN, entryUUID */
+	case 'm': /* modifyTimestamp, modifiersName */
+	case 'n': /* nsAccountLock, nsUniqueId */
+	case 'p': /* pwd... */
+		break;
+	default:
+		return -1;
+	}
 	size_t len = strlen(type);
 	for (int n = 0; entry_opattrs_names[n]; n++)
 		if (len == name_lens[n] && strcasecmp(type, entry_opattrs_names[n]) == 0)
-			return true;
-	return false;
+			return n;
+	return -1;
 }
 
-/* Whether mods' entryUUID is the record's uuid (then the record header says it) and mods
- * hold no nsUniqueId (389-ds's entries, whose record UUID is the nsUniqueId). */
-static bool uuid_in_record(LDAPMod **mods, const LDAPMod *m, const unsigned char uuid[16])
+bool entry_opattrs_is_kept(const char *type)
 {
-	for (int i = 0; mods[i]; i++)
-		if (strcasecmp(mods[i]->mod_type, "nsUniqueId") == 0)
-			return false;
+	return kept_index(type) >= 0;
+}
+
+/* Whether an entryUUID m is the record's uuid (then the record header says it), with no
+ * nsUniqueId beside it (389-ds's entries, whose record UUID is the nsUniqueId). */
+static bool uuid_in_record(bool has_unique_id, const LDAPMod *m, const unsigned char uuid[16])
+{
 	unsigned char u[16];
 	const struct berval *v = m->mod_bvalues[0];
-	return !m->mod_bvalues[1] && entry_uuid_parse(v->bv_val, v->bv_len, u) == 0 &&
-	       memcmp(u, uuid, 16) == 0;
+	return !has_unique_id && !m->mod_bvalues[1] &&
+	       entry_uuid_parse(v->bv_val, v->bv_len, u) == 0 && memcmp(u, uuid, 16) == 0;
 }
 
 int entry_opattrs_encode(LDAPMod **mods, const unsigned char uuid[16], struct buf *out)
 {
 	out->off = out->len = 0;
+	/* The mod of each name kept: the first that has values (one pass over mods). */
+	int at[ENTRY_OPATTRS_UUID + 1];
 	bool any = false;
-	for (int i = 0; mods && mods[i] && !any; i++)
-		any = entry_opattrs_is_kept(mods[i]->mod_type);
+	for (int n = 0; n <= ENTRY_OPATTRS_UUID; n++)
+		at[n] = -1;
+	for (int i = 0; mods && mods[i]; i++) {
+		int n = kept_index(mods[i]->mod_type);
+		if (n >= 0 && at[n] < 0 && mods[i]->mod_bvalues && mods[i]->mod_bvalues[0]) {
+			at[n] = i;
+			any = true;
+		}
+	}
 	if (!any)
 		return 0; /* an entry of plain LDIF: nothing to keep */
+	if (at[ENTRY_OPATTRS_UUID] >= 0 &&
+	    uuid_in_record(at[ENTRY_OPATTRS_UUID - 1] >= 0, mods[at[ENTRY_OPATTRS_UUID]], uuid))
+		at[ENTRY_OPATTRS_UUID] = -1;
 	BerElement *ber = NULL;
 	int rc = 0;
-	for (int n = 0; entry_opattrs_names[n] && rc == 0; n++)
-		for (int i = 0; mods && mods[i] && rc == 0; i++) {
-			if (strcasecmp(mods[i]->mod_type, entry_opattrs_names[n]) != 0 ||
-			    !mods[i]->mod_bvalues || !mods[i]->mod_bvalues[0])
-				continue;
-			if (n == ENTRY_OPATTRS_UUID && uuid_in_record(mods, mods[i], uuid))
-				break;
-			if (!ber && !(ber = ber_alloc_t(LBER_USE_DER)))
-				return -1;
-			if (ber_printf(ber, "{s[V]}", entry_opattrs_names[n],
-			               mods[i]->mod_bvalues) < 0)
-				rc = -1;
-			break; /* one attribute of a name */
-		}
+	for (int n = 0; n <= ENTRY_OPATTRS_UUID && rc == 0; n++) {
+		if (at[n] < 0)
+			continue;
+		if (!ber && !(ber = ber_alloc_t(LBER_USE_DER)))
+			return -1;
+		if (ber_printf(ber, "{s[V]}", entry_opattrs_names[n], mods[at[n]]->mod_bvalues) < 0)
+			rc = -1;
+	}
 	if (!ber)
 		return rc;
 	struct berval bv;
