@@ -6,7 +6,8 @@
 # objects with users and groups in groups; then, while the replica runs, a modify arrives
 # as the changed attribute alone (the others kept), a member added and one removed as
 # values, a delete as a tombstone, a rename as the object under its new DN; the replica
-# stopped, a change made meanwhile comes with its restart from the stored cookie. After
+# stopped, a change made meanwhile comes with its restart from the stored cookie, and a
+# cookie the DC refuses makes a full refresh. After
 # each step the replica's users and groups (their DN and the attributes compared) equal
 # a search of the DC. Filters on AD's types (schema/ad.schema: sAMAccountName,
 # userPrincipalName, objectSid in its string form, userAccountControl, groupType,
@@ -268,6 +269,30 @@ rep_start 2
 converge "restarted from its cookie"
 grep -q "full DirSync refresh" "$work/replica.2.log" && not_ok "the restart made a full refresh, not one from the cookie" ||
 	ok "the restart resumed from the stored cookie"
+
+# 7b. A cookie the DC no longer takes (Samba answers unavailableCriticalExtension, 12): the
+# replica drops it, logs it, and refreshes in full, so a user deleted meanwhile is gone
+# from it (no tombstone comes to a refresh without a cookie). The stored cookie is
+# overwritten with bytes of the right length while the replica is stopped (mdb_dump and
+# mdb_load on the file's meta table).
+stop_checked "$pid" "$work/replica.2.log" || not_ok "replica stop: $stop_why"
+ad_tool user delete bob > /dev/null 2>&1 || not_ok "user delete bob"
+mdb_dump -n -s meta -f "$work/meta.dump" "$work/replica.mdb" &&
+	python3 - "$work/meta.dump" << 'PY' && mdb_load -n -s meta -f "$work/meta.dump" "$work/replica.mdb" 2> "$work/mdb_load.log" ||
+import sys
+path = sys.argv[1]
+lines = open(path).read().split("\n")
+key = " " + b"cookie".hex()
+i = lines.index(key)  # the value follows its key
+lines[i + 1] = " " + "ab" * (len(lines[i + 1].strip()) // 2)
+open(path, "w").write("\n".join(lines))
+PY
+	not_ok "overwriting the stored cookie with mdb_dump/mdb_load failed"
+rep_start 3
+converge "a cookie the DC refused"
+grep -q "the DC refused the stored cookie" "$work/replica.3.log" && grep -q "full DirSync refresh" "$work/replica.3.log" &&
+	ok "the refused cookie was logged and dropped, and the refresh was a full one" ||
+	not_ok "no refused-cookie reload logged: $(grep syncrepl "$work/replica.3.log" | tail -2)"
 # 8. The DC gone: a password cannot be checked (unavailable, 52), but a disabled account is
 # still refused here (49), never sent to the DC.
 ad_stop
@@ -288,5 +313,5 @@ case $r in
 "503 "*) ok "the DC stopped: /readyz $r" ;;
 *) not_ok "the DC stopped: /readyz '$r' after 10 s" ;;
 esac
-stop_checked "$pid" "$work/replica.2.log" || not_ok "replica stop: $stop_why"
+stop_checked "$pid" "$work/replica.3.log" || not_ok "replica stop: $stop_why"
 finish
