@@ -126,9 +126,38 @@ static bool first_value(const unsigned char *p, size_t len, const char *name,
 }
 
 /*
- * One object the DC sent: a tombstone deleted, anything else merged with the stored copy
- * (when there is one) and stored. An object the replica does not hold that comes without
- * its objectClass (a change of one it skipped) is skipped, logged. 0, or -1 with why set.
+ * Whether the object at dn (attributes a[0..len)) is not one the replica holds: a
+ * tombstone (isDeleted: TRUE), or the head of another naming context below the one
+ * replicated (instanceType's bit 1, IT_NC_HEAD: the DC sends CN=Configuration under the
+ * domain's root, where a search of the domain answers a referral to it, not the object).
+ */
+static bool not_here(struct replica *r, struct scratch *s, const char *dn, const unsigned char *a,
+                     size_t len)
+{
+	const unsigned char *v;
+	size_t vlen;
+	char num[16];
+	if (first_value(a, len, "isDeleted", &v, &vlen) && vlen == 4 &&
+	    strncasecmp((const char *)v, "TRUE", 4) == 0)
+		return true;
+	if (!first_value(a, len, "instanceType", &v, &vlen) || vlen >= sizeof(num))
+		return false;
+	memcpy(num, v, vlen);
+	num[vlen] = '\0';
+	if (!(strtol(num, NULL, 10) & 1))
+		return false;
+	s->key.off = s->key.len = s->vkey.off = s->vkey.len = 0;
+	const char *base = r->conf->searchbase;
+	return dn_normalize(dn, strlen(dn), NULL, &s->key) == 0 &&
+	       dn_normalize(base, strlen(base), NULL, &s->vkey) == 0 &&
+	       (s->key.len != s->vkey.len || memcmp(s->key.data, s->vkey.data, s->key.len) != 0);
+}
+
+/*
+ * One object the DC sent: a tombstone (or another naming context's head) deleted, anything else
+ * merged with the stored copy (when there is one) and stored. An object the replica does not hold
+ * that comes without its objectClass (a change of one it skipped) is skipped, logged. 0, or -1 with
+ * why set.
  */
 static int on_entry(struct replica *r, LDAPMessage *e, struct scratch *s, char *why, size_t cap)
 {
@@ -156,8 +185,7 @@ static int on_entry(struct replica *r, LDAPMessage *e, struct scratch *s, char *
 	struct db_read *rd = db_write_reads(r->txn);
 	bool held =
 	    db_uuid2id(r->db, rd, uuid, &id) == 0 && db_get_entry(r->db, rd, id, &stored) == 0;
-	if (first_value(a, attrs.bv_len, "isDeleted", &del, &dlen) && dlen == 4 &&
-	    strncasecmp((const char *)del, "TRUE", 4) == 0) {
+	if (not_here(r, s, dn, a, attrs.bv_len)) {
 		status = held && rewrite_members(r, s, id, NULL, why, cap) < 0
 		             ? -1
 		             : replica_delete(r, uuid, why, cap);

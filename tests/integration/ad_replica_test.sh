@@ -117,6 +117,15 @@ inchain() {
 rep_start 1
 converge "first DirSync refresh"
 inchain "first DirSync refresh"
+# The entries right below the domain's root: the DC's (its referral to the Configuration
+# naming context is no entry; DirSync sends that context's head, which is not stored).
+want=$(ad_ldap ldapsearch -x -H "$ad_ldaps" -D "$AD_ADMIN" -w "$AD_PW" -LLL -o ldif-wrap=no -b "$AD_BASE" \
+	-s one 1.1 2> /dev/null | sed -n 's/^dn: //p' | LC_ALL=C sort)
+got=$(timeout 10 ldapsearch -x -H "ldap://127.0.0.1:$rport" -D "cn=admin,$AD_BASE" -w secret -LLL -o ldif-wrap=no \
+	-b "$AD_BASE" -s one 1.1 2> /dev/null | sed -n 's/^dn: //p' | LC_ALL=C sort)
+[ -n "$want" ] && [ "$got" = "$want" ] &&
+	ok "the entries below the domain's root equal the DC's ($(grep -c . <<< "$want"); no CN=Configuration)" ||
+	not_ok "below the root: $(diff <(echo "$want") <(echo "$got") | grep '^[<>]' | head -3 | tr '\n' ' ')"
 grep -q "no cookie: full DirSync refresh" "$work/replica.1.log" && ok "the first poll was a full refresh" ||
 	not_ok "no full refresh logged: $(tail -3 "$work/replica.1.log")"
 
