@@ -111,6 +111,12 @@ void attr_select_init(struct attr_select *sel, const struct berval *names, int n
 		const struct schema_attr *at = schema_attr_find(names[i].bv_val, names[i].bv_len);
 		if (at && at->has_subtypes)
 			sel->supertypes = true;
+		/* Active Directory's ranged retrieval ("member;range=0-1499"): values computed
+		 * from the stored ones, as an operational attribute is. */
+		const char *semi = memchr(names[i].bv_val, ';', names[i].bv_len);
+		if (semi && names[i].bv_val + names[i].bv_len - semi > 7 &&
+		    strncasecmp(semi, ";range=", 7) == 0)
+			sel->ranged = true;
 	}
 	if (only_noattrs)
 		sel->n = 0;

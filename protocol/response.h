@@ -57,6 +57,7 @@ struct attr_select {
 	int n;                  /* named attributes (not "*", "1.1"), compared case-insensitively */
 	const struct berval *names;
 	bool supertypes; /* a name has subtypes in the schema: they are selected too */
+	bool ranged;     /* a name has a ";range=" option (server/ops/computed_attrs.c) */
 	/* Attributes the client may read (attr_gate.h), or NULL for all: others are never
 	 * returned, stored or computed (extra). */
 	const struct attr_gate *gate;

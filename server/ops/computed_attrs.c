@@ -4,9 +4,11 @@
  * (entryUUID lives in the record header, or a provider's in the opattrs table).
  */
 #include <ldap.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "protocol/array.h"
 #include "protocol/buf.h"
@@ -77,7 +79,7 @@ bool computed_attrs_requested(const struct attr_select *sel)
 	for (size_t i = 0; i < sizeof(op_attr_names) / sizeof(op_attr_names[0]); i++)
 		if (attr_select_wants(sel, op_attr_names[i]))
 			return true;
-	return sel->n && attr_select_named(sel, "tokenGroups");
+	return sel->ranged || (sel->n && attr_select_named(sel, "tokenGroups"));
 }
 
 size_t computed_attrs_all_children(const struct db *db, struct db_read *txn, entry_id id)
@@ -225,6 +227,77 @@ static int put_token_groups(struct buf *out, const struct db *db, struct db_read
 	return rc;
 }
 
+/* A ";range=FIRST-LAST" option (LAST a number or "*") at p[0..end), the whole of a
+ * requested description's options: *first, *last (ULONG_MAX for "*"). False when it is
+ * not one. */
+static bool range_option(const char *p, const char *end, unsigned long *first, unsigned long *last)
+{
+	if (end - p < 10 || strncasecmp(p, ";range=", 7) != 0)
+		return false;
+	char text[48];
+	size_t n = (size_t)(end - p - 7);
+	if (n >= sizeof(text))
+		return false;
+	memcpy(text, p + 7, n);
+	text[n] = '\0';
+	char *dash, *rest;
+	*first = strtoul(text, &dash, 10);
+	if (dash == text || *dash != '-' || text[0] == '-')
+		return false;
+	if (strcmp(dash + 1, "*") == 0) {
+		*last = ULONG_MAX;
+		return true;
+	}
+	*last = strtoul(dash + 1, &rest, 10);
+	return rest != dash + 1 && !*rest && dash[1] != '-' && *last >= *first;
+}
+
+/*
+ * Ranged retrieval, as Active Directory answers it: a requested "member;range=0-1499"
+ * gets the values FIRST..LAST of the entry's member (counted from 0, as stored), sent as
+ * "member;range=FIRST-LAST", or "member;range=FIRST-*" when they reach the last value (a
+ * client reading a large group a window at a time stops there). A window past the last
+ * value sends nothing. Without the option every value goes as usual.
+ */
+static int put_ranged(struct buf *out, const struct attr_select *sel, const struct entry_view *e)
+{
+	int rc = 0;
+	for (int i = 0; i < sel->n && rc == 0; i++) {
+		const char *name = sel->names[i].bv_val, *end = name + sel->names[i].bv_len;
+		const char *semi = memchr(name, ';', (size_t)(end - name));
+		unsigned long first, last;
+		const unsigned char *vals, *v;
+		size_t vlen, len, tlen = semi ? (size_t)(semi - name) : 0;
+		if (!semi || !range_option(semi, end, &first, &last) ||
+		    !attr_gate_allows(sel->gate, name, tlen) ||
+		    !entry_find_attr(e, name, tlen, &vals, &vlen))
+			continue;
+		struct berval *bv = NULL;
+		size_t n = 0, cap = 0;
+		unsigned long k = 0;
+		for (const unsigned char *r = vals; entry_next_value(&r, vals + vlen, &v, &len);
+		     k++) {
+			if (k < first || k > last)
+				continue;
+			if (!ARRAY_ROOM_FOR(bv, cap, n, 64)) {
+				rc = -1;
+				break;
+			}
+			bv[n++] = (struct berval){len, (char *)v};
+		}
+		if (rc == 0 && n) {
+			char type[300], upto[24] = "*";
+			if (last < k - 1)
+				snprintf(upto, sizeof(upto), "%lu", last);
+			snprintf(type, sizeof(type), "%.*s;range=%lu-%s",
+			         (int)(tlen < 256 ? tlen : 256), name, first, upto);
+			rc = response_put_attr(out, type, bv, (int)n, sel->types_only);
+		}
+		free(bv);
+	}
+	return rc;
+}
+
 /*
  * createTimestamp, modifyTimestamp, creatorsName, modifiersName, entryCSN and the account
  * state (storage/entry_opattrs.h's list): the values
@@ -293,6 +366,8 @@ int computed_attrs_build(struct buf *out, const struct attr_select *sel, const s
 		rc |= put_member_of(out, db, txn, id, to);
 	if (sel->n && attr_select_named(sel, "tokenGroups")) /* by name only, as AD */
 		rc |= put_token_groups(out, db, txn, id, e, to);
+	if (sel->ranged)
+		rc |= put_ranged(out, sel, e);
 	bool has = attr_select_wants(sel, "hasSubordinates"),
 	     num = attr_select_wants(sel, "numSubordinates");
 	if (has || num) {

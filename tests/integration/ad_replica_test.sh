@@ -169,6 +169,30 @@ filters() {
 	done
 }
 
+# Ranged retrieval ([MS-ADTS] 3.1.1.3.1.3.3, how an AD client reads a large group a window
+# at a time): engineers' member values asked as "member;range=R" for five windows: the
+# descriptions and value counts the replica answers equal the DC's (a window reaching the
+# last value is "FIRST-*", one past it none), and the first two windows together are every
+# value (which value comes first is each server's own order).
+ranges() { # URI ARGS...: "R: DESC COUNT" a window, then the values of 0-0 and 1-*, sorted
+	local uri=$1 r
+	shift
+	for r in 0-0 '1-*' '0-*' 1-1 '5-*'; do
+		echo "$r: $(ad_ldap ldapsearch -x -H "$uri" "$@" -LLL -o ldif-wrap=no -b "CN=engineers,CN=Users,$AD_BASE" \
+			-s base '(objectClass=*)' "member;range=$r" 2> /dev/null |
+			awk -F': ' '/^member;/{d=$1; n++} END{print d, n + 0}')"
+	done
+	for r in 0-0 '1-*'; do
+		ad_ldap ldapsearch -x -H "$uri" "$@" -LLL -o ldif-wrap=no -b "CN=engineers,CN=Users,$AD_BASE" \
+			-s base '(objectClass=*)' "member;range=$r" 2> /dev/null | sed -n 's/^member;[^:]*: //p'
+	done | LC_ALL=C sort
+}
+want=$(ranges "$ad_ldaps" -D "$AD_ADMIN" -w "$AD_PW")
+got=$(ranges "ldap://127.0.0.1:$rport" -D "cn=admin,$AD_BASE" -w secret)
+[ -n "$want" ] && grep -q '^1-\*: member;range=1-\* ' <<< "$want" && [ "$got" = "$want" ] &&
+	ok "ranged retrieval of engineers' member values answers as the DC ($(head -5 <<< "$want" | tr '\n' ';'))" ||
+	not_ok "ranged retrieval: replica '$(tr '\n' ';' <<< "$got")', DC '$(tr '\n' ';' <<< "$want")'"
+
 # bind NAME PASSWORD: the result code of a simple bind as user NAME on the replica.
 bind() {
 	local rc=0
