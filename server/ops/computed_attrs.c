@@ -16,6 +16,7 @@
 #include "protocol/schema.h"
 #include "protocol/sid.h"
 #include "server/ops/access.h"
+#include "server/ops/account.h"
 #include "server/ops/ops.h"
 #include "storage/db_fault.h"
 #include "storage/entry_opattrs.h"
@@ -136,11 +137,8 @@ static int put_member_of(struct buf *out, const struct db *db, struct db_read *t
 	return rc || g.failed ? -1 : 0;
 }
 
-/* tokenGroups' groups being gathered, breadth first: their IDs (a group once) and the
- * objectSid each has. */
+/* tokenGroups' groups being gathered, breadth first: their IDs, a group once. */
 struct token_walk {
-	const struct db *db;
-	struct db_read *txn;
 	entry_id *ids;
 	size_t n, cap;
 	bool failed;
@@ -184,7 +182,7 @@ static bool first_of(const struct entry_view *e, const char *name, struct berval
 static int put_token_groups(struct buf *out, const struct db *db, struct db_read *txn, entry_id id,
                             const struct entry_view *e, bool types_only)
 {
-	struct token_walk t = {.db = db, .txn = txn};
+	struct token_walk t = {0};
 	/* (a walk cut short by an error answers what it reached) */
 	(void)db_foreach_group(db, txn, id, add_token_group, &t);
 	for (size_t i = 0; !t.failed && i < t.n && t.n < TOKEN_GROUPS_MAX; i++)
@@ -199,25 +197,19 @@ static int put_token_groups(struct buf *out, const struct db *db, struct db_read
 	/* The primary group: the entry's domain SID and primaryGroupID as the last RID. */
 	unsigned char primary[SID_MAX_BYTES];
 	struct berval own, rid;
-	char num[12];
+	int64_t r;
 	if (sids && first_of(e, "objectSid", &own) && own.bv_len >= 12 &&
 	    own.bv_len <= SID_MAX_BYTES && first_of(e, "primaryGroupID", &rid) &&
-	    rid.bv_len < sizeof(num)) {
-		memcpy(num, rid.bv_val, rid.bv_len);
-		num[rid.bv_len] = '\0';
-		char *end;
-		unsigned long r = strtoul(num, &end, 10);
-		if (!*end && r <= 0xffffffffUL) {
-			memcpy(primary, own.bv_val, own.bv_len);
-			for (int b = 0; b < 4; b++)
-				primary[own.bv_len - 4 + (size_t)b] = (unsigned char)(r >> (8 * b));
-			bool listed = false;
-			for (size_t i = 0; i < n && !listed; i++)
-				listed = sids[i].bv_len == own.bv_len &&
-				         memcmp(sids[i].bv_val, primary, own.bv_len) == 0;
-			if (!listed)
-				sids[n++] = (struct berval){own.bv_len, (char *)primary};
-		}
+	    account_integer(&rid, &r) && r >= 0 && r <= 0xffffffff) {
+		memcpy(primary, own.bv_val, own.bv_len);
+		for (int b = 0; b < 4; b++)
+			primary[own.bv_len - 4 + (size_t)b] = (unsigned char)(r >> (8 * b));
+		bool listed = false;
+		for (size_t i = 0; i < n && !listed; i++)
+			listed = sids[i].bv_len == own.bv_len &&
+			         memcmp(sids[i].bv_val, primary, own.bv_len) == 0;
+		if (!listed)
+			sids[n++] = (struct berval){own.bv_len, (char *)primary};
 	}
 	int rc = sids ? 0 : -1;
 	if (rc == 0 && n)

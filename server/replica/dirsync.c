@@ -1,6 +1,7 @@
 /* An Active Directory provider followed by DirSync: see dirsync.h. */
 #include "server/replica/dirsync.h"
 #include "server/replica/dirsync_merge.h"
+#include "server/replica/ds389.h"
 
 #include <ldap.h>
 #include <stdio.h>
@@ -136,15 +137,13 @@ static bool not_here(struct replica *r, struct scratch *s, const char *dn, const
 {
 	const unsigned char *v;
 	size_t vlen;
-	char num[16];
 	if (first_value(a, len, "isDeleted", &v, &vlen) && vlen == 4 &&
 	    strncasecmp((const char *)v, "TRUE", 4) == 0)
 		return true;
-	if (!first_value(a, len, "instanceType", &v, &vlen) || vlen >= sizeof(num))
-		return false;
-	memcpy(num, v, vlen);
-	num[vlen] = '\0';
-	if (!(strtol(num, NULL, 10) & 1))
+	long long type = first_value(a, len, "instanceType", &v, &vlen)
+	                     ? ds389_decimal((const char *)v, vlen)
+	                     : -1;
+	if (type < 0 || !(type & 1))
 		return false;
 	s->key.off = s->key.len = s->vkey.off = s->vkey.len = 0;
 	const char *base = r->conf->searchbase;
@@ -238,14 +237,8 @@ static long long read_usn(struct replica *r)
 	                      &t, 1, &res) == LDAP_SUCCESS) {
 		LDAPMessage *e = ldap_first_entry(r->ld, res);
 		struct berval **v = e ? ldap_get_values_len(r->ld, e, attrs[0]) : NULL;
-		char num[24];
-		if (v && v[0] && v[0]->bv_len < sizeof(num)) {
-			memcpy(num, v[0]->bv_val, v[0]->bv_len);
-			num[v[0]->bv_len] = '\0';
-			char *end;
-			long long n = strtoll(num, &end, 10);
-			usn = *end || n < 0 ? -1 : n;
-		}
+		if (v && v[0])
+			usn = ds389_decimal(v[0]->bv_val, v[0]->bv_len);
 		ldap_value_free_len(v);
 	}
 	ldap_msgfree(res);

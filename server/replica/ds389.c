@@ -11,8 +11,7 @@
 /* UUIDs asked again in one search: a filter of about 5 KB. */
 #define REFETCH_BATCH 100
 
-/* A change number written in decimal (1 to 18 digits), or -1 when text is not one. */
-static long long change_number_text(const char *text, size_t len)
+long long ds389_decimal(const char *text, size_t len)
 {
 	if (len == 0 || len > 18)
 		return -1;
@@ -39,7 +38,7 @@ long long ds389_cookie(const char *cookie, size_t len)
 		}
 	if (!first || last == first || !memchr(cookie, ':', (size_t)(first - cookie)))
 		return -1;
-	return change_number_text(last + 1, (size_t)(cookie + len - last - 1));
+	return ds389_decimal(last + 1, (size_t)(cookie + len - last - 1));
 }
 
 char **ds389_root_attrs(void)
@@ -53,7 +52,7 @@ char **ds389_root_attrs(void)
 static void change_number(LDAP *ld, LDAPMessage *e, const char *attr, long long *n)
 {
 	struct berval **v = ldap_get_values_len(ld, e, attr);
-	*n = v && v[0] ? change_number_text(v[0]->bv_val, v[0]->bv_len) : -1;
+	*n = v && v[0] ? ds389_decimal(v[0]->bv_val, v[0]->bv_len) : -1;
 	ldap_value_free_len(v);
 }
 

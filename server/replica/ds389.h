@@ -27,6 +27,10 @@
 
 #include "conf/syncrepl.h"
 
+/* A number written in decimal, 1 to 18 digits (a change number, a DirSync DC's USN or
+ * instanceType), or -1 when text[0..len) is not one. */
+long long ds389_decimal(const char *text, size_t len);
+
 /* The change number of a cookie of the form 389-ds's sync plugin makes,
  * HOST:PORT#BINDDN:BASE:FILTER#CHANGENUMBER; -1 when cookie is not one (slapd's starts
  * "rid="). */
