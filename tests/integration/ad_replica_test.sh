@@ -100,14 +100,30 @@ converge() {
 	not_ok "$1: the replica differs from the DC after ${CONVERGE}s: $(diff <(echo "$want") <(echo "$got") | grep '^[<>]' | head -4 | tr '\n' ' ')"
 }
 
+# dc_dns ARGS / rep_dns ARGS: the DNs a search under $AD_BASE (ARGS: scope, filter) finds
+# on the DC (as Administrator) / on the replica (as its rootdn), sorted.
+dc_dns() {
+	ad_ldap ldapsearch -x -H "$ad_ldaps" -D "$AD_ADMIN" -w "$AD_PW" -LLL -o ldif-wrap=no -b "$AD_BASE" \
+		"$@" 1.1 2> /dev/null | sed -n 's/^dn: //p' | LC_ALL=C sort
+}
+rep_dns() {
+	timeout 10 ldapsearch -x -H "ldap://127.0.0.1:$rport" -D "cn=admin,$AD_BASE" -w secret -LLL \
+		-o ldif-wrap=no -b "$AD_BASE" "$@" 1.1 2> /dev/null | sed -n 's/^dn: //p' | LC_ALL=C sort
+}
+# sid_text: the base64 SIDs on stdin, one a line, in their string form (S-1-5-21-...).
+sid_text() {
+	python3 -c 'import base64,struct,sys
+for l in sys.stdin:
+    b=base64.b64decode(l); n=b[1]
+    print("S-%d-%d" % (b[0], int.from_bytes(b[2:8], "big")) + "".join("-%d" % v for v in struct.unpack("<%dI" % n, b[8:8+4*n])))'
+}
+
 # inchain WHAT: the members of everyone-eng, groups in groups followed (the in-chain rule,
 # as AD clients ask for nested membership), on the replica equal the DC's answer.
 inchain() {
 	local f="(memberOf:1.2.840.113556.1.4.1941:=CN=everyone-eng,CN=Users,$AD_BASE)" want got
-	want=$(ad_ldap ldapsearch -x -H "$ad_ldaps" -D "$AD_ADMIN" -w "$AD_PW" -LLL -o ldif-wrap=no \
-		-b "$AD_BASE" "$f" 1.1 2> /dev/null | sed -n 's/^dn: //p' | LC_ALL=C sort)
-	got=$(timeout 10 ldapsearch -x -H "ldap://127.0.0.1:$rport" -D "cn=admin,$AD_BASE" -w secret -LLL \
-		-o ldif-wrap=no -b "$AD_BASE" "$f" 1.1 2> /dev/null | sed -n 's/^dn: //p' | LC_ALL=C sort)
+	want=$(dc_dns "$f")
+	got=$(rep_dns "$f")
 	[ -n "$want" ] && [ "$got" = "$want" ] &&
 		ok "$1: the in-chain members of everyone-eng equal the DC's ($(tr '\n' ' ' <<< "$want"))" ||
 		not_ok "$1: in-chain members of everyone-eng: replica '$(tr '\n' ' ' <<< "$got")', DC '$(tr '\n' ' ' <<< "$want")'"
@@ -119,10 +135,8 @@ converge "first DirSync refresh"
 inchain "first DirSync refresh"
 # The entries right below the domain's root: the DC's (its referral to the Configuration
 # naming context is no entry; DirSync sends that context's head, which is not stored).
-want=$(ad_ldap ldapsearch -x -H "$ad_ldaps" -D "$AD_ADMIN" -w "$AD_PW" -LLL -o ldif-wrap=no -b "$AD_BASE" \
-	-s one 1.1 2> /dev/null | sed -n 's/^dn: //p' | LC_ALL=C sort)
-got=$(timeout 10 ldapsearch -x -H "ldap://127.0.0.1:$rport" -D "cn=admin,$AD_BASE" -w secret -LLL -o ldif-wrap=no \
-	-b "$AD_BASE" -s one 1.1 2> /dev/null | sed -n 's/^dn: //p' | LC_ALL=C sort)
+want=$(dc_dns -s one)
+got=$(rep_dns -s one)
 [ -n "$want" ] && [ "$got" = "$want" ] &&
 	ok "the entries below the domain's root equal the DC's ($(grep -c . <<< "$want"); no CN=Configuration)" ||
 	not_ok "below the root: $(diff <(echo "$want") <(echo "$got") | grep '^[<>]' | head -3 | tr '\n' ' ')"
@@ -154,15 +168,12 @@ filters() {
 	local f want got sid
 	# alice's objectSid in its string form (S-1-5-21-...), which AD takes in a filter too
 	sid=$(ad_ldap ldapsearch -x -H "$ad_ldaps" -D "$AD_ADMIN" -w "$AD_PW" -LLL -o ldif-wrap=no \
-		-b "CN=alice,CN=Users,$AD_BASE" -s base objectSid 2> /dev/null | sed -n 's/^objectSid:: //p' |
-		python3 -c 'import base64,struct,sys; b=base64.b64decode(sys.stdin.read()); n=b[1]; print("S-%d-%d" % (b[0], int.from_bytes(b[2:8], "big")) + "".join("-%d" % v for v in struct.unpack("<%dI" % n, b[8:8+4*n])))')
+		-b "CN=alice,CN=Users,$AD_BASE" -s base objectSid 2> /dev/null | sed -n 's/^objectSid:: //p' | sid_text)
 	for f in "(sAMAccountName=ALICE)" "(userPrincipalName=alice@EXAMPLE.com)" "(objectSid=$sid)" \
 		"(&(objectClass=user)(userAccountControl=514))" "(&(objectClass=group)(groupType=-2147483646))" \
 		"(&(objectClass=user)(primaryGroupID=513)(!(sAMAccountName=a*)))"; do
-		want=$(ad_ldap ldapsearch -x -H "$ad_ldaps" -D "$AD_ADMIN" -w "$AD_PW" -LLL -o ldif-wrap=no \
-			-b "$AD_BASE" "$f" 1.1 2> /dev/null | sed -n 's/^dn: //p' | LC_ALL=C sort)
-		got=$(timeout 10 ldapsearch -x -H "ldap://127.0.0.1:$rport" -D "cn=admin,$AD_BASE" -w secret \
-			-LLL -o ldif-wrap=no -b "$AD_BASE" "$f" 1.1 2> /dev/null | sed -n 's/^dn: //p' | LC_ALL=C sort)
+		want=$(dc_dns "$f")
+		got=$(rep_dns "$f")
 		[ -n "$want" ] && [ "$got" = "$want" ] &&
 			ok "$1: $f finds the DC's $(grep -c . <<< "$want") entries" ||
 			not_ok "$1: $f: replica '$(tr '\n' ' ' <<< "$got")', DC '$(tr '\n' ' ' <<< "$want")'"
@@ -200,6 +211,12 @@ bind() {
 		> /dev/null 2>&1 || rc=$?
 	echo "$rc"
 }
+# expect_bind NAME PASSWORD RC WHAT: one check that the bind answers RC.
+expect_bind() {
+	local rc
+	rc=$(bind "$1" "$2")
+	[ "$rc" = "$3" ] && ok "$4 ($3)" || not_ok "$4: rc $rc, not $3"
+}
 
 # 6. Binds of replicated users, whose passwords the DC never gives out: checked by the DC
 # (bind_passthrough); a user disabled on the DC is refused here without asking it.
@@ -213,11 +230,7 @@ sids() { # URI ARGS...: alice's tokenGroups as S-1-5-21-... strings, sorted
 	local uri=$1
 	shift
 	ad_ldap ldapsearch -x -H "$uri" "$@" -LLL -o ldif-wrap=no -b "CN=alice,CN=Users,$AD_BASE" -s base \
-		tokenGroups 2> /dev/null | sed -n 's/^tokenGroups:: //p' |
-		python3 -c 'import base64,struct,sys
-for l in sys.stdin:
-    b=base64.b64decode(l); n=b[1]
-    print("S-%d-%d" % (b[0], int.from_bytes(b[2:8], "big")) + "".join("-%d" % v for v in struct.unpack("<%dI" % n, b[8:8+4*n])))' |
+		tokenGroups 2> /dev/null | sed -n 's/^tokenGroups:: //p' | sid_text |
 		grep '^S-1-5-21-' | LC_ALL=C sort
 }
 want=$(sids "$ad_ldaps" -D "$AD_ADMIN" -w "$AD_PW")
@@ -237,17 +250,10 @@ if sssd_usable; then
 else
 	not_ok "SSSD cannot run here: $sssd_why (scripts/deps.sh installs sssd-ldap and libnss-sss)"
 fi
-rc=$(bind alice Pass.alice.1)
-[ "$rc" = 0 ] && ok "alice binds on the replica with her password on the DC" ||
-	not_ok "alice's bind with her password: rc $rc"
-rc=$(bind alice Wrong.pass.1)
-[ "$rc" = 49 ] && ok "alice with a wrong password: invalidCredentials (49)" ||
-	not_ok "alice's bind with a wrong password: rc $rc, not 49"
-rc=$(bind erin Pass.erin.1)
-[ "$rc" = 49 ] && ok "erin, disabled on the DC (userAccountControl), is refused (49) with her password" ||
-	not_ok "disabled erin's bind: rc $rc, not 49"
-rc=$(bind nobody Pass.x.1)
-[ "$rc" = 49 ] && ok "an unknown user: 49" || not_ok "an unknown user's bind: rc $rc, not 49"
+expect_bind alice Pass.alice.1 0 "alice binds on the replica with her password on the DC"
+expect_bind alice Wrong.pass.1 49 "alice with a wrong password: invalidCredentials"
+expect_bind erin Pass.erin.1 49 "erin, disabled on the DC (userAccountControl), is refused with her password"
+expect_bind nobody Pass.x.1 49 "an unknown user"
 
 # Health: the lag in USNs (the DC's highestCommittedUSN now, minus when the last committed
 # poll began) is in /metrics, and /readyz answers 200.
@@ -329,12 +335,8 @@ grep -q "the DC refused the stored cookie" "$work/replica.3.log" && grep -q "ful
 # 8. The DC gone: a password cannot be checked (unavailable, 52), but a disabled account is
 # still refused here (49), never sent to the DC.
 ad_stop
-rc=$(bind alice Pass.alice.1)
-[ "$rc" = 52 ] && ok "the DC stopped: alice's bind is unavailable (52), not a wrong password" ||
-	not_ok "alice's bind with the DC stopped: rc $rc, not 52"
-rc=$(bind erin Pass.erin.1)
-[ "$rc" = 49 ] && ok "the DC stopped: disabled erin is still refused (49), without the DC" ||
-	not_ok "disabled erin's bind with the DC stopped: rc $rc, not 49"
+expect_bind alice Pass.alice.1 52 "the DC stopped: alice's bind is unavailable, not a wrong password"
+expect_bind erin Pass.erin.1 49 "the DC stopped: disabled erin is still refused, without the DC"
 # ... and the replica, which cannot poll it, turns not ready past ready_max_lag_ms (3 s).
 r=
 for _ in $(seq 1 20); do
