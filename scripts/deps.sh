@@ -49,6 +49,16 @@ PKGS="$PKGS samba-ad-dc samba-ad-provision"
 # a private mount namespace over tmpfs; libnss-sss adds "sss" to /etc/nsswitch.conf, which
 # answers nothing while no sssd runs); the system service is kept from starting.
 PKGS="$PKGS sssd-ldap libnss-sss"
+# The Kerberos peers of SASL GSSAPI binds (tests/integration/krb5_kdc.sh, krb5_probe.sh):
+# krb5-kdc (krb5kdc, kdb5_util) runs a KDC made in the test's own directory on a private
+# port, by PID; krb5-admin-server only for kadmin.local, which adds principals and writes
+# the keytab straight into that database (its kadmind never runs); krb5-user (kinit,
+# klist, kdestroy) gets the tickets; libsasl2-modules-gssapi-mit is Cyrus SASL's GSSAPI
+# mechanism for slapd and ldapwhoami. Installing them starts the system's KDC and kadmind
+# (their postinst scripts) and enables both units: kept from starting, as slapd's below.
+# krb5-config (a dependency) writes /etc/krb5.conf, which the tests never read
+# (KRB5_CONFIG).
+PKGS="$PKGS krb5-kdc krb5-admin-server krb5-user libsasl2-modules-gssapi-mit"
 # make perf-check (a step of .ci/run, bench/perf_check.sh) counts instructions with valgrind's
 # callgrind; git builds the baseline commit it compares with.
 PKGS="$PKGS valgrind git"
@@ -95,6 +105,11 @@ case " $missing " in
 esac
 case " $missing " in
 *" sssd-ldap "*) command -v systemctl >/dev/null 2>&1 && $SUDO systemctl disable sssd >/dev/null 2>&1 || true ;;
+esac
+case " $missing " in
+*" krb5-kdc "* | *" krb5-admin-server "*)
+	command -v systemctl >/dev/null 2>&1 &&
+		$SUDO systemctl disable krb5-kdc krb5-admin-server >/dev/null 2>&1 || true ;;
 esac
 case " $missing " in
 *" prometheus "*) command -v systemctl >/dev/null 2>&1 && $SUDO systemctl disable prometheus >/dev/null 2>&1 || true ;;
