@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
+#include <regex.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -120,6 +121,57 @@ static int set_proxy_from(void *ctx, const struct kv_key *k, void *field, const 
 	if (!added)
 		return config_bad(st,
 		                  "proxy_from: expected addresses or networks (ADDRESS[/PREFIX])");
+	return 0;
+}
+
+/* The next word of *p, in double quotes or up to a blank (a backslash keeps the character
+ * after it, and itself: a regular expression's escapes stay as written), malloc'd into
+ * *word; *p moves past it. Returns 1, 0 at the end, -1 (an unclosed quote, out of memory). */
+static int next_word(const char **p, char **word)
+{
+	const char *s = *p + strspn(*p, " \t");
+	if (!*s)
+		return 0;
+	bool quoted = *s == '"';
+	const char *from = s + quoted, *e = from;
+	while (*e && (quoted ? *e != '"' : *e != ' ' && *e != '\t'))
+		e += e[0] == '\\' && e[1] ? 2 : 1;
+	if (quoted && *e != '"')
+		return -1;
+	*word = strndup(from, (size_t)(e - from));
+	*p = e + quoted;
+	return *word ? 1 : -1;
+}
+
+/* authz_regexp: MATCH REPLACE (each quoted when it holds blanks), a rule after those of
+ * earlier lines; MATCH must compile as an extended regular expression. */
+static int set_authz_regexp(void *ctx, const struct kv_key *k, void *field, const char *value)
+{
+	(void)k, (void)field;
+	struct config_parse *st = ctx;
+	struct config *c = st->cfg;
+	if (c->nauthz_regexp == CONFIG_MAX_AUTHZ_REGEXP)
+		return config_bad(st, "authz_regexp: at most %d rules", CONFIG_MAX_AUTHZ_REGEXP);
+	struct authz_regexp *r = &c->authz_regexp[c->nauthz_regexp];
+	char *extra = NULL;
+	const char *p = value;
+	if (next_word(&p, &r->match) != 1 || next_word(&p, &r->replace) != 1 ||
+	    next_word(&p, &extra) != 0) {
+		free(extra);
+		free(r->match), free(r->replace);
+		*r = (struct authz_regexp){0};
+		return config_bad(st, "authz_regexp: expected \"MATCH\" \"REPLACE\" (a regular "
+		                      "expression and a DN or LDAP URL, quoted)");
+	}
+	c->nauthz_regexp++; /* config_free frees it from now on */
+	regex_t re;
+	int rc = regcomp(&re, r->match, REG_EXTENDED | REG_ICASE);
+	if (rc != 0) {
+		char why[200];
+		regerror(rc, &re, why, sizeof(why));
+		return config_bad(st, "authz_regexp: \"%s\": %s", r->match, why);
+	}
+	regfree(&re);
 	return 0;
 }
 
@@ -573,4 +625,7 @@ void config_free(struct config *cfg)
 	free(cfg->access);
 	cfg->access = NULL;
 	cfg->naccess = 0;
+	for (int i = 0; i < cfg->nauthz_regexp; i++)
+		free(cfg->authz_regexp[i].match), free(cfg->authz_regexp[i].replace);
+	cfg->nauthz_regexp = 0;
 }

@@ -46,6 +46,15 @@ enum db_readahead { DB_READAHEAD_AUTO, DB_READAHEAD_ON, DB_READAHEAD_OFF };
 /* Who may read cn=monitor. */
 enum monitor_access { MONITOR_ROOTDN, MONITOR_AUTHENTICATED, MONITOR_ANONYMOUS, MONITOR_NONE };
 
+/* One authz_regexp rule: an extended regular expression (matched without case against
+ * the normal form of an authentication DN) and what it makes of it: a DN, or an LDAP URL
+ * whose search finds one entry; $0-$9 are the match's groups. Both malloc'd. */
+struct authz_regexp {
+	char *match;
+	char *replace;
+};
+#define CONFIG_MAX_AUTHZ_REGEXP 64
+
 /* Client certificates (tls_verify_client), as slapd's TLSVerifyClient. */
 enum tls_verify { TLS_VERIFY_NEVER, TLS_VERIFY_ALLOW, TLS_VERIFY_DEMAND };
 
@@ -162,6 +171,20 @@ enum tls_verify { TLS_VERIFY_NEVER, TLS_VERIFY_ALLOW, TLS_VERIFY_DEMAND };
 	/* A simple bind of an entry with no password here checked by the provider (an \
 	   Active Directory DC never gives out its hashes): server/ops/op_bind.c. */ \
 	KEY(bind_passthrough, bool, , config_set_bool, .def = "no") \
+	/* SASL GSSAPI binds (Kerberos, through Cyrus SASL: server/net/sasl.h): offered while \
+	   sasl_keytab can be read; the service is ldap/sasl_host@sasl_realm (empty: the \
+	   machine's name, the Kerberos default realm). sasl_minssf: the least security \
+	   strength a SASL bind must end with (a GSSAPI layer's, or TLS's); sasl_maxssf: the \
+	   most the GSSAPI layer may give (0: no layer). The identity it names is \
+	   uid=USER,cn=REALM,cn=gssapi,cn=auth, made a DN by the first authz_regexp rule \
+	   that matches (server/ops/authz_map.h). A bind that asks to act as another \
+	   identity (proxy authorization) is refused (50), as slapd's authz-policy none. */ \
+	KEY(sasl_keytab, char, [1024], config_set_string, .def = "/etc/krb5.keytab") \
+	KEY(sasl_host, char, [256], config_set_string) \
+	KEY(sasl_realm, char, [256], config_set_string) \
+	KEY(sasl_minssf, int, , config_set_count, .min = 0, .max = 256, .def = "0") \
+	KEY(sasl_maxssf, int, , config_set_count, .min = 0, .max = 256, .def = "256") \
+	OWN_KEY(authz_regexp, set_authz_regexp) /* authz_regexp[], nauthz_regexp */ \
 	/* The operators' HTTP endpoint (server/monitor/http.h): off unless metrics_listen is \
 	   set; an address off the loopback needs metrics_allow_remote. /readyz answers 503 on \
 	   a replica more than ready_max_lag_ms behind (server/monitor/metrics.h says how \
@@ -200,6 +223,8 @@ struct config {
 	int naccess;
 	struct ip_net proxy_from[CONFIG_MAX_PROXY_FROM];
 	int nproxy_from;
+	struct authz_regexp authz_regexp[CONFIG_MAX_AUTHZ_REGEXP]; /* in file order */
+	int nauthz_regexp;
 	/* schema_dir was not set and SCHEMA_DEFAULT_DIR does not exist: schema_dir is the
 	 * source tree's schema/ beside the running program (conf/config.c) */
 	bool schema_dir_from_tree;

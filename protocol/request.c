@@ -25,10 +25,11 @@ static int decode_bind(struct ber_in *in, struct bind_request *b, const char **w
 	if (t == LDAP_AUTH_SASL) {
 		/* SaslCredentials ::= SEQUENCE { mechanism, credentials OPTIONAL } */
 		struct ber_in sasl;
-		struct berval creds;
 		if (ber_in_take(in, LDAP_AUTH_SASL, &sasl) < 0 || !ber_in_end(in) ||
-		    ber_in_string(&sasl, LBER_OCTETSTRING, &b->mech) < 0 ||
-		    (!ber_in_end(&sasl) && ber_in_string(&sasl, LBER_OCTETSTRING, &creds) < 0) ||
+		    ber_in_string(&sasl, LBER_OCTETSTRING, &b->mech) < 0)
+			return -1;
+		b->has_cred = !ber_in_end(&sasl);
+		if ((b->has_cred && ber_in_string(&sasl, LBER_OCTETSTRING, &b->cred) < 0) ||
 		    !ber_in_end(&sasl))
 			return -1;
 		return 0;

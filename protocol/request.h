@@ -30,8 +30,9 @@
 struct bind_request {
 	int version;
 	struct berval dn;
-	bool simple;        /* false: SASL (cred unused) */
-	struct berval cred; /* simple password */
+	bool simple;        /* false: SASL */
+	struct berval cred; /* the simple password, or the SASL credentials */
+	bool has_cred;      /* SASL: credentials present (an empty value is not none) */
 	struct berval mech; /* SASL mechanism */
 };
 

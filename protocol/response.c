@@ -86,7 +86,8 @@ int response_result_ex(struct buf *out, int32_t msgid, unsigned char optag, int 
 	if (x->oid)
 		p = tlv_write(p, LDAP_TAG_EXOP_RES_OID, x->oid, olen);
 	if (x->has_value)
-		p = tlv_write(p, LDAP_TAG_EXOP_RES_VALUE, x->value, x->vlen);
+		p = tlv_write(p, x->sasl_creds ? LDAP_TAG_SASL_RES_CREDS : LDAP_TAG_EXOP_RES_VALUE,
+		              x->value, x->vlen);
 	out->len = (size_t)(p - out->data);
 	if (x->clen)
 		buf_append(out, x->controls, x->clen);

@@ -37,6 +37,7 @@ struct result_extra {
 	const char *referral; /* one LDAP URL: the result's referral [3] (rc 10), or NULL */
 	const char *oid;      /* responseName, or NULL */
 	bool has_value;       /* responseValue present */
+	bool sasl_creds;      /* the value is a BindResponse's serverSaslCreds [7] */
 	const void *value;
 	size_t vlen;
 	const void *controls; /* a whole [0] Controls element, or NULL */

@@ -28,6 +28,7 @@
 
 struct send_policy;
 struct tls_server;
+struct sasl_server;
 struct ops_shared;
 struct conn;
 struct ldap_request;
@@ -129,7 +130,8 @@ struct server {
 	 * rules in force, the root DSE and cn=Subschema records. Made by ops_start, freed by
 	 * ops_stop. */
 	struct ops_shared *ops;
-	struct tls_server *tls; /* the TLS context (net/tls.h), NULL when TLS is not configured */
+	struct tls_server *tls;   /* the TLS context (net/tls.h), NULL when TLS is not configured */
+	struct sasl_server *sasl; /* SASL GSSAPI (net/sasl.h), NULL when not offered */
 	bool unix_bound[CONFIG_MAX_LISTEN];       /* ldapi:// socket files this server made */
 	char listen_urls[CONFIG_MAX_LISTEN][400]; /* each address as a URL, port resolved */
 	bool listening;                           /* the listeners listen (atomic; listeners.h) */

@@ -57,10 +57,11 @@ struct conn_impl {
 	bool bind_held; /* its result line is held: held_rc, held_us, trace.text */
 	int held_rc;
 	uint64_t held_us;
-	struct buf tls_out; /* ciphertext of out, waiting for the socket */
-	bool ktls;          /* the kernel encrypts: out goes to the socket as it is (tls.h) */
-	bool tls_starting;  /* StartTLS was answered: TLS begins once the answer is sent */
-	time_t tls_since;   /* when the handshake began (tls_handshake_timeout) */
+	struct buf tls_out;        /* ciphertext of out, waiting for the socket */
+	struct sasl_session *sasl; /* a SASL bind's session and its security layer, or NULL */
+	bool ktls;         /* the kernel encrypts: out goes to the socket as it is (tls.h) */
+	bool tls_starting; /* StartTLS was answered: TLS begins once the answer is sent */
+	time_t tls_since;  /* when the handshake began (tls_handshake_timeout) */
 	/* For cn=Monitor's connection entries (conn_list.h), read by another thread: */
 	time_t accepted;    /* when (clock_seconds), set before the connection is listed */
 	uint8_t scheme;     /* enum listen_scheme of its listener, set before too */
@@ -204,12 +205,29 @@ int conn_tls_switch(struct conn *c, bool *send);
 /* One recv of ciphertext, decrypted into c->in: as conn_read_some (bytes added, -2 none yet,
  * 0 closed, -1 error), with *send as conn_tls_switch's. */
 ssize_t conn_tls_read(struct conn *c, bool *send);
-/* Encrypts what waits in c->out into c->tls_out once tls_out is empty; with more (the
- * response goes on), only whole 16 KiB records, the rest left in c->out. Returns 0 or -1
+/* Encrypts what waits in c->out but its last `held` bytes into c->tls_out once tls_out
+ * is empty; with more (the response goes on), only whole 16 KiB records, the rest left
+ * in c->out. Returns 0 or -1
  * (c is closing). */
-int conn_tls_encrypt(struct conn *c, bool more);
+int conn_tls_encrypt(struct conn *c, bool more, size_t held);
 /* Sends close_notify if it can without waiting, frees the session. */
 void conn_tls_end(struct conn *c);
+
+/* --- conn_sasl.c: a SASL bind's security layer on the I/O, for conn*.c (sasl.h) -------- */
+
+/* Frees c's SASL session, layer or not (at close). */
+void conn_sasl_free(struct conn *c);
+/* With a layer on: the `got` bytes a read appended to c->in replaced by what they decode
+ * to. Returns the bytes added (as conn_read_some: -2 none yet, got when got <= 0, -1 to
+ * close). */
+ssize_t conn_sasl_unwrap(struct conn *c, ssize_t got);
+/* With a layer on: what was queued in c->out since the last call made SASL buffers (with
+ * more, whole buffers only; the rest waits). Returns 0, or -1 (c is closing). */
+int conn_sasl_wrap(struct conn *c, bool more);
+/* The bytes at the end of c->out not yet wrapped (0 without a layer): not for the wire. */
+size_t conn_sasl_held(const struct conn *c);
+/* n bytes of c->out's front went to the wire or to TLS. */
+void conn_sasl_sent(struct conn *c, size_t n);
 
 /* --- for conn*.c: what the input, output and life-cycle files share ------------------ */
 

@@ -19,6 +19,7 @@
 #include "server/clock.h"
 #include "server/log.h"
 #include "server/net/engine.h"
+#include "server/net/sasl.h"
 
 #define CONN_READ_CHUNK (16 * 1024)
 
@@ -185,12 +186,13 @@ void conn_process_input(struct conn *c)
  * EOF, -1 to close. */
 ssize_t conn_read_some(struct conn *c)
 {
+	bool layer = CI(c)->sasl && conn_sasl_layer(c);
 	if (c->tls) {
 		bool send;
 		ssize_t n = conn_tls_read(c, &send);
 		if (send && conn_flush(c, 0) < 0)
 			return -1;
-		return n;
+		return layer ? conn_sasl_unwrap(c, n) : n;
 	}
 	size_t max = conn_max_pdu(c);
 	size_t want = CONN_READ_CHUNK;
@@ -219,7 +221,7 @@ ssize_t conn_read_some(struct conn *c)
 	if (n < 0)
 		return errno == EAGAIN || errno == EWOULDBLOCK ? (ssize_t)-2 : -1;
 	CI(c)->in.len += (size_t)n;
-	return n;
+	return layer ? conn_sasl_unwrap(c, n) : n;
 }
 
 bool conn_more_requests(const struct conn *c)

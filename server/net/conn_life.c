@@ -165,6 +165,7 @@ void conn_worker_free(struct worker *w)
 	slab_free(&nw->ident_slab);
 	pthread_mutex_destroy(&nw->conns_lock);
 	buf_free(&nw->tls_in);
+	buf_free(&nw->sasl_scratch);
 	if (nw->engine)
 		nw->engine->teardown(w); /* the thread's did, unless it never ran */
 	if (nw->wakefd > 0)
@@ -248,6 +249,7 @@ void conn_close(struct conn *c, const char *why)
 	nw->trim_bytes += CI(c)->in.cap + CI(c)->out.cap + CI(c)->tls_out.cap + c->trace.text.cap +
 	                  (c->tls ? CONN_TLS_SESSION_BYTES : 0);
 	conn_tls_end(c);
+	conn_sasl_free(c);
 	engine_close(w, c->fd);
 	worker_fd_freed(w);
 	buf_free(&CI(c)->in);

@@ -21,6 +21,7 @@
 #include "server/clock.h"
 #include "server/log.h"
 #include "server/net/engine.h"
+#include "server/net/sasl.h"
 #include "server/net/policy.h"
 
 static void set_events(struct conn *c, uint32_t events)
@@ -109,14 +110,21 @@ int conn_flush(struct conn *c, int flags)
 	bool whole =
 	    (flags & MSG_MORE) && CI(c)->policy->whole_segments && !c->local && !CI(c)->ktls;
 	CI(c)->out_more = flags & MSG_MORE;
+	/* A SASL security layer: the responses become its buffers first (conn_sasl.c). */
+	if (CI(c)->sasl && conn_sasl_layer(c) && conn_sasl_wrap(c, flags & MSG_MORE) < 0)
+		return -1;
+	size_t out_before = buf_pending(&CI(c)->out);
 	for (;;) {
-		if (records && conn_tls_encrypt(c, flags & MSG_MORE) < 0)
+		size_t held = CI(c)->sasl ? conn_sasl_held(c) : 0;
+		if (records && conn_tls_encrypt(c, flags & MSG_MORE, held) < 0)
 			return -1;
 		struct buf *wire = records ? &CI(c)->tls_out : &CI(c)->out;
 		size_t before = buf_pending(wire);
 		if (before == 0 || c->blocked)
 			break;
 		size_t hold = whole ? before - whole_segments(c, before) : 0;
+		if (!records && hold < held)
+			hold = held;
 		if (hold == before)
 			break; /* less than a segment: it waits for what follows */
 		if (send_pending(c, wire, hold, flags, &sent_any) < 0)
@@ -130,6 +138,8 @@ int conn_flush(struct conn *c, int flags)
 		if (buf_pending(&CI(c)->out) == 0)
 			break;
 	}
+	if (CI(c)->sasl)
+		conn_sasl_sent(c, out_before - buf_pending(&CI(c)->out));
 	size_t waiting = buf_pending(&CI(c)->out) + buf_pending(&CI(c)->tls_out);
 	if (c->blocked) {
 		if (!was_blocked || sent_any)

@@ -80,14 +80,14 @@ int conn_tls_after_proxy(struct conn *c, bool *send)
  * segment boundary: conn_output.c, whole_segments), with whatever the session has to
  * send itself (handshake, alerts).
  */
-int conn_tls_encrypt(struct conn *c, bool more)
+int conn_tls_encrypt(struct conn *c, bool more, size_t held)
 {
 	size_t waiting = buf_pending(&CI(c)->tls_out);
 	if (waiting > 0 && waiting >= CI(c)->mss)
 		return 0;
 	if (waiting == 0)
 		CI(c)->tls_out.off = CI(c)->tls_out.len = 0;
-	size_t plain = buf_pending(&CI(c)->out);
+	size_t plain = buf_pending(&CI(c)->out) - held; /* held: a SASL layer's to wrap */
 	/* More of the response follows (MSG_MORE): only whole 16 KiB records now, the rest
 	 * joins what comes next, so a gathered response is full records and one short one. */
 	if (more)

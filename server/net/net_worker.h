@@ -48,6 +48,7 @@ struct net_worker {
 	 * latency from there (one clock read a round, not one a request) */
 	uint64_t round_ns;
 	struct buf tls_in;       /* ciphertext just received, before decryption (conn_tls.c) */
+	struct buf sasl_scratch; /* bytes a SASL layer wraps or unwraps (conn_sasl.c) */
 	struct conn_impl *conns; /* all connections of this worker */
 	/* Held by the worker while it links or unlinks a connection or changes its bound
 	 * identity, and by conn_list (another thread) while it copies them: never on a

@@ -541,6 +541,12 @@ void tls_describe(const struct tls_session *t, char *out, size_t cap)
 	snprintf(out, cap, "%s %s", SSL_get_version(t->ssl), SSL_get_cipher_name(t->ssl));
 }
 
+unsigned tls_cipher_bits(const struct tls_session *t)
+{
+	int bits = SSL_is_init_finished(t->ssl) ? SSL_get_cipher_bits(t->ssl, NULL) : 0;
+	return bits > 0 ? (unsigned)bits : 0;
+}
+
 bool tls_has_output(const struct tls_session *t)
 {
 	return buf_pending(&t->own) > 0;

@@ -83,6 +83,9 @@ bool tls_kernel_send(const struct tls_session *t);
 const char *tls_why(const struct tls_session *t);
 /* The negotiated protocol and cipher, e.g. "TLSv1.3 TLS_AES_256_GCM_SHA384". */
 void tls_describe(const struct tls_session *t, char *out, size_t cap);
+/* The secret bits of the session's cipher (a SASL bind's external strength), 0 before
+ * the handshake is done. */
+unsigned tls_cipher_bits(const struct tls_session *t);
 /* True if the handshake reused an earlier session (ticket). */
 bool tls_resumed(const struct tls_session *t);
 /* True if the session has bytes of its own to send (tickets, alerts) not yet taken. */

@@ -6,6 +6,7 @@
  * state; and, once at start-up, the warning about a rootpw that is the examples' password.
  */
 #include "server/ops/access.h"
+#include "server/ops/authz_map.h"
 #include "server/ops/ops.h"
 #include "server/ops/ops_impl.h"
 
@@ -31,6 +32,7 @@ void ops_shared_free(struct ops_shared *s)
 	access_rules_release(s->access); /* the last reference: every worker has let go */
 	buf_free(&s->rootdse);
 	buf_free(&s->subschema);
+	authz_map_free(s->authz);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
@@ -45,7 +47,7 @@ int ops_start(struct server *srv)
 	if (!rules)
 		return -1;
 	access_publish(srv, rules);
-	return 0;
+	return authz_map_compile(&srv->cfg, &srv->ops->authz);
 }
 
 void ops_reload_access(struct server *srv, struct config *n)

@@ -13,6 +13,7 @@
 #include "server/access_log.h"
 #include "server/ops/access.h"
 #include "server/ops/account.h"
+#include "server/ops/bind_account.h"
 #include "server/ops/bind_pad.h"
 #include "server/ops/bind_passthrough.h"
 #include "server/bind_limit.h"
@@ -24,30 +25,10 @@
 #include "server/ops/ops.h"
 #include "server/net/conn.h"
 #include "server/net/reply.h"
+#include "server/net/sasl.h"
 #include "server/net/tls.h"
 #include "password/password.h"
 #include "storage/db_passwords.h"
-
-/* The entry at the reversed DN key[0..keylen) into *id and *e, in c's worker's read
- * transaction, which the caller has begun: 0, DB_NOTFOUND (no such entry) or an LMDB
- * error. The one lookup of both binds' paths (a password checked, an account refused). */
-static int read_entry(struct conn *c, const void *key, size_t keylen, entry_id *id,
-                      struct entry_view *e)
-{
-	struct db_worker *dw = db_worker(c->w);
-	int rc = db_dn2id(&dw->gen->db, dw->txn, key, keylen, id);
-	return rc ? rc : db_get_entry(&dw->gen->db, dw->txn, *id, e);
-}
-
-/* The account state of entry id (read by read_entry) into *in, with the server's default
- * policy: 0, DB_NOTFOUND or an LMDB error (account_read). */
-static int read_account(struct conn *c, entry_id id, const struct entry_view *e,
-                        struct account_input *in)
-{
-	struct worker *w = c->w;
-	return account_read(&db_worker(w)->gen->db, db_worker(w)->txn, id, e,
-	                    w->srv->cfg.ppolicy_default, w->srv->cfg.suffix, in);
-}
 
 /* What a simple bind as an entry met (entry_bind_check). */
 struct bind_outcome {
@@ -82,7 +63,7 @@ static void entry_bind_check(struct conn *c, const struct buf *key, const struct
 	struct access_entry ae;
 	struct account_input in;
 	access_op_init(&aop, c);
-	int rc = read_entry(c, key->data, key->len, &id, &e);
+	int rc = bind_read_entry(c, key->data, key->len, &id, &e);
 	if (rc == 0)
 		o->has_password = (access_entry_init(&ae, &aop, id, &e),
 		                   access_attr_level(&ae, "userPassword", 12) >= ACCESS_AUTH &&
@@ -92,7 +73,7 @@ static void entry_bind_check(struct conn *c, const struct buf *key, const struct
 	if (rc == 0 && !o->has_password && !w->srv->cfg.bind_passthrough)
 		rc = DB_NOTFOUND;
 	if (rc == 0)
-		rc = read_account(c, id, &e, &in);
+		rc = bind_read_account(c, id, &e, &in);
 	if (rc != 0 && rc != DB_NOTFOUND)
 		db_gen_txn_failed(w); /* answered as a wrong password; the next one renews */
 	time_t now = time(NULL);
@@ -265,45 +246,6 @@ static void bind_failed(struct conn *c, int32_t msgid, const struct berval *cred
 	bind_fail_padded(c, msgid, controls);
 }
 
-/* The access log's line of this operation says why the account was refused (a client is
- * told 49, and a Password Policy error at most). */
-static void note_account(struct conn *c, const char *word, const char *attr)
-{
-	if (!c->trace.text.len || !access_log_on(c->w->srv))
-		return;
-	char t[96];
-	int n = snprintf(t, sizeof(t), " account=%s attr=\"%s\"", word, attr ? attr : "-");
-	if (n > 0)
-		buf_append(&c->trace.text, t, (size_t)n < sizeof(t) ? (size_t)n : sizeof(t) - 1);
-}
-
-enum account_refusal op_account_refused(struct conn *c, const void *key, size_t keylen)
-{
-	struct account_input in;
-	const char *attr = NULL;
-	enum account_refusal r = ACCOUNT_USABLE;
-	if (db_gen_txn_begin(c->w) != 0)
-		return ACCOUNT_LOCKED; /* nothing can be read: no bind without its check */
-	entry_id id;
-	struct entry_view e;
-	int rc = read_entry(c, key, keylen, &id, &e);
-	if (rc == 0)
-		rc = read_account(c, id, &e, &in);
-	if (rc == 0) {
-		r = account_refused(&in, time(NULL), &attr);
-	} else if (rc != DB_NOTFOUND) {
-		db_gen_txn_failed(c->w);
-		r = ACCOUNT_LOCKED;
-		attr = "(the entry could not be read)";
-	}
-	db_gen_txn_end(c->w);
-	if (r != ACCOUNT_USABLE) {
-		STAT_ADD(c->w->stats.binds_refused_account, 1);
-		note_account(c, account_refusal_word(r), attr);
-	}
-	return r;
-}
-
 /* The [0] Controls of a bind's answer holding the Password Policy response (its values as
  * control_ppolicy_response takes them) into out; left empty when out of memory (the
  * answer then goes without it). */
@@ -346,17 +288,6 @@ static void replay_bind(struct conn *c, const struct berval *dn, const struct be
 	STAT_ADD(c->w->stats.binds_replayed, 1);
 }
 
-/* True if ndn (a normal form, dn_normalize's) is the configured rootdn. */
-static bool is_rootdn(const struct server *srv, const struct buf *ndn)
-{
-	struct buf root = {0};
-	bool same = srv->cfg.rootdn[0] &&
-	            dn_normalize(srv->cfg.rootdn, strlen(srv->cfg.rootdn), &root, NULL) == 0 &&
-	            root.len == ndn->len && memcmp(root.data, ndn->data, ndn->len) == 0;
-	buf_free(&root);
-	return same;
-}
-
 /*
  * SASL EXTERNAL (RFC 4422 appendix A): on ldapi:// the identity is the peer's
  * uid and gid ("gidNumber=0+uidNumber=0,cn=peercred,cn=external,cn=auth", as
@@ -383,7 +314,7 @@ static void sasl_external(struct conn *c, int32_t id)
 		    "verifies");
 		goto out;
 	}
-	bool is_root = is_rootdn(srv, &ndn);
+	bool is_root = op_is_rootdn(srv, &ndn);
 	/* The entry the identity names, if there is one here, may be locked or disabled. */
 	if (!is_root && op_account_refused(c, key.data, key.len) != ACCOUNT_USABLE) {
 		reply_done(c, id, LDAP_RES_BIND, LDAP_INVALID_CREDENTIALS, NULL, NULL);
@@ -411,13 +342,13 @@ static enum ppolicy_error policy_error(struct conn *c, const struct bind_outcome
 	if (o->refusal != ACCOUNT_USABLE || o->after.password_expired)
 		STAT_ADD(c->w->stats.binds_refused_account, 1);
 	if (o->refusal != ACCOUNT_USABLE) {
-		note_account(c, account_refusal_word(o->refusal), o->attr);
+		bind_note_account(c, account_refusal_word(o->refusal), o->attr);
 		/* slapd tells a locked account only under ppolicy_use_lockout */
 		return c->w->srv->cfg.ppolicy_use_lockout ? PPOLICY_ACCOUNT_LOCKED
 		                                          : PPOLICY_NO_ERROR;
 	}
 	if (o->after.password_expired) {
-		note_account(c, "password-expired", "pwdChangedTime");
+		bind_note_account(c, "password-expired", "pwdChangedTime");
 		return PPOLICY_PASSWORD_EXPIRED;
 	}
 	return ok && o->after.change_after_reset ? PPOLICY_CHANGE_AFTER_RESET : PPOLICY_NO_ERROR;
@@ -477,7 +408,7 @@ static void simple_bind(struct conn *c, const struct ldap_request *req, const st
 		}
 	}
 	struct bind_outcome o = {.after = {.expire = -1, .grace = -1}};
-	bool root = is_rootdn(srv, ndn);
+	bool root = op_is_rootdn(srv, ndn);
 	if (root) {
 		ok = srv->cfg.rootpw[0] && password_check(srv->cfg.rootpw, strlen(srv->cfg.rootpw),
 		                                          b->cred.bv_val, b->cred.bv_len);
@@ -538,14 +469,15 @@ void op_bind(struct conn *c, struct ldap_request *req)
 		return;
 	}
 	if (!b->simple) {
-		if (b->mech.bv_len == 8 && strncasecmp(b->mech.bv_val, "EXTERNAL", 8) == 0)
+		if (b->mech.bv_len == 8 && strncasecmp(b->mech.bv_val, "EXTERNAL", 8) == 0) {
+			conn_sasl_drop(c);
 			sasl_external(c, id);
-		else
-			reply_done(c, id, LDAP_RES_BIND, LDAP_AUTH_METHOD_NOT_SUPPORTED, NULL,
-			           "the only SASL mechanism is EXTERNAL (ldapi:// or TLS client "
-			           "certificates)");
+		} else {
+			op_bind_sasl(c, req); /* Cyrus SASL's mechanisms: GSSAPI */
+		}
 		return;
 	}
+	conn_sasl_drop(c); /* a simple bind ends a SASL bind in progress */
 	if (b->dn.bv_len == 0 && b->cred.bv_len == 0) {
 		reply_done(c, id, LDAP_RES_BIND, LDAP_SUCCESS, NULL, NULL);
 		return;

@@ -26,6 +26,7 @@
 #include "server/log.h"
 #include "server/net/conn.h"
 #include "server/net/reply.h"
+#include "server/ops/bind_account.h"
 #include "server/ops/ops.h"
 #include "server/replica/replica.h"
 

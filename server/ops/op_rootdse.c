@@ -80,8 +80,13 @@ int op_rootdse_build(struct server *srv)
 	bool ldapi = false;
 	for (int i = 0; i < srv->cfg.nlisten; i++)
 		ldapi |= srv->cfg.listen[i].scheme == LISTEN_LDAPI;
-	struct berval *sasl_v[] = {(srv->tls && srv->cfg.tls_ca_file[0]) || ldapi ? &sasl : NULL,
-	                           NULL};
+	/* GSSAPI: Kerberos, when sasl_setup found the keytab and the plugin (server/net/sasl.h). */
+	struct berval gssapi = BV("GSSAPI");
+	struct berval *sasl_v[3] = {NULL}, **sv = sasl_v;
+	if ((srv->tls && srv->cfg.tls_ca_file[0]) || ldapi)
+		*sv++ = &sasl;
+	if (srv->sasl)
+		*sv++ = &gssapi;
 	struct berval *feat_v[] = {&feat[0], &feat[1], NULL}, *ver_v[] = {&ver, NULL};
 	struct berval *vendor_v[] = {&vendor, NULL}, *vversion_v[] = {&vversion, NULL};
 	struct berval *sub_v[] = {&subschema, NULL}, *mon_v[] = {&monitor, NULL};

@@ -147,6 +147,9 @@ void op_trace(struct conn *c, const struct ldap_request *req);
 #include "server/ops/account.h"
 
 void op_bind(struct conn *c, struct ldap_request *req);
+/* A SASL bind of a mechanism Cyrus SASL serves (GSSAPI), one step of it: op_bind_sasl.c. */
+void op_bind_sasl(struct conn *c, const struct ldap_request *req);
+
 /*
  * Picks g->bind_decoy: a stored password value of the costliest scheme in use
  * (every userPassword in g's database, and rootpw), which a failed bind that did no
@@ -159,13 +162,6 @@ void op_bind(struct conn *c, struct ldap_request *req);
  */
 struct db_gen;
 int op_bind_prepare(struct server *srv, struct db_gen *g);
-/*
- * Whether the account of the entry at key[0..keylen) (a dn_normalize key) may act now
- * (server/ops/account.h): ACCOUNT_USABLE also when there is no such entry; else why not,
- * noted on the access log's line of c's operation (account=WORD attr="ATTR") and counted.
- * For SASL EXTERNAL binds and chained password changes (op_chain.c).
- */
-enum account_refusal op_account_refused(struct conn *c, const void *key, size_t keylen);
 
 /* --- op_compare.c ------------------------------------------------------------------------ */
 

@@ -23,6 +23,7 @@
 #include "server/net/listeners.h"
 #include "server/net/net.h"
 #include "server/net/net_worker.h"
+#include "server/net/sasl.h"
 #include "server/net/tls.h"
 #include "server/db/db.h"
 #include "server/log.h"
@@ -391,6 +392,8 @@ int server_init(struct server *srv)
 		srv->gen->map_slot = db_watch_start(srv, srv->gen->dev, srv->gen->ino);
 	if (tls_setup(cfg, &srv->tls) < 0) /* before the root DSE, which lists StartTLS */
 		return -1;
+	if (sasl_setup(cfg, &srv->sasl) < 0) /* and its SASL mechanisms */
+		return -1;
 	/* minidir -t creates nothing: run as root, it would leave a root-owned log that the
 	 * service's user could not open at its start. */
 	if (srv->check_only)
@@ -492,6 +495,8 @@ void server_stop(struct server *srv)
 			unlink(srv->cfg.listen[a].path); /* ours: bound by listeners_bind */
 	tls_teardown(srv->tls);
 	srv->tls = NULL;
+	sasl_teardown(srv->sasl);
+	srv->sasl = NULL;
 	access_log_close(srv);
 	ops_stop(srv);            /* the access rules, the root DSE and cn=Subschema */
 	db_gen_release(srv->gen); /* the last reference: every worker has let go */

@@ -244,6 +244,15 @@ kdc_slapd_start() {
 	kdc_uri=ldap://localhost:$port
 }
 
+# kdc_answer OUT: ldapwhoami's answer in OUT (kdc_whoami's output) as one line: "dn:..."
+# or "Code (N): info". kdc_ssf OUT: the client's "SASL SSF" in it (empty: none).
+kdc_answer() {
+	awk '/^dn:|^u:/ {print; exit}
+		/ldap_sasl_interactive_bind: / {sub(/.*ldap_sasl_interactive_bind: /, ""); e = $0; next}
+		e && /additional info:/ {sub(/^[ \t]*additional info: /, ""); print e ": " $0; exit}' <<< "$1"
+}
+kdc_ssf() { sed -n 's/^SASL SSF: //p' <<< "$1"; }
+
 # kdc_whoami [ARGS]: ldapwhoami -Y GSSAPI -N (no reverse DNS) on $kdc_uri (KDC_URI
 # instead when set: ldapwhoami refuses a second -H) with the credentials in $KRB5CCNAME
 # and ARGS (-O secprops, -X authzid). Prints its stdout and stderr (the "SASL SSF: N"

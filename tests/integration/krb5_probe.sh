@@ -21,13 +21,6 @@ if ! kdc_usable; then
 	finish
 fi
 ms() { echo $(($(date +%s%N) / 1000000)); }
-# answer OUT: ldapwhoami's answer or error, one line ("dn:...", "Code (N): info").
-answer() {
-	awk '/^dn:|^u:/ {print; exit}
-		/ldap_sasl_interactive_bind: / {sub(/.*ldap_sasl_interactive_bind: /, ""); e = $0; next}
-		e && /additional info:/ {sub(/^[ \t]*additional info: /, ""); print e ": " $0; exit}' <<< "$1"
-}
-ssf() { sed -n 's/^SASL SSF: //p' <<< "$1"; }
 ALICE=uid=alice,ou=people,$EX
 BOB=uid=bob,ou=people,$EX
 
@@ -64,8 +57,8 @@ check() {
 	local name=$1 want=$2 wssf=$3 out a s
 	shift 3
 	out=$(kdc_whoami "$@")
-	a=$(answer "$out")
-	s=$(ssf "$out")
+	a=$(kdc_answer "$out")
+	s=$(kdc_ssf "$out")
 	echo "# $name: ${a:-$out}${s:+ (SASL SSF $s)}"
 	[ "$a" = "$want" ] && [ "$s" = "$wssf" ] && ok "$name" ||
 		not_ok "$name: want '$want' SSF '$wssf', got: $out"
@@ -83,7 +76,7 @@ check "-O minssf=512: more than GSSAPI offers, refused by the client" \
 # so printed, not checked.
 for u in localhost 127.0.0.1; do
 	out=$(timeout 20 ldapwhoami -Y GSSAPI -H "ldap://$u:$port" 2>&1)
-	echo "# ldap://$u:PORT without -N (this machine's name: $(hostname -f 2> /dev/null || hostname)): $(answer "$out")"
+	echo "# ldap://$u:PORT without -N (this machine's name: $(hostname -f 2> /dev/null || hostname)): $(kdc_answer "$out")"
 done
 KDC_URI=ldap://127.0.0.1:$port check "-N ldap://127.0.0.1: a ticket for ldap/127.0.0.1, which the keytab does not hold" \
 	"Invalid credentials (49): SASL(-13): authentication failure: GSSAPI Failure: gss_accept_sec_context" ""

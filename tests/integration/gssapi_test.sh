@@ -1,0 +1,170 @@
+#!/bin/bash
+# SASL GSSAPI binds (server/net/sasl.h), minidir beside slapd configured the same way
+# (Cyrus SASL, the same keytab, sasl-host and sasl-realm, the same authz-regexp), both
+# asked by ldapwhoami with tickets from an MIT KDC the test makes (krb5_kdc.sh): each
+# case's answer (the DN, or the error with its code) and the client's SASL SSF must be
+# the same. The cases: the default (privacy), -O maxssf=0, integrity only, a whole-tree
+# search through the privacy layer, StartTLS then GSSAPI, a principal of a trusted realm
+# (never mapped to the local user of its name), a proxy authorization (50), a ticket for
+# a service the keytab does not hold (49), an expired ticket; then minidir's own: a
+# locked account refused, sasl_minssf refusing a bind without a layer, the root DSE's
+# mechanisms, the access log's bind line.
+# Needs root for nothing; run from the tree's root: tests/integration/gssapi_test.sh
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+BUILD=${BUILD:-build}
+. tests/integration/lib.sh
+. tests/integration/provider.sh
+. tests/integration/krb5_kdc.sh
+use_work_dir gssapi
+
+if ! kdc_usable; then
+	skip "$kdc_why" "MIT KDC"
+	finish
+fi
+unset LDAPNOINIT
+export LDAPCONF=/dev/null LDAPRC=/dev/null
+ALICE=uid=alice,ou=people,$EX
+BOB=uid=bob,ou=people,$EX
+
+kdc_create || finish
+# dave: an entry here whose account is locked (minidir's copy of the LDIF); erin: a
+# principal whose mapped DN names no entry
+kdc_admin "$KDC_REALM" "addprinc -pw Dave.Pass1 dave" && kdc_admin "$KDC_REALM" "addprinc -pw Erin.Pass1 erin" ||
+	not_ok "kadmin.local addprinc dave, erin"
+kdc_start || finish
+tests/integration/tls_certs.sh "$work/pki" > "$work/certs.log" 2>&1 || {
+	not_ok "certificates: $(cat "$work/certs.log")"
+	finish
+}
+provider_setup || finish
+kdc_slapd_setup
+# StartTLS on slapd too (global settings: before the rest)
+{
+	echo "TLSCACertificateFile $work/pki/ca.pem"
+	echo "TLSCertificateFile $work/pki/server.pem"
+	echo "TLSCertificateKeyFile $work/pki/server.key"
+	cat "$work/slapd.conf"
+} > "$work/slapd.conf.new" && mv "$work/slapd.conf.new" "$work/slapd.conf"
+kdc_slapd_start || finish
+slapd_uri=$kdc_uri
+
+# minidir on the same LDIF, with the same SASL settings and mapping
+cat > "$work/minidir.conf" << CONF
+listen = ldap://127.0.0.1:0
+database = $work/minidir.mdb
+schema_dir = $SCHEMA_DIR
+suffix = $EX
+rootdn = $ADMIN
+rootpw = secret
+tls_cert_file = $work/pki/server.pem
+tls_key_file = $work/pki/server.key
+access_log = $work/access.log
+sasl_keytab = $kdc_keytab
+sasl_host = localhost
+sasl_realm = $KDC_REALM
+authz_regexp = "^uid=([^,/@]+),cn=example\\.com,cn=gssapi,cn=auth\$" "uid=\$1,ou=people,$EX"
+CONF
+awk -v dave="uid=dave,ou=people,$EX" '{print} $0 == "dn: " dave {print "pwdAccountLockedTime: 000001010000Z"}' \
+	"$work/data.ldif" > "$work/minidir.ldif"
+import_and_start "$work/minidir.conf" "$work/minidir.ldif"
+mpid=$pid
+mport=$port
+minidir_uri=ldap://localhost:$mport
+export LDAPTLS_CACERT=$work/pki/ca.pem LDAPTLS_REQCERT=demand
+
+kin() { kdc_kinit "$@" > "$work/kinit.out" 2>&1; }
+
+# same NAME [WANT] -- kdc_whoami's ARGS: slapd's and minidir's answers and SSFs equal
+# (and slapd's is WANT when given: the reference answered as the case means).
+same() {
+	local name=$1 want=$2 s m
+	shift 2
+	s=$(KDC_URI=$slapd_uri kdc_whoami "$@")
+	m=$(KDC_URI=$minidir_uri kdc_whoami "$@")
+	local sa ma
+	sa="$(kdc_answer "$s") ssf=$(kdc_ssf "$s")"
+	ma="$(kdc_answer "$m") ssf=$(kdc_ssf "$m")"
+	if [ -n "$want" ] && [ "${sa#"$want"}" = "$sa" ]; then
+		not_ok "$name: slapd answered '$sa', the case wants '$want'"
+	elif [ "$sa" = "$ma" ]; then
+		ok "$name: $ma, as slapd"
+	else
+		not_ok "$name: minidir '$ma' ($m), slapd '$sa'"
+	fi
+}
+
+kin alice "$KDC_PW_alice"
+same "alice, the default (privacy)" "dn:$ALICE"
+same "alice, -O maxssf=0 (no layer)" "dn:$ALICE" -O maxssf=0
+same "alice, integrity only" "dn:$ALICE" -O minssf=1,maxssf=1
+same "alice over StartTLS" "dn:$ALICE" -ZZ
+same "-X u:bob, a proxy authorization" "Insufficient access (50)" -X u:bob
+if ldapsearch -Y GSSAPI -N -H "$minidir_uri" -b "$EX" -LLL '(objectClass=*)' dn > "$work/m.ldif" 2> "$work/m.err" &&
+	ldapsearch -Y GSSAPI -N -H "$slapd_uri" -b "$EX" -LLL '(objectClass=*)' dn > "$work/s.ldif" 2> "$work/s.err" &&
+	[ "$(ldif_sorted "$work/m.ldif")" = "$(sed 's/\\2C/\\,/g' "$work/s.ldif" | ldif_sorted)" ] &&
+	[ "$(grep -c '^dn:' "$work/m.ldif")" -gt 5 ]; then
+	ok "a whole-tree search through the privacy layer: $(grep -c '^dn:' "$work/m.ldif") entries, as slapd's"
+else
+	not_ok "whole-tree search: $(cat "$work/m.err") / $(diff <(ldif_sorted "$work/m.ldif") <(ldif_sorted "$work/s.ldif") | head -5)"
+fi
+KDC_URI=ldap://127.0.0.1:$mport kdc_whoami > "$work/other.out"
+s=$(KDC_URI=ldap://127.0.0.1:$port kdc_whoami)
+m=$(cat "$work/other.out")
+[ "$(kdc_answer "$m")" = "$(kdc_answer "$s")" ] && grep -q "(49)" <<< "$m" &&
+	ok "a ticket for ldap/127.0.0.1, not in the keytab: $(kdc_answer "$m"), as slapd" ||
+	not_ok "ticket not in the keytab: minidir '$m', slapd '$s'"
+
+kin erin Erin.Pass1
+same "erin, whose mapped DN names no entry" "dn:uid=erin,ou=people,$EX"
+
+# minidir's own: dave's entry is locked here (slapd's copy is not)
+kin dave Dave.Pass1
+out=$(KDC_URI=$minidir_uri kdc_whoami)
+grep -q "Invalid credentials (49)" <<< "$out" && ! grep -q "^dn:" <<< "$out" &&
+	ok "dave, his entry locked (pwdAccountLockedTime): 49" || not_ok "locked dave: $out"
+for _ in $(seq 1 40); do grep -q "account=locked" "$work/access.log" && break; sleep 0.05; done
+grep -q 'method="GSSAPI".*result=0' "$work/access.log" &&
+	grep -q 'method="GSSAPI".*account=locked attr="pwdAccountLockedTime" result=49' "$work/access.log" &&
+	ok "the access log's bind lines name the mechanism (method=\"GSSAPI\") and the lock" ||
+	not_ok "access log: $(grep -i bind "$work/access.log" | tail -3)"
+mechs=$(ldapsearch -x -H "$minidir_uri" -b "" -s base -LLL supportedSASLMechanisms 2>&1)
+smechs=$(ldapsearch -x -H "$slapd_uri" -b "" -s base -LLL supportedSASLMechanisms 2>&1)
+grep -q "^supportedSASLMechanisms: GSSAPI" <<< "$mechs" && grep -q "GSSAPI" <<< "$smechs" &&
+	ok "the root DSE lists GSSAPI, as slapd's" || not_ok "root DSE: $mechs / slapd: $smechs"
+
+# sasl_minssf = 56: a bind without an encryption layer is refused, over TLS it is not
+sed 's/^sasl_realm = .*/&\nsasl_minssf = 56/; s/minidir\.mdb/minidir56.mdb/; s/access_log = .*/access_log = none/' \
+	"$work/minidir.conf" > "$work/minssf.conf"
+"$BUILD/minidir-import" -q -f "$work/minssf.conf" "$work/data.ldif" > "$work/import56.log" 2>&1 ||
+	not_ok "import: $(cat "$work/import56.log")"
+start_minidir "$work/minssf.conf" "$work/minssf.log"
+kin alice "$KDC_PW_alice"
+if [ -n "$port" ]; then
+	u=ldap://localhost:$port
+	a=$(KDC_URI=$u kdc_whoami -O maxssf=0)
+	b=$(KDC_URI=$u kdc_whoami)
+	c=$(KDC_URI=$u kdc_whoami -O maxssf=0 -ZZ)
+	# the server offers no weaker layer: the client's library ends the bind
+	grep -q "too weak" <<< "$a" && ! grep -q "^dn:" <<< "$a" &&
+		ok "sasl_minssf = 56: -O maxssf=0 refused: $(kdc_answer "$a")" || not_ok "minssf 56, maxssf=0: $a"
+	[ "$(kdc_ssf "$b")" = 256 ] && grep -q "^dn:$ALICE" <<< "$b" &&
+		ok "sasl_minssf = 56: the default bind (privacy) passes" || not_ok "minssf 56, default: $b"
+	[ "$(kdc_ssf "$c")" = 0 ] && grep -q "^dn:$ALICE" <<< "$c" &&
+		ok "sasl_minssf = 56: over StartTLS without a layer passes (TLS counts)" || not_ok "minssf 56 over TLS: $c"
+	stop_checked "$pid" "$work/minssf.log" || not_ok "minssf server: $stop_why"
+else
+	not_ok "minssf server did not start: $(cat "$work/minssf.log")"
+fi
+
+kin carol@OTHER.COM "$KDC_PW_carol"
+same "carol@OTHER.COM through the trust, not mapped to a local carol" \
+	"dn:uid=carol@other.com,cn=example.com,cn=gssapi,cn=auth"
+
+kin bob "$KDC_PW_bob" -l 2s
+same "bob's 2 s ticket" "dn:$BOB"
+sleep 3
+same "bob's ticket expired" ""
+
+stop_checked "$mpid" "$work/minidir.log" && ok "minidir stopped cleanly" || not_ok "minidir: $stop_why"
+finish
