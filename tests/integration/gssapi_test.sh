@@ -16,6 +16,7 @@ BUILD=${BUILD:-build}
 . tests/integration/lib.sh
 . tests/integration/provider.sh
 . tests/integration/krb5_kdc.sh
+. tests/integration/sssd.sh
 use_work_dir gssapi
 
 if ! kdc_usable; then
@@ -108,6 +109,27 @@ if ldapsearch -Y GSSAPI -N -H "$minidir_uri" -b "$EX" -LLL '(objectClass=*)' dn 
 else
 	not_ok "whole-tree search: $(cat "$work/m.err") / $(diff <(ldif_sorted "$work/m.ldif") <(ldif_sorted "$work/s.ldif") | head -5)"
 fi
+# Each send policy over the privacy layer (SIGHUP applies it to new connections): the
+# whole tree with every attribute, as many SASL buffers, equal to slapd's over plain LDAP
+# (userPassword left out: slapd's default rules let anyone read it, minidir's only self)
+ldapsearch -x -H "$slapd_uri" -b "$EX" -LLL '(objectClass=*)' '*' 2> /dev/null | sed 's/\\2C/\\,/g' |
+	ldif_sorted | grep -v ' | userPassword:' > "$work/all.s"
+for policy in batch nodelay-once cork-toggle msg-more; do
+	printf 'send_policy = %s\n' "$policy" >> "$work/minidir.conf"
+	kill -HUP "$mpid"
+	for _ in $(seq 1 100); do grep -q "send_policy .*-> $policy" "$work/minidir.log" && break; sleep 0.05; done
+	ldapsearch -Y GSSAPI -N -H "$minidir_uri" -b "$EX" -LLL '(objectClass=*)' '*' 2> "$work/all.err" |
+		ldif_sorted | grep -v ' | userPassword:' > "$work/all.m"
+	sed -i '/^send_policy = /d' "$work/minidir.conf"
+	if [ "$policy" != batch ] && ! grep -q "send_policy .*-> $policy" "$work/minidir.log"; then
+		not_ok "send_policy $policy: not applied by SIGHUP"
+	elif cmp -s "$work/all.m" "$work/all.s" && [ -s "$work/all.m" ]; then
+		ok "send_policy $policy over the privacy layer: the whole tree ($(wc -c < "$work/all.m") bytes) as slapd's"
+	else
+		not_ok "send_policy $policy: $(head -3 "$work/all.err") $(diff "$work/all.m" "$work/all.s" | head -3)"
+	fi
+done
+
 KDC_URI=ldap://127.0.0.1:$mport kdc_whoami > "$work/other.out"
 s=$(KDC_URI=ldap://127.0.0.1:$port kdc_whoami)
 m=$(cat "$work/other.out")
@@ -133,10 +155,25 @@ smechs=$(ldapsearch -x -H "$slapd_uri" -b "" -s base -LLL supportedSASLMechanism
 grep -q "^supportedSASLMechanisms: GSSAPI" <<< "$mechs" && grep -q "GSSAPI" <<< "$smechs" &&
 	ok "the root DSE lists GSSAPI, as slapd's" || not_ok "root DSE: $mechs / slapd: $smechs"
 
-# sasl_minssf = 56: a bind without an encryption layer is refused, over TLS it is not
-sed 's/^sasl_realm = .*/&\nsasl_minssf = 56/; s/minidir\.mdb/minidir56.mdb/; s/access_log = .*/access_log = none/' \
+# A second minidir with sasl_minssf = 56 (a bind without an encryption layer is refused,
+# over TLS it is not) and POSIX users and groups in groups (rfc2307bis, for SSSD): alice in
+# posix-staff, posix-staff and bob in posix-devs.
+mkdir -p "$work/schema"
+cp "$SCHEMA_DIR"/core.schema "$SCHEMA_DIR"/cosine.schema "$SCHEMA_DIR"/inetorgperson.schema \
+	tests/data/schema/rfc2307bis.schema "$work/schema/"
+sed "s/^sasl_realm = .*/&\nsasl_minssf = 56\nschema = core cosine inetorgperson rfc2307bis/
+	s|^schema_dir = .*|schema_dir = $work/schema|; s/minidir\.mdb/minidir56.mdb/; s|access_log = .*|access_log = $work/access56.log|" \
 	"$work/minidir.conf" > "$work/minssf.conf"
-"$BUILD/minidir-import" -q -f "$work/minssf.conf" "$work/data.ldif" > "$work/import56.log" 2>&1 ||
+awk -v ex="$EX" '
+	{ print }
+	$0 == "dn: uid=alice," "ou=people," ex { u = "alice"; n = 10001 }
+	$0 == "dn: uid=bob," "ou=people," ex { u = "bob"; n = 10002 }
+	u != "" { print "objectClass: posixAccount\nuidNumber: " n "\ngidNumber: 20001\nhomeDirectory: /home/" u; u = "" }
+	END {
+		print "\ndn: cn=posix-staff,ou=groups," ex "\nobjectClass: groupOfNames\nobjectClass: posixGroup\ncn: posix-staff\ngidNumber: 20001\nmember: uid=alice,ou=people," ex
+		print "\ndn: cn=posix-devs,ou=groups," ex "\nobjectClass: groupOfNames\nobjectClass: posixGroup\ncn: posix-devs\ngidNumber: 20002\nmember: cn=posix-staff,ou=groups," ex "\nmember: uid=bob,ou=people," ex
+	}' "$work/data.ldif" > "$work/posix.ldif"
+"$BUILD/minidir-import" -q -f "$work/minssf.conf" "$work/posix.ldif" > "$work/import56.log" 2>&1 ||
 	not_ok "import: $(cat "$work/import56.log")"
 start_minidir "$work/minssf.conf" "$work/minssf.log"
 kin alice "$KDC_PW_alice"
@@ -152,6 +189,27 @@ if [ -n "$port" ]; then
 		ok "sasl_minssf = 56: the default bind (privacy) passes" || not_ok "minssf 56, default: $b"
 	[ "$(kdc_ssf "$c")" = 0 ] && grep -q "^dn:$ALICE" <<< "$c" &&
 		ok "sasl_minssf = 56: over StartTLS without a layer passes (TLS counts)" || not_ok "minssf 56 over TLS: $c"
+	# SSSD's ldap provider binding with GSSAPI (its ldap_child gets a ticket from a host
+	# keytab), through this server's privacy layer: users and groups in groups
+	if ! sssd_usable; then
+		not_ok "SSSD cannot run here: $sssd_why (scripts/deps.sh installs sssd-ldap and libnss-sss)"
+	elif kdc_admin "$KDC_REALM" "addprinc -randkey host/localhost" &&
+		kdc_admin "$KDC_REALM" "ktadd -k $work/host.keytab host/localhost"; then
+		got=$(SSSD_KRB5_CONF=$KRB5_CONFIG SSSD_AUTH="ldap_schema = rfc2307bis
+ldap_sasl_mech = GSSAPI
+ldap_sasl_authid = host/localhost@$KDC_REALM
+ldap_sasl_canonicalize = false
+ldap_krb5_keytab = $work/host.keytab
+ldap_krb5_init_creds = true
+krb5_realm = $KDC_REALM
+krb5_server = 127.0.0.1:$kdc_port" sssd_ids gss "$u" "" "" "$EX" alice bob carol)
+		want=$(printf 'alice: posix-devs@example.com,posix-staff@example.com\nbob: posix-devs@example.com,posix-staff@example.com\ncarol: none')
+		for _ in $(seq 1 40); do grep -q 'method="GSSAPI".*result=0' "$work/access56.log" && break; sleep 0.05; done
+		[ "$got" = "$want" ] && grep -q 'method="GSSAPI".*result=0' "$work/access56.log" && ok "SSSD over GSSAPI (privacy): $(paste -sd';' <<< "$got") (alice in posix-devs through posix-staff)" ||
+			not_ok "SSSD over GSSAPI: got '$got', want '$want' ($(grep -iE 'sasl|gssapi|error' "$work/sssd-gss/sssd.log" | tail -5))"
+	else
+		not_ok "kadmin.local: host/localhost"
+	fi
 	stop_checked "$pid" "$work/minssf.log" || not_ok "minssf server: $stop_why"
 else
 	not_ok "minssf server did not start: $(cat "$work/minssf.log")"
