@@ -177,7 +177,7 @@ enum tls_verify { TLS_VERIFY_NEVER, TLS_VERIFY_ALLOW, TLS_VERIFY_DEMAND };
 	   strength a SASL bind must end with (a GSSAPI layer's, or TLS's); sasl_maxssf: the \
 	   most the GSSAPI layer may give (0: no layer). The identity it names is \
 	   uid=USER,cn=REALM,cn=gssapi,cn=auth, made a DN by the first authz_regexp rule \
-	   that matches (server/ops/authz_map.h). A bind that asks to act as another \
+	   that matches (server/ops/authz_map.h: a DN, or an LDAP URL searched). A bind that asks to act as another \
 	   identity (proxy authorization) is refused (50), as slapd's authz-policy none. */ \
 	KEY(sasl_keytab, char, [1024], config_set_string, .def = "/etc/krb5.keytab") \
 	KEY(sasl_host, char, [256], config_set_string) \

@@ -1,4 +1,4 @@
-/* SASL identities made DNs (authz_map.h): slapd's authz-regexp, in its DN form. */
+/* SASL identities made DNs (authz_map.h): slapd's authz-regexp. */
 #include "server/ops/authz_map.h"
 
 #include <regex.h>
@@ -28,14 +28,6 @@ int authz_map_compile(const struct config *cfg, struct authz_rules **out)
 	}
 	for (int i = 0; i < cfg->nauthz_regexp; i++) {
 		const struct authz_regexp *a = &cfg->authz_regexp[i];
-		if (strncasecmp(a->replace, "ldap:", 5) == 0) {
-			log_error(
-			    "authz_regexp \"%s\": \"%s\": the LDAP URL form is not supported; "
-			    "write the DN the identity binds as",
-			    a->match, a->replace);
-			authz_map_free(r);
-			return -1;
-		}
 		if (regcomp(&r->re[i], a->match, REG_EXTENDED | REG_ICASE) != 0) {
 			log_error("authz_regexp \"%s\": does not compile", a->match);
 			authz_map_free(r);
@@ -107,32 +99,26 @@ static int substitute(const char *replace, const char *subject, const regmatch_t
 	return 0;
 }
 
-int authz_map(const struct authz_rules *rules, const struct buf *authdn, struct buf *ndn,
-              struct buf *key)
+int authz_map(const struct authz_rules *rules, const struct buf *authdn, struct buf *out)
 {
 	char *subject = strndup((const char *)authdn->data, authdn->len);
 	if (!subject)
 		return -1;
-	int rc = 0;
+	int rc = AUTHZ_UNMAPPED;
 	regmatch_t m[10];
 	for (int i = 0; rules && i < rules->n; i++) {
 		if (regexec(&rules->re[i], subject, 10, m, 0) != 0)
 			continue;
-		struct buf dn = {0};
-		rc = substitute(rules->replace[i], subject, m, &dn) < 0 ||
-		             dn_normalize((const char *)dn.data, dn.len, ndn, key) < 0
-		         ? -1
-		         : 1;
-		if (rc < 0)
-			log_info("authz_regexp \"%s\": made \"%.*s\" of \"%s\", not a DN: the bind "
-			         "fails",
-			         rules->replace[i], (int)dn.len, dn.data ? (char *)dn.data : "",
-			         subject);
-		buf_free(&dn);
+		if (substitute(rules->replace[i], subject, m, out) < 0 ||
+		    buf_append(out, "", 1) < 0) {
+			rc = -1;
+		} else {
+			out->len--; /* the NUL stays after the text */
+			rc = strncasecmp(rules->replace[i], "ldap:", 5) == 0 ? AUTHZ_TO_URL
+			                                                     : AUTHZ_TO_DN;
+		}
 		break;
 	}
-	if (rc == 0 && dn_normalize(subject, strlen(subject), ndn, key) < 0)
-		rc = -1;
 	free(subject);
 	return rc;
 }

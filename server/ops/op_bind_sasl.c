@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "protocol/buf.h"
+#include "protocol/dn.h"
 #include "server/bind_limit.h"
 #include "server/clock.h"
 #include "server/limit_key.h"
@@ -21,8 +22,29 @@
 #include "server/ops/account.h"
 #include "server/ops/bind_account.h"
 #include "server/ops/authz_map.h"
+#include "server/ops/authz_url.h"
 #include "server/ops/ops.h"
 #include "server/ops/ops_impl.h"
+
+/* The DN the authentication DN authdn binds as (authz_map.h), its normal form and key
+ * appended to ndn and key: 0, or -1 (logged where a rule made what is not a DN). */
+static int bound_dn(struct conn *c, const struct buf *authdn, struct buf *ndn, struct buf *key)
+{
+	struct buf to = {0};
+	int rc = authz_map(ops_shared(c->w->srv)->authz, authdn, &to);
+	if (rc == AUTHZ_TO_URL)
+		rc = authz_url_search(c, (const char *)to.data, ndn, key); /* 0: none found */
+	else if (rc == AUTHZ_TO_DN && dn_normalize((const char *)to.data, to.len, ndn, key) < 0) {
+		log_info("authz_regexp: made \"%s\" of \"%.*s\", not a DN: the bind fails",
+		         (const char *)to.data, (int)authdn->len, (const char *)authdn->data);
+		rc = -1;
+	}
+	if (rc == AUTHZ_UNMAPPED &&
+	    dn_normalize((const char *)authdn->data, authdn->len, ndn, key) < 0)
+		rc = -1;
+	buf_free(&to);
+	return rc < 0 ? -1 : 0;
+}
 
 /* The session authenticated: bound as the DN its identity maps to, unless the client
  * asked for another identity (refused: no proxy authorization) or the entry's account
@@ -46,9 +68,9 @@ static void bound(struct conn *c, int32_t msgid, const struct sasl_step *st)
 	if (at && realm && strcasecmp(at + 1, realm) == 0)
 		*at = '\0';
 	struct buf authdn = {0}, ndn = {0}, key = {0};
-	int mapped = -1;
-	if (name && authz_auth_dn(name, realm, "gssapi", &authdn) == 0)
-		mapped = authz_map(ops_shared(c->w->srv)->authz, &authdn, &ndn, &key);
+	int mapped = name && authz_auth_dn(name, realm, "gssapi", &authdn) == 0
+	                 ? bound_dn(c, &authdn, &ndn, &key)
+	                 : -1;
 	bool root = mapped >= 0 && op_is_rootdn(c->w->srv, &ndn);
 	if (mapped < 0 || (!root && op_account_refused(c, key.data, key.len) != ACCOUNT_USABLE) ||
 	    conn_set_identity(c, root ? AUTH_ROOT : AUTH_USER, ndn.data, ndn.len, key.data,

@@ -558,6 +558,33 @@ START_TEST(err_listen)
 }
 END_TEST
 
+/* authz_regexp: two words, quoted or not, the first an extended regular expression; the
+ * SASL keys' defaults and ranges. */
+START_TEST(sasl_keys)
+{
+	struct config cfg;
+	load_ok(BASE
+	        "authz_regexp = \"^uid=([^,]+),cn=gssapi,cn=auth$\" \"uid=$1,ou=people,dc=x\"\n"
+	        "authz_regexp = ^uid=x,cn=auth$ ldap:///dc=x??sub?(uid=x)\n"
+	        "sasl_realm = EXAMPLE.COM\nsasl_minssf = 56\n",
+	        &cfg);
+	ck_assert_int_eq(cfg.nauthz_regexp, 2);
+	ck_assert_str_eq(cfg.authz_regexp[0].match, "^uid=([^,]+),cn=gssapi,cn=auth$");
+	ck_assert_str_eq(cfg.authz_regexp[0].replace, "uid=$1,ou=people,dc=x");
+	ck_assert_str_eq(cfg.authz_regexp[1].replace, "ldap:///dc=x??sub?(uid=x)");
+	ck_assert_str_eq(cfg.sasl_keytab, "/etc/krb5.keytab");
+	ck_assert_str_eq(cfg.sasl_realm, "EXAMPLE.COM");
+	ck_assert_int_eq(cfg.sasl_minssf, 56);
+	ck_assert_int_eq(cfg.sasl_maxssf, 256);
+	config_free(&cfg);
+	load_fails_at(BASE "authz_regexp = \"(unclosed\" \"uid=x\"\n", 3, "authz_regexp");
+	load_fails_at(BASE "authz_regexp = \"^x$\"\n", 3, "authz_regexp");
+	load_fails_at(BASE "authz_regexp = a b c\n", 3, "authz_regexp");
+	load_fails_at(BASE "authz_regexp = \"^x$ uid=x\n", 3, "authz_regexp");
+	load_fails_at(BASE "sasl_minssf = 257\n", 3, "sasl_minssf");
+}
+END_TEST
+
 /* pldap:// and pldaps:// (slapd's words): a PROXY header first; proxy_from required. */
 START_TEST(proxy_listeners)
 {
@@ -999,6 +1026,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, chain_passwd_keys);
 	tcase_add_test(tc, dynamic_groups_keys);
 	tcase_add_test(tc, memo_bytes_key);
+	tcase_add_test(tc, sasl_keys);
 	tcase_add_test(tc, err_missing_required);
 	tcase_add_test(tc, err_missing_file);
 	tcase_add_test(tc, err_truncated_to_errlen);

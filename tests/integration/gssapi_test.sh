@@ -31,8 +31,17 @@ BOB=uid=bob,ou=people,$EX
 kdc_create || finish
 # dave: an entry here whose account is locked (minidir's copy of the LDIF); erin: a
 # principal whose mapped DN names no entry
-kdc_admin "$KDC_REALM" "addprinc -pw Dave.Pass1 dave" && kdc_admin "$KDC_REALM" "addprinc -pw Erin.Pass1 erin" ||
-	not_ok "kadmin.local addprinc dave, erin"
+# fboss and grp: mapped by a search (authz_regexp's LDAP URL form), which finds frank's
+# entry (the DN rule would make uid=fboss,ou=people of it) and several groups (none taken:
+# the identity's own DN)
+for p in dave erin fboss grp; do
+	kdc_admin "$KDC_REALM" "addprinc -pw Pass.$p.1 $p" || not_ok "kadmin.local addprinc $p"
+done
+# the URL rules come first (the first rule that matches is taken), in both servers
+url_frank="ldap:///ou=people,$EX??one?(uid=frank)"
+url_grp="ldap:///ou=groups,$EX??one?(objectClass=groupOfNames)"
+re_frank='^uid=fboss,cn=example\.com,cn=gssapi,cn=auth$'
+re_grp='^uid=grp,cn=example\.com,cn=gssapi,cn=auth$'
 kdc_start || finish
 tests/integration/tls_certs.sh "$work/pki" > "$work/certs.log" 2>&1 || {
 	not_ok "certificates: $(cat "$work/certs.log")"
@@ -42,6 +51,8 @@ provider_setup || finish
 kdc_slapd_setup
 # StartTLS on slapd too (global settings: before the rest)
 {
+	echo "authz-regexp \"$re_frank\" \"$url_frank\""
+	echo "authz-regexp \"$re_grp\" \"$url_grp\""
 	echo "TLSCACertificateFile $work/pki/ca.pem"
 	echo "TLSCertificateFile $work/pki/server.pem"
 	echo "TLSCertificateKeyFile $work/pki/server.key"
@@ -64,6 +75,8 @@ access_log = $work/access.log
 sasl_keytab = $kdc_keytab
 sasl_host = localhost
 sasl_realm = $KDC_REALM
+authz_regexp = "$re_frank" "$url_frank"
+authz_regexp = "$re_grp" "$url_grp"
 authz_regexp = "^uid=([^,/@]+),cn=example\\.com,cn=gssapi,cn=auth\$" "uid=\$1,ou=people,$EX"
 CONF
 awk -v dave="uid=dave,ou=people,$EX" '{print} $0 == "dn: " dave {print "pwdAccountLockedTime: 000001010000Z"}' \
@@ -137,11 +150,16 @@ m=$(cat "$work/other.out")
 	ok "a ticket for ldap/127.0.0.1, not in the keytab: $(kdc_answer "$m"), as slapd" ||
 	not_ok "ticket not in the keytab: minidir '$m', slapd '$s'"
 
-kin erin Erin.Pass1
+kin fboss Pass.fboss.1
+same "fboss, mapped by a search that finds frank's entry" "dn:uid=frank,ou=people,$EX"
+kin grp Pass.grp.1
+same "grp, mapped by a search that finds several (its own DN)" \
+	"dn:uid=grp,cn=example.com,cn=gssapi,cn=auth"
+kin erin Pass.erin.1
 same "erin, whose mapped DN names no entry" "dn:uid=erin,ou=people,$EX"
 
 # minidir's own: dave's entry is locked here (slapd's copy is not)
-kin dave Dave.Pass1
+kin dave Pass.dave.1
 out=$(KDC_URI=$minidir_uri kdc_whoami)
 grep -q "Invalid credentials (49)" <<< "$out" && ! grep -q "^dn:" <<< "$out" &&
 	ok "dave, his entry locked (pwdAccountLockedTime): 49" || not_ok "locked dave: $out"
