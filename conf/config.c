@@ -45,6 +45,12 @@ static const char *const monitor_access_names[] = {
     NULL,
 };
 
+static const char *const authz_policy_names[] = {
+    [AUTHZ_POLICY_NONE] = "none",
+    [AUTHZ_POLICY_TO] = "to",
+    NULL,
+};
+
 static const char *const tls_verify_names[] = {
     [TLS_VERIFY_NEVER] = "never",
     [TLS_VERIFY_ALLOW] = "allow",

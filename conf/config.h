@@ -46,6 +46,10 @@ enum db_readahead { DB_READAHEAD_AUTO, DB_READAHEAD_ON, DB_READAHEAD_OFF };
 /* Who may read cn=monitor. */
 enum monitor_access { MONITOR_ROOTDN, MONITOR_AUTHENTICATED, MONITOR_ANONYMOUS, MONITOR_NONE };
 
+/* Whether a SASL bind may act as another identity it names (authz_policy): never, or
+ * as the bound entry's authzTo values allow (slapd's authz-policy to). */
+enum authz_policy { AUTHZ_POLICY_NONE, AUTHZ_POLICY_TO };
+
 /* One authz_regexp rule: an extended regular expression (matched without case against
  * the normal form of an authentication DN) and what it makes of it: a DN, or an LDAP URL
  * whose search finds one entry; $0-$9 are the match's groups. Both malloc'd. */
@@ -177,14 +181,17 @@ enum tls_verify { TLS_VERIFY_NEVER, TLS_VERIFY_ALLOW, TLS_VERIFY_DEMAND };
 	   strength a SASL bind must end with (a GSSAPI layer's, or TLS's); sasl_maxssf: the \
 	   most the GSSAPI layer may give (0: no layer). The identity it names is \
 	   uid=USER,cn=REALM,cn=gssapi,cn=auth, made a DN by the first authz_regexp rule \
-	   that matches (server/ops/authz_map.h: a DN, or an LDAP URL searched). A bind that asks to act as another \
-	   identity (proxy authorization) is refused (50), as slapd's authz-policy none. */ \
+	   that matches (server/ops/authz_map.h: a DN, or an LDAP URL searched). A bind that \
+	   asks to act as another identity (proxy authorization) is refused (50) unless \
+	   authz_policy = to and the bound entry's authzTo allows it (server/ops/ \
+	   authz_proxy.h), as slapd's authz-policy none and to. */ \
 	KEY(sasl_keytab, char, [1024], config_set_string, .def = "/etc/krb5.keytab") \
 	KEY(sasl_host, char, [256], config_set_string) \
 	KEY(sasl_realm, char, [256], config_set_string) \
 	KEY(sasl_minssf, int, , config_set_count, .min = 0, .max = 256, .def = "0") \
 	KEY(sasl_maxssf, int, , config_set_count, .min = 0, .max = 256, .def = "256") \
 	OWN_KEY(authz_regexp, set_authz_regexp) /* authz_regexp[], nauthz_regexp */ \
+	KEY(authz_policy, enum authz_policy, , config_set_choice, .names = authz_policy_names, .def = "none") \
 	/* The operators' HTTP endpoint (server/monitor/http.h): off unless metrics_listen is \
 	   set; an address off the loopback needs metrics_allow_remote. /readyz answers 503 on \
 	   a replica more than ready_max_lag_ms behind (server/monitor/metrics.h says how \

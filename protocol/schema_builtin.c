@@ -5,7 +5,8 @@
  * operational attributes and classes servers define themselves (slapd has them
  * built in, so the .schema files do not carry them). Texts from RFC 4512
  * (subschema, features), RFC 4530 (entryUUID), RFC 5020 (entryDN), RFC 3045
- * (vendor), draft-boreham-numsubordinates and draft-behera-ldap-password-policy.
+ * (vendor), draft-boreham-numsubordinates and draft-behera-ldap-password-policy;
+ * authzTo as slapd names it (OpenLDAP's arc).
  */
 const char *const schema_builtin_attrs[] = {
     /* RFC 2307's uidNumber and gidNumber, as slapd builds them in: with ordering. */
@@ -131,6 +132,12 @@ const char *const schema_builtin_attrs[] = {
     "changed last' EQUALITY generalizedTimeMatch ORDERING generalizedTimeOrderingMatch "
     "SYNTAX 1.3.6.1.4.1.1466.115.121.1.24 SINGLE-VALUE NO-USER-MODIFICATION USAGE "
     "directoryOperation )",
+    /* The identities an entry may act as by a SASL bind's authorization identity
+     * (authz_policy = to), as slapd builds it in under OpenLDAP's experimental arc;
+     * its rules are text here (slapd's own syntax and matching rule it alone has). */
+    "( 1.3.6.1.4.1.4203.666.1.8 NAME ( 'authzTo' 'saslAuthzTo' ) DESC 'identities a "
+    "SASL bind as this entry may act as' EQUALITY caseExactMatch SYNTAX "
+    "1.3.6.1.4.1.1466.115.121.1.15 USAGE distributedOperation )",
     "( 1.3.6.1.4.1.42.2.27.8.1.17 NAME 'pwdAccountLockedTime' DESC 'when the account was "
     "locked' EQUALITY generalizedTimeMatch ORDERING generalizedTimeOrderingMatch SYNTAX "
     "1.3.6.1.4.1.1466.115.121.1.24 SINGLE-VALUE USAGE directoryOperation )",

@@ -13,7 +13,7 @@
 	X(pwdChangedTime) X(pwdAccountLockedTime) X(pwdFailureTime) X(pwdHistory)                  \
 	X(pwdGraceUseTime) X(pwdReset) X(pwdPolicySubentry) X(pwdStartTime) X(pwdEndTime)          \
 	X(pwdLastSuccess) X(pwdAccountTmpLockoutEnd) X(nsAccountLock) X(accountUnlockTime)        \
-	X(nsUniqueId) X(entryUUID)
+	X(authzTo) X(nsUniqueId) X(entryUUID)
 /* clang-format on */
 
 const char *const entry_opattrs_names[] = {
@@ -37,7 +37,7 @@ _Static_assert(sizeof(name_lens) / sizeof(name_lens[0]) == ENTRY_OPATTRS_UUID + 
 static int kept_index(const char *type)
 {
 	switch (type[0] | 0x20) {
-	case 'a': /* accountUnlockTime */
+	case 'a': /* accountUnlockTime, authzTo */
 	case 'c': /* createTimestamp, creatorsName */
 	case 'e': /* entryCSN, entryUUID */
 	case 'm': /* modifyTimestamp, modifiersName */

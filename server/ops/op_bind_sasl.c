@@ -21,63 +21,47 @@
 #include "server/net/sasl.h"
 #include "server/ops/account.h"
 #include "server/ops/bind_account.h"
-#include "server/ops/authz_map.h"
-#include "server/ops/authz_url.h"
+#include "server/ops/authz_identity.h"
 #include "server/ops/ops.h"
 #include "server/ops/ops_impl.h"
 
-/* The DN the authentication DN authdn binds as (authz_map.h), its normal form and key
- * appended to ndn and key: 0, or -1 (logged where a rule made what is not a DN). */
-static int bound_dn(struct conn *c, const struct buf *authdn, struct buf *ndn, struct buf *key)
+/* Refused: the session goes, the client is told rc and why (NULL: nothing more). */
+static void refuse(struct conn *c, int32_t msgid, int rc, const char *why)
 {
-	struct buf to = {0};
-	int rc = authz_map(ops_shared(c->w->srv)->authz, authdn, &to);
-	if (rc == AUTHZ_TO_URL)
-		rc = authz_url_search(c, (const char *)to.data, ndn, key); /* 0: none found */
-	else if (rc == AUTHZ_TO_DN && dn_normalize((const char *)to.data, to.len, ndn, key) < 0) {
-		log_info("authz_regexp: made \"%s\" of \"%.*s\", not a DN: the bind fails",
-		         (const char *)to.data, (int)authdn->len, (const char *)authdn->data);
-		rc = -1;
-	}
-	if (rc == AUTHZ_UNMAPPED &&
-	    dn_normalize((const char *)authdn->data, authdn->len, ndn, key) < 0)
-		rc = -1;
-	buf_free(&to);
-	return rc < 0 ? -1 : 0;
+	conn_sasl_drop(c);
+	reply_done(c, msgid, LDAP_RES_BIND, rc, NULL, why);
 }
 
-/* The session authenticated: bound as the DN its identity maps to, unless the client
- * asked for another identity (refused: no proxy authorization) or the entry's account
- * is refused. Answers msgid with the session's last data. */
+/* The session authenticated: bound as the DN its identity maps to, or as the identity it
+ * asked to act as when authz_policy and the entry's authzTo allow it (authz_identity.h),
+ * unless that entry's account is refused. Answers msgid with the session's last data. */
 static void bound(struct conn *c, int32_t msgid, const struct sasl_step *st)
 {
 	const char *user, *realm, *authzid;
 	unsigned ssf;
 	conn_sasl_who(c, &user, &realm, &authzid, &ssf);
-	if (authzid) {
-		conn_sasl_drop(c);
-		reply_done(c, msgid, LDAP_RES_BIND, LDAP_INSUFFICIENT_ACCESS, NULL,
-		           "SASL(-14): authorization failure: not authorized");
-		return;
+	struct buf ndn = {0}, key = {0}, pndn = {0}, pkey = {0};
+	if (!user || authz_user_dn(c, user, realm, "gssapi", &ndn, &key) < 0) {
+		refuse(c, msgid, LDAP_INVALID_CREDENTIALS, "SASL: the identity is not a DN");
+		goto out;
 	}
-	/* A principal of the service's own realm is named without it (alice, as slapd names
-	 * alice@EXAMPLE.COM); one of another realm keeps its realm (carol@OTHER.COM), so that
-	 * no mapping makes it the local user of the same name. */
-	char *name = user ? strdup(user) : NULL;
-	char *at = name ? strrchr(name, '@') : NULL;
-	if (at && realm && strcasecmp(at + 1, realm) == 0)
-		*at = '\0';
-	struct buf authdn = {0}, ndn = {0}, key = {0};
-	int mapped = name && authz_auth_dn(name, realm, "gssapi", &authdn) == 0
-	                 ? bound_dn(c, &authdn, &ndn, &key)
-	                 : -1;
-	bool root = mapped >= 0 && op_is_rootdn(c->w->srv, &ndn);
-	if (mapped < 0 || (!root && op_account_refused(c, key.data, key.len) != ACCOUNT_USABLE) ||
+	if (authzid) {
+		if (!authz_proxy_allowed(c, &key, authzid, realm, "gssapi", &pndn, &pkey)) {
+			refuse(c, msgid, LDAP_INSUFFICIENT_ACCESS,
+			       "SASL(-14): authorization failure: not authorized");
+			goto out;
+		}
+		log_debug("conn fd=%d SASL: \"%.*s\" acts as \"%s\" (authzTo)", c->fd, (int)ndn.len,
+		          (const char *)ndn.data, authzid);
+		buf_free(&ndn), buf_free(&key);
+		ndn = pndn, key = pkey;
+		pndn = (struct buf){0}, pkey = (struct buf){0};
+	}
+	bool root = op_is_rootdn(c->w->srv, &ndn);
+	if ((!root && op_account_refused(c, key.data, key.len) != ACCOUNT_USABLE) ||
 	    conn_set_identity(c, root ? AUTH_ROOT : AUTH_USER, ndn.data, ndn.len, key.data,
 	                      root ? 0 : key.len) < 0) {
-		conn_sasl_drop(c);
-		reply_done(c, msgid, LDAP_RES_BIND, LDAP_INVALID_CREDENTIALS, NULL,
-		           mapped < 0 ? "SASL: the identity is not a DN (authz_regexp)" : NULL);
+		refuse(c, msgid, LDAP_INVALID_CREDENTIALS, NULL);
 		goto out;
 	}
 	log_debug("conn fd=%d SASL GSSAPI bind of \"%s\" as \"%.*s\" (security strength %u)", c->fd,
@@ -88,10 +72,10 @@ static void bound(struct conn *c, int32_t msgid, const struct sasl_step *st)
 	reply_result(c, msgid, LDAP_RES_BIND, LDAP_SUCCESS, NULL, NULL, &x);
 	conn_sasl_layer_start(c); /* from the byte after that answer */
 out:
-	free(name);
-	buf_free(&authdn);
 	buf_free(&ndn);
 	buf_free(&key);
+	buf_free(&pndn);
+	buf_free(&pkey);
 }
 
 void op_bind_sasl(struct conn *c, const struct ldap_request *req)

@@ -4,11 +4,14 @@
 # asked by ldapwhoami with tickets from an MIT KDC the test makes (krb5_kdc.sh): each
 # case's answer (the DN, or the error with its code) and the client's SASL SSF must be
 # the same. The cases: the default (privacy), -O maxssf=0, integrity only, a whole-tree
-# search through the privacy layer, StartTLS then GSSAPI, a principal of a trusted realm
-# (never mapped to the local user of its name), a proxy authorization (50), a ticket for
-# a service the keytab does not hold (49), an expired ticket; then minidir's own: a
-# locked account refused, sasl_minssf refusing a bind without a layer, the root DSE's
-# mechanisms, the access log's bind line.
+# search through the privacy layer under every send policy, StartTLS then GSSAPI, a
+# principal of a trusted realm (never mapped to the local user of its name), mappings by
+# a search (authz_regexp's URL form: one entry found, several), proxy authorizations
+# (authz-policy to: allowed by authzTo's dn: and dn.regex:, refused with 50 otherwise),
+# a ticket for a service the keytab does not hold (49), a valid and an expired ticket;
+# then minidir's own: a locked account refused, sasl_minssf refusing a bind without a
+# layer, authz_policy none, the root DSE's mechanisms, the access log's bind line, and
+# SSSD's ldap provider binding with GSSAPI.
 # Needs root for nothing; run from the tree's root: tests/integration/gssapi_test.sh
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -59,6 +62,12 @@ kdc_slapd_setup
 	cat "$work/slapd.conf"
 } > "$work/slapd.conf.new" && mv "$work/slapd.conf.new" "$work/slapd.conf"
 kdc_slapd_start || finish
+# Proxy authorization (authz-policy to, both servers): alice may act as bob (dn:) and as
+# anyone whose DN the regular expression matches (frank), nobody else
+authz_to=("authzTo: dn:uid=bob,ou=people,$EX" "authzTo: dn.regex:^uid=f[a-z]*,ou=people,dc=example,dc=com\$")
+printf 'dn: uid=alice,ou=people,%s\nchangetype: modify\nadd: authzTo\n%s\n%s\n' "$EX" "${authz_to[@]}" |
+	timeout 20 ldapmodify -x -H "$kdc_uri" -D "$ADMIN" -w secret > "$work/authzto.log" 2>&1 ||
+	not_ok "ldapmodify of alice's authzTo on slapd: $(cat "$work/authzto.log")"
 slapd_uri=$kdc_uri
 
 # minidir on the same LDIF, with the same SASL settings and mapping
@@ -78,8 +87,10 @@ sasl_realm = $KDC_REALM
 authz_regexp = "$re_frank" "$url_frank"
 authz_regexp = "$re_grp" "$url_grp"
 authz_regexp = "^uid=([^,/@]+),cn=example\\.com,cn=gssapi,cn=auth\$" "uid=\$1,ou=people,$EX"
+authz_policy = to
 CONF
-awk -v dave="uid=dave,ou=people,$EX" '{print} $0 == "dn: " dave {print "pwdAccountLockedTime: 000001010000Z"}' \
+awk -v dave="uid=dave,ou=people,$EX" -v alice="uid=alice,ou=people,$EX" -v a1="${authz_to[0]}" -v a2="${authz_to[1]}" \
+	'{print} $0 == "dn: " dave {print "pwdAccountLockedTime: 000001010000Z"} $0 == "dn: " alice {print a1; print a2}' \
 	"$work/data.ldif" > "$work/minidir.ldif"
 import_and_start "$work/minidir.conf" "$work/minidir.ldif"
 mpid=$pid
@@ -113,7 +124,9 @@ same "alice, the default (privacy)" "dn:$ALICE"
 same "alice, -O maxssf=0 (no layer)" "dn:$ALICE" -O maxssf=0
 same "alice, integrity only" "dn:$ALICE" -O minssf=1,maxssf=1
 same "alice over StartTLS" "dn:$ALICE" -ZZ
-same "-X u:bob, a proxy authorization" "Insufficient access (50)" -X u:bob
+same "-X u:bob, allowed by alice's authzTo dn:" "dn:$BOB" -X u:bob
+same "-X dn:uid=frank,..., allowed by alice's authzTo dn.regex:" "dn:uid=frank,ou=people,$EX" -X "dn:uid=frank,ou=people,$EX"
+same "-X u:carol, not in alice's authzTo" "Insufficient access (50)" -X u:carol
 if ldapsearch -Y GSSAPI -N -H "$minidir_uri" -b "$EX" -LLL '(objectClass=*)' dn > "$work/m.ldif" 2> "$work/m.err" &&
 	ldapsearch -Y GSSAPI -N -H "$slapd_uri" -b "$EX" -LLL '(objectClass=*)' dn > "$work/s.ldif" 2> "$work/s.err" &&
 	[ "$(ldif_sorted "$work/m.ldif")" = "$(sed 's/\\2C/\\,/g' "$work/s.ldif" | ldif_sorted)" ] &&
@@ -200,6 +213,10 @@ if [ -n "$port" ]; then
 	a=$(KDC_URI=$u kdc_whoami -O maxssf=0)
 	b=$(KDC_URI=$u kdc_whoami)
 	c=$(KDC_URI=$u kdc_whoami -O maxssf=0 -ZZ)
+	x=$(KDC_URI=$u kdc_whoami -X u:bob)
+	grep -q "Insufficient access (50)" <<< "$x" && ! grep -q "^dn:" <<< "$x" &&
+		ok "authz_policy = none (the default): -X u:bob refused (50) whatever authzTo says" ||
+		not_ok "policy none, -X u:bob: $x"
 	# the server offers no weaker layer: the client's library ends the bind
 	grep -q "too weak" <<< "$a" && ! grep -q "^dn:" <<< "$a" &&
 		ok "sasl_minssf = 56: -O maxssf=0 refused: $(kdc_answer "$a")" || not_ok "minssf 56, maxssf=0: $a"
