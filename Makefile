@@ -239,7 +239,7 @@ ifeq ($(TSAN),1)
 RUN_UNITS := test_import test_import_threads test_import_prefault test_key_memo test_record_memo
 RUN_ITESTS := core_test reload_test fault_test conn_memory_test tls_test engine_test bindlim_test replica_test \
               replica_refresh_test replica_apply_test replica_churn_test chain_test ppolicy_test http_test \
-              dyngroup_replica_test memberof_nested_test conformance:replica
+              dyngroup_replica_test memberof_nested_test gssapi_test conformance:replica
 else
 RUN_UNITS := $(UNIT_NAMES)
 RUN_ITESTS := $(ITESTS) $(CONFORMANCE_RUNS) $(ITESTS_IO_URING:%=%@io_uring) \

@@ -11,6 +11,7 @@
 
 #include <ldap.h>
 #include <sasl/sasl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,18 +24,21 @@
 #include "server/net/tls_session.h"
 
 struct sasl_session {
+	atomic_int refs; /* the connection's, and a step's in flight (sasl_session_put) */
 	sasl_conn_t *conn;
 	char mech[24];   /* NUL-terminated, as the client named it */
 	bool done;       /* authenticated */
+	bool running;    /* a step runs (sasl_session_run), begun by conn_sasl_begin */
+	char why[256];   /* the library's words on a failed step */
 	bool layer;      /* the security layer is on */
 	unsigned ssf;    /* its strength (0: no layer) */
 	unsigned maxout; /* the most plaintext one outgoing buffer wraps */
 	size_t wrapped;  /* bytes at the front of out's pending ones ready for the wire */
 };
 
-static void session_free(struct sasl_session *s)
+void sasl_session_put(struct sasl_session *s)
 {
-	if (!s)
+	if (!s || atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) != 1)
 		return;
 	sasl_dispose(&s->conn);
 	free(s);
@@ -44,14 +48,14 @@ void conn_sasl_drop(struct conn *c)
 {
 	struct sasl_session *s = CI(c)->sasl;
 	if (s && !s->layer) {
-		session_free(s);
+		sasl_session_put(s); /* a step in flight keeps it until it ends */
 		CI(c)->sasl = NULL;
 	}
 }
 
 void conn_sasl_free(struct conn *c)
 {
-	session_free(CI(c)->sasl);
+	sasl_session_put(CI(c)->sasl);
 	CI(c)->sasl = NULL;
 }
 
@@ -84,6 +88,7 @@ static struct sasl_session *session_new(struct conn *c, const struct berval *mec
 		return NULL;
 	}
 	memcpy(s->mech, mech->bv_val, mech->bv_len);
+	atomic_init(&s->refs, 1);
 	int rc = sasl_server_new("ldap", cfg->sasl_host[0] ? cfg->sasl_host : NULL,
 	                         cfg->sasl_realm[0] ? cfg->sasl_realm : NULL, NULL, NULL, NULL,
 	                         SASL_SUCCESS_DATA, &s->conn);
@@ -103,7 +108,7 @@ static struct sasl_session *session_new(struct conn *c, const struct berval *mec
 	if (rc != SASL_OK) {
 		snprintf(st->why, sizeof(st->why), "SASL: %s", sasl_errstring(rc, NULL, NULL));
 		st->rc = LDAP_OTHER;
-		session_free(s);
+		sasl_session_put(s);
 		return NULL;
 	}
 	CI(c)->sasl = s;
@@ -135,35 +140,60 @@ static int ldap_rc_of(int rc)
 	}
 }
 
-enum sasl_step_status conn_sasl_step(struct conn *c, const struct berval *mech,
-                                     const struct berval *cred, bool has_cred, struct sasl_step *st)
+struct sasl_session *conn_sasl_begin(struct conn *c, const struct berval *mech, bool *first,
+                                     struct sasl_step *st)
 {
 	*st = (struct sasl_step){0};
 	struct sasl_session *s = CI(c)->sasl;
-	if (s && s->layer)
-		return failed(st, LDAP_UNWILLING_TO_PERFORM,
-		              "a SASL security layer is in place on this connection: bind on a new "
-		              "one");
-	bool first = !s || s->done || strlen(s->mech) != mech->bv_len ||
-	             strncasecmp(s->mech, mech->bv_val, mech->bv_len) != 0;
-	if (first) {
+	if (s && s->layer) {
+		failed(st, LDAP_UNWILLING_TO_PERFORM,
+		       "a SASL security layer is in place on this connection: bind on a new one");
+		return NULL;
+	}
+	/* A session whose last step is still running (its bind was abandoned) is not
+	 * stepped again: a new one begins. */
+	*first = !s || s->running || s->done || strlen(s->mech) != mech->bv_len ||
+	         strncasecmp(s->mech, mech->bv_val, mech->bv_len) != 0;
+	if (*first) {
 		conn_sasl_drop(c);
 		if (!(s = session_new(c, mech, st)))
-			return SASL_STEP_FAILED;
+			return NULL;
 	}
+	s->running = true;
+	atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed);
+	return s;
+}
+
+int sasl_session_run(struct sasl_session *s, bool first, const struct berval *cred, bool has_cred,
+                     struct buf *out)
+{
 	const char *in = has_cred ? (cred->bv_val ? cred->bv_val : "") : NULL;
 	unsigned inlen = has_cred ? (unsigned)cred->bv_len : 0;
-	const char *out = NULL;
-	unsigned outlen = 0;
-	int rc = first ? sasl_server_start(s->conn, s->mech, in, inlen, &out, &outlen)
-	               : sasl_server_step(s->conn, in, inlen, &out, &outlen);
-	st->out = out;
-	st->outlen = outlen;
+	const char *o = NULL;
+	unsigned olen = 0;
+	int rc = first ? sasl_server_start(s->conn, s->mech, in, inlen, &o, &olen)
+	               : sasl_server_step(s->conn, in, inlen, &o, &olen);
+	out->len = out->off = 0;
+	if ((rc == SASL_OK || rc == SASL_CONTINUE) && o && buf_append(out, o, olen) < 0)
+		rc = SASL_NOMEM;
+	if (rc == SASL_OK)
+		s->done = true;
+	else if (rc != SASL_CONTINUE)
+		snprintf(s->why, sizeof(s->why), "%s", sasl_errdetail(s->conn));
+	return rc;
+}
+
+enum sasl_step_status conn_sasl_finish(struct conn *c, struct sasl_session *s, int rc,
+                                       struct sasl_step *st)
+{
+	*st = (struct sasl_step){0};
+	s->running = false;
+	if (CI(c)->sasl != s) /* dropped while the step ran */
+		return failed(st, LDAP_OTHER, "the SASL bind was ended");
 	if (rc == SASL_CONTINUE)
 		return SASL_STEP_CONTINUE;
 	if (rc == SASL_OK) {
 		const void *p = NULL;
-		s->done = true;
 		if (sasl_getprop(s->conn, SASL_SSF, &p) == SASL_OK && p)
 			s->ssf = *(const sasl_ssf_t *)p;
 		if (sasl_getprop(s->conn, SASL_MAXOUTBUF, &p) == SASL_OK && p)
@@ -172,7 +202,7 @@ enum sasl_step_status conn_sasl_step(struct conn *c, const struct berval *mech,
 			s->maxout = 4096;
 		return SASL_STEP_DONE;
 	}
-	failed(st, ldap_rc_of(rc), sasl_errdetail(s->conn));
+	failed(st, ldap_rc_of(rc), s->why);
 	conn_sasl_drop(c);
 	return SASL_STEP_FAILED;
 }

@@ -6,10 +6,14 @@
  * connection's SASL session and its security layer, sasl.c the library's setup.
  *
  * A bind runs as steps (RFC 4513 5.2.2): each BindRequest's credentials go to the
- * session, whose answer is a challenge (saslBindInProgress, 14) or the end. The GSS calls
- * of a step are CPU and local file reads (the keytab; MIT's replay cache, under
- * KRB5RCACHEDIR): they run on the worker, as a simple bind's password check does; a
- * step is bounded by the size of the credentials (max_pdu_bytes_anonymous).
+ * session, whose answer is a challenge (saslBindInProgress, 14) or the end. A step's GSS
+ * calls cost about 0.6 ms of CPU and read files under blocking locks (the keytab three
+ * times, MIT's replay cache under KRB5RCACHEDIR written once: bench/results/
+ * 2026-12-07-gssapi-binds.md), so they run off the event loop: conn_sasl_begin on the
+ * worker takes the session, sasl_session_run on any thread (server/ops's SASL threads)
+ * makes the library call, conn_sasl_finish on the worker reads the outcome. A session
+ * is counted (the connection's reference and the step's): a connection that closes, or a
+ * bind abandoned, while its step runs leaves the session to the step until it ends.
  *
  * A security layer (GSSAPI integrity or confidentiality, RFC 4752 3.3) begins with the
  * bytes after the successful BindResponse: from then on requests arrive as SASL buffers
@@ -26,6 +30,8 @@
 
 #include <lber.h>
 #include <stdbool.h>
+
+#include "protocol/buf.h"
 
 struct config;
 struct conn;
@@ -50,7 +56,7 @@ const char *sasl_mechanisms(const struct sasl_server *s);
 /* True when s offers mechanism mech[0..len) (compared without case). */
 bool sasl_offers(const struct sasl_server *s, const char *mech, size_t len);
 
-/* What a bind step ended with (conn_sasl_step). */
+/* What a bind step ended with (conn_sasl_finish). */
 enum sasl_step_status {
 	SASL_STEP_DONE,     /* authenticated: conn_sasl_who tells who */
 	SASL_STEP_CONTINUE, /* answer 14 with out as the challenge */
@@ -58,23 +64,37 @@ enum sasl_step_status {
 };
 
 struct sasl_step {
-	const char *out; /* serverSaslCreds (DONE, CONTINUE), the session's: valid until the
-	                    next call on c; NULL: none */
-	unsigned outlen;
 	int rc;        /* FAILED: the LDAP result code (49, 50, 13, 80, ...) */
 	char why[256]; /* FAILED: the diagnostic message */
 };
 
 /*
- * One step of c's SASL bind with mechanism mech (offered by the server: the caller
- * checked) and the client's credentials cred (has_cred false: none were sent): the first
- * step makes c's session (a session of another mechanism, or a finished one, is dropped
- * first). The session's external strength is c's TLS cipher's bits. Fills *st and returns
- * its status.
+ * On c's worker: the session the next step of c's SASL bind with mechanism mech (offered
+ * by the server: the caller checked) runs on, with a reference for the step; *first is
+ * set when the step begins the session (a new one is made: none yet, another mechanism's,
+ * a finished one, or one whose last step still runs). The session's external strength is
+ * c's TLS cipher's bits. NULL with st filled when there is none (a layer is on: 53; the
+ * library refused).
  */
-enum sasl_step_status conn_sasl_step(struct conn *c, const struct berval *mech,
-                                     const struct berval *cred, bool has_cred,
+struct sasl_session *conn_sasl_begin(struct conn *c, const struct berval *mech, bool *first,
                                      struct sasl_step *st);
+/*
+ * On any thread, one at a time for a session: the library's step with the client's
+ * credentials cred (has_cred false: none were sent); its data for the client copied into
+ * out (reset first). Returns Cyrus SASL's result (SASL_OK, SASL_CONTINUE or a failure).
+ */
+int sasl_session_run(struct sasl_session *s, bool first, const struct berval *cred, bool has_cred,
+                     struct buf *out);
+/* What conn_sasl_finish is given for a step that never ran (no memory, the pool full). */
+#define SASL_STEP_NOT_RUN (-1) /* Cyrus SASL's SASL_FAIL */
+
+/* On c's worker, after sasl_session_run's result rc: the step's outcome into *st (a
+ * failure drops c's session, as does a session c no longer holds). Does not put the
+ * step's reference. */
+enum sasl_step_status conn_sasl_finish(struct conn *c, struct sasl_session *s, int rc,
+                                       struct sasl_step *st);
+/* Gives back a reference (NULL allowed); the last frees the session. Any thread. */
+void sasl_session_put(struct sasl_session *s);
 
 /* After SASL_STEP_DONE: the authenticated user (SASL_USERNAME: "alice", or
  * "carol@OTHER.COM" from another realm), the realm the identity is named in (sasl_realm:

@@ -7,6 +7,7 @@
  */
 #include "server/ops/access.h"
 #include "server/ops/authz_map.h"
+#include "server/ops/sasl_pool.h"
 #include "server/ops/ops.h"
 #include "server/ops/ops_impl.h"
 
@@ -33,6 +34,7 @@ void ops_shared_free(struct ops_shared *s)
 	buf_free(&s->rootdse);
 	buf_free(&s->subschema);
 	authz_map_free(s->authz);
+	sasl_pool_stop(s->sasl_pool); /* the workers have stopped: nobody waits for a step */
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
@@ -47,7 +49,10 @@ int ops_start(struct server *srv)
 	if (!rules)
 		return -1;
 	access_publish(srv, rules);
-	return authz_map_compile(&srv->cfg, &srv->ops->authz);
+	if (authz_map_compile(&srv->cfg, &srv->ops->authz) < 0)
+		return -1;
+	/* The SASL threads, where GSSAPI is offered (sasl_setup ran before) */
+	return srv->sasl && !srv->ops->sasl_pool ? sasl_pool_start(&srv->ops->sasl_pool) : 0;
 }
 
 void ops_reload_access(struct server *srv, struct config *n)

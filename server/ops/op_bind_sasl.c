@@ -24,6 +24,7 @@
 #include "server/ops/authz_identity.h"
 #include "server/ops/ops.h"
 #include "server/ops/ops_impl.h"
+#include "server/ops/sasl_pool.h"
 
 /* Refused: the session goes, the client is told rc and why (NULL: nothing more). */
 static void refuse(struct conn *c, int32_t msgid, int rc, const char *why)
@@ -35,7 +36,7 @@ static void refuse(struct conn *c, int32_t msgid, int rc, const char *why)
 /* The session authenticated: bound as the DN its identity maps to, or as the identity it
  * asked to act as when authz_policy and the entry's authzTo allow it (authz_identity.h),
  * unless that entry's account is refused. Answers msgid with the session's last data. */
-static void bound(struct conn *c, int32_t msgid, const struct sasl_step *st)
+static void bound(struct conn *c, int32_t msgid, const struct buf *out)
 {
 	const char *user, *realm, *authzid;
 	unsigned ssf;
@@ -67,7 +68,7 @@ static void bound(struct conn *c, int32_t msgid, const struct sasl_step *st)
 	log_debug("conn fd=%d SASL GSSAPI bind of \"%s\" as \"%.*s\" (security strength %u)", c->fd,
 	          user, (int)ndn.len, (const char *)ndn.data, ssf);
 	struct result_extra x = {
-	    .has_value = st->out != NULL, .sasl_creds = true, .value = st->out, .vlen = st->outlen};
+	    .has_value = out->len > 0, .sasl_creds = true, .value = out->data, .vlen = out->len};
 	reply_begin(c);
 	reply_result(c, msgid, LDAP_RES_BIND, LDAP_SUCCESS, NULL, NULL, &x);
 	conn_sasl_layer_start(c); /* from the byte after that answer */
@@ -78,11 +79,64 @@ out:
 	buf_free(&pkey);
 }
 
+/* How often a bind waiting for its step looks at it (a GSSAPI step takes about 0.6 ms). */
+#define SASL_STEP_POLL_NS 300000u
+
+/* A step running on the SASL threads, the connection's task meanwhile. */
+struct step_task {
+	struct conn_task task; /* first: a conn_task * is a step_task * */
+	struct conn_wake wake;
+	struct sasl_job *job;
+	uint64_t addr_key; /* bind_fail_limit's key of the client's address */
+};
+
+static void step_free(struct conn_task *ct)
+{
+	struct step_task *t = (struct step_task *)ct;
+	conn_wake_cancel(&t->wake); /* closed or abandoned while waiting */
+	sasl_job_put(t->job);       /* the pool may still hold the other reference */
+	free(t);
+}
+
+/* The step ran: answered as its outcome says. */
+static void step_resume(struct conn *c)
+{
+	struct step_task *t = (struct step_task *)c->task;
+	if (t->wake.queued)
+		return; /* woken for another reason (the socket took output): still queued */
+	if (!atomic_load_explicit(&t->job->done, memory_order_acquire)) {
+		conn_wake_at(&t->wake, c, clock_ns() + SASL_STEP_POLL_NS);
+		return;
+	}
+	c->task = NULL;
+	struct server *srv = c->w->srv;
+	struct sasl_step st;
+	enum sasl_step_status s = conn_sasl_finish(c, t->job->s, t->job->rc, &st);
+	if (s != SASL_STEP_FAILED && srv->bind_limit)
+		bind_limit_succeeded(srv->bind_limit, 0, t->addr_key);
+	if (s == SASL_STEP_CONTINUE) {
+		struct result_extra x = {.has_value = true,
+		                         .sasl_creds = true,
+		                         .value = t->job->out.data,
+		                         .vlen = t->job->out.len};
+		reply_begin(c);
+		reply_result(c, t->task.msgid, LDAP_RES_BIND, LDAP_SASL_BIND_IN_PROGRESS, NULL,
+		             NULL, &x);
+	} else if (s == SASL_STEP_FAILED) {
+		log_debug("conn fd=%d SASL bind: %d %s", c->fd, st.rc, st.why);
+		reply_done(c, t->task.msgid, LDAP_RES_BIND, st.rc, NULL, st.why);
+	} else {
+		bound(c, t->task.msgid, &t->job->out);
+	}
+	step_free(&t->task);
+}
+
 void op_bind_sasl(struct conn *c, const struct ldap_request *req)
 {
 	const struct bind_request *b = &req->u.bind;
 	struct server *srv = c->w->srv;
-	if (!sasl_offers(srv->sasl, b->mech.bv_val, b->mech.bv_len)) {
+	struct sasl_pool *pool = ops_shared(srv)->sasl_pool;
+	if (!pool || !sasl_offers(srv->sasl, b->mech.bv_val, b->mech.bv_len)) {
 		conn_sasl_drop(c);
 		reply_done(c, req->msgid, LDAP_RES_BIND, LDAP_AUTH_METHOD_NOT_SUPPORTED, NULL,
 		           srv->sasl ? "SASL mechanisms offered: EXTERNAL (ldapi://, TLS client "
@@ -96,25 +150,34 @@ void op_bind_sasl(struct conn *c, const struct ldap_request *req)
 	uint64_t addr = limit_key_peer(c->peer);
 	if (srv->bind_limit && !bind_limit_try(srv->bind_limit, 0, addr, clock_seconds())) {
 		STAT_ADD(c->w->stats.binds_limited, 1);
-		conn_sasl_drop(c);
-		reply_done(c, req->msgid, LDAP_RES_BIND, LDAP_INVALID_CREDENTIALS, NULL, NULL);
+		refuse(c, req->msgid, LDAP_INVALID_CREDENTIALS, NULL);
 		return;
 	}
 	struct sasl_step st;
-	enum sasl_step_status s = conn_sasl_step(c, &b->mech, &b->cred, b->has_cred, &st);
-	if (s != SASL_STEP_FAILED && srv->bind_limit)
-		bind_limit_succeeded(srv->bind_limit, 0, addr);
-	if (s == SASL_STEP_CONTINUE) {
-		struct result_extra x = {
-		    .has_value = true, .sasl_creds = true, .value = st.out, .vlen = st.outlen};
-		reply_begin(c);
-		reply_result(c, req->msgid, LDAP_RES_BIND, LDAP_SASL_BIND_IN_PROGRESS, NULL, NULL,
-		             &x);
-	} else if (s == SASL_STEP_FAILED) {
-		log_debug("conn fd=%d SASL %.*s bind: %d %s", c->fd, (int)b->mech.bv_len,
-		          b->mech.bv_val, st.rc, st.why);
-		reply_done(c, req->msgid, LDAP_RES_BIND, st.rc, NULL, st.why);
-	} else {
-		bound(c, req->msgid, &st);
+	bool first;
+	struct sasl_session *s = conn_sasl_begin(c, &b->mech, &first, &st);
+	if (!s) {
+		refuse(c, req->msgid, st.rc, st.why);
+		return;
 	}
+	/* The job takes the step's reference to s (sasl_job_new puts it when it fails). */
+	struct step_task *t = calloc(1, sizeof(*t));
+	struct sasl_job *job = t ? sasl_job_new(s, first, &b->cred, b->has_cred) : NULL;
+	if (!t)
+		sasl_session_put(s);
+	if (!job || sasl_pool_submit(pool, job) < 0) {
+		conn_sasl_finish(c, s, SASL_STEP_NOT_RUN, &st); /* c's session dropped */
+		sasl_job_put(job);
+		free(t);
+		reply_done(c, req->msgid, LDAP_RES_BIND, job ? LDAP_BUSY : LDAP_OTHER, NULL,
+		           job ? "too many SASL binds are in progress; try again"
+		               : "out of memory");
+		return;
+	}
+	*t = (struct step_task){
+	    .task = {.msgid = req->msgid, .resume = step_resume, .free = step_free},
+	    .job = job,
+	    .addr_key = addr};
+	c->task = &t->task;
+	conn_wake_at(&t->wake, c, clock_ns() + SASL_STEP_POLL_NS);
 }

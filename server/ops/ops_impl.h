@@ -19,6 +19,7 @@
 
 struct access_rules;
 struct authz_rules;
+struct sasl_pool;
 
 struct ops_shared {
 	/* The access rules in force (access_rules.h): access_publish stores a set under lock
@@ -26,9 +27,10 @@ struct ops_shared {
 	 * it changed, takes a reference under lock (access.c's take_current_rules). */
 	pthread_mutex_t lock;
 	struct access_rules *access;
-	struct buf rootdse;        /* the root DSE, as a stored entry record */
-	struct buf subschema;      /* cn=Subschema, as a stored entry record */
-	struct authz_rules *authz; /* authz_regexp, compiled (authz_map.h); NULL: none */
+	struct buf rootdse;          /* the root DSE, as a stored entry record */
+	struct buf subschema;        /* cn=Subschema, as a stored entry record */
+	struct authz_rules *authz;   /* authz_regexp, compiled (authz_map.h); NULL: none */
+	struct sasl_pool *sasl_pool; /* SASL bind steps' threads (sasl_pool.h), with srv->sasl */
 };
 
 /* srv's server/ops part (NULL before ops_start and after ops_stop). */

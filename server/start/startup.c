@@ -382,6 +382,10 @@ int server_init(struct server *srv)
 	}
 	if (cfg->schema_dir_from_tree)
 		log_info("schema_dir: the source tree's %s (none installed)", cfg->schema_dir);
+	/* SASL before ops_start, which starts the SASL threads where GSSAPI is offered, and
+	 * the root DSE, which lists the mechanisms */
+	if (sasl_setup(cfg, &srv->sasl) < 0)
+		return -1;
 	if (ops_start(srv) < 0) /* the access rules, compiled against the schema */
 		return -1;
 	(void)ops_rootpw_is_example(srv);     /* a warning only: make run's example admin */
@@ -391,8 +395,6 @@ int server_init(struct server *srv)
 	if (!cfg->syncrepl.set) /* a replica's file is written in place, by its consumer */
 		srv->gen->map_slot = db_watch_start(srv, srv->gen->dev, srv->gen->ino);
 	if (tls_setup(cfg, &srv->tls) < 0) /* before the root DSE, which lists StartTLS */
-		return -1;
-	if (sasl_setup(cfg, &srv->sasl) < 0) /* and its SASL mechanisms */
 		return -1;
 	/* minidir -t creates nothing: run as root, it would leave a root-owned log that the
 	 * service's user could not open at its start. */
