@@ -138,6 +138,11 @@ int replica_txn_commit(struct replica *r);
  * error. */
 int replica_set_cookie(struct replica *r, const struct berval *cookie);
 
+/* The cookie the last commit stored into out (reset first; empty: none, r->drop_cookie
+ * set, or out of memory: each a full refresh). */
+struct buf;
+void replica_stored_cookie(struct replica *r, struct buf *out);
+
 /* The provider's last change number (a 389-ds root DSE's lastchangenumber) is last: the
  * status's lag in changes follows. */
 void replica_note_provider_last(struct replica *r, long long last);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "protocol/buf.h"
 #include "server/clock.h"
 #include "server/log.h"
 #include "server/replica/ds389.h"
@@ -270,6 +271,19 @@ int replica_txn_commit(struct replica *r)
 	}
 	r->refreshed = false;
 	return 0;
+}
+
+void replica_stored_cookie(struct replica *r, struct buf *out)
+{
+	struct db_read *rt;
+	const void *data;
+	size_t len;
+	out->off = out->len = 0;
+	if (r->drop_cookie || db_read_begin(r->db, &rt) != 0)
+		return;
+	if (db_update_get_cookie(r->db, rt, &data, &len) == 0)
+		(void)buf_append(out, data, len);
+	db_read_end(rt);
 }
 
 int replica_set_cookie(struct replica *r, const struct berval *cookie)
