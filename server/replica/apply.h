@@ -101,6 +101,10 @@ struct replica {
 	 * once the DC refused the account the replication right). */
 	long long poll_usn, committed_usn;
 	int dirsync_flags;
+	/* A uSNChanged provider (usn.h): whether this account's view of CN=Deleted Objects
+	 * was checked, and whether the DC's invocationId could not be read: each logged
+	 * once. */
+	bool deleted_checked, invocation_unread;
 	/* When the replica's entries were last compared with the provider's (a full refresh
 	 * or replica_reconcile; clock_ns()/1000000). */
 	int64_t reconciled_ms;

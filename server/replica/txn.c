@@ -201,9 +201,8 @@ void replica_status_load(struct replica *r)
  * when the last committed poll began; -1 when either is unknown. Under r->lock. */
 static void lag_changes_locked(struct replica *r)
 {
-	long long n = r->conf->type == SYNCREPL_DIRSYNC
-	                  ? r->committed_usn
-	                  : ds389_cookie(r->st.cookie, strlen(r->st.cookie)),
+	long long n = syncrepl_is_ad(r->conf) ? r->committed_usn
+	                                      : ds389_cookie(r->st.cookie, strlen(r->st.cookie)),
 	          last = r->provider_last;
 	r->st.lag_changes = last < 0 || n < 0 ? -1 : last > n ? last - n : 0;
 }
@@ -238,7 +237,7 @@ int replica_txn_commit(struct replica *r)
 	}
 	if (r->pending_cookie[0]) {
 		snprintf(r->st.cookie, sizeof(r->st.cookie), "%s", r->pending_cookie);
-		if (r->conf->type == SYNCREPL_DIRSYNC)
+		if (syncrepl_is_ad(r->conf))
 			r->committed_usn = r->poll_usn;
 		cookie_csn(r->st.cookie, r->st.context_csn, sizeof(r->st.context_csn));
 		struct timespec now;
