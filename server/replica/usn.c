@@ -155,6 +155,7 @@ static int ranged_rest(struct replica *r, LDAPMessage *e, struct ranged *x, char
 					         "%.200s: %s still has more after %d windows", dn,
 					         a, USN_MAX_PAGES);
 					st = -1;
+					break;
 				}
 			if (!dn) {
 				snprintf(why, cap, "an object of the DC's answer has no DN");
