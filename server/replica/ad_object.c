@@ -224,6 +224,9 @@ int ad_object_apply(struct replica *r, LDAPMessage *e, const struct berval *extr
 	const unsigned char *a = (const unsigned char *)attrs.bv_val;
 	if (!ad_first_value(a, attrs.bv_len, "objectGUID", &guid, &glen) || glen != SYNC_UUID_LEN) {
 		snprintf(why, cap, "object %.200s: no 16-byte objectGUID (is it asked for?)", dn);
+		/* A whole object may hide it from an account that may list the object only. */
+		status =
+		    whole && !ad_first_value(a, attrs.bv_len, "objectGUID", &guid, &glen) ? 1 : -1;
 		goto out;
 	}
 	unsigned char uuid[SYNC_UUID_LEN];

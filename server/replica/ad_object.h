@@ -38,7 +38,9 @@ void ad_scratch_free(struct ad_scratch *s);
  * (n of them; may be NULL when 0): further contents of PartialAttributeLists merged
  * after e's, the rest of a ranged attribute's values ("member;range=1500-*"). An object
  * the replica does not hold that comes without its objectClass (a change of one it
- * skipped) is logged and skipped. 0, or -1 with why set.
+ * skipped) is logged and skipped. 0; 1 when a whole object came without objectGUID (the
+ * account may list it but not read that: not stored, why says which); or -1 with why
+ * set.
  */
 int ad_object_apply(struct replica *r, LDAPMessage *e, const struct berval *extra, size_t n,
                     bool whole, struct ad_scratch *s, char *why, size_t cap);

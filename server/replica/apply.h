@@ -102,9 +102,9 @@ struct replica {
 	long long poll_usn, committed_usn;
 	int dirsync_flags;
 	/* A uSNChanged provider (usn.h): whether this account's view of CN=Deleted Objects
-	 * was checked, and whether the DC's invocationId could not be read: each logged
-	 * once. */
-	bool deleted_checked, invocation_unread;
+	 * was checked, whether it sees no tombstones, and whether the DC's invocationId could
+	 * not be read (each of the last two logged once). */
+	bool deleted_checked, deleted_unseen, invocation_unread;
 	/* When the replica's entries were last compared with the provider's (a full refresh
 	 * or replica_reconcile; clock_ns()/1000000). */
 	int64_t reconciled_ms;

@@ -21,6 +21,8 @@ struct poll {
 	char inv[AD_DC_INVOCATION_LEN];
 	bool full;
 	struct ad_scratch s;
+	long unkeyed; /* objects without an objectGUID this account may read: not stored */
+	char unkeyed_why[256];
 };
 
 /* The value lists of a ranged attribute's later windows (their messages kept, as the
@@ -169,10 +171,10 @@ static int ranged_rest(struct replica *r, LDAPMessage *e, struct ranged *x, char
 	return st < 0 ? -1 : 0;
 }
 
-/* One page's objects applied (whole: a live object replacing the stored one; else a
- * tombstone). *count adds them. 0, or -1 with why set. */
-static int apply_page(struct replica *r, struct poll *p, LDAPMessage *res, bool whole, long *count,
-                      char *why, size_t cap)
+/* One page's objects applied, each whole (a live one replaces the stored entry, a
+ * tombstone deletes it). *count adds them. 0, or -1 with why set. */
+static int apply_page(struct replica *r, struct poll *p, LDAPMessage *res, long *count, char *why,
+                      size_t cap)
 {
 	struct ranged x = {0};
 	int st = 0;
@@ -184,10 +186,13 @@ static int apply_page(struct replica *r, struct poll *p, LDAPMessage *res, bool 
 			break;
 		}
 		ranged_clear(&x);
-		if (whole && ranged_rest(r, e, &x, why, cap) < 0)
+		if (ranged_rest(r, e, &x, why, cap) < 0)
 			st = -1;
 		else
-			st = ad_object_apply(r, e, x.v, x.n, whole, &p->s, why, cap);
+			st = ad_object_apply(r, e, x.v, x.n, true, &p->s, why, cap);
+		if (st == 1 && !p->unkeyed++)
+			snprintf(p->unkeyed_why, sizeof(p->unkeyed_why), "%s", why);
+		st = st == 1 ? 0 : st;
 		(*count)++;
 	}
 	ranged_free(&x);
@@ -239,11 +244,11 @@ static int page(struct replica *r, const char *filter, char **attrs, LDAPControl
 	return -1;
 }
 
-/* A search for filter page after page, each object applied (whole: see apply_page);
+/* A search for filter page after page, each object applied (apply_page);
  * *count the objects. 0, 1 when the replica is stopping, or -1 with why set and the LDAP
  * result in *ldrc (LDAP_SUCCESS when the failure was not the DC's answer). */
 static int paged(struct replica *r, struct poll *p, const char *filter, char **attrs,
-                 LDAPControl *extra, bool whole, long *count, int *ldrc, char *why, size_t cap)
+                 LDAPControl *extra, long *count, int *ldrc, char *why, size_t cap)
 {
 	struct berval pc = {0, NULL};
 	int st = 0;
@@ -262,7 +267,7 @@ static int paged(struct replica *r, struct poll *p, const char *filter, char **a
 		LDAPMessage *res = NULL;
 		st = page(r, filter, attrs, extra, &pc, &res, ldrc, why, cap);
 		if (st == 0)
-			st = apply_page(r, p, res, whole, count, why, cap);
+			st = apply_page(r, p, res, count, why, cap);
 		ldap_msgfree(res);
 		if (!pc.bv_len)
 			break;
@@ -271,14 +276,18 @@ static int paged(struct replica *r, struct poll *p, const char *filter, char **a
 	return st;
 }
 
-/* Whether this account sees CN=Deleted Objects below searchbase (with Show Deleted): it
- * lists tombstones only where it may. Logged once when it does not. */
-static void check_deleted_visible(struct replica *r, LDAPControl *sd)
+/* Whether this account sees CN=Deleted Objects below searchbase (with Show Deleted): a
+ * DC lists tombstones only to an account that may read there, and says nothing when it
+ * may not. Asked at the first poll (again after a failure to ask); logged once. */
+static void check_deleted_visible(struct replica *r)
 {
 	static char *attrs[] = {LDAP_NO_ATTRS, NULL};
 	const struct syncrepl_conf *c = r->conf;
 	char dn[1100];
 	snprintf(dn, sizeof(dn), "CN=Deleted Objects,%s", c->searchbase);
+	LDAPControl *sd = NULL;
+	if (ldap_control_create(USN_SHOW_DELETED_OID, 1, NULL, 0, &sd) != LDAP_SUCCESS)
+		return;
 	LDAPControl *ctrls[] = {sd, NULL};
 	struct timeval t = {c->network_timeout + 25, 0};
 	LDAPMessage *res = NULL;
@@ -286,14 +295,17 @@ static void check_deleted_visible(struct replica *r, LDAPControl *sd)
 	                           NULL, &t, 1, &res);
 	bool seen = rc == LDAP_SUCCESS && ldap_first_entry(r->ld, res);
 	ldap_msgfree(res);
+	ldap_control_free(sd);
 	if (rc == LDAP_SERVER_DOWN || rc == LDAP_TIMEOUT || rc == LDAP_BUSY)
-		return; /* asked again next time */
+		return;
 	r->deleted_checked = true;
-	if (!seen)
+	if (!seen && !r->deleted_unseen)
 		log_error("syncrepl rid=%03d: \"%s\" cannot read %s (%s): deletions on the DC are "
-		          "not visible to this account and do not reach the replica (a full load, "
-		          "without the database file, drops them; or give it List Contents there)",
-		          c->rid, c->binddn, dn, ldap_err2string(rc));
+		          "not visible to this account and do not reach the replica until a full "
+		          "load (without the database file); give it List Contents there",
+		          c->rid, c->binddn, dn,
+		          rc == LDAP_SUCCESS ? "no entry" : ldap_err2string(rc));
+	r->deleted_unseen = !seen;
 }
 
 /* The tombstones of the poll's USNs (usn.h, 3.) deleted. 0, 1 (stopping) or -1 with why
@@ -311,20 +323,19 @@ static int deletions(struct replica *r, struct poll *p, char *why, size_t cap)
 	}
 	long n;
 	int ldrc;
-	int st = paged(r, p, filter, attrs, sd, false, &n, &ldrc, why, cap);
+	int st = paged(r, p, filter, attrs, sd, &n, &ldrc, why, cap);
+	ldap_control_free(sd);
+	/* A DC that refuses this account the control: as one that shows it nothing. */
 	if (st < 0 &&
 	    (ldrc == LDAP_INSUFFICIENT_ACCESS || ldrc == LDAP_UNAVAILABLE_CRITICAL_EXTENSION)) {
-		if (!r->deleted_checked)
+		if (!r->deleted_unseen)
 			log_error(
 			    "syncrepl rid=%03d: the DC refused the search for deleted objects "
 			    "(%s): deletions do not reach the replica",
 			    r->conf->rid, why);
-		r->deleted_checked = true;
+		r->deleted_unseen = true;
 		st = 0;
-	} else if (st == 0 && n == 0 && !r->deleted_checked) {
-		check_deleted_visible(r, sd);
 	}
-	ldap_control_free(sd);
 	return st;
 }
 
@@ -352,7 +363,7 @@ static int changes(struct replica *r, struct poll *p, char *why, size_t cap)
 		         bare ? "(" : "", f, bare ? ")" : "", p->low + 1, p->high);
 	long n;
 	int ldrc;
-	return paged(r, p, filter, r->search_attrs ? attrs : NULL, NULL, true, &n, &ldrc, why, cap);
+	return paged(r, p, filter, r->search_attrs ? attrs : NULL, NULL, &n, &ldrc, why, cap);
 }
 
 /* The stored cookie ("usn=N;invocationId=GUID") into p->low and inv. 0, or -1. */
@@ -463,6 +474,8 @@ int usn_session(struct replica *r, char *why, size_t cap)
 	replica_set_state(r, "refreshing", NULL);
 	r->poll_usn = p.high;
 	replica_note_provider_last(r, p.high);
+	if (!r->deleted_checked)
+		check_deleted_visible(r);
 	int st = 0;
 	if (p.full || p.high > p.low) /* else nothing changed: no search */
 		st = changes(r, &p, why, cap);
@@ -470,6 +483,11 @@ int usn_session(struct replica *r, char *why, size_t cap)
 		st = deletions(r, &p, why, cap);
 	if (st == 0)
 		st = finish(r, &p, why, cap);
+	if (st == 0 && p.unkeyed)
+		log_info(
+		    "syncrepl rid=%03d: %ld objects came without an objectGUID \"%s\" may read "
+		    "(the first: %s): not stored",
+		    r->conf->rid, p.unkeyed, r->conf->binddn, p.unkeyed_why);
 	ad_scratch_free(&p.s);
 	return st == 1 ? SESSION_STOPPED : st < 0 ? SESSION_ERROR : SESSION_DONE;
 }

@@ -311,24 +311,44 @@ ad_tool user add reader Pass.reader.1 --use-username-as-cn > /dev/null 2>&1 || n
 sed -e "s|^database = .*|database = $work/reader.mdb|" -e '/^metrics_listen/d' -e '/^bind_passthrough/d' \
 	-e "s|binddn=\"[^\"]*\" credentials=[^ ]*|binddn=\"CN=reader,CN=Users,$AD_BASE\" credentials=Pass.reader.1|" \
 	"$work/replica.conf" > "$work/reader.conf"
+sed -e "s|^database = .*|database = $work/ureader.mdb|" -e "s|type=dirSync|type=usnChanged|" \
+	"$work/reader.conf" > "$work/ureader.conf"
 mainpid=$pid
 start_minidir "$work/reader.conf" "$work/reader.log"
 rdpid=$pid
 rdport=$port
+start_minidir "$work/ureader.conf" "$work/ureader.log"
+urdpid=$pid
+urdport=$port
 pid=$mainpid
 want=$(dump "$ad_ldaps" -D "CN=reader,CN=Users,$AD_BASE" -w Pass.reader.1)
-got=
-for _ in $(seq 1 30); do
-	got=$(dump "ldap://127.0.0.1:$rdport" -D "cn=admin,$AD_BASE" -w secret)
-	[ -n "$want" ] && [ "$got" = "$want" ] && break
-	sleep 0.5
-done
-[ -n "$want" ] && [ "$got" = "$want" ] &&
-	ok "an unprivileged account: the replica holds what it reads on the DC ($(grep -c '| objectguid' <<< "$want") users and groups)" ||
-	not_ok "an unprivileged account's replica differs from its view of the DC: $(diff <(echo "$want") <(echo "$got") | grep '^[<>]' | head -3 | tr '\n' ' ')"
+# reader_equal PORT WHAT: polls until the replica on PORT holds what the account reads on
+# the DC ($want), then one check.
+reader_equal() {
+	local got=
+	for _ in $(seq 1 30); do
+		got=$(dump "ldap://127.0.0.1:$1" -D "cn=admin,$AD_BASE" -w secret)
+		[ -n "$want" ] && [ "$got" = "$want" ] && break
+		sleep 0.5
+	done
+	[ -n "$want" ] && [ "$got" = "$want" ] &&
+		ok "$2: the replica holds what it reads on the DC ($(grep -c '| objectguid' <<< "$want") users and groups)" ||
+		not_ok "$2's replica differs from its view of the DC: $(diff <(echo "$want") <(echo "$got") | grep '^[<>]' | head -3 | tr '\n' ' ')"
+}
+reader_equal "$rdport" "an unprivileged account"
 grep -q "asking again with OBJECT_SECURITY" "$work/reader.log" && ok "the refusal was logged, and DirSync asked again with OBJECT_SECURITY" ||
 	not_ok "no OBJECT_SECURITY line: $(grep syncrepl "$work/reader.log" | tail -2)"
 stop_checked "$rdpid" "$work/reader.log" || not_ok "reader replica stop: $stop_why"
+# The same account with type=usnChanged, its fallback: what it reads, and one line saying
+# whether it sees deletions (CN=Deleted Objects, which a DC shows such an account or not).
+reader_equal "$urdport" "usnChanged: an unprivileged account"
+seen=$(ad_ldap ldapsearch -x -H "$ad_ldaps" -D "CN=reader,CN=Users,$AD_BASE" -w Pass.reader.1 -LLL \
+	-e '!1.2.840.113556.1.4.417' -b "CN=Deleted Objects,$AD_BASE" -s base 1.1 2> /dev/null | grep -c '^dn:')
+logged=$(grep -c "cannot read CN=Deleted Objects" "$work/ureader.log")
+[ "$seen$logged" = 01 ] || [ "$seen$logged" = 10 ] &&
+	ok "usnChanged: deletions visible to the plain account on the DC: $seen; logged as not visible: $logged times" ||
+	not_ok "usnChanged: CN=Deleted Objects seen by the account: $seen, logged: $logged: $(grep syncrepl "$work/ureader.log" | tail -2)"
+stop_checked "$urdpid" "$work/ureader.log" || not_ok "usnChanged reader replica stop: $stop_why"
 
 # 7. Stopped; a change meanwhile comes at its restart, from the stored cookie.
 stop_checked "$pid" "$work/replica.1.log" || not_ok "replica stop: $stop_why"
