@@ -99,6 +99,8 @@ static int rewrite_members(struct replica *r, struct ad_scratch *s, entry_id id,
 bool ad_first_value(const unsigned char *p, size_t len, const char *name, const unsigned char **v,
                     size_t *vlen)
 {
+	if (!len) /* an object whose attributes the account may not read: p may be NULL */
+		return false;
 	const unsigned char *end = p + len, *seq, *t, *vals;
 	size_t slen, tlen, setlen, nlen = strlen(name);
 	unsigned char tag;

@@ -2,7 +2,7 @@
 #include "server/replica/usn.h"
 #include "server/replica/ad_dc.h"
 #include "server/replica/ad_object.h"
-#include "server/replica/ds389.h"
+#include "server/replica/usn_text.h"
 
 #include <ldap.h>
 #include <stdio.h>
@@ -79,21 +79,6 @@ static int ranged_keep(struct replica *r, struct ranged *x, LDAPMessage *res, LD
 	return 0;
 }
 
-/* Type t's ";range=LO-HI" option: 1 with *hi set, 0 for "LO-*" (the last window), -1
- * when t has none; *blen the length of the type before it. */
-static int range_end(const char *t, size_t *blen, long long *hi)
-{
-	const char *o = strcasestr(t, ";range=");
-	const char *dash = o ? strchr(o + 7, '-') : NULL;
-	if (!dash)
-		return -1;
-	*blen = (size_t)(o - t);
-	if (strcmp(dash + 1, "*") == 0)
-		return 0;
-	*hi = ds389_decimal(dash + 1, strlen(dash + 1));
-	return *hi < 0 ? -1 : 1;
-}
-
 /* The window of type t[0..blen) from value `from` on of the object at dn, kept in x:
  * 1 when the DC has more (*hi, the window's last), 0 when it was the last (or the object
  * or the values are gone meanwhile: the next poll brings it again), -1 with why set. */
@@ -121,8 +106,9 @@ static int next_window(struct replica *r, const char *dn, const char *t, size_t 
 	     a = ldap_next_attribute(r->ld, e, ab)) {
 		size_t l;
 		long long h = 0;
-		if (range_end(a, &l, &h) >= 0 && l == blen && strncasecmp(a, t, blen) == 0) {
-			more = h > 0;
+		int k = usn_range_end(a, &l, &h);
+		if (k >= 0 && l == blen && strncasecmp(a, t, blen) == 0) {
+			more = k == 1 && h >= from; /* a window that does not advance ends it */
 			*hi = h;
 		}
 		ldap_memfree(a);
@@ -146,7 +132,7 @@ static int ranged_rest(struct replica *r, LDAPMessage *e, struct ranged *x, char
 	     a = ldap_next_attribute(r->ld, e, ab)) {
 		size_t blen;
 		long long hi;
-		if (st == 0 && range_end(a, &blen, &hi) == 1) {
+		if (st == 0 && usn_range_end(a, &blen, &hi) == 1) {
 			if (!dn)
 				dn = ldap_get_dn(r->ld, e);
 			long w = 0;
@@ -366,23 +352,6 @@ static int changes(struct replica *r, struct poll *p, char *why, size_t cap)
 	return paged(r, p, filter, r->search_attrs ? attrs : NULL, NULL, &n, &ldrc, why, cap);
 }
 
-/* The stored cookie ("usn=N;invocationId=GUID") into p->low and inv. 0, or -1. */
-static int parse_cookie(const struct buf *c, long long *low, char *inv, size_t cap)
-{
-	char text[128];
-	if (c->len >= sizeof(text))
-		return -1;
-	memcpy(text, c->data, c->len);
-	text[c->len] = '\0';
-	char *semi = strchr(text, ';');
-	if (strncmp(text, "usn=", 4) != 0 || !semi || strncmp(semi, ";invocationId=", 14) != 0 ||
-	    strlen(semi + 14) >= cap)
-		return -1;
-	*low = ds389_decimal(text + 4, (size_t)(semi - text - 4));
-	snprintf(inv, cap, "%s", semi + 14);
-	return *low < 0 ? -1 : 0;
-}
-
 /* Whether the poll resumes from the stored cookie c (p->low set), or is a full load: no
  * cookie, or one that does not parse, or of another invocation of the DC, or past its
  * USN (each logged). p->inv is the invocationId the new cookie keeps. */
@@ -406,7 +375,7 @@ static bool resumes(struct replica *r, const struct buf *c, struct poll *p)
 			         conf->rid, conf->provider);
 		return false;
 	}
-	if (parse_cookie(c, &p->low, inv, sizeof(inv)) < 0) {
+	if (usn_cookie_parse((const char *)c->data, c->len, &p->low, inv, sizeof(inv)) < 0) {
 		log_info("syncrepl rid=%03d: the stored cookie (%zu bytes) is not a usnChanged one "
 		         "(usn=N;invocationId=GUID): full uSNChanged load",
 		         conf->rid, c->len);
@@ -436,8 +405,8 @@ static bool resumes(struct replica *r, const struct buf *c, struct poll *p)
 static int finish(struct replica *r, struct poll *p, char *why, size_t cap)
 {
 	char text[128];
-	int n = snprintf(text, sizeof(text), "usn=%lld;invocationId=%s", p->high, p->inv);
-	struct berval cb = {(ber_len_t)n, text};
+	int n = usn_cookie_format(p->high, p->inv, text, sizeof(text));
+	struct berval cb = {n < 0 ? 0 : (ber_len_t)n, text};
 	int rc = replica_txn_open(r);
 	if (rc != 0) {
 		snprintf(why, cap, "write transaction: %s", db_error_text(rc));
