@@ -262,9 +262,11 @@ static int paged(struct replica *r, struct poll *p, const char *filter, char **a
 	return st;
 }
 
-/* Whether this account sees CN=Deleted Objects below searchbase (with Show Deleted): a
- * DC lists tombstones only to an account that may read there, and says nothing when it
- * may not. Asked at the first poll (again after a failure to ask); logged once. */
+/* Whether this account is shown tombstones: a one-level search of CN=Deleted Objects
+ * with Show Deleted. A DC says nothing when it may not (AD hides the container; Samba
+ * shows the container, but no tombstone in it, to a plain user), so none at all is
+ * logged too, as what it may mean. Asked at the first poll (again after a failure to
+ * ask); logged once. */
 static void check_deleted_visible(struct replica *r)
 {
 	static char *attrs[] = {LDAP_NO_ATTRS, NULL};
@@ -277,20 +279,25 @@ static void check_deleted_visible(struct replica *r)
 	LDAPControl *ctrls[] = {sd, NULL};
 	struct timeval t = {c->network_timeout + 25, 0};
 	LDAPMessage *res = NULL;
-	int rc = ldap_search_ext_s(r->ld, dn, LDAP_SCOPE_BASE, "(objectClass=*)", attrs, 0, ctrls,
-	                           NULL, &t, 1, &res);
-	bool seen = rc == LDAP_SUCCESS && ldap_first_entry(r->ld, res);
+	int rc = ldap_search_ext_s(r->ld, dn, LDAP_SCOPE_ONELEVEL, "(isDeleted=TRUE)", attrs, 0,
+	                           ctrls, NULL, &t, 1, &res);
+	bool seen =
+	    (rc == LDAP_SUCCESS || rc == LDAP_SIZELIMIT_EXCEEDED) && ldap_first_entry(r->ld, res);
 	ldap_msgfree(res);
 	ldap_control_free(sd);
 	if (rc == LDAP_SERVER_DOWN || rc == LDAP_TIMEOUT || rc == LDAP_BUSY)
 		return;
 	r->deleted_checked = true;
-	if (!seen && !r->deleted_unseen)
+	if (!seen && rc != LDAP_SUCCESS)
 		log_error("syncrepl rid=%03d: \"%s\" cannot read %s (%s): deletions on the DC are "
 		          "not visible to this account and do not reach the replica until a full "
 		          "load (without the database file); give it List Contents there",
-		          c->rid, c->binddn, dn,
-		          rc == LDAP_SUCCESS ? "no entry" : ldap_err2string(rc));
+		          c->rid, c->binddn, dn, ldap_err2string(rc));
+	else if (!seen)
+		log_info("syncrepl rid=%03d: \"%s\" is shown no deleted object in %s: none yet, "
+		         "or deletions on the DC are not visible to this account (then they do not "
+		         "reach the replica until a full load; give it List Contents there)",
+		         c->rid, c->binddn, dn);
 	r->deleted_unseen = !seen;
 }
 

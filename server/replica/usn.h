@@ -14,8 +14,9 @@
  *      asked again, window after window, until the DC says it is the last ("N-*");
  *   3. a search with the Show Deleted control (1.2.840.113556.1.4.417) for the
  *      tombstones with a USN in the same bounds: their objectGUIDs are deleted. An
- *      account that may not list CN=Deleted Objects sees none: logged once, as deletions
- *      then reach the replica only with a full load.
+ *      account that may not list CN=Deleted Objects is shown none, silently: the first
+ *      poll asks for one there and logs once when none comes, as deletions then reach
+ *      the replica only with a full load.
  *
  * The cookie, stored as text in the replica's file like any other: "usn=H;invocationId=
  * GUID". A poll without one (the first), with one that does not parse, or whose

@@ -308,6 +308,7 @@ esac
 # it DirSync (50), and the replica asks again with OBJECT_SECURITY: what it may read, as
 # a search by that account on the DC shows it.
 ad_tool user add reader Pass.reader.1 --use-username-as-cn > /dev/null 2>&1 || not_ok "user add reader"
+ad_tool user add frank Pass.frank.1 --use-username-as-cn > /dev/null 2>&1 || not_ok "user add frank"
 sed -e "s|^database = .*|database = $work/reader.mdb|" -e '/^metrics_listen/d' -e '/^bind_passthrough/d' \
 	-e "s|binddn=\"[^\"]*\" credentials=[^ ]*|binddn=\"CN=reader,CN=Users,$AD_BASE\" credentials=Pass.reader.1|" \
 	"$work/replica.conf" > "$work/reader.conf"
@@ -339,15 +340,27 @@ reader_equal "$rdport" "an unprivileged account"
 grep -q "asking again with OBJECT_SECURITY" "$work/reader.log" && ok "the refusal was logged, and DirSync asked again with OBJECT_SECURITY" ||
 	not_ok "no OBJECT_SECURITY line: $(grep syncrepl "$work/reader.log" | tail -2)"
 stop_checked "$rdpid" "$work/reader.log" || not_ok "reader replica stop: $stop_why"
-# The same account with type=usnChanged, its fallback: what it reads, and one line saying
-# whether it sees deletions (CN=Deleted Objects, which a DC shows such an account or not).
+# The same account with type=usnChanged, its fallback: what it reads; one line when the DC
+# shows it no tombstone (a one-level search of CN=Deleted Objects with Show Deleted, which
+# finds carol's for Administrator; Samba shows a plain user none); then a user deleted
+# reaches it when it is shown tombstones, and stays, as logged, when it is not.
 reader_equal "$urdport" "usnChanged: an unprivileged account"
 seen=$(ad_ldap ldapsearch -x -H "$ad_ldaps" -D "CN=reader,CN=Users,$AD_BASE" -w Pass.reader.1 -LLL \
-	-e '!1.2.840.113556.1.4.417' -b "CN=Deleted Objects,$AD_BASE" -s base 1.1 2> /dev/null | grep -c '^dn:')
-logged=$(grep -c "cannot read CN=Deleted Objects" "$work/ureader.log")
-[ "$seen$logged" = 01 ] || [ "$seen$logged" = 10 ] &&
-	ok "usnChanged: deletions visible to the plain account on the DC: $seen; logged as not visible: $logged times" ||
-	not_ok "usnChanged: CN=Deleted Objects seen by the account: $seen, logged: $logged: $(grep syncrepl "$work/ureader.log" | tail -2)"
+	-e '!1.2.840.113556.1.4.417' -b "CN=Deleted Objects,$AD_BASE" -s one '(isDeleted=TRUE)' 1.1 2> /dev/null | grep -c '^dn:')
+logged=$(grep -cE "cannot read CN=Deleted Objects|is shown no deleted object in CN=Deleted Objects" "$work/ureader.log")
+{ [ "$seen" -gt 0 ] && [ "$logged" = 0 ]; } || { [ "$seen" = 0 ] && [ "$logged" = 1 ]; } &&
+	ok "usnChanged: tombstones the plain account is shown on the DC: $seen; logged as not shown: $logged times" ||
+	not_ok "usnChanged: tombstones shown to the account: $seen, logged: $logged: $(grep syncrepl "$work/ureader.log" | tail -2)"
+ad_tool user delete frank > /dev/null 2>&1 || not_ok "user delete frank"
+if [ "$seen" -gt 0 ]; then
+	want=$(dump "$ad_ldaps" -D "CN=reader,CN=Users,$AD_BASE" -w Pass.reader.1)
+	reader_equal "$urdport" "usnChanged: an unprivileged account, after a delete"
+else
+	sleep 3 # a poll or more (every 2 s)
+	[ "$(on=$urdport rep_dns "(sAMAccountName=frank)")" = "CN=frank,CN=Users,$AD_BASE" ] &&
+		ok "usnChanged: a user deleted stays on the replica of an account shown no tombstone, as logged" ||
+		not_ok "usnChanged: frank, deleted, on the plain account's replica: '$(on=$urdport rep_dns "(sAMAccountName=frank)")'"
+fi
 stop_checked "$urdpid" "$work/ureader.log" || not_ok "usnChanged reader replica stop: $stop_why"
 
 # 7. Stopped; a change meanwhile comes at its restart, from the stored cookie.
