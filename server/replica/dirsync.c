@@ -2,6 +2,7 @@
 #include "server/replica/dirsync.h"
 #include "server/replica/ad_dc.h"
 #include "server/replica/ad_object.h"
+#include "server/replica/ad_poll.h"
 
 #include <ldap.h>
 #include <stdio.h>
@@ -110,12 +111,6 @@ int dirsync_session(struct replica *r, char *why, size_t cap)
 	struct ad_scratch s = {0};
 	replica_stored_cookie(r, &cookie);
 	bool resumed = cookie.len > 0;
-	r->drop_cookie = false;
-	r->full_refresh = !resumed;
-	r->refreshing = true;
-	r->npresent = 0;
-	r->refresh_puts = r->refresh_deletes = r->refresh_held = 0;
-	held_clear(&r->held);
 	if (resumed)
 		log_debug("syncrepl rid=%03d: DirSync from the stored cookie (%zu bytes)", c->rid,
 		          cookie.len);
@@ -125,11 +120,9 @@ int dirsync_session(struct replica *r, char *why, size_t cap)
 	else
 		log_info("syncrepl rid=%03d: no cookie: full DirSync refresh from %s", c->rid,
 		         c->provider);
-	replica_set_state(r, "refreshing", NULL);
+	replica_poll_begin(r, !resumed, ad_dc_usn(r, NULL, 0));
 	int status = SESSION_ERROR, rc;
 	bool more = true, retried = false;
-	r->poll_usn = ad_dc_usn(r, NULL, 0);
-	replica_note_provider_last(r, r->poll_usn);
 	for (long pages = 0; more; pages++) {
 		if (replica_stopping(r)) {
 			status = SESSION_STOPPED;
@@ -158,18 +151,8 @@ int dirsync_session(struct replica *r, char *why, size_t cap)
 			goto out;
 	}
 	struct berval cb = {cookie.len, (char *)cookie.data};
-	if ((rc = replica_txn_open(r)) != 0) {
-		snprintf(why, cap, "write transaction: %s", db_error_text(rc));
-		goto out;
-	}
-	if (replica_refresh_end(r, why, cap) < 0)
-		goto out;
-	if (replica_set_cookie(r, &cb) != 0) {
-		snprintf(why, cap, "storing the cookie failed");
-		goto out;
-	}
-	r->refreshing = false;
-	status = SESSION_DONE;
+	if (replica_poll_end(r, &cb, why, cap) == 0)
+		status = SESSION_DONE;
 out:
 	ad_scratch_free(&s);
 	buf_free(&cookie);

@@ -2,6 +2,7 @@
 #include "server/replica/usn.h"
 #include "server/replica/ad_dc.h"
 #include "server/replica/ad_object.h"
+#include "server/replica/ad_poll.h"
 #include "server/replica/usn_text.h"
 
 #include <ldap.h>
@@ -407,28 +408,6 @@ static bool resumes(struct replica *r, const struct buf *c, struct poll *p)
 	return true;
 }
 
-/* The poll's end, in its transaction: the refresh ended (held entries stored; after a
- * full load what it did not bring deleted) and the new cookie stored. 0, or -1. */
-static int finish(struct replica *r, struct poll *p, char *why, size_t cap)
-{
-	char text[128];
-	int n = usn_cookie_format(p->high, p->inv, text, sizeof(text));
-	struct berval cb = {n < 0 ? 0 : (ber_len_t)n, text};
-	int rc = replica_txn_open(r);
-	if (rc != 0) {
-		snprintf(why, cap, "write transaction: %s", db_error_text(rc));
-		return -1;
-	}
-	if (replica_refresh_end(r, why, cap) < 0)
-		return -1;
-	if (replica_set_cookie(r, &cb) != 0) {
-		snprintf(why, cap, "storing the cookie failed");
-		return -1;
-	}
-	r->refreshing = false;
-	return 0;
-}
-
 int usn_session(struct replica *r, char *why, size_t cap)
 {
 	struct poll p = {.low = -1};
@@ -441,15 +420,7 @@ int usn_session(struct replica *r, char *why, size_t cap)
 	replica_stored_cookie(r, &cookie);
 	p.full = !resumes(r, &cookie, &p);
 	buf_free(&cookie);
-	r->drop_cookie = false;
-	r->full_refresh = p.full;
-	r->refreshing = true;
-	r->npresent = 0;
-	r->refresh_puts = r->refresh_deletes = r->refresh_held = 0;
-	held_clear(&r->held);
-	replica_set_state(r, "refreshing", NULL);
-	r->poll_usn = p.high;
-	replica_note_provider_last(r, p.high);
+	replica_poll_begin(r, p.full, p.high);
 	if (!r->deleted_checked)
 		check_deleted_visible(r);
 	int st = 0;
@@ -457,8 +428,11 @@ int usn_session(struct replica *r, char *why, size_t cap)
 		st = changes(r, &p, why, cap);
 	if (st == 0 && !p.full && p.high > p.low)
 		st = deletions(r, &p, why, cap);
+	char text[128]; /* the new cookie (usn_text.h) */
+	int n = usn_cookie_format(p.high, p.inv, text, sizeof(text));
+	struct berval cb = {n < 0 ? 0 : (ber_len_t)n, text};
 	if (st == 0)
-		st = finish(r, &p, why, cap);
+		st = replica_poll_end(r, &cb, why, cap);
 	if (st == 0 && p.unkeyed)
 		log_info(
 		    "syncrepl rid=%03d: %ld objects came without an objectGUID \"%s\" may read "
