@@ -72,9 +72,13 @@ rep_start() {
 	rport=$port
 	[ -n "$rport" ] || not_ok "the replica did not start: $(tail -3 "$work/replica.$1.log")"
 }
-# The usnChanged replica: the same but for its type, file and ports (upid, uport).
+# The usnChanged replica: the same but for its type, file and ports (upid, uport), and
+# the attributes compared, member asked two values a window ("member;range=0-1", as a DC
+# cuts a group past its MaxValRange, 1,500): a group of more (Administrators, Users) is
+# read window after window ("member;range=2-*").
 # shellcheck disable=SC2154  # umport: set by pick_port
-sed -e "s|^database = .*|database = $work/usn.mdb|" -e "s|type=dirSync|type=usnChanged|" \
+sed -e "s|^database = .*|database = $work/usn.mdb|" \
+	-e "s|type=dirSync|type=usnChanged attrs=\"objectClass,cn,sAMAccountName,description,member;range=0-1,userAccountControl,givenName,sn\"|" \
 	-e "s|^metrics_listen = .*|metrics_listen = 127.0.0.1:$umport|" -e '/^bind_passthrough/d' \
 	"$work/replica.conf" > "$work/usn.conf"
 usn_start() {
