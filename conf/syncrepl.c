@@ -223,7 +223,8 @@ static int set_choice(void *ctx, const struct kv_key *k, void *field, const char
 	return 0;
 }
 
-static const char *const types[] = {"refreshOnly", "refreshAndPersist", "dirSync", NULL};
+static const char *const types[] = {"refreshOnly", "refreshAndPersist", "dirSync", "usnChanged",
+                                    NULL};
 static const char *const scopes[] = {"base", "one", "sub", "subord", NULL};
 static const char *const starttls[] = {"no", "yes", "critical", NULL};
 static const char *const reqcert[] = {"demand", "never", NULL};
@@ -314,6 +315,11 @@ int syncrepl_check(const struct syncrepl_conf *s, const char *suffix, char *why,
 		    "provider's tree from its top)",
 		    s->searchbase);
 	return 0;
+}
+
+bool syncrepl_is_ad(const struct syncrepl_conf *s)
+{
+	return s->type == SYNCREPL_DIRSYNC || s->type == SYNCREPL_USN_CHANGED;
 }
 
 int syncrepl_ldap_scope(const struct syncrepl_conf *s)

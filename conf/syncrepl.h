@@ -16,9 +16,12 @@
  *   filter       default (objectClass=*)
  *   scope        sub (default), one, base, subord
  *   attrs        comma-separated attribute list, default "*,+"
- *   type         refreshOnly (default), refreshAndPersist, or dirSync (an Active Directory
- *                provider followed by its DirSync control: server/replica/dirsync.h)
- *   interval     refreshOnly, dirSync: dd:hh:mm:ss between refreshes (default 00:00:05:00)
+ *   type         refreshOnly (default), refreshAndPersist, dirSync (an Active Directory
+ *                provider followed by its DirSync control: server/replica/dirsync.h) or
+ *                usnChanged (one polled by uSNChanged, for an account without the
+ *                replication right: server/replica/usn.h)
+ *   interval     refreshOnly, dirSync, usnChanged: dd:hh:mm:ss between refreshes (default
+ *                00:00:05:00)
  *   retry        "INTERVAL COUNT ..." pairs, COUNT a number or + (forever); default "60 +"
  *   starttls     no (default), yes (go on without TLS if it fails) or critical
  *   tls_cacert   PEM CA file the provider's certificate must chain to
@@ -35,7 +38,12 @@
 
 #define SYNCREPL_MAX_RETRY 8
 
-enum syncrepl_type { SYNCREPL_REFRESH_ONLY, SYNCREPL_REFRESH_AND_PERSIST, SYNCREPL_DIRSYNC };
+enum syncrepl_type {
+	SYNCREPL_REFRESH_ONLY,
+	SYNCREPL_REFRESH_AND_PERSIST,
+	SYNCREPL_DIRSYNC,
+	SYNCREPL_USN_CHANGED
+};
 enum syncrepl_starttls { SYNCREPL_STARTTLS_NO, SYNCREPL_STARTTLS_YES, SYNCREPL_STARTTLS_CRITICAL };
 enum syncrepl_scope {
 	SYNCREPL_SCOPE_BASE,
@@ -79,6 +87,10 @@ int syncrepl_parse(struct syncrepl_conf *s, const char *line, char *why, size_t 
  * and searchbase equal to the suffix. Returns 0, or -1 with the reason in why.
  */
 int syncrepl_check(const struct syncrepl_conf *s, const char *suffix, char *why, size_t whylen);
+
+/* Whether s follows an Active Directory DC (type dirSync or usnChanged): polls, with the
+ * DC's highestCommittedUSN as the provider's last change. */
+bool syncrepl_is_ad(const struct syncrepl_conf *s);
 
 /* s's scope as libldap's searches take it (ldap.h's LDAP_SCOPE_*). */
 int syncrepl_ldap_scope(const struct syncrepl_conf *s);

@@ -474,15 +474,14 @@ out:
  * (a full disk) is no refresh done. */
 static void refresh_done(struct replica *r, bool present)
 {
-	const char *how = r->full_refresh ? "full refresh"
-	                  : r->conf->type == SYNCREPL_DIRSYNC || r->is389
-	                      ? "changes since the cookie"
-	                  : present ? "present phase"
-	                            : "delete phase";
+	const char *how = r->full_refresh                       ? "full refresh"
+	                  : syncrepl_is_ad(r->conf) || r->is389 ? "changes since the cookie"
+	                  : present                             ? "present phase"
+	                                                        : "delete phase";
 	r->refreshed = true;
 	/* A DirSync poll every few seconds that brought nothing: not a line each. */
-	r->refresh_quiet = r->conf->type == SYNCREPL_DIRSYNC && !r->full_refresh &&
-	                   !r->refresh_puts && !r->refresh_deletes;
+	r->refresh_quiet =
+	    syncrepl_is_ad(r->conf) && !r->full_refresh && !r->refresh_puts && !r->refresh_deletes;
 	if (r->full_refresh) /* every entry compared: the next reconciliation is due later */
 		r->reconciled_ms = (int64_t)(clock_ns() / 1000000);
 	char held[96] = "";

@@ -101,6 +101,10 @@ struct replica {
 	 * once the DC refused the account the replication right). */
 	long long poll_usn, committed_usn;
 	int dirsync_flags;
+	/* A uSNChanged provider (usn.h): whether this account's view of CN=Deleted Objects
+	 * was checked, whether it sees no tombstones, and whether the DC's invocationId could
+	 * not be read (each of the last two logged once). */
+	bool deleted_checked, deleted_unseen, invocation_unread;
 	/* When the replica's entries were last compared with the provider's (a full refresh
 	 * or replica_reconcile; clock_ns()/1000000). */
 	int64_t reconciled_ms;
@@ -137,6 +141,11 @@ int replica_txn_commit(struct replica *r);
  * holds no change it does not cover; it reaches the status at the commit. 0 or an LMDB
  * error. */
 int replica_set_cookie(struct replica *r, const struct berval *cookie);
+
+/* The cookie the last commit stored into out (reset first; empty: none, r->drop_cookie
+ * set, or out of memory: each a full refresh). */
+struct buf;
+void replica_stored_cookie(struct replica *r, struct buf *out);
 
 /* The provider's last change number (a 389-ds root DSE's lastchangenumber) is last: the
  * status's lag in changes follows. */

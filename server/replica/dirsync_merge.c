@@ -103,6 +103,8 @@ static enum how strip_range(const char *t, size_t *tlen)
  */
 int merged_add(struct merged *m, const unsigned char *p, size_t len, bool from_dc)
 {
+	if (!len) /* no attribute: p may be NULL */
+		return 0;
 	const unsigned char *end = p + len, *seq, *t, *vals, *v;
 	size_t slen, tlen, vlen, n;
 	unsigned char tag;

@@ -16,6 +16,7 @@
 #include "server/replica/apply.h"
 #include "server/replica/dirsync.h"
 #include "server/replica/ds389.h"
+#include "server/replica/usn.h"
 #include "storage/db_update.h"
 
 /* A session that failed writing the database (a full disk) is retried after the retry
@@ -302,12 +303,13 @@ static int reconcile_step(struct replica *r, char *why, size_t cap)
 	return replica_reconcile(r, why, cap);
 }
 
-/* A session of type=dirSync: one poll (dirsync.h), committed. */
-static int dirsync_poll(struct replica *r, char *why, size_t cap)
+/* A session of type=dirSync or usnChanged: one poll (dirsync.h, usn.h), committed. */
+static int ad_poll(struct replica *r, char *why, size_t cap)
 {
 	/* The default "*,+": every attribute the DC has for the object (no list). */
 	r->search_attrs = r->attrs_default ? NULL : r->attrs;
-	int status = dirsync_session(r, why, cap);
+	int status = r->conf->type == SYNCREPL_DIRSYNC ? dirsync_session(r, why, cap)
+	                                               : usn_session(r, why, cap);
 	if (status == SESSION_DONE) {
 		int rc = replica_txn_commit(r);
 		if (rc) {
@@ -324,8 +326,8 @@ static int session(struct replica *r, char *why, size_t cap)
 	r->storage_error = 0;
 	if (connect_provider(r, why, cap) < 0)
 		return SESSION_ERROR;
-	if (r->conf->type == SYNCREPL_DIRSYNC)
-		return dirsync_poll(r, why, cap);
+	if (syncrepl_is_ad(r->conf))
+		return ad_poll(r, why, cap);
 	if (start_search(r, why, cap) < 0)
 		return SESSION_ERROR;
 	replica_set_state(r, "refreshing", NULL);
@@ -511,6 +513,7 @@ int replica_start(struct server *srv, void (*on_first_refresh)(struct server *sr
 	         r->conf->provider,
 	         r->conf->type == SYNCREPL_REFRESH_AND_PERSIST ? "refreshAndPersist"
 	         : r->conf->type == SYNCREPL_DIRSYNC           ? "dirSync"
+	         : r->conf->type == SYNCREPL_USN_CHANGED       ? "usnChanged"
 	                                                       : "refreshOnly",
 	         r->conf->searchbase);
 	return 0;

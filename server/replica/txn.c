@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "protocol/buf.h"
 #include "server/clock.h"
 #include "server/log.h"
 #include "server/replica/ds389.h"
@@ -200,9 +201,8 @@ void replica_status_load(struct replica *r)
  * when the last committed poll began; -1 when either is unknown. Under r->lock. */
 static void lag_changes_locked(struct replica *r)
 {
-	long long n = r->conf->type == SYNCREPL_DIRSYNC
-	                  ? r->committed_usn
-	                  : ds389_cookie(r->st.cookie, strlen(r->st.cookie)),
+	long long n = syncrepl_is_ad(r->conf) ? r->committed_usn
+	                                      : ds389_cookie(r->st.cookie, strlen(r->st.cookie)),
 	          last = r->provider_last;
 	r->st.lag_changes = last < 0 || n < 0 ? -1 : last > n ? last - n : 0;
 }
@@ -237,7 +237,7 @@ int replica_txn_commit(struct replica *r)
 	}
 	if (r->pending_cookie[0]) {
 		snprintf(r->st.cookie, sizeof(r->st.cookie), "%s", r->pending_cookie);
-		if (r->conf->type == SYNCREPL_DIRSYNC)
+		if (syncrepl_is_ad(r->conf))
 			r->committed_usn = r->poll_usn;
 		cookie_csn(r->st.cookie, r->st.context_csn, sizeof(r->st.context_csn));
 		struct timespec now;
@@ -270,6 +270,19 @@ int replica_txn_commit(struct replica *r)
 	}
 	r->refreshed = false;
 	return 0;
+}
+
+void replica_stored_cookie(struct replica *r, struct buf *out)
+{
+	struct db_read *rt;
+	const void *data;
+	size_t len;
+	out->off = out->len = 0;
+	if (r->drop_cookie || db_read_begin(r->db, &rt) != 0)
+		return;
+	if (db_update_get_cookie(r->db, rt, &data, &len) == 0)
+		(void)buf_append(out, data, len);
+	db_read_end(rt);
 }
 
 int replica_set_cookie(struct replica *r, const struct berval *cookie)

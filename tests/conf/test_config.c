@@ -749,6 +749,17 @@ START_TEST(syncrepl_directive)
 	load_ok(BASE, &cfg); /* no syncrepl key: no replica */
 	ck_assert(!cfg.syncrepl.set);
 	config_free(&cfg);
+	/* An AD DC polled by uSNChanged: the two AD types, and no other, are "AD" ones. */
+	load_ok(BASE "syncrepl = rid=1 provider=ldap://p searchbase=dc=example,dc=com "
+	             "type=usnChanged\n",
+	        &cfg);
+	ck_assert_int_eq(cfg.syncrepl.type, SYNCREPL_USN_CHANGED);
+	ck_assert(syncrepl_is_ad(&cfg.syncrepl));
+	cfg.syncrepl.type = SYNCREPL_DIRSYNC;
+	ck_assert(syncrepl_is_ad(&cfg.syncrepl));
+	cfg.syncrepl.type = SYNCREPL_REFRESH_ONLY;
+	ck_assert(!syncrepl_is_ad(&cfg.syncrepl));
+	config_free(&cfg);
 }
 END_TEST
 

@@ -7,8 +7,12 @@
 # as the changed attribute alone (the others kept), a member added and one removed as
 # values, a delete as a tombstone, a rename as the object under its new DN; the replica
 # stopped, a change made meanwhile comes with its restart from the stored cookie, and a
-# cookie the DC refuses makes a full refresh. After
-# each step the replica's users and groups (their DN and the attributes compared) equal
+# cookie the DC refuses makes a full refresh. Beside it, a second replica follows the same
+# DC with type=usnChanged (server/replica/usn.h: uSNChanged polling, whole objects,
+# tombstones by the Show Deleted control) through the same steps: its first load, the
+# modify, the members, the delete, rename and move, the restart from its cookie, and a
+# cookie of another invocationId of the DC (a restored DC), which makes a full load. After
+# each step each replica's users and groups (their DN and the attributes compared) equal
 # a search of the DC. Filters on AD's types (schema/ad.schema: sAMAccountName,
 # userPrincipalName, objectSid in its string form, userAccountControl, groupType,
 # primaryGroupID) find what they find on the DC, and SSSD's ldap provider with
@@ -33,6 +37,7 @@ CONVERGE=15
 ad_provision || finish
 ad_start || finish
 pick_port mport || finish
+pick_port umport || finish
 
 # 1. Users and groups, groups in groups, made with samba-tool on the running DC.
 for u in alice bob carol dave; do
@@ -67,6 +72,23 @@ rep_start() {
 	rport=$port
 	[ -n "$rport" ] || not_ok "the replica did not start: $(tail -3 "$work/replica.$1.log")"
 }
+# The usnChanged replica: the same but for its type, file and ports (upid, uport), and
+# the attributes compared, member asked two values a window ("member;range=0-1", as a DC
+# cuts a group past its MaxValRange, 1,500): a group of more (Administrators, Users) is
+# read window after window ("member;range=2-*").
+# shellcheck disable=SC2154  # umport: set by pick_port
+sed -e "s|^database = .*|database = $work/usn.mdb|" \
+	-e "s|type=dirSync|type=usnChanged attrs=\"objectClass,cn,sAMAccountName,description,member;range=0-1,userAccountControl,givenName,sn\"|" \
+	-e "s|^metrics_listen = .*|metrics_listen = 127.0.0.1:$umport|" -e '/^bind_passthrough/d' \
+	"$work/replica.conf" > "$work/usn.conf"
+usn_start() {
+	local keep=$pid
+	start_minidir "$work/usn.conf" "$work/usn.$1.log"
+	upid=$pid
+	uport=$port
+	pid=$keep
+	[ -n "$uport" ] || not_ok "the usnChanged replica did not start: $(tail -3 "$work/usn.$1.log")"
+}
 
 # dump URI ARGS...: the users and groups (objectClass user or group) with the attributes
 # compared, "DN | type: value" a line, sorted (types lowercased); not the DC's referrals
@@ -82,9 +104,12 @@ dump() {
 		LC_ALL=C sort
 }
 dc_dump() { dump "$ad_ldaps" -D "$AD_ADMIN" -w "$AD_PW"; }
-rep_dump() { dump "ldap://127.0.0.1:$rport" -D "cn=admin,$AD_BASE" -w secret; }
+# The replica asked is the dirSync one, or the one on port $on when set (on=$uport).
+rep_dump() { dump "ldap://127.0.0.1:${on:-$rport}" -D "cn=admin,$AD_BASE" -w secret; }
 
-# converge WHAT: polls until the replica's dump equals the DC's.
+# converge WHAT: polls until the replica's dump equals the DC's; uconverge WHAT: the same
+# for the usnChanged replica.
+uconverge() { on=$uport converge "usnChanged: $1"; }
 converge() {
 	local want got start
 	want=$(dc_dump)
@@ -107,7 +132,7 @@ dc_dns() {
 		"$@" 1.1 2> /dev/null | sed -n 's/^dn: //p' | LC_ALL=C sort
 }
 rep_dns() {
-	timeout 10 ldapsearch -x -H "ldap://127.0.0.1:$rport" -D "cn=admin,$AD_BASE" -w secret -LLL \
+	timeout 10 ldapsearch -x -H "ldap://127.0.0.1:${on:-$rport}" -D "cn=admin,$AD_BASE" -w secret -LLL \
 		-o ldif-wrap=no -b "$AD_BASE" "$@" 1.1 2> /dev/null | sed -n 's/^dn: //p' | LC_ALL=C sort
 }
 # sid_text: the base64 SIDs on stdin, one a line, in their string form (S-1-5-21-...).
@@ -131,8 +156,12 @@ inchain() {
 
 # 2. From no database file: the first refresh.
 rep_start 1
+usn_start 1
 converge "first DirSync refresh"
 inchain "first DirSync refresh"
+uconverge "first load"
+grep -q "no cookie: full uSNChanged load" "$work/usn.1.log" && ok "usnChanged: the first poll was a full load" ||
+	not_ok "usnChanged: no full load logged: $(grep syncrepl "$work/usn.1.log" | tail -3)"
 # The entries right below the domain's root: the DC's (its referral to the Configuration
 # naming context is no entry; DirSync sends that context's head, which is not stored).
 want=$(dc_dns -s one)
@@ -151,16 +180,20 @@ replace: description
 description: changed once
 EOF
 converge "a modify (description)"
+uconverge "a modify (description)"
 # 4. A member added, one removed.
 ad_tool group addmembers engineers dave > /dev/null 2>&1 || not_ok "addmembers dave"
 ad_tool group removemembers engineers bob > /dev/null 2>&1 || not_ok "removemembers bob"
 converge "a member added and one removed"
+uconverge "a member added and one removed"
 # 5. A delete, a rename and a move.
 ad_tool user delete carol > /dev/null 2>&1 || not_ok "user delete carol"
 ad_ldap ldapmodrdn -x -H "$ad_ldaps" -D "$AD_ADMIN" -w "$AD_PW" -r "CN=dave,CN=Users,$AD_BASE" "CN=david" > /dev/null || not_ok "modrdn dave"
 ad_ldap ldapmodrdn -x -H "$ad_ldaps" -D "$AD_ADMIN" -w "$AD_PW" -r -s "OU=Staff,$AD_BASE" "CN=bob,CN=Users,$AD_BASE" "CN=bob" > /dev/null || not_ok "move bob"
 converge "a delete, a rename and a move"
 inchain "a delete, a rename and a move"
+uconverge "a delete, a rename and a move"
+on=$uport inchain "usnChanged: a delete, a rename and a move"
 
 # filters WHAT: filters on AD's attribute types (schema/ad.schema) find on the replica
 # what they find on the DC.
@@ -262,42 +295,81 @@ mget() { # PATH: "STATUS BODY" of GET PATH on the replica's HTTP endpoint
 	code=$(curl -s -m 5 -o "$work/body" -w '%{http_code}' "http://127.0.0.1:$mport$1" 2> /dev/null)
 	echo "$code $(head -c 200 "$work/body" 2> /dev/null | tr '\n' ' ')"
 }
-metric() { curl -s -m 5 "http://127.0.0.1:$mport/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
+metric() { curl -s -m 5 "http://127.0.0.1:${2:-$mport}/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
 lag=$(metric minidir_replication_lag_changes)
 r=$(mget /readyz)
 case "$lag:$r" in
 [0-9]*:"200 "*) ok "health: minidir_replication_lag_changes $lag (USNs), /readyz $r" ;;
 *) not_ok "health: lag_changes '$lag', /readyz '$r'" ;;
 esac
+lag=$(metric minidir_replication_lag_changes "$umport")
+case $lag in
+[0-9]*) ok "usnChanged: health: minidir_replication_lag_changes $lag (USNs)" ;;
+*) not_ok "usnChanged: health: lag_changes '$lag' (-1: unknown)" ;;
+esac
 
 # An account without the replication right (a plain user of the domain): the DC refuses
 # it DirSync (50), and the replica asks again with OBJECT_SECURITY: what it may read, as
 # a search by that account on the DC shows it.
 ad_tool user add reader Pass.reader.1 --use-username-as-cn > /dev/null 2>&1 || not_ok "user add reader"
+ad_tool user add frank Pass.frank.1 --use-username-as-cn > /dev/null 2>&1 || not_ok "user add frank"
 sed -e "s|^database = .*|database = $work/reader.mdb|" -e '/^metrics_listen/d' -e '/^bind_passthrough/d' \
 	-e "s|binddn=\"[^\"]*\" credentials=[^ ]*|binddn=\"CN=reader,CN=Users,$AD_BASE\" credentials=Pass.reader.1|" \
 	"$work/replica.conf" > "$work/reader.conf"
+sed -e "s|^database = .*|database = $work/ureader.mdb|" -e "s|type=dirSync|type=usnChanged|" \
+	"$work/reader.conf" > "$work/ureader.conf"
 mainpid=$pid
 start_minidir "$work/reader.conf" "$work/reader.log"
 rdpid=$pid
 rdport=$port
+start_minidir "$work/ureader.conf" "$work/ureader.log"
+urdpid=$pid
+urdport=$port
 pid=$mainpid
 want=$(dump "$ad_ldaps" -D "CN=reader,CN=Users,$AD_BASE" -w Pass.reader.1)
-got=
-for _ in $(seq 1 30); do
-	got=$(dump "ldap://127.0.0.1:$rdport" -D "cn=admin,$AD_BASE" -w secret)
-	[ -n "$want" ] && [ "$got" = "$want" ] && break
-	sleep 0.5
-done
-[ -n "$want" ] && [ "$got" = "$want" ] &&
-	ok "an unprivileged account: the replica holds what it reads on the DC ($(grep -c '| objectguid' <<< "$want") users and groups)" ||
-	not_ok "an unprivileged account's replica differs from its view of the DC: $(diff <(echo "$want") <(echo "$got") | grep '^[<>]' | head -3 | tr '\n' ' ')"
+# reader_equal PORT WHAT: polls until the replica on PORT holds what the account reads on
+# the DC ($want), then one check.
+reader_equal() {
+	local got=
+	for _ in $(seq 1 30); do
+		got=$(dump "ldap://127.0.0.1:$1" -D "cn=admin,$AD_BASE" -w secret)
+		[ -n "$want" ] && [ "$got" = "$want" ] && break
+		sleep 0.5
+	done
+	[ -n "$want" ] && [ "$got" = "$want" ] &&
+		ok "$2: the replica holds what it reads on the DC ($(grep -c '| objectguid' <<< "$want") users and groups)" ||
+		not_ok "$2's replica differs from its view of the DC: $(diff <(echo "$want") <(echo "$got") | grep '^[<>]' | head -3 | tr '\n' ' ')"
+}
+reader_equal "$rdport" "an unprivileged account"
 grep -q "asking again with OBJECT_SECURITY" "$work/reader.log" && ok "the refusal was logged, and DirSync asked again with OBJECT_SECURITY" ||
 	not_ok "no OBJECT_SECURITY line: $(grep syncrepl "$work/reader.log" | tail -2)"
 stop_checked "$rdpid" "$work/reader.log" || not_ok "reader replica stop: $stop_why"
+# The same account with type=usnChanged, its fallback: what it reads; one line when the DC
+# shows it no tombstone (a one-level search of CN=Deleted Objects with Show Deleted, which
+# finds carol's for Administrator; Samba shows a plain user none); then a user deleted
+# reaches it when it is shown tombstones, and stays, as logged, when it is not.
+reader_equal "$urdport" "usnChanged: an unprivileged account"
+seen=$(ad_ldap ldapsearch -x -H "$ad_ldaps" -D "CN=reader,CN=Users,$AD_BASE" -w Pass.reader.1 -LLL \
+	-e '!1.2.840.113556.1.4.417' -b "CN=Deleted Objects,$AD_BASE" -s one '(isDeleted=TRUE)' 1.1 2> /dev/null | grep -c '^dn:')
+logged=$(grep -cE "cannot read CN=Deleted Objects|is shown no deleted object in CN=Deleted Objects" "$work/ureader.log")
+{ [ "$seen" -gt 0 ] && [ "$logged" = 0 ]; } || { [ "$seen" = 0 ] && [ "$logged" = 1 ]; } &&
+	ok "usnChanged: tombstones the plain account is shown on the DC: $seen; logged as not shown: $logged times" ||
+	not_ok "usnChanged: tombstones shown to the account: $seen, logged: $logged: $(grep syncrepl "$work/ureader.log" | tail -2)"
+ad_tool user delete frank > /dev/null 2>&1 || not_ok "user delete frank"
+if [ "$seen" -gt 0 ]; then
+	want=$(dump "$ad_ldaps" -D "CN=reader,CN=Users,$AD_BASE" -w Pass.reader.1)
+	reader_equal "$urdport" "usnChanged: an unprivileged account, after a delete"
+else
+	sleep 3 # a poll or more (every 2 s)
+	[ "$(on=$urdport rep_dns "(sAMAccountName=frank)")" = "CN=frank,CN=Users,$AD_BASE" ] &&
+		ok "usnChanged: a user deleted stays on the replica of an account shown no tombstone, as logged" ||
+		not_ok "usnChanged: frank, deleted, on the plain account's replica: '$(on=$urdport rep_dns "(sAMAccountName=frank)")'"
+fi
+stop_checked "$urdpid" "$work/ureader.log" || not_ok "usnChanged reader replica stop: $stop_why"
 
 # 7. Stopped; a change meanwhile comes at its restart, from the stored cookie.
 stop_checked "$pid" "$work/replica.1.log" || not_ok "replica stop: $stop_why"
+stop_checked "$upid" "$work/usn.1.log" || not_ok "usnChanged replica stop: $stop_why"
 ad_modify > /dev/null << EOF || not_ok "ldapmodify description 2"
 dn: CN=alice,CN=Users,$AD_BASE
 changetype: modify
@@ -308,6 +380,11 @@ rep_start 2
 converge "restarted from its cookie"
 grep -q "full DirSync refresh" "$work/replica.2.log" && not_ok "the restart made a full refresh, not one from the cookie" ||
 	ok "the restart resumed from the stored cookie"
+usn_start 2
+uconverge "restarted from its cookie"
+grep -q "changes since the cookie): [1-9]" "$work/usn.2.log" && ! grep -q "full uSNChanged load" "$work/usn.2.log" &&
+	ok "usnChanged: the restart resumed from the stored cookie ($(grep -o 'changes since the cookie): [^,]*' "$work/usn.2.log" | head -1))" ||
+	not_ok "usnChanged: the restart did not resume from its cookie: $(grep syncrepl "$work/usn.2.log" | tail -3)"
 
 # 7b. A cookie the DC no longer takes (Samba answers unavailableCriticalExtension, 12): the
 # replica drops it, logs it, and refreshes in full, so a user deleted meanwhile is gone
@@ -327,6 +404,27 @@ lines[i + 1] = " " + "ab" * (len(lines[i + 1].strip()) // 2)
 open(path, "w").write("\n".join(lines))
 PY
 	not_ok "overwriting the stored cookie with mdb_dump/mdb_load failed"
+# The usnChanged replica's cookie (usn=N;invocationId=GUID) given another invocationId, as
+# after the DC's restore from a backup: its USNs mean nothing, so the replica loads in full.
+stop_checked "$upid" "$work/usn.2.log" || not_ok "usnChanged replica stop: $stop_why"
+mdb_dump -n -s meta -f "$work/umeta.dump" "$work/usn.mdb" &&
+	python3 - "$work/umeta.dump" << 'PY' && mdb_load -n -s meta -f "$work/umeta.dump" "$work/usn.mdb" 2> "$work/mdb_load.log" ||
+import sys
+path = sys.argv[1]
+lines = open(path).read().split("\n")
+i = lines.index(" " + b"cookie".hex())
+usn = bytes.fromhex(lines[i + 1].strip()).split(b";")[0]
+lines[i + 1] = " " + (usn + b";invocationId=00000000-1111-2222-3333-444444444444").hex()
+open(path, "w").write("\n".join(lines))
+PY
+	not_ok "overwriting the usnChanged cookie with mdb_dump/mdb_load failed"
+usn_start 3
+uconverge "a cookie of another invocationId"
+grep -q "invocationId is .*, the cookie's 00000000-1111-2222-3333-444444444444" "$work/usn.3.log" &&
+	grep -q "refresh done (full refresh)" "$work/usn.3.log" &&
+	ok "usnChanged: another invocationId in the cookie was logged, and the poll was a full load" ||
+	not_ok "usnChanged: no invocationId reload logged: $(grep syncrepl "$work/usn.3.log" | tail -3)"
+stop_checked "$upid" "$work/usn.3.log" || not_ok "usnChanged replica stop: $stop_why"
 rep_start 3
 converge "a cookie the DC refused"
 grep -q "the DC refused the stored cookie" "$work/replica.3.log" && grep -q "full DirSync refresh" "$work/replica.3.log" &&
