@@ -58,12 +58,13 @@ static int page(struct replica *r, struct buf *cookie, bool *more, struct ad_scr
 			    c->rid, c->binddn, why);
 			return 2;
 		}
-		/* The DC answered: a cookie it no longer takes (but not a right or a busy DC). */
-		status = rc > 0 && cookie->len && rc != LDAP_INSUFFICIENT_ACCESS &&
-		                 rc != LDAP_BUSY && rc != LDAP_UNAVAILABLE
-		             ? 1
-		             : -1;
-		return status;
+		/* A cookie the DC no longer takes: Samba answers unavailableCriticalExtension
+		 * ("Unable to unmarshall cookie"); protocolError and unwillingToPerform are what
+		 * else a DC says of a control value it refuses. Anything else (a time or admin
+		 * limit, a busy DC) is tried again from the same cookie, not a full reload. */
+		bool refused = rc == LDAP_UNAVAILABLE_CRITICAL_EXTENSION ||
+		               rc == LDAP_PROTOCOL_ERROR || rc == LDAP_UNWILLING_TO_PERFORM;
+		return refused && cookie->len ? 1 : -1;
 	}
 	for (LDAPMessage *e = ldap_first_entry(r->ld, res); e && status == 0;
 	     e = ldap_next_entry(r->ld, e)) {
