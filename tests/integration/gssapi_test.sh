@@ -192,7 +192,7 @@ grep -q "^supportedSASLMechanisms: GSSAPI" <<< "$mechs" && grep -q "GSSAPI" <<< 
 mkdir -p "$work/schema"
 cp "$SCHEMA_DIR"/core.schema "$SCHEMA_DIR"/cosine.schema "$SCHEMA_DIR"/inetorgperson.schema \
 	tests/data/schema/rfc2307bis.schema "$work/schema/"
-sed "s/^sasl_realm = .*/&\nsasl_minssf = 56\nschema = core cosine inetorgperson rfc2307bis/
+sed "s/^sasl_realm = .*/&\nsasl_minssf = 56\nbind_fail_limit = 2\nschema = core cosine inetorgperson rfc2307bis/
 	s|^schema_dir = .*|schema_dir = $work/schema|; s/minidir\.mdb/minidir56.mdb/; s|access_log = .*|access_log = $work/access56.log|" \
 	"$work/minidir.conf" > "$work/minssf.conf"
 awk -v ex="$EX" '
@@ -245,6 +245,14 @@ krb5_server = 127.0.0.1:$kdc_port" sssd_ids gss "$u" "" "" "$EX" alice bob carol
 	else
 		not_ok "kadmin.local: host/localhost"
 	fi
+	# bind_fail_limit = 2 (by address for GSSAPI): two binds with a ticket the keytab does
+	# not hold (ldap/127.0.0.1), then alice's good ticket is refused unchecked
+	f1=$(KDC_URI=ldap://127.0.0.1:$port kdc_whoami)
+	f2=$(KDC_URI=ldap://127.0.0.1:$port kdc_whoami)
+	g=$(KDC_URI=$u kdc_whoami)
+	grep -q "(49)" <<< "$f1$f2" && grep -q "Invalid credentials (49)" <<< "$g" && ! grep -q "^dn:" <<< "$g" &&
+		ok "bind_fail_limit = 2: after two failed GSSAPI binds from 127.0.0.1 a good ticket gets 49" ||
+		not_ok "bind_fail_limit: $(kdc_answer "$f1") / $(kdc_answer "$f2") / $g"
 	stop_checked "$pid" "$work/minssf.log" || not_ok "minssf server: $stop_why"
 else
 	not_ok "minssf server did not start: $(cat "$work/minssf.log")"
