@@ -58,10 +58,9 @@ static int page(struct replica *r, struct buf *cookie, bool *more, struct ad_scr
 			    c->rid, c->binddn, why);
 			return 2;
 		}
-		/* A cookie the DC no longer takes: Samba answers unavailableCriticalExtension
-		 * ("Unable to unmarshall cookie"); protocolError and unwillingToPerform are what
-		 * else a DC says of a control value it refuses. Anything else (a time or admin
-		 * limit, a busy DC) is tried again from the same cookie, not a full reload. */
+		/* A cookie the DC no longer takes (Samba: unavailableCriticalExtension, "Unable
+		 * to unmarshall cookie"; or what a DC says of a control value it refuses); the
+		 * rest (a time or admin limit, a busy DC) is tried again from the same cookie. */
 		bool refused = rc == LDAP_UNAVAILABLE_CRITICAL_EXTENSION ||
 		               rc == LDAP_PROTOCOL_ERROR || rc == LDAP_UNWILLING_TO_PERFORM;
 		return refused && cookie->len ? 1 : -1;
