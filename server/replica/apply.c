@@ -323,6 +323,32 @@ static int skip_orphan(struct replica *r, const unsigned char *uuid, const char 
 	return skip_entry(r, uuid, dn, reason, why, cap) < 0 ? -1 : 0;
 }
 
+/* held_sweep's callers' state: the replica, and where a failure's reason goes. */
+struct sweep {
+	struct replica *r;
+	char *why;
+	size_t cap;
+};
+
+/* An entry held for its parent, stored if the parent is there now: 1 taken, 0 not yet. */
+static int store_held(void *arg, struct held_entry *h)
+{
+	struct sweep *w = arg;
+	int got = store_entry(w->r, h->uuid, h->dn, h->attrs, h->attrslen, false, w->why, w->cap);
+	return got == STORE_FAILED ? -1 : got == STORE_NO_PARENT ? 0 : 1;
+}
+
+/* An entry whose parent never came: skipped (logged). */
+static int skip_held(void *arg, struct held_entry *h)
+{
+	struct sweep *w = arg;
+	return skip_orphan(w->r, h->uuid, h->dn,
+	                   "its parent entry did not come in the refresh (not replicated?)", w->why,
+	                   w->cap) < 0
+	           ? -1
+	           : 1;
+}
+
 /*
  * At the end of a refresh phase: stores the held entries whose parent has come, in rounds
  * until none more can be (a parent may be held itself). When last (the refresh ends),
@@ -330,34 +356,14 @@ static int skip_orphan(struct replica *r, const unsigned char *uuid, const char 
  */
 static int apply_held(struct replica *r, bool last, char *why, size_t cap)
 {
-	for (bool progress = true; progress && r->held.n;) {
-		progress = false;
-		for (size_t i = 0; i < r->held.n;) {
-			struct held_entry *h = &r->held.v[i];
-			int got =
-			    store_entry(r, h->uuid, h->dn, h->attrs, h->attrslen, false, why, cap);
-			if (got == STORE_FAILED)
-				return -1;
-			if (got == STORE_NO_PARENT) {
-				i++;
-				continue;
-			}
-			struct held_entry done;
-			held_take(&r->held, i, &done);
-			held_entry_free(&done);
-			progress = true;
-		}
-	}
-	while (last && r->held.n) {
-		struct held_entry h;
-		held_take(&r->held, 0, &h);
-		int rc = skip_orphan(
-		    r, h.uuid, h.dn,
-		    "its parent entry did not come in the refresh (not replicated?)", why, cap);
-		held_entry_free(&h);
-		if (rc < 0)
+	struct sweep w = {r, why, cap};
+	/* Each pass stores the entries whose parent is there now: as many passes as the
+	 * held entries are levels deep, each one pass over them (held_sweep). */
+	for (long got = 1; got > 0 && r->held.n;)
+		if ((got = held_sweep(&r->held, store_held, &w)) < 0)
 			return -1;
-	}
+	if (last && r->held.n && held_sweep(&r->held, skip_held, &w) < 0)
+		return -1;
 	return 0;
 }
 

@@ -37,6 +37,29 @@ void held_take(struct held_set *s, size_t i, struct held_entry *out)
 	s->n--;
 }
 
+long held_sweep(struct held_set *s, int (*take)(void *arg, struct held_entry *e), void *arg)
+{
+	size_t keep = 0, i = 0;
+	long taken = 0;
+	int rc = 0;
+	for (; i < s->n; i++) {
+		struct held_entry *e = &s->v[i];
+		if ((rc = take(arg, e)) < 0)
+			break;
+		if (rc == 0) {
+			s->v[keep++] = *e; /* keep <= i: an earlier place, or its own */
+			continue;
+		}
+		s->bytes -= strlen(e->dn) + e->attrslen;
+		held_entry_free(e);
+		taken++;
+	}
+	/* Stopped: the entries from i on stay, after those kept. */
+	memmove(s->v + keep, s->v + i, (s->n - i) * sizeof(*s->v));
+	s->n = keep + (s->n - i);
+	return rc < 0 ? -1 : taken;
+}
+
 void held_entry_free(struct held_entry *e)
 {
 	free(e->dn);

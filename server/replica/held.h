@@ -36,6 +36,16 @@ int held_add(struct held_set *s, const unsigned char *uuid, const char *dn,
 /* Removes entry i (i < s->n) into *out, the order of the others kept. */
 void held_take(struct held_set *s, size_t i, struct held_entry *out);
 
+/*
+ * Offers every entry, in order, to take(arg, entry): one it took (1) is freed and leaves
+ * the set, one it left (0) stays, the order of those that stay kept; -1 stops there (the
+ * entries not yet offered stay). One pass, each entry moved at most once: a refresh that
+ * held 50,000 entries (an Active Directory full load brings most objects before their
+ * parent) does not move the rest at every one stored, as held_take would. Returns the
+ * number taken, or -1.
+ */
+long held_sweep(struct held_set *s, int (*take)(void *arg, struct held_entry *e), void *arg);
+
 void held_entry_free(struct held_entry *e);
 
 /* Frees every entry; the set is empty and reusable (its array freed too). */
