@@ -51,8 +51,11 @@ static bool indexed_candidates(const struct db *db, struct db_read *txn, const s
 	return found;
 }
 
-void search_plan_candidates(struct search_plan *p, const struct db *db, struct db_read *txn,
-                            const struct filter *f)
+/* Always inlined (with LTO), as search_plan_holds: see candidates.c's cand_next. */
+__attribute__((always_inline)) inline void search_plan_candidates(struct search_plan *p,
+                                                                  const struct db *db,
+                                                                  struct db_read *txn,
+                                                                  const struct filter *f)
 {
 	if (p->scope == LDAP_SCOPE_BASE) {
 		cand_init_one(&p->cand, p->base_id);
@@ -78,7 +81,9 @@ void search_plan_candidates(struct search_plan *p, const struct db *db, struct d
 	}
 }
 
-bool search_plan_holds(const struct search_plan *p, entry_id id, const struct entry_view *e)
+/* Always inlined (with LTO) into the search loop, as cand_next (candidates.c). */
+__attribute__((always_inline)) inline bool
+search_plan_holds(const struct search_plan *p, entry_id id, const struct entry_view *e)
 {
 	if (p->scope == LDAP_SCOPE_SUBORDINATE && id == p->base_id)
 		return false; /* "children": the subtree without its base */
