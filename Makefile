@@ -6,7 +6,7 @@
 # on NULL).
 
 CC      ?= cc
-PKGS    := ldap lber lmdb inih libssl libcrypto liburing libargon2 libsasl2
+PKGS    := ldap lber lmdb inih libssl libcrypto liburing libargon2 libsasl2 libcurl
 ifeq ($(FUZZ),1)
 # libFuzzer targets (make fuzz): clang, everything instrumented for coverage.
 B       := build-fuzz
@@ -66,7 +66,7 @@ CFLAGS  += -std=c17 -Wall -Wextra -Wshadow -Wformat=2 -Werror -D_GNU_SOURCE $(FO
 # (LTO compiles again at the link: the code flags and the prefix map there too.)
 LDFLAGS += $(SANFLAGS) $(HARDEN_LDFLAGS) $(if $(LTO),$(LTO) $(HARDEN_CFLAGS) \
            -ffile-prefix-map=$(CURDIR)=.)
-LDLIBS  := -pthread $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lldap -llber -llmdb -linih -lssl -lcrypto -luring -largon2 -lsasl2) -lcrypt
+LDLIBS  := -pthread $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lldap -llber -llmdb -linih -lssl -lcrypto -luring -largon2 -lsasl2 -lcurl) -lcrypt
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt)
 
 CONF     ?= examples/minidir.conf
@@ -216,7 +216,7 @@ ITESTS := core_test reload_test readahead_test leak_test policy_test fault_test 
           replica_test replica_refresh_test replica_apply_test replica_churn_test install_test engine_test \
           limits_test passwd_test safe_test schema_test bindlim_test chain_test ppolicy_test http_test monitor_slapd_test proxy_test vlv_test \
           dyngroup_test dyngroup_replica_test memberof_nested_test inchain_test open_test memo_test ds389_test \
-          ad_replica_test gssapi_test
+          ad_replica_test gssapi_test seed_test
 ITESTS_IO_URING := core_test policy_test tls_test proxy_test
 IO_URING_CONFORMANCE := conformance
 # The conformance suite's runs (tests/conformance/run.sh): imported, over ldaps://, the
@@ -239,7 +239,7 @@ ifeq ($(TSAN),1)
 RUN_UNITS := test_import test_import_threads test_import_prefault test_key_memo test_record_memo
 RUN_ITESTS := core_test reload_test fault_test conn_memory_test tls_test engine_test bindlim_test replica_test \
               replica_refresh_test replica_apply_test replica_churn_test chain_test ppolicy_test http_test \
-              dyngroup_replica_test memberof_nested_test gssapi_test conformance:replica
+              dyngroup_replica_test memberof_nested_test gssapi_test seed_test conformance:replica
 else
 RUN_UNITS := $(UNIT_NAMES)
 RUN_ITESTS := $(ITESTS) $(CONFORMANCE_RUNS) $(ITESTS_IO_URING:%=%@io_uring) \

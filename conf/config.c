@@ -106,28 +106,44 @@ static int set_listen(void *ctx, const struct kv_key *k, void *field, const char
 	return 0;
 }
 
-/* proxy_from: networks separated by spaces or commas, added to those of earlier lines. */
-static int set_proxy_from(void *ctx, const struct kv_key *k, void *field, const char *value)
+/* A list of networks (key name): words separated by spaces or commas, added to the
+ * nets[0..*n) of earlier lines (at most CONFIG_MAX_PROXY_FROM). */
+static int set_nets(struct config_parse *st, const char *name, const char *value,
+                    struct ip_net *nets, int *n)
 {
-	(void)k, (void)field;
-	struct config_parse *st = ctx;
-	struct config *c = st->cfg;
 	char words[CONFIG_MAX_LINE], *save = NULL, why[200];
 	snprintf(words, sizeof(words), "%s", value);
 	int added = 0;
 	for (char *w = strtok_r(words, " \t,", &save); w; w = strtok_r(NULL, " \t,", &save)) {
-		if (c->nproxy_from == CONFIG_MAX_PROXY_FROM)
-			return config_bad(st, "proxy_from: at most %d networks",
+		if (*n == CONFIG_MAX_PROXY_FROM)
+			return config_bad(st, "%s: at most %d networks", name,
 			                  CONFIG_MAX_PROXY_FROM);
-		if (ip_net_parse_cidr(&c->proxy_from[c->nproxy_from], w, why, sizeof(why)) < 0)
-			return config_bad(st, "proxy_from: %s (expected ADDRESS or ADDRESS/PREFIX)",
+		if (ip_net_parse_cidr(&nets[*n], w, why, sizeof(why)) < 0)
+			return config_bad(st, "%s: %s (expected ADDRESS or ADDRESS/PREFIX)", name,
 			                  why);
-		c->nproxy_from++, added++;
+		(*n)++, added++;
 	}
 	if (!added)
-		return config_bad(st,
-		                  "proxy_from: expected addresses or networks (ADDRESS[/PREFIX])");
+		return config_bad(st, "%s: expected addresses or networks (ADDRESS[/PREFIX])",
+		                  name);
 	return 0;
+}
+
+/* proxy_from: the load balancers that may send a PROXY header. */
+static int set_proxy_from(void *ctx, const struct kv_key *k, void *field, const char *value)
+{
+	(void)k, (void)field;
+	struct config_parse *st = ctx;
+	return set_nets(st, "proxy_from", value, st->cfg->proxy_from, &st->cfg->nproxy_from);
+}
+
+/* snapshot_allow: who may take /snapshot. */
+static int set_snapshot_allow(void *ctx, const struct kv_key *k, void *field, const char *value)
+{
+	(void)k, (void)field;
+	struct config_parse *st = ctx;
+	return set_nets(st, "snapshot_allow", value, st->cfg->snapshot_allow,
+	                &st->cfg->nsnapshot_allow);
 }
 
 /* The next word of *p, in double quotes or up to a blank (a backslash keeps the character

@@ -22,7 +22,7 @@
 
 #define CONFIG_MAX_LISTEN 16
 /* Networks proxy_from names at most. */
-#define CONFIG_MAX_PROXY_FROM 32
+#define CONFIG_MAX_PROXY_FROM 32 /* and snapshot_allow's */
 #define CONFIG_MAX_INDEX 32
 #define CONFIG_MAX_ACCESS 128
 /* Longest line libinih reads whole, with its newline (INI_MAX_LINE). */
@@ -199,6 +199,10 @@ enum tls_verify { TLS_VERIFY_NEVER, TLS_VERIFY_ALLOW, TLS_VERIFY_DEMAND };
 	KEY(metrics_listen, struct metrics_addr, , config_set_metrics_listen) \
 	KEY(metrics_allow_remote, bool, , config_set_bool, .def = "no") \
 	KEY(ready_max_lag_ms, int, , config_set_count, .min = 100, .max = 86400000, .def = "30000") \
+	/* Who may take /snapshot, a consistent copy of the database file with its cookie \
+	   (server/monitor/snapshot.h; a new replica's syncrepl seed=): addresses or \
+	   networks; none by default, which answers 403 to everyone. */ \
+	OWN_KEY(snapshot_allow, set_snapshot_allow) /* snapshot_allow[], nsnapshot_allow */ \
 	/* memberOf with groups in groups (storage/memberof_nested.h): read by \
 	   minidir-import, which records it in the file; a replica's changes keep what the \
 	   file records. */ \
@@ -230,6 +234,8 @@ struct config {
 	int naccess;
 	struct ip_net proxy_from[CONFIG_MAX_PROXY_FROM];
 	int nproxy_from;
+	struct ip_net snapshot_allow[CONFIG_MAX_PROXY_FROM];
+	int nsnapshot_allow;
 	struct authz_regexp authz_regexp[CONFIG_MAX_AUTHZ_REGEXP]; /* in file order */
 	int nauthz_regexp;
 	/* schema_dir was not set and SCHEMA_DEFAULT_DIR does not exist: schema_dir is the

@@ -144,6 +144,18 @@ static int set_provider(void *ctx, const struct kv_key *k, void *field, const ch
 	return set_copy(ctx, k, field, v);
 }
 
+/* seed: where a new replica takes its first copy of the file (a peer's /snapshot). */
+static int set_seed(void *ctx, const struct kv_key *k, void *field, const char *v)
+{
+	struct word_ctx *w = ctx;
+	if (strncasecmp(v, "http://", 7) != 0 && strncasecmp(v, "https://", 8) != 0)
+		return kv_fail(w->why, w->whylen,
+		               "syncrepl: seed=%s: expected an http:// or https:// URL (a peer's "
+		               "/snapshot)",
+		               v);
+	return set_copy(ctx, k, field, v);
+}
+
 static int set_bindmethod(void *ctx, const struct kv_key *k, void *field, const char *v)
 {
 	(void)k, (void)field;
@@ -253,6 +265,7 @@ static const struct kv_key words[] = {
 	{"tls_cacert", set_copy, FIELD(tls_cacert)},
 	{"tls_reqcert", set_choice, FIELD(tls_reqcert_never), .names = reqcert},
 	{"network-timeout", set_number, FIELD(network_timeout), .min = 1, .max = 3600},
+	{"seed", set_seed, FIELD(seed)},
 };
 /* clang-format on */
 #undef FIELD

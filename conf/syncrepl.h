@@ -27,6 +27,8 @@
  *   tls_cacert   PEM CA file the provider's certificate must chain to
  *   tls_reqcert  demand (default) or never (the provider's certificate is not checked)
  *   network-timeout  seconds a connect may take (default 5)
+ *   seed         http[s]://PEER/snapshot: a replica with no database file yet starts from a
+ *                copy of a peer's (server/replica/seed.c), then follows from its cookie
  *
  * Thread rules: no global state.
  */
@@ -71,6 +73,7 @@ struct syncrepl_conf {
 	char tls_cacert[1024];
 	bool tls_reqcert_never;
 	int network_timeout; /* seconds */
+	char seed[1024];     /* a peer's /snapshot URL, or empty */
 };
 
 /* The defaults, before any word. */

@@ -26,7 +26,8 @@
  *              "passwords" (DB_META_PASSWORDS: the password classes in use, their counts
  *              and a sample of each, storage/db_passwords.h; absent from a file made before
  *              it, whose server then reads every entry at open), and "cookie" (the
- *              replication cookie, storage/db_update.h) once one is stored, and "schema"
+ *              replication cookie, storage/db_update.h) once one is stored, "source" (what
+ *              a replica's file replicates, set with its first cookie), and "schema"
  *              (DB_META_SCHEMA: schema_digest of the schema minidir-import loaded; absent
  *              from a file made before it, or by a replica)
  *
@@ -154,6 +155,12 @@ void db_write_abort(struct db_write *w);
 /* The descriptor of db's open file, borrowed (db_close closes it), for fstat or fchown;
  * -1 with errno set when LMDB does not give it. */
 int db_file_fd(const struct db *db);
+/* Writes a compacted copy of db's file, as one read transaction sees it (its cookie and
+ * entries together), to fd (a pipe or socket: written in order, never sought). Blocks
+ * until the copy is written; a read transaction is held meanwhile, so that a file changed
+ * in place keeps the pages the copy reads. Returns 0 or an LMDB or errno code (EPIPE:
+ * the reader went). */
+int db_copy_to_fd(const struct db *db, int fd);
 
 struct db_index {
 	char attr[DB_MAX_ATTR_NAME]; /* lowercased attribute name */

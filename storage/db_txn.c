@@ -79,6 +79,11 @@ const char *db_error_text(int rc)
 	return mdb_strerror(rc); /* LMDB's own codes, and strerror for an errno */
 }
 
+int db_copy_to_fd(const struct db *db, int fd)
+{
+	return mdb_env_copyfd2(db->env, fd, MDB_CP_COMPACT);
+}
+
 int db_file_fd(const struct db *db)
 {
 	int fd;

@@ -582,16 +582,33 @@ int db_update_get_cookie(const struct db *db, struct db_read *rd, const void **d
 	return meta_get_value(db, txn, "cookie", data, len);
 }
 
-int db_update_set_skipped(struct db *db, struct db_write *wr, const void *data, size_t len)
+/* A meta value of the replica's (name: "skipped", "source"); len 0 removes it. */
+static int set_meta(struct db *db, struct db_write *wr, const char *name, const void *data,
+                    size_t len)
 {
 	MDB_txn *txn = db_write_txn(wr);
 	if (len == 0)
-		return del_pair(txn, db->meta, "skipped", 7, NULL, 0);
-	return put_pair(txn, db->meta, "skipped", 7, data, len, 0);
+		return del_pair(txn, db->meta, name, strlen(name), NULL, 0);
+	return put_pair(txn, db->meta, name, strlen(name), data, len, 0);
+}
+
+int db_update_set_skipped(struct db *db, struct db_write *wr, const void *data, size_t len)
+{
+	return set_meta(db, wr, "skipped", data, len);
 }
 
 int db_update_get_skipped(const struct db *db, struct db_read *rd, const void **data, size_t *len)
 {
 	MDB_txn *txn = db_read_txn(rd);
 	return meta_get_value(db, txn, "skipped", data, len);
+}
+
+int db_update_set_source(struct db *db, struct db_write *wr, const void *data, size_t len)
+{
+	return set_meta(db, wr, "source", data, len);
+}
+
+int db_update_get_source(const struct db *db, struct db_read *rd, const void **data, size_t *len)
+{
+	return meta_get_value(db, db_read_txn(rd), "source", data, len);
 }

@@ -85,4 +85,13 @@ int db_update_get_cookie(const struct db *db, struct db_read *txn, const void **
 int db_update_set_skipped(struct db *db, struct db_write *txn, const void *data, size_t len);
 int db_update_get_skipped(const struct db *db, struct db_read *txn, const void **data, size_t *len);
 
+/*
+ * What the replica's file replicates (server/replica/seed.h's source text: provider,
+ * base, scope, filter, attributes, type), in meta beside the cookie: a file seeded from a
+ * peer's copy is served only if it replicates what the config says. Same results as the
+ * cookie's; len 0 removes it.
+ */
+int db_update_set_source(struct db *db, struct db_write *txn, const void *data, size_t len);
+int db_update_get_source(const struct db *db, struct db_read *txn, const void **data, size_t *len);
+
 #endif

@@ -17,10 +17,12 @@
 #include "server/clock.h"
 #include "server/log.h"
 #include "server/monitor/metrics.h"
+#include "server/monitor/snapshot.h"
 #include "server/server.h"
 
 struct http_conn {
 	int fd; /* -1: free */
+	struct sockaddr_storage peer;
 	int64_t deadline_ms;
 	size_t len;
 	char req[HTTP_MAX_REQUEST];
@@ -40,6 +42,7 @@ struct http_server {
 	int64_t rest_until_ms;
 	bool at_limit;
 	struct http_conn conns[HTTP_MAX_CONNS];
+	struct snapshot_streams *snapshots; /* /snapshot's copies (snapshot.h), or NULL */
 };
 
 static int64_t now_ms(void)
@@ -94,6 +97,34 @@ static void http_conn_close(struct http_conn *c)
 	close(c->fd);
 	c->fd = -1;
 	c->len = 0;
+}
+
+/* /snapshot (snapshot.h): a stream's thread takes c's socket, or the answer is made here. */
+static void serve_snapshot(struct http_server *h, struct http_conn *c, bool head)
+{
+	switch (snapshot_serve(h->srv, &h->snapshots, c->fd, &c->peer, head)) {
+	case SNAPSHOT_STREAMING:
+		h->counts.requests++;
+		c->fd = -1; /* the stream's now */
+		break;
+	case SNAPSHOT_FORBIDDEN:
+		text_answer(h, c->fd, 403, "Forbidden",
+		            "/snapshot: this address is not in snapshot_allow\n", head, NULL);
+		break;
+	case SNAPSHOT_BUSY:
+		h->counts.busy++;
+		text_answer(h, c->fd, 503, "Service Unavailable",
+		            "/snapshot: as many copies as allowed are under way; try again\n", head,
+		            "Retry-After: 10\r\n");
+		break;
+	case SNAPSHOT_HEAD:
+		answer(h, c->fd, 200, "OK", "application/octet-stream", "", 0, true, NULL);
+		break;
+	case SNAPSHOT_FAILED:
+		text_answer(h, c->fd, 500, "Internal Server Error", "/snapshot failed (logged)\n",
+		            head, NULL);
+		break;
+	}
 }
 
 /* A whole request is in c: its line read, its headers skipped (no body is read). */
@@ -153,9 +184,11 @@ static void serve(struct http_server *h, struct http_conn *c)
 			       (const char *)out.data, out.len, head, NULL);
 		h->counts.requests--;
 		buf_free(&out);
+	} else if (strcmp(target, "/snapshot") == 0) {
+		serve_snapshot(h, c, head);
 	} else {
-		text_answer(h, c->fd, 404, "Not Found", "not found: /metrics, /healthz, /readyz\n",
-		            head, NULL);
+		text_answer(h, c->fd, 404, "Not Found",
+		            "not found: /metrics, /healthz, /readyz, /snapshot\n", head, NULL);
 	}
 }
 
@@ -177,7 +210,10 @@ static void conn_read(struct http_server *h, struct http_conn *c)
 		    (c->req[i + 1] == '\n' ||
 		     (c->req[i + 1] == '\r' && i + 2 < c->len && c->req[i + 2] == '\n'))) {
 			serve(h, c);
-			http_conn_close(c);
+			if (c->fd >= 0)
+				http_conn_close(c);
+			else
+				c->len = 0; /* a /snapshot stream took the socket */
 			return;
 		}
 	if (c->len == sizeof(c->req)) {
@@ -214,7 +250,9 @@ static void at_fd_limit(struct http_server *h, int err)
 
 static void accept_one(struct http_server *h)
 {
-	int fd = accept4(h->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	struct sockaddr_storage peer = {0};
+	socklen_t peerlen = sizeof(peer);
+	int fd = accept4(h->lfd, (struct sockaddr *)&peer, &peerlen, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (fd < 0 && (errno == EMFILE || errno == ENFILE))
 		at_fd_limit(h, errno);
 	if (fd < 0)
@@ -226,6 +264,7 @@ static void accept_one(struct http_server *h)
 	for (int i = 0; i < HTTP_MAX_CONNS; i++)
 		if (h->conns[i].fd < 0) {
 			h->conns[i].fd = fd;
+			h->conns[i].peer = peer;
 			h->conns[i].len = 0;
 			h->conns[i].deadline_ms = now_ms() + HTTP_READ_TIMEOUT_MS;
 			return;
@@ -321,7 +360,8 @@ int http_start(struct server *srv)
 		return -1;
 	}
 	srv->http = h;
-	log_info("metrics_listen: serving /metrics, /healthz, /readyz on http://%s", a->text);
+	log_info("metrics_listen: serving /metrics, /healthz, /readyz%s on http://%s",
+	         srv->cfg.nsnapshot_allow ? ", /snapshot" : "", a->text);
 	return 0;
 }
 
@@ -334,6 +374,7 @@ void http_stop(struct server *srv)
 	if (write(h->wakefd, &one, sizeof(one)) < 0)
 		log_error("metrics_listen: waking its thread: %s", strerror(errno));
 	pthread_join(h->thread, NULL);
+	snapshot_stop(h->snapshots);
 	for (int i = 0; i < HTTP_MAX_CONNS; i++)
 		if (h->conns[i].fd >= 0)
 			close(h->conns[i].fd);

@@ -62,6 +62,29 @@ bool replica_status(struct server *srv, struct replica_status *out);
 int replica_ldap_open(const struct syncrepl_conf *s, int timeout_s, LDAP **ldp, char *why,
                       size_t cap);
 
+/* ---- seed.c: a new replica's first copy of its file, from a peer --------------------- */
+
+/*
+ * The syncrepl key's seed=URL (a peer's /snapshot, server/monitor/snapshot.h) fetched into
+ * cfg->database, which must not exist yet: written to DATABASE.seed, its length and
+ * SHA-256 checked against the peer's trailers, opened and checked to be a database of
+ * this suffix holding a cookie and replicating what cfg's syncrepl key says
+ * (replica_source_text), then renamed into place. The consumer then follows the provider
+ * from that cookie; a provider that refuses it (too old) makes it reload in full, as for
+ * any cookie. On the main thread, before the database is opened. Returns 0 (logged), or
+ * -1 with why (nothing left behind: the caller starts from no file).
+ */
+int replica_seed(const struct config *cfg, char *why, size_t cap);
+
+/* What a replica replicates, as its file records it (storage/db_update.h's "source"):
+ * "provider=... searchbase=... scope=N filter=... attrs=... type=..." into out[0..cap).
+ * Returns its length, or -1 when it does not fit. */
+int replica_source_text(const struct syncrepl_conf *s, char *out, size_t cap);
+
+/* Records in db (a replica's, opened read-write) what cfg's syncrepl key replicates, when
+ * the file says nothing or something else (logged: the key changed). Errors are logged. */
+void replica_source_follow(const struct config *cfg, struct db *db);
+
 /* ---- chain.c: password changes forwarded to the provider (chain_passwd), binds
  * replayed to it (chain_bind_failures) ------------------------------------------------ */
 

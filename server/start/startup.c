@@ -112,6 +112,14 @@ static struct db_gen *open_replica_database(const struct config *cfg, char *err,
 	g->map_slot = -1;
 	struct stat st;
 	int fd;
+	/* A new replica with seed=: a peer's copy first, so that it follows from its cookie. */
+	if (cfg->syncrepl.seed[0] && stat(cfg->database, &st) < 0 && errno == ENOENT) {
+		char why[1024];
+		if (replica_seed(cfg, why, sizeof(why)) < 0)
+			log_warning(
+			    "syncrepl seed=%s: %s; a full refresh from the provider instead",
+			    cfg->syncrepl.seed, why);
+	}
 	if (db_open_rw(&g->db, cfg->database, cfg->suffix, cfg->index, cfg->nindex, err, errlen) <
 	    0) {
 		free(g);
@@ -122,6 +130,7 @@ static struct db_gen *open_replica_database(const struct config *cfg, char *err,
 		log_error("%s: recording the database's creator failed", cfg->database);
 	check_nested(cfg, &g->db, true);
 	check_dynamic(cfg, &g->db, true);
+	replica_source_follow(cfg, &g->db);
 	if ((fd = db_file_fd(&g->db)) < 0 || fstat(fd, &st) < 0) {
 		snprintf(err, errlen, "%.900s: cannot stat the database file", cfg->database);
 		db_gen_release(g);

@@ -1,0 +1,53 @@
+/*
+ * /snapshot on the operators' HTTP endpoint (http.h): a consistent, compacted copy of the
+ * database file served (storage/db.h's db_copy_to_fd: the entries and the replication
+ * cookie of one read transaction), for a new replica's syncrepl seed=
+ * (server/replica/replica.h, replica_seed). Off unless snapshot_allow names the client's
+ * address (403 otherwise: the copy holds every entry, password hashes too).
+ *
+ * The answer: 200, Transfer-Encoding: chunked, the file's bytes, then the trailers
+ * X-Snapshot-Bytes (its length) and X-Snapshot-Sha256 (its SHA-256, lowercase hex); a copy
+ * that fails midway ends without them, so that the reader sees it cut. HEAD answers the
+ * headers alone.
+ *
+ * Bounded: SNAPSHOT_MAX_STREAMS copies at once, each on a thread of its own (one more is
+ * answered 503), never on the endpoint's thread, so /readyz answers meanwhile; a client that
+ * takes nothing for SNAPSHOT_STALL_MS loses its copy. A copy holds a read transaction of
+ * the file for its length: a replica's file grows by what the provider changes meanwhile.
+ *
+ * Thread rules: snapshot_serve and snapshot_stop on the endpoint's thread (http.c).
+ */
+#ifndef MINIDIR_SERVER_MONITOR_SNAPSHOT_H
+#define MINIDIR_SERVER_MONITOR_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <sys/socket.h>
+
+#define SNAPSHOT_MAX_STREAMS 2
+#define SNAPSHOT_STALL_MS 30000
+
+struct server;
+struct snapshot_streams; /* the copies under way (snapshot.c) */
+
+/* What snapshot_serve did with the request. */
+enum snapshot_answer {
+	SNAPSHOT_STREAMING, /* a stream's thread took fd: it answers and closes it */
+	SNAPSHOT_FORBIDDEN, /* the caller answers 403: peer not in snapshot_allow */
+	SNAPSHOT_BUSY,      /* 503: SNAPSHOT_MAX_STREAMS under way */
+	SNAPSHOT_HEAD,      /* HEAD, allowed: 200 without a body */
+	SNAPSHOT_FAILED,    /* 500: out of memory or threads (logged) */
+};
+
+/*
+ * Answers GET or HEAD /snapshot from peer on fd: starts a stream, or says what the
+ * caller answers (fd is then still the caller's). *streams is made on first use (NULL
+ * before).
+ */
+enum snapshot_answer snapshot_serve(struct server *srv, struct snapshot_streams **streams, int fd,
+                                    const struct sockaddr_storage *peer, bool head);
+
+/* Cuts the copies under way (their sockets shut down), joins their threads, frees
+ * streams (NULL: nothing). Before the database is closed. */
+void snapshot_stop(struct snapshot_streams *streams);
+
+#endif

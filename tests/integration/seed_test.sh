@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# A new replica seeded from a peer (issue 52): replica A follows a real slapd provider
+# (tests/integration/provider.sh, example.ldif and SEED_ENTRIES more) and hands out
+# /snapshot (server/monitor/snapshot.c) to the addresses snapshot_allow names; replica B,
+# started from no file with syncrepl seed=http://A/snapshot, takes A's copy
+# (server/replica/seed.c), checks it and follows the provider from its cookie: the
+# provider sends B only what changed since (its log says so), and B converges with the
+# changes made meanwhile. Refused seeds fall back to a full refresh, logged: an address
+# snapshot_allow leaves out (403), a copy of a replica of another filter, a peer that
+# does not answer. /snapshot itself: 403 without snapshot_allow, the copy's trailers
+# (length and SHA-256) match what curl received, HEAD answers headers only.
+# Every server is stopped by PID; every wait is bounded.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+BUILD=${BUILD:-build}
+SEED_ENTRIES=${SEED_ENTRIES:-1000}
+. tests/integration/lib.sh
+. tests/integration/provider.sh
+
+use_work_dir seed
+provider_setup && provider_add_generated "$SEED_ENTRIES" && provider_start || finish
+PROV=ldap://127.0.0.1:$port
+mport="" bmport="" dead="" # set by pick_port
+pick_port mport || finish
+
+# A: the peer, with the HTTP endpoint and snapshot_allow.
+replica_conf a refreshAndPersist "metrics_listen = 127.0.0.1:$mport
+snapshot_allow = 127.0.0.1/32"
+replica_run a
+apid=$rpid alog=$rlog
+aport=$(wait_port "$alog")
+REP=ldap://127.0.0.1:$aport
+[ -n "$aport" ] && converge 120 && ok "replica A converged with the provider in ${took}s" ||
+	{ not_ok "replica A: $(tail -3 "$alog") $(cat "$work/diff" 2> /dev/null)"; finish; }
+for _ in $(seq 1 50); do
+	[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$mport/readyz")" = 200 ] && break
+	sleep 0.1
+done
+
+# /snapshot as curl sees it: the bytes, then the trailers that name their length and sum.
+snap=http://127.0.0.1:$mport/snapshot
+code=$(curl -s -D "$work/snap.hdr" -o "$work/snap.mdb" -w '%{http_code}' --raw "$snap" 2> /dev/null)
+code2=$(curl -s -o "$work/snap2.mdb" -w '%{http_code}' "$snap")
+sum=$(sha256sum < "$work/snap2.mdb" | cut -d' ' -f1)
+size=$(stat -c %s "$work/snap2.mdb")
+raw_trailer=$(tail -c 200 "$work/snap.mdb" | tr -d '\r' | grep -a "^X-Snapshot")
+if [ "$code" = 200 ] && [ "$code2" = 200 ] && grep -qi "^transfer-encoding: chunked" "$work/snap.hdr" &&
+	echo "$raw_trailer" | grep -q "^X-Snapshot-Sha256: $sum\$" &&
+	echo "$raw_trailer" | grep -q "^X-Snapshot-Bytes: $size\$"; then
+	ok "/snapshot: 200, chunked, $size bytes whose SHA-256 the trailers name"
+else
+	not_ok "/snapshot: $code/$code2, trailers '$raw_trailer', sha $sum size $size"
+fi
+n=$(mdb_stat -n -a "$work/snap2.mdb" 2> /dev/null | grep -c "Status of")
+[ "$n" -ge 5 ] && ok "the copy is an LMDB file of $n tables (mdb_stat)" ||
+	not_ok "mdb_stat of the copy: $(mdb_stat -n -a "$work/snap2.mdb" 2>&1 | head -3)"
+head=$(curl -s -I -o /dev/null -w '%{http_code} %{size_download}' "$snap")
+[ "$head" = "200 0" ] && ok "HEAD /snapshot: 200, no body" || not_ok "HEAD /snapshot: $head"
+
+# B: seeded from A. The provider sends only what changed since A's cookie.
+# describe UID TEXT: the provider's uid=UID gets description TEXT.
+describe() {
+	printf 'dn: uid=%s,ou=people,%s\nchangetype: modify\nreplace: description\ndescription: %s\n' "$1" "$EX" "$2" |
+		ldapmodify -x -H "$PROV" -D "$ADMIN" -w secret > /dev/null 2>&1
+}
+describe user.1 "changed before B started"
+pick_port bmport || finish
+replica_conf b refreshAndPersist "metrics_listen = 127.0.0.1:$bmport"
+sed -i "s|retry=\"1 +\"|retry=\"1 +\" seed=$snap|" "$work/b.conf"
+replica_run b
+bpid=$rpid blog=$rlog
+bport=$(wait_port "$blog")
+REP=ldap://127.0.0.1:$bport
+if [ -n "$bport" ] && grep -q "syncrepl seed=$snap: [0-9]* bytes, [0-9]* entries" "$blog" && converge 60; then
+	ok "replica B seeded from A and converged in ${took}s: $(grep -o "seed=[^ ]*: [0-9]* bytes, [0-9]* entries, in [0-9.]* s" "$blog")"
+else
+	not_ok "replica B: $(grep -i seed "$blog" | tail -3) $(tail -2 "$blog") $(cat "$work/diff" 2> /dev/null)"
+fi
+refresh=$(grep -o "refresh done ([a-z ]*): [0-9]* entries added or changed" "$blog" | head -1)
+added=$(echo "$refresh" | grep -o "[0-9]* entries" | cut -d' ' -f1)
+[ -n "$added" ] && [ "$added" -lt 100 ] &&
+	ok "B's first refresh from the copy's cookie brought $added entries, not the $SEED_ENTRIES and more of a full one" ||
+	not_ok "B's first refresh: '$refresh'"
+describe user.2 "changed while B runs"
+converge 30 && ok "a change on the provider reaches the seeded replica B (${took}s)" ||
+	not_ok "B after a change: $(cat "$work/diff")"
+code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$bmport/snapshot")
+[ "$code" = 403 ] && ok "/snapshot without snapshot_allow: 403" || not_ok "/snapshot on B: $code"
+
+# Refused seeds: each one logged with why, and a full refresh instead, nothing left behind.
+# refused NAME WHY SEED_URL [FILTER]: a refreshOnly replica whose seed must be refused.
+refused() {
+	replica_conf "$1" refreshOnly
+	sed -i "s|retry=\"1 +\"|retry=\"1 +\" seed=$3 ${4:+filter=$4}|" "$work/$1.conf"
+	replica_run "$1"
+	local p n
+	p=$(wait_port "$rlog")
+	for _ in $(seq 1 600); do # 60 s: a full refresh of SEED_ENTRIES under SAN=1 takes 10 or more
+		grep -q "refresh done" "$rlog" && break
+		sleep 0.1
+	done
+	n=$(timeout 10 ldapsearch -x -H "ldap://127.0.0.1:$p" -LLL -b "$EX" "(uid=user.7)" 1.1 2> /dev/null | grep -c "^dn:")
+	if [ -n "$p" ] && grep -q "syncrepl seed=$3: .*$2.*; a full refresh from the provider instead" "$rlog" &&
+		grep -q "refresh done" "$rlog" && [ "$n" = 1 ] && [ ! -e "$work/$1.mdb.seed" ]; then
+		ok "seed refused ($2), logged; a full refresh instead, nothing left behind"
+	else
+		not_ok "refused seed ($2): found $n; $(grep -i seed "$rlog" | tail -2) $(tail -2 "$rlog")"
+	fi
+	stop_checked "$rpid" "$rlog" || not_ok "$1 stop: $stop_why"
+}
+refused c "the peer answered HTTP 403" "http://127.0.0.1:$bmport/snapshot"
+refused d "the copy replicates" "$snap" "(!(uid=user.5))"
+pick_port dead || finish
+refused e "onnect" "http://127.0.0.1:$dead/snapshot"
+
+stop_checked "$bpid" "$blog" && ok "B stops on SIGTERM, exit 0" || not_ok "B stop: $stop_why"
+stop_checked "$apid" "$alog" && ok "A stops on SIGTERM, exit 0" || not_ok "A stop: $stop_why"
+finish
