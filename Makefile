@@ -93,7 +93,7 @@ FUZZ_BIN := $(FUZZ_TARGETS:%=build-fuzz/fuzz_%)
 FUZZ_SECONDS ?= 60
 
 .PHONY: all deps run test test-io-uring layers calls docs-check unit integration tests test-times build-dir check bench perf-check format format-check clean fuzz fuzz-smoke fuzz-build \
-        install install-strip uninstall packaging-test programs test-package
+        install install-strip uninstall packaging-test programs test-package image
 all: $(BINS) $(UNIT_BIN) $(ITEST_BIN)
 
 deps:
@@ -410,6 +410,12 @@ packaging-test: $(BINS)
 test-package:
 	@./tests/package/package_test.sh
 
+# An OCI image of the installed files (scripts/image.sh, with buildah: FROM scratch, no
+# registry), tagged minidir:VERSION and saved as build/minidir-image.tar; built in
+# build-image/ with PREFIX=/usr. The Kubernetes examples that run it: deploy/kubernetes/.
+image:
+	@./scripts/image.sh -o $(B)/minidir-image.tar
+
 # libFuzzer: build-fuzz/fuzz_<target>, each run FUZZ_SECONDS from fuzz/corpus/<target>/.
 fuzz-build: deps
 	@$(MAKE) --no-print-directory FUZZ=1 $(FUZZ_BIN)
@@ -443,6 +449,6 @@ format-check:
 	clang-format --dry-run -Werror $(shell git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf build build-san build-tsan build-fuzz
+	rm -rf build build-san build-tsan build-fuzz build-image
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

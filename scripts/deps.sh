@@ -32,6 +32,10 @@ PKGS="$PKGS haproxy iproute2"
 # (tests/package/package_test.sh): debhelper, dpkg-dev and fakeroot build it, lintian
 # checks it, logrotate rotates its log with the shipped /etc/logrotate.d/minidir.
 PKGS="$PKGS debhelper dpkg-dev fakeroot lintian logrotate"
+# make image (scripts/image.sh) and make test-package's check of it: buildah builds the OCI
+# image from scratch, offline, and runs its entrypoint (chroot isolation; no daemon, no
+# registry).
+PKGS="$PKGS buildah"
 # tests/integration/chain_test.sh runs HAProxy in front of two replicas (its own config,
 # ports and pid; the system's service is kept from starting, as for the benchmarks).
 # tests/integration/http_test.sh (metrics_listen): curl asks the HTTP endpoint, promtool

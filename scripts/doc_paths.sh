@@ -26,7 +26,7 @@ cd "$root"
 PENDING=""
 [ $# -gt 0 ] || set -- README.md docs/*.md
 
-dirs='protocol|storage|conf|ldif|server|tools|tests|fuzz|bench|examples|man|packaging|scripts|docs|\.ci'
+dirs='protocol|storage|conf|ldif|server|tools|tests|fuzz|bench|examples|man|packaging|scripts|docs|deploy|\.ci'
 status=0
 checked=0
 # The names of the tree's files, for (3).

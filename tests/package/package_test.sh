@@ -8,7 +8,9 @@
 # StateDirectory, RuntimeDirectory and LogsDirectory, /tmp and /home empty, slapd's files
 # hidden), searched, bound as the example rootdn, its access log rotated with the shipped
 # logrotate file, run as a replica of a private slapd, then dpkg --purge: nothing left but
-# the minidir user (Debian policy keeps it).
+# the minidir user (Debian policy keeps it). On the way, the OCI image scripts/image.sh
+# builds from the .deb (make image), its entrypoint run by buildah where it can run a
+# container here ("not checked: WHY" where it cannot).
 #   make test-package          (root: it installs packages; CI runs it as a step of its own)
 # As another user every check needs root: it prints SKIP (needs root) and exits 1 (nothing
 # was tested), or 0 with PACKAGE_TEST_ALLOW_SKIP=1.
@@ -110,6 +112,80 @@ for path in $(grep -v '^[[:space:]]*#' "$work/x/etc/minidir/minidir.conf" | grep
 done
 [ -z "$outside" ] && ok "the installed configuration names only the package's paths" ||
 	not_ok "the installed configuration names paths the package does not ship:$outside"
+
+# --- the OCI image (make image, scripts/image.sh) from these .debs -----------------------
+# Built with buildah from scratch in a container storage of the test's own (vfs: nothing
+# mounted, nothing left in the machine's), then its entrypoint run as the image says
+# (user, working directory), by buildah run with chroot isolation (the host's network),
+# on the example imported by the image's own minidir-import: searched, /readyz asked,
+# stopped by SIGTERM. Where buildah is missing or cannot run a container, "not checked".
+image_check() {
+	local t1 bargs img_log ctr entry user iport mport mpid bpid dn code st uid
+	t1=$(date +%s)
+	if ! command -v buildah > /dev/null; then
+		skip "not checked: buildah not found (scripts/deps.sh installs it)" "the OCI image and its entrypoint"
+		return
+	fi
+	bargs="--root $work/containers --runroot $work/containers-run --storage-driver vfs"
+	img_log=$work/image.log
+	if ! BUILDAH_ARGS=$bargs ./scripts/image.sh -d "$deb" -t "minidir:${version%-*}" -o "$work/minidir-image.tar" > "$img_log" 2>&1; then
+		not_ok "scripts/image.sh -d $deb: $(tail -5 "$img_log")"
+		return
+	fi
+	# shellcheck disable=SC2086  # $bargs: words
+	bh() { buildah $bargs "$@"; }
+	ok "scripts/image.sh from the .deb: minidir:${version%-*}, $(sed -n 's/^image: saved .* (\([0-9]* KiB\)).*/\1/p' "$img_log") as an OCI archive ($(($(date +%s) - t1)) s)"
+	entry=$(bh inspect --type image --format '{{.OCIv1.Config.Entrypoint}}' "minidir:${version%-*}" | tr -d '[]')
+	user=$(bh inspect --type image --format '{{.OCIv1.Config.User}}' "minidir:${version%-*}")
+	[ "$entry" = "/usr/sbin/minidir -f /etc/minidir/minidir.conf" ] && [ "$user" = 10001:10001 ] &&
+		ok "image: entrypoint $entry, user $user" || not_ok "image: entrypoint \"$entry\", user \"$user\""
+	ctr=$(bh from "minidir:${version%-*}")
+	if ! out=$(bh run --isolation chroot "$ctr" -- /usr/sbin/minidir --version 2>&1); then
+		skip "not checked: buildah run cannot run a container here: $(tail -1 <<< "$out")" "the image's entrypoint"
+		bh rm "$ctr" > /dev/null 2>&1 || true
+		return
+	fi
+	iport=$(free_port) mport=$(free_port)
+	mkdir -m 0755 "$work/image-conf"
+	printf 'listen = 127.0.0.1:%s\ndatabase = /var/lib/minidir/minidir.mdb\nsuffix = dc=example,dc=com\nmetrics_listen = 127.0.0.1:%s\n' \
+		"$iport" "$mport" > "$work/image-conf/minidir.conf"
+	chmod 0644 "$work/image-conf/minidir.conf"
+	out=$(bh run --isolation chroot -v "$work/image-conf:/etc/minidir:ro" "$ctr" -- /usr/sbin/minidir-import \
+		-f /etc/minidir/minidir.conf /usr/share/doc/minidir/examples/example.ldif 2>&1) &&
+		ok "image: its minidir-import, as its user: $(tail -1 <<< "$out")" || not_ok "image: minidir-import: $out"
+	# shellcheck disable=SC2086  # $bargs, $entry: words
+	buildah $bargs run --isolation chroot -v "$work/image-conf:/etc/minidir:ro" "$ctr" -- $entry \
+		> "$work/image-server.log" 2>&1 &
+	bpid=$!
+	pids+=("$bpid")
+	for _ in $(seq 1 100); do grep -q "listening on" "$work/image-server.log" && break; kill -0 "$bpid" 2> /dev/null || break; sleep 0.05; done
+	# The server's own PID among buildah run's descendants (buildah-chroot-exec starts it),
+	# to stop it with SIGTERM: buildah run kills its child instead of passing the signal on.
+	mpid=
+	local todo=("$bpid") p
+	while [ ${#todo[@]} -gt 0 ] && [ -z "$mpid" ]; do
+		p=${todo[0]}
+		todo=("${todo[@]:1}")
+		[ "$p" != "$bpid" ] && [ "$(cat "/proc/$p/comm" 2> /dev/null)" = minidir ] && mpid=$p
+		mapfile -t -O "${#todo[@]}" todo < <(pgrep -P "$p" || true)
+	done
+	dn=$(ldapsearch -LLL -x -H "ldap://127.0.0.1:$iport" -b dc=example,dc=com '(uid=alice)' dn 2>&1 | sed -n 's/^dn: //p')
+	code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$mport/readyz" || true)
+	st=/proc/$mpid/status
+	uid=$(awk '/^Uid:/ { print $2 }' "$st" 2> /dev/null || true)
+	[ "$dn" = "uid=alice,ou=people,dc=example,dc=com" ] && [ "$code" = 200 ] && [ "$uid" = 10001 ] &&
+		ok "image: its entrypoint (buildah run, uid $uid) answers ldapsearch ($dn) and /readyz 200" ||
+		not_ok "image: entrypoint: search \"$dn\", /readyz \"$code\", uid \"$uid\"; $(tail -5 "$work/image-server.log")"
+	if [ -n "$mpid" ] && kill -TERM "$mpid" 2> /dev/null && wait "$bpid" &&
+		grep -q 'info: stopped' "$work/image-server.log"; then
+		ok "image: the server stops on SIGTERM, buildah run exits 0 (image check: $(($(date +%s) - t1)) s)"
+	else
+		not_ok "image: stop: $(tail -3 "$work/image-server.log")"
+		kill "$bpid" 2> /dev/null || true
+	fi
+	bh rm "$ctr" > /dev/null 2>&1 || true
+}
+image_check
 
 if dpkg -i "$deb" "$tools_deb" > "$work/dpkg-i.log" 2>&1; then
 	installed=yes
