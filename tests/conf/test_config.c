@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "conf/config.h"
+#include "server/replica/replica.h"
 #include "server/server.h"
 #include "tests/check_run.h"
 
@@ -763,6 +764,37 @@ START_TEST(syncrepl_directive)
 }
 END_TEST
 
+/* Seeding (issue 52): snapshot_allow's networks (none by default), syncrepl's seed= URL and
+ * the source text a replica's file records. */
+START_TEST(seed_keys)
+{
+	struct config cfg;
+	load_ok(BASE, &cfg);
+	ck_assert_int_eq(cfg.nsnapshot_allow, 0);
+	config_free(&cfg);
+	load_ok(BASE "snapshot_allow = 10.0.0.0/8, ::1\nsnapshot_allow = 192.168.1.7\n"
+	             "syncrepl = rid=1 provider=ldap://p:389 searchbase=dc=example,dc=com "
+	             "seed=http://peer:9100/snapshot filter=(uid=*) attrs=cn,uid\n",
+	        &cfg);
+	ck_assert_int_eq(cfg.nsnapshot_allow, 3);
+	struct ip_addr a;
+	ck_assert(ip_addr_parse("10.9.8.7", &a) && ip_net_holds(&cfg.snapshot_allow[0], &a));
+	ck_assert(ip_addr_parse("192.168.1.8", &a) && !ip_net_holds(&cfg.snapshot_allow[2], &a));
+	ck_assert_str_eq(cfg.syncrepl.seed, "http://peer:9100/snapshot");
+	char text[4096];
+	ck_assert_int_gt(replica_source_text(&cfg.syncrepl, text, sizeof(text)), 0);
+	ck_assert_str_eq(text, "provider=ldap://p:389 searchbase=dc=example,dc=com scope=2 "
+	                       "filter=(uid=*) attrs=cn,uid type=refreshOnly");
+	ck_assert_int_eq(replica_source_text(&cfg.syncrepl, text, 20), -1);
+	config_free(&cfg);
+	load_fails_at(BASE "snapshot_allow = peer.example.com\n", 3, "snapshot_allow");
+	load_fails_at(BASE "snapshot_allow =\n", 3, "snapshot_allow");
+	load_fails_at(BASE "syncrepl = rid=1 provider=ldap://p searchbase=dc=example,dc=com "
+	                   "seed=ftp://peer/snapshot\n",
+	              3, "seed=ftp://peer/snapshot: expected an http:// or https:// URL");
+}
+END_TEST
+
 /* chain_passwd: off by default, chain_wait_ms 2000; on only with syncrepl. */
 START_TEST(chain_passwd_keys)
 {
@@ -1024,6 +1056,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, err_listen);
 	tcase_add_test(tc, err_too_many_listen);
 	tcase_add_test(tc, proxy_listeners);
+	tcase_add_test(tc, seed_keys);
 	tcase_add_test(tc, err_send_policy);
 	tcase_add_test(tc, err_suffix);
 	tcase_add_test(tc, err_index);
