@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# A new replica seeded from a peer's /snapshot (issue 52) against one refreshed in full,
+# side by side in one run: one OpenLDAP slapd provider (syncprov) with bench/gen-ldif.sh
+# ENTRIES entries (default 100,000) slapadd'ed, then each round, fresh:
+#   A: a minidir refreshAndPersist replica from no database file, with metrics_listen and
+#      snapshot_allow = 127.0.0.1: seconds from its start until /readyz answers 200;
+#   B: a second one from no file with syncrepl seed=http://127.0.0.1:A/snapshot: the same
+#      seconds, the copy's bytes and the seed's own time (B's "syncrepl seed=URL: N bytes,
+#      M entries, in X s" line), its phases from B's log timestamps (start to the copy
+#      asked for; the fetch, fsync and checks; the first refresh from the copy's cookie;
+#      to /readyz 200), and a bare curl of A's /snapshot (the fetch alone, for comparison);
+#   then the ratio A/B, and whether B's dump (ldapsearch of every entry, sorted) equals the
+#   provider's.
+# /readyz is polled with curl every 0.1 s. All on 127.0.0.1 private ports in a temp dir;
+# every process is stopped by PID (at the round's end, and at exit); every wait is bounded.
+#   bench/seed.sh      (ENTRIES=100000 ROUNDS=2 READY_SECS=1800 GROW=0; KEEP=1 keeps the temp dir)
+# Not part of make test. Needs slapd, ldap-utils, curl.
+. "$(dirname "$0")/replica_lib.sh" # with bench/lib.sh: set -u, the tree's root
+ENTRIES=${ENTRIES:-100000}
+ROUNDS=${ROUNDS:-2}
+READY_SECS=${READY_SECS:-1800} # the bound on each wait for /readyz
+# GROW=N (ROUNDS=1): after A's full refresh of ENTRIES, N more entries added on the provider
+# by ldapadd, A following them; B then seeds from A's copy of ENTRIES+N. For sizes whose
+# full refresh from nothing does not commit (MDB_TXN_FULL: about 500,000 of these entries).
+GROW=${GROW:-0}
+need "$SLAPD" "$SLAPADD" ldapsearch ldapadd curl "$BUILD/minidir"
+bench_init seed
+
+pport=$(free_port)
+PROV=ldap://127.0.0.1:$pport
+t0=$(now_ms)
+slapd_conf "$work/provider.conf" "$work/provider-db" "$(slapd_db_lines)"
+# 1 GiB holds 100,000 entries, not 1,000,000 with their indexes; LMDB maps, not allocates.
+sed -i "s/^maxsize .*/maxsize $((64 * 1024 * 1024 * 1024))/" "$work/provider.conf"
+provider_load "$ENTRIES"
+load_ms=$(($(now_ms) - t0))
+rm -f "$work/data.ldif"
+slapd_start provider "$pport"
+echo "# provider: slapd + syncprov on :$pport, gen-ldif $ENTRIES entries, slapadd -q $load_ms ms" \
+	"($(awk -v n="$ENTRIES" -v ms="$load_ms" 'BEGIN{printf "%.0f", n * 1000 / ms}') entries/s)"
+
+# ts_ms LOG PATTERN: the epoch ms of LOG's first line matching PATTERN (its RFC 3339
+# stamp, to the ms), empty when none.
+ts_ms() {
+	local stamp
+	stamp=$(grep -m1 -- "$2" "$1" | cut -d' ' -f1)
+	[ -n "$stamp" ] && date -d "$stamp" +%s%3N
+}
+# ready_wait MPORT PID START_MS LOG: polls http://127.0.0.1:MPORT/readyz every 0.1 s (up to
+# READY_SECS) until it answers 200; prints the ms since START_MS, or "-" (the process
+# ended, the bound passed, or LOG says the refresh could not be written: a refresh from
+# nothing is one transaction, and LMDB refuses one of too many dirty pages, MDB_TXN_FULL,
+# which the replica retries without end).
+ready_wait() {
+	local end=$(($(now_ms) + READY_SECS * 1000))
+	while [ "$(now_ms)" -lt "$end" ]; do
+		if [ "$(curl -s -m 2 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$1/readyz")" = 200 ]; then
+			echo "$(($(now_ms) - $3))"
+			return 0
+		fi
+		kill -0 "$2" 2> /dev/null || break
+		grep -q "the database could not be written" "$4" && break
+		sleep 0.1
+	done
+	echo "-"
+	return 1
+}
+# dump URI FILE: every entry under $EX with its user attributes, as the rootdn reads them,
+# one "DN | line" a line, sorted, into FILE (tests/integration/provider.sh's dump, bounded
+# for a million entries).
+dump() {
+	timeout 900 ldapsearch -x -H "$1" -D "$ADMIN" -w secret -LLL -o ldif-wrap=no -b "$EX" "*" 2> /dev/null |
+		awk '/^dn::? /{dn=$0} NF{print dn " | " $0}' | LC_ALL=C sort -S 25% > "$2"
+}
+# seconds TICKS: clock ticks as seconds, one decimal.
+seconds() { awk -v t="$1" -v hz="$(getconf CLK_TCK)" 'BEGIN{printf "%.1f", t/hz}'; }
+secs() { [ "$1" = - ] && echo - || awk -v v="$1" 'BEGIN{printf "%.2f", v / 1000}'; }
+# span A B: B - A in seconds, "-" when either is missing.
+span() { [ -n "$1" ] && [ -n "$2" ] && [ "$1" != - ] && [ "$2" != - ] && secs $(($2 - $1)) || echo -; }
+
+[ "$GROW" -eq 0 ] || [ "$ROUNDS" -eq 1 ] || die "GROW takes ROUNDS=1 (the provider grows)"
+[ "$GROW" -gt 0 ] || dump "$PROV" "$work/provider.dump"
+rows=() phases=()
+for round in $(seq 1 "$ROUNDS"); do
+	aport=$(free_port) amport=$(free_port) bport=$(free_port) bmport=$(free_port)
+	snap=http://127.0.0.1:$amport/snapshot
+	# A: a full refresh from nothing, serving /snapshot.
+	replica_conf "a$round" "$aport" "$PROV" "metrics_listen = 127.0.0.1:$amport
+snapshot_allow = 127.0.0.1"
+	alog=$work/a$round.log
+	astart=$(now_ms)
+	"$BUILD/minidir" -f "$work/a$round.conf" > "$alog" 2>&1 &
+	apid=$!
+	pids+=("$apid")
+	a_ms=$(ready_wait "$amport" "$apid" "$astart" "$alog") || die "round $round: A not ready: $(tail -3 "$alog")"
+	a_cpu=$(cpu_ticks "$apid")
+	grow=""
+	if [ "$GROW" -gt 0 ]; then
+		# GROW more entries added on the provider (ldapadd, one connection), which A follows
+		# in persist mode (commits of at most 1,000 entries, each with its cookie).
+		g0=$(now_ms)
+		bench/gen-ldif.sh "$((ENTRIES + GROW))" "$EX" | awk -v n="$((ENTRIES + 2))" 'BEGIN{RS=""; ORS="\n\n"} NR>n' |
+			timeout "$READY_SECS" ldapadd -x -H "$PROV" -D "$ADMIN" -w secret > "$work/grow.log" 2>&1 ||
+			die "ldapadd of $GROW entries: $(tail -3 "$work/grow.log")"
+		g1=$(now_ms)
+		wait_value "ldap://127.0.0.1:$aport" "uid=user.$((ENTRIES + GROW - 1)),ou=people,$EX" uid \
+			"user.$((ENTRIES + GROW - 1))" "$READY_SECS" || die "A did not follow the $GROW entries added"
+		grow="; then $GROW entries ldapadd'ed on the provider in $(secs $((g1 - g0))) s, A had them $(secs $(($(now_ms) - g1))) s after"
+		echo "# round $round: full $(secs "$a_ms") s$grow"
+	fi
+	[ -s "$work/provider.dump" ] || dump "$PROV" "$work/provider.dump"
+	pdump_lines=$(wc -l < "$work/provider.dump")
+	# B: seeded from A's copy, then following the provider from its cookie.
+	replica_conf "b$round" "$bport" "$PROV" "metrics_listen = 127.0.0.1:$bmport"
+	sed -i "s|retry=\"1 +\"|retry=\"1 +\" seed=$snap|" "$work/b$round.conf"
+	blog=$work/b$round.log
+	bstart=$(now_ms)
+	"$BUILD/minidir" -f "$work/b$round.conf" > "$blog" 2>&1 &
+	bpid=$!
+	pids+=("$bpid")
+	b_ms=$(ready_wait "$bmport" "$bpid" "$bstart" "$blog") || die "round $round: B not ready: $(tail -3 "$blog")"
+	b_cpu=$(cpu_ticks "$bpid")
+	seedline=$(grep -o "syncrepl seed=[^ ]*: [0-9]* bytes, [0-9]* entries, in [0-9.]* s" "$blog")
+	[ -n "$seedline" ] || die "round $round: B did not seed: $(grep -i seed "$blog" | tail -2)"
+	bytes=${seedline##*: } seed_s=${seedline##* in }
+	bytes=${bytes%% bytes*} seed_s=${seed_s% s}
+	t_ask=$(ts_ms "$blog" "taking a copy of the peer") t_seeded=$(ts_ms "$blog" " bytes, [0-9]* entries, in ")
+	t_refresh=$(ts_ms "$blog" "refresh done")
+	first_refresh=$(grep -m1 -o "refresh done ([a-z ]*): [0-9]* entries added or changed" "$blog" |
+		sed 's/.*: \([0-9]*\) entries.*/\1/')
+	ta_refresh=$(ts_ms "$alog" "refresh done")
+	# The fetch alone: A's /snapshot by curl into a file (no fsync, no checks).
+	fetch=$(curl -s -m "$READY_SECS" -o "$work/copy.mdb" -w '%{http_code} %{time_total}' "$snap")
+	rm -f "$work/copy.mdb"
+	dump "ldap://127.0.0.1:$bport" "$work/b.dump"
+	if cmp -s "$work/provider.dump" "$work/b.dump"; then
+		check="equal ($pdump_lines lines)"
+	else
+		check="DIFFERS: $(diff "$work/provider.dump" "$work/b.dump" | head -3 | tr '\n' ' ')"
+	fi
+	stop_pid "$bpid"
+	stop_pid "$apid"
+	rm -f "$work/a$round.mdb" "$work/b$round.mdb" "$work/b.dump"
+	ratio=$(awk -v a="$a_ms" -v b="$b_ms" 'BEGIN{printf "%.1f", a / b}')
+	rows+=("| $round | $(secs "$a_ms") | $(secs "$b_ms") | **${ratio}x** | $bytes | $seed_s | $(seconds "$a_cpu") / $(seconds "$b_cpu") | $check |")
+	phases+=("| $round | $(span "$astart" "$ta_refresh") | $(span "$bstart" "$t_ask") | $(span "$t_ask" "$t_seeded") | $(awk -v v="${fetch#* }" 'BEGIN{printf "%.2f", v}') (HTTP ${fetch%% *}) | $(span "$t_seeded" "$t_refresh") (${first_refresh:-?} entries) | $(span "$t_refresh" "$((bstart + b_ms))") |")
+	echo "# round $round: full $(secs "$a_ms") s, seeded $(secs "$b_ms") s, $seedline; B's dump $check"
+done
+
+echo
+echo "$ENTRIES entries (+2), $ROUNDS rounds; /readyz polled every 0.1 s$grow"
+echo
+echo "| round | full refresh (A): start to /readyz 200, s | seeded (B): start to /readyz 200, s | full / seeded | copy, bytes | seed line's time, s | CPU A / B, s | B's dump vs the provider's |"
+echo "|--:|--:|--:|--:|--:|--:|--:|---|"
+printf '%s\n' "${rows[@]}"
+echo
+echo "B's phases (s, from its log's ms stamps; the bare fetch is curl of A's /snapshot afterwards, no fsync or checks):"
+echo
+echo "| round | A: start to refresh done | B: start to copy asked | B: fetch + fsync + checks | bare fetch (curl) | B: open, connect, first refresh from the cookie | B: refresh done to /readyz 200 |"
+echo "|--:|--:|--:|--:|--:|--:|--:|"
+printf '%s\n' "${phases[@]}"
