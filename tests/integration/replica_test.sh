@@ -385,7 +385,7 @@ sed -e "s#127.0.0.1:389#127.0.0.1:$pport#g" -e "s#^listen = .*#listen = 127.0.0.
 	-e "s#var/replica.mdb#$work/example.mdb#" -e "\$a schema_dir = $SCHEMA_DIR" \
 	examples/replica.conf > "$work/example.conf"
 replica_start example
-converge 20 && ok "examples/replica.conf: converged in ${took}s" || not_ok "examples/replica.conf: $(tail -3 "$rlog")"
+converge 60 && ok "examples/replica.conf: converged in ${took}s" || not_ok "examples/replica.conf: $(tail -3 "$rlog")"
 stop_checked "$rpid" "$rlog" && ok "examples/replica.conf replica stopped" || not_ok "replica stop: $stop_why"
 stop_checked "$spid" "$work/slapd.log" && ok "slapd stopped" || not_ok "slapd: $stop_why"
 finish
