@@ -213,7 +213,8 @@ unit: $(UNIT_BIN)
 # those it runs again with the io_uring engine forced (tests/README.md says what each
 # covers; make check T=NAME runs one).
 ITESTS := core_test reload_test readahead_test leak_test policy_test fault_test conn_memory_test tls_test access_test controls_test sync_test \
-          replica_test replica_refresh_test replica_apply_test replica_churn_test install_test engine_test \
+          replica_test replica_refresh_test replica_apply_test replica_churn_test replica_piece_test \
+          install_test engine_test \
           limits_test passwd_test safe_test schema_test bindlim_test chain_test ppolicy_test http_test monitor_slapd_test proxy_test vlv_test \
           dyngroup_test dyngroup_replica_test memberof_nested_test inchain_test open_test memo_test ds389_test \
           ad_replica_test gssapi_test seed_test

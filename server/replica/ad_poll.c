@@ -12,6 +12,7 @@ void replica_poll_begin(struct replica *r, bool full, long long usn)
 	r->refreshing = true;
 	r->npresent = 0;
 	r->refresh_puts = r->refresh_deletes = r->refresh_held = 0;
+	r->pieces = 0;
 	held_clear(&r->held);
 	replica_set_state(r, "refreshing", NULL);
 	r->poll_usn = usn;

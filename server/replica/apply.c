@@ -300,6 +300,7 @@ static int store_entry(struct replica *r, const unsigned char *uuid, const char 
 		return STORE_FAILED;
 	}
 	replica_count_change(r);
+	r->pending_bytes += len;
 	r->refresh_puts++;
 	if (r->noversized && stored_oversized(r, uuid, why, cap) < 0)
 		return STORE_FAILED;
@@ -495,9 +496,14 @@ static void refresh_done(struct replica *r, bool present)
 		snprintf(held, sizeof(held),
 		         " (%llu of them came before their parent and waited for it)",
 		         (unsigned long long)r->refresh_held);
+	char pieces[64] = "";
+	if (r->pieces)
+		snprintf(pieces, sizeof(pieces), "; committed in %llu pieces",
+		         (unsigned long long)r->pieces + 1);
 	snprintf(r->refresh_line, sizeof(r->refresh_line),
-	         "refresh done (%s): %llu entries added or changed%s, %llu deleted", how,
-	         (unsigned long long)r->refresh_puts, held, (unsigned long long)r->refresh_deletes);
+	         "refresh done (%s): %llu entries added or changed%s, %llu deleted%s", how,
+	         (unsigned long long)r->refresh_puts, held, (unsigned long long)r->refresh_deletes,
+	         pieces);
 }
 
 /*

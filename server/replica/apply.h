@@ -39,6 +39,8 @@ struct replica {
 	int batched;              /* messages in txn */
 	bool uncovered;           /* txn holds changes no cookie in it covers yet */
 	uint64_t pending_changes; /* changes in txn; readers load it atomically */
+	uint64_t pending_bytes;   /* bytes of the entries put in txn */
+	uint64_t pieces;          /* of the refresh under way, committed before its end */
 	uint64_t refresh_puts, refresh_deletes; /* in the refresh under way, for its log line */
 	uint64_t refresh_held;                  /* of its puts, those held for their parent */
 	/* Entries of the refresh under way that came before their parent (held.h):
@@ -136,6 +138,12 @@ void replica_set_state(struct replica *r, const char *state, const char *error);
 int replica_txn_open(struct replica *r);
 void replica_txn_abort(struct replica *r);
 int replica_txn_commit(struct replica *r);
+
+/* In a refresh, once the open transaction holds 20,000 changes or 32 MiB of entries: a
+ * commit of it as it is, under the cookie stored last (see txn.c for when not). 0 (also
+ * when nothing is due), or -1 with why set (r->storage_error: the write failed). Readers
+ * see a large refresh arrive in pieces; the cookie moves only with its last. */
+int replica_txn_piece(struct replica *r, char *why, size_t cap);
 
 /* Stores cookie (none when its bv_val is NULL: 0) in the open transaction, which then
  * holds no change it does not cover; it reaches the status at the commit. 0 or an LMDB

@@ -70,8 +70,8 @@ static int page(struct replica *r, struct buf *cookie, bool *more, struct ad_scr
 		if ((status = replica_txn_open(r)) != 0) {
 			snprintf(why, cap, "write transaction: %s", db_error_text(status));
 			status = -1;
-		} else {
-			status = ad_object_apply(r, e, NULL, 0, false, s, why, cap);
+		} else if ((status = ad_object_apply(r, e, NULL, 0, false, s, why, cap)) == 0) {
+			status = replica_txn_piece(r, why, cap);
 		}
 	}
 	LDAPControl **rctrls = NULL;

@@ -189,6 +189,7 @@ static int start_search(struct replica *r, char *why, size_t cap)
 	r->drop_cookie = false;
 	r->npresent = 0;
 	r->refresh_puts = r->refresh_deletes = r->refresh_held = 0;
+	r->pieces = 0;
 	held_clear(&r->held);
 	r->refreshing = true;
 	return 0;
@@ -375,6 +376,8 @@ static int session(struct replica *r, char *why, size_t cap)
 		}
 		status = apply(r, m, type, why, cap);
 		ldap_msgfree(m);
+		if (status == 3 && replica_txn_piece(r, why, cap) < 0)
+			status = SESSION_ERROR;
 	}
 	if (status == SESSION_DONE || status == SESSION_STOPPED) {
 		int rc = replica_txn_commit(r); /* what a cookie covers is kept */

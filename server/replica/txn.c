@@ -77,6 +77,7 @@ int replica_txn_open(struct replica *r)
 		return rc;
 	}
 	r->batched = 0;
+	r->pending_bytes = 0;
 	r->uncovered = false;
 	__atomic_store_n(&r->pending_changes, 0, __ATOMIC_RELAXED);
 	r->pending_cookie[0] = '\0';
@@ -99,7 +100,8 @@ void replica_txn_abort(struct replica *r)
 
 bool replica_reload_due(struct replica *r)
 {
-	if (r->txn || !r->reload_after_commit)
+	/* (not between the pieces of a refresh: once it has ended) */
+	if (r->txn || r->refreshing || !r->reload_after_commit)
 		return false;
 	r->reload_after_commit = false;
 	return true;
@@ -215,12 +217,10 @@ void replica_note_provider_last(struct replica *r, long long last)
 	pthread_mutex_unlock(&r->lock);
 }
 
-/* Commits when every change in the transaction is covered by a cookie in it (and no
- * entry waits for its parent). */
-int replica_txn_commit(struct replica *r)
+/* Commits the open transaction and publishes what it holds (the status, the log line of
+ * a refresh it ends). 0 or an LMDB error (the transaction is gone either way). */
+static int commit_open(struct replica *r)
 {
-	if (!r->txn || r->uncovered || r->held.n)
-		return 0;
 	size_t entries = 0;
 	bool counted = db_entry_count(r->db, db_write_reads(r->txn), &entries) == 0;
 	int rc = db_write_commit(r->txn);
@@ -269,6 +269,46 @@ int replica_txn_commit(struct replica *r)
 			r->on_first_refresh(r->srv);
 	}
 	r->refreshed = false;
+	return 0;
+}
+
+/* Commits when every change in the transaction is covered by a cookie in it (and no
+ * entry waits for its parent). */
+int replica_txn_commit(struct replica *r)
+{
+	if (!r->txn || r->uncovered || r->held.n)
+		return 0;
+	return commit_open(r);
+}
+
+/*
+ * A piece of a refresh: LMDB caps what one transaction may change (its dirty pages: a
+ * refresh of about 500,000 entries of 1 KB from nothing failed with MDB_TXN_FULL at
+ * the 502,392nd), and until the commit each changed page is a copy in memory. Pieces are
+ * committed under the cookie stored last, which the provider sends them all again from:
+ * every change applies again as the same state (a put replaces the entry, a delete of an
+ * entry not there is none). Not for a 389-ds refresh from a cookie, whose entries are
+ * asked again before it commits (apply.c's refetch), nor an Active Directory poll from a
+ * cookie, which merges changed attributes into the stored entries (dirsync_merge.h).
+ */
+#define PIECE_CHANGES 20000
+#define PIECE_BYTES ((uint64_t)32 << 20)
+
+int replica_txn_piece(struct replica *r, char *why, size_t cap)
+{
+	if (!r->txn || !r->refreshing)
+		return 0;
+	if ((r->is389 || syncrepl_is_ad(r->conf)) && !r->full_refresh)
+		return 0;
+	if (r->pending_changes < PIECE_CHANGES && r->pending_bytes < PIECE_BYTES)
+		return 0;
+	r->pieces++;
+	int rc = commit_open(r);
+	if (rc) {
+		r->storage_error = db_write_error(r->db, rc);
+		snprintf(why, cap, "commit: %s", db_error_text(r->storage_error));
+		return -1;
+	}
 	return 0;
 }
 

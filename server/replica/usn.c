@@ -181,6 +181,8 @@ static int apply_page(struct replica *r, struct poll *p, LDAPMessage *res, long 
 			snprintf(p->unkeyed_why, sizeof(p->unkeyed_why), "%s", why);
 		st = st == 1 ? 0 : st;
 		(*count)++;
+		if (st == 0)
+			st = replica_txn_piece(r, why, cap);
 	}
 	ranged_free(&x);
 	return st;

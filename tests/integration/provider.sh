@@ -9,11 +9,11 @@ EX=dc=example,dc=com
 ADMIN=cn=admin,$EX
 . tests/integration/slapd_conf.sh
 
-# provider_setup: $work/slapd.conf and its database, loaded with slapadd. Returns 1
-# (with not_ok) when slapadd fails.
+# provider_setup: $work/slapd.conf and its database (a map of PROVIDER_MAXSIZE bytes,
+# 64 MiB unless set), loaded with slapadd. Returns 1 (with not_ok) when slapadd fails.
 provider_setup() {
 	# shellcheck disable=SC2154  # $work: use_work_dir (lib.sh) in the sourcing script
-	slapd_conf "$work/slapd.conf" "$work/db" "maxsize 67108864
+	slapd_conf "$work/slapd.conf" "$work/db" "maxsize ${PROVIDER_MAXSIZE:-67108864}
 dbnosync
 index objectClass,entryUUID,entryCSN eq
 overlay syncprov
@@ -25,13 +25,13 @@ syncprov-checkpoint 1 1"
 	fi
 }
 
-# provider_add_generated N: N more entries (bench/gen-ldif.sh: uid=user.0..N-1 under
-# example.ldif's ou=people) slapadd'ed into the provider's database before it starts.
-# Returns 1 (with not_ok) when slapadd fails.
+# provider_add_generated N [ENTRY_BYTES]: N more entries (bench/gen-ldif.sh: uid=user.0..N-1
+# under example.ldif's ou=people, each padded to about ENTRY_BYTES) slapadd'ed into the
+# provider's database before it starts. Returns 1 (with not_ok) when slapadd fails.
 provider_add_generated() {
 	# gen-ldif's first two records, the suffix and ou=people, are there already
-	bench/gen-ldif.sh "$1" "$EX" | awk 'BEGIN{RS=""; ORS="\n\n"} NR>2' > "$work/more.ldif"
-	if ! timeout 120 "$SLAPADD" -q -f "$work/slapd.conf" -l "$work/more.ldif" > "$work/slapadd2.log" 2>&1; then
+	bench/gen-ldif.sh "$1" "$EX" "${2:-0}" | awk 'BEGIN{RS=""; ORS="\n\n"} NR>2' > "$work/more.ldif"
+	if ! timeout 300 "$SLAPADD" -q -f "$work/slapd.conf" -l "$work/more.ldif" > "$work/slapadd2.log" 2>&1; then
 		not_ok "slapadd of $1 generated entries: $(tail -3 "$work/slapadd2.log")"
 		return 1
 	fi
