@@ -20,8 +20,9 @@ ENTRIES=${ENTRIES:-100000}
 ROUNDS=${ROUNDS:-2}
 READY_SECS=${READY_SECS:-1800} # the bound on each wait for /readyz
 # GROW=N (ROUNDS=1): after A's full refresh of ENTRIES, N more entries added on the provider
-# by ldapadd, A following them; B then seeds from A's copy of ENTRIES+N. For sizes whose
-# full refresh from nothing does not commit (MDB_TXN_FULL: about 500,000 of these entries).
+# by ldapadd, A following them; B then seeds from A's copy of ENTRIES+N. (Made for sizes
+# whose full refresh did not commit before 703098d, MDB_TXN_FULL past about 500,000 of
+# these entries; now a peer grown while it persists.)
 GROW=${GROW:-0}
 need "$SLAPD" "$SLAPADD" ldapsearch ldapadd curl "$BUILD/minidir"
 bench_init seed
@@ -48,9 +49,8 @@ ts_ms() {
 }
 # ready_wait MPORT PID START_MS LOG: polls http://127.0.0.1:MPORT/readyz every 0.1 s (up to
 # READY_SECS) until it answers 200; prints the ms since START_MS, or "-" (the process
-# ended, the bound passed, or LOG says the refresh could not be written: a refresh from
-# nothing is one transaction, and LMDB refuses one of too many dirty pages, MDB_TXN_FULL,
-# which the replica retries without end).
+# ended, the bound passed, or LOG says the refresh could not be written, which the replica
+# retries without end: a full disk, or before 703098d MDB_TXN_FULL).
 ready_wait() {
 	local end=$(($(now_ms) + READY_SECS * 1000))
 	while [ "$(now_ms)" -lt "$end" ]; do
