@@ -109,26 +109,6 @@ else
 	persist_mode="$(grep -q '^dbnosync$' "$work/consumer.conf" && echo dbnosync || echo durable)"
 fi
 
-# The pacer: RATE modifies a second for SECS seconds as LDIF on stdout, 100 ticks a second
-# (entries user.1 .. user.N-1 in turn; user.0 is the probe's). ldapmodify sends them one at
-# a time on one connection, so the rate it reaches is the provider's (printed).
-cat > "$work/pacer.py" << 'EOF'
-import sys, time
-rate, secs, n, ex = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-out = sys.stdout; t0 = time.monotonic(); sent = 0; i = 0
-while True:
-    el = time.monotonic() - t0
-    if el >= secs: break
-    want = int(min(el + 0.01, secs) * rate)
-    while sent < want:
-        i += 1
-        out.write("dn: uid=user.%d,ou=people,%s\nchangetype: modify\nreplace: description\ndescription: stream %d\n\n"
-                  % (1 + (i - 1) % (n - 1), ex, i))
-        sent += 1
-    out.flush()
-    time.sleep(0.01)
-print(sent, file=sys.stderr)
-EOF
 # The probe: every 0.5 s for SECS, a modify of user.0 on the provider, then polls (1 ms)
 # both consumers until they show it; one line: k minidir_ms slapd_ms minidir_lag_ms.
 cat > "$work/probe.py" << 'EOF'
@@ -159,7 +139,7 @@ EOF
 
 echo "# persist-mode lag: probes alone for ${IDLE_SECS} s, then with $RATE changes/s for ${STREAM_SECS} s"
 timeout $((IDLE_SECS + 30)) "$PYTHON" "$work/probe.py" "$PROV" "$MURL" "$SURL" "$IDLE_SECS" "$EX" > "$work/probe-idle.txt" 2> "$work/probe-idle.err"
-"$PYTHON" "$work/pacer.py" "$RATE" "$STREAM_SECS" "$N" "$EX" 2> "$work/pacer.err" |
+"$PYTHON" bench/pacer.py "$RATE" "$STREAM_SECS" "$N" "$EX" 2> "$work/pacer.err" |
 	timeout $((STREAM_SECS + 120)) ldapmodify -x -H "$PROV" -D "$ADMIN" -w secret > "$work/stream.log" 2>&1 &
 lmpid=$!
 pids+=("$lmpid")

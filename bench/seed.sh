@@ -13,8 +13,9 @@
 #   provider's.
 # /readyz is polled with curl every 0.1 s. All on 127.0.0.1 private ports in a temp dir;
 # every process is stopped by PID (at the round's end, and at exit); every wait is bounded.
-#   bench/seed.sh      (ENTRIES=100000 ROUNDS=2 READY_SECS=1800 GROW=0; KEEP=1 keeps the temp dir)
-# Not part of make test. Needs slapd, ldap-utils, curl.
+#   bench/seed.sh      (ENTRIES=100000 ROUNDS=2 READY_SECS=1800 GROW=0 CHURN=0 CHURN_SECS=60
+#                       CHURN_DELAY=10; KEEP=1 keeps the temp dir)
+# Not part of make test. Needs slapd, ldap-utils, curl (python3 with CHURN).
 . "$(dirname "$0")/replica_lib.sh" # with bench/lib.sh: set -u, the tree's root
 ENTRIES=${ENTRIES:-100000}
 ROUNDS=${ROUNDS:-2}
@@ -24,7 +25,15 @@ READY_SECS=${READY_SECS:-1800} # the bound on each wait for /readyz
 # whose full refresh did not commit before 703098d, MDB_TXN_FULL past about 500,000 of
 # these entries; now a peer grown while it persists.)
 GROW=${GROW:-0}
-need "$SLAPD" "$SLAPADD" ldapsearch ldapadd curl "$BUILD/minidir"
+# CHURN=RATE (ROUNDS=1, GROW=0): once A is ready, the provider takes RATE modifies a second
+# (bench/pacer.py through ldapmodify, one connection) for CHURN_SECS; B starts seeded
+# CHURN_DELAY seconds into the stream, from a copy of a peer that is following it. After the
+# stream: how long until B and A show its last change, and B's dump against the provider's
+# taken then.
+CHURN=${CHURN:-0}
+CHURN_SECS=${CHURN_SECS:-60}
+CHURN_DELAY=${CHURN_DELAY:-10}
+need "$SLAPD" "$SLAPADD" ldapsearch ldapadd ldapmodify curl "$BUILD/minidir"
 bench_init seed
 
 pport=$(free_port)
@@ -79,7 +88,10 @@ secs() { [ "$1" = - ] && echo - || awk -v v="$1" 'BEGIN{printf "%.2f", v / 1000}
 span() { [ -n "$1" ] && [ -n "$2" ] && [ "$1" != - ] && [ "$2" != - ] && secs $(($2 - $1)) || echo -; }
 
 [ "$GROW" -eq 0 ] || [ "$ROUNDS" -eq 1 ] || die "GROW takes ROUNDS=1 (the provider grows)"
-[ "$GROW" -gt 0 ] || dump "$PROV" "$work/provider.dump"
+[ "$CHURN" -eq 0 ] || { [ "$ROUNDS" -eq 1 ] && [ "$GROW" -eq 0 ]; } ||
+	die "CHURN takes ROUNDS=1 and GROW=0 (the provider changes)"
+[ "$CHURN" -eq 0 ] || need "$PYTHON"
+[ "$GROW" -gt 0 ] || [ "$CHURN" -gt 0 ] || dump "$PROV" "$work/provider.dump"
 rows=() phases=()
 for round in $(seq 1 "$ROUNDS"); do
 	aport=$(free_port) amport=$(free_port) bport=$(free_port) bmport=$(free_port)
@@ -108,8 +120,17 @@ snapshot_allow = 127.0.0.1"
 		grow="; then $GROW entries ldapadd'ed on the provider in $(secs $((g1 - g0))) s, A had them $(secs $(($(now_ms) - g1))) s after"
 		echo "# round $round: full $(secs "$a_ms") s$grow"
 	fi
-	[ -s "$work/provider.dump" ] || dump "$PROV" "$work/provider.dump"
-	pdump_lines=$(wc -l < "$work/provider.dump")
+	churn=""
+	if [ "$CHURN" -gt 0 ]; then
+		"$PYTHON" bench/pacer.py "$CHURN" "$CHURN_SECS" "$ENTRIES" "$EX" 2> "$work/pacer.err" |
+			timeout $((CHURN_SECS + READY_SECS)) ldapmodify -x -H "$PROV" -D "$ADMIN" -w secret \
+				> "$work/stream.log" 2>&1 &
+		lmpid=$!
+		pids+=("$lmpid")
+		cstart=$(now_ms)
+		sleep "$CHURN_DELAY"
+	fi
+	[ "$CHURN" -gt 0 ] || [ -s "$work/provider.dump" ] || dump "$PROV" "$work/provider.dump"
 	# B: seeded from A's copy, then following the provider from its cookie.
 	replica_conf "b$round" "$bport" "$PROV" "metrics_listen = 127.0.0.1:$bmport"
 	sed -i "s|retry=\"1 +\"|retry=\"1 +\" seed=$snap|" "$work/b$round.conf"
@@ -120,6 +141,24 @@ snapshot_allow = 127.0.0.1"
 	pids+=("$bpid")
 	b_ms=$(ready_wait "$bmport" "$bpid" "$bstart" "$blog") || die "round $round: B not ready: $(tail -3 "$blog")"
 	b_cpu=$(cpu_ticks "$bpid")
+	if [ "$CHURN" -gt 0 ]; then
+		b_in=$((bstart - cstart))
+		wait "$lmpid"
+		lmrc=$?
+		forget "$lmpid"
+		sdur=$(($(now_ms) - cstart))
+		made=$(grep -c '^modifying entry' "$work/stream.log")
+		lastdn="uid=user.$((1 + (made - 1) % (ENTRIES - 1))),ou=people,$EX"
+		c0=$(now_ms) b_conv=- a_conv=-
+		wait_value "ldap://127.0.0.1:$bport" "$lastdn" description "stream $made" 120 &&
+			b_conv=$(($(now_ms) - c0))
+		wait_value "ldap://127.0.0.1:$aport" "$lastdn" description "stream $made" 120 &&
+			a_conv=$(($(now_ms) - c0))
+		dump "$PROV" "$work/provider.dump"
+		churn="; under a stream of $CHURN modifies/s asked for ${CHURN_SECS} s ($made made by ldapmodify in $(secs "$sdur") s: $(awk -v m="$made" -v d="$sdur" 'BEGIN{printf "%.0f", m*1000/d}')/s; pacer wrote $(cat "$work/pacer.err"), ldapmodify exit $lmrc), B started $(secs "$b_in") s into it; after its end B had its last change $(secs "$b_conv") s later, A $(secs "$a_conv") s"
+		echo "# round $round$churn"
+	fi
+	pdump_lines=$(wc -l < "$work/provider.dump")
 	seedline=$(grep -o "syncrepl seed=[^ ]*: [0-9]* bytes, [0-9]* entries, in [0-9.]* s" "$blog")
 	[ -n "$seedline" ] || die "round $round: B did not seed: $(grep -i seed "$blog" | tail -2)"
 	bytes=${seedline##*: } seed_s=${seedline##* in }
@@ -148,7 +187,7 @@ snapshot_allow = 127.0.0.1"
 done
 
 echo
-echo "$ENTRIES entries (+2), $ROUNDS rounds; /readyz polled every 0.1 s$grow"
+echo "$ENTRIES entries (+2), $ROUNDS rounds; /readyz polled every 0.1 s$grow$churn"
 echo
 echo "| round | full refresh (A): start to /readyz 200, s | seeded (B): start to /readyz 200, s | full / seeded | copy, bytes | seed line's time, s | CPU A / B, s | B's dump vs the provider's |"
 echo "|--:|--:|--:|--:|--:|--:|--:|---|"
