@@ -180,6 +180,13 @@ const char *const schema_builtin_attrs[] = {
     "( 2.16.840.1.113730.3.1.95 NAME 'accountUnlockTime' EQUALITY generalizedTimeMatch "
     "ORDERING generalizedTimeOrderingMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.24 "
     "SINGLE-VALUE USAGE directoryOperation )",
+    /* 389-ds's password expiry stamp and grace bind count (its syntaxes and USAGE). */
+    "( 2.16.840.1.113730.3.1.91 NAME 'passwordExpirationTime' EQUALITY generalizedTimeMatch "
+    "ORDERING generalizedTimeOrderingMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.24 "
+    "SINGLE-VALUE USAGE directoryOperation )",
+    "( 2.16.840.1.113730.3.1.998 NAME ( 'passwordGraceUserTime' 'pwdGraceUserTime' ) "
+    "EQUALITY caseIgnoreMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.15 SINGLE-VALUE "
+    "USAGE directoryOperation )",
     /* 389-ds's bookkeeping, sent for "+": its entry's unique ID (the Sync State's UUID),
      * database IDs and DN copies. Operational here so that a replica never stores them as
      * user attributes (server/replica/ds389.h). */

@@ -13,7 +13,7 @@
 	X(pwdChangedTime) X(pwdAccountLockedTime) X(pwdFailureTime) X(pwdHistory)                  \
 	X(pwdGraceUseTime) X(pwdReset) X(pwdPolicySubentry) X(pwdStartTime) X(pwdEndTime)          \
 	X(pwdLastSuccess) X(pwdAccountTmpLockoutEnd) X(nsAccountLock) X(accountUnlockTime)        \
-	X(authzTo) X(nsUniqueId) X(entryUUID)
+	X(passwordExpirationTime) X(passwordGraceUserTime) X(authzTo) X(nsUniqueId) X(entryUUID)
 /* clang-format on */
 
 const char *const entry_opattrs_names[] = {
@@ -42,7 +42,7 @@ static int kept_index(const char *type)
 	case 'e': /* entryCSN, entryUUID */
 	case 'm': /* modifyTimestamp, modifiersName */
 	case 'n': /* nsAccountLock, nsUniqueId */
-	case 'p': /* pwd... */
+	case 'p': /* pwd..., password... */
 		break;
 	default:
 		return -1;

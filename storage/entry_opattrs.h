@@ -2,7 +2,8 @@
  * A copy of the operational attributes another server kept for each entry:
  * createTimestamp, modifyTimestamp, creatorsName, modifiersName and entryCSN, the
  * account state a password policy writes (slapd ppolicy's pwd* state attributes, 389-ds's
- * nsAccountLock and accountUnlockTime: what a bind honours, server/ops/account.h), the
+ * nsAccountLock, accountUnlockTime, passwordExpirationTime and passwordGraceUserTime: what
+ * a bind honours, server/ops/account.h), the
  * authzTo rules of proxy authorization (server/ops/authz_identity.h), and
  * 389-ds's nsUniqueId and the entryUUID its plugin writes (a 389-ds replica's record UUID is
  * the nsUniqueId, the UUID its Sync State controls name: see entry_opattrs_uuid), as a replica's
@@ -34,7 +35,7 @@
  * entry_opattrs_names[ENTRY_OPATTRS_UUID]: its value is answered through
  * entry_opattrs_uuid, not entry_opattrs_values. */
 extern const char *const entry_opattrs_names[];
-#define ENTRY_OPATTRS_UUID 20
+#define ENTRY_OPATTRS_UUID 22
 
 /* Whether type (an attribute description) is one of the names kept (no options). */
 bool entry_opattrs_is_kept(const char *type);

@@ -68,8 +68,12 @@ struct conn {
 	enum conn_auth auth;         /* set with the two below by conn_set_identity */
 	struct conn_bytes bound_key; /* reversed DN key of the bound entry (AUTH_USER) */
 	struct conn_bytes bound_dn;  /* the bound DN as the client sent it (AUTH_ROOT, AUTH_USER) */
-	struct conn_bytes bound_pw;  /* the password of a simple bind, kept only with
-	                                chain_passwd or chain_bind_failures (conn_set_password) */
+	int must_change;            /* after a bind whose password must be changed first (a password
+	                               policy's change after reset), the result code the operations
+	                               that policy restricts get (server/ops/ops.c); 0 otherwise.
+	                               Cleared with the identity */
+	struct conn_bytes bound_pw; /* the password of a simple bind, kept only with
+	                               chain_passwd or chain_bind_failures (conn_set_password) */
 	char peer[64];          /* (net) the client, as logs write it (after a PROXY header: its) */
 	struct ip_addr peer_ip; /* (net) the client's address (family 0: ldapi://) */
 	const struct listen_addr *listen; /* (net) the listener it came in on (srv->cfg's) */

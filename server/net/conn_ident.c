@@ -38,6 +38,7 @@ static void clear_locked(struct conn *c)
 	CI(c)->ident = NULL;
 	c->bound_dn = c->bound_key = (struct conn_bytes){NULL, 0};
 	c->auth = AUTH_ANONYMOUS;
+	c->must_change = 0;
 }
 
 void conn_clear_identity(struct conn *c)

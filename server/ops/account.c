@@ -152,12 +152,46 @@ enum account_refusal account_refused(const struct account_input *in, time_t now,
 	return r;
 }
 
+/* 389-ds's need_new_pw, without its writes (the grace count and the warning stamp stay as
+ * the provider has them). */
+static void ds389_after_bind(const struct account_input *in, time_t now, struct account_after *out)
+{
+	const struct provider_pwpolicy *p = &in->ds_policy;
+	time_t at;
+	if (!account_gentime(in->pw_expiration.bv_val, in->pw_expiration.bv_len, &at))
+		return; /* 389-ds reads such a value as no time: not expired */
+	if (at == 0)    /* reset by an administrator (NO_TIME) */
+		out->change_after_reset = out->change_by_ds389 = p->must_change;
+	if (!p->exp)
+		return;
+	if (at <= 1) { /* NO_TIME, or NOT_FIRST_TIME (389-ds's first login mark): not expired,
+		        * and warned a passwordWarning ahead (389-ds then moves the stamp) */
+		out->expire = (int32_t)(p->warning > INT32_MAX ? INT32_MAX : p->warning);
+		return;
+	}
+	if (at <= now) {
+		if (p->grace_limit > in->ds_grace_uses) {
+			int64_t left = p->grace_limit - in->ds_grace_uses - 1;
+			out->grace = (int32_t)(left > INT32_MAX ? INT32_MAX : left);
+		} else {
+			out->password_expired = true;
+			out->expired_by = "passwordExpirationTime";
+		}
+		return;
+	}
+	int64_t left = (int64_t)(at - now);
+	if (left <= p->warning)
+		out->expire = (int32_t)(left > INT32_MAX ? INT32_MAX : left);
+}
+
 void account_after_bind(const struct account_input *in, time_t now, struct account_after *out)
 {
 	const struct account_policy *p = &in->policy;
 	*out = (struct account_after){.expire = -1, .grace = -1};
 	time_t changed = (time_t)-1;
-	if (!p->found)
+	if (in->pw_expiration.bv_val && in->ds_policy.known)
+		ds389_after_bind(in, now, out);
+	if (!p->found || out->password_expired)
 		return;
 	if (in->changed.bv_val &&
 	    !account_gentime(in->changed.bv_val, in->changed.bv_len, &changed))
@@ -177,6 +211,7 @@ void account_after_bind(const struct account_input *in, time_t now, struct accou
 		left--; /* this bind would use one */
 		if (left < 0) {
 			out->password_expired = true;
+			out->expired_by = "pwdChangedTime";
 			return;
 		}
 		out->grace = (int32_t)(left > INT32_MAX ? INT32_MAX : left);

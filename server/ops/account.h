@@ -10,10 +10,16 @@
  * any pwdAccountLockedTime, its duration unknown), and after a right password pwdMaxAge,
  * pwdExpireWarning, pwdGraceAuthNLimit, pwdGraceExpiry and pwdMustChange with pwdReset,
  * computed as slapd 2.5's ppolicy_bind_response computes them; 389-ds's nsAccountLock and
- * accountUnlockTime; Active Directory's userAccountControl ACCOUNTDISABLE bit (0x2) and
- * lockoutTime (ending after the domain entry's lockoutDuration when the suffix entry holds
- * one). Not honoured: pwdMaxIdle (a replica's binds do not reach the provider's
- * pwdLastSuccess, so honouring it would lock out those who bind only here).
+ * accountUnlockTime, and after a right password its passwordExpirationTime under the
+ * policy that applies (its cn=config's, storage/provider_pwpolicy.h, or under
+ * nsslapd-pwpolicy-local the entry's own pwdpolicysubentry's) as 389-ds's need_new_pw
+ * decides: expired with passwordGraceLimit grace binds not used up (passwordGraceUserTime),
+ * the warning under passwordWarning, 19700101000000Z under passwordMustChange a change
+ * after reset; a past value is ignored while passwordExp is off, as 389-ds ignores it (it
+ * leaves the values in place when expiry is turned off). Active Directory's userAccountControl
+ * ACCOUNTDISABLE bit (0x2) and lockoutTime (ending after the domain entry's lockoutDuration when
+ * the suffix entry holds one). Not honoured: pwdMaxIdle (a replica's binds do not reach the
+ * provider's pwdLastSuccess, so honouring it would lock out those who bind only here).
  *
  * account.c decides from values already read (struct account_input: no I/O, any thread);
  * account_read.c reads them from the database for a bind.
@@ -27,6 +33,7 @@
 #include <time.h>
 
 #include "storage/db.h"
+#include "storage/provider_pwpolicy.h"
 
 /* The password policy that applies to an entry (a pwdPolicy entry's values). */
 struct account_policy {
@@ -46,6 +53,11 @@ struct account_input {
 	bool ad_duration_known;
 	int64_t ad_lockout_duration; /* the domain's lockoutDuration (negative 100 ns units) */
 	struct account_policy policy;
+	/* 389-ds: passwordExpirationTime, the passwordGraceUserTime count, and the policy
+	 * that applies (ds_policy.known false: none known, the time is not honoured). */
+	struct berval pw_expiration;
+	int64_t ds_grace_uses;
+	struct provider_pwpolicy ds_policy;
 };
 
 /* Why an account may not bind now, before its password is checked. */
@@ -68,9 +80,12 @@ enum account_refusal account_refused(const struct account_input *in, time_t now,
  * grace bind is not used up here, the provider's count stays as it was). */
 struct account_after {
 	bool password_expired;   /* expired with no grace bind left: the bind fails (49) */
-	bool change_after_reset; /* pwdReset under pwdMustChange */
-	int32_t expire;          /* timeBeforeExpiration, -1 none */
-	int32_t grace;           /* graceAuthNsRemaining, -1 none */
+	bool change_after_reset; /* pwdReset under pwdMustChange, or 389-ds's reset stamp
+	                            under passwordMustChange (change_by_ds389) */
+	bool change_by_ds389;
+	int32_t expire;         /* timeBeforeExpiration, -1 none */
+	int32_t grace;          /* graceAuthNsRemaining, -1 none */
+	const char *expired_by; /* the attribute password_expired comes from (static) */
 };
 void account_after_bind(const struct account_input *in, time_t now, struct account_after *out);
 
@@ -91,7 +106,10 @@ bool account_integer(const struct berval *v, int64_t *x);
  * Fills *in from entry id (its record viewed as e; its kept operational attributes, and
  * the policy entry its pwdPolicySubentry names, else default_policy (a DN, "" for none),
  * read in txn; AD's lockoutDuration from the entry at suffix, when the entry has a
- * lockoutTime). Returns 0 or an LMDB error (a read failed: the caller refuses the bind).
+ * lockoutTime; with a passwordExpirationTime, the 389-ds policy that applies: the
+ * nsPwPolicyEntry its pwdPolicySubentry names when the provider's policy says local ones
+ * apply (or is not known), else the provider's). Returns 0 or an LMDB error (a read failed: the
+ * caller refuses the bind).
  */
 int account_read(const struct db *db, struct db_read *txn, entry_id id, const struct entry_view *e,
                  const char *default_policy, const char *suffix, struct account_input *in);

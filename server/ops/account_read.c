@@ -65,16 +65,55 @@ static bool bool_value(const struct entry_view *e, const char *name)
 	return v.bv_len == 4 && strncasecmp(v.bv_val, "TRUE", 4) == 0;
 }
 
-/* The policy at DN text[0..len) into *p (p->found false when it is not here). */
-static int read_policy(const struct db *db, struct db_read *txn, const char *text, size_t len,
-                       struct account_policy *p)
+/* Whether e is 389-ds's fine-grained policy (objectClass passwordPolicy). */
+static bool is_ds389_policy(const struct entry_view *e)
 {
+	const unsigned char *vals, *val;
+	size_t vlen, len;
+	if (!entry_find_attr(e, "objectClass", 11, &vals, &vlen))
+		return false;
+	for (const unsigned char *r = vals; entry_next_value(&r, vals + vlen, &val, &len);)
+		if (len == 14 && strncasecmp((const char *)val, "passwordPolicy", 14) == 0)
+			return true;
+	return false;
+}
+
+/* An on/off attribute of a 389-ds policy entry into *on (left alone when absent). */
+static void on_value(const struct entry_view *e, const char *name, bool *on)
+{
+	struct berval v = {0, NULL};
+	first_value(e, name, &v, NULL);
+	if (v.bv_val)
+		*on = v.bv_len == 2 && strncasecmp(v.bv_val, "on", 2) == 0;
+}
+
+/* 389-ds's fine-grained policy pe into *p: its defaults, then the values it sets (389-ds's
+ * new_passwdPolicy: a local policy does not inherit the global one's expiry). */
+static void read_ds389_policy(const struct entry_view *pe, struct provider_pwpolicy *p)
+{
+	provider_pwpolicy_defaults(p);
+	on_value(pe, "passwordExp", &p->exp);
+	on_value(pe, "passwordMustChange", &p->must_change);
+	int_value(pe, "passwordGraceLimit", &p->grace_limit);
+	int_value(pe, "passwordWarning", &p->warning);
+}
+
+/* The policy at DN text[0..len) into in->policy (found false when it is not here), or a
+ * 389-ds policy there into *local (left alone when it is not one). */
+static int read_policy(const struct db *db, struct db_read *txn, const char *text, size_t len,
+                       struct account_input *in, struct provider_pwpolicy *local)
+{
+	struct account_policy *p = &in->policy;
 	struct entry_view pe;
 	int rc = entry_at(db, txn, text, len, &pe);
 	if (rc == DB_NOTFOUND)
 		return 0;
 	if (rc)
 		return rc;
+	if (is_ds389_policy(&pe)) {
+		read_ds389_policy(&pe, local);
+		return 0;
+	}
 	p->found = true;
 	p->lockout = bool_value(&pe, "pwdLockout");
 	p->must_change = bool_value(&pe, "pwdMustChange");
@@ -114,15 +153,29 @@ int account_read(const struct db *db, struct db_read *txn, entry_id id, const st
 	in->has_failures = failed.bv_val != NULL;
 	/* The policy: pwdPolicySubentry's, else the configured default (slapd's order). */
 	struct berval sub = {0, NULL};
+	struct provider_pwpolicy local = {0};
 	value(e, k, "pwdPolicySubentry", &sub);
 	if (sub.bv_val)
-		rc = read_policy(db, txn, sub.bv_val, sub.bv_len, &in->policy);
+		rc = read_policy(db, txn, sub.bv_val, sub.bv_len, in, &local);
 	else if (default_policy && default_policy[0])
-		rc = read_policy(db, txn, default_policy, strlen(default_policy), &in->policy);
+		rc = read_policy(db, txn, default_policy, strlen(default_policy), in, &local);
 	else
 		rc = 0;
 	if (rc)
 		return rc;
+	/* 389-ds: its global policy, unless local ones apply (or whether they do is not
+	 * known: a policy entry on the provider says an administrator made one) and the
+	 * entry names one. */
+	value(e, k, "passwordExpirationTime", &in->pw_expiration);
+	if (in->pw_expiration.bv_val) {
+		struct berval uses = {0, NULL};
+		value(e, k, "passwordGraceUserTime", &uses);
+		account_integer(&uses, &in->ds_grace_uses);
+		if ((rc = provider_pwpolicy_get(db, txn, &in->ds_policy)) != 0)
+			return rc;
+		if (local.known && (in->ds_policy.local || !in->ds_policy.known))
+			in->ds_policy = local;
+	}
 	/* AD: the domain's lockoutDuration, read only for a lockout in force. */
 	int64_t stamp = 0;
 	if (account_integer(&in->lockout_time, &stamp) && stamp != 0 && suffix && suffix[0]) {

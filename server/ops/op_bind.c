@@ -348,7 +348,7 @@ static enum ppolicy_error policy_error(struct conn *c, const struct bind_outcome
 		                                          : PPOLICY_NO_ERROR;
 	}
 	if (o->after.password_expired) {
-		bind_note_account(c, "password-expired", "pwdChangedTime");
+		bind_note_account(c, "password-expired", o->after.expired_by);
 		return PPOLICY_PASSWORD_EXPIRED;
 	}
 	return ok && o->after.change_after_reset ? PPOLICY_CHANGE_AFTER_RESET : PPOLICY_NO_ERROR;
@@ -445,6 +445,9 @@ static void simple_bind(struct conn *c, const struct ldap_request *req, const st
 	if (ok) {
 		if (srv->bind_limit)
 			bind_limit_succeeded(srv->bind_limit, dn_key, addr_key);
+		if (o.after.change_after_reset)
+			c->must_change = o.after.change_by_ds389 ? LDAP_UNWILLING_TO_PERFORM
+			                                         : LDAP_INSUFFICIENT_ACCESS;
 		struct result_extra x = {.controls = controls.data, .clen = controls.len};
 		reply_begin(c);
 		reply_result(c, id, LDAP_RES_BIND, LDAP_SUCCESS, NULL, NULL, &x);

@@ -88,6 +88,39 @@ static bool refused_without_tls(struct conn *c, struct ldap_request *req)
 	return true;
 }
 
+/*
+ * A session bound with a password that must be changed first: what the provider's policy
+ * lets through goes on (binds, unbind, abandon, a modify, and extended operations: under
+ * slapd's ppolicy every one, its restriction being on the backend's operations; under
+ * 389-ds only the password's change and StartTLS); anything else gets c->must_change
+ * (insufficientAccessRights as slapd answers, unwillingToPerform as 389-ds does).
+ */
+static bool refused_until_changed(struct conn *c, struct ldap_request *req)
+{
+	if (!c->must_change)
+		return false;
+	const struct berval *oid = &req->u.extended.oid;
+	switch (req->op) {
+	case LDAP_REQ_BIND:
+	case LDAP_REQ_UNBIND:
+	case LDAP_REQ_ABANDON:
+	case LDAP_REQ_MODIFY:
+		return false;
+	case LDAP_REQ_EXTENDED:
+		if (c->must_change == LDAP_INSUFFICIENT_ACCESS ||
+		    (oid->bv_len == strlen(LDAP_EXOP_MODIFY_PASSWD) &&
+		     memcmp(oid->bv_val, LDAP_EXOP_MODIFY_PASSWD, oid->bv_len) == 0) ||
+		    (oid->bv_len == strlen(LDAP_EXOP_START_TLS) &&
+		     memcmp(oid->bv_val, LDAP_EXOP_START_TLS, oid->bv_len) == 0))
+			return false;
+		break;
+	}
+	reply_done(c, req->msgid, ops_response_tag(req->op), c->must_change, NULL,
+	           "the password must be changed first: operations are restricted to bind, "
+	           "unbind, abandon, StartTLS and modify password");
+	return true;
+}
+
 void ops_dispatch(struct conn *c, struct ldap_request *req)
 {
 	if (access_log_on(c->w->srv))
@@ -95,7 +128,7 @@ void ops_dispatch(struct conn *c, struct ldap_request *req)
 	/* The controls the operation applies: op_controls.c's table. */
 	if (ops_refuse_critical(c, req, op_apply_of(req->op)))
 		return;
-	if (refused_without_tls(c, req))
+	if (refused_without_tls(c, req) || refused_until_changed(c, req))
 		return;
 	for (size_t i = 0; i < sizeof(op_table) / sizeof(op_table[0]); i++) {
 		if (op_table[i].tag != req->op)

@@ -18,6 +18,7 @@
 #include "server/replica/held.h"
 #include "server/replica/status.h"
 #include "storage/db.h"
+#include "storage/provider_pwpolicy.h"
 
 /* How a session ended (replica_on_done's results too). */
 enum { SESSION_ERROR = -1, SESSION_DONE = 0, SESSION_STOPPED = 1, SESSION_RELOAD = 2 };
@@ -110,6 +111,11 @@ struct replica {
 	/* When the replica's entries were last compared with the provider's (a full refresh
 	 * or replica_reconcile; clock_ns()/1000000). */
 	int64_t reconciled_ms;
+	/* A 389-ds provider's global password policy as this process last recorded it in the
+	 * file (known false: not yet), and whether its being unreadable was logged
+	 * (ds389_policy.c). */
+	struct provider_pwpolicy ds_policy;
+	bool ds_policy_unread_logged;
 };
 
 /* --- txn.c: the write transaction, the cookie, the status it publishes ---------------- */
@@ -201,5 +207,16 @@ int replica_refresh_end(struct replica *r, char *why, size_t cap);
  * partial list deletes nothing).
  */
 int replica_reconcile(struct replica *r, char *why, size_t cap);
+
+/* --- ds389_policy.c ------------------------------------------------------------------ */
+
+/*
+ * Reads a 389-ds provider's global password policy (its cn=config) on r->ld and, when it
+ * differs from what this process recorded, records it in the file (storage/
+ * provider_pwpolicy.h: in the open transaction, else one of its own) and logs it. A
+ * policy the bind account may not read is logged once and leaves the file's as it was.
+ * 0, or -1 with why set (the file could not be written).
+ */
+int replica_ds389_policy(struct replica *r, char *why, size_t cap);
 
 #endif

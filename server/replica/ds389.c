@@ -93,8 +93,9 @@ void ds389_read_root(LDAP *ld, int timeout_s, struct ds389_root *out)
 
 char **ds389_attrs(void)
 {
-	/* The names storage/entry_opattrs.h keeps that 389-ds has (its account lock and
-	 * lockout among them: what a bind honours; its entryUUID plugin's value, which is not
+	/* The names storage/entry_opattrs.h keeps that 389-ds has (its account lock, lockout,
+	 * password expiry and the policy entry an account names among them: what a bind
+	 * honours; its entryUUID plugin's value, which is not
 	 * the nsUniqueId its Sync State controls name). */
 	static char *const names[] = {"*",
 	                              "createTimestamp",
@@ -103,6 +104,9 @@ char **ds389_attrs(void)
 	                              "modifiersName",
 	                              "nsAccountLock",
 	                              "accountUnlockTime",
+	                              "passwordExpirationTime",
+	                              "passwordGraceUserTime",
+	                              "pwdPolicySubentry",
 	                              "nsUniqueId",
 	                              "entryUUID",
 	                              NULL};

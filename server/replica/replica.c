@@ -151,6 +151,8 @@ static int start_search(struct replica *r, char *why, size_t cap)
 	}
 	if (find_provider_kind(r, cookie.bv_val ? stored : "", cookie.bv_val ? cookie.bv_len : 0))
 		cookie = (struct berval){0, NULL};
+	if (r->is389 && replica_ds389_policy(r, why, cap) < 0)
+		return -1;
 	r->full_refresh = !cookie.bv_val;
 	char said[4200];
 	if (cookie.bv_val)
@@ -301,6 +303,9 @@ static int reconcile_step(struct replica *r, char *why, size_t cap)
 	if (!r->is389 || every <= 0 || r->txn || now - r->reconciled_ms < every * 1000)
 		return 0;
 	r->reconciled_ms = now;
+	/* The password policy too: 389-ds's cn=config is in no changelog. */
+	if (replica_ds389_policy(r, why, cap) < 0)
+		return -1;
 	return replica_reconcile(r, why, cap);
 }
 

@@ -359,6 +359,107 @@ for n in "${REP_NAMES[@]}"; do
 	fi
 done
 
+# 8b. 389-ds's password expiry, which it keeps in cn=config (in no changelog): each
+# replica reads it at each session's start and reconciliation. Expiry stamps set while the
+# replicas are stopped with passwordExp off (389-ds leaves such values in place when expiry
+# is turned off): user270 expired with its one grace bind used, user271 expired with none
+# used, user272 reset by an administrator (19700101000000Z). With passwordExp off all
+# three bind on the replicas as on 389-ds; once it is on (the replicas running: the
+# refreshOnly one's next poll, the other's reconciliation), user270 is refused (49),
+# user271 binds on its last grace bind and user272 must change its password, as 389-ds
+# answers them after (its own binds use up grace: asked last).
+pp() { # URI DN PW: ldapwhoami -e ppolicy's exit status and result lines, on one line
+	local out rc=0
+	out=$(timeout 5 ldapwhoami -e ppolicy -x -H "$1" -D "$2" -w "$3" 2>&1) || rc=$?
+	echo "rc=$rc $(grep -E "^ldap_bind" <<< "$out" | tr '\n' ' ')"
+}
+rep_all stop
+ds_modify 2> "$work/exp.log" << EOF || not_ok "expiry stamps on 389-ds: $(cat "$work/exp.log")"
+dn: cn=config
+changetype: modify
+replace: passwordGraceLimit
+passwordGraceLimit: 1
+-
+replace: passwordMustChange
+passwordMustChange: on
+
+dn: uid=user270,ou=people,$EX
+changetype: modify
+replace: passwordExpirationTime
+passwordExpirationTime: 20200101000000Z
+-
+replace: passwordGraceUserTime
+passwordGraceUserTime: 1
+
+dn: uid=user271,ou=people,$EX
+changetype: modify
+replace: passwordExpirationTime
+passwordExpirationTime: 20200101000000Z
+
+dn: uid=user272,ou=people,$EX
+changetype: modify
+replace: passwordExpirationTime
+passwordExpirationTime: 19700101000000Z
+EOF
+rep_all start
+converge "expiry stamps set while the replicas were stopped"
+for n in "${REP_NAMES[@]}"; do
+	got=$(pp "ldap://127.0.0.1:${rport[$n]}" "uid=user270,ou=people,$EX" pw-user270)
+	case $got in
+	"rc=0 "*) ok "replica $n: passwordExp off: user270 binds with its past passwordExpirationTime" ;;
+	*) not_ok "replica $n: passwordExp off: user270's bind: $got" ;;
+	esac
+done
+ds_modify 2> "$work/exp.log" << EOF || not_ok "passwordExp on 389-ds: $(cat "$work/exp.log")"
+dn: cn=config
+changetype: modify
+replace: passwordExp
+passwordExp: on
+EOF
+declare -A seen
+for n in "${REP_NAMES[@]}"; do
+	uri=ldap://127.0.0.1:${rport[$n]}
+	got=
+	for _ in $(seq 1 60); do # the next poll or reconciliation: 2 s each
+		got=$(pp "$uri" "uid=user270,ou=people,$EX" pw-user270)
+		case $got in "rc=49 "*) break ;; esac
+		sleep 0.25
+	done
+	seen[$n.270]=$got
+	seen[$n.271]=$(pp "$uri" "uid=user271,ou=people,$EX" pw-user271)
+	seen[$n.272]=$(pp "$uri" "uid=user272,ou=people,$EX" pw-user272)
+done
+d270=$(pp "$DS" "uid=user270,ou=people,$EX" pw-user270)
+d271=$(pp "$DS" "uid=user271,ou=people,$EX" pw-user271)
+d272=$(pp "$DS" "uid=user272,ou=people,$EX" pw-user272)
+s272=0
+timeout 5 ldapsearch -x -H "$DS" -D "uid=user272,ou=people,$EX" -w pw-user272 -b "$EX" -s base 1.1 > /dev/null 2>&1 || s272=$?
+for n in "${REP_NAMES[@]}"; do
+	case ${seen[$n.270]} in
+	"rc=49 "*) ok "replica $n: user270, expired with no grace bind left: ${seen[$n.270]} (389-ds: $d270)" ;;
+	*) not_ok "replica $n: user270, expired with no grace bind left: '${seen[$n.270]}' (389-ds: $d270)" ;;
+	esac
+	case ${seen[$n.271]} in
+	"rc=0 "*"0 grace logins remain"*) ok "replica $n: user271, expired, its last grace bind: ${seen[$n.271]} (389-ds: $d271)" ;;
+	*) not_ok "replica $n: user271, expired, its last grace bind: '${seen[$n.271]}' (389-ds: $d271)" ;;
+	esac
+	# (ldapwhoami's WhoAmI after the bind is refused, as every operation but the
+	# password's change: its exit status 1 on both)
+	case ${seen[$n.272]} in
+	"$d272") ok "replica $n: user272, reset: ${seen[$n.272]}, as 389-ds" ;;
+	*) not_ok "replica $n: user272, reset: '${seen[$n.272]}' (389-ds: $d272)" ;;
+	esac
+	rc=0
+	timeout 5 ldapsearch -x -H "ldap://127.0.0.1:${rport[$n]}" -D "uid=user272,ou=people,$EX" -w pw-user272 \
+		-b "$EX" -s base 1.1 > /dev/null 2>&1 || rc=$?
+	[ "$rc" = "$s272" ] && ok "replica $n: user272's search before changing its password: rc $rc, as 389-ds" ||
+		not_ok "replica $n: user272's search before changing its password: rc $rc (389-ds: $s272)"
+done
+case "$d270|$d271|$d272|$s272" in
+"rc=49 "*"|rc=0 "*"|"*"must be changed"*"|53") ok "389-ds answers them so (and user272's search: rc $s272): $d270 | $d271 | $d272" ;;
+*) not_ok "389-ds answered: $d270 | $d271 | $d272 (user272's search: rc $s272)" ;;
+esac
+
 # 9. Entries modified out of the filter while the replicas are stopped: 389-ds's refresh
 # from a cookie never names them; the reconciliation (every 2 s) deletes them, most of the
 # replicas' entries in one transaction. Then each restarts on its file.

@@ -2,7 +2,8 @@
 # ppolicy: a replica honours the account state its provider's password policy writes
 # (issue 47). A slapd provider (tests/integration/provider.sh) with the ppolicy overlay
 # (ppolicy_default cn=default: pwdLockout, 3 failures, locked until removed; cn=timed:
-# locked 5 s; cn=expiring: every login warned; cn=grace: expired, 3 grace logins);
+# locked 5 s; cn=expiring: every login warned; cn=grace: expired, 3 grace logins;
+# cn=reset: pwdMustChange);
 # three minidir replicas (ppolicy_default, chain_bind_failures = yes, one on ldaps:// too)
 # with HAProxy (balance roundrobin) in front. carol locked and unlocked by the rootdn on
 # the provider: refused (49) and let in again everywhere within 2 s, the access log saying
@@ -10,8 +11,9 @@
 # wrong passwords through the pool lock bob everywhere (each replays its failure to the
 # provider); a slapcat of the provider imported without -s refuses the locked; ldapwhoami
 # -e ppolicy prints on a replica what it prints on slapd (locked, expiring, grace, a wrong
-# password, a normal account, an unknown DN; with ppolicy_use_lockout on both too), and
-# the control's bytes are slapd's; pwdStartTime to come and pwdEndTime gone refused; the
+# password, a normal account, a reset one, an unknown DN; with ppolicy_use_lockout on both
+# too), and the control's bytes are slapd's; a reset account may not search until it
+# changes its password; pwdStartTime to come and pwdEndTime gone refused; the
 # pwd* state answered on "+" and by name; nsAccountLock: true and userAccountControl 514
 # refused in an imported LDIF. Every server is stopped by PID; every wait is bounded.
 set -u
@@ -84,12 +86,15 @@ pwdFailureCountInterval: 0"
 pwdExpireWarning: 200000"
 	policy grace "pwdMaxAge: 60
 pwdGraceAuthNLimit: 3"
+	policy reset "pwdMustChange: TRUE"
 	user pp-timed "pwdPolicySubentry: cn=timed,$POLICIES"
 	user pp-expiring "pwdPolicySubentry: cn=expiring,$POLICIES
 pwdChangedTime: $(gentime)"
 	user pp-grace "pwdPolicySubentry: cn=grace,$POLICIES
 pwdChangedTime: 20200101000000Z"
 	user pp-locked "pwdAccountLockedTime: 000001010000Z"
+	user pp-reset "pwdPolicySubentry: cn=reset,$POLICIES
+pwdReset: TRUE"
 	user pp-failed
 	user pp-notyet "pwdStartTime: 20991231000000Z"
 	user pp-ended "pwdEndTime: 20000101000000Z"
@@ -399,6 +404,18 @@ compare_ppolicy "$A" "a locked account" "$LOCKED" pp-locked-secret
 compare_ppolicy "$A" "an expiring password" "$EXPIRING" pp-expiring-secret
 compare_ppolicy "$A" "a wrong password" "$ALICE" wrong
 compare_ppolicy "$A" "a normal account" "$ALICE" alice-secret
+# pwdReset under pwdMustChange: the bind succeeds with changeAfterReset, and the session
+# may do nothing but change the password (its WhoAmI and a search: 50 on both).
+RESET=uid=pp-reset,$PEOPLE
+compare_ppolicy "$A" "a password reset by an administrator" "$RESET" pp-reset-secret
+search_rc() { # URI: a base search of $EX as pp-reset
+	local rc=0
+	timeout 5 ldapsearch -x -H "$1" -D "$RESET" -w pp-reset-secret -b "$EX" -s base 1.1 > /dev/null 2>&1 || rc=$?
+	echo "$rc"
+}
+r=$(search_rc "$A") p=$(search_rc "$PROV")
+[ "$r" = 50 ] && [ "$p" = 50 ] && ok "pp-reset's search before changing its password: 50 on the replica and on slapd" ||
+	not_ok "pp-reset's search before changing its password: replica $r, slapd $p"
 # An unknown DN: slapd sends no control (its absence tells that the DN does not exist),
 # minidir the empty one it sends for a wrong password.
 r=$(ppolicy_out "$A" "uid=nobody,$PEOPLE" whatever)

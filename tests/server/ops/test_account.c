@@ -179,6 +179,58 @@ START_TEST(after_a_right_password)
 }
 END_TEST
 
+/* 389-ds's need_new_pw: passwordExpirationTime under the policy that applies. */
+START_TEST(ds389_password_expiry)
+{
+	struct account_after a;
+	struct provider_pwpolicy on = {
+	    .known = true, .exp = true, .grace_limit = 2, .warning = 86400};
+	/* Expired an hour ago, no grace bind used: this one leaves 1. */
+	struct account_input in = {.pw_expiration = BV("20261206110000Z"), .ds_policy = on};
+	account_after_bind(&in, NOW, &a);
+	ck_assert(!a.password_expired);
+	ck_assert_int_eq(a.grace, 1);
+	/* Both used: refused, and said so by passwordExpirationTime. */
+	in.ds_grace_uses = 2;
+	account_after_bind(&in, NOW, &a);
+	ck_assert(a.password_expired);
+	ck_assert_str_eq(a.expired_by, "passwordExpirationTime");
+	/* passwordExp off: a past value (389-ds leaves them when expiry is turned off) is
+	 * none of a bind's business. */
+	in.ds_policy.exp = false;
+	account_after_bind(&in, NOW, &a);
+	ck_assert(!a.password_expired && a.grace == -1 && a.expire == -1);
+	/* No policy known (cn=config never read): not honoured either. */
+	in.ds_policy = (struct provider_pwpolicy){0};
+	account_after_bind(&in, NOW, &a);
+	ck_assert(!a.password_expired);
+	/* Expiring in an hour, inside the day's warning: timeBeforeExpiration 3600. */
+	in = (struct account_input){.pw_expiration = BV("20261206130000Z"), .ds_policy = on};
+	account_after_bind(&in, NOW, &a);
+	ck_assert(!a.password_expired && a.grace == -1);
+	ck_assert_int_eq(a.expire, 3600);
+	in.ds_policy.warning = 60;
+	account_after_bind(&in, NOW, &a);
+	ck_assert_int_eq(a.expire, -1);
+	/* 19700101000000Z: reset by an administrator; under passwordMustChange a change after
+	 * reset, never expired; 19700101000001Z (first login seen) neither. */
+	in = (struct account_input){.pw_expiration = BV("19700101000000Z"), .ds_policy = on};
+	account_after_bind(&in, NOW, &a);
+	ck_assert(!a.password_expired && !a.change_after_reset);
+	in.ds_policy.must_change = true;
+	account_after_bind(&in, NOW, &a);
+	ck_assert(!a.password_expired && a.change_after_reset);
+	ck_assert_int_eq(a.expire, 86400); /* warned a passwordWarning ahead, as 389-ds */
+	in.pw_expiration = BV("19700101000001Z");
+	account_after_bind(&in, NOW, &a);
+	ck_assert(!a.password_expired && !a.change_after_reset && a.expire == 86400);
+	in.ds_policy.exp = false; /* no expiry: a change after reset, no warning */
+	in.pw_expiration = BV("19700101000000Z");
+	account_after_bind(&in, NOW, &a);
+	ck_assert(a.change_after_reset && a.expire == -1);
+}
+END_TEST
+
 /* The response control's value (after its OID) as hex, from one control appended alone. */
 static void value_hex(int32_t expire, int32_t grace, enum ppolicy_error error, char *hex)
 {
@@ -221,6 +273,7 @@ int main(void)
 	tcase_add_test(tc, ppolicy_validity_window);
 	tcase_add_test(tc, ds389_and_ad);
 	tcase_add_test(tc, after_a_right_password);
+	tcase_add_test(tc, ds389_password_expiry);
 	tcase_add_test(tc, ppolicy_control_as_slapd_encodes_it);
 	suite_add_tcase(s, tc);
 	return check_run(s);
