@@ -36,6 +36,12 @@ static const char *const default_access[] = {
 
 static const char *const io_engine_names[] = {"epoll", "io_uring", NULL};
 static const char *const readahead_names[] = {"auto", "on", "off", NULL};
+static const char *const memberof_nested_names[] = {
+    [MEMBEROF_NESTED_NO] = "no",
+    [MEMBEROF_NESTED_YES] = "yes",
+    [MEMBEROF_NESTED_AUTO] = "auto",
+    NULL,
+};
 
 static const char *const monitor_access_names[] = {
     [MONITOR_ROOTDN] = "rootdn",
@@ -260,6 +266,7 @@ static int set_access(void *ctx, const struct kv_key *k, void *field, const char
 _Static_assert(sizeof(enum send_policy_id) == sizeof(int) &&
                    sizeof(enum io_engine) == sizeof(int) &&
                    sizeof(enum db_readahead) == sizeof(int) &&
+                   sizeof(enum memberof_nested_mode) == sizeof(int) &&
                    sizeof(enum monitor_access) == sizeof(int) &&
                    sizeof(enum tls_verify) == sizeof(int),
                "config_set_choice stores an enum as an int");

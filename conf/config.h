@@ -42,6 +42,9 @@ enum io_engine { IO_ENGINE_EPOLL, IO_ENGINE_IO_URING };
 /* Whether the database file is read with the kernel's read-ahead (database_readahead):
  * auto decides at each open from the file's size and the memory the process may use. */
 enum db_readahead { DB_READAHEAD_AUTO, DB_READAHEAD_ON, DB_READAHEAD_OFF };
+/* memberof_nested: auto is no, but for a new replica of a 389-ds provider, whose memberOf
+ * plugin nests (server/replica/ds389_policy.c). */
+enum memberof_nested_mode { MEMBEROF_NESTED_NO, MEMBEROF_NESTED_YES, MEMBEROF_NESTED_AUTO };
 
 /* Who may read cn=monitor. */
 enum monitor_access { MONITOR_ROOTDN, MONITOR_AUTHENTICATED, MONITOR_ANONYMOUS, MONITOR_NONE };
@@ -205,8 +208,8 @@ enum tls_verify { TLS_VERIFY_NEVER, TLS_VERIFY_ALLOW, TLS_VERIFY_DEMAND };
 	OWN_KEY(snapshot_allow, set_snapshot_allow) /* snapshot_allow[], nsnapshot_allow */ \
 	/* memberOf with groups in groups (storage/memberof_nested.h): read by \
 	   minidir-import, which records it in the file; a replica's changes keep what the \
-	   file records. */ \
-	KEY(memberof_nested, bool, , config_set_bool, .def = "no") \
+	   file records. auto: no, but yes for a new replica of a 389-ds provider. */ \
+	KEY(memberof_nested, enum memberof_nested_mode, , config_set_choice, .names = memberof_nested_names, .def = "auto") \
 	/* Who may send a PROXY protocol header on a pldap:// or pldaps:// listener (required \
 	   when there is one): the load balancers' addresses or networks. */ \
 	OWN_KEY(proxy_from, set_proxy_from) /* proxy_from[], nproxy_from */ \

@@ -135,7 +135,7 @@ int main(int argc, char **argv)
 	                           .creator = cfg.rootdn,
 	                           .skip_schema = skip_schema,
 	                           .url_values = url_values,
-	                           .memberof_nested = cfg.memberof_nested,
+	                           .memberof_nested = cfg.memberof_nested == MEMBEROF_NESTED_YES,
 	                           .threads = (int)nthreads,
 	                           .dynamic_groups = cfg.dynamic_groups,
 	                           .dynamic_groups_max = cfg.dynamic_groups_max};

@@ -219,4 +219,11 @@ int replica_reconcile(struct replica *r, char *why, size_t cap);
  */
 int replica_ds389_policy(struct replica *r, char *why, size_t cap);
 
+/*
+ * memberof_nested = auto on a file with no entries yet, its provider 389-ds: makes the file
+ * hold nested memberOf (storage/memberof_nested.h), as 389-ds's memberOf plugin computes
+ * it, logged. 0, or -1 with why set (the file could not be written).
+ */
+int replica_ds389_nesting(struct replica *r, char *why, size_t cap);
+
 #endif

@@ -1,4 +1,5 @@
-/* A 389-ds provider's global password policy, read and recorded: see apply.h. */
+/* What a 389-ds provider decides outside its changelog, read and recorded: its global
+ * password policy, and memberOf nesting (see apply.h). */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -6,6 +7,8 @@
 #include "server/log.h"
 #include "server/replica/apply.h"
 #include "server/replica/ds389.h"
+#include "server/server.h"
+#include "storage/memberof_nested.h"
 
 /* The first value of attr in e, or NULL. */
 static struct berval *first(LDAP *ld, LDAPMessage *e, const char *attr, struct berval ***vals)
@@ -114,4 +117,38 @@ int replica_ds389_policy(struct replica *r, char *why, size_t cap)
 	         s->rid, p.exp ? "expire" : "do not expire", (long long)p.grace_limit,
 	         p.must_change ? "must be" : "need not be", p.local ? "on" : "off");
 	return 0;
+}
+
+int replica_ds389_nesting(struct replica *r, char *why, size_t cap)
+{
+	if (r->srv->cfg.memberof_nested != MEMBEROF_NESTED_AUTO || r->txn)
+		return 0;
+	struct db_write *w;
+	size_t entries = 0;
+	bool nested = true;
+	int rc = db_write_begin(r->db, &w);
+	if (rc)
+		goto failed;
+	if ((rc = db_entry_count(r->db, db_write_reads(w), &entries)) != 0 ||
+	    (rc = memberof_nested_get(r->db, db_write_reads(w), &nested)) != 0 || entries > 0 ||
+	    nested) {
+		db_write_abort(w); /* a file with entries keeps what it holds */
+		if (rc)
+			goto failed;
+		return 0;
+	}
+	if ((rc = memberof_nested_set(r->db, w, true)) != 0) {
+		db_write_abort(w);
+		goto failed;
+	}
+	if ((rc = db_write_commit(w)) != 0)
+		goto failed;
+	log_info("syncrepl rid=%03d: memberof_nested = auto and the provider is 389 Directory "
+	         "Server, whose memberOf plugin counts groups in groups: %s holds nested memberOf",
+	         r->conf->rid, r->srv->cfg.database);
+	return 0;
+failed:
+	snprintf(why, cap, "recording memberof_nested: %s",
+	         db_error_text(db_write_error(r->db, rc)));
+	return -1;
 }

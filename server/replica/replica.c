@@ -151,7 +151,8 @@ static int start_search(struct replica *r, char *why, size_t cap)
 	}
 	if (find_provider_kind(r, cookie.bv_val ? stored : "", cookie.bv_val ? cookie.bv_len : 0))
 		cookie = (struct berval){0, NULL};
-	if (r->is389 && replica_ds389_policy(r, why, cap) < 0)
+	if (r->is389 &&
+	    (replica_ds389_policy(r, why, cap) < 0 || replica_ds389_nesting(r, why, cap) < 0))
 		return -1;
 	r->full_refresh = !cookie.bv_val;
 	char said[4200];

@@ -67,19 +67,19 @@ static void log_memos(const struct db *db)
 	         db->index_memo.bytes);
 }
 
-/* memberof_nested as the file records it: a new replica's file takes the key; a file
- * with entries keeps its closure (direct or nested), and the key differing is logged. */
+/* memberof_nested as the file records it: a new replica's file takes the key (auto: no,
+ * until its consumer finds a 389-ds provider); a file with entries keeps its closure
+ * (direct or nested), and a yes or no differing is logged. */
 static void check_nested(const struct config *cfg, struct db *db, bool writable)
 {
-	bool stored = false;
-	if (memberof_nested_follow(db, cfg->memberof_nested, writable, &stored) != 0)
+	bool stored = false, want = cfg->memberof_nested == MEMBEROF_NESTED_YES;
+	if (memberof_nested_follow(db, want, writable, &stored) != 0)
 		log_error("%s: reading memberof_nested from the database failed", cfg->database);
-	else if (stored != cfg->memberof_nested)
+	else if (stored != want && cfg->memberof_nested != MEMBEROF_NESTED_AUTO)
 		log_info(
 		    "memberof_nested = %s but %s holds %s memberOf: serving what it holds; "
 		    "run minidir-import again (a replica: remove the file and resync) to change it",
-		    cfg->memberof_nested ? "yes" : "no", cfg->database,
-		    stored ? "nested" : "direct");
+		    want ? "yes" : "no", cfg->database, stored ? "nested" : "direct");
 }
 
 /* dynamic_groups the same way: a replica keeps them only in a file that records it. */

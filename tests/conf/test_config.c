@@ -841,7 +841,8 @@ START_TEST(dynamic_groups_keys)
 	load_ok(BASE "syncrepl = rid=1 provider=ldap://p searchbase=dc=example,dc=com\n"
 	             "dynamic_groups = yes\nmemberof_nested = yes\n",
 	        &cfg);
-	ck_assert(cfg.dynamic_groups && cfg.syncrepl.set && cfg.memberof_nested);
+	ck_assert(cfg.dynamic_groups && cfg.syncrepl.set &&
+	          cfg.memberof_nested == MEMBEROF_NESTED_YES);
 	config_free(&cfg);
 }
 END_TEST

@@ -117,7 +117,6 @@ syncrepl = rid=001 provider=$3 bindmethod=simple
 	binddn="$DS_ADMIN" credentials=$DS_PW searchbase="$EX" filter="$FILTER"
 	type=$2 interval=00:00:00:02 retry="1 +"
 reconcile_interval = 2
-memberof_nested = yes
 schema = core cosine inetorgperson nis openldap $work/ipa.schema
 ${4:-}
 EOF
@@ -266,6 +265,13 @@ converge "first refresh"
 mo=$(ds_dump | grep -c "^dn: uid=alice,cn=users,cn=accounts,$EX | memberof: ")
 [ "$mo" = 2 ] && ok "389-ds's memberOf plugin: alice is in devs and, by nesting, staff" ||
 	not_ok "389-ds's memberOf of alice: $mo values, not 2"
+# memberof_nested = auto (the default): each replica's new file holds nested memberOf,
+# as 389-ds's plugin computes it (the dumps above compared it), and said so.
+for n in "${REP_NAMES[@]}"; do
+	grep -q "memberof_nested = auto and the provider is 389 Directory Server" "${rlog[$n]}" &&
+		ok "replica $n: memberof_nested = auto made its new file nested (logged)" ||
+		not_ok "replica $n: no memberof_nested = auto line in its log"
+done
 # 4. Batch 1 while the replicas run (refreshAndPersist: the persist stream; refreshOnly:
 # its next poll, from its cookie).
 apply_batch 1
