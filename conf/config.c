@@ -556,6 +556,14 @@ static int check_replica_and_metrics(const struct config *cfg, const char *path,
 		         path, config_key_line(path, "bind_passthrough"));
 		return -1;
 	}
+	if (cfg->bind_passthrough_cache > 0 && !cfg->bind_passthrough) {
+		snprintf(
+		    err, errlen,
+		    "%s:%d: bind_passthrough_cache remembers binds bind_passthrough checks: it "
+		    "needs bind_passthrough = yes",
+		    path, config_key_line(path, "bind_passthrough_cache"));
+		return -1;
+	}
 	if (cfg->metrics_listen.set && !cfg->metrics_listen.loopback &&
 	    !cfg->metrics_allow_remote) {
 		snprintf(err, errlen,

@@ -178,6 +178,9 @@ enum tls_verify { TLS_VERIFY_NEVER, TLS_VERIFY_ALLOW, TLS_VERIFY_DEMAND };
 	/* A simple bind of an entry with no password here checked by the provider (an \
 	   Active Directory DC never gives out its hashes): server/ops/op_bind.c. */ \
 	KEY(bind_passthrough, bool, , config_set_bool, .def = "no") \
+	/* Seconds a bind the provider accepted is remembered, for binds while it cannot be \
+	   asked (server/replica/bind_cache.h); 0: never. */ \
+	KEY(bind_passthrough_cache, int, , config_set_count, .min = 0, .max = 604800, .def = "0") \
 	/* SASL GSSAPI binds (Kerberos, through Cyrus SASL: server/net/sasl.h): offered while \
 	   sasl_keytab can be read; the service is ldap/sasl_host@sasl_realm (empty: the \
 	   machine's name, the Kerberos default realm). sasl_minssf: the least security \

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "server/log.h"
+#include "server/replica/bind_cache.h"
 
 struct chain_pool {
 	struct server *srv;
@@ -31,6 +32,7 @@ struct chain_pool {
 	bool stopping;                  /* under lock */
 	pthread_t threads[CHAIN_THREADS];
 	int nthreads;
+	struct bind_cache *cache; /* bind_passthrough_cache's verifiers, or NULL */
 };
 
 struct chain_job *chain_job_new(enum chain_kind kind, const void *dn, size_t dnlen,
@@ -149,6 +151,42 @@ static void log_replay(const struct chain_job *job)
 		         job->dn, job->rc, job->msg ? job->msg : "");
 }
 
+/* bind_passthrough_cache: a verified bind the provider could not be asked about, answered
+ * by the verifier of the user's last bind there (bind_cache.h); logged once a minute. */
+static void from_cache(struct chain_pool *p, struct chain_job *job)
+{
+	static _Atomic long long last;
+	long age = 0;
+	time_t now = time(NULL);
+	if (!p->cache || job->kind != CHAIN_VERIFY || job->rc != LDAP_UNAVAILABLE ||
+	    !bind_cache_matches(p->cache, job->user, &job->cred, now, &age))
+		return;
+	job->rc = LDAP_SUCCESS;
+	job->from_cache = true;
+	ldap_memfree(job->msg);
+	job->msg = NULL;
+	long long was = atomic_load(&last);
+	if ((long long)now - was >= 60 && atomic_compare_exchange_strong(&last, &was, now))
+		log_info(
+		    "bind_passthrough_cache: the provider cannot be asked; \"%.200s\" bound by "
+		    "the verifier of its bind %ld s ago; this is said once a minute",
+		    job->dn, age);
+}
+
+/* After a verified bind's answer went to the client: the provider's success remembered,
+ * its 49 forgotten (the chain thread hashes: a worker never waits for it). */
+static void keep_verifier(struct chain_pool *p, const struct chain_job *job)
+{
+	if (!p->cache || job->kind != CHAIN_VERIFY || job->from_cache)
+		return;
+	if (job->rc == LDAP_SUCCESS &&
+	    bind_cache_remember(p->cache, job->user, &job->cred, time(NULL)) < 0)
+		log_info("bind_passthrough_cache: the verifier of \"%.200s\" could not be made",
+		         job->dn);
+	else if (job->rc == LDAP_INVALID_CREDENTIALS)
+		bind_cache_forget(p->cache, job->user);
+}
+
 static void forward(struct chain_pool *p, struct chain_job *job)
 {
 	const struct syncrepl_conf *s = &p->srv->cfg.syncrepl;
@@ -185,6 +223,7 @@ static void forward(struct chain_pool *p, struct chain_job *job)
 	else
 		take_result(ld, msgid, job);
 out:
+	from_cache(p, job);
 	if (job->kind == CHAIN_BIND || job->kind == CHAIN_VERIFY)
 		log_replay(job);
 	else if (job->rc != LDAP_SUCCESS)
@@ -216,6 +255,8 @@ static void *chain_main(void *arg)
 			forward(p, job);
 		uint64_t user = job->user;
 		atomic_store_explicit(&job->done, true, memory_order_release);
+		if (!stopping)
+			keep_verifier(p, job);
 		chain_job_put(job);
 		pthread_mutex_lock(&p->lock);
 		p->jobs--;
@@ -239,6 +280,12 @@ int chain_start(struct server *srv)
 		return -1;
 	}
 	p->srv = srv;
+	if (srv->cfg.bind_passthrough && srv->cfg.bind_passthrough_cache > 0 &&
+	    !(p->cache = bind_cache_new(srv->cfg.bind_passthrough_cache))) {
+		free(p);
+		log_error("bind_passthrough_cache: out of memory");
+		return -1;
+	}
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cond, NULL);
 	/* The workers run already (server_start starts them first) and a bind may submit at
@@ -262,6 +309,12 @@ int chain_start(struct server *srv)
 		    "bind_passthrough: the passwords of entries that have none here are checked "
 		    "by binding to %s as the user (%d at most at a time, %d of one DN)",
 		    srv->cfg.syncrepl.provider, CHAIN_MAX_JOBS, CHAIN_MAX_JOBS_PER_USER);
+	if (p->cache)
+		log_info(
+		    "bind_passthrough_cache: while %s cannot be asked, a user who bound through "
+		    "it in the last %d s binds with the same password (Argon2id verifiers in "
+		    "memory, %d users at most)",
+		    srv->cfg.syncrepl.provider, srv->cfg.bind_passthrough_cache, BIND_CACHE_MAX);
 	if (srv->cfg.chain_bind_failures)
 		log_info(
 		    "chain_bind_failures: failed binds are replayed to %s, so that its password "
@@ -283,6 +336,7 @@ void chain_stop(struct server *srv)
 		pthread_join(p->threads[i], NULL);
 	pthread_cond_destroy(&p->cond);
 	pthread_mutex_destroy(&p->lock);
+	bind_cache_free(p->cache);
 	srv->chain = NULL;
 	free(p);
 }

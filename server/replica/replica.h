@@ -133,6 +133,7 @@ struct chain_job {
 	atomic_bool done;
 	atomic_int refs;
 	uint64_t user;          /* whose it is (a key of the bound DN, nonzero), for the share */
+	bool from_cache;        /* CHAIN_VERIFY answered by bind_passthrough_cache (bind_cache.h) */
 	struct chain_job *next; /* the queue */
 };
 
