@@ -145,13 +145,8 @@ lmpid=$!
 pids+=("$lmpid")
 sstart=$(now_ms)
 timeout $((STREAM_SECS + 60)) "$PYTHON" "$work/probe.py" "$PROV" "$MURL" "$SURL" "$STREAM_SECS" "$EX" > "$work/probe-stream.txt" 2> "$work/probe-stream.err"
-wait "$lmpid"
-lmrc=$?
-forget "$lmpid"
-sdur=$(($(now_ms) - sstart))
-made=$(grep -c '^modifying entry' "$work/stream.log")
-# Both consumers must end with the stream's last change.
-lastdn="uid=user.$((1 + (made - 1) % (N - 1))),ou=people,$EX"
+stream_end "$lmpid" "$sstart" "$N"
+# Both consumers must end with the stream's last change (lastdn).
 m_conv=- s_conv=-
 cstart=$(now_ms)
 wait_value "$MURL" "$lastdn" description "stream $made" 60 && m_conv=$(($(now_ms) - cstart))

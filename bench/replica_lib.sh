@@ -112,3 +112,17 @@ wait_value() {
 	done
 	return 1
 }
+
+# stream_end LMPID START_MS USERS: waits for the paced modify stream (bench/pacer.py into
+# ldapmodify, its output in $work/stream.log) started at START_MS, and sets lmrc (its exit
+# status), sdur (ms from START_MS), made (the modifies made) and lastdn (the entry the last
+# one changed: pacer.py walks uid=user.1 .. user.USERS-1).
+# shellcheck disable=SC2034  # lmrc, sdur, made, lastdn: the sourcing scripts read them
+stream_end() {
+	wait "$1"
+	lmrc=$?
+	forget "$1"
+	sdur=$(($(now_ms) - $2))
+	made=$(grep -c '^modifying entry' "$work/stream.log")
+	lastdn="uid=user.$((1 + (made - 1) % ($3 - 1))),ou=people,$EX"
+}

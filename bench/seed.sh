@@ -143,12 +143,7 @@ snapshot_allow = 127.0.0.1"
 	b_cpu=$(cpu_ticks "$bpid")
 	if [ "$CHURN" -gt 0 ]; then
 		b_in=$((bstart - cstart))
-		wait "$lmpid"
-		lmrc=$?
-		forget "$lmpid"
-		sdur=$(($(now_ms) - cstart))
-		made=$(grep -c '^modifying entry' "$work/stream.log")
-		lastdn="uid=user.$((1 + (made - 1) % (ENTRIES - 1))),ou=people,$EX"
+		stream_end "$lmpid" "$cstart" "$ENTRIES"
 		c0=$(now_ms) b_conv=- a_conv=-
 		wait_value "ldap://127.0.0.1:$bport" "$lastdn" description "stream $made" 120 &&
 			b_conv=$(($(now_ms) - c0))
