@@ -13,7 +13,7 @@
  * Argon2id, not stopped).
  *
  * Thread rules: any thread (a mutex guards the table; hashing is done outside it). The
- * chain threads (chain.c) call it, not the workers: a hash takes milliseconds.
+ * chain threads (chain.c) call it, not the workers: a hash takes about 30 ms.
  */
 #ifndef MINIDIR_SERVER_REPLICA_BIND_CACHE_H
 #define MINIDIR_SERVER_REPLICA_BIND_CACHE_H

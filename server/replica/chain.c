@@ -173,8 +173,9 @@ static void from_cache(struct chain_pool *p, struct chain_job *job)
 		    job->dn, age);
 }
 
-/* After a verified bind's answer went to the client: the provider's success remembered,
- * its 49 forgotten (the chain thread hashes: a worker never waits for it). */
+/* A verified bind's answer, before the client has it: the provider's success remembered
+ * (so that the client's next bind finds it), its 49 forgotten. The chain thread hashes
+ * (one Argon2id, about 30 ms here), the worker never waits for it. */
 static void keep_verifier(struct chain_pool *p, const struct chain_job *job)
 {
 	if (!p->cache || job->kind != CHAIN_VERIFY || job->from_cache)
@@ -254,9 +255,9 @@ static void *chain_main(void *arg)
 		else
 			forward(p, job);
 		uint64_t user = job->user;
-		atomic_store_explicit(&job->done, true, memory_order_release);
 		if (!stopping)
 			keep_verifier(p, job);
+		atomic_store_explicit(&job->done, true, memory_order_release);
 		chain_job_put(job);
 		pthread_mutex_lock(&p->lock);
 		p->jobs--;
