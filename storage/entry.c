@@ -31,6 +31,18 @@ bool entry_next_value(const unsigned char **p, const unsigned char *end, const u
 	return *p < end && tlv_read(p, end, &tag, v, vlen);
 }
 
+bool entry_has_class(const struct entry_view *e, const char *name, size_t len)
+{
+	const unsigned char *vals, *v;
+	size_t vlen, vl;
+	if (!entry_find_attr(e, "objectClass", 11, &vals, &vlen))
+		return false;
+	for (const unsigned char *r = vals; entry_next_value(&r, vals + vlen, &v, &vl);)
+		if (vl == len && strncasecmp((const char *)v, name, len) == 0)
+			return true;
+	return false;
+}
+
 int entry_parse(const void *data, size_t len, struct entry_view *e)
 {
 	const unsigned char *p = data, *end = p + len;

@@ -68,6 +68,9 @@ bool entry_find_attr(const struct entry_view *e, const char *name, size_t len,
 bool entry_next_value(const unsigned char **p, const unsigned char *end, const unsigned char **v,
                       size_t *vlen);
 
+/* Whether e's objectClass holds name[0..len) (compared case-insensitively). */
+bool entry_has_class(const struct entry_view *e, const char *name, size_t len);
+
 /* Parses a record (type_lens 0: not summed up). Returns 0, or -1 if the bytes are not a
  * valid record. */
 int entry_parse(const void *data, size_t len, struct entry_view *e);

@@ -65,19 +65,6 @@ static bool bool_value(const struct entry_view *e, const char *name)
 	return v.bv_len == 4 && strncasecmp(v.bv_val, "TRUE", 4) == 0;
 }
 
-/* Whether e is 389-ds's fine-grained policy (objectClass passwordPolicy). */
-static bool is_ds389_policy(const struct entry_view *e)
-{
-	const unsigned char *vals, *val;
-	size_t vlen, len;
-	if (!entry_find_attr(e, "objectClass", 11, &vals, &vlen))
-		return false;
-	for (const unsigned char *r = vals; entry_next_value(&r, vals + vlen, &val, &len);)
-		if (len == 14 && strncasecmp((const char *)val, "passwordPolicy", 14) == 0)
-			return true;
-	return false;
-}
-
 /* An on/off attribute of a 389-ds policy entry into *on (left alone when absent). */
 static void on_value(const struct entry_view *e, const char *name, bool *on)
 {
@@ -110,7 +97,7 @@ static int read_policy(const struct db *db, struct db_read *txn, const char *tex
 		return 0;
 	if (rc)
 		return rc;
-	if (is_ds389_policy(&pe)) {
+	if (entry_has_class(&pe, "passwordPolicy", 14)) { /* 389-ds's fine-grained one */
 		read_ds389_policy(&pe, local);
 		return 0;
 	}

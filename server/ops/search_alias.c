@@ -5,7 +5,6 @@
  */
 #include <ldap.h>
 #include <string.h>
-#include <strings.h>
 
 #include "protocol/buf.h"
 #include "protocol/dn.h"
@@ -15,14 +14,7 @@
 
 bool search_is_alias(const struct entry_view *e)
 {
-	const unsigned char *vals, *v;
-	size_t vlen, len;
-	if (!entry_find_attr(e, "objectClass", 11, &vals, &vlen))
-		return false;
-	for (const unsigned char *r = vals; entry_next_value(&r, vals + vlen, &v, &len);)
-		if (len == 5 && strncasecmp((const char *)v, "alias", 5) == 0)
-			return true;
-	return false;
+	return entry_has_class(e, "alias", 5);
 }
 
 int search_deref(const struct db *db, struct db_read *txn, entry_id *id, struct entry_view *e)

@@ -129,16 +129,24 @@ static void take_result(LDAP *ld, int msgid, struct chain_job *job)
 	ldap_msgfree(res);
 }
 
+/* Whether a line last said at *last (seconds) may be said again at now: once a minute at
+ * most, whichever thread asks first (a client sends binds as fast as it likes: the log
+ * must not follow). */
+static bool once_a_minute(_Atomic long long *last, time_t now)
+{
+	long long was = atomic_load(last);
+	return (long long)now - was >= 60 &&
+	       atomic_compare_exchange_strong(last, &was, (long long)now);
+}
+
 /* A replayed bind's outcome: the provider's 49 (or 0) is what was meant; a provider that
  * did not answer is logged, once a minute at most (a client sends wrong passwords as
  * fast as it likes: the log must not follow). */
 static void log_replay(const struct chain_job *job)
 {
 	static _Atomic long long last;
-	if (job->rc == LDAP_SUCCESS || job->rc == LDAP_INVALID_CREDENTIALS)
-		return;
-	long long now = (long long)time(NULL), was = atomic_load(&last);
-	if (now - was < 60 || !atomic_compare_exchange_strong(&last, &was, now))
+	if (job->rc == LDAP_SUCCESS || job->rc == LDAP_INVALID_CREDENTIALS ||
+	    !once_a_minute(&last, time(NULL)))
 		return;
 	if (job->kind == CHAIN_VERIFY)
 		log_info("bind_passthrough: the provider did not check the password of \"%.200s\" "
@@ -165,8 +173,7 @@ static void from_cache(struct chain_pool *p, struct chain_job *job)
 	job->from_cache = true;
 	ldap_memfree(job->msg);
 	job->msg = NULL;
-	long long was = atomic_load(&last);
-	if ((long long)now - was >= 60 && atomic_compare_exchange_strong(&last, &was, now))
+	if (once_a_minute(&last, now))
 		log_info(
 		    "bind_passthrough_cache: the provider cannot be asked; \"%.200s\" bound by "
 		    "the verifier of its bind %ld s ago; this is said once a minute",

@@ -121,7 +121,10 @@ int replica_ds389_policy(struct replica *r, char *why, size_t cap)
 
 int replica_ds389_nesting(struct replica *r, char *why, size_t cap)
 {
-	if (r->srv->cfg.memberof_nested != MEMBEROF_NESTED_AUTO || r->txn)
+	/* (a file with entries keeps what it holds: no write transaction at every session's
+	 * start for that) */
+	if (r->srv->cfg.memberof_nested != MEMBEROF_NESTED_AUTO || r->txn ||
+	    __atomic_load_n(&r->db->entries, __ATOMIC_RELAXED) > 0)
 		return 0;
 	struct db_write *w;
 	size_t entries = 0;
