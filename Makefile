@@ -217,7 +217,7 @@ ITESTS := core_test reload_test readahead_test leak_test policy_test fault_test 
           install_test engine_test \
           limits_test passwd_test safe_test schema_test bindlim_test chain_test ppolicy_test http_test monitor_slapd_test proxy_test vlv_test \
           dyngroup_test dyngroup_replica_test memberof_nested_test inchain_test open_test memo_test ds389_test \
-          ad_replica_test gssapi_test seed_test
+          ad_replica_test gssapi_test seed_test sync_provider_test
 ITESTS_IO_URING := core_test policy_test tls_test proxy_test
 IO_URING_CONFORMANCE := conformance
 # The conformance suite's runs (tests/conformance/run.sh): imported, over ldaps://, the
@@ -240,7 +240,8 @@ ifeq ($(TSAN),1)
 RUN_UNITS := test_import test_import_threads test_import_prefault test_key_memo test_record_memo
 RUN_ITESTS := core_test reload_test fault_test conn_memory_test tls_test engine_test bindlim_test replica_test \
               replica_refresh_test replica_apply_test replica_churn_test chain_test ppolicy_test http_test \
-              dyngroup_replica_test memberof_nested_test gssapi_test seed_test conformance:replica
+              dyngroup_replica_test memberof_nested_test gssapi_test seed_test sync_provider_test \
+              conformance:replica
 else
 RUN_UNITS := $(UNIT_NAMES)
 RUN_ITESTS := $(ITESTS) $(CONFORMANCE_RUNS) $(ITESTS_IO_URING:%=%@io_uring) \

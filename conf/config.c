@@ -556,6 +556,13 @@ static int check_replica_and_metrics(const struct config *cfg, const char *path,
 		         path, config_key_line(path, "bind_passthrough"));
 		return -1;
 	}
+	if (cfg->sync_provider && !cfg->syncrepl.set) {
+		snprintf(err, errlen,
+		         "%s:%d: sync_provider = yes lets replicas follow this replica's changes: "
+		         "it needs syncrepl",
+		         path, config_key_line(path, "sync_provider"));
+		return -1;
+	}
 	if (cfg->bind_passthrough_cache > 0 && !cfg->bind_passthrough) {
 		snprintf(
 		    err, errlen,

@@ -205,6 +205,11 @@ enum tls_verify { TLS_VERIFY_NEVER, TLS_VERIFY_ALLOW, TLS_VERIFY_DEMAND };
 	KEY(metrics_listen, struct metrics_addr, , config_set_metrics_listen) \
 	KEY(metrics_allow_remote, bool, , config_set_bool, .def = "no") \
 	KEY(ready_max_lag_ms, int, , config_set_count, .min = 100, .max = 86400000, .def = "30000") \
+	/* Content Synchronization answered (RFC 4533: server/ops/search_sync.h), so that \
+	   replicas follow this one: only on a replica (syncrepl); the changes kept for \
+	   persistent searches (server/change_feed.h), past which one is refreshed again. */ \
+	KEY(sync_provider, bool, , config_set_bool, .def = "no") \
+	KEY(sync_provider_log, int, , config_set_count, .min = 100, .max = 1000000, .def = "10000") \
 	/* Who may take /snapshot, a consistent copy of the database file with its cookie \
 	   (server/monitor/snapshot.h; a new replica's syncrepl seed=): addresses or \
 	   networks; none by default, which answers 403 to everyone. */ \

@@ -119,6 +119,19 @@ int control_ppolicy_response(struct buf *out, int32_t expire, int32_t grace,
 	return put_control(out, CONTROL_PASSWORD_POLICY, inner);
 }
 
+int control_put_value(struct buf *out, const char *oid, const struct berval *value)
+{
+	struct berval *flat = NULL;
+	BerElement *ber = ber_alloc_t(LBER_USE_DER);
+	int rc = -1;
+	if (ber && ber_printf(ber, "{sO}", oid, value) >= 0 && ber_flatten(ber, &flat) >= 0)
+		rc = buf_append(out, flat->bv_val, flat->bv_len);
+	ber_bvfree(flat);
+	if (ber)
+		ber_free(ber, 1);
+	return rc < 0 ? -1 : 0;
+}
+
 int controls_wrap(struct buf *out, const struct buf *list)
 {
 	return tlv_put(out, LDAP_TAG_CONTROLS, list->data + list->off, buf_pending(list));

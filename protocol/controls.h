@@ -93,6 +93,10 @@ int control_vlv_response(struct buf *out, int32_t target, int32_t count, int rc)
 int control_ppolicy_response(struct buf *out, int32_t expire, int32_t grace,
                              enum ppolicy_error error);
 
+/* Appends a Control of oid whose controlValue is value (a Sync State or Sync Done control,
+ * protocol/sync.h encodes it). Returns 0 or -1 (out of memory). */
+int control_put_value(struct buf *out, const char *oid, const struct berval *value);
+
 /* Appends [0] Controls holding the controls in list (as appended above) to out.
  * Returns 0 or -1 (out of memory). */
 int controls_wrap(struct buf *out, const struct buf *list);

@@ -59,6 +59,10 @@ struct attr_select {
 	const struct berval *names;
 	bool supertypes; /* a name has subtypes in the schema: they are selected too */
 	bool ranged;     /* a name has a ";range=" option (server/ops/computed_attrs.c) */
+	bool sync;       /* a Content Synchronization search (server/ops/search_sync.h): of the
+	                    operational attributes, those the provider kept and the structural
+	                    class, none computed here (a consumer computes its own, and slapd's
+	                    refuses one its schema lacks, numSubordinates) */
 	/* Attributes the client may read (attr_gate.h), or NULL for all: others are never
 	 * returned, stored or computed (extra). */
 	const struct attr_gate *gate;
@@ -120,5 +124,23 @@ struct stored_entry {
 int response_stored_entry(struct buf *out, int32_t msgid, const struct stored_entry *st,
                           const struct attr_select *sel, const unsigned char *extra,
                           size_t extra_len);
+
+/* --- the pieces of a Content Synchronization answer (protocol/response_sync.c) ------- */
+
+/*
+ * Appends controls[0..clen) (a whole [0] Controls element, controls_wrap's) to the
+ * LDAPMessage that starts at pending byte at (out->data + out->off + at: buf_pending(out)
+ * before it was encoded, which compaction keeps true) and ends at out->len, its length
+ * rewritten.
+ * Returns 0, or -1 when out of memory or when no message starts there (out unchanged).
+ */
+int response_add_controls(struct buf *out, size_t at, const void *controls, size_t clen);
+/* A SearchResultEntry of dn[0..dnlen) with no attributes (a Sync State delete or present).
+ * Returns 0 or -1 (out of memory). */
+int response_bare_entry(struct buf *out, int32_t msgid, const void *dn, size_t dnlen);
+/* An IntermediateResponse with responseName oid and responseValue value[0..vlen).
+ * Returns 0 or -1 (out of memory). */
+int response_intermediate(struct buf *out, int32_t msgid, const char *oid, const void *value,
+                          size_t vlen);
 
 #endif

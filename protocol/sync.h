@@ -3,6 +3,8 @@
  * Sync Request control it sends with its search, and the Sync State control (on
  * entries), the Sync Done control (on SearchResultDone) and the Sync Info message
  * (an IntermediateResponse) a provider sends back. Encoded and decoded with liblber.
+ * And a provider's (minidir answering its own consumers, server/ops/search_sync.h): the
+ * request decoded, the cookie's parts read, the three answers encoded.
  *
  * Decoded cookies and UUIDs point into the value given (borrowed, not NUL-terminated)
  * and live as long as it does; a syncIdSet's UUID list is the caller's to free
@@ -72,5 +74,44 @@ struct sync_info {
  */
 int sync_info_decode(const struct berval *value, struct sync_info *info);
 void sync_info_free(struct sync_info *info);
+
+/* --- a provider's side (protocol/sync_provide.c): what minidir answers a consumer with --- */
+
+/*
+ * A client's syncRequestValue (its mode, cookie and reloadHint), decoded strictly: the
+ * value is the SEQUENCE whole, mode refreshOnly or refreshAndPersist. *cookie points into
+ * value (bv_val NULL when absent). Returns 0, or -1 when malformed. Allocates nothing.
+ */
+int sync_request_decode(const struct berval *value, enum sync_mode *mode, struct berval *cookie,
+                        bool *reload_hint);
+
+/*
+ * The parts of a cookie minidir reads (slapd's shape, "rid=NNN,sid=NNN,csn=CSN;CSN..."): its
+ * rid (-1 when absent or not a number of 0..999) and its csn= value (the rest of the
+ * cookie from "csn=", into cookie; bv_val NULL when absent). Never fails.
+ */
+void sync_cookie_parts(const struct berval *cookie, int *rid, struct berval *csns);
+
+/*
+ * Whether an entry whose entryCSN is csn[0..len) changed after the CSN set csns (a
+ * cookie's csn= value, CSNs separated by ';'): true when its CSN is later than the set's
+ * CSN of the same server ID (a CSN's third '#' field), or the set has none of that ID, or
+ * csn is empty (an entry without a CSN is always sent).
+ */
+bool sync_csn_newer(const char *csn, size_t len, const struct berval *csns);
+
+/* syncStateValue for an entry (cookie NULL: none). Returns 0 (*out liblber's: ber_bvfree)
+ * or -1 when out of memory. */
+int sync_state_encode(enum sync_state state, const unsigned char uuid[SYNC_UUID_LEN],
+                      const struct berval *cookie, struct berval **out);
+/* syncDoneValue. Returns 0 or -1 (out of memory). */
+int sync_done_encode(const struct berval *cookie, bool refresh_deletes, struct berval **out);
+/*
+ * syncInfoValue of kind: NEW_COOKIE (cookie), REFRESH_DELETE or REFRESH_PRESENT (cookie
+ * may be NULL, refresh_done), ID_SET (cookie may be NULL, refresh_deletes, n UUIDs at
+ * uuids, SYNC_UUID_LEN bytes each). Returns 0 or -1 (out of memory).
+ */
+int sync_info_encode(enum sync_info_kind kind, const struct berval *cookie, bool flag,
+                     const unsigned char *uuids, size_t n, struct berval **out);
 
 #endif

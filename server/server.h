@@ -109,6 +109,8 @@ struct server {
 	struct db_gen
 	    *gen; /* the current database generation (server/db/generation.h): under gen_lock */
 	struct replica *replica;  /* the syncrepl consumer (replica/replica.h), NULL when none */
+	struct change_feed *feed; /* its changes for sync_provider's searches (change_feed.h), NULL
+	                             when off; set before the workers start */
 	struct chain_pool *chain; /* chain_passwd's threads (replica/replica.h), NULL when off;
 	                            set after the workers start (atomic: replica/chain.c) */
 	struct http_server *http; /* the HTTP endpoint (monitor/http.h), NULL when none */

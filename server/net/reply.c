@@ -24,7 +24,7 @@ static void log_result(struct conn *c, int rc)
 }
 
 /* A PDU is in CI(c)->out: count it, then let the send policy decide on sending. */
-static int queued(struct conn *c, int encoded, bool last)
+__attribute__((always_inline)) static inline int queued(struct conn *c, int encoded, bool last)
 {
 	if (encoded < 0) {
 		CI(c)->closing = true;
@@ -47,6 +47,51 @@ int reply_entry(struct conn *c, int32_t msgid, const struct stored_entry *st,
 	c->trace.entries++;
 	return queued(c, response_stored_entry(&CI(c)->out, msgid, st, sel, extra, extralen),
 	              false);
+}
+
+int reply_entry_ctl(struct conn *c, int32_t msgid, const struct stored_entry *st,
+                    const struct attr_select *sel, const unsigned char *extra, size_t extralen,
+                    const void *ctl, size_t clen)
+{
+	struct buf *out = &CI(c)->out;
+	size_t at = buf_pending(out); /* the message starts there, however out moves */
+	c->trace.entries++;
+	int rc = response_stored_entry(out, msgid, st, sel, extra, extralen);
+	if (rc == 0)
+		rc = response_add_controls(out, at, ctl, clen);
+	return queued(c, rc, false);
+}
+
+/* A PDU of a persistent search that goes out now: the policy sees a response's last PDU
+ * (it flushes), the operation's count and latency untouched. */
+static int queued_flush(struct conn *c, int encoded)
+{
+	if (encoded < 0) {
+		CI(c)->closing = true;
+		return -1;
+	}
+	STAT_ADD(CI(c)->stats->pdus, 1);
+	CI(c)->out_queued = CI(c)->out_sent + buf_pending(&CI(c)->out);
+	CI(c)->policy->pdu_end(c, true, false);
+	return 0;
+}
+
+int reply_bare_entry(struct conn *c, int32_t msgid, const void *dn, size_t dnlen, const void *ctl,
+                     size_t clen, bool flush)
+{
+	struct buf *out = &CI(c)->out;
+	size_t at = buf_pending(out); /* the message starts there, however out moves */
+	int rc = response_bare_entry(out, msgid, dn, dnlen);
+	if (rc == 0)
+		rc = response_add_controls(out, at, ctl, clen);
+	return flush ? queued_flush(c, rc) : queued(c, rc, false);
+}
+
+int reply_intermediate(struct conn *c, int32_t msgid, const char *oid, const void *value,
+                       size_t vlen, bool flush)
+{
+	int rc = response_intermediate(&CI(c)->out, msgid, oid, value, vlen);
+	return flush ? queued_flush(c, rc) : queued(c, rc, false);
 }
 
 int reply_result(struct conn *c, int32_t msgid, unsigned char optag, int rc, const char *matched,

@@ -16,6 +16,7 @@
 #ifndef MINIDIR_SERVER_NET_REPLY_H
 #define MINIDIR_SERVER_NET_REPLY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,6 +36,20 @@ void reply_begin(struct conn *c);
 int reply_entry(struct conn *c, int32_t msgid, const struct stored_entry *st,
                 const struct attr_select *sel, const unsigned char *extra, size_t extralen);
 
+/*
+ * A Content Synchronization search's PDUs (server/ops/search_sync.h): reply_entry with the
+ * [0] Controls element ctl[0..clen) (its Sync State control); a SearchResultEntry of dn
+ * alone (no attributes) with ctl; an IntermediateResponse (a Sync Info message). With
+ * flush, the PDU ends what the send policy holds as a response's last PDU would (a
+ * persistent search's changes go out at once), without ending the operation. 0 or -1.
+ */
+int reply_entry_ctl(struct conn *c, int32_t msgid, const struct stored_entry *st,
+                    const struct attr_select *sel, const unsigned char *extra, size_t extralen,
+                    const void *ctl, size_t clen);
+int reply_bare_entry(struct conn *c, int32_t msgid, const void *dn, size_t dnlen, const void *ctl,
+                     size_t clen, bool flush);
+int reply_intermediate(struct conn *c, int32_t msgid, const char *oid, const void *value,
+                       size_t vlen, bool flush);
 /*
  * The final PDU: an LDAPResult-shaped response (BindResponse, SearchResultDone,
  * CompareResponse, ExtendedResponse, ...) with tag optag and result code rc.

@@ -335,7 +335,7 @@ int computed_attrs_build(struct buf *out, const struct attr_select *sel, const s
 	struct entry_view kept = {0};
 	bool have = entry_opattrs_get(db, txn, id, &kept) == 0;
 	rc |= put_stamps(out, sel, db, have ? &kept : NULL);
-	if (attr_select_wants(sel, "entryDN")) {
+	if (!sel->sync && attr_select_wants(sel, "entryDN")) {
 		v.bv_val = (char *)e->dn;
 		v.bv_len = e->dnlen;
 		rc |= response_put_attr(out, "entryDN", &v, 1, to);
@@ -349,6 +349,8 @@ int computed_attrs_build(struct buf *out, const struct attr_select *sel, const s
 		v.bv_len = strlen(text);
 		rc |= response_put_attr(out, "entryUUID", &v, 1, to);
 	}
+	if (sel->sync) /* replicated: what the provider kept, none computed (response.h) */
+		return rc ? -1 : 0;
 	if (attr_select_wants(sel, "subschemaSubentry")) {
 		v.bv_val = SUBSCHEMA_DN;
 		v.bv_len = strlen(SUBSCHEMA_DN);

@@ -9,6 +9,7 @@
 #include <ldap.h>
 
 #include "protocol/controls.h"
+#include "protocol/sync.h"
 #include "server/ops/ops.h"
 
 /*
@@ -32,6 +33,7 @@ const struct op_control op_controls[] = {
     {CONTROL_MATCHED_VALUES, "matched values", OP_APPLY_SEARCH | OP_APPLY_BUILTIN, true},
     {CONTROL_VLV_REQUEST, "virtual list view", OP_APPLY_SEARCH, true},
     {CONTROL_PASSWORD_POLICY, "password policy", OP_APPLY_BIND, true},
+    {SYNC_REQUEST_OID, "content synchronization", OP_APPLY_SEARCH, true},
 };
 const size_t op_ncontrols = sizeof(op_controls) / sizeof(op_controls[0]);
 _Static_assert(sizeof(op_controls) / sizeof(op_controls[0]) <= OP_CONTROLS_MAX,

@@ -10,6 +10,7 @@
 #include "conf/version.h" /* MINIDIR_VERSION: vendorVersion */
 #include "protocol/buf.h"
 #include "protocol/schema.h"
+#include "protocol/sync.h"
 #include "server/ops/ops.h"
 #include "server/ops/ops_impl.h"
 
@@ -48,11 +49,14 @@ int op_rootdse_build(struct server *srv)
 	struct berval oc[] = {BV("top"), BV("extensibleObject")};
 	struct berval nc = {strlen(srv->cfg.suffix), srv->cfg.suffix};
 	/* supportedControl and supportedExtension: the tables' rows listed (op_controls.c,
-	 * op_extended.c), in their order; a list kept here by hand once left VLV out. */
+	 * op_extended.c), in their order; a list kept here by hand once left VLV out. Content
+	 * Synchronization only where it is answered (sync_provider), as slapd lists it only
+	 * with syncprov. */
 	struct berval ctl[OP_CONTROLS_MAX], *ctl_v[OP_CONTROLS_MAX + 1];
 	size_t nctl = 0;
 	for (size_t i = 0; i < op_ncontrols; i++)
-		if (op_controls[i].listed)
+		if (op_controls[i].listed &&
+		    (srv->cfg.sync_provider || strcmp(op_controls[i].oid, SYNC_REQUEST_OID) != 0))
 			ctl[nctl++] =
 			    (struct berval){strlen(op_controls[i].oid), (char *)op_controls[i].oid};
 	struct berval ext[OP_EXTENSIONS_MAX], *ext_v[OP_EXTENSIONS_MAX + 1];

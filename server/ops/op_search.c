@@ -29,6 +29,7 @@
 #include "server/ops/search_checks.h"
 #include "server/ops/search_names.h"
 #include "server/ops/search_op.h"
+#include "server/ops/search_sync.h"
 
 /* Steps of op_search, each called once per search, inlined into it as when they were one
  * function: GCC's LTO left these out of line (op_search is large), which cost about 40
@@ -354,6 +355,7 @@ SEARCH_STEP bool search_output(struct conn *c, struct ldap_request *req, struct 
                                bool paged)
 {
 	attr_select_init(&s->sel, s->names, s->nnames, req->u.search.typesonly);
+	s->sel.sync = s->sync != NULL;
 	if (search_matched_values(req, &s->mem, &c->w->scratch, &s->values) < 0) {
 		search_finish(c, LDAP_PROTOCOL_ERROR, NULL, "malformed matched values control");
 		return false;
@@ -420,6 +422,8 @@ void op_search(struct conn *c, struct ldap_request *req)
 	if (!own_key)
 		return;
 	search_init(c, req, s, own_key, key->len, paged ? page_size : 0);
+	if (req->ncontrols && !search_sync_begin(c, req, s))
+		return;
 	if (copy_names(s, r) < 0 || (paged && search_page_digest(c, req, s->page_digest) < 0) ||
 	    db_gen_txn_begin(w) != 0) {
 		search_finish(c, LDAP_OTHER, NULL, "out of memory");

@@ -11,11 +11,17 @@
 #include "protocol/controls.h"
 #include "server/net/reply.h"
 #include "server/ops/search_op.h"
+#include "server/ops/search_sync.h"
+
+const char search_expired_message[] =
+    "the database was reloaded twice since this search began; search again";
 
 void search_free(struct search_op *s)
 {
 	struct worker *w = s->c->w;
 	struct arena mem = s->mem; /* s itself lives there */
+	if (s->sync)               /* (a lookup makes no call) */
+		search_sync_free(s->sync);
 	sort_free(&s->sorted);
 	access_op_free(&s->access);
 	search_plan_free(&s->plan);
@@ -30,7 +36,8 @@ void search_task_free(struct conn_task *t)
 	search_free((struct search_op *)t);
 }
 
-/* Appends the response controls the search owes (paged cookie, sort result, VLV) as
+/* Appends the response controls the search owes (paged cookie, sort result, VLV; a
+ * refreshOnly Content Synchronization's Sync Done once its refresh is whole) as
  * one [0] Controls element, or nothing when it owes none. */
 static int put_controls(struct search_op *s, struct buf *ctl, bool more_pages)
 {
@@ -41,6 +48,8 @@ static int put_controls(struct search_op *s, struct buf *ctl, bool more_pages)
 		rc |= more_pages ? control_paged_response(&list, &c, sizeof(c))
 		                 : control_paged_response(&list, NULL, 0);
 	}
+	if (s->sync && s->sync->refreshed) /* refreshOnly's end: the consumer's cookie */
+		rc = search_sync_done_control(s->sync, &list);
 	if (s->sorting || s->sort_result)
 		rc |= control_sort_response(&list, s->sort_result);
 	if (s->vlv && s->sort_result == LDAP_SUCCESS) /* a refused sort: the sortResult says */

@@ -43,6 +43,8 @@
 #include "server/ops/search_vlv.h"
 #include "server/ops/search_txn.h"
 
+struct sync_search; /* search_sync.h */
+
 struct search_op {
 	struct conn_task task; /* first: a conn_task * is a search_op * */
 	int32_t msgid;
@@ -86,6 +88,7 @@ struct search_op {
 	struct berval *names;  /* copies of the requested attribute names */
 	int nnames;
 	struct buf name_bytes;
+	struct sync_search *sync; /* a Content Synchronization search's (search_sync.h), or NULL */
 	/* op_search zeroes what comes before it; access_op_init sets what it needs (its
 	 * decision cache, most of its bytes, is filled when first used). */
 	struct access_op access; /* who asks (access.h) */

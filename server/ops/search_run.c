@@ -18,6 +18,8 @@
 #include "server/ops/ops.h"
 #include "server/ops/search_alias.h"
 #include "server/ops/search_op.h"
+#include "server/ops/search_send.h"
+#include "server/ops/search_sync.h"
 #include "storage/candidates.h"
 #include "storage/db_fault.h"
 
@@ -136,28 +138,6 @@ static enum step next_match(struct conn *c, entry_id *id, struct entry_view *e,
 	return next_candidate(c, id, e, ae, rc, slice_end);
 }
 
-/* Sends entry id (viewed as e), as ae lets the client read it. */
-static int send_entry(struct conn *c, entry_id id, const struct entry_view *e,
-                      const struct access_entry *ae)
-{
-	struct search_op *s = search_running(c);
-	struct worker *w = c->w;
-	s->sel.gate = access_read_gate(ae);
-	ops_worker(w)->extra.off = ops_worker(w)->extra.len = 0;
-	int rc = 0;
-	if (s->want_oper && computed_attrs_build(&ops_worker(w)->extra, &s->sel, s->read.db,
-	                                         s->read.txn, id, e, &s->access) < 0)
-		rc = ENOMEM;
-	s->sent++;
-	s->page_sent++;
-	STAT_ADD(w->stats.entries_sent, 1);
-	if (rc == 0 && reply_entry(c, s->msgid, &ENTRY_STORED(e), &s->sel,
-	                           ops_worker(w)->extra.data, ops_worker(w)->extra.len) < 0)
-		rc = ENOMEM;
-	s->sel.gate = NULL; /* ae is the caller's, for this entry only */
-	return rc;
-}
-
 /* Starts a slice of s: its read transaction (search_txn.h), which the access rules' group
  * lookups and rule filters read too. Returns 0 or an LMDB error. */
 static int slice_begin(struct search_op *s, struct worker *w)
@@ -167,9 +147,6 @@ static int slice_begin(struct search_op *s, struct worker *w)
 	s->access.txn = s->read.txn;
 	return rc;
 }
-
-const char search_expired_message[] =
-    "the database was reloaded twice since this search began; search again";
 
 void search_expire(struct db_hold *h)
 {
@@ -290,7 +267,7 @@ static bool send_step(struct conn *c, struct search_op *s, struct slice *sl, uin
 		sl->page_full = true;
 		return false;
 	}
-	sl->rc = send_entry(c, sl->id, &sl->e, &sl->ae);
+	sl->rc = search_send_entry(c, sl->id, &sl->e, &sl->ae);
 	return true;
 }
 
@@ -311,6 +288,8 @@ static void slice_finish(struct conn *c, struct search_op *s, const struct slice
 		search_finish(c, LDAP_OTHER, NULL, "internal error reading the database");
 	} else if (sl->page_full) {
 		search_finish_page(c, LDAP_SUCCESS, NULL, NULL, true);
+	} else if (sl->done && s->sync && sl->result == LDAP_SUCCESS) {
+		search_sync_refresh_end(c);
 	} else if (sl->done) {
 		search_finish(c, sl->result, NULL, sl->message);
 	}

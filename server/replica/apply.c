@@ -16,6 +16,7 @@
 #include "protocol/sync.h"
 #include "server/clock.h"
 #include "server/log.h"
+#include "server/server.h"
 #include "server/replica/ds389.h"
 #include "storage/db_update.h"
 
@@ -54,6 +55,8 @@ static int uuid_cmp(const void *a, const void *b)
 static int delete_uuid(struct replica *r, const unsigned char *uuid, char *why, size_t cap)
 {
 	struct db_update_error e;
+	if (replica_feed_note(r, uuid, true, why, cap) < 0)
+		return -1;
 	int rc = db_update_delete(r->db, r->txn, uuid, DB_UPDATE_SUBTREE, &e);
 	if (rc == LDAP_NO_SUCH_OBJECT)
 		return 0;
@@ -302,6 +305,8 @@ static int store_entry(struct replica *r, const unsigned char *uuid, const char 
 	replica_count_change(r);
 	r->pending_bytes += len;
 	r->refresh_puts++;
+	if (replica_feed_note(r, uuid, false, why, cap) < 0)
+		return STORE_FAILED;
 	if (r->noversized && stored_oversized(r, uuid, why, cap) < 0)
 		return STORE_FAILED;
 	return STORED;

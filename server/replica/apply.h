@@ -151,6 +151,16 @@ int replica_txn_commit(struct replica *r);
  * see a large refresh arrive in pieces; the cookie moves only with its last. */
 int replica_txn_piece(struct replica *r, char *why, size_t cap);
 
+/*
+ * sync_provider's feed (server/change_feed.h; nothing without it): the entry uuid is stored
+ * or, deleted, about to be deleted in the open transaction, with its DN as it stands (none
+ * when it is not here: consumers find entries by UUID). Entries deleted below it have their
+ * own deletes (a provider deletes leaves first; a present phase names each). 0, or -1 when
+ * out of memory (why set).
+ */
+int replica_feed_note(struct replica *r, const unsigned char *uuid, bool deleted, char *why,
+                      size_t cap);
+
 /* Stores cookie (none when its bv_val is NULL: 0) in the open transaction, which then
  * holds no change it does not cover; it reaches the status at the commit. 0 or an LMDB
  * error. */

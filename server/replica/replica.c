@@ -10,9 +10,11 @@
 
 #include "protocol/dn.h"
 #include "protocol/sync.h"
+#include "server/change_feed.h"
 #include "server/clock.h"
 #include "server/db/db.h"
 #include "server/log.h"
+#include "server/server.h"
 #include "server/replica/apply.h"
 #include "server/replica/dirsync.h"
 #include "server/replica/ds389.h"
@@ -499,6 +501,12 @@ int replica_start(struct server *srv, void (*on_first_refresh)(struct server *sr
 	}
 	snprintf(r->st.provider, sizeof(r->st.provider), "%s", r->conf->provider);
 	replica_status_load(r);
+	if (srv->feed && change_feed_publish(srv->feed, r->st.cookie, strlen(r->st.cookie)) < 0) {
+		log_error("syncrepl: out of memory");
+		pthread_mutex_destroy(&r->lock);
+		free(r);
+		return -1;
+	}
 	r->attrs_default = strcmp(r->conf->attrs, "*,+") == 0;
 	snprintf(r->attrs_buf, sizeof(r->attrs_buf), "%s", r->conf->attrs);
 	int n = 0;

@@ -13,8 +13,10 @@
 #include <time.h>
 
 #include "protocol/buf.h"
+#include "server/change_feed.h"
 #include "server/clock.h"
 #include "server/log.h"
+#include "server/server.h"
 #include "server/replica/ds389.h"
 #include "storage/db_update.h"
 
@@ -95,6 +97,8 @@ void replica_txn_abort(struct replica *r)
 	r->pending_skipped = 0;
 	r->reload_after_commit = false;
 	held_clear(&r->held); /* the next session receives them again */
+	if (r->srv->feed)
+		change_feed_discard(r->srv->feed);
 	load_committed(r, false);
 }
 
@@ -259,6 +263,10 @@ static int commit_open(struct replica *r)
 		r->st.refreshes++;
 	__atomic_store_n(&r->pending_changes, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&r->lock);
+	/* st.cookie is this thread's to write: read here without the lock. Out of memory,
+	 * the feed moves its readers behind (they refresh again). */
+	if (r->srv->feed)
+		(void)change_feed_publish(r->srv->feed, r->st.cookie, strlen(r->st.cookie));
 	if (r->refreshed && r->refresh_quiet)
 		log_debug("syncrepl rid=%03d: %s", r->conf->rid, r->refresh_line);
 	else if (r->refreshed)
@@ -310,6 +318,24 @@ int replica_txn_piece(struct replica *r, char *why, size_t cap)
 		return -1;
 	}
 	return 0;
+}
+
+int replica_feed_note(struct replica *r, const unsigned char *uuid, bool deleted, char *why,
+                      size_t cap)
+{
+	struct change_feed *feed = r->srv->feed;
+	if (!feed)
+		return 0;
+	struct db_read *rt = db_write_reads(r->txn);
+	entry_id id;
+	struct entry_view e;
+	bool named = deleted && db_uuid2id(r->db, rt, uuid, &id) == 0 &&
+	             db_get_entry(r->db, rt, id, &e) == 0;
+	if (change_feed_note(feed, uuid, deleted, named ? (const char *)e.dn : NULL,
+	                     named ? e.dnlen : 0) == 0)
+		return 0;
+	snprintf(why, cap, "sync_provider's change feed: out of memory");
+	return -1;
 }
 
 void replica_stored_cookie(struct replica *r, struct buf *out)

@@ -28,6 +28,7 @@
 #include "server/db/db.h"
 #include "server/log.h"
 #include "server/replica/replica.h"
+#include "server/change_feed.h"
 #include "server/clock.h"
 #include "storage/db_check.h"
 #include "storage/dyngroup_update.h"
@@ -448,6 +449,12 @@ static void first_refresh_done(struct server *srv)
 
 int server_start(struct server *srv)
 {
+	/* Before the workers, which read it; the consumer publishes its cookie first. */
+	if (srv->cfg.sync_provider &&
+	    !(srv->feed = change_feed_new((size_t)srv->cfg.sync_provider_log))) {
+		log_error("sync_provider: out of memory");
+		return -1;
+	}
 	for (int i = 0; i < srv->nworkers; i++) {
 		int rc =
 		    pthread_create(&srv->workers[i]->thread, NULL, worker_main, srv->workers[i]);
@@ -501,6 +508,9 @@ void server_stop(struct server *srv)
 	srv->workers = NULL;
 	chain_stop(srv);   /* after the workers: they queue into it (jobs hold references) */
 	replica_free(srv); /* after the workers: their searches read its status */
+	change_feed_free(
+	    srv->feed); /* after the workers and the consumer, its readers and writer */
+	srv->feed = NULL;
 	for (int a = 0; a < srv->cfg.nlisten; a++)
 		if (srv->unix_bound[a])
 			unlink(srv->cfg.listen[a].path); /* ours: bound by listeners_bind */

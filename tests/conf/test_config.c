@@ -822,6 +822,26 @@ START_TEST(chain_passwd_keys)
 }
 END_TEST
 
+/* sync_provider: off by default, its log 10000 (100..1000000); on only with syncrepl. */
+START_TEST(sync_provider_keys)
+{
+	struct config cfg;
+	load_ok(BASE, &cfg);
+	ck_assert(!cfg.sync_provider);
+	ck_assert_int_eq(cfg.sync_provider_log, 10000);
+	config_free(&cfg);
+	load_ok(BASE "syncrepl = rid=1 provider=ldap://p searchbase=dc=example,dc=com\n"
+	             "sync_provider = yes\nsync_provider_log = 100\n",
+	        &cfg);
+	ck_assert(cfg.sync_provider);
+	ck_assert_int_eq(cfg.sync_provider_log, 100);
+	config_free(&cfg);
+	load_fails_at(BASE "\nsync_provider = yes\n", 4, "sync_provider = yes lets replicas");
+	load_fails_at(BASE "sync_provider_log = 99\n", 3, "sync_provider_log");
+	load_fails_at(BASE "sync_provider_log = 1000001\n", 3, "sync_provider_log");
+}
+END_TEST
+
 /* dynamic_groups: off by default, dynamic_groups_max 1000 (1..1000000); with syncrepl too. */
 START_TEST(dynamic_groups_keys)
 {
@@ -1069,6 +1089,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, err_access);
 	tcase_add_test(tc, err_first_error_wins);
 	tcase_add_test(tc, chain_passwd_keys);
+	tcase_add_test(tc, sync_provider_keys);
 	tcase_add_test(tc, dynamic_groups_keys);
 	tcase_add_test(tc, memo_bytes_key);
 	tcase_add_test(tc, sasl_keys);

@@ -180,6 +180,113 @@ START_TEST(info_values)
 }
 END_TEST
 
+/* A provider's side (sync_provide.c): each value it encodes is what the consumer's
+ * decoders above read back. */
+START_TEST(provider_request_decoding)
+{
+	struct berval *v = NULL, cookie = {16, (char *)"rid=007,csn=1#2"}, got;
+	enum sync_mode mode;
+	bool reload;
+	ck_assert_int_eq(sync_request_encode(SYNC_REFRESH_AND_PERSIST, &cookie, true, &v), 0);
+	ck_assert_int_eq(sync_request_decode(v, &mode, &got, &reload), 0);
+	ck_assert_int_eq(mode, SYNC_REFRESH_AND_PERSIST);
+	ck_assert(reload);
+	ck_assert_uint_eq(got.bv_len, 16);
+	ber_bvfree(v);
+	ck_assert_int_eq(sync_request_encode(SYNC_REFRESH_ONLY, NULL, false, &v), 0);
+	ck_assert_int_eq(sync_request_decode(v, &mode, &got, &reload), 0);
+	ck_assert_int_eq(mode, SYNC_REFRESH_ONLY);
+	ck_assert(!reload && !got.bv_val);
+	ber_bvfree(v);
+	/* A mode of 2, trailing bytes, a cut value, an empty one: refused. */
+	static const unsigned char bad_mode[] = {0x30, 0x03, 0x0a, 0x01, 0x02},
+	                           trailing[] = {0x30, 0x03, 0x0a, 0x01, 0x01, 0x00},
+	                           cut[] = {0x30, 0x05, 0x0a, 0x01, 0x01};
+	const struct berval bad[] = {{sizeof(bad_mode), (char *)bad_mode},
+	                             {sizeof(trailing), (char *)trailing},
+	                             {sizeof(cut), (char *)cut},
+	                             {0, NULL}};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_int_eq(sync_request_decode(&bad[i], &mode, &got, &reload), -1);
+}
+END_TEST
+
+START_TEST(provider_cookie_and_csn)
+{
+	struct berval c = {46,
+	                   (char *)"rid=012,sid=001,csn=20261207000000.000000Z#000000#001#000000"},
+	              csns;
+	c.bv_len = strlen(c.bv_val);
+	int rid;
+	sync_cookie_parts(&c, &rid, &csns);
+	ck_assert_int_eq(rid, 12);
+	ck_assert_uint_eq(csns.bv_len, strlen("20261207000000.000000Z#000000#001#000000"));
+	struct berval none = {9, (char *)"rid=x,a=b"};
+	sync_cookie_parts(&none, &rid, &csns);
+	ck_assert_int_eq(rid, -1);
+	ck_assert_ptr_null(csns.bv_val);
+	/* Two server IDs: an entry is compared with the CSN of its own. */
+	struct berval set = {0, (char *)"20261207000000.000000Z#000000#001#000000;"
+	                                "20261205000000.000000Z#000000#002#000000"};
+	set.bv_len = strlen(set.bv_val);
+	const char *older1 = "20261206000000.000000Z#000000#001#000000",
+	           *newer2 = "20261206000000.000000Z#000000#002#000000",
+	           *same1 = "20261207000000.000000Z#000000#001#000000",
+	           *other3 = "20261201000000.000000Z#000000#003#000000";
+	ck_assert(!sync_csn_newer(older1, strlen(older1), &set));
+	ck_assert(sync_csn_newer(newer2, strlen(newer2), &set));
+	ck_assert(!sync_csn_newer(same1, strlen(same1), &set));
+	ck_assert(sync_csn_newer(other3, strlen(other3), &set)); /* no CSN of server 3 */
+	ck_assert(sync_csn_newer("", 0, &set));                  /* no CSN: always sent */
+}
+END_TEST
+
+START_TEST(provider_answers)
+{
+	struct berval *v = NULL, cookie = {11, (char *)"csn=1#2#3#4"}, got;
+	enum sync_state state;
+	const unsigned char *uuid;
+	ck_assert_int_eq(sync_state_encode(SYNC_DELETE, (const unsigned char *)uuid_a, &cookie, &v),
+	                 0);
+	ck_assert_int_eq(sync_state_decode(v, &state, &uuid, &got), 0);
+	ck_assert_int_eq(state, SYNC_DELETE);
+	ck_assert(memcmp(uuid, uuid_a, 16) == 0 && got.bv_len == 11);
+	ber_bvfree(v);
+	bool deletes = true;
+	ck_assert_int_eq(sync_done_encode(&cookie, false, &v), 0);
+	ck_assert_int_eq(sync_done_decode(v, &got, &deletes), 0);
+	ck_assert(!deletes && got.bv_len == 11);
+	ber_bvfree(v);
+	struct sync_info info;
+	ck_assert_int_eq(sync_info_encode(SYNC_INFO_NEW_COOKIE, &cookie, false, NULL, 0, &v), 0);
+	ck_assert_int_eq(sync_info_decode(v, &info), 0);
+	ck_assert_int_eq(info.kind, SYNC_INFO_NEW_COOKIE);
+	ck_assert_uint_eq(info.cookie.bv_len, 11);
+	sync_info_free(&info);
+	ber_bvfree(v);
+	for (int done = 0; done < 2; done++) {
+		ck_assert_int_eq(
+		    sync_info_encode(SYNC_INFO_REFRESH_PRESENT, &cookie, done, NULL, 0, &v), 0);
+		ck_assert_int_eq(sync_info_decode(v, &info), 0);
+		ck_assert_int_eq(info.kind, SYNC_INFO_REFRESH_PRESENT);
+		ck_assert_int_eq(info.refresh_done, done);
+		sync_info_free(&info);
+		ber_bvfree(v);
+	}
+	unsigned char two[32];
+	memcpy(two, uuid_a, 16);
+	memcpy(two + 16, uuid_b, 16);
+	ck_assert_int_eq(sync_info_encode(SYNC_INFO_ID_SET, NULL, false, two, 2, &v), 0);
+	ck_assert_int_eq(sync_info_decode(v, &info), 0);
+	ck_assert_int_eq(info.kind, SYNC_INFO_ID_SET);
+	ck_assert(!info.refresh_deletes && !info.cookie.bv_val);
+	ck_assert_uint_eq(info.n, 2);
+	ck_assert(memcmp(info.uuids[1], uuid_b, 16) == 0);
+	sync_info_free(&info);
+	ber_bvfree(v);
+}
+END_TEST
+
 static Suite *sync_suite(void)
 {
 	Suite *s = suite_create("sync");
@@ -189,6 +296,9 @@ static Suite *sync_suite(void)
 	tcase_add_test(tc, state_refused_values);
 	tcase_add_test(tc, done_values);
 	tcase_add_test(tc, info_values);
+	tcase_add_test(tc, provider_request_decoding);
+	tcase_add_test(tc, provider_cookie_and_csn);
+	tcase_add_test(tc, provider_answers);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/sync.h"
 #include "protocol/controls.h"
 #include "server/ops/ops.h"
 #include "server/ops/ops_impl.h"
@@ -37,7 +38,7 @@ START_TEST(controls_each_operation_applies)
 {
 	ck_assert(APPLIED_ARE(op_apply_of(LDAP_REQ_SEARCH), CONTROL_PAGED_RESULTS,
 	                      CONTROL_SORT_REQUEST, CONTROL_MANAGE_DSA_IT, CONTROL_ASSERTION,
-	                      CONTROL_MATCHED_VALUES, CONTROL_VLV_REQUEST));
+	                      CONTROL_MATCHED_VALUES, CONTROL_VLV_REQUEST, SYNC_REQUEST_OID));
 	ck_assert(APPLIED_ARE(OP_APPLY_BUILTIN, CONTROL_ASSERTION, CONTROL_MANAGE_DSA_IT,
 	                      CONTROL_PAGED_RESULTS, CONTROL_MATCHED_VALUES));
 	ck_assert(APPLIED_ARE(OP_APPLY_MONITOR, CONTROL_MANAGE_DSA_IT));
@@ -111,6 +112,10 @@ START_TEST(rootdse_lists_the_tables)
 	ck_assert_str_eq(got, "1.3.6.1.1.12 2.16.840.1.113730.3.4.2 1.2.840.113556.1.4.319 "
 	                      "1.2.840.113556.1.4.473 1.2.826.0.1.3344810.2.3 "
 	                      "2.16.840.1.113730.3.4.9 1.3.6.1.4.1.42.2.27.8.5.1");
+	srv->cfg.sync_provider = true; /* Content Synchronization listed only where answered */
+	rootdse_values(srv, "supportedControl", got, sizeof(got));
+	ck_assert(strstr(got, "1.2.840.113556.1.4.319 ") && strstr(got, " " SYNC_REQUEST_OID));
+	srv->cfg.sync_provider = false;
 	rootdse_values(srv, "supportedExtension", got, sizeof(got));
 	ck_assert_str_eq(got, LDAP_EXOP_WHO_AM_I);
 	srv->tls = (struct tls_server *)srv; /* only tested for NULL */
