@@ -77,6 +77,7 @@ LIB_SRC  := $(wildcard protocol/*.c password/*.c storage/*.c ldif/*.c conf/*.c) 
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
 LIB      := $(B)/libminidir.a
 BINS     := $(B)/minidir $(B)/minidir-import $(B)/minidir-export $(B)/minidir-passwd \
+            $(B)/minidir-seed \
             $(B)/searchrate
 UNIT_SRC := $(wildcard tests/*/test_*.c tests/*/*/test_*.c)
 UNIT_BIN := $(UNIT_SRC:%.c=$(B)/%)
@@ -119,6 +120,8 @@ $(B)/minidir-import: $(B)/tools/minidir_import.o $(LIB)
 $(B)/minidir-export: $(B)/tools/minidir_export.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(B)/minidir-passwd: $(B)/tools/minidir_passwd.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(B)/minidir-seed: $(B)/tools/minidir_seed.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(SR_LIB): $(SR_OBJ)
@@ -346,9 +349,10 @@ $(B)/conf/config.o: CFLAGS += -DSCHEMA_DEFAULT_DIR='"$(SCHEMADIR)"'
 # must be linked there by hand (docs/install.md).
 LOGROTATEDIR  ?= $(SYSCONFDIR)/logrotate.d
 INSTALL       ?= install
-SBIN_PROGS    := minidir minidir-import minidir-export minidir-passwd
+SBIN_PROGS    := minidir minidir-import minidir-export minidir-passwd minidir-seed
 BIN_PROGS     := searchrate
 MAN_PAGES     := man/minidir.8 man/minidir-import.8 man/minidir-export.8 man/minidir-passwd.8 \
+                 man/minidir-seed.8 \
                  man/minidir.conf.5 man/searchrate.1
 SCHEMAS       := $(wildcard schema/*.schema)
 SUBST         := sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \

@@ -526,8 +526,8 @@ static int check_required(const struct config *cfg, const char *path, char *err,
 	return 0;
 }
 
-/* The keys that only a replica (syncrepl) has a use for, and metrics_listen's address,
- * which is loopback unless metrics_allow_remote says otherwise. 0, or -1 with err set. */
+/* The keys that only a replica (syncrepl) has a use for, metrics_tls's files, and metrics_listen's
+ * address, which is loopback unless metrics_allow_remote says otherwise. 0, or -1 with err set. */
 static int check_replica_and_metrics(const struct config *cfg, const char *path, char *err,
                                      size_t errlen)
 {
@@ -569,6 +569,13 @@ static int check_replica_and_metrics(const struct config *cfg, const char *path,
 		    "%s:%d: bind_passthrough_cache remembers binds bind_passthrough checks: it "
 		    "needs bind_passthrough = yes",
 		    path, config_key_line(path, "bind_passthrough_cache"));
+		return -1;
+	}
+	if (cfg->metrics_tls && !cfg->tls_cert_file[0]) {
+		snprintf(err, errlen,
+		         "%s:%d: metrics_tls = yes serves the HTTP endpoint over TLS: it needs "
+		         "tls_cert_file and tls_key_file",
+		         path, config_key_line(path, "metrics_tls"));
 		return -1;
 	}
 	if (cfg->metrics_listen.set && !cfg->metrics_listen.loopback &&

@@ -204,6 +204,9 @@ enum tls_verify { TLS_VERIFY_NEVER, TLS_VERIFY_ALLOW, TLS_VERIFY_DEMAND };
 	   measured). */ \
 	KEY(metrics_listen, struct metrics_addr, , config_set_metrics_listen) \
 	KEY(metrics_allow_remote, bool, , config_set_bool, .def = "no") \
+	/* The endpoint over TLS (https://) with tls_cert_file and tls_key_file, which it \
+	   needs (server/net/tls_socket.h); no client certificate is asked for. */ \
+	KEY(metrics_tls, bool, , config_set_bool, .def = "no") \
 	KEY(ready_max_lag_ms, int, , config_set_count, .min = 100, .max = 86400000, .def = "30000") \
 	/* Content Synchronization answered (RFC 4533: server/ops/search_sync.h), so that \
 	   replicas follow this one: only on a replica (syncrepl); the changes kept for \

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # make image: an OCI image of minidir, built offline with buildah (no registry is asked for
 # anything: the image starts FROM scratch). It holds what the minidir package installs to
-# run the server (/usr/sbin/minidir, minidir-import, minidir-export, minidir-passwd, the
-# schema files in /usr/share/minidir/schema, the sample configuration), exactly the shared
-# libraries ldd names for those programs (and the loader), the example directory, and an
+# run the server (/usr/sbin/minidir, minidir-import, minidir-export, minidir-passwd,
+# minidir-seed, the schema files in /usr/share/minidir/schema, the sample configuration),
+# exactly the shared libraries ldd names for those programs (and the loader), the example
+# directory, and an
 # /etc/passwd and /etc/group with one user of its own, minidir (10001:10001), which the
 # image runs as. Entrypoint: minidir -f /etc/minidir/minidir.conf: in the foreground,
 # logging to standard error (minidir(8)); mount the configuration there (a Kubernetes
@@ -78,7 +79,7 @@ else
 		die "make install failed: $(tail -5 build-image/install.log)"
 	install -D -m 0644 examples/example.ldif "$pkg/usr/share/doc/minidir/examples/example.ldif"
 fi
-progs=(minidir minidir-import minidir-export minidir-passwd)
+progs=(minidir minidir-import minidir-export minidir-passwd minidir-seed)
 for p in "${progs[@]}"; do
 	[ -x "$pkg/usr/sbin/$p" ] || die "no /usr/sbin/$p in the package's files"
 done

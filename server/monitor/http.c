@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -11,17 +12,20 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include "server/clock.h"
 #include "server/log.h"
+#include "server/net/tls_socket.h"
+#include "server/monitor/http_link.h"
 #include "server/monitor/metrics.h"
 #include "server/monitor/snapshot.h"
 #include "server/server.h"
 
 struct http_conn {
-	int fd; /* -1: free */
+	struct http_link link; /* link.fd -1: free */
+	short events;          /* what poll waits for: POLLIN, POLLOUT during a TLS handshake */
+	bool shaken;           /* the TLS handshake is done (plain HTTP: at once) */
 	struct sockaddr_storage peer;
 	int64_t deadline_ms;
 	size_t len;
@@ -30,6 +34,7 @@ struct http_conn {
 
 struct http_server {
 	struct server *srv;
+	struct tls_server *tls; /* metrics_tls: the server's context (srv->tls), else NULL */
 	int lfd, wakefd;
 	pthread_t thread;
 	struct http_counts counts; /* the thread's own */
@@ -50,79 +55,59 @@ static int64_t now_ms(void)
 	return (int64_t)(clock_ns() / 1000000);
 }
 
-/* Sends all of p, waiting up to HTTP_WRITE_TIMEOUT_MS (the socket's SO_SNDTIMEO). */
-static void send_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return; /* the client went, or the time ran out: it gets what it got */
-		p += k;
-		n -= (size_t)k;
-	}
-}
-
-static void answer(struct http_server *h, int fd, int code, const char *reason, const char *type,
-                   const char *body, size_t len, bool head_only, const char *extra)
+static void answer(struct http_server *h, struct http_link *l, int code, const char *reason,
+                   const char *type, const char *body, size_t len, bool head_only,
+                   const char *extra)
 {
 	char hdr[512];
 	int n = snprintf(hdr, sizeof(hdr),
 	                 "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s"
 	                 "Connection: close\r\n\r\n",
 	                 code, reason, type, len, extra ? extra : "");
-	/* The socket stays non-blocking for reading; the answer (a few KiB, which the
-	 * socket's buffer takes at once) is sent with a bound all the same. */
-	struct timeval tv = {HTTP_WRITE_TIMEOUT_MS / 1000, (HTTP_WRITE_TIMEOUT_MS % 1000) * 1000};
-	int fl = fcntl(fd, F_GETFL);
-	if (fl >= 0)
-		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK); /* SO_SNDTIMEO bounds blocking sends only */
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	send_all(fd, hdr, (size_t)n);
-	if (!head_only)
-		send_all(fd, body, len);
+	/* The answer (a few KiB, which the socket's buffer takes at once) is sent with a
+	 * bound all the same; the client gets what went out by then. */
+	http_link_blocking(l, HTTP_WRITE_TIMEOUT_MS);
+	if (http_link_send(l, hdr, (size_t)n) == 0 && !head_only)
+		http_link_send(l, body, len);
 	h->counts.requests++;
 }
 
-static void text_answer(struct http_server *h, int fd, int code, const char *reason,
+static void text_answer(struct http_server *h, struct http_link *l, int code, const char *reason,
                         const char *body, bool head_only, const char *extra)
 {
-	answer(h, fd, code, reason, "text/plain; charset=utf-8", body, strlen(body), head_only,
+	answer(h, l, code, reason, "text/plain; charset=utf-8", body, strlen(body), head_only,
 	       extra);
 }
 
 static void http_conn_close(struct http_conn *c)
 {
-	close(c->fd);
-	c->fd = -1;
+	http_link_close(&c->link);
 	c->len = 0;
 }
 
 /* /snapshot (snapshot.h): a stream's thread takes c's socket, or the answer is made here. */
 static void serve_snapshot(struct http_server *h, struct http_conn *c, bool head)
 {
-	switch (snapshot_serve(h->srv, &h->snapshots, c->fd, &c->peer, head)) {
+	switch (snapshot_serve(h->srv, &h->snapshots, &c->link, &c->peer, head)) {
 	case SNAPSHOT_STREAMING:
-		h->counts.requests++;
-		c->fd = -1; /* the stream's now */
+		h->counts.requests++; /* c->link is the stream's now */
 		break;
 	case SNAPSHOT_FORBIDDEN:
-		text_answer(h, c->fd, 403, "Forbidden",
+		text_answer(h, &c->link, 403, "Forbidden",
 		            "/snapshot: this address is not in snapshot_allow\n", head, NULL);
 		break;
 	case SNAPSHOT_BUSY:
 		h->counts.busy++;
-		text_answer(h, c->fd, 503, "Service Unavailable",
+		text_answer(h, &c->link, 503, "Service Unavailable",
 		            "/snapshot: as many copies as allowed are under way; try again\n", head,
 		            "Retry-After: 10\r\n");
 		break;
 	case SNAPSHOT_HEAD:
-		answer(h, c->fd, 200, "OK", "application/octet-stream", "", 0, true, NULL);
+		answer(h, &c->link, 200, "OK", "application/octet-stream", "", 0, true, NULL);
 		break;
 	case SNAPSHOT_FAILED:
-		text_answer(h, c->fd, 500, "Internal Server Error", "/snapshot failed (logged)\n",
-		            head, NULL);
+		text_answer(h, &c->link, 500, "Internal Server Error",
+		            "/snapshot failed (logged)\n", head, NULL);
 		break;
 	}
 }
@@ -141,12 +126,12 @@ static void serve(struct http_server *h, struct http_conn *c)
 	char extra;
 	if (sscanf(line, "%15s %1023s %15s %c", method, target, version, &extra) != 3 ||
 	    strncmp(version, "HTTP/1.", 7) != 0 || target[0] != '/') {
-		text_answer(h, c->fd, 400, "Bad Request", "bad request line\n", false, NULL);
+		text_answer(h, &c->link, 400, "Bad Request", "bad request line\n", false, NULL);
 		return;
 	}
 	bool head = strcmp(method, "HEAD") == 0;
 	if (!head && strcmp(method, "GET") != 0) {
-		text_answer(h, c->fd, 405, "Method Not Allowed", "only GET and HEAD\n", false,
+		text_answer(h, &c->link, 405, "Method Not Allowed", "only GET and HEAD\n", false,
 		            "Allow: GET, HEAD\r\n");
 		return;
 	}
@@ -154,7 +139,7 @@ static void serve(struct http_server *h, struct http_conn *c)
 	if (q)
 		*q = '\0';
 	if (strcmp(target, "/healthz") == 0) {
-		text_answer(h, c->fd, 200, "OK", "ok\n", head, NULL);
+		text_answer(h, &c->link, 200, "OK", "ok\n", head, NULL);
 	} else if (strcmp(target, "/readyz") == 0) {
 		/* A code only: the reason in words may name the replication bind DN or an
 		 * entry, which cn=monitor and the log tell the operators. */
@@ -168,64 +153,106 @@ static void serve(struct http_server *h, struct http_conn *c)
 			log_info("/readyz: ready again");
 		h->not_ready = is_ready ? NULL : ready.code;
 		if (is_ready) {
-			text_answer(h, c->fd, 200, "OK", "ready\n", head, NULL);
+			text_answer(h, &c->link, 200, "OK", "ready\n", head, NULL);
 		} else {
 			snprintf(body, sizeof(body), "not ready: %s\n", ready.code);
-			text_answer(h, c->fd, 503, "Service Unavailable", body, head, NULL);
+			text_answer(h, &c->link, 503, "Service Unavailable", body, head, NULL);
 		}
 	} else if (strcmp(target, "/metrics") == 0) {
 		struct buf out = {0};
 		h->counts.requests++; /* this one counts in its own text */
 		if (metrics_text(h->srv, &h->counts, &out) < 0)
-			text_answer(h, c->fd, 500, "Internal Server Error", "out of memory\n", head,
-			            NULL);
+			text_answer(h, &c->link, 500, "Internal Server Error", "out of memory\n",
+			            head, NULL);
 		else
-			answer(h, c->fd, 200, "OK", "text/plain; version=0.0.4; charset=utf-8",
+			answer(h, &c->link, 200, "OK", "text/plain; version=0.0.4; charset=utf-8",
 			       (const char *)out.data, out.len, head, NULL);
 		h->counts.requests--;
 		buf_free(&out);
 	} else if (strcmp(target, "/snapshot") == 0) {
 		serve_snapshot(h, c, head);
 	} else {
-		text_answer(h, c->fd, 404, "Not Found",
+		text_answer(h, &c->link, 404, "Not Found",
 		            "not found: /metrics, /healthz, /readyz, /snapshot\n", head, NULL);
 	}
 }
 
-/* Reads what c's client sent; answers once the headers are whole. */
-static void conn_read(struct http_server *h, struct http_conn *c)
+/* Whether c holds the end of the headers: an empty line (CRLF CRLF, or bare LFs as curl
+ * never sends but a hand-typed request may). */
+static bool headers_whole(const struct http_conn *c)
 {
-	ssize_t n = recv(c->fd, c->req + c->len, sizeof(c->req) - c->len, 0);
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (n <= 0) {
-		http_conn_close(c);
-		return;
-	}
-	c->len += (size_t)n;
-	/* The end of the headers: an empty line (CRLF CRLF, or bare LFs as curl never
-	 * sends but a hand-typed request may). */
 	for (size_t i = 0; i + 1 < c->len; i++)
 		if (c->req[i] == '\n' &&
 		    (c->req[i + 1] == '\n' ||
-		     (c->req[i + 1] == '\r' && i + 2 < c->len && c->req[i + 2] == '\n'))) {
-			serve(h, c);
-			if (c->fd >= 0)
-				http_conn_close(c);
-			else
-				c->len = 0; /* a /snapshot stream took the socket */
+		     (c->req[i + 1] == '\r' && i + 2 < c->len && c->req[i + 2] == '\n')))
+			return true;
+	return false;
+}
+
+/* Reads what c's client sent, all that waits (a TLS session may hold more than the socket
+ * shows); answers once the headers are whole. */
+static void conn_read(struct http_server *h, struct http_conn *c)
+{
+	for (;;) {
+		ssize_t n = http_link_recv(&c->link, c->req + c->len, sizeof(c->req) - c->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n <= 0) {
+			http_conn_close(c);
 			return;
 		}
-	if (c->len == sizeof(c->req)) {
-		h->counts.too_large++;
-		text_answer(h, c->fd, 431, "Request Header Fields Too Large",
-		            "request line and headers over 8192 bytes\n", false, NULL);
-		http_conn_close(c);
+		c->len += (size_t)n;
+		if (headers_whole(c)) {
+			serve(h, c);
+			http_conn_close(c); /* nothing when a /snapshot stream took the link */
+			return;
+		}
+		if (c->len == sizeof(c->req)) {
+			h->counts.too_large++;
+			text_answer(h, &c->link, 431, "Request Header Fields Too Large",
+			            "request line and headers over 8192 bytes\n", false, NULL);
+			http_conn_close(c);
+			return;
+		}
 	}
 }
 
-/* accept failed with err (EMFILE or ENFILE): the pending connection is answered 503 with
- * the spare descriptor, or, the spare lost, the listener rests HTTP_FD_REST_MS. */
+/* Poll found c's socket ready: its TLS handshake goes on as far as the socket allows
+ * (never waiting: one slow client holds no other), then its request is read. */
+static void conn_ready(struct http_server *h, struct http_conn *c)
+{
+	if (!c->shaken) {
+		char peer[64] = "?";
+		getnameinfo((const struct sockaddr *)&c->peer, sizeof(c->peer), peer, sizeof(peer),
+		            NULL, 0, NI_NUMERICHOST);
+		int want = http_link_handshake(&c->link, peer);
+		if (want < 0) {
+			http_conn_close(c);
+			return;
+		}
+		c->events = want ? (short)want : POLLIN;
+		if (want)
+			return;
+		c->shaken = true;
+	}
+	conn_read(h, c);
+}
+
+/* A connection accepted but not kept (fd): answered 503 with body over plain HTTP, closed
+ * without a word over TLS (a handshake here could wait on the client). */
+static void refuse(struct http_server *h, int fd, const char *body)
+{
+	h->counts.busy++;
+	struct http_link l = {.fd = fd};
+	if (!h->tls)
+		text_answer(h, &l, 503, "Service Unavailable", body, false, NULL);
+	http_link_close(&l);
+}
+
+/* accept failed with err (EMFILE or ENFILE): the pending connection is refused with the
+ * spare descriptor, or, the spare lost, the listener rests HTTP_FD_REST_MS. */
 static void at_fd_limit(struct http_server *h, int err)
 {
 	if (!h->at_limit)
@@ -237,12 +264,8 @@ static void at_fd_limit(struct http_server *h, int err)
 		close(h->spare);
 		fd = accept4(h->lfd, NULL, NULL, SOCK_CLOEXEC);
 	}
-	if (fd >= 0) {
-		h->counts.busy++;
-		text_answer(h, fd, 503, "Service Unavailable", "out of file descriptors\n", false,
-		            NULL);
-		close(fd);
-	}
+	if (fd >= 0)
+		refuse(h, fd, "out of file descriptors\n");
 	h->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (h->spare < 0 || fd < 0)
 		h->rest_until_ms = now_ms() + HTTP_FD_REST_MS;
@@ -261,17 +284,23 @@ static void accept_one(struct http_server *h)
 		h->at_limit = false;
 		log_info("metrics_listen: accepting again");
 	}
-	for (int i = 0; i < HTTP_MAX_CONNS; i++)
-		if (h->conns[i].fd < 0) {
-			h->conns[i].fd = fd;
-			h->conns[i].peer = peer;
-			h->conns[i].len = 0;
-			h->conns[i].deadline_ms = now_ms() + HTTP_READ_TIMEOUT_MS;
+	for (int i = 0; i < HTTP_MAX_CONNS; i++) {
+		struct http_conn *c = &h->conns[i];
+		if (c->link.fd >= 0)
+			continue;
+		c->link = (struct http_link){.fd = fd};
+		if (h->tls && !(c->link.tls = tls_socket_new(h->tls, fd))) {
+			http_conn_close(c); /* logged */
 			return;
 		}
-	h->counts.busy++;
-	text_answer(h, fd, 503, "Service Unavailable", "too many connections\n", false, NULL);
-	close(fd);
+		c->shaken = !h->tls;
+		c->events = POLLIN; /* a TLS client speaks first too (ClientHello) */
+		c->peer = peer;
+		c->len = 0;
+		c->deadline_ms = now_ms() + HTTP_READ_TIMEOUT_MS;
+		return;
+	}
+	refuse(h, fd, "too many connections\n");
 }
 
 static void *http_main(void *arg)
@@ -289,20 +318,22 @@ static void *http_main(void *arg)
 			wait = h->rest_until_ms - now;
 		for (int i = 0; i < HTTP_MAX_CONNS; i++) {
 			struct http_conn *c = &h->conns[i];
-			if (c->fd < 0)
+			if (c->link.fd < 0)
 				continue;
 			if (c->deadline_ms <= now) {
 				h->counts.timeouts++;
-				text_answer(h, c->fd, 408, "Request Timeout",
-				            "the request did not arrive within 5 seconds\n", false,
-				            NULL);
+				if (c->shaken) /* else closed without a word: no session to say it
+				                */
+					text_answer(h, &c->link, 408, "Request Timeout",
+					            "the request did not arrive within 5 seconds\n",
+					            false, NULL);
 				http_conn_close(c);
 				continue;
 			}
 			if (wait < 0 || c->deadline_ms - now < wait)
 				wait = c->deadline_ms - now;
 			idx[n - 2] = i;
-			p[n++] = (struct pollfd){.fd = c->fd, .events = POLLIN};
+			p[n++] = (struct pollfd){.fd = c->link.fd, .events = c->events};
 		}
 		if (poll(p, (nfds_t)n, (int)wait) < 0 && errno != EINTR) {
 			log_error("metrics_listen: poll: %s", strerror(errno));
@@ -312,7 +343,7 @@ static void *http_main(void *arg)
 			break; /* http_stop */
 		for (int j = 2; j < n; j++)
 			if (p[j].revents)
-				conn_read(h, &h->conns[idx[j - 2]]);
+				conn_ready(h, &h->conns[idx[j - 2]]);
 		if (p[1].revents & POLLIN)
 			accept_one(h);
 	}
@@ -324,14 +355,19 @@ int http_start(struct server *srv)
 	const struct metrics_addr *a = &srv->cfg.metrics_listen;
 	if (!a->set)
 		return 0;
+	if (srv->cfg.metrics_tls && !srv->tls) { /* config.c refuses it: tls_setup was not run */
+		log_error("metrics_tls = yes but TLS is not set up (tls_cert_file)");
+		return -1;
+	}
 	struct http_server *h = calloc(1, sizeof(*h));
 	if (!h) {
 		log_error("metrics_listen: out of memory");
 		return -1;
 	}
 	h->srv = srv;
+	h->tls = srv->cfg.metrics_tls ? srv->tls : NULL;
 	for (int i = 0; i < HTTP_MAX_CONNS; i++)
-		h->conns[i].fd = -1;
+		h->conns[i].link.fd = -1;
 	h->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	int one = 1;
 	h->wakefd = eventfd(0, EFD_CLOEXEC);
@@ -360,8 +396,8 @@ int http_start(struct server *srv)
 		return -1;
 	}
 	srv->http = h;
-	log_info("metrics_listen: serving /metrics, /healthz, /readyz%s on http://%s",
-	         srv->cfg.nsnapshot_allow ? ", /snapshot" : "", a->text);
+	log_info("metrics_listen: serving /metrics, /healthz, /readyz%s on %s://%s",
+	         srv->cfg.nsnapshot_allow ? ", /snapshot" : "", h->tls ? "https" : "http", a->text);
 	return 0;
 }
 
@@ -376,8 +412,7 @@ void http_stop(struct server *srv)
 	pthread_join(h->thread, NULL);
 	snapshot_stop(h->snapshots);
 	for (int i = 0; i < HTTP_MAX_CONNS; i++)
-		if (h->conns[i].fd >= 0)
-			close(h->conns[i].fd);
+		http_link_close(&h->conns[i].link);
 	close(h->lfd);
 	close(h->wakefd);
 	if (h->spare >= 0)

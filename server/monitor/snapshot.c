@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -19,6 +18,7 @@
 #include "server/clock.h"
 #include "server/db/db.h"
 #include "server/log.h"
+#include "server/monitor/http_link.h"
 #include "server/server.h"
 
 /* What a stream reads from the copy at a time, and sends as one chunk. */
@@ -27,13 +27,13 @@
 struct stream {
 	struct server *srv;
 	pthread_t thread;
-	bool started;       /* thread is to be joined, then fd closed (the joiner's) */
-	atomic_bool done;   /* the thread has finished (release): its slot may be reused */
-	int fd;             /* the client's socket: the thread writes, the joiner closes */
-	char peer[64];      /* for the log */
-	int pipe_wr;        /* the copier's end of the pipe */
-	int copy_rc;        /* db_copy_to_fd's result (read after joining the copier) */
-	struct db_gen *gen; /* the generation copied, one reference */
+	bool started;          /* thread is to be joined, then its link closed (the joiner's) */
+	atomic_bool done;      /* the thread has finished (release): its slot may be reused */
+	struct http_link link; /* the client's: the thread writes, the joiner closes */
+	char peer[64];         /* for the log */
+	int pipe_wr;           /* the copier's end of the pipe */
+	int copy_rc;           /* db_copy_to_fd's result (read after joining the copier) */
+	struct db_gen *gen;    /* the generation copied, one reference */
 };
 
 struct snapshot_streams {
@@ -48,34 +48,6 @@ static bool allowed(const struct config *cfg, const struct sockaddr_storage *pee
 		if (ip_net_holds(&cfg->snapshot_allow[i], &a))
 			return true;
 	return false;
-}
-
-/* Sends the iov's bytes whole (the socket blocks, SO_SNDTIMEO bounds each send). */
-static int send_iov(int fd, struct iovec *iov, int n)
-{
-	while (n > 0) {
-		struct msghdr m = {.msg_iov = iov, .msg_iovlen = (size_t)n};
-		ssize_t k = sendmsg(fd, &m, MSG_NOSIGNAL);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -1;
-		while (n > 0 && (size_t)k >= iov->iov_len) {
-			k -= (ssize_t)iov->iov_len;
-			iov++, n--;
-		}
-		if (n > 0) {
-			iov->iov_base = (char *)iov->iov_base + k;
-			iov->iov_len -= (size_t)k;
-		}
-	}
-	return 0;
-}
-
-static int send_text(int fd, const char *text)
-{
-	struct iovec v = {(void *)text, strlen(text)};
-	return send_iov(fd, &v, 1);
 }
 
 static void *copier(void *arg)
@@ -105,7 +77,7 @@ static int pump(struct stream *st, int rd, uint64_t *bytes, char hex[65])
 			struct iovec v[3] = {{head, (size_t)hl}, {buf, (size_t)n}, {"\r\n", 2}};
 			EVP_DigestUpdate(md, buf, (size_t)n);
 			*bytes += (uint64_t)n;
-			rc = send_iov(st->fd, v, 3);
+			rc = http_link_sendv(&st->link, v, 3);
 		}
 	}
 	unsigned char sum[EVP_MAX_MD_SIZE];
@@ -138,9 +110,10 @@ static void stream_copy(struct stream *st)
 		close(p[1]);
 		return;
 	}
-	int rc = send_text(st->fd, "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
+	static const char head[] = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
 	                           "Transfer-Encoding: chunked\r\nTrailer: X-Snapshot-Bytes, "
-	                           "X-Snapshot-Sha256\r\nConnection: close\r\n\r\n");
+	                           "X-Snapshot-Sha256\r\nConnection: close\r\n\r\n";
+	int rc = http_link_send(&st->link, head, sizeof(head) - 1);
 	if (rc == 0)
 		rc = pump(st, p[0], &bytes, hex);
 	close(p[0]); /* a copier still writing gets EPIPE and ends */
@@ -155,7 +128,7 @@ static void stream_copy(struct stream *st)
 		snprintf(trailer, sizeof(trailer),
 		         "0\r\nX-Snapshot-Bytes: %llu\r\nX-Snapshot-Sha256: %s\r\n\r\n",
 		         (unsigned long long)bytes, hex);
-		rc = send_text(st->fd, trailer);
+		rc = http_link_send(&st->link, trailer, strlen(trailer));
 	}
 	if (rc == 0)
 		log_info("/snapshot for %s: %llu bytes in %.1f s", st->peer,
@@ -170,7 +143,7 @@ static void *stream_main(void *arg)
 {
 	struct stream *st = arg;
 	stream_copy(st);
-	shutdown(st->fd, SHUT_WR); /* the end, for the client; the joiner closes fd */
+	http_link_end(&st->link); /* the end, for the client; the joiner closes the socket */
 	db_gen_release(st->gen);
 	st->gen = NULL;
 	atomic_store_explicit(&st->done, true, memory_order_release);
@@ -181,12 +154,13 @@ static void *stream_main(void *arg)
 static void stream_reap(struct stream *s)
 {
 	pthread_join(s->thread, NULL);
-	close(s->fd);
+	http_link_close(&s->link);
 	s->started = false;
 }
 
-enum snapshot_answer snapshot_serve(struct server *srv, struct snapshot_streams **streams, int fd,
-                                    const struct sockaddr_storage *peer, bool head)
+enum snapshot_answer snapshot_serve(struct server *srv, struct snapshot_streams **streams,
+                                    struct http_link *link, const struct sockaddr_storage *peer,
+                                    bool head)
 {
 	if (!allowed(&srv->cfg, peer))
 		return SNAPSHOT_FORBIDDEN;
@@ -206,22 +180,19 @@ enum snapshot_answer snapshot_serve(struct server *srv, struct snapshot_streams 
 	}
 	if (!st)
 		return SNAPSHOT_BUSY;
-	*st = (struct stream){.srv = srv, .fd = fd, .gen = db_gen_current(srv)};
+	*st = (struct stream){.srv = srv, .link = *link, .gen = db_gen_current(srv)};
 	char host[64] = "?";
 	getnameinfo((const struct sockaddr *)peer, sizeof(*peer), host, sizeof(host), NULL, 0,
 	            NI_NUMERICHOST);
 	snprintf(st->peer, sizeof(st->peer), "%s", host);
-	struct timeval tv = {SNAPSHOT_STALL_MS / 1000, (SNAPSHOT_STALL_MS % 1000) * 1000};
-	int fl = fcntl(fd, F_GETFL);
-	if (fl >= 0)
-		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	http_link_blocking(&st->link, SNAPSHOT_STALL_MS);
 	if (pthread_create(&st->thread, NULL, stream_main, st) != 0) {
 		log_error("/snapshot for %s: starting its thread failed", st->peer);
 		db_gen_release(st->gen);
 		return SNAPSHOT_FAILED;
 	}
 	st->started = true;
+	*link = (struct http_link){.fd = -1}; /* the stream's now */
 	log_info("/snapshot: a copy of the database for %s", st->peer);
 	return SNAPSHOT_STREAMING;
 }
@@ -234,7 +205,7 @@ void snapshot_stop(struct snapshot_streams *streams)
 		struct stream *s = &streams->s[i];
 		if (!s->started)
 			continue;
-		shutdown(s->fd, SHUT_RDWR); /* a send under way fails: the stream ends */
+		shutdown(s->link.fd, SHUT_RDWR); /* a send under way fails: the stream ends */
 		stream_reap(s);
 	}
 	free(streams);

@@ -26,12 +26,13 @@
 #define SNAPSHOT_MAX_STREAMS 2
 #define SNAPSHOT_STALL_MS 30000
 
+struct http_link;
 struct server;
 struct snapshot_streams; /* the copies under way (snapshot.c) */
 
 /* What snapshot_serve did with the request. */
 enum snapshot_answer {
-	SNAPSHOT_STREAMING, /* a stream's thread took fd: it answers and closes it */
+	SNAPSHOT_STREAMING, /* a stream's thread took the link: it answers and closes it */
 	SNAPSHOT_FORBIDDEN, /* the caller answers 403: peer not in snapshot_allow */
 	SNAPSHOT_BUSY,      /* 503: SNAPSHOT_MAX_STREAMS under way */
 	SNAPSHOT_HEAD,      /* HEAD, allowed: 200 without a body */
@@ -39,12 +40,13 @@ enum snapshot_answer {
 };
 
 /*
- * Answers GET or HEAD /snapshot from peer on fd: starts a stream, or says what the
- * caller answers (fd is then still the caller's). *streams is made on first use (NULL
- * before).
+ * Answers GET or HEAD /snapshot from peer on link (http_link.h): starts a stream, which
+ * takes the link (*link is then closed: fd -1), or says what the caller answers (the link
+ * is then still the caller's). *streams is made on first use (NULL before).
  */
-enum snapshot_answer snapshot_serve(struct server *srv, struct snapshot_streams **streams, int fd,
-                                    const struct sockaddr_storage *peer, bool head);
+enum snapshot_answer snapshot_serve(struct server *srv, struct snapshot_streams **streams,
+                                    struct http_link *link, const struct sockaddr_storage *peer,
+                                    bool head);
 
 /* Cuts the copies under way (their sockets shut down), joins their threads, frees
  * streams (NULL: nothing). Before the database is closed. */

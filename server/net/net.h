@@ -16,6 +16,8 @@
  *   reply.h       how an operation answers (server/ops/, the monitor).
  *   tls.h         the server's TLS context (start-up), a session's peer subject (the
  *                 bind), kernel TLS found (the monitor).
+ *   tls_socket.h  a TLS session that drives its own socket (the HTTP endpoint's
+ *                 metrics_tls, server/monitor/http.c).
  *   listeners.h   binding and opening the listening sockets (start-up and main).
  *   conn_list.h   the connections of all workers, copied (the monitor).
  * The room's own: addr_served.h, conn_impl.h, engine.h, engine_uring.h, policy.h,

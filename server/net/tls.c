@@ -332,14 +332,20 @@ void tls_teardown(struct tls_server *ts)
 	free(ts);
 }
 
+SSL *tls_server_ssl(struct tls_server *ts)
+{
+	pthread_mutex_lock(&ts->lock);
+	SSL *ssl = SSL_new(ts->ctx);
+	pthread_mutex_unlock(&ts->lock);
+	return ssl;
+}
+
 struct tls_session *tls_session_new(struct tls_server *ts, int fd)
 {
 	struct tls_session *t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
-	pthread_mutex_lock(&ts->lock);
-	t->ssl = SSL_new(ts->ctx);
-	pthread_mutex_unlock(&ts->lock);
+	t->ssl = tls_server_ssl(ts);
 	t->io.out = &t->own;
 	t->bio = tls_bio_new(ts->bio, &t->io);
 	t->sock_wbio = ts->ktls;

@@ -35,6 +35,7 @@
 
 #include "protocol/buf.h"
 
+struct ssl_st; /* OpenSSL's SSL */
 struct tls_server;
 struct tls_session;
 
@@ -44,6 +45,9 @@ struct tls_session;
 /* A server session on a new connection whose socket is fd (borrowed: written to only by a
  * kernel TLS handshake, never closed), or NULL (logged). */
 struct tls_session *tls_session_new(struct tls_server *ts, int fd);
+/* A bare SSL of ts's current context (taken under its lock), for a session of another kind
+ * (tls_socket.c), or NULL. The caller frees it with SSL_free. */
+struct ssl_st *tls_server_ssl(struct tls_server *ts);
 /* Frees t (NULL allowed); with notify, first queues a close_notify alert for tls_output. */
 void tls_session_free(struct tls_session *t);
 /* Queues a close_notify alert (after a completed handshake), for tls_output. */

@@ -76,6 +76,22 @@ int replica_ldap_open(const struct syncrepl_conf *s, int timeout_s, LDAP **ldp, 
  */
 int replica_seed(const struct config *cfg, char *why, size_t cap);
 
+/* What replica_seed_file took. */
+struct seed_result {
+	uint64_t bytes; /* the copy's length */
+	size_t entries;
+};
+/*
+ * replica_seed's work, for it and for minidir-seed (tools/minidir_seed.c): url's copy
+ * fetched into path, which must not exist (never replaced, even if made meanwhile), through
+ * PATH.seed, checked as replica_seed says (the comparison with the syncrepl key only when
+ * cfg has one). An https:// peer's certificate must chain to the syncrepl key's
+ * tls_cacert, else to tls_ca_file (else to the system's CAs; tls_reqcert=never: not
+ * checked). 0 (*got set), or -1 with why, nothing left behind.
+ */
+int replica_seed_file(const struct config *cfg, const char *url, const char *path,
+                      struct seed_result *got, char *why, size_t cap);
+
 /* What a replica replicates, as its file records it (storage/db_update.h's "source"):
  * "provider=... searchbase=... scope=N filter=... attrs=... type=..." into out[0..cap).
  * Returns its length, or -1 when it does not fit. */

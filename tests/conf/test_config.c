@@ -842,6 +842,27 @@ START_TEST(sync_provider_keys)
 }
 END_TEST
 
+/* metrics_tls: off by default; on only with tls_cert_file and tls_key_file, refused at its
+ * own line without them. */
+START_TEST(metrics_tls_key)
+{
+	struct config cfg;
+	load_ok(BASE "metrics_listen = 127.0.0.1:9100\n", &cfg);
+	ck_assert(!cfg.metrics_tls);
+	config_free(&cfg);
+	load_ok(BASE "tls_cert_file = /x.pem\ntls_key_file = /x.key\n"
+	             "metrics_listen = 127.0.0.1:9100\nmetrics_tls = yes\n",
+	        &cfg);
+	ck_assert(cfg.metrics_tls);
+	ck_assert_int_eq(config_key_reload("metrics_tls"), CONFIG_RESTART);
+	config_free(&cfg);
+	load_fails_at(BASE "metrics_listen = 127.0.0.1:9100\n\nmetrics_tls = yes\n", 5,
+	              "metrics_tls = yes serves the HTTP endpoint over TLS: it needs "
+	              "tls_cert_file and tls_key_file");
+	load_fails_at(BASE "metrics_tls = sometimes\n", 3, "metrics_tls");
+}
+END_TEST
+
 /* dynamic_groups: off by default, dynamic_groups_max 1000 (1..1000000); with syncrepl too. */
 START_TEST(dynamic_groups_keys)
 {
@@ -1090,6 +1111,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, err_first_error_wins);
 	tcase_add_test(tc, chain_passwd_keys);
 	tcase_add_test(tc, sync_provider_keys);
+	tcase_add_test(tc, metrics_tls_key);
 	tcase_add_test(tc, dynamic_groups_keys);
 	tcase_add_test(tc, memo_bytes_key);
 	tcase_add_test(tc, sasl_keys);

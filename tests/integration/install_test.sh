@@ -34,7 +34,8 @@ version=$(sed -n 's/^#define MINIDIR_VERSION "\(.*\)"/\1/p' conf/version.h)
 render() { groff -man -Tascii -P-cbou -rHY=0 -rLL=250n "$1" 2> /dev/null; }
 
 # --- man pages ----------------------------------------------------------------
-pages="man/minidir.8 man/minidir-import.8 man/minidir-export.8 man/minidir.conf.5 man/searchrate.1"
+pages="man/minidir.8 man/minidir-import.8 man/minidir-export.8 man/minidir-seed.8 man/minidir.conf.5
+	man/searchrate.1"
 for page in $pages; do
 	if [ ! -f "$page" ]; then
 		not_ok "$page: missing"
@@ -77,7 +78,8 @@ done
 # Every option each program's --help prints, in its page's OPTIONS section as the head
 # of a tagged paragraph ("-f CONFIG", "-h, --help", "--version").
 for prog_page in minidir:man/minidir.8 minidir-import:man/minidir-import.8 \
-	minidir-export:man/minidir-export.8 searchrate:man/searchrate.1; do
+	minidir-export:man/minidir-export.8 minidir-seed:man/minidir-seed.8 \
+	searchrate:man/searchrate.1; do
 	prog=${prog_page%%:*} page=${prog_page#*:}
 	help=$("$BUILD/$prog" --help 2>&1) || { not_ok "$prog --help: exit status $?"; continue; }
 	opts=$(grep -oE '(^|[][ ,(|])--?[A-Za-z][A-Za-z0-9-]*' <<< "$help" | sed 's/^[^-]*//' | sort -u)
@@ -120,12 +122,14 @@ else
 	not_ok "make install: $out"
 	exit 1
 fi
-for f in usr/sbin/minidir usr/sbin/minidir-import usr/sbin/minidir-export usr/bin/searchrate; do
+for f in usr/sbin/minidir usr/sbin/minidir-import usr/sbin/minidir-export usr/sbin/minidir-seed \
+	usr/bin/searchrate; do
 	[ -x "$dest/$f" ] && [ "$(stat -c %a "$dest/$f")" = 755 ] && ok "installed /$f" ||
 		not_ok "/$f: missing or not mode 0755"
 done
 for f in usr/share/man/man8/minidir.8 usr/share/man/man8/minidir-import.8 \
-	usr/share/man/man8/minidir-export.8 usr/share/man/man5/minidir.conf.5 \
+	usr/share/man/man8/minidir-export.8 usr/share/man/man8/minidir-seed.8 \
+	usr/share/man/man5/minidir.conf.5 \
 	usr/share/man/man1/searchrate.1 lib/systemd/system/minidir.service \
 	usr/lib/sysusers.d/minidir.conf usr/lib/tmpfiles.d/minidir.conf etc/logrotate.d/minidir; do
 	[ -f "$dest/$f" ] && [ "$(stat -c %a "$dest/$f")" = 644 ] && ok "installed /$f" ||

@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # A new replica seeded from a peer (issue 52): replica A follows a real slapd provider
 # (tests/integration/provider.sh, example.ldif and SEED_ENTRIES more) and hands out
-# /snapshot (server/monitor/snapshot.c) to the addresses snapshot_allow names; replica B,
-# started from no file with syncrepl seed=http://A/snapshot, takes A's copy
-# (server/replica/seed.c), checks it and follows the provider from its cookie: the
-# provider sends B only what changed since (its log says so), and B converges with the
-# changes made meanwhile. Refused seeds fall back to a full refresh, logged: an address
-# snapshot_allow leaves out (403), a copy of a replica of another filter, a peer that
-# does not answer. /snapshot itself: 403 without snapshot_allow, the copy's trailers
-# (length and SHA-256) match what curl received, HEAD answers headers only.
+# /snapshot (server/monitor/snapshot.c) over HTTPS (metrics_tls, certificates of
+# tls_certs.sh) to the addresses snapshot_allow names; replica B, started from no file with
+# syncrepl seed=https://A/snapshot and tls_ca_file, takes A's copy (server/replica/seed.c),
+# checks it and follows the provider from its cookie: the provider sends B only what
+# changed since (its log says so), and B converges with the changes made meanwhile.
+# Refused seeds fall back to a full refresh, logged: an address snapshot_allow leaves out
+# (403, on B's plain http:// endpoint), a copy of a replica of another filter, a peer that
+# does not answer, a peer whose certificate does not chain to tls_ca_file. /snapshot
+# itself: 403 without snapshot_allow, the copy's trailers (length and SHA-256) match what
+# curl received, HEAD answers headers only; A's endpoint speaks no plain HTTP, and a
+# client that stalls its handshake (a bare connection, half a ClientHello) holds no other.
+# minidir-seed (tools/minidir_seed.c) fetches A's copy into a file, refuses a file that is
+# there, a certificate of another CA and a copy of another filter, leaving nothing.
 # Every server is stopped by PID; every wait is bounded.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -22,9 +27,15 @@ provider_setup && provider_add_generated "$SEED_ENTRIES" && provider_start || fi
 PROV=ldap://127.0.0.1:$port
 mport="" bmport="" dead="" # set by pick_port
 pick_port mport || finish
+certs=$work/certs
+tests/integration/tls_certs.sh "$certs" || { not_ok "tls_certs.sh"; finish; }
+CURL=(curl --cacert "$certs/ca.pem")
 
-# A: the peer, with the HTTP endpoint and snapshot_allow.
+# A: the peer, with the HTTP endpoint over TLS and snapshot_allow.
 replica_conf a refreshAndPersist "metrics_listen = 127.0.0.1:$mport
+metrics_tls = yes
+tls_cert_file = $certs/server.pem
+tls_key_file = $certs/server.key
 snapshot_allow = 127.0.0.1/32"
 replica_run a
 apid=$rpid alog=$rlog
@@ -33,14 +44,31 @@ REP=ldap://127.0.0.1:$aport
 [ -n "$aport" ] && converge 120 && ok "replica A converged with the provider in ${took}s" ||
 	{ not_ok "replica A: $(tail -3 "$alog") $(cat "$work/diff" 2> /dev/null)"; finish; }
 for _ in $(seq 1 50); do
-	[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$mport/readyz")" = 200 ] && break
+	[ "$("${CURL[@]}" -s -o /dev/null -w '%{http_code}' "https://127.0.0.1:$mport/readyz")" = 200 ] && break
 	sleep 0.1
 done
+grep -q "metrics_listen: serving .* on https://127.0.0.1:$mport" "$alog" &&
+	ok "A's endpoint serves https:// (metrics_tls)" || not_ok "A's endpoint: $(grep metrics_listen "$alog")"
+code=$(curl -s -m 5 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$mport/healthz")
+[ "$code" != 200 ] && ok "plain http:// to the TLS endpoint gets no answer ($code)" ||
+	not_ok "plain http:// to the TLS endpoint: $code"
+
+# Two clients that stall their handshakes (a bare connection, a TLS record header and no
+# more) hold no other: /healthz is answered at once beside them.
+exec 7<> "/dev/tcp/127.0.0.1/$mport" 8<> "/dev/tcp/127.0.0.1/$mport"
+printf '\x16\x03\x01\x01' >&8
+t0=$(date +%s%N)
+code=$("${CURL[@]}" -s -m 4 -o /dev/null -w '%{http_code}' "https://127.0.0.1:$mport/healthz")
+ms=$((($(date +%s%N) - t0) / 1000000))
+[ "$code" = 200 ] && [ "$ms" -lt 2000 ] &&
+	ok "/healthz over TLS beside two stalled handshakes: 200 in ${ms} ms" ||
+	not_ok "/healthz beside stalled handshakes: $code in ${ms} ms"
+exec 7>&- 8>&-
 
 # /snapshot as curl sees it: the bytes, then the trailers that name their length and sum.
-snap=http://127.0.0.1:$mport/snapshot
-code=$(curl -s -D "$work/snap.hdr" -o "$work/snap.mdb" -w '%{http_code}' --raw "$snap" 2> /dev/null)
-code2=$(curl -s -o "$work/snap2.mdb" -w '%{http_code}' "$snap")
+snap=https://127.0.0.1:$mport/snapshot
+code=$("${CURL[@]}" -s -D "$work/snap.hdr" -o "$work/snap.mdb" -w '%{http_code}' --raw "$snap" 2> /dev/null)
+code2=$("${CURL[@]}" -s -o "$work/snap2.mdb" -w '%{http_code}' "$snap")
 sum=$(sha256sum < "$work/snap2.mdb" | cut -d' ' -f1)
 size=$(stat -c %s "$work/snap2.mdb")
 raw_trailer=$(tail -c 200 "$work/snap.mdb" | tr -d '\r' | grep -a "^X-Snapshot")
@@ -54,7 +82,7 @@ fi
 n=$(mdb_stat -n -a "$work/snap2.mdb" 2> /dev/null | grep -c "Status of")
 [ "$n" -ge 5 ] && ok "the copy is an LMDB file of $n tables (mdb_stat)" ||
 	not_ok "mdb_stat of the copy: $(mdb_stat -n -a "$work/snap2.mdb" 2>&1 | head -3)"
-head=$(curl -s -I -o /dev/null -w '%{http_code} %{size_download}' "$snap")
+head=$("${CURL[@]}" -s -I -o /dev/null -w '%{http_code} %{size_download}' "$snap")
 [ "$head" = "200 0" ] && ok "HEAD /snapshot: 200, no body" || not_ok "HEAD /snapshot: $head"
 
 # B: seeded from A. The provider sends only what changed since A's cookie.
@@ -65,7 +93,8 @@ describe() {
 }
 describe user.1 "changed before B started"
 pick_port bmport || finish
-replica_conf b refreshAndPersist "metrics_listen = 127.0.0.1:$bmport"
+replica_conf b refreshAndPersist "metrics_listen = 127.0.0.1:$bmport
+tls_ca_file = $certs/ca.pem"
 sed -i "s|retry=\"1 +\"|retry=\"1 +\" seed=$snap|" "$work/b.conf"
 replica_run b
 bpid=$rpid blog=$rlog
@@ -88,9 +117,10 @@ code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$bmport/snapshot
 [ "$code" = 403 ] && ok "/snapshot without snapshot_allow: 403" || not_ok "/snapshot on B: $code"
 
 # Refused seeds: each one logged with why, and a full refresh instead, nothing left behind.
-# refused NAME WHY SEED_URL [FILTER]: a refreshOnly replica whose seed must be refused.
+# refused NAME WHY SEED_URL [FILTER [CONF]]: a refreshOnly replica whose seed must be
+# refused; CONF: lines more for its configuration (default: A's CA as tls_ca_file).
 refused() {
-	replica_conf "$1" refreshOnly
+	replica_conf "$1" refreshOnly "${5:-tls_ca_file = $certs/ca.pem}"
 	sed -i "s|retry=\"1 +\"|retry=\"1 +\" seed=$3 ${4:+filter=$4}|" "$work/$1.conf"
 	replica_run "$1"
 	local p n
@@ -112,6 +142,31 @@ refused c "the peer answered HTTP 403" "http://127.0.0.1:$bmport/snapshot"
 refused d "the copy replicates" "$snap" "(!(uid=user.5))"
 pick_port dead || finish
 refused e "onnect" "http://127.0.0.1:$dead/snapshot"
+refused f "certificate did not verify against $certs/other-ca.pem" "$snap" "" "tls_ca_file = $certs/other-ca.pem"
+
+# minidir-seed: A's copy into a file, with the checks of seed=.
+seed_tool() { "$BUILD/minidir-seed" -f "$work/$1.conf" "$snap" "$work/$2" 2>&1; }
+out=$(seed_tool b tool.mdb) && st=0 || st=$?
+n=$(mdb_stat -n -a "$work/tool.mdb" 2> /dev/null | grep -c "Status of")
+if [ "$st" = 0 ] && echo "$out" | grep -q "tool.mdb: [0-9]* bytes, [0-9]* entries" && [ "$n" -ge 5 ] &&
+	[ ! -e "$work/tool.mdb.seed" ]; then
+	ok "minidir-seed: $out"
+else
+	not_ok "minidir-seed: status $st, $out, $n tables"
+fi
+out=$(seed_tool b tool.mdb) && st=0 || st=$?
+[ "$st" = 1 ] && echo "$out" | grep -q "tool.mdb exists: it is not replaced" &&
+	ok "minidir-seed refuses a file that is there (status 1)" || not_ok "minidir-seed onto a file: $st, $out"
+out=$(seed_tool f tool2.mdb) && st=0 || st=$?
+[ "$st" = 1 ] && echo "$out" | grep -q "certificate did not verify against $certs/other-ca.pem" &&
+	[ ! -e "$work/tool2.mdb" ] && [ ! -e "$work/tool2.mdb.seed" ] &&
+	ok "minidir-seed refuses a certificate of another CA, nothing left: $out" ||
+	not_ok "minidir-seed, another CA: $st, $out"
+out=$(seed_tool d tool3.mdb) && st=0 || st=$?
+[ "$st" = 1 ] && echo "$out" | grep -q "the copy replicates" && [ ! -e "$work/tool3.mdb" ] &&
+	[ ! -e "$work/tool3.mdb.seed" ] &&
+	ok "minidir-seed refuses a copy of another filter, nothing left" ||
+	not_ok "minidir-seed, another filter: $st, $out"
 
 stop_checked "$bpid" "$blog" && ok "B stops on SIGTERM, exit 0" || not_ok "B stop: $stop_why"
 stop_checked "$apid" "$alog" && ok "A stops on SIGTERM, exit 0" || not_ok "A stop: $stop_why"
