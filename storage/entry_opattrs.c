@@ -54,6 +54,11 @@ static int kept_index(const char *type)
 	return -1;
 }
 
+int entry_opattrs_index(const char *type)
+{
+	return kept_index(type);
+}
+
 bool entry_opattrs_is_kept(const char *type)
 {
 	return kept_index(type) >= 0;

@@ -37,6 +37,9 @@
 extern const char *const entry_opattrs_names[];
 #define ENTRY_OPATTRS_UUID 22
 
+/* The index of type in entry_opattrs_names (compared without case), or -1. */
+int entry_opattrs_index(const char *type);
+
 /* Whether type (an attribute description) is one of the names kept (no options). */
 bool entry_opattrs_is_kept(const char *type);
 

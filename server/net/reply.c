@@ -70,21 +70,20 @@ static int queued_flush(struct conn *c, int encoded)
 		CI(c)->closing = true;
 		return -1;
 	}
-	STAT_ADD(CI(c)->stats->pdus, 1);
-	CI(c)->out_queued = CI(c)->out_sent + buf_pending(&CI(c)->out);
+	conn_output_queued(c, false); /* counted as a PDU within a response */
 	CI(c)->policy->pdu_end(c, true, false);
 	return 0;
 }
 
 int reply_bare_entry(struct conn *c, int32_t msgid, const void *dn, size_t dnlen, const void *ctl,
-                     size_t clen, bool flush)
+                     size_t clen)
 {
 	struct buf *out = &CI(c)->out;
 	size_t at = buf_pending(out); /* the message starts there, however out moves */
 	int rc = response_bare_entry(out, msgid, dn, dnlen);
 	if (rc == 0)
 		rc = response_add_controls(out, at, ctl, clen);
-	return flush ? queued_flush(c, rc) : queued(c, rc, false);
+	return queued(c, rc, false);
 }
 
 int reply_intermediate(struct conn *c, int32_t msgid, const char *oid, const void *value,

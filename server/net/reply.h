@@ -39,15 +39,15 @@ int reply_entry(struct conn *c, int32_t msgid, const struct stored_entry *st,
 /*
  * A Content Synchronization search's PDUs (server/ops/search_sync.h): reply_entry with the
  * [0] Controls element ctl[0..clen) (its Sync State control); a SearchResultEntry of dn
- * alone (no attributes) with ctl; an IntermediateResponse (a Sync Info message). With
- * flush, the PDU ends what the send policy holds as a response's last PDU would (a
+ * alone (no attributes) with ctl; an IntermediateResponse (a Sync Info message): with
+ * flush, it ends what the send policy holds as a response's last PDU would (a
  * persistent search's changes go out at once), without ending the operation. 0 or -1.
  */
 int reply_entry_ctl(struct conn *c, int32_t msgid, const struct stored_entry *st,
                     const struct attr_select *sel, const unsigned char *extra, size_t extralen,
                     const void *ctl, size_t clen);
 int reply_bare_entry(struct conn *c, int32_t msgid, const void *dn, size_t dnlen, const void *ctl,
-                     size_t clen, bool flush);
+                     size_t clen);
 int reply_intermediate(struct conn *c, int32_t msgid, const char *oid, const void *value,
                        size_t vlen, bool flush);
 /*

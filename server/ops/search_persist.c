@@ -58,8 +58,7 @@ static int send_delete(struct conn *c, struct search_op *s, const unsigned char 
 	}
 	int rc = search_sync_state_control(y, SYNC_DELETE, uuid);
 	if (rc == 0)
-		rc = reply_bare_entry(c, s->msgid, dn, dnlen, y->scratch.data, y->scratch.len,
-		                      false);
+		rc = reply_bare_entry(c, s->msgid, dn, dnlen, y->scratch.data, y->scratch.len);
 	return rc;
 }
 

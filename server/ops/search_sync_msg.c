@@ -6,7 +6,6 @@
 #include <ldap.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <strings.h>
 
 #include "protocol/controls.h"
 #include "server/net/reply.h"
@@ -14,19 +13,6 @@
 #include "server/ops/search_send.h"
 #include "server/ops/search_sync.h"
 #include "storage/entry_opattrs.h"
-
-/* Where entryCSN is among the kept operational attributes (entry_opattrs.h). */
-static int csn_index(void)
-{
-	static int at = -2;
-	if (at == -2) {
-		at = -1;
-		for (int i = 0; entry_opattrs_names[i]; i++)
-			if (strcasecmp(entry_opattrs_names[i], "entryCSN") == 0)
-				at = i;
-	}
-	return at;
-}
 
 /* The cookie handed out: "rid=NNN," (the consumer's) and the csn= part of the upstream's. */
 int search_sync_cookie(struct sync_search *y)
@@ -53,7 +39,7 @@ int search_sync_state(struct search_op *s, const struct entry_view *e, struct db
 	if (!y->persisting && y->have_csns) {
 		struct entry_view kept;
 		struct berval csn = {0, NULL};
-		int at = csn_index();
+		int at = entry_opattrs_index("entryCSN");
 		if (at >= 0 && entry_opattrs_get(s->read.db, txn, id, &kept) == 0)
 			(void)entry_opattrs_values(s->read.db, &kept, at, &csn, 1);
 		struct berval set = {y->csns.len, (char *)y->csns.data};
