@@ -151,6 +151,11 @@ report() {
 		"$name" "$(awk -v m="$secs" 'BEGIN{print m / 1000}')" "$cpu" "${checks:--}" "$why"
 	if [ "$word" = FAIL ]; then
 		failed+=("$name")
+		# The failed checks first: a reader given only the head of this output (CI's
+		# excerpt) still sees which check failed and why.
+		echo "---- $out/$name.log: its failed checks and sanitizer reports ----"
+		grep -E -m 20 "^not ok|ERROR: [A-Za-z]+Sanitizer|WARNING: ThreadSanitizer|runtime error:" \
+			"$out/$name.log" | cut -c1-1000
 		echo "---- $out/$name.log (last 60 lines) ----"
 		tail -n 60 "$out/$name.log"
 		echo "----"

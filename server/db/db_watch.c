@@ -23,12 +23,13 @@ static struct {
 	} maps[DB_WATCH_MAPS];
 	char message[512];
 	size_t message_len;
+	struct sigaction before_bus, before_segv; /* the handlers ours replaced */
+	bool installed;
 } fault;
 
 /* A fault inside a mapped database: the file changed under the server. */
 static void on_fault(int sig, siginfo_t *si, void *ctx)
 {
-	(void)ctx;
 	uintptr_t a = (uintptr_t)si->si_addr;
 	for (int i = 0; i < DB_WATCH_MAPS; i++) {
 		uintptr_t lo = __atomic_load_n(&fault.maps[i].start, __ATOMIC_RELAXED);
@@ -39,7 +40,18 @@ static void on_fault(int sig, siginfo_t *si, void *ctx)
 			_exit(1);
 		}
 	}
-	signal(sig, SIG_DFL); /* any other fault is a bug: let it crash as usual */
+	/* Any other fault is a bug: it goes to the handler there was before ours (a
+	 * sanitizer's report, under SAN=1), or crashes as usual (a core dump). */
+	const struct sigaction *before = sig == SIGBUS ? &fault.before_bus : &fault.before_segv;
+	if ((before->sa_flags & SA_SIGINFO) && before->sa_sigaction) {
+		before->sa_sigaction(sig, si, ctx);
+		return;
+	}
+	if (before->sa_handler != SIG_DFL && before->sa_handler != SIG_IGN && before->sa_handler) {
+		before->sa_handler(sig);
+		return;
+	}
+	signal(sig, SIG_DFL);
 	raise(sig);
 }
 
@@ -100,10 +112,13 @@ static void install_fault_handler(struct server *srv)
 	                 "not replaced by minidir-import); stopping\n",
 	                 srv->cfg.database);
 	fault.message_len = n > 0 && (size_t)n < sizeof(fault.message) ? (size_t)n : 0;
+	if (fault.installed)
+		return; /* once: a second install would keep ours as the one before */
 	struct sigaction sa = {.sa_sigaction = on_fault, .sa_flags = SA_SIGINFO};
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGBUS, &sa, NULL);
-	sigaction(SIGSEGV, &sa, NULL);
+	sigaction(SIGBUS, &sa, &fault.before_bus);
+	sigaction(SIGSEGV, &sa, &fault.before_segv);
+	fault.installed = true;
 }
 
 int db_watch_lease(const char *path, dev_t dev, ino_t ino, int *fd_out)

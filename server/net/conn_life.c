@@ -17,7 +17,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <malloc.h>
 #include <ldap.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,6 +31,7 @@
 #include "server/clock.h"
 #include "server/dlist.h"
 #include "server/log.h"
+#include "server/mem_trim.h"
 #include "server/net/engine.h"
 #include "server/net/policy.h"
 #include "server/net/tls_session.h"
@@ -431,7 +431,7 @@ static void hook_sweep(struct worker *w, time_t now)
 	 * the tail of the burst, which came after a trim, is returned too. */
 	bool settled = nw->trim_bytes >= CONN_TRIM_SETTLED_BYTES && nw->trim_bytes == nw->trim_last;
 	if (nw->trim_bytes >= CONN_TRIM_BYTES || settled) {
-		malloc_trim(0);
+		mem_trim();
 		nw->trim_bytes = 0;
 	}
 	nw->trim_last = nw->trim_bytes;

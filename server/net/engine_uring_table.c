@@ -6,7 +6,6 @@
  * io_uring_setup_buf_ring: the buffer ring is mapped and registered by hand).
  */
 #include <errno.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 
 #include "protocol/array.h"
 #include "protocol/buf.h"
+#include "server/mem_trim.h"
 #include "server/net/engine_uring.h"
 
 struct usock *uring_slot(struct uring_state *s, int slot)
@@ -131,7 +131,7 @@ void uring_sock_dead(struct uring_state *s, struct usock *u)
 			return; /* still listed: unmapped when it next empties */
 	munmap(s->blocks[b].socks, URING_BLOCK_BYTES); /* many connections closed: memory back */
 	s->blocks[b].socks = NULL;
-	malloc_trim(0);
+	mem_trim();
 }
 
 void uring_recycle(struct uring_state *s, unsigned bid)

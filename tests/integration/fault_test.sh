@@ -24,6 +24,8 @@ wait_exit() {
 	wait "$1"
 }
 
+# signal_of RC: " (killed by SIGNAME)" for an exit status above 128
+signal_of() { [ "$1" -gt 128 ] && echo " (killed by SIG$(kill -l $(($1 - 128))))"; }
 # CPU ticks (user + system) the process has used.
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
@@ -434,6 +436,26 @@ if start inplace; then
 	fi
 fi
 
+# --- a fault that is no database file's ---------------------------------------------------
+# The handler that tells a file changed in place (SIGBUS, SIGSEGV in its map) passes any
+# other fault on to the handler before it: a sanitizer's report under SAN=1 (before, it
+# was replaced and such a crash died silently, status 139), else the usual death.
+cp "$work/other.mdb" "$work/inplace.mdb"
+if start inplace; then
+	kill -SEGV "$pid"
+	wait_exit "$pid"
+	rc=$?
+	if grep -q __asan_init "$BUILD/minidir"; then
+		[ "$rc" = 1 ] && grep -q "ERROR: AddressSanitizer: SEGV" "$work/inplace.log" &&
+			ok "a fault outside the database: the sanitizer's report (exit 1)" ||
+			not_ok "a fault outside the database: exit $rc$(signal_of "$rc"), no sanitizer report: $(tail -2 "$work/inplace.log")"
+	else
+		[ "$rc" = $((128 + $(kill -l SEGV))) ] && ! grep -q "changed under the running server" "$work/inplace.log" &&
+			ok "a fault outside the database: killed by SIGSEGV, not taken for a changed file" ||
+			not_ok "a fault outside the database: exit $rc: $(tail -2 "$work/inplace.log")"
+	fi
+fi
+
 # --- a database file cut short ------------------------------------------------------------
 # A copy cut short (a full disk, an interrupted copy) was mapped as it was: the first page
 # read past its end killed minidir -t, minidir-export and the server with SIGBUS, and a
@@ -448,8 +470,6 @@ cuts="inside-the-last-page:$((full - psize / 2)) half:$((full / 2)) the-meta-pag
 cut_copy() { # FILE BYTES: whole.mdb, cut to BYTES
 	cp "$work/whole.mdb" "$1" && truncate -s "$2" "$1"
 }
-# signal_of RC: " (killed by SIGNAME)" for an exit status above 128
-signal_of() { [ "$1" -gt 128 ] && echo " (killed by SIG$(kill -l $(($1 - 128))))"; }
 for c in $cuts; do
 	what=${c%%:*} n=${c#*:}
 	cut_copy "$work/cut.mdb" "$n"
