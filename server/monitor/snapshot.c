@@ -21,8 +21,11 @@
 #include "server/monitor/http_link.h"
 #include "server/server.h"
 
-/* What a stream reads from the copy at a time, and sends as one chunk. */
-#define SNAPSHOT_CHUNK (256 * 1024)
+/* What a stream reads from the copy at a time and sends as one chunk, and the pipe the
+ * copier writes into (Linux's default pipe holds 64 KiB: each of LMDB's 1 MiB writes of a
+ * compacted copy would wake the stream sixteen times, for a 64 KiB chunk each). */
+#define SNAPSHOT_CHUNK (1024 * 1024)
+#define SNAPSHOT_PIPE_BYTES (1024 * 1024)
 
 struct stream {
 	struct server *srv;
@@ -104,6 +107,9 @@ static void stream_copy(struct stream *st)
 		return;
 	}
 	st->pipe_wr = p[1];
+	/* Refused (fs.pipe-max-size lowered, or pipe-user-pages-soft reached): the default
+	 * pipe works, in smaller steps. */
+	(void)fcntl(p[1], F_SETPIPE_SZ, SNAPSHOT_PIPE_BYTES);
 	if (pthread_create(&cp, NULL, copier, st) != 0) {
 		log_error("/snapshot for %s: starting the copy failed", st->peer);
 		close(p[0]);

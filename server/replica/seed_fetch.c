@@ -3,9 +3,11 @@
 
 #include <curl/curl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <openssl/evp.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
@@ -15,6 +17,19 @@
 #define SEED_LOW_SPEED 1024
 #define SEED_LOW_SPEED_S 60
 
+/* libcurl's receive buffer (16 KiB by default): the copy's writes and digest updates
+ * in 1 MiB steps, a sixty-fourth as many. */
+#define SEED_RECV_BYTES (1024 * 1024)
+
+/* Every SEED_WRITE_BEHIND bytes written, their writeback to the disk is started. */
+#define SEED_WRITE_BEHIND (32 * 1024 * 1024)
+
+/* A file opened O_DIRECT is written from an aligned buffer of SEED_DIRECT_BYTES, in whole
+ * blocks of SEED_DIRECT_ALIGN (the copy is whole LMDB pages, so only its last write may be
+ * short of one, and that one goes through the page cache). */
+#define SEED_DIRECT_BYTES (4 * 1024 * 1024)
+#define SEED_DIRECT_ALIGN 4096
+
 /* The trailers a peer's /snapshot ends with (server/monitor/snapshot.c). */
 #define TRAILER_BYTES "X-Snapshot-Bytes:"
 #define TRAILER_SHA256 "X-Snapshot-Sha256:"
@@ -23,28 +38,76 @@ struct fetch {
 	int fd;
 	EVP_MD_CTX *md;
 	uint64_t bytes;
+	uint64_t written_back; /* bytes whose writeback was started (sync_file_range) */
+	char *direct;          /* fd is O_DIRECT: the aligned buffer, else NULL */
+	size_t direct_used;    /* bytes in it not yet written */
 	int write_errno;
 	bool said_bytes, said_sha;
 	uint64_t bytes_said;
 	char sha_said[65];
 };
 
+/* Writes len bytes of p to fd; 0, or -1 with errno set. */
+static int write_all(int fd, const char *p, size_t len)
+{
+	for (size_t off = 0; off < len;) {
+		ssize_t k = write(fd, p + off, len - off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -1;
+		off += (size_t)k;
+	}
+	return 0;
+}
+
+/* The direct buffer's whole blocks written (at the end, with last, all of it: a tail short
+ * of a block through the page cache). 0, or -1 with f->write_errno set. */
+static int direct_flush(struct fetch *f, bool last)
+{
+	size_t whole = f->direct_used - f->direct_used % SEED_DIRECT_ALIGN;
+	if (whole && write_all(f->fd, f->direct, whole) < 0)
+		return f->write_errno = errno, -1;
+	memmove(f->direct, f->direct + whole, f->direct_used - whole);
+	f->direct_used -= whole;
+	if (last && f->direct_used) {
+		int fl = fcntl(f->fd, F_GETFL);
+		if (fl < 0 || fcntl(f->fd, F_SETFL, fl & ~O_DIRECT) < 0 ||
+		    write_all(f->fd, f->direct, f->direct_used) < 0)
+			return f->write_errno = errno, -1;
+		f->direct_used = 0;
+	}
+	return 0;
+}
+
 static size_t on_body(char *p, size_t size, size_t n, void *arg)
 {
 	struct fetch *f = arg;
-	size_t len = size * n, off = 0;
-	while (off < len) {
-		ssize_t k = write(f->fd, p + off, len - off);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			f->write_errno = errno;
-			return 0; /* libcurl stops: CURLE_WRITE_ERROR */
+	size_t len = size * n;
+	if (f->direct) {
+		for (size_t off = 0; off < len;) {
+			size_t k = len - off < SEED_DIRECT_BYTES - f->direct_used
+			               ? len - off
+			               : SEED_DIRECT_BYTES - f->direct_used;
+			memcpy(f->direct + f->direct_used, p + off, k);
+			f->direct_used += k;
+			off += k;
+			if (f->direct_used == SEED_DIRECT_BYTES && direct_flush(f, false) < 0)
+				return 0; /* libcurl stops: CURLE_WRITE_ERROR */
 		}
-		off += (size_t)k;
+	} else if (write_all(f->fd, p, len) < 0) {
+		f->write_errno = errno;
+		return 0;
 	}
 	EVP_DigestUpdate(f->md, p, len);
 	f->bytes += len;
+	/* The disk writes started as the copy comes, not all at the caller's fsync: the
+	 * fsync then waits for the last few MiB. (Advice: a failure leaves it to fsync.) */
+	if (!f->direct && f->bytes - f->written_back >= SEED_WRITE_BEHIND) {
+		(void)sync_file_range(f->fd, (off_t)f->written_back,
+		                      (off_t)(f->bytes - f->written_back), SYNC_FILE_RANGE_WRITE);
+		f->written_back = f->bytes;
+	}
 	return len;
 }
 
@@ -78,8 +141,12 @@ int seed_fetch(const struct seed_peer *peer, int fd, uint64_t *bytes, char *why,
 	struct fetch f = {.fd = fd, .md = EVP_MD_CTX_new()};
 	CURL *curl = curl_easy_init();
 	char err[CURL_ERROR_SIZE] = "";
-	int rc = -1;
-	if (!curl || !f.md || EVP_DigestInit_ex(f.md, EVP_sha256(), NULL) != 1) {
+	int rc = -1, fl = fcntl(fd, F_GETFL);
+	if (fl >= 0 && (fl & O_DIRECT) &&
+	    posix_memalign((void **)&f.direct, SEED_DIRECT_ALIGN, SEED_DIRECT_BYTES) != 0)
+		f.direct = NULL;
+	if (!curl || !f.md || EVP_DigestInit_ex(f.md, EVP_sha256(), NULL) != 1 ||
+	    (fl >= 0 && (fl & O_DIRECT) && !f.direct)) {
 		snprintf(why, cap, "out of memory");
 		goto out;
 	}
@@ -90,6 +157,7 @@ int seed_fetch(const struct seed_peer *peer, int fd, uint64_t *bytes, char *why,
 	curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, (long)SEED_LOW_SPEED);
 	curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, (long)SEED_LOW_SPEED_S);
 	curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, err);
+	curl_easy_setopt(curl, CURLOPT_BUFFERSIZE, (long)SEED_RECV_BYTES);
 	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(curl, CURLOPT_WRITEDATA, &f);
 	curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
@@ -101,12 +169,14 @@ int seed_fetch(const struct seed_peer *peer, int fd, uint64_t *bytes, char *why,
 		curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 0L);
 	}
 	CURLcode cc = curl_easy_perform(curl);
+	if (cc == CURLE_OK && f.direct)
+		(void)direct_flush(&f, true); /* a failure: write_errno, reported below */
 	long status = 0;
 	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned mdlen = 0;
 	char hex[65] = "";
-	if (cc != CURLE_OK && f.write_errno)
+	if (f.write_errno)
 		snprintf(why, cap, "writing the copy: %s", strerror(f.write_errno));
 	else if (cc == CURLE_PEER_FAILED_VERIFICATION || cc == CURLE_SSL_CACERT_BADFILE)
 		snprintf(why, cap, "the peer's certificate did not verify against %s: %s",
@@ -138,5 +208,6 @@ out:
 	if (curl)
 		curl_easy_cleanup(curl);
 	EVP_MD_CTX_free(f.md);
+	free(f.direct);
 	return rc;
 }
