@@ -229,7 +229,8 @@ CONFORMANCE_RUNS := conformance conformance:tls conformance:dynlist conformance:
                     conformance:replica
 # Under TSAN=1 the suite runs what has threads that share memory while they work
 # (docs/development.md says why each is in and why the rest add nothing): the unit tests
-# of the import's threads and the memos readers race writers on; the scripts that keep
+# of the import's threads, the memos readers race writers on, and a seed's writer thread;
+# the scripts that keep
 # several workers busy at once (core, fault, bindlim, conformance:replica's parallel
 # cases), that swap what the workers share (reload, tls's certificates, engine's failed
 # worker the main loop watches), or that run the replica's, the chain's or the HTTP
@@ -240,7 +241,8 @@ CONFORMANCE_RUNS := conformance conformance:tls conformance:dynlist conformance:
 # that engine proves little (fault_test and engine_test still start an io_uring server
 # briefly, and pass under TSan).
 ifeq ($(TSAN),1)
-RUN_UNITS := test_import test_import_threads test_import_prefault test_key_memo test_record_memo
+RUN_UNITS := test_import test_import_threads test_import_prefault test_key_memo test_record_memo \
+              test_seed_writer
 RUN_ITESTS := core_test reload_test fault_test conn_memory_test tls_test engine_test bindlim_test replica_test \
               replica_refresh_test replica_apply_test replica_churn_test chain_test ppolicy_test http_test \
               dyngroup_replica_test memberof_nested_test gssapi_test seed_test sync_provider_test \

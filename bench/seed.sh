@@ -14,7 +14,7 @@
 # /readyz is polled with curl every 0.1 s. All on 127.0.0.1 private ports in a temp dir;
 # every process is stopped by PID (at the round's end, and at exit); every wait is bounded.
 #   bench/seed.sh      (ENTRIES=100000 ROUNDS=2 READY_SECS=1800 GROW=0 CHURN=0 CHURN_SECS=60
-#                       CHURN_DELAY=10; KEEP=1 keeps the temp dir)
+#                       CHURN_DELAY=10 DUMP=1; KEEP=1 keeps the temp dir)
 # Not part of make test. Needs slapd, ldap-utils, curl (python3 with CHURN).
 . "$(dirname "$0")/replica_lib.sh" # with bench/lib.sh: set -u, the tree's root
 ENTRIES=${ENTRIES:-100000}
@@ -27,10 +27,15 @@ READY_SECS=${READY_SECS:-1800} # the bound on each wait for /readyz
 GROW=${GROW:-0}
 # CHURN=RATE (ROUNDS=1, GROW=0): once A is ready, the provider takes RATE modifies a second
 # (bench/pacer.py through ldapmodify, one connection) for CHURN_SECS; B starts seeded
-# CHURN_DELAY seconds into the stream, from a copy of a peer that is following it. After the
-# stream: how long until B and A show its last change, and B's dump against the provider's
+# CHURN_DELAY seconds into the stream, from a copy of a peer that is following it, and
+# answers Content Synchronization itself (sync_provider); once B is ready, C, a third
+# level, starts from no file following B (refreshAndPersist). After the stream: how long
+# until C, B and A show its last change, and B's and C's dumps against the provider's
 # taken then.
 CHURN=${CHURN:-0}
+# DUMP=0: no dumps compared (for sizes whose ldapsearch and sort of every entry would take
+# longer than the rest of the run: 10,000,000 entries).
+DUMP=${DUMP:-1}
 CHURN_SECS=${CHURN_SECS:-60}
 CHURN_DELAY=${CHURN_DELAY:-10}
 need "$SLAPD" "$SLAPADD" ldapsearch ldapadd ldapmodify curl "$BUILD/minidir"
@@ -74,10 +79,22 @@ ready_wait() {
 	echo "-"
 	return 1
 }
+# launch NAME MPORT WHO: minidir started on $work/NAME.conf (its log $work/NAME.log) and
+# waited for until its /readyz on MPORT answers 200 (ready_wait; else the run ends saying
+# WHO was not ready); sets lpid, lstart and lms.
+launch() {
+	lstart=$(now_ms)
+	"$BUILD/minidir" -f "$work/$1.conf" > "$work/$1.log" 2>&1 &
+	lpid=$!
+	pids+=("$lpid")
+	lms=$(ready_wait "$2" "$lpid" "$lstart" "$work/$1.log") ||
+		die "round $round: $3 not ready: $(tail -3 "$work/$1.log")"
+}
 # dump URI FILE: every entry under $EX with its user attributes, as the rootdn reads them,
 # one "DN | line" a line, sorted, into FILE (tests/integration/provider.sh's dump, bounded
 # for a million entries).
 dump() {
+	[ "$DUMP" = 1 ] || { : > "$2"; return 0; }
 	timeout 900 ldapsearch -x -H "$1" -D "$ADMIN" -w secret -LLL -o ldif-wrap=no -b "$EX" "*" 2> /dev/null |
 		awk '/^dn::? /{dn=$0} NF{print dn " | " $0}' | LC_ALL=C sort -S 25% > "$2"
 }
@@ -99,12 +116,8 @@ for round in $(seq 1 "$ROUNDS"); do
 	# A: a full refresh from nothing, serving /snapshot.
 	replica_conf "a$round" "$aport" "$PROV" "metrics_listen = 127.0.0.1:$amport
 snapshot_allow = 127.0.0.1"
-	alog=$work/a$round.log
-	astart=$(now_ms)
-	"$BUILD/minidir" -f "$work/a$round.conf" > "$alog" 2>&1 &
-	apid=$!
-	pids+=("$apid")
-	a_ms=$(ready_wait "$amport" "$apid" "$astart" "$alog") || die "round $round: A not ready: $(tail -3 "$alog")"
+	launch "a$round" "$amport" A
+	alog=$work/a$round.log astart=$lstart apid=$lpid a_ms=$lms
 	a_cpu=$(cpu_ticks "$apid")
 	grow=""
 	if [ "$GROW" -gt 0 ]; then
@@ -132,25 +145,31 @@ snapshot_allow = 127.0.0.1"
 	fi
 	[ "$CHURN" -gt 0 ] || [ -s "$work/provider.dump" ] || dump "$PROV" "$work/provider.dump"
 	# B: seeded from A's copy, then following the provider from its cookie.
-	replica_conf "b$round" "$bport" "$PROV" "metrics_listen = 127.0.0.1:$bmport"
+	bextra=
+	[ "$CHURN" -eq 0 ] || bextra="sync_provider = yes"
+	replica_conf "b$round" "$bport" "$PROV" "metrics_listen = 127.0.0.1:$bmport
+$bextra"
 	sed -i "s|retry=\"1 +\"|retry=\"1 +\" seed=$snap|" "$work/b$round.conf"
-	blog=$work/b$round.log
-	bstart=$(now_ms)
-	"$BUILD/minidir" -f "$work/b$round.conf" > "$blog" 2>&1 &
-	bpid=$!
-	pids+=("$bpid")
-	b_ms=$(ready_wait "$bmport" "$bpid" "$bstart" "$blog") || die "round $round: B not ready: $(tail -3 "$blog")"
+	launch "b$round" "$bmport" B
+	blog=$work/b$round.log bstart=$lstart bpid=$lpid b_ms=$lms
 	b_cpu=$(cpu_ticks "$bpid")
 	if [ "$CHURN" -gt 0 ]; then
 		b_in=$((bstart - cstart))
+		# C: the third level, from no file, fed by B while the stream goes on.
+		cport=$(free_port) cmport=$(free_port)
+		replica_conf "c$round" "$cport" "ldap://127.0.0.1:$bport" "metrics_listen = 127.0.0.1:$cmport"
+		launch "c$round" "$cmport" C
+		c_start=$lstart c_pid=$lpid c_ms=$lms
 		stream_end "$lmpid" "$cstart" "$ENTRIES"
-		c0=$(now_ms) b_conv=- a_conv=-
+		c0=$(now_ms) b_conv=- a_conv=- c_conv=-
+		wait_value "ldap://127.0.0.1:$cport" "$lastdn" description "stream $made" 120 &&
+			c_conv=$(($(now_ms) - c0))
 		wait_value "ldap://127.0.0.1:$bport" "$lastdn" description "stream $made" 120 &&
 			b_conv=$(($(now_ms) - c0))
 		wait_value "ldap://127.0.0.1:$aport" "$lastdn" description "stream $made" 120 &&
 			a_conv=$(($(now_ms) - c0))
 		dump "$PROV" "$work/provider.dump"
-		churn="; under a stream of $CHURN modifies/s asked for ${CHURN_SECS} s ($made made by ldapmodify in $(secs "$sdur") s: $(awk -v m="$made" -v d="$sdur" 'BEGIN{printf "%.0f", m*1000/d}')/s; pacer wrote $(cat "$work/pacer.err"), ldapmodify exit $lmrc), B started $(secs "$b_in") s into it; after its end B had its last change $(secs "$b_conv") s later, A $(secs "$a_conv") s"
+		churn="; under a stream of $CHURN modifies/s asked for ${CHURN_SECS} s ($made made by ldapmodify in $(secs "$sdur") s: $(awk -v m="$made" -v d="$sdur" 'BEGIN{printf "%.0f", m*1000/d}')/s; pacer wrote $(cat "$work/pacer.err"), ldapmodify exit $lmrc), B started $(secs "$b_in") s into it, C (following B, from no file) $(secs $((c_start - cstart))) s, ready $(secs "$c_ms") s after its start; after the stream's end C had its last change $(secs "$c_conv") s later, B $(secs "$b_conv") s, A $(secs "$a_conv") s"
 		echo "# round $round$churn"
 	fi
 	pdump_lines=$(wc -l < "$work/provider.dump")
@@ -167,10 +186,24 @@ snapshot_allow = 127.0.0.1"
 	fetch=$(curl -s -m "$READY_SECS" -o "$work/copy.mdb" -w '%{http_code} %{time_total}' "$snap")
 	rm -f "$work/copy.mdb"
 	dump "ldap://127.0.0.1:$bport" "$work/b.dump"
-	if cmp -s "$work/provider.dump" "$work/b.dump"; then
+	if [ "$DUMP" != 1 ]; then
+		check="not compared (DUMP=0)"
+	elif cmp -s "$work/provider.dump" "$work/b.dump"; then
 		check="equal ($pdump_lines lines)"
 	else
 		check="DIFFERS: $(diff "$work/provider.dump" "$work/b.dump" | head -3 | tr '\n' ' ')"
+	fi
+	if [ "$CHURN" -gt 0 ]; then
+		dump "ldap://127.0.0.1:$cport" "$work/c.dump"
+		if [ "$DUMP" != 1 ]; then
+			:
+		elif cmp -s "$work/provider.dump" "$work/c.dump"; then
+			check="$check; C's dump equal"
+		else
+			check="$check; C's DIFFERS: $(diff "$work/provider.dump" "$work/c.dump" | head -3 | tr '\n' ' ')"
+		fi
+		stop_pid "$c_pid"
+		rm -f "$work/c$round.mdb" "$work/c.dump"
 	fi
 	stop_pid "$bpid"
 	stop_pid "$apid"

@@ -3,14 +3,13 @@
 
 #include <curl/curl.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <openssl/evp.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
+
+#include "server/replica/seed_writer.h"
 
 /* A transfer that moves fewer than SEED_LOW_SPEED bytes a second for SEED_LOW_SPEED_S
  * seconds is given up: a stalled peer does not hold a new replica for ever. */
@@ -21,93 +20,30 @@
  * in 1 MiB steps, a sixty-fourth as many. */
 #define SEED_RECV_BYTES (1024 * 1024)
 
-/* Every SEED_WRITE_BEHIND bytes written, their writeback to the disk is started. */
-#define SEED_WRITE_BEHIND (32 * 1024 * 1024)
-
-/* A file opened O_DIRECT is written from an aligned buffer of SEED_DIRECT_BYTES, in whole
- * blocks of SEED_DIRECT_ALIGN (the copy is whole LMDB pages, so only its last write may be
- * short of one, and that one goes through the page cache). */
-#define SEED_DIRECT_BYTES (4 * 1024 * 1024)
-#define SEED_DIRECT_ALIGN 4096
-
 /* The trailers a peer's /snapshot ends with (server/monitor/snapshot.c). */
 #define TRAILER_BYTES "X-Snapshot-Bytes:"
 #define TRAILER_SHA256 "X-Snapshot-Sha256:"
 
 struct fetch {
-	int fd;
+	struct seed_writer *out; /* the file's writer */
 	EVP_MD_CTX *md;
 	uint64_t bytes;
-	uint64_t written_back; /* bytes whose writeback was started (sync_file_range) */
-	char *direct;          /* fd is O_DIRECT: the aligned buffer, else NULL */
-	size_t direct_used;    /* bytes in it not yet written */
 	int write_errno;
 	bool said_bytes, said_sha;
 	uint64_t bytes_said;
 	char sha_said[65];
 };
 
-/* Writes len bytes of p to fd; 0, or -1 with errno set. */
-static int write_all(int fd, const char *p, size_t len)
-{
-	for (size_t off = 0; off < len;) {
-		ssize_t k = write(fd, p + off, len - off);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -1;
-		off += (size_t)k;
-	}
-	return 0;
-}
-
-/* The direct buffer's whole blocks written (at the end, with last, all of it: a tail short
- * of a block through the page cache). 0, or -1 with f->write_errno set. */
-static int direct_flush(struct fetch *f, bool last)
-{
-	size_t whole = f->direct_used - f->direct_used % SEED_DIRECT_ALIGN;
-	if (whole && write_all(f->fd, f->direct, whole) < 0)
-		return f->write_errno = errno, -1;
-	memmove(f->direct, f->direct + whole, f->direct_used - whole);
-	f->direct_used -= whole;
-	if (last && f->direct_used) {
-		int fl = fcntl(f->fd, F_GETFL);
-		if (fl < 0 || fcntl(f->fd, F_SETFL, fl & ~O_DIRECT) < 0 ||
-		    write_all(f->fd, f->direct, f->direct_used) < 0)
-			return f->write_errno = errno, -1;
-		f->direct_used = 0;
-	}
-	return 0;
-}
-
 static size_t on_body(char *p, size_t size, size_t n, void *arg)
 {
 	struct fetch *f = arg;
 	size_t len = size * n;
-	if (f->direct) {
-		for (size_t off = 0; off < len;) {
-			size_t k = len - off < SEED_DIRECT_BYTES - f->direct_used
-			               ? len - off
-			               : SEED_DIRECT_BYTES - f->direct_used;
-			memcpy(f->direct + f->direct_used, p + off, k);
-			f->direct_used += k;
-			off += k;
-			if (f->direct_used == SEED_DIRECT_BYTES && direct_flush(f, false) < 0)
-				return 0; /* libcurl stops: CURLE_WRITE_ERROR */
-		}
-	} else if (write_all(f->fd, p, len) < 0) {
+	if (seed_writer_put(f->out, p, len) < 0) { /* written behind, by the writer's thread */
 		f->write_errno = errno;
-		return 0;
+		return 0; /* libcurl stops: CURLE_WRITE_ERROR */
 	}
 	EVP_DigestUpdate(f->md, p, len);
 	f->bytes += len;
-	/* The disk writes started as the copy comes, not all at the caller's fsync: the
-	 * fsync then waits for the last few MiB. (Advice: a failure leaves it to fsync.) */
-	if (!f->direct && f->bytes - f->written_back >= SEED_WRITE_BEHIND) {
-		(void)sync_file_range(f->fd, (off_t)f->written_back,
-		                      (off_t)(f->bytes - f->written_back), SYNC_FILE_RANGE_WRITE);
-		f->written_back = f->bytes;
-	}
 	return len;
 }
 
@@ -138,16 +74,16 @@ static size_t on_header(char *p, size_t size, size_t n, void *arg)
 
 int seed_fetch(const struct seed_peer *peer, int fd, uint64_t *bytes, char *why, size_t cap)
 {
-	struct fetch f = {.fd = fd, .md = EVP_MD_CTX_new()};
+	struct fetch f = {.md = EVP_MD_CTX_new()};
 	CURL *curl = curl_easy_init();
 	char err[CURL_ERROR_SIZE] = "";
-	int rc = -1, fl = fcntl(fd, F_GETFL);
-	if (fl >= 0 && (fl & O_DIRECT) &&
-	    posix_memalign((void **)&f.direct, SEED_DIRECT_ALIGN, SEED_DIRECT_BYTES) != 0)
-		f.direct = NULL;
-	if (!curl || !f.md || EVP_DigestInit_ex(f.md, EVP_sha256(), NULL) != 1 ||
-	    (fl >= 0 && (fl & O_DIRECT) && !f.direct)) {
+	int rc = -1;
+	if (!curl || !f.md || EVP_DigestInit_ex(f.md, EVP_sha256(), NULL) != 1) {
 		snprintf(why, cap, "out of memory");
+		goto out;
+	}
+	if (!(f.out = seed_writer_start(fd))) {
+		snprintf(why, cap, "starting the copy's writer: %s", strerror(errno));
 		goto out;
 	}
 	curl_easy_setopt(curl, CURLOPT_URL, peer->url);
@@ -169,8 +105,10 @@ int seed_fetch(const struct seed_peer *peer, int fd, uint64_t *bytes, char *why,
 		curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 0L);
 	}
 	CURLcode cc = curl_easy_perform(curl);
-	if (cc == CURLE_OK && f.direct)
-		(void)direct_flush(&f, true); /* a failure: write_errno, reported below */
+	int end_rc = seed_writer_end(f.out);
+	f.out = NULL;
+	if (end_rc < 0 && !f.write_errno)
+		f.write_errno = errno;
 	long status = 0;
 	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
 	unsigned char md[EVP_MAX_MD_SIZE];
@@ -207,7 +145,8 @@ int seed_fetch(const struct seed_peer *peer, int fd, uint64_t *bytes, char *why,
 out:
 	if (curl)
 		curl_easy_cleanup(curl);
+	if (f.out)
+		(void)seed_writer_end(f.out);
 	EVP_MD_CTX_free(f.md);
-	free(f.direct);
 	return rc;
 }
