@@ -445,9 +445,9 @@ if start inplace; then
 	kill -SEGV "$pid"
 	wait_exit "$pid"
 	rc=$?
-	if grep -q __asan_init "$BUILD/minidir"; then
-		[ "$rc" = 1 ] && grep -q "ERROR: AddressSanitizer: SEGV" "$work/inplace.log" &&
-			ok "a fault outside the database: the sanitizer's report (exit 1)" ||
+	if grep -q -e __asan_init -e __tsan_init "$BUILD/minidir"; then # SAN=1, TSAN=1
+		[ "$rc" != 0 ] && [ "$rc" -lt 128 ] && grep -qE "ERROR: (Address|Thread)Sanitizer: SEGV" "$work/inplace.log" &&
+			ok "a fault outside the database: the sanitizer's report (exit $rc)" ||
 			not_ok "a fault outside the database: exit $rc$(signal_of "$rc"), no sanitizer report: $(tail -2 "$work/inplace.log")"
 	else
 		[ "$rc" = $((128 + $(kill -l SEGV))) ] && ! grep -q "changed under the running server" "$work/inplace.log" &&
