@@ -47,7 +47,7 @@ static void on_fault(int sig, siginfo_t *si, void *ctx)
 		before->sa_sigaction(sig, si, ctx);
 		return;
 	}
-	if (before->sa_handler != SIG_DFL && before->sa_handler != SIG_IGN && before->sa_handler) {
+	if (before->sa_handler != SIG_DFL && before->sa_handler != SIG_IGN) {
 		before->sa_handler(sig);
 		return;
 	}

@@ -53,8 +53,8 @@ static void *writer_main(void *arg)
 		int err = rc < 0 ? errno : 0;
 		w->unsynced += w->used[b];
 		if (rc == 0 && w->unsynced >= SEED_WRITER_SYNC_BYTES) {
-			(void)fdatasync(
-			    w->fd); /* early, not for safety: the caller's fsync decides */
+			/* Early, not for safety: the caller's fsync decides. */
+			(void)fdatasync(w->fd);
 			w->unsynced = 0;
 		}
 		pthread_mutex_lock(&w->mu);
