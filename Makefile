@@ -6,7 +6,7 @@
 # on NULL).
 
 CC      ?= cc
-PKGS    := ldap lber lmdb inih libssl libcrypto liburing libargon2 libsasl2 libcurl
+PKGS    := ldap lber lmdb inih libssl libcrypto liburing libargon2 libsasl2 libcurl libxxhash
 ifeq ($(FUZZ),1)
 # libFuzzer targets (make fuzz): clang, everything instrumented for coverage.
 B       := build-fuzz
@@ -66,7 +66,7 @@ CFLAGS  += -std=c17 -Wall -Wextra -Wshadow -Wformat=2 -Werror -D_GNU_SOURCE $(FO
 # (LTO compiles again at the link: the code flags and the prefix map there too.)
 LDFLAGS += $(SANFLAGS) $(HARDEN_LDFLAGS) $(if $(LTO),$(LTO) $(HARDEN_CFLAGS) \
            -ffile-prefix-map=$(CURDIR)=.)
-LDLIBS  := -pthread $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lldap -llber -llmdb -linih -lssl -lcrypto -luring -largon2 -lsasl2 -lcurl) -lcrypt
+LDLIBS  := -pthread $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lldap -llber -llmdb -linih -lssl -lcrypto -luring -largon2 -lsasl2 -lcurl -lxxhash) -lcrypt
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt)
 
 CONF     ?= examples/minidir.conf

@@ -48,7 +48,7 @@ int cli_parse(struct cli *cli, int argc, char **argv)
 				*cli->flags[i].arg = optarg;
 		}
 	}
-	if (!cli->config || argc - optind != cli->noperands) {
+	if ((!cli->config && !cli->config_optional) || argc - optind != cli->noperands) {
 		fputs(cli->usage, stderr);
 		return 2;
 	}

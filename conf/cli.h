@@ -27,6 +27,7 @@ struct cli {
 	const struct cli_flag *flags; /* flags[0..nflags) */
 	int nflags;
 	int noperands;         /* operands required after the options */
+	bool config_optional;  /* -f may be left out (cli->config then NULL) */
 	const char *config;    /* set by cli_parse: the -f argument (borrowed from argv) */
 	char *const *operands; /* set by cli_parse: argv's operands */
 };

@@ -18,10 +18,11 @@ BENCH_PKGS="tcpdump gnuplot-nox ethtool iproute2 slapd linux-perf haproxy"
 # make test SAN=1, make test TSAN=1 and make fuzz; libclang-rt-14-dev holds its sanitizer
 # (ASan, UBSan, TSan) and libFuzzer runtimes (libclang_rt.fuzzer-x86_64.a).
 PKGS="build-essential pkg-config libldap-dev liblmdb-dev lmdb-utils check \
-libsubunit-dev ldap-utils libinih-dev libssl-dev libsasl2-dev libcurl4-openssl-dev liburing-dev libcrypt-dev libargon2-dev strace clang-format slapd \
+libsubunit-dev ldap-utils libinih-dev libssl-dev libsasl2-dev libcurl4-openssl-dev libxxhash-dev liburing-dev libcrypt-dev libargon2-dev strace clang-format slapd \
 procps diffutils clang libclang-rt-14-dev openssl python3-ldap groff-base systemd"
 # libcurl4-openssl-dev: a new replica fetches its seed (syncrepl seed=, a peer's
-# /snapshot over HTTP or HTTPS) with libcurl.
+# /snapshot over HTTP or HTTPS) with libcurl; libxxhash-dev: the copy's checksum (XXH3,
+# ten times SHA-256's speed here; server/copy_digest.h).
 # make shellcheck (a step of make test and .ci/run) runs shellcheck over every shell script.
 PKGS="$PKGS shellcheck"
 # haproxy: the load balancer in front of minidir in tests/integration/proxy_test.sh (the

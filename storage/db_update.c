@@ -570,19 +570,7 @@ static int meta_get_value(const struct db *db, MDB_txn *txn, const char *name, c
 	return rc;
 }
 
-int db_update_set_cookie(struct db *db, struct db_write *wr, const void *data, size_t len)
-{
-	MDB_txn *txn = db_write_txn(wr);
-	return put_pair(txn, db->meta, "cookie", 6, data, len, 0);
-}
-
-int db_update_get_cookie(const struct db *db, struct db_read *rd, const void **data, size_t *len)
-{
-	MDB_txn *txn = db_read_txn(rd);
-	return meta_get_value(db, txn, "cookie", data, len);
-}
-
-/* A meta value of the replica's (name: "skipped", "source"); len 0 removes it. */
+/* A meta value of the replica's (name: "cookie", "skipped", "source"); len 0 removes it. */
 static int set_meta(struct db *db, struct db_write *wr, const char *name, const void *data,
                     size_t len)
 {
@@ -590,6 +578,17 @@ static int set_meta(struct db *db, struct db_write *wr, const char *name, const 
 	if (len == 0)
 		return del_pair(txn, db->meta, name, strlen(name), NULL, 0);
 	return put_pair(txn, db->meta, name, strlen(name), data, len, 0);
+}
+
+int db_update_set_cookie(struct db *db, struct db_write *wr, const void *data, size_t len)
+{
+	return set_meta(db, wr, "cookie", data, len);
+}
+
+int db_update_get_cookie(const struct db *db, struct db_read *rd, const void **data, size_t *len)
+{
+	MDB_txn *txn = db_read_txn(rd);
+	return meta_get_value(db, txn, "cookie", data, len);
 }
 
 int db_update_set_skipped(struct db *db, struct db_write *wr, const void *data, size_t len)

@@ -71,8 +71,9 @@ int db_update_delete(struct db *db, struct db_write *txn, const unsigned char uu
 
 /*
  * The replication cookie: an opaque value stored in meta, to be set in the transaction
- * of the changes it covers. db_update_get_cookie points *data into txn's map (valid
- * until txn ends). Both return 0, DB_NOTFOUND (get: none stored) or an LMDB error.
+ * of the changes it covers; len 0 removes it (the next refresh is a full one).
+ * db_update_get_cookie points *data into txn's map (valid until txn ends). Both return 0,
+ * DB_NOTFOUND (get: none stored) or an LMDB error.
  */
 int db_update_set_cookie(struct db *db, struct db_write *txn, const void *data, size_t len);
 int db_update_get_cookie(const struct db *db, struct db_read *txn, const void **data, size_t *len);

@@ -1,16 +1,12 @@
 /* minidir-import: builds the database named in the config from an LDIF file. */
-#include <grp.h>
-#include <libgen.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "conf/cli.h"
 #include "conf/id_names.h"
-#include "conf/key_line.h"
+#include "conf/file_owner.h"
 #include "protocol/schema.h"
 #include "ldif/ldif_import.h"
 
@@ -44,55 +40,6 @@ static const char usage[] =
 static void show_progress(void *arg, size_t entries, long long bytes, long long total)
 {
 	cli_progress_show(arg, entries, 0, bytes, total);
-}
-
-/*
- * Who the new database is given to, so that the server can read it (mode 0600): as root,
- * the config's user and group (else the user's primary group), whom a server started as
- * root switches to; without them, the owner of the database's directory when that is not
- * root (the package's /var/lib/minidir is the minidir user's, and its unit runs as that
- * user with user unset). Sets opts->chown, uid and gid, and who ("the server's user"...).
- * Not root: nothing can be given away; a configured user other than the caller is warned
- * about. Returns 0, or -1 after printing why (an unknown user or group: CONFIG:LINE).
- */
-static int pick_owner(const struct config *cfg, struct import_opts *opts, char *who, size_t wholen)
-{
-	if (cfg->user[0]) {
-		struct passwd *pw = getpwnam(cfg->user);
-		struct group *gr = cfg->group[0] ? getgrnam(cfg->group) : NULL;
-		if (!pw || (cfg->group[0] && !gr)) {
-			const char *key = pw ? "group" : "user";
-			fprintf(stderr, "minidir-import: %s:%d: %s = %s: no such %s\n", cfg->path,
-			        config_key_line(cfg->path, key), key, pw ? cfg->group : cfg->user,
-			        key);
-			return -1;
-		}
-		opts->uid = pw->pw_uid;
-		opts->gid = gr ? gr->gr_gid : pw->pw_gid;
-		snprintf(who, wholen, "the server's user");
-	} else {
-		char dir[sizeof(cfg->database)];
-		snprintf(dir, sizeof(dir), "%s", cfg->database);
-		const char *d = dirname(dir);
-		struct stat st;
-		/* A missing directory is the import's to report; root's keeps a root file. */
-		if (stat(d, &st) < 0 || st.st_uid == 0)
-			return 0;
-		opts->uid = st.st_uid;
-		opts->gid = st.st_gid;
-		snprintf(who, wholen, "the owner of %s", d);
-	}
-	if (geteuid() == 0) {
-		opts->chown = true;
-		return 0;
-	}
-	if (cfg->user[0] && opts->uid != geteuid())
-		fprintf(
-		    stderr,
-		    "minidir-import: warning: %s will be yours (uid %ld), not user = %s's: only "
-		    "root can give a file away; run minidir-import as root or as %s\n",
-		    cfg->database, (long)geteuid(), cfg->user, cfg->user);
-	return 0;
 }
 
 int main(int argc, char **argv)
@@ -139,12 +86,18 @@ int main(int argc, char **argv)
 	                           .threads = (int)nthreads,
 	                           .dynamic_groups = cfg.dynamic_groups,
 	                           .dynamic_groups_max = cfg.dynamic_groups_max};
-	char who[4200] = "";
-	if (pick_owner(&cfg, &opts, who, sizeof(who)) < 0) {
+	struct file_owner owner;
+	if (file_owner_pick(&cfg, cfg.database, &owner, err, sizeof(err)) < 0) {
+		fprintf(stderr, "minidir-import: %s\n", err);
 		config_free(&cfg);
 		schema_free();
 		return 1;
 	}
+	if (owner.warning[0])
+		fprintf(stderr, "minidir-import: warning: %s\n", owner.warning);
+	opts.chown = owner.chown;
+	opts.uid = owner.uid;
+	opts.gid = owner.gid;
 	struct cli_progress progress;
 	cli_progress_start(&progress, "minidir-import", quiet);
 	opts.progress = show_progress;
@@ -160,7 +113,7 @@ int main(int argc, char **argv)
 	if (rc == 0 && !quiet && opts.chown) {
 		char names[160];
 		id_names(opts.uid, opts.gid, names, sizeof(names));
-		printf("minidir-import: %s owned by %s (%s)\n", cfg.database, names, who);
+		printf("minidir-import: %s owned by %s (%s)\n", cfg.database, names, owner.who);
 	}
 	config_free(&cfg);
 	schema_free();

@@ -10,11 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "server/clock.h"
+#include "server/copy_digest.h"
 #include "server/log.h"
 #include "server/net/tls_socket.h"
 #include "server/monitor/http_link.h"
@@ -85,10 +87,42 @@ static void http_conn_close(struct http_conn *c)
 	c->len = 0;
 }
 
-/* /snapshot (snapshot.h): a stream's thread takes c's socket, or the answer is made here. */
+/* The value of c's request header name (case aside) into value[0..cap), without the spaces
+ * around it: true, or false when the request has none (or a longer one). The first wins. */
+static bool request_header(const struct http_conn *c, const char *name, char *value, size_t cap)
+{
+	size_t nlen = strlen(name);
+	const char *p = memchr(c->req, '\n', c->len), *end = c->req + c->len;
+	while (p && ++p < end && *p != '\r' && *p != '\n') {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		if (!eol)
+			return false;
+		if ((size_t)(eol - p) > nlen && p[nlen] == ':' && strncasecmp(p, name, nlen) == 0) {
+			const char *v = p + nlen + 1, *ve = eol;
+			while (v < ve && (*v == ' ' || *v == '\t'))
+				v++;
+			while (ve > v && (ve[-1] == '\r' || ve[-1] == ' ' || ve[-1] == '\t'))
+				ve--;
+			if ((size_t)(ve - v) >= cap)
+				return false;
+			memcpy(value, v, (size_t)(ve - v));
+			value[ve - v] = '\0';
+			return true;
+		}
+		p = eol;
+	}
+	return false;
+}
+
+/* /snapshot (snapshot.h): a stream's thread takes c's socket, or the answer is made here.
+ * The checksum is the one the request asks for by COPY_DIGEST_ASK, if known; else SHA-256. */
 static void serve_snapshot(struct http_server *h, struct http_conn *c, bool head)
 {
-	switch (snapshot_serve(h->srv, &h->snapshots, &c->link, &c->peer, head)) {
+	enum copy_digest_kind digest = COPY_DIGEST_SHA256;
+	char asked[32];
+	if (request_header(c, COPY_DIGEST_ASK, asked, sizeof(asked)))
+		(void)copy_digest_by_name(asked, &digest);
+	switch (snapshot_serve(h->srv, &h->snapshots, &c->link, &c->peer, head, digest)) {
 	case SNAPSHOT_STREAMING:
 		h->counts.requests++; /* c->link is the stream's now */
 		break;

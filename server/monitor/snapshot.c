@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
-#include <openssl/evp.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -16,6 +15,7 @@
 
 #include "conf/ip_net.h"
 #include "server/clock.h"
+#include "server/copy_digest.h"
 #include "server/db/db.h"
 #include "server/log.h"
 #include "server/monitor/http_link.h"
@@ -37,6 +37,7 @@ struct stream {
 	int pipe_wr;           /* the copier's end of the pipe */
 	int copy_rc;           /* db_copy_to_fd's result (read after joining the copier) */
 	struct db_gen *gen;    /* the generation copied, one reference */
+	enum copy_digest_kind digest; /* the checksum the client asked for */
 };
 
 struct snapshot_streams {
@@ -61,13 +62,13 @@ static void *copier(void *arg)
 	return NULL;
 }
 
-/* The copy's bytes from rd, sent as chunks; their SHA-256 into hex. 0 at the copy's end,
- * -1 when the client went (or stalled) or memory ran out. */
-static int pump(struct stream *st, int rd, uint64_t *bytes, char hex[65])
+/* The copy's bytes from rd, sent as chunks; their checksum (st->digest) into hex. 0 at the
+ * copy's end, -1 when the client went (or stalled) or memory ran out. */
+static int pump(struct stream *st, int rd, uint64_t *bytes, char hex[COPY_DIGEST_HEX_MAX + 1])
 {
 	char *buf = malloc(SNAPSHOT_CHUNK);
-	EVP_MD_CTX *md = EVP_MD_CTX_new();
-	int rc = buf && md && EVP_DigestInit_ex(md, EVP_sha256(), NULL) == 1 ? 0 : -1;
+	struct copy_digest md = {0};
+	int rc = buf && copy_digest_start(&md, st->digest) == 0 ? 0 : -1;
 	for (ssize_t n = 1; rc == 0 && n > 0;) {
 		n = read(rd, buf, SNAPSHOT_CHUNK);
 		if (n < 0 && errno == EINTR)
@@ -78,19 +79,15 @@ static int pump(struct stream *st, int rd, uint64_t *bytes, char hex[65])
 			char head[24];
 			int hl = snprintf(head, sizeof(head), "%zx\r\n", (size_t)n);
 			struct iovec v[3] = {{head, (size_t)hl}, {buf, (size_t)n}, {"\r\n", 2}};
-			EVP_DigestUpdate(md, buf, (size_t)n);
+			copy_digest_add(&md, buf, (size_t)n);
 			*bytes += (uint64_t)n;
 			rc = http_link_sendv(&st->link, v, 3);
 		}
 	}
-	unsigned char sum[EVP_MAX_MD_SIZE];
-	unsigned len = 0;
-	if (rc == 0 && (EVP_DigestFinal_ex(md, sum, &len) != 1 || len != 32))
-		rc = -1;
-	for (unsigned i = 0; rc == 0 && i < len; i++)
-		snprintf(hex + 2 * i, 3, "%02x", sum[i]);
+	if (rc == 0)
+		rc = copy_digest_hex(&md, hex);
 	free(buf);
-	EVP_MD_CTX_free(md);
+	copy_digest_free(&md);
 	return rc;
 }
 
@@ -99,7 +96,7 @@ static int pump(struct stream *st, int rd, uint64_t *bytes, char hex[65])
 static void stream_copy(struct stream *st)
 {
 	uint64_t start = clock_ns(), bytes = 0;
-	char hex[65] = "", trailer[200];
+	char hex[COPY_DIGEST_HEX_MAX + 1] = "", head[256], trailer[200];
 	int p[2];
 	pthread_t cp;
 	if (pipe2(p, O_CLOEXEC) < 0) {
@@ -116,10 +113,12 @@ static void stream_copy(struct stream *st)
 		close(p[1]);
 		return;
 	}
-	static const char head[] = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
-	                           "Transfer-Encoding: chunked\r\nTrailer: X-Snapshot-Bytes, "
-	                           "X-Snapshot-Sha256\r\nConnection: close\r\n\r\n";
-	int rc = http_link_send(&st->link, head, sizeof(head) - 1);
+	snprintf(head, sizeof(head),
+	         "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
+	         "Transfer-Encoding: chunked\r\nTrailer: X-Snapshot-Bytes, %s\r\n"
+	         "Connection: close\r\n\r\n",
+	         copy_digest_trailer(st->digest));
+	int rc = http_link_send(&st->link, head, strlen(head));
 	if (rc == 0)
 		rc = pump(st, p[0], &bytes, hex);
 	close(p[0]); /* a copier still writing gets EPIPE and ends */
@@ -131,14 +130,13 @@ static void stream_copy(struct stream *st)
 		return;
 	}
 	if (rc == 0) {
-		snprintf(trailer, sizeof(trailer),
-		         "0\r\nX-Snapshot-Bytes: %llu\r\nX-Snapshot-Sha256: %s\r\n\r\n",
-		         (unsigned long long)bytes, hex);
+		snprintf(trailer, sizeof(trailer), "0\r\nX-Snapshot-Bytes: %llu\r\n%s: %s\r\n\r\n",
+		         (unsigned long long)bytes, copy_digest_trailer(st->digest), hex);
 		rc = http_link_send(&st->link, trailer, strlen(trailer));
 	}
 	if (rc == 0)
-		log_info("/snapshot for %s: %llu bytes in %.1f s", st->peer,
-		         (unsigned long long)bytes, secs);
+		log_info("/snapshot for %s: %llu bytes in %.1f s, %s %s", st->peer,
+		         (unsigned long long)bytes, secs, copy_digest_name(st->digest), hex);
 	else
 		log_info("/snapshot for %s: the client went (or took nothing for %d s) after %llu "
 		         "bytes, %.1f s",
@@ -166,7 +164,7 @@ static void stream_reap(struct stream *s)
 
 enum snapshot_answer snapshot_serve(struct server *srv, struct snapshot_streams **streams,
                                     struct http_link *link, const struct sockaddr_storage *peer,
-                                    bool head)
+                                    bool head, enum copy_digest_kind digest)
 {
 	if (!allowed(&srv->cfg, peer))
 		return SNAPSHOT_FORBIDDEN;
@@ -186,7 +184,8 @@ enum snapshot_answer snapshot_serve(struct server *srv, struct snapshot_streams 
 	}
 	if (!st)
 		return SNAPSHOT_BUSY;
-	*st = (struct stream){.srv = srv, .link = *link, .gen = db_gen_current(srv)};
+	*st = (struct stream){
+	    .srv = srv, .link = *link, .gen = db_gen_current(srv), .digest = digest};
 	char host[64] = "?";
 	getnameinfo((const struct sockaddr *)peer, sizeof(*peer), host, sizeof(host), NULL, 0,
 	            NI_NUMERICHOST);

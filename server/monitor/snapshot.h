@@ -6,7 +6,8 @@
  * address (403 otherwise: the copy holds every entry, password hashes too).
  *
  * The answer: 200, Transfer-Encoding: chunked, the file's bytes, then the trailers
- * X-Snapshot-Bytes (its length) and X-Snapshot-Sha256 (its SHA-256, lowercase hex); a copy
+ * X-Snapshot-Bytes (its length) and its checksum (server/copy_digest.h: SHA-256 unless the
+ * request asked for XXH3-128, as a replica does; the Trailer header names which); a copy
  * that fails midway ends without them, so that the reader sees it cut. HEAD answers the
  * headers alone.
  *
@@ -22,6 +23,8 @@
 
 #include <stdbool.h>
 #include <sys/socket.h>
+
+#include "server/copy_digest.h"
 
 #define SNAPSHOT_MAX_STREAMS 2
 #define SNAPSHOT_STALL_MS 30000
@@ -42,11 +45,12 @@ enum snapshot_answer {
 /*
  * Answers GET or HEAD /snapshot from peer on link (http_link.h): starts a stream, which
  * takes the link (*link is then closed: fd -1), or says what the caller answers (the link
- * is then still the caller's). *streams is made on first use (NULL before).
+ * is then still the caller's). *streams is made on first use (NULL before). digest: the
+ * checksum the request asked for (COPY_DIGEST_ASK), else COPY_DIGEST_SHA256.
  */
 enum snapshot_answer snapshot_serve(struct server *srv, struct snapshot_streams **streams,
                                     struct http_link *link, const struct sockaddr_storage *peer,
-                                    bool head);
+                                    bool head, enum copy_digest_kind digest);
 
 /* Cuts the copies under way (their sockets shut down), joins their threads, frees
  * streams (NULL: nothing). Before the database is closed. */

@@ -67,7 +67,7 @@ int replica_ldap_open(const struct syncrepl_conf *s, int timeout_s, LDAP **ldp, 
 /*
  * The syncrepl key's seed=URL (a peer's /snapshot, server/monitor/snapshot.h) fetched into
  * cfg->database, which must not exist yet: written to DATABASE.seed, its length and
- * SHA-256 checked against the peer's trailers, opened and checked to be a database of
+ * checksum checked against the peer's trailers, opened and checked to be a database of
  * this suffix holding a cookie and replicating what cfg's syncrepl key says
  * (replica_source_text), then renamed into place. The consumer then follows the provider
  * from that cookie; a provider that refuses it (too old) makes it reload in full, as for
@@ -80,12 +80,16 @@ int replica_seed(const struct config *cfg, char *why, size_t cap);
 struct seed_result {
 	uint64_t bytes; /* the copy's length */
 	size_t entries;
+	char suffix[1024]; /* the copy's suffix, normalized */
+	char source[4096]; /* what it replicates (replica_source_text's form; cut if longer) */
 };
 /*
  * replica_seed's work, for it and for minidir-seed (tools/minidir_seed.c): url's copy
  * fetched into path, which must not exist (never replaced, even if made meanwhile), through
- * PATH.seed, checked as replica_seed says (the comparison with the syncrepl key only when
- * cfg has one). An https:// peer's certificate must chain to the syncrepl key's
+ * PATH.seed, checked as replica_seed says (the suffix compared only when cfg has one, the
+ * source only when cfg has a syncrepl key: minidir-seed without a config checks neither,
+ * and the server started on the file drops its cookie if its key replicates other
+ * content, replica_source_follow). An https:// peer's certificate must chain to the syncrepl key's
  * tls_cacert, else to tls_ca_file (else to the system's CAs; tls_reqcert=never: not
  * checked). 0 (*got set), or -1 with why, nothing left behind.
  */

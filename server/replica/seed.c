@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "protocol/dn.h"
 #include "server/clock.h"
 #include "server/log.h"
 #include "server/replica/replica.h"
@@ -24,10 +25,21 @@ int replica_source_text(const struct syncrepl_conf *s, char *out, size_t cap)
 	return n < 0 || (size_t)n >= cap ? -1 : n;
 }
 
-/* Whether the file at path is a database of cfg's suffix, whole, with a cookie and, when
- * cfg has a syncrepl key, the source it makes. 0 (*entries set), or -1 with why. */
-static int check_copy(const struct config *cfg, const char *path, size_t *entries, char *why,
-                      size_t cap)
+/* Whether the database db holds suffix (compared normalized). */
+static bool holds_suffix(const struct db *db, const char *suffix)
+{
+	struct buf want = {0};
+	bool same = dn_normalize(suffix, strlen(suffix), &want, NULL) == 0 &&
+	            want.len == db->suffix.len && memcmp(want.data, db->suffix.data, want.len) == 0;
+	buf_free(&want);
+	return same;
+}
+
+/* Whether the file at path is a database, whole, with a cookie and what it replicates,
+ * of cfg's suffix when cfg has one and the source cfg's syncrepl key makes when it has
+ * one. 0 (got's entries, suffix and source set), or -1 with why. */
+static int check_copy(const struct config *cfg, const char *path, struct seed_result *got,
+                      char *why, size_t cap)
 {
 	struct db db;
 	char err[512], want[4096];
@@ -35,16 +47,22 @@ static int check_copy(const struct config *cfg, const char *path, size_t *entrie
 		snprintf(why, cap, "the copy is no database: %s", err);
 		return -1;
 	}
+	snprintf(got->suffix, sizeof(got->suffix), "%.*s", (int)db.suffix.len,
+	         (const char *)db.suffix.data);
 	struct db_read *rd = NULL;
 	const void *cookie, *src;
 	size_t cookielen, srclen;
 	int rc = db_read_begin(&db, &rd);
-	if (rc == 0 && (rc = db_update_get_cookie(&db, rd, &cookie, &cookielen)) == DB_NOTFOUND)
+	if (rc == 0 && cfg->suffix[0] && !holds_suffix(&db, cfg->suffix))
+		snprintf(why, cap, "the copy holds suffix \"%s\", not \"%s\"", got->suffix,
+		         cfg->suffix),
+		    rc = -1;
+	else if (rc == 0 &&
+	         (rc = db_update_get_cookie(&db, rd, &cookie, &cookielen)) == DB_NOTFOUND)
 		snprintf(why, cap,
 		         "the copy holds no cookie (its server is no replica, or has "
 		         "not finished a refresh)");
-	else if (rc == 0 && cfg->syncrepl.set &&
-	         (rc = db_update_get_source(&db, rd, &src, &srclen)) == DB_NOTFOUND)
+	else if (rc == 0 && (rc = db_update_get_source(&db, rd, &src, &srclen)) == DB_NOTFOUND)
 		snprintf(why, cap,
 		         "the copy does not say what it replicates (its server is older)");
 	else if (rc == 0 && cfg->syncrepl.set &&
@@ -55,10 +73,12 @@ static int check_copy(const struct config *cfg, const char *path, size_t *entrie
 		snprintf(why, cap, "the copy replicates \"%.*s\", this replica \"%s\"",
 		         (int)(srclen > 1000 ? 1000 : srclen), (const char *)src, want),
 		    rc = -1;
-	else if (rc == 0 && (rc = db_entry_count(&db, rd, entries)) != 0)
+	else if (rc == 0 && (rc = db_entry_count(&db, rd, &got->entries)) != 0)
 		snprintf(why, cap, "counting its entries: %s", db_error_text(rc));
 	else if (rc && rc != DB_NOTFOUND)
 		snprintf(why, cap, "reading the copy: %s", db_error_text(rc));
+	if (rc == 0)
+		snprintf(got->source, sizeof(got->source), "%.*s", (int)srclen, (const char *)src);
 	if (rd)
 		db_read_end(rd);
 	db_close(&db);
@@ -116,7 +136,7 @@ int replica_seed_file(const struct config *cfg, const char *url, const char *pat
 		rc = -1, snprintf(why, cap, "%s: fsync: %s", tmp, strerror(errno));
 	close(fd);
 	if (rc == 0)
-		rc = check_copy(cfg, tmp, &got->entries, why, cap);
+		rc = check_copy(cfg, tmp, got, why, cap);
 	/* Never over a file that is there (one made meanwhile): RENAME_NOREPLACE. */
 	if (rc == 0 && renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) < 0)
 		rc = -1, snprintf(why, cap, "renaming %s to %s: %s", tmp, path, strerror(errno));
@@ -145,6 +165,23 @@ int replica_seed(const struct config *cfg, char *why, size_t cap)
 	return 0;
 }
 
+/* The part of a source text (replica_source_text) that says which entries and attributes
+ * the file holds: from " searchbase=" to the last " type=" (a provider's URL has no
+ * spaces; a filter may, so the type is found from the end). Its start into *part, its
+ * length returned; the whole text when it is not of that form. */
+static size_t content_part(const char *text, size_t len, const char **part)
+{
+	const char *base = memmem(text, len, " searchbase=", 12), *type = NULL;
+	for (const char *t = base; t && (t = memmem(t, len - (size_t)(t - text), " type=", 6)); t++)
+		type = t;
+	if (!base || !type) {
+		*part = text;
+		return len;
+	}
+	*part = base;
+	return (size_t)(type - base);
+}
+
 void replica_source_follow(const struct config *cfg, struct db *db)
 {
 	char want[4096];
@@ -160,10 +197,24 @@ void replica_source_follow(const struct config *cfg, struct db *db)
 		db_write_abort(wr);
 		return;
 	}
-	if (rc == 0)
+	const char *had, *now;
+	size_t hadlen = rc == 0 ? content_part(src, len, &had) : 0;
+	size_t nowlen = content_part(want, strlen(want), &now);
+	/* Other entries or attributes (a base, scope, filter or attrs of its own, or a copy
+	 * seeded without the config's check): the provider's changes since the cookie would
+	 * leave out what the new key adds, so the cookie goes and a full refresh follows.
+	 * Another provider URL or type keeps it (a provider's peer serves the same cookie). */
+	bool other_content = rc == 0 && (hadlen != nowlen || memcmp(had, now, nowlen) != 0);
+	if (other_content)
+		log_warning("%s replicated \"%.*s\"; the syncrepl key replicates \"%s\": its "
+		            "cookie is dropped, a full refresh follows",
+		            cfg->database, (int)(len > 1000 ? 1000 : len), (const char *)src, want);
+	else if (rc == 0)
 		log_info("%s replicated \"%.*s\"; it now replicates \"%s\" (the syncrepl key "
 		         "changed)",
 		         cfg->database, (int)(len > 1000 ? 1000 : len), (const char *)src, want);
+	if (other_content)
+		rc = db_update_set_cookie(db, wr, NULL, 0);
 	if (rc == 0 || rc == DB_NOTFOUND)
 		rc = db_update_set_source(db, wr, want, strlen(want));
 	if (rc == 0)

@@ -3,12 +3,12 @@
 
 #include <curl/curl.h>
 #include <errno.h>
-#include <openssl/evp.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
+#include "server/copy_digest.h"
 #include "server/replica/seed_writer.h"
 
 /* A transfer that moves fewer than SEED_LOW_SPEED bytes a second for SEED_LOW_SPEED_S
@@ -20,19 +20,34 @@
  * in 1 MiB steps, a sixty-fourth as many. */
 #define SEED_RECV_BYTES (1024 * 1024)
 
-/* The trailers a peer's /snapshot ends with (server/monitor/snapshot.c). */
+/* The length trailer a peer's /snapshot ends with (server/monitor/snapshot.c); its
+ * checksum's is copy_digest_trailer's. */
 #define TRAILER_BYTES "X-Snapshot-Bytes:"
-#define TRAILER_SHA256 "X-Snapshot-Sha256:"
+
+/* What the fetch asks for: the cheaper checksum (copy_digest.h). A peer that does not know
+ * it (an older minidir) sends SHA-256, and its Trailer header says so. */
+#define SEED_DIGEST_ASK COPY_DIGEST_ASK ": xxh3-128"
 
 struct fetch {
 	struct seed_writer *out; /* the file's writer */
-	EVP_MD_CTX *md;
+	struct copy_digest md;   /* started by the Trailer header or the first body bytes */
+	bool md_started, md_failed;
 	uint64_t bytes;
 	int write_errno;
-	bool said_bytes, said_sha;
+	bool said_bytes, said_sum;
 	uint64_t bytes_said;
-	char sha_said[65];
+	char sum_said[COPY_DIGEST_HEX_MAX + 1];
 };
+
+/* Starts f's digest of kind, once (the first to come, the Trailer header or the body,
+ * picks it). */
+static void digest_start(struct fetch *f, enum copy_digest_kind kind)
+{
+	if (f->md_started)
+		return;
+	f->md_started = true;
+	f->md_failed = copy_digest_start(&f->md, kind) < 0;
+}
 
 static size_t on_body(char *p, size_t size, size_t n, void *arg)
 {
@@ -42,7 +57,9 @@ static size_t on_body(char *p, size_t size, size_t n, void *arg)
 		f->write_errno = errno;
 		return 0; /* libcurl stops: CURLE_WRITE_ERROR */
 	}
-	EVP_DigestUpdate(f->md, p, len);
+	digest_start(f, COPY_DIGEST_SHA256); /* no Trailer header: the peer's default */
+	if (!f->md_failed)
+		copy_digest_add(&f->md, p, len);
 	f->bytes += len;
 	return len;
 }
@@ -58,27 +75,42 @@ static size_t on_header(char *p, size_t size, size_t n, void *arg)
 	memcpy(line, p, len);
 	line[len] = '\0';
 	line[strcspn(line, "\r\n")] = '\0';
+	if (strncasecmp(line, "Trailer:", 8) == 0 && !f->bytes) {
+		/* Names the checksum the copy will end with, so it is made as the bytes come. */
+		bool xxh = strcasestr(line + 8, copy_digest_trailer(COPY_DIGEST_XXH3_128));
+		digest_start(f, xxh ? COPY_DIGEST_XXH3_128 : COPY_DIGEST_SHA256);
+		return len;
+	}
 	if (strncasecmp(line, TRAILER_BYTES, strlen(TRAILER_BYTES)) == 0) {
 		unsigned long long v;
 		if (sscanf(line + strlen(TRAILER_BYTES), " %llu", &v) == 1) {
 			f->bytes_said = v;
 			f->said_bytes = true;
 		}
-	} else if (strncasecmp(line, TRAILER_SHA256, strlen(TRAILER_SHA256)) == 0) {
-		f->said_sha =
-		    sscanf(line + strlen(TRAILER_SHA256), " %64[0-9a-f]", f->sha_said) == 1 &&
-		    strlen(f->sha_said) == 64;
+		return len;
+	}
+	/* The checksum's trailer: the one of the kind being made, in lowercase hex. */
+	const char *name = f->md_started ? copy_digest_trailer(f->md.kind) : NULL;
+	size_t nlen = name ? strlen(name) : 0;
+	if (name && strncasecmp(line, name, nlen) == 0 && line[nlen] == ':') {
+		size_t want = f->md.kind == COPY_DIGEST_XXH3_128 ? 32 : 64;
+		const char *v = line + nlen + 1 + strspn(line + nlen + 1, " \t");
+		size_t vlen = strspn(v, "0123456789abcdef");
+		f->said_sum = vlen == want && (v[vlen] == '\0' || v[vlen] == ' ');
+		if (f->said_sum)
+			memcpy(f->sum_said, v, vlen), f->sum_said[vlen] = '\0';
 	}
 	return len;
 }
 
 int seed_fetch(const struct seed_peer *peer, int fd, uint64_t *bytes, char *why, size_t cap)
 {
-	struct fetch f = {.md = EVP_MD_CTX_new()};
+	struct fetch f = {0};
 	CURL *curl = curl_easy_init();
 	char err[CURL_ERROR_SIZE] = "";
 	int rc = -1;
-	if (!curl || !f.md || EVP_DigestInit_ex(f.md, EVP_sha256(), NULL) != 1) {
+	struct curl_slist *ask = curl_slist_append(NULL, SEED_DIGEST_ASK);
+	if (!curl || !ask) {
 		snprintf(why, cap, "out of memory");
 		goto out;
 	}
@@ -98,6 +130,7 @@ int seed_fetch(const struct seed_peer *peer, int fd, uint64_t *bytes, char *why,
 	curl_easy_setopt(curl, CURLOPT_WRITEDATA, &f);
 	curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(curl, CURLOPT_HEADERDATA, &f);
+	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, ask);
 	if (peer->cafile && peer->cafile[0])
 		curl_easy_setopt(curl, CURLOPT_CAINFO, peer->cafile);
 	if (peer->no_verify) {
@@ -111,9 +144,7 @@ int seed_fetch(const struct seed_peer *peer, int fd, uint64_t *bytes, char *why,
 		f.write_errno = errno;
 	long status = 0;
 	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned mdlen = 0;
-	char hex[65] = "";
+	char hex[COPY_DIGEST_HEX_MAX + 1] = "";
 	if (f.write_errno)
 		snprintf(why, cap, "writing the copy: %s", strerror(f.write_errno));
 	else if (cc == CURLE_PEER_FAILED_VERIFICATION || cc == CURLE_SSL_CACERT_BADFILE)
@@ -126,27 +157,27 @@ int seed_fetch(const struct seed_peer *peer, int fd, uint64_t *bytes, char *why,
 		snprintf(why, cap, "the peer answered HTTP %ld%s", status,
 		         status == 403 ? " (is this replica's address in its snapshot_allow?)"
 		                       : "");
-	else if (!f.said_bytes || !f.said_sha)
+	else if (f.md_failed)
+		snprintf(why, cap, "out of memory for its checksum");
+	else if (!f.said_bytes || !f.said_sum)
 		snprintf(why, cap, "the copy ended without its length and checksum (cut short)");
 	else if (f.bytes != f.bytes_said)
 		snprintf(why, cap, "%llu bytes came, the peer sent %llu",
 		         (unsigned long long)f.bytes, (unsigned long long)f.bytes_said);
-	else if (EVP_DigestFinal_ex(f.md, md, &mdlen) != 1 || mdlen != 32)
-		snprintf(why, cap, "computing its SHA-256 failed");
+	else if (copy_digest_hex(&f.md, hex) < 0)
+		snprintf(why, cap, "computing its %s failed", copy_digest_name(f.md.kind));
+	else if (strcmp(hex, f.sum_said) != 0)
+		snprintf(why, cap, "its %s is %s, the peer's %s", copy_digest_name(f.md.kind), hex,
+		         f.sum_said);
 	else
 		rc = 0;
-	for (unsigned i = 0; rc == 0 && i < mdlen; i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
-	if (rc == 0 && strcmp(hex, f.sha_said) != 0) {
-		snprintf(why, cap, "its SHA-256 is %s, the peer's %s", hex, f.sha_said);
-		rc = -1;
-	}
 	*bytes = f.bytes;
 out:
 	if (curl)
 		curl_easy_cleanup(curl);
 	if (f.out)
 		(void)seed_writer_end(f.out);
-	EVP_MD_CTX_free(f.md);
+	curl_slist_free_all(ask);
+	copy_digest_free(&f.md);
 	return rc;
 }

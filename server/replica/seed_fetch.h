@@ -1,7 +1,8 @@
 /*
  * A peer's /snapshot (server/monitor/snapshot.h) fetched into a file, with libcurl, over
- * http:// or https://: the body written as it comes, its length and SHA-256 checked
- * against the X-Snapshot-Bytes and X-Snapshot-Sha256 trailers the peer ends a whole copy
+ * http:// or https://: the body written as it comes, its length and checksum checked
+ * against the X-Snapshot-Bytes trailer and the checksum's (server/copy_digest.h: XXH3-128
+ * asked for, SHA-256 from a peer that does not know it) that the peer ends a whole copy
  * with. What the bytes are (a database, of which replica) is seed.c's to check.
  *
  * Thread rules: any thread; libcurl's global state initialized before (curl_global_init,

@@ -9,11 +9,13 @@
 # Refused seeds fall back to a full refresh, logged: an address snapshot_allow leaves out
 # (403, on B's plain http:// endpoint), a copy of a replica of another filter, a peer that
 # does not answer, a peer whose certificate does not chain to tls_ca_file. /snapshot
-# itself: 403 without snapshot_allow, the copy's trailers (length and SHA-256) match what
-# curl received, HEAD answers headers only; A's endpoint speaks no plain HTTP, and a
+# itself: 403 without snapshot_allow, the copy's trailers (length and SHA-256, or XXH3-128
+# when asked) match what curl received, HEAD answers headers only; A's endpoint speaks no plain HTTP, and a
 # client that stalls its handshake (a bare connection, half a ClientHello) holds no other.
 # minidir-seed (tools/minidir_seed.c) fetches A's copy into a file, refuses a file that is
-# there, a certificate of another CA and a copy of another filter, leaving nothing.
+# there, a certificate of another CA and a copy of another filter, leaving nothing; it
+# takes a copy from a peer that knows only SHA-256 and refuses one whose checksum differs
+# (snapshot_peer.py).
 # Every server is stopped by PID; every wait is bounded.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -25,7 +27,7 @@ SEED_ENTRIES=${SEED_ENTRIES:-1000}
 use_work_dir seed
 provider_setup && provider_add_generated "$SEED_ENTRIES" && provider_start || finish
 PROV=ldap://127.0.0.1:$port
-mport="" bmport="" dead="" # set by pick_port
+mport="" bmport="" gmport="" dead="" # set by pick_port
 pick_port mport || finish
 certs=$work/certs
 tests/integration/tls_certs.sh "$certs" || { not_ok "tls_certs.sh"; finish; }
@@ -82,6 +84,19 @@ fi
 n=$(mdb_stat -n -a "$work/snap2.mdb" 2> /dev/null | grep -c "Status of")
 [ "$n" -ge 5 ] && ok "the copy is an LMDB file of $n tables (mdb_stat)" ||
 	not_ok "mdb_stat of the copy: $(mdb_stat -n -a "$work/snap2.mdb" 2>&1 | head -3)"
+# Asked for XXH3-128, as a replica asks (server/copy_digest.h): the Trailer header and the
+# trailer name it, and its value is what xxhsum -H2 prints for the bytes.
+code=$("${CURL[@]}" -s -H "X-Snapshot-Digest: xxh3-128" -D "$work/snapx.hdr" -o "$work/snapx.raw" \
+	-w '%{http_code}' --raw "$snap" 2> /dev/null)
+xsum=$(xxhsum -H2 < "$work/snap2.mdb" | cut -d' ' -f1)
+raw_trailer=$(tail -c 200 "$work/snapx.raw" | tr -d '\r' | grep -a "^X-Snapshot")
+if [ "$code" = 200 ] && grep -qi "^trailer: X-Snapshot-Bytes, X-Snapshot-Xxh3-128" "$work/snapx.hdr" &&
+	echo "$raw_trailer" | grep -q "^X-Snapshot-Xxh3-128: $xsum\$" &&
+	echo "$raw_trailer" | grep -q "^X-Snapshot-Bytes: $size\$"; then
+	ok "/snapshot asked for xxh3-128: the trailers name the XXH3-128 xxhsum computes ($xsum)"
+else
+	not_ok "/snapshot xxh3-128: $code, $(grep -i trailer "$work/snapx.hdr"), trailers '$raw_trailer', xxhsum $xsum"
+fi
 head=$("${CURL[@]}" -s -I -o /dev/null -w '%{http_code} %{size_download}' "$snap")
 [ "$head" = "200 0" ] && ok "HEAD /snapshot: 200, no body" || not_ok "HEAD /snapshot: $head"
 
@@ -116,6 +131,16 @@ converge 30 && ok "a change on the provider reaches the seeded replica B (${took
 code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$bmport/snapshot")
 [ "$code" = 403 ] && ok "/snapshot without snapshot_allow: 403" || not_ok "/snapshot on B: $code"
 
+# wait_refreshed LOG: until LOG says a refresh is done, 60 s at most (a full refresh of
+# SEED_ENTRIES under SAN=1 takes 10 or more).
+wait_refreshed() {
+	for _ in $(seq 1 600); do
+		grep -q "refresh done" "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # Refused seeds: each one logged with why, and a full refresh instead, nothing left behind.
 # refused NAME WHY SEED_URL [FILTER [CONF]]: a refreshOnly replica whose seed must be
 # refused; CONF: lines more for its configuration (default: A's CA as tls_ca_file).
@@ -125,10 +150,7 @@ refused() {
 	replica_run "$1"
 	local p n
 	p=$(wait_port "$rlog")
-	for _ in $(seq 1 600); do # 60 s: a full refresh of SEED_ENTRIES under SAN=1 takes 10 or more
-		grep -q "refresh done" "$rlog" && break
-		sleep 0.1
-	done
+	wait_refreshed "$rlog"
 	n=$(timeout 10 ldapsearch -x -H "ldap://127.0.0.1:$p" -LLL -b "$EX" "(uid=user.7)" 1.1 2> /dev/null | grep -c "^dn:")
 	if [ -n "$p" ] && grep -q "syncrepl seed=$3: .*$2.*; a full refresh from the provider instead" "$rlog" &&
 		grep -q "refresh done" "$rlog" && [ "$n" = 1 ] && [ ! -e "$work/$1.mdb.seed" ]; then
@@ -167,6 +189,78 @@ out=$(seed_tool d tool3.mdb) && st=0 || st=$?
 	[ ! -e "$work/tool3.mdb.seed" ] &&
 	ok "minidir-seed refuses a copy of another filter, nothing left" ||
 	not_ok "minidir-seed, another filter: $st, $out"
+
+# minidir-seed without a config takes any replica's copy and says what it holds; as root,
+# the file goes to the owner of its directory. A server whose syncrepl key replicates more
+# than the copy (G leaves user.5 out; H takes all) drops the copy's cookie and refreshes in
+# full (with the cookie, the provider would name user.5 present and never send it).
+pick_port gmport || finish
+replica_conf g refreshOnly "metrics_listen = 127.0.0.1:$gmport
+snapshot_allow = 127.0.0.1/32"
+sed -i 's|retry="1 +"|retry="1 +" filter="(!(uid=user.5))"|' "$work/g.conf"
+replica_run g
+gpid=$rpid glog=$rlog
+wait_refreshed "$glog"
+mkdir "$work/hdir"
+owner=$(id -un):$(id -gn)
+if [ "$(id -u)" = 0 ]; then
+	chown nobody:nogroup "$work/hdir"
+	owner=nobody:nogroup
+fi
+out=$("$BUILD/minidir-seed" "http://127.0.0.1:$gmport/snapshot" "$work/hdir/h.mdb" 2>&1) && st=0 || st=$?
+got_owner=$(stat -c %U:%G "$work/hdir/h.mdb" 2> /dev/null)
+if [ "$st" = 0 ] && echo "$out" | grep -q "h.mdb holds $EX, replicating provider=$PROV .*filter=(!(uid=user.5))" &&
+	[ "$got_owner" = "$owner" ]; then
+	ok "minidir-seed without a config: the copy and what it replicates, owned by $got_owner: $(echo "$out" | tail -n +2 | tr '\n' ' ')"
+else
+	not_ok "minidir-seed without a config: $st, owner $got_owner (want $owner), $out"
+fi
+stop_checked "$gpid" "$glog" || not_ok "G stop: $stop_why"
+replica_conf h refreshOnly
+sed -i "s|^database = .*|database = $work/hdir/h.mdb|" "$work/h.conf"
+replica_run h
+hpid=$rpid hlog=$rlog
+wait_refreshed "$hlog"
+hport=$(wait_port "$hlog")
+n=$(timeout 10 ldapsearch -x -H "ldap://127.0.0.1:$hport" -LLL -b "$EX" "(uid=user.5)" 1.1 2> /dev/null | grep -c "^dn:")
+if grep -q "the syncrepl key replicates .*: its cookie is dropped, a full refresh follows" "$hlog" &&
+	grep -q "no cookie: full refresh" "$hlog" && [ "$n" = 1 ]; then
+	ok "a file seeded from a replica of less: its cookie dropped, a full refresh brings user.5"
+else
+	not_ok "H on G's copy: user.5 found $n; $(grep -i -e cookie -e replicate "$hlog" | head -3)"
+fi
+stop_checked "$hpid" "$hlog" || not_ok "H stop: $stop_why"
+
+# Other peers (snapshot_peer.py, serving A's copy): one that knows only SHA-256 (a minidir
+# older than the XXH3 checksum) is followed; one whose checksum differs is refused.
+# peer_seed MODE FILE: minidir-seed from such a peer; sets out and st, and asked (what
+# the peer saw requested).
+peer_seed() {
+	local pport ppid
+	pick_port pport || return 1
+	python3 tests/integration/snapshot_peer.py "$pport" "$work/snap2.mdb" "$1" > "$work/peer.log" 2>&1 &
+	ppid=$!
+	pids+=("$ppid")
+	for _ in $(seq 1 50); do
+		grep -q listening "$work/peer.log" && break
+		sleep 0.1
+	done
+	out=$("$BUILD/minidir-seed" -f "$work/b.conf" "http://127.0.0.1:$pport/snapshot" "$work/$2" 2>&1) && st=0 || st=$?
+	asked=$(grep -o "asked: .*" "$work/peer.log")
+	kill "$ppid" 2> /dev/null
+	wait "$ppid" 2> /dev/null
+}
+peer_seed sha-256 old.mdb
+[ "$st" = 0 ] && [ "$asked" = "asked: xxh3-128" ] && echo "$out" | grep -q "old.mdb: [0-9]* bytes" &&
+	ok "minidir-seed asks for xxh3-128 and takes an older peer's SHA-256: $out" ||
+	not_ok "minidir-seed from an older peer: $st, $asked, $out"
+for mode in sha-256-wrong xxh3-128-wrong; do
+	peer_seed "$mode" bad.mdb
+	[ "$st" = 1 ] && echo "$out" | grep -q "its ${mode%-wrong} is [0-9a-f]*, the peer's [0-9a-f]*" &&
+		[ ! -e "$work/bad.mdb" ] && [ ! -e "$work/bad.mdb.seed" ] &&
+		ok "minidir-seed refuses a copy whose ${mode%-wrong} differs, nothing left: $out" ||
+		not_ok "minidir-seed, $mode: $st, $out"
+done
 
 stop_checked "$bpid" "$blog" && ok "B stops on SIGTERM, exit 0" || not_ok "B stop: $stop_why"
 stop_checked "$apid" "$alog" && ok "A stops on SIGTERM, exit 0" || not_ok "A stop: $stop_why"
