@@ -78,6 +78,8 @@ const char *config_memo_bytes_text(size_t bytes, char buf[static CONFIG_MEMO_TEX
 {
 	if (bytes == SIZE_MAX)
 		snprintf(buf, CONFIG_MEMO_TEXT, "unlimited");
+	else if (bytes == CONFIG_MEMO_AUTO)
+		snprintf(buf, CONFIG_MEMO_TEXT, "auto");
 	else if (bytes == 0)
 		snprintf(buf, CONFIG_MEMO_TEXT, "0 (no memos)");
 	else

@@ -232,7 +232,7 @@ enum tls_verify { TLS_VERIFY_NEVER, TLS_VERIFY_ALLOW, TLS_VERIFY_DEMAND };
 	/* The memory the memos of a served file take at most, record and key memos \
 	   together (storage/db.h, db_open_served): applied as each database file is opened \
 	   (start-up, a new import); 0: no memos; SIZE_MAX ("unlimited"): no bound. */ \
-	KEY(memo_bytes, size_t, , config_set_memo_bytes, .min = 0, .max = 1L << 40, .def = "64m", .reload = CONFIG_NEXT_FILE)
+	KEY(memo_bytes, size_t, , config_set_memo_bytes, .min = 0, .max = 1L << 40, .def = "auto", .reload = CONFIG_NEXT_FILE)
 /* clang-format on */
 
 struct config {
@@ -307,8 +307,9 @@ void config_free(struct config *cfg);
 /* The config-file name of a monitor_access value ("rootdn", ...). */
 const char *config_monitor_access_name(enum monitor_access a);
 
-/* A memo_bytes value as the config file writes it: "unlimited" for SIZE_MAX, "0 (no
- * memos)", else the number of bytes; in buf (CONFIG_MEMO_TEXT bytes), which it returns. */
+/* A memo_bytes value as the config file writes it: "unlimited" for SIZE_MAX, "auto" for
+ * CONFIG_MEMO_AUTO, "0 (no memos)", else the number of bytes; in buf (CONFIG_MEMO_TEXT
+ * bytes), which it returns. */
 #define CONFIG_MEMO_TEXT 32
 const char *config_memo_bytes_text(size_t bytes, char buf[static CONFIG_MEMO_TEXT]);
 

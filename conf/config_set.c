@@ -179,11 +179,13 @@ int config_set_memo_bytes(void *ctx, const struct kv_key *k, void *field, const 
 {
 	if (strcmp(value, "unlimited") == 0)
 		*(size_t *)field = SIZE_MAX;
+	else if (strcmp(value, "auto") == 0)
+		*(size_t *)field = CONFIG_MEMO_AUTO;
 	else if (!parse_size(k, value, field))
 		return config_bad(
 		    ctx,
 		    "%s: expected a number of bytes up to %ld (k or m after it: KiB, MiB), "
-		    "0 (no memos) or \"unlimited\", got \"%s\"",
+		    "0 (no memos), \"auto\" or \"unlimited\", got \"%s\"",
 		    k->name, k->max, value);
 	return 0;
 }

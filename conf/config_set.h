@@ -50,8 +50,12 @@ int config_set_bool(void *ctx, const struct kv_key *k, void *field, const char *
 int config_set_count(void *ctx, const struct kv_key *k, void *field, const char *value);
 int config_set_seconds(void *ctx, const struct kv_key *k, void *field, const char *value);
 int config_set_limit(void *ctx, const struct kv_key *k, void *field, const char *value);
+/* memo_bytes = auto (the default): sized when a file is opened, from the memory the
+ * process may use (server/db/memo_auto.h). */
+#define CONFIG_MEMO_AUTO (SIZE_MAX - 1)
+
 /* A size_t of bytes in k->min..k->max, k or m after it (KiB, MiB); memo_bytes: also
- * "unlimited" (SIZE_MAX). */
+ * "unlimited" (SIZE_MAX) and "auto" (CONFIG_MEMO_AUTO). */
 int config_set_size(void *ctx, const struct kv_key *k, void *field, const char *value);
 int config_set_memo_bytes(void *ctx, const struct kv_key *k, void *field, const char *value);
 /* A cost bound from 1 to k->max or "unlimited" (0): into a size_t (filter items, in-chain

@@ -9,7 +9,9 @@
 #include "protocol/buf.h"
 #include "protocol/dn.h"
 #include "server/clock.h"
+#include "conf/config_set.h"
 #include "server/db/db_watch.h"
+#include "server/db/memo_auto.h"
 #include "server/db/readahead.h"
 #include "server/dlist.h"
 #include "server/log.h"
@@ -29,11 +31,16 @@ struct db_gen *db_gen_open(const char *path, const char *suffix, size_t memo_byt
 	char why[256];
 	bool off = db_readahead_off(
 	    readahead, stat(path, &before) == 0 ? (uint64_t)before.st_size : 0, why, sizeof(why));
+	char auto_why[4600] = "";
+	if (memo_bytes == CONFIG_MEMO_AUTO)
+		memo_bytes = memo_auto_bytes(auto_why, sizeof(auto_why));
 	if (db_open_served(&g->db, path, memo_bytes, off ? DB_NO_READAHEAD : 0, err, errlen) < 0) {
 		free(g);
 		return NULL;
 	}
 	log_info("%s: read-ahead %s (%s)", path, off ? "off" : "on", why);
+	if (auto_why[0])
+		log_info("%s: memo_bytes = auto: %zu bytes, %s", path, memo_bytes, auto_why);
 	/* The file LMDB mapped, not the one the path names by now. */
 	int fd;
 	struct stat st;

@@ -79,7 +79,8 @@ struct db_gen {
  * Opens the database file at path read-only as a new generation (one
  * reference, number 0 until published) and checks it: that it is whole (not cut
  * short: db_open), its format, and that it holds suffix (as the config names it). Its
- * memos take memo_bytes at most (memo_bytes; storage/db.h's db_open_served). The file is
+ * memos take memo_bytes at most (memo_bytes; storage/db.h's db_open_served; CONFIG_MEMO_AUTO:
+ * memo_auto_bytes's budget, logged). The file is
  * read with the kernel's read-ahead or without it as readahead decides for its size
  * (server/db/readahead.h), which is logged. Returns NULL with the reason in err.
  */

@@ -178,6 +178,47 @@ grep -q "SIGHUP: memo_bytes = unlimited (for the next database file opened)" "$w
 	not_ok "SIGHUP to unlimited: $(grep 'SIGHUP: memo_bytes' "$work/off.log" | tail -1)"
 stop off
 
+# --- memo_bytes = auto, the default: a quarter of the memory this process may use ---
+# auto_line LOG: "BUDGET LIMIT FROM" of LOG's "memo_bytes = auto" line.
+auto_line() {
+	sed -n 's/.*memo_bytes = auto: \([0-9]*\) bytes, a quarter of the \([0-9]*\) bytes this process may use (\(.*\))$/\1 \2 \3/p' "$1" | head -1
+}
+machine=$(($(getconf _PHYS_PAGES) * $(getconf PAGESIZE)))
+write_conf auto none
+start_minidir "$work/auto.conf" "$work/auto.log"
+read -r budget limit from <<< "$(auto_line "$work/auto.log")"
+if [ -n "$port" ] && [ -n "${limit:-}" ] && [ "$budget" = $((limit / 4)) ] && [ "$limit" -le "$machine" ] &&
+	grep -q "memos (memo_bytes = $budget)" "$work/auto.log" && [ "$(mon memoBudgetBytes)" = "$budget" ]; then
+	ok "memo_bytes left out: auto, $budget bytes, a quarter of $limit ($from; the machine has $machine)"
+else
+	not_ok "auto: '$(grep -e 'memo_bytes = auto' -e 'memos (' "$work/auto.log")', machine $machine"
+fi
+stop auto
+# In a cgroup of 512 MiB made here (v2, or v1's memory controller; root only): the limit
+# read is the cgroup's.
+cg=""
+if [ "$(id -u)" = 0 ] && [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+	cg=/sys/fs/cgroup/minidir-memo-$$ limit_file=memory.max
+elif [ "$(id -u)" = 0 ] && [ -d /sys/fs/cgroup/memory ]; then
+	cg=/sys/fs/cgroup/memory/minidir-memo-$$ limit_file=memory.limit_in_bytes
+fi
+if [ -n "$cg" ] && mkdir "$cg" 2> /dev/null && echo $((512 << 20)) > "$cg/$limit_file" 2> /dev/null; then
+	write_conf cgroup none
+	sh -c 'echo $$ > "$1/cgroup.procs" && exec "$2" -f "$3"' sh "$cg" "$BUILD/minidir" "$work/cgroup.conf" > "$work/cgroup.log" 2>&1 &
+	pid=$!
+	pids+=("$pid")
+	for _ in $(seq 1 100); do grep -q "memos (" "$work/cgroup.log" && break; sleep 0.1; done
+	read -r budget limit from <<< "$(auto_line "$work/cgroup.log")"
+	[ "${limit:-}" = $((512 << 20)) ] && [ "$budget" = $((128 << 20)) ] && [ "$from" = "the cgroup limit of $cg/$limit_file" ] &&
+		ok "in a cgroup of 512 MiB: auto is 128 MiB, from $from" ||
+		not_ok "in a cgroup of 512 MiB: '$(grep 'memo_bytes = auto' "$work/cgroup.log")'"
+	stop cgroup
+	rmdir "$cg" 2> /dev/null
+else
+	[ -n "$cg" ] && rmdir "$cg" 2> /dev/null
+	skip "no memory cgroup can be made here (root and a writable /sys/fs/cgroup needed)" "auto in a cgroup of 512 MiB"
+fi
+
 # --- bad values: minidir -t names the line ---
 for v in -1 lots 2G 1048577m; do
 	write_conf bad none
