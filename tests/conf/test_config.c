@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "conf/config.h"
+#include "conf/config_set.h"
 #include "server/replica/replica.h"
 #include "server/server.h"
 #include "tests/check_run.h"
@@ -322,13 +323,13 @@ START_TEST(sizes_overflow)
 }
 END_TEST
 
-/* memo_bytes (issue 29): the default, sizes as the other size keys take them, 0, unlimited;
- * bad values fail at their line. */
+/* memo_bytes (issue 29): the default (auto, sized at open: server/db/memo_auto.h), sizes as
+ * the other size keys take them, 0, auto, unlimited; bad values fail at their line. */
 START_TEST(memo_bytes_key)
 {
 	struct config cfg;
 	load_ok(BASE, &cfg);
-	ck_assert_uint_eq(cfg.memo_bytes, (size_t)64 << 20);
+	ck_assert_uint_eq(cfg.memo_bytes, CONFIG_MEMO_AUTO);
 	config_free(&cfg);
 	const struct {
 		const char *value;
@@ -338,7 +339,8 @@ START_TEST(memo_bytes_key)
 	          {"512k", 512 << 10},
 	          {"256M", (size_t)256 << 20},
 	          {"1048576m", (size_t)1 << 40},
-	          {"unlimited", SIZE_MAX}};
+	          {"unlimited", SIZE_MAX},
+	          {"auto", CONFIG_MEMO_AUTO}};
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		char text[256];
 		snprintf(text, sizeof(text), BASE "memo_bytes = %s\n", ok[i].value);
