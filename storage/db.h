@@ -297,6 +297,9 @@ int db_open_rw(struct db *db, const char *path, const char *suffix, char *const 
                char *err, size_t errlen);
 void db_close(struct db *db);
 
+/* Whether the open db holds suffix (compared normalized; NULL or not a DN: false). */
+bool db_holds_suffix(const struct db *db, const char *suffix);
+
 /* A file db_open_rw made: records creator (creatorsName of its entries, as an import's
  * creator is) in meta, in a write transaction of its own. Returns 0 or an LMDB error. */
 int db_set_creator(struct db *db, const char *creator);

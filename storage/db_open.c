@@ -183,14 +183,20 @@ static int open_tables(struct db *db, MDB_txn *txn, unsigned c)
 	return mdb_dbi_open(txn, "uuid2id", c, &db->uuid2id);
 }
 
+bool db_holds_suffix(const struct db *db, const char *suffix)
+{
+	struct buf want = {0};
+	bool same = suffix && dn_normalize(suffix, strlen(suffix), &want, NULL) == 0 &&
+	            want.len == db->suffix.len && memcmp(want.data, db->suffix.data, want.len) == 0;
+	buf_free(&want);
+	return same;
+}
+
 /* A replica's file must serve the config's suffix. */
 static int check_suffix(const struct db *db, const char *suffix, const char *path, char *err,
                         size_t errlen)
 {
-	struct buf want = {0};
-	int ok = suffix && dn_normalize(suffix, strlen(suffix), &want, NULL) == 0 &&
-	         want.len == db->suffix.len && memcmp(want.data, db->suffix.data, want.len) == 0;
-	buf_free(&want);
+	bool ok = db_holds_suffix(db, suffix);
 	if (!ok)
 		snprintf(err, errlen, "%s: holds suffix \"%.*s\", not \"%s\"", path,
 		         (int)db->suffix.len, (const char *)db->suffix.data, suffix ? suffix : "");

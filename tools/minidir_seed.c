@@ -1,8 +1,5 @@
 /* minidir-seed: a peer's /snapshot fetched into a new replica's database file. */
-#include <errno.h>
 #include <stdio.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "conf/cli.h"
 #include "conf/file_owner.h"
@@ -55,12 +52,7 @@ int main(int argc, char **argv)
 	if (rc == 0 && owner.warning[0])
 		fprintf(stderr, "minidir-seed: warning: %s\n", owner.warning);
 	if (rc == 0)
-		rc = replica_seed_file(&cfg, url, file, &got, why, sizeof(why));
-	if (rc == 0 && owner.chown && chown(file, owner.uid, owner.gid) < 0) {
-		snprintf(why, sizeof(why), "%s: chown to uid %ld: %s (the file is left, root's)",
-		         file, (long)owner.uid, strerror(errno));
-		rc = -1;
-	}
+		rc = replica_seed_file(&cfg, url, file, &owner, &got, why, sizeof(why));
 	if (rc < 0)
 		fprintf(stderr, "minidir-seed: %s: %s\n", url, why);
 	else if (!quiet) {

@@ -6,10 +6,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "conf/config_set.h"
 #include "protocol/buf.h"
 #include "protocol/dn.h"
 #include "server/clock.h"
-#include "conf/config_set.h"
 #include "server/db/db_watch.h"
 #include "server/db/memo_auto.h"
 #include "server/db/readahead.h"

@@ -74,8 +74,7 @@ size_t memo_auto_limit(const char *proc_cgroup, const char *sys_cgroup, size_t m
 		const char *ctl = c1 + 1, *path = c2 + 1;
 		size_t v = SIZE_MAX;
 		if (ctl[0] == '\0') { /* v2: the whole hierarchy, at the root or under unified/ */
-			snprintf(root, sizeof(root), "%s", sys_cgroup);
-			v = lowest_up(root, path, "memory.max", where, sizeof(where));
+			v = lowest_up(sys_cgroup, path, "memory.max", where, sizeof(where));
 			if (v == SIZE_MAX) {
 				snprintf(root, sizeof(root), "%s/unified", sys_cgroup);
 				v = lowest_up(root, path, "memory.max", where, sizeof(where));

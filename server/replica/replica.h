@@ -91,10 +91,13 @@ struct seed_result {
  * and the server started on the file drops its cookie if its key replicates other
  * content, replica_source_follow). An https:// peer's certificate must chain to the syncrepl key's
  * tls_cacert, else to tls_ca_file (else to the system's CAs; tls_reqcert=never: not
- * checked). 0 (*got set), or -1 with why, nothing left behind.
+ * checked). With owner (not NULL) and owner->chown, PATH.seed is given to owner->uid:gid
+ * before it is synced and renamed. 0 (*got set), or -1 with why, nothing left behind.
  */
+struct file_owner; /* conf/file_owner.h */
 int replica_seed_file(const struct config *cfg, const char *url, const char *path,
-                      struct seed_result *got, char *why, size_t cap);
+                      const struct file_owner *owner, struct seed_result *got, char *why,
+                      size_t cap);
 
 /* What a replica replicates, as its file records it (storage/db_update.h's "source"):
  * "provider=... searchbase=... scope=N filter=... attrs=... type=..." into out[0..cap).

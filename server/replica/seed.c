@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "protocol/dn.h"
+#include "conf/file_owner.h"
 #include "server/clock.h"
 #include "server/log.h"
 #include "server/replica/replica.h"
@@ -23,16 +23,6 @@ int replica_source_text(const struct syncrepl_conf *s, char *out, size_t cap)
 	                 s->filter[0] ? s->filter : "(objectClass=*)",
 	                 s->attrs[0] ? s->attrs : "*,+", types[s->type]);
 	return n < 0 || (size_t)n >= cap ? -1 : n;
-}
-
-/* Whether the database db holds suffix (compared normalized). */
-static bool holds_suffix(const struct db *db, const char *suffix)
-{
-	struct buf want = {0};
-	bool same = dn_normalize(suffix, strlen(suffix), &want, NULL) == 0 &&
-	            want.len == db->suffix.len && memcmp(want.data, db->suffix.data, want.len) == 0;
-	buf_free(&want);
-	return same;
 }
 
 /* Whether the file at path is a database, whole, with a cookie and what it replicates,
@@ -53,7 +43,7 @@ static int check_copy(const struct config *cfg, const char *path, struct seed_re
 	const void *cookie, *src;
 	size_t cookielen, srclen;
 	int rc = db_read_begin(&db, &rd);
-	if (rc == 0 && cfg->suffix[0] && !holds_suffix(&db, cfg->suffix))
+	if (rc == 0 && cfg->suffix[0] && !db_holds_suffix(&db, cfg->suffix))
 		snprintf(why, cap, "the copy holds suffix \"%s\", not \"%s\"", got->suffix,
 		         cfg->suffix),
 		    rc = -1;
@@ -98,7 +88,8 @@ static int sync_dir(const char *path)
 }
 
 int replica_seed_file(const struct config *cfg, const char *url, const char *path,
-                      struct seed_result *got, char *why, size_t cap)
+                      const struct file_owner *owner, struct seed_result *got, char *why,
+                      size_t cap)
 {
 	const struct syncrepl_conf *s = &cfg->syncrepl;
 	struct seed_peer peer = {
@@ -132,6 +123,10 @@ int replica_seed_file(const struct config *cfg, const char *url, const char *pat
 		return -1;
 	}
 	int rc = seed_fetch(&peer, fd, &got->bytes, why, cap);
+	/* Given away before the fsync and the rename: no moment where FILE is there, root's. */
+	if (rc == 0 && owner && owner->chown && fchown(fd, owner->uid, owner->gid) < 0)
+		rc = -1, snprintf(why, cap, "%s: chown to uid %ld: %s", tmp, (long)owner->uid,
+		                  strerror(errno));
 	if (rc == 0 && fsync(fd) < 0)
 		rc = -1, snprintf(why, cap, "%s: fsync: %s", tmp, strerror(errno));
 	close(fd);
@@ -156,7 +151,7 @@ int replica_seed(const struct config *cfg, char *why, size_t cap)
 	struct seed_result got;
 	log_info("syncrepl seed=%s: taking a copy of the peer's database into %s.seed", url,
 	         cfg->database);
-	if (replica_seed_file(cfg, url, cfg->database, &got, why, cap) < 0)
+	if (replica_seed_file(cfg, url, cfg->database, NULL, &got, why, cap) < 0)
 		return -1;
 	log_info("syncrepl seed=%s: %llu bytes, %zu entries, in %.1f s; following the provider "
 	         "from the copy's cookie",
